@@ -1,0 +1,245 @@
+//! The RAG dataset of spec 002: one JSON object per line with `q` (the question),
+//! `gold` (keypoints, at least one) and `doc_hint` (documents that support the
+//! answer), plus optional `id`, `tags` and `metadata`.
+//!
+//! Case ids default to `Q1`, `Q2`, ... counting non-blank lines (bad lines
+//! included), so fixing a bad line never renumbers the others. Blank lines are
+//! ignored, as the spec's own example separates records with them.
+
+use super::{numbered_lines, LineError};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// One evaluation case.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RagCase {
+    /// Case id (`id` field, or `Q<n>`).
+    pub id: String,
+    /// 1-based line in the source file.
+    pub line: usize,
+    /// The question.
+    pub q: String,
+    /// Gold keypoints (non-empty).
+    pub gold: Vec<String>,
+    /// Documents the answer should cite (may be empty: then citation cannot pass).
+    pub doc_hint: Vec<String>,
+    /// Free tags, used for breakdowns.
+    pub tags: Vec<String>,
+    /// Free metadata; `metadata.language` feeds the language breakdown.
+    pub metadata: Map<String, Value>,
+}
+
+/// A parsed dataset: the valid cases and the lines that were skipped.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RagDataset {
+    /// File name as given by the user.
+    pub name: String,
+    /// Valid cases in file order.
+    pub cases: Vec<RagCase>,
+    /// One entry per skipped line.
+    pub errors: Vec<LineError>,
+}
+
+/// Parses a JSONL dataset from raw bytes (see the module doc for the rules).
+pub fn parse(name: &str, bytes: &[u8]) -> RagDataset {
+    let mut data = RagDataset {
+        name: name.to_string(),
+        ..Default::default()
+    };
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut ordinal = 0;
+    for (line, text) in numbered_lines(bytes) {
+        let err = |field: Option<&str>, message: String| LineError {
+            file: name.to_string(),
+            line,
+            field: field.map(str::to_string),
+            message,
+        };
+        let text = match text {
+            Ok(t) if t.trim().is_empty() => continue,
+            Ok(t) => t,
+            Err(m) => {
+                ordinal += 1;
+                data.errors.push(err(None, m));
+                continue;
+            }
+        };
+        ordinal += 1;
+        match parse_case(text, ordinal, line) {
+            Ok(case) => match seen.get(&case.id) {
+                Some(first) => data.errors.push(err(
+                    Some("id"),
+                    format!("duplicate id `{}` (first used on line {first})", case.id),
+                )),
+                None => {
+                    seen.insert(case.id.clone(), line);
+                    data.cases.push(case);
+                }
+            },
+            Err((field, message)) => data.errors.push(err(field, message)),
+        }
+    }
+    data
+}
+
+type FieldError = (Option<&'static str>, String);
+
+fn parse_case(text: &str, ordinal: usize, line: usize) -> Result<RagCase, FieldError> {
+    let value: Value = serde_json::from_str(text.trim()).map_err(|e| {
+        (
+            None,
+            format!("not valid JSON at column {}: {e}", e.column()),
+        )
+    })?;
+    let Value::Object(mut obj) = value else {
+        return Err((
+            None,
+            format!("expected a JSON object, found {}", kind(&value)),
+        ));
+    };
+    let q = match obj.remove("q") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s,
+        Some(Value::String(_)) => return Err((Some("q"), "expected a non-empty question".into())),
+        Some(v) => return Err((Some("q"), format!("expected a string, found {}", kind(&v)))),
+        None => return Err((Some("q"), "missing: every line needs a question `q`".into())),
+    };
+    let gold = string_list(obj.remove("gold"), "gold")?.ok_or((
+        Some("gold"),
+        "missing: expected an array of at least one keypoint".into(),
+    ))?;
+    if gold.iter().all(|g| g.trim().is_empty()) {
+        return Err((
+            Some("gold"),
+            "expected at least one non-empty keypoint".into(),
+        ));
+    }
+    let doc_hint = string_list(obj.remove("doc_hint"), "doc_hint")?.unwrap_or_default();
+    let tags = string_list(obj.remove("tags"), "tags")?.unwrap_or_default();
+    let id = match obj.remove("id") {
+        None | Some(Value::Null) => format!("Q{ordinal}"),
+        Some(Value::String(s)) if !s.trim().is_empty() => s,
+        Some(Value::Number(n)) => n.to_string(),
+        Some(v) => {
+            return Err((
+                Some("id"),
+                format!("expected a string id, found {}", kind(&v)),
+            ))
+        }
+    };
+    let metadata = match obj.remove("metadata") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(v) => {
+            return Err((
+                Some("metadata"),
+                format!("expected an object, found {}", kind(&v)),
+            ))
+        }
+    };
+    Ok(RagCase {
+        id,
+        line,
+        q,
+        gold: clean(gold),
+        doc_hint: clean(doc_hint),
+        tags,
+        metadata,
+    })
+}
+
+fn string_list(v: Option<Value>, field: &'static str) -> Result<Option<Vec<String>>, FieldError> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::String(s) => Ok(s),
+                other => Err((
+                    Some(field),
+                    format!("item {i}: expected a string, found {}", kind(&other)),
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(other) => Err((
+            Some(field),
+            format!("expected an array of strings, found {}", kind(&other)),
+        )),
+    }
+}
+
+fn clean(items: Vec<String>) -> Vec<String> {
+    items
+        .into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// A short name for a JSON value's type, for error messages.
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_spec_lines_with_blank_lines_and_defaults_ids() {
+        let input = "{\"q\":\"a?\",\"gold\":[\"x\"],\"doc_hint\":[\"d.md\"]}\n\n{\"q\":\"b?\",\"gold\":[\"y\"],\"doc_hint\":[]}\r\n";
+        let d = parse("t.jsonl", input.as_bytes());
+        assert!(d.errors.is_empty(), "{:?}", d.errors);
+        assert_eq!(d.cases.len(), 2);
+        assert_eq!(d.cases[0].id, "Q1");
+        assert_eq!(d.cases[1].id, "Q2");
+        assert_eq!(d.cases[1].line, 3);
+    }
+
+    #[test]
+    fn bad_lines_are_reported_with_line_and_field_and_the_rest_loads() {
+        let input = [
+            r#"{"q":"ok","gold":["x"],"doc_hint":["a.md"]}"#,
+            r#"not json"#,
+            r#"{"gold":["x"]}"#,
+            r#"{"q":"e","gold":[]}"#,
+            r#"{"q":"t","gold":"x"}"#,
+            r#"{"q":"n","gold":[1]}"#,
+            r#"[1,2]"#,
+            r#"{"q":"ok2","gold":["y"],"id":"Q1"}"#,
+            r#"{"q":"ok3","gold":["z"],"tags":["t"],"metadata":{"language":"zh"}}"#,
+        ]
+        .join("\n");
+        let d = parse("bad.jsonl", input.as_bytes());
+        assert_eq!(d.cases.len(), 2);
+        assert_eq!(d.cases[1].id, "Q9");
+        let shown: Vec<String> = d.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(shown.len(), 7, "{shown:?}");
+        assert!(shown[0].starts_with("bad.jsonl:2: not valid JSON"));
+        assert!(shown[1].contains(":3: field `q`: missing"));
+        assert!(shown[2].contains(":4: field `gold`"));
+        assert!(shown[3].contains(":5: field `gold`: expected an array of strings, found a string"));
+        assert!(shown[4].contains(":6: field `gold`: item 0: expected a string, found a number"));
+        assert!(shown[5].contains(":7: expected a JSON object, found an array"));
+        assert!(shown[6].contains(":8: field `id`: duplicate id `Q1` (first used on line 1)"));
+    }
+
+    #[test]
+    fn invalid_utf8_line_is_skipped_not_fatal() {
+        let mut input = b"{\"q\":\"a\",\"gold\":[\"x\"]}\n".to_vec();
+        input.extend_from_slice(b"{\"q\":\"\xFF\"}\n{\"q\":\"c\",\"gold\":[\"z\"]}");
+        let d = parse("u.jsonl", &input);
+        assert_eq!(d.cases.len(), 2);
+        assert_eq!(d.errors[0].line, 2);
+        assert!(d.errors[0].message.contains("UTF-8"));
+    }
+}

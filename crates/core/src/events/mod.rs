@@ -1,0 +1,19 @@
+//! The streaming event log of spec 000: record types, the JSONL and RFC 7464
+//! json-seq writers, a tolerant reader, and reconciliation against the final report.
+//!
+//! The log is a side channel for watching and auditing a run; the final report
+//! stays the source of truth. Every record carries `record_type`, `run_id` and
+//! `ts_ms`; `meta` carries `tool` and `schema_version`. Fields are only ever
+//! added, never renamed.
+
+mod read;
+mod reconcile;
+mod record;
+mod write;
+
+pub use read::{read, LogFormat, ReadLog, Skipped};
+pub use reconcile::{reconcile, Check, Reconciliation};
+pub use record::{
+    CaseRecord, ErrorDetail, ErrorRecord, MetaRecord, Record, SummaryRecord, SCHEMA_VERSION,
+};
+pub use write::{to_json_seq, to_jsonl, write_json_seq, write_jsonl, RS};

@@ -1,0 +1,144 @@
+//! Reconciliation of an event log against the final report (spec 000 section 5):
+//! the summary's counts must equal the report's `metrics`, and the case records
+//! must name the same cases with the same verdicts.
+
+use super::ReadLog;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// One comparison.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Check {
+    /// What was compared.
+    pub name: String,
+    /// Value in the final report.
+    pub report: String,
+    /// Value in the event log.
+    pub log: String,
+    /// Whether they agree.
+    pub ok: bool,
+}
+
+/// The outcome of a reconciliation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Reconciliation {
+    /// All checks passed.
+    pub ok: bool,
+    /// Every check made.
+    pub checks: Vec<Check>,
+    /// Things worth knowing that are not failures (a cut last record, skipped lines).
+    pub notes: Vec<String>,
+}
+
+const COUNTS: &[(&str, &str)] = &[
+    ("cases_total", "cases"),
+    ("passed_cases", "passed_cases"),
+    ("accurate_cases", "accurate_cases"),
+    ("cited_cases", "cited_cases"),
+    ("failed_calls", "failed_calls"),
+];
+
+/// Compares a final report (`report.json` as JSON) with an event log.
+pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
+    let mut checks = Vec::new();
+    let mut notes = Vec::new();
+    if log.truncated_tail {
+        notes.push("the last record of the log was cut off and was ignored".to_string());
+    }
+    for s in &log.skipped {
+        notes.push(format!("record {} skipped: {}", s.position, s.reason));
+    }
+    let summary = log.of_type("summary").last();
+    let show = |v: Option<&Value>| v.map_or("(missing)".to_string(), |v| v.to_string());
+    let report_run = report.pointer("/report/experiment/run/run_id");
+    let log_run = summary
+        .or_else(|| log.records.first())
+        .and_then(|r| r.get("run_id"));
+    checks.push(check("run_id", show(report_run), show(log_run)));
+    for (log_key, report_key) in COUNTS {
+        let r = report.pointer(&format!("/metrics/{report_key}"));
+        let l = summary.and_then(|s| s.pointer(&format!("/metrics/{log_key}")));
+        checks.push(check(
+            &format!("summary.metrics.{log_key} = metrics.{report_key}"),
+            show(r),
+            show(l),
+        ));
+    }
+    let report_cases = verdicts_from_report(report);
+    let log_cases: BTreeMap<String, bool> = log
+        .of_type("case")
+        .filter_map(|c| {
+            Some((
+                c.get("case_id")?.as_str()?.to_string(),
+                c.get("passed")?.as_bool()?,
+            ))
+        })
+        .collect();
+    checks.push(check(
+        "case records",
+        report_cases.len().to_string(),
+        log_cases.len().to_string(),
+    ));
+    let differing: Vec<&String> = report_cases
+        .iter()
+        .filter(|(id, p)| log_cases.get(*id) != Some(p))
+        .map(|(id, _)| id)
+        .collect();
+    let extra: Vec<&String> = log_cases
+        .keys()
+        .filter(|id| !report_cases.contains_key(*id))
+        .collect();
+    let list = |v: &[&String]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        }
+    };
+    checks.push(check(
+        "cases missing or with another verdict in the log",
+        "none".into(),
+        list(&differing),
+    ));
+    checks.push(check(
+        "cases in the log but not in the report",
+        "none".into(),
+        list(&extra),
+    ));
+    Reconciliation {
+        ok: checks.iter().all(|c| c.ok),
+        checks,
+        notes,
+    }
+}
+
+fn check(name: &str, report: String, log: String) -> Check {
+    Check {
+        name: name.to_string(),
+        ok: report == log,
+        report,
+        log,
+    }
+}
+
+/// `passed` per case from the report's scores (accuracy and citation both 1).
+fn verdicts_from_report(report: &Value) -> BTreeMap<String, bool> {
+    let mut out: BTreeMap<String, bool> = BTreeMap::new();
+    for s in report
+        .get("scores")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let (Some(id), Some(v)) = (
+            s.get("sample_id").and_then(Value::as_str),
+            s.get("value").and_then(Value::as_f64),
+        ) else {
+            continue;
+        };
+        let entry = out.entry(id.to_string()).or_insert(true);
+        *entry &= v >= 1.0;
+    }
+    out
+}

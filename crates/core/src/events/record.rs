@@ -1,0 +1,268 @@
+//! Event record types (spec 000 section 4).
+
+use crate::dataset::rag::RagCase;
+use crate::provider::{CallError, ErrorKind};
+use crate::report::RunMetrics;
+use crate::run::{CaseResult, Engine, RunConfig, RunStatus};
+use crate::scorer::ScoringConfig;
+use crate::text::truncate_chars;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Version of the event-log schema written into `meta.schema_version`.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Longest `answer_snippet`, in characters.
+const SNIPPET_CHARS: usize = 200;
+
+/// One record of the log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "record_type", rename_all = "snake_case")]
+pub enum Record {
+    /// Start of a run.
+    Meta(MetaRecord),
+    /// One finished case.
+    Case(CaseRecord),
+    /// A run-level failure (not a failed case).
+    Error(ErrorRecord),
+    /// End of a run.
+    Summary(SummaryRecord),
+}
+
+/// `meta`: the run's identity and parameters. Never holds a key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetaRecord {
+    /// Run id.
+    pub run_id: String,
+    /// Time in ms.
+    pub ts_ms: u64,
+    /// Writing tool.
+    pub tool: String,
+    /// Event schema version.
+    pub schema_version: u32,
+    /// Dataset file name.
+    pub dataset: String,
+    /// Cases to run.
+    pub cases_total: usize,
+    /// `demo` or `openai`.
+    pub backend: String,
+    /// Model name.
+    pub model: String,
+    /// Endpoint base URL, if any.
+    pub endpoint: Option<String>,
+    /// Configured concurrency.
+    pub concurrency: usize,
+    /// Attempts per case.
+    pub max_attempts: u32,
+    /// Per-request timeout in ms.
+    pub timeout_ms: u64,
+    /// Keypoint matching settings.
+    pub scoring: ScoringConfig,
+    /// Language of console lines.
+    pub lang: String,
+    /// Command line or URL parameters, without secrets.
+    pub argv: Vec<String>,
+}
+
+/// Structured error detail of a failed call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorDetail {
+    /// Failure class.
+    pub kind: ErrorKind,
+    /// HTTP status, if any.
+    pub status_code: Option<u16>,
+    /// What went wrong.
+    pub cause: String,
+    /// Endpoint URL without query.
+    pub url: Option<String>,
+    /// True for a timeout.
+    pub timeout: bool,
+    /// Start of the response body.
+    pub response_snippet: Option<String>,
+}
+
+/// `case`: one finished case (rag-side fields of spec 000 section 4.2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CaseRecord {
+    /// Run id.
+    pub run_id: String,
+    /// Time in ms.
+    pub ts_ms: u64,
+    /// Case id.
+    pub case_id: String,
+    /// Position among the dataset's valid cases.
+    pub case_index: usize,
+    /// Source line of the case.
+    pub line: usize,
+    /// Accuracy and citation both passed.
+    pub passed: bool,
+    /// The model call succeeded.
+    pub llm_call_ok: bool,
+    /// Accuracy verdict.
+    pub accuracy: bool,
+    /// Citation verdict.
+    pub citation: bool,
+    /// Gold keypoints not covered.
+    pub missing: Vec<String>,
+    /// Gold keypoints covered.
+    pub matched: Vec<String>,
+    /// Documents the answer cites.
+    pub cited_docs: Vec<String>,
+    /// Cited documents outside `doc_hint`.
+    pub wrong_docs: Vec<String>,
+    /// From first send to outcome, ms.
+    pub elapsed_ms: u64,
+    /// Attempts made.
+    pub attempts: u32,
+    /// Start of the answer.
+    pub answer_snippet: Option<String>,
+    /// The whole answer, so a run can resume from its log.
+    pub answer: Option<String>,
+    /// Short error text.
+    pub error: Option<String>,
+    /// Structured error (only when `llm_call_ok` is false).
+    pub error_detail: Option<ErrorDetail>,
+}
+
+/// `error`: a failure of the run itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorRecord {
+    /// Run id.
+    pub run_id: String,
+    /// Time in ms.
+    pub ts_ms: u64,
+    /// What happened.
+    pub message: String,
+    /// Where, if known.
+    pub traceback: Option<String>,
+}
+
+/// `summary`: the end of the run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRecord {
+    /// Run id.
+    pub run_id: String,
+    /// Time in ms.
+    pub ts_ms: u64,
+    /// `done` or `cancelled`.
+    pub status: String,
+    /// Counts and rates; `cases_total` reconciles with the report's `metrics.cases`.
+    pub metrics: RunMetrics,
+    /// Wall time of the run in ms.
+    pub elapsed_ms_total: u64,
+    /// Where the final report is written, when known.
+    pub final_report_path: Option<String>,
+}
+
+impl Record {
+    /// The `meta` record for a run.
+    pub fn meta(cfg: &RunConfig, cases_total: usize, ts_ms: u64) -> Record {
+        let i = &cfg.info;
+        Record::Meta(MetaRecord {
+            run_id: i.run_id.clone(),
+            ts_ms,
+            tool: i.tool.clone(),
+            schema_version: SCHEMA_VERSION,
+            dataset: i.dataset_name.clone(),
+            cases_total,
+            backend: i.backend.clone(),
+            model: i.model.clone(),
+            endpoint: i.endpoint.clone(),
+            concurrency: cfg.settings.concurrency,
+            max_attempts: cfg.settings.max_attempts,
+            timeout_ms: cfg.settings.timeout_ms,
+            scoring: cfg.scoring,
+            lang: i.lang.code().to_string(),
+            argv: i.argv.clone(),
+        })
+    }
+
+    /// The `case` record for a finished case.
+    pub fn case(run_id: &str, case: &RagCase, r: &CaseResult, ts_ms: u64) -> Record {
+        let list = |f: fn(&CaseResult) -> Option<Vec<String>>| f(r).unwrap_or_default();
+        Record::Case(CaseRecord {
+            run_id: run_id.to_string(),
+            ts_ms,
+            case_id: r.case_id.clone(),
+            case_index: r.index,
+            line: case.line,
+            passed: r.passed(),
+            llm_call_ok: r.call_ok(),
+            accuracy: r.accurate(),
+            citation: r.cited(),
+            missing: if r.call_ok() {
+                list(|r| r.accuracy.as_ref().map(|a| a.missing()))
+            } else {
+                case.gold.clone()
+            },
+            matched: list(|r| r.accuracy.as_ref().map(|a| a.matched())),
+            cited_docs: list(|r| r.citation.as_ref().map(|c| c.cited.clone())),
+            wrong_docs: list(|r| r.citation.as_ref().map(|c| c.wrong.clone())),
+            elapsed_ms: r.elapsed_ms,
+            attempts: r.attempts,
+            answer_snippet: r
+                .answer
+                .as_deref()
+                .map(|a| truncate_chars(a, SNIPPET_CHARS)),
+            answer: r.answer.clone(),
+            error: r.error.as_ref().map(|e| e.message.clone()),
+            error_detail: r.error.as_ref().map(ErrorDetail::from),
+        })
+    }
+
+    /// The `summary` record of an engine that has stopped.
+    pub fn summary(engine: &Engine, ts_ms: u64) -> Record {
+        let cfg = engine.config();
+        let status = if engine.status() == RunStatus::Cancelled {
+            "cancelled"
+        } else {
+            "done"
+        };
+        Record::Summary(SummaryRecord {
+            run_id: cfg.info.run_id.clone(),
+            ts_ms,
+            status: status.to_string(),
+            metrics: RunMetrics::from_results(engine.results()),
+            elapsed_ms_total: ts_ms.saturating_sub(cfg.info.started_at_ms),
+            final_report_path: None,
+        })
+    }
+
+    /// A run-level `error` record.
+    pub fn error(run_id: &str, message: impl Into<String>, ts_ms: u64) -> Record {
+        Record::Error(ErrorRecord {
+            run_id: run_id.to_string(),
+            ts_ms,
+            message: message.into(),
+            traceback: None,
+        })
+    }
+
+    /// The record's `run_id`.
+    pub fn run_id(&self) -> &str {
+        match self {
+            Record::Meta(r) => &r.run_id,
+            Record::Case(r) => &r.run_id,
+            Record::Error(r) => &r.run_id,
+            Record::Summary(r) => &r.run_id,
+        }
+    }
+
+    /// The record as a JSON value.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl From<&CallError> for ErrorDetail {
+    fn from(e: &CallError) -> ErrorDetail {
+        ErrorDetail {
+            kind: e.kind,
+            status_code: e.status_code,
+            cause: e.message.clone(),
+            url: e.url.clone(),
+            timeout: e.timeout,
+            response_snippet: e.response_snippet.clone(),
+        }
+    }
+}

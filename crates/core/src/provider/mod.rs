@@ -1,0 +1,170 @@
+//! Model providers as pure functions: build the request a transport should send,
+//! and turn what came back into a `CallOutcome`. No transport lives here.
+
+pub mod openai;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One chat message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    /// Message text.
+    pub content: String,
+}
+
+impl ChatMessage {
+    /// A message with the given role.
+    pub fn new(role: &str, content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: role.to_string(),
+            content: content.into(),
+        }
+    }
+}
+
+/// An API key. It has no `Serialize`, and its `Debug` and `Display` print `***`,
+/// so it cannot leak into a report, a log or an error by accident.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// Wraps a key; blank input gives `None`.
+    pub fn new(key: &str) -> Option<ApiKey> {
+        let key = key.trim();
+        (!key.is_empty()).then(|| ApiKey(key.to_string()))
+    }
+
+    /// The secret itself, for the one place that builds the `Authorization` header.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(***)")
+    }
+}
+
+/// What kind of failure a call ended in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The server answered with a non-2xx status.
+    Http,
+    /// The request never got an answer (DNS, refused, CORS, reset).
+    Network,
+    /// No answer within the timeout.
+    Timeout,
+    /// A 2xx answer that is not a usable chat completion.
+    InvalidResponse,
+    /// The user cancelled the run before the call finished.
+    Cancelled,
+}
+
+/// A failed call, with what the event log's `error_detail` needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallError {
+    /// Failure class.
+    pub kind: ErrorKind,
+    /// Short human message that says what to fix when something can be fixed.
+    pub message: String,
+    /// HTTP status, when there was one.
+    pub status_code: Option<u16>,
+    /// Endpoint URL without query string.
+    pub url: Option<String>,
+    /// True for timeouts.
+    pub timeout: bool,
+    /// Start of the response body, truncated.
+    pub response_snippet: Option<String>,
+    /// Server-requested wait (`Retry-After`), in milliseconds.
+    pub retry_after_ms: Option<u64>,
+}
+
+impl CallError {
+    /// A failure of the given kind with a message and nothing else.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        CallError {
+            kind,
+            message: message.into(),
+            status_code: None,
+            url: None,
+            timeout: kind == ErrorKind::Timeout,
+            response_snippet: None,
+            retry_after_ms: None,
+        }
+    }
+
+    /// Sets the URL, dropping any query string or fragment.
+    pub fn with_url(mut self, url: &str) -> Self {
+        self.url = Some(strip_query(url));
+        self
+    }
+
+    /// Network errors, timeouts, 429 and 5xx can succeed on a later attempt.
+    pub fn retryable(&self) -> bool {
+        match self.kind {
+            ErrorKind::Network | ErrorKind::Timeout => true,
+            ErrorKind::Http => matches!(self.status_code, Some(429) | Some(500..=599)),
+            ErrorKind::InvalidResponse | ErrorKind::Cancelled => false,
+        }
+    }
+
+    /// The status word for reports: `timeout`, `cancelled` or `error`.
+    pub fn status(&self) -> &'static str {
+        match self.kind {
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Cancelled => "cancelled",
+            _ => "error",
+        }
+    }
+}
+
+/// The result of one model call as the run engine sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallOutcome {
+    /// The model answered with this text.
+    Answer(String),
+    /// The call failed.
+    Failed(CallError),
+}
+
+/// Removes `?query` and `#fragment` from a URL.
+pub fn strip_query(url: &str) -> String {
+    url.split(['?', '#']).next().unwrap_or(url).to_string()
+}
+
+/// Parses a `Retry-After` header given in seconds (HTTP dates are not honoured).
+pub fn parse_retry_after(value: &str) -> Option<u64> {
+    let secs: f64 = value.trim().parse().ok()?;
+    (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0).min(600_000.0) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_never_prints() {
+        let k = ApiKey::new(" sk-secret ").expect("non-empty");
+        assert_eq!(format!("{k:?}"), "ApiKey(***)");
+        assert_eq!(k.expose(), "sk-secret");
+        assert!(ApiKey::new("  ").is_none());
+    }
+
+    #[test]
+    fn retryable_classes() {
+        let mut e = CallError::new(ErrorKind::Http, "x");
+        e.status_code = Some(429);
+        assert!(e.retryable());
+        e.status_code = Some(401);
+        assert!(!e.retryable());
+        assert!(CallError::new(ErrorKind::Timeout, "t").retryable());
+        assert_eq!(strip_query("http://h/v1?key=1"), "http://h/v1");
+        assert_eq!(parse_retry_after("2"), Some(2000));
+        assert_eq!(parse_retry_after("soon"), None);
+    }
+}

@@ -1,0 +1,164 @@
+//! Builds the final report from the run's results, in dataset order, so the
+//! report never depends on the order in which answers arrived.
+
+use super::aggregate::{breakdowns, length_bucket, summaries};
+use super::*;
+use crate::console::{accuracy_reason, citation_reason};
+use crate::dataset::rag::RagCase;
+use crate::run::{CaseResult, Engine, RunStatus};
+use crate::scorer::REGISTRY;
+use crate::Lang;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// The final report of an engine (a stopped one; unfinished cases are left out).
+pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
+    let cfg = engine.config();
+    let pairs: Vec<(&RagCase, &CaseResult)> = engine
+        .cases()
+        .iter()
+        .zip(engine.results())
+        .filter_map(|(c, r)| r.as_ref().map(|r| (c, r)))
+        .collect();
+    let scores: Vec<EvalScore> = pairs.iter().flat_map(|(c, r)| case_scores(c, r)).collect();
+    let names: Vec<&str> = REGISTRY.iter().map(|m| m.name).collect();
+    let status = if engine.status() == RunStatus::Cancelled {
+        "cancelled"
+    } else {
+        "done"
+    };
+    let error_cases = pairs
+        .iter()
+        .filter_map(|(c, r)| {
+            let e = r.error.as_ref()?;
+            Some(ErrorCase {
+                sample_id: c.id.clone(),
+                status: e.status().to_string(),
+                trace_id: format!("{}/{}", cfg.info.run_id, c.id),
+                message: Some(e.message.clone()),
+                latency_ms: Some(r.elapsed_ms as f64),
+                backend: Some(cfg.info.backend.clone()),
+                status_code: e.status_code,
+                attempts: r.attempts,
+            })
+        })
+        .collect();
+    let report = EvaluationReport {
+        experiment: ExperimentMetadata {
+            dataset: dataset_metadata(engine),
+            run_config: json!({
+                "backend": cfg.info.backend,
+                "model": cfg.info.model,
+                "endpoint": cfg.info.endpoint,
+                "parameters": cfg.info.parameters,
+                "system_prompt": cfg.system_prompt,
+                "concurrency": cfg.settings.concurrency,
+                "max_attempts": cfg.settings.max_attempts,
+                "timeout_ms": cfg.settings.timeout_ms,
+            }),
+            evaluator_config: json!({
+                "metrics": names.iter().map(|n| json!({"type": n, "name": n})).collect::<Vec<_>>(),
+                "keypoint_match": cfg.scoring,
+                "breakdown": {"dimensions": ["tag", "language", "length"]},
+            }),
+            run: RunIdentity {
+                run_id: cfg.info.run_id.clone(),
+                started_at_ms: cfg.info.started_at_ms,
+                elapsed_ms: now_ms.saturating_sub(cfg.info.started_at_ms),
+                status: status.to_string(),
+            },
+        },
+        summaries: summaries(&scores, &names),
+        breakdowns: breakdowns(&scores, &names),
+        error_cases,
+        llm_judge_details: Vec::new(),
+    };
+    let metrics = ReportMetrics::from(&RunMetrics::from_results(engine.results()));
+    EvaluationResult {
+        metrics,
+        scores,
+        report,
+    }
+}
+
+fn case_scores(case: &RagCase, r: &CaseResult) -> [EvalScore; 2] {
+    let score = |metric: &str, passed: bool, detail: Value| EvalScore {
+        sample_id: case.id.clone(),
+        metric: metric.to_string(),
+        value: if passed { 1.0 } else { 0.0 },
+        tags: case.tags.clone(),
+        language: case
+            .metadata
+            .get("language")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        length_bucket: Some(length_bucket(&case.q).to_string()),
+        detail,
+    };
+    let common = json!({
+        "question": case.q,
+        "answer": r.answer,
+        "llm_call_ok": r.call_ok(),
+        "error": r.error.as_ref().map(|e| e.message.clone()),
+    });
+    let mut acc = common.clone();
+    merge(
+        &mut acc,
+        json!({
+            "keypoints": r.accuracy.as_ref().map(|a| &a.keypoints),
+            "matched": r.accuracy.as_ref().map(|a| a.matched()).unwrap_or_default(),
+            "missing": r.accuracy.as_ref().map(|a| a.missing()).unwrap_or_else(|| case.gold.clone()),
+            "reason": accuracy_reason(Lang::En, case, r),
+        }),
+    );
+    let mut cit = common;
+    merge(
+        &mut cit,
+        json!({
+            "cited": r.citation.as_ref().map(|c| c.cited.clone()).unwrap_or_default(),
+            "correct": r.citation.as_ref().map(|c| c.correct.clone()).unwrap_or_default(),
+            "wrong": r.citation.as_ref().map(|c| c.wrong.clone()).unwrap_or_default(),
+            "expected": case.doc_hint,
+            "reason": citation_reason(Lang::En, case, r),
+        }),
+    );
+    [
+        score("accuracy", r.accurate(), acc),
+        score("citation", r.cited(), cit),
+    ]
+}
+
+fn merge(into: &mut Value, from: Value) {
+    if let (Value::Object(a), Value::Object(b)) = (into, from) {
+        a.extend(b);
+    }
+}
+
+fn dataset_metadata(engine: &Engine) -> DatasetMetadata {
+    let info = &engine.config().info;
+    let mut languages: BTreeMap<String, usize> = BTreeMap::new();
+    let mut tags: BTreeMap<String, usize> = BTreeMap::new();
+    for c in engine.cases() {
+        if let Some(l) = c.metadata.get("language").and_then(Value::as_str) {
+            *languages.entry(l.to_string()).or_default() += 1;
+        }
+        for t in &c.tags {
+            *tags.entry(t.clone()).or_default() += 1;
+        }
+    }
+    let mut counts = Map::new();
+    counts.insert("sample_count".into(), json!(engine.cases().len()));
+    counts.insert("line_errors".into(), json!(info.dataset_line_errors));
+    let stem = info
+        .dataset_name
+        .rsplit_once('.')
+        .map_or(info.dataset_name.as_str(), |(s, _)| s);
+    DatasetMetadata {
+        dataset_id: stem.to_string(),
+        version: "unversioned".to_string(),
+        name: Some(info.dataset_name.clone()),
+        counts,
+        languages,
+        tags,
+    }
+}

@@ -1,0 +1,146 @@
+//! Report types of spec 003 (`EvaluationResult` and its parts), plus the
+//! top-level `metrics` that spec 000's reconciliation reads.
+
+use super::ReportMetrics;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// The final report file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvaluationResult {
+    /// Run-level counts (`metrics.cases` reconciles with the log's `cases_total`).
+    pub metrics: ReportMetrics,
+    /// One score per case and metric, in dataset order.
+    pub scores: Vec<EvalScore>,
+    /// Aggregates.
+    pub report: EvaluationReport,
+}
+
+/// One metric's score for one case.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvalScore {
+    /// Case id.
+    pub sample_id: String,
+    /// Metric name.
+    pub metric: String,
+    /// Score in [0, 1].
+    pub value: f64,
+    /// Case tags.
+    pub tags: Vec<String>,
+    /// `metadata.language`, if given.
+    pub language: Option<String>,
+    /// `short`, `medium` or `long`.
+    pub length_bucket: Option<String>,
+    /// Metric details (answer, matched keypoints, cited documents, reason).
+    pub detail: Value,
+}
+
+/// The aggregate report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvaluationReport {
+    /// What was evaluated and how.
+    pub experiment: ExperimentMetadata,
+    /// Per-metric mean/std/count.
+    pub summaries: Vec<MetricSummary>,
+    /// Per-metric, per-dimension buckets.
+    pub breakdowns: Vec<MetricBreakdown>,
+    /// Cases whose call did not succeed.
+    pub error_cases: Vec<ErrorCase>,
+    /// LLM-judge metadata (none for the RAG metrics).
+    pub llm_judge_details: Vec<Value>,
+}
+
+/// Dataset × run config × evaluator config, and the run's identity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExperimentMetadata {
+    /// The dataset.
+    pub dataset: DatasetMetadata,
+    /// Backend, model, endpoint, parameters; never a key.
+    pub run_config: Value,
+    /// Metrics and matching settings.
+    pub evaluator_config: Value,
+    /// Run id and timings (the only parts that differ between identical runs).
+    pub run: RunIdentity,
+}
+
+/// The run's id and timings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunIdentity {
+    /// Run id.
+    pub run_id: String,
+    /// Start, ms since the epoch.
+    pub started_at_ms: u64,
+    /// Wall time, ms.
+    pub elapsed_ms: u64,
+    /// `done` or `cancelled`.
+    pub status: String,
+}
+
+/// Spec 003 `DatasetMetadata`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DatasetMetadata {
+    /// Dataset id (the file name without extension).
+    pub dataset_id: String,
+    /// Version, when known.
+    pub version: String,
+    /// File name.
+    pub name: Option<String>,
+    /// `sample_count`, `line_errors`.
+    pub counts: Map<String, Value>,
+    /// Cases per `metadata.language`.
+    pub languages: BTreeMap<String, usize>,
+    /// Cases per tag.
+    pub tags: BTreeMap<String, usize>,
+}
+
+/// Spec 003 `MetricSummary`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricSummary {
+    /// Metric name.
+    pub metric: String,
+    /// Mean score.
+    pub mean: f64,
+    /// Population standard deviation.
+    pub std: f64,
+    /// Cases counted.
+    pub sample_count: usize,
+}
+
+/// Spec 003 `MetricBreakdown`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricBreakdown {
+    /// Metric name.
+    pub metric: String,
+    /// `tag`, `language` or `length`.
+    pub dimension: String,
+    /// Bucket within the dimension.
+    pub bucket: String,
+    /// Mean score.
+    pub mean: f64,
+    /// Population standard deviation.
+    pub std: f64,
+    /// Cases counted.
+    pub sample_count: usize,
+}
+
+/// Spec 003 `ErrorCase`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorCase {
+    /// Case id.
+    pub sample_id: String,
+    /// `error`, `timeout` or `cancelled`.
+    pub status: String,
+    /// `run_id/case_id`.
+    pub trace_id: String,
+    /// Error message.
+    pub message: Option<String>,
+    /// Time spent on the case, ms.
+    pub latency_ms: Option<f64>,
+    /// Backend name.
+    pub backend: Option<String>,
+    /// HTTP status, if any.
+    pub status_code: Option<u16>,
+    /// Attempts made.
+    pub attempts: u32,
+}

@@ -1,0 +1,13 @@
+//! The run as a sans-IO state machine.
+//!
+//! `Engine::start(now)` and `Engine::handle(input, now)` return a `Step`: the
+//! requests to send, the event records to append, the cases that just finished,
+//! and when to call back (`wake_at`) for scheduled retries. The browser and the
+//! CLI perform the commands and feed the outcomes back; tests feed scripted
+//! outcomes. Nothing here sleeps, reads a clock or draws OS randomness.
+
+mod engine;
+mod result;
+
+pub use engine::{Command, Engine, Input, RunStatus, Step};
+pub use result::{CaseResult, RunConfig, RunInfo, RunSettings};

@@ -1,0 +1,154 @@
+//! Run configuration and per-case results.
+
+use crate::dataset::rag::RagCase;
+use crate::provider::CallError;
+use crate::scorer::accuracy::AccuracyVerdict;
+use crate::scorer::citation::CitationVerdict;
+use crate::scorer::{accuracy, citation, ScoringConfig};
+use crate::Lang;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Who runs what: recorded in the event log's `meta` and in the report. No secrets.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunInfo {
+    /// Unique id of this run (chosen by the shell).
+    pub run_id: String,
+    /// `evalpage-web` or `evalpage-cli`.
+    pub tool: String,
+    /// Start time, ms since the Unix epoch (passed in).
+    pub started_at_ms: u64,
+    /// Language for console lines and notes.
+    pub lang: Lang,
+    /// `demo` or `openai`.
+    pub backend: String,
+    /// Model name.
+    pub model: String,
+    /// Endpoint base URL without query string (none for the demo model).
+    pub endpoint: Option<String>,
+    /// Model parameters (temperature, max_tokens, system_prompt).
+    pub parameters: Value,
+    /// Dataset file name.
+    pub dataset_name: String,
+    /// Lines of the dataset that were skipped as invalid.
+    pub dataset_line_errors: usize,
+    /// Command line (CLI) or page URL parameters (web), without secrets.
+    pub argv: Vec<String>,
+}
+
+/// How the engine schedules calls.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RunSettings {
+    /// Most calls in flight at once (at least 1).
+    pub concurrency: usize,
+    /// Attempts per case including the first (at least 1).
+    pub max_attempts: u32,
+    /// Per-request timeout the shell enforces, in ms.
+    pub timeout_ms: u64,
+    /// First retry delay in ms; doubles per attempt, with jitter in [50%, 100%].
+    pub backoff_base_ms: u64,
+    /// Largest retry delay in ms (a `Retry-After` can ask for more).
+    pub backoff_max_ms: u64,
+    /// Seed for the retry jitter.
+    pub seed: u64,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            concurrency: 4,
+            max_attempts: 3,
+            timeout_ms: 60_000,
+            backoff_base_ms: 500,
+            backoff_max_ms: 20_000,
+            seed: 7,
+        }
+    }
+}
+
+/// Everything a run needs besides its cases.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunConfig {
+    /// Identity and model description.
+    pub info: RunInfo,
+    /// Scheduling.
+    pub settings: RunSettings,
+    /// Scoring.
+    pub scoring: ScoringConfig,
+    /// System prompt sent with every question.
+    pub system_prompt: String,
+}
+
+/// The outcome of one case: the answer and its verdicts, or the call error.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CaseResult {
+    /// Index in the dataset's valid cases.
+    pub index: usize,
+    /// Case id.
+    pub case_id: String,
+    /// The model's answer, when the call succeeded.
+    pub answer: Option<String>,
+    /// The final call error, when it failed.
+    pub error: Option<CallError>,
+    /// Attempts made (1 when the first call settled it).
+    pub attempts: u32,
+    /// From first send to final outcome, in ms.
+    pub elapsed_ms: u64,
+    /// Accuracy verdict (none when the call failed).
+    pub accuracy: Option<AccuracyVerdict>,
+    /// Citation verdict (none when the call failed).
+    pub citation: Option<CitationVerdict>,
+}
+
+impl CaseResult {
+    /// Scores an answer, or records a failure.
+    pub fn new(
+        index: usize,
+        case: &RagCase,
+        outcome: Result<String, CallError>,
+        attempts: u32,
+        elapsed_ms: u64,
+        scoring: &ScoringConfig,
+    ) -> CaseResult {
+        let (answer, error) = match outcome {
+            Ok(a) => (Some(a), None),
+            Err(e) => (None, Some(e)),
+        };
+        let accuracy = answer
+            .as_deref()
+            .map(|a| accuracy::score(a, &case.gold, scoring));
+        let citation = answer
+            .as_deref()
+            .map(|a| citation::score(a, &case.doc_hint));
+        CaseResult {
+            index,
+            case_id: case.id.clone(),
+            answer,
+            error,
+            attempts,
+            elapsed_ms,
+            accuracy,
+            citation,
+        }
+    }
+
+    /// True when the model call succeeded.
+    pub fn call_ok(&self) -> bool {
+        self.error.is_none()
+    }
+
+    /// Accuracy as 0/1 (a failed call is 0).
+    pub fn accurate(&self) -> bool {
+        self.accuracy.as_ref().is_some_and(|v| v.passed)
+    }
+
+    /// Citation as 0/1 (a failed call is 0).
+    pub fn cited(&self) -> bool {
+        self.citation.as_ref().is_some_and(|v| v.passed)
+    }
+
+    /// Both metrics passed.
+    pub fn passed(&self) -> bool {
+        self.accurate() && self.cited()
+    }
+}

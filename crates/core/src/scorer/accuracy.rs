@@ -1,0 +1,179 @@
+//! Accuracy (准确率) of spec 002: does the answer explicitly cover at least one
+//! gold keypoint?
+//!
+//! Formula: `accuracy(case) = 1` if some keypoint `k` matches the answer `a`, else 0.
+//! Both are folded first (`text::fold`: NFKC, lowercase, whitespace and punctuation
+//! removed). `k` matches *exactly* when `fold(k)` is a substring of `fold(a)`. In fuzzy
+//! mode `k` also matches when its character-bigram recall reaches the threshold:
+//! `recall(k, a) = |B(k) ∩ B(a)| / |B(k)|`, where `B(s)` is the set of adjacent
+//! character pairs of `fold(s)`. Bigram recall tolerates reordered or lightly
+//! reworded phrases in Chinese (where a character carries a morpheme) and in
+//! English (where it behaves like a fuzzy substring test). Keypoints of one
+//! folded character can only match exactly.
+
+use super::{MatchMode, MetricInfo, ScoringConfig};
+use crate::text::fold;
+use serde::Serialize;
+use std::collections::HashSet;
+
+/// Registry entry.
+pub const INFO: MetricInfo = MetricInfo {
+    name: "accuracy",
+    description_en: "The answer covers at least one gold keypoint (exact or fuzzy match).",
+    description_zh: "回答至少覆盖一个 gold 关键点（精确或模糊匹配）。",
+};
+
+/// How one keypoint fared.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KeypointMatch {
+    /// The keypoint as written in the dataset.
+    pub keypoint: String,
+    /// Whether it counts as covered.
+    pub matched: bool,
+    /// `exact`, `fuzzy` or `none`.
+    pub method: &'static str,
+    /// Bigram recall in [0, 1] (1 for an exact match).
+    pub score: f64,
+}
+
+/// The accuracy verdict for one answer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AccuracyVerdict {
+    /// True when at least one keypoint matched.
+    pub passed: bool,
+    /// Every keypoint, in dataset order.
+    pub keypoints: Vec<KeypointMatch>,
+}
+
+impl AccuracyVerdict {
+    /// Keypoints that did not match (the event log's `missing`).
+    pub fn missing(&self) -> Vec<String> {
+        self.keypoints
+            .iter()
+            .filter(|k| !k.matched)
+            .map(|k| k.keypoint.clone())
+            .collect()
+    }
+
+    /// Keypoints that matched.
+    pub fn matched(&self) -> Vec<String> {
+        self.keypoints
+            .iter()
+            .filter(|k| k.matched)
+            .map(|k| k.keypoint.clone())
+            .collect()
+    }
+}
+
+/// Scores one answer against its gold keypoints.
+pub fn score(answer: &str, gold: &[String], cfg: &ScoringConfig) -> AccuracyVerdict {
+    let folded = fold(answer);
+    let answer_grams = bigrams(&folded);
+    let keypoints: Vec<KeypointMatch> = gold
+        .iter()
+        .map(|k| match_keypoint(k, &folded, &answer_grams, cfg))
+        .collect();
+    AccuracyVerdict {
+        passed: keypoints.iter().any(|k| k.matched),
+        keypoints,
+    }
+}
+
+fn match_keypoint(
+    keypoint: &str,
+    answer: &str,
+    answer_grams: &HashSet<(char, char)>,
+    cfg: &ScoringConfig,
+) -> KeypointMatch {
+    let k = fold(keypoint);
+    let verdict = |matched, method, score| KeypointMatch {
+        keypoint: keypoint.to_string(),
+        matched,
+        method,
+        score,
+    };
+    if !k.is_empty() && answer.contains(&k) {
+        return verdict(true, "exact", 1.0);
+    }
+    let grams = bigrams(&k);
+    if grams.is_empty() {
+        return verdict(false, "none", 0.0);
+    }
+    let hit = grams.iter().filter(|g| answer_grams.contains(g)).count();
+    let recall = hit as f64 / grams.len() as f64;
+    let fuzzy = cfg.match_mode == MatchMode::Fuzzy && recall >= cfg.fuzzy_threshold;
+    verdict(fuzzy, if fuzzy { "fuzzy" } else { "none" }, recall)
+}
+
+/// The set of adjacent character pairs of an already folded string.
+pub fn bigrams(folded: &str) -> HashSet<(char, char)> {
+    let chars: Vec<char> = folded.chars().collect();
+    chars.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gold(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn exact_match_survives_width_case_and_punctuation() {
+        let cfg = ScoringConfig {
+            match_mode: MatchMode::Strict,
+            ..Default::default()
+        };
+        let v = score(
+            "它支持 ｍｏｎｇｏｄｂ　ａｔｌａｓ。",
+            &gold(&["MongoDB Atlas", "Redis"]),
+            &cfg,
+        );
+        assert!(v.passed);
+        assert_eq!(v.keypoints[0].method, "exact");
+        assert_eq!(v.missing(), vec!["Redis".to_string()]);
+    }
+
+    #[test]
+    fn fuzzy_recall_is_hand_computed() {
+        // keypoint 检测幻觉现象 -> bigrams {检测,测幻,幻觉,觉现,现象} (5);
+        // answer 可以检测幻觉 -> {可以,以检,检测,测幻,幻觉}; hits 3 -> recall 0.6.
+        let cfg = ScoringConfig {
+            match_mode: MatchMode::Fuzzy,
+            fuzzy_threshold: 0.6,
+        };
+        let v = score("可以检测幻觉", &gold(&["检测幻觉现象"]), &cfg);
+        assert!((v.keypoints[0].score - 0.6).abs() < 1e-12);
+        assert!(v.passed);
+        assert_eq!(v.keypoints[0].method, "fuzzy");
+        let strict = ScoringConfig {
+            match_mode: MatchMode::Strict,
+            ..cfg
+        };
+        assert!(!score("可以检测幻觉", &gold(&["检测幻觉现象"]), &strict).passed);
+        let high = ScoringConfig {
+            fuzzy_threshold: 0.61,
+            ..cfg
+        };
+        assert!(!score("可以检测幻觉", &gold(&["检测幻觉现象"]), &high).passed);
+    }
+
+    #[test]
+    fn unrelated_answer_fails() {
+        let v = score(
+            "NaN结果可重启服务解决",
+            &gold(&["API密钥配置错误", "模型端点错误"]),
+            &ScoringConfig::default(),
+        );
+        assert!(!v.passed);
+        assert_eq!(v.missing().len(), 2);
+    }
+
+    #[test]
+    fn one_char_keypoint_needs_exact() {
+        let v = score("abc", &gold(&["x"]), &ScoringConfig::default());
+        assert!(!v.passed);
+        assert!(score("a x b", &gold(&["X"]), &ScoringConfig::default()).passed);
+    }
+}

@@ -1,0 +1,72 @@
+//! Text folding shared by every matcher.
+//!
+//! `fold` turns text into a comparison key: Unicode NFKC (full-width letters,
+//! digits and punctuation become their ASCII forms), lowercase (Unicode case
+//! folding as `char::to_lowercase` does it), and every whitespace and punctuation
+//! character removed. Removing instead of replacing means "MongoDB Atlas",
+//! "mongodb-atlas" and "ＭｏｎｇｏＤＢ　Ａｔｌａｓ" all fold to `mongodbatlas`, and
+//! Chinese text, which has no spaces, is compared the same way as English.
+
+use unicode_normalization::UnicodeNormalization;
+
+/// Folds text into its comparison key (see the module doc).
+pub fn fold(s: &str) -> String {
+    s.nfkc()
+        .flat_map(char::to_lowercase)
+        .filter(|c| !is_separator(*c))
+        .collect()
+}
+
+/// Whitespace, ASCII punctuation and the common Unicode punctuation blocks
+/// (General Punctuation, CJK Symbols and Punctuation, CJK compatibility forms,
+/// Latin-1 punctuation). ASCII symbols such as `+` or `#` are dropped too: a
+/// keypoint is matched on its letters, digits and ideographs.
+pub fn is_separator(c: char) -> bool {
+    c.is_whitespace()
+        || c.is_ascii_punctuation()
+        || matches!(c as u32,
+            0x00A1..=0x00BF | 0x2000..=0x206F | 0x2E00..=0x2E7F | 0x3000..=0x303F
+            | 0xFE10..=0xFE1F | 0xFE30..=0xFE4F | 0xFF01..=0xFF0F | 0xFF1A..=0xFF20
+            | 0xFF3B..=0xFF40 | 0xFF5B..=0xFF65)
+}
+
+/// Cuts text to at most `max` characters, adding `…` when something was cut.
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    let mut out: String = s.chars().take(max).collect();
+    if s.chars().nth(max).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// True when the text holds a Han, Hiragana, Katakana or Hangul character.
+pub fn has_cjk(s: &str) -> bool {
+    s.chars().any(|c| {
+        matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_full_width_case_and_punctuation() {
+        assert_eq!(fold("ＭｏｎｇｏＤＢ　Ａｔｌａｓ"), "mongodbatlas");
+        assert_eq!(fold("MongoDB-Atlas!"), "mongodbatlas");
+        assert_eq!(fold("忠实度（Faithfulness）"), "忠实度faithfulness");
+        assert_eq!(fold("“检索系统”，。"), "检索系统");
+    }
+
+    #[test]
+    fn truncates_on_char_boundaries() {
+        assert_eq!(truncate_chars("准确率很高", 2), "准确…");
+        assert_eq!(truncate_chars("ab", 2), "ab");
+    }
+
+    #[test]
+    fn detects_cjk() {
+        assert!(has_cjk("abc中"));
+        assert!(!has_cjk("abc"));
+    }
+}
