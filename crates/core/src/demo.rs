@@ -88,7 +88,7 @@ pub fn answer(messages: &[ChatMessage]) -> String {
     let q_grams = bigrams(&fold(q));
     let overlap = |p: &Paragraph| bigrams(&fold(p.text)).intersection(&q_grams).count();
     let mut ranked: Vec<(usize, &Paragraph)> = paras.iter().map(|p| (overlap(p), p)).collect();
-    ranked.sort_by(|a, b| b.0.cmp(&a.0));
+    ranked.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
     let zh = has_cjk(q);
     let Some((best_score, best)) = ranked.first().map(|(s, p)| (*s, *p)) else {
         return String::new();

@@ -27,6 +27,9 @@ pub fn length_bucket(text: &str) -> &'static str {
     }
 }
 
+/// How a score is put into buckets along one dimension.
+type Bucketer = fn(&EvalScore) -> Vec<String>;
+
 /// One summary per metric, in the order the metrics first appear.
 pub fn summaries(scores: &[EvalScore], metrics: &[&str]) -> Vec<MetricSummary> {
     metrics
@@ -53,7 +56,7 @@ pub fn breakdowns(scores: &[EvalScore], metrics: &[&str]) -> Vec<MetricBreakdown
     let mut out = Vec::new();
     for m in metrics {
         let of_metric: Vec<&EvalScore> = scores.iter().filter(|s| s.metric == *m).collect();
-        let dims: [(&str, fn(&EvalScore) -> Vec<String>); 3] = [
+        let dims: [(&str, Bucketer); 3] = [
             ("tag", |s| s.tags.clone()),
             ("language", |s| s.language.iter().cloned().collect()),
             ("length", |s| s.length_bucket.iter().cloned().collect()),

@@ -1,0 +1,92 @@
+//! The per-case table: question, answer, ✓/✗ per metric, and the reasons.
+
+use crate::state::RunSnapshot;
+use evalpage_core::console::{accuracy_reason, citation_reason};
+use evalpage_core::dataset::rag::RagCase;
+use evalpage_core::run::CaseResult;
+use evalpage_core::Lang;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Case table props.
+#[derive(Properties, PartialEq)]
+pub struct CaseTableProps {
+    /// Language.
+    pub lang: Lang,
+    /// Latest snapshot.
+    pub run: Option<Rc<RunSnapshot>>,
+}
+
+/// One row's props: compared by pointer, so finished rows do not re-render.
+#[derive(Properties)]
+struct RowProps {
+    lang: Lang,
+    case: Rc<Vec<RagCase>>,
+    index: usize,
+    result: Rc<CaseResult>,
+}
+
+impl PartialEq for RowProps {
+    fn eq(&self, o: &Self) -> bool {
+        self.lang == o.lang
+            && self.index == o.index
+            && Rc::ptr_eq(&self.result, &o.result)
+            && Rc::ptr_eq(&self.case, &o.case)
+    }
+}
+
+#[component]
+fn Row(p: &RowProps) -> Html {
+    let case = &p.case[p.index];
+    let r = &p.result;
+    let mark = |ok: bool| {
+        if ok {
+            html! {<span class="ok">{"✓"}</span>}
+        } else {
+            html! {<span class="bad">{"✗"}</span>}
+        }
+    };
+    let reasons: Vec<String> = [
+        accuracy_reason(p.lang, case, r),
+        citation_reason(p.lang, case, r),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let answer = r.answer.clone().unwrap_or_default();
+    html! {
+        <tr data-testid="case-row" class={if r.passed() { "pass" } else { "fail" }}>
+            <td>{&case.id}</td>
+            <td class="q">{&case.q}</td>
+            <td class="answer"><div class="clip">{answer}</div></td>
+            <td data-testid="case-accuracy">{mark(r.accurate())}</td>
+            <td data-testid="case-citation">{mark(r.cited())}</td>
+            <td class="reason">{ for reasons.into_iter().map(|s| html!{ <div>{s}</div> }) }</td>
+            <td class="muted">{format!("{} · {} ms", r.attempts, r.elapsed_ms)}</td>
+        </tr>
+    }
+}
+
+/// The case table.
+#[component]
+pub fn CaseTable(p: &CaseTableProps) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let Some(run) = &p.run else { return html! {} };
+    html! {
+        <section class="panel">
+            <h2>{t("单例结果", "Per-case results")}</h2>
+            <table class="cases">
+                <thead><tr>
+                    <th>{"id"}</th><th>{t("问题", "Question")}</th><th>{t("回答", "Answer")}</th>
+                    <th>{t("准确率", "Accuracy")}</th><th>{t("引用率", "Citation")}</th><th>{t("原因", "Reason")}</th>
+                    <th>{t("尝试 · 耗时", "Attempts · time")}</th>
+                </tr></thead>
+                <tbody>
+                    { for run.results.iter().enumerate().filter_map(|(i, r)| r.clone().map(|result| html!{
+                        <Row key={i} lang={p.lang} case={run.cases.clone()} index={i} {result} />
+                    })) }
+                </tbody>
+            </table>
+        </section>
+    }
+}

@@ -1,0 +1,46 @@
+//! Downloads of the finished run: report.json (the source of truth), the event
+//! log in json-seq and JSONL, and report.md.
+
+use crate::effects::download;
+use crate::state::Artifacts;
+use evalpage_core::Lang;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Downloads props.
+#[derive(Properties, PartialEq)]
+pub struct DownloadsProps {
+    /// Language.
+    pub lang: Lang,
+    /// Artifacts, once the run stopped.
+    pub artifacts: Option<Rc<Artifacts>>,
+}
+
+/// The downloads bar.
+#[component]
+pub fn Downloads(p: &DownloadsProps) -> Html {
+    let Some(a) = p.artifacts.clone() else {
+        return html! {};
+    };
+    let button = |testid: &'static str,
+                  name: &'static str,
+                  mime: &'static str,
+                  pick: fn(&Artifacts) -> &str| {
+        let a = a.clone();
+        let onclick = Callback::from(move |_: MouseEvent| {
+            if let Err(e) = download::save(name, mime, pick(&a)) {
+                web_sys::console::error_1(&format!("download of {name} failed: {e}").into());
+            }
+        });
+        html! { <button data-testid={testid} {onclick}>{name}</button> }
+    };
+    html! {
+        <section class="panel downloads">
+            <h2>{p.lang.pick("下载", "Downloads")}</h2>
+            {button("download-report", "report.json", "application/json", |a| &a.report_json)}
+            {button("download-events", "report.events.json-seq", "application/json-seq", |a| &a.events_json_seq)}
+            {button("download-events-jsonl", "report.events.jsonl", "application/jsonl", |a| &a.events_jsonl)}
+            {button("download-md", "report.md", "text/markdown", |a| &a.markdown)}
+        </section>
+    }
+}

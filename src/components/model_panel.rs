@@ -1,0 +1,129 @@
+//! Model choice: the offline demo model or an OpenAI-compatible endpoint, with
+//! presets, the key (sessionStorage unless remembered), and run settings.
+
+use crate::state::{ModelSettings, Provider, PRESETS};
+use evalpage_core::scorer::MatchMode;
+use evalpage_core::Lang;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+/// Model panel props.
+#[derive(Properties, PartialEq)]
+pub struct ModelPanelProps {
+    /// Language.
+    pub lang: Lang,
+    /// Current settings.
+    pub settings: Rc<ModelSettings>,
+    /// No edits while a run is going.
+    pub disabled: bool,
+    /// Settings changed.
+    pub on_change: Callback<ModelSettings>,
+}
+
+type Edit = fn(&mut ModelSettings, String);
+
+fn value_of(e: &Event) -> String {
+    let t = e.target();
+    if let Some(i) = t
+        .clone()
+        .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
+    {
+        return if i.type_() == "checkbox" {
+            i.checked().to_string()
+        } else {
+            i.value()
+        };
+    }
+    if let Some(s) = t
+        .clone()
+        .and_then(|t| t.dyn_into::<HtmlSelectElement>().ok())
+    {
+        return s.value();
+    }
+    t.and_then(|t| t.dyn_into::<HtmlTextAreaElement>().ok())
+        .map(|a| a.value())
+        .unwrap_or_default()
+}
+
+/// The model panel.
+#[component]
+pub fn ModelPanel(p: &ModelPanelProps) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let s = p.settings.clone();
+    let edit = |f: Edit| {
+        let (s, cb) = (s.clone(), p.on_change.clone());
+        Callback::from(move |e: Event| {
+            let mut next = (*s).clone();
+            f(&mut next, value_of(&e));
+            cb.emit(next);
+        })
+    };
+    let preset = |i: usize| {
+        let (s, cb) = (s.clone(), p.on_change.clone());
+        Callback::from(move |_: MouseEvent| {
+            let mut next = (*s).clone();
+            next.provider = Provider::Openai;
+            next.base_url = PRESETS[i].base_url.into();
+            next.model = PRESETS[i].model.into();
+            cb.emit(next);
+        })
+    };
+    let openai = s.provider == Provider::Openai;
+    let d = p.disabled;
+    html! {
+        <section class="panel" data-testid="model-panel">
+            <h2>{t("模型", "Model")}</h2>
+            <label>{t("提供方", "Provider")}
+                <select data-testid="provider" disabled={d} onchange={edit(|s, v| s.provider = Provider::parse(&v).unwrap_or_default())}>
+                    <option value="demo" selected={!openai}>{t("内置离线演示模型", "Built-in offline demo model")}</option>
+                    <option value="openai" selected={openai}>{t("OpenAI 兼容端点", "OpenAI-compatible endpoint")}</option>
+                </select>
+            </label>
+            <div class="presets">
+                <span>{t("预设：", "Presets: ")}</span>
+                { for PRESETS.iter().enumerate().map(|(i, pr)| html!{ <button class="link" disabled={d} onclick={preset(i)}>{pr.name}</button> }) }
+            </div>
+            <div class={if openai { "endpoint" } else { "endpoint dimmed" }}>
+                <label>{t("API 基础地址", "API base URL")}
+                    <input data-testid="endpoint-url" disabled={d} value={s.base_url.clone()} placeholder="http://127.0.0.1:8091/v1"
+                        onchange={edit(|s, v| { s.base_url = v; s.provider = Provider::Openai; })} /></label>
+                <label>{t("模型名称", "Model name")}
+                    <input data-testid="model-name" disabled={d} value={s.model.clone()} onchange={edit(|s, v| s.model = v)} /></label>
+                <label>{t("API 密钥（可选）", "API key (optional)")}
+                    <input data-testid="api-key" type="password" autocomplete="off" disabled={d} value={s.api_key.clone()}
+                        onchange={edit(|s, v| s.api_key = v.trim().to_string())} /></label>
+                <label class="check"><input type="checkbox" checked={s.remember_key} disabled={d}
+                    onchange={edit(|s, v| s.remember_key = v == "true")} />
+                    {t("在本浏览器记住密钥（默认仅保存在本标签页会话中）", "Remember the key in this browser (by default it stays in this tab's session only)")}</label>
+            </div>
+            <div class="grid">
+                <label>{t("并发", "Concurrency")}<input data-testid="concurrency" type="number" min="1" max="64" disabled={d}
+                    value={s.concurrency.to_string()} onchange={edit(|s, v| s.concurrency = v.parse().unwrap_or(s.concurrency).clamp(1, 64))} /></label>
+                <label>{t("温度", "Temperature")}<input type="number" step="0.1" min="0" max="2" disabled={d}
+                    value={s.temperature.map(|x| x.to_string()).unwrap_or_default()} onchange={edit(|s, v| s.temperature = v.parse().ok())} /></label>
+                <label>{t("超时（秒）", "Timeout (s)")}<input type="number" min="1" disabled={d}
+                    value={s.timeout_s.to_string()} onchange={edit(|s, v| s.timeout_s = v.parse().unwrap_or(s.timeout_s).max(1))} /></label>
+                <label>{t("最多尝试次数", "Max attempts")}<input type="number" min="1" max="10" disabled={d}
+                    value={s.max_attempts.to_string()} onchange={edit(|s, v| s.max_attempts = v.parse().unwrap_or(s.max_attempts).clamp(1, 10))} /></label>
+                <label>{t("关键点匹配", "Keypoint match")}
+                    <select data-testid="match-mode" disabled={d} onchange={edit(|s, v| s.match_mode = MatchMode::parse(&v).unwrap_or_default())}>
+                        <option value="fuzzy" selected={s.match_mode == MatchMode::Fuzzy}>{t("模糊（二元组召回）", "fuzzy (bigram recall)")}</option>
+                        <option value="strict" selected={s.match_mode == MatchMode::Strict}>{t("严格（原文包含）", "strict (verbatim)")}</option>
+                    </select></label>
+                <label>{t("模糊阈值", "Fuzzy threshold")}<input type="number" step="0.05" min="0.05" max="1" disabled={d}
+                    value={s.fuzzy_threshold.to_string()} onchange={edit(|s, v| s.fuzzy_threshold = v.parse().unwrap_or(s.fuzzy_threshold))} /></label>
+            </div>
+            if s.above_browser_limit() {
+                <p class="warning" data-testid="concurrency-warning">{t(
+                    "提示：浏览器对同一个 HTTP/1.1 源最多同时打开 6 个连接，超过 6 的请求会在浏览器内排队（HTTP/2 端点不受此限）。",
+                    "Note: a browser opens at most 6 HTTP/1.1 connections to one origin; requests above 6 wait in the browser's queue (HTTP/2 endpoints are not limited).")}</p>
+            }
+            <details>
+                <summary>{t("系统提示词", "System prompt")}</summary>
+                <textarea rows="4" disabled={d} value={s.system_prompt.clone()} onchange={edit(|s, v| s.system_prompt = v)} />
+            </details>
+        </section>
+    }
+}

@@ -1,0 +1,66 @@
+//! Start and Cancel, the status, and a progress bar with done/total and elapsed time.
+
+use crate::state::{RunSnapshot, RunStatus};
+use evalpage_core::Lang;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Run controls props.
+#[derive(Properties, PartialEq)]
+pub struct RunControlsProps {
+    /// Language.
+    pub lang: Lang,
+    /// Status.
+    pub status: RunStatus,
+    /// Latest snapshot.
+    pub run: Option<Rc<RunSnapshot>>,
+    /// Why the start failed.
+    pub error: Option<Rc<str>>,
+    /// Start pressed.
+    pub on_start: Callback<()>,
+    /// Cancel pressed.
+    pub on_cancel: Callback<()>,
+}
+
+/// The run controls.
+#[component]
+pub fn RunControls(p: &RunControlsProps) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let running = p.status == RunStatus::Running;
+    let (done, total) = p.run.as_ref().map_or((0, 0), |r| (r.done, r.total));
+    let elapsed = p.run.as_ref().map_or(0.0, |r| {
+        r.now_ms.saturating_sub(r.started_ms) as f64 / 1000.0
+    });
+    let pct = if total == 0 {
+        0.0
+    } else {
+        done as f64 * 100.0 / total as f64
+    };
+    let start = {
+        let cb = p.on_start.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    let cancel = {
+        let cb = p.on_cancel.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    let limit = p
+        .run
+        .as_ref()
+        .filter(|r| r.limit < r.concurrency)
+        .map(|r| (r.limit, r.concurrency));
+    html! {
+        <section class="panel controls">
+            <button class="primary" data-testid="start" disabled={running} onclick={start}>{t("开始评测", "Start evaluation")}</button>
+            <button data-testid="cancel" disabled={!running} onclick={cancel}>{t("取消", "Cancel")}</button>
+            <span class="status">{t("状态：", "Status: ")}<code data-testid="run-status">{p.status.code()}</code></span>
+            <div class="progress"><div class="bar" style={format!("width:{pct:.1}%")}></div></div>
+            <span data-testid="progress">{format!("{done}/{total}")}</span>
+            <span class="muted" data-testid="elapsed">{format!("{elapsed:.1} s")}</span>
+            if let Some((now, max)) = limit {
+                <span class="warning" data-testid="rate-limit">{format!("{} {now}/{max}", t("因限流降低并发：", "concurrency lowered after rate limits:"))}</span>
+            }
+            if let Some(e) = &p.error { <p class="error" data-testid="start-error">{e.to_string()}</p> }
+        </section>
+    }
+}

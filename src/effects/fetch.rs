@@ -1,0 +1,67 @@
+//! Calls an OpenAI-compatible endpoint with `fetch` (gloo-net), with an abort
+//! signal for cancel and timeout. Request building and response parsing are the
+//! core's; this file only moves bytes.
+
+use evalpage_core::provider::openai::{build_request, parse_response, OpenAiConfig};
+use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
+use gloo_net::http::Request;
+use std::cell::Cell;
+use std::rc::Rc;
+use web_sys::AbortSignal;
+
+/// Sends one chat completion. `timed_out` is set by the caller's timer before
+/// it aborts, so an abort can be told apart from a cancel.
+pub async fn chat(
+    cfg: &OpenAiConfig,
+    messages: &[ChatMessage],
+    signal: &AbortSignal,
+    timed_out: Rc<Cell<bool>>,
+    timeout_ms: u64,
+) -> CallOutcome {
+    let req = build_request(cfg, messages);
+    let mut builder = Request::post(&req.url).abort_signal(Some(signal));
+    for (k, v) in &req.headers {
+        builder = builder.header(k, v);
+    }
+    let failed = |kind: ErrorKind, msg: String| {
+        CallOutcome::Failed(CallError::new(kind, msg).with_url(&req.url))
+    };
+    let request = match builder.body(req.body.clone()) {
+        Ok(r) => r,
+        Err(e) => {
+            return failed(
+                ErrorKind::Network,
+                format!("could not build the request: {e}"),
+            )
+        }
+    };
+    let lost = |e: gloo_net::Error| {
+        if timed_out.get() {
+            failed(
+                ErrorKind::Timeout,
+                format!("no answer within {} s", timeout_ms / 1000),
+            )
+        } else {
+            failed(ErrorKind::Network, network_message(&e.to_string()))
+        }
+    };
+    let response = match request.send().await {
+        Ok(r) => r,
+        Err(e) => return lost(e),
+    };
+    let status = response.status();
+    let retry_after = response.headers().get("retry-after");
+    match response.text().await {
+        Ok(body) => parse_response(&req.url, status, retry_after.as_deref(), &body),
+        Err(e) => lost(e),
+    }
+}
+
+/// The browser does not say why a fetch failed; CORS and an unreachable server
+/// look the same from script, so the message names both.
+fn network_message(raw: &str) -> String {
+    format!(
+        "the browser could not reach the endpoint ({raw}): the server is down or unreachable, \
+         or it does not allow this page's origin (CORS: it must answer with Access-Control-Allow-Origin)"
+    )
+}

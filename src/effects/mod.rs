@@ -1,0 +1,14 @@
+//! The only code that touches the browser: fetch, files, downloads, storage,
+//! timers and the URL. `runner` is the one place that spawns the run's async work.
+
+pub mod download;
+pub mod fetch;
+pub mod files;
+pub mod runner;
+pub mod storage;
+pub mod url;
+
+/// Milliseconds since the Unix epoch, from the browser's clock.
+pub fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
+}

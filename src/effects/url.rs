@@ -1,0 +1,75 @@
+//! Page parameters: `dataset`, `endpoint`, `model`, `provider`, `autorun`, `lang`,
+//! `demo_latency`. There is deliberately no parameter for an API key.
+
+use crate::state::{ModelSettings, Provider};
+use evalpage_core::Lang;
+
+/// The parameters the page understands.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PageParams {
+    /// Dataset URL to fetch.
+    pub dataset: Option<String>,
+    /// Endpoint base URL.
+    pub endpoint: Option<String>,
+    /// Model name.
+    pub model: Option<String>,
+    /// `demo` or `openai`.
+    pub provider: Option<Provider>,
+    /// Start as soon as the dataset is loaded.
+    pub autorun: bool,
+    /// Interface language.
+    pub lang: Option<Lang>,
+    /// Demo latency multiplier.
+    pub demo_latency: Option<f64>,
+    /// Concurrency.
+    pub concurrency: Option<usize>,
+}
+
+/// Reads the parameters of the current page URL.
+pub fn read() -> PageParams {
+    let search = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    parse(&search)
+}
+
+/// Parses a query string (`?a=b&c=d`).
+pub fn parse(search: &str) -> PageParams {
+    let Ok(q) = web_sys::UrlSearchParams::new_with_str(search) else {
+        return PageParams::default();
+    };
+    let get = |k: &str| q.get(k).filter(|v| !v.trim().is_empty());
+    PageParams {
+        dataset: get("dataset"),
+        endpoint: get("endpoint"),
+        model: get("model"),
+        provider: get("provider").and_then(|p| Provider::parse(&p)),
+        autorun: get("autorun").is_some_and(|v| v == "1" || v == "true"),
+        lang: get("lang").and_then(|l| Lang::parse(&l)),
+        demo_latency: get("demo_latency").and_then(|v| v.parse().ok()),
+        concurrency: get("concurrency").and_then(|v| v.parse().ok()),
+    }
+}
+
+impl PageParams {
+    /// Applies endpoint, model, provider and demo latency to settings.
+    pub fn apply(&self, mut s: ModelSettings) -> ModelSettings {
+        if let Some(e) = &self.endpoint {
+            s.base_url = e.clone();
+            s.provider = Provider::Openai;
+        }
+        if let Some(m) = &self.model {
+            s.model = m.clone();
+        }
+        if let Some(p) = self.provider {
+            s.provider = p;
+        }
+        if let Some(d) = self.demo_latency {
+            s.demo_latency_scale = d.max(0.0);
+        }
+        if let Some(c) = self.concurrency {
+            s.concurrency = c.clamp(1, 64);
+        }
+        s
+    }
+}

@@ -1,0 +1,13 @@
+//! evalpage-web: the Yew page. It loads a dataset from the user's disk, calls the
+//! model the user names (or the offline demo model), and shows and exports what
+//! `evalpage-core` computes. No scoring logic lives here.
+
+pub mod app;
+pub mod components;
+pub mod effects;
+pub mod state;
+
+/// Mounts the app on `<body>`.
+pub fn start() {
+    yew::Renderer::<app::App>::new().render();
+}

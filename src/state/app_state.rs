@@ -1,0 +1,187 @@
+//! The page's reducer: the loaded dataset, the settings, the language and the
+//! latest snapshot of the run. Pure: effects live in `effects/`.
+
+use super::ModelSettings;
+use evalpage_core::dataset::rag::{RagCase, RagDataset};
+use evalpage_core::report::{EvaluationResult, RunMetrics};
+use evalpage_core::run::CaseResult;
+use evalpage_core::Lang;
+use std::rc::Rc;
+use yew::Reducible;
+
+/// Where the dataset came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedDataset {
+    /// Parsed cases and line errors.
+    pub parsed: RagDataset,
+    /// True for the bundled demo dataset.
+    pub is_demo: bool,
+}
+
+/// The run's state as shown (`data-testid="run-status"` text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Nothing started.
+    Idle,
+    /// Cases in flight.
+    Running,
+    /// Finished.
+    Done,
+    /// Cancelled by the user.
+    Cancelled,
+    /// Could not start or broke down.
+    Failed,
+}
+
+impl RunStatus {
+    /// `idle`, `running`, `done`, `cancelled`, `failed`.
+    pub fn code(self) -> &'static str {
+        match self {
+            RunStatus::Idle => "idle",
+            RunStatus::Running => "running",
+            RunStatus::Done => "done",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Failed => "failed",
+        }
+    }
+}
+
+/// What the runner reports after each batch of progress.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSnapshot {
+    /// Status.
+    pub status: RunStatus,
+    /// Settled cases.
+    pub done: usize,
+    /// All cases.
+    pub total: usize,
+    /// Current concurrency limit (lower than configured after 429s).
+    pub limit: usize,
+    /// Configured concurrency.
+    pub concurrency: usize,
+    /// Start time, ms.
+    pub started_ms: u64,
+    /// Time of this snapshot, ms.
+    pub now_ms: u64,
+    /// The cases of this run.
+    pub cases: Rc<Vec<RagCase>>,
+    /// Results by case index.
+    pub results: Vec<Option<Rc<CaseResult>>>,
+    /// Counts so far.
+    pub metrics: RunMetrics,
+    /// `[EVAL]` console lines so far.
+    pub console: Vec<Rc<str>>,
+    /// Cases that failed with a network error (CORS or unreachable).
+    pub network_errors: usize,
+}
+
+/// The finished run's downloads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Artifacts {
+    /// `report.json`.
+    pub report_json: String,
+    /// `report.events.json-seq`.
+    pub events_json_seq: String,
+    /// `report.events.jsonl`.
+    pub events_jsonl: String,
+    /// `report.md`.
+    pub markdown: String,
+    /// Notes lines.
+    pub notes: Vec<String>,
+    /// The report itself.
+    pub report: Rc<EvaluationResult>,
+}
+
+/// The whole page state.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct AppState {
+    /// Interface language.
+    pub lang: Lang,
+    /// The dataset, once loaded.
+    pub dataset: Option<Rc<LoadedDataset>>,
+    /// Why loading failed, if it did.
+    pub load_error: Option<Rc<str>>,
+    /// Model settings.
+    pub settings: Rc<ModelSettings>,
+    /// Latest run snapshot.
+    pub run: Option<Rc<RunSnapshot>>,
+    /// Downloads of the finished run.
+    pub artifacts: Option<Rc<Artifacts>>,
+    /// Why the run could not start, if it could not.
+    pub start_error: Option<Rc<str>>,
+}
+
+/// Everything that changes the state.
+#[derive(Clone, Debug)]
+pub enum AppAction {
+    /// Switch language.
+    SetLang(Lang),
+    /// A dataset was loaded.
+    SetDataset(Rc<LoadedDataset>),
+    /// A dataset could not be loaded.
+    LoadFailed(Rc<str>),
+    /// Settings edited.
+    SetSettings(Rc<ModelSettings>),
+    /// The run could not start.
+    StartFailed(Rc<str>),
+    /// A run started: clear the previous run's results and errors.
+    Started,
+    /// Progress from the runner.
+    Progress(Rc<RunSnapshot>),
+    /// The run stopped and its artifacts are ready.
+    Finished(Rc<RunSnapshot>, Rc<Artifacts>),
+}
+
+impl AppState {
+    /// The status shown for the run.
+    pub fn status(&self) -> RunStatus {
+        if self.start_error.is_some() {
+            return RunStatus::Failed;
+        }
+        self.run.as_ref().map_or(RunStatus::Idle, |r| r.status)
+    }
+}
+
+impl Reducible for AppState {
+    type Action = AppAction;
+
+    fn reduce(self: Rc<Self>, action: AppAction) -> Rc<Self> {
+        let mut next = (*self).clone();
+        match action {
+            AppAction::SetLang(lang) => next.lang = lang,
+            AppAction::SetDataset(d) => {
+                next.dataset = Some(d);
+                next.load_error = None;
+            }
+            AppAction::LoadFailed(e) => next.load_error = Some(e),
+            AppAction::SetSettings(s) => next.settings = s,
+            AppAction::StartFailed(e) => next.start_error = Some(e),
+            AppAction::Started => {
+                next.run = None;
+                next.artifacts = None;
+                next.start_error = None;
+            }
+            AppAction::Progress(snap) => next.run = Some(snap),
+            AppAction::Finished(snap, artifacts) => {
+                next.run = Some(snap);
+                next.artifacts = Some(artifacts);
+            }
+        }
+        Rc::new(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_error_shows_as_failed_and_lang_switches() {
+        let s = Rc::new(AppState::default());
+        assert_eq!(s.status(), RunStatus::Idle);
+        let s = s.reduce(AppAction::StartFailed(Rc::from("no cases")));
+        assert_eq!(s.status().code(), "failed");
+        let s = s.reduce(AppAction::SetLang(Lang::En));
+        assert_eq!(s.lang, Lang::En);
+    }
+}

@@ -1,0 +1,201 @@
+//! Model settings as the user edits them, and the endpoint presets.
+
+use evalpage_core::provider::openai::OpenAiConfig;
+use evalpage_core::provider::ApiKey;
+use evalpage_core::run::RunSettings;
+use evalpage_core::scorer::{MatchMode, ScoringConfig};
+use serde::{Deserialize, Serialize};
+
+/// Which model answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// The built-in offline demo model.
+    #[default]
+    Demo,
+    /// An OpenAI-compatible endpoint.
+    Openai,
+}
+
+impl Provider {
+    /// Parses `demo` / `openai`.
+    pub fn parse(s: &str) -> Option<Provider> {
+        match s {
+            "demo" => Some(Provider::Demo),
+            "openai" => Some(Provider::Openai),
+            _ => None,
+        }
+    }
+
+    /// The code used in URLs and reports.
+    pub fn code(self) -> &'static str {
+        match self {
+            Provider::Demo => "demo",
+            Provider::Openai => "openai",
+        }
+    }
+}
+
+/// A known OpenAI-compatible server kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Preset {
+    /// Shown name.
+    pub name: &'static str,
+    /// Default base URL.
+    pub base_url: &'static str,
+    /// Example model.
+    pub model: &'static str,
+    /// How to allow this page's origin (CORS) on that server.
+    pub cors_fix: &'static str,
+}
+
+/// Presets offered in the model panel.
+pub const PRESETS: &[Preset] = &[
+    Preset { name: "OpenAI", base_url: "https://api.openai.com/v1", model: "gpt-4o-mini", cors_fix: "OpenAI's API allows browser calls; check the key and the network." },
+    Preset { name: "Ollama", base_url: "http://127.0.0.1:11434/v1", model: "llama3.1", cors_fix: "Start Ollama with OLLAMA_ORIGINS set to this page's origin (or *), e.g. OLLAMA_ORIGINS='*' ollama serve." },
+    Preset { name: "vLLM", base_url: "http://127.0.0.1:8000/v1", model: "Qwen/Qwen2.5-7B-Instruct", cors_fix: "Start vLLM with --allowed-origins '[\"*\"]' (or this page's origin)." },
+    Preset { name: "llama.cpp", base_url: "http://127.0.0.1:8081/v1", model: "default", cors_fix: "llama.cpp's llama-server sends CORS headers by default; check that it runs and that the port is right." },
+];
+
+/// Everything the model panel edits. The key lives here only while the page is open.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ModelSettings {
+    /// Demo or OpenAI-compatible.
+    pub provider: Provider,
+    /// API base URL.
+    pub base_url: String,
+    /// Model name.
+    pub model: String,
+    /// API key (never serialized: see `persisted`).
+    #[serde(skip)]
+    pub api_key: String,
+    /// Keep the key in localStorage instead of sessionStorage.
+    pub remember_key: bool,
+    /// Temperature (blank = server default).
+    pub temperature: Option<f64>,
+    /// Max tokens (blank = server default).
+    pub max_tokens: Option<u32>,
+    /// Calls in flight.
+    pub concurrency: usize,
+    /// Per-request timeout, seconds.
+    pub timeout_s: u64,
+    /// Attempts per case.
+    pub max_attempts: u32,
+    /// Keypoint matching.
+    pub match_mode: MatchMode,
+    /// Fuzzy threshold.
+    pub fuzzy_threshold: f64,
+    /// System prompt.
+    pub system_prompt: String,
+    /// Demo model latency multiplier (0 = instant; for tests and benchmarks).
+    pub demo_latency_scale: f64,
+}
+
+impl Default for ModelSettings {
+    fn default() -> Self {
+        ModelSettings {
+            provider: Provider::Demo,
+            base_url: "http://127.0.0.1:8091/v1".into(),
+            model: "evalpage-demo".into(),
+            api_key: String::new(),
+            remember_key: false,
+            temperature: Some(0.0),
+            max_tokens: None,
+            concurrency: 4,
+            timeout_s: 60,
+            max_attempts: 3,
+            match_mode: MatchMode::Fuzzy,
+            fuzzy_threshold: 0.6,
+            system_prompt: evalpage_core::prompt::DEFAULT_SYSTEM_PROMPT.into(),
+            demo_latency_scale: 1.0,
+        }
+    }
+}
+
+impl ModelSettings {
+    /// The endpoint config for the core's request builder.
+    pub fn openai_config(&self) -> OpenAiConfig {
+        OpenAiConfig {
+            base_url: self.base_url.trim().to_string(),
+            model: self.model.trim().to_string(),
+            api_key: ApiKey::new(&self.api_key),
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+        }
+    }
+
+    /// Scheduling settings for the engine.
+    pub fn run_settings(&self, seed: u64) -> RunSettings {
+        RunSettings {
+            concurrency: self.concurrency.clamp(1, 64),
+            max_attempts: self.max_attempts.clamp(1, 10),
+            timeout_ms: self.timeout_s.clamp(1, 600) * 1000,
+            seed,
+            ..RunSettings::default()
+        }
+    }
+
+    /// Scoring settings.
+    pub fn scoring(&self) -> ScoringConfig {
+        ScoringConfig {
+            match_mode: self.match_mode,
+            fuzzy_threshold: self.fuzzy_threshold.clamp(0.05, 1.0),
+        }
+    }
+
+    /// What is wrong with these settings for starting a run, if anything.
+    pub fn problem(&self) -> Option<(&'static str, &'static str)> {
+        if self.provider == Provider::Demo {
+            return None;
+        }
+        let url = self.base_url.trim();
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Some((
+                "端点地址必须以 http:// 或 https:// 开头",
+                "The endpoint URL must start with http:// or https://",
+            ));
+        }
+        if self.model.trim().is_empty() {
+            return Some(("请填写模型名称", "Enter a model name"));
+        }
+        None
+    }
+
+    /// True when the chosen concurrency exceeds what a browser opens to one
+    /// HTTP/1.1 origin (6 connections).
+    pub fn above_browser_limit(&self) -> bool {
+        self.provider == Provider::Openai && self.concurrency > 6
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_is_not_serialized() {
+        let s = ModelSettings {
+            api_key: "sk-secret".into(),
+            ..Default::default()
+        };
+        let json = serde_json::to_string(&s).expect("json");
+        assert!(!json.contains("sk-secret"));
+        let back: ModelSettings = serde_json::from_str(&json).expect("back");
+        assert_eq!(back.api_key, "");
+    }
+
+    #[test]
+    fn problems_and_limits() {
+        let mut s = ModelSettings {
+            provider: Provider::Openai,
+            base_url: "ftp://x".into(),
+            ..Default::default()
+        };
+        assert!(s.problem().is_some());
+        s.base_url = "http://127.0.0.1:1/v1".into();
+        assert!(s.problem().is_none());
+        s.concurrency = 16;
+        assert!(s.above_browser_limit());
+    }
+}
