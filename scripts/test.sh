@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what is missing and runs every test: formatting and lints, native unit
+# and integration tests (core, CLI with its mock endpoint, web state), the core's
+# purity check, Wasm tests in headless Chromium, then the end-to-end tests in a
+# real browser against the release build and `evalpage mock-server`.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+. scripts/setup.sh
+step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+
+step "format and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "core purity: no browser, async runtime or HTTP crates; builds for wasm32"
+if cargo tree -p evalpage-core -e normal --prefix none | grep -E '^(yew|web-sys|js-sys|gloo[a-z-]*|tokio|reqwest|ureq|wasm-bindgen) '; then
+  echo "evalpage-core depends on a crate it must not use" >&2; exit 1
+fi
+cargo build -q -p evalpage-core --target wasm32-unknown-unknown
+
+step "native tests"
+cargo test --workspace
+
+step "wasm tests in headless Chromium"
+cargo test -p evalpage-web --target wasm32-unknown-unknown
+
+step "release builds for the end-to-end tests"
+cargo build --release -p evalpage-cli
+trunk build --release --offline
+
+step "end-to-end tests in Chromium"
+node --test --test-concurrency=1 tests/e2e/

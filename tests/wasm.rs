@@ -1,0 +1,169 @@
+//! Wasm tests of the web side, run in headless Chromium:
+//! `CHROMEDRIVER=/usr/bin/chromedriver cargo test -p evalpage-web --target wasm32-unknown-unknown`.
+
+#![cfg(target_arch = "wasm32")]
+
+use evalpage_core::dataset::rag;
+use evalpage_core::demo;
+use evalpage_core::provider::CallOutcome;
+use evalpage_core::report;
+use evalpage_core::run::{Command, Engine, Input, RunConfig, RunInfo, RunSettings};
+use evalpage_core::scorer::ScoringConfig;
+use evalpage_core::Lang;
+use evalpage_web::effects::runner::{RunHandle, RunUpdate, Transport};
+use evalpage_web::effects::{storage, url};
+use evalpage_web::state::{ModelSettings, Provider};
+use gloo_timers::future::TimeoutFuture;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn config(run_id: &str) -> RunConfig {
+    RunConfig {
+        info: RunInfo {
+            run_id: run_id.into(),
+            tool: "wasm-test".into(),
+            started_at_ms: 0,
+            lang: Lang::Zh,
+            backend: "demo".into(),
+            model: demo::MODEL_NAME.into(),
+            endpoint: None,
+            parameters: serde_json::json!({}),
+            dataset_name: demo::DATASET_NAME.into(),
+            dataset_line_errors: 0,
+            argv: vec![],
+        },
+        settings: RunSettings { concurrency: 3, ..RunSettings::default() },
+        scoring: ScoringConfig::default(),
+        system_prompt: evalpage_core::prompt::DEFAULT_SYSTEM_PROMPT.into(),
+    }
+}
+
+/// The reference: the same engine driven synchronously with the demo model.
+fn reference_report() -> serde_json::Value {
+    let cases = rag::parse(demo::DATASET_NAME, demo::DATASET.as_bytes()).cases;
+    let mut engine = Engine::new(config("ref"), cases);
+    let mut queue: Vec<(usize, Vec<_>)> = Vec::new();
+    let take = |step: evalpage_core::run::Step, q: &mut Vec<(usize, Vec<_>)>| {
+        for c in step.commands {
+            if let Command::Send { case, messages, .. } = c {
+                q.push((case, messages));
+            }
+        }
+    };
+    take(engine.start(0), &mut queue);
+    while let Some((case, messages)) = queue.pop() {
+        let step = engine.handle(Input::Outcome { case, outcome: CallOutcome::Answer(demo::answer(&messages)) }, 1);
+        take(step, &mut queue);
+    }
+    normalized(serde_json::to_value(report::build(&engine, 1)).expect("json"))
+}
+
+fn normalized(mut v: serde_json::Value) -> serde_json::Value {
+    v["report"]["experiment"]["run"] = serde_json::Value::Null;
+    v
+}
+
+async fn wait_for(mut ok: impl FnMut() -> bool, what: &str) {
+    for _ in 0..400 {
+        if ok() {
+            return;
+        }
+        TimeoutFuture::new(25).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+#[wasm_bindgen_test]
+async fn browser_runner_gives_the_same_report_as_the_core() {
+    let cases = rag::parse(demo::DATASET_NAME, demo::DATASET.as_bytes()).cases;
+    let finished: Rc<RefCell<Option<String>>> = Rc::default();
+    let sink = finished.clone();
+    let on_update = yew::Callback::from(move |u: RunUpdate| {
+        if let RunUpdate::Finished(_, a) = u {
+            *sink.borrow_mut() = Some(a.report_json.clone());
+        }
+    });
+    let _handle = RunHandle::start(config("browser"), cases, Transport::Demo(0.0), on_update);
+    wait_for(|| finished.borrow().is_some(), "the run to finish").await;
+    let json = finished.borrow().clone().unwrap_or_default();
+    let got = normalized(serde_json::from_str(&json).expect("report.json parses"));
+    assert_eq!(got, reference_report());
+}
+
+#[wasm_bindgen_test]
+async fn cancel_settles_every_case() {
+    let cases = rag::parse(demo::DATASET_NAME, demo::DATASET.as_bytes()).cases;
+    let finished: Rc<RefCell<Option<String>>> = Rc::default();
+    let sink = finished.clone();
+    let on_update = yew::Callback::from(move |u: RunUpdate| {
+        if let RunUpdate::Finished(_, a) = u {
+            *sink.borrow_mut() = Some(a.events_jsonl.clone());
+        }
+    });
+    let handle = RunHandle::start(config("cancel"), cases, Transport::Demo(5.0), on_update);
+    handle.cancel();
+    wait_for(|| finished.borrow().is_some(), "the cancelled run to stop").await;
+    let log = finished.borrow().clone().unwrap_or_default();
+    let read = evalpage_core::events::read(log.as_bytes());
+    assert_eq!(read.of_type("case").count(), 10);
+    let summary = read.of_type("summary").next().expect("summary");
+    assert_eq!(summary["status"], "cancelled");
+}
+
+#[wasm_bindgen_test]
+fn url_parameters_never_carry_a_key() {
+    let p = url::parse("?provider=openai&endpoint=http%3A%2F%2F127.0.0.1%3A9%2Fv1&model=m&autorun=1&lang=en&api_key=sk-x");
+    assert_eq!(p.provider, Some(Provider::Openai));
+    assert!(p.autorun);
+    assert_eq!(p.lang, Some(Lang::En));
+    let s = p.apply(ModelSettings::default());
+    assert_eq!(s.base_url, "http://127.0.0.1:9/v1");
+    assert_eq!(s.api_key, "", "a key in the URL is ignored");
+}
+
+#[wasm_bindgen_test]
+fn key_goes_to_session_storage_unless_remembered() {
+    let window = web_sys::window().expect("window");
+    let local = window.local_storage().ok().flatten().expect("localStorage");
+    let session = window.session_storage().ok().flatten().expect("sessionStorage");
+    let s = ModelSettings { api_key: "sk-wasm-test".into(), ..ModelSettings::default() };
+    storage::save(&s);
+    assert_eq!(session.get_item("evalpage.api_key").ok().flatten().as_deref(), Some("sk-wasm-test"));
+    assert_eq!(local.get_item("evalpage.api_key").ok().flatten(), None);
+    let settings = local.get_item("evalpage.settings").ok().flatten().unwrap_or_default();
+    assert!(!settings.contains("sk-wasm-test"));
+    storage::save(&ModelSettings { remember_key: true, ..s });
+    assert_eq!(local.get_item("evalpage.api_key").ok().flatten().as_deref(), Some("sk-wasm-test"));
+    assert_eq!(session.get_item("evalpage.api_key").ok().flatten(), None);
+    assert_eq!(storage::load().api_key, "sk-wasm-test");
+    local.clear().ok();
+    session.clear().ok();
+}
+
+#[wasm_bindgen_test]
+async fn the_page_runs_the_demo_from_the_start_button() {
+    let document = web_sys::window().and_then(|w| w.document()).expect("document");
+    let root = document.create_element("div").expect("div");
+    document.body().expect("body").append_child(&root).expect("append");
+    yew::Renderer::<evalpage_web::app::App>::with_root(root.clone()).render();
+    let find = |id: &str| root.query_selector(&format!("[data-testid={id}]")).ok().flatten();
+    let text = |id: &str| find(id).and_then(|e| e.text_content()).unwrap_or_default();
+    wait_for(|| text("dataset-summary").contains("10"), "the demo dataset").await;
+    assert_eq!(text("run-status"), "idle");
+    let start: web_sys::HtmlElement = find("start").expect("start").dyn_into().expect("button");
+    start.click();
+    wait_for(|| text("run-status") == "done", "the demo run").await;
+    assert_eq!(text("progress"), "10/10");
+    let rows = root.query_selector_all("[data-testid=case-row]").expect("rows").length();
+    assert_eq!(rows, 10);
+    let reference = reference_report();
+    let accuracy = reference["metrics"]["accuracy"].as_f64().expect("accuracy");
+    assert_eq!(text("metric-accuracy"), evalpage_core::console::percent(accuracy));
+    assert!(text("console").contains("[EVAL] 评测完成"));
+    assert!(find("download-report").is_some());
+    assert!(text("notes").starts_with("Notes:"));
+}
