@@ -144,6 +144,37 @@ fn rate_limit_lowers_concurrency_and_retry_after_is_honoured() {
     assert_eq!(step.wake_at, Some(5_100));
     let step = engine.handle(Input::Tick, 5_100);
     assert!(step.commands.is_empty(), "still 3 in flight");
+    assert_eq!(
+        step.wake_at, None,
+        "a due retry waiting for a slot needs no wake-up (no busy loop)"
+    );
+    let step = engine.handle(
+        Input::Outcome {
+            case: 1,
+            outcome: CallOutcome::Answer("x".into()),
+        },
+        5_200,
+    );
+    assert!(step.commands.is_empty(), "2 in flight, limit 2");
+    let step = engine.handle(
+        Input::Outcome {
+            case: 2,
+            outcome: CallOutcome::Answer("x".into()),
+        },
+        5_300,
+    );
+    assert!(
+        matches!(
+            step.commands.as_slice(),
+            [Command::Send {
+                case: 0,
+                attempt: 2,
+                ..
+            }]
+        ),
+        "the freed slot goes to the due retry first: {:?}",
+        step.commands
+    );
 }
 
 #[test]

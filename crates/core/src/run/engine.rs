@@ -241,11 +241,13 @@ impl Engine {
                 messages,
             });
         }
+        // Only future retries need a wake-up: a retry that is already due but
+        // waits for a free slot goes out when the next outcome frees one.
         step.wake_at = self
             .states
             .iter()
             .filter_map(|s| match s {
-                CaseState::Waiting { due_ms } => Some(*due_ms),
+                CaseState::Waiting { due_ms } if *due_ms > now_ms => Some(*due_ms),
                 _ => None,
             })
             .min();
