@@ -175,6 +175,11 @@ fn rate_limit_lowers_concurrency_and_retry_after_is_honoured() {
         "the freed slot goes to the due retry first: {:?}",
         step.commands
     );
+    assert_eq!(
+        engine.current_limit(),
+        3,
+        "two successes at limit 2 raise it by one"
+    );
 }
 
 #[test]
