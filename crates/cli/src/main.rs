@@ -1,1 +1,41 @@
-fn main() {}
+//! `evalpage`: the evalpage core from a terminal.
+//!
+//! `evalpage run` evaluates a RAG dataset against the demo model or an
+//! OpenAI-compatible endpoint and writes `report.json`, `report.md` and the
+//! event logs; `evalpage mock-server` serves a deterministic OpenAI-compatible
+//! endpoint on 127.0.0.1 with optional injected faults; `evalpage reconcile`
+//! checks an event log against a final report.
+
+mod args;
+mod error;
+mod mock;
+mod reconcile;
+mod run;
+
+use anyhow::Context;
+use args::{Cli, Command};
+use clap::Parser;
+use error::CliError;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("evalpage: error: {err:#}");
+            let code = err
+                .downcast_ref::<CliError>()
+                .map_or(1, CliError::exit_code);
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Run(a) => Ok(run::execute(&a)?),
+        Command::MockServer(a) => mock::serve(&a).context("mock server stopped"),
+        Command::Reconcile(a) => Ok(reconcile::check(&a)?),
+    }
+}

@@ -1,0 +1,218 @@
+//! The command line, as clap parses it. Values are checked for range here;
+//! combinations (which provider, which key) are resolved in `run::setup`.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// `evalpage`: evaluate an LLM or RAG system from a terminal.
+#[derive(Debug, Parser)]
+#[command(name = "evalpage", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run an evaluation over a JSONL dataset and write the report and event logs.
+    Run(RunArgs),
+    /// Serve a deterministic OpenAI-compatible endpoint on 127.0.0.1 (for tests and demos).
+    MockServer(MockArgs),
+    /// Check an event log against a final report (spec 000 section 5).
+    Reconcile(ReconcileArgs),
+}
+
+/// Which model answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Provider {
+    /// An OpenAI-compatible chat completions endpoint (`--endpoint`, `--model`).
+    Openai,
+    /// The built-in offline demo model.
+    Demo,
+}
+
+/// How gold keypoints are matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MatchModeArg {
+    /// Verbatim (after normalization).
+    Strict,
+    /// Verbatim, or bigram recall at or above `--fuzzy-threshold`.
+    Fuzzy,
+}
+
+/// Language of console lines and the Markdown report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    /// Chinese.
+    Zh,
+    /// English.
+    En,
+}
+
+/// Options of `evalpage run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The dataset, JSONL with `q`, `gold`, `doc_hint` per line.
+    #[arg(long, value_name = "FILE")]
+    pub dataset: PathBuf,
+    /// Model provider [default: openai when --endpoint is given].
+    #[arg(long, value_enum)]
+    pub provider: Option<Provider>,
+    /// API base URL as OpenAI clients take it, e.g. http://127.0.0.1:8091/v1.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// Model name sent to the endpoint.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Name of the environment variable holding the API key (the key itself is never a flag).
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// Most requests in flight at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub concurrency: u16,
+    /// Per-request timeout in seconds.
+    #[arg(long = "timeout-s", value_name = "S", default_value_t = 60.0, value_parser = positive_f64)]
+    pub timeout_s: f64,
+    /// Attempts per case, the first included (retries on network errors, timeouts, 429, 5xx).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub max_attempts: u32,
+    /// Sampling temperature sent to the model.
+    #[arg(long, value_name = "T")]
+    pub temperature: Option<f64>,
+    /// Maximum answer tokens sent to the model.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+    /// System prompt sent with every question [default: the built-in RAG prompt].
+    #[arg(long, value_name = "TEXT")]
+    pub system_prompt: Option<String>,
+    /// Keypoint matching mode.
+    #[arg(long, value_enum, default_value_t = MatchModeArg::Fuzzy)]
+    pub match_mode: MatchModeArg,
+    /// Minimum bigram recall for a fuzzy keypoint match, in (0, 1].
+    #[arg(long, value_name = "F", default_value_t = 0.6, value_parser = threshold)]
+    pub fuzzy_threshold: f64,
+    /// Language of the console lines and report.md.
+    #[arg(long, value_enum, default_value_t = LangArg::Zh)]
+    pub lang: LangArg,
+    /// Output directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+/// Options of `evalpage mock-server`.
+#[derive(Clone, Debug, Args)]
+pub struct MockArgs {
+    /// Port on 127.0.0.1; 0 picks a free one (the startup line prints it).
+    #[arg(long, default_value_t = 8091)]
+    pub port: u16,
+    /// Delay before each normal answer, in ms.
+    #[arg(long, value_name = "L", default_value_t = 0)]
+    pub latency_ms: u64,
+    /// Share of chat requests answered with HTTP 500.
+    #[arg(long, value_name = "F", default_value_t = 0.0, value_parser = rate)]
+    pub fail_rate: f64,
+    /// Share of chat requests answered with HTTP 429 and `Retry-After: 1`.
+    #[arg(long, value_name = "R", default_value_t = 0.0, value_parser = rate)]
+    pub rate_limit_rate: f64,
+    /// Share of chat requests that hang for 120 s before answering.
+    #[arg(long, value_name = "H", default_value_t = 0.0, value_parser = rate)]
+    pub hang_rate: f64,
+    /// Seed of the fault draws (one draw per chat request, in arrival order).
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// JSONL of `{"q": ..., "answer": ...}`: scripted answers for these questions
+    /// (others get the demo model's answer).
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
+    /// Log one line per request to stderr (method, path, status; never headers).
+    #[arg(long)]
+    pub log: bool,
+}
+
+/// Options of `evalpage reconcile`.
+#[derive(Debug, Args)]
+pub struct ReconcileArgs {
+    /// The final report, `report.json`.
+    #[arg(long, value_name = "FILE")]
+    pub report: PathBuf,
+    /// The event log, JSONL or json-seq (a cut-off last record is tolerated).
+    #[arg(long, value_name = "FILE")]
+    pub events: PathBuf,
+}
+
+fn parse_f64(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number"))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("`{s}` is not a finite number"))
+    }
+}
+
+fn positive_f64(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    if v > 0.0 {
+        Ok(v)
+    } else {
+        Err("must be greater than 0".into())
+    }
+}
+
+fn threshold(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    if v > 0.0 && v <= 1.0 {
+        Ok(v)
+    } else {
+        Err("must be in (0, 1]".into())
+    }
+}
+
+fn rate(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err("must be in [0, 1]".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn parses_run_defaults_and_rejects_bad_ranges() {
+        let cli = Cli::try_parse_from(["evalpage", "run", "--dataset", "d", "--out", "o"])
+            .expect("minimal run parses");
+        let Command::Run(a) = cli.command else {
+            panic!("expected run")
+        };
+        assert_eq!((a.concurrency, a.max_attempts), (4, 3));
+        assert_eq!((a.timeout_s, a.fuzzy_threshold), (60.0, 0.6));
+        assert_eq!(a.lang, LangArg::Zh);
+        let bad = ["--fuzzy-threshold", "0", "--concurrency", "0"];
+        for pair in bad.chunks(2) {
+            let mut argv = vec!["evalpage", "run", "--dataset", "d", "--out", "o"];
+            argv.extend_from_slice(pair);
+            assert!(Cli::try_parse_from(argv).is_err(), "{pair:?}");
+        }
+    }
+
+    #[test]
+    fn rates_must_be_shares() {
+        assert_eq!(rate("0.25"), Ok(0.25));
+        assert!(rate("1.5").is_err() && rate("nan").is_err() && rate("x").is_err());
+        assert!(positive_f64("0").is_err());
+    }
+}

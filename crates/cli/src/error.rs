@@ -1,0 +1,96 @@
+//! The CLI's error type. Each variant knows its exit code: 2 for problems with
+//! what the user gave (flags, environment, dataset), 1 for failures while running.
+
+use std::io;
+use std::path::Path;
+
+/// Why `evalpage` stopped before finishing its work.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Flags or environment that cannot work together.
+    #[error("{0}")]
+    Usage(String),
+    /// The dataset file could not be read.
+    #[error("cannot read dataset {path}")]
+    DatasetRead {
+        /// The path as given.
+        path: String,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// An input file other than the dataset could not be read or parsed.
+    #[error("cannot use {path}: {message}")]
+    Input {
+        /// The path as given.
+        path: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// The event log and the final report disagree.
+    #[error("the event log does not reconcile with the report ({0} check(s) disagree)")]
+    Mismatch(usize),
+    /// The dataset has no usable line.
+    #[error("{path}: no valid case ({skipped} line(s) skipped); nothing to evaluate")]
+    NoCases {
+        /// The path as given.
+        path: String,
+        /// Lines skipped as invalid.
+        skipped: usize,
+    },
+    /// An output file or directory could not be written.
+    #[error("cannot write {path}")]
+    Output {
+        /// The file or directory.
+        path: String,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The mock server could not start.
+    #[error("cannot listen on 127.0.0.1:{port}: {message}")]
+    Listen {
+        /// Requested port.
+        port: u16,
+        /// What the OS said.
+        message: String,
+    },
+}
+
+impl CliError {
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Usage(_)
+            | CliError::DatasetRead { .. }
+            | CliError::Input { .. }
+            | CliError::NoCases { .. } => 2,
+            CliError::Output { .. } | CliError::Listen { .. } | CliError::Mismatch(_) => 1,
+        }
+    }
+
+    /// An `Output` error for this path.
+    pub fn output(path: &Path, source: io::Error) -> CliError {
+        CliError::Output {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_errors_exit_2_and_run_errors_exit_1() {
+        assert_eq!(CliError::Usage("x".into()).exit_code(), 2);
+        let missing = io::Error::new(io::ErrorKind::NotFound, "gone");
+        let e = CliError::DatasetRead {
+            path: "d.jsonl".into(),
+            source: missing,
+        };
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("d.jsonl"));
+        let denied = io::Error::new(io::ErrorKind::PermissionDenied, "no");
+        assert_eq!(CliError::output(Path::new("o"), denied).exit_code(), 1);
+    }
+}

@@ -1,0 +1,290 @@
+//! What the mock server answers, as plain values: routing, the OpenAI-shaped
+//! chat completion from the demo model, the model list and error bodies. No
+//! sockets here, so every answer is unit-tested.
+
+use super::answers::Answers;
+use super::faults::Fault;
+use evalpage_core::demo;
+use evalpage_core::provider::ChatMessage;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// How long an injected hang lasts.
+pub const HANG: Duration = Duration::from_secs(120);
+
+const WRONG_METHOD: &str = "method not allowed on this path";
+const NOT_FOUND: &str =
+    "unknown path; the mock serves POST /v1/chat/completions and GET /v1/models";
+
+/// Where a request goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// `POST /v1/chat/completions` or `/chat/completions`.
+    Chat,
+    /// `GET /v1/models` or `/models`.
+    Models,
+    /// `OPTIONS` anything (CORS preflight).
+    Preflight,
+    /// A known path with the wrong method.
+    WrongMethod,
+    /// Anything else.
+    NotFound,
+}
+
+/// An answer to send, after `delay`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    /// HTTP status.
+    pub status: u16,
+    /// JSON body (empty for 204).
+    pub body: String,
+    /// Extra headers besides CORS and content type.
+    pub headers: Vec<(&'static str, String)>,
+    /// Wait this long before answering.
+    pub delay: Duration,
+}
+
+impl Reply {
+    fn empty(status: u16) -> Reply {
+        Reply {
+            status,
+            body: String::new(),
+            headers: Vec::new(),
+            delay: Duration::ZERO,
+        }
+    }
+
+    fn json(status: u16, body: &Value) -> Reply {
+        Reply {
+            body: body.to_string(),
+            ..Reply::empty(status)
+        }
+    }
+}
+
+/// Routes by method and path (the query string is ignored).
+pub fn route(method: &str, url: &str) -> Route {
+    let path = url.split(['?', '#']).next().unwrap_or("");
+    let path = path.trim_end_matches('/');
+    let (chat, models) = (
+        matches!(path, "/v1/chat/completions" | "/chat/completions"),
+        matches!(path, "/v1/models" | "/models"),
+    );
+    match method {
+        "OPTIONS" => Route::Preflight,
+        "POST" if chat => Route::Chat,
+        "GET" if models => Route::Models,
+        _ if chat || models => Route::WrongMethod,
+        _ => Route::NotFound,
+    }
+}
+
+/// The answer for a routed request; `fault` applies to chat requests only.
+pub fn respond(
+    route: Route,
+    fault: Fault,
+    body: &str,
+    latency: Duration,
+    answers: &Answers,
+) -> Reply {
+    match (route, fault) {
+        (Route::Preflight, _) => Reply::empty(204),
+        (Route::Models, _) => Reply::json(200, &models()),
+        (Route::WrongMethod, _) => error(405, WRONG_METHOD, "invalid_request_error"),
+        (Route::NotFound, _) => error(404, NOT_FOUND, "invalid_request_error"),
+        (Route::Chat, Fault::ServerError) => {
+            error(500, "injected server error (--fail-rate)", "server_error")
+        }
+        (Route::Chat, Fault::RateLimited) => rate_limited(),
+        (Route::Chat, Fault::Hang) => Reply {
+            delay: HANG,
+            ..chat(body, answers)
+        },
+        (Route::Chat, Fault::None) => Reply {
+            delay: latency,
+            ..chat(body, answers)
+        },
+    }
+}
+
+fn rate_limited() -> Reply {
+    let mut r = error(
+        429,
+        "injected rate limit (--rate-limit-rate)",
+        "rate_limit_error",
+    );
+    r.headers.push(("Retry-After", "1".to_string()));
+    r
+}
+
+/// An OpenAI-style error body.
+pub fn error(status: u16, message: &str, kind: &str) -> Reply {
+    let body = json!({"error": {"message": message, "type": kind, "param": null, "code": null}});
+    Reply::json(status, &body)
+}
+
+/// The model list: only the demo model.
+pub fn models() -> Value {
+    json!({"object": "list", "data": [
+        {"id": demo::MODEL_NAME, "object": "model", "created": 0, "owned_by": "evalpage"}
+    ]})
+}
+
+/// A chat completion (scripted answer, else the demo model's), or 400 for a body it cannot read.
+pub fn chat(body: &str, answers: &Answers) -> Reply {
+    match parse_chat(body) {
+        Ok((model, messages)) => Reply::json(200, &completion(&model, &messages, answers)),
+        Err(message) => error(400, &message, "invalid_request_error"),
+    }
+}
+
+/// The model name (default: the demo model's) and messages of a request body.
+fn parse_chat(body: &str) -> Result<(String, Vec<ChatMessage>), String> {
+    let request: Value =
+        serde_json::from_str(body).map_err(|e| format!("request body is not valid JSON: {e}"))?;
+    let messages = request.get("messages").ok_or("missing field `messages`")?;
+    let messages: Vec<ChatMessage> = serde_json::from_value(messages.clone())
+        .map_err(|e| format!("`messages` must be an array of {{role, content}} strings: {e}"))?;
+    let model = request
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or(demo::MODEL_NAME);
+    Ok((model.to_string(), messages))
+}
+
+/// The `chat.completion` object for these messages.
+pub fn completion(model: &str, messages: &[ChatMessage], answers: &Answers) -> Value {
+    let question = messages
+        .iter()
+        .rev()
+        .find(|m| m.role == "user")
+        .map(|m| m.content.as_str());
+    let answer = question
+        .and_then(|q| answers.get(q))
+        .map_or_else(|| demo::answer(messages), str::to_string);
+    let prompt_tokens: usize = messages.iter().map(|m| rough_tokens(&m.content)).sum();
+    let completion_tokens = rough_tokens(&answer);
+    let id = format!("chatcmpl-evalpage-{:016x}", demo::fnv1a(&answer));
+    json!({
+        "id": id,
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{
+            "index": 0,
+            "message": {"role": "assistant", "content": answer},
+            "finish_reason": "stop"
+        }],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens
+        }
+    })
+}
+
+/// About four characters per token: enough for a plausible `usage` block.
+fn rough_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_by_method_and_path() {
+        assert_eq!(route("POST", "/v1/chat/completions"), Route::Chat);
+        assert_eq!(route("POST", "/chat/completions?x=1"), Route::Chat);
+        assert_eq!(route("GET", "/v1/models"), Route::Models);
+        assert_eq!(route("OPTIONS", "/anything"), Route::Preflight);
+        assert_eq!(route("GET", "/v1/chat/completions"), Route::WrongMethod);
+        assert_eq!(route("POST", "/v2/else"), Route::NotFound);
+    }
+
+    #[test]
+    fn chat_answers_with_the_demo_model_in_openai_shape() {
+        let body = r#"{"model":"m1","messages":[{"role":"user","content":"RAG系统需要哪三个主要组件？"}]}"#;
+        let r = respond(
+            Route::Chat,
+            Fault::None,
+            body,
+            Duration::from_millis(5),
+            &Answers::default(),
+        );
+        assert_eq!((r.status, r.delay), (200, Duration::from_millis(5)));
+        let v: Value = serde_json::from_str(&r.body).expect("json");
+        let m = vec![ChatMessage::new("user", "RAG系统需要哪三个主要组件？")];
+        assert_eq!(v["choices"][0]["message"]["content"], demo::answer(&m));
+        assert_eq!(
+            (v["model"].as_str(), v["object"].as_str()),
+            (Some("m1"), Some("chat.completion"))
+        );
+        assert_eq!(v["choices"][0]["finish_reason"], "stop");
+        assert!(v["usage"]["total_tokens"].as_u64().unwrap_or(0) > 0);
+    }
+
+    #[test]
+    fn bad_bodies_get_openai_style_400() {
+        for body in ["{nope", r#"{"model":"m"}"#, r#"{"messages":"hi"}"#] {
+            let r = chat(body, &Answers::default());
+            assert_eq!(r.status, 400, "{body}");
+            let v: Value = serde_json::from_str(&r.body).expect("json");
+            assert_eq!(v["error"]["type"], "invalid_request_error");
+        }
+    }
+
+    #[test]
+    fn faults_shape_the_reply() {
+        let r = respond(
+            Route::Chat,
+            Fault::RateLimited,
+            "{}",
+            Duration::ZERO,
+            &Answers::default(),
+        );
+        assert_eq!(r.status, 429);
+        assert_eq!(r.headers, vec![("Retry-After", "1".to_string())]);
+        assert_eq!(
+            respond(
+                Route::Chat,
+                Fault::ServerError,
+                "{}",
+                Duration::ZERO,
+                &Answers::default()
+            )
+            .status,
+            500
+        );
+        assert_eq!(
+            respond(
+                Route::Chat,
+                Fault::Hang,
+                "{}",
+                Duration::ZERO,
+                &Answers::default()
+            )
+            .delay,
+            HANG
+        );
+        let pre = respond(
+            Route::Preflight,
+            Fault::None,
+            "",
+            Duration::ZERO,
+            &Answers::default(),
+        );
+        assert_eq!((pre.status, pre.body.as_str()), (204, ""));
+        assert_eq!(
+            respond(
+                Route::NotFound,
+                Fault::None,
+                "",
+                Duration::ZERO,
+                &Answers::default()
+            )
+            .status,
+            404
+        );
+    }
+}

@@ -1,0 +1,48 @@
+//! Who answers a case: the built-in demo model, or an OpenAI-compatible
+//! endpoint over HTTP. Either way one call gives one `CallOutcome`.
+
+use super::http::HttpBackend;
+use evalpage_core::demo;
+use evalpage_core::provider::{CallOutcome, ChatMessage};
+
+/// A model the driver can call from any thread.
+#[derive(Debug)]
+pub enum Backend {
+    /// `evalpage_core::demo::answer`: no network, no delay.
+    Demo,
+    /// An OpenAI-compatible chat completions endpoint.
+    OpenAi(HttpBackend),
+}
+
+impl Backend {
+    /// Asks the model; blocks until it answers, fails or times out.
+    pub fn call(&self, messages: &[ChatMessage]) -> CallOutcome {
+        match self {
+            Backend::Demo => CallOutcome::Answer(demo::answer(messages)),
+            Backend::OpenAi(http) => http.call(messages),
+        }
+    }
+
+    /// The backend name recorded in reports: `demo` or `openai`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Backend::Demo => "demo",
+            Backend::OpenAi(_) => "openai",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demo_backend_answers_like_the_core_demo_model() {
+        let m = vec![ChatMessage::new("user", "LightRAG支持哪些向量数据库？")];
+        assert_eq!(
+            Backend::Demo.call(&m),
+            CallOutcome::Answer(demo::answer(&m))
+        );
+        assert_eq!(Backend::Demo.name(), "demo");
+    }
+}

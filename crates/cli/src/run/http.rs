@@ -1,0 +1,142 @@
+//! The native HTTP transport: performs the request that
+//! `provider::openai::build_request` describes with a blocking `ureq` agent and
+//! hands the answer to `provider::openai::parse_response`. Transport failures
+//! become `CallError`s of kind `Network` or `Timeout` that say what to check.
+
+use evalpage_core::provider::openai::{build_request, parse_response, OpenAiConfig};
+use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
+use std::io;
+use std::time::Duration;
+
+/// Largest answer body read, in bytes.
+const BODY_LIMIT: u64 = 16 * 1024 * 1024;
+
+/// An OpenAI-compatible endpoint and the agent that talks to it.
+#[derive(Debug)]
+pub struct HttpBackend {
+    cfg: OpenAiConfig,
+    agent: ureq::Agent,
+    timeout: Duration,
+}
+
+impl HttpBackend {
+    /// A backend whose every request (connect, send, read) ends within `timeout`.
+    pub fn new(cfg: OpenAiConfig, timeout: Duration) -> HttpBackend {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        HttpBackend {
+            cfg,
+            agent,
+            timeout,
+        }
+    }
+
+    /// Sends one chat completion request and classifies what came back.
+    pub fn call(&self, messages: &[ChatMessage]) -> CallOutcome {
+        let req = build_request(&self.cfg, messages);
+        let mut builder = self.agent.post(&req.url);
+        for (name, value) in &req.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        let fail =
+            |e: ureq::Error| CallOutcome::Failed(classify(&e, self.timeout).with_url(&req.url));
+        let mut resp = match builder.send(req.body.as_str()) {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        let status = resp.status().as_u16();
+        let retry_after = resp
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let body = resp
+            .body_mut()
+            .with_config()
+            .limit(BODY_LIMIT)
+            .lossy_utf8(true)
+            .read_to_string();
+        match body {
+            Ok(body) => parse_response(&req.url, status, retry_after.as_deref(), &body),
+            Err(e) => fail(e),
+        }
+    }
+}
+
+/// Turns a transport error into a `CallError` (without URL; the caller adds it).
+pub fn classify(e: &ureq::Error, timeout: Duration) -> CallError {
+    let network = |msg: String| CallError::new(ErrorKind::Network, msg);
+    match e {
+        ureq::Error::Timeout(which) => CallError::new(
+            ErrorKind::Timeout,
+            format!(
+                "no answer within {} s ({which} timeout); raise --timeout-s or check the endpoint",
+                timeout.as_secs_f64()
+            ),
+        ),
+        ureq::Error::Io(io) => network(io_message(io)),
+        ureq::Error::HostNotFound => network("host not found: check the endpoint URL".into()),
+        ureq::Error::ConnectionFailed => {
+            network("connection failed: is the endpoint running?".into())
+        }
+        ureq::Error::BadUri(uri) => network(format!("bad endpoint URL: {uri}")),
+        other => network(format!("request failed: {other}")),
+    }
+}
+
+fn io_message(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::ConnectionRefused => "connection refused: is the endpoint running?".into(),
+        io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted => {
+            "connection reset by the endpoint before it answered".into()
+        }
+        io::ErrorKind::UnexpectedEof => {
+            "the endpoint closed the connection without answering".into()
+        }
+        io::ErrorKind::TimedOut => "network timeout while talking to the endpoint".into(),
+        _ => format!("network error: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    #[test]
+    fn classifies_transport_errors() {
+        let t = Duration::from_secs(5);
+        let e = classify(&ureq::Error::Timeout(ureq::Timeout::Global), t);
+        assert_eq!((e.kind, e.timeout), (ErrorKind::Timeout, true));
+        assert!(e.message.contains("5 s"));
+        let refused = io::Error::from(io::ErrorKind::ConnectionRefused);
+        let e = classify(&ureq::Error::Io(refused), t);
+        assert_eq!(e.kind, ErrorKind::Network);
+        assert!(e.message.contains("connection refused"));
+        assert!(e.retryable());
+    }
+
+    #[test]
+    fn closed_port_is_a_network_failure_with_the_url() {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        let cfg = OpenAiConfig {
+            base_url: format!("http://127.0.0.1:{port}/v1"),
+            model: "m".into(),
+            ..OpenAiConfig::default()
+        };
+        let backend = HttpBackend::new(cfg, Duration::from_secs(5));
+        let CallOutcome::Failed(e) = backend.call(&[ChatMessage::new("user", "hi")]) else {
+            panic!("a closed port cannot answer")
+        };
+        assert_eq!(e.kind, ErrorKind::Network);
+        assert!(e.message.contains("refused"), "{}", e.message);
+        let url = format!("http://127.0.0.1:{port}/v1/chat/completions");
+        assert_eq!(e.url.as_deref(), Some(url.as_str()));
+    }
+}

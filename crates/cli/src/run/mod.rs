@@ -1,0 +1,42 @@
+//! `evalpage run`: the core's sans-IO engine driven from a terminal, with a
+//! native HTTP transport. Flags become a plan (`setup`), the plan runs
+//! (`driver`), and the outputs are written as they are produced (`output`).
+
+mod backend;
+mod clock;
+mod driver;
+mod http;
+mod output;
+mod setup;
+
+use crate::args::RunArgs;
+use crate::error::CliError;
+use clock::Clock;
+use evalpage_core::console::{finish_line, start_line};
+use evalpage_core::report::RunMetrics;
+use evalpage_core::run::{Engine, RunStatus};
+use output::{say, Output, REPORT_JSON, REPORT_MD};
+
+/// Runs an evaluation: exit status 0 means it finished, failed cases included.
+pub fn execute(args: &RunArgs) -> Result<(), CliError> {
+    let clock = Clock::start();
+    let argv = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let plan = setup::plan(args, &clock, argv)?;
+    let mut out = Output::create(&args.out)?;
+    let lang = plan.config.info.lang;
+    let mut engine = Engine::new(plan.config, plan.cases);
+    say(&start_line(lang, engine.cases().len()));
+    driver::drive(&mut engine, plan.backend, &clock, &mut out)?;
+    out.write_reports(&engine, clock.now_ms())?;
+    let cancelled = engine.status() == RunStatus::Cancelled;
+    let metrics = RunMetrics::from_results(engine.results());
+    say(&finish_line(lang, &metrics, cancelled));
+    eprintln!(
+        "evalpage: wrote {} and {}",
+        out.path(REPORT_JSON).display(),
+        out.path(REPORT_MD).display()
+    );
+    Ok(())
+}

@@ -1,0 +1,124 @@
+//! What a run leaves behind: the two event logs, appended and flushed record by
+//! record so a killed run leaves a readable prefix; the `[EVAL]` console lines;
+//! and, at the end, `report.json` and `report.md`.
+
+use crate::error::CliError;
+use evalpage_core::events::{self, Record};
+use evalpage_core::report::{self, EvaluationResult};
+use evalpage_core::run::Engine;
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// File names inside the output directory.
+pub const JSON_SEQ: &str = "report.events.json-seq";
+/// JSONL event log.
+pub const JSONL: &str = "report.events.jsonl";
+/// Final report (the source of truth).
+pub const REPORT_JSON: &str = "report.json";
+/// Markdown rendering of the report.
+pub const REPORT_MD: &str = "report.md";
+
+/// The output directory and its open event logs.
+#[derive(Debug)]
+pub struct Output {
+    dir: PathBuf,
+    seq: File,
+    jsonl: File,
+}
+
+impl Output {
+    /// Creates the directory if needed and starts both event logs afresh.
+    pub fn create(dir: &Path) -> Result<Output, CliError> {
+        std::fs::create_dir_all(dir).map_err(|e| CliError::output(dir, e))?;
+        let open = |name: &str| {
+            let path = dir.join(name);
+            File::create(&path).map_err(|e| CliError::output(&path, e))
+        };
+        Ok(Output {
+            dir: dir.to_path_buf(),
+            seq: open(JSON_SEQ)?,
+            jsonl: open(JSONL)?,
+        })
+    }
+
+    /// The path of a file in the output directory.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// Appends one record to both logs and flushes them. A `summary` record is
+    /// given the path of the final report first.
+    pub fn record(&mut self, mut record: Record) -> Result<(), CliError> {
+        if let Record::Summary(s) = &mut record {
+            s.final_report_path = Some(self.path(REPORT_JSON).display().to_string());
+        }
+        append(&mut self.seq, &events::to_json_seq(&record))
+            .map_err(|e| CliError::output(&self.path(JSON_SEQ), e))?;
+        append(&mut self.jsonl, &events::to_jsonl(&record))
+            .map_err(|e| CliError::output(&self.path(JSONL), e))
+    }
+
+    /// Writes `report.json` (pretty) and `report.md` for a stopped engine.
+    pub fn write_reports(&self, engine: &Engine, now_ms: u64) -> Result<(), CliError> {
+        let report: EvaluationResult = report::build(engine, now_ms);
+        let json = serde_json::to_string_pretty(&report)
+            .map_err(|e| CliError::output(&self.path(REPORT_JSON), io::Error::other(e)))?;
+        self.write_file(REPORT_JSON, &(json + "\n"))?;
+        let lang = engine.config().info.lang;
+        self.write_file(REPORT_MD, &report::render_markdown(engine, &report, lang))
+    }
+
+    fn write_file(&self, name: &str, text: &str) -> Result<(), CliError> {
+        let path = self.path(name);
+        std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))
+    }
+}
+
+/// One whole record in one write, then a flush: a kill can cut at most the last one.
+fn append(file: &mut File, text: &str) -> io::Result<()> {
+    file.write_all(text.as_bytes())?;
+    file.flush()
+}
+
+/// Prints a console line to stdout and flushes, so a pipe sees it at once.
+pub fn say(line: &str) {
+    let mut out = io::stdout().lock();
+    // A closed stdout (e.g. `| head`) must not stop the run: the files still matter.
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use evalpage_core::events::SummaryRecord;
+    use evalpage_core::report::RunMetrics;
+
+    fn scratch(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("evalpage-cli-unit-{name}-{}", std::process::id()))
+    }
+
+    #[test]
+    fn records_are_appended_to_both_logs_and_summary_names_the_report() {
+        let dir = scratch("output");
+        let mut out = Output::create(&dir.join("nested")).expect("create");
+        out.record(Record::error("r", "boom", 1)).expect("write");
+        out.record(Record::Summary(SummaryRecord {
+            run_id: "r".into(),
+            ts_ms: 2,
+            status: "done".into(),
+            metrics: RunMetrics::default(),
+            elapsed_ms_total: 1,
+            final_report_path: None,
+        }))
+        .expect("write");
+        let seq = std::fs::read(out.path(JSON_SEQ)).expect("read seq");
+        let log = events::read(&seq);
+        assert_eq!(log.records.len(), 2);
+        let path = log.records[1]["final_report_path"].as_str().unwrap_or("");
+        assert!(path.ends_with(REPORT_JSON), "{path}");
+        let jsonl = std::fs::read(out.path(JSONL)).expect("read jsonl");
+        assert_eq!(events::read(&jsonl).records, log.records);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

@@ -1,0 +1,282 @@
+//! From flags to a ready run: the dataset's valid cases (bad lines reported on
+//! stderr), the backend (demo or an OpenAI-compatible endpoint with its key from
+//! the environment) and the engine's `RunConfig`. Every refusal is a `CliError`
+//! that says what to give instead.
+
+use super::backend::Backend;
+use super::clock::Clock;
+use super::http::HttpBackend;
+use crate::args::{LangArg, MatchModeArg, Provider, RunArgs};
+use crate::error::CliError;
+use evalpage_core::dataset::rag::{self, RagCase};
+use evalpage_core::demo;
+use evalpage_core::prompt::DEFAULT_SYSTEM_PROMPT;
+use evalpage_core::provider::openai::OpenAiConfig;
+use evalpage_core::provider::{strip_query, ApiKey};
+use evalpage_core::run::{RunConfig, RunInfo, RunSettings};
+use evalpage_core::scorer::{MatchMode, ScoringConfig};
+use evalpage_core::Lang;
+use serde_json::json;
+use std::path::Path;
+use std::time::Duration;
+
+/// Everything `evalpage run` needs to start the engine.
+#[derive(Debug)]
+pub struct Plan {
+    /// The engine's configuration.
+    pub config: RunConfig,
+    /// The dataset's valid cases.
+    pub cases: Vec<RagCase>,
+    /// Who answers.
+    pub backend: Backend,
+}
+
+/// The dataset's cases, with the name recorded in the report.
+#[derive(Debug)]
+pub struct Loaded {
+    /// File name of the dataset.
+    pub name: String,
+    /// Valid cases.
+    pub cases: Vec<RagCase>,
+    /// Lines skipped.
+    pub skipped: usize,
+}
+
+/// Resolves the flags into a plan; `argv` is recorded as given (it holds no key).
+pub fn plan(args: &RunArgs, clock: &Clock, argv: Vec<String>) -> Result<Plan, CliError> {
+    let backend = backend(args)?;
+    let data = load_dataset(&args.dataset)?;
+    let config = RunConfig {
+        info: run_info(args, clock, &backend, &data, argv),
+        settings: settings(args),
+        scoring: scoring(args),
+        system_prompt: args
+            .system_prompt
+            .clone()
+            .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_string()),
+    };
+    Ok(Plan {
+        config,
+        cases: data.cases,
+        backend,
+    })
+}
+
+/// The run's identity and model description, as recorded in the log and report.
+fn run_info(
+    args: &RunArgs,
+    clock: &Clock,
+    backend: &Backend,
+    data: &Loaded,
+    argv: Vec<String>,
+) -> RunInfo {
+    let (model, endpoint) = match backend {
+        Backend::Demo => (demo::MODEL_NAME.to_string(), None),
+        Backend::OpenAi(_) => (
+            args.model.clone().unwrap_or_default(),
+            args.endpoint.as_deref(),
+        ),
+    };
+    RunInfo {
+        run_id: clock.run_id(),
+        tool: "evalpage-cli".to_string(),
+        started_at_ms: clock.started_at_ms(),
+        lang: lang(args.lang),
+        backend: backend.name().to_string(),
+        model: model.trim().to_string(),
+        endpoint: endpoint.map(|e| strip_query(e.trim())),
+        parameters: json!({"temperature": args.temperature, "max_tokens": args.max_tokens}),
+        dataset_name: data.name.clone(),
+        dataset_line_errors: data.skipped,
+        argv,
+    }
+}
+
+/// Reads and parses the dataset, printing one `skipped line` message per bad line.
+pub fn load_dataset(path: &Path) -> Result<Loaded, CliError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| CliError::DatasetRead {
+        path: shown.clone(),
+        source,
+    })?;
+    let name = path
+        .file_name()
+        .map_or(shown.clone(), |n| n.to_string_lossy().into_owned());
+    let data = rag::parse(&name, &bytes);
+    for e in &data.errors {
+        eprintln!("evalpage: skipped line {e}");
+    }
+    if data.cases.is_empty() {
+        return Err(CliError::NoCases {
+            path: shown,
+            skipped: data.errors.len(),
+        });
+    }
+    Ok(Loaded {
+        name,
+        cases: data.cases,
+        skipped: data.errors.len(),
+    })
+}
+
+/// Picks the backend: demo, or openai when an endpoint and a model are given.
+pub fn backend(args: &RunArgs) -> Result<Backend, CliError> {
+    let provider = match (args.provider, &args.endpoint) {
+        (Some(p), _) => p,
+        (None, Some(_)) => Provider::Openai,
+        (None, None) => return Err(need_endpoint()),
+    };
+    let key = read_key(args.api_key_env.as_deref())?;
+    match provider {
+        Provider::Demo => Ok(Backend::Demo),
+        Provider::Openai => openai(args, key),
+    }
+}
+
+/// An OpenAI-compatible backend; needs `--endpoint` (http or https) and `--model`.
+fn openai(args: &RunArgs, key: Option<ApiKey>) -> Result<Backend, CliError> {
+    let model = args
+        .model
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty());
+    let (Some(endpoint), Some(model)) = (&args.endpoint, model) else {
+        return Err(need_endpoint());
+    };
+    let endpoint = endpoint.trim();
+    if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+        return Err(CliError::Usage(format!(
+            "--endpoint must be an http:// or https:// URL such as http://127.0.0.1:8091/v1, got `{endpoint}`"
+        )));
+    }
+    let cfg = OpenAiConfig {
+        base_url: endpoint.to_string(),
+        model: model.to_string(),
+        api_key: key,
+        temperature: args.temperature,
+        max_tokens: args.max_tokens,
+    };
+    let timeout = Duration::from_secs_f64(args.timeout_s);
+    Ok(Backend::OpenAi(HttpBackend::new(cfg, timeout)))
+}
+
+fn need_endpoint() -> CliError {
+    CliError::Usage("give --endpoint URL --model NAME, or --provider demo".to_string())
+}
+
+/// The API key from the variable named by `--api-key-env` (none when not given).
+pub fn read_key(var: Option<&str>) -> Result<Option<ApiKey>, CliError> {
+    let Some(var) = var else {
+        return Ok(None);
+    };
+    let value = std::env::var(var).map_err(|e| {
+        CliError::Usage(format!(
+            "--api-key-env {var}: the environment variable {var} {}",
+            match e {
+                std::env::VarError::NotPresent => "is not set",
+                std::env::VarError::NotUnicode(_) => "is not valid Unicode",
+            }
+        ))
+    })?;
+    match ApiKey::new(&value) {
+        Some(key) => Ok(Some(key)),
+        None => Err(CliError::Usage(format!(
+            "--api-key-env {var}: the environment variable {var} is empty"
+        ))),
+    }
+}
+
+fn settings(args: &RunArgs) -> RunSettings {
+    RunSettings {
+        concurrency: usize::from(args.concurrency),
+        max_attempts: args.max_attempts,
+        timeout_ms: (args.timeout_s * 1000.0).round() as u64,
+        ..RunSettings::default()
+    }
+}
+
+fn scoring(args: &RunArgs) -> ScoringConfig {
+    ScoringConfig {
+        match_mode: match args.match_mode {
+            MatchModeArg::Strict => MatchMode::Strict,
+            MatchModeArg::Fuzzy => MatchMode::Fuzzy,
+        },
+        fuzzy_threshold: args.fuzzy_threshold,
+    }
+}
+
+fn lang(arg: LangArg) -> Lang {
+    match arg {
+        LangArg::Zh => Lang::Zh,
+        LangArg::En => Lang::En,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::{Cli, Command};
+    use clap::Parser;
+
+    fn args(extra: &[&str]) -> RunArgs {
+        let mut argv = vec!["evalpage", "run", "--dataset", "d.jsonl", "--out", "o"];
+        argv.extend_from_slice(extra);
+        match Cli::try_parse_from(argv).map(|c| c.command) {
+            Ok(Command::Run(a)) => a,
+            other => panic!("not a run: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn provider_defaults_to_openai_with_an_endpoint_and_needs_one_otherwise() {
+        let e = backend(&args(&[])).expect_err("no provider");
+        assert_eq!(
+            e.to_string(),
+            "give --endpoint URL --model NAME, or --provider demo"
+        );
+        let b = backend(&args(&[
+            "--endpoint",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+        ]));
+        assert_eq!(b.map(|b| b.name()).ok(), Some("openai"));
+        assert!(backend(&args(&["--endpoint", "http://127.0.0.1:9/v1"])).is_err());
+        assert!(backend(&args(&["--endpoint", "http://h/v1", "--model", " "])).is_err());
+        assert!(backend(&args(&["--endpoint", "127.0.0.1:9", "--model", "m"])).is_err());
+        let demo = backend(&args(&["--provider", "demo"]));
+        assert_eq!(demo.map(|b| b.name()).ok(), Some("demo"));
+    }
+
+    #[test]
+    fn missing_key_variable_is_a_usage_error_naming_it() {
+        let e = read_key(Some("EVALPAGE_TEST_SURELY_UNSET_VAR")).expect_err("unset");
+        assert_eq!(e.exit_code(), 2);
+        assert!(e
+            .to_string()
+            .contains("EVALPAGE_TEST_SURELY_UNSET_VAR is not set"));
+        assert!(read_key(None).map(|k| k.is_none()).unwrap_or(false));
+    }
+
+    #[test]
+    fn settings_follow_the_flags() {
+        let a = args(&[
+            "--timeout-s",
+            "1.5",
+            "--match-mode",
+            "strict",
+            "--lang",
+            "en",
+        ]);
+        assert_eq!(settings(&a).timeout_ms, 1500);
+        assert_eq!(scoring(&a).match_mode, MatchMode::Strict);
+        assert_eq!(lang(a.lang), Lang::En);
+    }
+
+    #[test]
+    fn missing_dataset_names_the_path() {
+        let e = load_dataset(Path::new("/nonexistent/evalpage/x.jsonl")).expect_err("missing");
+        assert!(e.to_string().contains("/nonexistent/evalpage/x.jsonl"));
+        assert_eq!(e.exit_code(), 2);
+    }
+}

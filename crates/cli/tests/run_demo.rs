@@ -1,0 +1,168 @@
+//! `evalpage run` with the built-in demo model: the four output files, the event
+//! log reconciling with the report, console lines, and the refusals (bad lines,
+//! no valid line, missing file, missing endpoint, unset key variable).
+
+mod common;
+
+use common::*;
+use evalpage_core::events;
+
+const LOGS: [&str; 2] = ["report.events.json-seq", "report.events.jsonl"];
+
+#[test]
+fn demo_run_writes_reconciling_report_and_logs() {
+    let dir = Scratch::new("demo");
+    let out_dir = dir.join("out/nested");
+    let out = run_demo(&demo_dataset(), &out_dir, &[]);
+    assert_ok(&out);
+    for name in ["report.json", "report.md"].iter().chain(&LOGS) {
+        assert!(out_dir.join(name).is_file(), "{name} missing");
+    }
+    let report = read_json(&out_dir.join("report.json"));
+    assert_eq!(report["metrics"]["cases"], 10);
+    assert_eq!(
+        report["report"]["experiment"]["run_config"]["backend"],
+        "demo"
+    );
+    for name in LOGS {
+        let log = events::read(&std::fs::read(out_dir.join(name)).expect("read log"));
+        assert!(log.skipped.is_empty() && !log.truncated_tail, "{name}");
+        assert_eq!(log.of_type("case").count(), 10, "{name}");
+        let meta = log.of_type("meta").next().expect("meta record");
+        assert_eq!(meta["tool"], "evalpage-cli");
+        let rec = events::reconcile(&report, &log);
+        assert!(rec.ok, "{name}: {:?}", rec.checks);
+    }
+    let (stdout, _) = texts(&out);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.first(), Some(&"[EVAL] 评测开始，总用例数：10"));
+    let finish = "[EVAL] 评测完成 - 整体准确率：";
+    assert!(lines.last().is_some_and(|l| l.starts_with(finish)));
+    assert_eq!(lines.len(), 12, "start, ten cases, finish:\n{stdout}");
+}
+
+#[test]
+fn summary_names_the_final_report_and_run_id_has_the_documented_shape() {
+    let dir = Scratch::new("summary");
+    let out_dir = dir.join("out");
+    let out = run_demo(&demo_dataset(), &out_dir, &["--lang", "en"]);
+    assert_ok(&out);
+    let log = events::read(&std::fs::read(out_dir.join("report.events.jsonl")).expect("log"));
+    let summary = log.of_type("summary").next().expect("summary");
+    let path = summary["final_report_path"].as_str().unwrap_or("");
+    assert!(path.ends_with("report.json"), "{path}");
+    let run_id = summary["run_id"].as_str().unwrap_or("");
+    let shape = "eval_rag-20261125T221500Z-1a2b3c";
+    assert!(
+        run_id.starts_with("eval_rag-") && run_id.len() == shape.len(),
+        "{run_id}"
+    );
+    let (stdout, _) = texts(&out);
+    assert!(stdout.starts_with("[EVAL] Evaluation started, total cases: 10"));
+    let md = std::fs::read_to_string(out_dir.join("report.md")).expect("md");
+    assert!(md.starts_with("# Evaluation report"));
+}
+
+#[test]
+fn bad_lines_are_skipped_and_named_while_valid_lines_run() {
+    let dir = Scratch::new("bad-lines");
+    let data = dir.write(
+        "mixed.jsonl",
+        "{\"q\":\"RAG系统需要哪三个主要组件？\",\"gold\":[\"检索系统\"],\"doc_hint\":[\"02_rag_architecture.md\"]}\n\
+         not json\n\
+         {\"q\":\"no gold\"}\n\
+         {\"q\":\"LightRAG支持哪些向量数据库？\",\"gold\":[\"Milvus\"],\"doc_hint\":[\"04_supported_databases.md\"]}\n",
+    );
+    let out_dir = dir.join("out");
+    let out = run_demo(&data, &out_dir, &[]);
+    assert_ok(&out);
+    let (_, stderr) = texts(&out);
+    assert!(stderr.contains("skipped line mixed.jsonl:2:"), "{stderr}");
+    assert!(stderr.contains("skipped line mixed.jsonl:3:"), "{stderr}");
+    let report = read_json(&out_dir.join("report.json"));
+    assert_eq!(report["metrics"]["cases"], 2);
+    let counts = &report["report"]["experiment"]["dataset"]["counts"];
+    assert_eq!(counts["line_errors"], 2);
+}
+
+#[test]
+fn dataset_without_a_valid_line_exits_2() {
+    let dir = Scratch::new("no-valid");
+    let data = dir.write("empty.jsonl", "nope\n{\"q\":\"x\"}\n");
+    let out = run_demo(&data, &dir.join("out"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let (_, stderr) = texts(&out);
+    assert!(stderr.contains("empty.jsonl: no valid case"), "{stderr}");
+    assert!(
+        !dir.join("out").exists(),
+        "nothing is written for a refused run"
+    );
+}
+
+#[test]
+fn missing_dataset_file_exits_nonzero_naming_the_path() {
+    let dir = Scratch::new("missing");
+    let out = run_demo(&dir.join("does-not-exist.jsonl"), &dir.join("out"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let (_, stderr) = texts(&out);
+    assert!(stderr.contains("does-not-exist.jsonl"), "{stderr}");
+}
+
+#[test]
+fn no_provider_and_no_endpoint_is_refused_with_a_hint() {
+    let dir = Scratch::new("no-provider");
+    let mut cmd = evalpage();
+    cmd.args(["run", "--dataset"])
+        .arg(demo_dataset())
+        .arg("--out")
+        .arg(dir.join("out"));
+    let out = finish(cmd);
+    assert_eq!(out.status.code(), Some(2));
+    let (_, stderr) = texts(&out);
+    let hint = "give --endpoint URL --model NAME, or --provider demo";
+    assert!(stderr.contains(hint), "{stderr}");
+}
+
+#[test]
+fn unset_api_key_variable_is_refused_naming_the_variable() {
+    let dir = Scratch::new("unset-key");
+    let mut cmd = evalpage();
+    cmd.env_remove("EVALPAGE_TEST_UNSET_KEY")
+        .args(["run", "--dataset"])
+        .arg(demo_dataset())
+        .args(["--endpoint", "http://127.0.0.1:9/v1", "--model", "m"])
+        .args(["--api-key-env", "EVALPAGE_TEST_UNSET_KEY", "--out"])
+        .arg(dir.join("out"));
+    let out = finish(cmd);
+    assert_eq!(out.status.code(), Some(2));
+    let (_, stderr) = texts(&out);
+    assert!(
+        stderr.contains("EVALPAGE_TEST_UNSET_KEY is not set"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn reconcile_command_agrees_with_a_run_and_catches_a_cut_log() {
+    let dir = Scratch::new("reconcile");
+    let out_dir = dir.join("out");
+    assert_ok(&run_demo(&demo_dataset(), &out_dir, &[]));
+    let report = out_dir.join("report.json");
+    let reconcile = |events: &std::path::Path| {
+        let mut cmd = evalpage();
+        cmd.args(["reconcile", "--report"])
+            .arg(&report)
+            .arg("--events")
+            .arg(events);
+        finish(cmd)
+    };
+    let good = reconcile(&out_dir.join("report.events.json-seq"));
+    assert_ok(&good);
+    assert!(texts(&good).0.lines().all(|l| l.starts_with("ok ")));
+    let seq = std::fs::read(out_dir.join("report.events.json-seq")).expect("log");
+    let cut = dir.write("cut.json-seq", "");
+    std::fs::write(&cut, &seq[..seq.len() - 30]).expect("write cut log");
+    let bad = reconcile(&cut);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(texts(&bad).0.contains("note the last record"));
+}
