@@ -1,0 +1,24 @@
+// Browser half of bench/runner_overhead.sh: loads the dataset through the file
+// input, runs against the given endpoint and times Start -> done.
+import { startSite, launch, newPage, waitStatus, useEndpoint } from '../tests/e2e/helpers.mjs';
+
+const [url, dataset, n, c, latencyMs] = process.argv.slice(2);
+const site = await startSite();
+const browser = await launch();
+try {
+  const page = await newPage(browser, []);
+  await page.goto(`${site.url}/?lang=en&concurrency=${c}`);
+  await useEndpoint(page, url);
+  await page.setInputFiles('[data-testid=dataset-file]', dataset);
+  await page.waitForFunction((k) => document.querySelector('[data-testid=dataset-summary]')?.textContent.includes(k), `${n} valid`);
+  const t0 = Date.now();
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done', 600000);
+  const wall = (Date.now() - t0) / 1000;
+  const ideal = (Number(n) * Number(latencyMs)) / 1000 / Math.min(Number(c), 6);
+  const progress = await page.textContent('[data-testid=progress]');
+  console.log(`browser: ${n} cases (${progress}), concurrency ${c} (browser opens at most 6), wall ${wall.toFixed(2)} s, ideal ${ideal.toFixed(2)} s, ratio ${(wall / ideal).toFixed(2)}`);
+} finally {
+  await browser.close();
+  site.stop();
+}

@@ -1,0 +1,103 @@
+// Shared helpers for the end-to-end tests: the built site on a loopback static
+// server, `evalpage mock-server` as the model endpoint, and Chromium via
+// playwright-core (the system browser; nothing is downloaded).
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serveDir } from './static-server.mjs';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(ROOT, 'target/release/evalpage');
+export const DEMO_DATASET = path.join(ROOT, 'www/demo/demo_dataset.jsonl');
+export const DATA = path.join(ROOT, 'tests/e2e/data');
+
+/** Starts `evalpage mock-server --port 0 ...args` and resolves with its base URL. */
+export function startMock(args = []) {
+  const proc = spawn(BIN, ['mock-server', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error('mock-server did not start')), 10000);
+    proc.stdout.on('data', (chunk) => {
+      buf += chunk;
+      const m = buf.match(/listening on (http:\/\/\S+)/);
+      if (m) { clearTimeout(timer); resolve({ url: m[1], stop: () => proc.kill('SIGKILL') }); }
+    });
+    proc.on('exit', (code) => reject(new Error(`mock-server exited with ${code}`)));
+  });
+}
+
+/** Serves dist/ on a free loopback port. */
+export async function startSite() {
+  const server = await serveDir(path.join(ROOT, 'dist'));
+  return { url: `http://127.0.0.1:${server.address().port}`, stop: () => server.close() };
+}
+
+/** Launches the system Chromium headless. */
+export function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** A new page that fails the test on any uncaught page error. */
+export async function newPage(browser, errors) {
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 1000 } });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  return page;
+}
+
+/** Waits until the run status shows `status`. */
+export async function waitStatus(page, status, timeout = 60000) {
+  await page.waitForFunction(
+    (s) => document.querySelector('[data-testid=run-status]')?.textContent === s, status, { timeout });
+}
+
+/** Clicks a download button and returns the suggested name and the text. */
+export async function download(page, testid) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid=${testid}]`)]);
+  const file = await dl.path();
+  return { name: dl.suggestedFilename(), text: fs.readFileSync(file, 'utf8') };
+}
+
+/** Parses RFC 7464 text strictly: every record is RS, one JSON text, LF. */
+export function parseJsonSeq(text) {
+  if (!text.startsWith('\x1e')) throw new Error('json-seq must start with RS');
+  return text.split('\x1e').slice(1).map((chunk, i) => {
+    if (!chunk.endsWith('\n')) throw new Error(`record ${i + 1} does not end with LF`);
+    return JSON.parse(chunk);
+  });
+}
+
+/** Runs the CLI; returns { status, stdout, stderr }. */
+export function cli(args, env = {}) {
+  const r = spawnSync(BIN, args, { encoding: 'utf8', env: { ...process.env, ...env } });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A fresh temporary folder. */
+export function tmpDir(prefix) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `evalpage-${prefix}-`));
+}
+
+/** report.json without what legitimately differs between two runs (ids, timings, transport). */
+export function comparable(reportText) {
+  const r = JSON.parse(reportText);
+  delete r.report.experiment.run;
+  for (const e of r.report.error_cases) { delete e.trace_id; delete e.latency_ms; }
+  return r;
+}
+
+/** Chooses the OpenAI-compatible provider and fills endpoint and model. */
+export async function useEndpoint(page, url, model = 'evalpage-demo') {
+  await page.selectOption('[data-testid=provider]', 'openai');
+  await page.fill('[data-testid=endpoint-url]', url);
+  await page.dispatchEvent('[data-testid=endpoint-url]', 'change');
+  await page.fill('[data-testid=model-name]', model);
+  await page.dispatchEvent('[data-testid=model-name]', 'change');
+}

@@ -1,0 +1,168 @@
+// End-to-end: the release build in Chromium against `evalpage mock-server`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  startMock, startSite, launch, newPage, waitStatus, download, parseJsonSeq, cli, tmpDir,
+  comparable, useEndpoint, DEMO_DATASET, DATA,
+} from './helpers.mjs';
+
+let site; let mock; let browser;
+
+before(async () => {
+  site = await startSite();
+  mock = await startMock(['--answers', path.join(DATA, 'spec_three_answers.jsonl')]);
+  browser = await launch();
+});
+after(async () => { await browser?.close(); mock?.stop(); site?.stop(); });
+
+test('file input + endpoint: metrics, downloads, json-seq reconciles, same report as the CLI', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?lang=zh`);
+  await useEndpoint(page, mock.url);
+  await page.setInputFiles('[data-testid=dataset-file]', DEMO_DATASET);
+  await page.waitForFunction(() => document.querySelector('[data-testid=dataset-summary]')?.textContent.includes('10'));
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  assert.equal(await page.textContent('[data-testid=progress]'), '10/10');
+  assert.equal(await page.locator('[data-testid=case-row]').count(), 10);
+
+  const report = await download(page, 'download-report');
+  const seq = await download(page, 'download-events');
+  const jsonl = await download(page, 'download-events-jsonl');
+  const md = await download(page, 'download-md');
+  assert.deepEqual([report.name, seq.name, jsonl.name, md.name],
+    ['report.json', 'report.events.json-seq', 'report.events.jsonl', 'report.md']);
+  const records = parseJsonSeq(seq.text);
+  assert.equal(records[0].record_type, 'meta');
+  assert.equal(records.at(-1).record_type, 'summary');
+  assert.equal(records.filter((r) => r.record_type === 'case').length, 10);
+  assert.equal(jsonl.text.trim().split('\n').length, records.length);
+  const r = JSON.parse(report.text);
+  const pct = (x) => `${(x * 100).toFixed(1)}%`;
+  assert.equal(await page.textContent('[data-testid=metric-accuracy]'), pct(r.metrics.accuracy));
+  assert.equal(await page.textContent('[data-testid=metric-citation]'), pct(r.metrics.citation_rate));
+  assert.match(md.text, /## Notes/);
+
+  const dir = tmpDir('e2e');
+  for (const f of [report, seq]) fs.writeFileSync(path.join(dir, f.name), f.text);
+  const rec = cli(['reconcile', '--report', path.join(dir, 'report.json'), '--events', path.join(dir, 'report.events.json-seq')]);
+  assert.equal(rec.status, 0, rec.stdout + rec.stderr);
+
+  const out = tmpDir('cli');
+  const run = cli(['run', '--dataset', DEMO_DATASET, '--endpoint', mock.url, '--model', 'evalpage-demo', '--out', out]);
+  assert.equal(run.status, 0, run.stderr);
+  const fromCli = comparable(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+  const fromPage = comparable(report.text);
+  assert.deepEqual(fromPage, fromCli);
+  assert.deepEqual(errors, []);
+});
+
+test("spec 002's three-case example reads 66.7% / 66.7% with the spec's console lines", async () => {
+  const page = await newPage(browser, []);
+  await page.goto(`${site.url}/eval?lang=zh`);
+  await useEndpoint(page, mock.url);
+  await page.setInputFiles('[data-testid=dataset-file]', path.join(DATA, 'spec_three_cases.jsonl'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=dataset-summary]')?.textContent.includes('3'));
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  assert.equal(await page.textContent('[data-testid=metric-accuracy]'), '66.7%');
+  assert.equal(await page.textContent('[data-testid=metric-citation]'), '66.7%');
+  const lines = await page.locator('[data-testid=console] div').allTextContents();
+  assert.equal(lines[0], '[EVAL] 评测开始，总用例数：3');
+  assert.ok(lines.includes("[EVAL] Q2 - 准确率：√ | 引用率：×（引用了错误文档 'ragas_install.md'，预期是 'lightrag_optimization.md'）"));
+  assert.ok(lines.includes('[EVAL] Q1 - 准确率：√ | 引用率：√'));
+  assert.equal(lines.at(-1), '[EVAL] 评测完成 - 整体准确率：66.7% | 整体引用率：66.7%');
+  const notes = await page.textContent('[data-testid=notes]');
+  assert.match(notes, /Q2: 引用了错误的文档 'ragas_install.md'，预期是 'lightrag_optimization.md'。/);
+});
+
+test('bad lines are listed with their line numbers and the valid ones run', async () => {
+  const page = await newPage(browser, []);
+  await page.goto(`${site.url}/?lang=en&demo_latency=0`);
+  await page.setInputFiles('[data-testid=dataset-file]', path.join(DATA, 'with_bad_lines.jsonl'));
+  await page.waitForSelector('[data-testid=line-errors]');
+  const errs = await page.locator('[data-testid=line-errors] li').allTextContents();
+  assert.equal(errs.length, 3);
+  assert.match(errs[0], /with_bad_lines\.jsonl:2: not valid JSON/);
+  assert.match(errs[1], /:4: field `gold`: missing/);
+  assert.match(errs[2], /:5: field `gold`: expected an array of strings, found a string/);
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  assert.equal(await page.textContent('[data-testid=progress]'), '2/2');
+});
+
+test('/eval with autorun, English and the demo model needs no endpoint', async () => {
+  const page = await newPage(browser, []);
+  await page.goto(`${site.url}/eval?lang=en&autorun=1&provider=demo&demo_latency=0`);
+  await waitStatus(page, 'done');
+  const lines = await page.locator('[data-testid=console] div').allTextContents();
+  assert.equal(lines[0], '[EVAL] Evaluation started, total cases: 10');
+  assert.match(lines.at(-1), /^\[EVAL\] Evaluation finished - overall accuracy: \d+\.\d% \| overall citation rate: \d+\.\d%$/);
+  assert.equal(await page.textContent('[data-testid=start]'), 'Start evaluation');
+});
+
+test('failed calls stay in the denominator and show in the error summary', async () => {
+  const failing = await startMock(['--fail-rate', '1']);
+  try {
+    const page = await newPage(browser, []);
+    await page.goto(`${site.url}/?lang=en`);
+    await useEndpoint(page, failing.url);
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'done', 90000);
+    assert.equal(await page.textContent('[data-testid=metric-accuracy]'), '0.0%');
+    assert.equal(await page.textContent('[data-testid=metric-failed]'), '10');
+    const summary = await page.textContent('[data-testid=error-summary]');
+    assert.match(summary, /model call failed: HTTP 500/);
+    const report = JSON.parse((await download(page, 'download-report')).text);
+    assert.equal(report.report.error_cases.length, 10);
+    assert.equal(report.metrics.cases, 10);
+  } finally { failing.stop(); }
+});
+
+test('an unreachable endpoint is explained (down or CORS)', async () => {
+  const page = await newPage(browser, []);
+  await page.goto(`${site.url}/?lang=en`);
+  await useEndpoint(page, 'http://127.0.0.1:9/v1');
+  await page.fill('[data-testid=concurrency]', '8');
+  await page.dispatchEvent('[data-testid=concurrency]', 'change');
+  assert.ok(await page.isVisible('[data-testid=concurrency-warning]'));
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done', 90000);
+  assert.match(await page.textContent('[data-testid=cors-hint]'), /Access-Control-Allow-Origin/);
+});
+
+test('Cancel stops the run and every case is accounted for', async () => {
+  const page = await newPage(browser, []);
+  await page.goto(`${site.url}/?lang=en&demo_latency=20`);
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'running');
+  await page.click('[data-testid=cancel]');
+  await waitStatus(page, 'cancelled');
+  assert.equal(await page.textContent('[data-testid=progress]'), '10/10');
+  const records = parseJsonSeq((await download(page, 'download-events')).text);
+  assert.equal(records.at(-1).status, 'cancelled');
+});
+
+test('the API key is sent but never written to a download, the URL or storage other than the session', async () => {
+  const KEY = 'sk-e2e-SECRET-4242';
+  const page = await newPage(browser, []);
+  await page.goto(`${site.url}/?lang=en`);
+  await useEndpoint(page, mock.url);
+  await page.fill('[data-testid=api-key]', KEY);
+  await page.dispatchEvent('[data-testid=api-key]', 'change');
+  const seen = [];
+  page.on('request', (req) => { if (req.method() === 'POST') seen.push(req.headers().authorization); });
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  assert.ok(seen.length > 0 && seen.every((h) => h === `Bearer ${KEY}`));
+  for (const id of ['download-report', 'download-events', 'download-events-jsonl', 'download-md']) {
+    assert.ok(!(await download(page, id)).text.includes(KEY), id);
+  }
+  assert.ok(!page.url().includes(KEY));
+  const local = await page.evaluate(() => JSON.stringify(localStorage));
+  assert.ok(!local.includes(KEY));
+  assert.ok(!(await page.content()).includes(KEY), 'the key is not in the page markup');
+});
