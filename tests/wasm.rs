@@ -36,7 +36,10 @@ fn config(run_id: &str) -> RunConfig {
             dataset_line_errors: 0,
             argv: vec![],
         },
-        settings: RunSettings { concurrency: 3, ..RunSettings::default() },
+        settings: RunSettings {
+            concurrency: 3,
+            ..RunSettings::default()
+        },
         scoring: ScoringConfig::default(),
         system_prompt: evalpage_core::prompt::DEFAULT_SYSTEM_PROMPT.into(),
     }
@@ -56,7 +59,13 @@ fn reference_report() -> serde_json::Value {
     };
     take(engine.start(0), &mut queue);
     while let Some((case, messages)) = queue.pop() {
-        let step = engine.handle(Input::Outcome { case, outcome: CallOutcome::Answer(demo::answer(&messages)) }, 1);
+        let step = engine.handle(
+            Input::Outcome {
+                case,
+                outcome: CallOutcome::Answer(demo::answer(&messages)),
+            },
+            1,
+        );
         take(step, &mut queue);
     }
     normalized(serde_json::to_value(report::build(&engine, 1)).expect("json"))
@@ -129,15 +138,39 @@ fn url_parameters_never_carry_a_key() {
 fn key_goes_to_session_storage_unless_remembered() {
     let window = web_sys::window().expect("window");
     let local = window.local_storage().ok().flatten().expect("localStorage");
-    let session = window.session_storage().ok().flatten().expect("sessionStorage");
-    let s = ModelSettings { api_key: "sk-wasm-test".into(), ..ModelSettings::default() };
+    let session = window
+        .session_storage()
+        .ok()
+        .flatten()
+        .expect("sessionStorage");
+    let s = ModelSettings {
+        api_key: "sk-wasm-test".into(),
+        ..ModelSettings::default()
+    };
     storage::save(&s);
-    assert_eq!(session.get_item("evalpage.api_key").ok().flatten().as_deref(), Some("sk-wasm-test"));
+    assert_eq!(
+        session
+            .get_item("evalpage.api_key")
+            .ok()
+            .flatten()
+            .as_deref(),
+        Some("sk-wasm-test")
+    );
     assert_eq!(local.get_item("evalpage.api_key").ok().flatten(), None);
-    let settings = local.get_item("evalpage.settings").ok().flatten().unwrap_or_default();
+    let settings = local
+        .get_item("evalpage.settings")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
     assert!(!settings.contains("sk-wasm-test"));
-    storage::save(&ModelSettings { remember_key: true, ..s });
-    assert_eq!(local.get_item("evalpage.api_key").ok().flatten().as_deref(), Some("sk-wasm-test"));
+    storage::save(&ModelSettings {
+        remember_key: true,
+        ..s
+    });
+    assert_eq!(
+        local.get_item("evalpage.api_key").ok().flatten().as_deref(),
+        Some("sk-wasm-test")
+    );
     assert_eq!(session.get_item("evalpage.api_key").ok().flatten(), None);
     assert_eq!(storage::load().api_key, "sk-wasm-test");
     local.clear().ok();
@@ -146,23 +179,43 @@ fn key_goes_to_session_storage_unless_remembered() {
 
 #[wasm_bindgen_test]
 async fn the_page_runs_the_demo_from_the_start_button() {
-    let document = web_sys::window().and_then(|w| w.document()).expect("document");
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .expect("document");
     let root = document.create_element("div").expect("div");
-    document.body().expect("body").append_child(&root).expect("append");
+    document
+        .body()
+        .expect("body")
+        .append_child(&root)
+        .expect("append");
     yew::Renderer::<evalpage_web::app::App>::with_root(root.clone()).render();
-    let find = |id: &str| root.query_selector(&format!("[data-testid={id}]")).ok().flatten();
+    let find = |id: &str| {
+        root.query_selector(&format!("[data-testid={id}]"))
+            .ok()
+            .flatten()
+    };
     let text = |id: &str| find(id).and_then(|e| e.text_content()).unwrap_or_default();
-    wait_for(|| text("dataset-summary").contains("10"), "the demo dataset").await;
+    wait_for(
+        || text("dataset-summary").contains("10"),
+        "the demo dataset",
+    )
+    .await;
     assert_eq!(text("run-status"), "idle");
     let start: web_sys::HtmlElement = find("start").expect("start").dyn_into().expect("button");
     start.click();
     wait_for(|| text("run-status") == "done", "the demo run").await;
     assert_eq!(text("progress"), "10/10");
-    let rows = root.query_selector_all("[data-testid=case-row]").expect("rows").length();
+    let rows = root
+        .query_selector_all("[data-testid=case-row]")
+        .expect("rows")
+        .length();
     assert_eq!(rows, 10);
     let reference = reference_report();
     let accuracy = reference["metrics"]["accuracy"].as_f64().expect("accuracy");
-    assert_eq!(text("metric-accuracy"), evalpage_core::console::percent(accuracy));
+    assert_eq!(
+        text("metric-accuracy"),
+        evalpage_core::console::percent(accuracy)
+    );
     assert!(text("console").contains("[EVAL] 评测完成"));
     assert!(find("download-report").is_some());
     assert!(text("notes").starts_with("Notes:"));

@@ -52,7 +52,7 @@ test('file input + endpoint: metrics, downloads, json-seq reconciles, same repor
   assert.equal(rec.status, 0, rec.stdout + rec.stderr);
 
   const out = tmpDir('cli');
-  const run = cli(['run', '--dataset', DEMO_DATASET, '--endpoint', mock.url, '--model', 'evalpage-demo', '--out', out]);
+  const run = cli(['run', '--dataset', DEMO_DATASET, '--endpoint', mock.url, '--model', 'evalpage-demo', '--temperature', '0', '--out', out]);
   assert.equal(run.status, 0, run.stderr);
   const fromCli = comparable(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
   const fromPage = comparable(report.text);
