@@ -285,3 +285,121 @@ fn empty_dataset_finishes_at_once() {
     assert_eq!(engine.status(), RunStatus::Done);
     assert_eq!(step.events.len(), 2);
 }
+
+#[test]
+fn a_run_resumed_from_its_cut_log_sends_only_the_rest_and_reports_the_same() {
+    let many: String = (0..6)
+        .map(|i| format!("{{\"q\":\"q{i}\",\"gold\":[\"k{i}\"],\"doc_hint\":[\"d{i}.md\"]}}\n"))
+        .collect();
+    let answer = |c: usize| {
+        if c == 2 {
+            common::http_error(404)
+        } else {
+            CallOutcome::Answer(format!("k{c} see d{c}.md"))
+        }
+    };
+    // the uninterrupted run
+    let mut full = Engine::new(config("same-run", 2), cases(&many));
+    let (_, now) = drive(&mut full, |c, _| answer(c));
+    let expected = serde_json::to_value(build(&full, now)).expect("json");
+    // an interrupted run: three cases settle, then the process dies mid-record
+    let mut first = Engine::new(config("same-run", 1), cases(&many));
+    let mut log = Vec::new();
+    let mut step = first.start(0);
+    for case in 0..3 {
+        for r in &step.events {
+            events::write_json_seq(&mut log, r).expect("write");
+        }
+        step = first.handle(
+            Input::Outcome {
+                case,
+                outcome: answer(case),
+            },
+            10,
+        );
+    }
+    for r in &step.events {
+        events::write_json_seq(&mut log, r).expect("write");
+    }
+    log.extend_from_slice(b"\x1e{\"record_type\":\"case\",\"run_id\":\"same-r");
+    // resume
+    let read = events::read(&log);
+    assert!(read.truncated_tail);
+    let prior = events::resumable(&read, &cases(&many), &Default::default());
+    assert_eq!(prior.run_id.as_deref(), Some("same-run"));
+    assert_eq!(prior.results.len(), 3);
+    let mut second = Engine::new(config("same-run", 2), cases(&many));
+    assert_eq!(second.restore(prior.results), 3);
+    let mut sent = Vec::new();
+    let (records, now) = drive(&mut second, |c, _| {
+        sent.push(c);
+        answer(c)
+    });
+    sent.sort();
+    assert_eq!(sent, vec![3, 4, 5], "only the unfinished cases are sent");
+    let got = serde_json::to_value(build(&second, now)).expect("json");
+    let strip = |mut v: serde_json::Value| {
+        v["report"]["experiment"]["run"]["elapsed_ms"] = serde_json::Value::Null;
+        v["report"]["experiment"]["run_config"]["concurrency"] = serde_json::Value::Null;
+        for e in v["report"]["error_cases"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+        {
+            e["latency_ms"] = serde_json::Value::Null;
+        }
+        v
+    };
+    assert_eq!(strip(got.clone()), strip(expected));
+    // the resumed log is complete on its own and reconciles
+    let mut new_log = Vec::new();
+    for r in &records {
+        events::write_jsonl(&mut new_log, r).expect("write");
+    }
+    let rec = events::reconcile(&got, &events::read(&new_log));
+    assert!(rec.ok, "{:?}", rec.checks);
+}
+
+#[test]
+fn pause_stops_new_sends_until_resume() {
+    let mut engine = Engine::new(config("p", 1), cases(SPEC_CASES));
+    let step = engine.start(0);
+    assert_eq!(step.commands.len(), 1);
+    engine.handle(Input::Pause, 1);
+    let step = engine.handle(
+        Input::Outcome {
+            case: 0,
+            outcome: spec_answer(0),
+        },
+        2,
+    );
+    assert!(step.commands.is_empty(), "paused: nothing new is sent");
+    assert!(engine.is_paused());
+    let step = engine.handle(Input::Resume, 3);
+    assert_eq!(step.commands.len(), 1);
+}
+
+#[test]
+fn cancelled_cases_in_a_log_are_sent_again() {
+    let mut engine = Engine::new(config("c", 1), cases(SPEC_CASES));
+    let mut records = engine.start(0).events;
+    records.extend(
+        engine
+            .handle(
+                Input::Outcome {
+                    case: 0,
+                    outcome: spec_answer(0),
+                },
+                1,
+            )
+            .events,
+    );
+    records.extend(engine.handle(Input::Cancel, 2).events);
+    let mut log = Vec::new();
+    for r in &records {
+        events::write_jsonl(&mut log, r).expect("write");
+    }
+    let prior = events::resumable(&events::read(&log), &cases(SPEC_CASES), &Default::default());
+    assert_eq!(prior.results.len(), 1);
+    assert_eq!(prior.rerun_ids, vec!["Q2".to_string(), "Q3".to_string()]);
+}

@@ -9,6 +9,7 @@
 mod read;
 mod reconcile;
 mod record;
+mod resume;
 mod write;
 
 pub use read::{read, LogFormat, ReadLog, Skipped};
@@ -16,4 +17,5 @@ pub use reconcile::{reconcile, Check, Reconciliation};
 pub use record::{
     CaseRecord, ErrorDetail, ErrorRecord, MetaRecord, Record, SummaryRecord, SCHEMA_VERSION,
 };
+pub use resume::{resumable, Resumable};
 pub use write::{to_json_seq, to_jsonl, write_json_seq, write_jsonl, RS};

@@ -21,6 +21,10 @@ pub enum Input {
     Tick,
     /// The user cancelled: abort what is in flight, settle the rest as cancelled.
     Cancel,
+    /// Send nothing new; calls in flight still settle.
+    Pause,
+    /// Start sending again after a pause.
+    Resume,
 }
 
 /// What the engine asks the shell to do.
@@ -90,6 +94,7 @@ pub struct Engine {
     limit: usize,
     successes_since_change: usize,
     done: usize,
+    paused: bool,
 }
 
 impl Engine {
@@ -109,7 +114,31 @@ impl Engine {
             limit,
             successes_since_change: 0,
             done: 0,
+            paused: false,
         }
+    }
+
+    /// Marks cases as already settled by an earlier, interrupted run (from its
+    /// event log or the browser's store), before `start`. They are not sent again;
+    /// `start` re-emits their `case` records so the new log is complete. Results for
+    /// unknown indices, or after `start`, are ignored. Returns how many were taken.
+    pub fn restore(&mut self, prior: Vec<CaseResult>) -> usize {
+        if self.status != RunStatus::Idle {
+            return 0;
+        }
+        let mut taken = 0;
+        for result in prior {
+            let i = result.index;
+            if self.states.get(i) == Some(&CaseState::Pending) && self.cases[i].id == result.case_id
+            {
+                self.attempts[i] = result.attempts;
+                self.states[i] = CaseState::Done;
+                self.results[i] = Some(result);
+                self.done += 1;
+                taken += 1;
+            }
+        }
+        taken
     }
 
     /// Starts the run: the `meta` record and the first requests.
@@ -121,6 +150,17 @@ impl Engine {
         self.status = RunStatus::Running;
         step.events
             .push(Record::meta(&self.cfg, self.cases.len(), now_ms));
+        for (i, r) in self.results.iter().enumerate() {
+            if let Some(r) = r {
+                step.events.push(Record::case(
+                    &self.cfg.info.run_id,
+                    &self.cases[i],
+                    r,
+                    now_ms,
+                ));
+                step.finished.push(i);
+            }
+        }
         self.dispatch(now_ms, &mut step);
         self.finish_if_done(now_ms, &mut step);
         step
@@ -136,6 +176,8 @@ impl Engine {
             Input::Outcome { case, outcome } => self.settle(case, outcome, now_ms, &mut step),
             Input::Tick => {}
             Input::Cancel => return self.cancel(now_ms),
+            Input::Pause => self.paused = true,
+            Input::Resume => self.paused = false,
         }
         self.dispatch(now_ms, &mut step);
         self.finish_if_done(now_ms, &mut step);
@@ -150,6 +192,11 @@ impl Engine {
     /// (finished cases, all cases).
     pub fn progress(&self) -> (usize, usize) {
         (self.done, self.cases.len())
+    }
+
+    /// True while paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused
     }
 
     /// The current concurrency limit (lowered after 429s, recovering on success).
@@ -226,7 +273,7 @@ impl Engine {
     }
 
     fn dispatch(&mut self, now_ms: u64, step: &mut Step) {
-        while self.in_flight < self.limit {
+        while self.in_flight < self.limit && !self.paused {
             let Some(case) = self.next_ready(now_ms) else {
                 break;
             };
