@@ -96,6 +96,10 @@ pub struct RunArgs {
     /// Language of the console lines and report.md.
     #[arg(long, value_enum, default_value_t = LangArg::Zh)]
     pub lang: LangArg,
+    /// Event log (json-seq or JSONL) of an interrupted run of this dataset: its
+    /// settled cases are taken over and only the rest is sent.
+    #[arg(long, value_name = "FILE")]
+    pub resume_from: Option<PathBuf>,
     /// Output directory (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,

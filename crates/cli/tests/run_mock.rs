@@ -88,6 +88,52 @@ fn a_killed_run_leaves_a_readable_log_prefix() {
         assert_eq!(log.of_type("summary").count(), 0, "{name}");
     }
     assert!(!out_dir.join("report.json").exists());
+
+    // cut the last record in half, as a crash mid-write would, then resume from it
+    let seq_path = out_dir.join("report.events.json-seq");
+    let mut seq = std::fs::read(&seq_path).expect("log");
+    let settled_before = events::read(&seq).of_type("case").count();
+    seq.truncate(seq.len() - 15);
+    std::fs::write(&seq_path, &seq).expect("cut log");
+    let settled = events::read(&seq).of_type("case").count();
+    assert_eq!(
+        settled,
+        settled_before - 1,
+        "the cut record no longer counts"
+    );
+    let counting = Mock::start_logged(&[]);
+    let resumed = run_against(
+        &counting.url,
+        &demo_dataset(),
+        &dir.join("resumed"),
+        &["--resume-from", seq_path.to_str().expect("utf-8 path")],
+    );
+    assert_ok(&resumed);
+    let requests = counting.stop_and_read_log();
+    let chats = requests
+        .lines()
+        .filter(|l| l.contains("POST /v1/chat/completions"))
+        .count();
+    assert_eq!(
+        chats,
+        10 - settled,
+        "only unsettled cases are sent:\n{requests}"
+    );
+    let report = read_json(&dir.join("resumed/report.json"));
+    assert_eq!(report["metrics"]["cases"], 10);
+    let full_dir = dir.join("full");
+    assert_ok(&run_against(&mock.url, &demo_dataset(), &full_dir, &[]));
+    assert_eq!(
+        comparable(report),
+        comparable(read_json(&full_dir.join("report.json")))
+    );
+    let log =
+        events::read(&std::fs::read(dir.join("resumed/report.events.json-seq")).expect("log"));
+    let full = read_json(&dir.join("resumed/report.json"));
+    assert!(
+        events::reconcile(&full, &log).ok,
+        "the resumed log reconciles on its own"
+    );
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod clock;
 mod driver;
 mod http;
 mod output;
+mod resume;
 mod setup;
 
 use crate::args::RunArgs;
@@ -23,11 +24,26 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
     let argv = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let plan = setup::plan(args, &clock, argv)?;
+    let mut plan = setup::plan(args, &clock, argv)?;
+    let prior = match &args.resume_from {
+        Some(path) => Some(resume::load(path, &plan.cases, &plan.config.scoring)?),
+        None => None,
+    };
+    if let Some(run_id) = prior.as_ref().and_then(|p| p.run_id.clone()) {
+        plan.config.info.run_id = run_id;
+    }
     let mut out = Output::create(&args.out)?;
     let lang = plan.config.info.lang;
     let mut engine = Engine::new(plan.config, plan.cases);
     say(&start_line(lang, engine.cases().len()));
+    if let Some(prior) = prior {
+        let taken = engine.restore(prior.results);
+        let total = engine.cases().len();
+        eprintln!(
+            "evalpage: resuming: {taken} of {total} cases already settled, sending {}",
+            total - taken
+        );
+    }
     driver::drive(&mut engine, plan.backend, &clock, &mut out)?;
     out.write_reports(&engine, clock.now_ms())?;
     let cancelled = engine.status() == RunStatus::Cancelled;

@@ -1,0 +1,43 @@
+//! `--resume-from FILE`: take over the cases an interrupted run already settled,
+//! from its event log (json-seq or JSONL, a cut last record tolerated), so only
+//! the rest is sent. The resumed run keeps the interrupted run's id.
+
+use crate::error::CliError;
+use evalpage_core::dataset::rag::RagCase;
+use evalpage_core::events::{self, Resumable};
+use evalpage_core::scorer::ScoringConfig;
+use std::path::Path;
+
+/// Reads the log and matches it against the dataset.
+pub fn load(
+    path: &Path,
+    cases: &[RagCase],
+    scoring: &ScoringConfig,
+) -> Result<Resumable, CliError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        CliError::Usage(format!("cannot read --resume-from {}: {e}", path.display()))
+    })?;
+    let log = events::read(&bytes);
+    if log.records.is_empty() {
+        return Err(CliError::Usage(format!(
+            "--resume-from {}: no readable event record (expected an evalpage event log, json-seq or JSONL)",
+            path.display()
+        )));
+    }
+    let prior = events::resumable(&log, cases, scoring);
+    if log.truncated_tail {
+        eprintln!(
+            "evalpage: {}: the last record was cut off and is ignored",
+            path.display()
+        );
+    }
+    if !prior.unknown_ids.is_empty() {
+        eprintln!(
+            "evalpage: {}: {} case ids are not in the dataset and are ignored (first: {})",
+            path.display(),
+            prior.unknown_ids.len(),
+            prior.unknown_ids[0]
+        );
+    }
+    Ok(prior)
+}
