@@ -4,65 +4,20 @@
 use crate::components::{
     case_table::CaseTable, console::ConsolePanel, dataset_panel::DatasetPanel,
     downloads::Downloads, error_summary::ErrorSummary, header::Header, metrics::MetricsPanel,
-    model_panel::ModelPanel, run_controls::RunControls,
+    model_panel::ModelPanel, reconcile_view::ReconcileView, resume_banner::ResumeBanner,
+    run_controls::RunControls,
 };
-use crate::effects::runner::{RunHandle, RunUpdate, Transport};
-use crate::effects::{files, now_ms, storage, url};
-use crate::state::{AppAction, AppState, LoadedDataset, ModelSettings, Provider};
-use evalpage_core::dataset::rag;
-use evalpage_core::run::{RunConfig, RunInfo};
+use crate::effects::runner::RunHandle;
+use crate::effects::{files, storage, url};
+use crate::launch::{self, Takeover};
+use crate::state::{AppAction, AppState, ModelSettings};
 use evalpage_core::{demo, Lang};
-use serde_json::json;
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// Parses bytes into a dataset and hands it to the reducer.
 fn load_bytes(state: &UseReducerHandle<AppState>, name: &str, bytes: &[u8], is_demo: bool) {
-    let parsed = rag::parse(name, bytes);
-    state.dispatch(AppAction::SetDataset(Rc::new(LoadedDataset {
-        parsed,
-        is_demo,
-    })));
-}
-
-/// The run configuration for the current page state.
-fn run_config(
-    s: &ModelSettings,
-    lang: Lang,
-    dataset: &LoadedDataset,
-    params: &url::PageParams,
-) -> RunConfig {
-    let started = now_ms();
-    let demo = s.provider == Provider::Demo;
-    let mut argv = vec![format!("provider={}", s.provider.code())];
-    if params.autorun {
-        argv.push("autorun=1".into());
-    }
-    RunConfig {
-        info: RunInfo {
-            run_id: format!(
-                "eval_rag-{started}-{:x}",
-                (js_sys::Math::random() * 65536.0) as u32
-            ),
-            tool: "evalpage-web".into(),
-            started_at_ms: started,
-            lang,
-            backend: s.provider.code().into(),
-            model: if demo {
-                demo::MODEL_NAME.into()
-            } else {
-                s.model.trim().into()
-            },
-            endpoint: (!demo).then(|| evalpage_core::provider::strip_query(s.base_url.trim())),
-            parameters: json!({ "temperature": s.temperature, "max_tokens": s.max_tokens }),
-            dataset_name: dataset.parsed.name.clone(),
-            dataset_line_errors: dataset.parsed.errors.len(),
-            argv,
-        },
-        settings: s.run_settings(started),
-        scoring: s.scoring(),
-        system_prompt: s.system_prompt.clone(),
-    }
+    state.dispatch(AppAction::SetDataset(launch::dataset(name, bytes, is_demo)));
 }
 
 /// The application root.
@@ -93,9 +48,66 @@ pub fn App() -> Html {
         });
     }
 
+    {
+        let state = state.clone();
+        use_effect_with((), move |_| {
+            wasm_bindgen_futures::spawn_local(launch::find_unfinished(state))
+        });
+    }
     let on_start = {
         let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
-        Callback::from(move |_: ()| start(&state, &handle, &params))
+        Callback::from(move |_: ()| {
+            let fresh = Takeover {
+                run_id: None,
+                started_at_ms: None,
+                prior: Vec::new(),
+                replace: false,
+            };
+            launch::start(
+                &state,
+                &handle,
+                &params,
+                state.dataset.clone(),
+                state.settings.clone(),
+                fresh,
+            )
+        })
+    };
+    let on_pause = {
+        let handle = handle.clone();
+        Callback::from(move |paused: bool| {
+            if let Some(h) = handle.borrow().as_ref() {
+                h.set_paused(paused);
+            }
+        })
+    };
+    let on_resume = {
+        let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+        Callback::from(move |_: ()| {
+            if let Some(offer) = state.resume_offer.clone() {
+                launch::resume_offer(&state, &handle, &params, &offer);
+            }
+        })
+    };
+    let on_discard = {
+        let state = state.clone();
+        Callback::from(move |_: ()| {
+            if let Some(offer) = state.resume_offer.clone() {
+                launch::discard(&state, &offer);
+            }
+        })
+    };
+    let on_resume_log = {
+        let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+        Callback::from(move |file: web_sys::File| {
+            let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                match files::read(file).await {
+                    Ok((_, bytes)) => launch::resume_from_log(&state, &handle, &params, &bytes),
+                    Err(e) => state.dispatch(AppAction::StartFailed(Rc::from(e))),
+                }
+            });
+        })
     };
     {
         let (state, on_start, done) = (state.clone(), on_start.clone(), autorun_done.clone());
@@ -152,61 +164,23 @@ pub fn App() -> Html {
         <div class="page">
             <Header {lang} on_lang={on_lang} />
             <main>
+                <ResumeBanner {lang} offer={state.resume_offer.clone()} disabled={running}
+                    {on_resume} {on_discard} {on_resume_log} />
                 <section class="setup">
                     <DatasetPanel {lang} dataset={state.dataset.clone()} error={state.load_error.clone()}
                         disabled={running} {on_file} {on_demo} />
                     <ModelPanel {lang} settings={state.settings.clone()} disabled={running} on_change={on_settings} />
                 </section>
                 <RunControls {lang} {status} run={state.run.clone()} error={state.start_error.clone()}
-                    {on_start} {on_cancel} />
+                    {on_start} {on_cancel} {on_pause} />
                 <MetricsPanel {lang} run={state.run.clone()} />
                 <Downloads {lang} artifacts={state.artifacts.clone()} />
                 <ErrorSummary {lang} run={state.run.clone()} artifacts={state.artifacts.clone()}
                     provider={state.settings.provider} base_url={state.settings.base_url.clone()} />
                 <CaseTable {lang} run={state.run.clone()} />
                 <ConsolePanel {lang} run={state.run.clone()} />
+                <ReconcileView {lang} />
             </main>
         </div>
     }
-}
-
-/// Validates and starts a run; a problem shows as a failed start with the reason.
-fn start(
-    state: &UseReducerHandle<AppState>,
-    handle: &Rc<std::cell::RefCell<Option<RunHandle>>>,
-    params: &url::PageParams,
-) {
-    if handle.borrow().as_ref().is_some_and(RunHandle::is_running) {
-        return;
-    }
-    let lang = state.lang;
-    let fail =
-        |zh: &str, en: &str| state.dispatch(AppAction::StartFailed(Rc::from(lang.pick(zh, en))));
-    let Some(dataset) = state.dataset.clone() else {
-        return fail("请先加载数据集", "Load a dataset first");
-    };
-    if dataset.parsed.cases.is_empty() {
-        return fail("数据集中没有有效用例", "The dataset has no valid case");
-    }
-    let s = state.settings.clone();
-    if let Some((zh, en)) = s.problem() {
-        return fail(zh, en);
-    }
-    let cfg = run_config(&s, lang, &dataset, params);
-    let transport = match s.provider {
-        Provider::Demo => Transport::Demo(s.demo_latency_scale),
-        Provider::Openai => Transport::OpenAi(s.openai_config()),
-    };
-    let st = state.clone();
-    let on_update = Callback::from(move |u: RunUpdate| match u {
-        RunUpdate::Progress(snap) => st.dispatch(AppAction::Progress(snap)),
-        RunUpdate::Finished(snap, a) => st.dispatch(AppAction::Finished(snap, a)),
-    });
-    state.dispatch(AppAction::Started);
-    *handle.borrow_mut() = Some(RunHandle::start(
-        cfg,
-        dataset.parsed.cases.clone(),
-        transport,
-        on_update,
-    ));
 }

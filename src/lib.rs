@@ -5,6 +5,7 @@
 pub mod app;
 pub mod components;
 pub mod effects;
+pub mod launch;
 pub mod state;
 
 /// Mounts the app on `<body>`.

@@ -10,7 +10,8 @@ use evalpage_core::report;
 use evalpage_core::run::{Command, Engine, Input, RunConfig, RunInfo, RunSettings};
 use evalpage_core::scorer::ScoringConfig;
 use evalpage_core::Lang;
-use evalpage_web::effects::runner::{RunHandle, RunUpdate, Transport};
+use evalpage_web::effects::idb::{self, StoredRun};
+use evalpage_web::effects::runner::{Persist, RunHandle, RunUpdate, Transport};
 use evalpage_web::effects::{storage, url};
 use evalpage_web::state::{ModelSettings, Provider};
 use gloo_timers::future::TimeoutFuture;
@@ -96,7 +97,14 @@ async fn browser_runner_gives_the_same_report_as_the_core() {
             *sink.borrow_mut() = Some(a.report_json.clone());
         }
     });
-    let _handle = RunHandle::start(config("browser"), cases, Transport::Demo(0.0), on_update);
+    let _handle = RunHandle::start(
+        config("browser"),
+        cases,
+        Vec::new(),
+        Transport::Demo(0.0),
+        None,
+        on_update,
+    );
     wait_for(|| finished.borrow().is_some(), "the run to finish").await;
     let json = finished.borrow().clone().unwrap_or_default();
     let got = normalized(serde_json::from_str(&json).expect("report.json parses"));
@@ -113,7 +121,14 @@ async fn cancel_settles_every_case() {
             *sink.borrow_mut() = Some(a.events_jsonl.clone());
         }
     });
-    let handle = RunHandle::start(config("cancel"), cases, Transport::Demo(5.0), on_update);
+    let handle = RunHandle::start(
+        config("cancel"),
+        cases,
+        Vec::new(),
+        Transport::Demo(5.0),
+        None,
+        on_update,
+    );
     handle.cancel();
     wait_for(|| finished.borrow().is_some(), "the cancelled run to stop").await;
     let log = finished.borrow().clone().unwrap_or_default();
@@ -219,4 +234,112 @@ async fn the_page_runs_the_demo_from_the_start_button() {
     assert!(text("console").contains("[EVAL] 评测完成"));
     assert!(find("download-report").is_some());
     assert!(text("notes").starts_with("Notes:"));
+}
+
+fn stored(run_id: &str, status: &str) -> StoredRun {
+    StoredRun {
+        run_id: run_id.into(),
+        started_at_ms: 1,
+        status: status.into(),
+        dataset_name: demo::DATASET_NAME.into(),
+        dataset_text: demo::DATASET.into(),
+        settings: ModelSettings {
+            api_key: "sk-never-stored".into(),
+            ..ModelSettings::default()
+        },
+        lang: "zh".into(),
+        total: 10,
+    }
+}
+
+#[wasm_bindgen_test]
+async fn indexeddb_keeps_runs_and_their_events_in_order_without_the_key() {
+    let db = idb::open().await.expect("open");
+    let lines: Vec<(u32, String)> = (0..12).map(|i| (i, format!("{{\"seq\":{i}}}\n"))).collect();
+    idb::save(&db, &stored("r-idb", "running"), &lines[..5], false)
+        .await
+        .expect("save 1");
+    idb::save(&db, &stored("r-idb", "running"), &lines[5..], false)
+        .await
+        .expect("save 2");
+    let runs = idb::runs(&db).await.expect("runs");
+    let run = runs.iter().find(|r| r.run_id == "r-idb").expect("stored");
+    assert_eq!(run.settings.api_key, "", "the key is not persisted");
+    let text = idb::events(&db, "r-idb").await.expect("events");
+    let expected: String = lines.iter().map(|(_, l)| l.clone()).collect();
+    assert_eq!(
+        text, expected,
+        "events come back in seq order (10 after 9, not after 1)"
+    );
+    idb::save(&db, &stored("r-idb", "running"), &lines[..1], true)
+        .await
+        .expect("replace");
+    assert_eq!(idb::events(&db, "r-idb").await.expect("events"), lines[0].1);
+    idb::delete(&db, "r-idb").await.expect("delete");
+    assert!(idb::runs(&db)
+        .await
+        .expect("runs")
+        .iter()
+        .all(|r| r.run_id != "r-idb"));
+}
+
+#[wasm_bindgen_test]
+async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
+    let cases = rag::parse(demo::DATASET_NAME, demo::DATASET.as_bytes()).cases;
+    let finished: Rc<RefCell<Option<String>>> = Rc::default();
+    let sink = finished.clone();
+    let on_update = yew::Callback::from(move |u: RunUpdate| {
+        if let RunUpdate::Finished(_, a) = u {
+            *sink.borrow_mut() = Some(a.report_json.clone());
+        }
+    });
+    let persist = Persist {
+        stored: stored("persisted", "running"),
+        replace: true,
+    };
+    let _handle = RunHandle::start(
+        config("persisted"),
+        cases,
+        Vec::new(),
+        Transport::Demo(0.5),
+        Some(persist),
+        on_update,
+    );
+    let db = idb::open().await.expect("open");
+    let mut saw_running = false;
+    for _ in 0..200 {
+        if finished.borrow().is_some() {
+            break;
+        }
+        let runs = idb::runs(&db).await.expect("runs");
+        if runs
+            .iter()
+            .any(|r| r.run_id == "persisted" && r.status == "running")
+        {
+            let log = idb::events(&db, "persisted").await.expect("events");
+            saw_running |= evalpage_core::events::read(log.as_bytes())
+                .of_type("meta")
+                .count()
+                == 1;
+        }
+        TimeoutFuture::new(20).await;
+    }
+    assert!(saw_running, "the run was in IndexedDB while it ran");
+    wait_for(
+        || finished.borrow().is_some(),
+        "the persisted run to finish",
+    )
+    .await;
+    let json = finished.borrow().clone().unwrap_or_default();
+    let got = normalized(serde_json::from_str(&json).expect("report.json parses"));
+    assert_eq!(got, reference_report());
+    TimeoutFuture::new(100).await;
+    assert!(
+        idb::runs(&db)
+            .await
+            .expect("runs")
+            .iter()
+            .all(|r| r.run_id != "persisted"),
+        "a finished run is dropped from storage"
+    );
 }

@@ -8,4 +8,6 @@ pub mod error_summary;
 pub mod header;
 pub mod metrics;
 pub mod model_panel;
+pub mod reconcile_view;
+pub mod resume_banner;
 pub mod run_controls;

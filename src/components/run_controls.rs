@@ -20,6 +20,8 @@ pub struct RunControlsProps {
     pub on_start: Callback<()>,
     /// Cancel pressed.
     pub on_cancel: Callback<()>,
+    /// Pause (true) or resume (false) pressed.
+    pub on_pause: Callback<bool>,
 }
 
 /// The run controls.
@@ -44,6 +46,12 @@ pub fn RunControls(p: &RunControlsProps) -> Html {
         let cb = p.on_cancel.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))
     };
+    let paused = p.run.as_ref().is_some_and(|r| r.paused);
+    let pause = {
+        let cb = p.on_pause.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(!paused))
+    };
+    let save_error = p.run.as_ref().and_then(|r| r.save_error.clone());
     let limit = p
         .run
         .as_ref()
@@ -52,7 +60,10 @@ pub fn RunControls(p: &RunControlsProps) -> Html {
     html! {
         <section class="panel controls">
             <button class="primary" data-testid="start" disabled={running} onclick={start}>{t("开始评测", "Start evaluation")}</button>
+            <button data-testid="pause" disabled={!running} onclick={pause}>
+                {if paused { t("继续", "Resume") } else { t("暂停", "Pause") }}</button>
             <button data-testid="cancel" disabled={!running} onclick={cancel}>{t("取消", "Cancel")}</button>
+            if paused { <span class="warning" data-testid="paused">{t("已暂停：进行中的请求会完成，不再发送新请求", "Paused: calls in flight finish, nothing new is sent")}</span> }
             <span class="status">{t("状态：", "Status: ")}<code data-testid="run-status">{p.status.code()}</code></span>
             <div class="progress"><div class="bar" style={format!("width:{pct:.1}%")}></div></div>
             <span data-testid="progress">{format!("{done}/{total}")}</span>
@@ -61,6 +72,7 @@ pub fn RunControls(p: &RunControlsProps) -> Html {
                 <span class="warning" data-testid="rate-limit">{format!("{} {now}/{max}", t("因限流降低并发：", "concurrency lowered after rate limits:"))}</span>
             }
             if let Some(e) = &p.error { <p class="error" data-testid="start-error">{e.to_string()}</p> }
+            if let Some(e) = save_error { <p class="warning" data-testid="save-error">{format!("{} {e}", t("本次运行未能保存到浏览器，刷新页面后无法续跑：", "This run is not being saved in the browser, so it cannot be resumed after a reload:"))}</p> }
         </section>
     }
 }

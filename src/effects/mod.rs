@@ -4,6 +4,7 @@
 pub mod download;
 pub mod fetch;
 pub mod files;
+pub mod idb;
 pub mod runner;
 pub mod storage;
 pub mod url;

@@ -3,6 +3,7 @@
 //! reports snapshots to the page. This is the only place that spawns the run's
 //! async work; cancelling aborts every request in flight.
 
+use super::idb::{self, StoredRun};
 use super::{fetch, now_ms};
 use crate::state::{Artifacts, RunSnapshot, RunStatus};
 use evalpage_core::console::{case_line, finish_line, notes, start_line};
@@ -18,7 +19,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::spawn_local;
-use web_sys::AbortController;
+use web_sys::{AbortController, IdbDatabase};
 use yew::Callback;
 
 /// How requests are answered.
@@ -48,15 +49,43 @@ struct InFlight {
     _timer: Timeout,
 }
 
+/// Where a run is saved as it goes (IndexedDB), if it is.
+pub struct Persist {
+    /// The run record to keep (settings without key, dataset text).
+    pub stored: StoredRun,
+    /// Replace events already stored under this run id (a resumed run rewrites
+    /// its whole log, restored cases included, in its first transaction).
+    pub replace: bool,
+}
+
+struct Saver {
+    stored: StoredRun,
+    db: Option<IdbDatabase>,
+    replace: bool,
+    writing: bool,
+}
+
+/// One item on its way to the page: an event line to save, and the case it settles.
+struct Pending {
+    event: (u32, String),
+    shown: Option<(usize, Rc<run::CaseResult>, Rc<str>)>,
+}
+
 struct Runner {
     engine: Engine,
     transport: Transport,
     lang: Lang,
     cases: Rc<Vec<RagCase>>,
+    /// Results the page may count: saved first when persistence is on.
     results: Vec<Option<Rc<run::CaseResult>>>,
     console: Vec<Rc<str>>,
     events_seq: String,
     events_jsonl: String,
+    pending: Vec<Pending>,
+    next_seq: u32,
+    saver: Option<Saver>,
+    save_error: Option<String>,
+    finished: bool,
     in_flight: HashMap<usize, InFlight>,
     wake: Option<Timeout>,
     flush: Option<Timeout>,
@@ -64,17 +93,27 @@ struct Runner {
 }
 
 impl RunHandle {
-    /// Starts a run.
+    /// Starts a run; `prior` are cases an interrupted run already settled.
     pub fn start(
         cfg: RunConfig,
         cases: Vec<RagCase>,
+        prior: Vec<run::CaseResult>,
         transport: Transport,
+        persist: Option<Persist>,
         on_update: Callback<RunUpdate>,
     ) -> RunHandle {
         let lang = cfg.info.lang;
         let n = cases.len();
+        let mut engine = Engine::new(cfg, cases.clone());
+        engine.restore(prior);
+        let saver = persist.map(|p| Saver {
+            stored: p.stored,
+            db: None,
+            replace: p.replace,
+            writing: false,
+        });
         let runner = Runner {
-            engine: Engine::new(cfg, cases.clone()),
+            engine,
             transport,
             lang,
             cases: Rc::new(cases),
@@ -82,6 +121,11 @@ impl RunHandle {
             console: vec![Rc::from(start_line(lang, n))],
             events_seq: String::new(),
             events_jsonl: String::new(),
+            pending: Vec::new(),
+            next_seq: 0,
+            saver,
+            save_error: None,
+            finished: false,
             in_flight: HashMap::new(),
             wake: None,
             flush: None,
@@ -99,6 +143,13 @@ impl RunHandle {
         apply(&self.0, step);
     }
 
+    /// Pauses (nothing new is sent) or resumes.
+    pub fn set_paused(&self, paused: bool) {
+        let input = if paused { Input::Pause } else { Input::Resume };
+        let step = self.0.borrow_mut().engine.handle(input, now_ms());
+        apply(&self.0, step);
+    }
+
     /// True while the engine still has cases to settle.
     pub fn is_running(&self) -> bool {
         self.0.borrow().engine.status() == run::RunStatus::Running
@@ -109,20 +160,32 @@ impl RunHandle {
 fn apply(rc: &Rc<RefCell<Runner>>, step: Step) {
     let commands = {
         let mut r = rc.borrow_mut();
+        let mut shown: Vec<(usize, Rc<run::CaseResult>, Rc<str>)> = Vec::new();
+        for i in step.finished {
+            if let Some(result) = r.engine.results()[i].clone() {
+                let line: Rc<str> = Rc::from(case_line(r.lang, &r.cases[i], &result));
+                shown.push((i, Rc::new(result), line));
+            }
+        }
+        let mut shown = shown.into_iter();
         for mut event in step.events {
             if let Record::Summary(s) = &mut event {
                 s.final_report_path = Some("report.json".to_string());
             }
             r.events_seq.push_str(&to_json_seq(&event));
-            r.events_jsonl.push_str(&to_jsonl(&event));
-        }
-        for i in step.finished {
-            let result = r.engine.results()[i].clone();
-            if let Some(result) = result {
-                let line = case_line(r.lang, &r.cases[i], &result);
-                r.console.push(Rc::from(line));
-                r.results[i] = Some(Rc::new(result));
-            }
+            let line = to_jsonl(&event);
+            r.events_jsonl.push_str(&line);
+            let seq = r.next_seq;
+            r.next_seq += 1;
+            let settles = if matches!(event, Record::Case(_)) {
+                shown.next()
+            } else {
+                None
+            };
+            r.pending.push(Pending {
+                event: (seq, line),
+                shown: settles,
+            });
         }
         step.commands
     };
@@ -139,10 +202,97 @@ fn apply(rc: &Rc<RefCell<Runner>>, step: Step) {
     }
     let stopped = rc.borrow().engine.status() != run::RunStatus::Running;
     if stopped {
+        stop_timers(rc);
+    }
+    pump(rc);
+}
+
+/// Moves pending items to the page: at once without persistence, otherwise
+/// after the IndexedDB transaction holding their events has committed.
+fn pump(rc: &Rc<RefCell<Runner>>) {
+    let batch: Vec<Pending> = {
+        let mut r = rc.borrow_mut();
+        match &r.saver {
+            Some(s) if s.writing || r.pending.is_empty() => return after_drain(rc, r),
+            _ => std::mem::take(&mut r.pending),
+        }
+    };
+    if rc.borrow().saver.is_none() {
+        show(rc, batch);
+        return after_drain(rc, rc.borrow_mut());
+    }
+    let (stored, db, replace) = {
+        let mut r = rc.borrow_mut();
+        let status = match r.engine.status() {
+            run::RunStatus::Done => "done",
+            run::RunStatus::Cancelled => "cancelled",
+            _ => "running",
+        };
+        let Some(saver) = r.saver.as_mut() else {
+            return;
+        };
+        saver.writing = true;
+        saver.stored.status = status.to_string();
+        let out = (saver.stored.clone(), saver.db.clone(), saver.replace);
+        saver.replace = false;
+        out
+    };
+    let weak = Rc::downgrade(rc);
+    spawn_local(async move {
+        let events: Vec<(u32, String)> = batch.iter().map(|p| p.event.clone()).collect();
+        let db = match db {
+            Some(db) => Ok(db),
+            None => idb::open().await,
+        };
+        let saved = match &db {
+            Ok(db) => idb::save(db, &stored, &events, replace).await,
+            Err(e) => Err(e.clone()),
+        };
+        let Some(rc) = weak.upgrade() else { return };
+        {
+            let mut r = rc.borrow_mut();
+            if let Err(e) = saved {
+                web_sys::console::warn_1(
+                    &format!("evalpage: the run is not saved in this browser: {e}").into(),
+                );
+                r.save_error = Some(e);
+                r.saver = None;
+            } else if let Some(s) = r.saver.as_mut() {
+                s.writing = false;
+                s.db = db.ok();
+            }
+        }
+        show(&rc, batch);
+        pump(&rc);
+    });
+}
+
+fn show(rc: &Rc<RefCell<Runner>>, batch: Vec<Pending>) {
+    let mut r = rc.borrow_mut();
+    for (i, result, line) in batch.into_iter().filter_map(|p| p.shown) {
+        r.results[i] = Some(result);
+        r.console.push(line);
+    }
+}
+
+/// After a batch reached the page: announce progress, or the end once all is saved.
+fn after_drain(rc: &Rc<RefCell<Runner>>, r: std::cell::RefMut<'_, Runner>) {
+    let stopped = r.engine.status() != run::RunStatus::Running;
+    let idle = r.pending.is_empty() && !r.saver.as_ref().is_some_and(|s| s.writing);
+    let done = stopped && idle && !r.finished;
+    drop(r);
+    if done {
         finish(rc);
-    } else {
+    } else if !stopped {
         schedule_flush(rc);
     }
+}
+
+fn stop_timers(rc: &Rc<RefCell<Runner>>) {
+    let mut r = rc.borrow_mut();
+    r.flush = None;
+    r.wake = None;
+    r.in_flight.clear();
 }
 
 fn send(rc: &Rc<RefCell<Runner>>, case: usize, messages: Vec<ChatMessage>) {
@@ -236,7 +386,8 @@ fn schedule_flush(rc: &Rc<RefCell<Runner>>) {
 }
 
 fn snapshot(r: &Runner) -> RunSnapshot {
-    let (done, total) = r.engine.progress();
+    let total = r.cases.len();
+    let done = r.results.iter().flatten().count();
     let status = match r.engine.status() {
         run::RunStatus::Idle | run::RunStatus::Running => RunStatus::Running,
         run::RunStatus::Done => RunStatus::Done,
@@ -262,18 +413,18 @@ fn snapshot(r: &Runner) -> RunSnapshot {
         now_ms: now_ms(),
         cases: r.cases.clone(),
         results: r.results.clone(),
-        metrics: RunMetrics::from_results(r.engine.results()),
+        metrics: RunMetrics::of(r.results.iter().flatten().map(|c| c.as_ref())),
         console: r.console.clone(),
         network_errors,
+        paused: r.engine.is_paused(),
+        save_error: r.save_error.clone(),
     }
 }
 
 fn finish(rc: &Rc<RefCell<Runner>>) {
     let (snap, artifacts, cb) = {
         let mut r = rc.borrow_mut();
-        r.flush = None;
-        r.wake = None;
-        r.in_flight.clear();
+        r.finished = true;
         let now = now_ms();
         let cancelled = r.engine.status() == run::RunStatus::Cancelled;
         let built = report::build(&r.engine, now);
@@ -293,5 +444,24 @@ fn finish(rc: &Rc<RefCell<Runner>>) {
         };
         (snapshot(&r), artifacts, r.on_update.clone())
     };
+    forget_saved(rc);
     cb.emit(RunUpdate::Finished(Rc::new(snap), Rc::new(artifacts)));
+}
+
+/// A run that ended is downloadable; its crash-recovery copy is dropped.
+fn forget_saved(rc: &Rc<RefCell<Runner>>) {
+    let saved = rc
+        .borrow()
+        .saver
+        .as_ref()
+        .and_then(|s| s.db.clone().map(|db| (db, s.stored.run_id.clone())));
+    if let Some((db, run_id)) = saved {
+        spawn_local(async move {
+            if let Err(e) = idb::delete(&db, &run_id).await {
+                web_sys::console::warn_1(
+                    &format!("evalpage: could not drop the saved run: {e}").into(),
+                );
+            }
+        });
+    }
 }

@@ -2,6 +2,7 @@
 //! latest snapshot of the run. Pure: effects live in `effects/`.
 
 use super::ModelSettings;
+use crate::effects::idb::StoredRun;
 use evalpage_core::dataset::rag::{RagCase, RagDataset};
 use evalpage_core::report::{EvaluationResult, RunMetrics};
 use evalpage_core::run::CaseResult;
@@ -16,6 +17,19 @@ pub struct LoadedDataset {
     pub parsed: RagDataset,
     /// True for the bundled demo dataset.
     pub is_demo: bool,
+    /// The file's text (kept so an interrupted run can be resumed after a reload).
+    pub text: Rc<str>,
+}
+
+/// An unfinished run found in this browser's storage after a reload.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResumeOffer {
+    /// The stored run.
+    pub stored: StoredRun,
+    /// Its saved event lines (JSONL).
+    pub events: Rc<str>,
+    /// Cases already settled.
+    pub done: usize,
 }
 
 /// The run's state as shown (`data-testid="run-status"` text).
@@ -73,6 +87,10 @@ pub struct RunSnapshot {
     pub console: Vec<Rc<str>>,
     /// Cases that failed with a network error (CORS or unreachable).
     pub network_errors: usize,
+    /// Paused by the user.
+    pub paused: bool,
+    /// Why the run is not being saved in this browser, if it is not.
+    pub save_error: Option<String>,
 }
 
 /// The finished run's downloads.
@@ -109,6 +127,8 @@ pub struct AppState {
     pub artifacts: Option<Rc<Artifacts>>,
     /// Why the run could not start, if it could not.
     pub start_error: Option<Rc<str>>,
+    /// An unfinished run that can be resumed.
+    pub resume_offer: Option<Rc<ResumeOffer>>,
 }
 
 /// Everything that changes the state.
@@ -126,6 +146,8 @@ pub enum AppAction {
     StartFailed(Rc<str>),
     /// A run started: clear the previous run's results and errors.
     Started,
+    /// An unfinished run was found (or the offer is withdrawn with `None`).
+    OfferResume(Option<Rc<ResumeOffer>>),
     /// Progress from the runner.
     Progress(Rc<RunSnapshot>),
     /// The run stopped and its artifacts are ready.
@@ -160,7 +182,9 @@ impl Reducible for AppState {
                 next.run = None;
                 next.artifacts = None;
                 next.start_error = None;
+                next.resume_offer = None;
             }
+            AppAction::OfferResume(offer) => next.resume_offer = offer,
             AppAction::Progress(snap) => next.run = Some(snap),
             AppAction::Finished(snap, artifacts) => {
                 next.run = Some(snap);

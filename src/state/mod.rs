@@ -3,5 +3,7 @@
 pub mod app_state;
 pub mod settings;
 
-pub use app_state::{AppAction, AppState, Artifacts, LoadedDataset, RunSnapshot, RunStatus};
+pub use app_state::{
+    AppAction, AppState, Artifacts, LoadedDataset, ResumeOffer, RunSnapshot, RunStatus,
+};
 pub use settings::{ModelSettings, Preset, Provider, PRESETS};

@@ -49,7 +49,12 @@ pub struct ReportMetrics {
 impl RunMetrics {
     /// Counts over the settled results (unfinished ones are skipped).
     pub fn from_results(results: &[Option<CaseResult>]) -> RunMetrics {
-        let done: Vec<&CaseResult> = results.iter().flatten().collect();
+        RunMetrics::of(results.iter().flatten())
+    }
+
+    /// Counts over these results.
+    pub fn of<'a>(results: impl IntoIterator<Item = &'a CaseResult>) -> RunMetrics {
+        let done: Vec<&CaseResult> = results.into_iter().collect();
         let n = done.len();
         let count = |f: fn(&CaseResult) -> bool| done.iter().filter(|r| f(r)).count();
         let rate = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };

@@ -1,0 +1,72 @@
+//! Resuming interrupted runs: the offer of an unfinished run found after a
+//! reload, and resuming from a downloaded event log.
+
+use crate::state::ResumeOffer;
+use evalpage_core::Lang;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+/// Resume banner props.
+#[derive(Properties, PartialEq)]
+pub struct ResumeBannerProps {
+    /// Language.
+    pub lang: Lang,
+    /// The unfinished run, if one was found.
+    pub offer: Option<Rc<ResumeOffer>>,
+    /// A run is going.
+    pub disabled: bool,
+    /// Resume the offered run.
+    pub on_resume: Callback<()>,
+    /// Forget the offered run.
+    pub on_discard: Callback<()>,
+    /// Resume from an event log file over the loaded dataset.
+    pub on_resume_log: Callback<web_sys::File>,
+}
+
+/// The resume banner.
+#[component]
+pub fn ResumeBanner(p: &ResumeBannerProps) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let resume = {
+        let cb = p.on_resume.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    let discard = {
+        let cb = p.on_discard.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    let onchange = {
+        let cb = p.on_resume_log.clone();
+        Callback::from(move |e: Event| {
+            let input: Option<HtmlInputElement> = e.target().and_then(|t| t.dyn_into().ok());
+            if let Some(file) = input
+                .as_ref()
+                .and_then(|i| i.files())
+                .and_then(|f| f.get(0))
+            {
+                cb.emit(file);
+            }
+            if let Some(i) = input {
+                i.set_value("");
+            }
+        })
+    };
+    html! {
+        <section class="panel resume">
+            if let Some(o) = &p.offer {
+                <div class="warning" data-testid="resume-offer">
+                    {format!("{} {} ({}): {}/{} {}", t("发现未完成的运行", "Unfinished run"), o.stored.run_id,
+                        o.stored.dataset_name, o.done, o.stored.total, t("条已完成。", "cases settled."))}
+                    <button class="primary" data-testid="resume-run" disabled={p.disabled} onclick={resume}>{t("继续运行", "Resume it")}</button>
+                    <button data-testid="discard-run" disabled={p.disabled} onclick={discard}>{t("丢弃", "Discard")}</button>
+                </div>
+            }
+            <label class="inline">{t("从下载的事件日志续跑（对当前数据集，只发送未完成的用例）：",
+                "Resume from a downloaded event log (over the loaded dataset; only unfinished cases are sent):")}
+                <input type="file" accept=".jsonl,.json-seq,.json,.txt" data-testid="resume-log-file" disabled={p.disabled} {onchange} />
+            </label>
+        </section>
+    }
+}

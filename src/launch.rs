@@ -1,0 +1,253 @@
+//! Starting runs from the page: a fresh run, a run resumed from this browser's
+//! storage after a reload, or a run resumed from a downloaded event log. Builds
+//! the core's run configuration and hands it to the runner.
+
+use crate::effects::idb::{self, StoredRun};
+use crate::effects::runner::{Persist, RunHandle, RunUpdate, Transport};
+use crate::effects::{now_ms, url};
+use crate::state::{AppAction, AppState, LoadedDataset, ModelSettings, Provider, ResumeOffer};
+use evalpage_core::dataset::rag;
+use evalpage_core::events;
+use evalpage_core::run::{CaseResult, RunConfig, RunInfo};
+use evalpage_core::{demo, Lang};
+use serde_json::json;
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The page's run handle.
+pub type Handle = Rc<RefCell<Option<RunHandle>>>;
+
+/// What a resumed run takes over from the interrupted one.
+pub struct Takeover {
+    /// The interrupted run's id (kept, so both logs belong to one run).
+    pub run_id: Option<String>,
+    /// Its start time, when known (a resume from this browser's storage).
+    pub started_at_ms: Option<u64>,
+    /// Cases it settled.
+    pub prior: Vec<CaseResult>,
+    /// Replace the events stored under the run id.
+    pub replace: bool,
+}
+
+fn run_config(
+    s: &ModelSettings,
+    lang: Lang,
+    d: &LoadedDataset,
+    params: &url::PageParams,
+    t: &Takeover,
+) -> RunConfig {
+    let started = t.started_at_ms.unwrap_or_else(now_ms);
+    let demo = s.provider == Provider::Demo;
+    let mut argv = vec![format!("provider={}", s.provider.code())];
+    if params.autorun {
+        argv.push("autorun=1".into());
+    }
+    let fresh_id = || {
+        format!(
+            "eval_rag-{started}-{:x}",
+            (js_sys::Math::random() * 65536.0) as u32
+        )
+    };
+    RunConfig {
+        info: RunInfo {
+            run_id: t.run_id.clone().unwrap_or_else(fresh_id),
+            tool: "evalpage-web".into(),
+            started_at_ms: started,
+            lang,
+            backend: s.provider.code().into(),
+            model: if demo {
+                demo::MODEL_NAME.into()
+            } else {
+                s.model.trim().into()
+            },
+            endpoint: (!demo).then(|| evalpage_core::provider::strip_query(s.base_url.trim())),
+            parameters: json!({ "temperature": s.temperature, "max_tokens": s.max_tokens }),
+            dataset_name: d.parsed.name.clone(),
+            dataset_line_errors: d.parsed.errors.len(),
+            argv,
+        },
+        settings: s.run_settings(started),
+        scoring: s.scoring(),
+        system_prompt: s.system_prompt.clone(),
+    }
+}
+
+/// Validates and starts a run; a problem shows as a failed start with the reason.
+pub fn start(
+    state: &UseReducerHandle<AppState>,
+    handle: &Handle,
+    params: &url::PageParams,
+    dataset: Option<Rc<LoadedDataset>>,
+    settings: Rc<ModelSettings>,
+    takeover: Takeover,
+) {
+    if handle.borrow().as_ref().is_some_and(RunHandle::is_running) {
+        return;
+    }
+    let lang = state.lang;
+    let fail =
+        |zh: &str, en: &str| state.dispatch(AppAction::StartFailed(Rc::from(lang.pick(zh, en))));
+    let Some(dataset) = dataset else {
+        return fail("请先加载数据集", "Load a dataset first");
+    };
+    if dataset.parsed.cases.is_empty() {
+        return fail("数据集中没有有效用例", "The dataset has no valid case");
+    }
+    if let Some((zh, en)) = settings.problem() {
+        return fail(zh, en);
+    }
+    let cfg = run_config(&settings, lang, &dataset, params, &takeover);
+    let stored = StoredRun {
+        run_id: cfg.info.run_id.clone(),
+        started_at_ms: cfg.info.started_at_ms,
+        status: "running".into(),
+        dataset_name: dataset.parsed.name.clone(),
+        dataset_text: dataset.text.to_string(),
+        settings: (*settings).clone(),
+        lang: lang.code().into(),
+        total: dataset.parsed.cases.len(),
+    };
+    let transport = match settings.provider {
+        Provider::Demo => Transport::Demo(settings.demo_latency_scale),
+        Provider::Openai => Transport::OpenAi(settings.openai_config()),
+    };
+    let st = state.clone();
+    let on_update = Callback::from(move |u: RunUpdate| match u {
+        RunUpdate::Progress(snap) => st.dispatch(AppAction::Progress(snap)),
+        RunUpdate::Finished(snap, a) => st.dispatch(AppAction::Finished(snap, a)),
+    });
+    state.dispatch(AppAction::Started);
+    let persist = Some(Persist {
+        stored,
+        replace: takeover.replace,
+    });
+    let cases = dataset.parsed.cases.clone();
+    *handle.borrow_mut() = Some(RunHandle::start(
+        cfg,
+        cases,
+        takeover.prior,
+        transport,
+        persist,
+        on_update,
+    ));
+}
+
+/// Parses dataset bytes into a loaded dataset.
+pub fn dataset(name: &str, bytes: &[u8], is_demo: bool) -> Rc<LoadedDataset> {
+    Rc::new(LoadedDataset {
+        parsed: rag::parse(name, bytes),
+        is_demo,
+        text: Rc::from(String::from_utf8_lossy(bytes).as_ref()),
+    })
+}
+
+/// Looks for an unfinished run saved in this browser and offers it.
+pub async fn find_unfinished(state: UseReducerHandle<AppState>) {
+    let found = async {
+        let db = idb::open().await?;
+        for stored in idb::runs(&db).await? {
+            if stored.status == "running" {
+                let events = idb::events(&db, &stored.run_id).await?;
+                let done = events::read(events.as_bytes()).of_type("case").count();
+                return Ok(Some(ResumeOffer {
+                    stored,
+                    events: Rc::from(events),
+                    done,
+                }));
+            }
+        }
+        Ok::<_, String>(None)
+    };
+    match found.await {
+        Ok(offer) => state.dispatch(AppAction::OfferResume(offer.map(Rc::new))),
+        Err(e) => web_sys::console::warn_1(
+            &format!("evalpage: cannot look for unfinished runs: {e}").into(),
+        ),
+    }
+}
+
+/// Resumes a run offered after a reload: its dataset, settings (with this
+/// session's key) and settled cases; only the rest is sent.
+pub fn resume_offer(
+    state: &UseReducerHandle<AppState>,
+    handle: &Handle,
+    params: &url::PageParams,
+    offer: &ResumeOffer,
+) {
+    let s = &offer.stored;
+    let data = dataset(&s.dataset_name, s.dataset_text.as_bytes(), false);
+    let settings = ModelSettings {
+        api_key: state.settings.api_key.clone(),
+        ..s.settings.clone()
+    };
+    let prior = events::resumable(
+        &events::read(offer.events.as_bytes()),
+        &data.parsed.cases,
+        &settings.scoring(),
+    );
+    state.dispatch(AppAction::SetDataset(data.clone()));
+    state.dispatch(AppAction::SetSettings(Rc::new(settings.clone())));
+    let takeover = Takeover {
+        run_id: Some(s.run_id.clone()),
+        started_at_ms: Some(s.started_at_ms),
+        prior: prior.results,
+        replace: true,
+    };
+    start(
+        state,
+        handle,
+        params,
+        Some(data),
+        Rc::new(settings),
+        takeover,
+    );
+}
+
+/// Resumes from a downloaded event log over the loaded dataset and current settings.
+pub fn resume_from_log(
+    state: &UseReducerHandle<AppState>,
+    handle: &Handle,
+    params: &url::PageParams,
+    bytes: &[u8],
+) {
+    let Some(data) = state.dataset.clone() else {
+        return state.dispatch(AppAction::StartFailed(Rc::from(
+            state.lang.pick("请先加载数据集", "Load a dataset first"),
+        )));
+    };
+    let log = events::read(bytes);
+    if log.records.is_empty() {
+        let msg = state.lang.pick(
+            "该文件不是 evalpage 事件日志",
+            "That file is not an evalpage event log",
+        );
+        return state.dispatch(AppAction::StartFailed(Rc::from(msg)));
+    }
+    let prior = events::resumable(&log, &data.parsed.cases, &state.settings.scoring());
+    let takeover = Takeover {
+        run_id: prior.run_id,
+        started_at_ms: None,
+        prior: prior.results,
+        replace: true,
+    };
+    start(
+        state,
+        handle,
+        params,
+        Some(data),
+        state.settings.clone(),
+        takeover,
+    );
+}
+
+/// Forgets an offered run.
+pub fn discard(state: &UseReducerHandle<AppState>, offer: &ResumeOffer) {
+    let (state, run_id) = (state.clone(), offer.stored.run_id.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        if let Ok(db) = idb::open().await {
+            let _ = idb::delete(&db, &run_id).await;
+        }
+        state.dispatch(AppAction::OfferResume(None));
+    });
+}
