@@ -22,6 +22,9 @@ use wasm_bindgen_futures::spawn_local;
 use web_sys::{AbortController, IdbDatabase};
 use yew::Callback;
 
+/// Least time between two progress updates of the page, in ms.
+const FLUSH_MS: u32 = 250;
+
 /// How requests are answered.
 #[derive(Clone, Debug)]
 pub enum Transport {
@@ -365,14 +368,14 @@ fn schedule_wake(rc: &Rc<RefCell<Runner>>, wake_at: Option<u64>) {
     rc.borrow_mut().wake = Some(timer);
 }
 
-/// Progress reaches the page at most every 100 ms, so a fast endpoint does not
+/// Progress reaches the page at most every `FLUSH_MS`, so a fast endpoint does not
 /// spend its time re-rendering.
 fn schedule_flush(rc: &Rc<RefCell<Runner>>) {
     if rc.borrow().flush.is_some() {
         return;
     }
     let weak = Rc::downgrade(rc);
-    let timer = Timeout::new(100, move || {
+    let timer = Timeout::new(FLUSH_MS, move || {
         if let Some(rc) = weak.upgrade() {
             rc.borrow_mut().flush = None;
             let (snap, cb) = {

@@ -166,3 +166,26 @@ test('the API key is sent but never written to a download, the URL or storage ot
   assert.ok(!local.includes(KEY));
   assert.ok(!(await page.content()).includes(KEY), 'the key is not in the page markup');
 });
+
+test('a dataset dropped on the page, or named by ?dataset=, loads', async () => {
+  const page = await newPage(browser, []);
+  await page.goto(`${site.url}/?lang=en&demo_latency=0`);
+  const text = fs.readFileSync(path.join(DATA, 'spec_three_cases.jsonl'), 'utf8');
+  const transfer = await page.evaluateHandle((t) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], 'dropped.jsonl', { type: 'application/jsonl' }));
+    return dt;
+  }, text);
+  await page.dispatchEvent('.dropzone', 'drop', { dataTransfer: transfer });
+  await page.waitForFunction(() => document.querySelector('[data-testid=dataset-summary]')?.textContent.includes('dropped.jsonl'));
+  assert.match(await page.textContent('[data-testid=dataset-summary]'), /3 valid cases/);
+
+  const hosted = await newPage(browser, []);
+  await hosted.goto(`${site.url}/eval/?lang=en&dataset=/demo/demo_dataset.jsonl&autorun=1&demo_latency=0`);
+  await waitStatus(hosted, 'done');
+  assert.match(await hosted.textContent('[data-testid=dataset-summary]'), /demo_dataset\.jsonl · 10 valid cases/);
+  const missing = await newPage(browser, []);
+  await missing.goto(`${site.url}/?lang=en&dataset=/nope.jsonl`);
+  await missing.waitForSelector('[data-testid=load-error]');
+  assert.match(await missing.textContent('[data-testid=load-error]'), /HTTP 404/);
+});
