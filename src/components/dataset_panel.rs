@@ -4,8 +4,7 @@
 use crate::state::LoadedDataset;
 use evalpage_core::Lang;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
-use web_sys::{DragEvent, HtmlInputElement};
+use web_sys::DragEvent;
 use yew::prelude::*;
 
 /// Dataset panel props.
@@ -33,12 +32,7 @@ pub fn DatasetPanel(p: &DatasetPanelProps) -> Html {
     let onchange = {
         let cb = p.on_file.clone();
         Callback::from(move |e: Event| {
-            let input: Option<HtmlInputElement> = e.target().and_then(|t| t.dyn_into().ok());
-            if let Some(file) = input
-                .as_ref()
-                .and_then(|i| i.files())
-                .and_then(|f| f.get(0))
-            {
+            if let Some(file) = super::chosen_file(&e) {
                 cb.emit(file);
             }
         })

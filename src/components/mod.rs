@@ -11,3 +11,10 @@ pub mod model_panel;
 pub mod reconcile_view;
 pub mod resume_banner;
 pub mod run_controls;
+
+/// The first file chosen in a file input's `change` event, if any.
+pub fn chosen_file(e: &yew::Event) -> Option<web_sys::File> {
+    use wasm_bindgen::JsCast;
+    let input: web_sys::HtmlInputElement = e.target()?.dyn_into().ok()?;
+    input.files()?.get(0)
+}

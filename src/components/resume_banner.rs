@@ -40,15 +40,14 @@ pub fn ResumeBanner(p: &ResumeBannerProps) -> Html {
     let onchange = {
         let cb = p.on_resume_log.clone();
         Callback::from(move |e: Event| {
-            let input: Option<HtmlInputElement> = e.target().and_then(|t| t.dyn_into().ok());
-            if let Some(file) = input
-                .as_ref()
-                .and_then(|i| i.files())
-                .and_then(|f| f.get(0))
-            {
+            if let Some(file) = super::chosen_file(&e) {
                 cb.emit(file);
             }
-            if let Some(i) = input {
+            // the same log can be chosen again after a failed attempt
+            if let Some(i) = e
+                .target()
+                .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
+            {
                 i.set_value("");
             }
         })

@@ -115,12 +115,7 @@ pub fn citation_reason(lang: Lang, case: &RagCase, r: &CaseResult) -> Option<Str
 /// reasons), then the passing cases.
 pub fn notes(lang: Lang, engine: &Engine) -> Vec<String> {
     let mut out = vec!["Notes:".to_string()];
-    let pairs: Vec<(&RagCase, &CaseResult)> = engine
-        .cases()
-        .iter()
-        .zip(engine.results())
-        .filter_map(|(c, r)| r.as_ref().map(|r| (c, r)))
-        .collect();
+    let pairs = engine.settled();
     let mut n = 0;
     for (case, r) in pairs.iter().filter(|(_, r)| !r.passed()) {
         n += 1;

@@ -14,12 +14,7 @@ use std::collections::BTreeMap;
 /// The final report of an engine (a stopped one; unfinished cases are left out).
 pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
     let cfg = engine.config();
-    let pairs: Vec<(&RagCase, &CaseResult)> = engine
-        .cases()
-        .iter()
-        .zip(engine.results())
-        .filter_map(|(c, r)| r.as_ref().map(|r| (c, r)))
-        .collect();
+    let pairs = engine.settled();
     let scores: Vec<EvalScore> = pairs.iter().flat_map(|(c, r)| case_scores(c, r)).collect();
     let names: Vec<&str> = REGISTRY.iter().map(|m| m.name).collect();
     let status = if engine.status() == RunStatus::Cancelled {

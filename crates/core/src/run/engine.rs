@@ -214,6 +214,15 @@ impl Engine {
         &self.cases
     }
 
+    /// Settled cases with their results, in dataset order.
+    pub fn settled(&self) -> Vec<(&RagCase, &CaseResult)> {
+        self.cases
+            .iter()
+            .zip(&self.results)
+            .filter_map(|(c, r)| r.as_ref().map(|r| (c, r)))
+            .collect()
+    }
+
     /// Per-case results in dataset order (`None` while unfinished).
     pub fn results(&self) -> &[Option<CaseResult>] {
         &self.results
