@@ -29,25 +29,85 @@ impl fmt::Display for LineError {
     }
 }
 
-/// Splits raw bytes into numbered lines: strips a leading UTF-8 BOM, accepts LF
-/// and CRLF, and yields each line as text or as the reason it is not UTF-8.
+/// Splits raw bytes into numbered lines and yields each line as text or as the
+/// reason it is not UTF-8.
+///
+/// Lines end in LF or CRLF. A file with no LF at all but with CRs (old Mac
+/// line endings) is split on CR, so its records are not glued into one line. A
+/// UTF-8 byte order mark is stripped at the start of the file and at the start of
+/// any line: a BOM in the middle of a file comes from concatenating files saved
+/// with one (`cat a.jsonl b.jsonl`) and carries no meaning.
 pub fn numbered_lines(bytes: &[u8]) -> impl Iterator<Item = (usize, Result<&str, String>)> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let bytes = strip_bom(bytes);
+    let cr_only = !bytes.contains(&b'\n') && bytes.contains(&b'\r');
+    let sep = if cr_only { b'\r' } else { b'\n' };
+    let body = bytes.strip_suffix(&[sep]).unwrap_or(bytes);
     let empty = bytes.is_empty();
-    body.split(|b| *b == b'\n')
+    body.split(move |b| *b == sep)
         .filter(move |_| !empty)
         .enumerate()
         .map(|(i, raw)| {
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            let raw = strip_bom(raw.strip_suffix(b"\r").unwrap_or(raw));
             let text = std::str::from_utf8(raw).map_err(|e| {
+                let column = String::from_utf8_lossy(&raw[..e.valid_up_to()])
+                    .chars()
+                    .count();
                 format!(
-                    "not valid UTF-8 (bad byte at column {})",
-                    e.valid_up_to() + 1
+                    "not valid UTF-8 (bad byte at column {}); save the file as UTF-8",
+                    column + 1
                 )
             });
             (i + 1, text)
         })
+}
+
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// A JSON syntax error placed in the text the user sees.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct JsonErrorAt {
+    /// serde_json's message without its own position, plus a hint for common causes.
+    pub message: String,
+    /// 1-based line within the text.
+    pub line: usize,
+    /// 1-based column, counted in characters as editors count them.
+    pub column: usize,
+}
+
+/// Places `e`, raised while parsing `text[offset..]`, in `text`. serde_json counts
+/// columns in bytes from the start of what it was given; a reader that trimmed the
+/// text or holds CJK text would otherwise report a column the user cannot find.
+pub(crate) fn json_error_at(text: &str, offset: usize, e: &serde_json::Error) -> JsonErrorAt {
+    let shown = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let mut message = shown.strip_suffix(&suffix).unwrap_or(&shown).to_string();
+    if message == "trailing characters" {
+        message.push_str(" after the JSON value (expected exactly one JSON value)");
+    } else if message == "recursion limit exceeded" {
+        message.push_str(" (nested more than 128 levels deep)");
+    } else if message.contains("surrogate") || message == "unexpected end of hex escape" {
+        message
+            .push_str(" (a \\uD800-\\uDBFF escape must be followed by a \\uDC00-\\uDFFF escape)");
+    }
+    let parsed = text.get(offset..).unwrap_or("");
+    let line_start: usize = parsed
+        .split_inclusive('\n')
+        .take(e.line().saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let mut at = (offset + line_start + e.column().saturating_sub(1)).min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &text[..at];
+    let last_line = before.rsplit('\n').next().unwrap_or(before);
+    JsonErrorAt {
+        message,
+        line: before.matches('\n').count() + 1,
+        column: last_line.chars().count() + 1,
+    }
 }
 
 #[cfg(test)]
@@ -64,5 +124,49 @@ mod tests {
         assert_eq!(lines[2], (3, Ok("")));
         assert_eq!(lines[3], (4, Ok("b")));
         assert_eq!(numbered_lines(b"").count(), 0);
+    }
+
+    #[test]
+    fn cr_only_files_are_split_on_cr() {
+        let lines: Vec<_> = numbered_lines(b"a\rb\r\rc\r").collect();
+        assert_eq!(
+            lines,
+            vec![(1, Ok("a")), (2, Ok("b")), (3, Ok("")), (4, Ok("c"))]
+        );
+        // with any LF in the file, a lone CR stays part of its line
+        let lines: Vec<_> = numbered_lines(b"a\rb\nc").collect();
+        assert_eq!(lines, vec![(1, Ok("a\rb")), (2, Ok("c"))]);
+    }
+
+    #[test]
+    fn bom_at_the_start_of_a_later_line_is_stripped() {
+        let lines: Vec<_> = numbered_lines(b"a\n\xEF\xBB\xBFb\r\nc\xEF\xBB\xBF").collect();
+        assert_eq!(lines[1], (2, Ok("b")));
+        assert_eq!(lines[2], (3, Ok("c\u{feff}")));
+    }
+
+    #[test]
+    fn utf8_error_column_counts_characters() {
+        let bad = ["准确".as_bytes(), b"\xFF"].concat();
+        let (_, err) = numbered_lines(&bad).next().expect("one line");
+        assert!(err.expect_err("bad").contains("column 3"));
+    }
+
+    #[test]
+    fn json_errors_are_placed_in_characters_of_the_untrimmed_text() {
+        let text = "  {\"q\":\"准确率\" x}";
+        let e = serde_json::from_str::<serde_json::Value>(text.trim()).expect_err("bad");
+        let at = json_error_at(text, 2, &e);
+        assert_eq!((at.line, at.column), (1, 14));
+        assert_eq!(text.chars().nth(13), Some('x'));
+        assert!(!at.message.contains("line 1"), "{}", at.message);
+        let text = "{\n  \"a\": x\n}";
+        let e = serde_json::from_str::<serde_json::Value>(text).expect_err("bad");
+        let at = json_error_at(text, 0, &e);
+        assert_eq!((at.line, at.column), (2, 8));
+        let e = serde_json::from_str::<serde_json::Value>("{} {}").expect_err("bad");
+        assert!(json_error_at("{} {}", 0, &e)
+            .message
+            .contains("exactly one JSON value"));
     }
 }

@@ -5,8 +5,13 @@
 //! Case ids default to `Q1`, `Q2`, ... counting non-blank lines (bad lines
 //! included), so fixing a bad line never renumbers the others. Blank lines are
 //! ignored, as the spec's own example separates records with them.
+//!
+//! Every other line gives exactly one case or one `LineError`. A file saved as
+//! UTF-16 gives a single error on line 1 that says so, rather than one
+//! "not valid JSON" per line.
 
-use super::{numbered_lines, LineError};
+use super::{json_error_at, numbered_lines, LineError};
+use crate::scorer::citation::base_name;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -47,6 +52,17 @@ pub fn parse(name: &str, bytes: &[u8]) -> RagDataset {
         name: name.to_string(),
         ..Default::default()
     };
+    if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") {
+        data.errors.push(LineError {
+            file: name.to_string(),
+            line: 1,
+            field: None,
+            message:
+                "the file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8"
+                    .into(),
+        });
+        return data;
+    }
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut ordinal = 0;
     for (line, text) in numbered_lines(bytes) {
@@ -86,12 +102,8 @@ pub fn parse(name: &str, bytes: &[u8]) -> RagDataset {
 type FieldError = (Option<&'static str>, String);
 
 fn parse_case(text: &str, ordinal: usize, line: usize) -> Result<RagCase, FieldError> {
-    let value: Value = serde_json::from_str(text.trim()).map_err(|e| {
-        (
-            None,
-            format!("not valid JSON at column {}: {e}", e.column()),
-        )
-    })?;
+    let value: Value =
+        serde_json::from_str(text.trim()).map_err(|e| (None, json_message(text, &e)))?;
     let Value::Object(mut obj) = value else {
         return Err((
             None,
@@ -115,11 +127,28 @@ fn parse_case(text: &str, ordinal: usize, line: usize) -> Result<RagCase, FieldE
         ));
     }
     let doc_hint = string_list(obj.remove("doc_hint"), "doc_hint")?.unwrap_or_default();
+    if let Some((i, h)) = doc_hint
+        .iter()
+        .enumerate()
+        .find(|(_, h)| !h.trim().is_empty() && base_name(h).is_empty())
+    {
+        // a hint without a file name would match every answer in the citation scorer
+        return Err((
+            Some("doc_hint"),
+            format!("item {i}: `{h}` names no file; expected a document file name"),
+        ));
+    }
     let tags = string_list(obj.remove("tags"), "tags")?.unwrap_or_default();
     let id = match obj.remove("id") {
         None | Some(Value::Null) => format!("Q{ordinal}"),
         Some(Value::String(s)) if !s.trim().is_empty() => s,
         Some(Value::Number(n)) => n.to_string(),
+        Some(Value::String(_)) => {
+            return Err((
+                Some("id"),
+                "expected a non-empty id (or no `id` for the default)".into(),
+            ))
+        }
         Some(v) => {
             return Err((
                 Some("id"),
@@ -146,6 +175,19 @@ fn parse_case(text: &str, ordinal: usize, line: usize) -> Result<RagCase, FieldE
         tags,
         metadata,
     })
+}
+
+/// "not valid JSON at column C: why", placed in the untrimmed line.
+fn json_message(text: &str, e: &serde_json::Error) -> String {
+    let at = json_error_at(text, text.len() - text.trim_start().len(), e);
+    let mut message = format!("not valid JSON at column {}: {}", at.column, at.message);
+    if text.contains('\r') {
+        message.push_str(
+            " (the line holds a carriage return not followed by a line feed; \
+             mixed line endings? lines must end in LF or CRLF)",
+        );
+    }
+    message
 }
 
 fn string_list(v: Option<Value>, field: &'static str) -> Result<Option<Vec<String>>, FieldError> {
@@ -231,6 +273,82 @@ mod tests {
         assert!(shown[4].contains(":6: field `gold`: item 0: expected a string, found a number"));
         assert!(shown[5].contains(":7: expected a JSON object, found an array"));
         assert!(shown[6].contains(":8: field `id`: duplicate id `Q1` (first used on line 1)"));
+    }
+
+    #[test]
+    fn regression_blank_id_says_non_empty_not_found_a_string() {
+        let d = parse("i.jsonl", br#"{"q":"a","gold":["x"],"id":"  "}"#);
+        assert_eq!(d.errors.len(), 1);
+        assert_eq!(d.errors[0].field.as_deref(), Some("id"));
+        assert!(
+            d.errors[0].message.contains("non-empty id"),
+            "{}",
+            d.errors[0]
+        );
+        assert!(!d.errors[0].message.contains("found a string"));
+    }
+
+    #[test]
+    fn regression_doc_hint_without_file_name_is_rejected() {
+        // "/" has no file name: the citation scorer would count it as cited by every answer
+        let d = parse(
+            "h.jsonl",
+            br#"{"q":"a","gold":["x"],"doc_hint":["a.md","/"]}"#,
+        );
+        assert!(d.cases.is_empty());
+        assert_eq!(d.errors[0].field.as_deref(), Some("doc_hint"));
+        assert!(d.errors[0].message.contains("item 1"), "{}", d.errors[0]);
+        let ok = parse(
+            "h.jsonl",
+            br#"{"q":"a","gold":["x"],"doc_hint":["docs/", " "]}"#,
+        );
+        assert_eq!(ok.cases[0].doc_hint, vec!["docs/".to_string()]);
+    }
+
+    #[test]
+    fn regression_json_error_column_is_in_characters_of_the_line() {
+        // before: "column 24: ... at line 1 column 24" (bytes, after trimming)
+        let d = parse(
+            "c.jsonl",
+            "  {\"q\":\"准确率\" \"gold\":[\"x\"]}".as_bytes(),
+        );
+        let m = &d.errors[0].message;
+        assert!(
+            m.starts_with("not valid JSON at column 14: expected `,` or `}`"),
+            "{m}"
+        );
+        assert!(!m.contains("line 1"), "{m}");
+    }
+
+    #[test]
+    fn regression_utf16_file_gives_one_clear_error() {
+        let text = "{\"q\":\"a\",\"gold\":[\"x\"]}\n{\"q\":\"b\",\"gold\":[\"y\"]}\n";
+        let mut bytes = vec![0xFF, 0xFE];
+        bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+        let d = parse("w.jsonl", &bytes);
+        assert!(d.cases.is_empty());
+        assert_eq!(d.errors.len(), 1);
+        assert!(d.errors[0]
+            .to_string()
+            .starts_with("w.jsonl:1: the file is UTF-16"));
+    }
+
+    #[test]
+    fn regression_mixed_line_endings_are_named() {
+        let d = parse(
+            "m.jsonl",
+            b"{\"q\":\"a\",\"gold\":[\"x\"]}\r{\"q\":\"b\",\"gold\":[\"y\"]}\n",
+        );
+        assert!(
+            d.errors[0].message.contains("carriage return"),
+            "{}",
+            d.errors[0]
+        );
+        let cr_only = parse(
+            "m.jsonl",
+            b"{\"q\":\"a\",\"gold\":[\"x\"]}\r{\"q\":\"b\",\"gold\":[\"y\"]}\r",
+        );
+        assert_eq!(cr_only.cases.len(), 2, "{:?}", cr_only.errors);
     }
 
     #[test]

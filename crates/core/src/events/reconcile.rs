@@ -50,7 +50,7 @@ pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
         notes.push(format!("record {} skipped: {}", s.position, s.reason));
     }
     let summary = log.of_type("summary").last();
-    let show = |v: Option<&Value>| v.map_or("(missing)".to_string(), |v| v.to_string());
+    let show = |v: Option<&Value>| v.map_or(MISSING.to_string(), |v| v.to_string());
     let report_run = report.pointer("/report/experiment/run/run_id");
     let log_run = summary
         .or_else(|| log.records.first())
@@ -75,10 +75,17 @@ pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
             ))
         })
         .collect();
+    let count = |n: usize| {
+        if n == 0 {
+            MISSING.to_string()
+        } else {
+            n.to_string()
+        }
+    };
     checks.push(check(
         "case records",
-        report_cases.len().to_string(),
-        log_cases.len().to_string(),
+        count(report_cases.len()),
+        count(log_cases.len()),
     ));
     let differing: Vec<&String> = report_cases
         .iter()
@@ -113,14 +120,19 @@ pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
     }
 }
 
+/// A value missing on either side never agrees: an empty log does not
+/// reconcile with an empty report.
 fn check(name: &str, report: String, log: String) -> Check {
+    let ok = report == log && report != MISSING;
     Check {
         name: name.to_string(),
-        ok: report == log,
+        ok,
         report,
         log,
     }
 }
+
+const MISSING: &str = "(missing)";
 
 /// `passed` per case from the report's scores (accuracy and citation both 1).
 fn verdicts_from_report(report: &Value) -> BTreeMap<String, bool> {
@@ -141,4 +153,15 @@ fn verdicts_from_report(report: &Value) -> BTreeMap<String, bool> {
         *entry &= v >= 1.0;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_does_not_reconcile_with_nothing() {
+        let rec = reconcile(&Value::Null, &super::super::read(b""));
+        assert!(!rec.ok, "{:?}", rec.checks);
+    }
 }

@@ -2,6 +2,7 @@
 //! by OpenAI, vLLM, Ollama (`/v1`), llama.cpp's server and LiteLLM.
 
 use super::{strip_query, ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind};
+use crate::dataset::rag::kind;
 use crate::text::truncate_chars;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -128,18 +129,111 @@ pub fn parse_response(
     };
     let value: Value = match serde_json::from_str(body) {
         Ok(v) => v,
-        Err(e) => return invalid(format!("HTTP {status} answer is not JSON ({e}); is the base URL an OpenAI-compatible /v1 endpoint?")),
+        Err(e) => return invalid(not_json(status, body, &e)),
     };
-    match value.pointer("/choices/0/message/content") {
-        Some(Value::String(text)) => CallOutcome::Answer(text.clone()),
-        Some(Value::Null) | None if value.pointer("/choices/0").is_some() => {
-            invalid("missing field choices[0].message.content".into())
+    match answer_text(value) {
+        Ok(text) => CallOutcome::Answer(text),
+        Err(msg) => invalid(msg),
+    }
+}
+
+/// Why a 2xx body that is not JSON was refused, with what it looks like instead.
+fn not_json(status: u16, body: &str, e: &serde_json::Error) -> String {
+    let start = body.trim_start();
+    let looks = if start.is_empty() {
+        "is empty".to_string()
+    } else if start.starts_with('<') {
+        "is an HTML or XML page, not JSON".to_string()
+    } else if start.starts_with("data:") {
+        "is a server-sent event stream, not JSON (streaming must be off)".to_string()
+    } else {
+        format!("is not JSON ({e})")
+    };
+    format!("HTTP {status} answer {looks}; is the base URL an OpenAI-compatible /v1 endpoint?")
+}
+
+/// `choices[0].message.content`, or what the JSON holds instead.
+fn answer_text(value: Value) -> Result<String, String> {
+    let Value::Object(top) = value else {
+        return Err(format!(
+            "the answer is {}, expected a chat completion object",
+            kind(&value)
+        ));
+    };
+    let choice = first_choice(top)?;
+    let message = match choice.get("message") {
+        Some(Value::Object(m)) => m,
+        None | Some(Value::Null) => return Err(no_message(&choice)),
+        Some(v) => {
+            return Err(format!(
+                "choices[0].message is {}, expected an object",
+                kind(v)
+            ))
         }
-        Some(other) => invalid(format!(
+    };
+    match message.get("content") {
+        Some(Value::String(text)) => Ok(text.clone()),
+        None | Some(Value::Null) => Err(no_content(message)),
+        Some(v) => Err(format!(
             "choices[0].message.content is {}, expected a string",
-            crate::dataset::rag::kind(other)
+            kind(v)
         )),
-        None => invalid("missing field choices[0]: not a chat completion answer".into()),
+    }
+}
+
+type Object = serde_json::Map<String, Value>;
+
+/// `choices[0]` as an object.
+fn first_choice(mut top: Object) -> Result<Object, String> {
+    let choices = match top.remove("choices") {
+        Some(Value::Array(c)) => c,
+        None | Some(Value::Null) => return Err(no_choices(&top)),
+        Some(v) => return Err(format!("`choices` is {}, expected an array", kind(&v))),
+    };
+    match choices.into_iter().next() {
+        Some(Value::Object(c)) => Ok(c),
+        Some(v) => Err(format!("choices[0] is {}, expected an object", kind(&v))),
+        None => Err("`choices` is empty: the server returned no answer".into()),
+    }
+}
+
+/// A choice without `message`: a legacy `/completions` answer carries `text`.
+fn no_message(choice: &Object) -> String {
+    if choice.get("text").is_some_and(Value::is_string) {
+        "choices[0] has `text` but no `message`: a legacy /completions answer; \
+         the base URL should lead to /chat/completions"
+            .into()
+    } else {
+        "missing field choices[0].message.content (no `message`)".into()
+    }
+}
+
+/// A message without text: a refusal, tool calls, or nothing.
+fn no_content(message: &Object) -> String {
+    if let Some(r) = message.get("refusal").and_then(Value::as_str) {
+        format!("the model refused: {}", truncate_chars(r, 200))
+    } else if message.get("tool_calls").is_some_and(|t| !t.is_null()) {
+        "missing field choices[0].message.content: the model answered with tool calls, not text"
+            .into()
+    } else {
+        "missing field choices[0].message.content".into()
+    }
+}
+
+/// A JSON object without `choices`: an error object some servers send with a 2xx
+/// status, or something else entirely.
+fn no_choices(top: &Object) -> String {
+    let server = top.get("error").and_then(|e| {
+        e.get("message")
+            .and_then(Value::as_str)
+            .or_else(|| e.as_str())
+    });
+    match server {
+        Some(m) => format!(
+            "the server answered with an error instead of a chat completion: {}",
+            truncate_chars(m, 200)
+        ),
+        None => "missing field choices[0]: not a chat completion answer".into(),
     }
 }
 
@@ -223,5 +317,72 @@ mod tests {
         };
         assert!(e.message.contains("check the API key") && e.message.contains("bad key"));
         assert!(!e.retryable());
+    }
+
+    fn failure(status: u16, body: &str) -> CallError {
+        match parse_response("http://h/v1/chat/completions", status, None, body) {
+            CallOutcome::Failed(e) => e,
+            other => panic!("expected a failure for {body:?}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn regression_wrong_shapes_name_the_field_and_the_type_found() {
+        // before: all of these said "missing field choices[0]"
+        let cases = [
+            (
+                r#"{"choices":"hello"}"#,
+                "`choices` is a string, expected an array",
+            ),
+            (r#"{"choices":[]}"#, "`choices` is empty"),
+            (
+                r#"{"choices":[42]}"#,
+                "choices[0] is a number, expected an object",
+            ),
+            (
+                r#"{"choices":[{"message":"hi"}]}"#,
+                "choices[0].message is a string",
+            ),
+            (r#"[{"message":{"content":"x"}}]"#, "the answer is an array"),
+            (r#""just text""#, "the answer is a string"),
+            (
+                r#"{"choices":[{"message":{"content":["a"]}}]}"#,
+                "content is an array",
+            ),
+            (
+                r#"{"choices":[{"message":{"content":null,"refusal":"no"}}]}"#,
+                "refused: no",
+            ),
+        ];
+        for (body, expected) in cases {
+            let e = failure(200, body);
+            assert_eq!(e.kind, ErrorKind::InvalidResponse);
+            assert!(e.message.contains(expected), "{body}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn regression_error_object_with_2xx_status_shows_the_server_message() {
+        let e = failure(200, r#"{"error":{"message":"model is loading"}}"#);
+        assert!(e.message.contains("model is loading"), "{}", e.message);
+        let e = failure(200, r#"{"error":"overloaded"}"#);
+        assert!(e.message.contains("overloaded"), "{}", e.message);
+    }
+
+    #[test]
+    fn regression_empty_and_html_bodies_say_so() {
+        assert!(failure(200, "  ").message.contains("answer is empty"));
+        let e = failure(
+            200,
+            "<!DOCTYPE html><html><body>Welcome to nginx</body></html>",
+        );
+        assert!(
+            e.message.contains("HTML") && e.message.contains("not JSON"),
+            "{}",
+            e.message
+        );
+        assert!(e.response_snippet.expect("snippet").contains("nginx"));
+        let e = failure(200, "data: {\"choices\":[]}\n\ndata: [DONE]\n");
+        assert!(e.message.contains("event stream"), "{}", e.message);
     }
 }

@@ -43,7 +43,12 @@ pub struct CitationVerdict {
 /// Scores one answer against the case's `doc_hint`.
 pub fn score(answer: &str, doc_hint: &[String]) -> CitationVerdict {
     let text: String = answer.nfkc().collect::<String>().to_lowercase();
-    let expected: Vec<String> = doc_hint.iter().map(|h| base_name(h)).collect();
+    // A hint that names no file (`/`, blank) would match every answer: ignore it.
+    let expected: Vec<String> = doc_hint
+        .iter()
+        .map(|h| base_name(h))
+        .filter(|h| !h.is_empty())
+        .collect();
     let mut cited: Vec<(usize, String)> = Vec::new();
     for hint in &expected {
         if let Some(pos) = text.find(&hint.to_lowercase()) {
@@ -151,6 +156,12 @@ mod tests {
         let v = score("a.md and b.pdf", &hints(&["a.md"]));
         assert!(!v.passed);
         assert_eq!(v.cited, vec!["a.md".to_string(), "b.pdf".to_string()]);
+    }
+
+    #[test]
+    fn a_hint_without_a_file_name_matches_nothing() {
+        let v = score("anything at all", &hints(&["/", " "]));
+        assert!(!v.passed && v.cited.is_empty() && v.expected.is_empty());
     }
 
     #[test]
