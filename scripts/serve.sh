@@ -7,4 +7,4 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 . scripts/setup.sh
 echo "[serve] building (first release build takes a minute or two), then serving http://127.0.0.1:8080/" >&2
-exec trunk serve --release --offline --address 127.0.0.1 --port "${PORT:-8080}"
+exec trunk serve --release --offline --no-autoreload --address 127.0.0.1 --port "${PORT:-8080}"

@@ -101,3 +101,50 @@ export async function useEndpoint(page, url, model = 'evalpage-demo') {
   await page.fill('[data-testid=model-name]', model);
   await page.dispatchEvent('[data-testid=model-name]', 'change');
 }
+
+/**
+ * Records Content-Security-Policy violations on `page` (call before `goto`): console
+ * messages that mention the policy, and `securitypolicyviolation` events, collected
+ * by an init script (which the page's CSP does not govern). `all()` returns both.
+ */
+export async function watchCsp(page) {
+  const messages = [];
+  page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) messages.push(m.text()); });
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI} ${e.sample || ''}`.trim());
+    });
+  });
+  return {
+    messages,
+    events: () => page.evaluate(() => window.__cspViolations ?? []),
+    all: async () => [...messages, ...(await page.evaluate(() => window.__cspViolations ?? []))],
+  };
+}
+
+/** Every IndexedDB database of the page, each object store dumped as JSON text. */
+export function dumpIndexedDb(page) {
+  return page.evaluate(async () => {
+    if (!indexedDB.databases) return '[]';
+    const out = [];
+    for (const { name, version } of await indexedDB.databases()) {
+      const db = await new Promise((ok, ko) => {
+        const req = indexedDB.open(name, version);
+        req.onsuccess = () => ok(req.result); req.onerror = () => ko(req.error);
+      });
+      const stores = {};
+      for (const store of db.objectStoreNames) {
+        stores[store] = await new Promise((ok, ko) => {
+          const tx = db.transaction(store, 'readonly').objectStore(store);
+          const keys = tx.getAllKeys(); const values = tx.getAll();
+          values.onsuccess = () => ok({ keys: keys.result, values: values.result });
+          values.onerror = () => ko(values.error);
+        });
+      }
+      db.close();
+      out.push({ name, version, stores });
+    }
+    return JSON.stringify(out);
+  });
+}
