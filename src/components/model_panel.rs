@@ -117,8 +117,8 @@ pub fn ModelPanel(p: &ModelPanelProps) -> Html {
             </div>
             if s.above_browser_limit() {
                 <p class="warning" data-testid="concurrency-warning">{t(
-                    "提示：浏览器对同一个 HTTP/1.1 源最多同时打开 6 个连接，超过 6 的请求会在浏览器内排队（HTTP/2 端点不受此限）。",
-                    "Note: a browser opens at most 6 HTTP/1.1 connections to one origin; requests above 6 wait in the browser's queue (HTTP/2 endpoints are not limited).")}</p>
+                    "提示：浏览器对同一个 HTTP/1.1 源最多同时打开 6 个连接。对 http:// 端点（浏览器只在 https 上使用 HTTP/2）本页最多同时发送 6 个请求；https 端点若支持 HTTP/2 则不受此限。",
+                    "Note: a browser opens at most 6 HTTP/1.1 connections to one origin. To an http:// endpoint (browsers use HTTP/2 only over https) this page sends at most 6 requests at once; an https endpoint with HTTP/2 is not limited.")}</p>
             }
             <details>
                 <summary>{t("系统提示词", "System prompt")}</summary>

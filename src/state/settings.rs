@@ -6,6 +6,9 @@ use evalpage_core::run::RunSettings;
 use evalpage_core::scorer::{MatchMode, ScoringConfig};
 use serde::{Deserialize, Serialize};
 
+/// Connections a browser opens to one HTTP/1.1 origin.
+pub const BROWSER_HTTP1_CONNECTIONS: usize = 6;
+
 /// Which model answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -125,10 +128,28 @@ impl ModelSettings {
         }
     }
 
+    /// Calls the page really keeps in flight. Browsers speak HTTP/2 only over
+    /// TLS and open at most 6 HTTP/1.1 connections per origin, so to a plain
+    /// `http://` endpoint more than 6 would only queue inside the browser, where
+    /// each request's timeout is already running.
+    pub fn effective_concurrency(&self) -> usize {
+        let wanted = self.concurrency.clamp(1, 64);
+        let plain_http = self
+            .base_url
+            .trim()
+            .to_ascii_lowercase()
+            .starts_with("http://");
+        if self.provider == Provider::Openai && plain_http {
+            wanted.min(BROWSER_HTTP1_CONNECTIONS)
+        } else {
+            wanted
+        }
+    }
+
     /// Scheduling settings for the engine.
     pub fn run_settings(&self, seed: u64) -> RunSettings {
         RunSettings {
-            concurrency: self.concurrency.clamp(1, 64),
+            concurrency: self.effective_concurrency(),
             max_attempts: self.max_attempts.clamp(1, 10),
             timeout_ms: self.timeout_s.clamp(1, 600) * 1000,
             seed,
@@ -165,7 +186,7 @@ impl ModelSettings {
     /// True when the chosen concurrency exceeds what a browser opens to one
     /// HTTP/1.1 origin (6 connections).
     pub fn above_browser_limit(&self) -> bool {
-        self.provider == Provider::Openai && self.concurrency > 6
+        self.provider == Provider::Openai && self.concurrency > BROWSER_HTTP1_CONNECTIONS
     }
 }
 
@@ -197,5 +218,8 @@ mod tests {
         assert!(s.problem().is_none());
         s.concurrency = 16;
         assert!(s.above_browser_limit());
+        assert_eq!(s.effective_concurrency(), 6, "plain http: capped at 6");
+        s.base_url = "https://api.example.com/v1".into();
+        assert_eq!(s.effective_concurrency(), 16, "https may be HTTP/2");
     }
 }

@@ -403,3 +403,26 @@ fn cancelled_cases_in_a_log_are_sent_again() {
     assert_eq!(prior.results.len(), 1);
     assert_eq!(prior.rerun_ids, vec!["Q2".to_string(), "Q3".to_string()]);
 }
+
+#[test]
+fn a_burst_of_429s_halves_the_limit_once() {
+    let many: String = (0..8)
+        .map(|i| format!("{{\"q\":\"q{i}\",\"gold\":[\"x\"]}}\n"))
+        .collect();
+    let mut engine = Engine::new(config("burst", 8), cases(&many));
+    assert_eq!(engine.start(0).commands.len(), 8);
+    for case in 0..4 {
+        engine.handle(
+            Input::Outcome {
+                case,
+                outcome: common::http_error(429),
+            },
+            10,
+        );
+    }
+    assert_eq!(
+        engine.current_limit(),
+        4,
+        "four 429s from one window: one step down"
+    );
+}

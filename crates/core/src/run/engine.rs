@@ -93,6 +93,10 @@ pub struct Engine {
     in_flight: usize,
     limit: usize,
     successes_since_change: usize,
+    /// Bumped at each step-down; a 429 for a request sent before the last
+    /// step-down says nothing new, so one burst halves the limit only once.
+    limit_epoch: u64,
+    sent_epoch: Vec<u64>,
     done: usize,
     paused: bool,
 }
@@ -113,6 +117,8 @@ impl Engine {
             in_flight: 0,
             limit,
             successes_since_change: 0,
+            limit_epoch: 0,
+            sent_epoch: vec![0; n],
             done: 0,
             paused: false,
         }
@@ -240,7 +246,7 @@ impl Engine {
                 self.complete(case, Ok(text), now_ms, step);
             }
             CallOutcome::Failed(err) => {
-                if err.status_code == Some(429) {
+                if err.status_code == Some(429) && self.sent_epoch[case] == self.limit_epoch {
                     self.on_rate_limited();
                 }
                 if err.retryable() && attempt < self.cfg.settings.max_attempts {
@@ -287,6 +293,7 @@ impl Engine {
                 break;
             };
             self.attempts[case] += 1;
+            self.sent_epoch[case] = self.limit_epoch;
             self.first_sent_ms[case].get_or_insert(now_ms);
             self.states[case] = CaseState::InFlight;
             self.in_flight += 1;
@@ -337,6 +344,7 @@ impl Engine {
     }
 
     fn on_rate_limited(&mut self) {
+        self.limit_epoch += 1;
         self.limit = (self.limit / 2).max(1);
         self.successes_since_change = 0;
     }
