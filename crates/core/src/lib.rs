@@ -11,11 +11,14 @@ pub mod dataset;
 pub mod demo;
 pub mod events;
 pub mod lang;
+pub mod metric;
 pub mod prompt;
 pub mod provider;
 pub mod report;
 pub mod run;
+pub mod schema;
 pub mod scorer;
+pub mod task;
 pub mod text;
 
 pub use lang::Lang;

@@ -1,7 +1,11 @@
 //! Dataset readers. One file per format; each returns the valid records plus a
 //! line-numbered error for every record it had to skip, so nothing valid is lost.
 
+pub(crate) mod jsonl;
+pub mod metadata;
 pub mod rag;
+pub mod sample;
+pub mod test_sample;
 
 use serde::Serialize;
 use std::fmt;

@@ -1,0 +1,281 @@
+//! Spec 003 `DatasetMetadata`, read from an optional `metadata.json` beside a
+//! dataset: `dataset_id` and `version` (required strings), optional `name`,
+//! `source`, `created_at`, `generator_commit`, `filters`, `sampling`, `counts`,
+//! `languages`, `tags`, and `extra`. Keys the spec does not name are kept in
+//! `extra` (merged with an explicit `extra` object) so nothing the generator
+//! wrote is lost.
+//!
+//! `report::DatasetMetadata` is the smaller shape the report carries;
+//! [`report_metadata`] builds it from this file (when given) and the records,
+//! whose counts, languages and tags are always recounted from the data.
+
+use super::rag::kind;
+use super::test_sample::TestSampleRecord;
+use crate::report;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+/// The `metadata.json` of a dataset.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct DatasetMetadata {
+    /// Dataset id.
+    pub dataset_id: String,
+    /// Dataset version.
+    pub version: String,
+    /// Display name.
+    pub name: Option<String>,
+    /// Where the data came from.
+    pub source: Option<Value>,
+    /// Creation time as written.
+    pub created_at: Option<String>,
+    /// Commit of the generator code.
+    pub generator_commit: Option<String>,
+    /// Preprocessing and filter settings.
+    pub filters: Option<Value>,
+    /// Sampling strategy.
+    pub sampling: Option<Value>,
+    /// Counts such as `sample_count`.
+    pub counts: Option<Value>,
+    /// Language distribution.
+    pub languages: Option<Value>,
+    /// Tag distribution.
+    pub tags: Option<Value>,
+    /// Every other key.
+    pub extra: Map<String, Value>,
+}
+
+/// Why a `metadata.json` could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum MetadataError {
+    /// The file is not UTF-8 JSON.
+    #[error("{file}:{line}:{column}: not valid JSON: {message}")]
+    Json {
+        /// File name.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column in characters.
+        column: usize,
+        /// What was wrong.
+        message: String,
+    },
+    /// A key holds the wrong kind of value.
+    #[error("{file}: key `{key}`: {message}")]
+    Field {
+        /// File name.
+        file: String,
+        /// The key at fault.
+        key: String,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+/// Parses `metadata.json` from raw bytes.
+pub fn parse(file: &str, bytes: &[u8]) -> Result<DatasetMetadata, MetadataError> {
+    let mut keys = Keys {
+        file,
+        obj: read_object(file, bytes)?,
+    };
+    let dataset_id = keys.required("dataset_id")?;
+    let version = keys.required("version")?;
+    let name = keys.string("name")?;
+    let created_at = keys.string("created_at")?;
+    let generator_commit = keys.string("generator_commit")?;
+    let (source, filters, sampling) = (
+        keys.any("source"),
+        keys.any("filters"),
+        keys.any("sampling"),
+    );
+    let (counts, languages, tags) = (keys.any("counts"), keys.any("languages"), keys.any("tags"));
+    let mut extra = match keys.any("extra") {
+        None => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(v) => {
+            return Err(keys.error("extra", format!("expected an object, found {}", kind(&v))))
+        }
+    };
+    extra.extend(keys.obj);
+    Ok(DatasetMetadata {
+        dataset_id,
+        version,
+        name,
+        source,
+        created_at,
+        generator_commit,
+        filters,
+        sampling,
+        counts,
+        languages,
+        tags,
+        extra,
+    })
+}
+
+fn read_object(file: &str, bytes: &[u8]) -> Result<Map<String, Value>, MetadataError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes).map_err(|e| MetadataError::Field {
+        file: file.into(),
+        key: "(file)".into(),
+        message: format!(
+            "not valid UTF-8 (bad byte at offset {}); save the file as UTF-8",
+            e.valid_up_to()
+        ),
+    })?;
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        let at = super::json_error_at(text, 0, &e);
+        MetadataError::Json {
+            file: file.into(),
+            line: at.line,
+            column: at.column,
+            message: at.message,
+        }
+    })?;
+    match value {
+        Value::Object(obj) => Ok(obj),
+        other => Err(MetadataError::Field {
+            file: file.into(),
+            key: "(top level)".into(),
+            message: format!("expected a JSON object, found {}", kind(&other)),
+        }),
+    }
+}
+
+/// The keys of the file not yet taken.
+struct Keys<'a> {
+    file: &'a str,
+    obj: Map<String, Value>,
+}
+
+impl Keys<'_> {
+    fn error(&self, key: &str, message: String) -> MetadataError {
+        MetadataError::Field {
+            file: self.file.into(),
+            key: key.into(),
+            message,
+        }
+    }
+
+    /// A required id-like string (a number is accepted and written as text).
+    fn required(&mut self, key: &str) -> Result<String, MetadataError> {
+        match self.obj.remove(key) {
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(s),
+            Some(Value::Number(n)) => Ok(n.to_string()),
+            Some(v) => Err(self.error(
+                key,
+                format!("expected a non-empty string, found {}", kind(&v)),
+            )),
+            None => Err(self.error(key, "missing: spec 003 requires it".into())),
+        }
+    }
+
+    fn string(&mut self, key: &str) -> Result<Option<String>, MetadataError> {
+        match self.obj.remove(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(v) => Err(self.error(key, format!("expected a string, found {}", kind(&v)))),
+        }
+    }
+
+    fn any(&mut self, key: &str) -> Option<Value> {
+        self.obj.remove(key).filter(|v| !v.is_null())
+    }
+}
+
+/// The report's dataset block: id, version and name from `meta` when given
+/// (else the file stem, `unversioned` and the file name), and `counts`
+/// (`sample_count`, `line_errors`), `languages` and `tags` counted from `records`.
+pub fn report_metadata(
+    meta: Option<&DatasetMetadata>,
+    file_name: &str,
+    records: &[TestSampleRecord],
+    line_errors: usize,
+) -> report::DatasetMetadata {
+    let mut languages: BTreeMap<String, usize> = BTreeMap::new();
+    let mut tags: BTreeMap<String, usize> = BTreeMap::new();
+    for r in records {
+        if let Some(l) = r.language() {
+            *languages.entry(l.to_string()).or_default() += 1;
+        }
+        for t in &r.tags {
+            *tags.entry(t.clone()).or_default() += 1;
+        }
+    }
+    let mut counts = Map::new();
+    counts.insert("sample_count".into(), json!(records.len()));
+    counts.insert("line_errors".into(), json!(line_errors));
+    let stem = file_name.rsplit_once('.').map_or(file_name, |(s, _)| s);
+    report::DatasetMetadata {
+        dataset_id: meta.map_or(stem.to_string(), |m| m.dataset_id.clone()),
+        version: meta.map_or("unversioned".into(), |m| m.version.clone()),
+        name: meta
+            .and_then(|m| m.name.clone())
+            .or(Some(file_name.to_string())),
+        counts,
+        languages,
+        tags,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::test_sample;
+
+    const SPEC: &str = r#"{"dataset_id":"toy_support_qa","version":"v1","name":"Toy Support QA",
+"created_at":"2025-11-23T07:52:40Z","counts":{"sample_count":3},"languages":{"ko":2,"en":1},
+"tags":{"toy":3},"owner":"qa-team","extra":{"note":"x"}}"#;
+
+    #[test]
+    fn reads_the_spec_example_and_keeps_unknown_keys_in_extra() {
+        let m = parse("metadata.json", SPEC.as_bytes()).expect("valid");
+        assert_eq!(m.dataset_id, "toy_support_qa");
+        assert_eq!(m.version, "v1");
+        assert_eq!(m.name.as_deref(), Some("Toy Support QA"));
+        assert_eq!(m.counts, Some(json!({"sample_count": 3})));
+        assert_eq!(m.extra.get("owner"), Some(&json!("qa-team")));
+        assert_eq!(m.extra.get("note"), Some(&json!("x")));
+    }
+
+    #[test]
+    fn errors_name_the_key_or_the_position() {
+        let e = parse("m.json", br#"{"version":"v1"}"#).expect_err("no id");
+        assert_eq!(
+            e.to_string(),
+            "m.json: key `dataset_id`: missing: spec 003 requires it"
+        );
+        let e = parse("m.json", br#"{"dataset_id":"a","version":"v1","name":3}"#)
+            .expect_err("bad name");
+        assert_eq!(
+            e.to_string(),
+            "m.json: key `name`: expected a string, found a number"
+        );
+        let e = parse("m.json", b"{\n  \"dataset_id\": x\n}").expect_err("bad json");
+        assert!(
+            e.to_string().starts_with("m.json:2:17: not valid JSON"),
+            "{e}"
+        );
+        assert!(parse("m.json", b"[]").is_err());
+    }
+
+    #[test]
+    fn report_block_recounts_from_records() {
+        let data = "{\"id\":\"a\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"}],\"tags\":[\"t\"],\"metadata\":{\"language\":\"ko\"}}\n{\"id\":\"b\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"}]}";
+        let set = test_sample::parse("toy.jsonl", data.as_bytes());
+        let meta = parse("metadata.json", SPEC.as_bytes()).ok();
+        let r = report_metadata(meta.as_ref(), "toy.jsonl", &set.records, 0);
+        assert_eq!(
+            (r.dataset_id.as_str(), r.version.as_str()),
+            ("toy_support_qa", "v1")
+        );
+        assert_eq!(r.counts.get("sample_count"), Some(&json!(2)));
+        assert_eq!(r.languages.get("ko"), Some(&1));
+        let bare = report_metadata(None, "toy.jsonl", &set.records, 1);
+        assert_eq!(
+            (bare.dataset_id.as_str(), bare.version.as_str()),
+            ("toy", "unversioned")
+        );
+    }
+}

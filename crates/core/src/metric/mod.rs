@@ -1,0 +1,520 @@
+//! Task metrics: the eight metric types of spec 004, spec 003's
+//! `keyword_coverage`, and the two RAG scorers of spec 002 wrapped as task
+//! metrics. One file per type, one line per type in [`REGISTRY`]; the UI and the
+//! task validator read the list from there.
+//!
+//! A metric is built from its YAML entry ([`RawMetric`]) against the task's
+//! schema, then scores one sample at a time ([`Metric::score`]: a value in
+//! [0, 1], or none when the sample cannot be scored, plus named raw components
+//! and details) and aggregates the scores ([`Metric::aggregate`]). Failed calls
+//! are scored too (their fields are defaulted), so they count in every mean.
+
+pub mod claim_evidence_overlap;
+pub mod custom_ratio;
+pub mod exact_match;
+pub mod field_completeness;
+pub mod keyword_coverage;
+pub mod list_overlap;
+pub mod numeric_error;
+pub mod rag_accuracy;
+pub mod rag_citation;
+pub mod reasoning_consistency;
+pub mod reference_rouge;
+
+use crate::dataset::sample::Sample;
+use crate::report::mean_std;
+use crate::schema::{ParsedAnswer, Schema, RAW_ANSWER};
+use crate::task::KeyError;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// One `metrics` entry as written in the task YAML. Which keys apply depends on
+/// the type (see each type's `keys` in [`REGISTRY`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMetric {
+    /// Metric type, one of the [`REGISTRY`] names.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Name in reports (`tm_<name>`); defaults to the type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The parsed field holding the prediction (or `raw_answer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pred_field: Option<String>,
+    /// The sample field holding the label (a dotted path such as `metadata.keywords`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_field: Option<String>,
+    /// `numeric_error`: largest absolute error that still counts as a hit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+    /// `field_completeness`: the fields to check (default: all schema fields).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields: Option<Vec<String>>,
+    /// `reference_rouge`: `rouge1`, `rouge2` or `rougeL` (the per-sample value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rouge_type: Option<String>,
+    /// `custom_ratio`: the numerator field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numerator_field: Option<String>,
+    /// `custom_ratio`: the denominator field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub denominator_field: Option<String>,
+    /// `reasoning_consistency`: the final answer field (default `final_answer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_field: Option<String>,
+    /// `reasoning_consistency`: the reasoning steps field (default `steps`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps_field: Option<String>,
+    /// `reasoning_consistency`: the conclusion text field (default `conclusion`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conclusion_field: Option<String>,
+    /// `claim_evidence_overlap`: the key of a claim's evidence list (default `evidence`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_key: Option<String>,
+    /// `rag_accuracy`: `strict` or `fuzzy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_mode: Option<String>,
+    /// `rag_accuracy`: bigram recall threshold for a fuzzy match, in (0, 1].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuzzy_threshold: Option<f64>,
+}
+
+impl RawMetric {
+    /// The optional keys that are set, by YAML name.
+    pub fn present_keys(&self) -> Vec<&'static str> {
+        let set = [
+            ("pred_field", self.pred_field.is_some()),
+            ("label_field", self.label_field.is_some()),
+            ("tolerance", self.tolerance.is_some()),
+            ("fields", self.fields.is_some()),
+            ("rouge_type", self.rouge_type.is_some()),
+            ("numerator_field", self.numerator_field.is_some()),
+            ("denominator_field", self.denominator_field.is_some()),
+            ("answer_field", self.answer_field.is_some()),
+            ("steps_field", self.steps_field.is_some()),
+            ("conclusion_field", self.conclusion_field.is_some()),
+            ("evidence_key", self.evidence_key.is_some()),
+            ("match_mode", self.match_mode.is_some()),
+            ("fuzzy_threshold", self.fuzzy_threshold.is_some()),
+        ];
+        set.iter().filter(|(_, on)| *on).map(|(k, _)| *k).collect()
+    }
+
+    /// The report name: `name`, else the type.
+    pub fn report_name(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.kind).trim()
+    }
+}
+
+/// What a metric reads for one sample.
+#[derive(Clone, Copy, Debug)]
+pub struct ScoreInput<'a> {
+    /// The dataset sample (labels live here).
+    pub sample: &'a Sample,
+    /// The model's answer read against the schema.
+    pub answer: &'a ParsedAnswer,
+}
+
+impl<'a> ScoreInput<'a> {
+    /// A predicted value (schema field or `raw_answer`); `null` counts as absent.
+    pub fn pred(&self, field: &str) -> Option<&'a Value> {
+        self.answer.get(field).filter(|v| !v.is_null())
+    }
+
+    /// A label value at a sample path; `null` counts as absent.
+    pub fn label(&self, path: &str) -> Option<&'a Value> {
+        self.sample.get(path)
+    }
+}
+
+/// One metric's verdict on one sample.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SampleScore {
+    /// The score in [0, 1]; `None` when the sample could not be scored (the
+    /// reason is in `detail.skipped`), e.g. its label is missing.
+    pub value: Option<f64>,
+    /// Named raw numbers behind the value (`precision`, `abs_error`, ...).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub components: BTreeMap<String, f64>,
+    /// Details for people: inputs as compared, matches, reasons.
+    pub detail: Map<String, Value>,
+}
+
+impl SampleScore {
+    /// A score; NaN becomes 0 and the value is limited to [0, 1].
+    pub fn new(value: f64) -> SampleScore {
+        let value = if value.is_nan() {
+            0.0
+        } else {
+            value.clamp(0.0, 1.0)
+        };
+        SampleScore {
+            value: Some(value),
+            ..Default::default()
+        }
+    }
+
+    /// A sample that cannot be scored, and why.
+    pub fn skipped(reason: impl Into<String>) -> SampleScore {
+        SampleScore::default().detail("skipped", reason.into())
+    }
+
+    /// Adds a raw component.
+    pub fn with(mut self, key: &str, value: f64) -> SampleScore {
+        self.components.insert(key.to_string(), value);
+        self
+    }
+
+    /// Adds a detail entry.
+    pub fn detail(mut self, key: &str, value: impl Into<Value>) -> SampleScore {
+        self.detail.insert(key.to_string(), value.into());
+        self
+    }
+}
+
+/// One metric's aggregate over the scored samples.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Aggregate {
+    /// Mean of the values.
+    pub mean: f64,
+    /// Population standard deviation of the values.
+    pub std: f64,
+    /// Samples with a value.
+    pub sample_count: usize,
+    /// Samples without one.
+    pub skipped: usize,
+    /// Named aggregates (`mae`, `hit_rate`, `micro_f1`, ...).
+    pub components: BTreeMap<String, f64>,
+}
+
+impl Aggregate {
+    /// Mean and std of the values, and for each component the mean over the
+    /// scored samples that have it.
+    pub fn of(scores: &[SampleScore]) -> Aggregate {
+        let values: Vec<f64> = scores.iter().filter_map(|s| s.value).collect();
+        let (mean, std) = mean_std(&values);
+        let mut sums: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+        for s in scores.iter().filter(|s| s.value.is_some()) {
+            for (k, v) in &s.components {
+                let e = sums.entry(k.clone()).or_default();
+                *e = (e.0 + v, e.1 + 1);
+            }
+        }
+        Aggregate {
+            mean,
+            std,
+            sample_count: values.len(),
+            skipped: scores.len() - values.len(),
+            components: sums
+                .into_iter()
+                .map(|(k, (s, n))| (k, s / n as f64))
+                .collect(),
+        }
+    }
+}
+
+/// A built metric.
+pub trait Metric: fmt::Debug + Send + Sync {
+    /// Scores one sample.
+    fn score(&self, input: &ScoreInput<'_>) -> SampleScore;
+
+    /// Aggregates scores of this metric (default: [`Aggregate::of`]).
+    fn aggregate(&self, scores: &[SampleScore]) -> Aggregate {
+        Aggregate::of(scores)
+    }
+}
+
+/// Builds a metric of one type from its YAML entry and the task schema.
+pub type BuildFn = fn(&RawMetric, &Schema) -> Result<Arc<dyn Metric>, KeyError>;
+
+/// One registry line: a metric type.
+#[derive(Clone, Copy)]
+pub struct MetricType {
+    /// Type name as written in `type:`.
+    pub name: &'static str,
+    /// One-line description in English.
+    pub description: &'static str,
+    /// The optional keys the type reads (besides `type` and `name`).
+    pub keys: &'static [&'static str],
+    /// Constructor.
+    pub build: BuildFn,
+}
+
+impl fmt::Debug for MetricType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MetricType")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// Every metric type, in documentation order. The UI builds its list from this.
+pub const REGISTRY: &[MetricType] = &[
+    field_completeness::TYPE,
+    reference_rouge::TYPE,
+    custom_ratio::TYPE,
+    exact_match::TYPE,
+    numeric_error::TYPE,
+    list_overlap::TYPE,
+    reasoning_consistency::TYPE,
+    claim_evidence_overlap::TYPE,
+    keyword_coverage::TYPE,
+    rag_accuracy::TYPE,
+    rag_citation::TYPE,
+];
+
+/// The registry line of a type name.
+pub fn metric_type(name: &str) -> Option<&'static MetricType> {
+    REGISTRY.iter().find(|t| t.name == name)
+}
+
+/// Builds a metric: checks the type exists and that only its keys are set.
+pub fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+    let kind = raw.kind.trim();
+    let t = metric_type(kind).ok_or_else(|| {
+        let names: Vec<&str> = REGISTRY.iter().map(|t| t.name).collect();
+        KeyError::new(
+            "type",
+            format!(
+                "unknown metric type `{kind}`; expected one of {}",
+                names.join(", ")
+            ),
+        )
+    })?;
+    if let Some(key) = raw.present_keys().into_iter().find(|k| !t.keys.contains(k)) {
+        let keys = if t.keys.is_empty() {
+            "none".to_string()
+        } else {
+            t.keys.join(", ")
+        };
+        return Err(KeyError::new(
+            key,
+            format!("`{key}` does not apply to {kind} (its keys: {keys})"),
+        ));
+    }
+    (t.build)(raw, schema)
+}
+
+/// A required key's value.
+pub(crate) fn required<'a>(v: &'a Option<String>, key: &str) -> Result<&'a str, KeyError> {
+    match v.as_deref().map(str::trim) {
+        Some(s) if !s.is_empty() => Ok(s),
+        _ => Err(KeyError::new(
+            key,
+            format!("missing: this metric needs `{key}`"),
+        )),
+    }
+}
+
+/// Checks that `name` (set at `key`) is a schema field of one of `types` (any
+/// type when empty), or `raw_answer` when a string is acceptable.
+pub(crate) fn schema_field(
+    schema: &Schema,
+    key: &str,
+    name: &str,
+    types: &[&str],
+) -> Result<String, KeyError> {
+    if name == RAW_ANSWER && (types.is_empty() || types.contains(&"str")) {
+        return Ok(name.to_string());
+    }
+    let spec = schema.get(name).ok_or_else(|| {
+        let known: Vec<&str> = schema.fields.iter().map(|f| f.field.as_str()).collect();
+        let known = if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        };
+        KeyError::new(
+            key,
+            format!("`{name}` is not a parse_schema field (fields: {known}; or `{RAW_ANSWER}`)"),
+        )
+    })?;
+    let t = spec.kind.type_name();
+    match types.is_empty() || types.contains(&t) {
+        true => Ok(name.to_string()),
+        false => Err(KeyError::new(
+            key,
+            format!(
+                "`{name}` is of type {t}; this metric needs {}",
+                types.join(" or ")
+            ),
+        )),
+    }
+}
+
+/// Precision, recall and F1 from counts. Both sets empty gives (1, 1, 1); one
+/// empty set gives zeros (no credit for predicting nothing, none for predicting
+/// against an empty label), as scikit-learn does with `zero_division=0`.
+pub fn prf(tp: usize, n_pred: usize, n_gold: usize) -> (f64, f64, f64) {
+    if n_pred == 0 && n_gold == 0 {
+        return (1.0, 1.0, 1.0);
+    }
+    let p = if n_pred == 0 {
+        0.0
+    } else {
+        tp as f64 / n_pred as f64
+    };
+    let r = if n_gold == 0 {
+        0.0
+    } else {
+        tp as f64 / n_gold as f64
+    };
+    (p, r, f1(p, r))
+}
+
+/// Harmonic mean of precision and recall, 0 when both are 0.
+pub fn f1(p: f64, r: f64) -> f64 {
+    if p + r > 0.0 {
+        2.0 * p * r / (p + r)
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Helpers for the metric tests: a task schema from YAML and a scorer.
+    use super::*;
+    use crate::schema::{FieldSpec, RawField};
+
+    /// A schema from `parse_schema` YAML.
+    pub fn schema(yaml: &str) -> Schema {
+        let raw: Vec<RawField> = serde_yaml_ng::from_str(yaml).expect("schema yaml");
+        let fields = raw
+            .iter()
+            .map(FieldSpec::try_from)
+            .collect::<Result<_, _>>();
+        Schema {
+            fields: fields.expect("valid schema"),
+        }
+    }
+
+    /// Builds the metric from YAML and scores one (sample, answer) pair.
+    pub fn score(metric_yaml: &str, schema: &Schema, sample: Value, answer: &str) -> SampleScore {
+        let m = built(metric_yaml, schema);
+        let Value::Object(fields) = sample else {
+            panic!("sample must be an object")
+        };
+        let sample = Sample::new("s", fields);
+        m.score(&ScoreInput {
+            sample: &sample,
+            answer: &schema.parse_answer(answer),
+        })
+    }
+
+    /// Builds the metric from YAML; a build error fails the test with its message.
+    pub fn built(metric_yaml: &str, schema: &Schema) -> Arc<dyn Metric> {
+        let raw: RawMetric = serde_yaml_ng::from_str(metric_yaml).expect("metric yaml");
+        match build(&raw, schema) {
+            Ok(m) => m,
+            Err(e) => panic!("{}: {}", e.key, e.message),
+        }
+    }
+
+    /// The build error for a metric YAML.
+    pub fn build_error(metric_yaml: &str, schema: &Schema) -> KeyError {
+        let raw: RawMetric = serde_yaml_ng::from_str(metric_yaml).expect("metric yaml");
+        match build(&raw, schema) {
+            Ok(m) => panic!("expected an error, built {m:?}"),
+            Err(e) => e,
+        }
+    }
+
+    /// Asserts two floats agree to 1e-9.
+    pub fn close(a: f64, b: f64) {
+        assert!((a - b).abs() < 1e-9, "{a} != {b}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::*;
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn registry_names_are_unique_and_documented() {
+        let mut names: Vec<&str> = REGISTRY.iter().map(|t| t.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), REGISTRY.len());
+        assert!(REGISTRY
+            .iter()
+            .all(|t| !t.description.is_empty() && !t.description.contains('\n')));
+        for spec_type in [
+            "field_completeness",
+            "reference_rouge",
+            "custom_ratio",
+            "exact_match",
+            "numeric_error",
+            "list_overlap",
+            "reasoning_consistency",
+            "claim_evidence_overlap",
+        ] {
+            assert!(metric_type(spec_type).is_some(), "{spec_type}");
+        }
+    }
+
+    #[test]
+    fn unknown_types_and_foreign_keys_are_errors() {
+        let s = schema("[{field: a, type: str}]");
+        let e = build_error("{type: exact_matc}", &s);
+        assert_eq!(e.key, "type");
+        assert!(e
+            .message
+            .starts_with("unknown metric type `exact_matc`; expected one of field_completeness"));
+        let e = build_error(
+            "{type: exact_match, pred_field: a, label_field: b, tolerance: 1}",
+            &s,
+        );
+        assert_eq!(e.key, "tolerance");
+        assert_eq!(
+            e.message,
+            "`tolerance` does not apply to exact_match (its keys: pred_field, label_field)"
+        );
+        let e = build_error("{type: exact_match, pred_field: zz, label_field: b}", &s);
+        assert_eq!(
+            (e.key.as_str(), e.message.as_str()),
+            (
+                "pred_field",
+                "`zz` is not a parse_schema field (fields: a; or `raw_answer`)"
+            )
+        );
+        assert_eq!(
+            build_error("{type: exact_match, pred_field: a}", &s).key,
+            "label_field"
+        );
+    }
+
+    #[test]
+    fn aggregate_skips_unscored_samples() {
+        let scores = vec![
+            SampleScore::new(1.0).with("x", 2.0),
+            SampleScore::new(0.0).with("x", 4.0),
+            SampleScore::skipped("no label"),
+        ];
+        let a = Aggregate::of(&scores);
+        assert_eq!((a.sample_count, a.skipped), (2, 1));
+        close(a.mean, 0.5);
+        close(a.std, 0.5);
+        assert_eq!(a.components.get("x"), Some(&3.0));
+        assert_eq!(SampleScore::new(f64::NAN).value, Some(0.0));
+        assert_eq!(SampleScore::new(1.5).value, Some(1.0));
+        assert_eq!(scores[2].detail.get("skipped"), Some(&json!("no label")));
+    }
+
+    #[test]
+    fn prf_edge_cases() {
+        assert_eq!(prf(0, 0, 0), (1.0, 1.0, 1.0));
+        assert_eq!(prf(0, 0, 3), (0.0, 0.0, 0.0));
+        assert_eq!(prf(0, 2, 0), (0.0, 0.0, 0.0));
+        let (p, r, f) = prf(1, 2, 4);
+        close(p, 0.5);
+        close(r, 0.25);
+        close(f, 1.0 / 3.0);
+    }
+}

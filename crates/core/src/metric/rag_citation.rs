@@ -1,0 +1,103 @@
+//! `rag_citation`: spec 002's citation (引用率) as a task metric, so the
+//! `rag_qa` preset describes the RAG scoring with the task contract.
+//!
+//! Formula (see `scorer::citation`, which this wraps unchanged): value 1 when the
+//! answer cites at least one `doc_hint` document and none outside `doc_hint`
+//! (`cited ∩ hint ≠ ∅` and `cited \ hint = ∅`, documents compared by lowercase
+//! file name), else 0. Keys: `pred_field` (default `raw_answer`), `label_field`
+//! (default `doc_hint`). An empty or missing hint list scores 0, as in spec 002
+//! (citation cannot pass without a hint).
+
+use super::keyword_coverage::text_of;
+use super::rag_accuracy::strings;
+use super::{schema_field, Metric, MetricType, RawMetric, SampleScore, ScoreInput};
+use crate::schema::{Schema, RAW_ANSWER};
+use crate::scorer::citation;
+use crate::task::KeyError;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Registry entry.
+pub const TYPE: MetricType = MetricType {
+    name: "rag_citation",
+    description: "Spec 002 citation: the answer cites a doc_hint document and none outside it.",
+    keys: &["pred_field", "label_field"],
+    build,
+};
+
+/// A built `rag_citation`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RagCitation {
+    /// Prediction field.
+    pub pred_field: String,
+    /// Label path holding the document hints.
+    pub label_field: String,
+}
+
+fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+    let pred = raw.pred_field.as_deref().map_or(RAW_ANSWER, str::trim);
+    Ok(Arc::new(RagCitation {
+        pred_field: schema_field(schema, "pred_field", pred, &[])?,
+        label_field: raw
+            .label_field
+            .as_deref()
+            .map_or("doc_hint", str::trim)
+            .to_string(),
+    }))
+}
+
+impl Metric for RagCitation {
+    fn score(&self, input: &ScoreInput<'_>) -> SampleScore {
+        let hints: Vec<String> = strings(input.label(&self.label_field))
+            .into_iter()
+            .filter(|h| !h.trim().is_empty())
+            .collect();
+        let answer = input
+            .pred(&self.pred_field)
+            .map(text_of)
+            .unwrap_or_default();
+        let verdict = citation::score(&answer, &hints);
+        SampleScore::new(if verdict.passed { 1.0 } else { 0.0 }).detail(
+            "citation",
+            serde_json::to_value(&verdict).unwrap_or(Value::Null),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use crate::schema::Schema;
+    use serde_json::json;
+
+    #[test]
+    fn agrees_with_the_spec_002_scorer() {
+        let m = "{type: rag_citation}";
+        let free = Schema::default();
+        let hint = json!({"doc_hint": ["docs/lightrag_faq.md"]});
+        assert_eq!(
+            score(
+                m,
+                &free,
+                hint.clone(),
+                "NaN结果可重启服务解决。来自 lightrag_faq.md"
+            )
+            .value,
+            Some(1.0)
+        );
+        assert_eq!(
+            score(
+                m,
+                &free,
+                hint.clone(),
+                "参考 ragas_install.md 和 lightrag_faq.md"
+            )
+            .value,
+            Some(0.0)
+        );
+        assert_eq!(
+            score(m, &free, json!({"doc_hint": []}), "lightrag_faq.md").value,
+            Some(0.0)
+        );
+    }
+}

@@ -1,0 +1,266 @@
+//! Built-in prompt templates and task presets, selectable by name.
+//!
+//! Templates: `ie_json` (spec 004's event extraction: `ticker` + `news_items` ->
+//! JSON with `sentiment`, `impact_score`, `keywords`), `rag_qa` (spec 002's
+//! default RAG prompt over the question `q`) and `support_qa` (spec 003's
+//! support chats: the last user message, `prompt`).
+//!
+//! Presets: `event_eval` (spec 004 §2's YAML verbatim), `support_qa` (spec 003:
+//! `exact_match` and `keyword_coverage` of the free-text answer against
+//! `expected` and `metadata.keywords`) and `rag_qa` (spec 002's accuracy and
+//! citation over `gold` and `doc_hint`).
+
+use super::template::{PromptTemplate, RawTemplate};
+use super::Task;
+use crate::prompt::DEFAULT_SYSTEM_PROMPT;
+
+/// One built-in task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Preset {
+    /// Name to select it by.
+    pub name: &'static str,
+    /// One-line description in English.
+    pub description: &'static str,
+    /// The task YAML (what the editor shows).
+    pub yaml: &'static str,
+}
+
+/// Spec 004 §2's example task, verbatim.
+pub const EVENT_EVAL_YAML: &str = "name: event_eval
+version: v1
+prompt_template: ie_json
+default_params:
+  response_format:
+    type: json_object
+serialize_fields:
+  - news_items
+
+parse_schema:
+  - field: sentiment
+    type: enum
+    values: [positive, neutral, negative]
+    default: neutral
+  - field: impact_score
+    type: int
+    default: 0
+    lo: -5
+    hi: 5
+  - field: keywords
+    type: list
+    default: []
+
+metrics:
+  - type: exact_match
+    name: sentiment_acc
+    pred_field: sentiment
+    label_field: gt_sentiment
+  - type: numeric_error
+    name: impact
+    pred_field: impact_score
+    label_field: gt_impact_score
+    tolerance: 1
+  - type: list_overlap
+    name: keyword
+    pred_field: keywords
+    label_field: gt_keywords
+";
+
+const SUPPORT_QA_YAML: &str = "name: support_qa
+version: v1
+prompt_template: support_qa
+default_params:
+  temperature: 0
+metrics:
+  - type: exact_match
+    name: exact_match
+    pred_field: raw_answer
+    label_field: expected
+  - type: keyword_coverage
+    name: keyword_coverage
+    pred_field: raw_answer
+    label_field: metadata.keywords
+";
+
+const RAG_QA_YAML: &str = "name: rag_qa
+version: v1
+prompt_template: rag_qa
+metrics:
+  - type: rag_accuracy
+    name: accuracy
+    label_field: gold
+    match_mode: fuzzy
+    fuzzy_threshold: 0.6
+  - type: rag_citation
+    name: citation
+    label_field: doc_hint
+";
+
+/// Every preset, in picker order.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "event_eval",
+        description:
+            "Spec 004 event extraction: sentiment, impact score and keywords from news items.",
+        yaml: EVENT_EVAL_YAML,
+    },
+    Preset {
+        name: "support_qa",
+        description: "Spec 003 support chats: exact match and keyword coverage of the answer.",
+        yaml: SUPPORT_QA_YAML,
+    },
+    Preset {
+        name: "rag_qa",
+        description: "Spec 002 RAG questions: keypoint accuracy and document citation.",
+        yaml: RAG_QA_YAML,
+    },
+];
+
+/// The preset task of that name. Presets are checked by the tests, so a
+/// known name always gives a task.
+pub fn preset(name: &str) -> Option<Task> {
+    let p = PRESETS.iter().find(|p| p.name == name)?;
+    Task::parse(&format!("{}.yaml", p.name), p.yaml).ok()
+}
+
+const IE_JSON_SYSTEM: &str = "You are a financial news analyst. You read news about one stock \
+and extract structured information. Answer with one JSON object and nothing else.";
+
+const IE_JSON_USER: &str = "Ticker: {{ ticker }}
+
+News items (JSON):
+{{ news_items }}
+
+Return a JSON object with exactly these keys:
+- \"sentiment\": the overall sentiment of these news for {{ ticker }}, one of \"positive\", \"neutral\", \"negative\"
+- \"impact_score\": the expected impact on the stock, an integer from -5 (very negative) to 5 (very positive)
+- \"keywords\": a list of short lowercase keywords naming the main topics";
+
+const SUPPORT_QA_SYSTEM: &str = "You are a customer support assistant. Answer the customer's \
+question concisely and correctly, in the language of the question.";
+
+/// The names of the built-in templates.
+pub const TEMPLATE_NAMES: [&str; 3] = ["ie_json", "rag_qa", "support_qa"];
+
+/// A built-in template as written.
+pub fn builtin_raw_template(name: &str) -> Option<RawTemplate> {
+    let (system, user) = match name {
+        "ie_json" => (IE_JSON_SYSTEM, IE_JSON_USER),
+        "rag_qa" => (DEFAULT_SYSTEM_PROMPT, "{{ q }}"),
+        "support_qa" => (SUPPORT_QA_SYSTEM, "{{ prompt }}"),
+        _ => return None,
+    };
+    Some(RawTemplate {
+        name: name.into(),
+        version: "v1".into(),
+        system: Some(system.into()),
+        user: user.into(),
+    })
+}
+
+/// A built-in template, compiled.
+pub fn builtin_template(name: &str) -> Option<PromptTemplate> {
+    PromptTemplate::new(builtin_raw_template(name)?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::sample::{self, Sample};
+    use crate::dataset::{rag, test_sample};
+    use crate::prompt::rag_messages;
+    use crate::schema::ParseStatus;
+
+    #[test]
+    fn every_preset_and_template_is_valid() {
+        for p in PRESETS {
+            let task = Task::parse("p.yaml", p.yaml).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            assert_eq!(task.name, p.name);
+            assert!(
+                builtin_template(&task.prompt_template).is_some(),
+                "{}",
+                p.name
+            );
+            assert!(preset(p.name).is_some());
+        }
+        assert!(TEMPLATE_NAMES.iter().all(|n| builtin_template(n).is_some()));
+        assert!(preset("nope").is_none() && builtin_template("nope").is_none());
+    }
+
+    #[test]
+    fn event_eval_runs_on_spec_004_sample() {
+        let line = r#"{"sample_id":"S001","ticker":"AAPL","news_items":[{"title":"Apple beats earnings"},{"title":"AI push"}],"gt_sentiment":"positive","gt_impact_score":2,"gt_keywords":["ai","earnings"]}"#;
+        let s: Sample = sample::parse("d.jsonl", line.as_bytes()).samples.remove(0);
+        let task = preset("event_eval").expect("preset");
+        let prompt = builtin_template("ie_json")
+            .expect("template")
+            .render(&s, &task.serialize_fields)
+            .expect("renders");
+        assert!(prompt.messages[1]
+            .content
+            .contains(r#"[{"title":"Apple beats earnings"},{"title":"AI push"}]"#));
+        let answer = task.parse_answer("```json\n{\"sentiment\":\"positive\",\"impact_score\":3,\"keywords\":[\"AI\",\"iphone\"]}\n```");
+        assert!(answer
+            .fields
+            .iter()
+            .all(|f| f.status == ParseStatus::Parsed));
+        let scores = task.score(&s, &answer);
+        let values: Vec<(&str, Option<f64>)> =
+            scores.iter().map(|(n, s)| (n.as_str(), s.value)).collect();
+        assert_eq!(
+            values,
+            vec![
+                ("sentiment_acc", Some(1.0)),
+                ("impact", Some(1.0)),
+                ("keyword", Some(0.5))
+            ]
+        );
+    }
+
+    #[test]
+    fn support_qa_runs_on_spec_003_record() {
+        let line = r#"{"id":"toy-001","messages":[{"role":"user","content":"비밀번호를 잊었어요"}],"expected":"비밀번호 재설정을 위해 등록된 이메일을 확인하세요.","tags":["toy"],"metadata":{"language":"ko","keywords":["이메일"]}}"#;
+        let s = test_sample::parse("toy.jsonl", line.as_bytes()).records[0].to_sample();
+        let task = preset("support_qa").expect("preset");
+        let prompt = builtin_template("support_qa")
+            .expect("template")
+            .render(&s, &task.serialize_fields)
+            .expect("renders");
+        assert_eq!(prompt.messages[1].content, "비밀번호를 잊었어요");
+        let answer = task.parse_answer("비밀번호 재설정을 위해 등록된 이메일을 확인하세요.");
+        let values: Vec<Option<f64>> = task
+            .score(&s, &answer)
+            .into_iter()
+            .map(|(_, s)| s.value)
+            .collect();
+        assert_eq!(values, vec![Some(1.0), Some(1.0)]);
+    }
+
+    #[test]
+    fn rag_qa_matches_the_existing_rag_prompt_and_scoring() {
+        let line = r#"{"q":"服务返回NaN怎么办？","gold":["API密钥配置错误","模型端点错误"],"doc_hint":["lightrag_faq.md"]}"#;
+        let case = rag::parse("rag.jsonl", line.as_bytes()).cases.remove(0);
+        let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(line) else {
+            panic!("object")
+        };
+        let s = Sample::new(case.id.clone(), fields);
+        let prompt = builtin_template("rag_qa")
+            .expect("template")
+            .render(&s, &[])
+            .expect("renders");
+        assert_eq!(prompt.messages, rag_messages(DEFAULT_SYSTEM_PROMPT, &case));
+        let task = preset("rag_qa").expect("preset");
+        let answer = task.parse_answer("可能是API密钥配置错误。来自 lightrag_faq.md");
+        let values: Vec<(String, Option<f64>)> = task
+            .score(&s, &answer)
+            .into_iter()
+            .map(|(n, s)| (n, s.value))
+            .collect();
+        assert_eq!(
+            values,
+            vec![
+                ("accuracy".into(), Some(1.0)),
+                ("citation".into(), Some(1.0))
+            ]
+        );
+    }
+}
