@@ -164,8 +164,10 @@ pub fn App() -> Html {
         <div class="page">
             <Header {lang} on_lang={on_lang} />
             <main>
-                <ResumeBanner {lang} offer={state.resume_offer.clone()} disabled={running}
-                    {on_resume} {on_discard} {on_resume_log} />
+                if state.resume_offer.is_some() {
+                    <ResumeBanner {lang} offer={state.resume_offer.clone()} disabled={running}
+                        on_resume={on_resume.clone()} on_discard={on_discard.clone()} on_resume_log={on_resume_log.clone()} />
+                }
                 <section class="setup">
                     <DatasetPanel {lang} dataset={state.dataset.clone()} error={state.load_error.clone()}
                         disabled={running} {on_file} {on_demo} />
@@ -179,6 +181,7 @@ pub fn App() -> Html {
                     provider={state.settings.provider} base_url={state.settings.base_url.clone()} />
                 <CaseTable {lang} run={state.run.clone()} />
                 <ConsolePanel {lang} run={state.run.clone()} />
+                <ResumeBanner {lang} offer={None} disabled={running} {on_resume} {on_discard} {on_resume_log} />
                 <ReconcileView {lang} />
             </main>
         </div>

@@ -101,14 +101,14 @@ fn preview(lang: Lang, d: &LoadedDataset) -> Html {
                     { for parsed.errors.iter().map(|e| html!{ <li>{e.to_string()}</li> }) }
                 </ul>
             }
-            <table class="cases preview-table">
+            <div class="preview-scroll"><table class="cases preview-table">
                 <thead><tr><th>{"id"}</th><th>{"q"}</th><th>{"gold"}</th><th>{"doc_hint"}</th></tr></thead>
                 <tbody>
                     { for parsed.cases.iter().take(5).map(|c| html!{
                         <tr><td>{&c.id}</td><td>{&c.q}</td><td>{c.gold.join(" | ")}</td><td>{c.doc_hint.join(", ")}</td></tr>
                     }) }
                 </tbody>
-            </table>
+            </table></div>
             if parsed.cases.len() > 5 { <p class="muted">{format!("… {} {}", parsed.cases.len() - 5, t("条未显示", "more"))}</p> }
         </div>
     }

@@ -52,20 +52,24 @@ pub fn ResumeBanner(p: &ResumeBannerProps) -> Html {
             }
         })
     };
+    let Some(o) = &p.offer else {
+        return html! {
+            <section class="panel resume-log">
+                <label class="inline">{t("从下载的事件日志续跑（对当前数据集，只发送未完成的用例）：",
+                    "Resume from a downloaded event log (over the loaded dataset; only unfinished cases are sent):")}
+                    <input type="file" accept=".jsonl,.json-seq,.json,.txt" data-testid="resume-log-file" disabled={p.disabled} {onchange} />
+                </label>
+            </section>
+        };
+    };
     html! {
         <section class="panel resume">
-            if let Some(o) = &p.offer {
-                <div class="warning" data-testid="resume-offer">
-                    {format!("{} {} ({}): {}/{} {}", t("发现未完成的运行", "Unfinished run"), o.stored.run_id,
-                        o.stored.dataset_name, o.done, o.stored.total, t("条已完成。", "cases settled."))}
-                    <button class="primary" data-testid="resume-run" disabled={p.disabled} onclick={resume}>{t("继续运行", "Resume it")}</button>
-                    <button data-testid="discard-run" disabled={p.disabled} onclick={discard}>{t("丢弃", "Discard")}</button>
-                </div>
-            }
-            <label class="inline">{t("从下载的事件日志续跑（对当前数据集，只发送未完成的用例）：",
-                "Resume from a downloaded event log (over the loaded dataset; only unfinished cases are sent):")}
-                <input type="file" accept=".jsonl,.json-seq,.json,.txt" data-testid="resume-log-file" disabled={p.disabled} {onchange} />
-            </label>
+            <div class="warning" data-testid="resume-offer">
+                {format!("{} {} ({}): {}/{} {}", t("发现未完成的运行", "Unfinished run"), o.stored.run_id,
+                    o.stored.dataset_name, o.done, o.stored.total, t("条已完成。", "cases settled."))}
+                <button class="primary" data-testid="resume-run" disabled={p.disabled} onclick={resume}>{t("继续运行", "Resume it")}</button>
+                <button data-testid="discard-run" disabled={p.disabled} onclick={discard}>{t("丢弃", "Discard")}</button>
+            </div>
         </section>
     }
 }
