@@ -22,6 +22,50 @@ pub enum Command {
     MockServer(MockArgs),
     /// Check an event log against a final report (spec 000 section 5).
     Reconcile(ReconcileArgs),
+    /// Score answers produced elsewhere against a task (no model call) and write every artifact.
+    Score(ScoreArgs),
+    /// Work with task files (spec 004 task YAML).
+    #[command(subcommand)]
+    Task(TaskCommand),
+}
+
+/// `evalpage task ...`.
+#[derive(Debug, Subcommand)]
+pub enum TaskCommand {
+    /// Validate a task (a preset name or a YAML file) and its prompt template.
+    Check(TaskCheckArgs),
+}
+
+/// Options of `evalpage task check`.
+#[derive(Debug, Args)]
+pub struct TaskCheckArgs {
+    /// A preset name (event_eval, support_qa, rag_qa) or a task YAML file.
+    #[arg(value_name = "NAME|FILE.yaml")]
+    pub task: String,
+}
+
+/// Options of `evalpage score`.
+#[derive(Debug, Args)]
+pub struct ScoreArgs {
+    /// A preset name (event_eval, support_qa, rag_qa) or a task YAML file.
+    #[arg(long, value_name = "NAME|FILE.yaml")]
+    pub task: String,
+    /// The dataset, JSONL in the format the task reads (spec 004 samples;
+    /// spec 003 records for support_qa; q/gold/doc_hint for rag_qa).
+    #[arg(long, value_name = "FILE")]
+    pub dataset: PathBuf,
+    /// The answers, JSONL: {"sample_id": ..., "response": ..., "model": optional}.
+    #[arg(long, value_name = "FILE")]
+    pub responses: PathBuf,
+    /// Optional spec 003 `metadata.json` of the dataset.
+    #[arg(long, value_name = "FILE")]
+    pub metadata: Option<PathBuf>,
+    /// Language of report.md.
+    #[arg(long, value_enum, default_value_t = LangArg::Zh)]
+    pub lang: LangArg,
+    /// Output directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 /// Which model answers.
@@ -211,6 +255,33 @@ mod tests {
             argv.extend_from_slice(pair);
             assert!(Cli::try_parse_from(argv).is_err(), "{pair:?}");
         }
+    }
+
+    #[test]
+    fn parses_score_and_task_check() {
+        let cli = Cli::try_parse_from([
+            "evalpage",
+            "score",
+            "--task",
+            "event_eval",
+            "--dataset",
+            "d",
+            "--responses",
+            "r",
+            "--out",
+            "o",
+        ])
+        .expect("score parses");
+        let Command::Score(a) = cli.command else {
+            panic!("expected score")
+        };
+        assert_eq!(
+            (a.task.as_str(), a.lang, a.metadata),
+            ("event_eval", LangArg::Zh, None)
+        );
+        let cli = Cli::try_parse_from(["evalpage", "task", "check", "t.yaml"]).expect("check");
+        assert!(matches!(cli.command, Command::Task(TaskCommand::Check(_))));
+        assert!(Cli::try_parse_from(["evalpage", "score", "--task", "x"]).is_err());
     }
 
     #[test]

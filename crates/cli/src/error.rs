@@ -26,6 +26,14 @@ pub enum CliError {
         /// What was wrong.
         message: String,
     },
+    /// A task or prompt template file is invalid; one located message per line.
+    #[error("{path}: {} error(s):\n{}", errors.len(), errors.join("\n"))]
+    TaskInvalid {
+        /// The task (or template) as given.
+        path: String,
+        /// Every error, `file:line: `key.path`: message`.
+        errors: Vec<String>,
+    },
     /// The event log and the final report disagree.
     #[error("the event log does not reconcile with the report ({0} check(s) disagree)")]
     Mismatch(usize),
@@ -62,6 +70,7 @@ impl CliError {
             CliError::Usage(_)
             | CliError::DatasetRead { .. }
             | CliError::Input { .. }
+            | CliError::TaskInvalid { .. }
             | CliError::NoCases { .. } => 2,
             CliError::Output { .. } | CliError::Listen { .. } | CliError::Mismatch(_) => 1,
         }

@@ -4,16 +4,21 @@
 //! OpenAI-compatible endpoint and writes `report.json`, `report.md` and the
 //! event logs; `evalpage mock-server` serves a deterministic OpenAI-compatible
 //! endpoint on 127.0.0.1 with optional injected faults; `evalpage reconcile`
-//! checks an event log against a final report.
+//! checks an event log against a final report; `evalpage score` scores answers
+//! produced elsewhere against a task (no model call); `evalpage task check`
+//! validates a task file.
 
 mod args;
 mod error;
 mod mock;
 mod reconcile;
 mod run;
+mod score;
+mod task_check;
+mod task_file;
 
 use anyhow::Context;
-use args::{Cli, Command};
+use args::{Cli, Command, TaskCommand};
 use clap::Parser;
 use error::CliError;
 use std::process::ExitCode;
@@ -37,5 +42,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Run(a) => Ok(run::execute(&a)?),
         Command::MockServer(a) => mock::serve(&a).context("mock server stopped"),
         Command::Reconcile(a) => Ok(reconcile::check(&a)?),
+        Command::Score(a) => Ok(score::execute(&a)?),
+        Command::Task(TaskCommand::Check(a)) => Ok(task_check::check(&a)?),
     }
 }

@@ -19,6 +19,7 @@ pub mod run;
 pub mod schema;
 pub mod scorer;
 pub mod task;
+pub mod task_run;
 pub mod text;
 
 pub use lang::Lang;

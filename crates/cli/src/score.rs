@@ -1,0 +1,241 @@
+//! `evalpage score`: answers produced elsewhere, scored against a task with no
+//! model call. This file only reads the inputs, calls the core
+//! (`evalpage_core::task_run`) and writes the artifacts; bad input lines are
+//! reported on stderr and skipped. Exit 0 when scoring finished, 2 when the
+//! inputs cannot be used (no valid sample, no valid response, a bad task).
+
+use crate::args::{LangArg, ScoreArgs};
+use crate::error::CliError;
+use crate::task_file::{self, LoadedTask};
+use evalpage_core::dataset::{metadata, LineError};
+use evalpage_core::task_run::meta::{self, RunMeta};
+use evalpage_core::task_run::{
+    data, fingerprint, markdown, report, responses, results, score, summary_csv, DatasetFormat,
+    ReportInput, Scored, TaskDataset,
+};
+use evalpage_core::Lang;
+use serde_json::Value;
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The files `score` writes into `--out`.
+pub const FILES: [&str; 8] = [
+    "results.jsonl",
+    "scores.jsonl",
+    "summary.csv",
+    "report.md",
+    "report.json",
+    "run_meta.json",
+    "dataset_fingerprint.json",
+    "model_snapshot.json",
+];
+
+/// Runs `evalpage score`.
+pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
+    let started_at_ms = now_ms();
+    let loaded = task_file::load(&args.task)?;
+    let format = DatasetFormat::for_task(&loaded.task);
+    let (bytes, data) = read_dataset(args, format)?;
+    let resp = read_responses(&args.responses)?;
+    let scored = score::score(&loaded.task, &data, &resp);
+    report_skipped(&scored.unknown);
+    let mut from_responses: Vec<LineError> =
+        resp.errors.iter().chain(&scored.unknown).cloned().collect();
+    from_responses.sort_by_key(|e| e.line);
+    let line_errors: Vec<LineError> = data.errors.iter().cloned().chain(from_responses).collect();
+    let inputs = Inputs {
+        loaded: &loaded,
+        data: &data,
+        scored: &scored,
+        dataset_bytes: &bytes,
+        line_errors: &line_errors,
+    };
+    write_all(args, &inputs, started_at_ms)?;
+    print_summary(&scored);
+    eprintln!(
+        "evalpage: wrote {} files to {}",
+        FILES.len(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// What the writers read.
+struct Inputs<'a> {
+    loaded: &'a LoadedTask,
+    data: &'a TaskDataset,
+    scored: &'a Scored,
+    dataset_bytes: &'a [u8],
+    line_errors: &'a [LineError],
+}
+
+fn read_dataset(
+    args: &ScoreArgs,
+    format: DatasetFormat,
+) -> Result<(Vec<u8>, TaskDataset), CliError> {
+    let name = args.dataset.display().to_string();
+    let bytes = std::fs::read(&args.dataset).map_err(|source| CliError::DatasetRead {
+        path: name.clone(),
+        source,
+    })?;
+    let meta = match &args.metadata {
+        Some(p) => Some(read_metadata(p)?),
+        None => None,
+    };
+    let data = data::load(&name, &bytes, format, meta.as_ref());
+    report_skipped(&data.errors);
+    if data.samples.is_empty() {
+        return Err(CliError::Input {
+            path: name,
+            message: format!(
+                "no valid sample ({} line(s) skipped); this task reads {}",
+                data.errors.len(),
+                format.describe()
+            ),
+        });
+    }
+    Ok((bytes, data))
+}
+
+fn read_metadata(path: &Path) -> Result<metadata::DatasetMetadata, CliError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| CliError::Input {
+        path: shown.clone(),
+        message: e.to_string(),
+    })?;
+    metadata::parse(&shown, &bytes).map_err(|e| CliError::Input {
+        path: shown,
+        message: e.to_string(),
+    })
+}
+
+fn read_responses(path: &Path) -> Result<responses::ResponseSet, CliError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| CliError::Input {
+        path: shown.clone(),
+        message: e.to_string(),
+    })?;
+    let set = responses::parse(&shown, &bytes);
+    report_skipped(&set.errors);
+    if set.responses.is_empty() {
+        return Err(CliError::Input {
+            path: shown,
+            message: format!(
+                "no valid response line ({} line(s) skipped); expected JSONL of {{\"sample_id\": ..., \"response\": \"...\", \"model\": \"...\"}}",
+                set.errors.len()
+            ),
+        });
+    }
+    Ok(set)
+}
+
+fn report_skipped(errors: &[LineError]) {
+    for e in errors {
+        eprintln!("evalpage: skipped {e}");
+    }
+}
+
+fn write_all(args: &ScoreArgs, i: &Inputs<'_>, started_at_ms: u64) -> Result<(), CliError> {
+    let out = &args.out;
+    std::fs::create_dir_all(out).map_err(|e| CliError::output(out, e))?;
+    let task = &i.loaded.task;
+    let input = ReportInput {
+        task,
+        info: &i.loaded.info,
+        data: i.data,
+        responses_file: &args.responses.display().to_string(),
+        scored: i.scored,
+        line_errors: i.line_errors,
+    };
+    let rep = report::build(&input);
+    write(
+        out,
+        "results.jsonl",
+        &results::render(i.data, &i.scored.models),
+    )?;
+    write(out, "scores.jsonl", &report::scores_jsonl(&rep.scores))?;
+    let csv = summary_csv::render(task, i.data.samples.len(), &i.scored.models)
+        .map_err(|e| CliError::output(&out.join("summary.csv"), std::io::Error::other(e)))?;
+    write(out, "summary.csv", &csv)?;
+    write(
+        out,
+        "report.md",
+        &markdown::render(&input, &rep, lang(args.lang)),
+    )?;
+    write_json(
+        out,
+        "report.json",
+        &serde_json::to_value(&rep).unwrap_or_default(),
+    )?;
+    let lines: Vec<usize> = i.data.samples.iter().map(|s| s.sample.line).collect();
+    let name = args.dataset.display().to_string();
+    let fp = fingerprint::fingerprint(&name, i.dataset_bytes, &lines, i.data.errors.len());
+    write_json(
+        out,
+        "dataset_fingerprint.json",
+        &serde_json::to_value(&fp).unwrap_or_default(),
+    )?;
+    let snapshot = meta::model_snapshot(&i.scored.models, &task.default_params);
+    write_json(out, "model_snapshot.json", &snapshot)?;
+    let run = run_meta(args, started_at_ms);
+    write_json(out, "run_meta.json", &meta::run_meta(&run, &i.loaded.info))
+}
+
+fn run_meta(args: &ScoreArgs, started_at_ms: u64) -> RunMeta {
+    RunMeta {
+        tool: "evalpage-cli".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        // `score` takes no key, so the command line holds none.
+        argv: std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        dataset: args.dataset.display().to_string(),
+        responses: args.responses.display().to_string(),
+        metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
+        started_at_ms,
+        ended_at_ms: now_ms(),
+    }
+}
+
+/// One line per model on stdout: answered, parse problems, metric means.
+fn print_summary(scored: &Scored) {
+    for m in &scored.models {
+        let means: Vec<String> = m
+            .aggregates
+            .iter()
+            .map(|(name, agg)| format!("{name}={:.3}", agg.mean))
+            .collect();
+        println!(
+            "{}: {} samples, {} answered, {} parse problem(s); {}",
+            m.model,
+            m.results.len(),
+            m.answered(),
+            m.parse_problems(),
+            means.join(" ")
+        );
+    }
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> Result<(), CliError> {
+    let path = dir.join(name);
+    std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))
+}
+
+fn write_json(dir: &Path, name: &str, v: &Value) -> Result<(), CliError> {
+    let text = serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
+    write(dir, name, &text)
+}
+
+fn lang(l: LangArg) -> Lang {
+    match l {
+        LangArg::Zh => Lang::Zh,
+        LangArg::En => Lang::En,
+    }
+}
+
+fn now_ms() -> u64 {
+    let since = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,365 @@
+//! `evalpage score` and `evalpage task check` with the real binary and real
+//! files: event_eval over two models (fenced JSON, prose around JSON, a clamped
+//! number, a defaulted field, a non-JSON answer, an unanswered sample) with
+//! hand-computed summary values; support_qa over spec 003 records; bad lines;
+//! the dataset fingerprint; broken and valid task files.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/score")
+        .join(name)
+}
+
+fn score(task: &str, dataset: &Path, responses: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut cmd = evalpage();
+    cmd.args(["score", "--task", task, "--dataset"])
+        .arg(dataset)
+        .arg("--responses")
+        .arg(responses)
+        .arg("--out")
+        .arg(out)
+        .args(extra);
+    finish(cmd)
+}
+
+fn task_check(task: &Path) -> Output {
+    let mut cmd = evalpage();
+    cmd.args(["task", "check"]).arg(task);
+    finish(cmd)
+}
+
+/// summary.csv as model -> column -> cell.
+fn summary(out: &Path) -> HashMap<String, HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(out.join("summary.csv")).expect("summary.csv");
+    let headers = r.headers().expect("headers").clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.expect("row");
+            let row: HashMap<String, String> = headers
+                .iter()
+                .zip(rec.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect();
+            (row["model"].clone(), row)
+        })
+        .collect()
+}
+
+fn assert_cell(rows: &HashMap<String, HashMap<String, String>>, model: &str, col: &str, want: f64) {
+    let cell = &rows[model][col];
+    let got: f64 = cell
+        .parse()
+        .unwrap_or_else(|_| panic!("{model}.{col} = {cell:?}"));
+    assert!((got - want).abs() < 1e-12, "{model}.{col}: {got} != {want}");
+}
+
+fn results(out: &Path) -> Vec<Value> {
+    std::fs::read_to_string(out.join("results.jsonl"))
+        .expect("results.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect()
+}
+
+fn result<'a>(rows: &'a [Value], model: &str, id: &str) -> &'a Value {
+    rows.iter()
+        .find(|r| r["model"] == model && r["sample_id"] == id)
+        .unwrap_or_else(|| panic!("no result for {model}/{id}"))
+}
+
+fn field_status(r: &Value, field: &str) -> String {
+    let f = r["parsed"]
+        .as_array()
+        .and_then(|a| a.iter().find(|f| f["field"] == field))
+        .unwrap_or_else(|| panic!("no parsed field {field}"));
+    f["status"].as_str().unwrap_or("").to_string()
+}
+
+#[test]
+fn event_eval_two_models_match_hand_computed_values() {
+    let dir = Scratch::new("score-event");
+    let out_dir = dir.join("out");
+    let out = score(
+        "event_eval",
+        &data("event_dataset.jsonl"),
+        &data("event_responses.jsonl"),
+        &out_dir,
+        &["--lang", "en"],
+    );
+    assert_ok(&out);
+    for name in [
+        "results.jsonl",
+        "scores.jsonl",
+        "summary.csv",
+        "report.md",
+        "report.json",
+        "run_meta.json",
+        "dataset_fingerprint.json",
+        "model_snapshot.json",
+    ] {
+        assert!(out_dir.join(name).is_file(), "{name} missing");
+    }
+    let rows = summary(&out_dir);
+    assert_eq!(rows.len(), 2);
+    // alpha: S1..S4 sentiment right, S5 (not JSON) defaults to neutral.
+    assert_cell(&rows, "alpha", "tm_sentiment_acc", 0.8);
+    // errors 0, 1, |5-0| (9 clamped to 5), 1, |0-(-1)|: hits within 1 on four.
+    assert_cell(&rows, "alpha", "tm_impact_hit_rate", 0.8);
+    assert_cell(&rows, "alpha", "tm_impact_mae", 8.0 / 5.0);
+    // F1 per sample: 1, 2/3, 2/3, 0 (keywords defaulted to []), 0.
+    assert_cell(&rows, "alpha", "tm_keyword", 7.0 / 15.0);
+    assert_cell(&rows, "alpha", "tm_keyword_f1", 7.0 / 15.0);
+    assert_cell(&rows, "alpha", "tm_keyword_micro_precision", 4.0 / 5.0);
+    // beta: S5 unanswered counts (neutral, 0, []); S9 and two bad lines ignored.
+    assert_cell(&rows, "beta", "tm_sentiment_acc", 0.4);
+    assert_cell(&rows, "beta", "tm_impact_hit_rate", 1.0);
+    assert_cell(&rows, "beta", "tm_impact_mae", 2.0 / 5.0);
+    assert_cell(&rows, "beta", "tm_keyword_f1", 2.0 / 3.0);
+    assert_cell(&rows, "beta", "tm_keyword_precision", 11.0 / 15.0);
+    assert_cell(&rows, "beta", "tm_keyword_recall", 19.0 / 30.0);
+    assert_eq!(rows["beta"]["samples"], "5");
+
+    let res = results(&out_dir);
+    assert_eq!(res.len(), 10);
+    let fenced = result(&res, "alpha", "S1");
+    assert_eq!(field_status(fenced, "sentiment"), "parsed");
+    assert_eq!(fenced["parse_problem"], false);
+    assert_eq!(
+        field_status(result(&res, "alpha", "S2"), "impact_score"),
+        "parsed"
+    );
+    let clamped = result(&res, "alpha", "S3");
+    assert_eq!(field_status(clamped, "impact_score"), "clamped");
+    assert_eq!(clamped["metrics"]["impact"]["detail"]["pred"], 5.0);
+    let missing = result(&res, "alpha", "S4");
+    assert_eq!(field_status(missing, "keywords"), "defaulted");
+    assert!(result(&res, "alpha", "S5")["json_error"].is_string());
+    let unanswered = result(&res, "beta", "S5");
+    assert_eq!(unanswered["status"], "no_response");
+    assert_eq!(field_status(unanswered, "sentiment"), "defaulted");
+    assert_eq!(unanswered["metrics"]["sentiment_acc"]["value"], 0.0);
+
+    let (stdout, stderr) = texts(&out);
+    assert!(
+        stdout.contains("alpha: 5 samples, 5 answered, 3 parse problem(s)"),
+        "{stdout}"
+    );
+    for needle in [
+        "event_responses.jsonl:10: field `sample_id`: no sample `S9`",
+        "event_responses.jsonl:11: field `response`: expected a string, found a number",
+        "event_responses.jsonl:12: field `sample_id`: second response for sample `S1`",
+    ] {
+        assert!(stderr.contains(needle), "{needle}\n{stderr}");
+    }
+
+    let report = read_json(&out_dir.join("report.json"));
+    let summaries = report["report"]["summaries"].as_array().expect("summaries");
+    assert_eq!(summaries.len(), 6);
+    assert_eq!(
+        (&summaries[4]["model"], &summaries[4]["metric"]),
+        (&"beta".into(), &"impact".into())
+    );
+    assert_eq!(summaries[4]["components"]["mae"], 0.4);
+    assert_eq!(report["report"]["error_cases"][0]["sample_id"], "S5");
+    assert_eq!(
+        report["report"]["experiment"]["evaluator_config"]["prompt_template"]["name"],
+        "ie_json"
+    );
+    assert_eq!(report["scores"].as_array().map(Vec::len), Some(30));
+    let scores = std::fs::read_to_string(out_dir.join("scores.jsonl")).expect("scores");
+    assert_eq!(scores.lines().count(), 30);
+    let md = std::fs::read_to_string(out_dir.join("report.md")).expect("md");
+    assert!(md.contains("| alpha | S3 | impact_score: clamped"), "{md}");
+    assert!(md.contains("| beta | S5 | no_response |"), "{md}");
+    let meta = read_json(&out_dir.join("run_meta.json"));
+    assert_eq!(meta["prompt_template"]["version"], "v1");
+    assert!(meta["started_at"]
+        .as_str()
+        .is_some_and(|t| t.ends_with('Z')));
+}
+
+#[test]
+fn fingerprint_is_the_sha256_of_the_dataset_bytes() {
+    let dir = Scratch::new("score-fp");
+    let dataset = data("event_dataset.jsonl");
+    let out = score(
+        "event_eval",
+        &dataset,
+        &data("event_responses.jsonl"),
+        &dir.0,
+        &[],
+    );
+    assert_ok(&out);
+    let bytes = std::fs::read(&dataset).expect("dataset");
+    let want: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let fp = read_json(&dir.join("dataset_fingerprint.json"));
+    assert_eq!(fp["sha256"], want.as_str());
+    assert_eq!(fp["sample_count"], 5);
+    assert_eq!(fp["field_inventory"]["tags"], 3);
+    assert_eq!(fp["field_inventory"]["gt_keywords"], 5);
+    let snap = std::fs::read_to_string(dir.join("model_snapshot.json")).expect("snapshot");
+    assert!(
+        snap.contains("\"alpha\"") && !snap.to_lowercase().contains("key\""),
+        "{snap}"
+    );
+}
+
+#[test]
+fn support_qa_scores_spec_003_records_with_metadata() {
+    let dir = Scratch::new("score-support");
+    let out = score(
+        "support_qa",
+        &data("support_dataset.jsonl"),
+        &data("support_responses.jsonl"),
+        &dir.0,
+        &[
+            "--metadata",
+            &data("support_metadata.json").display().to_string(),
+        ],
+    );
+    assert_ok(&out);
+    let rows = summary(&dir.0);
+    // toy-001 exact; toy-002 differs; toy-003 unanswered (empty answer).
+    assert_cell(&rows, "responses", "tm_exact_match", 1.0 / 3.0);
+    // keywords found: 2/2, 1/2 (settings), 0/2.
+    assert_cell(&rows, "responses", "tm_keyword_coverage", 0.5);
+    let report = read_json(&dir.join("report.json"));
+    let dataset = &report["report"]["experiment"]["dataset"];
+    assert_eq!(dataset["dataset_id"], "toy_support_qa");
+    assert_eq!(dataset["languages"]["en"], 2);
+    let breakdowns = report["report"]["breakdowns"]
+        .as_array()
+        .expect("breakdowns");
+    let has = |dim: &str, bucket: &str| {
+        breakdowns
+            .iter()
+            .any(|b| b["dimension"] == dim && b["bucket"] == bucket && b["model"] == "responses")
+    };
+    assert!(has("language", "ko") && has("tag", "billing") && has("length", "medium"));
+    let res = results(&dir.0);
+    assert_eq!(
+        result(&res, "responses", "toy-003")["status"],
+        "no_response"
+    );
+    let md = std::fs::read_to_string(dir.join("report.md")).expect("md");
+    assert!(
+        md.starts_with("# 评测报告") && md.contains("## 按语言"),
+        "{md}"
+    );
+}
+
+#[test]
+fn bad_dataset_lines_are_reported_and_unusable_inputs_exit_2() {
+    let dir = Scratch::new("score-bad");
+    let good = r#"{"sample_id":"A","news_items":[],"gt_sentiment":"positive","gt_impact_score":1,"gt_keywords":["x"]}"#;
+    let dataset = dir.write(
+        "d.jsonl",
+        &format!("{good}\n{{\"sample_id\": [1]}}\nnot json\n"),
+    );
+    let responses = dir.write("r.jsonl", "{\"sample_id\":\"A\",\"response\":\"{}\"}\n");
+    let out = score("event_eval", &dataset, &responses, &dir.join("out"), &[]);
+    assert_ok(&out);
+    let (_, stderr) = texts(&out);
+    assert!(
+        stderr.contains("d.jsonl:2: field `sample_id`: expected a string id"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("d.jsonl:3: not valid JSON"), "{stderr}");
+    let fp = read_json(&dir.join("out/dataset_fingerprint.json"));
+    assert_eq!(
+        (fp["sample_count"].as_u64(), fp["line_errors"].as_u64()),
+        (Some(1), Some(2))
+    );
+
+    let all_bad = dir.write("bad.jsonl", "nope\n");
+    let out = score("event_eval", &all_bad, &responses, &dir.join("o2"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        texts(&out).1.contains("no valid sample"),
+        "{}",
+        texts(&out).1
+    );
+    let no_resp = dir.write("none.jsonl", "{\"sample_id\":\"A\"}\n");
+    let out = score("event_eval", &dataset, &no_resp, &dir.join("o3"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let (_, stderr) = texts(&out);
+    assert!(
+        stderr.contains("none.jsonl:1: field `response`: missing"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("no valid response line"), "{stderr}");
+    let out = score("no_such_task", &dataset, &responses, &dir.join("o4"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn task_check_reports_located_errors_and_exits_2() {
+    let out = task_check(&data("broken_task.yaml"));
+    assert_eq!(out.status.code(), Some(2));
+    let (_, stderr) = texts(&out);
+    assert!(
+        stderr.contains("broken_task.yaml:8: `parse_schema[0].default`: not a valid enum value"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "broken_task.yaml:12: `metrics[0].pred_field`: `mood` is not a parse_schema field"
+        ),
+        "{stderr}"
+    );
+    let out = task_check(&data("missing_template_task.yaml"));
+    assert_eq!(out.status.code(), Some(2));
+    let (_, stderr) = texts(&out);
+    assert!(stderr.contains("missing_template_task.yaml:3: `prompt_template`: `no_such_prompt` is not a built-in template"), "{stderr}");
+    assert!(stderr.contains("no_such_prompt.yaml"), "{stderr}");
+}
+
+#[test]
+fn task_check_accepts_a_task_with_a_template_file_beside_it_and_score_records_it() {
+    let out = task_check(&data("custom_task.yaml"));
+    assert_ok(&out);
+    let (stdout, _) = texts(&out);
+    assert!(
+        stdout.starts_with("ok: headline_mood v2, template mood_prompt v3 ("),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("reads title), 1 fields, metrics: mood_acc (exact_match)"),
+        "{stdout}"
+    );
+    let mut cmd = evalpage();
+    cmd.args(["task", "check", "support_qa"]);
+    assert_ok(&finish(cmd));
+
+    let dir = Scratch::new("score-custom");
+    let dataset = dir.write(
+        "d.jsonl",
+        "{\"sample_id\":\"h1\",\"title\":\"Stocks rally\",\"gt_mood\":\"up\"}\n",
+    );
+    let responses = dir.write(
+        "r.jsonl",
+        "{\"sample_id\":\"h1\",\"response\":\"{\\\"mood\\\": \\\"up\\\"}\",\"model\":\"m\"}\n",
+    );
+    let task = data("custom_task.yaml").display().to_string();
+    let out = score(&task, &dataset, &responses, &dir.join("out"), &[]);
+    assert_ok(&out);
+    assert_cell(&summary(&dir.join("out")), "m", "tm_mood_acc", 1.0);
+    let meta = read_json(&dir.join("out/run_meta.json"));
+    assert_eq!(meta["prompt_template"]["name"], "mood_prompt");
+    assert_eq!(meta["prompt_template"]["version"], "v3");
+    assert!(meta["prompt_template"]["source"]
+        .as_str()
+        .is_some_and(|s| s.ends_with("mood_prompt.yaml")));
+}

@@ -1,0 +1,270 @@
+//! The dataset of a task run, whatever its format, as one list of samples with
+//! the three breakdown dimensions of spec 003 already derived.
+//!
+//! The format follows the task's prompt template, because the template decides
+//! which fields the task reads:
+//! - `support_qa` (template or task name): spec 003 `TestSampleRecord` lines
+//!   (`id`, `messages`, `expected`, `tags`, `metadata`), read by
+//!   `dataset::test_sample`; language = `metadata.language`, length bucket from
+//!   all message contents;
+//! - `rag_qa`: spec 002 RAG lines (`q`, `gold`, `doc_hint`, optional `id`,
+//!   `tags`, `metadata`), read by `dataset::rag` (ids default to `Q<n>`);
+//!   length bucket from `q`;
+//! - anything else: spec 004 generic samples (`sample_id` + any fields), read by
+//!   `dataset::sample`; tags from a `tags` array of strings, language from
+//!   `language` or `metadata.language`, no length bucket (there is no single
+//!   question text to measure).
+
+use crate::dataset::metadata::DatasetMetadata as MetadataFile;
+use crate::dataset::sample::{self, Sample};
+use crate::dataset::{rag, test_sample, LineError};
+use crate::report::{self, length_bucket};
+use crate::task::Task;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// Which reader a task's dataset needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DatasetFormat {
+    /// Spec 004 JSONL samples (`sample_id` + fields, `gt_*` labels).
+    Samples,
+    /// Spec 003 `TestSampleRecord` JSONL.
+    TestSamples,
+    /// Spec 002 RAG JSONL (`q`, `gold`, `doc_hint`).
+    Rag,
+}
+
+impl DatasetFormat {
+    /// The format a task reads (see the module doc).
+    pub fn for_task(task: &Task) -> DatasetFormat {
+        match (task.prompt_template.as_str(), task.name.as_str()) {
+            ("support_qa", _) | (_, "support_qa") => DatasetFormat::TestSamples,
+            ("rag_qa", _) | (_, "rag_qa") => DatasetFormat::Rag,
+            _ => DatasetFormat::Samples,
+        }
+    }
+
+    /// A short description for messages and reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DatasetFormat::Samples => "spec 004 samples (sample_id + fields, gt_* labels)",
+            DatasetFormat::TestSamples => {
+                "spec 003 TestSampleRecord (id, messages, expected, tags, metadata)"
+            }
+            DatasetFormat::Rag => "RAG questions (q, gold, doc_hint)",
+        }
+    }
+}
+
+/// One sample with its breakdown dimensions.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EvalSample {
+    /// The sample templates and metrics read.
+    pub sample: Sample,
+    /// Tags for the breakdown by tag.
+    pub tags: Vec<String>,
+    /// Language for the breakdown by language.
+    pub language: Option<String>,
+    /// `short`, `medium` or `long`, when the format has a question text.
+    pub length_bucket: Option<String>,
+}
+
+/// A loaded dataset: valid samples, skipped lines and the report's dataset block.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskDataset {
+    /// File name as given.
+    pub name: String,
+    /// The reader used.
+    pub format: DatasetFormat,
+    /// Valid samples in file order.
+    pub samples: Vec<EvalSample>,
+    /// One entry per skipped line.
+    pub errors: Vec<LineError>,
+    /// Spec 003 `DatasetMetadata` for the report.
+    pub metadata: report::DatasetMetadata,
+}
+
+/// Reads `bytes` in `format`; `meta` is the optional `metadata.json`.
+pub fn load(
+    name: &str,
+    bytes: &[u8],
+    format: DatasetFormat,
+    meta: Option<&MetadataFile>,
+) -> TaskDataset {
+    let (samples, errors) = match format {
+        DatasetFormat::Samples => generic(name, bytes),
+        DatasetFormat::TestSamples => spec_003(name, bytes),
+        DatasetFormat::Rag => rag_cases(name, bytes),
+    };
+    let metadata = dataset_block(meta, name, &samples, errors.len());
+    TaskDataset {
+        name: name.to_string(),
+        format,
+        samples,
+        errors,
+        metadata,
+    }
+}
+
+fn generic(name: &str, bytes: &[u8]) -> (Vec<EvalSample>, Vec<LineError>) {
+    let set = sample::parse(name, bytes);
+    let samples = set
+        .samples
+        .into_iter()
+        .map(|s| EvalSample {
+            tags: string_list(s.get("tags")),
+            language: s
+                .get("language")
+                .or_else(|| s.get("metadata.language"))
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string),
+            length_bucket: None,
+            sample: s,
+        })
+        .collect();
+    (samples, set.errors)
+}
+
+fn spec_003(name: &str, bytes: &[u8]) -> (Vec<EvalSample>, Vec<LineError>) {
+    let set = test_sample::parse(name, bytes);
+    let samples = set
+        .records
+        .iter()
+        .map(|r| EvalSample {
+            sample: r.to_sample(),
+            tags: r.tags.clone(),
+            language: r.language().map(str::to_string),
+            length_bucket: Some(r.length_bucket().to_string()),
+        })
+        .collect();
+    (samples, set.errors)
+}
+
+fn rag_cases(name: &str, bytes: &[u8]) -> (Vec<EvalSample>, Vec<LineError>) {
+    let set = rag::parse(name, bytes);
+    let samples = set
+        .cases
+        .into_iter()
+        .map(|c| {
+            let mut fields = Map::new();
+            fields.insert("id".into(), json!(c.id));
+            fields.insert("q".into(), json!(c.q));
+            fields.insert("gold".into(), json!(c.gold));
+            fields.insert("doc_hint".into(), json!(c.doc_hint));
+            fields.insert("tags".into(), json!(c.tags));
+            fields.insert("metadata".into(), Value::Object(c.metadata.clone()));
+            let language = c.metadata.get("language").and_then(Value::as_str);
+            EvalSample {
+                tags: c.tags.clone(),
+                language: language.map(str::to_string),
+                length_bucket: Some(length_bucket(&c.q).to_string()),
+                sample: Sample {
+                    id: c.id,
+                    line: c.line,
+                    fields,
+                },
+            }
+        })
+        .collect();
+    (samples, set.errors)
+}
+
+fn string_list(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The report's dataset block: id, version and name from `metadata.json` when
+/// given (else the file stem, `unversioned` and the file name); counts,
+/// languages and tags always counted from the samples.
+fn dataset_block(
+    meta: Option<&MetadataFile>,
+    file_name: &str,
+    samples: &[EvalSample],
+    line_errors: usize,
+) -> report::DatasetMetadata {
+    let mut languages: BTreeMap<String, usize> = BTreeMap::new();
+    let mut tags: BTreeMap<String, usize> = BTreeMap::new();
+    for s in samples {
+        if let Some(l) = &s.language {
+            *languages.entry(l.clone()).or_default() += 1;
+        }
+        for t in &s.tags {
+            *tags.entry(t.clone()).or_default() += 1;
+        }
+    }
+    let mut counts = Map::new();
+    counts.insert("sample_count".into(), json!(samples.len()));
+    counts.insert("line_errors".into(), json!(line_errors));
+    let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+    let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
+    report::DatasetMetadata {
+        dataset_id: meta.map_or(stem.to_string(), |m| m.dataset_id.clone()),
+        version: meta.map_or("unversioned".into(), |m| m.version.clone()),
+        name: meta
+            .and_then(|m| m.name.clone())
+            .or(Some(file_name.to_string())),
+        counts,
+        languages,
+        tags,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::preset;
+
+    fn format_of(name: &str) -> DatasetFormat {
+        DatasetFormat::for_task(&preset(name).expect("preset"))
+    }
+
+    #[test]
+    fn presets_pick_their_readers() {
+        assert_eq!(format_of("event_eval"), DatasetFormat::Samples);
+        assert_eq!(format_of("support_qa"), DatasetFormat::TestSamples);
+        assert_eq!(format_of("rag_qa"), DatasetFormat::Rag);
+    }
+
+    #[test]
+    fn generic_samples_get_tags_and_language_but_no_length() {
+        let text = "{\"sample_id\":\"a\",\"tags\":[\"x\",1],\"metadata\":{\"language\":\"en\"}}\nnot json\n";
+        let d = load("dir/d.jsonl", text.as_bytes(), DatasetFormat::Samples, None);
+        assert_eq!(d.samples.len(), 1);
+        assert_eq!(d.samples[0].tags, vec!["x"]);
+        assert_eq!(d.samples[0].language.as_deref(), Some("en"));
+        assert_eq!(d.samples[0].length_bucket, None);
+        assert_eq!(d.errors[0].line, 2);
+        assert_eq!(d.metadata.dataset_id, "d");
+        assert_eq!(d.metadata.counts["line_errors"], json!(1));
+        assert_eq!(d.metadata.languages.get("en"), Some(&1));
+    }
+
+    #[test]
+    fn spec_003_and_rag_records_get_all_three_dimensions() {
+        let line = r#"{"id":"t1","messages":[{"role":"user","content":"hi"}],"expected":"yo","tags":["toy"],"metadata":{"language":"ko"}}"#;
+        let d = load("t.jsonl", line.as_bytes(), DatasetFormat::TestSamples, None);
+        let s = &d.samples[0];
+        assert_eq!((s.sample.id.as_str(), s.tags.len()), ("t1", 1));
+        assert_eq!(s.language.as_deref(), Some("ko"));
+        assert_eq!(s.length_bucket.as_deref(), Some("short"));
+        let line =
+            r#"{"q":"why?","gold":["because"],"doc_hint":["a.md"],"metadata":{"language":"zh"}}"#;
+        let d = load("r.jsonl", line.as_bytes(), DatasetFormat::Rag, None);
+        let s = &d.samples[0];
+        assert_eq!(s.sample.id, "Q1");
+        assert_eq!(s.sample.get("gold"), Some(&json!(["because"])));
+        assert_eq!(s.language.as_deref(), Some("zh"));
+    }
+}

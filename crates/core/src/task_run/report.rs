@@ -1,0 +1,357 @@
+//! `scores.jsonl` and `report.json` of a task run, shaped as spec 003's
+//! `EvalScore` and `EvaluationResult` with one addition for several models.
+//!
+//! Shape choice: summaries, breakdowns and error cases keep spec 003's fields
+//! (`metric` is the task's metric name, unprefixed) and add a `model` field,
+//! so a reader filters by model instead of splitting `<model>/<metric>`
+//! strings. Summaries also carry `skipped` (samples the metric could not score,
+//! e.g. a missing label) and the metric's aggregate `components` (`mae`,
+//! `hit_rate`, `precision`, ...). Each `EvalScore.detail` holds the metric's
+//! detail plus `model` and the per-sample `components`. A sample a metric
+//! skipped has no `EvalScore` (spec 003's `value` is a number); it is in
+//! `results.jsonl` with its reason.
+
+use super::data::{EvalSample, TaskDataset};
+use super::score::{AnswerStatus, ModelRun, Scored};
+use crate::dataset::LineError;
+use crate::report::{
+    mean_std, DatasetMetadata, ErrorCase, EvalScore, MetricBreakdown, MetricSummary,
+};
+use crate::task::Task;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// Name, version and origin of the task and its prompt template.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TaskInfo {
+    /// Task name.
+    pub name: String,
+    /// Task version.
+    pub version: String,
+    /// `preset` or the task file as given.
+    pub source: String,
+    /// Prompt template name.
+    pub prompt_name: String,
+    /// Prompt template version.
+    pub prompt_version: String,
+    /// `builtin` or the template file.
+    pub prompt_source: String,
+}
+
+/// Everything `report.json` is built from.
+#[derive(Clone, Copy, Debug)]
+pub struct ReportInput<'a> {
+    /// The validated task.
+    pub task: &'a Task,
+    /// Its names and versions.
+    pub info: &'a TaskInfo,
+    /// The dataset.
+    pub data: &'a TaskDataset,
+    /// The responses file as given.
+    pub responses_file: &'a str,
+    /// The scores.
+    pub scored: &'a Scored,
+    /// Every skipped input line (dataset and responses) and unknown sample.
+    pub line_errors: &'a [LineError],
+}
+
+/// `report.json`: spec 003's `EvaluationResult` for several models.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskReport {
+    /// Every sample × metric × model score.
+    pub scores: Vec<EvalScore>,
+    /// The aggregates.
+    pub report: TaskEvaluationReport,
+}
+
+/// Spec 003 `EvaluationReport` with a `model` on every aggregate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskEvaluationReport {
+    /// Dataset, run config, evaluator config.
+    pub experiment: TaskExperiment,
+    /// One per model and metric.
+    pub summaries: Vec<ModelSummary>,
+    /// One per model, metric, dimension and bucket.
+    pub breakdowns: Vec<ModelBreakdown>,
+    /// Samples a model did not answer.
+    pub error_cases: Vec<ModelErrorCase>,
+    /// Always empty (no LLM judge here).
+    pub llm_judge_details: Vec<Value>,
+    /// Input lines that were skipped, and responses for unknown samples.
+    pub line_errors: Vec<LineError>,
+}
+
+/// Spec 003 `ExperimentMetadata` (no run identity: nothing was run).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskExperiment {
+    /// The dataset.
+    pub dataset: DatasetMetadata,
+    /// `{mode: "score", responses, models}`.
+    pub run_config: Value,
+    /// `{task, prompt_template, metrics, parse_schema, default_params}`.
+    pub evaluator_config: Value,
+}
+
+/// A `MetricSummary` of one model.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelSummary {
+    /// Model name.
+    pub model: String,
+    /// Spec 003 fields.
+    #[serde(flatten)]
+    pub summary: MetricSummary,
+    /// Samples the metric could not score.
+    pub skipped: usize,
+    /// Aggregate components (`mae`, `hit_rate`, `precision`, ...).
+    pub components: BTreeMap<String, f64>,
+}
+
+/// A `MetricBreakdown` of one model.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelBreakdown {
+    /// Model name.
+    pub model: String,
+    /// Spec 003 fields.
+    #[serde(flatten)]
+    pub breakdown: MetricBreakdown,
+}
+
+/// An `ErrorCase` of one model.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelErrorCase {
+    /// Model name.
+    pub model: String,
+    /// Spec 003 fields.
+    #[serde(flatten)]
+    pub case: ErrorCase,
+}
+
+/// Builds `report.json`.
+pub fn build(input: &ReportInput<'_>) -> TaskReport {
+    let scored = input.scored;
+    let samples = &input.data.samples;
+    let per_model: Vec<Vec<EvalScore>> = scored
+        .models
+        .iter()
+        .map(|m| eval_scores(samples, m))
+        .collect();
+    let mut summaries = Vec::new();
+    let mut breakdowns = Vec::new();
+    for (m, scores) in scored.models.iter().zip(&per_model) {
+        summaries.extend(summaries_of(m));
+        breakdowns.extend(breakdowns_of(&m.model, scores, input.task));
+    }
+    TaskReport {
+        scores: per_model.into_iter().flatten().collect(),
+        report: TaskEvaluationReport {
+            experiment: experiment(input),
+            summaries,
+            breakdowns,
+            error_cases: error_cases(input),
+            llm_judge_details: Vec::new(),
+            line_errors: input.line_errors.to_vec(),
+        },
+    }
+}
+
+/// One model's `EvalScore`s, sample by sample, metrics in task order.
+pub fn eval_scores(samples: &[EvalSample], run: &ModelRun) -> Vec<EvalScore> {
+    let mut out = Vec::new();
+    for r in &run.results {
+        let Some(s) = samples.get(r.index) else {
+            continue;
+        };
+        for (metric, score) in &r.scores {
+            let Some(value) = score.value else { continue };
+            let mut detail = score.detail.clone();
+            detail.insert("model".into(), json!(run.model));
+            if !score.components.is_empty() {
+                detail.insert("components".into(), json!(score.components));
+            }
+            out.push(EvalScore {
+                sample_id: s.sample.id.clone(),
+                metric: metric.clone(),
+                value,
+                tags: s.tags.clone(),
+                language: s.language.clone(),
+                length_bucket: s.length_bucket.clone(),
+                detail: Value::Object(detail),
+            });
+        }
+    }
+    out
+}
+
+fn summaries_of(run: &ModelRun) -> Vec<ModelSummary> {
+    run.aggregates
+        .iter()
+        .map(|(metric, agg)| ModelSummary {
+            model: run.model.clone(),
+            summary: MetricSummary {
+                metric: metric.clone(),
+                mean: agg.mean,
+                std: agg.std,
+                sample_count: agg.sample_count,
+            },
+            skipped: agg.skipped,
+            components: agg.components.clone(),
+        })
+        .collect()
+}
+
+/// Breakdowns by tag, language and length of one model's scores, per metric.
+fn breakdowns_of(model: &str, scores: &[EvalScore], task: &Task) -> Vec<ModelBreakdown> {
+    type Buckets = fn(&EvalScore) -> Vec<String>;
+    let dims: [(&str, Buckets); 3] = [
+        ("tag", |s| s.tags.clone()),
+        ("language", |s| s.language.iter().cloned().collect()),
+        ("length", |s| s.length_bucket.iter().cloned().collect()),
+    ];
+    let mut out = Vec::new();
+    for m in &task.metrics {
+        for (dimension, buckets_of) in dims {
+            let mut buckets: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+            for s in scores.iter().filter(|s| s.metric == m.name) {
+                for b in buckets_of(s) {
+                    buckets.entry(b).or_default().push(s.value);
+                }
+            }
+            for (bucket, values) in buckets {
+                let (mean, std) = mean_std(&values);
+                out.push(ModelBreakdown {
+                    model: model.to_string(),
+                    breakdown: MetricBreakdown {
+                        metric: m.name.clone(),
+                        dimension: dimension.to_string(),
+                        bucket,
+                        mean,
+                        std,
+                        sample_count: values.len(),
+                    },
+                });
+            }
+        }
+    }
+    out
+}
+
+fn error_cases(input: &ReportInput<'_>) -> Vec<ModelErrorCase> {
+    let mut out = Vec::new();
+    for m in &input.scored.models {
+        for r in m
+            .results
+            .iter()
+            .filter(|r| r.status == AnswerStatus::NoResponse)
+        {
+            let Some(s) = input.data.samples.get(r.index) else {
+                continue;
+            };
+            out.push(ModelErrorCase {
+                model: m.model.clone(),
+                case: ErrorCase {
+                    sample_id: s.sample.id.clone(),
+                    status: "no_response".into(),
+                    trace_id: format!("{}/{}", m.model, s.sample.id),
+                    message: Some(format!(
+                        "{} in {}",
+                        super::score::NO_RESPONSE,
+                        input.responses_file
+                    )),
+                    latency_ms: None,
+                    backend: None,
+                    status_code: None,
+                    attempts: 0,
+                },
+            });
+        }
+    }
+    out
+}
+
+fn experiment(input: &ReportInput<'_>) -> TaskExperiment {
+    let task = input.task;
+    let info = input.info;
+    let models: Vec<&str> = input
+        .scored
+        .models
+        .iter()
+        .map(|m| m.model.as_str())
+        .collect();
+    let metrics: Vec<Value> = task
+        .metrics
+        .iter()
+        .map(|m| json!({"type": m.kind, "name": m.name}))
+        .collect();
+    TaskExperiment {
+        dataset: input.data.metadata.clone(),
+        run_config: json!({
+            "mode": "score",
+            "responses": input.responses_file,
+            "models": models,
+        }),
+        evaluator_config: json!({
+            "task": {"name": info.name, "version": info.version, "source": info.source},
+            "prompt_template": {
+                "name": info.prompt_name,
+                "version": info.prompt_version,
+                "source": info.prompt_source,
+            },
+            "dataset_format": input.data.format,
+            "metrics": metrics,
+            "parse_schema": task.schema,
+            "default_params": Value::Object(task.default_params.clone()),
+            "breakdown": {"dimensions": ["tag", "language", "length"]},
+        }),
+    }
+}
+
+/// One `scores.jsonl` line per score.
+pub fn scores_jsonl(scores: &[EvalScore]) -> String {
+    scores
+        .iter()
+        .map(|s| serde_json::to_string(s).unwrap_or_default() + "\n")
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::fixture;
+    use super::*;
+
+    #[test]
+    fn report_has_a_model_on_every_aggregate_and_breakdowns_by_tag() {
+        let f = fixture();
+        let input = f.input();
+        let r = build(&input);
+        let s = &r.report.summaries[0];
+        assert_eq!(
+            (s.model.as_str(), s.summary.metric.as_str()),
+            ("m1", "sentiment_acc")
+        );
+        let v = serde_json::to_value(&r).expect("json");
+        let first = &v["report"]["summaries"][0];
+        assert_eq!(first["model"], "m1");
+        assert_eq!(first["metric"], "sentiment_acc");
+        assert!(first["components"].is_object());
+        assert_eq!(
+            v["report"]["experiment"]["run_config"]["models"],
+            json!(["m1", "m2"])
+        );
+        assert_eq!(
+            v["report"]["experiment"]["evaluator_config"]["prompt_template"]["name"],
+            "ie_json"
+        );
+        let tag_rows: Vec<&ModelBreakdown> = r
+            .report
+            .breakdowns
+            .iter()
+            .filter(|b| b.breakdown.dimension == "tag")
+            .collect();
+        assert!(!tag_rows.is_empty());
+        assert_eq!(r.report.error_cases.len(), 1);
+        assert_eq!(r.report.error_cases[0].case.trace_id, "m2/S2");
+        assert_eq!(r.scores[0].detail["model"], "m1");
+        assert_eq!(scores_jsonl(&r.scores).lines().count(), r.scores.len());
+    }
+}

@@ -1,0 +1,158 @@
+//! The answers `evalpage score` scores: JSONL, one object per line,
+//! `{"sample_id": "...", "response": "<raw model answer>", "model": "<optional name>"}`.
+//!
+//! `sample_id` is a non-empty string or a number; `response` a string (it may
+//! be empty: an empty answer is still an answer); `model` an optional
+//! non-empty string, default [`DEFAULT_MODEL`]. Other keys are ignored. A bad
+//! line, or a second answer for the same sample and model, is a line-numbered
+//! `LineError` and is skipped; every good line is kept.
+
+use crate::dataset::jsonl::{field_err, id_value, read_objects, FieldError, Place};
+use crate::dataset::rag::kind;
+use crate::dataset::LineError;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// The model name of answers that name none.
+pub const DEFAULT_MODEL: &str = "responses";
+
+/// One answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Response {
+    /// 1-based line in the responses file.
+    pub line: usize,
+    /// The sample answered.
+    pub sample_id: String,
+    /// The model's raw answer text.
+    pub response: String,
+    /// The model that answered.
+    pub model: String,
+    /// Unique per line (the reader's own duplicate check is not used).
+    #[serde(skip)]
+    key: String,
+}
+
+/// A parsed responses file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ResponseSet {
+    /// File name as given.
+    pub name: String,
+    /// Valid answers in file order.
+    pub responses: Vec<Response>,
+    /// One entry per skipped line.
+    pub errors: Vec<LineError>,
+}
+
+impl ResponseSet {
+    /// Model names in order of first appearance.
+    pub fn models(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for r in &self.responses {
+            if !out.contains(&r.model) {
+                out.push(r.model.clone());
+            }
+        }
+        out
+    }
+}
+
+/// Parses a responses file from raw bytes (see the module doc for the rules).
+pub fn parse(name: &str, bytes: &[u8]) -> ResponseSet {
+    let (read, mut errors) = read_objects(name, bytes, "sample_id", |r: &Response| &r.key, build);
+    let mut seen: HashMap<(String, String), usize> = HashMap::new();
+    let mut responses = Vec::new();
+    for r in read {
+        let k = (r.model.clone(), r.sample_id.clone());
+        if let Some(first) = seen.get(&k) {
+            errors.push(LineError {
+                file: name.to_string(),
+                line: r.line,
+                field: Some("sample_id".into()),
+                message: format!(
+                    "second response for sample `{}` of model `{}` (first on line {first}); ignored",
+                    r.sample_id, r.model
+                ),
+            });
+            continue;
+        }
+        seen.insert(k, r.line);
+        responses.push(r);
+    }
+    errors.sort_by_key(|e| e.line);
+    ResponseSet {
+        name: name.to_string(),
+        responses,
+        errors,
+    }
+}
+
+fn build(obj: Map<String, Value>, at: Place) -> Result<Response, FieldError> {
+    let sample_id = id_value(obj.get("sample_id"), "sample_id")?
+        .ok_or_else(|| field_err("sample_id", "missing: every response needs a `sample_id`"))?;
+    let response = match obj.get("response") {
+        Some(Value::String(s)) => s.clone(),
+        None => {
+            return Err(field_err(
+                "response",
+                "missing: expected the model's answer text",
+            ))
+        }
+        Some(v) => {
+            let message = format!("expected a string, found {}", kind(v));
+            return Err(field_err("response", message));
+        }
+    };
+    let model = match obj.get("model") {
+        None | Some(Value::Null) => DEFAULT_MODEL.to_string(),
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+        Some(v) => {
+            let message = format!("expected a non-empty model name, found {}", kind(v));
+            return Err(field_err("model", message));
+        }
+    };
+    Ok(Response {
+        line: at.line,
+        sample_id,
+        response,
+        model,
+        key: at.line.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_models_defaults_and_reports_bad_lines() {
+        let text = concat!(
+            "{\"sample_id\":\"S1\",\"response\":\"a\",\"model\":\"m1\"}\n",
+            "{\"sample_id\":\"S1\",\"response\":\"b\"}\n",
+            "\n",
+            "{\"sample_id\":\"S2\",\"response\":3}\n",
+            "{\"response\":\"x\"}\n",
+            "{\"sample_id\":\"S1\",\"response\":\"c\",\"model\":\"m1\"}\n",
+            "{\"sample_id\":7,\"response\":\"\",\"model\":\"\"}\n",
+            "oops\n",
+        );
+        let set = parse("r.jsonl", text.as_bytes());
+        let got: Vec<(&str, &str)> = set
+            .responses
+            .iter()
+            .map(|r| (r.sample_id.as_str(), r.model.as_str()))
+            .collect();
+        assert_eq!(got, vec![("S1", "m1"), ("S1", "responses")]);
+        assert_eq!(set.models(), vec!["m1", "responses"]);
+        let shown: Vec<String> = set.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(shown.len(), 5, "{shown:?}");
+        assert_eq!(
+            shown[0],
+            "r.jsonl:4: field `response`: expected a string, found a number"
+        );
+        assert!(shown[1].starts_with("r.jsonl:5: field `sample_id`: missing"));
+        assert_eq!(shown[2], "r.jsonl:6: field `sample_id`: second response for sample `S1` of model `m1` (first on line 1); ignored");
+        assert!(shown[3].starts_with("r.jsonl:7: field `model`"));
+        assert!(shown[4].starts_with("r.jsonl:8: not valid JSON"));
+    }
+}

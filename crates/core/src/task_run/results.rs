@@ -1,0 +1,100 @@
+//! `results.jsonl`: one line per sample and model, models in order, samples in
+//! dataset order within each model.
+//!
+//! Keys: `model`, `sample_id`, `line` (the sample's dataset line), `status`
+//! (`ok` or `no_response`), `response_line`, `fields` (the sample as read:
+//! inputs and labels), `raw_answer` (null when there was none), `json_error`
+//! (why no JSON object was found, when none was), `parsed` (per schema field:
+//! `field`, `value`, `status` = parsed / coerced / clamped / defaulted, and
+//! `reason` unless parsed), `parse_problem` (an answered sample whose JSON was
+//! missing or had a field not taken as written) and `metrics` (per task metric:
+//! `value` (null when skipped), `components`, `detail`).
+
+use super::data::TaskDataset;
+use super::score::{AnswerStatus, ModelRun, SampleResult};
+use crate::metric::SampleScore;
+use crate::schema::ParsedField;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+#[derive(Serialize)]
+struct Line<'a> {
+    model: &'a str,
+    sample_id: &'a str,
+    line: usize,
+    status: AnswerStatus,
+    response_line: Option<usize>,
+    fields: &'a Map<String, Value>,
+    raw_answer: Option<&'a str>,
+    json_error: Option<&'a str>,
+    parsed: &'a [ParsedField],
+    parse_problem: bool,
+    metrics: Map<String, Value>,
+}
+
+/// Renders `results.jsonl`.
+pub fn render(data: &TaskDataset, runs: &[ModelRun]) -> String {
+    let mut out = String::new();
+    for run in runs {
+        for r in &run.results {
+            if let Some(line) = line_of(data, &run.model, r) {
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+fn line_of(data: &TaskDataset, model: &str, r: &SampleResult) -> Option<String> {
+    let s = &data.samples.get(r.index)?.sample;
+    let line = Line {
+        model,
+        sample_id: &s.id,
+        line: s.line,
+        status: r.status,
+        response_line: r.response_line,
+        fields: &s.fields,
+        raw_answer: r.raw_answer.as_deref(),
+        json_error: r.parsed.json_error.as_deref(),
+        parsed: &r.parsed.fields,
+        parse_problem: r.has_parse_problem(),
+        metrics: r
+            .scores
+            .iter()
+            .map(|(name, score)| (name.clone(), metric_value(score)))
+            .collect(),
+    };
+    serde_json::to_string(&line).ok()
+}
+
+fn metric_value(s: &SampleScore) -> Value {
+    serde_json::to_value(s).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::fixture;
+    use super::*;
+
+    #[test]
+    fn one_line_per_sample_and_model_with_parse_status() {
+        let f = fixture();
+        let text = render(&f.data, &f.scored.models);
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json line"))
+            .collect();
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[0]["parsed"][0]["status"], "parsed");
+        assert_eq!(lines[0]["metrics"]["sentiment_acc"]["value"], 1.0);
+        assert_eq!(lines[1]["parse_problem"], true);
+        assert!(lines[1]["json_error"].is_string());
+        assert_eq!(lines[1]["parsed"][0]["status"], "defaulted");
+        assert_eq!(lines[3]["model"], "m2");
+        assert_eq!(lines[3]["status"], "no_response");
+        assert_eq!(lines[3]["raw_answer"], Value::Null);
+        assert_eq!(lines[3]["parse_problem"], false);
+        assert_eq!(lines[3]["fields"]["gt_impact_score"], -3);
+    }
+}

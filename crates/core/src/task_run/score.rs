@@ -1,0 +1,222 @@
+//! Scoring answers produced elsewhere: every sample of the dataset × every
+//! model of the responses file, read against the task's schema and scored by
+//! every task metric.
+//!
+//! A sample a model did not answer is a failed call (`status: no_response`):
+//! its fields are defaulted by `Schema::no_answer` and it is scored like any
+//! other, so it stays in every denominator. A response whose `sample_id` is not
+//! in the dataset is reported (`unknown`) and ignored.
+
+use super::data::{EvalSample, TaskDataset};
+use super::responses::ResponseSet;
+use crate::dataset::LineError;
+use crate::metric::{Aggregate, SampleScore};
+use crate::schema::{ParseStatus, ParsedAnswer};
+use crate::task::Task;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// The reason recorded on every field of an unanswered sample.
+pub const NO_RESPONSE: &str = "no response for this sample";
+
+/// Whether a model answered a sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerStatus {
+    /// An answer was given (it may still fail to parse).
+    Ok,
+    /// No line of the responses file answers this sample for this model.
+    NoResponse,
+}
+
+/// One model's result on one sample.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SampleResult {
+    /// Index of the sample in the dataset.
+    #[serde(skip)]
+    pub index: usize,
+    /// Whether an answer was given.
+    pub status: AnswerStatus,
+    /// The answer's line in the responses file.
+    pub response_line: Option<usize>,
+    /// The raw answer (none for `no_response`).
+    pub raw_answer: Option<String>,
+    /// The answer read against the schema.
+    pub parsed: ParsedAnswer,
+    /// Every metric's score, in task order.
+    pub scores: Vec<(String, SampleScore)>,
+}
+
+impl SampleResult {
+    /// True when the answer had no JSON object or a field was not taken as written.
+    pub fn has_parse_problem(&self) -> bool {
+        self.status == AnswerStatus::Ok
+            && (self.parsed.json_error.is_some()
+                || self
+                    .parsed
+                    .fields
+                    .iter()
+                    .any(|f| f.status != ParseStatus::Parsed))
+    }
+}
+
+/// One model's results on the whole dataset.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelRun {
+    /// Model name.
+    pub model: String,
+    /// One result per dataset sample, in dataset order.
+    pub results: Vec<SampleResult>,
+    /// Each metric's aggregate, in task order.
+    pub aggregates: Vec<(String, Aggregate)>,
+}
+
+impl ModelRun {
+    /// Samples this model answered.
+    pub fn answered(&self) -> usize {
+        self.results
+            .iter()
+            .filter(|r| r.status == AnswerStatus::Ok)
+            .count()
+    }
+
+    /// Answered samples with a parse problem.
+    pub fn parse_problems(&self) -> usize {
+        self.results
+            .iter()
+            .filter(|r| r.has_parse_problem())
+            .count()
+    }
+}
+
+/// Every model's results, plus the responses that matched no sample.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Scored {
+    /// One run per model, in order of first appearance in the responses.
+    pub models: Vec<ModelRun>,
+    /// Responses naming a sample the dataset does not have (ignored).
+    pub unknown: Vec<LineError>,
+}
+
+/// Scores every model's answers on every sample.
+pub fn score(task: &Task, data: &TaskDataset, responses: &ResponseSet) -> Scored {
+    let index: HashMap<&str, usize> = data
+        .samples
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.sample.id.as_str(), i))
+        .collect();
+    let mut answers: HashMap<(&str, usize), (usize, &str)> = HashMap::new();
+    let mut unknown = Vec::new();
+    for r in &responses.responses {
+        match index.get(r.sample_id.as_str()) {
+            Some(&i) => {
+                answers.insert((r.model.as_str(), i), (r.line, r.response.as_str()));
+            }
+            None => unknown.push(unknown_sample(&responses.name, &data.name, r)),
+        }
+    }
+    let models = responses
+        .models()
+        .into_iter()
+        .map(|m| {
+            let results: Vec<SampleResult> = (0..data.samples.len())
+                .map(|i| {
+                    let answer = answers.get(&(m.as_str(), i)).copied();
+                    score_one(task, &data.samples[i], i, answer)
+                })
+                .collect();
+            let aggregates = aggregate(task, &results);
+            ModelRun {
+                model: m,
+                results,
+                aggregates,
+            }
+        })
+        .collect();
+    Scored { models, unknown }
+}
+
+fn unknown_sample(file: &str, dataset: &str, r: &super::responses::Response) -> LineError {
+    LineError {
+        file: file.to_string(),
+        line: r.line,
+        field: Some("sample_id".into()),
+        message: format!(
+            "no sample `{}` in {dataset}; response of model `{}` ignored",
+            r.sample_id, r.model
+        ),
+    }
+}
+
+fn score_one(
+    task: &Task,
+    s: &EvalSample,
+    index: usize,
+    answer: Option<(usize, &str)>,
+) -> SampleResult {
+    let (status, parsed) = match answer {
+        Some((_, text)) => (AnswerStatus::Ok, task.parse_answer(text)),
+        None => (AnswerStatus::NoResponse, task.schema.no_answer(NO_RESPONSE)),
+    };
+    SampleResult {
+        index,
+        status,
+        response_line: answer.map(|(line, _)| line),
+        raw_answer: answer.map(|(_, text)| text.to_string()),
+        scores: task.score(&s.sample, &parsed),
+        parsed,
+    }
+}
+
+/// Each metric's aggregate over one model's results.
+fn aggregate(task: &Task, results: &[SampleResult]) -> Vec<(String, Aggregate)> {
+    task.metrics
+        .iter()
+        .enumerate()
+        .map(|(k, m)| {
+            let scores: Vec<SampleScore> = results
+                .iter()
+                .filter_map(|r| r.scores.get(k).map(|(_, s)| s.clone()))
+                .collect();
+            (m.name.clone(), m.metric.aggregate(&scores))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::data::{load, DatasetFormat};
+    use super::super::responses;
+    use super::*;
+    use crate::task::preset;
+
+    const DATA: &str = concat!(
+        "{\"sample_id\":\"S1\",\"news_items\":[],\"gt_sentiment\":\"positive\",\"gt_impact_score\":2,\"gt_keywords\":[\"ai\"]}\n",
+        "{\"sample_id\":\"S2\",\"news_items\":[],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":0,\"gt_keywords\":[\"x\"]}\n",
+    );
+
+    #[test]
+    fn unanswered_samples_count_and_unknown_ids_are_reported() {
+        let task = preset("event_eval").expect("preset");
+        let data = load("d.jsonl", DATA.as_bytes(), DatasetFormat::Samples, None);
+        let resp = concat!(
+            "{\"sample_id\":\"S1\",\"response\":\"{\\\"sentiment\\\":\\\"positive\\\",\\\"impact_score\\\":9,\\\"keywords\\\":[\\\"AI\\\"]}\"}\n",
+            "{\"sample_id\":\"S9\",\"response\":\"{}\"}\n",
+        );
+        let set = responses::parse("r.jsonl", resp.as_bytes());
+        let scored = score(&task, &data, &set);
+        assert_eq!(scored.unknown.len(), 1);
+        assert_eq!(scored.unknown[0].line, 2);
+        let m = &scored.models[0];
+        assert_eq!((m.model.as_str(), m.answered()), ("responses", 1));
+        assert_eq!(m.results[1].status, AnswerStatus::NoResponse);
+        // S1: clamped 9 -> 5, a parse problem; S2 defaulted neutral: a hit
+        assert_eq!(m.parse_problems(), 1);
+        let acc = &m.aggregates[0].1;
+        assert_eq!((acc.mean, acc.sample_count), (1.0, 2));
+        let impact = &m.aggregates[1].1;
+        assert_eq!(impact.components.get("mae"), Some(&1.5));
+        assert_eq!(impact.components.get("hit_rate"), Some(&0.5));
+    }
+}

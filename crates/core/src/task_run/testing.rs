@@ -1,0 +1,65 @@
+//! A small scored event_eval run shared by the unit tests of this module.
+
+use super::data::{load, DatasetFormat, TaskDataset};
+use super::report::{ReportInput, TaskInfo};
+use super::responses;
+use super::score::{score, Scored};
+use crate::dataset::LineError;
+use crate::task::{preset, Task};
+
+/// Two tagged samples; `m1` answers both, `m2` only `S1`.
+pub struct Fixture {
+    pub task: Task,
+    pub info: TaskInfo,
+    pub data: TaskDataset,
+    pub scored: Scored,
+    pub errors: Vec<LineError>,
+}
+
+impl Fixture {
+    /// The report input over this fixture.
+    pub fn input(&self) -> ReportInput<'_> {
+        ReportInput {
+            task: &self.task,
+            info: &self.info,
+            data: &self.data,
+            responses_file: "r.jsonl",
+            scored: &self.scored,
+            line_errors: &self.errors,
+        }
+    }
+}
+
+const DATA: &str = concat!(
+    "{\"sample_id\":\"S1\",\"tags\":[\"tech\"],\"news_items\":[],\"gt_sentiment\":\"positive\",\"gt_impact_score\":2,\"gt_keywords\":[\"ai\",\"chips\"]}\n",
+    "{\"sample_id\":\"S2\",\"tags\":[\"bank\"],\"news_items\":[],\"gt_sentiment\":\"negative\",\"gt_impact_score\":-3,\"gt_keywords\":[\"loss\"]}\n",
+);
+
+const RESPONSES: &str = concat!(
+    "{\"sample_id\":\"S1\",\"model\":\"m1\",\"response\":\"{\\\"sentiment\\\":\\\"positive\\\",\\\"impact_score\\\":2,\\\"keywords\\\":[\\\"ai\\\"]}\"}\n",
+    "{\"sample_id\":\"S2\",\"model\":\"m1\",\"response\":\"not json\"}\n",
+    "{\"sample_id\":\"S1\",\"model\":\"m2\",\"response\":\"{\\\"sentiment\\\":\\\"neutral\\\",\\\"impact_score\\\":1,\\\"keywords\\\":[\\\"ai\\\",\\\"chips\\\"]}\"}\n",
+);
+
+/// Builds the fixture.
+pub fn fixture() -> Fixture {
+    let task = preset("event_eval").expect("preset");
+    let data = load("d.jsonl", DATA.as_bytes(), DatasetFormat::Samples, None);
+    let resp = responses::parse("r.jsonl", RESPONSES.as_bytes());
+    let scored = score(&task, &data, &resp);
+    let info = TaskInfo {
+        name: task.name.clone(),
+        version: task.version.clone(),
+        source: "preset".into(),
+        prompt_name: "ie_json".into(),
+        prompt_version: "v1".into(),
+        prompt_source: "builtin".into(),
+    };
+    Fixture {
+        task,
+        info,
+        data,
+        scored,
+        errors: Vec::new(),
+    }
+}
