@@ -17,6 +17,7 @@ pub mod responses;
 pub mod results;
 pub mod score;
 pub mod summary_csv;
+pub mod synthetic;
 
 #[cfg(test)]
 mod testing;
