@@ -21,5 +21,6 @@ pub mod scorer;
 pub mod task;
 pub mod task_run;
 pub mod text;
+pub mod timefmt;
 
 pub use lang::Lang;

@@ -47,31 +47,7 @@ impl Clock {
     }
 }
 
-/// `YYYYMMDDTHHMMSSZ` for seconds since the epoch (UTC).
-pub fn utc_stamp(epoch_s: u64) -> String {
-    let (days, secs) = (epoch_s / 86_400, epoch_s % 86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
-}
-
-/// Year, month, day of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + u64::from(m <= 2);
-    (y, m, d)
-}
+pub use evalpage_core::timefmt::utc_stamp;
 
 /// splitmix64's finalizer: spreads the salt's bits over the hex digits.
 fn mix(x: u64) -> u64 {

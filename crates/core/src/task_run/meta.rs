@@ -69,31 +69,7 @@ pub fn model_snapshot(runs: &[ModelRun], default_params: &Map<String, Value>) ->
     json!({ "models": models })
 }
 
-/// `YYYY-MM-DDTHH:MM:SS.mmmZ` for ms since the Unix epoch (UTC).
-pub fn rfc3339_ms(ms: u64) -> String {
-    let (secs, milli) = (ms / 1000, ms % 1000);
-    let (days, s) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
-        s / 3600,
-        s % 3600 / 60,
-        s % 60
-    )
-}
-
-/// Year, month, day of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + u64::from(m <= 2), m, d)
-}
+pub use crate::timefmt::rfc3339_ms;
 
 #[cfg(test)]
 mod tests {
