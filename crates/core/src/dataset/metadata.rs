@@ -10,7 +10,6 @@
 //! whose counts, languages and tags are always recounted from the data.
 
 use super::rag::kind;
-use super::test_sample::TestSampleRecord;
 use crate::report;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -186,27 +185,32 @@ impl Keys<'_> {
 
 /// The report's dataset block: id, version and name from `meta` when given
 /// (else the file stem, `unversioned` and the file name), and `counts`
-/// (`sample_count`, `line_errors`), `languages` and `tags` counted from `records`.
-pub fn report_metadata(
+/// (`sample_count`, `line_errors`), `languages` and `tags` counted from the
+/// samples, each given as its `(language, tags)`. Every dataset format (RAG
+/// cases, spec 003 records, spec 004 samples) builds its block here.
+pub fn report_metadata<'a>(
     meta: Option<&DatasetMetadata>,
     file_name: &str,
-    records: &[TestSampleRecord],
+    samples: impl IntoIterator<Item = (Option<&'a str>, &'a [String])>,
     line_errors: usize,
 ) -> report::DatasetMetadata {
     let mut languages: BTreeMap<String, usize> = BTreeMap::new();
     let mut tags: BTreeMap<String, usize> = BTreeMap::new();
-    for r in records {
-        if let Some(l) = r.language() {
+    let mut sample_count = 0;
+    for (language, sample_tags) in samples {
+        sample_count += 1;
+        if let Some(l) = language {
             *languages.entry(l.to_string()).or_default() += 1;
         }
-        for t in &r.tags {
+        for t in sample_tags {
             *tags.entry(t.clone()).or_default() += 1;
         }
     }
     let mut counts = Map::new();
-    counts.insert("sample_count".into(), json!(records.len()));
+    counts.insert("sample_count".into(), json!(sample_count));
     counts.insert("line_errors".into(), json!(line_errors));
-    let stem = file_name.rsplit_once('.').map_or(file_name, |(s, _)| s);
+    let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+    let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
     report::DatasetMetadata {
         dataset_id: meta.map_or(stem.to_string(), |m| m.dataset_id.clone()),
         version: meta.map_or("unversioned".into(), |m| m.version.clone()),
@@ -260,19 +264,25 @@ mod tests {
         assert!(parse("m.json", b"[]").is_err());
     }
 
+    fn tallies(
+        records: &[test_sample::TestSampleRecord],
+    ) -> impl Iterator<Item = (Option<&str>, &[String])> {
+        records.iter().map(|r| (r.language(), r.tags.as_slice()))
+    }
+
     #[test]
     fn report_block_recounts_from_records() {
         let data = "{\"id\":\"a\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"}],\"tags\":[\"t\"],\"metadata\":{\"language\":\"ko\"}}\n{\"id\":\"b\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"}]}";
         let set = test_sample::parse("toy.jsonl", data.as_bytes());
         let meta = parse("metadata.json", SPEC.as_bytes()).ok();
-        let r = report_metadata(meta.as_ref(), "toy.jsonl", &set.records, 0);
+        let r = report_metadata(meta.as_ref(), "toy.jsonl", tallies(&set.records), 0);
         assert_eq!(
             (r.dataset_id.as_str(), r.version.as_str()),
             ("toy_support_qa", "v1")
         );
         assert_eq!(r.counts.get("sample_count"), Some(&json!(2)));
         assert_eq!(r.languages.get("ko"), Some(&1));
-        let bare = report_metadata(None, "toy.jsonl", &set.records, 1);
+        let bare = report_metadata(None, "toy.jsonl", tallies(&set.records), 1);
         assert_eq!(
             (bare.dataset_id.as_str(), bare.version.as_str()),
             ("toy", "unversioned")

@@ -4,12 +4,12 @@
 use super::aggregate::{breakdowns, length_bucket, summaries};
 use super::*;
 use crate::console::{accuracy_reason, citation_reason};
+use crate::dataset::metadata::report_metadata;
 use crate::dataset::rag::RagCase;
 use crate::run::{CaseResult, Engine, RunStatus};
 use crate::scorer::REGISTRY;
 use crate::Lang;
-use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
+use serde_json::{json, Value};
 
 /// The final report of an engine (a stopped one; unfinished cases are left out).
 pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
@@ -131,29 +131,9 @@ fn merge(into: &mut Value, from: Value) {
 
 fn dataset_metadata(engine: &Engine) -> DatasetMetadata {
     let info = &engine.config().info;
-    let mut languages: BTreeMap<String, usize> = BTreeMap::new();
-    let mut tags: BTreeMap<String, usize> = BTreeMap::new();
-    for c in engine.cases() {
-        if let Some(l) = c.metadata.get("language").and_then(Value::as_str) {
-            *languages.entry(l.to_string()).or_default() += 1;
-        }
-        for t in &c.tags {
-            *tags.entry(t.clone()).or_default() += 1;
-        }
-    }
-    let mut counts = Map::new();
-    counts.insert("sample_count".into(), json!(engine.cases().len()));
-    counts.insert("line_errors".into(), json!(info.dataset_line_errors));
-    let stem = info
-        .dataset_name
-        .rsplit_once('.')
-        .map_or(info.dataset_name.as_str(), |(s, _)| s);
-    DatasetMetadata {
-        dataset_id: stem.to_string(),
-        version: "unversioned".to_string(),
-        name: Some(info.dataset_name.clone()),
-        counts,
-        languages,
-        tags,
-    }
+    let tallies = engine.cases().iter().map(|c| {
+        let language = c.metadata.get("language").and_then(Value::as_str);
+        (language, c.tags.as_slice())
+    });
+    report_metadata(None, &info.dataset_name, tallies, info.dataset_line_errors)
 }

@@ -15,14 +15,13 @@
 //!   `language` or `metadata.language`, no length bucket (there is no single
 //!   question text to measure).
 
-use crate::dataset::metadata::DatasetMetadata as MetadataFile;
+use crate::dataset::metadata::{report_metadata, DatasetMetadata as MetadataFile};
 use crate::dataset::sample::{self, Sample};
 use crate::dataset::{rag, test_sample, LineError};
 use crate::report::{self, length_bucket};
 use crate::task::Task;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
 
 /// Which reader a task's dataset needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -98,7 +97,10 @@ pub fn load(
         DatasetFormat::TestSamples => spec_003(name, bytes),
         DatasetFormat::Rag => rag_cases(name, bytes),
     };
-    let metadata = dataset_block(meta, name, &samples, errors.len());
+    let tallies = samples
+        .iter()
+        .map(|s| (s.language.as_deref(), s.tags.as_slice()));
+    let metadata = report_metadata(meta, name, tallies, errors.len());
     TaskDataset {
         name: name.to_string(),
         format,
@@ -183,42 +185,6 @@ fn string_list(v: Option<&Value>) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// The report's dataset block: id, version and name from `metadata.json` when
-/// given (else the file stem, `unversioned` and the file name); counts,
-/// languages and tags always counted from the samples.
-fn dataset_block(
-    meta: Option<&MetadataFile>,
-    file_name: &str,
-    samples: &[EvalSample],
-    line_errors: usize,
-) -> report::DatasetMetadata {
-    let mut languages: BTreeMap<String, usize> = BTreeMap::new();
-    let mut tags: BTreeMap<String, usize> = BTreeMap::new();
-    for s in samples {
-        if let Some(l) = &s.language {
-            *languages.entry(l.clone()).or_default() += 1;
-        }
-        for t in &s.tags {
-            *tags.entry(t.clone()).or_default() += 1;
-        }
-    }
-    let mut counts = Map::new();
-    counts.insert("sample_count".into(), json!(samples.len()));
-    counts.insert("line_errors".into(), json!(line_errors));
-    let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
-    let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
-    report::DatasetMetadata {
-        dataset_id: meta.map_or(stem.to_string(), |m| m.dataset_id.clone()),
-        version: meta.map_or("unversioned".into(), |m| m.version.clone()),
-        name: meta
-            .and_then(|m| m.name.clone())
-            .or(Some(file_name.to_string())),
-        counts,
-        languages,
-        tags,
-    }
 }
 
 #[cfg(test)]
