@@ -1,10 +1,10 @@
 //! Plumbing shared by the readers whose lines are one JSON object each
-//! (`sample`, `test_sample`): UTF-16 detection, blank-line skipping, JSON errors
-//! placed in characters of the line, and duplicate-id detection.
+//! (`rag`, `sample`, `test_sample`): UTF-16 detection, blank-line skipping, JSON
+//! errors placed in characters of the line, and duplicate-id detection.
 //!
-//! The rules match `dataset::rag`: every non-blank line gives exactly one record
-//! or one `LineError`, and ordinals count non-blank lines (bad ones included) so
-//! that fixing a bad line never renumbers the default ids of the others.
+//! Every non-blank line gives exactly one record or one `LineError`, and ordinals
+//! count non-blank lines (bad ones included) so that fixing a bad line never
+//! renumbers the default ids of the others.
 
 use super::rag::kind;
 use super::{json_error_at, numbered_lines, LineError};

@@ -10,11 +10,11 @@
 //! UTF-16 gives a single error on line 1 that says so, rather than one
 //! "not valid JSON" per line.
 
-use super::{json_error_at, numbered_lines, LineError};
+use super::jsonl::{read_objects, Place};
+use super::LineError;
 use crate::scorer::citation::base_name;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// One evaluation case.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -48,68 +48,24 @@ pub struct RagDataset {
 
 /// Parses a JSONL dataset from raw bytes (see the module doc for the rules).
 pub fn parse(name: &str, bytes: &[u8]) -> RagDataset {
-    let mut data = RagDataset {
-        name: name.to_string(),
-        ..Default::default()
+    let build = |obj, place: Place| {
+        case_from(obj, place.ordinal, place.line).map_err(|(f, m)| (f.map(str::to_string), m))
     };
-    if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") {
-        data.errors.push(LineError {
-            file: name.to_string(),
-            line: 1,
-            field: None,
-            message:
-                "the file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8"
-                    .into(),
-        });
-        return data;
+    let (cases, errors) = read_objects(name, bytes, "id", |c: &RagCase| c.id.as_str(), build);
+    RagDataset {
+        name: name.to_string(),
+        cases,
+        errors,
     }
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut ordinal = 0;
-    for (line, text) in numbered_lines(bytes) {
-        let err = |field: Option<&str>, message: String| LineError {
-            file: name.to_string(),
-            line,
-            field: field.map(str::to_string),
-            message,
-        };
-        let text = match text {
-            Ok(t) if t.trim().is_empty() => continue,
-            Ok(t) => t,
-            Err(m) => {
-                ordinal += 1;
-                data.errors.push(err(None, m));
-                continue;
-            }
-        };
-        ordinal += 1;
-        match parse_case(text, ordinal, line) {
-            Ok(case) => match seen.get(&case.id) {
-                Some(first) => data.errors.push(err(
-                    Some("id"),
-                    format!("duplicate id `{}` (first used on line {first})", case.id),
-                )),
-                None => {
-                    seen.insert(case.id.clone(), line);
-                    data.cases.push(case);
-                }
-            },
-            Err((field, message)) => data.errors.push(err(field, message)),
-        }
-    }
-    data
 }
 
 type FieldError = (Option<&'static str>, String);
 
-fn parse_case(text: &str, ordinal: usize, line: usize) -> Result<RagCase, FieldError> {
-    let value: Value =
-        serde_json::from_str(text.trim()).map_err(|e| (None, json_message(text, &e)))?;
-    let Value::Object(mut obj) = value else {
-        return Err((
-            None,
-            format!("expected a JSON object, found {}", kind(&value)),
-        ));
-    };
+fn case_from(
+    mut obj: Map<String, Value>,
+    ordinal: usize,
+    line: usize,
+) -> Result<RagCase, FieldError> {
     let q = match obj.remove("q") {
         Some(Value::String(s)) if !s.trim().is_empty() => s,
         Some(Value::String(_)) => return Err((Some("q"), "expected a non-empty question".into())),
@@ -175,19 +131,6 @@ fn parse_case(text: &str, ordinal: usize, line: usize) -> Result<RagCase, FieldE
         tags,
         metadata,
     })
-}
-
-/// "not valid JSON at column C: why", placed in the untrimmed line.
-fn json_message(text: &str, e: &serde_json::Error) -> String {
-    let at = json_error_at(text, text.len() - text.trim_start().len(), e);
-    let mut message = format!("not valid JSON at column {}: {}", at.column, at.message);
-    if text.contains('\r') {
-        message.push_str(
-            " (the line holds a carriage return not followed by a line feed; \
-             mixed line endings? lines must end in LF or CRLF)",
-        );
-    }
-    message
 }
 
 fn string_list(v: Option<Value>, field: &'static str) -> Result<Option<Vec<String>>, FieldError> {
