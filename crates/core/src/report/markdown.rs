@@ -142,7 +142,7 @@ pub fn render_markdown(engine: &Engine, report: &EvaluationResult, lang: Lang) -
     md
 }
 
-/// Makes text safe inside a Markdown table cell.
-fn cell(s: &str) -> String {
+/// Makes text safe inside a Markdown table cell: one line, pipes escaped.
+pub fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace(['\n', '\r'], " ")
 }

@@ -7,8 +7,8 @@ mod markdown;
 mod metrics;
 mod model;
 
-pub use aggregate::{length_bucket, mean_std};
+pub use aggregate::{breakdowns, length_bucket, mean_std};
 pub use build::build;
-pub use markdown::render_markdown;
+pub use markdown::{cell, render_markdown};
 pub use metrics::{ReportMetrics, RunMetrics};
 pub use model::*;

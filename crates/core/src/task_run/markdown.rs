@@ -6,6 +6,7 @@
 use super::report::{ModelBreakdown, TaskReport};
 use super::score::{ModelRun, SampleResult};
 use super::ReportInput;
+use crate::report::cell;
 use crate::schema::ParseStatus;
 use crate::Lang;
 use std::fmt::Write;
@@ -264,11 +265,6 @@ fn more(md: &mut String, total: usize, lang: Lang) {
             lang.pick("条未列出。", "more not listed.")
         );
     }
-}
-
-/// Text safe inside a Markdown table cell: one line, pipes escaped.
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
 #[cfg(test)]

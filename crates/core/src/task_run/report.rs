@@ -15,7 +15,7 @@ use super::data::{EvalSample, TaskDataset};
 use super::score::{AnswerStatus, ModelRun, Scored};
 use crate::dataset::LineError;
 use crate::report::{
-    mean_std, DatasetMetadata, ErrorCase, EvalScore, MetricBreakdown, MetricSummary,
+    breakdowns, DatasetMetadata, ErrorCase, EvalScore, MetricBreakdown, MetricSummary,
 };
 use crate::task::Task;
 use serde::Serialize;
@@ -200,40 +200,17 @@ fn summaries_of(run: &ModelRun) -> Vec<ModelSummary> {
         .collect()
 }
 
-/// Breakdowns by tag, language and length of one model's scores, per metric.
+/// Breakdowns by tag, language and length of one model's scores, per metric
+/// (the RAG report's aggregation, with the model named on each row).
 fn breakdowns_of(model: &str, scores: &[EvalScore], task: &Task) -> Vec<ModelBreakdown> {
-    type Buckets = fn(&EvalScore) -> Vec<String>;
-    let dims: [(&str, Buckets); 3] = [
-        ("tag", |s| s.tags.clone()),
-        ("language", |s| s.language.iter().cloned().collect()),
-        ("length", |s| s.length_bucket.iter().cloned().collect()),
-    ];
-    let mut out = Vec::new();
-    for m in &task.metrics {
-        for (dimension, buckets_of) in dims {
-            let mut buckets: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-            for s in scores.iter().filter(|s| s.metric == m.name) {
-                for b in buckets_of(s) {
-                    buckets.entry(b).or_default().push(s.value);
-                }
-            }
-            for (bucket, values) in buckets {
-                let (mean, std) = mean_std(&values);
-                out.push(ModelBreakdown {
-                    model: model.to_string(),
-                    breakdown: MetricBreakdown {
-                        metric: m.name.clone(),
-                        dimension: dimension.to_string(),
-                        bucket,
-                        mean,
-                        std,
-                        sample_count: values.len(),
-                    },
-                });
-            }
-        }
-    }
-    out
+    let names: Vec<&str> = task.metrics.iter().map(|m| m.name.as_str()).collect();
+    breakdowns(scores, &names)
+        .into_iter()
+        .map(|breakdown| ModelBreakdown {
+            model: model.to_string(),
+            breakdown,
+        })
+        .collect()
 }
 
 fn error_cases(input: &ReportInput<'_>) -> Vec<ModelErrorCase> {
