@@ -16,8 +16,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 /// Parses bytes into a dataset and hands it to the reducer.
-fn load_bytes(state: &UseReducerHandle<AppState>, name: &str, bytes: &[u8], is_demo: bool) {
-    state.dispatch(AppAction::SetDataset(launch::dataset(name, bytes, is_demo)));
+fn load_bytes(state: &UseReducerHandle<AppState>, name: &str, bytes: &[u8]) {
+    state.dispatch(AppAction::SetDataset(launch::dataset(name, bytes)));
 }
 
 /// The application root.
@@ -40,11 +40,11 @@ pub fn App() -> Html {
         use_effect_with((), move |_| match params.dataset.clone() {
             Some(u) => wasm_bindgen_futures::spawn_local(async move {
                 match files::fetch_url(&u).await {
-                    Ok((name, bytes)) => load_bytes(&state, &name, &bytes, false),
+                    Ok((name, bytes)) => load_bytes(&state, &name, &bytes),
                     Err(e) => state.dispatch(AppAction::LoadFailed(Rc::from(e))),
                 }
             }),
-            None => load_bytes(&state, demo::DATASET_NAME, demo::DATASET.as_bytes(), true),
+            None => load_bytes(&state, demo::DATASET_NAME, demo::DATASET.as_bytes()),
         });
     }
 
@@ -144,7 +144,7 @@ pub fn App() -> Html {
             let s = s.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 match files::read(file).await {
-                    Ok((name, bytes)) => load_bytes(&s, &name, &bytes, false),
+                    Ok((name, bytes)) => load_bytes(&s, &name, &bytes),
                     Err(e) => s.dispatch(AppAction::LoadFailed(Rc::from(e))),
                 }
             });
@@ -152,9 +152,7 @@ pub fn App() -> Html {
     };
     let on_demo = {
         let s = state.clone();
-        Callback::from(move |_: ()| {
-            load_bytes(&s, demo::DATASET_NAME, demo::DATASET.as_bytes(), true)
-        })
+        Callback::from(move |_: ()| load_bytes(&s, demo::DATASET_NAME, demo::DATASET.as_bytes()))
     };
 
     let lang = state.lang;

@@ -134,10 +134,9 @@ pub fn start(
 }
 
 /// Parses dataset bytes into a loaded dataset.
-pub fn dataset(name: &str, bytes: &[u8], is_demo: bool) -> Rc<LoadedDataset> {
+pub fn dataset(name: &str, bytes: &[u8]) -> Rc<LoadedDataset> {
     Rc::new(LoadedDataset {
         parsed: rag::parse(name, bytes),
-        is_demo,
         text: Rc::from(String::from_utf8_lossy(bytes).as_ref()),
     })
 }
@@ -176,7 +175,7 @@ pub fn resume_offer(
     offer: &ResumeOffer,
 ) {
     let s = &offer.stored;
-    let data = dataset(&s.dataset_name, s.dataset_text.as_bytes(), false);
+    let data = dataset(&s.dataset_name, s.dataset_text.as_bytes());
     let settings = ModelSettings {
         api_key: state.settings.api_key.clone(),
         ..s.settings.clone()

@@ -8,7 +8,7 @@ use super::{fetch, now_ms};
 use crate::state::{Artifacts, RunSnapshot, RunStatus};
 use evalpage_core::console::{case_line, finish_line, notes, start_line};
 use evalpage_core::dataset::rag::RagCase;
-use evalpage_core::events::{to_json_seq, to_jsonl, Record};
+use evalpage_core::events::{jsonl_to_json_seq, to_jsonl, Record};
 use evalpage_core::provider::openai::OpenAiConfig;
 use evalpage_core::provider::{CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::report::{self, RunMetrics};
@@ -82,7 +82,6 @@ struct Runner {
     /// Results the page may count: saved first when persistence is on.
     results: Vec<Option<Rc<run::CaseResult>>>,
     console: Vec<Rc<str>>,
-    events_seq: String,
     events_jsonl: String,
     pending: Vec<Pending>,
     next_seq: u32,
@@ -122,7 +121,6 @@ impl RunHandle {
             cases: Rc::new(cases),
             results: vec![None; n],
             console: vec![Rc::from(start_line(lang, n))],
-            events_seq: String::new(),
             events_jsonl: String::new(),
             pending: Vec::new(),
             next_seq: 0,
@@ -175,7 +173,6 @@ fn apply(rc: &Rc<RefCell<Runner>>, step: Step) {
             if let Record::Summary(s) = &mut event {
                 s.final_report_path = Some("report.json".to_string());
             }
-            r.events_seq.push_str(&to_json_seq(&event));
             let line = to_jsonl(&event);
             r.events_jsonl.push_str(&line);
             let seq = r.next_seq;
@@ -439,7 +436,7 @@ fn finish(rc: &Rc<RefCell<Runner>>) {
         r.console.push(Rc::from(line));
         let artifacts = Artifacts {
             report_json: serde_json::to_string_pretty(&built).unwrap_or_default(),
-            events_json_seq: r.events_seq.clone(),
+            events_json_seq: jsonl_to_json_seq(&r.events_jsonl),
             events_jsonl: r.events_jsonl.clone(),
             markdown: report::render_markdown(&r.engine, &built, r.lang),
             notes: notes(r.lang, &r.engine),

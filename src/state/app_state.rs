@@ -15,8 +15,6 @@ use yew::Reducible;
 pub struct LoadedDataset {
     /// Parsed cases and line errors.
     pub parsed: RagDataset,
-    /// True for the bundled demo dataset.
-    pub is_demo: bool,
     /// The file's text (kept so an interrupted run can be resumed after a reload).
     pub text: Rc<str>,
 }

@@ -18,4 +18,4 @@ pub use record::{
     CaseRecord, ErrorDetail, ErrorRecord, MetaRecord, Record, SummaryRecord, SCHEMA_VERSION,
 };
 pub use resume::{resumable, Resumable};
-pub use write::{to_json_seq, to_jsonl, write_json_seq, write_jsonl, RS};
+pub use write::{jsonl_to_json_seq, to_json_seq, to_jsonl, write_json_seq, write_jsonl, RS};

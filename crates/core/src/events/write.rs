@@ -18,6 +18,16 @@ pub fn to_json_seq(record: &Record) -> String {
     format!("\u{1e}{}", to_jsonl(record))
 }
 
+/// A JSONL log (as `to_jsonl` writes it) rewritten as RFC 7464 json-seq, so a
+/// shell that keeps one copy of the log can offer both downloads.
+pub fn jsonl_to_json_seq(jsonl: &str) -> String {
+    jsonl
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| format!("\u{1e}{l}\n"))
+        .collect()
+}
+
 /// Appends a record as JSONL.
 pub fn write_jsonl<W: Write>(out: &mut W, record: &Record) -> io::Result<()> {
     out.write_all(to_jsonl(record).as_bytes())
@@ -27,4 +37,20 @@ pub fn write_jsonl<W: Write>(out: &mut W, record: &Record) -> io::Result<()> {
 pub fn write_json_seq<W: Write>(out: &mut W, record: &Record) -> io::Result<()> {
     out.write_all(&[RS])?;
     write_jsonl(out, record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jsonl_log_converts_to_the_same_json_seq() {
+        let records = [
+            Record::error("r", "first", 1),
+            Record::error("r", "second\nline", 2),
+        ];
+        let jsonl: String = records.iter().map(to_jsonl).collect();
+        let seq: String = records.iter().map(to_json_seq).collect();
+        assert_eq!(jsonl_to_json_seq(&jsonl), seq);
+    }
 }
