@@ -2,10 +2,11 @@
 //! 429, cancellation, and the event records that describe all of it.
 
 use super::result::{CaseResult, RunConfig};
+use super::scheduler::{Scheduler, Settled};
 use crate::dataset::rag::RagCase;
 use crate::events::Record;
 use crate::prompt::rag_messages;
-use crate::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
+use crate::provider::{CallOutcome, ChatMessage};
 
 /// What the shell tells the engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,16 +48,27 @@ pub enum Command {
 }
 
 /// The engine's answer to one input.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Step {
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step<E = Record> {
     /// Requests to send or abort.
     pub commands: Vec<Command>,
     /// Event records to append to the log, in order.
-    pub events: Vec<Record>,
+    pub events: Vec<E>,
     /// Indices of cases that finished in this step.
     pub finished: Vec<usize>,
     /// Call `handle(Input::Tick, ..)` at this time (ms) if nothing else happens first.
     pub wake_at: Option<u64>,
+}
+
+impl<E> Default for Step<E> {
+    fn default() -> Self {
+        Step {
+            commands: Vec::new(),
+            events: Vec::new(),
+            finished: Vec::new(),
+            wake_at: None,
+        }
+    }
 }
 
 /// Where the run is.
@@ -72,55 +84,26 @@ pub enum RunStatus {
     Cancelled,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum CaseState {
-    Pending,
-    InFlight,
-    Waiting { due_ms: u64 },
-    Done,
-}
-
-/// The run state machine (see the module doc of `run`).
+/// The RAG run: the shared [`Scheduler`] over dataset cases, scored as they settle.
 #[derive(Debug)]
 pub struct Engine {
     cfg: RunConfig,
     cases: Vec<RagCase>,
-    states: Vec<CaseState>,
-    attempts: Vec<u32>,
-    first_sent_ms: Vec<Option<u64>>,
+    sched: Scheduler,
     results: Vec<Option<CaseResult>>,
     status: RunStatus,
-    in_flight: usize,
-    limit: usize,
-    successes_since_change: usize,
-    /// Bumped at each step-down; a 429 for a request sent before the last
-    /// step-down says nothing new, so one burst halves the limit only once.
-    limit_epoch: u64,
-    sent_epoch: Vec<u64>,
-    done: usize,
-    paused: bool,
 }
 
 impl Engine {
     /// A new engine over these cases.
     pub fn new(cfg: RunConfig, cases: Vec<RagCase>) -> Engine {
         let n = cases.len();
-        let limit = cfg.settings.concurrency.max(1);
         Engine {
+            sched: Scheduler::new(cfg.settings, n),
             cfg,
             cases,
-            states: vec![CaseState::Pending; n],
-            attempts: vec![0; n],
-            first_sent_ms: vec![None; n],
             results: vec![None; n],
             status: RunStatus::Idle,
-            in_flight: 0,
-            limit,
-            successes_since_change: 0,
-            limit_epoch: 0,
-            sent_epoch: vec![0; n],
-            done: 0,
-            paused: false,
         }
     }
 
@@ -135,12 +118,9 @@ impl Engine {
         let mut taken = 0;
         for result in prior {
             let i = result.index;
-            if self.states.get(i) == Some(&CaseState::Pending) && self.cases[i].id == result.case_id
-            {
-                self.attempts[i] = result.attempts;
-                self.states[i] = CaseState::Done;
+            if self.sched.is_pending(i) && self.cases[i].id == result.case_id {
+                self.sched.settle_unsent(i, result.attempts);
                 self.results[i] = Some(result);
-                self.done += 1;
                 taken += 1;
             }
         }
@@ -179,11 +159,15 @@ impl Engine {
             return step;
         }
         match input {
-            Input::Outcome { case, outcome } => self.settle(case, outcome, now_ms, &mut step),
+            Input::Outcome { case, outcome } => {
+                if let Some(s) = self.sched.outcome(case, outcome, now_ms) {
+                    self.complete(s, now_ms, &mut step);
+                }
+            }
             Input::Tick => {}
             Input::Cancel => return self.cancel(now_ms),
-            Input::Pause => self.paused = true,
-            Input::Resume => self.paused = false,
+            Input::Pause => self.sched.set_paused(true),
+            Input::Resume => self.sched.set_paused(false),
         }
         self.dispatch(now_ms, &mut step);
         self.finish_if_done(now_ms, &mut step);
@@ -197,17 +181,17 @@ impl Engine {
 
     /// (finished cases, all cases).
     pub fn progress(&self) -> (usize, usize) {
-        (self.done, self.cases.len())
+        (self.sched.done(), self.cases.len())
     }
 
     /// True while paused.
     pub fn is_paused(&self) -> bool {
-        self.paused
+        self.sched.is_paused()
     }
 
     /// The current concurrency limit (lowered after 429s, recovering on success).
     pub fn current_limit(&self) -> usize {
-        self.limit
+        self.sched.current_limit()
     }
 
     /// The run configuration.
@@ -234,45 +218,17 @@ impl Engine {
         &self.results
     }
 
-    fn settle(&mut self, case: usize, outcome: CallOutcome, now_ms: u64, step: &mut Step) {
-        if self.states.get(case) != Some(&CaseState::InFlight) {
-            return; // late or duplicate outcome: each case is counted once
+    fn complete(&mut self, s: Settled, now_ms: u64, step: &mut Step) {
+        let case = s.job;
+        if s.aborted {
+            step.commands.push(Command::Abort { case });
         }
-        self.in_flight -= 1;
-        let attempt = self.attempts[case];
-        match outcome {
-            CallOutcome::Answer(text) => {
-                self.on_success();
-                self.complete(case, Ok(text), now_ms, step);
-            }
-            CallOutcome::Failed(err) => {
-                if err.status_code == Some(429) && self.sent_epoch[case] == self.limit_epoch {
-                    self.on_rate_limited();
-                }
-                if err.retryable() && attempt < self.cfg.settings.max_attempts {
-                    let due_ms = now_ms + self.backoff_ms(case, attempt, &err);
-                    self.states[case] = CaseState::Waiting { due_ms };
-                } else {
-                    self.complete(case, Err(err), now_ms, step);
-                }
-            }
-        }
-    }
-
-    fn complete(
-        &mut self,
-        case: usize,
-        outcome: Result<String, CallError>,
-        now_ms: u64,
-        step: &mut Step,
-    ) {
-        let started = self.first_sent_ms[case].unwrap_or(now_ms);
         let result = CaseResult::new(
             case,
             &self.cases[case],
-            outcome,
-            self.attempts[case],
-            now_ms.saturating_sub(started),
+            s.outcome,
+            s.attempts,
+            s.elapsed_ms,
             &self.cfg.scoring,
         );
         step.events.push(Record::case(
@@ -282,117 +238,35 @@ impl Engine {
             now_ms,
         ));
         self.results[case] = Some(result);
-        self.states[case] = CaseState::Done;
-        self.done += 1;
         step.finished.push(case);
     }
 
     fn dispatch(&mut self, now_ms: u64, step: &mut Step) {
-        while self.in_flight < self.limit && !self.paused {
-            let Some(case) = self.next_ready(now_ms) else {
-                break;
-            };
-            self.attempts[case] += 1;
-            self.sent_epoch[case] = self.limit_epoch;
-            self.first_sent_ms[case].get_or_insert(now_ms);
-            self.states[case] = CaseState::InFlight;
-            self.in_flight += 1;
+        for (case, attempt) in self.sched.dispatch(now_ms) {
             let messages = rag_messages(&self.cfg.system_prompt, &self.cases[case]);
             step.commands.push(Command::Send {
                 case,
-                attempt: self.attempts[case],
+                attempt,
                 messages,
             });
         }
-        // Only future retries need a wake-up: a retry that is already due but
-        // waits for a free slot goes out when the next outcome frees one.
-        step.wake_at = self
-            .states
-            .iter()
-            .filter_map(|s| match s {
-                CaseState::Waiting { due_ms } if *due_ms > now_ms => Some(*due_ms),
-                _ => None,
-            })
-            .min();
-    }
-
-    /// A due retry first (oldest due time), else the next pending case in order.
-    fn next_ready(&self, now_ms: u64) -> Option<usize> {
-        let due = self
-            .states
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| match s {
-                CaseState::Waiting { due_ms } if *due_ms <= now_ms => Some((*due_ms, i)),
-                _ => None,
-            })
-            .min()
-            .map(|(_, i)| i);
-        due.or_else(|| self.states.iter().position(|s| *s == CaseState::Pending))
-    }
-
-    fn backoff_ms(&self, case: usize, attempt: u32, err: &CallError) -> u64 {
-        let s = &self.cfg.settings;
-        let exp = s
-            .backoff_base_ms
-            .saturating_mul(1u64 << attempt.saturating_sub(1).min(20));
-        let capped = exp.min(s.backoff_max_ms);
-        let jitter =
-            0.5 + 0.5 * unit(s.seed ^ (case as u64).wrapping_mul(0x9E37_79B9) ^ u64::from(attempt));
-        let backoff = (capped as f64 * jitter) as u64;
-        err.retry_after_ms.unwrap_or(backoff)
-    }
-
-    fn on_rate_limited(&mut self) {
-        self.limit_epoch += 1;
-        self.limit = (self.limit / 2).max(1);
-        self.successes_since_change = 0;
-    }
-
-    fn on_success(&mut self) {
-        if self.limit >= self.cfg.settings.concurrency.max(1) {
-            return;
-        }
-        self.successes_since_change += 1;
-        if self.successes_since_change >= self.limit {
-            self.limit += 1;
-            self.successes_since_change = 0;
-        }
+        step.wake_at = self.sched.wake_at(now_ms);
     }
 
     fn cancel(&mut self, now_ms: u64) -> Step {
         let mut step = Step::default();
-        for case in 0..self.cases.len() {
-            match self.states[case] {
-                CaseState::Done => continue,
-                CaseState::InFlight => step.commands.push(Command::Abort { case }),
-                CaseState::Pending | CaseState::Waiting { .. } => {}
-            }
-            let err = CallError::new(
-                ErrorKind::Cancelled,
-                "cancelled by the user before this case finished",
-            );
-            self.complete(case, Err(err), now_ms, &mut step);
+        for s in self.sched.cancel(now_ms) {
+            self.complete(s, now_ms, &mut step);
         }
-        self.in_flight = 0;
         self.status = RunStatus::Cancelled;
         step.events.push(Record::summary(self, now_ms));
         step
     }
 
     fn finish_if_done(&mut self, now_ms: u64, step: &mut Step) {
-        if self.status == RunStatus::Running && self.done == self.cases.len() {
+        if self.status == RunStatus::Running && self.sched.done() == self.cases.len() {
             self.status = RunStatus::Done;
             step.events.push(Record::summary(self, now_ms));
         }
     }
-}
-
-/// A deterministic number in [0, 1) from a seed (splitmix64).
-fn unit(seed: u64) -> f64 {
-    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    (z >> 11) as f64 / (1u64 << 53) as f64
 }

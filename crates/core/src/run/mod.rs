@@ -8,6 +8,8 @@
 
 mod engine;
 mod result;
+pub mod scheduler;
 
 pub use engine::{Command, Engine, Input, RunStatus, Step};
 pub use result::{CaseResult, RunConfig, RunInfo, RunSettings};
+pub use scheduler::{Scheduler, Settled};

@@ -12,6 +12,8 @@ pub mod data;
 pub mod fingerprint;
 pub mod markdown;
 pub mod meta;
+pub mod mock;
+pub mod registry;
 pub mod report;
 pub mod responses;
 pub mod results;

@@ -1,0 +1,275 @@
+//! Scheduling shared by every kind of run (RAG cases, task samples × models):
+//! which job to send next, retries with exponential backoff and seeded jitter,
+//! `Retry-After`, the adaptive concurrency limit (halved once per burst of 429s,
+//! +1 per `limit` successes), pause and cancel. It knows jobs only by index;
+//! what a job sends and how its outcome is scored belong to the run around it.
+
+use super::result::RunSettings;
+use crate::provider::{CallError, CallOutcome, ErrorKind};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum JobState {
+    Pending,
+    InFlight,
+    Waiting { due_ms: u64 },
+    Done,
+}
+
+/// A job that finished: its final outcome, attempts and time from first send.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settled {
+    /// Job index.
+    pub job: usize,
+    /// The answer, or the error of the last attempt.
+    pub outcome: Result<String, CallError>,
+    /// Attempts made.
+    pub attempts: u32,
+    /// Milliseconds from the first send to the outcome.
+    pub elapsed_ms: u64,
+    /// True when the job was in flight and the shell must abort its request.
+    pub aborted: bool,
+}
+
+/// The scheduler over `n` jobs.
+#[derive(Debug)]
+pub struct Scheduler {
+    settings: RunSettings,
+    states: Vec<JobState>,
+    attempts: Vec<u32>,
+    first_sent_ms: Vec<Option<u64>>,
+    in_flight: usize,
+    limit: usize,
+    successes_since_change: usize,
+    /// Bumped at each step-down; a 429 for a request sent before the last
+    /// step-down says nothing new, so one burst halves the limit only once.
+    limit_epoch: u64,
+    sent_epoch: Vec<u64>,
+    done: usize,
+    paused: bool,
+}
+
+impl Scheduler {
+    /// A scheduler over `n` pending jobs.
+    pub fn new(settings: RunSettings, n: usize) -> Scheduler {
+        Scheduler {
+            settings,
+            states: vec![JobState::Pending; n],
+            attempts: vec![0; n],
+            first_sent_ms: vec![None; n],
+            in_flight: 0,
+            limit: settings.concurrency.max(1),
+            successes_since_change: 0,
+            limit_epoch: 0,
+            sent_epoch: vec![0; n],
+            done: 0,
+            paused: false,
+        }
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &RunSettings {
+        &self.settings
+    }
+
+    /// True while `job` has not been sent and has not settled.
+    pub fn is_pending(&self, job: usize) -> bool {
+        self.states.get(job) == Some(&JobState::Pending)
+    }
+
+    /// True once `job` has settled.
+    pub fn is_done(&self, job: usize) -> bool {
+        self.states.get(job) == Some(&JobState::Done)
+    }
+
+    /// Settles a pending job without sending it (restored from an earlier run,
+    /// or failed before any call, such as a prompt that cannot be rendered).
+    pub fn settle_unsent(&mut self, job: usize, attempts: u32) -> bool {
+        if !self.is_pending(job) {
+            return false;
+        }
+        self.attempts[job] = attempts;
+        self.states[job] = JobState::Done;
+        self.done += 1;
+        true
+    }
+
+    /// Marks jobs to send now, within the limit: a due retry first (oldest due
+    /// time), else the next pending job in order. Returns `(job, attempt)`.
+    pub fn dispatch(&mut self, now_ms: u64) -> Vec<(usize, u32)> {
+        let mut out = Vec::new();
+        while self.in_flight < self.limit && !self.paused {
+            let Some(job) = self.next_ready(now_ms) else {
+                break;
+            };
+            self.attempts[job] += 1;
+            self.sent_epoch[job] = self.limit_epoch;
+            self.first_sent_ms[job].get_or_insert(now_ms);
+            self.states[job] = JobState::InFlight;
+            self.in_flight += 1;
+            out.push((job, self.attempts[job]));
+        }
+        out
+    }
+
+    /// When the next scheduled retry falls due, if one lies in the future. A
+    /// retry that is already due but waits for a free slot goes out when the
+    /// next outcome frees one.
+    pub fn wake_at(&self, now_ms: u64) -> Option<u64> {
+        self.states
+            .iter()
+            .filter_map(|s| match s {
+                JobState::Waiting { due_ms } if *due_ms > now_ms => Some(*due_ms),
+                _ => None,
+            })
+            .min()
+    }
+
+    /// An outcome for a job in flight. Returns the settled job, or `None` when
+    /// a retry was scheduled or the outcome was late or a duplicate (each job
+    /// settles once).
+    pub fn outcome(&mut self, job: usize, outcome: CallOutcome, now_ms: u64) -> Option<Settled> {
+        if self.states.get(job) != Some(&JobState::InFlight) {
+            return None;
+        }
+        self.in_flight -= 1;
+        let attempt = self.attempts[job];
+        match outcome {
+            CallOutcome::Answer(text) => {
+                self.on_success();
+                Some(self.finish(job, Ok(text), now_ms, false))
+            }
+            CallOutcome::Failed(err) => {
+                if err.status_code == Some(429) && self.sent_epoch[job] == self.limit_epoch {
+                    self.on_rate_limited();
+                }
+                if err.retryable() && attempt < self.settings.max_attempts {
+                    let due_ms = now_ms + self.backoff_ms(job, attempt, &err);
+                    self.states[job] = JobState::Waiting { due_ms };
+                    None
+                } else {
+                    Some(self.finish(job, Err(err), now_ms, false))
+                }
+            }
+        }
+    }
+
+    /// Settles every unfinished job as cancelled, in order.
+    pub fn cancel(&mut self, now_ms: u64) -> Vec<Settled> {
+        let mut out = Vec::new();
+        for job in 0..self.states.len() {
+            let aborted = match self.states[job] {
+                JobState::Done => continue,
+                JobState::InFlight => true,
+                JobState::Pending | JobState::Waiting { .. } => false,
+            };
+            let err = CallError::new(
+                ErrorKind::Cancelled,
+                "cancelled by the user before this case finished",
+            );
+            out.push(self.finish(job, Err(err), now_ms, aborted));
+        }
+        self.in_flight = 0;
+        out
+    }
+
+    fn finish(
+        &mut self,
+        job: usize,
+        outcome: Result<String, CallError>,
+        now_ms: u64,
+        aborted: bool,
+    ) -> Settled {
+        let started = self.first_sent_ms[job].unwrap_or(now_ms);
+        self.states[job] = JobState::Done;
+        self.done += 1;
+        Settled {
+            job,
+            outcome,
+            attempts: self.attempts[job],
+            elapsed_ms: now_ms.saturating_sub(started),
+            aborted,
+        }
+    }
+
+    /// Settled jobs.
+    pub fn done(&self) -> usize {
+        self.done
+    }
+
+    /// All jobs.
+    pub fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    /// True when there are no jobs.
+    pub fn is_empty(&self) -> bool {
+        self.states.is_empty()
+    }
+
+    /// Send nothing new until `set_paused(false)`.
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    /// True while paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    /// The current concurrency limit.
+    pub fn current_limit(&self) -> usize {
+        self.limit
+    }
+
+    fn next_ready(&self, now_ms: u64) -> Option<usize> {
+        let due = self
+            .states
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match s {
+                JobState::Waiting { due_ms } if *due_ms <= now_ms => Some((*due_ms, i)),
+                _ => None,
+            })
+            .min()
+            .map(|(_, i)| i);
+        due.or_else(|| self.states.iter().position(|s| *s == JobState::Pending))
+    }
+
+    fn backoff_ms(&self, job: usize, attempt: u32, err: &CallError) -> u64 {
+        let s = &self.settings;
+        let exp = s
+            .backoff_base_ms
+            .saturating_mul(1u64 << attempt.saturating_sub(1).min(20));
+        let capped = exp.min(s.backoff_max_ms);
+        let jitter =
+            0.5 + 0.5 * unit(s.seed ^ (job as u64).wrapping_mul(0x9E37_79B9) ^ u64::from(attempt));
+        let backoff = (capped as f64 * jitter) as u64;
+        err.retry_after_ms.unwrap_or(backoff)
+    }
+
+    fn on_rate_limited(&mut self) {
+        self.limit_epoch += 1;
+        self.limit = (self.limit / 2).max(1);
+        self.successes_since_change = 0;
+    }
+
+    fn on_success(&mut self) {
+        if self.limit >= self.settings.concurrency.max(1) {
+            return;
+        }
+        self.successes_since_change += 1;
+        if self.successes_since_change >= self.limit {
+            self.limit += 1;
+            self.successes_since_change = 0;
+        }
+    }
+}
+
+/// A deterministic number in [0, 1) from a seed (splitmix64).
+fn unit(seed: u64) -> f64 {
+    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
