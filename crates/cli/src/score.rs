@@ -8,27 +8,17 @@ use crate::args::{LangArg, ScoreArgs};
 use crate::error::CliError;
 use crate::task_file::{self, LoadedTask};
 use evalpage_core::dataset::{metadata, LineError};
-use evalpage_core::task_run::meta::{self, RunMeta};
+use evalpage_core::task_run::meta::RunMeta;
+use evalpage_core::task_run::report::AnswerSource;
 use evalpage_core::task_run::{
-    data, fingerprint, markdown, report, responses, results, score, summary_csv, DatasetFormat,
-    ReportInput, Scored, TaskDataset,
+    artifacts, data, responses, score, DatasetFormat, Scored, TaskDataset,
 };
 use evalpage_core::Lang;
-use serde_json::Value;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The files `score` writes into `--out`.
-pub const FILES: [&str; 8] = [
-    "results.jsonl",
-    "scores.jsonl",
-    "summary.csv",
-    "report.md",
-    "report.json",
-    "run_meta.json",
-    "dataset_fingerprint.json",
-    "model_snapshot.json",
-];
+pub use evalpage_core::task_run::artifacts::FILES;
 
 /// Runs `evalpage score`.
 pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
@@ -138,47 +128,25 @@ fn report_skipped(errors: &[LineError]) {
 fn write_all(args: &ScoreArgs, i: &Inputs<'_>, started_at_ms: u64) -> Result<(), CliError> {
     let out = &args.out;
     std::fs::create_dir_all(out).map_err(|e| CliError::output(out, e))?;
-    let task = &i.loaded.task;
-    let input = ReportInput {
-        task,
+    let source = AnswerSource::Score {
+        responses: args.responses.display().to_string(),
+    };
+    let files = artifacts::render(&artifacts::Inputs {
+        task: &i.loaded.task,
         info: &i.loaded.info,
         data: i.data,
-        responses_file: &args.responses.display().to_string(),
+        dataset_bytes: i.dataset_bytes,
         scored: i.scored,
         line_errors: i.line_errors,
-    };
-    let rep = report::build(&input);
-    write(
-        out,
-        "results.jsonl",
-        &results::render(i.data, &i.scored.models),
-    )?;
-    write(out, "scores.jsonl", &report::scores_jsonl(&rep.scores))?;
-    let csv = summary_csv::render(task, i.data.samples.len(), &i.scored.models)
-        .map_err(|e| CliError::output(&out.join("summary.csv"), std::io::Error::other(e)))?;
-    write(out, "summary.csv", &csv)?;
-    write(
-        out,
-        "report.md",
-        &markdown::render(&input, &rep, lang(args.lang)),
-    )?;
-    write_json(
-        out,
-        "report.json",
-        &serde_json::to_value(&rep).unwrap_or_default(),
-    )?;
-    let lines: Vec<usize> = i.data.samples.iter().map(|s| s.sample.line).collect();
-    let name = args.dataset.display().to_string();
-    let fp = fingerprint::fingerprint(&name, i.dataset_bytes, &lines, i.data.errors.len());
-    write_json(
-        out,
-        "dataset_fingerprint.json",
-        &serde_json::to_value(&fp).unwrap_or_default(),
-    )?;
-    let snapshot = meta::model_snapshot(&i.scored.models, &task.default_params);
-    write_json(out, "model_snapshot.json", &snapshot)?;
-    let run = run_meta(args, started_at_ms);
-    write_json(out, "run_meta.json", &meta::run_meta(&run, &i.loaded.info))
+        source: &source,
+        meta: &run_meta(args, started_at_ms),
+        lang: lang(args.lang),
+    })
+    .map_err(|e| CliError::output(&out.join("summary.csv"), std::io::Error::other(e)))?;
+    for (name, text) in files {
+        write(out, name, &text)?;
+    }
+    Ok(())
 }
 
 fn run_meta(args: &ScoreArgs, started_at_ms: u64) -> RunMeta {
@@ -190,7 +158,6 @@ fn run_meta(args: &ScoreArgs, started_at_ms: u64) -> RunMeta {
             .map(|a| a.to_string_lossy().into_owned())
             .collect(),
         dataset: args.dataset.display().to_string(),
-        responses: args.responses.display().to_string(),
         metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
         started_at_ms,
         ended_at_ms: now_ms(),
@@ -219,11 +186,6 @@ fn print_summary(scored: &Scored) {
 fn write(dir: &Path, name: &str, text: &str) -> Result<(), CliError> {
     let path = dir.join(name);
     std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))
-}
-
-fn write_json(dir: &Path, name: &str, v: &Value) -> Result<(), CliError> {
-    let text = serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
-    write(dir, name, &text)
 }
 
 fn lang(l: LangArg) -> Lang {

@@ -72,8 +72,8 @@ fn experiment(md: &mut String, input: &ReportInput<'_>, lang: Lang) {
     let _ = writeln!(
         md,
         "- {}: {}",
-        t("回答文件", "Responses"),
-        input.responses_file
+        t("回答来源", "Answers"),
+        input.source.describe()
     );
     let _ = writeln!(md, "- {}: {}", t("模型", "Models"), models.join(", "));
     let metrics: Vec<String> = input
@@ -147,7 +147,7 @@ fn parse_problems(md: &mut String, input: &ReportInput<'_>, lang: Lang) {
     let _ = writeln!(md, "## {}\n", lang.pick("解析问题", "Parse problems"));
     let _ = writeln!(
         md,
-        "| model | samples | answered | no_response | parse_problems |\n|---|---|---|---|---|"
+        "| model | samples | answered | unanswered (failed / no response) | parse_problems |\n|---|---|---|---|---|"
     );
     for m in &input.scored.models {
         let _ = writeln!(

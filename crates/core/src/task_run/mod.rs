@@ -8,6 +8,7 @@
 //! `scores.jsonl` / `report.json`, `report.md`, `dataset_fingerprint.json`,
 //! `run_meta.json` and `model_snapshot.json`. The CLI only reads and writes files.
 
+pub mod artifacts;
 pub mod data;
 pub mod fingerprint;
 pub mod markdown;

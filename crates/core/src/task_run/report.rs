@@ -48,21 +48,105 @@ pub struct ReportInput<'a> {
     pub info: &'a TaskInfo,
     /// The dataset.
     pub data: &'a TaskDataset,
-    /// The responses file as given.
-    pub responses_file: &'a str,
+    /// Where the answers came from.
+    pub source: &'a AnswerSource,
     /// The scores.
     pub scored: &'a Scored,
     /// Every skipped input line (dataset and responses) and unknown sample.
     pub line_errors: &'a [LineError],
 }
 
+/// Where a task run's answers came from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum AnswerSource {
+    /// `evalpage score`: answers produced elsewhere, read from this file.
+    Score {
+        /// The responses file as given.
+        responses: String,
+    },
+    /// The models were called in this run.
+    Run(RunDescription),
+}
+
+/// A run that called models: identity, backend, models and scheduling. No key.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunDescription {
+    /// Run id (the event log's `run_id`).
+    pub run_id: String,
+    /// `mock` or `openai`.
+    pub backend: String,
+    /// Every model as called.
+    pub models: Vec<ModelSettings>,
+    /// Scheduling.
+    pub settings: crate::run::RunSettings,
+}
+
+/// One model as called: what `model_snapshot.json` records. Never a key.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelSettings {
+    /// Registry name (what reports show).
+    pub name: String,
+    /// Model id sent in requests.
+    pub model: String,
+    /// Endpoint base URL without query (none for the mock model).
+    pub base_url: Option<String>,
+    /// Environment variable the key was read from (CLI), if any.
+    pub api_key_env: Option<String>,
+    /// Request parameters (task `default_params` merged with the registry's).
+    pub params: serde_json::Map<String, Value>,
+}
+
+impl AnswerSource {
+    /// One line for reports: the responses file, or the backend and run id.
+    pub fn describe(&self) -> String {
+        match self {
+            AnswerSource::Score { responses } => responses.clone(),
+            AnswerSource::Run(r) => format!("{} run {}", r.backend, r.run_id),
+        }
+    }
+}
+
 /// `report.json`: spec 003's `EvaluationResult` for several models.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TaskReport {
+    /// Counts over every sample × model, for reconciliation with the event log.
+    pub metrics: TaskMetrics,
     /// Every sample × metric × model score.
     pub scores: Vec<EvalScore>,
     /// The aggregates.
     pub report: TaskEvaluationReport,
+}
+
+/// Counts over every sample × model (the event log's `summary.metrics`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TaskMetrics {
+    /// Samples × models.
+    pub cases: usize,
+    /// Answered and read without a parse problem.
+    pub passed_cases: usize,
+    /// Model calls that failed (run) or samples without a response (score).
+    pub failed_calls: usize,
+    /// Answered with a parse problem.
+    pub parse_problem_cases: usize,
+}
+
+impl TaskMetrics {
+    /// The counts of these runs.
+    pub fn of(models: &[ModelRun]) -> TaskMetrics {
+        let mut m = TaskMetrics::default();
+        for r in models.iter().flat_map(|m| &m.results) {
+            m.cases += 1;
+            if r.status != AnswerStatus::Ok {
+                m.failed_calls += 1;
+            } else if r.has_parse_problem() {
+                m.parse_problem_cases += 1;
+            } else {
+                m.passed_cases += 1;
+            }
+        }
+        m
+    }
 }
 
 /// Spec 003 `EvaluationReport` with a `model` on every aggregate.
@@ -143,6 +227,7 @@ pub fn build(input: &ReportInput<'_>) -> TaskReport {
         breakdowns.extend(breakdowns_of(&m.model, scores, input.task));
     }
     TaskReport {
+        metrics: TaskMetrics::of(&scored.models),
         scores: per_model.into_iter().flatten().collect(),
         report: TaskEvaluationReport {
             experiment: experiment(input),
@@ -216,29 +301,44 @@ fn breakdowns_of(model: &str, scores: &[EvalScore], task: &Task) -> Vec<ModelBre
 fn error_cases(input: &ReportInput<'_>) -> Vec<ModelErrorCase> {
     let mut out = Vec::new();
     for m in &input.scored.models {
-        for r in m
-            .results
-            .iter()
-            .filter(|r| r.status == AnswerStatus::NoResponse)
-        {
+        for r in m.results.iter().filter(|r| r.status != AnswerStatus::Ok) {
             let Some(s) = input.data.samples.get(r.index) else {
                 continue;
+            };
+            let (status, message, backend) = match (&r.error, input.source) {
+                (Some(e), AnswerSource::Run(run)) => {
+                    let status = match e.kind {
+                        crate::provider::ErrorKind::Timeout => "timeout",
+                        crate::provider::ErrorKind::Cancelled => "cancelled",
+                        _ => "error",
+                    };
+                    (
+                        status.to_string(),
+                        e.cause.clone(),
+                        Some(run.backend.clone()),
+                    )
+                }
+                _ => (
+                    "no_response".to_string(),
+                    format!(
+                        "{} in {}",
+                        super::score::NO_RESPONSE,
+                        input.source.describe()
+                    ),
+                    None,
+                ),
             };
             out.push(ModelErrorCase {
                 model: m.model.clone(),
                 case: ErrorCase {
                     sample_id: s.sample.id.clone(),
-                    status: "no_response".into(),
+                    status,
                     trace_id: format!("{}/{}", m.model, s.sample.id),
-                    message: Some(format!(
-                        "{} in {}",
-                        super::score::NO_RESPONSE,
-                        input.responses_file
-                    )),
-                    latency_ms: None,
-                    backend: None,
-                    status_code: None,
-                    attempts: 0,
+                    message: Some(message),
+                    latency_ms: r.elapsed_ms.map(|ms| ms as f64),
+                    backend,
+                    status_code: r.error.as_ref().and_then(|e| e.status_code),
+                    attempts: r.attempts.unwrap_or(0),
                 },
             });
         }
@@ -262,11 +362,21 @@ fn experiment(input: &ReportInput<'_>) -> TaskExperiment {
         .collect();
     TaskExperiment {
         dataset: input.data.metadata.clone(),
-        run_config: json!({
-            "mode": "score",
-            "responses": input.responses_file,
-            "models": models,
-        }),
+        run_config: match input.source {
+            AnswerSource::Score { responses } => json!({
+                "mode": "score",
+                "responses": responses,
+                "models": models,
+            }),
+            AnswerSource::Run(run) => json!({
+                "mode": "run",
+                "run_id": run.run_id,
+                "backend": run.backend,
+                "models": models,
+                "model_settings": run.models,
+                "settings": run.settings,
+            }),
+        },
         evaluator_config: json!({
             "task": {"name": info.name, "version": info.version, "source": info.source},
             "prompt_template": {

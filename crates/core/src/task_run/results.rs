@@ -2,16 +2,20 @@
 //! dataset order within each model.
 //!
 //! Keys: `model`, `sample_id`, `line` (the sample's dataset line), `status`
-//! (`ok` or `no_response`), `response_line`, `fields` (the sample as read:
+//! (`ok`, `no_response`, or `failed` for a model call that failed),
+//! `response_line`, `fields` (the sample as read:
 //! inputs and labels), `raw_answer` (null when there was none), `json_error`
 //! (why no JSON object was found, when none was), `parsed` (per schema field:
 //! `field`, `value`, `status` = parsed / coerced / clamped / defaulted, and
 //! `reason` unless parsed), `parse_problem` (an answered sample whose JSON was
 //! missing or had a field not taken as written) and `metrics` (per task metric:
-//! `value` (null when skipped), `components`, `detail`).
+//! `value` (null when skipped), `components`, `detail`); for answers from a
+//! model call in the run also `attempts`, `elapsed_ms` and, when it failed,
+//! `error` (the event log's `error_detail`).
 
 use super::data::TaskDataset;
 use super::score::{AnswerStatus, ModelRun, SampleResult};
+use crate::events::ErrorDetail;
 use crate::metric::SampleScore;
 use crate::schema::ParsedField;
 use serde::Serialize;
@@ -30,6 +34,12 @@ struct Line<'a> {
     parsed: &'a [ParsedField],
     parse_problem: bool,
     metrics: Map<String, Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attempts: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    elapsed_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a ErrorDetail>,
 }
 
 /// Renders `results.jsonl`.
@@ -64,6 +74,9 @@ fn line_of(data: &TaskDataset, model: &str, r: &SampleResult) -> Option<String> 
             .iter()
             .map(|(name, score)| (name.clone(), metric_value(score)))
             .collect(),
+        attempts: r.attempts,
+        elapsed_ms: r.elapsed_ms,
+        error: r.error.as_ref(),
     };
     serde_json::to_string(&line).ok()
 }

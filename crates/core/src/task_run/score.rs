@@ -10,7 +10,9 @@
 use super::data::{EvalSample, TaskDataset};
 use super::responses::ResponseSet;
 use crate::dataset::LineError;
+use crate::events::ErrorDetail;
 use crate::metric::{Aggregate, SampleScore};
+use crate::provider::CallError;
 use crate::schema::{ParseStatus, ParsedAnswer};
 use crate::task::Task;
 use serde::Serialize;
@@ -27,6 +29,8 @@ pub enum AnswerStatus {
     Ok,
     /// No line of the responses file answers this sample for this model.
     NoResponse,
+    /// The model call failed (after its retries), or its prompt could not be rendered.
+    Failed,
 }
 
 /// One model's result on one sample.
@@ -45,6 +49,12 @@ pub struct SampleResult {
     pub parsed: ParsedAnswer,
     /// Every metric's score, in task order.
     pub scores: Vec<(String, SampleScore)>,
+    /// Attempts made, when the answer came from a model call in this run.
+    pub attempts: Option<u32>,
+    /// Milliseconds from the first send to the outcome, for model calls.
+    pub elapsed_ms: Option<u64>,
+    /// Why the call failed (status `failed`).
+    pub error: Option<ErrorDetail>,
 }
 
 impl SampleResult {
@@ -166,11 +176,53 @@ fn score_one(
         raw_answer: answer.map(|(_, text)| text.to_string()),
         scores: task.score(&s.sample, &parsed),
         parsed,
+        attempts: None,
+        elapsed_ms: None,
+        error: None,
+    }
+}
+
+/// Scores the outcome of a model call for one sample. A failed call is scored
+/// like an unanswered sample (every field defaulted with the error as reason),
+/// so it stays in every denominator.
+pub fn score_call(
+    task: &Task,
+    s: &EvalSample,
+    index: usize,
+    outcome: &Result<String, CallError>,
+    attempts: u32,
+    elapsed_ms: u64,
+) -> SampleResult {
+    let (status, parsed, raw_answer, error) = match outcome {
+        Ok(text) => (
+            AnswerStatus::Ok,
+            task.parse_answer(text),
+            Some(text.clone()),
+            None,
+        ),
+        Err(e) => (
+            AnswerStatus::Failed,
+            task.schema
+                .no_answer(&format!("model call failed: {}", e.message)),
+            None,
+            Some(ErrorDetail::from(e)),
+        ),
+    };
+    SampleResult {
+        index,
+        status,
+        response_line: None,
+        raw_answer,
+        scores: task.score(&s.sample, &parsed),
+        parsed,
+        attempts: Some(attempts),
+        elapsed_ms: Some(elapsed_ms),
+        error,
     }
 }
 
 /// Each metric's aggregate over one model's results.
-fn aggregate(task: &Task, results: &[SampleResult]) -> Vec<(String, Aggregate)> {
+pub fn aggregate(task: &Task, results: &[SampleResult]) -> Vec<(String, Aggregate)> {
     task.metrics
         .iter()
         .enumerate()

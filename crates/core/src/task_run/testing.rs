@@ -1,7 +1,7 @@
 //! A small scored event_eval run shared by the unit tests of this module.
 
 use super::data::{load, DatasetFormat, TaskDataset};
-use super::report::{ReportInput, TaskInfo};
+use super::report::{AnswerSource, ReportInput, TaskInfo};
 use super::responses;
 use super::score::{score, Scored};
 use crate::dataset::LineError;
@@ -14,6 +14,7 @@ pub struct Fixture {
     pub data: TaskDataset,
     pub scored: Scored,
     pub errors: Vec<LineError>,
+    pub source: AnswerSource,
 }
 
 impl Fixture {
@@ -23,7 +24,7 @@ impl Fixture {
             task: &self.task,
             info: &self.info,
             data: &self.data,
-            responses_file: "r.jsonl",
+            source: &self.source,
             scored: &self.scored,
             line_errors: &self.errors,
         }
@@ -61,5 +62,8 @@ pub fn fixture() -> Fixture {
         data,
         scored,
         errors: Vec::new(),
+        source: AnswerSource::Score {
+            responses: "r.jsonl".into(),
+        },
     }
 }
