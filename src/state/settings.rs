@@ -125,6 +125,7 @@ impl ModelSettings {
             api_key: ApiKey::new(&self.api_key),
             temperature: self.temperature,
             max_tokens: self.max_tokens,
+            params: Default::default(),
         }
     }
 

@@ -155,6 +155,7 @@ fn openai(args: &RunArgs, key: Option<ApiKey>) -> Result<Backend, CliError> {
         api_key: key,
         temperature: args.temperature,
         max_tokens: args.max_tokens,
+        params: Default::default(),
     };
     let timeout = Duration::from_secs_f64(args.timeout_s);
     Ok(Backend::OpenAi(HttpBackend::new(cfg, timeout)))

@@ -63,6 +63,8 @@ pub enum ErrorKind {
     InvalidResponse,
     /// The user cancelled the run before the call finished.
     Cancelled,
+    /// The prompt for this sample could not be rendered, so nothing was sent.
+    Prompt,
 }
 
 /// A failed call, with what the event log's `error_detail` needs.
@@ -109,7 +111,7 @@ impl CallError {
         match self.kind {
             ErrorKind::Network | ErrorKind::Timeout => true,
             ErrorKind::Http => matches!(self.status_code, Some(429) | Some(500..=599)),
-            ErrorKind::InvalidResponse | ErrorKind::Cancelled => false,
+            ErrorKind::InvalidResponse | ErrorKind::Cancelled | ErrorKind::Prompt => false,
         }
     }
 

@@ -21,6 +21,11 @@ pub struct OpenAiConfig {
     pub temperature: Option<f64>,
     /// Maximum tokens in the answer.
     pub max_tokens: Option<u32>,
+    /// Further body parameters (a task's `default_params` merged with the model
+    /// registry's: `response_format`, `top_p`, `seed`, ...). `model`, `messages`
+    /// and `stream` are always the run's own; `temperature` and `max_tokens`
+    /// above win when set.
+    pub params: serde_json::Map<String, Value>,
 }
 
 /// Settings that are safe to publish (reports, logs): everything but the key.
@@ -84,7 +89,10 @@ pub fn chat_url(base_url: &str) -> String {
 
 /// Builds the chat completion request for these messages.
 pub fn build_request(cfg: &OpenAiConfig, messages: &[ChatMessage]) -> HttpRequest {
-    let mut body = json!({ "model": cfg.model, "messages": messages, "stream": false });
+    let mut body = Value::Object(cfg.params.clone());
+    body["model"] = json!(cfg.model);
+    body["messages"] = json!(messages);
+    body["stream"] = json!(false);
     if let Some(t) = cfg.temperature {
         body["temperature"] = json!(t);
     }
@@ -269,7 +277,23 @@ mod tests {
             api_key: ApiKey::new("sk-test-123"),
             temperature: Some(0.0),
             max_tokens: Some(64),
+            params: Default::default(),
         }
+    }
+
+    #[test]
+    fn extra_params_go_into_the_body_but_cannot_replace_the_run_s_own() {
+        let mut c = cfg();
+        c.params = serde_json::from_str(
+            r#"{"response_format": {"type": "json_object"}, "model": "other", "temperature": 1, "stream": true}"#,
+        )
+        .expect("json");
+        let req = build_request(&c, &[ChatMessage::new("user", "hi")]);
+        let body: Value = serde_json::from_str(&req.body).expect("json body");
+        assert_eq!(body["response_format"]["type"], "json_object");
+        assert_eq!(body["model"], "m");
+        assert_eq!(body["temperature"], 0.0);
+        assert_eq!(body["stream"], false);
     }
 
     #[test]

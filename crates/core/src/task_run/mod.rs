@@ -10,6 +10,8 @@
 
 pub mod artifacts;
 pub mod data;
+pub mod engine;
+pub mod events;
 pub mod fingerprint;
 pub mod markdown;
 pub mod meta;

@@ -83,7 +83,7 @@ pub struct RunDescription {
 }
 
 /// One model as called: what `model_snapshot.json` records. Never a key.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct ModelSettings {
     /// Registry name (what reports show).
     pub name: String,
