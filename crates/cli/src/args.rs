@@ -95,12 +95,36 @@ pub enum LangArg {
     En,
 }
 
-/// Options of `evalpage run`.
+/// Options of `evalpage run`: a RAG check (the default), or with `--task` a
+/// spec 004 task over one or more models.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The dataset, JSONL with `q`, `gold`, `doc_hint` per line.
+    /// The dataset: JSONL with `q`, `gold`, `doc_hint` per line; with `--task`,
+    /// in the format the task reads.
     #[arg(long, value_name = "FILE")]
     pub dataset: PathBuf,
+    /// Run a task (a preset name: event_eval, support_qa, rag_qa; or a task
+    /// YAML file) instead of the RAG check.
+    #[arg(long, value_name = "NAME|FILE.yaml", conflicts_with_all = ["provider", "endpoint", "model", "api_key_env", "system_prompt", "resume_from"])]
+    pub task: Option<String>,
+    /// With --task: the models to evaluate, comma-separated registry names
+    /// (with --mock, any names: each is a differently seeded mock model).
+    #[arg(long, value_name = "A,B", value_delimiter = ',', requires = "task")]
+    pub models: Vec<String>,
+    /// With --task: the model registry JSON ({"models": [{"name", "base_url",
+    /// "model", "api_key_env", "default_params"}]}).
+    #[arg(long, value_name = "FILE", requires = "task")]
+    pub model_registry: Option<PathBuf>,
+    /// With --task: answer with the deterministic offline mock model
+    /// (schema-valid JSON), no endpoint, no key.
+    #[arg(long, requires = "task")]
+    pub mock: bool,
+    /// With --task: only the first N valid samples.
+    #[arg(long, value_name = "N", requires = "task", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_samples: Option<u64>,
+    /// With --task: the dataset's spec 003 `metadata.json`.
+    #[arg(long, value_name = "FILE", requires = "task")]
+    pub metadata: Option<PathBuf>,
     /// Model provider [default: openai when --endpoint is given].
     #[arg(long, value_enum)]
     pub provider: Option<Provider>,
@@ -174,6 +198,13 @@ pub struct MockArgs {
     /// (others get the demo model's answer).
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
+    /// Answer the prompts of this task's samples (from --dataset) with the task
+    /// mock model, per requested model name, as `run --task --mock` does.
+    #[arg(long, value_name = "NAME|FILE.yaml", requires = "dataset")]
+    pub task: Option<String>,
+    /// The dataset whose prompts --task answers.
+    #[arg(long, value_name = "FILE", requires = "task")]
+    pub dataset: Option<PathBuf>,
     /// Log one line per request to stderr (method, path, status; never headers).
     #[arg(long)]
     pub log: bool,
@@ -279,6 +310,38 @@ mod tests {
             (a.task.as_str(), a.lang, a.metadata),
             ("event_eval", LangArg::Zh, None)
         );
+        let cli = Cli::try_parse_from([
+            "evalpage",
+            "run",
+            "--task",
+            "event_eval",
+            "--dataset",
+            "d",
+            "--models",
+            "a,b",
+            "--model-registry",
+            "r.json",
+            "--max-samples",
+            "3",
+            "--out",
+            "o",
+        ])
+        .expect("task run parses");
+        let Command::Run(a) = cli.command else {
+            panic!("expected run")
+        };
+        assert_eq!(a.models, ["a", "b"]);
+        assert_eq!(a.max_samples, Some(3));
+        for bad in [
+            vec!["--models", "a"],
+            vec!["--mock"],
+            vec!["--task", "t", "--endpoint", "http://h"],
+            vec!["--task", "t", "--max-samples", "0"],
+        ] {
+            let mut argv = vec!["evalpage", "run", "--dataset", "d", "--out", "o"];
+            argv.extend(bad.iter().copied());
+            assert!(Cli::try_parse_from(&argv).is_err(), "{argv:?}");
+        }
         let cli = Cli::try_parse_from(["evalpage", "task", "check", "t.yaml"]).expect("check");
         assert!(matches!(cli.command, Command::Task(TaskCommand::Check(_))));
         assert!(Cli::try_parse_from(["evalpage", "score", "--task", "x"]).is_err());

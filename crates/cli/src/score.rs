@@ -25,7 +25,7 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     let started_at_ms = now_ms();
     let loaded = task_file::load(&args.task)?;
     let format = DatasetFormat::for_task(&loaded.task);
-    let (bytes, data) = read_dataset(args, format)?;
+    let (bytes, data) = read_dataset(&args.dataset, args.metadata.as_deref(), format, None)?;
     let resp = read_responses(&args.responses)?;
     let scored = score::score(&loaded.task, &data, &resp);
     report_skipped(&scored.unknown);
@@ -59,20 +59,24 @@ struct Inputs<'a> {
     line_errors: &'a [LineError],
 }
 
-fn read_dataset(
-    args: &ScoreArgs,
+/// Reads a task's dataset (and its optional `metadata.json`), reporting each
+/// skipped line on stderr; an error when no sample is usable.
+pub(crate) fn read_dataset(
+    path: &Path,
+    metadata: Option<&Path>,
     format: DatasetFormat,
+    max: Option<usize>,
 ) -> Result<(Vec<u8>, TaskDataset), CliError> {
-    let name = args.dataset.display().to_string();
-    let bytes = std::fs::read(&args.dataset).map_err(|source| CliError::DatasetRead {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| CliError::DatasetRead {
         path: name.clone(),
         source,
     })?;
-    let meta = match &args.metadata {
+    let meta = match metadata {
         Some(p) => Some(read_metadata(p)?),
         None => None,
     };
-    let data = data::load(&name, &bytes, format, meta.as_ref());
+    let data = data::load_first(&name, &bytes, format, meta.as_ref(), max);
     report_skipped(&data.errors);
     if data.samples.is_empty() {
         return Err(CliError::Input {
@@ -119,7 +123,7 @@ fn read_responses(path: &Path) -> Result<responses::ResponseSet, CliError> {
     Ok(set)
 }
 
-fn report_skipped(errors: &[LineError]) {
+pub(crate) fn report_skipped(errors: &[LineError]) {
     for e in errors {
         eprintln!("evalpage: skipped {e}");
     }
@@ -165,7 +169,7 @@ fn run_meta(args: &ScoreArgs, started_at_ms: u64) -> RunMeta {
 }
 
 /// One line per model on stdout: answered, parse problems, metric means.
-fn print_summary(scored: &Scored) {
+pub(crate) fn print_summary(scored: &Scored) {
     for m in &scored.models {
         let means: Vec<String> = m
             .aggregates
@@ -188,14 +192,14 @@ fn write(dir: &Path, name: &str, text: &str) -> Result<(), CliError> {
     std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))
 }
 
-fn lang(l: LangArg) -> Lang {
+pub(crate) fn lang(l: LangArg) -> Lang {
     match l {
         LangArg::Zh => Lang::Zh,
         LangArg::En => Lang::En,
     }
 }
 
-fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     let since = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();

@@ -36,9 +36,13 @@ const CORS: &[(&str, &str)] = &[
 
 /// Serves until the process is killed.
 pub fn serve(args: &MockArgs) -> Result<(), CliError> {
-    let answers = Arc::new(match &args.answers {
+    let answers = match &args.answers {
         Some(path) => Answers::load(path)?,
         None => Answers::default(),
+    };
+    let answers = Arc::new(match (&args.task, &args.dataset) {
+        (Some(task), Some(dataset)) => answers.with_task(task, dataset)?,
+        _ => answers,
     });
     let (server, port) = bind(args.port)?;
     announce(port);

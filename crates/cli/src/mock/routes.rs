@@ -154,14 +154,7 @@ fn parse_chat(body: &str) -> Result<(String, Vec<ChatMessage>), String> {
 
 /// The `chat.completion` object for these messages.
 pub fn completion(model: &str, messages: &[ChatMessage], answers: &Answers) -> Value {
-    let question = messages
-        .iter()
-        .rev()
-        .find(|m| m.role == "user")
-        .map(|m| m.content.as_str());
-    let answer = question
-        .and_then(|q| answers.get(q))
-        .map_or_else(|| demo::answer(messages), str::to_string);
+    let answer = answers.answer(model, messages);
     let prompt_tokens: usize = messages.iter().map(|m| rough_tokens(&m.content)).sum();
     let completion_tokens = rough_tokens(&answer);
     let id = format!("chatcmpl-evalpage-{:016x}", demo::fnv1a(&answer));

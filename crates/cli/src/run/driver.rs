@@ -1,16 +1,17 @@
-//! The run loop. The main thread owns the engine; each `Command::Send` is
+//! The run loop, for both kinds of run (a RAG [`Engine`] and a
+//! [`TaskEngine`]). The main thread owns the engine; each `Command::Send` is
 //! performed on its own worker thread (concurrency is small and bounded by the
 //! engine), whose outcome comes back over a channel. Between outcomes the loop
 //! sleeps in `recv_timeout` until the engine's `wake_at`, then feeds a `Tick`.
-//! Events are written and console lines printed as each step produces them.
+//! Each step's events and finished cases go to the caller's `on_step` as the
+//! step is produced (it writes the logs and prints console lines).
 
-use super::backend::Backend;
 use super::clock::Clock;
-use super::output::{say, Output};
 use crate::error::CliError;
-use evalpage_core::console::case_line;
 use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::run::{Command, Engine, Input, RunStatus, Step};
+use evalpage_core::task_run::engine::TaskEngine;
+use evalpage_core::task_run::events::TaskRecord;
 use std::collections::HashMap;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
@@ -29,9 +30,51 @@ struct Settled {
     outcome: CallOutcome,
 }
 
+/// A sans-IO run the loop can drive.
+pub trait Drivable {
+    /// Its event record type.
+    type Event;
+    /// `start` of the engine.
+    fn start(&mut self, now_ms: u64) -> Step<Self::Event>;
+    /// `handle` of the engine.
+    fn handle(&mut self, input: Input, now_ms: u64) -> Step<Self::Event>;
+    /// Whether it still runs.
+    fn status(&self) -> RunStatus;
+}
+
+impl Drivable for Engine {
+    type Event = evalpage_core::events::Record;
+    fn start(&mut self, now_ms: u64) -> Step<Self::Event> {
+        Engine::start(self, now_ms)
+    }
+    fn handle(&mut self, input: Input, now_ms: u64) -> Step<Self::Event> {
+        Engine::handle(self, input, now_ms)
+    }
+    fn status(&self) -> RunStatus {
+        Engine::status(self)
+    }
+}
+
+impl Drivable for TaskEngine {
+    type Event = TaskRecord;
+    fn start(&mut self, now_ms: u64) -> Step<Self::Event> {
+        TaskEngine::start(self, now_ms)
+    }
+    fn handle(&mut self, input: Input, now_ms: u64) -> Step<Self::Event> {
+        TaskEngine::handle(self, input, now_ms)
+    }
+    fn status(&self) -> RunStatus {
+        TaskEngine::status(self)
+    }
+}
+
+/// Answers job `case` with these messages; blocks until the model answers,
+/// fails or times out. Called on worker threads.
+pub type Caller = Arc<dyn Fn(usize, &[ChatMessage]) -> CallOutcome + Send + Sync>;
+
 /// The loop's state besides the engine.
 struct Driver {
-    backend: Arc<Backend>,
+    call: Caller,
     tx: Sender<Settled>,
     rx: Receiver<Settled>,
     /// Case -> attempt of the request whose outcome is awaited.
@@ -40,39 +83,49 @@ struct Driver {
     ticked: Option<u64>,
 }
 
-/// Runs the engine to the end, writing each event record as it is produced.
-pub fn drive(
-    engine: &mut Engine,
-    backend: Backend,
+/// Runs the engine to the end; `on_step(engine, events, finished cases)` is
+/// called for every step, in order.
+pub fn drive<R, F>(
+    engine: &mut R,
+    call: Caller,
     clock: &Clock,
-    out: &mut Output,
-) -> Result<(), CliError> {
+    mut on_step: F,
+) -> Result<(), CliError>
+where
+    R: Drivable,
+    F: FnMut(&R, Vec<R::Event>, Vec<usize>) -> Result<(), CliError>,
+{
     let (tx, rx) = channel();
     let mut d = Driver {
-        backend: Arc::new(backend),
+        call,
         tx,
         rx,
         in_flight: HashMap::new(),
         ticked: None,
     };
     let step = engine.start(clock.now_ms());
-    let mut wake = d.apply(engine, step, out)?;
+    let mut wake = d.apply(engine, step, &mut on_step)?;
     while engine.status() == RunStatus::Running {
         let input = d.next_input(wake, clock);
         let step = engine.handle(input, clock.now_ms());
-        wake = d.apply(engine, step, out)?;
+        wake = d.apply(engine, step, &mut on_step)?;
     }
     Ok(())
 }
 
 impl Driver {
-    /// Performs a step: starts and aborts requests, writes events, prints case lines.
-    fn apply(
+    /// Performs a step: starts and aborts requests, then hands the events and
+    /// finished cases to `on_step`.
+    fn apply<R, F>(
         &mut self,
-        engine: &Engine,
-        step: Step,
-        out: &mut Output,
-    ) -> Result<Option<u64>, CliError> {
+        engine: &R,
+        step: Step<R::Event>,
+        on_step: &mut F,
+    ) -> Result<Option<u64>, CliError>
+    where
+        R: Drivable,
+        F: FnMut(&R, Vec<R::Event>, Vec<usize>) -> Result<(), CliError>,
+    {
         for command in step.commands {
             match command {
                 Command::Send {
@@ -87,27 +140,18 @@ impl Driver {
                 }
             }
         }
-        for record in step.events {
-            out.record(record)?;
-        }
-        let lang = engine.config().info.lang;
-        for case in step.finished {
-            if let (Some(c), Some(Some(r))) = (engine.cases().get(case), engine.results().get(case))
-            {
-                say(&case_line(lang, c, r));
-            }
-        }
+        on_step(engine, step.events, step.finished)?;
         Ok(step.wake_at)
     }
 
     /// Starts a worker thread for one request.
     fn send(&mut self, case: usize, attempt: u32, messages: Vec<ChatMessage>) {
         self.in_flight.insert(case, attempt);
-        let (backend, tx) = (Arc::clone(&self.backend), self.tx.clone());
+        let (call, tx) = (Arc::clone(&self.call), self.tx.clone());
         let spawned = thread::Builder::new()
             .name(format!("evalpage-case-{case}"))
             .spawn(move || {
-                let outcome = backend.call(&messages);
+                let outcome = call(case, &messages);
                 // The receiver is gone only when the run is over; nothing to do then.
                 let _ = tx.send(Settled {
                     case,

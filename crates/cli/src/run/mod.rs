@@ -9,17 +9,21 @@ mod http;
 mod output;
 mod resume;
 mod setup;
+mod task;
 
 use crate::args::RunArgs;
 use crate::error::CliError;
 use clock::Clock;
-use evalpage_core::console::{finish_line, start_line};
+use evalpage_core::console::{case_line, finish_line, start_line};
 use evalpage_core::report::RunMetrics;
 use evalpage_core::run::{Engine, RunStatus};
 use output::{say, Output, REPORT_JSON, REPORT_MD};
 
 /// Runs an evaluation: exit status 0 means it finished, failed cases included.
 pub fn execute(args: &RunArgs) -> Result<(), CliError> {
+    if let Some(spec) = &args.task {
+        return task::execute(args, spec);
+    }
     let clock = Clock::start();
     let argv = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
@@ -44,7 +48,21 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
             total - taken
         );
     }
-    driver::drive(&mut engine, plan.backend, &clock, &mut out)?;
+    let backend = std::sync::Arc::new(plan.backend);
+    let call: driver::Caller = std::sync::Arc::new(move |_, m: &[_]| backend.call(m));
+    driver::drive(&mut engine, call, &clock, |engine, events, finished| {
+        for record in events {
+            out.record(record)?;
+        }
+        let lang = engine.config().info.lang;
+        for case in finished {
+            if let (Some(c), Some(Some(r))) = (engine.cases().get(case), engine.results().get(case))
+            {
+                say(&case_line(lang, c, r));
+            }
+        }
+        Ok(())
+    })?;
     out.write_reports(&engine, clock.now_ms())?;
     let cancelled = engine.status() == RunStatus::Cancelled;
     let metrics = RunMetrics::from_results(engine.results());

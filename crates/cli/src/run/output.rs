@@ -6,6 +6,7 @@ use crate::error::CliError;
 use evalpage_core::events::{self, Record};
 use evalpage_core::report::{self, EvaluationResult};
 use evalpage_core::run::Engine;
+use evalpage_core::task_run::events::TaskRecord;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -59,6 +60,15 @@ impl Output {
             .map_err(|e| CliError::output(&self.path(JSONL), e))
     }
 
+    /// Appends one record of a task run to both logs and flushes them.
+    pub fn task_record(&mut self, record: TaskRecord) -> Result<(), CliError> {
+        let record = super::task::with_report_path(record, &self.path(REPORT_JSON));
+        append(&mut self.seq, &events::to_json_seq(&record))
+            .map_err(|e| CliError::output(&self.path(JSON_SEQ), e))?;
+        append(&mut self.jsonl, &events::to_jsonl(&record))
+            .map_err(|e| CliError::output(&self.path(JSONL), e))
+    }
+
     /// Writes `report.json` (pretty) and `report.md` for a stopped engine.
     pub fn write_reports(&self, engine: &Engine, now_ms: u64) -> Result<(), CliError> {
         let report: EvaluationResult = report::build(engine, now_ms);
@@ -69,7 +79,8 @@ impl Output {
         self.write_file(REPORT_MD, &report::render_markdown(engine, &report, lang))
     }
 
-    fn write_file(&self, name: &str, text: &str) -> Result<(), CliError> {
+    /// Writes (replaces) one file in the output directory.
+    pub fn write_file(&self, name: &str, text: &str) -> Result<(), CliError> {
         let path = self.path(name);
         std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))
     }

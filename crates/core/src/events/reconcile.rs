@@ -39,6 +39,14 @@ const COUNTS: &[(&str, &str)] = &[
     ("failed_calls", "failed_calls"),
 ];
 
+/// The counts of a task run (report with a `cases` list).
+const TASK_COUNTS: &[(&str, &str)] = &[
+    ("cases_total", "cases"),
+    ("passed_cases", "passed_cases"),
+    ("failed_calls", "failed_calls"),
+    ("parse_problem_cases", "parse_problem_cases"),
+];
+
 /// Compares a final report (`report.json` as JSON) with an event log.
 pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
     let mut checks = Vec::new();
@@ -51,12 +59,19 @@ pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
     }
     let summary = log.of_type("summary").last();
     let show = |v: Option<&Value>| v.map_or(MISSING.to_string(), |v| v.to_string());
-    let report_run = report.pointer("/report/experiment/run/run_id");
+    let report_run = report
+        .pointer("/report/experiment/run/run_id")
+        .or_else(|| report.pointer("/report/experiment/run_config/run_id"));
     let log_run = summary
         .or_else(|| log.records.first())
         .and_then(|r| r.get("run_id"));
     checks.push(check("run_id", show(report_run), show(log_run)));
-    for (log_key, report_key) in COUNTS {
+    let counts = if report.get("cases").is_some() {
+        TASK_COUNTS
+    } else {
+        COUNTS
+    };
+    for (log_key, report_key) in counts {
         let r = report.pointer(&format!("/metrics/{report_key}"));
         let l = summary.and_then(|s| s.pointer(&format!("/metrics/{log_key}")));
         checks.push(check(
@@ -70,7 +85,7 @@ pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
         .of_type("case")
         .filter_map(|c| {
             Some((
-                c.get("case_id")?.as_str()?.to_string(),
+                case_key(c.get("model"), c.get("case_id")?.as_str()?),
                 c.get("passed")?.as_bool()?,
             ))
         })
@@ -134,9 +149,30 @@ fn check(name: &str, report: String, log: String) -> Check {
 
 const MISSING: &str = "(missing)";
 
-/// `passed` per case from the report's scores (accuracy and citation both 1).
+/// A case's key: its id, prefixed by the model in a task run (one case per
+/// sample and model).
+fn case_key(model: Option<&Value>, id: &str) -> String {
+    match model.and_then(Value::as_str) {
+        Some(m) => format!("{m}/{id}"),
+        None => id.to_string(),
+    }
+}
+
+/// `passed` per case: a task report's `cases` verdicts, else (RAG report) from
+/// the scores (accuracy and citation both 1).
 fn verdicts_from_report(report: &Value) -> BTreeMap<String, bool> {
     let mut out: BTreeMap<String, bool> = BTreeMap::new();
+    if let Some(cases) = report.get("cases").and_then(Value::as_array) {
+        for c in cases {
+            if let (Some(id), Some(p)) = (
+                c.get("sample_id").and_then(Value::as_str),
+                c.get("passed").and_then(Value::as_bool),
+            ) {
+                out.insert(case_key(c.get("model"), id), p);
+            }
+        }
+        return out;
+    }
     for s in report
         .get("scores")
         .and_then(Value::as_array)

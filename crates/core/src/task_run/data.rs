@@ -92,11 +92,27 @@ pub fn load(
     format: DatasetFormat,
     meta: Option<&MetadataFile>,
 ) -> TaskDataset {
-    let (samples, errors) = match format {
+    load_first(name, bytes, format, meta, None)
+}
+
+/// Like [`load`], keeping only the first `max` valid samples (`--max-samples`);
+/// the report's dataset block counts what is kept. Line errors are all kept:
+/// a bad line is reported wherever it is.
+pub fn load_first(
+    name: &str,
+    bytes: &[u8],
+    format: DatasetFormat,
+    meta: Option<&MetadataFile>,
+    max: Option<usize>,
+) -> TaskDataset {
+    let (mut samples, errors) = match format {
         DatasetFormat::Samples => generic(name, bytes),
         DatasetFormat::TestSamples => spec_003(name, bytes),
         DatasetFormat::Rag => rag_cases(name, bytes),
     };
+    if let Some(max) = max {
+        samples.truncate(max);
+    }
     let tallies = samples
         .iter()
         .map(|s| (s.language.as_deref(), s.tags.as_slice()));

@@ -112,10 +112,25 @@ impl AnswerSource {
 pub struct TaskReport {
     /// Counts over every sample × model, for reconciliation with the event log.
     pub metrics: TaskMetrics,
+    /// One verdict per sample × model (the event log's `case` records say the same).
+    pub cases: Vec<CaseVerdict>,
     /// Every sample × metric × model score.
     pub scores: Vec<EvalScore>,
     /// The aggregates.
     pub report: TaskEvaluationReport,
+}
+
+/// Whether one model's answer to one sample was usable.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CaseVerdict {
+    /// Model name.
+    pub model: String,
+    /// Sample id.
+    pub sample_id: String,
+    /// `ok`, `no_response` or `failed`.
+    pub status: AnswerStatus,
+    /// Answered and read without a parse problem.
+    pub passed: bool,
 }
 
 /// Counts over every sample × model (the event log's `summary.metrics`).
@@ -228,6 +243,20 @@ pub fn build(input: &ReportInput<'_>) -> TaskReport {
     }
     TaskReport {
         metrics: TaskMetrics::of(&scored.models),
+        cases: scored
+            .models
+            .iter()
+            .flat_map(|m| {
+                m.results.iter().filter_map(move |r| {
+                    Some(CaseVerdict {
+                        model: m.model.clone(),
+                        sample_id: samples.get(r.index)?.sample.id.clone(),
+                        status: r.status,
+                        passed: r.status == AnswerStatus::Ok && !r.has_parse_problem(),
+                    })
+                })
+            })
+            .collect(),
         scores: per_model.into_iter().flatten().collect(),
         report: TaskEvaluationReport {
             experiment: experiment(input),

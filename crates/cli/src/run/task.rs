@@ -1,0 +1,321 @@
+//! `evalpage run --task`: a spec 004 task over one or more models. The task
+//! and its template are resolved like `evalpage score` does (`task_file`), the
+//! dataset is read in the task's format, each model comes from the registry
+//! (or is a mock model with `--mock`), and the core's `TaskEngine` runs every
+//! sample × model through the same driver as the RAG run. The event logs are
+//! written record by record; at the end every artifact is written by the
+//! core's renderer (the same files as `evalpage score` and the page's zip).
+
+use super::clock::Clock;
+use super::driver::{self, Caller};
+use super::http::HttpBackend;
+use super::output::{say, Output};
+use crate::args::RunArgs;
+use crate::error::CliError;
+use crate::score;
+use crate::task_file::{self, LoadedTask};
+use evalpage_core::dataset::sample::Sample;
+use evalpage_core::provider::openai::OpenAiConfig;
+use evalpage_core::provider::{strip_query, ApiKey, CallOutcome, ChatMessage};
+use evalpage_core::run::{RunSettings, RunStatus};
+use evalpage_core::task::Task;
+use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
+use evalpage_core::task_run::events::{parse_problems, TaskRecord};
+use evalpage_core::task_run::meta::RunMeta;
+use evalpage_core::task_run::registry::{merged_params, ModelEntry, Registry};
+use evalpage_core::task_run::report::{AnswerSource, ModelSettings, RunDescription};
+use evalpage_core::task_run::score::AnswerStatus;
+use evalpage_core::task_run::{artifacts, mock, DatasetFormat};
+use serde_json::{json, Map, Value};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Who answers one model's requests.
+enum Answerer {
+    /// The deterministic mock model under this name.
+    Mock {
+        task: Arc<Task>,
+        samples: Arc<Vec<Sample>>,
+        name: String,
+    },
+    /// An OpenAI-compatible endpoint.
+    Http(HttpBackend),
+}
+
+impl Answerer {
+    fn call(&self, sample: usize, messages: &[ChatMessage]) -> CallOutcome {
+        match self {
+            Answerer::Mock {
+                task,
+                samples,
+                name,
+            } => match samples.get(sample) {
+                Some(s) => CallOutcome::Answer(mock::answer(task, s, name, messages)),
+                None => CallOutcome::Answer(String::new()),
+            },
+            Answerer::Http(h) => h.call(messages),
+        }
+    }
+}
+
+/// Runs `--task`.
+pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
+    let clock = Clock::start();
+    let argv: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let loaded = task_file::load(task_spec)?;
+    let format = DatasetFormat::for_task(&loaded.task);
+    let max = args
+        .max_samples
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+    let (bytes, data) = score::read_dataset(&args.dataset, args.metadata.as_deref(), format, max)?;
+    let models = models(args, &loaded.task)?;
+    let settings = RunSettings {
+        concurrency: usize::from(args.concurrency),
+        max_attempts: args.max_attempts,
+        timeout_ms: (args.timeout_s * 1000.0).round() as u64,
+        ..RunSettings::default()
+    };
+    let backend = if args.mock { "mock" } else { "openai" };
+    let run_id = clock.run_id().replacen("eval_rag", "eval_task", 1);
+    let model_settings: Vec<ModelSettings> = models.iter().map(|(m, _)| m.clone()).collect();
+    let cfg = TaskRunConfig {
+        run_id: run_id.clone(),
+        tool: "evalpage-cli".into(),
+        started_at_ms: clock.started_at_ms(),
+        backend: backend.into(),
+        models: model_settings.clone(),
+        settings,
+        argv: argv.clone(),
+    };
+    let LoadedTask {
+        task,
+        template,
+        info,
+    } = &loaded;
+    let mut engine = TaskEngine::new(cfg, task.clone(), info.clone(), template, &data);
+    let n = data.samples.len();
+    let task_arc = Arc::new(task.clone());
+    let samples = Arc::new(data.samples.iter().map(|s| s.sample.clone()).collect());
+    let answerers: Vec<Answerer> = models
+        .into_iter()
+        .map(|(m, key)| {
+            if args.mock {
+                Answerer::Mock {
+                    task: Arc::clone(&task_arc),
+                    samples: Arc::clone(&samples),
+                    name: m.name.clone(),
+                }
+            } else {
+                Answerer::Http(http_backend(&m, key, args))
+            }
+        })
+        .collect();
+    let call: Caller = Arc::new(move |job, messages: &[ChatMessage]| {
+        match answerers.get(job.checked_div(n).unwrap_or(0)) {
+            Some(a) => a.call(job % n.max(1), messages),
+            None => CallOutcome::Answer(String::new()),
+        }
+    });
+    let mut out = Output::create(&args.out)?;
+    say(&format!(
+        "[EVAL] task {} ({} {}): {} samples x {} model(s)",
+        info.name,
+        info.prompt_name,
+        info.prompt_version,
+        n,
+        model_settings.len()
+    ));
+    driver::drive(&mut engine, call, &clock, |engine, events, finished| {
+        for record in events {
+            out.task_record(record)?;
+        }
+        for job in finished {
+            if let Some(line) = case_line(engine, job) {
+                say(&line);
+            }
+        }
+        Ok(())
+    })?;
+    let scored = engine.scored();
+    let source = AnswerSource::Run(RunDescription {
+        run_id,
+        backend: backend.into(),
+        models: model_settings,
+        settings,
+    });
+    let meta = RunMeta {
+        tool: "evalpage-cli".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        argv,
+        dataset: args.dataset.display().to_string(),
+        metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
+        started_at_ms: clock.started_at_ms(),
+        ended_at_ms: clock.now_ms(),
+    };
+    let files = artifacts::render(&artifacts::Inputs {
+        task,
+        info,
+        data: &data,
+        dataset_bytes: &bytes,
+        scored: &scored,
+        line_errors: &data.errors,
+        source: &source,
+        meta: &meta,
+        lang: score::lang(args.lang),
+    })
+    .map_err(|e| CliError::output(&out.path("summary.csv"), std::io::Error::other(e)))?;
+    for (name, text) in &files {
+        out.write_file(name, text)?;
+    }
+    score::print_summary(&scored);
+    if engine.status() == RunStatus::Cancelled {
+        eprintln!("evalpage: the run stopped before every case settled");
+    }
+    eprintln!(
+        "evalpage: wrote {} files to {}",
+        files.len() + artifacts::EVENT_FILES.len(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// The models to run, each with its key (read from its `api_key_env`).
+fn models(args: &RunArgs, task: &Task) -> Result<Vec<(ModelSettings, Option<ApiKey>)>, CliError> {
+    if args.mock {
+        let names = if args.models.is_empty() {
+            vec!["mock".to_string()]
+        } else {
+            args.models.clone()
+        };
+        return Ok(names
+            .into_iter()
+            .map(|name| {
+                let s = ModelSettings {
+                    model: name.clone(),
+                    name,
+                    base_url: None,
+                    api_key_env: None,
+                    params: task.default_params.clone(),
+                };
+                (s, None)
+            })
+            .collect());
+    }
+    let (Some(path), false) = (&args.model_registry, args.models.is_empty()) else {
+        return Err(CliError::Usage(
+            "with --task give --models A,B --model-registry FILE, or --mock to check the task offline".into(),
+        ));
+    };
+    let registry = read_registry(path)?;
+    let entries = registry
+        .select(&args.models)
+        .map_err(|message| CliError::Input {
+            path: path.display().to_string(),
+            message,
+        })?;
+    entries
+        .into_iter()
+        .map(|e| {
+            let key = read_key(&e, path)?;
+            Ok((settings_of(&e, task, args), key))
+        })
+        .collect()
+}
+
+fn read_registry(path: &Path) -> Result<Registry, CliError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| CliError::Input {
+        path: shown.clone(),
+        message: e.to_string(),
+    })?;
+    Registry::parse(&shown, &text).map_err(|errs| CliError::TaskInvalid {
+        path: shown,
+        errors: errs.iter().map(ToString::to_string).collect(),
+    })
+}
+
+/// The request settings of a registry model: the task's parameters, the
+/// registry's over them, and `--temperature` / `--max-tokens` over both.
+fn settings_of(e: &ModelEntry, task: &Task, args: &RunArgs) -> ModelSettings {
+    let mut params: Map<String, Value> = merged_params(&task.default_params, &e.default_params);
+    if let Some(t) = args.temperature {
+        params.insert("temperature".into(), json!(t));
+    }
+    if let Some(m) = args.max_tokens {
+        params.insert("max_tokens".into(), json!(m));
+    }
+    ModelSettings {
+        name: e.name.clone(),
+        model: e.model_id().to_string(),
+        base_url: Some(strip_query(e.base_url.trim())),
+        api_key_env: e.api_key_env.clone(),
+        params,
+    }
+}
+
+fn read_key(e: &ModelEntry, registry: &Path) -> Result<Option<ApiKey>, CliError> {
+    let Some(var) = &e.api_key_env else {
+        return Ok(None);
+    };
+    let value = std::env::var(var).unwrap_or_default();
+    ApiKey::new(&value).map(Some).ok_or_else(|| {
+        CliError::Usage(format!(
+            "model `{}` ({}): its key variable {var} is not set or empty",
+            e.name,
+            registry.display()
+        ))
+    })
+}
+
+fn http_backend(m: &ModelSettings, key: Option<ApiKey>, args: &RunArgs) -> HttpBackend {
+    let cfg = OpenAiConfig {
+        base_url: m.base_url.clone().unwrap_or_default(),
+        model: m.model.clone(),
+        api_key: key,
+        temperature: None,
+        max_tokens: None,
+        params: m.params.clone(),
+    };
+    HttpBackend::new(cfg, Duration::from_secs_f64(args.timeout_s))
+}
+
+/// `[EVAL] model sample_id - ok | parse problem: ... | failed: ...`.
+fn case_line(engine: &TaskEngine, job: usize) -> Option<String> {
+    let j = engine.job(job)?;
+    let r = engine.results().get(j.model)?.get(j.sample)?.as_ref()?;
+    let model = &engine.config().models.get(j.model)?.name;
+    let id = &engine.samples().get(j.sample)?.sample.id;
+    let what = match (&r.status, &r.error) {
+        (AnswerStatus::Ok, _) if r.has_parse_problem() => {
+            format!("parse problem: {}", parse_problems(r).join("; "))
+        }
+        (AnswerStatus::Ok, _) => {
+            let values: Vec<String> = r
+                .scores
+                .iter()
+                .map(|(n, s)| match s.value {
+                    Some(v) => format!("{n}={v:.3}"),
+                    None => format!("{n}=skipped"),
+                })
+                .collect();
+            format!("ok | {}", values.join(" "))
+        }
+        (_, Some(e)) => format!("failed: {}", e.cause),
+        (_, None) => "failed".to_string(),
+    };
+    Some(format!("[EVAL] {model} {id} - {what}"))
+}
+
+/// A task run's summary record names the final report, like the RAG run's.
+pub(super) fn with_report_path(record: TaskRecord, report: &Path) -> TaskRecord {
+    match record {
+        TaskRecord::Summary(mut s) => {
+            s.final_report_path = Some(report.display().to_string());
+            TaskRecord::Summary(s)
+        }
+        other => other,
+    }
+}
