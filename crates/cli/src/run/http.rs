@@ -22,11 +22,11 @@ pub struct HttpBackend {
 impl HttpBackend {
     /// A backend whose every request (connect, send, read) ends within `timeout`.
     pub fn new(cfg: OpenAiConfig, timeout: Duration) -> HttpBackend {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
+        HttpBackend::with_agent(cfg, agent(timeout), timeout)
+    }
+
+    /// A backend on a shared agent (one connection pool for several models).
+    pub fn with_agent(cfg: OpenAiConfig, agent: ureq::Agent, timeout: Duration) -> HttpBackend {
         HttpBackend {
             cfg,
             agent,
@@ -64,6 +64,15 @@ impl HttpBackend {
             Err(e) => fail(e),
         }
     }
+}
+
+/// An agent whose every request (connect, send, read) ends within `timeout`.
+pub fn agent(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .build()
+        .into()
 }
 
 /// Turns a transport error into a `CallError` (without URL; the caller adds it).

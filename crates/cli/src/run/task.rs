@@ -8,7 +8,7 @@
 
 use super::clock::Clock;
 use super::driver::{self, Caller};
-use super::http::HttpBackend;
+use super::http::{self, HttpBackend};
 use super::output::{say, Output};
 use crate::args::RunArgs;
 use crate::error::CliError;
@@ -99,6 +99,7 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
     let n = data.samples.len();
     let task_arc = Arc::new(task.clone());
     let samples = Arc::new(data.samples.iter().map(|s| s.sample.clone()).collect());
+    let agent = http::agent(Duration::from_secs_f64(args.timeout_s));
     let answerers: Vec<Answerer> = models
         .into_iter()
         .map(|(m, key)| {
@@ -109,7 +110,7 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
                     name: m.name.clone(),
                 }
             } else {
-                Answerer::Http(http_backend(&m, key, args))
+                Answerer::Http(http_backend(&m, key, &agent, args))
             }
         })
         .collect();
@@ -270,7 +271,12 @@ fn read_key(e: &ModelEntry, registry: &Path) -> Result<Option<ApiKey>, CliError>
     })
 }
 
-fn http_backend(m: &ModelSettings, key: Option<ApiKey>, args: &RunArgs) -> HttpBackend {
+fn http_backend(
+    m: &ModelSettings,
+    key: Option<ApiKey>,
+    agent: &ureq::Agent,
+    args: &RunArgs,
+) -> HttpBackend {
     let cfg = OpenAiConfig {
         base_url: m.base_url.clone().unwrap_or_default(),
         model: m.model.clone(),
@@ -279,7 +285,7 @@ fn http_backend(m: &ModelSettings, key: Option<ApiKey>, args: &RunArgs) -> HttpB
         max_tokens: None,
         params: m.params.clone(),
     };
-    HttpBackend::new(cfg, Duration::from_secs_f64(args.timeout_s))
+    HttpBackend::with_agent(cfg, agent.clone(), Duration::from_secs_f64(args.timeout_s))
 }
 
 /// `[EVAL] model sample_id - ok | parse problem: ... | failed: ...`.

@@ -1,0 +1,312 @@
+//! `evalpage run --task` with the real binary, real files and a real mock
+//! server on loopback: the offline mock model, several models from a registry
+//! over HTTP with injected 500s (the same scores as the in-process mock), keys
+//! that never reach a file, failed calls that stay recorded, prompts that cannot
+//! be rendered, bad dataset lines, and the refusals that exit 2.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+const SECRET: &str = "sk-evalpage-task-secret-4242";
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/score")
+        .join(name)
+}
+
+fn task_run(args: &[&str], out: &Path, env: &[(&str, &str)]) -> Output {
+    let mut cmd = evalpage();
+    cmd.arg("run").args(args).arg("--out").arg(out);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    finish(cmd)
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect()
+}
+
+fn reconcile(dir: &Path) -> Output {
+    let mut cmd = evalpage();
+    cmd.args(["reconcile", "--report"])
+        .arg(dir.join("report.json"))
+        .arg("--events")
+        .arg(dir.join("report.events.json-seq"));
+    finish(cmd)
+}
+
+fn every_file_text(dir: &Path) -> String {
+    let mut all = String::new();
+    for e in std::fs::read_dir(dir).expect("out dir").flatten() {
+        all.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+    }
+    all
+}
+
+const FILES: [&str; 10] = [
+    "results.jsonl",
+    "scores.jsonl",
+    "summary.csv",
+    "report.md",
+    "report.json",
+    "run_meta.json",
+    "dataset_fingerprint.json",
+    "model_snapshot.json",
+    "report.events.jsonl",
+    "report.events.json-seq",
+];
+
+#[test]
+fn mock_with_max_samples_writes_every_artifact_with_schema_valid_answers() {
+    let s = Scratch::new("task-mock");
+    let dataset = data("event_dataset.jsonl");
+    let out = task_run(
+        &[
+            "--task",
+            "event_eval",
+            "--dataset",
+            dataset.to_str().unwrap_or_default(),
+            "--mock",
+            "--models",
+            "m1,m2",
+            "--max-samples",
+            "3",
+        ],
+        &s.0,
+        &[],
+    );
+    assert_ok(&out);
+    for f in FILES {
+        assert!(s.join(f).is_file(), "{f} missing");
+    }
+    let results = lines(&s.join("results.jsonl"));
+    assert_eq!(results.len(), 6, "3 samples x 2 models");
+    for r in &results {
+        assert_eq!(r["status"], "ok");
+        assert_eq!(r["parse_problem"], false, "{r}");
+        assert_eq!(r["attempts"], 1);
+    }
+    let models: Vec<&str> = results.iter().filter_map(|r| r["model"].as_str()).collect();
+    assert_eq!(models, ["m1", "m1", "m1", "m2", "m2", "m2"]);
+    let report = read_json(&s.join("report.json"));
+    assert_eq!(report["metrics"]["cases"], 6);
+    assert_eq!(report["report"]["experiment"]["run_config"]["mode"], "run");
+    assert_eq!(
+        report["report"]["experiment"]["dataset"]["counts"]["sample_count"],
+        3
+    );
+    let meta = read_json(&s.join("run_meta.json"));
+    assert_eq!(meta["command"], "run");
+    assert_eq!(meta["prompt_template"]["name"], "ie_json");
+    let csv = std::fs::read_to_string(s.join("summary.csv")).expect("csv");
+    let header = csv.lines().next().unwrap_or_default();
+    assert!(
+        header.starts_with("model,samples,tm_sentiment_acc"),
+        "{header}"
+    );
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert_ok(&reconcile(&s.0));
+}
+
+#[test]
+fn registry_models_over_http_score_like_the_in_process_mock_and_keys_stay_out() {
+    let dataset = data("event_dataset.jsonl");
+    let ds = dataset.to_str().unwrap_or_default();
+    let mock = Mock::start(&[
+        "--task",
+        "event_eval",
+        "--dataset",
+        ds,
+        "--fail-rate",
+        "0.2",
+        "--seed",
+        "5",
+    ]);
+    let s = Scratch::new("task-http");
+    let registry = s.write(
+        "registry.json",
+        &format!(
+            r#"{{"models": [
+                {{"name": "alpha", "base_url": "{url}", "api_key_env": "EVALPAGE_TASK_KEY", "default_params": {{"temperature": 0}}}},
+                {{"name": "beta", "base_url": "{url}", "model": "beta"}}
+            ]}}"#,
+            url = mock.url
+        ),
+    );
+    let http_out = s.join("http");
+    let out = task_run(
+        &[
+            "--task",
+            "event_eval",
+            "--dataset",
+            ds,
+            "--models",
+            "alpha,beta",
+            "--model-registry",
+            registry.to_str().unwrap_or_default(),
+            "--max-attempts",
+            "6",
+        ],
+        &http_out,
+        &[("EVALPAGE_TASK_KEY", SECRET)],
+    );
+    assert_ok(&out);
+    let mock_out = s.join("mock");
+    let out = task_run(
+        &[
+            "--task",
+            "event_eval",
+            "--dataset",
+            ds,
+            "--mock",
+            "--models",
+            "alpha,beta",
+        ],
+        &mock_out,
+        &[],
+    );
+    assert_ok(&out);
+    let summaries = |dir: &Path| read_json(&dir.join("report.json"))["report"]["summaries"].clone();
+    assert_eq!(summaries(&http_out), summaries(&mock_out));
+    let retried = lines(&http_out.join("results.jsonl"))
+        .iter()
+        .filter(|r| r["attempts"].as_u64() > Some(1))
+        .count();
+    assert!(retried > 0, "a 20% fail rate retries some calls");
+    let all = every_file_text(&http_out);
+    assert!(!all.contains(SECRET), "the key reached an output file");
+    let (stdout, stderr) = texts(&out);
+    assert!(!stdout.contains(SECRET) && !stderr.contains(SECRET));
+    let snapshot = read_json(&http_out.join("model_snapshot.json"));
+    assert_eq!(snapshot["models"][0]["api_key_env"], "EVALPAGE_TASK_KEY");
+    assert_eq!(
+        snapshot["models"][0]["settings"]["response_format"]["type"],
+        "json_object"
+    );
+    assert_eq!(snapshot["models"][0]["settings"]["temperature"], 0);
+    assert_ok(&reconcile(&http_out));
+}
+
+#[test]
+fn failed_calls_and_unrenderable_prompts_are_recorded_cases() {
+    let s = Scratch::new("task-fail");
+    let dataset = s.write(
+        "d.jsonl",
+        concat!(
+            "{\"sample_id\":\"A\",\"ticker\":\"X\",\"news_items\":[],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":0,\"gt_keywords\":[]}\n",
+            "not json at all\n",
+            "{\"sample_id\":\"B\",\"news_items\":[],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":0,\"gt_keywords\":[]}\n",
+        ),
+    );
+    let registry = s.write(
+        "r.json",
+        &format!(
+            r#"[{{"name": "down", "base_url": "http://127.0.0.1:{}/v1"}}]"#,
+            closed_port()
+        ),
+    );
+    let out = task_run(
+        &[
+            "--task",
+            "event_eval",
+            "--dataset",
+            dataset.to_str().unwrap_or_default(),
+            "--models",
+            "down",
+            "--model-registry",
+            registry.to_str().unwrap_or_default(),
+            "--max-attempts",
+            "2",
+            "--timeout-s",
+            "2",
+        ],
+        &s.join("out"),
+        &[],
+    );
+    assert_ok(&out);
+    let (_, stderr) = texts(&out);
+    assert!(stderr.contains("d.jsonl:2"), "{stderr}");
+    let results = lines(&s.join("out/results.jsonl"));
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["status"], "failed");
+    assert_eq!(results[0]["error"]["kind"], "network");
+    assert_eq!(results[0]["attempts"], 2);
+    assert_eq!(results[1]["status"], "failed");
+    assert_eq!(results[1]["error"]["kind"], "prompt");
+    assert_eq!(
+        results[1]["attempts"], 0,
+        "nothing is sent for a prompt that cannot be rendered"
+    );
+    assert!(
+        results[1]["error"]["cause"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("ticker"),
+        "{}",
+        results[1]["error"]
+    );
+    let report = read_json(&s.join("out/report.json"));
+    assert_eq!(report["metrics"]["failed_calls"], 2);
+    assert_eq!(
+        report["report"]["error_cases"].as_array().map(Vec::len),
+        Some(2)
+    );
+    assert_eq!(report["report"]["line_errors"][0]["line"], 2);
+    assert_eq!(
+        report["report"]["summaries"][0]["sample_count"], 2,
+        "failed calls stay in the denominator"
+    );
+    assert_ok(&reconcile(&s.join("out")));
+}
+
+#[test]
+fn unusable_model_choices_exit_2_with_the_reason() {
+    let s = Scratch::new("task-refuse");
+    let ds = data("event_dataset.jsonl");
+    let ds = ds.to_str().unwrap_or_default();
+    let registry = s.write(
+        "r.json",
+        r#"{"models": [{"name": "a", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "EVALPAGE_SURELY_UNSET_KEY"}]}"#,
+    );
+    let keyed = s.write(
+        "keyed.json",
+        &format!(r#"[{{"name": "a", "base_url": "http://h/v1", "api_key": "{SECRET}"}}]"#),
+    );
+    let reg = registry.to_str().unwrap_or_default();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--models", "a"], "--model-registry"),
+        (vec!["--models", "zz", "--model-registry", reg], "it has: a"),
+        (
+            vec!["--models", "a", "--model-registry", reg],
+            "EVALPAGE_SURELY_UNSET_KEY",
+        ),
+        (
+            vec![
+                "--models",
+                "a",
+                "--model-registry",
+                keyed.to_str().unwrap_or_default(),
+            ],
+            "models[0].api_key",
+        ),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec!["--task", "event_eval", "--dataset", ds];
+        args.extend(extra.iter().copied());
+        let out = task_run(&args, &s.join("o"), &[]);
+        let (_, stderr) = texts(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+        assert!(!stderr.contains(SECRET), "{stderr}");
+    }
+}

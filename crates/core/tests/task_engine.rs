@@ -1,0 +1,237 @@
+//! The task run engine driven with scripted outcomes and a simulated clock:
+//! every sample x model settles once, retries are woken on time, failed calls
+//! and unrenderable prompts stay in the denominators, the log reconciles with
+//! the report, and cancel settles everything.
+
+use evalpage_core::events::{read, reconcile, to_jsonl};
+use evalpage_core::provider::{CallError, CallOutcome, ErrorKind};
+use evalpage_core::run::{Command, Input, RunSettings, RunStatus, Step};
+use evalpage_core::task::{builtin_template, preset};
+use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
+use evalpage_core::task_run::events::TaskRecord;
+use evalpage_core::task_run::meta::RunMeta;
+use evalpage_core::task_run::report::{AnswerSource, ModelSettings, RunDescription, TaskInfo};
+use evalpage_core::task_run::{artifacts, data, mock, DatasetFormat, TaskDataset};
+use evalpage_core::Lang;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+
+const DATA: &str = concat!(
+    "{\"sample_id\":\"S1\",\"ticker\":\"A\",\"news_items\":[],\"gt_sentiment\":\"positive\",\"gt_impact_score\":2,\"gt_keywords\":[\"ai\"]}\n",
+    "{\"sample_id\":\"S2\",\"ticker\":\"B\",\"news_items\":[],\"gt_sentiment\":\"negative\",\"gt_impact_score\":-3,\"gt_keywords\":[\"loss\"]}\n",
+    "{\"sample_id\":\"S3\",\"news_items\":[],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":0,\"gt_keywords\":[]}\n",
+    "{\"sample_id\":\"S4\",\"ticker\":\"D\",\"news_items\":[{\"title\":\"x\"}],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":1,\"gt_keywords\":[\"x\"]}\n",
+);
+
+fn info() -> TaskInfo {
+    TaskInfo {
+        name: "event_eval".into(),
+        version: "v1".into(),
+        source: "preset".into(),
+        prompt_name: "ie_json".into(),
+        prompt_version: "v1".into(),
+        prompt_source: "builtin".into(),
+    }
+}
+
+fn model(name: &str) -> ModelSettings {
+    ModelSettings {
+        name: name.into(),
+        model: name.into(),
+        base_url: None,
+        api_key_env: None,
+        params: Map::new(),
+    }
+}
+
+fn setup(models: &[&str], concurrency: usize) -> (TaskEngine, TaskDataset) {
+    let task = preset("event_eval").expect("preset");
+    let template = builtin_template("ie_json").expect("template");
+    let data = data::load("d.jsonl", DATA.as_bytes(), DatasetFormat::Samples, None);
+    let cfg = TaskRunConfig {
+        run_id: "t1".into(),
+        tool: "test".into(),
+        started_at_ms: 0,
+        backend: "mock".into(),
+        models: models.iter().map(|m| model(m)).collect(),
+        settings: RunSettings {
+            concurrency,
+            max_attempts: 3,
+            ..RunSettings::default()
+        },
+        argv: vec![],
+    };
+    (TaskEngine::new(cfg, task, info(), &template, &data), data)
+}
+
+/// Runs to the end with a simulated clock: each send answers after 10 ms via
+/// `answer(job, attempt)`; wake-ups are honoured exactly when they fall due.
+fn drive(
+    engine: &mut TaskEngine,
+    mut answer: impl FnMut(&TaskEngine, usize, u32) -> CallOutcome,
+) -> (Vec<TaskRecord>, u64) {
+    let mut now = 0u64;
+    let mut events = Vec::new();
+    let mut pending: BTreeMap<(u64, usize), (usize, u32)> = BTreeMap::new();
+    let mut seq = 0;
+    let mut step: Step<TaskRecord> = engine.start(now);
+    loop {
+        for c in &step.commands {
+            if let Command::Send { case, attempt, .. } = c {
+                seq += 1;
+                pending.insert((now + 10, seq), (*case, *attempt));
+            }
+        }
+        events.append(&mut step.events);
+        if engine.status() != RunStatus::Running {
+            return (events, now);
+        }
+        let next_outcome = pending.keys().next().copied();
+        let wake = step.wake_at;
+        let outcome_first = match (next_outcome, wake) {
+            (Some((t, _)), Some(w)) => t <= w,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => panic!("stalled at {now} ms: nothing in flight, no wake-up"),
+        };
+        if let (true, Some((t, k))) = (outcome_first, next_outcome) {
+            now = now.max(t);
+            let (job, attempt) = pending.remove(&(t, k)).expect("pending");
+            let outcome = answer(engine, job, attempt);
+            step = engine.handle(Input::Outcome { case: job, outcome }, now);
+        } else if let Some(w) = wake {
+            now = now.max(w);
+            step = engine.handle(Input::Tick, now);
+        }
+    }
+}
+
+fn mock_answer(engine: &TaskEngine, job: usize) -> CallOutcome {
+    let j = engine.job(job).expect("job");
+    let name = engine.config().models[j.model].name.clone();
+    let sample = &engine.samples()[j.sample].sample;
+    let msgs = match engine.prompt(j.sample) {
+        Some(Ok(m)) => m.clone(),
+        _ => Vec::new(),
+    };
+    CallOutcome::Answer(mock::answer(engine.task(), sample, &name, &msgs))
+}
+
+fn server_error() -> CallOutcome {
+    let mut e = CallError::new(ErrorKind::Http, "HTTP 500");
+    e.status_code = Some(500);
+    CallOutcome::Failed(e)
+}
+
+#[test]
+fn every_sample_and_model_settles_once_and_retries_wake_on_time() {
+    let (mut engine, _) = setup(&["a", "b"], 2);
+    let mut sent: HashMap<usize, u32> = HashMap::new();
+    let (events, end) = drive(&mut engine, |e, job, attempt| {
+        *sent.entry(job).or_default() += 1;
+        // first attempts of jobs 0, 4, 5 fail with a 500
+        if attempt == 1 && [0, 4, 5].contains(&job) {
+            server_error()
+        } else {
+            mock_answer(e, job)
+        }
+    });
+    assert_eq!(engine.status(), RunStatus::Done);
+    assert_eq!(engine.progress(), (8, 8));
+    // S3 has no ticker: its prompt fails for both models (jobs 2 and 6), never sent
+    assert!(!sent.contains_key(&2) && !sent.contains_key(&6));
+    assert_eq!(sent.get(&0), Some(&2));
+    assert!(
+        end < 2_000,
+        "retries wait for their backoff only, ended at {end} ms"
+    );
+    let cases: Vec<&TaskRecord> = events
+        .iter()
+        .filter(|r| matches!(r, TaskRecord::Case(_)))
+        .collect();
+    assert_eq!(cases.len(), 8);
+    let scored = engine.scored();
+    for m in &scored.models {
+        assert_eq!(m.results.len(), 4);
+        assert_eq!(m.answered(), 3);
+        assert_eq!(
+            m.aggregates[0].1.sample_count, 4,
+            "the failed sample stays in"
+        );
+    }
+}
+
+#[test]
+fn the_log_reconciles_with_the_rendered_report() {
+    let (mut engine, data) = setup(&["a", "b", "c"], 3);
+    let (events, end) = drive(&mut engine, |e, job, attempt| {
+        if job % 3 == 0 && attempt < 3 {
+            server_error()
+        } else {
+            mock_answer(e, job)
+        }
+    });
+    let log: String = events.iter().map(to_jsonl).collect();
+    let scored = engine.scored();
+    let source = AnswerSource::Run(RunDescription {
+        run_id: "t1".into(),
+        backend: "mock".into(),
+        models: engine.config().models.clone(),
+        settings: engine.config().settings,
+    });
+    let meta = RunMeta {
+        tool: "test".into(),
+        version: "0".into(),
+        argv: vec![],
+        dataset: "d.jsonl".into(),
+        metadata: None,
+        started_at_ms: 0,
+        ended_at_ms: end,
+    };
+    let task = engine.task().clone();
+    let files = artifacts::render(&artifacts::Inputs {
+        task: &task,
+        info: &info(),
+        data: &data,
+        dataset_bytes: DATA.as_bytes(),
+        scored: &scored,
+        line_errors: &data.errors,
+        source: &source,
+        meta: &meta,
+        lang: Lang::En,
+    })
+    .expect("render");
+    let report: Value = serde_json::from_str(
+        &files
+            .iter()
+            .find(|(n, _)| *n == "report.json")
+            .expect("report")
+            .1,
+    )
+    .expect("json");
+    let rec = reconcile(&report, &read(log.as_bytes()));
+    assert!(rec.ok, "{:#?}", rec.checks);
+    assert_eq!(report["metrics"]["cases"], 12);
+}
+
+#[test]
+fn cancel_settles_every_unfinished_job_and_aborts_those_in_flight() {
+    let (mut engine, _) = setup(&["a", "b"], 1);
+    let step = engine.start(0);
+    let sends = step
+        .commands
+        .iter()
+        .filter(|c| matches!(c, Command::Send { .. }))
+        .count();
+    assert_eq!(sends, 2, "one per model");
+    let step = engine.handle(Input::Cancel, 5);
+    let aborts = step
+        .commands
+        .iter()
+        .filter(|c| matches!(c, Command::Abort { .. }))
+        .count();
+    assert_eq!(aborts, 2);
+    assert_eq!(engine.status(), RunStatus::Cancelled);
+    assert_eq!(engine.progress(), (8, 8));
+    assert!(matches!(step.events.last(), Some(TaskRecord::Summary(s)) if s.status == "cancelled"));
+}
