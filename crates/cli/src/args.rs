@@ -17,7 +17,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run an evaluation over a JSONL dataset and write the report and event logs.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Serve a deterministic OpenAI-compatible endpoint on 127.0.0.1 (for tests and demos).
     MockServer(MockArgs),
     /// Check an event log against a final report (spec 000 section 5).

@@ -310,3 +310,30 @@ fn unusable_model_choices_exit_2_with_the_reason() {
         assert!(!stderr.contains(SECRET), "{stderr}");
     }
 }
+
+#[test]
+fn the_rag_preset_as_a_task_scores_like_the_rag_run() {
+    let s = Scratch::new("task-rag");
+    let dataset = demo_dataset();
+    let ds = dataset.to_str().unwrap_or_default();
+    let out = task_run(
+        &["--task", "rag_qa", "--dataset", ds, "--mock"],
+        &s.join("task"),
+        &[],
+    );
+    assert_ok(&out);
+    assert_ok(&run_demo(&dataset, &s.join("rag"), &[]));
+    let rag = read_json(&s.join("rag/report.json"));
+    let task = read_json(&s.join("task/report.json"));
+    let mean = |metric: &str| {
+        task["report"]["summaries"]
+            .as_array()
+            .and_then(|a| a.iter().find(|m| m["metric"] == metric))
+            .map(|m| m["mean"].clone())
+    };
+    assert_eq!(mean("accuracy"), Some(rag["metrics"]["accuracy"].clone()));
+    assert_eq!(
+        mean("citation"),
+        Some(rag["metrics"]["citation_rate"].clone())
+    );
+}

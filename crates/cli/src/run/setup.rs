@@ -223,7 +223,7 @@ mod tests {
         let mut argv = vec!["evalpage", "run", "--dataset", "d.jsonl", "--out", "o"];
         argv.extend_from_slice(extra);
         match Cli::try_parse_from(argv).map(|c| c.command) {
-            Ok(Command::Run(a)) => a,
+            Ok(Command::Run(a)) => *a,
             other => panic!("not a run: {other:?}"),
         }
     }
