@@ -66,11 +66,14 @@ pub fn render(i: &Inputs<'_>) -> Result<Vec<(&'static str, String)>, CsvError> {
     let lines: Vec<usize> = i.data.samples.iter().map(|s| s.sample.line).collect();
     let fp = fingerprint::fingerprint(&i.data.name, i.dataset_bytes, &lines, i.data.errors.len());
     Ok(vec![
-        ("results.jsonl", results::render(i.data, &i.scored.models)),
+        (
+            "results.jsonl",
+            results::render(i.data, i.info, &i.scored.models),
+        ),
         ("scores.jsonl", report::scores_jsonl(&rep.scores)),
         (
             "summary.csv",
-            summary_csv::render(i.task, i.data.samples.len(), &i.scored.models)?,
+            summary_csv::render(i.task, i.info, i.data.samples.len(), &i.scored.models)?,
         ),
         ("report.md", markdown::render(&input, &rep, i.lang)),
         ("report.json", pretty(&rep)),
@@ -85,6 +88,7 @@ pub fn render(i: &Inputs<'_>) -> Result<Vec<(&'static str, String)>, CsvError> {
                 &i.scored.models,
                 &i.task.default_params,
                 i.source,
+                i.info,
             )),
         ),
     ])

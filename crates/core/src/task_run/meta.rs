@@ -70,6 +70,7 @@ pub fn model_snapshot(
     runs: &[ModelRun],
     default_params: &Map<String, Value>,
     source: &AnswerSource,
+    info: &TaskInfo,
 ) -> Value {
     let models: Vec<Value> = runs
         .iter()
@@ -99,7 +100,11 @@ pub fn model_snapshot(
             }
         })
         .collect();
-    json!({ "models": models })
+    json!({
+        "task": {"name": info.name, "version": info.version},
+        "prompt_template": {"name": info.prompt_name, "version": info.prompt_version},
+        "models": models,
+    })
 }
 
 pub use crate::timefmt::rfc3339_ms;
@@ -114,7 +119,7 @@ mod tests {
         assert_eq!(rfc3339_ms(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(rfc3339_ms(951_782_400_123), "2000-02-29T00:00:00.123Z");
         let f = fixture();
-        let snap = model_snapshot(&f.scored.models, &f.task.default_params, &f.source);
+        let snap = model_snapshot(&f.scored.models, &f.task.default_params, &f.source, &f.info);
         assert_eq!(snap["models"][1]["name"], "m2");
         assert_eq!(snap["models"][1]["answered"], 1);
         assert_eq!(

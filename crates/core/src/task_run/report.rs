@@ -233,7 +233,7 @@ pub fn build(input: &ReportInput<'_>) -> TaskReport {
     let per_model: Vec<Vec<EvalScore>> = scored
         .models
         .iter()
-        .map(|m| eval_scores(samples, m))
+        .map(|m| eval_scores(samples, m, input.info))
         .collect();
     let mut summaries = Vec::new();
     let mut breakdowns = Vec::new();
@@ -270,7 +270,7 @@ pub fn build(input: &ReportInput<'_>) -> TaskReport {
 }
 
 /// One model's `EvalScore`s, sample by sample, metrics in task order.
-pub fn eval_scores(samples: &[EvalSample], run: &ModelRun) -> Vec<EvalScore> {
+pub fn eval_scores(samples: &[EvalSample], run: &ModelRun, info: &TaskInfo) -> Vec<EvalScore> {
     let mut out = Vec::new();
     for r in &run.results {
         let Some(s) = samples.get(r.index) else {
@@ -280,6 +280,8 @@ pub fn eval_scores(samples: &[EvalSample], run: &ModelRun) -> Vec<EvalScore> {
             let Some(value) = score.value else { continue };
             let mut detail = score.detail.clone();
             detail.insert("model".into(), json!(run.model));
+            detail.insert("prompt".into(), json!(info.prompt_name));
+            detail.insert("prompt_version".into(), json!(info.prompt_version));
             if !score.components.is_empty() {
                 detail.insert("components".into(), json!(score.components));
             }

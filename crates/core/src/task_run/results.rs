@@ -1,7 +1,7 @@
 //! `results.jsonl`: one line per sample and model, models in order, samples in
 //! dataset order within each model.
 //!
-//! Keys: `model`, `sample_id`, `line` (the sample's dataset line), `status`
+//! Keys: `model`, `task`, `task_version`, `prompt`, `prompt_version`, `sample_id`, `line` (the sample's dataset line), `status`
 //! (`ok`, `no_response`, or `failed` for a model call that failed),
 //! `response_line`, `fields` (the sample as read:
 //! inputs and labels), `raw_answer` (null when there was none), `json_error`
@@ -14,6 +14,7 @@
 //! `error` (the event log's `error_detail`).
 
 use super::data::TaskDataset;
+use super::report::TaskInfo;
 use super::score::{AnswerStatus, ModelRun, SampleResult};
 use crate::events::ErrorDetail;
 use crate::metric::SampleScore;
@@ -24,6 +25,10 @@ use serde_json::{Map, Value};
 #[derive(Serialize)]
 struct Line<'a> {
     model: &'a str,
+    task: &'a str,
+    task_version: &'a str,
+    prompt: &'a str,
+    prompt_version: &'a str,
     sample_id: &'a str,
     line: usize,
     status: AnswerStatus,
@@ -43,11 +48,11 @@ struct Line<'a> {
 }
 
 /// Renders `results.jsonl`.
-pub fn render(data: &TaskDataset, runs: &[ModelRun]) -> String {
+pub fn render(data: &TaskDataset, info: &TaskInfo, runs: &[ModelRun]) -> String {
     let mut out = String::new();
     for run in runs {
         for r in &run.results {
-            if let Some(line) = line_of(data, &run.model, r) {
+            if let Some(line) = line_of(data, info, &run.model, r) {
                 out.push_str(&line);
                 out.push('\n');
             }
@@ -56,10 +61,14 @@ pub fn render(data: &TaskDataset, runs: &[ModelRun]) -> String {
     out
 }
 
-fn line_of(data: &TaskDataset, model: &str, r: &SampleResult) -> Option<String> {
+fn line_of(data: &TaskDataset, info: &TaskInfo, model: &str, r: &SampleResult) -> Option<String> {
     let s = &data.samples.get(r.index)?.sample;
     let line = Line {
         model,
+        task: &info.name,
+        task_version: &info.version,
+        prompt: &info.prompt_name,
+        prompt_version: &info.prompt_version,
         sample_id: &s.id,
         line: s.line,
         status: r.status,
@@ -93,7 +102,7 @@ mod tests {
     #[test]
     fn one_line_per_sample_and_model_with_parse_status() {
         let f = fixture();
-        let text = render(&f.data, &f.scored.models);
+        let text = render(&f.data, &f.info, &f.scored.models);
         let lines: Vec<Value> = text
             .lines()
             .map(|l| serde_json::from_str(l).expect("json line"))
