@@ -2,7 +2,8 @@
 //!
 //! `evalpage run` evaluates a RAG dataset against the demo model or an
 //! OpenAI-compatible endpoint and writes `report.json`, `report.md` and the
-//! event logs; `evalpage mock-server` serves a deterministic OpenAI-compatible
+//! event logs, or with `--task` runs a spec 004 task over several models from a
+//! registry (or the offline mock model) and writes every task artifact; `evalpage mock-server` serves a deterministic OpenAI-compatible
 //! endpoint on 127.0.0.1 with optional injected faults; `evalpage reconcile`
 //! checks an event log against a final report; `evalpage score` scores answers
 //! produced elsewhere against a task (no model call); `evalpage task check`
