@@ -6,7 +6,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bad="$here/../crates/core/tests/data/bad"
 demo="$here/../www/demo/demo_dataset.jsonl"
-for target in dataset_rag event_log provider_response scoring task_yaml dataset_samples; do
+for target in dataset_rag event_log provider_response scoring task_yaml dataset_samples model_registry; do
     mkdir -p "$here/corpus/$target"
 done
 cp "$bad"/rag_* "$demo" "$here/corpus/dataset_rag/"
@@ -19,6 +19,7 @@ for f in "$bad"/provider_* "$bad"/report_for_logs.json; do
 done
 cp "$here"/seeds/scoring/* "$here/corpus/scoring/"
 cp "$here"/seeds/task_yaml/* "$here/corpus/task_yaml/"
+cp "$here"/seeds/model_registry/* "$here/corpus/model_registry/"
 cp "$bad"/rag_* "$demo" "$here"/../crates/cli/tests/data/score/*.jsonl "$here/corpus/dataset_samples/"
 # every dataset line is also a scoring input (answer = the whole line)
 i=0

@@ -147,6 +147,21 @@ impl Registry {
                             ));
                         }
                     }
+                    if let Some(var) = &m.api_key_env {
+                        let is_name = var
+                            .chars()
+                            .next()
+                            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                            && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                        if !is_name {
+                            // Not echoed: a key pasted here by mistake must not reach a terminal.
+                            errors.push(err(
+                                None,
+                                format!("{path}.api_key_env"),
+                                "expected the name of an environment variable (letters, digits and _, such as OPENAI_API_KEY), not the key itself".into(),
+                            ));
+                        }
+                    }
                     if models.iter().any(|o| o.name == m.name) {
                         errors.push(err(
                             None,
@@ -229,7 +244,8 @@ mod tests {
             {"name": "b", "base_url": "h/v1"},
             {"name": "c", "base_url": "http://h/v1", "api_key_nev": "K"},
             {"name": "d", "base_url": "http://h/v1"},
-            {"name": "d", "base_url": "http://h/v1"}
+            {"name": "d", "base_url": "http://h/v1"},
+            {"name": "e", "base_url": "http://h/v1", "api_key_env": "sk-pasted-key"}
         ]}"#;
         let errs = Registry::parse("r.json", text).expect_err("invalid");
         let paths: Vec<&str> = errs.iter().map(|e| e.path.as_str()).collect();
@@ -239,10 +255,11 @@ mod tests {
                 "models[0].api_key",
                 "models[1].base_url",
                 "models[2]",
-                "models[4].name"
+                "models[4].name",
+                "models[5].api_key_env"
             ]
         );
-        assert!(errs.iter().all(|e| !e.to_string().contains("sk-secret")));
+        assert!(errs.iter().all(|e| !e.to_string().contains("sk-")));
         assert!(
             errs[2].message.contains("api_key_nev"),
             "{}",
