@@ -1,38 +1,36 @@
 //! `evalpage mock-server`: a deterministic OpenAI-compatible endpoint on
 //! 127.0.0.1, answering with the core's demo model, with injected 500s, 429s
-//! and hangs drawn from a seeded generator. Each request is answered on its own
-//! thread so latency does not serialise them. Request headers are never logged
+//! and hangs drawn from a seeded generator. A small HTTP/1.1 server on
+//! `std::net`: one thread per connection (keep-alive per HTTP/1.1 rules), so
+//! latency and hangs block only their own connection and a burst of new
+//! connections never waits for a free worker. Request headers are never logged
 //! (they may carry an API key), nor are query strings.
 
 mod answers;
+mod conn;
 mod faults;
+mod http;
 mod routes;
 
 use crate::args::MockArgs;
 use crate::error::CliError;
 use answers::Answers;
-use faults::{Fault, FaultPlan};
-use routes::{Reply, Route};
+use conn::{End, Shared};
+use faults::FaultPlan;
 use std::io::{Read, Write};
-use std::sync::Arc;
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
-use tiny_http::{Header, Request, Response, Server};
+use std::time::{Duration, Instant};
 
-/// Largest request body read, in bytes.
-const BODY_LIMIT: u64 = 8 * 1024 * 1024;
+/// How long a connection may stay silent (idle between keep-alive requests, or
+/// stalled mid-request) or refuse to take our bytes before it is closed.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// CORS headers carried by every response, so a browser page can call the mock.
-const CORS: &[(&str, &str)] = &[
-    ("Access-Control-Allow-Origin", "*"),
-    (
-        "Access-Control-Allow-Headers",
-        "authorization, content-type",
-    ),
-    ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
-    // Lets a page read Retry-After on a cross-origin 429.
-    ("Access-Control-Expose-Headers", "Retry-After"),
-];
+/// After refusing a request, how long to keep reading (and dropping) what the
+/// client still sends, and how much at most.
+const LINGER: Duration = Duration::from_secs(2);
+const LINGER_BYTES: u64 = 2 * http::BODY_LIMIT;
 
 /// Serves until the process is killed.
 pub fn serve(args: &MockArgs) -> Result<(), CliError> {
@@ -40,50 +38,48 @@ pub fn serve(args: &MockArgs) -> Result<(), CliError> {
         Some(path) => Answers::load(path)?,
         None => Answers::default(),
     };
-    let answers = Arc::new(match (&args.task, &args.dataset) {
+    let answers = match (&args.task, &args.dataset) {
         (Some(task), Some(dataset)) => answers.with_task(task, dataset)?,
         _ => answers,
-    });
-    let (server, port) = bind(args.port)?;
+    };
+    let (listener, port) = bind(args.port)?;
     announce(port);
-    let mut plan = FaultPlan::new(
-        args.fail_rate,
-        args.rate_limit_rate,
-        args.hang_rate,
-        args.seed,
-    );
-    let latency = Duration::from_millis(args.latency_ms);
-    let log = args.log;
-    for request in server.incoming_requests() {
-        let route = routes::route(request.method().as_str(), request.url());
-        // One draw per chat request, in arrival order, on this thread: deterministic.
-        let fault = match route {
-            Route::Chat => plan.draw(),
-            _ => Fault::None,
-        };
-        let spawned = thread::Builder::new()
-            .name("evalpage-mock-request".into())
-            .spawn({
-                let answers = Arc::clone(&answers);
-                move || handle(request, route, fault, latency, log, &answers)
-            });
-        if let Err(e) = spawned {
-            eprintln!("evalpage mock-server: could not start a request thread: {e}");
+    let shared = Arc::new(Shared {
+        answers,
+        plan: Mutex::new(FaultPlan::new(
+            args.fail_rate,
+            args.rate_limit_rate,
+            args.hang_rate,
+            args.seed,
+        )),
+        latency: Duration::from_millis(args.latency_ms),
+        log: args.log,
+        sleep: thread::sleep,
+    });
+    for stream in listener.incoming() {
+        match stream {
+            Ok(stream) => spawn_connection(stream, &shared),
+            Err(e) => {
+                if args.log {
+                    eprintln!("evalpage mock-server: could not accept a connection: {e}");
+                }
+                // E.g. out of file descriptors: back off instead of spinning.
+                thread::sleep(Duration::from_millis(20));
+            }
         }
     }
     Ok(())
 }
 
 /// Listens on 127.0.0.1 (never another interface) and returns the real port.
-fn bind(port: u16) -> Result<(Server, u16), CliError> {
-    let listen_err = |message: String| CliError::Listen { port, message };
-    let server = Server::http(("127.0.0.1", port)).map_err(|e| listen_err(e.to_string()))?;
-    let real = server
-        .server_addr()
-        .to_ip()
-        .map(|a| a.port())
-        .ok_or_else(|| listen_err("not listening on an IP address".into()))?;
-    Ok((server, real))
+fn bind(port: u16) -> Result<(TcpListener, u16), CliError> {
+    let listen_err = |e: std::io::Error| CliError::Listen {
+        port,
+        message: e.to_string(),
+    };
+    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(listen_err)?;
+    let real = listener.local_addr().map_err(listen_err)?.port();
+    Ok((listener, real))
 }
 
 /// The one startup line tests wait for.
@@ -96,70 +92,48 @@ fn announce(port: u16) {
     .and_then(|()| out.flush());
 }
 
-/// Reads the body, waits as the reply asks, answers, and optionally logs a line.
-fn handle(
-    mut request: Request,
-    route: Route,
-    fault: Fault,
-    latency: Duration,
-    log: bool,
-    answers: &Answers,
-) {
-    let mut body = String::new();
-    let read = request
-        .as_reader()
-        .take(BODY_LIMIT)
-        .read_to_string(&mut body);
-    let reply = match read {
-        Ok(_) => routes::respond(route, fault, &body, latency, answers),
-        Err(e) => routes::error(
-            400,
-            &format!("request body is not UTF-8 text: {e}"),
-            "invalid_request_error",
-        ),
-    };
-    thread::sleep(reply.delay);
-    if log {
-        log_line(&request, &reply, fault);
+/// Serves one connection on its own thread.
+fn spawn_connection(stream: TcpStream, shared: &Arc<Shared>) {
+    let shared = Arc::clone(shared);
+    let spawned = thread::Builder::new()
+        .name("evalpage-mock-conn".into())
+        .spawn(move || connection(stream, &shared));
+    if let Err(e) = spawned {
+        // The stream went down with the closure: the client sees a closed connection.
+        eprintln!("evalpage mock-server: could not start a connection thread: {e}");
     }
-    let status = reply.status;
-    if let Err(e) = request.respond(to_response(reply)) {
-        if log {
-            eprintln!("evalpage mock-server: could not send {status}: {e}");
+}
+
+fn connection(mut stream: TcpStream, shared: &Shared) {
+    // Answers go out in one write; no need to wait for more.
+    let _ = stream.set_nodelay(true);
+    let timeouts = stream
+        .set_read_timeout(Some(IDLE_TIMEOUT))
+        .and_then(|()| stream.set_write_timeout(Some(IDLE_TIMEOUT)));
+    if timeouts.is_err() {
+        return;
+    }
+    if conn::serve(&mut stream, shared) == End::Refused {
+        linger(&mut stream);
+    }
+}
+
+/// After refusing a request whose body the client may still be sending: stop
+/// writing, then read and drop what arrives for a short while, so closing with
+/// unread bytes does not reset the connection before the client reads the answer.
+fn linger(stream: &mut TcpStream) {
+    let _ = stream.shutdown(Shutdown::Write);
+    let deadline = Instant::now() + LINGER;
+    let mut chunk = [0u8; 16 * 1024];
+    let mut drained = 0u64;
+    while drained < LINGER_BYTES {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            return;
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => drained += n as u64,
         }
     }
-}
-
-/// `POST /v1/chat/completions -> 200 (ok; authorization header present)`.
-fn log_line(request: &Request, reply: &Reply, fault: Fault) {
-    let path = request.url().split(['?', '#']).next().unwrap_or("");
-    let auth = request
-        .headers()
-        .iter()
-        .any(|h| h.field.equiv("Authorization"));
-    eprintln!(
-        "evalpage mock-server: {} {path} -> {} ({}; authorization header {})",
-        request.method(),
-        reply.status,
-        fault.label(),
-        if auth { "present" } else { "absent" }
-    );
-}
-
-/// The reply as a tiny_http response with CORS and content-type headers.
-fn to_response(reply: Reply) -> Response<std::io::Cursor<Vec<u8>>> {
-    let json = (!reply.body.is_empty()).then_some(("Content-Type", "application/json"));
-    let extra = reply.headers.iter().map(|(k, v)| (*k, v.as_str()));
-    let headers: Vec<Header> = CORS
-        .iter()
-        .copied()
-        .chain(json)
-        .chain(extra)
-        .filter_map(|(k, v)| Header::from_bytes(k.as_bytes(), v.as_bytes()).ok())
-        .collect();
-    let mut response = Response::from_data(reply.body.into_bytes()).with_status_code(reply.status);
-    for h in headers {
-        response.add_header(h);
-    }
-    response
 }
