@@ -3,6 +3,7 @@
 //! `evalpage-core` computes. No scoring logic lives here.
 
 pub mod app;
+pub mod archive;
 pub mod components;
 pub mod effects;
 pub mod launch;

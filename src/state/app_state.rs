@@ -58,6 +58,56 @@ impl RunStatus {
     }
 }
 
+/// Which evaluation the page shows: the RAG check or a prompt-driven task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The RAG check (questions, keypoints, cited documents).
+    #[default]
+    Rag,
+    /// A task (spec 004): YAML contract, several models side by side.
+    Task,
+}
+
+impl Mode {
+    /// Parses `rag` / `task` (the `mode` URL parameter).
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "rag" => Some(Mode::Rag),
+            "task" => Some(Mode::Task),
+            _ => None,
+        }
+    }
+
+    /// `rag` or `task`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Mode::Rag => "rag",
+            Mode::Task => "task",
+        }
+    }
+}
+
+/// What the run controls show: counts, times and the scheduling state.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunProgress {
+    /// Settled cases.
+    pub done: usize,
+    /// All cases.
+    pub total: usize,
+    /// Start time, ms.
+    pub started_ms: u64,
+    /// Time of this snapshot, ms.
+    pub now_ms: u64,
+    /// Paused by the user.
+    pub paused: bool,
+    /// Current concurrency limit (lower than configured after 429s).
+    pub limit: usize,
+    /// Configured concurrency.
+    pub concurrency: usize,
+    /// Why the run is not being saved in this browser, if it is not.
+    pub save_error: Option<String>,
+}
+
 /// What the runner reports after each batch of progress.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSnapshot {
@@ -152,6 +202,22 @@ pub enum AppAction {
     Finished(Rc<RunSnapshot>, Rc<Artifacts>),
 }
 
+impl RunSnapshot {
+    /// The part the run controls show.
+    pub fn progress(&self) -> RunProgress {
+        RunProgress {
+            done: self.done,
+            total: self.total,
+            started_ms: self.started_ms,
+            now_ms: self.now_ms,
+            paused: self.paused,
+            limit: self.limit,
+            concurrency: self.concurrency,
+            save_error: self.save_error.clone(),
+        }
+    }
+}
+
 impl AppState {
     /// The status shown for the run.
     pub fn status(&self) -> RunStatus {
@@ -205,5 +271,7 @@ mod tests {
         assert_eq!(s.status().code(), "failed");
         let s = s.reduce(AppAction::SetLang(Lang::En));
         assert_eq!(s.lang, Lang::En);
+        assert_eq!(Mode::parse("task").map(Mode::code), Some("task"));
+        assert_eq!(Mode::parse("x"), None);
     }
 }

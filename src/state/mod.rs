@@ -1,9 +1,18 @@
 //! The page's state: plain data and pure reducers that wrap core types.
+//! `app_state` and `settings` are the RAG check's; the `task_*` modules are
+//! the task mode's (editors and their checks, dataset, models, results).
 
 pub mod app_state;
 pub mod settings;
+pub mod task_check;
+pub mod task_data;
+pub mod task_models;
+pub mod task_results;
+pub mod task_state;
 
 pub use app_state::{
-    AppAction, AppState, Artifacts, LoadedDataset, ResumeOffer, RunSnapshot, RunStatus,
+    AppAction, AppState, Artifacts, LoadedDataset, Mode, ResumeOffer, RunProgress, RunSnapshot,
+    RunStatus,
 };
 pub use settings::{ModelSettings, Preset, Provider, PRESETS};
+pub use task_state::{TaskAction, TaskArtifacts, TaskSnapshot, TaskState};

@@ -1,0 +1,280 @@
+//! The models a task run can call: the built-in offline mock models, always
+//! there, and the entries of the registry the user loaded. Turns the ticked
+//! ones into what the run records (`ModelSettings`, never a key) and how each
+//! is called (the mock, or an OpenAI-compatible endpoint with its key).
+
+use evalpage_core::provider::openai::OpenAiConfig;
+use evalpage_core::provider::{strip_query, ApiKey};
+use evalpage_core::run::RunSettings;
+use evalpage_core::task::Task;
+use evalpage_core::task_run::registry::{merged_params, ModelEntry, Registry};
+use evalpage_core::task_run::report::ModelSettings;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The built-in mock models. The mock is seeded by the model name, so two
+/// names give two different, repeatable result sets.
+pub const MOCK_MODELS: [&str; 2] = ["mock-a", "mock-b"];
+
+/// Connections a browser opens to one HTTP/1.1 origin.
+const BROWSER_HTTP1_CONNECTIONS: usize = 6;
+
+/// Where a model answers from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelSource {
+    /// The built-in deterministic mock.
+    Mock,
+    /// A registry entry (an OpenAI-compatible endpoint).
+    Registry(ModelEntry),
+}
+
+/// A model the user can tick.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelChoice {
+    /// Name in reports.
+    pub name: String,
+    /// Where it answers from.
+    pub source: ModelSource,
+}
+
+impl ModelChoice {
+    /// The environment variable the registry names for the key, if any (the
+    /// page asks for the key itself).
+    pub fn key_env(&self) -> Option<&str> {
+        match &self.source {
+            ModelSource::Registry(e) => e.api_key_env.as_deref(),
+            ModelSource::Mock => None,
+        }
+    }
+}
+
+/// The mock models, then the registry's, in file order.
+pub fn choices(registry: &Registry) -> Vec<ModelChoice> {
+    let mocks = MOCK_MODELS.iter().map(|n| ModelChoice {
+        name: n.to_string(),
+        source: ModelSource::Mock,
+    });
+    let entries = registry.models.iter().map(|e| ModelChoice {
+        name: e.name.clone(),
+        source: ModelSource::Registry(e.clone()),
+    });
+    mocks.chain(entries).collect()
+}
+
+/// Keys typed into the page, by registry model name. In memory only: it has
+/// no `Serialize`, and `ApiKey`'s `Debug` prints `***`.
+pub type Keys = BTreeMap<String, ApiKey>;
+
+/// How one model is called.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelCall {
+    /// The mock, with its pretend latency scaled by this factor (0 = instant).
+    Mock(f64),
+    /// An OpenAI-compatible endpoint.
+    OpenAi(OpenAiConfig),
+}
+
+/// One model of a run: what is recorded and how it is called.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedModel {
+    /// Recorded in `meta`, `report.json` and `model_snapshot.json` (no key).
+    pub settings: ModelSettings,
+    /// How it is called (holds the key, if any).
+    pub call: ModelCall,
+}
+
+/// Scheduling of a task run, as the user sets it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TaskRunSettings {
+    /// Calls in flight per model.
+    pub concurrency: usize,
+    /// Per-request timeout, seconds.
+    pub timeout_s: u64,
+    /// Attempts per call, the first included.
+    pub max_attempts: u32,
+    /// Mock latency factor (0 = instant).
+    pub mock_latency: f64,
+}
+
+impl Default for TaskRunSettings {
+    fn default() -> Self {
+        TaskRunSettings {
+            concurrency: 4,
+            timeout_s: 60,
+            max_attempts: 3,
+            mock_latency: 1.0,
+        }
+    }
+}
+
+impl TaskRunSettings {
+    /// The engine's settings. Browsers keep at most 6 HTTP/1.1 connections
+    /// per origin, so with a plain `http://` endpoint among the models each
+    /// model keeps at most 6 calls in flight (more would queue in the browser
+    /// while their timeouts run).
+    pub fn run_settings(&self, models: &[PlannedModel], seed: u64) -> RunSettings {
+        let plain_http = models.iter().any(|m| match &m.call {
+            ModelCall::OpenAi(c) => c
+                .base_url
+                .trim()
+                .to_ascii_lowercase()
+                .starts_with("http://"),
+            ModelCall::Mock(_) => false,
+        });
+        let mut concurrency = self.concurrency.clamp(1, 64);
+        if plain_http {
+            concurrency = concurrency.min(BROWSER_HTTP1_CONNECTIONS);
+        }
+        RunSettings {
+            concurrency,
+            max_attempts: self.max_attempts.clamp(1, 10),
+            timeout_ms: self.timeout_s.clamp(1, 600) * 1000,
+            seed,
+            ..RunSettings::default()
+        }
+    }
+}
+
+/// The ticked models in list order, each with its request parameters (the
+/// task's `default_params`, the registry entry's over them) and its key.
+pub fn plan(
+    task: &Task,
+    choices: &[ModelChoice],
+    selected: &BTreeSet<String>,
+    keys: &Keys,
+    mock_latency: f64,
+) -> Result<Vec<PlannedModel>, String> {
+    let planned: Vec<PlannedModel> = choices
+        .iter()
+        .filter(|c| selected.contains(&c.name))
+        .map(|c| match &c.source {
+            ModelSource::Mock => PlannedModel {
+                settings: ModelSettings {
+                    name: c.name.clone(),
+                    model: c.name.clone(),
+                    base_url: None,
+                    api_key_env: None,
+                    params: task.default_params.clone(),
+                },
+                call: ModelCall::Mock(mock_latency.max(0.0)),
+            },
+            ModelSource::Registry(e) => endpoint_model(task, e, keys),
+        })
+        .collect();
+    if planned.is_empty() {
+        return Err("tick at least one model".into());
+    }
+    Ok(planned)
+}
+
+fn endpoint_model(task: &Task, e: &ModelEntry, keys: &Keys) -> PlannedModel {
+    let params = merged_params(&task.default_params, &e.default_params);
+    PlannedModel {
+        settings: ModelSettings {
+            name: e.name.clone(),
+            model: e.model_id().to_string(),
+            base_url: Some(strip_query(e.base_url.trim())),
+            api_key_env: e.api_key_env.clone(),
+            params: params.clone(),
+        },
+        call: ModelCall::OpenAi(OpenAiConfig {
+            base_url: e.base_url.trim().to_string(),
+            model: e.model_id().to_string(),
+            api_key: keys.get(&e.name).cloned(),
+            temperature: None,
+            max_tokens: None,
+            params,
+        }),
+    }
+}
+
+/// `mock`, `openai`, or `mock+openai` when the run mixes both.
+pub fn backend(models: &[PlannedModel]) -> &'static str {
+    let mock = models.iter().any(|m| matches!(m.call, ModelCall::Mock(_)));
+    let endpoint = models
+        .iter()
+        .any(|m| matches!(m.call, ModelCall::OpenAi(_)));
+    match (mock, endpoint) {
+        (true, true) => "mock+openai",
+        (false, true) => "openai",
+        _ => "mock",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use evalpage_core::task::preset;
+
+    fn registry() -> Registry {
+        Registry::parse(
+            "r.json",
+            r#"[{"name": "local", "base_url": "http://127.0.0.1:8091/v1?x=1", "model": "m1",
+                 "api_key_env": "LOCAL_KEY", "default_params": {"temperature": 0.5}}]"#,
+        )
+        .expect("valid")
+    }
+
+    #[test]
+    fn mocks_come_first_and_registry_models_carry_params_and_key() {
+        let task = preset("event_eval").expect("preset");
+        let all = choices(&registry());
+        let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["mock-a", "mock-b", "local"]);
+        assert_eq!(all[2].key_env(), Some("LOCAL_KEY"));
+        let selected: BTreeSet<String> = ["local", "mock-b"].map(String::from).into();
+        let keys: Keys = [("local".to_string(), ApiKey::new("sk-test").expect("key"))].into();
+        let plan = plan(&task, &all, &selected, &keys, 0.0).expect("planned");
+        assert_eq!(plan.len(), 2);
+        assert_eq!(plan[0].settings.name, "mock-b");
+        assert_eq!(
+            plan[0].settings.params["response_format"]["type"],
+            "json_object"
+        );
+        let s = &plan[1].settings;
+        assert_eq!(s.base_url.as_deref(), Some("http://127.0.0.1:8091/v1"));
+        assert_eq!(s.params["temperature"], 0.5);
+        assert_eq!(s.params["response_format"]["type"], "json_object");
+        let json = serde_json::to_string(s).expect("json");
+        assert!(!json.contains("sk-test"));
+        let ModelCall::OpenAi(cfg) = &plan[1].call else {
+            panic!("endpoint")
+        };
+        assert_eq!(cfg.api_key.as_ref().map(ApiKey::expose), Some("sk-test"));
+        assert!(
+            !format!("{plan:?}").contains("sk-test"),
+            "Debug hides the key"
+        );
+        assert_eq!(backend(&plan), "mock+openai");
+        assert_eq!(backend(&plan[..1]), "mock");
+    }
+
+    #[test]
+    fn nothing_ticked_is_an_error_and_http_endpoints_cap_concurrency() {
+        let task = preset("event_eval").expect("preset");
+        let all = choices(&registry());
+        assert!(plan(&task, &all, &BTreeSet::new(), &Keys::new(), 1.0).is_err());
+        let settings = TaskRunSettings {
+            concurrency: 16,
+            ..TaskRunSettings::default()
+        };
+        let only_mock = plan(
+            &task,
+            &all,
+            &["mock-a".to_string()].into(),
+            &Keys::new(),
+            1.0,
+        )
+        .expect("planned");
+        assert_eq!(settings.run_settings(&only_mock, 1).concurrency, 16);
+        let with_http = plan(
+            &task,
+            &all,
+            &["local".to_string()].into(),
+            &Keys::new(),
+            1.0,
+        )
+        .expect("planned");
+        assert_eq!(settings.run_settings(&with_http, 1).concurrency, 6);
+        assert_eq!(settings.run_settings(&with_http, 1).timeout_ms, 60_000);
+    }
+}

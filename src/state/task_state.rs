@@ -1,0 +1,481 @@
+//! The task mode's reducer: the editors' texts and what their checks found,
+//! the dataset, the models and keys, and the latest snapshot of the run.
+//! Pure: checking and reading call the core; effects live in `effects/`.
+
+use super::app_state::{RunProgress, RunStatus};
+use super::task_check::{
+    check_registry, check_task, CheckedTask, RegistryCheck, TaskCheck, TaskSource,
+};
+use super::task_data::{self, LoadedFile, LoadedMetadata, Preview, RunData};
+use super::task_models::{choices, Keys, ModelChoice, TaskRunSettings, MOCK_MODELS};
+use super::task_results::ResultGrid;
+use evalpage_core::provider::ApiKey;
+use evalpage_core::task::PRESETS;
+use evalpage_core::task_run::{DatasetFormat, TaskDataset};
+use std::collections::BTreeSet;
+use std::rc::Rc;
+use yew::Reducible;
+
+/// The preset shown when the page opens.
+pub const DEFAULT_PRESET: &str = "event_eval";
+/// File name of a template pasted into the page.
+const TEMPLATE_FILE: &str = "template.yaml";
+/// File name of a registry edited in the page.
+const REGISTRY_FILE: &str = "registry.json";
+
+/// What the runner reports: progress and the results so far.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskSnapshot {
+    /// Status.
+    pub status: RunStatus,
+    /// Counts and times for the progress bar.
+    pub progress: RunProgress,
+    /// The task that runs.
+    pub task: Rc<CheckedTask>,
+    /// Its dataset.
+    pub data: Rc<TaskDataset>,
+    /// Model names, in column order.
+    pub models: Rc<Vec<String>>,
+    /// Results by model, then sample.
+    pub results: ResultGrid,
+}
+
+/// The finished run's downloads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskArtifacts {
+    /// The eight artifacts, then the two event logs: (file name, text).
+    pub files: Vec<(String, String)>,
+    /// When the run ended (the zip entries' time), ms since the epoch.
+    pub ended_at_ms: u64,
+}
+
+impl TaskArtifacts {
+    /// The text of one file.
+    pub fn file(&self, name: &str) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t.as_str())
+    }
+}
+
+/// The whole task mode state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskState {
+    /// The preset last chosen (`None` after loading a task file).
+    pub preset: Option<&'static str>,
+    /// File name of the task text (in messages).
+    pub task_file: String,
+    /// The task YAML as edited.
+    pub task_text: Rc<str>,
+    /// File name of the template text.
+    pub template_file: String,
+    /// The template YAML as edited (for a task that names no built-in template).
+    pub template_text: Rc<str>,
+    /// The last check of task and template.
+    pub check: Rc<TaskCheck>,
+    checked: (Rc<str>, Rc<str>),
+    /// The file the user loaded (`None`: the demo for the task's format).
+    pub file: Option<Rc<LoadedFile>>,
+    /// The `metadata.json` the user loaded.
+    pub metadata: Option<Rc<LoadedMetadata>>,
+    /// The dataset as read in the task's format.
+    pub run_data: Rc<RunData>,
+    /// The first sample's prompt (`None` while the task is invalid).
+    pub preview: Option<Rc<Preview>>,
+    /// File name of the registry text.
+    pub registry_file: String,
+    /// The registry JSON as edited.
+    pub registry_text: Rc<str>,
+    /// The last check of the registry.
+    pub registry: Rc<RegistryCheck>,
+    registry_checked: Rc<str>,
+    /// Mock models, then registry models.
+    pub choices: Rc<Vec<ModelChoice>>,
+    /// Ticked model names.
+    pub selected: Rc<BTreeSet<String>>,
+    /// Keys typed in, by registry model name (memory only).
+    pub keys: Rc<Keys>,
+    /// Scheduling.
+    pub settings: TaskRunSettings,
+    /// Latest run snapshot.
+    pub run: Option<Rc<TaskSnapshot>>,
+    /// Downloads of the finished run.
+    pub artifacts: Option<Rc<TaskArtifacts>>,
+    /// Why the run could not start, or its artifacts could not be rendered.
+    pub start_error: Option<Rc<str>>,
+    /// Why a file could not be read.
+    pub load_error: Option<Rc<str>>,
+}
+
+impl Default for TaskState {
+    fn default() -> Self {
+        TaskState::with_preset(DEFAULT_PRESET)
+    }
+}
+
+/// Everything that changes the task state.
+#[derive(Clone, Debug)]
+pub enum TaskAction {
+    /// Fill the editor with a preset's YAML.
+    ChoosePreset(String),
+    /// The task editor's text changed (checked on `Check`).
+    EditTask(String),
+    /// A task file was loaded: (name, text).
+    LoadTask(String, String),
+    /// The template editor's text changed (checked on `Check`).
+    EditTemplate(String),
+    /// A template file was loaded: (name, text).
+    LoadTemplate(String, String),
+    /// Check the task and template texts (debounced after edits).
+    Check,
+    /// The registry editor's text changed (checked on `CheckRegistry`).
+    EditRegistry(String),
+    /// A registry file was loaded: (name, text).
+    LoadRegistry(String, String),
+    /// Check the registry text (debounced after edits).
+    CheckRegistry,
+    /// A dataset file was loaded.
+    SetFile(Rc<LoadedFile>),
+    /// Go back to the built-in demo dataset.
+    UseDemo,
+    /// A `metadata.json` was loaded.
+    SetMetadata(Rc<LoadedMetadata>),
+    /// Drop the `metadata.json`.
+    ClearMetadata,
+    /// A file could not be read.
+    LoadFailed(Rc<str>),
+    /// Tick or untick a model.
+    Toggle(String, bool),
+    /// A key was typed for a registry model (blank removes it).
+    SetKey(String, String),
+    /// Scheduling edited.
+    SetSettings(TaskRunSettings),
+    /// The run could not start.
+    StartFailed(Rc<str>),
+    /// A run started: clear the previous one.
+    Started,
+    /// Progress from the runner.
+    Progress(Rc<TaskSnapshot>),
+    /// The run stopped, with its artifacts or why they could not be rendered.
+    Finished(Rc<TaskSnapshot>, Result<Rc<TaskArtifacts>, Rc<str>>),
+}
+
+impl TaskState {
+    /// A fresh state showing `preset` (the default preset if unknown), with
+    /// both mock models ticked.
+    pub fn with_preset(preset: &str) -> TaskState {
+        let p = PRESETS
+            .iter()
+            .find(|p| p.name == preset)
+            .unwrap_or(&PRESETS[0]);
+        let registry = Rc::new(RegistryCheck::default());
+        let mut s = TaskState {
+            preset: Some(p.name),
+            task_file: format!("{}.yaml", p.name),
+            task_text: Rc::from(p.yaml),
+            template_file: TEMPLATE_FILE.into(),
+            template_text: Rc::from(""),
+            check: Rc::new(TaskCheck {
+                errors: Vec::new(),
+                template: super::task_check::TemplateNeed::Unknown,
+                checked: None,
+            }),
+            checked: (Rc::from(""), Rc::from("")),
+            file: None,
+            metadata: None,
+            run_data: Rc::new(task_data::read(DatasetFormat::Samples, None, None)),
+            preview: None,
+            registry_file: REGISTRY_FILE.into(),
+            registry_text: Rc::from(""),
+            choices: Rc::new(choices(&registry.registry)),
+            registry,
+            registry_checked: Rc::from(""),
+            selected: Rc::new(MOCK_MODELS.iter().map(|m| m.to_string()).collect()),
+            keys: Rc::default(),
+            settings: TaskRunSettings::default(),
+            run: None,
+            artifacts: None,
+            start_error: None,
+            load_error: None,
+        };
+        s.recheck();
+        s
+    }
+
+    /// True while an editor's text has not been checked yet.
+    pub fn pending(&self) -> bool {
+        self.task_pending() || self.registry_pending()
+    }
+
+    /// True while the task or template text has not been checked yet.
+    pub fn task_pending(&self) -> bool {
+        self.checked.0 != self.task_text || self.checked.1 != self.template_text
+    }
+
+    /// True while the registry text has not been checked yet.
+    pub fn registry_pending(&self) -> bool {
+        self.registry_checked != self.registry_text
+    }
+
+    /// The status shown for the run.
+    pub fn status(&self) -> RunStatus {
+        if self.start_error.is_some() && self.run.is_none() {
+            return RunStatus::Failed;
+        }
+        self.run.as_ref().map_or(RunStatus::Idle, |r| r.status)
+    }
+
+    /// Why the run cannot start now, in Chinese and English, if it cannot.
+    pub fn blocker(&self) -> Option<(&'static str, &'static str)> {
+        if self.pending() {
+            return Some(("正在检查……", "Checking…"));
+        }
+        if self.check.checked.is_none() {
+            return Some((
+                "任务或提示词模板有错误，请先修正",
+                "Fix the errors in the task or its prompt template first",
+            ));
+        }
+        if self.run_data.data.samples.is_empty() {
+            return Some(("数据集中没有有效样本", "The dataset has no valid sample"));
+        }
+        let ticked = self.choices.iter().any(|c| self.selected.contains(&c.name));
+        if !ticked {
+            return Some(("请至少勾选一个模型", "Tick at least one model"));
+        }
+        None
+    }
+
+    /// Checks task and template and, when the task is valid, reads the
+    /// dataset in its format and renders the preview.
+    fn recheck(&mut self) {
+        let preset_yaml = self
+            .preset
+            .and_then(|n| PRESETS.iter().find(|p| p.name == n))
+            .map(|p| p.yaml);
+        let check = check_task(&TaskSource {
+            task_file: &self.task_file,
+            task_text: &self.task_text,
+            preset_yaml,
+            template_file: &self.template_file,
+            template_text: &self.template_text,
+        });
+        self.checked = (self.task_text.clone(), self.template_text.clone());
+        self.check = Rc::new(check);
+        if let Some(task) = self.check.checked.clone() {
+            if task.format != self.run_data.data.format {
+                self.reload();
+            }
+            self.preview = Some(Rc::new(task_data::preview(&task, &self.run_data.data)));
+        } else {
+            self.preview = None;
+        }
+    }
+
+    /// Reads the dataset again (new file, metadata or format).
+    fn reload(&mut self) {
+        let format = self
+            .check
+            .checked
+            .as_ref()
+            .map_or(self.run_data.data.format, |t| t.format);
+        self.run_data = Rc::new(task_data::read(
+            format,
+            self.file.as_deref(),
+            self.metadata.as_deref(),
+        ));
+        if let Some(task) = &self.check.checked {
+            self.preview = Some(Rc::new(task_data::preview(task, &self.run_data.data)));
+        }
+    }
+
+    fn recheck_registry(&mut self) {
+        self.registry = Rc::new(check_registry(&self.registry_file, &self.registry_text));
+        self.registry_checked = self.registry_text.clone();
+        self.choices = Rc::new(choices(&self.registry.registry));
+    }
+
+    fn edit(&mut self, action: TaskAction) {
+        match action {
+            TaskAction::ChoosePreset(name) => {
+                if let Some(p) = PRESETS.iter().find(|p| p.name == name) {
+                    self.preset = Some(p.name);
+                    self.task_file = format!("{}.yaml", p.name);
+                    self.task_text = Rc::from(p.yaml);
+                    self.recheck();
+                }
+            }
+            TaskAction::EditTask(text) => self.task_text = Rc::from(text),
+            TaskAction::LoadTask(name, text) => {
+                self.preset = None;
+                self.task_file = name;
+                self.task_text = Rc::from(text);
+                self.recheck();
+            }
+            TaskAction::EditTemplate(text) => self.template_text = Rc::from(text),
+            TaskAction::LoadTemplate(name, text) => {
+                self.template_file = name;
+                self.template_text = Rc::from(text);
+                self.recheck();
+            }
+            TaskAction::Check => self.recheck(),
+            TaskAction::EditRegistry(text) => self.registry_text = Rc::from(text),
+            TaskAction::LoadRegistry(name, text) => {
+                self.registry_file = name;
+                self.registry_text = Rc::from(text);
+                self.recheck_registry();
+            }
+            TaskAction::CheckRegistry => self.recheck_registry(),
+            _ => {}
+        }
+    }
+}
+
+impl Reducible for TaskState {
+    type Action = TaskAction;
+
+    fn reduce(self: Rc<Self>, action: TaskAction) -> Rc<Self> {
+        let mut next = (*self).clone();
+        match action {
+            TaskAction::SetFile(f) => {
+                next.file = Some(f);
+                next.load_error = None;
+                next.reload();
+            }
+            TaskAction::UseDemo => {
+                next.file = None;
+                next.metadata = None;
+                next.load_error = None;
+                next.reload();
+            }
+            TaskAction::SetMetadata(m) => {
+                next.metadata = Some(m);
+                next.reload();
+            }
+            TaskAction::ClearMetadata => {
+                next.metadata = None;
+                next.reload();
+            }
+            TaskAction::LoadFailed(e) => next.load_error = Some(e),
+            TaskAction::Toggle(name, on) => {
+                let mut s = (*next.selected).clone();
+                if on {
+                    s.insert(name);
+                } else {
+                    s.remove(&name);
+                }
+                next.selected = Rc::new(s);
+            }
+            TaskAction::SetKey(name, key) => {
+                let mut keys = (*next.keys).clone();
+                match ApiKey::new(&key) {
+                    Some(k) => keys.insert(name, k),
+                    None => keys.remove(&name),
+                };
+                next.keys = Rc::new(keys);
+            }
+            TaskAction::SetSettings(s) => next.settings = s,
+            TaskAction::StartFailed(e) => next.start_error = Some(e),
+            TaskAction::Started => {
+                next.run = None;
+                next.artifacts = None;
+                next.start_error = None;
+            }
+            TaskAction::Progress(snap) => next.run = Some(snap),
+            TaskAction::Finished(snap, artifacts) => {
+                next.run = Some(snap);
+                match artifacts {
+                    Ok(a) => next.artifacts = Some(a),
+                    Err(e) => next.start_error = Some(e),
+                }
+            }
+            edit => next.edit(edit),
+        }
+        Rc::new(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reduce(s: Rc<TaskState>, a: TaskAction) -> Rc<TaskState> {
+        s.reduce(a)
+    }
+
+    #[test]
+    fn starts_valid_with_the_default_preset_and_two_mocks() {
+        let s = TaskState::default();
+        assert!(s.check.checked.is_some());
+        assert!(!s.pending());
+        assert_eq!(s.blocker(), None);
+        assert_eq!(s.run_data.data.samples.len(), 8);
+        assert!(matches!(
+            s.preview.as_deref(),
+            Some(Preview::Messages { .. })
+        ));
+        assert_eq!(s.selected.len(), 2);
+        assert_eq!(s.status(), RunStatus::Idle);
+    }
+
+    #[test]
+    fn edits_wait_for_the_check_and_errors_block_the_run() {
+        let s = Rc::new(TaskState::default());
+        let broken = format!("{}oops: 1\n", s.task_text);
+        let s = reduce(s, TaskAction::EditTask(broken));
+        assert!(s.pending());
+        assert_eq!(s.blocker().map(|b| b.1), Some("Checking…"));
+        let s = reduce(s, TaskAction::Check);
+        assert!(!s.pending());
+        assert!(s.check.errors[0].text.contains("unknown field `oops`"));
+        assert!(s.blocker().is_some());
+        assert!(s.preview.is_none());
+        let s = reduce(s, TaskAction::ChoosePreset("event_eval".into()));
+        assert_eq!(s.blocker(), None);
+    }
+
+    #[test]
+    fn presets_switch_the_dataset_format_and_demo() {
+        let s = Rc::new(TaskState::default());
+        let s = reduce(s, TaskAction::ChoosePreset("support_qa".into()));
+        assert_eq!(s.run_data.data.format, DatasetFormat::TestSamples);
+        assert_eq!(s.run_data.data.name, "support_qa.jsonl");
+        let s = reduce(s, TaskAction::ChoosePreset("rag_qa".into()));
+        assert_eq!(s.run_data.data.format, DatasetFormat::Rag);
+        assert_eq!(s.run_data.data.samples.len(), 10);
+        let file = Rc::new(LoadedFile {
+            name: "q.jsonl".into(),
+            bytes: Rc::from(&b"{\"q\":\"a?\",\"gold\":[\"b\"]}\n{\"q\":1}\n"[..]),
+        });
+        let s = reduce(s, TaskAction::SetFile(file));
+        assert_eq!(
+            (s.run_data.data.samples.len(), s.run_data.data.errors.len()),
+            (1, 1)
+        );
+        let s = reduce(s, TaskAction::UseDemo);
+        assert!(s.run_data.is_demo);
+    }
+
+    #[test]
+    fn registry_models_join_the_choices_and_keys_stay_out_of_debug() {
+        let s = Rc::new(TaskState::default());
+        let text =
+            r#"[{"name": "local", "base_url": "http://127.0.0.1:1/v1", "api_key_env": "K"}]"#;
+        let s = reduce(s, TaskAction::EditRegistry(text.into()));
+        assert!(s.pending());
+        let s = reduce(s, TaskAction::CheckRegistry);
+        assert_eq!(s.choices.len(), 3);
+        let s = reduce(s, TaskAction::SetKey("local".into(), " sk-abc ".into()));
+        assert_eq!(s.keys.get("local").map(ApiKey::expose), Some("sk-abc"));
+        assert!(!format!("{s:?}").contains("sk-abc"));
+        let s = reduce(s, TaskAction::SetKey("local".into(), "".into()));
+        assert!(s.keys.is_empty());
+        let s = reduce(s, TaskAction::Toggle("mock-a".into(), false));
+        let s = reduce(s, TaskAction::Toggle("mock-b".into(), false));
+        assert_eq!(s.blocker().map(|b| b.1), Some("Tick at least one model"));
+        let s = reduce(s, TaskAction::LoadRegistry("r.json".into(), "{".into()));
+        assert_eq!(s.choices.len(), 2);
+        assert!(s.registry.errors[0].text.starts_with("r.json:1"));
+    }
+}
