@@ -1,5 +1,6 @@
 //! The one page: state, URL parameters, and wiring between panels and effects.
-//! Served at `/` and `/eval`.
+//! Served at `/` and `/eval`. Two modes share the header: the RAG check (this
+//! file) and the task mode (`task_app`), chosen by tab or `?mode=task`.
 
 use crate::components::{
     case_table::CaseTable, console::ConsolePanel, dataset_panel::DatasetPanel,
@@ -10,7 +11,10 @@ use crate::components::{
 use crate::effects::runner::RunHandle;
 use crate::effects::{files, storage, url};
 use crate::launch::{self, Takeover};
-use crate::state::{AppAction, AppState, ModelSettings};
+use crate::state::task_models::TaskRunSettings;
+use crate::state::{AppAction, AppState, Mode, ModelSettings, TaskState};
+use crate::task_app::TaskApp;
+use crate::task_launch::TaskHandle;
 use evalpage_core::{demo, Lang};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -34,6 +38,9 @@ pub fn App() -> Html {
     });
     let handle = use_mut_ref(|| None::<RunHandle>);
     let autorun_done = use_mut_ref(|| false);
+    let mode = use_state(|| params.mode.unwrap_or_default());
+    let task_state = use_reducer(|| task_state(&params));
+    let task_handle = use_memo((), |_| TaskHandle::default());
 
     {
         let (state, params) = (state.clone(), params.clone());
@@ -111,8 +118,10 @@ pub fn App() -> Html {
     };
     {
         let (state, on_start, done) = (state.clone(), on_start.clone(), autorun_done.clone());
+        let params = params.clone();
         use_effect_with(state.dataset.clone(), move |d| {
-            if d.is_some() && params.autorun && !*done.borrow() {
+            let rag = params.mode != Some(Mode::Task);
+            if d.is_some() && params.autorun && rag && !*done.borrow() {
                 *done.borrow_mut() = true;
                 on_start.emit(());
             }
@@ -155,12 +164,29 @@ pub fn App() -> Html {
         Callback::from(move |_: ()| load_bytes(&s, demo::DATASET_NAME, demo::DATASET.as_bytes()))
     };
 
+    let on_mode = {
+        let mode = mode.clone();
+        Callback::from(move |m: Mode| {
+            url::set_mode(m);
+            mode.set(m);
+        })
+    };
     let lang = state.lang;
     let status = state.status();
     let running = status == crate::state::RunStatus::Running;
+    if *mode == Mode::Task {
+        return html! {
+            <div class="page">
+                <Header {lang} {on_lang} mode={*mode} {on_mode} />
+                <main>
+                    <TaskApp {lang} state={task_state} handle={(*task_handle).clone()} params={params.clone()} />
+                </main>
+            </div>
+        };
+    }
     html! {
         <div class="page">
-            <Header {lang} on_lang={on_lang} />
+            <Header {lang} {on_lang} mode={*mode} {on_mode} />
             <main>
                 if state.resume_offer.is_some() {
                     <ResumeBanner {lang} offer={state.resume_offer.clone()} disabled={running}
@@ -171,7 +197,7 @@ pub fn App() -> Html {
                         disabled={running} {on_file} {on_demo} />
                     <ModelPanel {lang} settings={state.settings.clone()} disabled={running} on_change={on_settings} />
                 </section>
-                <RunControls {lang} {status} run={state.run.clone()} error={state.start_error.clone()}
+                <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress())} error={state.start_error.clone()}
                     {on_start} {on_cancel} {on_pause} />
                 <MetricsPanel {lang} run={state.run.clone()} />
                 <Downloads {lang} artifacts={state.artifacts.clone()} />
@@ -184,4 +210,17 @@ pub fn App() -> Html {
             </main>
         </div>
     }
+}
+
+/// The task mode's first state: the preset of `?task=` (else the default)
+/// and the scheduling of `?concurrency=` and `?demo_latency=`.
+fn task_state(params: &url::PageParams) -> TaskState {
+    let mut s = TaskState::with_preset(params.task.as_deref().unwrap_or_default());
+    let d = TaskRunSettings::default();
+    s.settings = TaskRunSettings {
+        concurrency: params.concurrency.map_or(d.concurrency, |c| c.clamp(1, 64)),
+        mock_latency: params.demo_latency.map_or(d.mock_latency, |l| l.max(0.0)),
+        ..d
+    };
+    s
 }

@@ -8,6 +8,8 @@ pub mod components;
 pub mod effects;
 pub mod launch;
 pub mod state;
+pub mod task_app;
+pub mod task_launch;
 
 /// Mounts the app on `<body>`.
 pub fn start() {

@@ -1,5 +1,6 @@
-//! Title bar with the language switch.
+//! Title bar with the mode tabs (RAG check / task) and the language switch.
 
+use crate::state::Mode;
 use evalpage_core::Lang;
 use yew::prelude::*;
 
@@ -10,6 +11,10 @@ pub struct HeaderProps {
     pub lang: Lang,
     /// Switch language.
     pub on_lang: Callback<Lang>,
+    /// Current mode.
+    pub mode: Mode,
+    /// Switch mode.
+    pub on_mode: Callback<Mode>,
 }
 
 /// The header.
@@ -20,9 +25,21 @@ pub fn Header(p: &HeaderProps) -> Html {
         let class = if p.lang == l { "lang active" } else { "lang" };
         html! { <button {class} data-testid={format!("lang-{}", l.code())} onclick={move |_| cb.emit(l)}>{label}</button> }
     };
+    let tab = |m: Mode, zh: &'static str, en: &'static str| {
+        let cb = p.on_mode.clone();
+        let class = if p.mode == m { "tab active" } else { "tab" };
+        html! {
+            <button {class} role="tab" aria-selected={(p.mode == m).to_string()}
+                data-testid={format!("mode-{}", m.code())} onclick={move |_| cb.emit(m)}>{p.lang.pick(zh, en)}</button>
+        }
+    };
     html! {
         <header>
             <h1>{"evalpage"}</h1>
+            <nav class="tabs" role="tablist">
+                {tab(Mode::Rag, "RAG 评测", "RAG check")}
+                {tab(Mode::Task, "任务评测", "Task")}
+            </nav>
             <p class="tagline">{p.lang.pick(
                 "在浏览器里评测 LLM / RAG：数据留在本机，结果可下载。",
                 "Evaluate an LLM or RAG system in your browser: your data stays on your machine.")}</p>

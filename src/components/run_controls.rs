@@ -1,6 +1,8 @@
-//! Start and Cancel, the status, and a progress bar with done/total and elapsed time.
+//! Start and Cancel, the status, and a progress bar with done/total and elapsed
+//! time. Shared by the RAG check and the task mode (only one is shown at a time,
+//! so the test ids are the same).
 
-use crate::state::{RunSnapshot, RunStatus};
+use crate::state::{RunProgress, RunStatus};
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -12,8 +14,11 @@ pub struct RunControlsProps {
     pub lang: Lang,
     /// Status.
     pub status: RunStatus,
-    /// Latest snapshot.
-    pub run: Option<Rc<RunSnapshot>>,
+    /// Progress of the latest run.
+    pub progress: Option<RunProgress>,
+    /// Why Start is disabled (shown beside it), when it is.
+    #[prop_or_default]
+    pub blocked: Option<&'static str>,
     /// Why the start failed.
     pub error: Option<Rc<str>>,
     /// Start pressed.
@@ -29,8 +34,9 @@ pub struct RunControlsProps {
 pub fn RunControls(p: &RunControlsProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let running = p.status == RunStatus::Running;
-    let (done, total) = p.run.as_ref().map_or((0, 0), |r| (r.done, r.total));
-    let elapsed = p.run.as_ref().map_or(0.0, |r| {
+    let run = p.progress.as_ref();
+    let (done, total) = run.map_or((0, 0), |r| (r.done, r.total));
+    let elapsed = run.map_or(0.0, |r| {
         r.now_ms.saturating_sub(r.started_ms) as f64 / 1000.0
     });
     let pct = if total == 0 {
@@ -46,20 +52,18 @@ pub fn RunControls(p: &RunControlsProps) -> Html {
         let cb = p.on_cancel.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))
     };
-    let paused = p.run.as_ref().is_some_and(|r| r.paused);
+    let paused = run.is_some_and(|r| r.paused);
     let pause = {
         let cb = p.on_pause.clone();
         Callback::from(move |_: MouseEvent| cb.emit(!paused))
     };
-    let save_error = p.run.as_ref().and_then(|r| r.save_error.clone());
-    let limit = p
-        .run
-        .as_ref()
+    let save_error = run.and_then(|r| r.save_error.clone());
+    let limit = run
         .filter(|r| r.limit < r.concurrency)
         .map(|r| (r.limit, r.concurrency));
     html! {
         <section class="panel controls">
-            <button class="primary" data-testid="start" disabled={running} onclick={start}>{t("开始评测", "Start evaluation")}</button>
+            <button class="primary" data-testid="start" disabled={running || p.blocked.is_some()} onclick={start}>{t("开始评测", "Start evaluation")}</button>
             <button data-testid="pause" disabled={!running} onclick={pause}>
                 {if paused { t("继续", "Resume") } else { t("暂停", "Pause") }}</button>
             <button data-testid="cancel" disabled={!running} onclick={cancel}>{t("取消", "Cancel")}</button>
@@ -71,6 +75,7 @@ pub fn RunControls(p: &RunControlsProps) -> Html {
             if let Some((now, max)) = limit {
                 <span class="warning" data-testid="rate-limit">{format!("{} {now}/{max}", t("因限流降低并发：", "concurrency lowered after rate limits:"))}</span>
             }
+            if let (Some(why), false) = (p.blocked, running) { <span class="muted" data-testid="start-blocked">{why}</span> }
             if let Some(e) = &p.error { <p class="error" data-testid="start-error">{e.to_string()}</p> }
             if let Some(e) = save_error { <p class="warning" data-testid="save-error">{format!("{} {e}", t("本次运行未能保存到浏览器，刷新页面后无法续跑：", "This run is not being saved in the browser, so it cannot be resumed after a reload:"))}</p> }
         </section>

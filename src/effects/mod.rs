@@ -1,12 +1,15 @@
 //! The only code that touches the browser: fetch, files, downloads, storage,
-//! timers and the URL. `runner` is the one place that spawns the run's async work.
+//! timers and the URL. `runner` (RAG check) and `task_runner` (task mode) are
+//! the places that spawn a run's async work.
 
+pub mod debounce;
 pub mod download;
 pub mod fetch;
 pub mod files;
 pub mod idb;
 pub mod runner;
 pub mod storage;
+pub mod task_runner;
 pub mod url;
 
 /// Milliseconds since the Unix epoch, from the browser's clock.

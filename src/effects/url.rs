@@ -1,7 +1,8 @@
 //! Page parameters: `dataset`, `endpoint`, `model`, `provider`, `autorun`, `lang`,
-//! `demo_latency`. There is deliberately no parameter for an API key.
+//! `demo_latency`, `concurrency`, and for the task mode `mode=task` and
+//! `task=<preset>`. There is deliberately no parameter for an API key.
 
-use crate::state::{ModelSettings, Provider};
+use crate::state::{Mode, ModelSettings, Provider};
 use evalpage_core::Lang;
 
 /// The parameters the page understands.
@@ -23,6 +24,10 @@ pub struct PageParams {
     pub demo_latency: Option<f64>,
     /// Concurrency.
     pub concurrency: Option<usize>,
+    /// `rag` (default) or `task`.
+    pub mode: Option<Mode>,
+    /// The task preset shown first in task mode.
+    pub task: Option<String>,
 }
 
 /// Reads the parameters of the current page URL.
@@ -48,6 +53,36 @@ pub fn parse(search: &str) -> PageParams {
         lang: get("lang").and_then(|l| Lang::parse(&l)),
         demo_latency: get("demo_latency").and_then(|v| v.parse().ok()),
         concurrency: get("concurrency").and_then(|v| v.parse().ok()),
+        mode: get("mode").and_then(|m| Mode::parse(&m)),
+        task: get("task"),
+    }
+}
+
+/// Writes `mode` into the page URL (without reloading or adding a history
+/// entry), so a reload or a shared link opens the same mode. Other
+/// parameters are kept.
+pub fn set_mode(mode: Mode) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let location = window.location();
+    let search = location.search().unwrap_or_default();
+    let Ok(q) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return;
+    };
+    match mode {
+        Mode::Rag => q.delete("mode"),
+        Mode::Task => q.set("mode", mode.code()),
+    }
+    let query = String::from(q.to_string());
+    let path = location.pathname().unwrap_or_default();
+    let url = if query.is_empty() {
+        path
+    } else {
+        format!("{path}?{query}")
+    };
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
     }
 }
 

@@ -1,0 +1,156 @@
+//! The models of a task run: the built-in mock models and the registry's,
+//! each with a tick box; a password field for a registry model that names
+//! an `api_key_env` (kept in memory only); the registry editor (file or
+//! textarea, live located errors); and the run's scheduling.
+
+use super::code_editor::CodeEditor;
+use crate::state::task_check::RegistryCheck;
+use crate::state::task_models::{ModelChoice, ModelSource, TaskRunSettings};
+use evalpage_core::Lang;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+/// Registry example shown in the empty editor.
+const PLACEHOLDER: &str = r#"{"models": [
+  {"name": "local-llm", "base_url": "http://127.0.0.1:8000/v1", "model": "qwen2.5-7b",
+   "api_key_env": "LOCAL_KEY", "default_params": {"temperature": 0}}
+]}"#;
+
+/// Task models panel props.
+#[derive(Properties, PartialEq)]
+pub struct TaskModelsPanelProps {
+    /// Language.
+    pub lang: Lang,
+    /// Mock and registry models.
+    pub choices: Rc<Vec<ModelChoice>>,
+    /// Ticked names.
+    pub selected: Rc<BTreeSet<String>>,
+    /// Registry models that have a key typed in.
+    pub with_key: Rc<BTreeSet<String>>,
+    /// Registry text.
+    pub registry_text: Rc<str>,
+    /// Its last check.
+    pub registry: Rc<RegistryCheck>,
+    /// The registry text changed since its check.
+    pub pending: bool,
+    /// Scheduling.
+    pub settings: TaskRunSettings,
+    /// No edits while a run is going.
+    pub disabled: bool,
+    /// (model, ticked).
+    pub on_toggle: Callback<(String, bool)>,
+    /// (model, key).
+    pub on_key: Callback<(String, String)>,
+    /// Registry edits.
+    pub on_registry: Callback<String>,
+    /// Typing paused in the registry.
+    pub on_registry_check: Callback<()>,
+    /// A registry file was chosen.
+    pub on_registry_file: Callback<web_sys::File>,
+    /// Scheduling edited.
+    pub on_settings: Callback<TaskRunSettings>,
+}
+
+fn input_of(e: &Event) -> Option<HtmlInputElement> {
+    e.target()
+        .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
+}
+
+/// The panel.
+#[component]
+pub fn TaskModelsPanel(p: &TaskModelsPanelProps) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let n = p.registry.registry.models.len();
+    let ok = (!p.registry_text.trim().is_empty())
+        .then(|| AttrValue::from(format!("{n} {}", t("个模型", "model(s)"))));
+    html! {
+        <section class="panel" data-testid="task-models-panel">
+            <h2>{t("模型", "Models")}</h2>
+            <ul class="model-choices">{ for p.choices.iter().map(|c| choice(p, c)) }</ul>
+            { settings(p) }
+            <details open={!p.registry.errors.is_empty() || n > 0}>
+                <summary>{t("模型注册表（JSON，可选）", "Model registry (JSON, optional)")}</summary>
+                <CodeEditor lang={p.lang} testid="registry" label={t("注册表", "Registry")}
+                    value={p.registry_text.clone()} errors={p.registry.errors.clone()} pending={p.pending}
+                    ok_text={ok} placeholder={PLACEHOLDER} accept=".json,.txt" rows={6} disabled={p.disabled}
+                    on_input={p.on_registry.clone()} on_settle={p.on_registry_check.clone()} on_file={p.on_registry_file.clone()} />
+            </details>
+        </section>
+    }
+}
+
+fn choice(p: &TaskModelsPanelProps, c: &ModelChoice) -> Html {
+    let name = c.name.clone();
+    let onchange = {
+        let (cb, name) = (p.on_toggle.clone(), name.clone());
+        Callback::from(move |e: Event| {
+            if let Some(i) = input_of(&e) {
+                cb.emit((name.clone(), i.checked()));
+            }
+        })
+    };
+    let what = match &c.source {
+        ModelSource::Mock => p
+            .lang
+            .pick("内置离线模拟模型", "built-in offline mock")
+            .to_string(),
+        ModelSource::Registry(e) => format!(
+            "{} @ {}",
+            e.model_id(),
+            evalpage_core::provider::strip_query(&e.base_url)
+        ),
+    };
+    let key = c.key_env().map(|env| {
+        let onchange = {
+            let (cb, name) = (p.on_key.clone(), name.clone());
+            Callback::from(move |e: Event| {
+                if let Some(i) = input_of(&e) {
+                    cb.emit((name.clone(), i.value()));
+                }
+            })
+        };
+        let has = p.with_key.contains(&c.name);
+        html! {
+            <label class="key">{format!("{} ({env})", p.lang.pick("API 密钥", "API key"))}
+                <input type="password" autocomplete="off" data-testid={format!("model-key-{name}")} disabled={p.disabled}
+                    placeholder={if has { "••••" } else { "" }} {onchange} /></label>
+        }
+    });
+    html! {
+        <li key={name.clone()} data-testid="model-choice" data-model={name.clone()}>
+            <label class="check"><input type="checkbox" data-testid={format!("model-toggle-{name}")}
+                checked={p.selected.contains(&c.name)} disabled={p.disabled} {onchange} />
+                <strong>{&c.name}</strong><span class="muted">{format!(" {what}")}</span></label>
+            { key.unwrap_or_default() }
+        </li>
+    }
+}
+
+fn settings(p: &TaskModelsPanelProps) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let s = p.settings;
+    let edit = |f: fn(&mut TaskRunSettings, &str)| {
+        let cb = p.on_settings.clone();
+        Callback::from(move |e: Event| {
+            if let Some(i) = input_of(&e) {
+                let mut next = s;
+                f(&mut next, i.value().trim());
+                cb.emit(next);
+            }
+        })
+    };
+    let d = p.disabled;
+    html! {
+        <div class="grid">
+            <label>{t("每个模型的并发数", "Calls in flight per model")}<input type="number" min="1" max="64" disabled={d}
+                value={s.concurrency.to_string()} onchange={edit(|s, v| s.concurrency = v.parse().unwrap_or(s.concurrency))} /></label>
+            <label>{t("超时（秒）", "Timeout (s)")}<input type="number" min="1" max="600" disabled={d}
+                value={s.timeout_s.to_string()} onchange={edit(|s, v| s.timeout_s = v.parse().unwrap_or(s.timeout_s))} /></label>
+            <label>{t("最多尝试次数", "Max attempts")}<input type="number" min="1" max="10" disabled={d}
+                value={s.max_attempts.to_string()} onchange={edit(|s, v| s.max_attempts = v.parse().unwrap_or(s.max_attempts))} /></label>
+        </div>
+    }
+}

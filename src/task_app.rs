@@ -1,0 +1,127 @@
+//! The task mode: wiring between the task panels, the task reducer and the
+//! task runner. The reducer and the run handle belong to the app, so
+//! switching to the RAG check and back keeps the task, its data and its run.
+
+use crate::components::{
+    prompt_preview::PromptPreview, run_controls::RunControls, task_dataset_panel::TaskDatasetPanel,
+    task_downloads::TaskDownloads, task_editor::TaskEditor, task_models_panel::TaskModelsPanel,
+    task_sample_table::TaskSampleTable, task_summary::TaskSummary,
+};
+use crate::effects::{files, url};
+use crate::state::task_data::{LoadedFile, LoadedMetadata};
+use crate::state::task_models::TaskRunSettings;
+use crate::state::{RunStatus, TaskAction, TaskState};
+use crate::task_launch::{self, TaskHandle};
+use evalpage_core::Lang;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Task mode props.
+#[derive(Properties, PartialEq)]
+pub struct TaskAppProps {
+    /// Language.
+    pub lang: Lang,
+    /// The task state (owned by the app).
+    pub state: UseReducerHandle<TaskState>,
+    /// The run handle (owned by the app).
+    pub handle: TaskHandle,
+    /// Page parameters.
+    pub params: Rc<url::PageParams>,
+}
+
+type State = UseReducerHandle<TaskState>;
+
+/// A callback that dispatches what `f` makes of its argument.
+fn send<T: 'static>(state: &State, f: fn(T) -> TaskAction) -> Callback<T> {
+    let s = state.clone();
+    Callback::from(move |v: T| s.dispatch(f(v)))
+}
+
+/// A callback that reads a chosen file and dispatches what `f` makes of its
+/// name and bytes; a file that cannot be read shows as a load error.
+fn read_file(state: &State, f: fn(String, Vec<u8>) -> TaskAction) -> Callback<web_sys::File> {
+    let s = state.clone();
+    Callback::from(move |file: web_sys::File| {
+        let s = s.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            match files::read(file).await {
+                Ok((name, bytes)) => s.dispatch(f(name, bytes)),
+                Err(e) => s.dispatch(TaskAction::LoadFailed(Rc::from(e))),
+            }
+        });
+    })
+}
+
+/// A text file's content, or a load error naming the file.
+fn text_action(name: String, bytes: Vec<u8>, ok: fn(String, String) -> TaskAction) -> TaskAction {
+    match String::from_utf8(bytes) {
+        Ok(text) => ok(name, text.trim_start_matches('\u{feff}').to_string()),
+        Err(e) => TaskAction::LoadFailed(Rc::from(format!(
+            "{name}: not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))),
+    }
+}
+
+/// The task mode.
+#[component]
+pub fn TaskApp(p: &TaskAppProps) -> Html {
+    let state = &p.state;
+    let lang = p.lang;
+    let status = state.status();
+    let running = status == RunStatus::Running;
+    let on_start = {
+        let (state, handle, params) = (state.clone(), p.handle.clone(), p.params.clone());
+        Callback::from(move |_: ()| task_launch::start(&state, &handle, &params, lang))
+    };
+    let on_pause = {
+        let h = p.handle.clone();
+        Callback::from(move |paused: bool| h.set_paused(paused))
+    };
+    let on_cancel = {
+        let h = p.handle.clone();
+        Callback::from(move |_: ()| h.cancel())
+    };
+    let with_key: Rc<BTreeSet<String>> = Rc::new(state.keys.keys().cloned().collect());
+    let blocked = state.blocker().map(|(zh, en)| lang.pick(zh, en));
+    html! {
+        <>
+            <section class="setup">
+                <div class="column">
+                    <TaskEditor {lang} preset={state.preset} task_text={state.task_text.clone()}
+                        template_text={state.template_text.clone()} check={state.check.clone()}
+                        pending={state.task_pending()} disabled={running}
+                        on_preset={send(state, TaskAction::ChoosePreset)} on_task={send(state, TaskAction::EditTask)}
+                        on_template={send(state, TaskAction::EditTemplate)} on_check={send(state, |_: ()| TaskAction::Check)}
+                        on_task_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadTask))}
+                        on_template_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadTemplate))} />
+                    <PromptPreview {lang} preview={state.preview.clone()} />
+                </div>
+                <div class="column">
+                    <TaskDatasetPanel {lang} run_data={state.run_data.clone()} metadata={state.metadata.clone()}
+                        error={state.load_error.clone()} disabled={running}
+                        on_file={read_file(state, |name, b| TaskAction::SetFile(Rc::new(LoadedFile { name, bytes: Rc::from(b) })))}
+                        on_demo={send(state, |_: ()| TaskAction::UseDemo)}
+                        on_metadata={read_file(state, |name, b| TaskAction::SetMetadata(Rc::new(LoadedMetadata::read(&name, &b))))}
+                        on_clear_metadata={send(state, |_: ()| TaskAction::ClearMetadata)} />
+                    <TaskModelsPanel {lang} choices={state.choices.clone()} selected={state.selected.clone()} {with_key}
+                        registry_text={state.registry_text.clone()} registry={state.registry.clone()}
+                        pending={state.registry_pending()} settings={state.settings} disabled={running}
+                        on_toggle={send(state, |(n, on): (String, bool)| TaskAction::Toggle(n, on))}
+                        on_key={send(state, |(n, k): (String, String)| TaskAction::SetKey(n, k))}
+                        on_registry={send(state, TaskAction::EditRegistry)}
+                        on_registry_check={send(state, |_: ()| TaskAction::CheckRegistry)}
+                        on_registry_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadRegistry))}
+                        on_settings={send(state, |s: TaskRunSettings| TaskAction::SetSettings(s))} />
+                </div>
+            </section>
+            <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress.clone())}
+                blocked={if running { None } else { blocked }} error={state.start_error.clone()}
+                {on_start} {on_cancel} {on_pause} />
+            <TaskDownloads {lang} artifacts={state.artifacts.clone()} />
+            <TaskSummary {lang} run={state.run.clone()} />
+            <TaskSampleTable {lang} run={state.run.clone()} />
+        </>
+    }
+}
