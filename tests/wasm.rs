@@ -343,3 +343,171 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
         "a finished run is dropped from storage"
     );
 }
+
+// ---- task mode -------------------------------------------------------------
+
+use evalpage_core::task_run::artifacts::{EVENT_FILES, FILES};
+use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
+use evalpage_core::task_run::mock;
+use evalpage_web::effects::task_runner::{TaskRunHandle, TaskRunSpec, TaskRunUpdate};
+use evalpage_web::state::task_models::{plan, ModelCall};
+use evalpage_web::state::{Mode, TaskArtifacts, TaskState};
+
+/// The default task state's run (event_eval demo, mock-a and mock-b) with this mock latency.
+fn task_spec(run_id: &str, latency: f64) -> TaskRunSpec {
+    let state = TaskState::default();
+    let task = state
+        .check
+        .checked
+        .clone()
+        .expect("the default preset is valid");
+    let planned = plan(
+        &task.task,
+        &state.choices,
+        &state.selected,
+        &state.keys,
+        latency,
+    )
+    .expect("two mock models");
+    TaskRunSpec {
+        cfg: TaskRunConfig {
+            run_id: run_id.into(),
+            tool: "wasm-test".into(),
+            started_at_ms: 0,
+            backend: "mock".into(),
+            models: planned.iter().map(|m| m.settings.clone()).collect(),
+            settings: RunSettings::default(),
+            argv: vec![],
+        },
+        task,
+        run_data: state.run_data.clone(),
+        calls: planned.into_iter().map(|m| m.call).collect(),
+        lang: Lang::En,
+    }
+}
+
+/// The same run driven synchronously through the core: `scores.jsonl`.
+fn task_reference_scores(spec: &TaskRunSpec) -> Vec<serde_json::Value> {
+    let mut engine = TaskEngine::new(
+        spec.cfg.clone(),
+        spec.task.task.clone(),
+        spec.task.info.clone(),
+        &spec.task.template,
+        &spec.run_data.data,
+    );
+    let mut queue = Vec::new();
+    let take = |step: evalpage_core::run::Step<_>, q: &mut Vec<(usize, Vec<_>)>| {
+        for c in step.commands {
+            if let Command::Send { case, messages, .. } = c {
+                q.push((case, messages));
+            }
+        }
+    };
+    take(engine.start(0), &mut queue);
+    while let Some((job, messages)) = queue.pop() {
+        let j = engine.job(job).expect("job");
+        let name = &spec.cfg.models[j.model].name;
+        let sample = &engine.samples()[j.sample].sample;
+        let answer = mock::answer(engine.task(), sample, name, &messages);
+        let step = engine.handle(
+            Input::Outcome {
+                case: job,
+                outcome: CallOutcome::Answer(answer),
+            },
+            1,
+        );
+        take(step, &mut queue);
+    }
+    let scored = engine.scored();
+    let report = evalpage_core::task_run::report::build(&evalpage_core::task_run::ReportInput {
+        task: &spec.task.task,
+        info: &spec.task.info,
+        data: &spec.run_data.data,
+        source: &evalpage_core::task_run::report::AnswerSource::Score {
+            responses: "-".into(),
+        },
+        scored: &scored,
+        line_errors: &[],
+    });
+    report
+        .scores
+        .iter()
+        .map(|s| serde_json::to_value(s).expect("json"))
+        .collect()
+}
+
+/// Where a finished task run's artifacts (or why they failed) land.
+type Finished = Rc<RefCell<Option<Result<Rc<TaskArtifacts>, Rc<str>>>>>;
+
+fn finished_sink() -> (Finished, yew::Callback<TaskRunUpdate>) {
+    let finished: Finished = Rc::default();
+    let sink = finished.clone();
+    let cb = yew::Callback::from(move |u: TaskRunUpdate| {
+        if let TaskRunUpdate::Finished(_, a) = u {
+            *sink.borrow_mut() = Some(a);
+        }
+    });
+    (finished, cb)
+}
+
+#[wasm_bindgen_test]
+async fn task_runner_scores_like_the_core_and_renders_every_artifact() {
+    let spec = task_spec("task-browser", 0.0);
+    let expected = task_reference_scores(&spec);
+    assert!(matches!(spec.calls[0], ModelCall::Mock(_)));
+    let (finished, on_update) = finished_sink();
+    let _handle = TaskRunHandle::start(spec, on_update);
+    wait_for(|| finished.borrow().is_some(), "the task run to finish").await;
+    let artifacts = finished
+        .borrow()
+        .clone()
+        .expect("finished")
+        .expect("artifacts render");
+    let names: Vec<&str> = artifacts.files.iter().map(|(n, _)| n.as_str()).collect();
+    let all: Vec<&str> = FILES.iter().chain(EVENT_FILES.iter()).copied().collect();
+    assert_eq!(names, all);
+    let report: serde_json::Value =
+        serde_json::from_str(artifacts.file("report.json").expect("report")).expect("json");
+    assert_eq!(report["metrics"]["cases"], 16);
+    assert_eq!(
+        report["scores"].as_array().cloned().unwrap_or_default(),
+        expected
+    );
+    let zip = evalpage_web::archive::zip_files(&artifacts.files, 1_795_655_404_000).expect("zip");
+    assert!(zip.len() > artifacts.files.iter().map(|(_, t)| t.len()).sum::<usize>());
+}
+
+#[wasm_bindgen_test]
+async fn task_cancel_settles_every_job() {
+    let (finished, on_update) = finished_sink();
+    let handle = TaskRunHandle::start(task_spec("task-cancel", 5.0), on_update);
+    assert!(handle.is_running());
+    handle.cancel();
+    wait_for(
+        || finished.borrow().is_some(),
+        "the cancelled task run to stop",
+    )
+    .await;
+    let artifacts = finished
+        .borrow()
+        .clone()
+        .expect("finished")
+        .expect("artifacts render");
+    let log = artifacts.file("report.events.jsonl").unwrap_or_default();
+    let read = evalpage_core::events::read(log.as_bytes());
+    assert_eq!(read.of_type("case").count(), 16);
+    let summary = read.of_type("summary").next().expect("summary");
+    assert_eq!(summary["status"], "cancelled");
+    assert_eq!(summary["final_report_path"], "report.json");
+}
+
+#[wasm_bindgen_test]
+fn task_mode_comes_from_the_url() {
+    let p = url::parse("?mode=task&task=support_qa&demo_latency=0");
+    assert_eq!(p.mode, Some(Mode::Task));
+    assert_eq!(p.task.as_deref(), Some("support_qa"));
+    assert_eq!(url::parse("?mode=nope").mode, None);
+    let s = TaskState::with_preset(p.task.as_deref().unwrap_or_default());
+    assert_eq!(s.preset, Some("support_qa"));
+    assert_eq!(s.run_data.data.samples.len(), 8);
+}

@@ -148,3 +148,54 @@ export function dumpIndexedDb(page) {
     return JSON.stringify(out);
   });
 }
+
+/** Clicks a download button and returns the suggested name and the bytes. */
+export async function downloadBytes(page, testid) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid=${testid}]`)]);
+  return { name: dl.suggestedFilename(), bytes: fs.readFileSync(await dl.path()) };
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+/** CRC-32 (IEEE) of a buffer, as zip stores it. */
+export function crc32(buf) {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * Reads a zip of stored (uncompressed) entries through its central directory:
+ * returns [name, text] pairs in archive order; throws on a compressed entry
+ * or a CRC mismatch.
+ */
+export function readStoredZip(buf) {
+  let eocd = buf.length - 22;
+  while (eocd >= 0 && buf.readUInt32LE(eocd) !== 0x06054b50) eocd -= 1;
+  if (eocd < 0) throw new Error('no end of central directory record');
+  const count = buf.readUInt16LE(eocd + 10);
+  let at = buf.readUInt32LE(eocd + 16);
+  const out = [];
+  for (let i = 0; i < count; i += 1) {
+    if (buf.readUInt32LE(at) !== 0x02014b50) throw new Error(`bad central header ${i}`);
+    const method = buf.readUInt16LE(at + 10);
+    const crc = buf.readUInt32LE(at + 16);
+    const size = buf.readUInt32LE(at + 20);
+    const nameLen = buf.readUInt16LE(at + 28);
+    const skip = nameLen + buf.readUInt16LE(at + 30) + buf.readUInt16LE(at + 32);
+    const local = buf.readUInt32LE(at + 42);
+    const name = buf.subarray(at + 46, at + 46 + nameLen).toString('utf8');
+    if (method !== 0) throw new Error(`${name}: method ${method}, expected stored`);
+    if (buf.readUInt32LE(local) !== 0x04034b50) throw new Error(`${name}: bad local header`);
+    const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
+    const data = buf.subarray(start, start + size);
+    if (crc32(data) !== crc) throw new Error(`${name}: CRC mismatch`);
+    out.push([name, data.toString('utf8')]);
+    at += 46 + skip;
+  }
+  return out;
+}

@@ -1,0 +1,199 @@
+// End-to-end: the task mode of the release build in Chromium — presets, the
+// YAML editor's live located errors, the prompt preview, two mock models side
+// by side, the zip of every artifact (checked against the CLI's own run), and a
+// registry model on `evalpage mock-server` with a key that must never leave
+// memory, over a dataset with a bad line.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  startMock, startSite, launch, newPage, waitStatus, download, downloadBytes, readStoredZip,
+  parseJsonSeq, cli, tmpDir, dumpIndexedDb, ROOT, DATA,
+} from './helpers.mjs';
+
+const EVENT_DEMO = path.join(ROOT, 'www/demo/tasks/event_eval.jsonl');
+const FILES = ['results.jsonl', 'scores.jsonl', 'summary.csv', 'report.md', 'report.json',
+  'run_meta.json', 'dataset_fingerprint.json', 'model_snapshot.json',
+  'report.events.jsonl', 'report.events.json-seq'];
+
+let site; let browser;
+
+before(async () => { site = await startSite(); browser = await launch(); });
+after(async () => { await browser?.close(); site?.stop(); });
+
+/** Opens the task mode (mock answers without pretend latency). */
+async function openTask(errors = []) {
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
+  await page.waitForSelector('[data-testid=task-yaml]');
+  return page;
+}
+
+const startEnabled = (page) => page.waitForFunction(
+  () => document.querySelector('[data-testid=start]')?.disabled === false);
+
+/** Downloads the zip and returns its files as a Map name -> text. */
+async function zipFiles(page) {
+  const zip = await downloadBytes(page, 'download-zip');
+  assert.match(zip.name, /\.zip$/);
+  return new Map(readStoredZip(zip.bytes));
+}
+
+test('event_eval: preview, a broken YAML blocks the run, two mock models side by side, one zip of every artifact', async () => {
+  const errors = [];
+  const page = await openTask(errors);
+  await page.selectOption('[data-testid=task-preset]', 'support_qa');
+  await page.waitForFunction(() => document.querySelector('[data-testid=task-dataset-summary]')?.textContent.includes('support_qa.jsonl'));
+  await page.selectOption('[data-testid=task-preset]', 'event_eval');
+  await page.waitForFunction(() => document.querySelector('[data-testid=prompt-preview]')?.textContent.includes('Ticker: AAPL'));
+  assert.match(await page.textContent('[data-testid=task-dataset-summary]'), /event_eval\.jsonl.*8 valid samples/);
+
+  const good = await page.inputValue('[data-testid=task-yaml]');
+  await page.fill('[data-testid=task-yaml]', good.replace('serialize_fields:', 'serialise_fields:'));
+  await page.waitForSelector('[data-testid=task-yaml-errors] li');
+  const [err] = await page.locator('[data-testid=task-yaml-errors] li').allTextContents();
+  assert.match(err, /^event_eval\.yaml:7:\d+: .*unknown field `serialise_fields`/);
+  assert.equal(await page.getAttribute('[data-testid=task-yaml-errors] li', 'data-line'), '7');
+  assert.ok(await page.isDisabled('[data-testid=start]'), 'run disabled while the task is invalid');
+  assert.equal(await page.locator('[data-testid=prompt-preview]').count(), 0);
+
+  await page.fill('[data-testid=task-yaml]', good);
+  await startEnabled(page);
+  assert.match(await page.textContent('[data-testid=task-yaml-status]'), /✓ event_eval v1/);
+  assert.ok(await page.isChecked('[data-testid=model-toggle-mock-a]'));
+  assert.ok(await page.isChecked('[data-testid=model-toggle-mock-b]'));
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  assert.equal(await page.textContent('[data-testid=progress]'), '16/16');
+
+  assert.deepEqual(await page.locator('[data-testid=summary-model]').allTextContents(), ['mock-a', 'mock-b']);
+  assert.deepEqual(await page.locator('[data-testid=summary-answered] td').allTextContents(), ['8', '8']);
+  assert.equal(await page.locator('[data-testid=sample-row]').count(), 8);
+  assert.equal(await page.locator('[data-testid=sample-cell]').count(), 16);
+  assert.equal(await page.locator('[data-testid=parsed-field]').count(), 16 * 3);
+  const misses = await page.locator('.mv.miss').count();
+  const problems = await page.locator('[data-testid=parse-problem]').count();
+  assert.ok(misses + problems > 0, 'at least one near miss or parse problem is shown');
+  await page.check('[data-testid=only-problems]');
+  assert.ok(await page.locator('[data-testid=sample-row]').count() < 8);
+
+  const files = await zipFiles(page);
+  assert.deepEqual([...files.keys()], FILES);
+  const report = JSON.parse(files.get('report.json'));
+  assert.equal(report.metrics.cases, 8 * 2);
+  assert.equal(files.get('results.jsonl').trim().split('\n').length, 16);
+  assert.equal(files.get('summary.csv').trim().split('\n').length, 3);
+  assert.deepEqual(report.report.experiment.run_config.models, ['mock-a', 'mock-b']);
+  const records = parseJsonSeq(files.get('report.events.json-seq'));
+  assert.equal(records.filter((r) => r.record_type === 'case').length, 16);
+  assert.equal(records.at(-1).record_type, 'summary');
+  assert.equal(files.get('report.events.jsonl').trim().split('\n').length, records.length);
+  const alone = await download(page, 'download-task-report');
+  assert.equal(alone.name, 'report.json');
+  assert.equal(alone.text, files.get('report.json'));
+  const cells = await page.locator('[data-testid=summary-metric][data-metric=sentiment_acc] td').allTextContents();
+  const mean = (m) => report.report.summaries.find((s) => s.model === m && s.metric === 'sentiment_acc').mean.toFixed(3);
+  assert.ok(cells[0].startsWith(mean('mock-a')) && cells[1].startsWith(mean('mock-b')), cells.join(' | '));
+
+  // The same mock models in the CLI give the same scores, and the page's log reconciles.
+  const dir = tmpDir('task-e2e');
+  for (const name of ['report.json', 'report.events.json-seq']) fs.writeFileSync(path.join(dir, name), files.get(name));
+  const rec = cli(['reconcile', '--report', path.join(dir, 'report.json'), '--events', path.join(dir, 'report.events.json-seq')]);
+  assert.equal(rec.status, 0, rec.stdout + rec.stderr);
+  const out = tmpDir('task-cli');
+  const run = cli(['run', '--task', 'event_eval', '--mock', '--models', 'mock-a,mock-b', '--dataset', EVENT_DEMO, '--out', out]);
+  assert.equal(run.status, 0, run.stderr);
+  const fromCli = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+  assert.deepEqual(report.scores, fromCli.scores);
+  assert.deepEqual(report.report.summaries, fromCli.report.summaries);
+  assert.deepEqual(report.metrics, fromCli.metrics);
+  assert.deepEqual(errors, []);
+});
+
+test('a registry model on mock-server: the key is sent, never downloaded or stored; a bad dataset line is listed and skipped', async () => {
+  const KEY = 'sk-e2e-TASK-SECRET-9137';
+  const mock = await startMock();
+  try {
+    const page = await openTask();
+    await page.setInputFiles('[data-testid=task-dataset-file]', path.join(DATA, 'task_one_bad_line.jsonl'));
+    await page.waitForSelector('[data-testid=task-line-errors] li');
+    const skipped = await page.locator('[data-testid=task-line-errors] li').allTextContents();
+    assert.equal(skipped.length, 1);
+    assert.match(skipped[0], /^task_one_bad_line\.jsonl:3: /);
+    assert.match(await page.textContent('[data-testid=task-dataset-summary]'), /3 valid samples · 1 lines skipped/);
+
+    await page.click('[data-testid=task-models-panel] summary');
+    await page.fill('[data-testid=registry]', `{"models": [\n  {"name": "local",\n   "base_url": "127.0.0.1/v1"}\n]}`);
+    await page.waitForSelector('[data-testid=registry-errors] li');
+    assert.match(await page.textContent('[data-testid=registry-errors] li'),
+      /^registry\.json:2: `models\[0\]\.base_url`: expected an http:\/\/ or https:\/\/ URL/);
+    const registry = { models: [{ name: 'local', base_url: mock.url, model: 'evalpage-demo', api_key_env: 'LOCAL_KEY', default_params: { temperature: 0 } }] };
+    await page.fill('[data-testid=registry]', JSON.stringify(registry, null, 2));
+    await page.waitForSelector('[data-testid=model-key-local]');
+    await page.fill('[data-testid=model-key-local]', KEY);
+    await page.dispatchEvent('[data-testid=model-key-local]', 'change');
+    await page.check('[data-testid=model-toggle-local]');
+    await page.uncheck('[data-testid=model-toggle-mock-b]');
+
+    const seen = [];
+    page.on('request', (req) => { if (req.method() === 'POST') seen.push([req.headers().authorization, JSON.parse(req.postData())]); });
+    await startEnabled(page);
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'done');
+    assert.equal(seen.length, 3, 'one call per valid sample');
+    for (const [auth, body] of seen) {
+      assert.equal(auth, `Bearer ${KEY}`);
+      assert.equal(body.model, 'evalpage-demo');
+      assert.equal(body.temperature, 0);
+      assert.deepEqual(body.response_format, { type: 'json_object' });
+    }
+    assert.deepEqual(await page.locator('[data-testid=summary-model]').allTextContents(), ['mock-a', 'local']);
+    // mock-server answers these prompts with the demo model's prose: no JSON object, a parse problem each.
+    assert.deepEqual(await page.locator('[data-testid=summary-parse-problems] td').allTextContents(), ['0', '3']);
+    assert.ok(await page.locator('[data-testid=parse-problem]').count() >= 3);
+
+    const files = await zipFiles(page);
+    assert.deepEqual([...files.keys()], FILES);
+    for (const [name, text] of files) assert.ok(!text.includes(KEY), `${name} holds the key`);
+    const report = JSON.parse(files.get('report.json'));
+    assert.equal(report.metrics.cases, 3 * 2);
+    assert.equal(report.report.line_errors.length, 1);
+    assert.equal(report.report.line_errors[0].line, 3);
+    const snapshot = JSON.parse(files.get('model_snapshot.json'));
+    const local = snapshot.models.find((m) => m.name === 'local');
+    assert.equal(local.api_key_env, 'LOCAL_KEY');
+    assert.ok(!(await download(page, 'download-task-report')).text.includes(KEY));
+    assert.ok(!page.url().includes(KEY));
+    const stored = await page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage));
+    assert.ok(!stored.includes(KEY), 'not in web storage');
+    assert.ok(!(await dumpIndexedDb(page)).includes(KEY), 'not in IndexedDB');
+    assert.ok(!(await page.content()).includes(KEY), 'not in the markup');
+  } finally { mock.stop(); }
+});
+
+test('a task naming its own template gets a template editor; the mode is kept in the URL', async () => {
+  const page = await newPage(browser, []);
+  await page.goto(`${site.url}/?lang=en`);
+  await page.click('[data-testid=mode-task]');
+  await page.waitForSelector('[data-testid=task-yaml]');
+  assert.match(page.url(), /[?&]mode=task/);
+  assert.match(page.url(), /lang=en/);
+  const yaml = (await page.inputValue('[data-testid=task-yaml]')).replace('prompt_template: ie_json', 'prompt_template: my_prompt');
+  await page.fill('[data-testid=task-yaml]', yaml);
+  await page.waitForSelector('[data-testid=template-yaml-errors] li');
+  assert.match(await page.textContent('[data-testid=template-yaml-errors] li'), /`my_prompt` is not a built-in template/);
+  assert.ok(await page.isDisabled('[data-testid=start]'));
+  await page.fill('[data-testid=template-yaml]', 'name: my_prompt\nversion: v3\nuser: "Rate {{ ticker }}: {{ news_items }}"\n');
+  await page.waitForFunction(() => document.querySelector('[data-testid=prompt-preview]')?.textContent.includes('Rate AAPL: [{"title"'));
+  await startEnabled(page);
+  await page.fill('[data-testid=template-yaml]', 'name: my_prompt\nversion: v3\nuser: "Rate {{ tickr }}"\n');
+  await page.waitForSelector('[data-testid=prompt-preview-error]');
+  assert.match(await page.textContent('[data-testid=prompt-preview-error]'), /S001: .*no field `tickr`/);
+
+  await page.reload();
+  await page.waitForSelector('[data-testid=task-yaml]');
+  await page.click('[data-testid=mode-rag]');
+  await page.waitForSelector('[data-testid=dataset-panel]');
+  assert.doesNotMatch(page.url(), /mode=/);
+});
