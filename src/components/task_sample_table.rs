@@ -5,7 +5,7 @@
 //! compared by pointer, so a settled row does not re-render; a filter keeps
 //! only the rows with a problem.
 
-use crate::state::task_results::{cell, labels, row_has_problem, CellView};
+use crate::state::task_results::{cell, row_has_problem, CellView, Labels};
 use crate::state::TaskSnapshot;
 use evalpage_core::task_run::SampleResult;
 use evalpage_core::Lang;
@@ -36,14 +36,14 @@ impl PartialEq for TaskSampleTableProps {
 #[derive(Properties)]
 struct RowProps {
     id: String,
-    labels: Vec<(String, String)>,
+    labels: Labels,
     cells: Vec<Option<Rc<SampleResult>>>,
 }
 
 impl PartialEq for RowProps {
     fn eq(&self, o: &Self) -> bool {
         self.id == o.id
-            && self.labels == o.labels
+            && Rc::ptr_eq(&self.labels, &o.labels)
             && self.cells.len() == o.cells.len()
             && self.cells.iter().zip(&o.cells).all(|(a, b)| match (a, b) {
                 (Some(a), Some(b)) => Rc::ptr_eq(a, b),
@@ -136,9 +136,9 @@ pub fn TaskSampleTable(p: &TaskSampleTableProps) -> Html {
                         { for run.models.iter().map(|m| html!{ <th>{m}</th> }) }</tr></thead>
                     <tbody>
                         { for rows.into_iter().map(|(i, cells)| {
-                            let sample = &run.data.samples[i].sample;
-                            let labels = labels(&run.task.task, sample);
-                            html!{ <Row key={i} id={sample.id.clone()} {labels} {cells} /> }
+                            let id = run.data.samples[i].sample.id.clone();
+                            let labels = run.labels.get(i).cloned().unwrap_or_default();
+                            html!{ <Row key={i} {id} {labels} {cells} /> }
                         }) }
                     </tbody>
                 </table>

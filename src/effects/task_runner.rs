@@ -12,7 +12,7 @@ use super::{fetch, now_ms};
 use crate::state::task_check::CheckedTask;
 use crate::state::task_data::RunData;
 use crate::state::task_models::ModelCall;
-use crate::state::task_results::ResultGrid;
+use crate::state::task_results::{labels, Labels, ResultGrid};
 use crate::state::{RunProgress, RunStatus, TaskArtifacts, TaskSnapshot};
 use evalpage_core::demo;
 use evalpage_core::events::{jsonl_to_json_seq, to_jsonl};
@@ -77,6 +77,7 @@ struct Runner {
     run_data: Rc<RunData>,
     calls: Vec<ModelCall>,
     models: Rc<Vec<String>>,
+    labels: Rc<Vec<Labels>>,
     lang: Lang,
     results: ResultGrid,
     events_jsonl: String,
@@ -99,8 +100,14 @@ impl TaskRunHandle {
             &spec.task.template,
             data,
         );
+        let labels = data
+            .samples
+            .iter()
+            .map(|s| Rc::new(labels(&spec.task.task, &s.sample)))
+            .collect();
         let runner = Runner {
             results: vec![vec![None; data.samples.len()]; models.len()],
+            labels: Rc::new(labels),
             engine,
             task: spec.task,
             run_data: spec.run_data,
@@ -305,6 +312,7 @@ fn snapshot(r: &Runner) -> TaskSnapshot {
         data: r.run_data.data.clone(),
         models: r.models.clone(),
         results: r.results.clone(),
+        labels: r.labels.clone(),
     }
 }
 

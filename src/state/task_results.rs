@@ -16,6 +16,9 @@ use std::rc::Rc;
 /// Results by model, then by sample (`None` while unsettled).
 pub type ResultGrid = Vec<Vec<Option<Rc<SampleResult>>>>;
 
+/// A sample's labels as shown: `(field, compact JSON)`.
+pub type Labels = Rc<Vec<(String, String)>>;
+
 /// One model's column of the summary table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelColumn {
@@ -45,9 +48,17 @@ pub fn summarize(task: &Task, models: &[String], grid: &ResultGrid) -> Vec<Model
                 .iter()
                 .enumerate()
                 .map(|(k, m)| {
+                    // Aggregates read values and components; the per-sample
+                    // `detail` (for people) is left out to keep this cheap, as
+                    // it runs on every progress update.
                     let scores: Vec<SampleScore> = settled
                         .iter()
-                        .filter_map(|r| r.scores.get(k).map(|(_, s)| s.clone()))
+                        .filter_map(|r| r.scores.get(k))
+                        .map(|(_, s)| SampleScore {
+                            value: s.value,
+                            components: s.components.clone(),
+                            detail: Default::default(),
+                        })
                         .collect();
                     (m.name.clone(), m.metric.aggregate(&scores))
                 })
@@ -198,7 +209,7 @@ mod tests {
     use evalpage_core::provider::{CallError, ErrorKind};
     use evalpage_core::task::preset;
     use evalpage_core::task_run::data::{load, DatasetFormat};
-    use evalpage_core::task_run::score::score_call;
+    use evalpage_core::task_run::score::{aggregate, score_call};
 
     fn grid() -> (Task, ResultGrid) {
         let task = preset("event_eval").expect("preset");
@@ -234,6 +245,17 @@ mod tests {
         assert_eq!(cols[0].metrics[0].1.mean, 1.0);
         let impact = component_names(&cols, 1);
         assert!(impact.contains(&"mae".to_string()), "{impact:?}");
+    }
+
+    #[test]
+    fn columns_aggregate_as_the_report_does() {
+        let (task, grid) = grid();
+        let cols = summarize(&task, &["m1".into(), "m2".into()], &grid);
+        for (col, results) in cols.iter().zip(&grid) {
+            let owned: Vec<SampleResult> =
+                results.iter().flatten().map(|r| (**r).clone()).collect();
+            assert_eq!(col.metrics, aggregate(&task, &owned));
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::task_check::{
 };
 use super::task_data::{self, LoadedFile, LoadedMetadata, Preview, RunData};
 use super::task_models::{choices, Keys, ModelChoice, TaskRunSettings, MOCK_MODELS};
-use super::task_results::ResultGrid;
+use super::task_results::{Labels, ResultGrid};
 use evalpage_core::provider::ApiKey;
 use evalpage_core::task::PRESETS;
 use evalpage_core::task_run::{DatasetFormat, TaskDataset};
@@ -38,6 +38,8 @@ pub struct TaskSnapshot {
     pub models: Rc<Vec<String>>,
     /// Results by model, then sample.
     pub results: ResultGrid,
+    /// Each sample's labels as shown (computed once per run).
+    pub labels: Rc<Vec<Labels>>,
 }
 
 /// The finished run's downloads.
