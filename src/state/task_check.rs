@@ -6,7 +6,7 @@
 use super::task_models::MOCK_MODELS;
 use evalpage_core::task::builtin::TEMPLATE_NAMES;
 use evalpage_core::task::{builtin_template, yaml, PromptTemplate, Task, TaskErrors};
-use evalpage_core::task_run::registry::{Registry, RegistryError};
+use evalpage_core::task_run::registry::{entry_line, Registry, RegistryError};
 use evalpage_core::task_run::{DatasetFormat, TaskInfo};
 use std::rc::Rc;
 
@@ -32,17 +32,11 @@ impl EditorError {
             .collect()
     }
 
-    fn from_registry(e: &RegistryError, text: &str) -> EditorError {
-        // serde_json gives lines only for syntax errors; an entry's problems
-        // are placed on the line where its key path starts.
-        let placed = RegistryError {
-            line: e.line.or_else(|| json_line(text, &e.path)),
-            ..e.clone()
-        };
+    fn from_registry(e: &RegistryError) -> EditorError {
         EditorError {
-            line: placed.line,
-            path: placed.path.clone(),
-            text: placed.to_string(),
+            line: e.line,
+            path: e.path.clone(),
+            text: e.to_string(),
         }
     }
 }
@@ -214,10 +208,7 @@ pub fn check_registry(file: &str, text: &str) -> RegistryCheck {
         Err(errors) => {
             return RegistryCheck {
                 registry: Registry::default(),
-                errors: errors
-                    .iter()
-                    .map(|e| EditorError::from_registry(e, text))
-                    .collect(),
+                errors: errors.iter().map(EditorError::from_registry).collect(),
             }
         }
     };
@@ -229,14 +220,14 @@ pub fn check_registry(file: &str, text: &str) -> RegistryCheck {
         .map(|(i, m)| {
             let e = RegistryError {
                 file: file.to_string(),
-                line: None,
+                line: entry_line(text, i),
                 path: format!("models[{i}].name"),
                 message: format!(
                     "`{}` is the name of a built-in mock model; choose another name",
                     m.name
                 ),
             };
-            EditorError::from_registry(&e, text)
+            EditorError::from_registry(&e)
         })
         .collect();
     if clashes.is_empty() {
@@ -250,52 +241,6 @@ pub fn check_registry(file: &str, text: &str) -> RegistryCheck {
             errors: clashes,
         }
     }
-}
-
-/// The line where the entry of `path` (`models[2]`, `models[2].base_url`)
-/// starts in registry JSON: the line of the entry's opening `{`, found by
-/// counting the objects directly inside the `models` array (or the top-level
-/// array). Strings are skipped, so braces inside them do not count.
-pub fn json_line(text: &str, path: &str) -> Option<usize> {
-    let index: usize = path
-        .strip_prefix("models[")?
-        .split(']')
-        .next()?
-        .parse()
-        .ok()?;
-    let bare = text.trim_start().starts_with('[');
-    let entry_depth = if bare { 1 } else { 2 };
-    let (mut depth, mut line, mut seen) = (0usize, 1usize, 0usize);
-    let (mut in_str, mut escaped) = (false, false);
-    for c in text.chars() {
-        if c == '\n' {
-            line += 1;
-        }
-        if in_str {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_str = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => in_str = true,
-            '{' | '[' => {
-                depth += 1;
-                if c == '{' && depth == entry_depth + 1 {
-                    if seen == index {
-                        return Some(line);
-                    }
-                    seen += 1;
-                }
-            }
-            '}' | ']' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -407,15 +352,5 @@ mod tests {
         );
         let ok = check_registry("r.json", "[{\"name\": \"x\", \"base_url\": \"http://h\"}]");
         assert_eq!(ok.registry.models.len(), 1);
-    }
-
-    #[test]
-    fn json_line_skips_strings_and_nested_objects() {
-        let text = "{\"models\": [\n {\"name\": \"{[\", \"default_params\": {\"a\": {}}},\n {\"name\": \"b\"}\n]}";
-        assert_eq!(json_line(text, "models[0]"), Some(2));
-        assert_eq!(json_line(text, "models[1].name"), Some(3));
-        assert_eq!(json_line("[\n{},\n{}]", "models[1]"), Some(3));
-        assert_eq!(json_line(text, "models[5]"), None);
-        assert_eq!(json_line(text, ""), None);
     }
 }

@@ -98,9 +98,19 @@ impl std::error::Error for RegistryError {}
 impl Registry {
     /// Reads a registry; every problem is reported with its entry path.
     pub fn parse(file: &str, text: &str) -> Result<Registry, Vec<RegistryError>> {
-        let err = |line, path: String, message: String| RegistryError {
+        let err = |line: Option<usize>, path: String, message: String| RegistryError {
             file: file.to_string(),
-            line,
+            // serde_json gives lines for syntax errors only; an entry's problems
+            // are placed on the line where the entry starts.
+            line: line.or_else(|| {
+                let i = path
+                    .strip_prefix("models[")?
+                    .split(']')
+                    .next()?
+                    .parse()
+                    .ok()?;
+                entry_line(text, i)
+            }),
             path,
             message,
         };
@@ -222,6 +232,46 @@ pub fn merged_params(task: &Map<String, Value>, model: &Map<String, Value>) -> M
     out
 }
 
+/// The line where entry `index` starts in registry JSON: the line of the
+/// entry's opening `{`, found by counting the objects directly inside the
+/// `models` array (or the top-level array). Strings are skipped, so braces
+/// inside them do not count.
+pub fn entry_line(text: &str, index: usize) -> Option<usize> {
+    let bare = text.trim_start().starts_with('[');
+    let entry_depth = if bare { 1 } else { 2 };
+    let (mut depth, mut line, mut seen) = (0usize, 1usize, 0usize);
+    let (mut in_str, mut escaped) = (false, false);
+    for c in text.chars() {
+        if c == '\n' {
+            line += 1;
+        }
+        if in_str {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_str = true,
+            '{' | '[' => {
+                depth += 1;
+                if c == '{' && depth == entry_depth + 1 {
+                    if seen == index {
+                        return Some(line);
+                    }
+                    seen += 1;
+                }
+            }
+            '}' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,5 +354,14 @@ mod tests {
         let m = merged_params(&task, &model);
         assert_eq!(m["temperature"], 0);
         assert_eq!(m["response_format"]["type"], "json_object");
+    }
+
+    #[test]
+    fn entry_line_skips_strings_and_nested_objects() {
+        let text = "{\"models\": [\n {\"name\": \"{[\", \"default_params\": {\"a\": {}}},\n {\"name\": \"b\"}\n]}";
+        assert_eq!(entry_line(text, 0), Some(2));
+        assert_eq!(entry_line(text, 1), Some(3));
+        assert_eq!(entry_line("[\n{},\n{}]", 1), Some(3));
+        assert_eq!(entry_line(text, 5), None);
     }
 }
