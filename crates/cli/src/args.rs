@@ -105,7 +105,7 @@ pub struct RunArgs {
     pub dataset: PathBuf,
     /// Run a task (a preset name: event_eval, support_qa, rag_qa; or a task
     /// YAML file) instead of the RAG check.
-    #[arg(long, value_name = "NAME|FILE.yaml", conflicts_with_all = ["provider", "endpoint", "model", "api_key_env", "system_prompt", "resume_from"])]
+    #[arg(long, value_name = "NAME|FILE.yaml", conflicts_with_all = ["provider", "endpoint", "model", "api_key_env", "system_prompt"])]
     pub task: Option<String>,
     /// With --task: the models to evaluate, comma-separated registry names
     /// (with --mock, any names: each is a differently seeded mock model).
@@ -164,8 +164,9 @@ pub struct RunArgs {
     /// Language of the console lines and report.md.
     #[arg(long, value_enum, default_value_t = LangArg::Zh)]
     pub lang: LangArg,
-    /// Event log (json-seq or JSONL) of an interrupted run of this dataset: its
-    /// settled cases are taken over and only the rest is sent.
+    /// Event log (json-seq or JSONL) of an interrupted run of this dataset (and,
+    /// with --task, of these models): its settled cases are taken over and only
+    /// the rest is sent.
     #[arg(long, value_name = "FILE")]
     pub resume_from: Option<PathBuf>,
     /// Output directory (created if missing).

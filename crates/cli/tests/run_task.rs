@@ -337,3 +337,44 @@ fn the_rag_preset_as_a_task_scores_like_the_rag_run() {
         Some(rag["metrics"]["citation_rate"].clone())
     );
 }
+
+#[test]
+fn a_task_run_resumes_from_a_cut_log_and_reports_the_same() {
+    let s = Scratch::new("task-resume");
+    let dataset = data("event_dataset.jsonl");
+    let ds = dataset.to_str().unwrap_or_default();
+    let base = [
+        "--task",
+        "event_eval",
+        "--dataset",
+        ds,
+        "--mock",
+        "--models",
+        "a,b",
+    ];
+    assert_ok(&task_run(&base, &s.join("full"), &[]));
+    let log = std::fs::read_to_string(s.join("full/report.events.jsonl")).expect("log");
+    // meta + three cases, then half of the fourth case record
+    let lines: Vec<&str> = log.lines().collect();
+    let fourth = lines[4];
+    let cut = format!("{}\n{}", lines[..4].join("\n"), &fourth[..fourth.len() / 2]);
+    let cut_path = s.write("cut.jsonl", &cut);
+    let mut args = base.to_vec();
+    args.extend(["--resume-from", cut_path.to_str().unwrap_or_default()]);
+    let out = task_run(&args, &s.join("resumed"), &[]);
+    assert_ok(&out);
+    let (_, stderr) = texts(&out);
+    assert!(stderr.contains("3 of 10 cases already settled"), "{stderr}");
+    assert!(stderr.contains("cut off"), "{stderr}");
+    let report = |d: &str| read_json(&s.join(d).join("report.json"));
+    let (full, resumed) = (report("full"), report("resumed"));
+    assert_eq!(full["report"]["summaries"], resumed["report"]["summaries"]);
+    assert_eq!(full["cases"], resumed["cases"]);
+    let run_id = |r: &Value| r["report"]["experiment"]["run_config"]["run_id"].clone();
+    assert_eq!(
+        run_id(&full),
+        run_id(&resumed),
+        "a resumed run keeps its id"
+    );
+    assert_ok(&reconcile(&s.join("resumed")));
+}

@@ -235,3 +235,48 @@ fn cancel_settles_every_unfinished_job_and_aborts_those_in_flight() {
     assert_eq!(engine.progress(), (8, 8));
     assert!(matches!(step.events.last(), Some(TaskRecord::Summary(s)) if s.status == "cancelled"));
 }
+
+#[test]
+fn a_run_resumed_from_its_cut_log_sends_only_the_rest_and_scores_the_same() {
+    use evalpage_core::task_run::resume::resumable;
+    // the uninterrupted run
+    let (mut full, _) = setup(&["a", "b"], 2);
+    drive(&mut full, |e, job, _| mock_answer(e, job));
+    // an interrupted run: three answers settle, then the tab goes away
+    let (mut first, _) = setup(&["a", "b"], 2);
+    let mut log: Vec<TaskRecord> = first.start(0).events;
+    let mut answered = 0;
+    for job in [0usize, 1, 4] {
+        let outcome = mock_answer(&first, job);
+        // jobs 0, 1 (model a) and 4 (model b) are the ones in flight first
+        log.extend(
+            first
+                .handle(Input::Outcome { case: job, outcome }, 10)
+                .events,
+        );
+        answered += 1;
+    }
+    assert_eq!(answered, 3);
+    // the log is cut in the middle of its last record
+    let mut text: String = log.iter().map(to_jsonl).collect();
+    text.push_str("{\"record_type\":\"case\",\"run_id\":\"t1\",\"case_");
+    let (mut second, _) = setup(&["a", "b"], 2);
+    let prior = resumable(&read(text.as_bytes()), &second);
+    assert_eq!(prior.run_id.as_deref(), Some("t1"));
+    assert_eq!(prior.calls.len(), 3);
+    assert_eq!(second.restore(prior.calls), 3);
+    let mut sent = Vec::new();
+    let (events, _) = drive(&mut second, |e, job, _| {
+        sent.push(job);
+        mock_answer(e, job)
+    });
+    sent.sort_unstable();
+    // 8 jobs: 3 taken over, 2 prompt failures (S3 for both models), 3 sent
+    assert_eq!(sent, [3, 5, 7]);
+    let cases = events
+        .iter()
+        .filter(|r| matches!(r, TaskRecord::Case(_)))
+        .count();
+    assert_eq!(cases, 8, "the new log names every case once");
+    assert_eq!(second.scored(), full.scored());
+}

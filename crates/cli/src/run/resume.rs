@@ -4,16 +4,12 @@
 
 use crate::error::CliError;
 use evalpage_core::dataset::rag::RagCase;
-use evalpage_core::events::{self, Resumable};
+use evalpage_core::events::{self, ReadLog, Resumable};
 use evalpage_core::scorer::ScoringConfig;
 use std::path::Path;
 
-/// Reads the log and matches it against the dataset.
-pub fn load(
-    path: &Path,
-    cases: &[RagCase],
-    scoring: &ScoringConfig,
-) -> Result<Resumable, CliError> {
+/// Reads an event log (json-seq or JSONL); a cut last record is reported and ignored.
+pub fn read_log(path: &Path) -> Result<ReadLog, CliError> {
     let bytes = std::fs::read(path).map_err(|e| {
         CliError::Usage(format!("cannot read --resume-from {}: {e}", path.display()))
     })?;
@@ -24,13 +20,23 @@ pub fn load(
             path.display()
         )));
     }
-    let prior = events::resumable(&log, cases, scoring);
     if log.truncated_tail {
         eprintln!(
             "evalpage: {}: the last record was cut off and is ignored",
             path.display()
         );
     }
+    Ok(log)
+}
+
+/// Reads the log and matches it against the dataset.
+pub fn load(
+    path: &Path,
+    cases: &[RagCase],
+    scoring: &ScoringConfig,
+) -> Result<Resumable, CliError> {
+    let log = read_log(path)?;
+    let prior = events::resumable(&log, cases, scoring);
     if !prior.unknown_ids.is_empty() {
         eprintln!(
             "evalpage: {}: {} case ids are not in the dataset and are ignored (first: {})",

@@ -10,6 +10,7 @@ use super::clock::Clock;
 use super::driver::{self, Caller};
 use super::http::{self, HttpBackend};
 use super::output::{say, Output};
+use super::resume;
 use crate::args::RunArgs;
 use crate::error::CliError;
 use crate::score;
@@ -24,6 +25,7 @@ use evalpage_core::task_run::events::{parse_problems, TaskRecord};
 use evalpage_core::task_run::meta::RunMeta;
 use evalpage_core::task_run::registry::{merged_params, ModelEntry, Registry};
 use evalpage_core::task_run::report::{AnswerSource, ModelSettings, RunDescription};
+use evalpage_core::task_run::resume::resumable;
 use evalpage_core::task_run::score::AnswerStatus;
 use evalpage_core::task_run::{artifacts, mock, DatasetFormat};
 use serde_json::{json, Map, Value};
@@ -79,7 +81,18 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
         ..RunSettings::default()
     };
     let backend = if args.mock { "mock" } else { "openai" };
-    let run_id = clock.run_id().replacen("eval_rag", "eval_task", 1);
+    let log = match &args.resume_from {
+        Some(path) => Some(resume::read_log(path)?),
+        None => None,
+    };
+    // A resumed run keeps the interrupted run's id.
+    let run_id = log
+        .as_ref()
+        .and_then(|l| l.of_type("meta").next())
+        .and_then(|m| m.get("run_id"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| clock.run_id().replacen("eval_rag", "eval_task", 1));
     let model_settings: Vec<ModelSettings> = models.iter().map(|(m, _)| m.clone()).collect();
     let cfg = TaskRunConfig {
         run_id: run_id.clone(),
@@ -96,6 +109,20 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
         info,
     } = &loaded;
     let mut engine = TaskEngine::new(cfg, task.clone(), info.clone(), template, &data);
+    if let (Some(log), Some(path)) = (&log, &args.resume_from) {
+        let prior = resumable(log, &engine);
+        for key in prior.unknown.iter().take(5) {
+            eprintln!(
+                "evalpage: {}: `{key}` is not a sample and model of this run; ignored",
+                path.display()
+            );
+        }
+        let taken = engine.restore(prior.calls);
+        eprintln!(
+            "evalpage: resuming: {taken} of {} cases already settled, sending the rest",
+            engine.jobs()
+        );
+    }
     let n = data.samples.len();
     let task_arc = Arc::new(task.clone());
     let samples = Arc::new(data.samples.iter().map(|s| s.sample.clone()).collect());

@@ -9,7 +9,7 @@
 mod read;
 mod reconcile;
 mod record;
-mod resume;
+pub(crate) mod resume;
 mod write;
 
 pub use read::{read, LogFormat, ReadLog, Skipped};

@@ -88,7 +88,7 @@ fn rebuild(i: usize, case: &RagCase, r: &Value, scoring: &ScoringConfig) -> Opti
     ))
 }
 
-fn call_error(detail: &Value, short: Option<&str>) -> Option<CallError> {
+pub(crate) fn call_error(detail: &Value, short: Option<&str>) -> Option<CallError> {
     let kind: ErrorKind = serde_json::from_value(detail.get("kind")?.clone()).ok()?;
     if kind == ErrorKind::Cancelled {
         return None;

@@ -105,6 +105,37 @@ impl TaskEngine {
         }
     }
 
+    /// Takes over calls an earlier, interrupted run settled (see `resume`),
+    /// before `start`; they are not sent again and `start` re-emits their `case`
+    /// records so the new log is complete. Returns how many were taken.
+    pub fn restore(&mut self, prior: Vec<super::resume::PriorCall>) -> usize {
+        if self.status != RunStatus::Idle {
+            return 0;
+        }
+        let mut taken = 0;
+        for call in prior {
+            let Some(j) = self.job(call.job) else {
+                continue;
+            };
+            if !matches!(self.prompts.get(j.sample), Some(Ok(_)))
+                || !self.scheds[j.model].settle_unsent(j.sample, call.attempts)
+            {
+                continue;
+            }
+            let r = score_call(
+                &self.task,
+                &self.samples[j.sample],
+                j.sample,
+                &call.outcome,
+                call.attempts,
+                call.elapsed_ms,
+            );
+            self.results[j.model][j.sample] = Some(r);
+            taken += 1;
+        }
+        taken
+    }
+
     /// Starts the run: `meta`, samples whose prompt failed, the first requests.
     pub fn start(&mut self, now_ms: u64) -> Step<TaskRecord> {
         let mut step = Step::default();
@@ -124,6 +155,19 @@ impl TaskEngine {
             argv: &self.cfg.argv,
         };
         step.events.push(TaskRecord::meta(&meta, now_ms));
+        let n = self.samples.len();
+        for (m, results) in self.results.iter().enumerate() {
+            for r in results.iter().flatten() {
+                step.events.push(TaskRecord::case(
+                    &self.cfg.run_id,
+                    &self.cfg.models[m].name,
+                    &self.samples[r.index],
+                    r,
+                    now_ms,
+                ));
+                step.finished.push(m * n + r.index);
+            }
+        }
         for m in 0..self.cfg.models.len() {
             for s in 0..self.samples.len() {
                 let Err(why) = &self.prompts[s] else { continue };
@@ -131,7 +175,9 @@ impl TaskEngine {
                     ErrorKind::Prompt,
                     format!("the prompt could not be rendered, nothing was sent: {why}"),
                 );
-                self.scheds[m].settle_unsent(s, 0);
+                if !self.scheds[m].settle_unsent(s, 0) {
+                    continue;
+                }
                 let settled = Settled {
                     job: s,
                     outcome: Err(err),

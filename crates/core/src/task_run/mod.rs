@@ -20,6 +20,7 @@ pub mod registry;
 pub mod report;
 pub mod responses;
 pub mod results;
+pub mod resume;
 pub mod score;
 pub mod summary_csv;
 pub mod synthetic;
