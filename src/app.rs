@@ -56,9 +56,10 @@ pub fn App() -> Html {
     }
 
     {
-        let state = state.clone();
+        let (state, task_state) = (state.clone(), task_state.clone());
         use_effect_with((), move |_| {
-            wasm_bindgen_futures::spawn_local(launch::find_unfinished(state))
+            wasm_bindgen_futures::spawn_local(launch::find_unfinished(state));
+            wasm_bindgen_futures::spawn_local(crate::task_launch::find_unfinished(task_state));
         });
     }
     let on_start = {
@@ -189,7 +190,7 @@ pub fn App() -> Html {
             <Header {lang} {on_lang} mode={*mode} {on_mode} />
             <main>
                 if state.resume_offer.is_some() {
-                    <ResumeBanner {lang} offer={state.resume_offer.clone()} disabled={running}
+                    <ResumeBanner {lang} offer={state.resume_offer.as_ref().map(|o| Rc::from(o.summary(lang)))} disabled={running}
                         on_resume={on_resume.clone()} on_discard={on_discard.clone()} on_resume_log={on_resume_log.clone()} />
                 }
                 <section class="setup">

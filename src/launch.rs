@@ -145,7 +145,7 @@ pub fn dataset(name: &str, bytes: &[u8]) -> Rc<LoadedDataset> {
 pub async fn find_unfinished(state: UseReducerHandle<AppState>) {
     let found = async {
         let db = idb::open().await?;
-        for stored in idb::runs(&db).await? {
+        for stored in idb::runs::<StoredRun>(&db).await? {
             if stored.status == "running" {
                 let events = idb::events(&db, &stored.run_id).await?;
                 let done = events::read(events.as_bytes()).of_type("case").count();

@@ -1,11 +1,13 @@
-//! The task mode: wiring between the task panels, the task reducer and the
-//! task runner. The reducer and the run handle belong to the app, so
-//! switching to the RAG check and back keeps the task, its data and its run.
+//! The task mode: wiring between the task panels, the resume banner, the
+//! task reducer and the task runner. The reducer and the run handle belong to
+//! the app, so switching to the RAG check and back keeps the task, its data
+//! and its run.
 
 use crate::components::{
-    prompt_preview::PromptPreview, run_controls::RunControls, task_dataset_panel::TaskDatasetPanel,
-    task_downloads::TaskDownloads, task_editor::TaskEditor, task_models_panel::TaskModelsPanel,
-    task_sample_table::TaskSampleTable, task_summary::TaskSummary,
+    prompt_preview::PromptPreview, resume_banner::ResumeBanner, run_controls::RunControls,
+    task_dataset_panel::TaskDatasetPanel, task_downloads::TaskDownloads, task_editor::TaskEditor,
+    task_models_panel::TaskModelsPanel, task_sample_table::TaskSampleTable,
+    task_summary::TaskSummary,
 };
 use crate::effects::{files, url};
 use crate::state::task_data::{LoadedFile, LoadedMetadata};
@@ -83,10 +85,48 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
         let h = p.handle.clone();
         Callback::from(move |_: ()| h.cancel())
     };
+    let on_resume = {
+        let (state, handle, params) = (state.clone(), p.handle.clone(), p.params.clone());
+        Callback::from(move |_: ()| {
+            if let Some(offer) = state.resume_offer.clone() {
+                task_launch::resume_offer(&state, &handle, &params, lang, &offer);
+            }
+        })
+    };
+    let on_discard = {
+        let state = state.clone();
+        Callback::from(move |_: ()| {
+            if let Some(offer) = state.resume_offer.clone() {
+                task_launch::discard(&state, &offer);
+            }
+        })
+    };
+    let on_resume_log = {
+        let (state, handle, params) = (state.clone(), p.handle.clone(), p.params.clone());
+        Callback::from(move |file: web_sys::File| {
+            let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                match files::read(file).await {
+                    Ok((_, bytes)) => {
+                        task_launch::resume_from_log(&state, &handle, &params, lang, &bytes)
+                    }
+                    Err(e) => state.dispatch(TaskAction::StartFailed(Rc::from(e))),
+                }
+            });
+        })
+    };
+    let offer = state
+        .resume_offer
+        .as_ref()
+        .map(|o| Rc::from(o.summary(lang)));
     let with_key: Rc<BTreeSet<String>> = Rc::new(state.keys.keys().cloned().collect());
     let blocked = state.blocker().map(|(zh, en)| lang.pick(zh, en));
     html! {
         <>
+            if offer.is_some() {
+                <ResumeBanner {lang} {offer} task=true disabled={running}
+                    on_resume={on_resume.clone()} on_discard={on_discard.clone()} on_resume_log={on_resume_log.clone()} />
+            }
             <section class="setup">
                 <div class="column">
                     <TaskEditor {lang} preset={state.preset} task_text={state.task_text.clone()}
@@ -122,6 +162,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
             <TaskDownloads {lang} artifacts={state.artifacts.clone()} />
             <TaskSummary {lang} run={state.run.clone()} />
             <TaskSampleTable {lang} run={state.run.clone()} />
+            <ResumeBanner {lang} offer={None} task=true disabled={running} {on_resume} {on_discard} {on_resume_log} />
         </>
     }
 }

@@ -262,7 +262,7 @@ async fn indexeddb_keeps_runs_and_their_events_in_order_without_the_key() {
     idb::save(&db, &stored("r-idb", "running"), &lines[5..], false)
         .await
         .expect("save 2");
-    let runs = idb::runs(&db).await.expect("runs");
+    let runs = idb::runs::<StoredRun>(&db).await.expect("runs");
     let run = runs.iter().find(|r| r.run_id == "r-idb").expect("stored");
     assert_eq!(run.settings.api_key, "", "the key is not persisted");
     let text = idb::events(&db, "r-idb").await.expect("events");
@@ -276,7 +276,7 @@ async fn indexeddb_keeps_runs_and_their_events_in_order_without_the_key() {
         .expect("replace");
     assert_eq!(idb::events(&db, "r-idb").await.expect("events"), lines[0].1);
     idb::delete(&db, "r-idb").await.expect("delete");
-    assert!(idb::runs(&db)
+    assert!(idb::runs::<StoredRun>(&db)
         .await
         .expect("runs")
         .iter()
@@ -311,7 +311,7 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
         if finished.borrow().is_some() {
             break;
         }
-        let runs = idb::runs(&db).await.expect("runs");
+        let runs = idb::runs::<StoredRun>(&db).await.expect("runs");
         if runs
             .iter()
             .any(|r| r.run_id == "persisted" && r.status == "running")
@@ -335,7 +335,7 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
     assert_eq!(got, reference_report());
     TimeoutFuture::new(100).await;
     assert!(
-        idb::runs(&db)
+        idb::runs::<StoredRun>(&db)
             .await
             .expect("runs")
             .iter()
@@ -383,6 +383,8 @@ fn task_spec(run_id: &str, latency: f64) -> TaskRunSpec {
         run_data: state.run_data.clone(),
         calls: planned.into_iter().map(|m| m.call).collect(),
         lang: Lang::En,
+        persist: None,
+        prior_log: None,
     }
 }
 
@@ -510,4 +512,129 @@ fn task_mode_comes_from_the_url() {
     let s = TaskState::with_preset(p.task.as_deref().unwrap_or_default());
     assert_eq!(s.preset, Some("support_qa"));
     assert_eq!(s.run_data.data.samples.len(), 8);
+}
+
+use evalpage_web::effects::task_runner::TaskPersist;
+use evalpage_web::state::task_stored::StoredTaskRun;
+
+/// The first `n` records of a JSONL log (a run cut off after them).
+fn cut_log(log: &str, n: usize) -> String {
+    log.lines().take(n).map(|l| format!("{l}\n")).collect()
+}
+
+#[wasm_bindgen_test]
+async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_resumes_to_the_same_scores(
+) {
+    let db = idb::open().await.expect("open");
+    let mut spec = task_spec("task-persisted", 1.0);
+    let expected = task_reference_scores(&spec);
+    spec.persist = Some(TaskPersist {
+        stored: StoredTaskRun::of(&TaskState::default(), "task-persisted", 0, Lang::En),
+        replace: false,
+    });
+    let (finished, on_update) = finished_sink();
+    let _handle = TaskRunHandle::start(spec, on_update);
+    wait_for(
+        || finished.borrow().is_some(),
+        "the persisted task run to finish",
+    )
+    .await;
+    let artifacts = finished
+        .borrow()
+        .clone()
+        .expect("finished")
+        .expect("artifacts render");
+    let log = artifacts
+        .file("report.events.jsonl")
+        .unwrap_or_default()
+        .to_string();
+    TimeoutFuture::new(200).await;
+    let left = idb::runs::<StoredTaskRun>(&db).await.expect("runs");
+    assert!(
+        left.iter().all(|r| r.run_id != "task-persisted"),
+        "a finished run is dropped from storage"
+    );
+
+    // meta + 5 cases, then a cut record: the resumed run takes the 5 over.
+    let mut cut = cut_log(&log, 6);
+    cut.push_str("{\"record_type\":\"case\",\"run_id\":");
+    let mut spec = task_spec("task-resumed", 0.0);
+    spec.prior_log = Some(Rc::from(cut.as_str()));
+    spec.persist = Some(TaskPersist {
+        stored: StoredTaskRun::of(&TaskState::default(), "task-resumed", 0, Lang::En),
+        replace: true,
+    });
+    let (finished, on_update) = finished_sink();
+    let _handle = TaskRunHandle::start(spec, on_update);
+    wait_for(
+        || finished.borrow().is_some(),
+        "the resumed task run to finish",
+    )
+    .await;
+    let artifacts = finished
+        .borrow()
+        .clone()
+        .expect("finished")
+        .expect("artifacts render");
+    let report: serde_json::Value =
+        serde_json::from_str(artifacts.file("report.json").expect("report")).expect("json");
+    assert_eq!(
+        report["scores"].as_array().cloned().unwrap_or_default(),
+        expected
+    );
+    let resumed = artifacts.file("report.events.jsonl").unwrap_or_default();
+    let read = evalpage_core::events::read(resumed.as_bytes());
+    assert_eq!(read.of_type("case").count(), 16, "the new log is complete");
+    let cut_read = evalpage_core::events::read(cut.as_bytes());
+    let key = |r: &serde_json::Value| (r["model"].clone(), r["case_id"].clone());
+    let first: Vec<_> = read.of_type("case").take(5).map(key).collect();
+    let mut taken: Vec<_> = cut_read.of_type("case").map(key).collect();
+    assert_eq!(taken.len(), 5);
+    taken.sort_by_key(|(m, c)| (m.to_string(), c.to_string()));
+    let mut first_sorted = first.clone();
+    first_sorted.sort_by_key(|(m, c)| (m.to_string(), c.to_string()));
+    assert_eq!(
+        first_sorted, taken,
+        "the restored calls are re-emitted first"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_running_task_run_is_in_indexeddb_without_any_key() {
+    let db = idb::open().await.expect("open");
+    let mut spec = task_spec("task-running", 20.0);
+    spec.persist = Some(TaskPersist {
+        stored: StoredTaskRun::of(&TaskState::default(), "task-running", 0, Lang::En),
+        replace: false,
+    });
+    let (finished, on_update) = finished_sink();
+    let handle = TaskRunHandle::start(spec, on_update);
+    TimeoutFuture::new(300).await;
+    let runs = idb::runs::<StoredTaskRun>(&db).await.expect("runs");
+    let run = runs
+        .iter()
+        .find(|r| r.run_id == "task-running")
+        .expect("stored while running");
+    assert_eq!(run.status, "running");
+    assert_eq!(run.total, 16);
+    assert!(idb::events(&db, "task-running")
+        .await
+        .expect("events")
+        .contains("\"record_type\":\"meta\""));
+    assert!(
+        idb::runs::<StoredRun>(&db)
+            .await
+            .expect("runs")
+            .iter()
+            .all(|r| r.run_id != "task-running"),
+        "a task record is not read as a RAG run"
+    );
+    handle.cancel();
+    wait_for(|| finished.borrow().is_some(), "the cancelled run to stop").await;
+    TimeoutFuture::new(200).await;
+    assert!(idb::runs::<StoredTaskRun>(&db)
+        .await
+        .expect("runs")
+        .iter()
+        .all(|r| r.run_id != "task-running"));
 }

@@ -1,7 +1,6 @@
-//! Resuming interrupted runs: the offer of an unfinished run found after a
-//! reload, and resuming from a downloaded event log.
+//! Resuming interrupted runs, in both modes: the offer of an unfinished run
+//! found after a reload, and resuming from a downloaded event log.
 
-use crate::state::ResumeOffer;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -13,8 +12,12 @@ use yew::prelude::*;
 pub struct ResumeBannerProps {
     /// Language.
     pub lang: Lang,
-    /// The unfinished run, if one was found.
-    pub offer: Option<Rc<ResumeOffer>>,
+    /// The unfinished run's line (what, which, settled/total), if one was found.
+    pub offer: Option<Rc<str>>,
+    /// The task mode's banner (the log is resumed over the loaded task,
+    /// dataset and models rather than the loaded dataset).
+    #[prop_or_default]
+    pub task: bool,
     /// A run is going.
     pub disabled: bool,
     /// Resume the offered run.
@@ -55,8 +58,13 @@ pub fn ResumeBanner(p: &ResumeBannerProps) -> Html {
     let Some(o) = &p.offer else {
         return html! {
             <section class="panel resume-log">
-                <label class="inline">{t("从下载的事件日志续跑（对当前数据集，只发送未完成的用例）：",
-                    "Resume from a downloaded event log (over the loaded dataset; only unfinished cases are sent):")}
+                <label class="inline">{if p.task {
+                        t("从下载的任务事件日志续跑（对当前的任务、数据集和模型，只发送未完成的调用）：",
+                          "Resume from a downloaded task event log (over the loaded task, dataset and models; only unfinished calls are sent):")
+                    } else {
+                        t("从下载的事件日志续跑（对当前数据集，只发送未完成的用例）：",
+                          "Resume from a downloaded event log (over the loaded dataset; only unfinished cases are sent):")
+                    }}
                     <input type="file" accept=".jsonl,.json-seq,.json,.txt" data-testid="resume-log-file" disabled={p.disabled} {onchange} />
                 </label>
             </section>
@@ -65,8 +73,7 @@ pub fn ResumeBanner(p: &ResumeBannerProps) -> Html {
     html! {
         <section class="panel resume">
             <div class="warning" data-testid="resume-offer">
-                {format!("{} {} ({}): {}/{} {}", t("发现未完成的运行", "Unfinished run"), o.stored.run_id,
-                    o.stored.dataset_name, o.done, o.stored.total, t("条已完成。", "cases settled."))}
+                {o.to_string()}
                 <button class="primary" data-testid="resume-run" disabled={p.disabled} onclick={resume}>{t("继续运行", "Resume it")}</button>
                 <button data-testid="discard-run" disabled={p.disabled} onclick={discard}>{t("丢弃", "Discard")}</button>
             </div>

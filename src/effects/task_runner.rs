@@ -5,17 +5,24 @@
 //! in flight on cancel, keeps the event log, and reports snapshots to the page.
 //! When the run stops it renders every artifact with the core's renderer.
 //!
-//! A task run is not saved in IndexedDB (a reload loses it); keys live only
-//! in the `OpenAiConfig`s of this runner.
+//! With `persist`, every event line is written to IndexedDB (`idb`, the same
+//! stores and transactions as the RAG runner) and a settled call reaches the
+//! page only once the transaction holding its `case` record has committed; a
+//! run that ends is deleted from storage (its downloads are the record). With
+//! `prior_log`, the calls an interrupted run settled are restored first (the
+//! core's `task_run::resume`) and only the rest is sent. Keys live only in the
+//! `OpenAiConfig`s of this runner, never in what is stored.
 
+use super::idb;
 use super::{fetch, now_ms};
 use crate::state::task_check::CheckedTask;
 use crate::state::task_data::RunData;
 use crate::state::task_models::ModelCall;
 use crate::state::task_results::{labels, Labels, ResultGrid};
+use crate::state::task_stored::StoredTaskRun;
 use crate::state::{RunProgress, RunStatus, TaskArtifacts, TaskSnapshot};
 use evalpage_core::demo;
-use evalpage_core::events::{jsonl_to_json_seq, to_jsonl};
+use evalpage_core::events::{self, jsonl_to_json_seq, to_jsonl};
 use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::run::{self, Command, Input, Step};
 use evalpage_core::task_run::artifacts::{self, Inputs};
@@ -24,13 +31,14 @@ use evalpage_core::task_run::events::TaskRecord;
 use evalpage_core::task_run::meta::RunMeta;
 use evalpage_core::task_run::mock;
 use evalpage_core::task_run::report::{AnswerSource, RunDescription};
+use evalpage_core::task_run::resume;
 use evalpage_core::Lang;
 use gloo_timers::callback::Timeout;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::spawn_local;
-use web_sys::AbortController;
+use web_sys::{AbortController, IdbDatabase};
 use yew::Callback;
 
 /// Least time between two progress updates of the page, in ms.
@@ -51,6 +59,33 @@ pub struct TaskRunSpec {
     pub calls: Vec<ModelCall>,
     /// Language of `report.md`.
     pub lang: Lang,
+    /// Save the run as it goes (IndexedDB), to resume it after a reload.
+    pub persist: Option<TaskPersist>,
+    /// The event log (JSONL or json-seq text) of the interrupted run this one
+    /// resumes: its settled calls are restored, the rest is sent.
+    pub prior_log: Option<Rc<str>>,
+}
+
+/// Where a task run is saved as it goes.
+pub struct TaskPersist {
+    /// The run record (inputs and settings, no key).
+    pub stored: StoredTaskRun,
+    /// Replace events already stored under this run id (a resumed run
+    /// rewrites its whole log, restored calls included, in its first transaction).
+    pub replace: bool,
+}
+
+struct Saver {
+    stored: StoredTaskRun,
+    db: Option<IdbDatabase>,
+    replace: bool,
+    writing: bool,
+}
+
+/// An event line on its way to storage, and the job it settles, if any.
+struct Pending {
+    event: (u32, String),
+    settles: Option<usize>,
 }
 
 /// What the runner tells the page.
@@ -79,8 +114,13 @@ struct Runner {
     models: Rc<Vec<String>>,
     labels: Rc<Vec<Labels>>,
     lang: Lang,
+    /// Results the page may count: saved first when persistence is on.
     results: ResultGrid,
     events_jsonl: String,
+    pending: Vec<Pending>,
+    next_seq: u32,
+    saver: Option<Saver>,
+    save_error: Option<String>,
     finished: bool,
     in_flight: HashMap<usize, InFlight>,
     wake: Option<Timeout>,
@@ -93,13 +133,23 @@ impl TaskRunHandle {
     pub fn start(spec: TaskRunSpec, on_update: Callback<TaskRunUpdate>) -> TaskRunHandle {
         let data = &spec.run_data.data;
         let models: Vec<String> = spec.cfg.models.iter().map(|m| m.name.clone()).collect();
-        let engine = TaskEngine::new(
+        let mut engine = TaskEngine::new(
             spec.cfg,
             spec.task.task.clone(),
             spec.task.info.clone(),
             &spec.task.template,
             data,
         );
+        if let Some(log) = &spec.prior_log {
+            let prior = resume::resumable(&events::read(log.as_bytes()), &engine);
+            engine.restore(prior.calls);
+        }
+        let saver = spec.persist.map(|p| Saver {
+            stored: p.stored,
+            db: None,
+            replace: p.replace,
+            writing: false,
+        });
         let labels = data
             .samples
             .iter()
@@ -115,6 +165,10 @@ impl TaskRunHandle {
             models: Rc::new(models),
             lang: spec.lang,
             events_jsonl: String::new(),
+            pending: Vec::new(),
+            next_seq: 0,
+            saver,
+            save_error: None,
             finished: false,
             in_flight: HashMap::new(),
             wake: None,
@@ -146,21 +200,27 @@ impl TaskRunHandle {
     }
 }
 
-/// Records a step's events and results, performs its commands, and reports.
+/// Records a step's events (each `case` with the job it settles), performs
+/// its commands, and moves what is saved to the page.
 fn apply(rc: &Rc<RefCell<Runner>>, step: Step<TaskRecord>) {
     let commands = {
         let mut r = rc.borrow_mut();
-        for job in step.finished {
-            let Some(j) = r.engine.job(job) else { continue };
-            let settled = r.engine.results()[j.model][j.sample].clone().map(Rc::new);
-            r.results[j.model][j.sample] = settled;
-        }
+        let mut settled = step.finished.into_iter();
         for mut event in step.events {
             if let TaskRecord::Summary(s) = &mut event {
                 s.final_report_path = Some("report.json".to_string());
             }
             let line = to_jsonl(&event);
             r.events_jsonl.push_str(&line);
+            let seq = r.next_seq;
+            r.next_seq += 1;
+            let settles = matches!(event, TaskRecord::Case(_))
+                .then(|| settled.next())
+                .flatten();
+            r.pending.push(Pending {
+                event: (seq, line),
+                settles,
+            });
         }
         step.commands
     };
@@ -176,10 +236,101 @@ fn apply(rc: &Rc<RefCell<Runner>>, step: Step<TaskRecord>) {
             }
         }
     }
-    if rc.borrow().engine.status() == run::RunStatus::Running {
-        schedule_flush(rc);
-    } else {
+    if rc.borrow().engine.status() != run::RunStatus::Running {
+        let mut r = rc.borrow_mut();
+        r.flush = None;
+        r.wake = None;
+        r.in_flight.clear();
+    }
+    pump(rc);
+}
+
+/// Moves pending items to the page: at once without persistence, otherwise
+/// after the IndexedDB transaction holding their events has committed.
+fn pump(rc: &Rc<RefCell<Runner>>) {
+    let batch: Vec<Pending> = {
+        let mut r = rc.borrow_mut();
+        if r.saver.as_ref().is_some_and(|s| s.writing) || r.pending.is_empty() {
+            drop(r);
+            return after_drain(rc);
+        }
+        std::mem::take(&mut r.pending)
+    };
+    let write = {
+        let mut r = rc.borrow_mut();
+        let status = match r.engine.status() {
+            run::RunStatus::Done => "done",
+            run::RunStatus::Cancelled => "cancelled",
+            _ => "running",
+        };
+        r.saver.as_mut().map(|saver| {
+            saver.writing = true;
+            saver.stored.status = status.to_string();
+            let out = (saver.stored.clone(), saver.db.clone(), saver.replace);
+            saver.replace = false;
+            out
+        })
+    };
+    let Some((stored, db, replace)) = write else {
+        show(rc, batch);
+        return after_drain(rc);
+    };
+    let weak = Rc::downgrade(rc);
+    spawn_local(async move {
+        let lines: Vec<(u32, String)> = batch.iter().map(|p| p.event.clone()).collect();
+        let db = match db {
+            Some(db) => Ok(db),
+            None => idb::open().await,
+        };
+        let saved = match &db {
+            Ok(db) => idb::save(db, &stored, &lines, replace).await,
+            Err(e) => Err(e.clone()),
+        };
+        let Some(rc) = weak.upgrade() else { return };
+        {
+            let mut r = rc.borrow_mut();
+            if let Err(e) = saved {
+                web_sys::console::warn_1(
+                    &format!(
+                        "evalpage: the task run {} is not saved in this browser: {e}",
+                        stored.run_id
+                    )
+                    .into(),
+                );
+                r.save_error = Some(e);
+                r.saver = None;
+            } else if let Some(s) = r.saver.as_mut() {
+                s.writing = false;
+                s.db = db.ok();
+            }
+        }
+        show(&rc, batch);
+        pump(&rc);
+    });
+}
+
+/// The saved jobs' results become visible to the page.
+fn show(rc: &Rc<RefCell<Runner>>, batch: Vec<Pending>) {
+    let mut r = rc.borrow_mut();
+    for job in batch.into_iter().filter_map(|p| p.settles) {
+        let Some(j) = r.engine.job(job) else { continue };
+        let settled = r.engine.results()[j.model][j.sample].clone().map(Rc::new);
+        r.results[j.model][j.sample] = settled;
+    }
+}
+
+/// After a batch reached the page: announce progress, or the end once all is saved.
+fn after_drain(rc: &Rc<RefCell<Runner>>) {
+    let (stopped, done) = {
+        let r = rc.borrow();
+        let stopped = r.engine.status() != run::RunStatus::Running;
+        let idle = r.pending.is_empty() && !r.saver.as_ref().is_some_and(|s| s.writing);
+        (stopped, stopped && idle && !r.finished)
+    };
+    if done {
         finish(rc);
+    } else if !stopped {
+        schedule_flush(rc);
     }
 }
 
@@ -289,7 +440,8 @@ fn schedule_flush(rc: &Rc<RefCell<Runner>>) {
 }
 
 fn snapshot(r: &Runner) -> TaskSnapshot {
-    let (done, total) = r.engine.progress();
+    let (_, total) = r.engine.progress();
+    let done = r.results.iter().flatten().flatten().count();
     let status = match r.engine.status() {
         run::RunStatus::Idle | run::RunStatus::Running => RunStatus::Running,
         run::RunStatus::Done => RunStatus::Done,
@@ -306,7 +458,7 @@ fn snapshot(r: &Runner) -> TaskSnapshot {
             paused: r.engine.is_paused(),
             limit: cfg.settings.concurrency,
             concurrency: cfg.settings.concurrency,
-            save_error: None,
+            save_error: r.save_error.clone(),
         },
         task: r.task.clone(),
         data: r.run_data.data.clone(),
@@ -331,7 +483,26 @@ fn finish(rc: &Rc<RefCell<Runner>>) {
             .map_err(|e| Rc::from(e.as_str()));
         (snapshot(&r), artifacts, r.on_update.clone())
     };
+    forget_saved(rc);
     cb.emit(TaskRunUpdate::Finished(Rc::new(snap), artifacts));
+}
+
+/// A run that ended is downloadable; its copy for resuming is dropped.
+fn forget_saved(rc: &Rc<RefCell<Runner>>) {
+    let saved = rc
+        .borrow()
+        .saver
+        .as_ref()
+        .and_then(|s| s.db.clone().map(|db| (db, s.stored.run_id.clone())));
+    if let Some((db, run_id)) = saved {
+        spawn_local(async move {
+            if let Err(e) = idb::delete(&db, &run_id).await {
+                web_sys::console::warn_1(
+                    &format!("evalpage: could not drop the saved task run {run_id}: {e}").into(),
+                );
+            }
+        });
+    }
 }
 
 /// The eight artifacts (the core's renderer, as the CLI writes them) and the

@@ -30,6 +30,21 @@ pub struct ResumeOffer {
     pub done: usize,
 }
 
+impl ResumeOffer {
+    /// The banner's line: run, dataset, settled/total.
+    pub fn summary(&self, lang: Lang) -> String {
+        format!(
+            "{} {} ({}): {}/{} {}",
+            lang.pick("发现未完成的运行", "Unfinished run"),
+            self.stored.run_id,
+            self.stored.dataset_name,
+            self.done,
+            self.stored.total,
+            lang.pick("条已完成。", "cases settled.")
+        )
+    }
+}
+
 /// The run's state as shown (`data-testid="run-status"` text).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunStatus {

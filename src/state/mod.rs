@@ -1,6 +1,7 @@
 //! The page's state: plain data and pure reducers that wrap core types.
 //! `app_state` and `settings` are the RAG check's; the `task_*` modules are
-//! the task mode's (editors and their checks, dataset, models, results).
+//! the task mode's (editors and their checks, dataset, models, results, and
+//! what is stored to resume a run).
 
 pub mod app_state;
 pub mod settings;
@@ -9,6 +10,7 @@ pub mod task_data;
 pub mod task_models;
 pub mod task_results;
 pub mod task_state;
+pub mod task_stored;
 
 pub use app_state::{
     AppAction, AppState, Artifacts, LoadedDataset, Mode, ResumeOffer, RunProgress, RunSnapshot,

@@ -38,6 +38,8 @@ pub struct LoadedMetadata {
     pub name: String,
     /// The metadata, or the located error.
     pub parsed: Result<DatasetMetadata, String>,
+    /// The file's bytes (kept so an interrupted run can be resumed).
+    pub bytes: Rc<[u8]>,
 }
 
 impl LoadedMetadata {
@@ -46,6 +48,7 @@ impl LoadedMetadata {
         LoadedMetadata {
             name: name.to_string(),
             parsed: metadata::parse(name, bytes).map_err(|e| e.to_string()),
+            bytes: Rc::from(bytes),
         }
     }
 }

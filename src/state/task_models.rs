@@ -83,7 +83,7 @@ pub struct PlannedModel {
 }
 
 /// Scheduling of a task run, as the user sets it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TaskRunSettings {
     /// Calls in flight per model.
     pub concurrency: usize,

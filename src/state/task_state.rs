@@ -9,6 +9,7 @@ use super::task_check::{
 use super::task_data::{self, LoadedFile, LoadedMetadata, Preview, RunData};
 use super::task_models::{choices, Keys, ModelChoice, TaskRunSettings, MOCK_MODELS};
 use super::task_results::{Labels, ResultGrid};
+use super::task_stored::TaskResumeOffer;
 use evalpage_core::provider::ApiKey;
 use evalpage_core::task::PRESETS;
 use evalpage_core::task_run::{DatasetFormat, TaskDataset};
@@ -108,6 +109,8 @@ pub struct TaskState {
     pub start_error: Option<Rc<str>>,
     /// Why a file could not be read.
     pub load_error: Option<Rc<str>>,
+    /// An unfinished run found in this browser's storage.
+    pub resume_offer: Option<Rc<TaskResumeOffer>>,
 }
 
 impl Default for TaskState {
@@ -157,6 +160,10 @@ pub enum TaskAction {
     StartFailed(Rc<str>),
     /// A run started: clear the previous one.
     Started,
+    /// An unfinished run was found (or the offer is withdrawn with `None`).
+    OfferResume(Option<Rc<TaskResumeOffer>>),
+    /// The inputs of a stored run replace the page's (see `TaskState::restored`).
+    Restore(Rc<TaskState>),
     /// Progress from the runner.
     Progress(Rc<TaskSnapshot>),
     /// The run stopped, with its artifacts or why they could not be rendered.
@@ -200,6 +207,7 @@ impl TaskState {
             artifacts: None,
             start_error: None,
             load_error: None,
+            resume_offer: None,
         };
         s.recheck();
         s
@@ -292,6 +300,13 @@ impl TaskState {
         }
     }
 
+    /// Checks registry, task and template again and reads the dataset.
+    pub(super) fn refresh(&mut self) {
+        self.recheck_registry();
+        self.recheck();
+        self.reload();
+    }
+
     fn recheck_registry(&mut self) {
         self.registry = Rc::new(check_registry(&self.registry_file, &self.registry_text));
         self.registry_checked = self.registry_text.clone();
@@ -379,7 +394,10 @@ impl Reducible for TaskState {
             }
             TaskAction::SetSettings(s) => next.settings = s,
             TaskAction::StartFailed(e) => next.start_error = Some(e),
+            TaskAction::OfferResume(offer) => next.resume_offer = offer,
+            TaskAction::Restore(state) => return state,
             TaskAction::Started => {
+                next.resume_offer = None;
                 next.run = None;
                 next.artifacts = None;
                 next.start_error = None;
