@@ -2,7 +2,8 @@
 // YAML editor's live located errors, the prompt preview, two mock models side
 // by side, the zip of every artifact (checked against the CLI's own run), and a
 // registry model on `evalpage mock-server` with a key that must never leave
-// memory, over a dataset with a bad line.
+// memory, over a dataset with a bad line; and task runs resumed after a reload
+// (IndexedDB) or from a downloaded event log.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -196,4 +197,157 @@ test('a task naming its own template gets a template editor; the mode is kept in
   await page.click('[data-testid=mode-rag]');
   await page.waitForSelector('[data-testid=dataset-panel]');
   assert.doesNotMatch(page.url(), /mode=/);
+});
+
+/** report.json's per-model summaries and scores of one model. */
+function ofModel(report, model) {
+  return {
+    summaries: report.report.summaries.filter((s) => s.model === model),
+    scores: report.scores.filter((s) => s.detail?.model === model),
+  };
+}
+
+/** Writes the page's report and json-seq log and checks them with `evalpage reconcile`. */
+function reconciles(files, prefix) {
+  const dir = tmpDir(prefix);
+  for (const name of ['report.json', 'report.events.json-seq']) fs.writeFileSync(path.join(dir, name), files.get(name));
+  const rec = cli(['reconcile', '--report', path.join(dir, 'report.json'), '--events', path.join(dir, 'report.events.json-seq')]);
+  assert.equal(rec.status, 0, rec.stdout + rec.stderr);
+}
+
+/** The CLI's report.json for `event_eval` over the demo with these extra arguments. */
+function cliTaskReport(args, env = {}) {
+  const out = tmpDir('task-resume-cli');
+  const run = cli(['run', '--task', 'event_eval', '--dataset', EVENT_DEMO, '--out', out, ...args], env);
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+}
+
+const settledIn = (offer) => Number(offer.match(/(\d+)\/16 calls settled/)[1]);
+
+test('a task run survives a reload: offered back, the key asked again, only unsettled calls sent, same scores as the CLI', async () => {
+  const KEY = 'sk-e2e-RESUME-SECRET-4242';
+  const mock = await startMock(['--latency-ms', '300']);
+  try {
+    const page = await newPage(browser, []);
+    await page.goto(`${site.url}/?mode=task&lang=en&concurrency=1&demo_latency=4`);
+    await page.waitForSelector('[data-testid=task-yaml]');
+    const registry = { models: [{ name: 'local', base_url: mock.url, model: 'evalpage-demo', api_key_env: 'LOCAL_KEY', default_params: { temperature: 0 } }] };
+    const regDir = tmpDir('task-resume-reg');
+    const regPath = path.join(regDir, 'registry.json');
+    fs.writeFileSync(regPath, JSON.stringify(registry, null, 2));
+    await page.click('[data-testid=task-models-panel] summary');
+    await page.fill('[data-testid=registry]', JSON.stringify(registry, null, 2));
+    await page.waitForSelector('[data-testid=model-key-local]');
+    await page.fill('[data-testid=model-key-local]', KEY);
+    await page.dispatchEvent('[data-testid=model-key-local]', 'change');
+    await page.check('[data-testid=model-toggle-local]');
+    await page.uncheck('[data-testid=model-toggle-mock-b]');
+    await startEnabled(page);
+    await page.click('[data-testid=start]');
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid=progress]').textContent.split('/')[0]) >= 5);
+    await page.reload();
+
+    await page.waitForSelector('[data-testid=resume-offer]');
+    const offer = await page.textContent('[data-testid=resume-offer]');
+    assert.match(offer, /event_eval · event_eval\.jsonl · mock-a, local/);
+    const settled = settledIn(offer);
+    assert.ok(settled >= 5 && settled < 16, offer);
+    const stored = await dumpIndexedDb(page);
+    assert.ok(!stored.includes(KEY), 'no key in IndexedDB');
+    assert.ok(stored.includes('LOCAL_KEY'), 'the registry entry is stored');
+    const storedCases = JSON.parse(stored).flatMap((db) => db.stores.events?.values ?? [])
+      .map((line) => JSON.parse(line)).filter((r) => r.record_type === 'case');
+    assert.equal(storedCases.length, settled);
+    const localDone = storedCases.filter((r) => r.model === 'local').length;
+    assert.ok(localDone > 0 && localDone < 8, `${localDone} of the registry model's calls settled before the reload`);
+
+    // Keys are memory-only: Resume restores the inputs, then asks for the key.
+    await page.click('[data-testid=resume-run]');
+    await page.waitForSelector('[data-testid=start-error]');
+    assert.match(await page.textContent('[data-testid=start-error]'), /^local: type its API key again/);
+    assert.ok(await page.isChecked('[data-testid=model-toggle-local]'));
+    assert.ok(!(await page.isChecked('[data-testid=model-toggle-mock-b]')));
+    const seen = [];
+    page.on('request', (req) => { if (req.method() === 'POST' && req.url().includes('/chat/completions')) seen.push(req.headers().authorization); });
+    await page.fill('[data-testid=model-key-local]', KEY);
+    await page.dispatchEvent('[data-testid=model-key-local]', 'change');
+    await page.click('[data-testid=resume-run]');
+    await waitStatus(page, 'done');
+    assert.equal(await page.textContent('[data-testid=progress]'), '16/16');
+    assert.equal(seen.length, 8 - localDone, 'only the unsettled calls of the registry model are sent');
+    for (const auth of seen) assert.equal(auth, `Bearer ${KEY}`);
+
+    const files = await zipFiles(page);
+    for (const [name, text] of files) assert.ok(!text.includes(KEY), `${name} holds the key`);
+    const report = JSON.parse(files.get('report.json'));
+    assert.equal(report.metrics.cases, 16);
+    const records = parseJsonSeq(files.get('report.events.json-seq'));
+    assert.equal(records.filter((r) => r.record_type === 'case').length, 16);
+    assert.equal(records[0].run_id, storedCases[0].run_id, 'the run id is kept');
+    reconciles(files, 'task-resume-rec');
+    const mockCli = cliTaskReport(['--mock', '--models', 'mock-a']);
+    const localCli = cliTaskReport(['--models', 'local', '--model-registry', regPath], { LOCAL_KEY: KEY });
+    assert.deepEqual(ofModel(report, 'mock-a'), ofModel(mockCli, 'mock-a'));
+    assert.deepEqual(ofModel(report, 'local'), ofModel(localCli, 'local'));
+
+    await page.reload();
+    await page.waitForSelector('[data-testid=task-yaml]');
+    await page.waitForTimeout(300);
+    assert.equal(await page.locator('[data-testid=resume-offer]').count(), 0, 'a finished run is not offered again');
+    assert.ok(!(await dumpIndexedDb(page)).includes(KEY));
+  } finally { mock.stop(); }
+});
+
+test('a task run is resumed from its downloaded event log; an offered run can be discarded', async () => {
+  const page = await newPage(browser, []);
+  await page.goto(`${site.url}/?mode=task&lang=en&concurrency=1&demo_latency=4`);
+  await startEnabled(page);
+  await page.click('[data-testid=start]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=progress]').textContent.split('/')[0]) >= 3);
+  await page.click('[data-testid=cancel]');
+  await waitStatus(page, 'cancelled');
+  const cut = await zipFiles(page);
+  const cancelled = parseJsonSeq(cut.get('report.events.json-seq')).filter((r) => r.record_type === 'case' && r.error_detail?.kind === 'cancelled').length;
+  assert.ok(cancelled > 0 && cancelled < 16, `${cancelled} cancelled`);
+  const dir = tmpDir('task-resume-log');
+  const logPath = path.join(dir, 'report.events.json-seq');
+  fs.writeFileSync(logPath, cut.get('report.events.json-seq'));
+
+  const fresh = await openTask();
+  await startEnabled(fresh);
+  await fresh.setInputFiles('[data-testid=resume-log-file]', logPath);
+  await waitStatus(fresh, 'done');
+  assert.equal(await fresh.textContent('[data-testid=progress]'), '16/16');
+  const files = await zipFiles(fresh);
+  const report = JSON.parse(files.get('report.json'));
+  const fromCli = cliTaskReport(['--mock', '--models', 'mock-a,mock-b']);
+  assert.deepEqual(report.report.summaries, fromCli.report.summaries);
+  assert.deepEqual(report.scores, fromCli.scores);
+  assert.deepEqual(report.metrics, fromCli.metrics);
+  reconciles(files, 'task-resume-log-rec');
+  assert.equal(parseJsonSeq(files.get('report.events.json-seq'))[0].run_id,
+    parseJsonSeq(cut.get('report.events.json-seq'))[0].run_id, 'the run id is kept');
+
+  // A log of another dataset is refused with the reason.
+  await fresh.selectOption('[data-testid=task-preset]', 'support_qa');
+  await startEnabled(fresh);
+  await fresh.setInputFiles('[data-testid=resume-log-file]', logPath);
+  await fresh.waitForSelector('[data-testid=start-error]');
+  assert.match(await fresh.textContent('[data-testid=start-error]'), /That log is of event_eval \/ event_eval\.jsonl/);
+
+  // Reload mid-run, then discard the offer: it is gone from storage.
+  const third = await newPage(browser, []);
+  await third.goto(`${site.url}/?mode=task&lang=en&concurrency=1&demo_latency=4`);
+  await startEnabled(third);
+  await third.click('[data-testid=start]');
+  await third.waitForFunction(() => Number(document.querySelector('[data-testid=progress]').textContent.split('/')[0]) >= 1);
+  await third.reload();
+  await third.waitForSelector('[data-testid=resume-offer]');
+  await third.click('[data-testid=discard-run]');
+  await third.waitForFunction(() => !document.querySelector('[data-testid=resume-offer]'));
+  await third.reload();
+  await third.waitForSelector('[data-testid=task-yaml]');
+  await third.waitForTimeout(300);
+  assert.equal(await third.locator('[data-testid=resume-offer]').count(), 0, 'a discarded run is not offered again');
 });
