@@ -7,6 +7,7 @@ pub mod download;
 pub mod fetch;
 pub mod files;
 pub mod idb;
+pub mod journal;
 pub mod runner;
 pub mod storage;
 pub mod task_runner;

@@ -3,7 +3,8 @@
 //! reports snapshots to the page. This is the only place that spawns the run's
 //! async work; cancelling aborts every request in flight.
 
-use super::idb::{self, StoredRun};
+use super::idb::StoredRun;
+use super::journal::{Journal, Take};
 use super::{fetch, now_ms};
 use crate::state::{Artifacts, RunSnapshot, RunStatus};
 use evalpage_core::console::{case_line, finish_line, notes, start_line};
@@ -19,7 +20,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::spawn_local;
-use web_sys::{AbortController, IdbDatabase};
+use web_sys::AbortController;
 use yew::Callback;
 
 /// Least time between two progress updates of the page, in ms.
@@ -61,18 +62,8 @@ pub struct Persist {
     pub replace: bool,
 }
 
-struct Saver {
-    stored: StoredRun,
-    db: Option<IdbDatabase>,
-    replace: bool,
-    writing: bool,
-}
-
-/// One item on its way to the page: an event line to save, and the case it settles.
-struct Pending {
-    event: (u32, String),
-    shown: Option<(usize, Rc<run::CaseResult>, Rc<str>)>,
-}
+/// A settled case as the page shows it: index, result, console line.
+type Shown = (usize, Rc<run::CaseResult>, Rc<str>);
 
 struct Runner {
     engine: Engine,
@@ -83,10 +74,8 @@ struct Runner {
     results: Vec<Option<Rc<run::CaseResult>>>,
     console: Vec<Rc<str>>,
     events_jsonl: String,
-    pending: Vec<Pending>,
-    next_seq: u32,
-    saver: Option<Saver>,
-    save_error: Option<String>,
+    /// Event lines on their way to storage, each with the case it settles.
+    journal: Journal<StoredRun, Shown>,
     finished: bool,
     in_flight: HashMap<usize, InFlight>,
     wake: Option<Timeout>,
@@ -108,12 +97,7 @@ impl RunHandle {
         let n = cases.len();
         let mut engine = Engine::new(cfg, cases.clone());
         engine.restore(prior);
-        let saver = persist.map(|p| Saver {
-            stored: p.stored,
-            db: None,
-            replace: p.replace,
-            writing: false,
-        });
+        let journal = Journal::new(persist.map(|p| (p.stored, p.replace)));
         let runner = Runner {
             engine,
             transport,
@@ -122,10 +106,7 @@ impl RunHandle {
             results: vec![None; n],
             console: vec![Rc::from(start_line(lang, n))],
             events_jsonl: String::new(),
-            pending: Vec::new(),
-            next_seq: 0,
-            saver,
-            save_error: None,
+            journal,
             finished: false,
             in_flight: HashMap::new(),
             wake: None,
@@ -161,7 +142,7 @@ impl RunHandle {
 fn apply(rc: &Rc<RefCell<Runner>>, step: Step) {
     let commands = {
         let mut r = rc.borrow_mut();
-        let mut shown: Vec<(usize, Rc<run::CaseResult>, Rc<str>)> = Vec::new();
+        let mut shown: Vec<Shown> = Vec::new();
         for i in step.finished {
             if let Some(result) = r.engine.results()[i].clone() {
                 let line: Rc<str> = Rc::from(case_line(r.lang, &r.cases[i], &result));
@@ -175,17 +156,12 @@ fn apply(rc: &Rc<RefCell<Runner>>, step: Step) {
             }
             let line = to_jsonl(&event);
             r.events_jsonl.push_str(&line);
-            let seq = r.next_seq;
-            r.next_seq += 1;
             let settles = if matches!(event, Record::Case(_)) {
                 shown.next()
             } else {
                 None
             };
-            r.pending.push(Pending {
-                event: (seq, line),
-                shown: settles,
-            });
+            r.journal.push(line, settles);
         }
         step.commands
     };
@@ -207,80 +183,52 @@ fn apply(rc: &Rc<RefCell<Runner>>, step: Step) {
     pump(rc);
 }
 
-/// Moves pending items to the page: at once without persistence, otherwise
+/// Moves settled cases to the page: at once without persistence, otherwise
 /// after the IndexedDB transaction holding their events has committed.
 fn pump(rc: &Rc<RefCell<Runner>>) {
-    let batch: Vec<Pending> = {
-        let mut r = rc.borrow_mut();
-        match &r.saver {
-            Some(s) if s.writing || r.pending.is_empty() => return after_drain(rc, r),
-            _ => std::mem::take(&mut r.pending),
-        }
-    };
-    if rc.borrow().saver.is_none() {
-        show(rc, batch);
-        return after_drain(rc, rc.borrow_mut());
-    }
-    let (stored, db, replace) = {
+    let take = {
         let mut r = rc.borrow_mut();
         let status = match r.engine.status() {
             run::RunStatus::Done => "done",
             run::RunStatus::Cancelled => "cancelled",
             _ => "running",
         };
-        let Some(saver) = r.saver.as_mut() else {
-            return;
-        };
-        saver.writing = true;
-        saver.stored.status = status.to_string();
-        let out = (saver.stored.clone(), saver.db.clone(), saver.replace);
-        saver.replace = false;
-        out
+        r.journal.take(|s| s.status = status.to_string())
     };
-    let weak = Rc::downgrade(rc);
-    spawn_local(async move {
-        let events: Vec<(u32, String)> = batch.iter().map(|p| p.event.clone()).collect();
-        let db = match db {
-            Some(db) => Ok(db),
-            None => idb::open().await,
-        };
-        let saved = match &db {
-            Ok(db) => idb::save(db, &stored, &events, replace).await,
-            Err(e) => Err(e.clone()),
-        };
-        let Some(rc) = weak.upgrade() else { return };
-        {
-            let mut r = rc.borrow_mut();
-            if let Err(e) = saved {
-                web_sys::console::warn_1(
-                    &format!("evalpage: the run is not saved in this browser: {e}").into(),
-                );
-                r.save_error = Some(e);
-                r.saver = None;
-            } else if let Some(s) = r.saver.as_mut() {
-                s.writing = false;
-                s.db = db.ok();
-            }
+    match take {
+        Take::Wait => after_drain(rc),
+        Take::Release(items) => {
+            show(rc, items);
+            after_drain(rc);
         }
-        show(&rc, batch);
-        pump(&rc);
-    });
+        Take::Write(batch) => {
+            let weak = Rc::downgrade(rc);
+            spawn_local(async move {
+                let written = batch.write().await;
+                let Some(rc) = weak.upgrade() else { return };
+                rc.borrow_mut().journal.written(written);
+                show(&rc, batch.items);
+                pump(&rc);
+            });
+        }
+    }
 }
 
-fn show(rc: &Rc<RefCell<Runner>>, batch: Vec<Pending>) {
+fn show(rc: &Rc<RefCell<Runner>>, items: Vec<Shown>) {
     let mut r = rc.borrow_mut();
-    for (i, result, line) in batch.into_iter().filter_map(|p| p.shown) {
+    for (i, result, line) in items {
         r.results[i] = Some(result);
         r.console.push(line);
     }
 }
 
 /// After a batch reached the page: announce progress, or the end once all is saved.
-fn after_drain(rc: &Rc<RefCell<Runner>>, r: std::cell::RefMut<'_, Runner>) {
-    let stopped = r.engine.status() != run::RunStatus::Running;
-    let idle = r.pending.is_empty() && !r.saver.as_ref().is_some_and(|s| s.writing);
-    let done = stopped && idle && !r.finished;
-    drop(r);
+fn after_drain(rc: &Rc<RefCell<Runner>>) {
+    let (stopped, done) = {
+        let r = rc.borrow();
+        let stopped = r.engine.status() != run::RunStatus::Running;
+        (stopped, stopped && r.journal.is_idle() && !r.finished)
+    };
     if done {
         finish(rc);
     } else if !stopped {
@@ -417,7 +365,7 @@ fn snapshot(r: &Runner) -> RunSnapshot {
         console: r.console.clone(),
         network_errors,
         paused: r.engine.is_paused(),
-        save_error: r.save_error.clone(),
+        save_error: r.journal.error().cloned(),
     }
 }
 
@@ -444,24 +392,6 @@ fn finish(rc: &Rc<RefCell<Runner>>) {
         };
         (snapshot(&r), artifacts, r.on_update.clone())
     };
-    forget_saved(rc);
+    rc.borrow().journal.forget();
     cb.emit(RunUpdate::Finished(Rc::new(snap), Rc::new(artifacts)));
-}
-
-/// A run that ended is downloadable; its crash-recovery copy is dropped.
-fn forget_saved(rc: &Rc<RefCell<Runner>>) {
-    let saved = rc
-        .borrow()
-        .saver
-        .as_ref()
-        .and_then(|s| s.db.clone().map(|db| (db, s.stored.run_id.clone())));
-    if let Some((db, run_id)) = saved {
-        spawn_local(async move {
-            if let Err(e) = idb::delete(&db, &run_id).await {
-                web_sys::console::warn_1(
-                    &format!("evalpage: could not drop the saved run: {e}").into(),
-                );
-            }
-        });
-    }
 }

@@ -5,15 +5,15 @@
 //! in flight on cancel, keeps the event log, and reports snapshots to the page.
 //! When the run stops it renders every artifact with the core's renderer.
 //!
-//! With `persist`, every event line is written to IndexedDB (`idb`, the same
-//! stores and transactions as the RAG runner) and a settled call reaches the
+//! With `persist`, every event line is written to IndexedDB (the `journal`
+//! shared with the RAG runner) and a settled call reaches the
 //! page only once the transaction holding its `case` record has committed; a
 //! run that ends is deleted from storage (its downloads are the record). With
 //! `prior_log`, the calls an interrupted run settled are restored first (the
 //! core's `task_run::resume`) and only the rest is sent. Keys live only in the
 //! `OpenAiConfig`s of this runner, never in what is stored.
 
-use super::idb;
+use super::journal::{Journal, Take};
 use super::{fetch, now_ms};
 use crate::state::task_check::CheckedTask;
 use crate::state::task_data::RunData;
@@ -38,7 +38,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::spawn_local;
-use web_sys::{AbortController, IdbDatabase};
+use web_sys::AbortController;
 use yew::Callback;
 
 /// Least time between two progress updates of the page, in ms.
@@ -75,19 +75,6 @@ pub struct TaskPersist {
     pub replace: bool,
 }
 
-struct Saver {
-    stored: StoredTaskRun,
-    db: Option<IdbDatabase>,
-    replace: bool,
-    writing: bool,
-}
-
-/// An event line on its way to storage, and the job it settles, if any.
-struct Pending {
-    event: (u32, String),
-    settles: Option<usize>,
-}
-
 /// What the runner tells the page.
 #[derive(Clone, Debug)]
 pub enum TaskRunUpdate {
@@ -117,10 +104,8 @@ struct Runner {
     /// Results the page may count: saved first when persistence is on.
     results: ResultGrid,
     events_jsonl: String,
-    pending: Vec<Pending>,
-    next_seq: u32,
-    saver: Option<Saver>,
-    save_error: Option<String>,
+    /// Event lines on their way to storage, each with the job it settles.
+    journal: Journal<StoredTaskRun, usize>,
     finished: bool,
     in_flight: HashMap<usize, InFlight>,
     wake: Option<Timeout>,
@@ -144,12 +129,7 @@ impl TaskRunHandle {
             let prior = resume::resumable(&events::read(log.as_bytes()), &engine);
             engine.restore(prior.calls);
         }
-        let saver = spec.persist.map(|p| Saver {
-            stored: p.stored,
-            db: None,
-            replace: p.replace,
-            writing: false,
-        });
+        let journal = Journal::new(spec.persist.map(|p| (p.stored, p.replace)));
         let labels = data
             .samples
             .iter()
@@ -165,10 +145,7 @@ impl TaskRunHandle {
             models: Rc::new(models),
             lang: spec.lang,
             events_jsonl: String::new(),
-            pending: Vec::new(),
-            next_seq: 0,
-            saver,
-            save_error: None,
+            journal,
             finished: false,
             in_flight: HashMap::new(),
             wake: None,
@@ -212,15 +189,10 @@ fn apply(rc: &Rc<RefCell<Runner>>, step: Step<TaskRecord>) {
             }
             let line = to_jsonl(&event);
             r.events_jsonl.push_str(&line);
-            let seq = r.next_seq;
-            r.next_seq += 1;
             let settles = matches!(event, TaskRecord::Case(_))
                 .then(|| settled.next())
                 .flatten();
-            r.pending.push(Pending {
-                event: (seq, line),
-                settles,
-            });
+            r.journal.push(line, settles);
         }
         step.commands
     };
@@ -245,74 +217,41 @@ fn apply(rc: &Rc<RefCell<Runner>>, step: Step<TaskRecord>) {
     pump(rc);
 }
 
-/// Moves pending items to the page: at once without persistence, otherwise
-/// after the IndexedDB transaction holding their events has committed.
+/// Moves saved jobs to the page: at once without persistence, otherwise
+/// after the IndexedDB transaction holding their `case` records has committed.
 fn pump(rc: &Rc<RefCell<Runner>>) {
-    let batch: Vec<Pending> = {
-        let mut r = rc.borrow_mut();
-        if r.saver.as_ref().is_some_and(|s| s.writing) || r.pending.is_empty() {
-            drop(r);
-            return after_drain(rc);
-        }
-        std::mem::take(&mut r.pending)
-    };
-    let write = {
+    let take = {
         let mut r = rc.borrow_mut();
         let status = match r.engine.status() {
             run::RunStatus::Done => "done",
             run::RunStatus::Cancelled => "cancelled",
             _ => "running",
         };
-        r.saver.as_mut().map(|saver| {
-            saver.writing = true;
-            saver.stored.status = status.to_string();
-            let out = (saver.stored.clone(), saver.db.clone(), saver.replace);
-            saver.replace = false;
-            out
-        })
+        r.journal.take(|s| s.status = status.to_string())
     };
-    let Some((stored, db, replace)) = write else {
-        show(rc, batch);
-        return after_drain(rc);
-    };
-    let weak = Rc::downgrade(rc);
-    spawn_local(async move {
-        let lines: Vec<(u32, String)> = batch.iter().map(|p| p.event.clone()).collect();
-        let db = match db {
-            Some(db) => Ok(db),
-            None => idb::open().await,
-        };
-        let saved = match &db {
-            Ok(db) => idb::save(db, &stored, &lines, replace).await,
-            Err(e) => Err(e.clone()),
-        };
-        let Some(rc) = weak.upgrade() else { return };
-        {
-            let mut r = rc.borrow_mut();
-            if let Err(e) = saved {
-                web_sys::console::warn_1(
-                    &format!(
-                        "evalpage: the task run {} is not saved in this browser: {e}",
-                        stored.run_id
-                    )
-                    .into(),
-                );
-                r.save_error = Some(e);
-                r.saver = None;
-            } else if let Some(s) = r.saver.as_mut() {
-                s.writing = false;
-                s.db = db.ok();
-            }
+    match take {
+        Take::Wait => after_drain(rc),
+        Take::Release(jobs) => {
+            show(rc, jobs);
+            after_drain(rc);
         }
-        show(&rc, batch);
-        pump(&rc);
-    });
+        Take::Write(batch) => {
+            let weak = Rc::downgrade(rc);
+            spawn_local(async move {
+                let written = batch.write().await;
+                let Some(rc) = weak.upgrade() else { return };
+                rc.borrow_mut().journal.written(written);
+                show(&rc, batch.items);
+                pump(&rc);
+            });
+        }
+    }
 }
 
 /// The saved jobs' results become visible to the page.
-fn show(rc: &Rc<RefCell<Runner>>, batch: Vec<Pending>) {
+fn show(rc: &Rc<RefCell<Runner>>, jobs: Vec<usize>) {
     let mut r = rc.borrow_mut();
-    for job in batch.into_iter().filter_map(|p| p.settles) {
+    for job in jobs {
         let Some(j) = r.engine.job(job) else { continue };
         let settled = r.engine.results()[j.model][j.sample].clone().map(Rc::new);
         r.results[j.model][j.sample] = settled;
@@ -324,8 +263,7 @@ fn after_drain(rc: &Rc<RefCell<Runner>>) {
     let (stopped, done) = {
         let r = rc.borrow();
         let stopped = r.engine.status() != run::RunStatus::Running;
-        let idle = r.pending.is_empty() && !r.saver.as_ref().is_some_and(|s| s.writing);
-        (stopped, stopped && idle && !r.finished)
+        (stopped, stopped && r.journal.is_idle() && !r.finished)
     };
     if done {
         finish(rc);
@@ -458,7 +396,7 @@ fn snapshot(r: &Runner) -> TaskSnapshot {
             paused: r.engine.is_paused(),
             limit: cfg.settings.concurrency,
             concurrency: cfg.settings.concurrency,
-            save_error: r.save_error.clone(),
+            save_error: r.journal.error().cloned(),
         },
         task: r.task.clone(),
         data: r.run_data.data.clone(),
@@ -483,26 +421,8 @@ fn finish(rc: &Rc<RefCell<Runner>>) {
             .map_err(|e| Rc::from(e.as_str()));
         (snapshot(&r), artifacts, r.on_update.clone())
     };
-    forget_saved(rc);
+    rc.borrow().journal.forget();
     cb.emit(TaskRunUpdate::Finished(Rc::new(snap), artifacts));
-}
-
-/// A run that ended is downloadable; its copy for resuming is dropped.
-fn forget_saved(rc: &Rc<RefCell<Runner>>) {
-    let saved = rc
-        .borrow()
-        .saver
-        .as_ref()
-        .and_then(|s| s.db.clone().map(|db| (db, s.stored.run_id.clone())));
-    if let Some((db, run_id)) = saved {
-        spawn_local(async move {
-            if let Err(e) = idb::delete(&db, &run_id).await {
-                web_sys::console::warn_1(
-                    &format!("evalpage: could not drop the saved task run {run_id}: {e}").into(),
-                );
-            }
-        });
-    }
 }
 
 /// The eight artifacts (the core's renderer, as the CLI writes them) and the

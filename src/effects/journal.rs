@@ -1,0 +1,159 @@
+//! The write-ahead journal both runners keep: event lines queue here with
+//! what each one settles, are written to IndexedDB in one transaction per
+//! batch (`idb::save`), and are released to the page only once that
+//! transaction has committed. Without persistence (or after a failed write,
+//! which is reported and ends persistence for the run) items are released at
+//! once. Used by `runner` (RAG check) and `task_runner` (task mode).
+
+use super::idb::{self, RunRecord};
+use wasm_bindgen_futures::spawn_local;
+use web_sys::IdbDatabase;
+
+struct Saver<R> {
+    record: R,
+    db: Option<IdbDatabase>,
+    replace: bool,
+    writing: bool,
+}
+
+/// Event lines on their way to storage, each with the item it releases.
+pub struct Journal<R, T> {
+    saver: Option<Saver<R>>,
+    pending: Vec<((u32, String), Option<T>)>,
+    next_seq: u32,
+    error: Option<String>,
+}
+
+/// What to do with the next batch.
+pub enum Take<R, T> {
+    /// Nothing to write now (empty, or a write is under way).
+    Wait,
+    /// Not persisted: release these items now.
+    Release(Vec<T>),
+    /// Write this batch, then release its items.
+    Write(Batch<R, T>),
+}
+
+/// One batch to write in one transaction.
+pub struct Batch<R, T> {
+    record: R,
+    db: Option<IdbDatabase>,
+    replace: bool,
+    lines: Vec<(u32, String)>,
+    /// Items released once the batch is written.
+    pub items: Vec<T>,
+}
+
+impl<R: RunRecord, T> Batch<R, T> {
+    /// Writes the run record and the batch's lines in one transaction
+    /// (opening the database the first time).
+    pub async fn write(&self) -> Result<IdbDatabase, String> {
+        let db = match &self.db {
+            Some(db) => db.clone(),
+            None => idb::open().await?,
+        };
+        idb::save(&db, &self.record, &self.lines, self.replace).await?;
+        Ok(db)
+    }
+}
+
+impl<R: RunRecord + Clone, T> Journal<R, T> {
+    /// A journal saving under `record` (with `replace`, the run's stored
+    /// events are replaced in the first transaction), or releasing at once.
+    pub fn new(persist: Option<(R, bool)>) -> Journal<R, T> {
+        Journal {
+            saver: persist.map(|(record, replace)| Saver {
+                record,
+                db: None,
+                replace,
+                writing: false,
+            }),
+            pending: Vec::new(),
+            next_seq: 0,
+            error: None,
+        }
+    }
+
+    /// Queues an event line and the item it releases.
+    pub fn push(&mut self, line: String, item: Option<T>) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.pending.push(((seq, line), item));
+    }
+
+    /// True when nothing waits and no write is under way.
+    pub fn is_idle(&self) -> bool {
+        self.pending.is_empty() && !self.saver.as_ref().is_some_and(|s| s.writing)
+    }
+
+    /// Why the run stopped being saved, if it did.
+    pub fn error(&self) -> Option<&String> {
+        self.error.as_ref()
+    }
+
+    /// The next batch; `update` sets the record's status before it is written.
+    pub fn take(&mut self, update: impl FnOnce(&mut R)) -> Take<R, T> {
+        if self.pending.is_empty() || self.saver.as_ref().is_some_and(|s| s.writing) {
+            return Take::Wait;
+        }
+        let (lines, items): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.pending).into_iter().unzip();
+        let items = items.into_iter().flatten().collect();
+        let Some(s) = self.saver.as_mut() else {
+            return Take::Release(items);
+        };
+        update(&mut s.record);
+        s.writing = true;
+        let batch = Batch {
+            record: s.record.clone(),
+            db: s.db.clone(),
+            replace: s.replace,
+            lines,
+            items,
+        };
+        s.replace = false;
+        Take::Write(batch)
+    }
+
+    /// Records how a batch's write went; a failure ends persistence for the run.
+    pub fn written(&mut self, result: Result<IdbDatabase, String>) {
+        match result {
+            Ok(db) => {
+                if let Some(s) = self.saver.as_mut() {
+                    s.writing = false;
+                    s.db = Some(db);
+                }
+            }
+            Err(e) => {
+                let run = self.saver.as_ref().map(|s| s.record.run_id().to_string());
+                web_sys::console::warn_1(
+                    &format!(
+                        "evalpage: the run {} is not saved in this browser: {e}",
+                        run.unwrap_or_default()
+                    )
+                    .into(),
+                );
+                self.error = Some(e);
+                self.saver = None;
+            }
+        }
+    }
+
+    /// Drops the saved copy of a run that ended (its downloads are the record).
+    pub fn forget(&self) {
+        let Some((db, run_id)) = self
+            .saver
+            .as_ref()
+            .and_then(|s| s.db.clone().map(|db| (db, s.record.run_id().to_string())))
+        else {
+            return;
+        };
+        spawn_local(async move {
+            if let Err(e) = idb::delete(&db, &run_id).await {
+                web_sys::console::warn_1(
+                    &format!("evalpage: could not drop the saved run {run_id}: {e}").into(),
+                );
+            }
+        });
+    }
+}
