@@ -394,7 +394,7 @@ fn snapshot(r: &Runner) -> TaskSnapshot {
             started_ms: cfg.started_at_ms,
             now_ms: now_ms(),
             paused: r.engine.is_paused(),
-            limit: cfg.settings.concurrency,
+            limit: r.engine.current_limit(),
             concurrency: cfg.settings.concurrency,
             save_error: r.journal.error().cloned(),
         },

@@ -280,3 +280,29 @@ fn a_run_resumed_from_its_cut_log_sends_only_the_rest_and_scores_the_same() {
     assert_eq!(cases, 8, "the new log names every case once");
     assert_eq!(second.scored(), full.scored());
 }
+
+#[test]
+fn a_429_from_one_model_lowers_only_that_model_s_limit() {
+    let (mut engine, _) = setup(&["a", "b"], 2);
+    let step = engine.start(0);
+    let first_b = step
+        .commands
+        .iter()
+        .find_map(|c| match c {
+            Command::Send { case, .. } if *case >= 4 => Some(*case),
+            _ => None,
+        })
+        .expect("model b sends at start");
+    let mut e = CallError::new(ErrorKind::Http, "HTTP 429");
+    e.status_code = Some(429);
+    e.retry_after_ms = Some(1_000);
+    engine.handle(
+        Input::Outcome {
+            case: first_b,
+            outcome: CallOutcome::Failed(e),
+        },
+        5,
+    );
+    assert_eq!(engine.current_limits(), [2, 1]);
+    assert_eq!(engine.current_limit(), 1);
+}

@@ -242,6 +242,20 @@ impl TaskEngine {
         (self.scheds.iter().map(Scheduler::done).sum(), self.jobs())
     }
 
+    /// Each model's current concurrency limit (lowered after its 429s).
+    pub fn current_limits(&self) -> Vec<usize> {
+        self.scheds.iter().map(Scheduler::current_limit).collect()
+    }
+
+    /// The lowest model's current limit (the configured concurrency when no
+    /// model was rate limited), for a one-number display.
+    pub fn current_limit(&self) -> usize {
+        self.current_limits()
+            .into_iter()
+            .min()
+            .unwrap_or(self.cfg.settings.concurrency)
+    }
+
     /// True while paused.
     pub fn is_paused(&self) -> bool {
         self.scheds.first().is_some_and(Scheduler::is_paused)
