@@ -1,10 +1,10 @@
 //! Dataset loading: file picker, drag and drop, the demo dataset; a preview and
 //! every line error.
 
+use super::{use_drop_zone, DropZone};
 use crate::state::LoadedDataset;
 use evalpage_core::Lang;
 use std::rc::Rc;
-use web_sys::DragEvent;
 use yew::prelude::*;
 
 /// Dataset panel props.
@@ -28,7 +28,12 @@ pub struct DatasetPanelProps {
 #[component]
 pub fn DatasetPanel(p: &DatasetPanelProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
-    let dragging = use_state(|| false);
+    let DropZone {
+        class: zone,
+        ondrop,
+        ondragover,
+        ondragleave,
+    } = use_drop_zone(p.on_file.clone(), p.disabled);
     let onchange = {
         let cb = p.on_file.clone();
         Callback::from(move |e: Event| {
@@ -37,39 +42,9 @@ pub fn DatasetPanel(p: &DatasetPanelProps) -> Html {
             }
         })
     };
-    let ondrop = {
-        let (cb, dragging, disabled) = (p.on_file.clone(), dragging.clone(), p.disabled);
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            dragging.set(false);
-            let file = e
-                .data_transfer()
-                .and_then(|d| d.files())
-                .and_then(|f| f.get(0));
-            if let (Some(file), false) = (file, disabled) {
-                cb.emit(file);
-            }
-        })
-    };
-    let ondragover = {
-        let d = dragging.clone();
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            d.set(true);
-        })
-    };
-    let ondragleave = {
-        let d = dragging.clone();
-        Callback::from(move |_: DragEvent| d.set(false))
-    };
     let on_demo = {
         let cb = p.on_demo.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))
-    };
-    let zone = if *dragging {
-        "dropzone over"
-    } else {
-        "dropzone"
     };
     html! {
         <section class="panel" data-testid="dataset-panel">

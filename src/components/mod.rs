@@ -26,3 +26,58 @@ pub fn chosen_file(e: &yew::Event) -> Option<web_sys::File> {
     let input: web_sys::HtmlInputElement = e.target()?.dyn_into().ok()?;
     input.files()?.get(0)
 }
+
+/// A file drop zone's class and handlers: a dropped file goes to `on_file`
+/// (unless `disabled`), and the zone is highlighted while a file is dragged over.
+pub struct DropZone {
+    /// `dropzone`, or `dropzone over` while dragging.
+    pub class: &'static str,
+    /// `drop` handler.
+    pub ondrop: yew::Callback<web_sys::DragEvent>,
+    /// `dragover` handler.
+    pub ondragover: yew::Callback<web_sys::DragEvent>,
+    /// `dragleave` handler.
+    pub ondragleave: yew::Callback<web_sys::DragEvent>,
+}
+
+/// The drop zone of a dataset panel (shared by the RAG and task panels).
+#[yew::hook]
+pub fn use_drop_zone(on_file: yew::Callback<web_sys::File>, disabled: bool) -> DropZone {
+    use yew::Callback;
+    let dragging = yew::use_state(|| false);
+    let ondrop = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: web_sys::DragEvent| {
+            e.prevent_default();
+            dragging.set(false);
+            let file = e
+                .data_transfer()
+                .and_then(|d| d.files())
+                .and_then(|f| f.get(0));
+            if let (Some(file), false) = (file, disabled) {
+                on_file.emit(file);
+            }
+        })
+    };
+    let ondragover = {
+        let d = dragging.clone();
+        Callback::from(move |e: web_sys::DragEvent| {
+            e.prevent_default();
+            d.set(true);
+        })
+    };
+    let ondragleave = {
+        let d = dragging.clone();
+        Callback::from(move |_: web_sys::DragEvent| d.set(false))
+    };
+    DropZone {
+        class: if *dragging {
+            "dropzone over"
+        } else {
+            "dropzone"
+        },
+        ondrop,
+        ondragover,
+        ondragleave,
+    }
+}

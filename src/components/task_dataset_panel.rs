@@ -2,10 +2,10 @@
 //! built-in demo for the task's format, an optional `metadata.json`, every
 //! skipped line (file:line: field: message) and the first samples.
 
+use super::{use_drop_zone, DropZone};
 use crate::state::task_data::{LoadedMetadata, RunData};
 use evalpage_core::Lang;
 use std::rc::Rc;
-use web_sys::DragEvent;
 use yew::prelude::*;
 
 /// Task dataset panel props.
@@ -35,7 +35,12 @@ pub struct TaskDatasetPanelProps {
 #[component]
 pub fn TaskDatasetPanel(p: &TaskDatasetPanelProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
-    let dragging = use_state(|| false);
+    let DropZone {
+        class: zone,
+        ondrop,
+        ondragover,
+        ondragleave,
+    } = use_drop_zone(p.on_file.clone(), p.disabled);
     let pick = |cb: Callback<web_sys::File>| {
         Callback::from(move |e: Event| {
             if let Some(file) = super::chosen_file(&e) {
@@ -43,37 +48,12 @@ pub fn TaskDatasetPanel(p: &TaskDatasetPanelProps) -> Html {
             }
         })
     };
-    let ondrop = {
-        let (cb, dragging, disabled) = (p.on_file.clone(), dragging.clone(), p.disabled);
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            dragging.set(false);
-            let file = e
-                .data_transfer()
-                .and_then(|d| d.files())
-                .and_then(|f| f.get(0));
-            if let (Some(file), false) = (file, disabled) {
-                cb.emit(file);
-            }
-        })
-    };
-    let ondragover = {
-        let d = dragging.clone();
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            d.set(true);
-        })
-    };
-    let ondragleave = {
-        let d = dragging.clone();
-        Callback::from(move |_: DragEvent| d.set(false))
-    };
     let click = |cb: Callback<()>| Callback::from(move |_: MouseEvent| cb.emit(()));
     let data = &p.run_data.data;
     html! {
         <section class="panel" data-testid="task-dataset-panel">
             <h2>{t("数据集", "Dataset")}</h2>
-            <div class={if *dragging { "dropzone over" } else { "dropzone" }} {ondrop} {ondragover} {ondragleave}>
+            <div class={zone} {ondrop} {ondragover} {ondragleave}>
                 <p>{format!("{} {}", t("JSONL，格式随任务而定：", "JSONL in the task's format:"), data.format.describe())}</p>
                 <input type="file" accept=".jsonl,.json,.txt" data-testid="task-dataset-file" disabled={p.disabled} onchange={pick(p.on_file.clone())} />
                 if !p.run_data.is_demo {
