@@ -5,9 +5,55 @@
 use evalpage_core::provider::openai::{build_request, parse_response, OpenAiConfig};
 use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use gloo_net::http::Request;
+use gloo_timers::callback::Timeout;
 use std::cell::Cell;
+use std::future::Future;
 use std::rc::Rc;
-use web_sys::AbortSignal;
+use wasm_bindgen_futures::spawn_local;
+use web_sys::{AbortController, AbortSignal};
+
+/// A call in flight with its own timeout: `abort` cancels it; dropping it
+/// stops the timeout timer.
+pub struct Pending {
+    controller: AbortController,
+    _timer: Timeout,
+}
+
+impl Pending {
+    /// Aborts the call (its outcome then reports a network error or is ignored).
+    pub fn abort(&self) {
+        self.controller.abort();
+    }
+}
+
+/// Starts `call(signal, timed_out)` with a timer that sets `timed_out` and
+/// aborts after `timeout_ms`; `done` gets the outcome. Both runners send every
+/// request this way. An error when the browser cannot abort requests.
+pub fn start<F>(
+    timeout_ms: u64,
+    call: impl FnOnce(AbortSignal, Rc<Cell<bool>>) -> F,
+    done: impl FnOnce(CallOutcome) + 'static,
+) -> Result<Pending, CallError>
+where
+    F: Future<Output = CallOutcome> + 'static,
+{
+    let controller = AbortController::new()
+        .map_err(|_| CallError::new(ErrorKind::Network, "this browser cannot abort requests"))?;
+    let timed_out = Rc::new(Cell::new(false));
+    let timer = {
+        let (c, t) = (controller.clone(), timed_out.clone());
+        Timeout::new(timeout_ms.min(u32::MAX as u64) as u32, move || {
+            t.set(true);
+            c.abort();
+        })
+    };
+    let future = call(controller.signal(), timed_out);
+    spawn_local(async move { done(future.await) });
+    Ok(Pending {
+        controller,
+        _timer: timer,
+    })
+}
 
 /// Sends one chat completion. `timed_out` is set by the caller's timer before
 /// it aborts, so an abort can be told apart from a cancel.

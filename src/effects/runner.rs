@@ -16,11 +16,10 @@ use evalpage_core::report::{self, RunMetrics};
 use evalpage_core::run::{self, Command, Engine, Input, RunConfig, Step};
 use evalpage_core::{demo, Lang};
 use gloo_timers::callback::Timeout;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::spawn_local;
-use web_sys::AbortController;
 use yew::Callback;
 
 /// Least time between two progress updates of the page, in ms.
@@ -48,11 +47,6 @@ pub enum RunUpdate {
 #[derive(Clone)]
 pub struct RunHandle(Rc<RefCell<Runner>>);
 
-struct InFlight {
-    controller: AbortController,
-    _timer: Timeout,
-}
-
 /// Where a run is saved as it goes (IndexedDB), if it is.
 pub struct Persist {
     /// The run record to keep (settings without key, dataset text).
@@ -77,7 +71,7 @@ struct Runner {
     /// Event lines on their way to storage, each with the case it settles.
     journal: Journal<StoredRun, Shown>,
     finished: bool,
-    in_flight: HashMap<usize, InFlight>,
+    in_flight: HashMap<usize, fetch::Pending>,
     wake: Option<Timeout>,
     flush: Option<Timeout>,
     on_update: Callback<RunUpdate>,
@@ -171,7 +165,7 @@ fn apply(rc: &Rc<RefCell<Runner>>, step: Step) {
             Command::Send { case, messages, .. } => send(rc, case, messages),
             Command::Abort { case } => {
                 if let Some(f) = rc.borrow_mut().in_flight.remove(&case) {
-                    f.controller.abort();
+                    f.abort();
                 }
             }
         }
@@ -247,44 +241,34 @@ fn send(rc: &Rc<RefCell<Runner>>, case: usize, messages: Vec<ChatMessage>) {
     let weak = Rc::downgrade(rc);
     let transport = rc.borrow().transport.clone();
     let timeout_ms = rc.borrow().engine.config().settings.timeout_ms;
-    let Ok(controller) = AbortController::new() else {
-        let err = evalpage_core::provider::CallError::new(
-            ErrorKind::Network,
-            "this browser cannot abort requests",
-        );
-        return feed(&weak, case, CallOutcome::Failed(err));
+    let on_done = {
+        let weak = weak.clone();
+        move |outcome| feed(&weak, case, outcome)
     };
-    let signal = controller.signal();
-    let timed_out = Rc::new(Cell::new(false));
-    let timer = {
-        let (c, t) = (controller.clone(), timed_out.clone());
-        Timeout::new(timeout_ms.min(u32::MAX as u64) as u32, move || {
-            t.set(true);
-            c.abort();
-        })
-    };
-    rc.borrow_mut().in_flight.insert(
-        case,
-        InFlight {
-            controller,
-            _timer: timer,
-        },
-    );
-    spawn_local(async move {
-        let outcome = match transport {
-            Transport::Demo(scale) => {
-                let ms = (demo::latency_ms(&messages) as f64 * scale) as u32;
-                if ms > 0 {
-                    gloo_timers::future::TimeoutFuture::new(ms).await;
+    let started = fetch::start(
+        timeout_ms,
+        move |signal, timed_out| async move {
+            match transport {
+                Transport::Demo(scale) => {
+                    let ms = (demo::latency_ms(&messages) as f64 * scale) as u32;
+                    if ms > 0 {
+                        gloo_timers::future::TimeoutFuture::new(ms).await;
+                    }
+                    CallOutcome::Answer(demo::answer(&messages))
                 }
-                CallOutcome::Answer(demo::answer(&messages))
+                Transport::OpenAi(cfg) => {
+                    fetch::chat(&cfg, &messages, &signal, timed_out, timeout_ms).await
+                }
             }
-            Transport::OpenAi(cfg) => {
-                fetch::chat(&cfg, &messages, &signal, timed_out, timeout_ms).await
-            }
-        };
-        feed(&weak, case, outcome);
-    });
+        },
+        on_done,
+    );
+    match started {
+        Ok(pending) => {
+            rc.borrow_mut().in_flight.insert(case, pending);
+        }
+        Err(err) => feed(&weak, case, CallOutcome::Failed(err)),
+    }
 }
 
 fn feed(weak: &Weak<RefCell<Runner>>, case: usize, outcome: CallOutcome) {

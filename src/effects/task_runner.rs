@@ -23,7 +23,7 @@ use crate::state::task_stored::StoredTaskRun;
 use crate::state::{RunProgress, RunStatus, TaskArtifacts, TaskSnapshot};
 use evalpage_core::demo;
 use evalpage_core::events::{self, jsonl_to_json_seq, to_jsonl};
-use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
+use evalpage_core::provider::{CallOutcome, ChatMessage};
 use evalpage_core::run::{self, Command, Input, Step};
 use evalpage_core::task_run::artifacts::{self, Inputs};
 use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
@@ -34,11 +34,10 @@ use evalpage_core::task_run::report::{AnswerSource, RunDescription};
 use evalpage_core::task_run::resume;
 use evalpage_core::Lang;
 use gloo_timers::callback::Timeout;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::spawn_local;
-use web_sys::AbortController;
 use yew::Callback;
 
 /// Least time between two progress updates of the page, in ms.
@@ -88,11 +87,6 @@ pub enum TaskRunUpdate {
 #[derive(Clone)]
 pub struct TaskRunHandle(Rc<RefCell<Runner>>);
 
-struct InFlight {
-    controller: Option<AbortController>,
-    _timer: Option<Timeout>,
-}
-
 struct Runner {
     engine: TaskEngine,
     task: Rc<CheckedTask>,
@@ -107,7 +101,8 @@ struct Runner {
     /// Event lines on their way to storage, each with the job it settles.
     journal: Journal<StoredTaskRun, usize>,
     finished: bool,
-    in_flight: HashMap<usize, InFlight>,
+    /// Calls in flight; `None` for a mock model's (nothing to abort).
+    in_flight: HashMap<usize, Option<fetch::Pending>>,
     wake: Option<Timeout>,
     flush: Option<Timeout>,
     on_update: Callback<TaskRunUpdate>,
@@ -202,7 +197,7 @@ fn apply(rc: &Rc<RefCell<Runner>>, step: Step<TaskRecord>) {
             Command::Send { case, messages, .. } => send(rc, case, messages),
             Command::Abort { case } => {
                 let gone = rc.borrow_mut().in_flight.remove(&case);
-                if let Some(c) = gone.and_then(|f| f.controller) {
+                if let Some(Some(c)) = gone {
                     c.abort();
                 }
             }
@@ -288,13 +283,7 @@ fn send(rc: &Rc<RefCell<Runner>>, job: usize, messages: Vec<ChatMessage>) {
         ModelCall::Mock(scale) => {
             let ms = (demo::latency_ms(&messages) / MOCK_LATENCY_DIVISOR) as f64 * scale;
             let answer = mock_answer.unwrap_or_default();
-            rc.borrow_mut().in_flight.insert(
-                job,
-                InFlight {
-                    controller: None,
-                    _timer: None,
-                },
-            );
+            rc.borrow_mut().in_flight.insert(job, None);
             spawn_local(async move {
                 if ms >= 1.0 {
                     gloo_timers::future::TimeoutFuture::new(ms as u32).await;
@@ -303,30 +292,23 @@ fn send(rc: &Rc<RefCell<Runner>>, job: usize, messages: Vec<ChatMessage>) {
             });
         }
         ModelCall::OpenAi(cfg) => {
-            let Ok(controller) = AbortController::new() else {
-                let err = CallError::new(ErrorKind::Network, "this browser cannot abort requests");
-                return spawn_local(async move { feed(&weak, job, CallOutcome::Failed(err)) });
+            let on_done = {
+                let weak = weak.clone();
+                move |outcome| feed(&weak, job, outcome)
             };
-            let signal = controller.signal();
-            let timed_out = Rc::new(Cell::new(false));
-            let timer = {
-                let (c, t) = (controller.clone(), timed_out.clone());
-                Timeout::new(timeout_ms.min(u32::MAX as u64) as u32, move || {
-                    t.set(true);
-                    c.abort();
-                })
-            };
-            rc.borrow_mut().in_flight.insert(
-                job,
-                InFlight {
-                    controller: Some(controller),
-                    _timer: Some(timer),
+            let started = fetch::start(
+                timeout_ms,
+                move |signal, timed_out| async move {
+                    fetch::chat(&cfg, &messages, &signal, timed_out, timeout_ms).await
                 },
+                on_done,
             );
-            spawn_local(async move {
-                let outcome = fetch::chat(&cfg, &messages, &signal, timed_out, timeout_ms).await;
-                feed(&weak, job, outcome);
-            });
+            match started {
+                Ok(pending) => {
+                    rc.borrow_mut().in_flight.insert(job, Some(pending));
+                }
+                Err(err) => spawn_local(async move { feed(&weak, job, CallOutcome::Failed(err)) }),
+            }
         }
     }
 }
