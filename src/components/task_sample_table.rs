@@ -5,33 +5,11 @@
 //! compared by pointer, so a settled row does not re-render; a filter keeps
 //! only the rows with a problem.
 
+use super::task_summary::TaskRunProps;
 use crate::state::task_results::{cell, row_has_problem, CellView, Labels};
-use crate::state::TaskSnapshot;
 use evalpage_core::task_run::SampleResult;
-use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
-
-/// Sample table props. The snapshot is compared by pointer: the runner
-/// sends a new one with every update, and edits elsewhere keep the same one.
-#[derive(Properties)]
-pub struct TaskSampleTableProps {
-    /// Language.
-    pub lang: Lang,
-    /// Latest snapshot.
-    pub run: Option<Rc<TaskSnapshot>>,
-}
-
-impl PartialEq for TaskSampleTableProps {
-    fn eq(&self, o: &Self) -> bool {
-        self.lang == o.lang
-            && match (&self.run, &o.run) {
-                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
-                (None, None) => true,
-                _ => false,
-            }
-    }
-}
 
 #[derive(Properties)]
 struct RowProps {
@@ -106,7 +84,7 @@ fn cell_html(c: &CellView) -> Html {
 
 /// The table.
 #[component]
-pub fn TaskSampleTable(p: &TaskSampleTableProps) -> Html {
+pub fn TaskSampleTable(p: &TaskRunProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let only_problems = use_state(|| false);
     let Some(run) = &p.run else { return html! {} };

@@ -8,17 +8,18 @@ use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// Summary props. The snapshot is compared by pointer: the runner
-/// sends a new one with every update, and edits elsewhere keep the same one.
+/// Props of the task result views (summary and sample table). The snapshot is
+/// compared by pointer: the runner sends a new one with every update, and
+/// edits elsewhere keep the same one.
 #[derive(Properties)]
-pub struct TaskSummaryProps {
+pub struct TaskRunProps {
     /// Language.
     pub lang: Lang,
     /// Latest snapshot.
     pub run: Option<Rc<TaskSnapshot>>,
 }
 
-impl PartialEq for TaskSummaryProps {
+impl PartialEq for TaskRunProps {
     fn eq(&self, o: &Self) -> bool {
         self.lang == o.lang
             && match (&self.run, &o.run) {
@@ -31,7 +32,7 @@ impl PartialEq for TaskSummaryProps {
 
 /// The summary table.
 #[component]
-pub fn TaskSummary(p: &TaskSummaryProps) -> Html {
+pub fn TaskSummary(p: &TaskRunProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let Some(run) = &p.run else { return html! {} };
     let cols = summarize(&run.task.task, &run.models, &run.results);
