@@ -95,6 +95,15 @@ pub enum LangArg {
     En,
 }
 
+impl From<LangArg> for evalpage_core::Lang {
+    fn from(l: LangArg) -> evalpage_core::Lang {
+        match l {
+            LangArg::Zh => evalpage_core::Lang::Zh,
+            LangArg::En => evalpage_core::Lang::En,
+        }
+    }
+}
+
 /// Options of `evalpage run`: a RAG check (the default), or with `--task` a
 /// spec 004 task over one or more models.
 #[derive(Debug, Args)]

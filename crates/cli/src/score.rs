@@ -4,7 +4,7 @@
 //! reported on stderr and skipped. Exit 0 when scoring finished, 2 when the
 //! inputs cannot be used (no valid sample, no valid response, a bad task).
 
-use crate::args::{LangArg, ScoreArgs};
+use crate::args::ScoreArgs;
 use crate::error::CliError;
 use crate::task_file::{self, LoadedTask};
 use evalpage_core::dataset::{metadata, LineError};
@@ -13,7 +13,6 @@ use evalpage_core::task_run::report::AnswerSource;
 use evalpage_core::task_run::{
     artifacts, data, responses, score, DatasetFormat, Scored, TaskDataset,
 };
-use evalpage_core::Lang;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -144,7 +143,7 @@ fn write_all(args: &ScoreArgs, i: &Inputs<'_>, started_at_ms: u64) -> Result<(),
         line_errors: i.line_errors,
         source: &source,
         meta: &run_meta(args, started_at_ms),
-        lang: lang(args.lang),
+        lang: args.lang.into(),
     })
     .map_err(|e| CliError::output(&out.join("summary.csv"), std::io::Error::other(e)))?;
     for (name, text) in files {
@@ -190,13 +189,6 @@ pub(crate) fn print_summary(scored: &Scored) {
 fn write(dir: &Path, name: &str, text: &str) -> Result<(), CliError> {
     let path = dir.join(name);
     std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))
-}
-
-pub(crate) fn lang(l: LangArg) -> Lang {
-    match l {
-        LangArg::Zh => Lang::Zh,
-        LangArg::En => Lang::En,
-    }
 }
 
 pub(crate) fn now_ms() -> u64 {

@@ -6,7 +6,7 @@
 use super::backend::Backend;
 use super::clock::Clock;
 use super::http::HttpBackend;
-use crate::args::{LangArg, MatchModeArg, Provider, RunArgs};
+use crate::args::{MatchModeArg, Provider, RunArgs};
 use crate::error::CliError;
 use evalpage_core::dataset::rag::{self, RagCase};
 use evalpage_core::demo;
@@ -15,7 +15,6 @@ use evalpage_core::provider::openai::OpenAiConfig;
 use evalpage_core::provider::{strip_query, ApiKey};
 use evalpage_core::run::{RunConfig, RunInfo, RunSettings};
 use evalpage_core::scorer::{MatchMode, ScoringConfig};
-use evalpage_core::Lang;
 use serde_json::json;
 use std::path::Path;
 use std::time::Duration;
@@ -81,7 +80,7 @@ fn run_info(
         run_id: clock.run_id(),
         tool: "evalpage-cli".to_string(),
         started_at_ms: clock.started_at_ms(),
-        lang: lang(args.lang),
+        lang: args.lang.into(),
         backend: backend.name().to_string(),
         model: model.trim().to_string(),
         endpoint: endpoint.map(|e| strip_query(e.trim())),
@@ -187,7 +186,8 @@ pub fn read_key(var: Option<&str>) -> Result<Option<ApiKey>, CliError> {
     }
 }
 
-fn settings(args: &RunArgs) -> RunSettings {
+/// Scheduling from the flags (shared by the RAG and task runs).
+pub(super) fn settings(args: &RunArgs) -> RunSettings {
     RunSettings {
         concurrency: usize::from(args.concurrency),
         max_attempts: args.max_attempts,
@@ -206,18 +206,12 @@ fn scoring(args: &RunArgs) -> ScoringConfig {
     }
 }
 
-fn lang(arg: LangArg) -> Lang {
-    match arg {
-        LangArg::Zh => Lang::Zh,
-        LangArg::En => Lang::En,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::args::{Cli, Command};
     use clap::Parser;
+    use evalpage_core::Lang;
 
     fn args(extra: &[&str]) -> RunArgs {
         let mut argv = vec!["evalpage", "run", "--dataset", "d.jsonl", "--out", "o"];
@@ -271,7 +265,7 @@ mod tests {
         ]);
         assert_eq!(settings(&a).timeout_ms, 1500);
         assert_eq!(scoring(&a).match_mode, MatchMode::Strict);
-        assert_eq!(lang(a.lang), Lang::En);
+        assert_eq!(Lang::from(a.lang), Lang::En);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::clock::Clock;
 use super::driver::{self, Caller};
 use super::http::{self, HttpBackend};
 use super::output::{say, Output};
-use super::resume;
+use super::{resume, setup};
 use crate::args::RunArgs;
 use crate::error::CliError;
 use crate::score;
@@ -18,7 +18,7 @@ use crate::task_file::{self, LoadedTask};
 use evalpage_core::dataset::sample::Sample;
 use evalpage_core::provider::openai::OpenAiConfig;
 use evalpage_core::provider::{strip_query, ApiKey, CallOutcome, ChatMessage};
-use evalpage_core::run::{RunSettings, RunStatus};
+use evalpage_core::run::RunStatus;
 use evalpage_core::task::Task;
 use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
 use evalpage_core::task_run::events::{parse_problems, TaskRecord};
@@ -74,12 +74,7 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let (bytes, data) = score::read_dataset(&args.dataset, args.metadata.as_deref(), format, max)?;
     let models = models(args, &loaded.task)?;
-    let settings = RunSettings {
-        concurrency: usize::from(args.concurrency),
-        max_attempts: args.max_attempts,
-        timeout_ms: (args.timeout_s * 1000.0).round() as u64,
-        ..RunSettings::default()
-    };
+    let settings = setup::settings(args);
     let backend = if args.mock { "mock" } else { "openai" };
     let log = match &args.resume_from {
         Some(path) => Some(resume::read_log(path)?),
@@ -192,7 +187,7 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
         line_errors: &data.errors,
         source: &source,
         meta: &meta,
-        lang: score::lang(args.lang),
+        lang: args.lang.into(),
     })
     .map_err(|e| CliError::output(&out.path("summary.csv"), std::io::Error::other(e)))?;
     for (name, text) in &files {

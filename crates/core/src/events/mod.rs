@@ -8,7 +8,7 @@
 
 mod read;
 mod reconcile;
-mod record;
+pub(crate) mod record;
 pub(crate) mod resume;
 mod write;
 

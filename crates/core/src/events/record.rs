@@ -13,7 +13,7 @@ use serde_json::Value;
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Longest `answer_snippet`, in characters.
-const SNIPPET_CHARS: usize = 200;
+pub(crate) const SNIPPET_CHARS: usize = 200;
 
 /// One record of the log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

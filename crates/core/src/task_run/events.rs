@@ -9,13 +9,12 @@
 use super::data::EvalSample;
 use super::report::{ModelSettings, TaskInfo, TaskMetrics};
 use super::score::{AnswerStatus, SampleResult};
+use crate::events::record::SNIPPET_CHARS;
 use crate::events::{ErrorDetail, SCHEMA_VERSION};
 use crate::schema::ParseStatus;
 use crate::text::truncate_chars;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-
-const SNIPPET_CHARS: usize = 200;
 
 /// One record of a task run's log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
