@@ -54,19 +54,21 @@ impl Output {
         if let Record::Summary(s) = &mut record {
             s.final_report_path = Some(self.path(REPORT_JSON).display().to_string());
         }
-        append(&mut self.seq, &events::to_json_seq(&record))
-            .map_err(|e| CliError::output(&self.path(JSON_SEQ), e))?;
-        append(&mut self.jsonl, &events::to_jsonl(&record))
-            .map_err(|e| CliError::output(&self.path(JSONL), e))
+        self.append_both(&events::to_jsonl(&record))
     }
 
     /// Appends one record of a task run to both logs and flushes them.
     pub fn task_record(&mut self, record: TaskRecord) -> Result<(), CliError> {
         let record = super::task::with_report_path(record, &self.path(REPORT_JSON));
-        append(&mut self.seq, &events::to_json_seq(&record))
+        self.append_both(&events::to_jsonl(&record))
+    }
+
+    /// One JSONL line (as `events::to_jsonl` writes it) to both logs: as is,
+    /// and behind the RFC 7464 record separator.
+    fn append_both(&mut self, line: &str) -> Result<(), CliError> {
+        append(&mut self.seq, &format!("\u{1e}{line}"))
             .map_err(|e| CliError::output(&self.path(JSON_SEQ), e))?;
-        append(&mut self.jsonl, &events::to_jsonl(&record))
-            .map_err(|e| CliError::output(&self.path(JSONL), e))
+        append(&mut self.jsonl, line).map_err(|e| CliError::output(&self.path(JSONL), e))
     }
 
     /// Writes `report.json` (pretty) and `report.md` for a stopped engine.
