@@ -174,12 +174,7 @@ fn status_name(s: ParseStatus) -> &'static str {
 /// each cut at 80 characters; in task order, each field once.
 pub fn labels(task: &Task, sample: &Sample) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
-    for field in task
-        .raw
-        .metrics
-        .iter()
-        .filter_map(|m| m.label_field.as_deref())
-    {
+    for field in task.raw.metrics.iter().filter_map(|m| m.label_field()) {
         if out.iter().any(|(f, _)| f == field) {
             continue;
         }

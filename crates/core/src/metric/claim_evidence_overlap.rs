@@ -15,7 +15,7 @@
 
 use super::list_overlap::{aggregate_prf, items, overlap};
 use super::{
-    required, schema_field, Aggregate, Metric, MetricType, RawMetric, SampleScore, ScoreInput,
+    schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput,
 };
 use crate::schema::Schema;
 use crate::task::KeyError;
@@ -28,7 +28,21 @@ pub const TYPE: MetricType = MetricType {
     name: "claim_evidence_overlap",
     description:
         "Precision, recall and F1 of evidence ids cited by claims against labelled evidence.",
-    keys: &["pred_field", "label_field", "evidence_key"],
+    keys: &[
+        MetricKey {
+            name: "pred_field",
+            description: "The claims (a list_raw or list parse_schema field).",
+        },
+        MetricKey {
+            name: "label_field",
+            description: "The sample field holding the true evidence ids.",
+        },
+        MetricKey {
+            name: "evidence_key",
+            description: "The key of a claim's evidence list (default `evidence`).",
+        },
+    ],
+    example: "type: claim_evidence_overlap\npred_field: claims\nlabel_field: gt_evidence\n",
     build,
 };
 
@@ -44,14 +58,14 @@ pub struct ClaimEvidenceOverlap {
 }
 
 fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
-    let pred = required(&raw.pred_field, "pred_field")?;
-    let evidence_key = raw.evidence_key.as_deref().map_or("evidence", str::trim);
+    let pred = raw.required_string("pred_field")?;
+    let evidence_key = raw.string("evidence_key")?.unwrap_or("evidence");
     if evidence_key.is_empty() {
         return Err(KeyError::new("evidence_key", "expected a non-empty key"));
     }
     Ok(Arc::new(ClaimEvidenceOverlap {
         pred_field: schema_field(schema, "pred_field", pred, &["list_raw", "list"])?,
-        label_field: required(&raw.label_field, "label_field")?.to_string(),
+        label_field: raw.required_string("label_field")?.to_string(),
         evidence_key: evidence_key.to_string(),
     }))
 }

@@ -14,7 +14,7 @@
 //! `micro_ratio = Σ numerator / Σ denominator` over the scored samples (the
 //! pooled rate, which weights samples by their denominator).
 
-use super::{required, Aggregate, Metric, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{Aggregate, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
 use crate::schema::Schema;
 use crate::task::KeyError;
 use serde_json::Value;
@@ -25,7 +25,17 @@ pub const TYPE: MetricType = MetricType {
     name: "custom_ratio",
     description:
         "Numerator field / denominator field per sample (numbers, booleans or list lengths).",
-    keys: &["numerator_field", "denominator_field"],
+    keys: &[
+        MetricKey {
+            name: "numerator_field",
+            description: "The numerator: a parse_schema field, else a sample path.",
+        },
+        MetricKey {
+            name: "denominator_field",
+            description: "The denominator: a parse_schema field, else a sample path.",
+        },
+    ],
+    example: "type: custom_ratio\nnumerator_field: keywords\ndenominator_field: gt_keywords\n",
     build,
 };
 
@@ -48,16 +58,16 @@ pub struct CustomRatio {
 }
 
 fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
-    let source = |key: &str, v: &Option<String>| -> Result<Source, KeyError> {
-        let name = required(v, key)?;
+    let source = |key: &str| -> Result<Source, KeyError> {
+        let name = raw.required_string(key)?;
         Ok(match schema.get(name) {
             Some(_) => Source::Answer(name.to_string()),
             None => Source::Sample(name.to_string()),
         })
     };
     Ok(Arc::new(CustomRatio {
-        numerator: source("numerator_field", &raw.numerator_field)?,
-        denominator: source("denominator_field", &raw.denominator_field)?,
+        numerator: source("numerator_field")?,
+        denominator: source("denominator_field")?,
     }))
 }
 

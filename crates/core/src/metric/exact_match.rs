@@ -10,7 +10,7 @@
 //! of acceptable answers: a match with any counts. A missing label skips the
 //! sample; a missing prediction scores 0. The aggregate mean is the accuracy.
 
-use super::{required, schema_field, Metric, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
 use crate::schema::coerce::norm_text;
 use crate::schema::Schema;
 use crate::task::KeyError;
@@ -21,7 +21,17 @@ use std::sync::Arc;
 pub const TYPE: MetricType = MetricType {
     name: "exact_match",
     description: "Prediction equals the label after folding case, width and whitespace (0/1).",
-    keys: &["pred_field", "label_field"],
+    keys: &[
+        MetricKey {
+            name: "pred_field",
+            description: "The answer field compared (a parse_schema field or raw_answer).",
+        },
+        MetricKey {
+            name: "label_field",
+            description: "The sample field holding the label, or a list of acceptable labels.",
+        },
+    ],
+    example: "type: exact_match\npred_field: sentiment\nlabel_field: gt_sentiment\n",
     build,
 };
 
@@ -35,10 +45,10 @@ pub struct ExactMatch {
 }
 
 fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
-    let pred = required(&raw.pred_field, "pred_field")?;
+    let pred = raw.required_string("pred_field")?;
     Ok(Arc::new(ExactMatch {
         pred_field: schema_field(schema, "pred_field", pred, &[])?,
-        label_field: required(&raw.label_field, "label_field")?.to_string(),
+        label_field: raw.required_string("label_field")?.to_string(),
     }))
 }
 

@@ -8,7 +8,7 @@
 //! string, not an empty array or object). An answer that is not JSON scores 0.
 //! Needs no label; the aggregate mean is the average share of filled fields.
 
-use super::{schema_field, Metric, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
 use crate::schema::{ParseStatus, Schema};
 use crate::task::KeyError;
 use serde_json::Value;
@@ -18,7 +18,11 @@ use std::sync::Arc;
 pub const TYPE: MetricType = MetricType {
     name: "field_completeness",
     description: "Share of output fields the answer supplied with a non-empty value.",
-    keys: &["fields"],
+    keys: &[MetricKey {
+        name: "fields",
+        description: "The parse_schema fields to check (default: every field).",
+    }],
+    example: "type: field_completeness\nfields: [sentiment, impact_score, keywords]\n",
     build,
 };
 
@@ -30,11 +34,11 @@ pub struct FieldCompleteness {
 }
 
 fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
-    let fields: Vec<String> = match &raw.fields {
+    let fields: Vec<String> = match raw.strings("fields")? {
         Some(list) => list
             .iter()
             .enumerate()
-            .map(|(i, f)| schema_field(schema, &format!("fields[{i}]"), f.trim(), &[]))
+            .map(|(i, f)| schema_field(schema, &format!("fields[{i}]"), f, &[]))
             .collect::<Result<_, _>>()?,
         None => schema.fields.iter().map(|f| f.field.clone()).collect(),
     };

@@ -11,7 +11,7 @@
 //! are dropped; a sample without keywords is skipped. Details follow spec 003's
 //! example: `matched` and `total_keywords`, plus the keyword lists.
 
-use super::{required, schema_field, Metric, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
 use crate::schema::coerce::scalar_text;
 use crate::schema::{Schema, RAW_ANSWER};
 use crate::task::KeyError;
@@ -24,7 +24,17 @@ pub const TYPE: MetricType = MetricType {
     name: "keyword_coverage",
     description:
         "Share of the expected keywords that appear in the answer (folded substring match).",
-    keys: &["pred_field", "label_field"],
+    keys: &[
+        MetricKey {
+            name: "pred_field",
+            description: "The answer field searched (default raw_answer).",
+        },
+        MetricKey {
+            name: "label_field",
+            description: "The sample field holding the expected keywords.",
+        },
+    ],
+    example: "type: keyword_coverage\nlabel_field: metadata.keywords\n",
     build,
 };
 
@@ -38,10 +48,10 @@ pub struct KeywordCoverage {
 }
 
 fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
-    let pred = raw.pred_field.as_deref().map_or(RAW_ANSWER, str::trim);
+    let pred = raw.string("pred_field")?.unwrap_or(RAW_ANSWER);
     Ok(Arc::new(KeywordCoverage {
         pred_field: schema_field(schema, "pred_field", pred, &[])?,
-        label_field: required(&raw.label_field, "label_field")?.to_string(),
+        label_field: raw.required_string("label_field")?.to_string(),
     }))
 }
 

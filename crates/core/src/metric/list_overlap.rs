@@ -14,7 +14,7 @@
 //! A label string is split like a `list` field (`"a, b"` -> `a`, `b`).
 
 use super::{
-    f1, prf, required, schema_field, Aggregate, Metric, MetricType, RawMetric, SampleScore,
+    f1, prf, schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, SampleScore,
     ScoreInput,
 };
 use crate::schema::coerce::{norm_text, scalar_text, split_items};
@@ -28,7 +28,18 @@ use std::sync::Arc;
 pub const TYPE: MetricType = MetricType {
     name: "list_overlap",
     description: "Set precision, recall and F1 of predicted list items against labelled items.",
-    keys: &["pred_field", "label_field"],
+    keys: &[
+        MetricKey {
+            name: "pred_field",
+            description: "The predicted items (a list, list_raw or str parse_schema field).",
+        },
+        MetricKey {
+            name: "label_field",
+            description:
+                "The sample field holding the true items (a list or a comma-separated string).",
+        },
+    ],
+    example: "type: list_overlap\npred_field: keywords\nlabel_field: gt_keywords\n",
     build,
 };
 
@@ -42,10 +53,10 @@ pub struct ListOverlap {
 }
 
 fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
-    let pred = required(&raw.pred_field, "pred_field")?;
+    let pred = raw.required_string("pred_field")?;
     Ok(Arc::new(ListOverlap {
         pred_field: schema_field(schema, "pred_field", pred, &["list", "list_raw", "str"])?,
-        label_field: required(&raw.label_field, "label_field")?.to_string(),
+        label_field: raw.required_string("label_field")?.to_string(),
     }))
 }
 

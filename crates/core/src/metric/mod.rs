@@ -1,13 +1,18 @@
 //! Task metrics: the eight metric types of spec 004, spec 003's
 //! `keyword_coverage`, and the two RAG scorers of spec 002 wrapped as task
-//! metrics. One file per type, one line per type in [`REGISTRY`]; the UI and the
-//! task validator read the list from there.
+//! metrics. A metric type is one file plus one line in
+//! [`REGISTRY`]: its file declares the type's name, description, YAML keys
+//! (each with a one-line description) and an example entry ([`MetricType`]),
+//! and reads its keys itself from the entry as written ([`RawMetric`]). The task
+//! validator (unknown types and keys, each type's keys in its errors) and any
+//! list of types or keys shown to people read them from there.
 //!
-//! A metric is built from its YAML entry ([`RawMetric`]) against the task's
-//! schema, then scores one sample at a time ([`Metric::score`]: a value in
-//! [0, 1], or none when the sample cannot be scored, plus named raw components
-//! and details) and aggregates the scores ([`Metric::aggregate`]). Failed calls
-//! are scored too (their fields are defaulted), so they count in every mean.
+//! A metric is built from its YAML entry against the task's schema ([`build`]
+//! refuses keys the type does not declare), then scores one sample at a time
+//! ([`Metric::score`]: a value in [0, 1], or none when the sample cannot be
+//! scored, plus named raw components and details) and aggregates the scores
+//! ([`Metric::aggregate`]). Failed calls are scored too (their fields are
+//! defaulted), so they count in every mean.
 
 pub mod claim_evidence_overlap;
 pub mod custom_ratio;
@@ -18,97 +23,21 @@ pub mod list_overlap;
 pub mod numeric_error;
 pub mod rag_accuracy;
 pub mod rag_citation;
+pub mod raw;
 pub mod reasoning_consistency;
 pub mod reference_rouge;
+
+pub use raw::RawMetric;
 
 use crate::dataset::sample::Sample;
 use crate::report::mean_std;
 use crate::schema::{ParsedAnswer, Schema, RAW_ANSWER};
 use crate::task::KeyError;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
-
-/// One `metrics` entry as written in the task YAML. Which keys apply depends on
-/// the type (see each type's `keys` in [`REGISTRY`]).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawMetric {
-    /// Metric type, one of the [`REGISTRY`] names.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Name in reports (`tm_<name>`); defaults to the type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// The parsed field holding the prediction (or `raw_answer`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pred_field: Option<String>,
-    /// The sample field holding the label (a dotted path such as `metadata.keywords`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label_field: Option<String>,
-    /// `numeric_error`: largest absolute error that still counts as a hit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tolerance: Option<f64>,
-    /// `field_completeness`: the fields to check (default: all schema fields).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fields: Option<Vec<String>>,
-    /// `reference_rouge`: `rouge1`, `rouge2` or `rougeL` (the per-sample value).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rouge_type: Option<String>,
-    /// `custom_ratio`: the numerator field.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub numerator_field: Option<String>,
-    /// `custom_ratio`: the denominator field.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub denominator_field: Option<String>,
-    /// `reasoning_consistency`: the final answer field (default `final_answer`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answer_field: Option<String>,
-    /// `reasoning_consistency`: the reasoning steps field (default `steps`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steps_field: Option<String>,
-    /// `reasoning_consistency`: the conclusion text field (default `conclusion`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub conclusion_field: Option<String>,
-    /// `claim_evidence_overlap`: the key of a claim's evidence list (default `evidence`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub evidence_key: Option<String>,
-    /// `rag_accuracy`: `strict` or `fuzzy`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub match_mode: Option<String>,
-    /// `rag_accuracy`: bigram recall threshold for a fuzzy match, in (0, 1].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fuzzy_threshold: Option<f64>,
-}
-
-impl RawMetric {
-    /// The optional keys that are set, by YAML name.
-    pub fn present_keys(&self) -> Vec<&'static str> {
-        let set = [
-            ("pred_field", self.pred_field.is_some()),
-            ("label_field", self.label_field.is_some()),
-            ("tolerance", self.tolerance.is_some()),
-            ("fields", self.fields.is_some()),
-            ("rouge_type", self.rouge_type.is_some()),
-            ("numerator_field", self.numerator_field.is_some()),
-            ("denominator_field", self.denominator_field.is_some()),
-            ("answer_field", self.answer_field.is_some()),
-            ("steps_field", self.steps_field.is_some()),
-            ("conclusion_field", self.conclusion_field.is_some()),
-            ("evidence_key", self.evidence_key.is_some()),
-            ("match_mode", self.match_mode.is_some()),
-            ("fuzzy_threshold", self.fuzzy_threshold.is_some()),
-        ];
-        set.iter().filter(|(_, on)| *on).map(|(k, _)| *k).collect()
-    }
-
-    /// The report name: `name`, else the type.
-    pub fn report_name(&self) -> &str {
-        self.name.as_deref().unwrap_or(&self.kind).trim()
-    }
-}
 
 /// What a metric reads for one sample.
 #[derive(Clone, Copy, Debug)]
@@ -231,17 +160,40 @@ pub trait Metric: fmt::Debug + Send + Sync {
 /// Builds a metric of one type from its YAML entry and the task schema.
 pub type BuildFn = fn(&RawMetric, &Schema) -> Result<Arc<dyn Metric>, KeyError>;
 
-/// One registry line: a metric type.
+/// One YAML key a metric type reads, besides `type` and `name`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetricKey {
+    /// The key as written in the YAML.
+    pub name: &'static str,
+    /// One line in English: what it holds and its default.
+    pub description: &'static str,
+}
+
+/// One registry line: a metric type, declared in its own file.
 #[derive(Clone, Copy)]
 pub struct MetricType {
     /// Type name as written in `type:`.
     pub name: &'static str,
     /// One-line description in English.
     pub description: &'static str,
-    /// The optional keys the type reads (besides `type` and `name`).
-    pub keys: &'static [&'static str],
+    /// The keys the type reads (besides `type` and `name`); any other is refused.
+    pub keys: &'static [MetricKey],
+    /// A `metrics` entry of this type, as YAML (block style, no leading dash).
+    pub example: &'static str,
     /// Constructor.
     pub build: BuildFn,
+}
+
+impl MetricType {
+    /// True when the type declares `key`.
+    pub fn accepts(&self, key: &str) -> bool {
+        self.keys.iter().any(|k| k.name == key)
+    }
+
+    /// The declared key names, in declaration order.
+    pub fn key_names(&self) -> Vec<&'static str> {
+        self.keys.iter().map(|k| k.name).collect()
+    }
 }
 
 impl fmt::Debug for MetricType {
@@ -285,11 +237,10 @@ pub fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyErr
             ),
         )
     })?;
-    if let Some(key) = raw.present_keys().into_iter().find(|k| !t.keys.contains(k)) {
-        let keys = if t.keys.is_empty() {
-            "none".to_string()
-        } else {
-            t.keys.join(", ")
+    if let Some(key) = raw.set_keys().find(|k| !t.accepts(k)) {
+        let keys = match t.key_names() {
+            names if names.is_empty() => "none".to_string(),
+            names => names.join(", "),
         };
         return Err(KeyError::new(
             key,
@@ -297,17 +248,6 @@ pub fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyErr
         ));
     }
     (t.build)(raw, schema)
-}
-
-/// A required key's value.
-pub(crate) fn required<'a>(v: &'a Option<String>, key: &str) -> Result<&'a str, KeyError> {
-    match v.as_deref().map(str::trim) {
-        Some(s) if !s.is_empty() => Ok(s),
-        _ => Err(KeyError::new(
-            key,
-            format!("missing: this metric needs `{key}`"),
-        )),
-    }
 }
 
 /// Checks that `name` (set at `key`) is a schema field of one of `types` (any
@@ -456,6 +396,31 @@ mod tests {
             "claim_evidence_overlap",
         ] {
             assert!(metric_type(spec_type).is_some(), "{spec_type}");
+        }
+    }
+
+    /// The fields the registry's examples read.
+    const EXAMPLE_SCHEMA: &str = "[{field: sentiment, type: enum, values: [positive, neutral, negative]},
+        {field: impact_score, type: int}, {field: keywords, type: list}, {field: summary, type: str},
+        {field: claims, type: list_raw}, {field: steps, type: list}, {field: final_answer, type: str}]";
+
+    #[test]
+    fn every_type_declares_distinct_documented_keys_and_a_working_example() {
+        let s = schema(EXAMPLE_SCHEMA);
+        for t in REGISTRY {
+            let mut names = t.key_names();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), t.keys.len(), "{}: repeated key", t.name);
+            for k in t.keys {
+                assert!(!matches!(k.name, "type" | "name"), "{}", t.name);
+                assert!(!k.description.is_empty() && !k.description.contains('\n'));
+            }
+            let raw: RawMetric = serde_yaml_ng::from_str(t.example)
+                .unwrap_or_else(|e| panic!("{} example: {e}", t.name));
+            assert_eq!(raw.kind, t.name);
+            assert!(raw.set_keys().all(|k| t.accepts(k)), "{}", t.name);
+            built(t.example, &s);
         }
     }
 

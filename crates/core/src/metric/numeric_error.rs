@@ -11,7 +11,7 @@
 //! `abs_error`.
 
 use super::{
-    required, schema_field, Aggregate, Metric, MetricType, RawMetric, SampleScore, ScoreInput,
+    schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput,
 };
 use crate::schema::Schema;
 use crate::task::KeyError;
@@ -22,7 +22,21 @@ use std::sync::Arc;
 pub const TYPE: MetricType = MetricType {
     name: "numeric_error",
     description: "Absolute error of a number; hit when within tolerance (MAE and hit rate).",
-    keys: &["pred_field", "label_field", "tolerance"],
+    keys: &[
+        MetricKey {
+            name: "pred_field",
+            description: "The predicted number (an int or float parse_schema field).",
+        },
+        MetricKey {
+            name: "label_field",
+            description: "The sample field holding the true number (a number or numeric string).",
+        },
+        MetricKey {
+            name: "tolerance",
+            description: "Largest absolute error that still counts as a hit (default 0).",
+        },
+    ],
+    example: "type: numeric_error\npred_field: impact_score\nlabel_field: gt_impact_score\ntolerance: 1\n",
     build,
 };
 
@@ -38,8 +52,8 @@ pub struct NumericError {
 }
 
 fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
-    let pred = required(&raw.pred_field, "pred_field")?;
-    let tolerance = raw.tolerance.unwrap_or(0.0);
+    let pred = raw.required_string("pred_field")?;
+    let tolerance = raw.number("tolerance")?.unwrap_or(0.0);
     if !(tolerance.is_finite() && tolerance >= 0.0) {
         return Err(KeyError::new(
             "tolerance",
@@ -48,7 +62,7 @@ fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> 
     }
     Ok(Arc::new(NumericError {
         pred_field: schema_field(schema, "pred_field", pred, &["int", "float"])?,
-        label_field: required(&raw.label_field, "label_field")?.to_string(),
+        label_field: raw.required_string("label_field")?.to_string(),
         tolerance,
     }))
 }

@@ -10,7 +10,7 @@
 //! `fuzzy`), `fuzzy_threshold` (in (0, 1], default 0.6). No keypoints skips the sample.
 
 use super::keyword_coverage::text_of;
-use super::{schema_field, Metric, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
 use crate::schema::coerce::scalar_text;
 use crate::schema::{Schema, RAW_ANSWER};
 use crate::scorer::{accuracy, MatchMode, ScoringConfig};
@@ -23,7 +23,25 @@ pub const TYPE: MetricType = MetricType {
     name: "rag_accuracy",
     description:
         "Spec 002 accuracy: the answer covers at least one gold keypoint (exact or fuzzy).",
-    keys: &["pred_field", "label_field", "match_mode", "fuzzy_threshold"],
+    keys: &[
+        MetricKey {
+            name: "pred_field",
+            description: "The answer field scored (default raw_answer).",
+        },
+        MetricKey {
+            name: "label_field",
+            description: "The sample field holding the gold keypoints (default `gold`).",
+        },
+        MetricKey {
+            name: "match_mode",
+            description: "`strict` (verbatim) or `fuzzy` (verbatim or bigram recall; default).",
+        },
+        MetricKey {
+            name: "fuzzy_threshold",
+            description: "Bigram recall a fuzzy match needs, in (0, 1] (default 0.6).",
+        },
+    ],
+    example: "type: rag_accuracy\nlabel_field: gold\nmatch_mode: fuzzy\nfuzzy_threshold: 0.6\n",
     build,
 };
 
@@ -39,9 +57,9 @@ pub struct RagAccuracy {
 }
 
 fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
-    let pred = raw.pred_field.as_deref().map_or(RAW_ANSWER, str::trim);
+    let pred = raw.string("pred_field")?.unwrap_or(RAW_ANSWER);
     let mut config = ScoringConfig::default();
-    if let Some(mode) = &raw.match_mode {
+    if let Some(mode) = raw.string("match_mode")? {
         config.match_mode = MatchMode::parse(mode).ok_or_else(|| {
             KeyError::new(
                 "match_mode",
@@ -49,7 +67,7 @@ fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> 
             )
         })?;
     }
-    if let Some(t) = raw.fuzzy_threshold {
+    if let Some(t) = raw.number("fuzzy_threshold")? {
         if !(t > 0.0 && t <= 1.0) {
             return Err(KeyError::new(
                 "fuzzy_threshold",
@@ -60,11 +78,7 @@ fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> 
     }
     Ok(Arc::new(RagAccuracy {
         pred_field: schema_field(schema, "pred_field", pred, &[])?,
-        label_field: raw
-            .label_field
-            .as_deref()
-            .map_or("gold", str::trim)
-            .to_string(),
+        label_field: raw.string("label_field")?.unwrap_or("gold").to_string(),
         config,
     }))
 }

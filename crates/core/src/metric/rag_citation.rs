@@ -10,7 +10,7 @@
 
 use super::keyword_coverage::text_of;
 use super::rag_accuracy::strings;
-use super::{schema_field, Metric, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
 use crate::schema::{Schema, RAW_ANSWER};
 use crate::scorer::citation;
 use crate::task::KeyError;
@@ -21,7 +21,17 @@ use std::sync::Arc;
 pub const TYPE: MetricType = MetricType {
     name: "rag_citation",
     description: "Spec 002 citation: the answer cites a doc_hint document and none outside it.",
-    keys: &["pred_field", "label_field"],
+    keys: &[
+        MetricKey {
+            name: "pred_field",
+            description: "The answer field scored (default raw_answer).",
+        },
+        MetricKey {
+            name: "label_field",
+            description: "The sample field holding the expected documents (default `doc_hint`).",
+        },
+    ],
+    example: "type: rag_citation\nlabel_field: doc_hint\n",
     build,
 };
 
@@ -35,14 +45,10 @@ pub struct RagCitation {
 }
 
 fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
-    let pred = raw.pred_field.as_deref().map_or(RAW_ANSWER, str::trim);
+    let pred = raw.string("pred_field")?.unwrap_or(RAW_ANSWER);
     Ok(Arc::new(RagCitation {
         pred_field: schema_field(schema, "pred_field", pred, &[])?,
-        label_field: raw
-            .label_field
-            .as_deref()
-            .map_or("doc_hint", str::trim)
-            .to_string(),
+        label_field: raw.string("label_field")?.unwrap_or("doc_hint").to_string(),
     }))
 }
 

@@ -19,7 +19,7 @@
 //! Value 1 when consistent, else 0 (also when `A` or `C` is empty). Needs no label.
 
 use super::reference_rouge::tokenize;
-use super::{schema_field, Metric, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
 use crate::schema::coerce::scalar_text;
 use crate::schema::Schema;
 use crate::task::KeyError;
@@ -31,7 +31,21 @@ use std::sync::{Arc, OnceLock};
 pub const TYPE: MetricType = MetricType {
     name: "reasoning_consistency",
     description: "The final answer agrees with the conclusion or last reasoning step (0/1).",
-    keys: &["answer_field", "steps_field", "conclusion_field"],
+    keys: &[
+        MetricKey {
+            name: "answer_field",
+            description: "The final answer field (default `final_answer`).",
+        },
+        MetricKey {
+            name: "steps_field",
+            description: "The reasoning steps field (default `steps` when declared).",
+        },
+        MetricKey {
+            name: "conclusion_field",
+            description: "The conclusion text field (default `conclusion` when declared).",
+        },
+    ],
+    example: "type: reasoning_consistency\nanswer_field: final_answer\nsteps_field: steps\n",
     build,
 };
 
@@ -47,16 +61,15 @@ pub struct ReasoningConsistency {
 }
 
 fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
-    let answer = raw.answer_field.as_deref().unwrap_or("final_answer").trim();
-    let optional =
-        |key: &str, set: &Option<String>, default: &str| -> Result<Option<String>, KeyError> {
-            match set.as_deref().map(str::trim) {
-                Some(name) => schema_field(schema, key, name, &[]).map(Some),
-                None => Ok(schema.get(default).map(|_| default.to_string())),
-            }
-        };
-    let steps_field = optional("steps_field", &raw.steps_field, "steps")?;
-    let conclusion_field = optional("conclusion_field", &raw.conclusion_field, "conclusion")?;
+    let answer = raw.string("answer_field")?.unwrap_or("final_answer");
+    let optional = |key: &str, default: &str| -> Result<Option<String>, KeyError> {
+        match raw.string(key)? {
+            Some(name) => schema_field(schema, key, name, &[]).map(Some),
+            None => Ok(schema.get(default).map(|_| default.to_string())),
+        }
+    };
+    let steps_field = optional("steps_field", "steps")?;
+    let conclusion_field = optional("conclusion_field", "conclusion")?;
     if steps_field.is_none() && conclusion_field.is_none() {
         return Err(KeyError::new("steps_field", "no reasoning to compare: declare `steps` or `conclusion` in parse_schema, or set steps_field / conclusion_field"));
     }

@@ -22,7 +22,7 @@
 //! array of strings holds several references: each ROUGE type takes its best F1,
 //! as rouge-score's `score_multi` does. A missing label skips the sample.
 
-use super::{f1, required, schema_field, Metric, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{f1, schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
 use crate::schema::Schema;
 use crate::task::KeyError;
 use serde::Serialize;
@@ -35,7 +35,22 @@ pub const TYPE: MetricType = MetricType {
     name: "reference_rouge",
     description:
         "ROUGE-1/2/L F1 of a text against a reference (rouge-score tokens; CJK by character).",
-    keys: &["pred_field", "label_field", "rouge_type"],
+    keys: &[
+        MetricKey {
+            name: "pred_field",
+            description: "The generated text (a str parse_schema field or raw_answer).",
+        },
+        MetricKey {
+            name: "label_field",
+            description: "The sample field holding the reference, or a list of references.",
+        },
+        MetricKey {
+            name: "rouge_type",
+            description: "`rouge1`, `rouge2` or `rougeL` (default), the per-sample value.",
+        },
+    ],
+    example:
+        "type: reference_rouge\npred_field: summary\nlabel_field: gt_summary\nrouge_type: rougeL\n",
     build,
 };
 
@@ -54,8 +69,8 @@ pub struct ReferenceRouge {
 }
 
 fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
-    let pred = required(&raw.pred_field, "pred_field")?;
-    let wanted = raw.rouge_type.as_deref().unwrap_or("rougeL").trim();
+    let pred = raw.required_string("pred_field")?;
+    let wanted = raw.string("rouge_type")?.unwrap_or("rougeL");
     let rouge_type = ROUGE_TYPES
         .into_iter()
         .find(|t| *t == wanted)
@@ -70,7 +85,7 @@ fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> 
         })?;
     Ok(Arc::new(ReferenceRouge {
         pred_field: schema_field(schema, "pred_field", pred, &["str"])?,
-        label_field: required(&raw.label_field, "label_field")?.to_string(),
+        label_field: raw.required_string("label_field")?.to_string(),
         rouge_type,
     }))
 }

@@ -159,11 +159,7 @@ impl Task {
     /// Fields the task reads from samples that `sample` lacks: the serialized
     /// fields and the metrics' label fields (for a dataset check before a run).
     pub fn missing_fields(&self, sample: &Sample) -> Vec<String> {
-        let labels = self
-            .raw
-            .metrics
-            .iter()
-            .filter_map(|m| m.label_field.as_deref());
+        let labels = self.raw.metrics.iter().filter_map(RawMetric::label_field);
         self.serialize_fields
             .iter()
             .map(String::as_str)

@@ -64,8 +64,8 @@ fn label_of<'a>(task: &Task, sample: &'a Sample, field: &str) -> Option<&'a Valu
     task.raw
         .metrics
         .iter()
-        .filter(|m| m.pred_field.as_deref() == Some(field))
-        .find_map(|m| sample.get(m.label_field.as_deref()?))
+        .filter(|m| m.pred_field() == Some(field))
+        .find_map(|m| sample.get(m.label_field()?))
 }
 
 /// The label as a value of the field's type, when it is one.
