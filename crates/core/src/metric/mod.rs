@@ -1,6 +1,6 @@
 //! Task metrics: the eight metric types of spec 004, spec 003's
-//! `keyword_coverage`, and the two RAG scorers of spec 002 wrapped as task
-//! metrics. A metric type is one file plus one line in
+//! `keyword_coverage`, the two RAG scorers of spec 002 wrapped as task
+//! metrics, and SQuAD's `token_f1`. A metric type is one file plus one line in
 //! [`REGISTRY`]: its file declares the type's name, description, YAML keys
 //! (each with a one-line description) and an example entry ([`MetricType`]),
 //! and reads its keys itself from the entry as written ([`RawMetric`]). The task
@@ -26,6 +26,7 @@ pub mod rag_citation;
 pub mod raw;
 pub mod reasoning_consistency;
 pub mod reference_rouge;
+pub mod token_f1;
 
 pub use raw::RawMetric;
 
@@ -217,6 +218,7 @@ pub const REGISTRY: &[MetricType] = &[
     keyword_coverage::TYPE,
     rag_accuracy::TYPE,
     rag_citation::TYPE,
+    token_f1::TYPE,
 ];
 
 /// The registry line of a type name.

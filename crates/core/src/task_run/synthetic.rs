@@ -110,6 +110,7 @@ pub fn metric_entry(kind: &str) -> Option<&'static str> {
         "rag_citation" => {
             "  - type: rag_citation\n    pred_field: summary\n    label_field: doc_hint\n"
         }
+        "token_f1" => "  - type: token_f1\n    pred_field: summary\n    label_field: gold\n",
         _ => return None,
     })
 }
