@@ -10,7 +10,7 @@ use crate::components::{
 };
 use crate::effects::runner::RunHandle;
 use crate::effects::{files, storage, url};
-use crate::launch::{self, Takeover};
+use crate::launch;
 use crate::state::task_models::TaskRunSettings;
 use crate::state::{AppAction, AppState, Mode, ModelSettings, TaskState};
 use crate::task_app::TaskApp;
@@ -30,9 +30,16 @@ pub fn App() -> Html {
     let params = use_memo((), |_| url::read());
     let state = use_reducer(|| {
         let p = url::read();
+        let (stored, keys) = storage::load();
+        let mut settings = p.apply(stored);
+        // The key field holds the key of the endpoint's own origin, or nothing.
+        settings.api_key = url::origin(&settings.base_url)
+            .and_then(|o| keys.get(&o).map(String::from))
+            .unwrap_or_default();
         AppState {
             lang: p.lang.unwrap_or(Lang::Zh),
-            settings: Rc::new(p.apply(storage::load())),
+            settings: Rc::new(settings),
+            keys: Rc::new(keys),
             ..AppState::default()
         }
     });
@@ -64,22 +71,27 @@ pub fn App() -> Html {
     }
     let on_start = {
         let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
-        Callback::from(move |_: ()| {
-            let fresh = Takeover {
-                run_id: None,
-                started_at_ms: None,
-                prior: Vec::new(),
-                replace: false,
-            };
-            launch::start(
-                &state,
-                &handle,
-                &params,
-                state.dataset.clone(),
-                state.settings.clone(),
-                fresh,
-            )
+        Callback::from(move |by_click: bool| {
+            launch::start_checked(&state, &handle, &params, by_click, false)
         })
+    };
+    let on_confirm_key = {
+        let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+        Callback::from(move |_: ()| {
+            let plain_http = state
+                .key_prompt
+                .as_ref()
+                .is_some_and(|p| p.plain_http_remote);
+            launch::start_checked(&state, &handle, &params, true, plain_http)
+        })
+    };
+    let on_dismiss_key = {
+        let state = state.clone();
+        Callback::from(move |_: ()| state.dispatch(AppAction::PromptKey(None)))
+    };
+    let on_forget_keys = {
+        let state = state.clone();
+        Callback::from(move |_: ()| launch::forget_keys(&state))
     };
     let on_pause = {
         let handle = handle.clone();
@@ -124,7 +136,7 @@ pub fn App() -> Html {
             let rag = params.mode != Some(Mode::Task);
             if d.is_some() && params.autorun && rag && !*done.borrow() {
                 *done.borrow_mut() = true;
-                on_start.emit(());
+                on_start.emit(false);
             }
             let _ = &state;
         });
@@ -143,10 +155,7 @@ pub fn App() -> Html {
     };
     let on_settings = {
         let s = state.clone();
-        Callback::from(move |new: ModelSettings| {
-            storage::save(&new);
-            s.dispatch(AppAction::SetSettings(Rc::new(new)));
-        })
+        Callback::from(move |new: ModelSettings| launch::edit_settings(&s, new))
     };
     let on_file = {
         let s = state.clone();
@@ -190,16 +199,18 @@ pub fn App() -> Html {
             <Header {lang} {on_lang} mode={*mode} {on_mode} />
             <main>
                 if state.resume_offer.is_some() {
-                    <ResumeBanner {lang} offer={state.resume_offer.as_ref().map(|o| Rc::from(o.summary(lang)))} disabled={running}
+                    <ResumeBanner {lang} offer={state.resume_offer.as_ref().map(|o| Rc::from(o.summary(lang, url::origin(&o.stored.settings.base_url).as_deref())))} disabled={running}
                         on_resume={on_resume.clone()} on_discard={on_discard.clone()} on_resume_log={on_resume_log.clone()} />
                 }
                 <section class="setup">
                     <DatasetPanel {lang} dataset={state.dataset.clone()} error={state.load_error.clone()}
                         disabled={running} {on_file} {on_demo} />
-                    <ModelPanel {lang} settings={state.settings.clone()} disabled={running} on_change={on_settings} />
+                    <ModelPanel {lang} settings={state.settings.clone()} disabled={running} on_change={on_settings}
+                        key_origins={Rc::new(state.keys.origins())} on_forget_keys={on_forget_keys} />
                 </section>
                 <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress())} error={state.start_error.clone()}
-                    {on_start} {on_cancel} {on_pause} />
+                    on_start={on_start.reform(|_| true)} {on_cancel} {on_pause} target={target_line(&state)}
+                    key_prompt={state.key_prompt.clone()} on_confirm_key={on_confirm_key} on_dismiss_key={on_dismiss_key} />
                 <MetricsPanel {lang} run={state.run.clone()} />
                 <Downloads {lang} artifacts={state.artifacts.clone()} />
                 <ErrorSummary {lang} run={state.run.clone()} artifacts={state.artifacts.clone()}
@@ -211,6 +222,23 @@ pub fn App() -> Html {
             </main>
         </div>
     }
+}
+
+/// Where the next run's requests go, shown beside Start: the endpoint's
+/// origin and whether a key goes with them, or the offline demo model.
+fn target_line(state: &AppState) -> Option<Rc<crate::state::keys::TargetLine>> {
+    let s = &state.settings;
+    let line = match s.provider {
+        crate::state::Provider::Demo => crate::state::keys::TargetLine::Offline,
+        crate::state::Provider::Openai => {
+            let t = url::target(&s.base_url)?;
+            crate::state::keys::TargetLine::Endpoint {
+                with_key: !s.api_key.trim().is_empty(),
+                target: t,
+            }
+        }
+    };
+    Some(Rc::new(line))
 }
 
 /// The task mode's first state: the preset of `?task=` (else the default)

@@ -4,7 +4,9 @@
 
 use crate::effects::idb::{self, StoredRun};
 use crate::effects::runner::{Persist, RunHandle, RunUpdate, Transport};
+use crate::effects::storage;
 use crate::effects::{now_ms, url};
+use crate::state::keys::{self, KeyRing};
 use crate::state::{AppAction, AppState, LoadedDataset, ModelSettings, Provider, ResumeOffer};
 use evalpage_core::dataset::rag;
 use evalpage_core::events;
@@ -110,7 +112,15 @@ pub fn start(
     };
     let transport = match settings.provider {
         Provider::Demo => Transport::Demo(settings.demo_latency_scale),
-        Provider::Openai => Transport::OpenAi(settings.openai_config()),
+        Provider::Openai => match key_origin(&state.keys, &settings) {
+            Ok(origin) => Transport::OpenAi(settings.openai_config(), origin),
+            Err(()) => {
+                return fail(
+                    "密钥框中的密钥不是为该端点的源保存的，请重新输入",
+                    "The key in the field is not the one saved for this endpoint's origin: type it again",
+                )
+            }
+        },
     };
     let st = state.clone();
     let on_update = Callback::from(move |u: RunUpdate| match u {
@@ -131,6 +141,103 @@ pub fn start(
         persist,
         on_update,
     ));
+}
+
+/// The origin the key of these settings belongs to: a key is sent only when
+/// it is the very key saved for the endpoint's own origin. `Ok(None)` when
+/// no key is sent.
+fn key_origin(ring: &KeyRing, s: &ModelSettings) -> Result<Option<String>, ()> {
+    let key = s.api_key.trim();
+    if key.is_empty() {
+        return Ok(None);
+    }
+    let origin = url::origin(&s.base_url).ok_or(())?;
+    match ring.get(&origin) {
+        Some(saved) if saved == key => Ok(Some(origin)),
+        _ => Err(()),
+    }
+}
+
+/// Starts a fresh run once its key may be sent. A click on Start confirms
+/// the origin shown beside it; `autorun` never sends a key by itself, and a
+/// key goes over plain `http://` to a remote host only after the user agreed
+/// (`plain_http_ok`, from the prompt's button). Otherwise the run waits for
+/// that click with a prompt that names the origin.
+pub fn start_checked(
+    state: &UseReducerHandle<AppState>,
+    handle: &Handle,
+    params: &url::PageParams,
+    by_click: bool,
+    plain_http_ok: bool,
+) {
+    let settings = state.settings.clone();
+    let target = url::target(&settings.base_url);
+    let mut confirmed = (*state.confirmed).clone();
+    if let (Some(t), true) = (&target, by_click) {
+        confirmed.origins.insert(t.origin.clone());
+        if plain_http_ok {
+            confirmed.plain_http.insert(t.origin.clone());
+        }
+        state.dispatch(AppAction::Confirm(t.origin.clone(), plain_http_ok));
+    }
+    if let Err(prompt) = keys::gate(&settings, target.as_ref(), &confirmed) {
+        return state.dispatch(AppAction::PromptKey(Some(Rc::new(prompt))));
+    }
+    let fresh = Takeover {
+        run_id: None,
+        started_at_ms: None,
+        prior: Vec::new(),
+        replace: false,
+    };
+    start(
+        state,
+        handle,
+        params,
+        state.dataset.clone(),
+        settings,
+        fresh,
+    )
+}
+
+/// Applies an edit of the model panel: the key field follows the endpoint's
+/// origin (see `keys::settle`), a typed key is saved for its origin and
+/// confirms it, and the settings are saved without the key.
+pub fn edit_settings(state: &UseReducerHandle<AppState>, new: ModelSettings) {
+    let old = state.settings.clone();
+    let mut ring = (*state.keys).clone();
+    let old_origin = url::origin(&old.base_url);
+    let new_origin = url::origin(&new.base_url);
+    let (kept, typed) = keys::settle(
+        &old,
+        new,
+        old_origin.as_deref(),
+        new_origin.as_deref(),
+        &mut ring,
+    );
+    if ring != *state.keys {
+        storage::save_keys(&ring);
+        state.dispatch(AppAction::SetKeys(Rc::new(ring)));
+    }
+    if let (true, Some(origin)) = (typed, new_origin) {
+        state.dispatch(AppAction::Confirm(origin, false));
+    }
+    storage::save_settings(&kept);
+    state.dispatch(AppAction::PromptKey(None));
+    state.dispatch(AppAction::SetSettings(Rc::new(kept)));
+}
+
+/// *Forget keys*: removes every saved key from both storages and empties the
+/// key field.
+pub fn forget_keys(state: &UseReducerHandle<AppState>) {
+    let ring = KeyRing::default();
+    storage::save_keys(&ring);
+    state.dispatch(AppAction::SetKeys(Rc::new(ring)));
+    state.dispatch(AppAction::PromptKey(None));
+    let settings = ModelSettings {
+        api_key: String::new(),
+        ..(*state.settings).clone()
+    };
+    state.dispatch(AppAction::SetSettings(Rc::new(settings)));
 }
 
 /// Parses dataset bytes into a loaded dataset.
@@ -176,10 +283,20 @@ pub fn resume_offer(
 ) {
     let s = &offer.stored;
     let data = dataset(&s.dataset_name, s.dataset_text.as_bytes());
+    // The stored run's endpoint gets the key saved for its own origin, if
+    // any; the banner named that origin and the click on Resume confirms it.
+    let origin = url::origin(&s.settings.base_url);
     let settings = ModelSettings {
-        api_key: state.settings.api_key.clone(),
+        api_key: origin
+            .as_deref()
+            .and_then(|o| state.keys.get(o))
+            .unwrap_or_default()
+            .to_string(),
         ..s.settings.clone()
     };
+    if let Some(o) = origin {
+        state.dispatch(AppAction::Confirm(o, false));
+    }
     let prior = events::resumable(
         &events::read(offer.events.as_bytes()),
         &data.parsed.cases,

@@ -13,6 +13,7 @@ use evalpage_core::Lang;
 use evalpage_web::effects::idb::{self, StoredRun};
 use evalpage_web::effects::runner::{Persist, RunHandle, RunUpdate, Transport};
 use evalpage_web::effects::{storage, url};
+use evalpage_web::state::keys::KeyRing;
 use evalpage_web::state::{ModelSettings, Provider};
 use gloo_timers::future::TimeoutFuture;
 use std::cell::RefCell;
@@ -150,7 +151,7 @@ fn url_parameters_never_carry_a_key() {
 }
 
 #[wasm_bindgen_test]
-fn key_goes_to_session_storage_unless_remembered() {
+fn keys_are_saved_by_origin_in_session_storage_unless_remembered() {
     let window = web_sys::window().expect("window");
     let local = window.local_storage().ok().flatten().expect("localStorage");
     let session = window
@@ -158,38 +159,145 @@ fn key_goes_to_session_storage_unless_remembered() {
         .ok()
         .flatten()
         .expect("sessionStorage");
-    let s = ModelSettings {
-        api_key: "sk-wasm-test".into(),
-        ..ModelSettings::default()
-    };
-    storage::save(&s);
-    assert_eq!(
-        session
-            .get_item("evalpage.api_key")
-            .ok()
-            .flatten()
-            .as_deref(),
-        Some("sk-wasm-test")
-    );
-    assert_eq!(local.get_item("evalpage.api_key").ok().flatten(), None);
-    let settings = local
-        .get_item("evalpage.settings")
-        .ok()
-        .flatten()
-        .unwrap_or_default();
-    assert!(!settings.contains("sk-wasm-test"));
-    storage::save(&ModelSettings {
-        remember_key: true,
-        ..s
-    });
-    assert_eq!(
-        local.get_item("evalpage.api_key").ok().flatten().as_deref(),
-        Some("sk-wasm-test")
-    );
-    assert_eq!(session.get_item("evalpage.api_key").ok().flatten(), None);
-    assert_eq!(storage::load().api_key, "sk-wasm-test");
     local.clear().ok();
     session.clear().ok();
+    let mut ring = KeyRing::default();
+    ring.set("http://127.0.0.1:8091", "sk-wasm-test", false);
+    ring.set("https://api.example.com", "sk-remembered", true);
+    storage::save_keys(&ring);
+    storage::save_settings(&ModelSettings {
+        api_key: "sk-wasm-test".into(),
+        ..ModelSettings::default()
+    });
+    let get = |st: &web_sys::Storage, k: &str| st.get_item(k).ok().flatten().unwrap_or_default();
+    let in_session = get(&session, "evalpage.api_keys");
+    let in_local = get(&local, "evalpage.api_keys");
+    assert!(in_session.contains("sk-wasm-test") && !in_session.contains("sk-remembered"));
+    assert!(in_local.contains("sk-remembered") && !in_local.contains("sk-wasm-test"));
+    assert!(
+        !get(&local, "evalpage.settings").contains("sk-"),
+        "settings never hold a key"
+    );
+    let (settings, back) = storage::load();
+    assert_eq!(
+        settings.api_key, "",
+        "the key field is filled by origin, not from settings"
+    );
+    assert_eq!(back, ring);
+    local.clear().ok();
+    session.clear().ok();
+}
+
+#[wasm_bindgen_test]
+fn a_key_of_an_earlier_version_belongs_to_the_saved_endpoint_only() {
+    let window = web_sys::window().expect("window");
+    let local = window.local_storage().ok().flatten().expect("localStorage");
+    local.clear().ok();
+    let saved = ModelSettings {
+        base_url: "http://127.0.0.1:9999/v1".into(),
+        ..ModelSettings::default()
+    };
+    storage::save_settings(&saved);
+    local.set_item("evalpage.api_key", "sk-legacy").ok();
+    let (_, ring) = storage::load();
+    assert_eq!(ring.get("http://127.0.0.1:9999"), Some("sk-legacy"));
+    assert_eq!(ring.origins().len(), 1);
+    assert_eq!(
+        local.get_item("evalpage.api_key").ok().flatten(),
+        None,
+        "the old entry is gone"
+    );
+    local.clear().ok();
+    if let Some(s) = window.session_storage().ok().flatten() {
+        s.clear().ok();
+    }
+}
+
+#[wasm_bindgen_test]
+fn origins_are_read_as_fetch_reads_them_and_keys_only_go_to_their_own() {
+    use evalpage_web::effects::{fetch::key_may_go, url::origin, url::target};
+    assert_eq!(
+        origin("HTTP://LocalHost:8091/v1").as_deref(),
+        Some("http://localhost:8091")
+    );
+    assert_eq!(
+        origin("https://api.example.com:443/v1").as_deref(),
+        Some("https://api.example.com")
+    );
+    // A backslash ends the host for http(s): the request goes to a.example.
+    assert_eq!(
+        origin("http://a.example\\@127.0.0.1:8091/v1").as_deref(),
+        Some("http://a.example")
+    );
+    assert_eq!(
+        origin("http://user:pw@b.example/v1").as_deref(),
+        Some("http://b.example")
+    );
+    assert_eq!(
+        origin("http://0x7f.1:8091/v1").as_deref(),
+        Some("http://127.0.0.1:8091")
+    );
+    assert_eq!(origin("javascript:alert(1)"), None);
+    assert_eq!(origin("not a url"), None);
+    assert!(
+        !target("http://127.0.0.1:1/v1")
+            .expect("t")
+            .plain_http_remote
+    );
+    assert!(!target("http://[::1]:1/v1").expect("t").plain_http_remote);
+    assert!(!target("http://localhost/v1").expect("t").plain_http_remote);
+    assert!(
+        target("http://127.evil.example/v1")
+            .expect("t")
+            .plain_http_remote
+    );
+    assert!(
+        target("http://192.168.1.2/v1")
+            .expect("t")
+            .plain_http_remote
+    );
+    assert!(
+        !target("https://api.example.com/v1")
+            .expect("t")
+            .plain_http_remote
+    );
+    let to = "http://127.0.0.1:8091/v1/chat/completions";
+    assert!(key_may_go(to, Some("http://127.0.0.1:8091")));
+    assert!(key_may_go(to, Some("http://127.0.0.1:8091/v1")));
+    assert!(!key_may_go(to, Some("http://127.0.0.1:8092")));
+    assert!(!key_may_go(
+        "http://a.example\\@127.0.0.1:8091/v1/chat/completions",
+        Some("http://127.0.0.1:8091")
+    ));
+    assert!(!key_may_go(to, None));
+}
+
+#[wasm_bindgen_test]
+async fn a_key_for_another_origin_is_never_sent() {
+    use evalpage_core::provider::openai::OpenAiConfig;
+    use evalpage_core::provider::{ApiKey, CallOutcome, ChatMessage};
+    use evalpage_web::effects::fetch;
+    let cfg = OpenAiConfig {
+        base_url: "http://127.0.0.1:9/v1".into(),
+        model: "m".into(),
+        api_key: ApiKey::new("sk-never"),
+        temperature: None,
+        max_tokens: None,
+        params: Default::default(),
+    };
+    let controller = web_sys::AbortController::new().expect("controller");
+    let to = fetch::To {
+        cfg: &cfg,
+        key_for: Some("http://127.0.0.1:8091"),
+    };
+    let messages = [ChatMessage::new("user", "hi")];
+    let timed_out = std::rc::Rc::new(std::cell::Cell::new(false));
+    let outcome = fetch::chat(to, &messages, &controller.signal(), timed_out, 1000).await;
+    let CallOutcome::Failed(e) = outcome else {
+        panic!("must fail before sending")
+    };
+    assert!(e.message.starts_with("not sent"), "{}", e.message);
+    assert!(!e.message.contains("sk-never"));
 }
 
 #[wasm_bindgen_test]

@@ -20,6 +20,38 @@ pub struct ModelPanelProps {
     pub disabled: bool,
     /// Settings changed.
     pub on_change: Callback<ModelSettings>,
+    /// Origins with a saved key (and whether it is remembered across sessions).
+    #[prop_or_default]
+    pub key_origins: Rc<Vec<(String, bool)>>,
+    /// *Forget keys* pressed.
+    #[prop_or_default]
+    pub on_forget_keys: Callback<()>,
+}
+
+/// The origins that have a saved key, and *Forget keys*.
+fn saved_keys(p: &ModelPanelProps) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let forget = p.on_forget_keys.reform(|_: MouseEvent| ());
+    let where_ = |remembered: bool| {
+        if remembered {
+            t("（本浏览器）", " (this browser)")
+        } else {
+            t("（本标签页）", " (this tab)")
+        }
+    };
+    html! {
+        <div class="saved-keys" data-testid="saved-keys">
+            <span>{t("已保存密钥的源：", "Origins with a saved key: ")}</span>
+            if p.key_origins.is_empty() {
+                <span class="muted" data-testid="no-saved-keys">{t("无", "none")}</span>
+            } else {
+                <ul data-testid="saved-key-origins">
+                    { for p.key_origins.iter().map(|(o, r)| html! { <li><code>{o.clone()}</code>{where_(*r)}</li> }) }
+                </ul>
+            }
+            <button data-testid="forget-keys" disabled={p.disabled || p.key_origins.is_empty()} onclick={forget}>{t("忘记所有密钥", "Forget keys")}</button>
+        </div>
+    }
 }
 
 type Edit = fn(&mut ModelSettings, String);
@@ -94,9 +126,12 @@ pub fn ModelPanel(p: &ModelPanelProps) -> Html {
                 <label>{t("API 密钥（可选）", "API key (optional)")}
                     <input data-testid="api-key" type="password" autocomplete="off" disabled={d} value={s.api_key.clone()}
                         onchange={edit(|s, v| s.api_key = v.trim().to_string())} /></label>
-                <label class="check"><input type="checkbox" checked={s.remember_key} disabled={d}
+                <label class="check"><input type="checkbox" data-testid="remember-key" checked={s.remember_key} disabled={d}
                     onchange={edit(|s, v| s.remember_key = v == "true")} />
                     {t("在本浏览器记住密钥（默认仅保存在本标签页会话中）", "Remember the key in this browser (by default it stays in this tab's session only)")}</label>
+                <p class="muted">{t("密钥只属于输入它时端点的源（协议、主机、端口），只会发送到该源。",
+                    "A key belongs to the origin (scheme, host, port) of the endpoint it was entered for and is only ever sent there.")}</p>
+                {saved_keys(p)}
             </div>
             <div class="grid">
                 <label>{t("并发", "Concurrency")}<input data-testid="concurrency" type="number" min="1" max="64" disabled={d}

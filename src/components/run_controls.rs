@@ -2,6 +2,7 @@
 //! time. Shared by the RAG check and the task mode (only one is shown at a time,
 //! so the test ids are the same).
 
+use crate::state::keys::{KeyPrompt, TargetLine};
 use crate::state::{RunProgress, RunStatus};
 use evalpage_core::Lang;
 use std::rc::Rc;
@@ -27,6 +28,71 @@ pub struct RunControlsProps {
     pub on_cancel: Callback<()>,
     /// Pause (true) or resume (false) pressed.
     pub on_pause: Callback<bool>,
+    /// Where the next run's requests go (shown beside Start).
+    #[prop_or_default]
+    pub target: Option<Rc<TargetLine>>,
+    /// A run waiting for the user to confirm where its key goes.
+    #[prop_or_default]
+    pub key_prompt: Option<Rc<KeyPrompt>>,
+    /// The user agreed to send the key to the prompt's origin.
+    #[prop_or_default]
+    pub on_confirm_key: Callback<()>,
+    /// The user declined.
+    #[prop_or_default]
+    pub on_dismiss_key: Callback<()>,
+}
+
+/// The line beside Start: the origin that receives requests and whether a
+/// key goes with them, with a warning for plain `http://` to a remote host.
+fn target_view(lang: Lang, line: &TargetLine) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let TargetLine::Endpoint { target, with_key } = line else {
+        return html! { <span class="muted" data-testid="target-origin">{t("离线演示模型：不发送任何请求", "Offline demo model: no request leaves the page")}</span> };
+    };
+    let key = if *with_key {
+        t(
+            "（附带为该源保存的 API 密钥）",
+            "(with the API key saved for this origin)",
+        )
+    } else {
+        t("（不带 API 密钥）", "(without an API key)")
+    };
+    html! {
+        <>
+            <span class="target">{t("请求发往 ", "Requests go to ")}<code data-testid="target-origin">{target.origin.clone()}</code>{" "}{key}</span>
+            if target.plain_http_remote && *with_key {
+                <p class="warning" data-testid="plain-http-warning">{t(
+                    "警告：这是非本机的明文 http:// 端点，API 密钥会以未加密形式经过网络。发送前会再次询问。",
+                    "Warning: this is a plain http:// endpoint that is not on this machine; the API key would cross the network unencrypted. You will be asked before it is sent.")}</p>
+            }
+        </>
+    }
+}
+
+/// The prompt of a run that waits for a click before its key is sent.
+fn prompt_view(p: &RunControlsProps, prompt: &KeyPrompt) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let confirm = p.on_confirm_key.reform(|_: MouseEvent| ());
+    let dismiss = p.on_dismiss_key.reform(|_: MouseEvent| ());
+    let why = if prompt.plain_http_remote {
+        t(
+            "API 密钥将以明文 http:// 发送到非本机主机：",
+            "The API key would be sent over plain http:// to a host that is not this machine:",
+        )
+    } else {
+        t(
+            "此运行会把保存的 API 密钥发送到：",
+            "This run would send the saved API key to:",
+        )
+    };
+    html! {
+        <div class="warning key-prompt" data-testid="key-prompt" role="alert">
+            {why}{" "}<code data-testid="key-prompt-origin">{prompt.origin.clone()}</code>{" "}
+            {t("只有点击下面的按钮才会发送。", "Nothing is sent until you click the button.")}
+            <button class="primary" data-testid="confirm-key" onclick={confirm}>{t("发送密钥并开始", "Send the key and start")}</button>
+            <button data-testid="dismiss-key" onclick={dismiss}>{t("暂不", "Not now")}</button>
+        </div>
+    }
 }
 
 /// The run controls.
@@ -76,6 +142,8 @@ pub fn RunControls(p: &RunControlsProps) -> Html {
                 <span class="warning" data-testid="rate-limit">{format!("{} {now}/{max}", t("因限流降低并发：", "concurrency lowered after rate limits:"))}</span>
             }
             if let (Some(why), false) = (p.blocked, running) { <span class="muted" data-testid="start-blocked">{why}</span> }
+            if let (Some(line), false) = (&p.target, running) { {target_view(p.lang, line)} }
+            if let (Some(prompt), false) = (&p.key_prompt, running) { {prompt_view(p, prompt)} }
             if let Some(e) = &p.error { <p class="error" data-testid="start-error">{e.to_string()}</p> }
             if let Some(e) = save_error { <p class="warning" data-testid="save-error">{format!("{} {e}", t("本次运行未能保存到浏览器，刷新页面后无法续跑：", "This run is not being saved in the browser, so it cannot be resumed after a reload:"))}</p> }
         </section>

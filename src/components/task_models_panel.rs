@@ -120,7 +120,9 @@ fn choice(p: &TaskModelsPanelProps, c: &ModelChoice) -> Html {
         }
     });
     html! {
-        <li key={name.clone()} data-testid="model-choice" data-model={name.clone()}>
+        // Keyed by name and base URL: when the registry points a name at
+        // another endpoint, the row (and its key field) is new and empty.
+        <li key={row_key(c)} data-testid="model-choice" data-model={name.clone()}>
             <label class="check"><input type="checkbox" data-testid={format!("model-toggle-{name}")}
                 checked={p.selected.contains(&c.name)} disabled={p.disabled} {onchange} />
                 <strong>{&c.name}</strong><span class="muted">{format!(" {what}")}</span></label>
@@ -152,5 +154,13 @@ fn settings(p: &TaskModelsPanelProps) -> Html {
             <label>{t("最多尝试次数", "Max attempts")}<input type="number" min="1" max="10" disabled={d}
                 value={s.max_attempts.to_string()} onchange={edit(|s, v| s.max_attempts = v.parse().unwrap_or(s.max_attempts))} /></label>
         </div>
+    }
+}
+
+/// The row's identity: the model's name and, for a registry model, its base URL.
+fn row_key(c: &ModelChoice) -> String {
+    match &c.source {
+        ModelSource::Registry(e) => format!("{}@{}", c.name, e.base_url.trim()),
+        ModelSource::Mock => c.name.clone(),
     }
 }

@@ -55,16 +55,47 @@ where
     })
 }
 
+/// Where a chat completion goes, and where its key may go.
+#[derive(Clone, Copy)]
+pub struct To<'a> {
+    /// The endpoint (and the key, if any).
+    pub cfg: &'a OpenAiConfig,
+    /// What the key was entered for (an origin or a base URL): the key is
+    /// sent only when the request's origin is that one.
+    pub key_for: Option<&'a str>,
+}
+
+/// The last check before a request leaves the page: a key goes only to the
+/// origin it was entered for, as the browser's URL parser reads both.
+pub fn key_may_go(request_url: &str, key_for: Option<&str>) -> bool {
+    match (
+        super::url::origin(request_url),
+        key_for.and_then(super::url::origin),
+    ) {
+        (Some(to), Some(owner)) => to == owner,
+        _ => false,
+    }
+}
+
 /// Sends one chat completion. `timed_out` is set by the caller's timer before
-/// it aborts, so an abort can be told apart from a cancel.
+/// it aborts, so an abort can be told apart from a cancel. A key meant for
+/// another origin is never sent: the call fails before anything leaves.
 pub async fn chat(
-    cfg: &OpenAiConfig,
+    to: To<'_>,
     messages: &[ChatMessage],
     signal: &AbortSignal,
     timed_out: Rc<Cell<bool>>,
     timeout_ms: u64,
 ) -> CallOutcome {
-    let req = build_request(cfg, messages);
+    let req = build_request(to.cfg, messages);
+    if to.cfg.api_key.is_some() && !key_may_go(&req.url, to.key_for) {
+        let err = CallError::new(
+            ErrorKind::InvalidResponse,
+            "not sent: the API key was entered for another origin than this endpoint's; \
+             type the key for this endpoint",
+        );
+        return CallOutcome::Failed(err.with_url(&req.url));
+    }
     let mut builder = Request::post(&req.url).abort_signal(Some(signal));
     for (k, v) in &req.headers {
         builder = builder.header(k, v);

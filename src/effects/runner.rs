@@ -30,8 +30,9 @@ const FLUSH_MS: u32 = 250;
 pub enum Transport {
     /// The offline demo model, with its pretend latency scaled by this factor.
     Demo(f64),
-    /// An OpenAI-compatible endpoint.
-    OpenAi(OpenAiConfig),
+    /// An OpenAI-compatible endpoint, with the origin its key (if any) was
+    /// entered for: the key goes to that origin only.
+    OpenAi(OpenAiConfig, Option<String>),
 }
 
 /// What the runner tells the page.
@@ -256,8 +257,12 @@ fn send(rc: &Rc<RefCell<Runner>>, case: usize, messages: Vec<ChatMessage>) {
                     }
                     CallOutcome::Answer(demo::answer(&messages))
                 }
-                Transport::OpenAi(cfg) => {
-                    fetch::chat(&cfg, &messages, &signal, timed_out, timeout_ms).await
+                Transport::OpenAi(cfg, key_origin) => {
+                    let to = fetch::To {
+                        cfg: &cfg,
+                        key_for: key_origin.as_deref(),
+                    };
+                    fetch::chat(to, &messages, &signal, timed_out, timeout_ms).await
                 }
             }
         },

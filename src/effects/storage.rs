@@ -1,10 +1,17 @@
-//! Settings in localStorage; the API key in sessionStorage unless the user asks
-//! to remember it (then localStorage). The key is never put anywhere else.
+//! Settings in localStorage; API keys by endpoint origin, in sessionStorage
+//! unless the user asks to remember them (then localStorage). A key is never
+//! put anywhere else.
 
+use super::url;
+use crate::state::keys::KeyRing;
 use crate::state::ModelSettings;
+use std::collections::BTreeMap;
 
 const SETTINGS: &str = "evalpage.settings";
-const KEY: &str = "evalpage.api_key";
+/// `{origin: key}` in each storage.
+const KEYS: &str = "evalpage.api_keys";
+/// The single key of earlier versions, entered for the saved settings' endpoint.
+const LEGACY_KEY: &str = "evalpage.api_key";
 
 fn local() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
@@ -14,37 +21,63 @@ fn session() -> Option<web_sys::Storage> {
     web_sys::window()?.session_storage().ok()?
 }
 
-/// Loads saved settings and key, or the defaults.
-pub fn load() -> ModelSettings {
-    let mut s: ModelSettings = local()
+fn read_keys(st: &Option<web_sys::Storage>) -> BTreeMap<String, String> {
+    st.as_ref()
+        .and_then(|st| st.get_item(KEYS).ok().flatten())
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or_default()
+}
+
+/// Loads saved settings (the key field empty) and the saved keys.
+pub fn load() -> (ModelSettings, KeyRing) {
+    let settings: ModelSettings = local()
         .and_then(|st| st.get_item(SETTINGS).ok().flatten())
         .and_then(|json| serde_json::from_str(&json).ok())
         .unwrap_or_default();
-    let stored = |st: Option<web_sys::Storage>| st.and_then(|st| st.get_item(KEY).ok().flatten());
-    s.api_key = stored(session())
-        .or_else(|| stored(local()))
-        .unwrap_or_default();
-    s
+    let mut ring = KeyRing::default();
+    ring.absorb(read_keys(&session()), false);
+    ring.absorb(read_keys(&local()), true);
+    migrate_legacy(&settings, &mut ring);
+    (settings, ring)
 }
 
-/// Saves settings (never the key) and the key where the user chose.
-pub fn save(s: &ModelSettings) {
+/// An earlier version kept one key, entered for the saved settings'
+/// endpoint: it now belongs to that endpoint's origin only.
+fn migrate_legacy(settings: &ModelSettings, ring: &mut KeyRing) {
+    for (st, remembered) in [(session(), false), (local(), true)] {
+        let Some(st) = st else { continue };
+        if let Ok(Some(key)) = st.get_item(LEGACY_KEY) {
+            if let Some(origin) = url::origin(&settings.base_url) {
+                if ring.get(&origin).is_none() {
+                    ring.set(&origin, &key, remembered);
+                }
+            }
+            let _ = st.remove_item(LEGACY_KEY);
+        }
+    }
+    save_keys(ring);
+}
+
+/// Saves the settings (never the key).
+pub fn save_settings(s: &ModelSettings) {
     if let (Some(st), Ok(json)) = (local(), serde_json::to_string(s)) {
         let _ = st.set_item(SETTINGS, &json);
     }
-    let (keep, drop) = if s.remember_key {
-        (local(), session())
-    } else {
-        (session(), local())
-    };
-    if let Some(st) = drop {
-        let _ = st.remove_item(KEY);
-    }
-    if let Some(st) = keep {
-        let _ = if s.api_key.is_empty() {
-            st.remove_item(KEY)
+}
+
+/// Writes the keys: remembered ones to localStorage, the others to
+/// sessionStorage; an empty set removes the entry.
+pub fn save_keys(ring: &KeyRing) {
+    for (st, remembered) in [(session(), false), (local(), true)] {
+        let Some(st) = st else { continue };
+        let entries = ring.entries(remembered);
+        let _ = if entries.is_empty() {
+            st.remove_item(KEYS)
         } else {
-            st.set_item(KEY, &s.api_key)
+            match serde_json::to_string(&entries) {
+                Ok(json) => st.set_item(KEYS, &json),
+                Err(_) => st.remove_item(KEYS),
+            }
         };
     }
 }

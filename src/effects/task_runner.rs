@@ -291,7 +291,7 @@ fn send(rc: &Rc<RefCell<Runner>>, job: usize, messages: Vec<ChatMessage>) {
                 feed(&weak, job, CallOutcome::Answer(answer));
             });
         }
-        ModelCall::OpenAi(cfg) => {
+        ModelCall::OpenAi(cfg, key_for) => {
             let on_done = {
                 let weak = weak.clone();
                 move |outcome| feed(&weak, job, outcome)
@@ -299,7 +299,11 @@ fn send(rc: &Rc<RefCell<Runner>>, job: usize, messages: Vec<ChatMessage>) {
             let started = fetch::start(
                 timeout_ms,
                 move |signal, timed_out| async move {
-                    fetch::chat(&cfg, &messages, &signal, timed_out, timeout_ms).await
+                    let to = fetch::To {
+                        cfg: &cfg,
+                        key_for: key_for.as_deref(),
+                    };
+                    fetch::chat(to, &messages, &signal, timed_out, timeout_ms).await
                 },
                 on_done,
             );

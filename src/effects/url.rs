@@ -108,3 +108,30 @@ impl PageParams {
         s
     }
 }
+
+/// The origin (`scheme://host[:port]`) of an `http(s)` URL, as the browser's
+/// own URL parser computes it, which is the parser `fetch` uses: tricks such
+/// as `http://a.example\@127.0.0.1/` or `http://0x7f.1/` resolve here exactly
+/// as they would for the request. `None` for anything else.
+pub fn origin(url: &str) -> Option<String> {
+    let u = web_sys::Url::new(url.trim()).ok()?;
+    matches!(u.protocol().as_str(), "http:" | "https:").then(|| u.origin())
+}
+
+/// Where requests to this base URL go: its origin, and whether that is plain
+/// `http://` to a host other than loopback (127.0.0.0/8, `localhost`, `[::1]`).
+pub fn target(url: &str) -> Option<crate::state::keys::Target> {
+    let u = web_sys::Url::new(url.trim()).ok()?;
+    let origin = origin(url)?;
+    let host = u.hostname().to_ascii_lowercase();
+    let ip = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = host == "localhost"
+        || host.ends_with(".localhost")
+        || ip
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|a| a.is_loopback());
+    Some(crate::state::keys::Target {
+        origin,
+        plain_http_remote: u.protocol() == "http:" && !loopback,
+    })
+}

@@ -1,6 +1,7 @@
 //! The page's reducer: the loaded dataset, the settings, the language and the
 //! latest snapshot of the run. Pure: effects live in `effects/`.
 
+use super::keys::{Confirmed, KeyPrompt, KeyRing};
 use super::ModelSettings;
 use crate::effects::idb::StoredRun;
 use evalpage_core::dataset::rag::{RagCase, RagDataset};
@@ -31,16 +32,23 @@ pub struct ResumeOffer {
 }
 
 impl ResumeOffer {
-    /// The banner's line: run, dataset, settled/total.
-    pub fn summary(&self, lang: Lang) -> String {
+    /// The banner's line: run, dataset, settled/total, and the origin that
+    /// will receive the requests (and the key, if one is saved for it).
+    pub fn summary(&self, lang: Lang, origin: Option<&str>) -> String {
+        let to = match (self.stored.settings.provider, origin) {
+            (super::Provider::Openai, Some(o)) => {
+                format!(" {} {o}", lang.pick("请求将发往", "Requests go to"))
+            }
+            _ => String::new(),
+        };
         format!(
-            "{} {} ({}): {}/{} {}",
+            "{} {} ({}): {}/{} {}{to}",
             lang.pick("发现未完成的运行", "Unfinished run"),
             self.stored.run_id,
             self.stored.dataset_name,
             self.done,
             self.stored.total,
-            lang.pick("条已完成。", "cases settled.")
+            lang.pick("条已完成。", "cases settled."),
         )
     }
 }
@@ -192,6 +200,12 @@ pub struct AppState {
     pub start_error: Option<Rc<str>>,
     /// An unfinished run that can be resumed.
     pub resume_offer: Option<Rc<ResumeOffer>>,
+    /// Saved API keys by origin.
+    pub keys: Rc<KeyRing>,
+    /// Origins the user entered a key for or confirmed in this page load.
+    pub confirmed: Rc<Confirmed>,
+    /// A run waiting for the user to confirm where its key goes.
+    pub key_prompt: Option<Rc<KeyPrompt>>,
 }
 
 /// Everything that changes the state.
@@ -215,6 +229,13 @@ pub enum AppAction {
     Progress(Rc<RunSnapshot>),
     /// The run stopped and its artifacts are ready.
     Finished(Rc<RunSnapshot>, Rc<Artifacts>),
+    /// The saved keys changed.
+    SetKeys(Rc<KeyRing>),
+    /// The user entered a key for, or confirmed, this origin (and agreed to
+    /// plain `http://` when the flag is set).
+    Confirm(String, bool),
+    /// A run waits for a click before its key is sent (or no longer does).
+    PromptKey(Option<Rc<KeyPrompt>>),
 }
 
 impl RunSnapshot {
@@ -258,6 +279,7 @@ impl Reducible for AppState {
             AppAction::SetSettings(s) => next.settings = s,
             AppAction::StartFailed(e) => next.start_error = Some(e),
             AppAction::Started => {
+                next.key_prompt = None;
                 next.run = None;
                 next.artifacts = None;
                 next.start_error = None;
@@ -269,6 +291,16 @@ impl Reducible for AppState {
                 next.run = Some(snap);
                 next.artifacts = Some(artifacts);
             }
+            AppAction::SetKeys(keys) => next.keys = keys,
+            AppAction::Confirm(origin, plain_http) => {
+                let mut c = (*next.confirmed).clone();
+                if plain_http {
+                    c.plain_http.insert(origin.clone());
+                }
+                c.origins.insert(origin);
+                next.confirmed = Rc::new(c);
+            }
+            AppAction::PromptKey(prompt) => next.key_prompt = prompt,
         }
         Rc::new(next)
     }

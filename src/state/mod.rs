@@ -4,6 +4,7 @@
 //! what is stored to resume a run).
 
 pub mod app_state;
+pub mod keys;
 pub mod settings;
 pub mod task_check;
 pub mod task_data;

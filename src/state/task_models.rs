@@ -60,17 +60,58 @@ pub fn choices(registry: &Registry) -> Vec<ModelChoice> {
     mocks.chain(entries).collect()
 }
 
-/// Keys typed into the page, by registry model name. In memory only: it has
-/// no `Serialize`, and `ApiKey`'s `Debug` prints `***`.
-pub type Keys = BTreeMap<String, ApiKey>;
+/// Keys typed into the page, by registry model name, each bound to the base
+/// URL the entry had when the key was typed. In memory only: it has no
+/// `Serialize`, and `ApiKey`'s `Debug` prints `***`.
+pub type Keys = BTreeMap<String, BoundKey>;
+
+/// A key and the base URL it was typed for: it is used for that base URL
+/// only, never for another one the registry later gives the same name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoundKey {
+    /// The entry's base URL when the key was typed (trimmed).
+    pub base_url: String,
+    /// The key.
+    pub key: ApiKey,
+}
+
+impl BoundKey {
+    /// Binds a key to an entry's base URL; blank gives `None`.
+    pub fn new(entry: &ModelEntry, key: &str) -> Option<BoundKey> {
+        Some(BoundKey {
+            base_url: entry.base_url.trim().to_string(),
+            key: ApiKey::new(key)?,
+        })
+    }
+
+    /// True when the key was typed for this entry's base URL.
+    pub fn fits(&self, entry: &ModelEntry) -> bool {
+        self.base_url == entry.base_url.trim()
+    }
+}
+
+/// The keys that still fit their model's entry in `registry`: a key whose
+/// model is gone or points at another base URL now is dropped.
+pub fn keys_that_fit(keys: &Keys, registry: &Registry) -> Keys {
+    keys.iter()
+        .filter(|(name, k)| {
+            registry
+                .models
+                .iter()
+                .any(|e| &e.name == *name && k.fits(e))
+        })
+        .map(|(n, k)| (n.clone(), k.clone()))
+        .collect()
+}
 
 /// How one model is called.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModelCall {
     /// The mock, with its pretend latency scaled by this factor (0 = instant).
     Mock(f64),
-    /// An OpenAI-compatible endpoint.
-    OpenAi(OpenAiConfig),
+    /// An OpenAI-compatible endpoint, with the base URL its key (if any) was
+    /// typed for: the key goes to that origin only.
+    OpenAi(OpenAiConfig, Option<String>),
 }
 
 /// One model of a run: what is recorded and how it is called.
@@ -113,7 +154,7 @@ impl TaskRunSettings {
     /// while their timeouts run).
     pub fn run_settings(&self, models: &[PlannedModel], seed: u64) -> RunSettings {
         let plain_http = models.iter().any(|m| match &m.call {
-            ModelCall::OpenAi(c) => c
+            ModelCall::OpenAi(c, _) => c
                 .base_url
                 .trim()
                 .to_ascii_lowercase()
@@ -168,6 +209,7 @@ pub fn plan(
 
 fn endpoint_model(task: &Task, e: &ModelEntry, keys: &Keys) -> PlannedModel {
     let params = merged_params(&task.default_params, &e.default_params);
+    let key = keys.get(&e.name).filter(|k| k.fits(e));
     PlannedModel {
         settings: ModelSettings {
             name: e.name.clone(),
@@ -176,14 +218,17 @@ fn endpoint_model(task: &Task, e: &ModelEntry, keys: &Keys) -> PlannedModel {
             api_key_env: e.api_key_env.clone(),
             params: params.clone(),
         },
-        call: ModelCall::OpenAi(OpenAiConfig {
-            base_url: e.base_url.trim().to_string(),
-            model: e.model_id().to_string(),
-            api_key: keys.get(&e.name).cloned(),
-            temperature: None,
-            max_tokens: None,
-            params,
-        }),
+        call: ModelCall::OpenAi(
+            OpenAiConfig {
+                base_url: e.base_url.trim().to_string(),
+                model: e.model_id().to_string(),
+                api_key: key.map(|k| k.key.clone()),
+                temperature: None,
+                max_tokens: None,
+                params,
+            },
+            key.map(|k| k.base_url.clone()),
+        ),
     }
 }
 
@@ -192,7 +237,7 @@ pub fn backend(models: &[PlannedModel]) -> &'static str {
     let mock = models.iter().any(|m| matches!(m.call, ModelCall::Mock(_)));
     let endpoint = models
         .iter()
-        .any(|m| matches!(m.call, ModelCall::OpenAi(_)));
+        .any(|m| matches!(m.call, ModelCall::OpenAi(..)));
     match (mock, endpoint) {
         (true, true) => "mock+openai",
         (false, true) => "openai",
@@ -222,7 +267,9 @@ mod tests {
         assert_eq!(names, ["mock-a", "mock-b", "local"]);
         assert_eq!(all[2].key_env(), Some("LOCAL_KEY"));
         let selected: BTreeSet<String> = ["local", "mock-b"].map(String::from).into();
-        let keys: Keys = [("local".to_string(), ApiKey::new("sk-test").expect("key"))].into();
+        let entry = &registry().models[0];
+        let bound = BoundKey::new(entry, "sk-test").expect("key");
+        let keys: Keys = [("local".to_string(), bound)].into();
         let plan = plan(&task, &all, &selected, &keys, 0.0).expect("planned");
         assert_eq!(plan.len(), 2);
         assert_eq!(plan[0].settings.name, "mock-b");
@@ -236,7 +283,7 @@ mod tests {
         assert_eq!(s.params["response_format"]["type"], "json_object");
         let json = serde_json::to_string(s).expect("json");
         assert!(!json.contains("sk-test"));
-        let ModelCall::OpenAi(cfg) = &plan[1].call else {
+        let ModelCall::OpenAi(cfg, _) = &plan[1].call else {
             panic!("endpoint")
         };
         assert_eq!(cfg.api_key.as_ref().map(ApiKey::expose), Some("sk-test"));
@@ -246,6 +293,27 @@ mod tests {
         );
         assert_eq!(backend(&plan), "mock+openai");
         assert_eq!(backend(&plan[..1]), "mock");
+    }
+
+    #[test]
+    fn a_key_bound_to_another_base_url_is_not_used() {
+        let task = preset("event_eval").expect("preset");
+        let all = choices(&registry());
+        let other = ModelEntry {
+            base_url: "https://other.example/v1".into(),
+            ..registry().models[0].clone()
+        };
+        let keys: Keys = [(
+            "local".to_string(),
+            BoundKey::new(&other, "sk-other").expect("key"),
+        )]
+        .into();
+        let plan = plan(&task, &all, &["local".to_string()].into(), &keys, 0.0).expect("planned");
+        let ModelCall::OpenAi(cfg, key_for) = &plan[0].call else {
+            panic!("endpoint")
+        };
+        assert!(cfg.api_key.is_none());
+        assert!(key_for.is_none());
     }
 
     #[test]

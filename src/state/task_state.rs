@@ -7,10 +7,11 @@ use super::task_check::{
     check_registry, check_task, CheckedTask, RegistryCheck, TaskCheck, TaskSource,
 };
 use super::task_data::{self, LoadedFile, LoadedMetadata, Preview, RunData};
-use super::task_models::{choices, Keys, ModelChoice, TaskRunSettings, MOCK_MODELS};
+use super::task_models::{
+    choices, keys_that_fit, BoundKey, Keys, ModelChoice, TaskRunSettings, MOCK_MODELS,
+};
 use super::task_results::{Labels, ResultGrid};
 use super::task_stored::TaskResumeOffer;
-use evalpage_core::provider::ApiKey;
 use evalpage_core::task::PRESETS;
 use evalpage_core::task_run::{DatasetFormat, TaskDataset};
 use std::collections::BTreeSet;
@@ -311,6 +312,8 @@ impl TaskState {
         self.registry = Rc::new(check_registry(&self.registry_file, &self.registry_text));
         self.registry_checked = self.registry_text.clone();
         self.choices = Rc::new(choices(&self.registry.registry));
+        // A key stays only with the base URL it was typed for.
+        self.keys = Rc::new(keys_that_fit(&self.keys, &self.registry.registry));
     }
 
     fn edit(&mut self, action: TaskAction) {
@@ -386,7 +389,9 @@ impl Reducible for TaskState {
             }
             TaskAction::SetKey(name, key) => {
                 let mut keys = (*next.keys).clone();
-                match ApiKey::new(&key) {
+                let models = &next.registry.registry.models;
+                let entry = models.iter().find(|e| e.name == name);
+                match entry.and_then(|e| BoundKey::new(e, &key)) {
                     Some(k) => keys.insert(name, k),
                     None => keys.remove(&name),
                 };
@@ -478,6 +483,35 @@ mod tests {
     }
 
     #[test]
+    fn a_key_is_never_reused_for_another_base_url_of_the_same_name() {
+        let s = Rc::new(TaskState::default());
+        let first =
+            r#"[{"name": "local", "base_url": "http://127.0.0.1:1/v1", "api_key_env": "K"}]"#;
+        let s = reduce(s, TaskAction::EditRegistry(first.into()));
+        let s = reduce(s, TaskAction::CheckRegistry);
+        let s = reduce(s, TaskAction::SetKey("local".into(), "sk-one".into()));
+        assert_eq!(s.keys.len(), 1);
+        let same = r#"[{"name": "local", "base_url": "http://127.0.0.1:1/v1", "api_key_env": "K", "model": "m2"}]"#;
+        let s = reduce(s, TaskAction::EditRegistry(same.into()));
+        let s = reduce(s, TaskAction::CheckRegistry);
+        assert_eq!(s.keys.len(), 1, "same base URL: the key stays");
+        let other =
+            r#"[{"name": "local", "base_url": "https://other.example/v1", "api_key_env": "K"}]"#;
+        let s = reduce(s, TaskAction::EditRegistry(other.into()));
+        let s = reduce(s, TaskAction::CheckRegistry);
+        assert!(
+            s.keys.is_empty(),
+            "another base URL under the same name gets no key"
+        );
+        let back = reduce(s, TaskAction::EditRegistry(first.into()));
+        let back = reduce(back, TaskAction::CheckRegistry);
+        assert!(
+            back.keys.is_empty(),
+            "a dropped key does not come back by itself"
+        );
+    }
+
+    #[test]
     fn registry_models_join_the_choices_and_keys_stay_out_of_debug() {
         let s = Rc::new(TaskState::default());
         let text =
@@ -487,7 +521,7 @@ mod tests {
         let s = reduce(s, TaskAction::CheckRegistry);
         assert_eq!(s.choices.len(), 3);
         let s = reduce(s, TaskAction::SetKey("local".into(), " sk-abc ".into()));
-        assert_eq!(s.keys.get("local").map(ApiKey::expose), Some("sk-abc"));
+        assert_eq!(s.keys.get("local").map(|k| k.key.expose()), Some("sk-abc"));
         assert!(!format!("{s:?}").contains("sk-abc"));
         let s = reduce(s, TaskAction::SetKey("local".into(), "".into()));
         assert!(s.keys.is_empty());

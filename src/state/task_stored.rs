@@ -277,7 +277,6 @@ impl TaskState {
 mod tests {
     use super::*;
     use crate::state::TaskAction;
-    use evalpage_core::provider::ApiKey;
     use yew::Reducible;
 
     const REGISTRY: &str =
@@ -324,7 +323,10 @@ mod tests {
         );
         let keyed = Rc::new(restored).reduce(TaskAction::SetKey("local".into(), "sk-2".into()));
         let again = keyed.restored(&back);
-        assert_eq!(again.keys.get("local").map(ApiKey::expose), Some("sk-2"));
+        assert_eq!(
+            again.keys.get("local").map(|k| k.key.expose()),
+            Some("sk-2")
+        );
         assert_eq!(again.resume_problem(&back, Lang::En), None);
     }
 
