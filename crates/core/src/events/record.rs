@@ -212,17 +212,23 @@ impl Record {
 
     /// The `summary` record of an engine that has stopped.
     pub fn summary(engine: &Engine, ts_ms: u64) -> Record {
-        let cfg = engine.config();
-        let status = if engine.status() == RunStatus::Cancelled {
-            "cancelled"
-        } else {
-            "done"
-        };
+        let cancelled = engine.status() == RunStatus::Cancelled;
+        Record::summary_of(engine.config(), engine.results(), cancelled, ts_ms)
+    }
+
+    /// The `summary` record of a run with these results.
+    pub fn summary_of(
+        cfg: &RunConfig,
+        results: &[Option<CaseResult>],
+        cancelled: bool,
+        ts_ms: u64,
+    ) -> Record {
+        let status = if cancelled { "cancelled" } else { "done" };
         Record::Summary(SummaryRecord {
             run_id: cfg.info.run_id.clone(),
             ts_ms,
             status: status.to_string(),
-            metrics: RunMetrics::from_results(engine.results()),
+            metrics: RunMetrics::from_results(results),
             elapsed_ms_total: ts_ms.saturating_sub(cfg.info.started_at_ms),
             final_report_path: None,
         })

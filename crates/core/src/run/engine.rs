@@ -1,12 +1,12 @@
-//! The engine proper: scheduling, retries with backoff, adaptive concurrency on
-//! 429, cancellation, and the event records that describe all of it.
+//! The engine's protocol (inputs, commands, steps, status) and the RAG check
+//! as a kind of evaluation on the one [`Pipeline`].
 
-use super::result::{CaseResult, RunConfig};
-use super::scheduler::{Scheduler, Settled};
+use super::pipeline::{Call, JobOutcome, Kind, Pipeline};
+use super::result::{CaseResult, RunConfig, RunSettings};
 use crate::dataset::rag::RagCase;
 use crate::events::Record;
 use crate::prompt::rag_messages;
-use crate::provider::{CallOutcome, ChatMessage};
+use crate::provider::{CallError, CallOutcome, ChatMessage};
 
 /// What the shell tells the engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,27 +84,82 @@ pub enum RunStatus {
     Cancelled,
 }
 
-/// The RAG run: the shared [`Scheduler`] over dataset cases, scored as they settle.
+/// The RAG check as a kind of evaluation: one model, one call per case
+/// (spec 002's prompt), scored for accuracy and citation as it settles.
 #[derive(Debug)]
-pub struct Engine {
+pub struct RagKind {
     cfg: RunConfig,
     cases: Vec<RagCase>,
-    sched: Scheduler,
     results: Vec<Option<CaseResult>>,
-    status: RunStatus,
 }
 
-impl Engine {
+impl Kind for RagKind {
+    type Record = Record;
+
+    fn jobs(&self) -> usize {
+        self.cases.len()
+    }
+
+    fn pools(&self) -> Vec<RunSettings> {
+        vec![self.cfg.settings]
+    }
+
+    fn call(&self, job: usize, answers: &[String]) -> Result<Option<Call>, CallError> {
+        let Some(case) = self.cases.get(job) else {
+            return Ok(None);
+        };
+        Ok(answers.is_empty().then(|| Call {
+            pool: 0,
+            messages: rag_messages(&self.cfg.system_prompt, case),
+        }))
+    }
+
+    fn settle(&mut self, job: usize, outcome: JobOutcome, now_ms: u64) -> Vec<Record> {
+        let case = &self.cases[job];
+        let result = CaseResult::new(
+            job,
+            case,
+            outcome.last(),
+            outcome.attempts,
+            outcome.elapsed_ms,
+            &self.cfg.scoring,
+        );
+        let record = Record::case(&self.cfg.info.run_id, case, &result, now_ms);
+        self.results[job] = Some(result);
+        vec![record]
+    }
+
+    fn restored(&self, job: usize, now_ms: u64) -> Option<Record> {
+        let r = self.results.get(job)?.as_ref()?;
+        Some(Record::case(
+            &self.cfg.info.run_id,
+            &self.cases[job],
+            r,
+            now_ms,
+        ))
+    }
+
+    fn meta(&self, now_ms: u64) -> Record {
+        Record::meta(&self.cfg, self.cases.len(), now_ms)
+    }
+
+    fn summary(&self, cancelled: bool, now_ms: u64) -> Record {
+        Record::summary_of(&self.cfg, &self.results, cancelled, now_ms)
+    }
+}
+
+/// The RAG run: the one [`Pipeline`] over dataset cases with [`RagKind`].
+pub type Engine = Pipeline<RagKind>;
+
+impl Pipeline<RagKind> {
     /// A new engine over these cases.
     pub fn new(cfg: RunConfig, cases: Vec<RagCase>) -> Engine {
         let n = cases.len();
-        Engine {
-            sched: Scheduler::new(cfg.settings, n),
+        Pipeline::over(RagKind {
             cfg,
             cases,
             results: vec![None; n],
-            status: RunStatus::Idle,
-        }
+        })
     }
 
     /// Marks cases as already settled by an earlier, interrupted run (from its
@@ -112,161 +167,52 @@ impl Engine {
     /// `start` re-emits their `case` records so the new log is complete. Results for
     /// unknown indices, or after `start`, are ignored. Returns how many were taken.
     pub fn restore(&mut self, prior: Vec<CaseResult>) -> usize {
-        if self.status != RunStatus::Idle {
-            return 0;
-        }
         let mut taken = 0;
         for result in prior {
             let i = result.index;
-            if self.sched.is_pending(i) && self.cases[i].id == result.case_id {
-                self.sched.settle_unsent(i, result.attempts);
-                self.results[i] = Some(result);
+            let same = self
+                .kind()
+                .cases
+                .get(i)
+                .is_some_and(|c| c.id == result.case_id);
+            if same && self.restore_job(i, result.attempts) {
+                self.kind_mut().results[i] = Some(result);
                 taken += 1;
             }
         }
         taken
     }
 
-    /// Starts the run: the `meta` record and the first requests.
-    pub fn start(&mut self, now_ms: u64) -> Step {
-        let mut step = Step::default();
-        if self.status != RunStatus::Idle {
-            return step;
-        }
-        self.status = RunStatus::Running;
-        step.events
-            .push(Record::meta(&self.cfg, self.cases.len(), now_ms));
-        for (i, r) in self.results.iter().enumerate() {
-            if let Some(r) = r {
-                step.events.push(Record::case(
-                    &self.cfg.info.run_id,
-                    &self.cases[i],
-                    r,
-                    now_ms,
-                ));
-                step.finished.push(i);
-            }
-        }
-        self.dispatch(now_ms, &mut step);
-        self.finish_if_done(now_ms, &mut step);
-        step
-    }
-
-    /// Feeds one input in.
-    pub fn handle(&mut self, input: Input, now_ms: u64) -> Step {
-        let mut step = Step::default();
-        if self.status != RunStatus::Running {
-            return step;
-        }
-        match input {
-            Input::Outcome { case, outcome } => {
-                if let Some(s) = self.sched.outcome(case, outcome, now_ms) {
-                    self.complete(s, now_ms, &mut step);
-                }
-            }
-            Input::Tick => {}
-            Input::Cancel => return self.cancel(now_ms),
-            Input::Pause => self.sched.set_paused(true),
-            Input::Resume => self.sched.set_paused(false),
-        }
-        self.dispatch(now_ms, &mut step);
-        self.finish_if_done(now_ms, &mut step);
-        step
-    }
-
-    /// Run status.
-    pub fn status(&self) -> RunStatus {
-        self.status
-    }
-
-    /// (finished cases, all cases).
-    pub fn progress(&self) -> (usize, usize) {
-        (self.sched.done(), self.cases.len())
-    }
-
-    /// True while paused.
-    pub fn is_paused(&self) -> bool {
-        self.sched.is_paused()
-    }
-
     /// The current concurrency limit (lowered after 429s, recovering on success).
     pub fn current_limit(&self) -> usize {
-        self.sched.current_limit()
+        self.current_limits()
+            .first()
+            .copied()
+            .unwrap_or(self.kind().cfg.settings.concurrency)
     }
 
     /// The run configuration.
     pub fn config(&self) -> &RunConfig {
-        &self.cfg
+        &self.kind().cfg
     }
 
     /// The cases, in dataset order.
     pub fn cases(&self) -> &[RagCase] {
-        &self.cases
+        &self.kind().cases
     }
 
     /// Settled cases with their results, in dataset order.
     pub fn settled(&self) -> Vec<(&RagCase, &CaseResult)> {
-        self.cases
+        let k = self.kind();
+        k.cases
             .iter()
-            .zip(&self.results)
+            .zip(&k.results)
             .filter_map(|(c, r)| r.as_ref().map(|r| (c, r)))
             .collect()
     }
 
     /// Per-case results in dataset order (`None` while unfinished).
     pub fn results(&self) -> &[Option<CaseResult>] {
-        &self.results
-    }
-
-    fn complete(&mut self, s: Settled, now_ms: u64, step: &mut Step) {
-        let case = s.job;
-        if s.aborted {
-            step.commands.push(Command::Abort { case });
-        }
-        let result = CaseResult::new(
-            case,
-            &self.cases[case],
-            s.outcome,
-            s.attempts,
-            s.elapsed_ms,
-            &self.cfg.scoring,
-        );
-        step.events.push(Record::case(
-            &self.cfg.info.run_id,
-            &self.cases[case],
-            &result,
-            now_ms,
-        ));
-        self.results[case] = Some(result);
-        step.finished.push(case);
-    }
-
-    fn dispatch(&mut self, now_ms: u64, step: &mut Step) {
-        for (case, attempt) in self.sched.dispatch(now_ms) {
-            let messages = rag_messages(&self.cfg.system_prompt, &self.cases[case]);
-            step.commands.push(Command::Send {
-                case,
-                attempt,
-                messages,
-            });
-        }
-        step.wake_at = self.sched.wake_at(now_ms);
-    }
-
-    fn cancel(&mut self, now_ms: u64) -> Step {
-        let mut step = Step::default();
-        for s in self.sched.cancel(now_ms) {
-            self.complete(s, now_ms, &mut step);
-        }
-        self.status = RunStatus::Cancelled;
-        step.events.push(Record::summary(self, now_ms));
-        step
-    }
-
-    fn finish_if_done(&mut self, now_ms: u64, step: &mut Step) {
-        if self.status == RunStatus::Running && self.sched.done() == self.cases.len() {
-            self.status = RunStatus::Done;
-            step.events.push(Record::summary(self, now_ms));
-        }
+        &self.kind().results
     }
 }

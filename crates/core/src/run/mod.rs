@@ -7,9 +7,11 @@
 //! outcomes. Nothing here sleeps, reads a clock or draws OS randomness.
 
 mod engine;
+pub mod pipeline;
 mod result;
 pub mod scheduler;
 
-pub use engine::{Command, Engine, Input, RunStatus, Step};
+pub use engine::{Command, Engine, Input, RagKind, RunStatus, Step};
+pub use pipeline::{Call, JobOutcome, Kind, Pipeline};
 pub use result::{CaseResult, RunConfig, RunInfo, RunSettings};
 pub use scheduler::{Scheduler, Settled};

@@ -9,9 +9,14 @@ use crate::provider::{CallError, CallOutcome, ErrorKind};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum JobState {
+    /// Not queued in this scheduler (a pool whose calls depend on earlier
+    /// answers queues each job when its call is due).
+    Idle,
     Pending,
     InFlight,
-    Waiting { due_ms: u64 },
+    Waiting {
+        due_ms: u64,
+    },
     Done,
 }
 
@@ -64,6 +69,29 @@ impl Scheduler {
             done: 0,
             paused: false,
         }
+    }
+
+    /// A scheduler over `n` jobs that are not queued yet: [`Scheduler::queue`]
+    /// queues each one when a call of it is due.
+    pub fn idle(settings: RunSettings, n: usize) -> Scheduler {
+        let mut s = Scheduler::new(settings, n);
+        s.states = vec![JobState::Idle; n];
+        s
+    }
+
+    /// Queues a call of `job`: an idle or settled job becomes pending, with
+    /// its own attempts and time (a later call of a job that already had one
+    /// starts afresh). False when the job is pending, in flight or waiting.
+    pub fn queue(&mut self, job: usize) -> bool {
+        match self.states.get(job) {
+            Some(JobState::Idle) => {}
+            Some(JobState::Done) => self.done -= 1,
+            _ => return false,
+        }
+        self.states[job] = JobState::Pending;
+        self.attempts[job] = 0;
+        self.first_sent_ms[job] = None;
+        true
     }
 
     /// The settings.
@@ -158,7 +186,7 @@ impl Scheduler {
         let mut out = Vec::new();
         for job in 0..self.states.len() {
             let aborted = match self.states[job] {
-                JobState::Done => continue,
+                JobState::Done | JobState::Idle => continue,
                 JobState::InFlight => true,
                 JobState::Pending | JobState::Waiting { .. } => false,
             };

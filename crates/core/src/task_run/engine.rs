@@ -1,7 +1,8 @@
-//! A task run that calls models: every sample × every model, sans-IO, on the
-//! same [`Scheduler`] as the RAG run (retries, backoff, `Retry-After`, the 429
-//! limit, pause, cancel), with the same [`Input`] / [`Command`] / [`Step`]
-//! protocol, so the CLI and the page drive both kinds of run the same way.
+//! A task run that calls models: every sample × every model, as a kind of
+//! evaluation on the one run [`Pipeline`] the RAG check runs on (retries,
+//! backoff, `Retry-After`, the 429 limit, pause, cancel), with the same
+//! `Input` / `Command` / `Step` protocol, so the CLI and the page drive both
+//! kinds of run the same way.
 //!
 //! Jobs are numbered `model * samples + sample`; [`TaskEngine::job`] maps a
 //! number back. Each model has its own scheduler and therefore its own
@@ -19,7 +20,7 @@ use super::events::{MetaInput, TaskRecord};
 use super::report::{ModelSettings, TaskInfo, TaskMetrics};
 use super::score::{aggregate, score_call, ModelRun, SampleResult, Scored};
 use crate::provider::{CallError, ChatMessage, ErrorKind};
-use crate::run::{Command, Input, RunSettings, RunStatus, Scheduler, Settled, Step};
+use crate::run::{Call, JobOutcome, Kind, Pipeline, RunSettings};
 use crate::task::{PromptTemplate, Task};
 
 /// Who runs what (recorded in `meta`, never a key).
@@ -50,175 +51,21 @@ pub struct Job {
     pub sample: usize,
 }
 
-/// The run state machine over samples × models.
+/// A task (spec 004) as a kind of evaluation: every sample × every model,
+/// one call each, one pool per model.
 #[derive(Debug)]
-pub struct TaskEngine {
+pub struct TaskKind {
     cfg: TaskRunConfig,
     task: Task,
     info: TaskInfo,
     dataset: String,
     samples: Vec<EvalSample>,
     prompts: Vec<Result<Vec<ChatMessage>, String>>,
-    scheds: Vec<Scheduler>,
     results: Vec<Vec<Option<SampleResult>>>,
-    status: RunStatus,
-    turn: usize,
 }
 
-impl TaskEngine {
-    /// A run of `task` over `data` with the models of `cfg`.
-    pub fn new(
-        cfg: TaskRunConfig,
-        task: Task,
-        info: TaskInfo,
-        template: &PromptTemplate,
-        data: &TaskDataset,
-    ) -> TaskEngine {
-        let n = data.samples.len();
-        let prompts = data
-            .samples
-            .iter()
-            .map(|s| {
-                template
-                    .render(&s.sample, &task.serialize_fields)
-                    .map(|p| p.messages)
-                    .map_err(|e| e.to_string())
-            })
-            .collect();
-        let scheds = cfg
-            .models
-            .iter()
-            .map(|_| Scheduler::new(cfg.settings, n))
-            .collect();
-        let results = cfg.models.iter().map(|_| vec![None; n]).collect();
-        TaskEngine {
-            task,
-            info,
-            dataset: data.name.clone(),
-            samples: data.samples.clone(),
-            prompts,
-            scheds,
-            results,
-            status: RunStatus::Idle,
-            turn: 0,
-            cfg,
-        }
-    }
-
-    /// Takes over calls an earlier, interrupted run settled (see `resume`),
-    /// before `start`; they are not sent again and `start` re-emits their `case`
-    /// records so the new log is complete. Returns how many were taken.
-    pub fn restore(&mut self, prior: Vec<super::resume::PriorCall>) -> usize {
-        if self.status != RunStatus::Idle {
-            return 0;
-        }
-        let mut taken = 0;
-        for call in prior {
-            let Some(j) = self.job(call.job) else {
-                continue;
-            };
-            if !matches!(self.prompts.get(j.sample), Some(Ok(_)))
-                || !self.scheds[j.model].settle_unsent(j.sample, call.attempts)
-            {
-                continue;
-            }
-            let r = score_call(
-                &self.task,
-                &self.samples[j.sample],
-                j.sample,
-                &call.outcome,
-                call.attempts,
-                call.elapsed_ms,
-            );
-            self.results[j.model][j.sample] = Some(r);
-            taken += 1;
-        }
-        taken
-    }
-
-    /// Starts the run: `meta`, samples whose prompt failed, the first requests.
-    pub fn start(&mut self, now_ms: u64) -> Step<TaskRecord> {
-        let mut step = Step::default();
-        if self.status != RunStatus::Idle {
-            return step;
-        }
-        self.status = RunStatus::Running;
-        let meta = MetaInput {
-            run_id: &self.cfg.run_id,
-            tool: &self.cfg.tool,
-            info: &self.info,
-            dataset: &self.dataset,
-            cases_total: self.jobs(),
-            backend: &self.cfg.backend,
-            models: &self.cfg.models,
-            settings: &self.cfg.settings,
-            argv: &self.cfg.argv,
-        };
-        step.events.push(TaskRecord::meta(&meta, now_ms));
-        let n = self.samples.len();
-        for (m, results) in self.results.iter().enumerate() {
-            for r in results.iter().flatten() {
-                step.events.push(TaskRecord::case(
-                    &self.cfg.run_id,
-                    &self.cfg.models[m].name,
-                    &self.samples[r.index],
-                    r,
-                    now_ms,
-                ));
-                step.finished.push(m * n + r.index);
-            }
-        }
-        for m in 0..self.cfg.models.len() {
-            for s in 0..self.samples.len() {
-                let Err(why) = &self.prompts[s] else { continue };
-                let err = CallError::new(
-                    ErrorKind::Prompt,
-                    format!("the prompt could not be rendered, nothing was sent: {why}"),
-                );
-                if !self.scheds[m].settle_unsent(s, 0) {
-                    continue;
-                }
-                let settled = Settled {
-                    job: s,
-                    outcome: Err(err),
-                    attempts: 0,
-                    elapsed_ms: 0,
-                    aborted: false,
-                };
-                self.complete(m, settled, now_ms, &mut step);
-            }
-        }
-        self.dispatch(now_ms, &mut step);
-        self.finish_if_done(now_ms, &mut step);
-        step
-    }
-
-    /// Feeds one input in (`Input::Outcome { case }` takes a job number).
-    pub fn handle(&mut self, input: Input, now_ms: u64) -> Step<TaskRecord> {
-        let mut step = Step::default();
-        if self.status != RunStatus::Running {
-            return step;
-        }
-        match input {
-            Input::Outcome { case, outcome } => {
-                if let Some(job) = self.job(case) {
-                    if let Some(s) = self.scheds[job.model].outcome(job.sample, outcome, now_ms) {
-                        self.complete(job.model, s, now_ms, &mut step);
-                    }
-                }
-            }
-            Input::Tick => {}
-            Input::Cancel => return self.cancel(now_ms),
-            Input::Pause => self.scheds.iter_mut().for_each(|s| s.set_paused(true)),
-            Input::Resume => self.scheds.iter_mut().for_each(|s| s.set_paused(false)),
-        }
-        self.dispatch(now_ms, &mut step);
-        self.finish_if_done(now_ms, &mut step);
-        step
-    }
-
-    /// The model and sample of a job number.
-    pub fn job(&self, job: usize) -> Option<Job> {
+impl TaskKind {
+    fn job(&self, job: usize) -> Option<Job> {
         let n = self.samples.len();
         let model = job.checked_div(n)?;
         (model < self.cfg.models.len()).then_some(Job {
@@ -227,68 +74,7 @@ impl TaskEngine {
         })
     }
 
-    /// Samples × models.
-    pub fn jobs(&self) -> usize {
-        self.samples.len() * self.cfg.models.len()
-    }
-
-    /// Run status.
-    pub fn status(&self) -> RunStatus {
-        self.status
-    }
-
-    /// (settled jobs, all jobs).
-    pub fn progress(&self) -> (usize, usize) {
-        (self.scheds.iter().map(Scheduler::done).sum(), self.jobs())
-    }
-
-    /// Each model's current concurrency limit (lowered after its 429s).
-    pub fn current_limits(&self) -> Vec<usize> {
-        self.scheds.iter().map(Scheduler::current_limit).collect()
-    }
-
-    /// The lowest model's current limit (the configured concurrency when no
-    /// model was rate limited), for a one-number display.
-    pub fn current_limit(&self) -> usize {
-        self.current_limits()
-            .into_iter()
-            .min()
-            .unwrap_or(self.cfg.settings.concurrency)
-    }
-
-    /// True while paused.
-    pub fn is_paused(&self) -> bool {
-        self.scheds.first().is_some_and(Scheduler::is_paused)
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &TaskRunConfig {
-        &self.cfg
-    }
-
-    /// The task.
-    pub fn task(&self) -> &Task {
-        &self.task
-    }
-
-    /// The samples, in dataset order.
-    pub fn samples(&self) -> &[EvalSample] {
-        &self.samples
-    }
-
-    /// The rendered messages of a sample (an error text when rendering failed).
-    pub fn prompt(&self, sample: usize) -> Option<&Result<Vec<ChatMessage>, String>> {
-        self.prompts.get(sample)
-    }
-
-    /// Per model, per sample results (`None` while unsettled).
-    pub fn results(&self) -> &[Vec<Option<SampleResult>>] {
-        &self.results
-    }
-
-    /// Every model's settled results with their aggregates, for reports.
-    /// Unsettled samples (a report of a cancelled or unfinished run) are left out.
-    pub fn scored(&self) -> Scored {
+    fn scored(&self) -> Scored {
         let models = self
             .cfg
             .models
@@ -309,72 +95,84 @@ impl TaskEngine {
         }
     }
 
-    fn complete(&mut self, model: usize, s: Settled, now_ms: u64, step: &mut Step<TaskRecord>) {
-        let n = self.samples.len();
-        let job = model * n + s.job;
-        if s.aborted {
-            step.commands.push(Command::Abort { case: job });
+    fn record(&self, j: Job, r: &SampleResult, now_ms: u64) -> TaskRecord {
+        let sample = &self.samples[j.sample];
+        TaskRecord::case(
+            &self.cfg.run_id,
+            &self.cfg.models[j.model].name,
+            sample,
+            r,
+            now_ms,
+        )
+    }
+}
+
+impl Kind for TaskKind {
+    type Record = TaskRecord;
+
+    fn jobs(&self) -> usize {
+        self.samples.len() * self.cfg.models.len()
+    }
+
+    fn pools(&self) -> Vec<RunSettings> {
+        vec![self.cfg.settings; self.cfg.models.len()]
+    }
+
+    fn call(&self, job: usize, answers: &[String]) -> Result<Option<Call>, CallError> {
+        let Some(j) = self.job(job) else {
+            return Ok(None);
+        };
+        if !answers.is_empty() {
+            return Ok(None);
         }
-        let sample = &self.samples[s.job];
+        match &self.prompts[j.sample] {
+            Ok(messages) => Ok(Some(Call {
+                pool: j.model,
+                messages: messages.clone(),
+            })),
+            Err(why) => Err(CallError::new(
+                ErrorKind::Prompt,
+                format!("the prompt could not be rendered, nothing was sent: {why}"),
+            )),
+        }
+    }
+
+    fn settle(&mut self, job: usize, outcome: JobOutcome, now_ms: u64) -> Vec<TaskRecord> {
+        let Some(j) = self.job(job) else {
+            return Vec::new();
+        };
         let r = score_call(
             &self.task,
-            sample,
-            s.job,
-            &s.outcome,
-            s.attempts,
-            s.elapsed_ms,
+            &self.samples[j.sample],
+            j.sample,
+            &outcome.last(),
+            outcome.attempts,
+            outcome.elapsed_ms,
         );
-        step.events.push(TaskRecord::case(
-            &self.cfg.run_id,
-            &self.cfg.models[model].name,
-            sample,
-            &r,
-            now_ms,
-        ));
-        self.results[model][s.job] = Some(r);
-        step.finished.push(job);
+        let record = self.record(j, &r, now_ms);
+        self.results[j.model][j.sample] = Some(r);
+        vec![record]
     }
 
-    fn dispatch(&mut self, now_ms: u64, step: &mut Step<TaskRecord>) {
-        let n = self.samples.len();
-        let models = self.scheds.len();
-        for k in 0..models {
-            let m = (self.turn + k) % models;
-            for (sample, attempt) in self.scheds[m].dispatch(now_ms) {
-                let messages = match &self.prompts[sample] {
-                    Ok(msgs) => msgs.clone(),
-                    Err(_) => Vec::new(), // settled at start, never dispatched
-                };
-                step.commands.push(Command::Send {
-                    case: m * n + sample,
-                    attempt,
-                    messages,
-                });
-            }
-        }
-        if models > 0 {
-            self.turn = (self.turn + 1) % models;
-        }
-        step.wake_at = self.scheds.iter().filter_map(|s| s.wake_at(now_ms)).min();
+    fn restored(&self, job: usize, now_ms: u64) -> Option<TaskRecord> {
+        let j = self.job(job)?;
+        let r = self.results[j.model][j.sample].as_ref()?;
+        Some(self.record(j, r, now_ms))
     }
 
-    fn cancel(&mut self, now_ms: u64) -> Step<TaskRecord> {
-        let mut step = Step::default();
-        for m in 0..self.scheds.len() {
-            for s in self.scheds[m].cancel(now_ms) {
-                self.complete(m, s, now_ms, &mut step);
-            }
-        }
-        self.status = RunStatus::Cancelled;
-        step.events.push(self.summary(true, now_ms));
-        step
-    }
-
-    fn finish_if_done(&mut self, now_ms: u64, step: &mut Step<TaskRecord>) {
-        if self.status == RunStatus::Running && self.progress().0 == self.jobs() {
-            self.status = RunStatus::Done;
-            step.events.push(self.summary(false, now_ms));
-        }
+    fn meta(&self, now_ms: u64) -> TaskRecord {
+        let meta = MetaInput {
+            run_id: &self.cfg.run_id,
+            tool: &self.cfg.tool,
+            info: &self.info,
+            dataset: &self.dataset,
+            cases_total: self.jobs(),
+            backend: &self.cfg.backend,
+            models: &self.cfg.models,
+            settings: &self.cfg.settings,
+            argv: &self.cfg.argv,
+        };
+        TaskRecord::meta(&meta, now_ms)
     }
 
     fn summary(&self, cancelled: bool, now_ms: u64) -> TaskRecord {
@@ -385,5 +183,118 @@ impl TaskEngine {
             now_ms.saturating_sub(self.cfg.started_at_ms),
             now_ms,
         )
+    }
+}
+
+/// The task run: the one [`Pipeline`] over samples × models with [`TaskKind`].
+pub type TaskEngine = Pipeline<TaskKind>;
+
+impl Pipeline<TaskKind> {
+    /// A run of `task` over `data` with the models of `cfg`.
+    pub fn new(
+        cfg: TaskRunConfig,
+        task: Task,
+        info: TaskInfo,
+        template: &PromptTemplate,
+        data: &TaskDataset,
+    ) -> TaskEngine {
+        let n = data.samples.len();
+        let prompts = data
+            .samples
+            .iter()
+            .map(|s| {
+                template
+                    .render(&s.sample, &task.serialize_fields)
+                    .map(|p| p.messages)
+                    .map_err(|e| e.to_string())
+            })
+            .collect();
+        let results = cfg.models.iter().map(|_| vec![None; n]).collect();
+        Pipeline::over(TaskKind {
+            task,
+            info,
+            dataset: data.name.clone(),
+            samples: data.samples.clone(),
+            prompts,
+            results,
+            cfg,
+        })
+    }
+
+    /// Takes over calls an earlier, interrupted run settled (see `resume`),
+    /// before `start`; they are not sent again and `start` re-emits their `case`
+    /// records so the new log is complete. Returns how many were taken.
+    pub fn restore(&mut self, prior: Vec<super::resume::PriorCall>) -> usize {
+        let mut taken = 0;
+        for call in prior {
+            let Some(j) = self.job(call.job) else {
+                continue;
+            };
+            if !self.restore_job(call.job, call.attempts) {
+                continue;
+            }
+            let k = self.kind_mut();
+            let r = score_call(
+                &k.task,
+                &k.samples[j.sample],
+                j.sample,
+                &call.outcome,
+                call.attempts,
+                call.elapsed_ms,
+            );
+            k.results[j.model][j.sample] = Some(r);
+            taken += 1;
+        }
+        taken
+    }
+
+    /// The model and sample of a job number.
+    pub fn job(&self, job: usize) -> Option<Job> {
+        self.kind().job(job)
+    }
+
+    /// Samples × models.
+    pub fn jobs(&self) -> usize {
+        self.kind().jobs()
+    }
+
+    /// The lowest model's current limit (the configured concurrency when no
+    /// model was rate limited), for a one-number display.
+    pub fn current_limit(&self) -> usize {
+        self.current_limits()
+            .into_iter()
+            .min()
+            .unwrap_or(self.kind().cfg.settings.concurrency)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TaskRunConfig {
+        &self.kind().cfg
+    }
+
+    /// The task.
+    pub fn task(&self) -> &Task {
+        &self.kind().task
+    }
+
+    /// The samples, in dataset order.
+    pub fn samples(&self) -> &[EvalSample] {
+        &self.kind().samples
+    }
+
+    /// The rendered messages of a sample (an error text when rendering failed).
+    pub fn prompt(&self, sample: usize) -> Option<&Result<Vec<ChatMessage>, String>> {
+        self.kind().prompts.get(sample)
+    }
+
+    /// Per model, per sample results (`None` while unsettled).
+    pub fn results(&self) -> &[Vec<Option<SampleResult>>] {
+        &self.kind().results
+    }
+
+    /// Every model's settled results with their aggregates, for reports.
+    /// Unsettled samples (a report of a cancelled or unfinished run) are left out.
+    pub fn scored(&self) -> Scored {
+        self.kind().scored()
     }
 }

@@ -1,0 +1,337 @@
+//! The one run engine, for every kind of evaluation: jobs (case × model)
+//! scheduled over pools of models, each pool with its own [`Scheduler`] and
+//! so its own concurrency limit, retries, backoff and 429 step-down.
+//!
+//! A job is a sequence of calls: the [`Kind`] says which call comes next from
+//! the answers so far (one call for a RAG question or a task sample; one per
+//! turn for a dialog; an answer then a judge call, on the judge's pool). The
+//! engine queues each call in its pool as the previous one answers, settles
+//! the job when the kind says it is complete or a call fails for good, and
+//! hands the outcome to the kind to score and record. Sans-IO: `start` and
+//! `handle` return a [`Step`] of commands and records, and nothing here reads
+//! a clock.
+
+use super::engine::{Command, Input, RunStatus, Step};
+use super::result::RunSettings;
+use super::scheduler::{Scheduler, Settled};
+use crate::provider::{CallError, ChatMessage};
+
+/// One call a job makes: the pool (model) that answers it and its messages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    /// Pool index (see [`Kind::pools`]).
+    pub pool: usize,
+    /// The chat messages to send.
+    pub messages: Vec<ChatMessage>,
+}
+
+/// How a job ended: every answer it got, in order, and the error that
+/// stopped it, if one did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobOutcome {
+    /// The answers of the calls that succeeded, in order.
+    pub answers: Vec<String>,
+    /// The final error of the call that failed for good (or a cancel).
+    pub error: Option<CallError>,
+    /// Attempts over all calls of the job.
+    pub attempts: u32,
+    /// Time from first send to outcome, summed over the job's calls, ms.
+    pub elapsed_ms: u64,
+}
+
+impl JobOutcome {
+    /// The last answer, or the error: what a one-call job scores.
+    pub fn last(&self) -> Result<String, CallError> {
+        match (&self.error, self.answers.last()) {
+            (Some(e), _) => Err(e.clone()),
+            (None, Some(a)) => Ok(a.clone()),
+            (None, None) => Err(CallError::new(
+                crate::provider::ErrorKind::InvalidResponse,
+                "the job ended without an answer",
+            )),
+        }
+    }
+}
+
+/// What a kind of evaluation supplies to the engine.
+pub trait Kind {
+    /// The event record type.
+    type Record;
+    /// Jobs (cases × models), numbered as the kind likes.
+    fn jobs(&self) -> usize;
+    /// Scheduling of each pool (one per model that answers calls).
+    fn pools(&self) -> Vec<RunSettings>;
+    /// The next call of `job` after `answers` (its earlier answers, in
+    /// order): `Ok(None)` when the job is complete, `Err` when the call
+    /// cannot be made (the job settles as failed without it).
+    fn call(&self, job: usize, answers: &[String]) -> Result<Option<Call>, CallError>;
+    /// A job settled: score it and return its records.
+    fn settle(&mut self, job: usize, outcome: JobOutcome, now_ms: u64) -> Vec<Self::Record>;
+    /// The record of a job restored from an earlier run, re-emitted at start.
+    fn restored(&self, job: usize, now_ms: u64) -> Option<Self::Record>;
+    /// The record that opens the log.
+    fn meta(&self, now_ms: u64) -> Self::Record;
+    /// The record that closes it.
+    fn summary(&self, cancelled: bool, now_ms: u64) -> Self::Record;
+}
+
+/// The engine over a kind.
+#[derive(Debug)]
+pub struct Pipeline<K> {
+    kind: K,
+    pools: Vec<Scheduler>,
+    /// The pool a job's current call is queued in (`None` once settled or
+    /// when its first call could not be made).
+    active: Vec<Option<usize>>,
+    /// The first call's error of jobs that cannot start.
+    unsendable: Vec<Option<CallError>>,
+    answers: Vec<Vec<String>>,
+    attempts: Vec<u32>,
+    elapsed: Vec<u64>,
+    settled: Vec<bool>,
+    restored: Vec<bool>,
+    n_settled: usize,
+    status: RunStatus,
+    turn: usize,
+}
+
+impl<K: Kind> Pipeline<K> {
+    /// An engine over `kind`, every job's first call queued in its pool.
+    pub fn over(kind: K) -> Pipeline<K> {
+        let n = kind.jobs();
+        let mut pools: Vec<Scheduler> = kind
+            .pools()
+            .into_iter()
+            .map(|s| Scheduler::idle(s, n))
+            .collect();
+        let mut active = vec![None; n];
+        let mut unsendable = vec![None; n];
+        for job in 0..n {
+            match kind.call(job, &[]) {
+                Ok(Some(c)) if c.pool < pools.len() => {
+                    pools[c.pool].queue(job);
+                    active[job] = Some(c.pool);
+                }
+                Ok(_) => {}
+                Err(e) => unsendable[job] = Some(e),
+            }
+        }
+        Pipeline {
+            kind,
+            pools,
+            active,
+            unsendable,
+            answers: vec![Vec::new(); n],
+            attempts: vec![0; n],
+            elapsed: vec![0; n],
+            settled: vec![false; n],
+            restored: vec![false; n],
+            n_settled: 0,
+            status: RunStatus::Idle,
+            turn: 0,
+        }
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> &K {
+        &self.kind
+    }
+
+    /// The kind, mutably (for restoring results before `start`).
+    pub fn kind_mut(&mut self) -> &mut K {
+        &mut self.kind
+    }
+
+    /// Marks a job as settled by an earlier run, before `start`: it is not
+    /// sent, and `start` re-emits its record. False when the job is not
+    /// waiting for its first call.
+    pub fn restore_job(&mut self, job: usize, attempts: u32) -> bool {
+        if self.status != RunStatus::Idle {
+            return false;
+        }
+        let Some(pool) = self.active.get(job).copied().flatten() else {
+            return false;
+        };
+        if !self.answers[job].is_empty() || !self.pools[pool].settle_unsent(job, attempts) {
+            return false;
+        }
+        self.active[job] = None;
+        self.settled[job] = true;
+        self.restored[job] = true;
+        self.n_settled += 1;
+        true
+    }
+
+    /// Starts the run: `meta`, the records of restored jobs, jobs whose first
+    /// call cannot be made (settled as failed), and the first requests.
+    pub fn start(&mut self, now_ms: u64) -> Step<K::Record> {
+        let mut step = Step::default();
+        if self.status != RunStatus::Idle {
+            return step;
+        }
+        self.status = RunStatus::Running;
+        step.events.push(self.kind.meta(now_ms));
+        for job in 0..self.settled.len() {
+            if self.restored[job] {
+                step.events.extend(self.kind.restored(job, now_ms));
+                step.finished.push(job);
+            }
+        }
+        for job in 0..self.unsendable.len() {
+            if let Some(err) = self.unsendable[job].take() {
+                self.settle(job, Some(err), now_ms, &mut step);
+            }
+        }
+        self.dispatch(now_ms, &mut step);
+        self.finish_if_done(now_ms, &mut step);
+        step
+    }
+
+    /// Feeds one input in (`Input::Outcome { case }` takes a job number).
+    pub fn handle(&mut self, input: Input, now_ms: u64) -> Step<K::Record> {
+        let mut step = Step::default();
+        if self.status != RunStatus::Running {
+            return step;
+        }
+        match input {
+            Input::Outcome { case, outcome } => {
+                if let Some(pool) = self.active.get(case).copied().flatten() {
+                    if let Some(s) = self.pools[pool].outcome(case, outcome, now_ms) {
+                        self.call_settled(s, now_ms, &mut step);
+                    }
+                }
+            }
+            Input::Tick => {}
+            Input::Cancel => return self.cancel(now_ms),
+            Input::Pause => self.pools.iter_mut().for_each(|p| p.set_paused(true)),
+            Input::Resume => self.pools.iter_mut().for_each(|p| p.set_paused(false)),
+        }
+        self.dispatch(now_ms, &mut step);
+        self.finish_if_done(now_ms, &mut step);
+        step
+    }
+
+    /// Run status.
+    pub fn status(&self) -> RunStatus {
+        self.status
+    }
+
+    /// (settled jobs, all jobs).
+    pub fn progress(&self) -> (usize, usize) {
+        (self.n_settled, self.settled.len())
+    }
+
+    /// Each pool's current concurrency limit (lowered after its 429s).
+    pub fn current_limits(&self) -> Vec<usize> {
+        self.pools.iter().map(Scheduler::current_limit).collect()
+    }
+
+    /// True while paused.
+    pub fn is_paused(&self) -> bool {
+        self.pools.first().is_some_and(Scheduler::is_paused)
+    }
+
+    /// True once `job` has settled.
+    pub fn is_settled(&self, job: usize) -> bool {
+        self.settled.get(job).copied().unwrap_or(false)
+    }
+
+    /// A call of a job finished in its pool: queue the next call, or settle.
+    fn call_settled(&mut self, s: Settled, now_ms: u64, step: &mut Step<K::Record>) {
+        let job = s.job;
+        if s.aborted {
+            step.commands.push(Command::Abort { case: job });
+        }
+        self.attempts[job] += s.attempts;
+        self.elapsed[job] += s.elapsed_ms;
+        let answer = match s.outcome {
+            Ok(a) => a,
+            Err(e) => return self.settle(job, Some(e), now_ms, step),
+        };
+        self.answers[job].push(answer);
+        match self.kind.call(job, &self.answers[job]) {
+            Ok(Some(c)) if c.pool < self.pools.len() && self.pools[c.pool].queue(job) => {
+                self.active[job] = Some(c.pool);
+            }
+            Ok(Some(_)) => {
+                let e = CallError::new(
+                    crate::provider::ErrorKind::InvalidResponse,
+                    "engine invariant broken: the next call names no usable pool",
+                );
+                self.settle(job, Some(e), now_ms, step)
+            }
+            Ok(None) => self.settle(job, None, now_ms, step),
+            Err(e) => self.settle(job, Some(e), now_ms, step),
+        }
+    }
+
+    fn settle(
+        &mut self,
+        job: usize,
+        error: Option<CallError>,
+        now_ms: u64,
+        step: &mut Step<K::Record>,
+    ) {
+        if self.settled[job] {
+            return;
+        }
+        self.settled[job] = true;
+        self.active[job] = None;
+        self.n_settled += 1;
+        let outcome = JobOutcome {
+            answers: std::mem::take(&mut self.answers[job]),
+            error,
+            attempts: self.attempts[job],
+            elapsed_ms: self.elapsed[job],
+        };
+        step.events.extend(self.kind.settle(job, outcome, now_ms));
+        step.finished.push(job);
+    }
+
+    fn dispatch(&mut self, now_ms: u64, step: &mut Step<K::Record>) {
+        let n = self.pools.len();
+        for k in 0..n {
+            let p = (self.turn + k) % n;
+            for (job, attempt) in self.pools[p].dispatch(now_ms) {
+                let messages = match self.kind.call(job, &self.answers[job]) {
+                    Ok(Some(c)) => c.messages,
+                    _ => Vec::new(),
+                };
+                step.commands.push(Command::Send {
+                    case: job,
+                    attempt,
+                    messages,
+                });
+            }
+        }
+        if n > 0 {
+            self.turn = (self.turn + 1) % n;
+        }
+        step.wake_at = self.pools.iter().filter_map(|p| p.wake_at(now_ms)).min();
+    }
+
+    fn cancel(&mut self, now_ms: u64) -> Step<K::Record> {
+        let mut step = Step::default();
+        for p in 0..self.pools.len() {
+            for s in self.pools[p].cancel(now_ms) {
+                let job = s.job;
+                if s.aborted {
+                    step.commands.push(Command::Abort { case: job });
+                }
+                self.attempts[job] += s.attempts;
+                self.elapsed[job] += s.elapsed_ms;
+                self.settle(job, s.outcome.err(), now_ms, &mut step);
+            }
+        }
+        self.status = RunStatus::Cancelled;
+        step.events.push(self.kind.summary(true, now_ms));
+        step
+    }
+
+    fn finish_if_done(&mut self, now_ms: u64, step: &mut Step<K::Record>) {
+        if self.status == RunStatus::Running && self.n_settled == self.settled.len() {
+            self.status = RunStatus::Done;
+            step.events.push(self.kind.summary(false, now_ms));
+        }
+    }
+}

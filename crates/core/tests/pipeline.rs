@@ -1,0 +1,230 @@
+//! The seam of the one run engine: a case that is a sequence of calls whose
+//! later request depends on the earlier answer, on two pools with their own
+//! limits (an answering model and a judge), driven with scripted outcomes.
+
+use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
+use evalpage_core::run::{
+    Call, Command, Input, JobOutcome, Kind, Pipeline, RunSettings, RunStatus, Step,
+};
+
+/// Each case asks the model, then asks the judge about the model's answer.
+struct AnswerThenJudge {
+    cases: usize,
+    answer: RunSettings,
+    judge: RunSettings,
+    settled: Vec<(usize, JobOutcome)>,
+}
+
+const ANSWER: usize = 0;
+const JUDGE: usize = 1;
+
+impl Kind for AnswerThenJudge {
+    type Record = String;
+
+    fn jobs(&self) -> usize {
+        self.cases
+    }
+
+    fn pools(&self) -> Vec<RunSettings> {
+        vec![self.answer, self.judge]
+    }
+
+    fn call(&self, job: usize, answers: &[String]) -> Result<Option<Call>, CallError> {
+        let (pool, text) = match answers {
+            [] => (ANSWER, format!("q{job}")),
+            [answer] => (JUDGE, format!("judge: {answer}")),
+            _ => return Ok(None),
+        };
+        Ok(Some(Call {
+            pool,
+            messages: vec![ChatMessage::new("user", text)],
+        }))
+    }
+
+    fn settle(&mut self, job: usize, outcome: JobOutcome, _now_ms: u64) -> Vec<String> {
+        let line = format!(
+            "case {job}: {:?} {:?}",
+            outcome.answers,
+            outcome.error.as_ref().and_then(|e| e.status_code)
+        );
+        self.settled.push((job, outcome));
+        vec![line]
+    }
+
+    fn restored(&self, _job: usize, _now_ms: u64) -> Option<String> {
+        None
+    }
+
+    fn meta(&self, _now_ms: u64) -> String {
+        "meta".into()
+    }
+
+    fn summary(&self, cancelled: bool, _now_ms: u64) -> String {
+        format!("summary cancelled={cancelled}")
+    }
+}
+
+fn engine(cases: usize) -> Pipeline<AnswerThenJudge> {
+    let settings = |concurrency| RunSettings {
+        concurrency,
+        max_attempts: 3,
+        backoff_base_ms: 100,
+        ..RunSettings::default()
+    };
+    Pipeline::over(AnswerThenJudge {
+        cases,
+        answer: settings(2),
+        judge: settings(1),
+        settled: Vec::new(),
+    })
+}
+
+/// The (job, text of the last message) of every `Send` in a step.
+fn sends(step: &Step<String>) -> Vec<(usize, String)> {
+    step.commands
+        .iter()
+        .filter_map(|c| match c {
+            Command::Send { case, messages, .. } => Some((
+                *case,
+                messages
+                    .last()
+                    .map(|m| m.content.clone())
+                    .unwrap_or_default(),
+            )),
+            Command::Abort { .. } => None,
+        })
+        .collect()
+}
+
+fn answer(text: &str) -> CallOutcome {
+    CallOutcome::Answer(text.into())
+}
+
+fn outcome(job: usize, o: CallOutcome) -> Input {
+    Input::Outcome {
+        case: job,
+        outcome: o,
+    }
+}
+
+#[test]
+fn a_judge_call_follows_the_answer_it_judges_on_its_own_pool() {
+    let mut e = engine(3);
+    let step = e.start(0);
+    assert_eq!(step.events, ["meta"]);
+    assert_eq!(
+        sends(&step),
+        [(0, "q0".into()), (1, "q1".into())],
+        "answer pool: limit 2"
+    );
+
+    // Case 0 answered: its judge call carries the answer; the freed slot takes case 2.
+    let step = e.handle(outcome(0, answer("A0")), 10);
+    // Pools take turns in dispatch; both calls go out in this step.
+    assert_eq!(sends(&step), [(0, "judge: A0".into()), (2, "q2".into())]);
+    assert!(
+        step.finished.is_empty(),
+        "a case with a call to come is not finished"
+    );
+    assert_eq!(e.progress(), (0, 3));
+
+    // Case 1 answered: the judge pool (limit 1) is busy, so its judge call waits.
+    let step = e.handle(outcome(1, answer("A1")), 20);
+    assert_eq!(sends(&step), []);
+
+    // The judge answers case 0: case 0 settles with both answers; case 1's judge call goes out.
+    let step = e.handle(outcome(0, answer("GRADE: C")), 30);
+    assert_eq!(step.finished, [0]);
+    assert_eq!(step.events, ["case 0: [\"A0\", \"GRADE: C\"] None"]);
+    assert_eq!(sends(&step), [(1, "judge: A1".into())]);
+
+    let step = e.handle(outcome(2, answer("A2")), 40);
+    assert_eq!(
+        sends(&step),
+        [],
+        "case 2's judge call waits for the judge slot"
+    );
+    e.handle(outcome(1, answer("GRADE: I")), 50);
+    let step = e.handle(outcome(2, answer("GRADE: C")), 60);
+    assert_eq!(e.progress(), (3, 3));
+    assert_eq!(e.status(), RunStatus::Done);
+    assert_eq!(
+        step.events.last().map(String::as_str),
+        Some("summary cancelled=false")
+    );
+    let order: Vec<usize> = e.kind().settled.iter().map(|(j, _)| *j).collect();
+    assert_eq!(order, [0, 1, 2]);
+}
+
+#[test]
+fn a_rate_limited_judge_lowers_only_the_judge_pool_and_retries_count_per_case() {
+    let mut e = engine(2);
+    e.start(0);
+    e.handle(outcome(0, answer("A0")), 10);
+    assert_eq!(e.current_limits(), [2, 1]);
+    let mut limited = CallError::new(ErrorKind::Http, "slow down");
+    limited.status_code = Some(429);
+    limited.retry_after_ms = Some(500);
+    let step = e.handle(outcome(0, CallOutcome::Failed(limited)), 20);
+    assert_eq!(sends(&step), []);
+    assert_eq!(step.wake_at, Some(520), "Retry-After is honoured");
+    assert_eq!(
+        e.current_limits(),
+        [2, 1],
+        "the judge pool is at its floor of 1"
+    );
+    let step = e.handle(Input::Tick, 520);
+    assert_eq!(
+        sends(&step),
+        [(0, "judge: A0".into())],
+        "the same judge request again"
+    );
+    e.handle(outcome(0, answer("GRADE: C")), 530);
+    let (_, done) = &e.kind().settled[0];
+    assert_eq!(done.attempts, 3, "one answer attempt + two judge attempts");
+    assert_eq!(done.elapsed_ms, 10 + 520, "time of both calls");
+}
+
+#[test]
+fn a_failed_answer_settles_the_case_without_a_judge_call_and_cancel_aborts_the_rest() {
+    let mut e = engine(3);
+    e.start(0);
+    let mut denied = CallError::new(ErrorKind::Http, "bad key");
+    denied.status_code = Some(401);
+    let step = e.handle(outcome(0, CallOutcome::Failed(denied)), 5);
+    assert_eq!(step.finished, [0]);
+    assert_eq!(step.events, ["case 0: [] Some(401)"]);
+    assert_eq!(
+        sends(&step),
+        [(2, "q2".into())],
+        "no judge call for a failed answer"
+    );
+    e.handle(outcome(1, answer("A1")), 6);
+    let step = e.handle(Input::Cancel, 7);
+    let aborted: Vec<usize> = step
+        .commands
+        .iter()
+        .filter_map(|c| match c {
+            Command::Abort { case } => Some(*case),
+            Command::Send { .. } => None,
+        })
+        .collect();
+    assert_eq!(aborted, [2, 1], "answer pool first, then the judge pool");
+    assert_eq!(e.status(), RunStatus::Cancelled);
+    assert_eq!(e.progress(), (3, 3));
+    let (_, judged) = e
+        .kind()
+        .settled
+        .iter()
+        .find(|(j, _)| *j == 1)
+        .expect("case 1");
+    assert_eq!(
+        judged.answers,
+        ["A1"],
+        "the answer is kept; the judge call was cancelled"
+    );
+    assert_eq!(
+        judged.error.as_ref().map(|e| e.kind),
+        Some(ErrorKind::Cancelled)
+    );
+}
