@@ -52,7 +52,8 @@ fn reference_report() -> serde_json::Value {
     let cases = rag::parse(demo::DATASET_NAME, demo::DATASET.as_bytes()).cases;
     let mut engine = Engine::new(config("ref"), cases);
     let mut queue: Vec<(usize, Vec<_>)> = Vec::new();
-    let take = |step: evalpage_core::run::Step, q: &mut Vec<(usize, Vec<_>)>| {
+    let take = |step: evalpage_core::run::Step<evalpage_core::events::Record>,
+                q: &mut Vec<(usize, Vec<_>)>| {
         for c in step.commands {
             if let Command::Send { case, messages, .. } = c {
                 q.push((case, messages));

@@ -134,7 +134,7 @@ impl RunHandle {
 }
 
 /// Records a step's events and results, then performs its commands.
-fn apply(rc: &Rc<RefCell<Runner>>, step: Step) {
+fn apply(rc: &Rc<RefCell<Runner>>, step: Step<Record>) {
     let commands = {
         let mut r = rc.borrow_mut();
         let mut shown: Vec<Shown> = Vec::new();

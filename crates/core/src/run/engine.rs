@@ -1,88 +1,11 @@
-//! The engine's protocol (inputs, commands, steps, status) and the RAG check
-//! as a kind of evaluation on the one [`Pipeline`].
+//! The RAG check (spec 002) as a kind of evaluation on the one [`Pipeline`].
 
 use super::pipeline::{Call, JobOutcome, Kind, Pipeline};
 use super::result::{CaseResult, RunConfig, RunSettings};
 use crate::dataset::rag::RagCase;
 use crate::events::Record;
 use crate::prompt::rag_messages;
-use crate::provider::{CallError, CallOutcome, ChatMessage};
-
-/// What the shell tells the engine.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Input {
-    /// A call for this case settled.
-    Outcome {
-        /// Case index.
-        case: usize,
-        /// What happened.
-        outcome: CallOutcome,
-    },
-    /// Time passed (after `wake_at`).
-    Tick,
-    /// The user cancelled: abort what is in flight, settle the rest as cancelled.
-    Cancel,
-    /// Send nothing new; calls in flight still settle.
-    Pause,
-    /// Start sending again after a pause.
-    Resume,
-}
-
-/// What the engine asks the shell to do.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Command {
-    /// Send this request; report back with `Input::Outcome { case, .. }`.
-    Send {
-        /// Case index.
-        case: usize,
-        /// 1-based attempt number.
-        attempt: u32,
-        /// The chat messages to send.
-        messages: Vec<ChatMessage>,
-    },
-    /// Abort the request in flight for this case; its outcome will be ignored.
-    Abort {
-        /// Case index.
-        case: usize,
-    },
-}
-
-/// The engine's answer to one input.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Step<E = Record> {
-    /// Requests to send or abort.
-    pub commands: Vec<Command>,
-    /// Event records to append to the log, in order.
-    pub events: Vec<E>,
-    /// Indices of cases that finished in this step.
-    pub finished: Vec<usize>,
-    /// Call `handle(Input::Tick, ..)` at this time (ms) if nothing else happens first.
-    pub wake_at: Option<u64>,
-}
-
-impl<E> Default for Step<E> {
-    fn default() -> Self {
-        Step {
-            commands: Vec::new(),
-            events: Vec::new(),
-            finished: Vec::new(),
-            wake_at: None,
-        }
-    }
-}
-
-/// Where the run is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RunStatus {
-    /// Not started.
-    Idle,
-    /// Cases pending or in flight.
-    Running,
-    /// Every case settled.
-    Done,
-    /// Cancelled by the user; unfinished cases are settled as cancelled.
-    Cancelled,
-}
+use crate::provider::CallError;
 
 /// The RAG check as a kind of evaluation: one model, one call per case
 /// (spec 002's prompt), scored for accuracy and citation as it settles.

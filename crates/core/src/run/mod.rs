@@ -8,10 +8,12 @@
 
 mod engine;
 pub mod pipeline;
+mod protocol;
 mod result;
 pub mod scheduler;
 
-pub use engine::{Command, Engine, Input, RagKind, RunStatus, Step};
+pub use engine::{Engine, RagKind};
 pub use pipeline::{Call, JobOutcome, Kind, Pipeline};
+pub use protocol::{Command, Input, RunStatus, Step};
 pub use result::{CaseResult, RunConfig, RunInfo, RunSettings};
 pub use scheduler::{Scheduler, Settled};

@@ -11,7 +11,7 @@
 //! `handle` return a [`Step`] of commands and records, and nothing here reads
 //! a clock.
 
-use super::engine::{Command, Input, RunStatus, Step};
+use super::protocol::{Command, Input, RunStatus, Step};
 use super::result::RunSettings;
 use super::scheduler::{Scheduler, Settled};
 use crate::provider::{CallError, ChatMessage};

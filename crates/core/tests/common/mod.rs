@@ -55,7 +55,7 @@ pub fn drive(
     let mut now = 1_000;
     let mut events = Vec::new();
     let mut queue: Vec<(usize, u32)> = Vec::new();
-    let absorb = |step: Step, queue: &mut Vec<(usize, u32)>, events: &mut Vec<Record>| {
+    let absorb = |step: Step<Record>, queue: &mut Vec<(usize, u32)>, events: &mut Vec<Record>| {
         for c in step.commands {
             if let Command::Send { case, attempt, .. } = c {
                 queue.push((case, attempt));
