@@ -375,7 +375,7 @@ fn finish(rc: &Rc<RefCell<Runner>>) {
             report_json: serde_json::to_string_pretty(&built).unwrap_or_default(),
             events_json_seq: jsonl_to_json_seq(&r.events_jsonl),
             events_jsonl: r.events_jsonl.clone(),
-            markdown: report::render_markdown(&r.engine, &built, r.lang),
+            markdown: report::rag_markdown(&r.engine, &built, r.lang),
             notes: notes(r.lang, &r.engine),
             report: Rc::new(built),
         };

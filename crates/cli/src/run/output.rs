@@ -78,7 +78,7 @@ impl Output {
             .map_err(|e| CliError::output(&self.path(REPORT_JSON), io::Error::other(e)))?;
         self.write_file(REPORT_JSON, &(json + "\n"))?;
         let lang = engine.config().info.lang;
-        self.write_file(REPORT_MD, &report::render_markdown(engine, &report, lang))
+        self.write_file(REPORT_MD, &report::rag_markdown(engine, &report, lang))
     }
 
     /// Writes (replaces) one file in the output directory.

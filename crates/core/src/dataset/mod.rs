@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::fmt;
 
 /// One line of a dataset that could not be used, and why.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct LineError {
     /// File name as the user gave it.
     pub file: String,

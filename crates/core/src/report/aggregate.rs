@@ -42,10 +42,13 @@ pub fn summaries(scores: &[EvalScore], metrics: &[&str]) -> Vec<MetricSummary> {
                 .collect();
             let (mean, std) = mean_std(&values);
             MetricSummary {
+                model: None,
                 metric: m.to_string(),
                 mean,
                 std,
                 sample_count: values.len(),
+                skipped: None,
+                components: None,
             }
         })
         .collect()
@@ -71,6 +74,7 @@ pub fn breakdowns(scores: &[EvalScore], metrics: &[&str]) -> Vec<MetricBreakdown
             for (bucket, values) in buckets {
                 let (mean, std) = mean_std(&values);
                 out.push(MetricBreakdown {
+                    model: None,
                     metric: m.to_string(),
                     dimension: dimension.to_string(),
                     bucket,

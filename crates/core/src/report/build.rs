@@ -1,9 +1,9 @@
 //! Builds the final report from the run's results, in dataset order, so the
 //! report never depends on the order in which answers arrived.
 
-use super::aggregate::{breakdowns, length_bucket, summaries};
+use super::aggregate::{length_bucket, summaries};
 use super::*;
-use crate::console::{accuracy_reason, citation_reason};
+use crate::console::{accuracy_reason, citation_reason, notes};
 use crate::dataset::metadata::report_metadata;
 use crate::dataset::rag::RagCase;
 use crate::run::{CaseResult, Engine, RunStatus};
@@ -11,7 +11,8 @@ use crate::scorer::REGISTRY;
 use crate::Lang;
 use serde_json::{json, Value};
 
-/// The final report of an engine (a stopped one; unfinished cases are left out).
+/// The final report of an engine (a stopped one; unfinished cases are left out),
+/// assembled by the one report builder with the RAG check's rows.
 pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
     let cfg = engine.config();
     let pairs = engine.settled();
@@ -22,11 +23,12 @@ pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
     } else {
         "done"
     };
-    let error_cases = pairs
+    let errors = pairs
         .iter()
         .filter_map(|(c, r)| {
             let e = r.error.as_ref()?;
             Some(ErrorCase {
+                model: None,
                 sample_id: c.id.clone(),
                 status: e.status().to_string(),
                 trace_id: format!("{}/{}", cfg.info.run_id, c.id),
@@ -38,42 +40,43 @@ pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
             })
         })
         .collect();
-    let report = EvaluationReport {
-        experiment: ExperimentMetadata {
-            dataset: dataset_metadata(engine),
-            run_config: json!({
-                "backend": cfg.info.backend,
-                "model": cfg.info.model,
-                "endpoint": cfg.info.endpoint,
-                "parameters": cfg.info.parameters,
-                "system_prompt": cfg.system_prompt,
-                "concurrency": cfg.settings.concurrency,
-                "max_attempts": cfg.settings.max_attempts,
-                "timeout_ms": cfg.settings.timeout_ms,
-            }),
-            evaluator_config: json!({
-                "metrics": names.iter().map(|n| json!({"type": n, "name": n})).collect::<Vec<_>>(),
-                "keypoint_match": cfg.scoring,
-                "breakdown": {"dimensions": ["tag", "language", "length"]},
-            }),
-            run: RunIdentity {
-                run_id: cfg.info.run_id.clone(),
-                started_at_ms: cfg.info.started_at_ms,
-                elapsed_ms: now_ms.saturating_sub(cfg.info.started_at_ms),
-                status: status.to_string(),
-            },
-        },
-        summaries: summaries(&scores, &names),
-        breakdowns: breakdowns(&scores, &names),
-        error_cases,
-        llm_judge_details: Vec::new(),
+    let experiment = ExperimentMetadata {
+        dataset: dataset_metadata(engine),
+        run_config: json!({
+            "backend": cfg.info.backend,
+            "model": cfg.info.model,
+            "endpoint": cfg.info.endpoint,
+            "parameters": cfg.info.parameters,
+            "system_prompt": cfg.system_prompt,
+            "concurrency": cfg.settings.concurrency,
+            "max_attempts": cfg.settings.max_attempts,
+            "timeout_ms": cfg.settings.timeout_ms,
+        }),
+        evaluator_config: json!({
+            "metrics": names.iter().map(|n| json!({"type": n, "name": n})).collect::<Vec<_>>(),
+            "keypoint_match": cfg.scoring,
+            "breakdown": {"dimensions": ["tag", "language", "length"]},
+        }),
+        run: Some(RunIdentity {
+            run_id: cfg.info.run_id.clone(),
+            started_at_ms: cfg.info.started_at_ms,
+            elapsed_ms: now_ms.saturating_sub(cfg.info.started_at_ms),
+            status: status.to_string(),
+        }),
     };
-    let metrics = ReportMetrics::from(&RunMetrics::from_results(engine.results()));
-    EvaluationResult {
-        metrics,
-        scores,
-        report,
-    }
+    assemble(ReportParts {
+        metrics: ReportMetrics::from(&RunMetrics::from_results(engine.results())),
+        cases: Vec::new(),
+        models: vec![ModelRows {
+            model: None,
+            summaries: summaries(&scores, &names),
+            scores,
+            errors,
+        }],
+        metric_names: names.iter().map(|n| n.to_string()).collect(),
+        experiment,
+        line_errors: None,
+    })
 }
 
 fn case_scores(case: &RagCase, r: &CaseResult) -> [EvalScore; 2] {
@@ -136,4 +139,74 @@ fn dataset_metadata(engine: &Engine) -> DatasetMetadata {
         (language, c.tags.as_slice())
     });
     report_metadata(None, &info.dataset_name, tallies, info.dataset_line_errors)
+}
+
+/// `report.md` of the RAG check: the one renderer with the RAG check's
+/// experiment lines, its per-case results and its Notes.
+pub fn rag_markdown(engine: &Engine, report: &EvaluationResult, lang: Lang) -> String {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let e = &report.report.experiment;
+    let rc = &e.run_config;
+    let mut experiment = vec![
+        format!(
+            "{}: {} ({} {})",
+            t("数据集", "Dataset"),
+            e.dataset.name.as_deref().unwrap_or(""),
+            report.metrics.cases,
+            t("条用例", "cases")
+        ),
+        format!(
+            "{}: {} (model={})",
+            t("后端", "Backend"),
+            rc["backend"].as_str().unwrap_or(""),
+            rc["model"].as_str().unwrap_or("")
+        ),
+    ];
+    if let Some(ep) = rc["endpoint"].as_str() {
+        experiment.push(format!("Endpoint: {ep}"));
+    }
+    experiment.push(format!(
+        "{}: {}",
+        t("关键点匹配", "Keypoint match"),
+        e.evaluator_config["keypoint_match"]
+    ));
+    if let Some(run) = &e.run {
+        experiment.push(format!("Run: {} ({})", run.run_id, run.status));
+    }
+    let parts = MarkdownParts {
+        experiment,
+        after_overall: Some(format!(
+            "{}: {} / {}",
+            t("模型调用失败", "Failed model calls"),
+            report.metrics.failed_calls,
+            report.metrics.cases
+        )),
+        sections: vec![per_case(engine, lang)],
+        notes: notes(lang, engine),
+    };
+    render_md(report, &parts, lang)
+}
+
+fn per_case(engine: &Engine, lang: Lang) -> String {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let mut md = format!(
+        "## {}\n\n| id | {} | {} | {} |\n|---|---|---|---|\n",
+        t("单例结果", "Per-case results"),
+        t("问题", "question"),
+        t("准确率", "accuracy"),
+        t("引用率", "citation")
+    );
+    let mark = |b: bool| if b { "√" } else { "×" };
+    for r in engine.results().iter().flatten() {
+        let q = &engine.cases()[r.index].q;
+        md.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            cell(&r.case_id),
+            cell(q),
+            mark(r.accurate()),
+            mark(r.cited())
+        ));
+    }
+    md.push('\n');
+    md
 }

@@ -1,145 +1,203 @@
-//! `report.md`: experiment, overall metrics, breakdowns, error cases, per-case
-//! results and notes (spec 003 section 3), in Chinese or English.
+//! `report.md` of every run, in spec 003's section order: experiment, overall
+//! metrics, breakdowns by tag / language / length (the dimensions the cases
+//! have), error cases, the LLM judge (when a metric was judged), then the
+//! kind's own sections (the RAG check's per-case results, a task's parse
+//! problems and skipped lines) and Notes. In Chinese or English; table keys
+//! stay in English. A `model` column appears when the rows name their model.
 
 use super::EvaluationResult;
-use crate::console::notes;
-use crate::run::Engine;
 use crate::Lang;
 use std::fmt::Write;
 
-/// Renders the Markdown report.
-pub fn render_markdown(engine: &Engine, report: &EvaluationResult, lang: Lang) -> String {
-    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    let e = &report.report.experiment;
-    let mut md = String::new();
-    let _ = writeln!(md, "# {}\n", t("评测报告", "Evaluation report"));
-    let _ = writeln!(
-        md,
-        "- {}: {} ({} {})",
-        t("数据集", "Dataset"),
-        e.dataset.name.as_deref().unwrap_or(""),
-        report.metrics.cases,
-        t("条用例", "cases")
-    );
-    let rc = &e.run_config;
-    let _ = writeln!(
-        md,
-        "- {}: {} (model={})",
-        t("后端", "Backend"),
-        rc["backend"].as_str().unwrap_or(""),
-        rc["model"].as_str().unwrap_or("")
-    );
-    if let Some(ep) = rc["endpoint"].as_str() {
-        let _ = writeln!(md, "- Endpoint: {ep}");
+/// Most rows listed per section of individual cases.
+pub const MAX_LISTED: usize = 20;
+
+/// What a kind adds to its report.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MarkdownParts {
+    /// The experiment's `- label: value` lines, without the dash.
+    pub experiment: Vec<String>,
+    /// A line under the overall metrics table, if any.
+    pub after_overall: Option<String>,
+    /// Whole sections (`## title` and body) placed after the error cases.
+    pub sections: Vec<String>,
+    /// Notes lines; no Notes section when empty.
+    pub notes: Vec<String>,
+}
+
+/// Renders `report.md`.
+pub fn render(report: &EvaluationResult, parts: &MarkdownParts, lang: Lang) -> String {
+    let mut md = format!("# {}\n\n", lang.pick("评测报告", "Evaluation report"));
+    for line in &parts.experiment {
+        let _ = writeln!(md, "- {line}");
     }
-    let _ = writeln!(
-        md,
-        "- {}: {}",
-        t("关键点匹配", "Keypoint match"),
-        e.evaluator_config["keypoint_match"]
-    );
-    let _ = writeln!(md, "- Run: {} ({})\n", e.run.run_id, e.run.status);
-    let _ = writeln!(md, "## {}\n", t("整体指标", "Overall metrics"));
-    let _ = writeln!(
-        md,
-        "| metric | mean | std | sample_count |\n|---|---|---|---|"
-    );
-    for s in &report.report.summaries {
-        let _ = writeln!(
-            md,
-            "| {} | {:.3} | {:.3} | {} |",
-            s.metric, s.mean, s.std, s.sample_count
-        );
+    md.push('\n');
+    overall(&mut md, report, lang);
+    if let Some(line) = &parts.after_overall {
+        let _ = writeln!(md, "{line}\n");
     }
-    let _ = writeln!(
-        md,
-        "\n{}: {} / {}\n",
-        t("模型调用失败", "Failed model calls"),
-        report.metrics.failed_calls,
-        report.metrics.cases
-    );
-    for dim in ["tag", "language", "length"] {
-        let rows: Vec<_> = report
-            .report
-            .breakdowns
-            .iter()
-            .filter(|b| b.dimension == dim)
-            .collect();
-        if rows.is_empty() {
-            continue;
+    for (dim, zh, en) in [
+        ("tag", "按标签", "By tag"),
+        ("language", "按语言", "By language"),
+        ("length", "按长度", "By length"),
+    ] {
+        breakdown(&mut md, report, dim, lang.pick(zh, en));
+    }
+    error_cases(&mut md, report, lang);
+    judges(&mut md, report, lang);
+    for section in &parts.sections {
+        md.push_str(section);
+    }
+    if !parts.notes.is_empty() {
+        md.push_str("## Notes\n\n");
+        for line in &parts.notes {
+            let _ = writeln!(md, "{line}");
         }
-        let _ = writeln!(
-            md,
-            "## {} {dim}\n\n| metric | {dim} | mean | std | sample_count |\n|---|---|---|---|---|",
-            t("分解：", "Breakdown by")
-        );
-        for b in rows {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {:.3} | {:.3} | {} |",
-                b.metric,
-                cell(&b.bucket),
-                b.mean,
-                b.std,
-                b.sample_count
-            );
-        }
-        md.push('\n');
-    }
-    let _ = writeln!(md, "## {}\n", t("错误用例", "Error cases"));
-    if report.report.error_cases.is_empty() {
-        let _ = writeln!(
-            md,
-            "{}\n",
-            t(
-                "无错误用例（所有调用均成功）。",
-                "No error cases (all calls succeeded)."
-            )
-        );
-    } else {
-        let _ = writeln!(
-            md,
-            "| sample_id | status | status_code | attempts | message |\n|---|---|---|---|---|"
-        );
-        for c in &report.report.error_cases {
-            let code = c.status_code.map(|s| s.to_string()).unwrap_or_default();
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} |",
-                cell(&c.sample_id),
-                c.status,
-                code,
-                c.attempts,
-                cell(c.message.as_deref().unwrap_or(""))
-            );
-        }
-        md.push('\n');
-    }
-    let _ = writeln!(md, "## {}\n", t("单例结果", "Per-case results"));
-    let _ = writeln!(
-        md,
-        "| id | {} | {} | {} |\n|---|---|---|---|",
-        t("问题", "question"),
-        t("准确率", "accuracy"),
-        t("引用率", "citation")
-    );
-    for r in engine.results().iter().flatten() {
-        let q = &engine.cases()[r.index].q;
-        let mark = |b: bool| if b { "√" } else { "×" };
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} |",
-            cell(&r.case_id),
-            cell(q),
-            mark(r.accurate()),
-            mark(r.cited())
-        );
-    }
-    let _ = writeln!(md, "\n## Notes\n");
-    for line in notes(lang, engine) {
-        let _ = writeln!(md, "{line}");
     }
     md
+}
+
+/// `| a | b |` with each cell made safe.
+fn row(cells: &[String]) -> String {
+    format!("| {} |", cells.join(" | "))
+}
+
+/// A header and its `|---|` line.
+fn header(names: &[&str]) -> String {
+    format!(
+        "{}\n|{}",
+        row(&names.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
+        "---|".repeat(names.len())
+    )
+}
+
+fn overall(md: &mut String, report: &EvaluationResult, lang: Lang) {
+    let rows = &report.report.summaries;
+    let by_model = rows.iter().any(|s| s.model.is_some());
+    let extra = rows.iter().any(|s| s.skipped.is_some());
+    let _ = writeln!(md, "## {}\n", lang.pick("整体指标", "Overall metrics"));
+    let mut names = vec!["metric", "mean", "std", "sample_count"];
+    if by_model {
+        names.insert(0, "model");
+    }
+    if extra {
+        names.extend(["skipped", "components"]);
+    }
+    let _ = writeln!(md, "{}", header(&names));
+    for s in rows {
+        let mut cells = vec![
+            s.metric.clone(),
+            format!("{:.3}", s.mean),
+            format!("{:.3}", s.std),
+            s.sample_count.to_string(),
+        ];
+        if by_model {
+            cells.insert(0, cell(s.model.as_deref().unwrap_or("")));
+        }
+        if extra {
+            let comps: Vec<String> = s
+                .components
+                .iter()
+                .flatten()
+                .map(|(k, v)| format!("{k}={v:.3}"))
+                .collect();
+            cells.push(s.skipped.unwrap_or(0).to_string());
+            cells.push(comps.join(", "));
+        }
+        let _ = writeln!(md, "{}", row(&cells));
+    }
+    md.push('\n');
+}
+
+fn breakdown(md: &mut String, report: &EvaluationResult, dim: &str, title: &str) {
+    let rows: Vec<_> = report
+        .report
+        .breakdowns
+        .iter()
+        .filter(|b| b.dimension == dim)
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let by_model = rows.iter().any(|b| b.model.is_some());
+    let mut names = vec!["metric", dim, "mean", "std", "sample_count"];
+    if by_model {
+        names.insert(0, "model");
+    }
+    let _ = writeln!(md, "## {title}\n\n{}", header(&names));
+    for b in rows {
+        let mut cells = vec![
+            b.metric.clone(),
+            cell(&b.bucket),
+            format!("{:.3}", b.mean),
+            format!("{:.3}", b.std),
+            b.sample_count.to_string(),
+        ];
+        if by_model {
+            cells.insert(0, cell(b.model.as_deref().unwrap_or("")));
+        }
+        let _ = writeln!(md, "{}", row(&cells));
+    }
+    md.push('\n');
+}
+
+fn error_cases(md: &mut String, report: &EvaluationResult, lang: Lang) {
+    let _ = writeln!(md, "## {}\n", lang.pick("错误用例", "Error cases"));
+    let cases = &report.report.error_cases;
+    if cases.is_empty() {
+        let none = lang.pick(
+            "无错误用例（所有调用均成功）。",
+            "No error cases (all calls succeeded).",
+        );
+        let _ = writeln!(md, "{none}\n");
+        return;
+    }
+    let by_model = cases.iter().any(|c| c.model.is_some());
+    let mut names = vec!["sample_id", "status", "status_code", "attempts", "message"];
+    if by_model {
+        names.insert(0, "model");
+    }
+    let _ = writeln!(md, "{}", header(&names));
+    for c in cases.iter().take(MAX_LISTED) {
+        let mut cells = vec![
+            cell(&c.sample_id),
+            c.status.clone(),
+            c.status_code.map(|s| s.to_string()).unwrap_or_default(),
+            c.attempts.to_string(),
+            cell(c.message.as_deref().unwrap_or("")),
+        ];
+        if by_model {
+            cells.insert(0, cell(c.model.as_deref().unwrap_or("")));
+        }
+        let _ = writeln!(md, "{}", row(&cells));
+    }
+    more(md, cases.len(), lang);
+    md.push('\n');
+}
+
+fn judges(md: &mut String, report: &EvaluationResult, lang: Lang) {
+    let details = &report.report.llm_judge_details;
+    if details.is_empty() {
+        return;
+    }
+    let _ = writeln!(md, "## {}\n", lang.pick("LLM 评审", "LLM judge"));
+    for d in details {
+        let _ = writeln!(md, "- {}", cell(&d.to_string()));
+    }
+    md.push('\n');
+}
+
+/// "and N more not listed", when a list was cut at [`MAX_LISTED`].
+pub fn more(md: &mut String, total: usize, lang: Lang) {
+    if total > MAX_LISTED {
+        let rest = total - MAX_LISTED;
+        let _ = writeln!(
+            md,
+            "\n{} {rest} {}",
+            lang.pick("另有", "and"),
+            lang.pick("条未列出。", "more not listed.")
+        );
+    }
 }
 
 /// Makes text safe inside a Markdown table cell: one line, pipes escaped.

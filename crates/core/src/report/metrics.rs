@@ -25,25 +25,36 @@ pub struct RunMetrics {
     pub failed_calls: usize,
 }
 
-/// The same counts as the report's top-level `metrics` (`cases` for `cases_total`).
+/// The report's top-level `metrics`, for every kind of run: the counts every
+/// run has, and each kind's own (`None` and left out for other kinds). The
+/// event log's `summary.metrics` carries the same counts (`cases_total` for
+/// `cases`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReportMetrics {
-    /// Settled cases.
+    /// Settled cases (× models).
     pub cases: usize,
-    /// Cases with both metrics passed.
+    /// Cases that passed (RAG: both metrics; tasks: read without a parse problem).
     pub passed_cases: usize,
-    /// Pass rate.
-    pub pass_rate: f64,
-    /// Accurate cases.
-    pub accurate_cases: usize,
-    /// Accuracy.
-    pub accuracy: f64,
-    /// Correctly citing cases.
-    pub cited_cases: usize,
-    /// Citation rate.
-    pub citation_rate: f64,
-    /// Failed model calls.
+    /// Pass rate (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_rate: Option<f64>,
+    /// Accurate cases (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accurate_cases: Option<usize>,
+    /// Accuracy (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accuracy: Option<f64>,
+    /// Correctly citing cases (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cited_cases: Option<usize>,
+    /// Citation rate (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation_rate: Option<f64>,
+    /// Failed model calls (or samples without a response).
     pub failed_calls: usize,
+    /// Answered with a parse problem (tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parse_problem_cases: Option<usize>,
 }
 
 impl RunMetrics {
@@ -81,12 +92,13 @@ impl From<&RunMetrics> for ReportMetrics {
         ReportMetrics {
             cases: m.cases_total,
             passed_cases: m.passed_cases,
-            pass_rate: m.pass_rate,
-            accurate_cases: m.accurate_cases,
-            accuracy: m.accuracy,
-            cited_cases: m.cited_cases,
-            citation_rate: m.citation_rate,
+            pass_rate: Some(m.pass_rate),
+            accurate_cases: Some(m.accurate_cases),
+            accuracy: Some(m.accuracy),
+            cited_cases: Some(m.cited_cases),
+            citation_rate: Some(m.citation_rate),
             failed_calls: m.failed_calls,
+            parse_problem_cases: None,
         }
     }
 }

@@ -2,13 +2,16 @@
 //! `EvaluationResult`, its aggregates, and its renderings.
 
 mod aggregate;
+mod assemble;
 mod build;
 mod markdown;
 mod metrics;
 mod model;
 
-pub use aggregate::{breakdowns, length_bucket, mean_std};
+pub use aggregate::{breakdowns, length_bucket, mean_std, summaries};
+pub use assemble::{assemble, ModelRows, ReportParts};
 pub use build::build;
-pub use markdown::{cell, render_markdown};
+pub use build::rag_markdown;
+pub use markdown::{cell, more, render as render_md, MarkdownParts, MAX_LISTED};
 pub use metrics::{ReportMetrics, RunMetrics};
 pub use model::*;

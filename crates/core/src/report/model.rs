@@ -6,11 +6,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-/// The final report file.
+/// The final report file of every run, whatever its kind: spec 003's
+/// `EvaluationResult` plus the top-level counts. Rows carry `model` when a
+/// run's models are named (task runs, several models side by side).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EvaluationResult {
     /// Run-level counts (`metrics.cases` reconciles with the log's `cases_total`).
     pub metrics: ReportMetrics,
+    /// One verdict per case × model (task runs; the log's `case` records say the same).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cases: Vec<CaseVerdict>,
     /// One score per case and metric, in dataset order.
     pub scores: Vec<EvalScore>,
     /// Aggregates.
@@ -49,6 +54,22 @@ pub struct EvaluationReport {
     pub error_cases: Vec<ErrorCase>,
     /// LLM-judge metadata (none for the RAG metrics).
     pub llm_judge_details: Vec<Value>,
+    /// Input lines that were skipped, and responses for unknown samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_errors: Option<Vec<crate::dataset::LineError>>,
+}
+
+/// Whether one model's answer to one case was usable.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CaseVerdict {
+    /// Model name.
+    pub model: String,
+    /// Case id.
+    pub sample_id: String,
+    /// `ok`, `no_response` or `failed`.
+    pub status: String,
+    /// Answered and read without a parse problem.
+    pub passed: bool,
 }
 
 /// Dataset × run config × evaluator config, and the run's identity.
@@ -60,8 +81,10 @@ pub struct ExperimentMetadata {
     pub run_config: Value,
     /// Metrics and matching settings.
     pub evaluator_config: Value,
-    /// Run id and timings (the only parts that differ between identical runs).
-    pub run: RunIdentity,
+    /// Run id and timings (the only parts that differ between identical runs);
+    /// none when nothing was run (answers scored from a file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunIdentity>,
 }
 
 /// The run's id and timings.
@@ -94,9 +117,12 @@ pub struct DatasetMetadata {
     pub tags: BTreeMap<String, usize>,
 }
 
-/// Spec 003 `MetricSummary`.
+/// Spec 003 `MetricSummary`, with the model when the run names it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MetricSummary {
+    /// Model name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// Metric name.
     pub metric: String,
     /// Mean score.
@@ -105,11 +131,20 @@ pub struct MetricSummary {
     pub std: f64,
     /// Cases counted.
     pub sample_count: usize,
+    /// Cases the metric could not score (task metrics).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<usize>,
+    /// Aggregate components (`mae`, `hit_rate`, `precision`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub components: Option<BTreeMap<String, f64>>,
 }
 
-/// Spec 003 `MetricBreakdown`.
+/// Spec 003 `MetricBreakdown`, with the model when the run names it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MetricBreakdown {
+    /// Model name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// Metric name.
     pub metric: String,
     /// `tag`, `language` or `length`.
@@ -124,9 +159,12 @@ pub struct MetricBreakdown {
     pub sample_count: usize,
 }
 
-/// Spec 003 `ErrorCase`.
+/// Spec 003 `ErrorCase`, with the model when the run names it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ErrorCase {
+    /// Model name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// Case id.
     pub sample_id: String,
     /// `error`, `timeout` or `cancelled`.

@@ -1,38 +1,31 @@
-//! `report.md` of a task run (spec 003 §3's sections, for several models):
-//! experiment, overall metrics per model, breakdowns by tag / language /
-//! length (only the dimensions the samples have), parse problems, error cases
-//! and skipped input lines. In Chinese or English; table keys stay in English.
+//! `report.md` of a task run: the one renderer (`report::render_md`) with a
+//! task's experiment lines (task, prompt template, dataset, answers, models,
+//! metrics) and its own sections: parse problems and skipped input lines.
 
-use super::report::{ModelBreakdown, TaskReport};
+use super::report::TaskReport;
 use super::score::{ModelRun, SampleResult};
 use super::ReportInput;
-use crate::report::cell;
+use crate::report::{cell, more, render_md, MarkdownParts, MAX_LISTED};
 use crate::schema::ParseStatus;
 use crate::Lang;
 use std::fmt::Write;
 
-/// Most rows listed per section of individual cases.
-pub const MAX_LISTED: usize = 20;
-
 /// Renders `report.md`.
 pub fn render(input: &ReportInput<'_>, report: &TaskReport, lang: Lang) -> String {
-    let mut md = String::new();
-    experiment(&mut md, input, lang);
-    overall(&mut md, report, lang);
-    for (dim, zh, en) in [
-        ("tag", "按标签", "By tag"),
-        ("language", "按语言", "By language"),
-        ("length", "按长度", "By length"),
-    ] {
-        breakdown(&mut md, report, dim, lang.pick(zh, en));
-    }
-    parse_problems(&mut md, input, lang);
-    error_cases(&mut md, report, lang);
-    line_errors(&mut md, input, lang);
-    md
+    let mut problems = String::new();
+    parse_problems(&mut problems, input, lang);
+    let mut skipped = String::new();
+    line_errors(&mut skipped, input, lang);
+    let parts = MarkdownParts {
+        experiment: experiment(input, lang),
+        after_overall: None,
+        sections: vec![problems, skipped],
+        notes: Vec::new(),
+    };
+    render_md(report, &parts, lang)
 }
 
-fn experiment(md: &mut String, input: &ReportInput<'_>, lang: Lang) {
+fn experiment(input: &ReportInput<'_>, lang: Lang) -> Vec<String> {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
     let (i, d) = (input.info, &input.data.metadata);
     let models: Vec<&str> = input
@@ -41,106 +34,41 @@ fn experiment(md: &mut String, input: &ReportInput<'_>, lang: Lang) {
         .iter()
         .map(|m| m.model.as_str())
         .collect();
-    let _ = writeln!(md, "# {}\n", t("评测报告", "Evaluation report"));
-    let _ = writeln!(
-        md,
-        "- {}: {} {} ({})",
-        t("任务", "Task"),
-        i.name,
-        i.version,
-        i.source
-    );
-    let _ = writeln!(
-        md,
-        "- {}: {} {} ({})",
-        t("提示词模板", "Prompt template"),
-        i.prompt_name,
-        i.prompt_version,
-        i.prompt_source
-    );
-    let _ = writeln!(
-        md,
-        "- {}: {} {} ({} {}, {} {})",
-        t("数据集", "Dataset"),
-        d.dataset_id,
-        d.version,
-        input.data.samples.len(),
-        t("条样本", "samples"),
-        input.data.errors.len(),
-        t("行被跳过", "lines skipped")
-    );
-    let _ = writeln!(
-        md,
-        "- {}: {}",
-        t("回答来源", "Answers"),
-        input.source.describe()
-    );
-    let _ = writeln!(md, "- {}: {}", t("模型", "Models"), models.join(", "));
     let metrics: Vec<String> = input
         .task
         .metrics
         .iter()
         .map(|m| format!("{} ({})", m.name, m.kind))
         .collect();
-    let _ = writeln!(md, "- {}: {}\n", t("指标", "Metrics"), metrics.join(", "));
-}
-
-fn overall(md: &mut String, report: &TaskReport, lang: Lang) {
-    let _ = writeln!(md, "## {}\n", lang.pick("整体指标", "Overall metrics"));
-    let _ = writeln!(
-        md,
-        "| model | metric | mean | std | sample_count | skipped | components |\n|---|---|---|---|---|---|---|"
-    );
-    for s in &report.report.summaries {
-        let comps: Vec<String> = s
-            .components
-            .iter()
-            .map(|(k, v)| format!("{k}={v:.3}"))
-            .collect();
-        let _ = writeln!(
-            md,
-            "| {} | {} | {:.3} | {:.3} | {} | {} | {} |",
-            cell(&s.model),
-            s.summary.metric,
-            s.summary.mean,
-            s.summary.std,
-            s.summary.sample_count,
-            s.skipped,
-            comps.join(", ")
-        );
-    }
-    md.push('\n');
-}
-
-fn breakdown(md: &mut String, report: &TaskReport, dim: &str, title: &str) {
-    let rows: Vec<&ModelBreakdown> = report
-        .report
-        .breakdowns
-        .iter()
-        .filter(|b| b.breakdown.dimension == dim)
-        .collect();
-    if rows.is_empty() {
-        return;
-    }
-    let _ = writeln!(md, "## {title}\n");
-    let _ = writeln!(
-        md,
-        "| model | metric | {dim} | mean | std | sample_count |\n|---|---|---|---|---|---|"
-    );
-    for r in rows {
-        let b = &r.breakdown;
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {:.3} | {:.3} | {} |",
-            cell(&r.model),
-            b.metric,
-            cell(&b.bucket),
-            b.mean,
-            b.std,
-            b.sample_count
-        );
-    }
-    md.push('\n');
+    vec![
+        format!(
+            "{}: {} {} ({})",
+            t("任务", "Task"),
+            i.name,
+            i.version,
+            i.source
+        ),
+        format!(
+            "{}: {} {} ({})",
+            t("提示词模板", "Prompt template"),
+            i.prompt_name,
+            i.prompt_version,
+            i.prompt_source
+        ),
+        format!(
+            "{}: {} {} ({} {}, {} {})",
+            t("数据集", "Dataset"),
+            d.dataset_id,
+            d.version,
+            input.data.samples.len(),
+            t("条样本", "samples"),
+            input.data.errors.len(),
+            t("行被跳过", "lines skipped")
+        ),
+        format!("{}: {}", t("回答来源", "Answers"), input.source.describe()),
+        format!("{}: {}", t("模型", "Models"), models.join(", ")),
+        format!("{}: {}", t("指标", "Metrics"), metrics.join(", ")),
+    ]
 }
 
 fn parse_problems(md: &mut String, input: &ReportInput<'_>, lang: Lang) {
@@ -207,38 +135,6 @@ fn problem(r: &SampleResult) -> String {
     parts.join("; ")
 }
 
-fn error_cases(md: &mut String, report: &TaskReport, lang: Lang) {
-    let _ = writeln!(md, "## {}\n", lang.pick("错误用例", "Error cases"));
-    let cases = &report.report.error_cases;
-    if cases.is_empty() {
-        let _ = writeln!(
-            md,
-            "{}\n",
-            lang.pick(
-                "无错误用例：每个样本都有回答。",
-                "No error cases: every sample was answered."
-            )
-        );
-        return;
-    }
-    let _ = writeln!(
-        md,
-        "| model | sample_id | status | message |\n|---|---|---|---|"
-    );
-    for c in cases.iter().take(MAX_LISTED) {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} |",
-            cell(&c.model),
-            cell(&c.case.sample_id),
-            c.case.status,
-            cell(c.case.message.as_deref().unwrap_or(""))
-        );
-    }
-    more(md, cases.len(), lang);
-    md.push('\n');
-}
-
 fn line_errors(md: &mut String, input: &ReportInput<'_>, lang: Lang) {
     if input.line_errors.is_empty() {
         return;
@@ -253,18 +149,6 @@ fn line_errors(md: &mut String, input: &ReportInput<'_>, lang: Lang) {
     }
     more(md, input.line_errors.len(), lang);
     md.push('\n');
-}
-
-fn more(md: &mut String, total: usize, lang: Lang) {
-    if total > MAX_LISTED {
-        let rest = total - MAX_LISTED;
-        let _ = writeln!(
-            md,
-            "\n{} {rest} {}",
-            lang.pick("另有", "and"),
-            lang.pick("条未列出。", "more not listed.")
-        );
-    }
 }
 
 #[cfg(test)]

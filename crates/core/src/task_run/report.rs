@@ -15,12 +15,12 @@ use super::data::{EvalSample, TaskDataset};
 use super::score::{AnswerStatus, ModelRun, Scored};
 use crate::dataset::LineError;
 use crate::report::{
-    breakdowns, DatasetMetadata, ErrorCase, EvalScore, MetricBreakdown, MetricSummary,
+    assemble, CaseVerdict, ErrorCase, EvalScore, EvaluationResult, ExperimentMetadata,
+    MetricSummary, ModelRows, ReportMetrics, ReportParts,
 };
 use crate::task::Task;
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 
 /// Name, version and origin of the task and its prompt template.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -107,32 +107,6 @@ impl AnswerSource {
     }
 }
 
-/// `report.json`: spec 003's `EvaluationResult` for several models.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TaskReport {
-    /// Counts over every sample × model, for reconciliation with the event log.
-    pub metrics: TaskMetrics,
-    /// One verdict per sample × model (the event log's `case` records say the same).
-    pub cases: Vec<CaseVerdict>,
-    /// Every sample × metric × model score.
-    pub scores: Vec<EvalScore>,
-    /// The aggregates.
-    pub report: TaskEvaluationReport,
-}
-
-/// Whether one model's answer to one sample was usable.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CaseVerdict {
-    /// Model name.
-    pub model: String,
-    /// Sample id.
-    pub sample_id: String,
-    /// `ok`, `no_response` or `failed`.
-    pub status: AnswerStatus,
-    /// Answered and read without a parse problem.
-    pub passed: bool,
-}
-
 /// Counts over every sample × model (the event log's `summary.metrics`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TaskMetrics {
@@ -144,6 +118,18 @@ pub struct TaskMetrics {
     pub failed_calls: usize,
     /// Answered with a parse problem.
     pub parse_problem_cases: usize,
+}
+
+impl From<TaskMetrics> for ReportMetrics {
+    fn from(m: TaskMetrics) -> ReportMetrics {
+        ReportMetrics {
+            cases: m.cases,
+            passed_cases: m.passed_cases,
+            failed_calls: m.failed_calls,
+            parse_problem_cases: Some(m.parse_problem_cases),
+            ..ReportMetrics::default()
+        }
+    }
 }
 
 impl TaskMetrics {
@@ -164,109 +150,50 @@ impl TaskMetrics {
     }
 }
 
-/// Spec 003 `EvaluationReport` with a `model` on every aggregate.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TaskEvaluationReport {
-    /// Dataset, run config, evaluator config.
-    pub experiment: TaskExperiment,
-    /// One per model and metric.
-    pub summaries: Vec<ModelSummary>,
-    /// One per model, metric, dimension and bucket.
-    pub breakdowns: Vec<ModelBreakdown>,
-    /// Samples a model did not answer.
-    pub error_cases: Vec<ModelErrorCase>,
-    /// Always empty (no LLM judge here).
-    pub llm_judge_details: Vec<Value>,
-    /// Input lines that were skipped, and responses for unknown samples.
-    pub line_errors: Vec<LineError>,
-}
-
-/// Spec 003 `ExperimentMetadata` (no run identity: nothing was run).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TaskExperiment {
-    /// The dataset.
-    pub dataset: DatasetMetadata,
-    /// `{mode: "score", responses, models}`.
-    pub run_config: Value,
-    /// `{task, prompt_template, metrics, parse_schema, default_params}`.
-    pub evaluator_config: Value,
-}
-
-/// A `MetricSummary` of one model.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ModelSummary {
-    /// Model name.
-    pub model: String,
-    /// Spec 003 fields.
-    #[serde(flatten)]
-    pub summary: MetricSummary,
-    /// Samples the metric could not score.
-    pub skipped: usize,
-    /// Aggregate components (`mae`, `hit_rate`, `precision`, ...).
-    pub components: BTreeMap<String, f64>,
-}
-
-/// A `MetricBreakdown` of one model.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ModelBreakdown {
-    /// Model name.
-    pub model: String,
-    /// Spec 003 fields.
-    #[serde(flatten)]
-    pub breakdown: MetricBreakdown,
-}
-
-/// An `ErrorCase` of one model.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ModelErrorCase {
-    /// Model name.
-    pub model: String,
-    /// Spec 003 fields.
-    #[serde(flatten)]
-    pub case: ErrorCase,
-}
+/// The task run's report: the one report builder over each model's rows.
+pub type TaskReport = EvaluationResult;
 
 /// Builds `report.json`.
-pub fn build(input: &ReportInput<'_>) -> TaskReport {
+pub fn build(input: &ReportInput<'_>) -> EvaluationResult {
     let scored = input.scored;
     let samples = &input.data.samples;
-    let per_model: Vec<Vec<EvalScore>> = scored
+    let errors = error_cases(input);
+    let models = scored
         .models
         .iter()
-        .map(|m| eval_scores(samples, m, input.info))
+        .map(|m| ModelRows {
+            model: Some(m.model.clone()),
+            scores: eval_scores(samples, m, input.info),
+            summaries: summaries_of(m),
+            errors: errors
+                .iter()
+                .filter(|e| e.model.as_deref() == Some(m.model.as_str()))
+                .cloned()
+                .collect(),
+        })
         .collect();
-    let mut summaries = Vec::new();
-    let mut breakdowns = Vec::new();
-    for (m, scores) in scored.models.iter().zip(&per_model) {
-        summaries.extend(summaries_of(m));
-        breakdowns.extend(breakdowns_of(&m.model, scores, input.task));
-    }
-    TaskReport {
-        metrics: TaskMetrics::of(&scored.models),
-        cases: scored
-            .models
-            .iter()
-            .flat_map(|m| {
-                m.results.iter().filter_map(move |r| {
-                    Some(CaseVerdict {
-                        model: m.model.clone(),
-                        sample_id: samples.get(r.index)?.sample.id.clone(),
-                        status: r.status,
-                        passed: r.status == AnswerStatus::Ok && !r.has_parse_problem(),
-                    })
+    let cases = scored
+        .models
+        .iter()
+        .flat_map(|m| {
+            m.results.iter().filter_map(move |r| {
+                Some(CaseVerdict {
+                    model: m.model.clone(),
+                    sample_id: samples.get(r.index)?.sample.id.clone(),
+                    status: r.status.code().to_string(),
+                    passed: r.status == AnswerStatus::Ok && !r.has_parse_problem(),
                 })
             })
-            .collect(),
-        scores: per_model.into_iter().flatten().collect(),
-        report: TaskEvaluationReport {
-            experiment: experiment(input),
-            summaries,
-            breakdowns,
-            error_cases: error_cases(input),
-            llm_judge_details: Vec::new(),
-            line_errors: input.line_errors.to_vec(),
-        },
-    }
+        })
+        .collect();
+    assemble(ReportParts {
+        metrics: TaskMetrics::of(&scored.models).into(),
+        cases,
+        models,
+        metric_names: input.task.metrics.iter().map(|m| m.name.clone()).collect(),
+        experiment: experiment(input),
+        line_errors: Some(input.line_errors.to_vec()),
+    })
 }
 
 /// One model's `EvalScore`s, sample by sample, metrics in task order.
@@ -299,37 +226,22 @@ pub fn eval_scores(samples: &[EvalSample], run: &ModelRun, info: &TaskInfo) -> V
     out
 }
 
-fn summaries_of(run: &ModelRun) -> Vec<ModelSummary> {
+fn summaries_of(run: &ModelRun) -> Vec<MetricSummary> {
     run.aggregates
         .iter()
-        .map(|(metric, agg)| ModelSummary {
-            model: run.model.clone(),
-            summary: MetricSummary {
-                metric: metric.clone(),
-                mean: agg.mean,
-                std: agg.std,
-                sample_count: agg.sample_count,
-            },
-            skipped: agg.skipped,
-            components: agg.components.clone(),
+        .map(|(metric, agg)| MetricSummary {
+            model: Some(run.model.clone()),
+            metric: metric.clone(),
+            mean: agg.mean,
+            std: agg.std,
+            sample_count: agg.sample_count,
+            skipped: Some(agg.skipped),
+            components: Some(agg.components.clone()),
         })
         .collect()
 }
 
-/// Breakdowns by tag, language and length of one model's scores, per metric
-/// (the RAG report's aggregation, with the model named on each row).
-fn breakdowns_of(model: &str, scores: &[EvalScore], task: &Task) -> Vec<ModelBreakdown> {
-    let names: Vec<&str> = task.metrics.iter().map(|m| m.name.as_str()).collect();
-    breakdowns(scores, &names)
-        .into_iter()
-        .map(|breakdown| ModelBreakdown {
-            model: model.to_string(),
-            breakdown,
-        })
-        .collect()
-}
-
-fn error_cases(input: &ReportInput<'_>) -> Vec<ModelErrorCase> {
+fn error_cases(input: &ReportInput<'_>) -> Vec<ErrorCase> {
     let mut out = Vec::new();
     for m in &input.scored.models {
         for r in m.results.iter().filter(|r| r.status != AnswerStatus::Ok) {
@@ -359,25 +271,23 @@ fn error_cases(input: &ReportInput<'_>) -> Vec<ModelErrorCase> {
                     None,
                 ),
             };
-            out.push(ModelErrorCase {
-                model: m.model.clone(),
-                case: ErrorCase {
-                    sample_id: s.sample.id.clone(),
-                    status,
-                    trace_id: format!("{}/{}", m.model, s.sample.id),
-                    message: Some(message),
-                    latency_ms: r.elapsed_ms.map(|ms| ms as f64),
-                    backend,
-                    status_code: r.error.as_ref().and_then(|e| e.status_code),
-                    attempts: r.attempts.unwrap_or(0),
-                },
+            out.push(ErrorCase {
+                model: Some(m.model.clone()),
+                sample_id: s.sample.id.clone(),
+                status,
+                trace_id: format!("{}/{}", m.model, s.sample.id),
+                message: Some(message),
+                latency_ms: r.elapsed_ms.map(|ms| ms as f64),
+                backend,
+                status_code: r.error.as_ref().and_then(|e| e.status_code),
+                attempts: r.attempts.unwrap_or(0),
             });
         }
     }
     out
 }
 
-fn experiment(input: &ReportInput<'_>) -> TaskExperiment {
+fn experiment(input: &ReportInput<'_>) -> ExperimentMetadata {
     let task = input.task;
     let info = input.info;
     let models: Vec<&str> = input
@@ -391,7 +301,8 @@ fn experiment(input: &ReportInput<'_>) -> TaskExperiment {
         .iter()
         .map(|m| json!({"type": m.kind, "name": m.name}))
         .collect();
-    TaskExperiment {
+    ExperimentMetadata {
+        run: None,
         dataset: input.data.metadata.clone(),
         run_config: match input.source {
             AnswerSource::Score { responses } => json!({
@@ -444,8 +355,8 @@ mod tests {
         let r = build(&input);
         let s = &r.report.summaries[0];
         assert_eq!(
-            (s.model.as_str(), s.summary.metric.as_str()),
-            ("m1", "sentiment_acc")
+            (s.model.as_deref(), s.metric.as_str()),
+            (Some("m1"), "sentiment_acc")
         );
         let v = serde_json::to_value(&r).expect("json");
         let first = &v["report"]["summaries"][0];
@@ -460,15 +371,15 @@ mod tests {
             v["report"]["experiment"]["evaluator_config"]["prompt_template"]["name"],
             "ie_json"
         );
-        let tag_rows: Vec<&ModelBreakdown> = r
+        let tag_rows: Vec<&crate::report::MetricBreakdown> = r
             .report
             .breakdowns
             .iter()
-            .filter(|b| b.breakdown.dimension == "tag")
+            .filter(|b| b.dimension == "tag")
             .collect();
         assert!(!tag_rows.is_empty());
         assert_eq!(r.report.error_cases.len(), 1);
-        assert_eq!(r.report.error_cases[0].case.trace_id, "m2/S2");
+        assert_eq!(r.report.error_cases[0].trace_id, "m2/S2");
         assert_eq!(r.scores[0].detail["model"], "m1");
         assert_eq!(scores_jsonl(&r.scores).lines().count(), r.scores.len());
     }

@@ -33,6 +33,17 @@ pub enum AnswerStatus {
     Failed,
 }
 
+impl AnswerStatus {
+    /// `ok`, `no_response` or `failed`, as written in reports.
+    pub fn code(self) -> &'static str {
+        match self {
+            AnswerStatus::Ok => "ok",
+            AnswerStatus::NoResponse => "no_response",
+            AnswerStatus::Failed => "failed",
+        }
+    }
+}
+
 /// One model's result on one sample.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SampleResult {
