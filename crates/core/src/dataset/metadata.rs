@@ -206,7 +206,12 @@ pub fn report_metadata<'a>(
             *tags.entry(t.clone()).or_default() += 1;
         }
     }
-    let mut counts = Map::new();
+    // Counts given in metadata.json are kept; the two counted here win.
+    let mut counts = meta
+        .and_then(|m| m.counts.as_ref())
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     counts.insert("sample_count".into(), json!(sample_count));
     counts.insert("line_errors".into(), json!(line_errors));
     let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
@@ -220,6 +225,12 @@ pub fn report_metadata<'a>(
         counts,
         languages,
         tags,
+        source: meta.and_then(|m| m.source.clone()),
+        created_at: meta.and_then(|m| m.created_at.clone()),
+        generator_commit: meta.and_then(|m| m.generator_commit.clone()),
+        filters: meta.and_then(|m| m.filters.clone()),
+        sampling: meta.and_then(|m| m.sampling.clone()),
+        extra: meta.map(|m| m.extra.clone()).unwrap_or_default(),
     }
 }
 
@@ -241,6 +252,30 @@ mod tests {
         assert_eq!(m.counts, Some(json!({"sample_count": 3})));
         assert_eq!(m.extra.get("owner"), Some(&json!("qa-team")));
         assert_eq!(m.extra.get("note"), Some(&json!("x")));
+    }
+
+    #[test]
+    fn the_report_block_keeps_every_field_metadata_json_gives() {
+        let text = r#"{"dataset_id":"d","version":"v2","source":{"repo":"x"},
+"created_at":"2025-11-23T07:52:40Z","generator_commit":"abc123","filters":{"min_len":5},
+"sampling":{"seed":7},"counts":{"sample_count":99,"raw_rows":120},"owner":"qa"}"#;
+        let m = parse("metadata.json", text.as_bytes()).expect("valid");
+        let tags = vec!["t".to_string()];
+        let block = report_metadata(Some(&m), "d.jsonl", [(Some("en"), tags.as_slice())], 1);
+        let v = serde_json::to_value(&block).expect("json");
+        assert_eq!(v["source"], json!({"repo": "x"}));
+        assert_eq!(v["created_at"], "2025-11-23T07:52:40Z");
+        assert_eq!(v["generator_commit"], "abc123");
+        assert_eq!(v["filters"], json!({"min_len": 5}));
+        assert_eq!(v["sampling"], json!({"seed": 7}));
+        assert_eq!(v["extra"], json!({"owner": "qa"}));
+        assert_eq!(
+            v["counts"],
+            json!({"sample_count": 1, "raw_rows": 120, "line_errors": 1})
+        );
+        let bare = report_metadata(None, "d.jsonl", [(None, tags.as_slice())], 0);
+        let v = serde_json::to_value(&bare).expect("json");
+        assert!(v.get("source").is_none() && v.get("extra").is_none());
     }
 
     #[test]

@@ -115,6 +115,24 @@ pub struct DatasetMetadata {
     pub languages: BTreeMap<String, usize>,
     /// Cases per tag.
     pub tags: BTreeMap<String, usize>,
+    /// Where the data came from (from `metadata.json`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Value>,
+    /// Creation time as written in `metadata.json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// Commit of the generator code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator_commit: Option<String>,
+    /// Preprocessing and filter settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filters: Option<Value>,
+    /// Sampling strategy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<Value>,
+    /// Every other key of `metadata.json`.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extra: Map<String, Value>,
 }
 
 /// Spec 003 `MetricSummary`, with the model when the run names it.
