@@ -72,6 +72,7 @@ fn run_config(
         settings: s.run_settings(started),
         scoring: s.scoring(),
         system_prompt: s.system_prompt.clone(),
+        dataset_meta: None,
     }
 }
 

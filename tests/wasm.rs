@@ -44,6 +44,7 @@ fn config(run_id: &str) -> RunConfig {
         },
         scoring: ScoringConfig::default(),
         system_prompt: evalpage_core::prompt::DEFAULT_SYSTEM_PROMPT.into(),
+        dataset_meta: None,
     }
 }
 

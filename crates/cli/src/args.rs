@@ -131,8 +131,8 @@ pub struct RunArgs {
     /// With --task: only the first N valid samples.
     #[arg(long, value_name = "N", requires = "task", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_samples: Option<u64>,
-    /// With --task: the dataset's spec 003 `metadata.json`.
-    #[arg(long, value_name = "FILE", requires = "task")]
+    /// The dataset's spec 003 `metadata.json` (its fields go into the report).
+    #[arg(long, value_name = "FILE")]
     pub metadata: Option<PathBuf>,
     /// Model provider [default: openai when --endpoint is given].
     #[arg(long, value_enum)]

@@ -90,7 +90,7 @@ pub(crate) fn read_dataset(
     Ok((bytes, data))
 }
 
-fn read_metadata(path: &Path) -> Result<metadata::DatasetMetadata, CliError> {
+pub fn read_metadata(path: &Path) -> Result<metadata::DatasetMetadata, CliError> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| CliError::Input {
         path: shown.clone(),

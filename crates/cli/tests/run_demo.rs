@@ -166,3 +166,78 @@ fn reconcile_command_agrees_with_a_run_and_catches_a_cut_log() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(texts(&bad).0.contains("note the last record"));
 }
+
+#[test]
+fn a_rag_run_writes_the_same_files_as_every_run_with_run_records_and_its_metadata() {
+    let dir = Scratch::new("rag-files");
+    let out_dir = dir.join("out");
+    let meta = dir.write(
+        "metadata.json",
+        r#"{"dataset_id": "lightrag_demo", "version": "v3", "source": {"repo": "docs"},
+            "created_at": "2026-01-06T00:00:00Z", "generator_commit": "abc123",
+            "filters": {"lang": "zh"}, "sampling": {"seed": 1}, "owner": "qa"}"#,
+    );
+    let meta_arg = meta.display().to_string();
+    let out = run_demo(&demo_dataset(), &out_dir, &["--metadata", &meta_arg]);
+    assert_ok(&out);
+    for name in evalpage_core::report::FILES.iter().chain(&LOGS) {
+        assert!(out_dir.join(name).is_file(), "{name} missing");
+    }
+    let report = read_json(&out_dir.join("report.json"));
+    let dataset = &report["report"]["experiment"]["dataset"];
+    assert_eq!(dataset["dataset_id"], "lightrag_demo");
+    assert_eq!(dataset["version"], "v3");
+    assert_eq!(dataset["generator_commit"], "abc123");
+    assert_eq!(dataset["source"]["repo"], "docs");
+    assert_eq!(dataset["sampling"]["seed"], 1);
+    assert_eq!(dataset["extra"]["owner"], "qa");
+    let text = std::fs::read_to_string(out_dir.join("results.jsonl")).expect("results");
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(rows.len(), 10);
+    for key in [
+        "sample_id",
+        "dataset_id",
+        "backend",
+        "run_config",
+        "response_text",
+        "status",
+        "latency_ms",
+        "trace_id",
+        "attempts",
+        "error",
+        "raw",
+    ] {
+        assert!(
+            rows.iter().all(|r| r.get(key).is_some()),
+            "RunRecord field {key}"
+        );
+    }
+    assert_eq!(rows[0]["sample_id"], "Q1");
+    assert_eq!(rows[0]["dataset_id"], "lightrag_demo");
+    assert_eq!(rows[0]["backend"], "demo");
+    assert_eq!(rows[0]["status"], "ok");
+    let scores = std::fs::read_to_string(out_dir.join("scores.jsonl")).expect("scores");
+    assert_eq!(scores.lines().count(), 20, "accuracy and citation per case");
+    let csv = std::fs::read_to_string(out_dir.join("summary.csv")).expect("csv");
+    let mut csv_lines = csv.lines();
+    assert_eq!(
+        csv_lines.next(),
+        Some("model,samples,tm_accuracy,tm_citation,kind")
+    );
+    let accuracy = report["metrics"]["accuracy"].as_f64().unwrap_or(-1.0);
+    let row = csv_lines.next().unwrap_or_default();
+    assert!(
+        row.starts_with(&format!("evalpage-demo,10,{accuracy},")),
+        "{row}"
+    );
+    let fp = read_json(&out_dir.join("dataset_fingerprint.json"));
+    assert_eq!(fp["sample_count"], 10);
+    let run_meta = read_json(&out_dir.join("run_meta.json"));
+    assert_eq!(run_meta["kind"], "rag");
+    assert_eq!(run_meta["metadata"], meta_arg.as_str());
+    let snapshot = read_json(&out_dir.join("model_snapshot.json"));
+    assert_eq!(snapshot["models"][0]["answered"], 10);
+}

@@ -15,7 +15,7 @@ use crate::args::RunArgs;
 use crate::error::CliError;
 use clock::Clock;
 use evalpage_core::console::{case_line, finish_line, start_line};
-use evalpage_core::report::RunMetrics;
+use evalpage_core::report::{RunMeta, RunMetrics};
 use evalpage_core::run::{Engine, RunStatus};
 use output::{say, Output, REPORT_JSON, REPORT_MD};
 
@@ -38,6 +38,7 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
     }
     let mut out = Output::create(&args.out)?;
     let lang = plan.config.info.lang;
+    let dataset_bytes = std::mem::take(&mut plan.dataset_bytes);
     let mut engine = Engine::new(plan.config, plan.cases);
     say(&start_line(lang, engine.cases().len()));
     if let Some(prior) = prior {
@@ -63,14 +64,25 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
         }
         Ok(())
     })?;
-    out.write_reports(&engine, clock.now_ms())?;
+    let meta = RunMeta {
+        tool: "evalpage-cli".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        argv: engine.config().info.argv.clone(),
+        dataset: args.dataset.display().to_string(),
+        metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
+        started_at_ms: engine.config().info.started_at_ms,
+        ended_at_ms: clock.now_ms(),
+    };
+    let written = out.write_reports(&engine, clock.now_ms(), &dataset_bytes, &meta)?;
     let cancelled = engine.status() == RunStatus::Cancelled;
     let metrics = RunMetrics::from_results(engine.results());
     say(&finish_line(lang, &metrics, cancelled));
     eprintln!(
-        "evalpage: wrote {} and {}",
+        "evalpage: wrote {} and {} ({} files and 2 event logs in {})",
         out.path(REPORT_JSON).display(),
-        out.path(REPORT_MD).display()
+        out.path(REPORT_MD).display(),
+        written,
+        args.out.display()
     );
     Ok(())
 }

@@ -4,7 +4,7 @@
 
 use crate::error::CliError;
 use evalpage_core::events::{self, Record};
-use evalpage_core::report::{self, EvaluationResult};
+use evalpage_core::report::{self, EvaluationResult, RunMeta};
 use evalpage_core::run::Engine;
 use evalpage_core::task_run::events::TaskRecord;
 use std::fs::File;
@@ -71,14 +71,24 @@ impl Output {
         append(&mut self.jsonl, line).map_err(|e| CliError::output(&self.path(JSONL), e))
     }
 
-    /// Writes `report.json` (pretty) and `report.md` for a stopped engine.
-    pub fn write_reports(&self, engine: &Engine, now_ms: u64) -> Result<(), CliError> {
+    /// Writes every file of a stopped RAG check (`report::FILES`), rendered
+    /// by the core's one renderer of every run's files.
+    pub fn write_reports(
+        &self,
+        engine: &Engine,
+        now_ms: u64,
+        dataset_bytes: &[u8],
+        meta: &RunMeta,
+    ) -> Result<usize, CliError> {
         let report: EvaluationResult = report::build(engine, now_ms);
-        let json = serde_json::to_string_pretty(&report)
-            .map_err(|e| CliError::output(&self.path(REPORT_JSON), io::Error::other(e)))?;
-        self.write_file(REPORT_JSON, &(json + "\n"))?;
         let lang = engine.config().info.lang;
-        self.write_file(REPORT_MD, &report::rag_markdown(engine, &report, lang))
+        let outputs = report::rag_outputs(engine, &report, lang, dataset_bytes, meta);
+        let files = report::outputs::render(&outputs)
+            .map_err(|e| CliError::output(&self.path("summary.csv"), io::Error::other(e)))?;
+        for (name, text) in &files {
+            self.write_file(name, text)?;
+        }
+        Ok(files.len())
     }
 
     /// Writes (replaces) one file in the output directory.

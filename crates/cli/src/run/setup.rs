@@ -28,6 +28,8 @@ pub struct Plan {
     pub cases: Vec<RagCase>,
     /// Who answers.
     pub backend: Backend,
+    /// The dataset file's bytes.
+    pub dataset_bytes: Vec<u8>,
 }
 
 /// The dataset's cases, with the name recorded in the report.
@@ -39,6 +41,8 @@ pub struct Loaded {
     pub cases: Vec<RagCase>,
     /// Lines skipped.
     pub skipped: usize,
+    /// The file's bytes (for its fingerprint).
+    pub bytes: Vec<u8>,
 }
 
 /// Resolves the flags into a plan; `argv` is recorded as given (it holds no key).
@@ -53,11 +57,16 @@ pub fn plan(args: &RunArgs, clock: &Clock, argv: Vec<String>) -> Result<Plan, Cl
             .system_prompt
             .clone()
             .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_string()),
+        dataset_meta: match &args.metadata {
+            Some(p) => Some(crate::score::read_metadata(p)?),
+            None => None,
+        },
     };
     Ok(Plan {
         config,
         cases: data.cases,
         backend,
+        dataset_bytes: data.bytes,
     })
 }
 
@@ -115,6 +124,7 @@ pub fn load_dataset(path: &Path) -> Result<Loaded, CliError> {
         name,
         cases: data.cases,
         skipped: data.errors.len(),
+        bytes,
     })
 }
 

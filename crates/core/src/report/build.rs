@@ -2,12 +2,17 @@
 //! report never depends on the order in which answers arrived.
 
 use super::aggregate::{length_bucket, summaries};
+use super::outputs::{Outputs, RunMeta};
+use super::run_record::{error_value, RunRecord};
 use super::*;
 use crate::console::{accuracy_reason, citation_reason, notes};
+use crate::dataset::fingerprint::fingerprint;
 use crate::dataset::metadata::report_metadata;
 use crate::dataset::rag::RagCase;
+use crate::events::ErrorDetail;
 use crate::run::{CaseResult, Engine, RunStatus};
 use crate::scorer::REGISTRY;
+use crate::timefmt::rfc3339_ms;
 use crate::Lang;
 use serde_json::{json, Value};
 
@@ -138,7 +143,8 @@ fn dataset_metadata(engine: &Engine) -> DatasetMetadata {
         let language = c.metadata.get("language").and_then(Value::as_str);
         (language, c.tags.as_slice())
     });
-    report_metadata(None, &info.dataset_name, tallies, info.dataset_line_errors)
+    let given = engine.config().dataset_meta.as_ref();
+    report_metadata(given, &info.dataset_name, tallies, info.dataset_line_errors)
 }
 
 /// `report.md` of the RAG check: the one renderer with the RAG check's
@@ -209,4 +215,132 @@ fn per_case(engine: &Engine, lang: Lang) -> String {
     }
     md.push('\n');
     md
+}
+
+/// Every file of a finished RAG check (see `report::outputs`): the report and
+/// its Markdown, one `RunRecord` line per case with the verdicts, the run's
+/// metadata, the dataset's fingerprint and the model that answered.
+pub fn rag_outputs(
+    engine: &Engine,
+    report: &EvaluationResult,
+    lang: Lang,
+    dataset_bytes: &[u8],
+    meta: &RunMeta,
+) -> Outputs {
+    let cfg = engine.config();
+    let info = &cfg.info;
+    let lines: Vec<usize> = engine.cases().iter().map(|c| c.line).collect();
+    let fp = fingerprint(
+        &info.dataset_name,
+        dataset_bytes,
+        &lines,
+        info.dataset_line_errors,
+    );
+    let answered = engine
+        .results()
+        .iter()
+        .flatten()
+        .filter(|r| r.call_ok())
+        .count();
+    Outputs {
+        report: report.clone(),
+        markdown: rag_markdown(engine, report, lang),
+        results_jsonl: rag_results(engine, &report.report.experiment.dataset.dataset_id),
+        samples: engine.cases().len(),
+        default_model: info.model.clone(),
+        identity: vec![("kind".into(), "rag".into())],
+        run_meta: json!({
+            "tool": meta.tool,
+            "version": meta.version,
+            "command": "run",
+            "kind": "rag",
+            "run_id": info.run_id,
+            "backend": info.backend,
+            "model": info.model,
+            "endpoint": info.endpoint,
+            "dataset": meta.dataset,
+            "metadata": meta.metadata,
+            "argv": meta.argv,
+            "started_at": rfc3339_ms(meta.started_at_ms),
+            "ended_at": rfc3339_ms(meta.ended_at_ms),
+            "started_at_ms": meta.started_at_ms,
+            "ended_at_ms": meta.ended_at_ms,
+        }),
+        fingerprint: serde_json::to_value(&fp).unwrap_or_default(),
+        model_snapshot: json!({
+            "kind": "rag",
+            "models": [{
+                "name": info.model,
+                "source": "called in this run",
+                "model": info.model,
+                "base_url": info.endpoint,
+                "answered": answered,
+                "samples": engine.cases().len(),
+                "settings": info.parameters,
+                "system_prompt": cfg.system_prompt,
+            }],
+        }),
+    }
+}
+
+/// `results.jsonl` of a RAG check: spec 003's `RunRecord` for each settled
+/// case, then its verdicts.
+fn rag_results(engine: &Engine, dataset_id: &str) -> String {
+    let cfg = engine.config();
+    let info = &cfg.info;
+    let mut out = String::new();
+    for (case, r) in engine.settled() {
+        let record = RunRecord {
+            sample_id: case.id.clone(),
+            dataset_id: Some(dataset_id.to_string()),
+            backend: info.backend.clone(),
+            run_config: json!({"model": info.model, "endpoint": info.endpoint, "parameters": info.parameters}),
+            response_text: r.answer.clone(),
+            status: r.error.as_ref().map_or("ok", |e| e.status()).to_string(),
+            latency_ms: Some(r.elapsed_ms as f64),
+            trace_id: format!("{}/{}", info.run_id, case.id),
+            attempts: r.attempts,
+            error: r.error.as_ref().map(|e| error_value(&ErrorDetail::from(e))),
+            raw: json!({"answer": r.answer}),
+        };
+        let mut line = serde_json::to_value(&record).unwrap_or_default();
+        if let Value::Object(m) = &mut line {
+            m.insert("line".into(), json!(case.line));
+            m.insert("question".into(), json!(case.q));
+            m.insert("accuracy".into(), json!(r.accurate()));
+            m.insert("citation".into(), json!(r.cited()));
+            m.insert("passed".into(), json!(r.passed()));
+            m.insert(
+                "matched".into(),
+                json!(r.accuracy.as_ref().map(|a| a.matched()).unwrap_or_default()),
+            );
+            m.insert(
+                "missing".into(),
+                json!(r
+                    .accuracy
+                    .as_ref()
+                    .map(|a| a.missing())
+                    .unwrap_or_else(|| case.gold.clone())),
+            );
+            m.insert(
+                "cited_docs".into(),
+                json!(r
+                    .citation
+                    .as_ref()
+                    .map(|c| c.cited.clone())
+                    .unwrap_or_default()),
+            );
+            m.insert(
+                "wrong_docs".into(),
+                json!(r
+                    .citation
+                    .as_ref()
+                    .map(|c| c.wrong.clone())
+                    .unwrap_or_default()),
+            );
+        }
+        out.push_str(&line.to_string());
+        out.push('\n');
+    }
+    out
 }

@@ -7,11 +7,15 @@ mod build;
 mod markdown;
 mod metrics;
 mod model;
+pub mod outputs;
+mod run_record;
 
 pub use aggregate::{breakdowns, length_bucket, mean_std, summaries};
 pub use assemble::{assemble, ModelRows, ReportParts};
 pub use build::build;
-pub use build::rag_markdown;
+pub use build::{rag_markdown, rag_outputs};
 pub use markdown::{cell, more, render as render_md, MarkdownParts, MAX_LISTED};
 pub use metrics::{ReportMetrics, RunMetrics};
 pub use model::*;
+pub use outputs::{Outputs, RunMeta, EVENT_FILES, FILES};
+pub use run_record::{error_value, RunRecord};

@@ -1,33 +1,18 @@
-//! Every artifact of a task run, rendered in memory: the CLI writes them into
-//! `--out`, the page zips them into one download. One place decides the file
-//! names and contents, so `evalpage run --task`, `evalpage score` and the page
-//! write the same files.
+//! Every artifact of a task run: the task's own parts handed to the one
+//! renderer of every run's files (`report::outputs`), so `evalpage run
+//! --task`, `evalpage score`, the RAG check and the page write the same files.
 
 use super::data::TaskDataset;
 use super::meta::{self, RunMeta};
 use super::report::{self, AnswerSource, ReportInput, TaskInfo};
 use super::score::Scored;
-use super::summary_csv::{self, CsvError};
 use super::{fingerprint, markdown, results};
 use crate::dataset::LineError;
+use crate::report::outputs::{self, Outputs};
 use crate::task::Task;
 use crate::Lang;
-use serde::Serialize;
 
-/// The files of every task run, in the order they are written.
-pub const FILES: [&str; 8] = [
-    "results.jsonl",
-    "scores.jsonl",
-    "summary.csv",
-    "report.md",
-    "report.json",
-    "run_meta.json",
-    "dataset_fingerprint.json",
-    "model_snapshot.json",
-];
-
-/// The event log files of a run that called models (written as the run goes).
-pub const EVENT_FILES: [&str; 2] = ["report.events.jsonl", "report.events.json-seq"];
+pub use crate::report::outputs::{CsvError, EVENT_FILES, FILES};
 
 /// Everything the artifacts are rendered from.
 #[derive(Clone, Copy, Debug)]
@@ -52,7 +37,8 @@ pub struct Inputs<'a> {
     pub lang: Lang,
 }
 
-/// Renders [`FILES`] as `(name, contents)`, in that order.
+/// Renders [`FILES`] as `(name, contents)`, in that order, through the one
+/// renderer of every run's files.
 pub fn render(i: &Inputs<'_>) -> Result<Vec<(&'static str, String)>, CsvError> {
     let input = ReportInput {
         task: i.task,
@@ -65,37 +51,28 @@ pub fn render(i: &Inputs<'_>) -> Result<Vec<(&'static str, String)>, CsvError> {
     let rep = report::build(&input);
     let lines: Vec<usize> = i.data.samples.iter().map(|s| s.sample.line).collect();
     let fp = fingerprint::fingerprint(&i.data.name, i.dataset_bytes, &lines, i.data.errors.len());
-    Ok(vec![
-        (
-            "results.jsonl",
-            results::render(i.data, i.info, &i.scored.models),
+    let outputs = Outputs {
+        markdown: markdown::render(&input, &rep, i.lang),
+        report: rep,
+        results_jsonl: results::render(i.data, i.info, i.source, &i.scored.models),
+        samples: i.data.samples.len(),
+        default_model: String::new(),
+        identity: vec![
+            ("task".into(), i.info.name.clone()),
+            ("task_version".into(), i.info.version.clone()),
+            ("prompt".into(), i.info.prompt_name.clone()),
+            ("prompt_version".into(), i.info.prompt_version.clone()),
+        ],
+        run_meta: meta::run_meta(i.meta, i.info, i.source),
+        fingerprint: serde_json::to_value(&fp).unwrap_or_default(),
+        model_snapshot: meta::model_snapshot(
+            &i.scored.models,
+            &i.task.default_params,
+            i.source,
+            i.info,
         ),
-        ("scores.jsonl", report::scores_jsonl(&rep.scores)),
-        (
-            "summary.csv",
-            summary_csv::render(i.task, i.info, i.data.samples.len(), &i.scored.models)?,
-        ),
-        ("report.md", markdown::render(&input, &rep, i.lang)),
-        ("report.json", pretty(&rep)),
-        (
-            "run_meta.json",
-            pretty(&meta::run_meta(i.meta, i.info, i.source)),
-        ),
-        ("dataset_fingerprint.json", pretty(&fp)),
-        (
-            "model_snapshot.json",
-            pretty(&meta::model_snapshot(
-                &i.scored.models,
-                &i.task.default_params,
-                i.source,
-                i.info,
-            )),
-        ),
-    ])
-}
-
-fn pretty<T: Serialize>(v: &T) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_default() + "\n"
+    };
+    outputs::render(&outputs)
 }
 
 #[cfg(test)]
@@ -103,10 +80,8 @@ mod tests {
     use super::super::testing::fixture;
     use super::*;
 
-    #[test]
-    fn renders_every_file_in_order() {
-        let f = fixture();
-        let meta = RunMeta {
+    fn meta() -> RunMeta {
+        RunMeta {
             tool: "t".into(),
             version: "0".into(),
             argv: vec![],
@@ -114,8 +89,11 @@ mod tests {
             metadata: None,
             started_at_ms: 0,
             ended_at_ms: 0,
-        };
-        let files = render(&Inputs {
+        }
+    }
+
+    fn inputs<'a>(f: &'a super::super::testing::Fixture, meta: &'a RunMeta) -> Inputs<'a> {
+        Inputs {
             task: &f.task,
             info: &f.info,
             data: &f.data,
@@ -123,14 +101,47 @@ mod tests {
             scored: &f.scored,
             line_errors: &f.errors,
             source: &f.source,
-            meta: &meta,
+            meta,
             lang: Lang::En,
-        })
-        .expect("render");
+        }
+    }
+
+    #[test]
+    fn renders_every_file_in_order() {
+        let f = fixture();
+        let files = render(&inputs(&f, &meta())).expect("render");
         let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
         assert_eq!(names, FILES);
         let report: serde_json::Value = serde_json::from_str(&files[4].1).expect("json");
         assert_eq!(report["metrics"]["cases"], 4);
         assert_eq!(report["metrics"]["failed_calls"], 1);
+    }
+
+    #[test]
+    fn one_row_per_model_with_tm_columns_and_components() {
+        let f = fixture();
+        let files = render(&inputs(&f, &meta())).expect("render");
+        let text = files[2].1.clone();
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some(
+                "model,samples,tm_sentiment_acc,tm_impact,tm_impact_hit_rate,tm_impact_mae,\
+tm_keyword,tm_keyword_f1,tm_keyword_micro_f1,tm_keyword_micro_precision,\
+tm_keyword_micro_recall,tm_keyword_precision,tm_keyword_recall,task,task_version,prompt,prompt_version"
+            )
+        );
+        // m1: S1 all right (keywords {ai} vs {ai, chips}: p 1, r 0.5, f1 2/3);
+        // S2 not JSON: neutral vs negative, 0 vs -3, [] vs [loss].
+        assert_eq!(
+            lines.next(),
+            Some("m1,2,0.5,0.5,0.5,1.5,0.3333333333333333,0.3333333333333333,0.5,1,0.3333333333333333,0.5,0.25,event_eval,v1,ie_json,v1")
+        );
+        // m2: S1 neutral/1/{ai, chips}; S2 unanswered: defaults.
+        assert_eq!(
+            lines.next(),
+            Some("m2,2,0,0.5,0.5,2,0.5,0.5,0.8,1,0.6666666666666666,0.5,0.5,event_eval,v1,ie_json,v1")
+        );
+        assert_eq!(lines.next(), None);
     }
 }

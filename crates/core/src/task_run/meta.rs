@@ -9,24 +9,7 @@ use super::report::{AnswerSource, TaskInfo};
 use super::score::ModelRun;
 use serde_json::{json, Map, Value};
 
-/// What `run_meta.json` records besides the task.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunMeta {
-    /// Tool name (`evalpage-cli`).
-    pub tool: String,
-    /// Tool version.
-    pub version: String,
-    /// The command line as given.
-    pub argv: Vec<String>,
-    /// Dataset file as given.
-    pub dataset: String,
-    /// `metadata.json` as given, if any.
-    pub metadata: Option<String>,
-    /// Start, ms since the Unix epoch.
-    pub started_at_ms: u64,
-    /// End, ms since the Unix epoch.
-    pub ended_at_ms: u64,
-}
+pub use crate::report::outputs::RunMeta;
 
 /// `run_meta.json`.
 pub fn run_meta(meta: &RunMeta, info: &TaskInfo, source: &AnswerSource) -> Value {

@@ -11,8 +11,8 @@
 pub mod artifacts;
 pub mod data;
 pub mod engine;
+pub use crate::dataset::fingerprint;
 pub mod events;
-pub mod fingerprint;
 pub mod markdown;
 pub mod meta;
 pub mod mock;
@@ -22,7 +22,6 @@ pub mod responses;
 pub mod results;
 pub mod resume;
 pub mod score;
-pub mod summary_csv;
 pub mod synthetic;
 
 #[cfg(test)]

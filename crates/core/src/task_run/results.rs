@@ -1,7 +1,10 @@
 //! `results.jsonl`: one line per sample and model, models in order, samples in
 //! dataset order within each model.
 //!
-//! Keys: `model`, `task`, `task_version`, `prompt`, `prompt_version`, `sample_id`, `line` (the sample's dataset line), `status`
+//! Each line starts with spec 003's `RunRecord` (`sample_id`, `dataset_id`,
+//! `backend`, `run_config`, `response_text`, `status`, `latency_ms`,
+//! `trace_id`, `attempts`, `error`, `raw`), then the task's own keys:
+//! `model`, `task`, `task_version`, `prompt`, `prompt_version`, `sample_id`, `line` (the sample's dataset line), `status`
 //! (`ok`, `no_response`, or `failed` for a model call that failed),
 //! `response_line`, `fields` (the sample as read:
 //! inputs and labels), `raw_answer` (null when there was none), `json_error`
@@ -14,24 +17,24 @@
 //! `error` (the event log's `error_detail`).
 
 use super::data::TaskDataset;
-use super::report::TaskInfo;
-use super::score::{AnswerStatus, ModelRun, SampleResult};
-use crate::events::ErrorDetail;
+use super::report::{AnswerSource, TaskInfo};
+use super::score::{ModelRun, SampleResult};
 use crate::metric::SampleScore;
+use crate::report::{error_value, RunRecord};
 use crate::schema::ParsedField;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 #[derive(Serialize)]
 struct Line<'a> {
+    #[serde(flatten)]
+    record: RunRecord,
     model: &'a str,
     task: &'a str,
     task_version: &'a str,
     prompt: &'a str,
     prompt_version: &'a str,
-    sample_id: &'a str,
     line: usize,
-    status: AnswerStatus,
     response_line: Option<usize>,
     fields: &'a Map<String, Value>,
     raw_answer: Option<&'a str>,
@@ -40,19 +43,20 @@ struct Line<'a> {
     parse_problem: bool,
     metrics: Map<String, Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    attempts: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     elapsed_ms: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'a ErrorDetail>,
 }
 
 /// Renders `results.jsonl`.
-pub fn render(data: &TaskDataset, info: &TaskInfo, runs: &[ModelRun]) -> String {
+pub fn render(
+    data: &TaskDataset,
+    info: &TaskInfo,
+    source: &AnswerSource,
+    runs: &[ModelRun],
+) -> String {
     let mut out = String::new();
     for run in runs {
         for r in &run.results {
-            if let Some(line) = line_of(data, info, &run.model, r) {
+            if let Some(line) = line_of(data, info, source, run, r) {
                 out.push_str(&line);
                 out.push('\n');
             }
@@ -61,17 +65,59 @@ pub fn render(data: &TaskDataset, info: &TaskInfo, runs: &[ModelRun]) -> String 
     out
 }
 
-fn line_of(data: &TaskDataset, info: &TaskInfo, model: &str, r: &SampleResult) -> Option<String> {
+/// The spec 003 part of one line: backend and settings of the model that
+/// answered (or the responses file), the answer, status, time and error.
+fn record(
+    data: &TaskDataset,
+    source: &AnswerSource,
+    model: &str,
+    id: &str,
+    r: &SampleResult,
+) -> RunRecord {
+    let (backend, run_config) = match source {
+        AnswerSource::Run(run) => {
+            let called = run.models.iter().find(|m| m.name == model);
+            (
+                run.backend.clone(),
+                json!({"model": model, "settings": called}),
+            )
+        }
+        AnswerSource::Score { responses } => (
+            "responses".to_string(),
+            json!({"model": model, "responses": responses}),
+        ),
+    };
+    RunRecord {
+        sample_id: id.to_string(),
+        dataset_id: Some(data.metadata.dataset_id.clone()),
+        backend,
+        run_config,
+        response_text: r.raw_answer.clone(),
+        status: r.status.code().to_string(),
+        latency_ms: r.elapsed_ms.map(|ms| ms as f64),
+        trace_id: format!("{model}/{id}"),
+        attempts: r.attempts.unwrap_or(0),
+        error: r.error.as_ref().map(error_value),
+        raw: json!({"answer": r.raw_answer, "response_line": r.response_line}),
+    }
+}
+
+fn line_of(
+    data: &TaskDataset,
+    info: &TaskInfo,
+    source: &AnswerSource,
+    run: &ModelRun,
+    r: &SampleResult,
+) -> Option<String> {
     let s = &data.samples.get(r.index)?.sample;
     let line = Line {
-        model,
+        record: record(data, source, &run.model, &s.id, r),
+        model: &run.model,
         task: &info.name,
         task_version: &info.version,
         prompt: &info.prompt_name,
         prompt_version: &info.prompt_version,
-        sample_id: &s.id,
         line: s.line,
-        status: r.status,
         response_line: r.response_line,
         fields: &s.fields,
         raw_answer: r.raw_answer.as_deref(),
@@ -83,9 +129,7 @@ fn line_of(data: &TaskDataset, info: &TaskInfo, model: &str, r: &SampleResult) -
             .iter()
             .map(|(name, score)| (name.clone(), metric_value(score)))
             .collect(),
-        attempts: r.attempts,
         elapsed_ms: r.elapsed_ms,
-        error: r.error.as_ref(),
     };
     serde_json::to_string(&line).ok()
 }
@@ -102,7 +146,7 @@ mod tests {
     #[test]
     fn one_line_per_sample_and_model_with_parse_status() {
         let f = fixture();
-        let text = render(&f.data, &f.info, &f.scored.models);
+        let text = render(&f.data, &f.info, &f.source, &f.scored.models);
         let lines: Vec<Value> = text
             .lines()
             .map(|l| serde_json::from_str(l).expect("json line"))

@@ -31,6 +31,7 @@ pub fn config(run_id: &str, concurrency: usize) -> RunConfig {
         },
         scoring: ScoringConfig::default(),
         system_prompt: "sys".into(),
+        dataset_meta: None,
     }
 }
 

@@ -7,7 +7,7 @@
 //! samples that have it (derived fields such as spec 003's `length_bucket` are
 //! not counted).
 
-use crate::dataset::numbered_lines;
+use super::numbered_lines;
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};

@@ -1,0 +1,199 @@
+//! The files of every finished run, rendered in memory by one function that
+//! the CLI (which writes them into `--out`) and the page (which offers them as
+//! downloads and one zip) both call. A kind supplies what is its own (its
+//! report, Markdown, `results.jsonl` lines, run metadata and model snapshot);
+//! the file set, the names and `scores.jsonl` / `summary.csv` are the same
+//! for every kind.
+//!
+//! `summary.csv`: one row per model, written with the `csv` crate. Columns:
+//! `model`, `samples` (dataset samples; unanswered ones included), then for
+//! each metric in report order `tm_<metric>` (the mean over the samples the
+//! metric scored) followed by `tm_<metric>_<component>` for each aggregate
+//! component in name order. A component one model lacks is an empty cell.
+//! Numbers are written in Rust's shortest round-trip form. The last columns
+//! name what was run (a task and its prompt template with their versions).
+
+use super::{EvalScore, EvaluationResult, MetricSummary};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use thiserror::Error;
+
+/// The files of every run, in the order they are written.
+pub const FILES: [&str; 8] = [
+    "results.jsonl",
+    "scores.jsonl",
+    "summary.csv",
+    "report.md",
+    "report.json",
+    "run_meta.json",
+    "dataset_fingerprint.json",
+    "model_snapshot.json",
+];
+
+/// The event log files of a run that called models (written as the run goes).
+pub const EVENT_FILES: [&str; 2] = ["report.events.jsonl", "report.events.json-seq"];
+
+/// What `run_meta.json` records besides the task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunMeta {
+    /// Tool name (`evalpage-cli`).
+    pub tool: String,
+    /// Tool version.
+    pub version: String,
+    /// The command line as given.
+    pub argv: Vec<String>,
+    /// Dataset file as given.
+    pub dataset: String,
+    /// `metadata.json` as given, if any.
+    pub metadata: Option<String>,
+    /// Start, ms since the Unix epoch.
+    pub started_at_ms: u64,
+    /// End, ms since the Unix epoch.
+    pub ended_at_ms: u64,
+}
+
+/// The CSV could not be produced.
+#[derive(Debug, Error)]
+#[error("cannot write summary.csv: {0}")]
+pub struct CsvError(#[from] csv::Error);
+
+/// Everything the files are rendered from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outputs {
+    /// The final report.
+    pub report: EvaluationResult,
+    /// `report.md`.
+    pub markdown: String,
+    /// `results.jsonl` (one `RunRecord` line per sample and model).
+    pub results_jsonl: String,
+    /// Dataset samples (the `samples` column).
+    pub samples: usize,
+    /// The model name of rows that carry none (a one-model run).
+    pub default_model: String,
+    /// The last `summary.csv` columns: (header, value).
+    pub identity: Vec<(String, String)>,
+    /// `run_meta.json`.
+    pub run_meta: Value,
+    /// `dataset_fingerprint.json`.
+    pub fingerprint: Value,
+    /// `model_snapshot.json`.
+    pub model_snapshot: Value,
+}
+
+/// Renders [`FILES`] as `(name, contents)`, in that order.
+pub fn render(o: &Outputs) -> Result<Vec<(&'static str, String)>, CsvError> {
+    Ok(vec![
+        ("results.jsonl", o.results_jsonl.clone()),
+        ("scores.jsonl", scores_jsonl(&o.report.scores)),
+        ("summary.csv", summary_csv(o)?),
+        ("report.md", o.markdown.clone()),
+        ("report.json", pretty(&o.report)),
+        ("run_meta.json", pretty(&o.run_meta)),
+        ("dataset_fingerprint.json", pretty(&o.fingerprint)),
+        ("model_snapshot.json", pretty(&o.model_snapshot)),
+    ])
+}
+
+/// One `scores.jsonl` line per score.
+pub fn scores_jsonl(scores: &[EvalScore]) -> String {
+    scores
+        .iter()
+        .map(|s| serde_json::to_string(s).unwrap_or_default() + "\n")
+        .collect()
+}
+
+/// Pretty JSON and a newline.
+pub fn pretty<T: Serialize>(v: &T) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default() + "\n"
+}
+
+/// One `tm_` column: a metric, and a component of it or its mean.
+struct Column {
+    metric: String,
+    component: Option<String>,
+}
+
+impl Column {
+    fn header(&self) -> String {
+        match &self.component {
+            Some(c) => format!("tm_{}_{c}", self.metric),
+            None => format!("tm_{}", self.metric),
+        }
+    }
+
+    fn cell(&self, rows: &[&MetricSummary]) -> String {
+        let Some(s) = rows.iter().find(|s| s.metric == self.metric) else {
+            return String::new();
+        };
+        let value = match &self.component {
+            None if s.sample_count == 0 => None,
+            None => Some(s.mean),
+            Some(c) => s.components.as_ref().and_then(|m| m.get(c)).copied(),
+        };
+        value.map(|v| v.to_string()).unwrap_or_default()
+    }
+}
+
+/// First-appearance order without repeats.
+fn ordered<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for i in items {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+fn columns(summaries: &[MetricSummary]) -> Vec<Column> {
+    let mut out = Vec::new();
+    for m in ordered(summaries.iter().map(|s| s.metric.as_str())) {
+        out.push(Column {
+            metric: m.to_string(),
+            component: None,
+        });
+        let comps: BTreeSet<&String> = summaries
+            .iter()
+            .filter(|s| s.metric == m)
+            .flat_map(|s| s.components.iter().flat_map(|c| c.keys()))
+            .collect();
+        out.extend(comps.into_iter().map(|c| Column {
+            metric: m.to_string(),
+            component: Some(c.clone()),
+        }));
+    }
+    out
+}
+
+/// Renders `summary.csv` (see the module doc for the columns).
+pub fn summary_csv(o: &Outputs) -> Result<String, CsvError> {
+    let summaries = &o.report.report.summaries;
+    let model_of = |s: &MetricSummary| s.model.clone().unwrap_or_else(|| o.default_model.clone());
+    let models: Vec<String> = ordered(
+        summaries
+            .iter()
+            .map(|s| s.model.as_deref().unwrap_or(&o.default_model)),
+    )
+    .into_iter()
+    .map(String::from)
+    .collect();
+    let cols = columns(summaries);
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["model".to_string(), "samples".to_string()];
+    header.extend(cols.iter().map(Column::header));
+    header.extend(o.identity.iter().map(|(h, _)| h.clone()));
+    w.write_record(&header)?;
+    for model in &models {
+        let rows: Vec<&MetricSummary> =
+            summaries.iter().filter(|s| &model_of(s) == model).collect();
+        let mut row = vec![model.clone(), o.samples.to_string()];
+        row.extend(cols.iter().map(|c| c.cell(&rows)));
+        row.extend(o.identity.iter().map(|(_, v)| v.clone()));
+        w.write_record(&row)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| csv::Error::from(e.into_error()))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}

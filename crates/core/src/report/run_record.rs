@@ -1,0 +1,48 @@
+//! `results.jsonl` lines of every run start with spec 003's `RunRecord`:
+//! the per-sample execution result, normalised for evaluators. Each kind adds
+//! its own fields after these (a task's parsed fields and metric values, the
+//! RAG check's verdicts), so one line is both a `RunRecord` and the kind's
+//! full result.
+
+use crate::events::ErrorDetail;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// Spec 003 `RunRecord`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Sample (case) id.
+    pub sample_id: String,
+    /// The dataset's id.
+    pub dataset_id: Option<String>,
+    /// `openai`, `demo`, `mock`, or `responses` for answers read from a file.
+    pub backend: String,
+    /// The settings the answer was produced with (model, parameters); no key.
+    pub run_config: Value,
+    /// The model's answer, when there is one.
+    pub response_text: Option<String>,
+    /// `ok`, or why there is no answer (`error`, `timeout`, `cancelled`;
+    /// task runs: `failed`, `no_response`).
+    pub status: String,
+    /// Time from first send to outcome, ms.
+    pub latency_ms: Option<f64>,
+    /// `run_id/sample_id` (or `model/sample_id`).
+    pub trace_id: String,
+    /// Attempts made (0 when nothing was sent).
+    pub attempts: u32,
+    /// The error: spec 003's `message`, `error_type`, `status_code`, and the
+    /// event log's `error_detail` fields.
+    pub error: Option<Value>,
+    /// What the transport returned, as far as evalpage keeps it.
+    pub raw: Value,
+}
+
+/// The `error` object of a `RunRecord` for a failed call.
+pub fn error_value(e: &ErrorDetail) -> Value {
+    let mut v = serde_json::to_value(e).unwrap_or_else(|_| json!({}));
+    if let Value::Object(m) = &mut v {
+        m.insert("message".into(), json!(e.cause));
+        m.insert("error_type".into(), json!(e.kind));
+    }
+    v
+}
