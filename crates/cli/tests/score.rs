@@ -363,3 +363,40 @@ fn task_check_accepts_a_task_with_a_template_file_beside_it_and_score_records_it
         .as_str()
         .is_some_and(|s| s.ends_with("mood_prompt.yaml")));
 }
+
+#[test]
+fn a_runs_results_jsonl_scores_again_to_the_same_summaries() {
+    let dir = Scratch::new("score-run-records");
+    let ran = dir.join("ran");
+    let dataset = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../www/demo/tasks/event_eval.jsonl");
+    let out = run(&[
+        "--task",
+        "event_eval",
+        "--mock",
+        "--models",
+        "mock-a,mock-b",
+        "--dataset",
+        dataset.to_str().unwrap_or_default(),
+        "--out",
+        ran.to_str().unwrap_or_default(),
+    ]);
+    assert_ok(&out);
+    let scored = dir.join("scored");
+    let out = score(
+        "event_eval",
+        &dataset,
+        &ran.join("results.jsonl"),
+        &scored,
+        &[],
+    );
+    assert_ok(&out);
+    let summaries = |d: &Path| read_json(&d.join("report.json"))["report"]["summaries"].clone();
+    assert_eq!(
+        summaries(&scored),
+        summaries(&ran),
+        "RunRecord lines carry answers and models"
+    );
+    let rows = results(&scored);
+    assert!(rows.iter().any(|r| r["model"] == "mock-b"));
+}

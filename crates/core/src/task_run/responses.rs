@@ -1,5 +1,7 @@
 //! The answers `evalpage score` scores: JSONL, one object per line,
-//! `{"sample_id": "...", "response": "<raw model answer>", "model": "<optional name>"}`.
+//! `{"sample_id": "...", "response": "<raw model answer>", "model": "<optional name>"}`,
+//! or spec 003 `RunRecord` lines (`sample_id`, `response_text`, the model in
+//! `run_config.model`), such as the `results.jsonl` every evalpage run writes.
 //!
 //! `sample_id` is a non-empty string or a number; `response` a string (it may
 //! be empty: an empty answer is still an answer); `model` an optional
@@ -90,20 +92,11 @@ pub fn parse(name: &str, bytes: &[u8]) -> ResponseSet {
 fn build(obj: Map<String, Value>, at: Place) -> Result<Response, FieldError> {
     let sample_id = id_value(obj.get("sample_id"), "sample_id")?
         .ok_or_else(|| field_err("sample_id", "missing: every response needs a `sample_id`"))?;
-    let response = match obj.get("response") {
-        Some(Value::String(s)) => s.clone(),
-        None => {
-            return Err(field_err(
-                "response",
-                "missing: expected the model's answer text",
-            ))
-        }
-        Some(v) => {
-            let message = format!("expected a string, found {}", kind(v));
-            return Err(field_err("response", message));
-        }
-    };
-    let model = match obj.get("model") {
+    let response = answer_text(&obj)?;
+    let model = match obj
+        .get("model")
+        .or_else(|| obj.get("run_config").and_then(|c| c.get("model")))
+    {
         None | Some(Value::Null) => DEFAULT_MODEL.to_string(),
         Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
         Some(v) => {
@@ -120,9 +113,65 @@ fn build(obj: Map<String, Value>, at: Place) -> Result<Response, FieldError> {
     })
 }
 
+/// The answer of a line: `response`, or a spec 003 `RunRecord`'s
+/// `response_text` (a record without one is a call that gave no answer).
+fn answer_text(obj: &Map<String, Value>) -> Result<String, FieldError> {
+    let (key, value) = match (obj.get("response"), obj.get("response_text")) {
+        (Some(v), _) => ("response", v),
+        (None, Some(v)) => ("response_text", v),
+        (None, None) => {
+            return Err(field_err(
+                "response",
+                "missing: expected the model's answer text (`response`, or a RunRecord's `response_text`)",
+            ))
+        }
+    };
+    match value {
+        Value::String(s) => Ok(s.clone()),
+        Value::Null if key == "response_text" => {
+            let status = obj
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown");
+            Err(field_err(
+                key,
+                format!("null: the run recorded no answer (status `{status}`); the sample counts as not answered"),
+            ))
+        }
+        v => Err(field_err(
+            key,
+            format!("expected a string, found {}", kind(v)),
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_run_record_lines_with_the_model_in_run_config() {
+        let text = concat!(
+            "{\"sample_id\":\"S1\",\"backend\":\"openai\",\"run_config\":{\"model\":\"m1\"},\"response_text\":\"a\",\"status\":\"ok\",\"attempts\":1}\n",
+            "{\"sample_id\":\"S2\",\"run_config\":{\"model\":\"m1\"},\"response_text\":null,\"status\":\"failed\"}\n",
+            "{\"sample_id\":\"S3\",\"model\":\"m2\",\"run_config\":{\"model\":\"m1\"},\"response_text\":\"c\"}\n",
+        );
+        let set = parse("results.jsonl", text.as_bytes());
+        let got: Vec<(&str, &str, &str)> = set
+            .responses
+            .iter()
+            .map(|r| (r.sample_id.as_str(), r.model.as_str(), r.response.as_str()))
+            .collect();
+        assert_eq!(got, vec![("S1", "m1", "a"), ("S3", "m2", "c")]);
+        assert_eq!(set.errors.len(), 1);
+        assert!(
+            set.errors[0]
+                .to_string()
+                .contains("no answer (status `failed`)"),
+            "{}",
+            set.errors[0]
+        );
+    }
 
     #[test]
     fn reads_models_defaults_and_reports_bad_lines() {
