@@ -71,6 +71,15 @@ fn spec_002_console_example_is_reproduced() {
     );
     assert!(matches!(events.first(), Some(Record::Meta(_))));
     assert!(matches!(events.last(), Some(Record::Summary(_))));
+    // spec 000: each case record says how much context the prompt gave (here
+    // the system prompt; the question is not context).
+    let system = engine.config().system_prompt.chars().count();
+    assert!(system > 0);
+    for e in &events {
+        if let Record::Case(c) = e {
+            assert_eq!(c.context_chars, Some(system), "{}", c.case_id);
+        }
+    }
 }
 
 #[test]

@@ -115,7 +115,6 @@ pub fn say(line: &str) {
 mod tests {
     use super::*;
     use evalpage_core::events::SummaryRecord;
-    use evalpage_core::report::RunMetrics;
 
     fn scratch(name: &str) -> PathBuf {
         std::env::temp_dir().join(format!("evalpage-cli-unit-{name}-{}", std::process::id()))
@@ -130,7 +129,7 @@ mod tests {
             run_id: "r".into(),
             ts_ms: 2,
             status: "done".into(),
-            metrics: RunMetrics::default(),
+            metrics: Default::default(),
             elapsed_ms_total: 1,
             final_report_path: None,
         }))

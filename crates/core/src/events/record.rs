@@ -1,13 +1,15 @@
 //! Event record types (spec 000 section 4).
 
 use crate::dataset::rag::RagCase;
+use crate::provider::ModelSettings;
 use crate::provider::{CallError, ErrorKind};
-use crate::report::RunMetrics;
+use crate::report::{ReportMetrics, RunMetrics};
 use crate::run::{CaseResult, Engine, RunConfig, RunStatus};
 use crate::scorer::ScoringConfig;
 use crate::text::truncate_chars;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// Version of the event-log schema written into `meta.schema_version`.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -29,7 +31,8 @@ pub enum Record {
     Summary(SummaryRecord),
 }
 
-/// `meta`: the run's identity and parameters. Never holds a key.
+/// `meta`: the run's identity and parameters, for every kind of run (the
+/// fields of one kind are left out of the others' records). Never a key.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MetaRecord {
     /// Run id.
@@ -40,26 +43,45 @@ pub struct MetaRecord {
     pub tool: String,
     /// Event schema version.
     pub schema_version: u32,
+    /// Task name (task runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
+    /// Task version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_version: Option<String>,
+    /// Prompt template name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Prompt template version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_version: Option<String>,
     /// Dataset file name.
     pub dataset: String,
-    /// Cases to run.
+    /// Cases (× models) to run.
     pub cases_total: usize,
-    /// `demo` or `openai`.
+    /// `demo`, `mock` or `openai`.
     pub backend: String,
-    /// Model name.
-    pub model: String,
-    /// Endpoint base URL, if any.
+    /// Model name (a one-model run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Endpoint base URL, if any (a one-model run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
-    /// Configured concurrency.
+    /// The models as called (task runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub models: Option<Vec<ModelSettings>>,
+    /// Configured concurrency (per model).
     pub concurrency: usize,
     /// Attempts per case.
     pub max_attempts: u32,
     /// Per-request timeout in ms.
     pub timeout_ms: u64,
-    /// Keypoint matching settings.
-    pub scoring: ScoringConfig,
+    /// Keypoint matching settings (the RAG check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scoring: Option<ScoringConfig>,
     /// Language of console lines.
-    pub lang: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
     /// Command line or URL parameters, without secrets.
     pub argv: Vec<String>,
 }
@@ -81,7 +103,9 @@ pub struct ErrorDetail {
     pub response_snippet: Option<String>,
 }
 
-/// `case`: one finished case (rag-side fields of spec 000 section 4.2).
+/// `case`: one finished case (× model), with spec 000 section 4.2's fields
+/// and each kind's own (the RAG check's verdicts and `context_chars`, a
+/// task's parse problems and metric values).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CaseRecord {
     /// Run id.
@@ -92,24 +116,43 @@ pub struct CaseRecord {
     pub case_id: String,
     /// Position among the dataset's valid cases.
     pub case_index: usize,
+    /// Model name (task runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// Source line of the case.
     pub line: usize,
-    /// Accuracy and citation both passed.
+    /// The case passed (RAG: accuracy and citation; tasks: read without a parse problem).
     pub passed: bool,
     /// The model call succeeded.
     pub llm_call_ok: bool,
-    /// Accuracy verdict.
-    pub accuracy: bool,
-    /// Citation verdict.
-    pub citation: bool,
-    /// Gold keypoints not covered.
-    pub missing: Vec<String>,
-    /// Gold keypoints covered.
-    pub matched: Vec<String>,
-    /// Documents the answer cites.
-    pub cited_docs: Vec<String>,
-    /// Cited documents outside `doc_hint`.
-    pub wrong_docs: Vec<String>,
+    /// Accuracy verdict (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accuracy: Option<bool>,
+    /// Citation verdict (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation: Option<bool>,
+    /// Gold keypoints not covered (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<Vec<String>>,
+    /// Gold keypoints covered (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matched: Option<Vec<String>>,
+    /// Documents the answer cites (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cited_docs: Option<Vec<String>>,
+    /// Cited documents outside `doc_hint` (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrong_docs: Option<Vec<String>>,
+    /// Characters of context the prompt gave the model (spec 000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_chars: Option<usize>,
+    /// `field: status (reason)` for every field not taken as written, and the
+    /// JSON extraction error, if any (tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parse_problems: Option<Vec<String>>,
+    /// Each metric's value, `null` when it skipped the case (tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<BTreeMap<String, Option<f64>>>,
     /// From first send to outcome, ms.
     pub elapsed_ms: u64,
     /// Attempts made.
@@ -147,11 +190,63 @@ pub struct SummaryRecord {
     /// `done` or `cancelled`.
     pub status: String,
     /// Counts and rates; `cases_total` reconciles with the report's `metrics.cases`.
-    pub metrics: RunMetrics,
+    pub metrics: SummaryMetrics,
     /// Wall time of the run in ms.
     pub elapsed_ms_total: u64,
     /// Where the final report is written, when known.
     pub final_report_path: Option<String>,
+}
+
+/// The summary's counts for every kind of run: the report's top-level
+/// `metrics` with `cases_total` for `cases`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SummaryMetrics {
+    /// Settled cases (× models).
+    pub cases_total: usize,
+    /// Cases that passed.
+    pub passed_cases: usize,
+    /// Pass rate (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_rate: Option<f64>,
+    /// Accurate cases (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accurate_cases: Option<usize>,
+    /// Accuracy (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accuracy: Option<f64>,
+    /// Correctly citing cases (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cited_cases: Option<usize>,
+    /// Citation rate (RAG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation_rate: Option<f64>,
+    /// Failed model calls.
+    pub failed_calls: usize,
+    /// Answered with a parse problem (tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parse_problem_cases: Option<usize>,
+}
+
+impl From<ReportMetrics> for SummaryMetrics {
+    fn from(m: ReportMetrics) -> SummaryMetrics {
+        SummaryMetrics {
+            cases_total: m.cases,
+            passed_cases: m.passed_cases,
+            pass_rate: m.pass_rate,
+            accurate_cases: m.accurate_cases,
+            accuracy: m.accuracy,
+            cited_cases: m.cited_cases,
+            citation_rate: m.citation_rate,
+            failed_calls: m.failed_calls,
+            parse_problem_cases: m.parse_problem_cases,
+        }
+    }
+}
+
+impl From<&RunMetrics> for SummaryMetrics {
+    fn from(m: &RunMetrics) -> SummaryMetrics {
+        ReportMetrics::from(m).into()
+    }
 }
 
 impl Record {
@@ -163,41 +258,57 @@ impl Record {
             ts_ms,
             tool: i.tool.clone(),
             schema_version: SCHEMA_VERSION,
+            task: None,
+            task_version: None,
+            prompt: None,
+            prompt_version: None,
             dataset: i.dataset_name.clone(),
             cases_total,
             backend: i.backend.clone(),
-            model: i.model.clone(),
+            model: Some(i.model.clone()),
             endpoint: i.endpoint.clone(),
+            models: None,
             concurrency: cfg.settings.concurrency,
             max_attempts: cfg.settings.max_attempts,
             timeout_ms: cfg.settings.timeout_ms,
-            scoring: cfg.scoring,
-            lang: i.lang.code().to_string(),
+            scoring: Some(cfg.scoring),
+            lang: Some(i.lang.code().to_string()),
             argv: i.argv.clone(),
         })
     }
 
-    /// The `case` record for a finished case.
-    pub fn case(run_id: &str, case: &RagCase, r: &CaseResult, ts_ms: u64) -> Record {
-        let list = |f: fn(&CaseResult) -> Option<Vec<String>>| f(r).unwrap_or_default();
+    /// The `case` record for a finished case of the RAG check; the prompt
+    /// gave the model `context_chars` characters of context.
+    pub fn case(
+        run_id: &str,
+        case: &RagCase,
+        r: &CaseResult,
+        context_chars: usize,
+        ts_ms: u64,
+    ) -> Record {
+        let list = |f: fn(&CaseResult) -> Option<Vec<String>>| Some(f(r).unwrap_or_default());
         Record::Case(CaseRecord {
             run_id: run_id.to_string(),
             ts_ms,
             case_id: r.case_id.clone(),
             case_index: r.index,
+            model: None,
             line: case.line,
             passed: r.passed(),
             llm_call_ok: r.call_ok(),
-            accuracy: r.accurate(),
-            citation: r.cited(),
+            accuracy: Some(r.accurate()),
+            citation: Some(r.cited()),
             missing: if r.call_ok() {
                 list(|r| r.accuracy.as_ref().map(|a| a.missing()))
             } else {
-                case.gold.clone()
+                Some(case.gold.clone())
             },
             matched: list(|r| r.accuracy.as_ref().map(|a| a.matched())),
             cited_docs: list(|r| r.citation.as_ref().map(|c| c.cited.clone())),
             wrong_docs: list(|r| r.citation.as_ref().map(|c| c.wrong.clone())),
+            context_chars: Some(context_chars),
+            parse_problems: None,
+            metrics: None,
             elapsed_ms: r.elapsed_ms,
             attempts: r.attempts,
             answer_snippet: r
@@ -228,7 +339,7 @@ impl Record {
             run_id: cfg.info.run_id.clone(),
             ts_ms,
             status: status.to_string(),
-            metrics: RunMetrics::from_results(results),
+            metrics: (&RunMetrics::from_results(results)).into(),
             elapsed_ms_total: ts_ms.saturating_sub(cfg.info.started_at_ms),
             final_report_path: None,
         })

@@ -145,6 +145,21 @@ pub fn parse_retry_after(value: &str) -> Option<u64> {
     (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0).min(600_000.0) as u64)
 }
 
+/// One model as called: what `model_snapshot.json` records. Never a key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelSettings {
+    /// Registry name (what reports show).
+    pub name: String,
+    /// Model id sent in requests.
+    pub model: String,
+    /// Endpoint base URL without query (none for the mock model).
+    pub base_url: Option<String>,
+    /// Environment variable the key was read from (CLI), if any.
+    pub api_key_env: Option<String>,
+    /// Request parameters (task `default_params` merged with the registry's).
+    pub params: serde_json::Map<String, serde_json::Value>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,19 @@ pub struct RagKind {
     results: Vec<Option<CaseResult>>,
 }
 
+impl RagKind {
+    /// Characters of context the prompt gives the model (spec 000's
+    /// `context_chars`): every message of the request but the question
+    /// itself. A RAG server that retrieves on its own side adds context the
+    /// page cannot see.
+    fn context_chars(&self, case: &RagCase) -> usize {
+        let messages = rag_messages(&self.cfg.system_prompt, case);
+        messages.split_last().map_or(0, |(_question, context)| {
+            context.iter().map(|m| m.content.chars().count()).sum()
+        })
+    }
+}
+
 impl Kind for RagKind {
     type Record = Record;
 
@@ -47,17 +60,25 @@ impl Kind for RagKind {
             outcome.elapsed_ms,
             &self.cfg.scoring,
         );
-        let record = Record::case(&self.cfg.info.run_id, case, &result, now_ms);
+        let record = Record::case(
+            &self.cfg.info.run_id,
+            case,
+            &result,
+            self.context_chars(case),
+            now_ms,
+        );
         self.results[job] = Some(result);
         vec![record]
     }
 
     fn restored(&self, job: usize, now_ms: u64) -> Option<Record> {
         let r = self.results.get(job)?.as_ref()?;
+        let case = &self.cases[job];
         Some(Record::case(
             &self.cfg.info.run_id,
-            &self.cases[job],
+            case,
             r,
+            self.context_chars(case),
             now_ms,
         ))
     }

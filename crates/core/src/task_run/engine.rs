@@ -16,7 +16,7 @@
 //! stays in every denominator, and the rest runs.
 
 use super::data::{EvalSample, TaskDataset};
-use super::events::{MetaInput, TaskRecord};
+use super::events::{self, MetaInput, TaskRecord};
 use super::report::{ModelSettings, TaskInfo, TaskMetrics};
 use super::score::{aggregate, score_call, ModelRun, SampleResult, Scored};
 use crate::provider::{CallError, ChatMessage, ErrorKind};
@@ -97,7 +97,7 @@ impl TaskKind {
 
     fn record(&self, j: Job, r: &SampleResult, now_ms: u64) -> TaskRecord {
         let sample = &self.samples[j.sample];
-        TaskRecord::case(
+        events::case(
             &self.cfg.run_id,
             &self.cfg.models[j.model].name,
             sample,
@@ -172,11 +172,11 @@ impl Kind for TaskKind {
             settings: &self.cfg.settings,
             argv: &self.cfg.argv,
         };
-        TaskRecord::meta(&meta, now_ms)
+        events::meta(&meta, now_ms)
     }
 
     fn summary(&self, cancelled: bool, now_ms: u64) -> TaskRecord {
-        TaskRecord::summary(
+        events::summary(
             &self.cfg.run_id,
             cancelled,
             TaskMetrics::of(&self.scored().models),

@@ -82,20 +82,7 @@ pub struct RunDescription {
     pub settings: crate::run::RunSettings,
 }
 
-/// One model as called: what `model_snapshot.json` records. Never a key.
-#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
-pub struct ModelSettings {
-    /// Registry name (what reports show).
-    pub name: String,
-    /// Model id sent in requests.
-    pub model: String,
-    /// Endpoint base URL without query (none for the mock model).
-    pub base_url: Option<String>,
-    /// Environment variable the key was read from (CLI), if any.
-    pub api_key_env: Option<String>,
-    /// Request parameters (task `default_params` merged with the registry's).
-    pub params: serde_json::Map<String, Value>,
-}
+pub use crate::provider::ModelSettings;
 
 impl AnswerSource {
     /// One line for reports: the responses file, or the backend and run id.
