@@ -6,8 +6,7 @@
 //! count non-blank lines (bad ones included) so that fixing a bad line never
 //! renumbers the default ids of the others.
 
-use super::rag::kind;
-use super::{json_error_at, numbered_lines, LineError};
+use super::{json_error_at, kind, numbered_lines, LineError};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 

@@ -9,7 +9,7 @@
 //! [`report_metadata`] builds it from this file (when given) and the records,
 //! whose counts, languages and tags are always recounted from the data.
 
-use super::rag::kind;
+use super::kind;
 use crate::report;
 use serde::Serialize;
 use serde_json::{json, Map, Value};

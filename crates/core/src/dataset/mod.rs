@@ -8,6 +8,7 @@ pub mod sample;
 pub mod test_sample;
 
 use serde::Serialize;
+use serde_json::Value;
 use std::fmt;
 
 /// One line of a dataset that could not be used, and why.
@@ -67,6 +68,18 @@ pub fn numbered_lines(bytes: &[u8]) -> impl Iterator<Item = (usize, Result<&str,
 
 fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// A short name for a JSON value's type, for error messages.
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// A JSON syntax error placed in the text the user sees.

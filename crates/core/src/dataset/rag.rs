@@ -11,7 +11,7 @@
 //! "not valid JSON" per line.
 
 use super::jsonl::{read_objects, Place};
-use super::LineError;
+use super::{kind, LineError};
 use crate::scorer::citation::base_name;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -161,18 +161,6 @@ fn clean(items: Vec<String>) -> Vec<String> {
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .collect()
-}
-
-/// A short name for a JSON value's type, for error messages.
-pub fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

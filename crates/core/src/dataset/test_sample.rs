@@ -13,9 +13,8 @@
 //! line gives one record or one line-numbered `LineError`; `id` is required.
 
 use super::jsonl::{field_err, id_value, read_objects, FieldError, Place};
-use super::rag::kind;
 use super::sample::Sample;
-use super::LineError;
+use super::{kind, LineError};
 use crate::report::length_bucket;
 use serde::Serialize;
 use serde_json::{json, Map, Value};

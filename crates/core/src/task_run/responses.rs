@@ -8,8 +8,7 @@
 //! `LineError` and is skipped; every good line is kept.
 
 use crate::dataset::jsonl::{field_err, id_value, read_objects, FieldError, Place};
-use crate::dataset::rag::kind;
-use crate::dataset::LineError;
+use crate::dataset::{kind, LineError};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
