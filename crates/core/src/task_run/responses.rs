@@ -7,8 +7,9 @@
 //! line, or a second answer for the same sample and model, is a line-numbered
 //! `LineError` and is skipped; every good line is kept.
 
-use crate::dataset::jsonl::{field_err, id_value, read_objects, FieldError, Place};
+use crate::dataset::jsonl::{id_value, read_objects, Place};
 use crate::dataset::{kind, LineError};
+use crate::position::KeyError;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -86,20 +87,20 @@ pub fn parse(name: &str, bytes: &[u8]) -> ResponseSet {
     }
 }
 
-fn build(obj: Map<String, Value>, at: Place) -> Result<Response, FieldError> {
+fn build(obj: Map<String, Value>, at: Place) -> Result<Response, KeyError> {
     let sample_id = id_value(obj.get("sample_id"), "sample_id")?
-        .ok_or_else(|| field_err("sample_id", "missing: every response needs a `sample_id`"))?;
+        .ok_or_else(|| KeyError::new("sample_id", "missing: every response needs a `sample_id`"))?;
     let response = match obj.get("response") {
         Some(Value::String(s)) => s.clone(),
         None => {
-            return Err(field_err(
+            return Err(KeyError::new(
                 "response",
                 "missing: expected the model's answer text",
             ))
         }
         Some(v) => {
             let message = format!("expected a string, found {}", kind(v));
-            return Err(field_err("response", message));
+            return Err(KeyError::new("response", message));
         }
     };
     let model = match obj.get("model") {
@@ -107,7 +108,7 @@ fn build(obj: Map<String, Value>, at: Place) -> Result<Response, FieldError> {
         Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
         Some(v) => {
             let message = format!("expected a non-empty model name, found {}", kind(v));
-            return Err(field_err("model", message));
+            return Err(KeyError::new("model", message));
         }
     };
     Ok(Response {
