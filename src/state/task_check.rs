@@ -4,6 +4,7 @@
 //! found, so the page can list it as the CLI's `task check` prints it.
 
 use super::task_models::MOCK_MODELS;
+use evalpage_core::position::{PathLabel, Position};
 use evalpage_core::task::builtin::TEMPLATE_NAMES;
 use evalpage_core::task::{builtin_template, yaml, PromptTemplate, Task, TaskErrors};
 use evalpage_core::task_run::registry::{entry_line, Registry, RegistryError};
@@ -218,15 +219,15 @@ pub fn check_registry(file: &str, text: &str) -> RegistryCheck {
         .enumerate()
         .filter(|(_, m)| MOCK_MODELS.contains(&m.name.as_str()))
         .map(|(i, m)| {
-            let e = RegistryError {
-                file: file.to_string(),
-                line: entry_line(text, i),
-                path: format!("models[{i}].name"),
-                message: format!(
+            let at = Position::new(file, entry_line(text, i))
+                .with_path(format!("models[{i}].name"), PathLabel::Bare);
+            let e = RegistryError::new(
+                at,
+                format!(
                     "`{}` is the name of a built-in mock model; choose another name",
                     m.name
                 ),
-            };
+            );
             EditorError::from_registry(&e)
         })
         .collect();

@@ -12,6 +12,7 @@ pub mod demo;
 pub mod events;
 pub mod lang;
 pub mod metric;
+pub mod position;
 pub mod prompt;
 pub mod provider;
 pub mod report;

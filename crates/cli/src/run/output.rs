@@ -57,9 +57,12 @@ impl Output {
         self.append_both(&events::to_jsonl(&record))
     }
 
-    /// Appends one record of a task run to both logs and flushes them.
-    pub fn task_record(&mut self, record: TaskRecord) -> Result<(), CliError> {
-        let record = super::task::with_report_path(record, &self.path(REPORT_JSON));
+    /// Appends one record of a task run to both logs and flushes them. A
+    /// `summary` record names the final report, as the RAG run's does.
+    pub fn task_record(&mut self, mut record: TaskRecord) -> Result<(), CliError> {
+        if let TaskRecord::Summary(s) = &mut record {
+            s.final_report_path = Some(self.path(REPORT_JSON).display().to_string());
+        }
         self.append_both(&events::to_jsonl(&record))
     }
 

@@ -21,7 +21,7 @@ use evalpage_core::provider::{strip_query, ApiKey, CallOutcome, ChatMessage};
 use evalpage_core::run::RunStatus;
 use evalpage_core::task::Task;
 use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
-use evalpage_core::task_run::events::{parse_problems, TaskRecord};
+use evalpage_core::task_run::events::parse_problems;
 use evalpage_core::task_run::meta::RunMeta;
 use evalpage_core::task_run::registry::{merged_params, ModelEntry, Registry};
 use evalpage_core::task_run::report::{AnswerSource, ModelSettings, RunDescription};
@@ -335,15 +335,4 @@ fn case_line(engine: &TaskEngine, job: usize) -> Option<String> {
         (_, None) => "failed".to_string(),
     };
     Some(format!("[EVAL] {model} {id} - {what}"))
-}
-
-/// A task run's summary record names the final report, like the RAG run's.
-pub(super) fn with_report_path(record: TaskRecord, report: &Path) -> TaskRecord {
-    match record {
-        TaskRecord::Summary(mut s) => {
-            s.final_report_path = Some(report.display().to_string());
-            TaskRecord::Summary(s)
-        }
-        other => other,
-    }
 }

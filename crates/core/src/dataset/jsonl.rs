@@ -6,18 +6,10 @@
 //! count non-blank lines (bad ones included) so that fixing a bad line never
 //! renumbers the default ids of the others.
 
-use super::rag::kind;
-use super::{json_error_at, numbered_lines, LineError};
+use super::{json_error_at, kind, numbered_lines, LineError};
+use crate::position::KeyError;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-
-/// A field-level failure inside one line: the field at fault (if any) and why.
-pub(crate) type FieldError = (Option<String>, String);
-
-/// Shorthand for a `FieldError` naming `field`.
-pub(crate) fn field_err(field: &str, message: impl Into<String>) -> FieldError {
-    (Some(field.to_string()), message.into())
-}
 
 /// Where a record came from: its 1-based line and its ordinal among non-blank lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,23 +20,20 @@ pub(crate) struct Place {
     pub ordinal: usize,
 }
 
-/// Reads every non-blank line as a JSON object and hands it to `build`. Records
-/// whose `id_of` repeats an earlier one become a `duplicate id` error on field `id_field`.
+/// Reads every non-blank line as a JSON object and hands it to `build`, whose
+/// error names the field at fault (`KeyError::whole` for the line as a whole).
+/// Records whose `id_of` repeats an earlier one become a `duplicate id` error
+/// on field `id_field`.
 pub(crate) fn read_objects<T>(
     file: &str,
     bytes: &[u8],
     id_field: &str,
     id_of: impl Fn(&T) -> &str,
-    build: impl Fn(Map<String, Value>, Place) -> Result<T, FieldError>,
+    build: impl Fn(Map<String, Value>, Place) -> Result<T, KeyError>,
 ) -> (Vec<T>, Vec<LineError>) {
-    let err = |line, (field, message): FieldError| LineError {
-        file: file.to_string(),
-        line,
-        field,
-        message,
-    };
+    let err = |line, e: KeyError| LineError::new(file, line, e);
     if let Some(message) = utf16_message(bytes) {
-        return (Vec::new(), vec![err(1, (None, message))]);
+        return (Vec::new(), vec![err(1, KeyError::whole(message))]);
     }
     let parsed = numbered_lines(bytes)
         .filter(|(_, text)| !matches!(text, Ok(t) if t.trim().is_empty()))
@@ -54,7 +43,7 @@ pub(crate) fn read_objects<T>(
                 line,
                 ordinal: i + 1,
             };
-            let record = text.map_err(|m| (None, m)).and_then(object_of);
+            let record = text.map_err(KeyError::whole).and_then(object_of);
             (line, record.and_then(|obj| build(obj, place)))
         });
     let (mut records, mut errors) = (Vec::new(), Vec::new());
@@ -69,7 +58,7 @@ pub(crate) fn read_objects<T>(
         };
         if let Some(first) = seen.get(id_of(&r)) {
             let message = format!("duplicate id `{}` (first used on line {first})", id_of(&r));
-            errors.push(err(line, field_err(id_field, message)));
+            errors.push(err(line, KeyError::new(id_field, message)));
             continue;
         }
         seen.insert(id_of(&r).to_string(), line);
@@ -86,15 +75,15 @@ fn utf16_message(bytes: &[u8]) -> Option<String> {
 }
 
 /// Parses one line as a JSON object.
-fn object_of(text: &str) -> Result<Map<String, Value>, FieldError> {
+fn object_of(text: &str) -> Result<Map<String, Value>, KeyError> {
     let value: Value =
-        serde_json::from_str(text.trim()).map_err(|e| (None, json_message(text, &e)))?;
+        serde_json::from_str(text.trim()).map_err(|e| KeyError::whole(json_message(text, &e)))?;
     match value {
         Value::Object(obj) => Ok(obj),
-        other => Err((
-            None,
-            format!("expected a JSON object, found {}", kind(&other)),
-        )),
+        other => Err(KeyError::whole(format!(
+            "expected a JSON object, found {}",
+            kind(&other)
+        ))),
     }
 }
 
@@ -112,13 +101,13 @@ fn json_message(text: &str, e: &serde_json::Error) -> String {
 }
 
 /// Reads an id value: a non-empty string or a number. `Ok(None)` when absent or null.
-pub(crate) fn id_value(v: Option<&Value>, field: &str) -> Result<Option<String>, FieldError> {
+pub(crate) fn id_value(v: Option<&Value>, field: &str) -> Result<Option<String>, KeyError> {
     match v {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
         Some(Value::Number(n)) => Ok(Some(n.to_string())),
-        Some(Value::String(_)) => Err(field_err(field, "expected a non-empty id")),
-        Some(v) => Err(field_err(
+        Some(Value::String(_)) => Err(KeyError::new(field, "expected a non-empty id")),
+        Some(v) => Err(KeyError::new(
             field,
             format!("expected a string id, found {}", kind(v)),
         )),

@@ -9,12 +9,12 @@
 //! [`report_metadata`] builds it from this file (when given) and the records,
 //! whose counts, languages and tags are always recounted from the data.
 
-use super::rag::kind;
+use super::kind;
+use crate::position::{InputError, KeyError, PathLabel, Position};
 use crate::report;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
-use thiserror::Error;
 
 /// The `metadata.json` of a dataset.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -45,32 +45,10 @@ pub struct DatasetMetadata {
     pub extra: Map<String, Value>,
 }
 
-/// Why a `metadata.json` could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-pub enum MetadataError {
-    /// The file is not UTF-8 JSON.
-    #[error("{file}:{line}:{column}: not valid JSON: {message}")]
-    Json {
-        /// File name.
-        file: String,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column in characters.
-        column: usize,
-        /// What was wrong.
-        message: String,
-    },
-    /// A key holds the wrong kind of value.
-    #[error("{file}: key `{key}`: {message}")]
-    Field {
-        /// File name.
-        file: String,
-        /// The key at fault.
-        key: String,
-        /// What was wrong.
-        message: String,
-    },
-}
+/// Why a `metadata.json` could not be read: the file with the line and column
+/// of a JSON syntax error (`m.json:2:17: not valid JSON: ...`), or the key at
+/// fault (`m.json: key `name`: expected a string, found a number`).
+pub type MetadataError = InputError;
 
 /// Parses `metadata.json` from raw bytes.
 pub fn parse(file: &str, bytes: &[u8]) -> Result<DatasetMetadata, MetadataError> {
@@ -115,30 +93,27 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<DatasetMetadata, MetadataError>
 
 fn read_object(file: &str, bytes: &[u8]) -> Result<Map<String, Value>, MetadataError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = std::str::from_utf8(bytes).map_err(|e| MetadataError::Field {
-        file: file.into(),
-        key: "(file)".into(),
-        message: format!(
-            "not valid UTF-8 (bad byte at offset {}); save the file as UTF-8",
-            e.valid_up_to()
-        ),
+    let in_file = |e: KeyError| e.at(Position::new(file, None), PathLabel::Key);
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        in_file(KeyError::new(
+            "(file)",
+            format!(
+                "not valid UTF-8 (bad byte at offset {}); save the file as UTF-8",
+                e.valid_up_to()
+            ),
+        ))
     })?;
     let value: Value = serde_json::from_str(text).map_err(|e| {
         let at = super::json_error_at(text, 0, &e);
-        MetadataError::Json {
-            file: file.into(),
-            line: at.line,
-            column: at.column,
-            message: at.message,
-        }
+        let position = Position::new(file, Some(at.line)).with_column(Some(at.column));
+        MetadataError::new(position, format!("not valid JSON: {}", at.message))
     })?;
     match value {
         Value::Object(obj) => Ok(obj),
-        other => Err(MetadataError::Field {
-            file: file.into(),
-            key: "(top level)".into(),
-            message: format!("expected a JSON object, found {}", kind(&other)),
-        }),
+        other => Err(in_file(KeyError::new(
+            "(top level)",
+            format!("expected a JSON object, found {}", kind(&other)),
+        ))),
     }
 }
 
@@ -150,11 +125,7 @@ struct Keys<'a> {
 
 impl Keys<'_> {
     fn error(&self, key: &str, message: String) -> MetadataError {
-        MetadataError::Field {
-            file: self.file.into(),
-            key: key.into(),
-            message,
-        }
+        KeyError::new(key, message).at(Position::new(self.file, None), PathLabel::Key)
     }
 
     /// A required id-like string (a number is accepted and written as text).

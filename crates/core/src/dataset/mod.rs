@@ -8,10 +8,14 @@ pub mod rag;
 pub mod sample;
 pub mod test_sample;
 
+use crate::position::{KeyError, PathLabel, Position};
 use serde::Serialize;
+use serde_json::Value;
 use std::fmt;
 
-/// One line of a dataset that could not be used, and why.
+/// One line of a dataset that could not be used, and why: a row of the report's
+/// `line_errors`, whose flat shape (`file`, `line`, `field`, `message`) the
+/// report keeps; [`LineError::position`] gives its [`Position`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct LineError {
     /// File name as the user gave it.
@@ -24,13 +28,30 @@ pub struct LineError {
     pub message: String,
 }
 
+impl LineError {
+    /// The problem `e` with the record on `line` of `file`; `e`'s key is the field.
+    pub fn new(file: &str, line: usize, e: KeyError) -> LineError {
+        LineError {
+            file: file.to_string(),
+            line,
+            field: e.key().map(str::to_string),
+            message: e.message,
+        }
+    }
+
+    /// Where the line is, as every input error says it (`file:line: field `gold`: `).
+    pub fn position(&self) -> Position {
+        let at = Position::new(&self.file, Some(self.line));
+        match &self.field {
+            Some(field) => at.with_path(field, PathLabel::Field),
+            None => at,
+        }
+    }
+}
+
 impl fmt::Display for LineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)?;
-        if let Some(field) = &self.field {
-            write!(f, ": field `{field}`")?;
-        }
-        write!(f, ": {}", self.message)
+        write!(f, "{}{}", self.position(), self.message)
     }
 }
 
@@ -68,6 +89,18 @@ pub fn numbered_lines(bytes: &[u8]) -> impl Iterator<Item = (usize, Result<&str,
 
 fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// A short name for a JSON value's type, for error messages.
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// A JSON syntax error placed in the text the user sees.

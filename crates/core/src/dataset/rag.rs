@@ -11,7 +11,8 @@
 //! "not valid JSON" per line.
 
 use super::jsonl::{read_objects, Place};
-use super::LineError;
+use super::{kind, LineError};
+use crate::position::KeyError;
 use crate::scorer::citation::base_name;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -48,9 +49,7 @@ pub struct RagDataset {
 
 /// Parses a JSONL dataset from raw bytes (see the module doc for the rules).
 pub fn parse(name: &str, bytes: &[u8]) -> RagDataset {
-    let build = |obj, place: Place| {
-        case_from(obj, place.ordinal, place.line).map_err(|(f, m)| (f.map(str::to_string), m))
-    };
+    let build = |obj, place: Place| case_from(obj, place.ordinal, place.line);
     let (cases, errors) = read_objects(name, bytes, "id", |c: &RagCase| c.id.as_str(), build);
     RagDataset {
         name: name.to_string(),
@@ -59,27 +58,37 @@ pub fn parse(name: &str, bytes: &[u8]) -> RagDataset {
     }
 }
 
-type FieldError = (Option<&'static str>, String);
-
 fn case_from(
     mut obj: Map<String, Value>,
     ordinal: usize,
     line: usize,
-) -> Result<RagCase, FieldError> {
+) -> Result<RagCase, KeyError> {
     let q = match obj.remove("q") {
         Some(Value::String(s)) if !s.trim().is_empty() => s,
-        Some(Value::String(_)) => return Err((Some("q"), "expected a non-empty question".into())),
-        Some(v) => return Err((Some("q"), format!("expected a string, found {}", kind(&v)))),
-        None => return Err((Some("q"), "missing: every line needs a question `q`".into())),
+        Some(Value::String(_)) => return Err(KeyError::new("q", "expected a non-empty question")),
+        Some(v) => {
+            return Err(KeyError::new(
+                "q",
+                format!("expected a string, found {}", kind(&v)),
+            ))
+        }
+        None => {
+            return Err(KeyError::new(
+                "q",
+                "missing: every line needs a question `q`",
+            ))
+        }
     };
-    let gold = string_list(obj.remove("gold"), "gold")?.ok_or((
-        Some("gold"),
-        "missing: expected an array of at least one keypoint".into(),
-    ))?;
+    let gold = string_list(obj.remove("gold"), "gold")?.ok_or_else(|| {
+        KeyError::new(
+            "gold",
+            "missing: expected an array of at least one keypoint",
+        )
+    })?;
     if gold.iter().all(|g| g.trim().is_empty()) {
-        return Err((
-            Some("gold"),
-            "expected at least one non-empty keypoint".into(),
+        return Err(KeyError::new(
+            "gold",
+            "expected at least one non-empty keypoint",
         ));
     }
     let doc_hint = string_list(obj.remove("doc_hint"), "doc_hint")?.unwrap_or_default();
@@ -89,8 +98,8 @@ fn case_from(
         .find(|(_, h)| !h.trim().is_empty() && base_name(h).is_empty())
     {
         // a hint without a file name would match every answer in the citation scorer
-        return Err((
-            Some("doc_hint"),
+        return Err(KeyError::new(
+            "doc_hint",
             format!("item {i}: `{h}` names no file; expected a document file name"),
         ));
     }
@@ -100,14 +109,14 @@ fn case_from(
         Some(Value::String(s)) if !s.trim().is_empty() => s,
         Some(Value::Number(n)) => n.to_string(),
         Some(Value::String(_)) => {
-            return Err((
-                Some("id"),
-                "expected a non-empty id (or no `id` for the default)".into(),
+            return Err(KeyError::new(
+                "id",
+                "expected a non-empty id (or no `id` for the default)",
             ))
         }
         Some(v) => {
-            return Err((
-                Some("id"),
+            return Err(KeyError::new(
+                "id",
                 format!("expected a string id, found {}", kind(&v)),
             ))
         }
@@ -116,8 +125,8 @@ fn case_from(
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,
         Some(v) => {
-            return Err((
-                Some("metadata"),
+            return Err(KeyError::new(
+                "metadata",
                 format!("expected an object, found {}", kind(&v)),
             ))
         }
@@ -133,7 +142,7 @@ fn case_from(
     })
 }
 
-fn string_list(v: Option<Value>, field: &'static str) -> Result<Option<Vec<String>>, FieldError> {
+fn string_list(v: Option<Value>, field: &'static str) -> Result<Option<Vec<String>>, KeyError> {
     match v {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Array(items)) => items
@@ -141,15 +150,15 @@ fn string_list(v: Option<Value>, field: &'static str) -> Result<Option<Vec<Strin
             .enumerate()
             .map(|(i, item)| match item {
                 Value::String(s) => Ok(s),
-                other => Err((
-                    Some(field),
+                other => Err(KeyError::new(
+                    field,
                     format!("item {i}: expected a string, found {}", kind(&other)),
                 )),
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Some),
-        Some(other) => Err((
-            Some(field),
+        Some(other) => Err(KeyError::new(
+            field,
             format!("expected an array of strings, found {}", kind(&other)),
         )),
     }
@@ -161,18 +170,6 @@ fn clean(items: Vec<String>) -> Vec<String> {
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .collect()
-}
-
-/// A short name for a JSON value's type, for error messages.
-pub fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

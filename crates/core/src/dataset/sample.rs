@@ -10,6 +10,7 @@
 
 use super::jsonl::{id_value, read_objects, Place};
 use super::LineError;
+use crate::position::KeyError;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -105,7 +106,7 @@ pub fn parse(name: &str, bytes: &[u8]) -> SampleSet {
     }
 }
 
-fn build(fields: Map<String, Value>, at: Place) -> Result<Sample, super::jsonl::FieldError> {
+fn build(fields: Map<String, Value>, at: Place) -> Result<Sample, KeyError> {
     let id = match id_value(fields.get("sample_id"), "sample_id")? {
         Some(id) => id,
         None => id_value(fields.get("id"), "id")?.unwrap_or(format!("S{}", at.ordinal)),

@@ -12,10 +12,10 @@
 //! OpenAI-style parts, whose `text` parts are joined by a newline. Each non-blank
 //! line gives one record or one line-numbered `LineError`; `id` is required.
 
-use super::jsonl::{field_err, id_value, read_objects, FieldError, Place};
-use super::rag::kind;
+use super::jsonl::{id_value, read_objects, Place};
 use super::sample::Sample;
-use super::LineError;
+use super::{kind, LineError};
+use crate::position::KeyError;
 use crate::report::length_bucket;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -119,9 +119,9 @@ pub fn parse(name: &str, bytes: &[u8]) -> TestSampleSet {
     }
 }
 
-fn build(mut obj: Map<String, Value>, at: Place) -> Result<TestSampleRecord, FieldError> {
+fn build(mut obj: Map<String, Value>, at: Place) -> Result<TestSampleRecord, KeyError> {
     let id = id_value(obj.get("id"), "id")?
-        .ok_or_else(|| field_err("id", "missing: every record needs an `id`"))?;
+        .ok_or_else(|| KeyError::new("id", "missing: every record needs an `id`"))?;
     let messages = match obj.remove("messages") {
         Some(Value::Array(items)) if !items.is_empty() => items
             .into_iter()
@@ -129,16 +129,16 @@ fn build(mut obj: Map<String, Value>, at: Place) -> Result<TestSampleRecord, Fie
             .map(|(i, m)| message(i, m))
             .collect::<Result<Vec<_>, _>>()?,
         Some(Value::Array(_)) => {
-            return Err(field_err("messages", "expected at least one message"))
+            return Err(KeyError::new("messages", "expected at least one message"))
         }
         Some(v) => {
-            return Err(field_err(
+            return Err(KeyError::new(
                 "messages",
                 format!("expected an array of messages, found {}", kind(&v)),
             ))
         }
         None => {
-            return Err(field_err(
+            return Err(KeyError::new(
                 "messages",
                 "missing: every record needs `messages`",
             ))
@@ -149,7 +149,7 @@ fn build(mut obj: Map<String, Value>, at: Place) -> Result<TestSampleRecord, Fie
         .get("language")
         .filter(|v| !v.is_null() && !v.is_string())
     {
-        return Err(field_err(
+        return Err(KeyError::new(
             "metadata.language",
             format!("expected a string, found {}", kind(v)),
         ));
@@ -164,10 +164,10 @@ fn build(mut obj: Map<String, Value>, at: Place) -> Result<TestSampleRecord, Fie
     })
 }
 
-fn message(i: usize, v: Value) -> Result<Message, FieldError> {
+fn message(i: usize, v: Value) -> Result<Message, KeyError> {
     let field = format!("messages[{i}]");
     let Value::Object(mut m) = v else {
-        return Err(field_err(
+        return Err(KeyError::new(
             &field,
             format!("expected a message object, found {}", kind(&v)),
         ));
@@ -175,15 +175,15 @@ fn message(i: usize, v: Value) -> Result<Message, FieldError> {
     let role = match m.remove("role") {
         Some(Value::String(r)) if !r.trim().is_empty() => r.trim().to_string(),
         _ => {
-            return Err(field_err(
-                &format!("{field}.role"),
+            return Err(KeyError::new(
+                format!("{field}.role"),
                 "expected a non-empty string role",
             ))
         }
     };
     let content = content_text(m.remove("content")).map_err(|found| {
-        field_err(
-            &format!("{field}.content"),
+        KeyError::new(
+            format!("{field}.content"),
             format!("expected a string or an array of text parts, found {found}"),
         )
     })?;
@@ -191,8 +191,8 @@ fn message(i: usize, v: Value) -> Result<Message, FieldError> {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s),
         Some(v) => {
-            return Err(field_err(
-                &format!("{field}.name"),
+            return Err(KeyError::new(
+                format!("{field}.name"),
                 format!("expected a string, found {}", kind(&v)),
             ))
         }
@@ -224,18 +224,18 @@ fn content_text(v: Option<Value>) -> Result<String, &'static str> {
     }
 }
 
-fn object_field(v: Option<Value>, field: &str) -> Result<Map<String, Value>, FieldError> {
+fn object_field(v: Option<Value>, field: &str) -> Result<Map<String, Value>, KeyError> {
     match v {
         None | Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(m)) => Ok(m),
-        Some(v) => Err(field_err(
+        Some(v) => Err(KeyError::new(
             field,
             format!("expected an object, found {}", kind(&v)),
         )),
     }
 }
 
-fn tags(v: Option<Value>) -> Result<Vec<String>, FieldError> {
+fn tags(v: Option<Value>) -> Result<Vec<String>, KeyError> {
     match v {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items
@@ -243,13 +243,13 @@ fn tags(v: Option<Value>) -> Result<Vec<String>, FieldError> {
             .enumerate()
             .map(|(i, t)| match t {
                 Value::String(s) => Ok(s),
-                other => Err(field_err(
+                other => Err(KeyError::new(
                     "tags",
                     format!("item {i}: expected a string, found {}", kind(&other)),
                 )),
             })
             .collect(),
-        Some(v) => Err(field_err(
+        Some(v) => Err(KeyError::new(
             "tags",
             format!("expected an array of strings, found {}", kind(&v)),
         )),

@@ -7,7 +7,7 @@
 //! json-seq log that ends in a bare RS also counts as cut: the writer sends RS
 //! first, so a process killed before the record's body leaves exactly that.
 
-use crate::dataset::{json_error_at, rag::kind};
+use crate::dataset::{json_error_at, kind};
 use serde::Serialize;
 use serde_json::Value;
 

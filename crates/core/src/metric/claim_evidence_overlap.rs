@@ -17,8 +17,8 @@ use super::list_overlap::{aggregate_prf, items, overlap};
 use super::{
     schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput,
 };
+use crate::position::KeyError;
 use crate::schema::Schema;
-use crate::task::KeyError;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -15,8 +15,8 @@
 //! pooled rate, which weights samples by their denominator).
 
 use super::{Aggregate, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use crate::position::KeyError;
 use crate::schema::Schema;
-use crate::task::KeyError;
 use serde_json::Value;
 use std::sync::Arc;
 

@@ -11,9 +11,9 @@
 //! sample; a missing prediction scores 0. The aggregate mean is the accuracy.
 
 use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use crate::position::KeyError;
 use crate::schema::coerce::norm_text;
 use crate::schema::Schema;
-use crate::task::KeyError;
 use serde_json::Value;
 use std::sync::Arc;
 

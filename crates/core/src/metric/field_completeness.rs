@@ -9,8 +9,8 @@
 //! Needs no label; the aggregate mean is the average share of filled fields.
 
 use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use crate::position::KeyError;
 use crate::schema::{ParseStatus, Schema};
-use crate::task::KeyError;
 use serde_json::Value;
 use std::sync::Arc;
 

@@ -12,9 +12,9 @@
 //! example: `matched` and `total_keywords`, plus the keyword lists.
 
 use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use crate::position::KeyError;
 use crate::schema::coerce::scalar_text;
 use crate::schema::{Schema, RAW_ANSWER};
-use crate::task::KeyError;
 use crate::text::fold;
 use serde_json::Value;
 use std::sync::Arc;

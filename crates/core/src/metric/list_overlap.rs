@@ -17,9 +17,9 @@ use super::{
     f1, prf, schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, SampleScore,
     ScoreInput,
 };
+use crate::position::KeyError;
 use crate::schema::coerce::{norm_text, scalar_text, split_items};
 use crate::schema::Schema;
-use crate::task::KeyError;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -31,9 +31,9 @@ pub mod token_f1;
 pub use raw::RawMetric;
 
 use crate::dataset::sample::Sample;
+use crate::position::KeyError;
 use crate::report::mean_std;
 use crate::schema::{ParsedAnswer, Schema, RAW_ANSWER};
-use crate::task::KeyError;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;

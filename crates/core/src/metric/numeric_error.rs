@@ -13,8 +13,8 @@
 use super::{
     schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput,
 };
+use crate::position::KeyError;
 use crate::schema::Schema;
-use crate::task::KeyError;
 use serde_json::Value;
 use std::sync::Arc;
 

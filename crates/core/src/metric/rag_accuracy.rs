@@ -11,10 +11,10 @@
 
 use super::keyword_coverage::text_of;
 use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use crate::position::KeyError;
 use crate::schema::coerce::scalar_text;
 use crate::schema::{Schema, RAW_ANSWER};
 use crate::scorer::{accuracy, MatchMode, ScoringConfig};
-use crate::task::KeyError;
 use serde_json::Value;
 use std::sync::Arc;
 

@@ -11,9 +11,9 @@
 use super::keyword_coverage::text_of;
 use super::rag_accuracy::strings;
 use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use crate::position::KeyError;
 use crate::schema::{Schema, RAW_ANSWER};
 use crate::scorer::citation;
-use crate::task::KeyError;
 use serde_json::Value;
 use std::sync::Arc;
 

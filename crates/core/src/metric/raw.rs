@@ -14,7 +14,7 @@
 //! A key set to `null` counts as not set.
 
 use super::{metric_type, REGISTRY};
-use crate::task::KeyError;
+use crate::position::KeyError;
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};

@@ -20,9 +20,9 @@
 
 use super::reference_rouge::tokenize;
 use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use crate::position::KeyError;
 use crate::schema::coerce::scalar_text;
 use crate::schema::Schema;
-use crate::task::KeyError;
 use regex_lite::Regex;
 use serde_json::Value;
 use std::sync::{Arc, OnceLock};

@@ -23,8 +23,8 @@
 //! as rouge-score's `score_multi` does. A missing label skips the sample.
 
 use super::{f1, schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use crate::position::KeyError;
 use crate::schema::Schema;
-use crate::task::KeyError;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;

@@ -16,7 +16,7 @@
 //!
 //! `null` is rejected by every type (reason "null"), so it takes the default.
 
-use crate::dataset::rag::kind;
+use crate::dataset::kind;
 use serde_json::{Number, Value};
 use unicode_normalization::UnicodeNormalization;
 

@@ -11,7 +11,7 @@
 pub mod coerce;
 pub mod extract;
 
-use crate::task::KeyError;
+use crate::position::KeyError;
 use coerce::{scalar_text, Outcome};
 pub use extract::{extract_json, ExtractError};
 use serde::{Deserialize, Serialize};

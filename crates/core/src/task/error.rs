@@ -1,56 +1,14 @@
 //! Errors of task and template files: each names the file, the key path
-//! (`metrics[1].pred_field`) and, when known, the line and column.
+//! (`metrics[1].pred_field`) and, when known, the line and column, as every
+//! input error does (see [`crate::position`]).
 
+use crate::position::InputError;
 use serde::Serialize;
 use std::fmt;
 use thiserror::Error;
 
 /// A problem at one key of a task or template file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Error)]
-pub struct TaskError {
-    /// File name as the user gave it (empty for a task built in code).
-    pub file: String,
-    /// Key path such as `metrics[1].pred_field`; empty for the whole document.
-    pub path: String,
-    /// 1-based line, when the YAML parser or the locator found one.
-    pub line: Option<usize>,
-    /// 1-based column, when the YAML parser gave one.
-    pub column: Option<usize>,
-    /// What was wrong and what was expected.
-    pub message: String,
-}
-
-impl TaskError {
-    /// An error at `path` with no position yet.
-    pub fn at(path: impl Into<String>, message: impl Into<String>) -> TaskError {
-        TaskError {
-            file: String::new(),
-            path: path.into(),
-            line: None,
-            column: None,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for TaskError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut place = self.file.clone();
-        if let Some(line) = self.line {
-            place.push_str(&format!(":{line}"));
-            if let Some(column) = self.column {
-                place.push_str(&format!(":{column}"));
-            }
-        }
-        if !place.is_empty() {
-            write!(f, "{place}: ")?;
-        }
-        if !self.path.is_empty() {
-            write!(f, "`{}`: ", self.path)?;
-        }
-        f.write_str(&self.message)
-    }
-}
+pub type TaskError = InputError;
 
 /// Every problem found in one file, in document order where known.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Error)]
@@ -69,39 +27,10 @@ impl From<TaskError> for TaskErrors {
     }
 }
 
-/// A problem at a key relative to the item being built (`lo`, `pred_field`);
-/// the task prefixes it with the item's path (`parse_schema[2].lo`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KeyError {
-    /// Key within the item.
-    pub key: String,
-    /// What was wrong.
-    pub message: String,
-}
-
-impl KeyError {
-    /// An error at `key`.
-    pub fn new(key: impl Into<String>, message: impl Into<String>) -> KeyError {
-        KeyError {
-            key: key.into(),
-            message: message.into(),
-        }
-    }
-
-    /// The error placed under `parent` (`metrics[1]` + `pred_field`).
-    pub fn under(self, parent: &str) -> TaskError {
-        let path = if self.key.is_empty() {
-            parent.to_string()
-        } else {
-            format!("{parent}.{}", self.key)
-        };
-        TaskError::at(path, self.message)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::position::KeyError;
 
     #[test]
     fn shows_file_line_column_path_and_message() {

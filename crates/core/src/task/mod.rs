@@ -17,11 +17,12 @@ pub mod template;
 pub mod yaml;
 
 pub use builtin::{builtin_template, preset, PRESETS};
-pub use error::{KeyError, TaskError, TaskErrors};
+pub use error::{TaskError, TaskErrors};
 pub use template::{PromptTemplate, RawTemplate, RenderedPrompt, TemplateError};
 
 use crate::dataset::sample::Sample;
 use crate::metric::{self, Metric, RawMetric, SampleScore, ScoreInput};
+use crate::position::KeyError;
 use crate::schema::{FieldSpec, ParsedAnswer, RawField, Schema};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -131,10 +132,10 @@ impl Task {
         Task::try_from(raw).map_err(|TaskErrors(errors)| {
             let mut errors: Vec<TaskError> = errors
                 .into_iter()
-                .map(|e| TaskError {
-                    file: file.to_string(),
-                    line: yaml::locate(yaml, &e.path),
-                    ..e
+                .map(|mut e| {
+                    e.file = file.to_string();
+                    e.line = yaml::locate(yaml, &e.path);
+                    e
                 })
                 .collect();
             errors.sort_by_key(|e| e.line.unwrap_or(usize::MAX));

@@ -32,6 +32,7 @@
 use super::error::{TaskError, TaskErrors};
 use super::yaml::{from_yaml, locate};
 use crate::dataset::sample::Sample;
+use crate::position::{PathLabel, Position};
 use crate::provider::ChatMessage;
 use minijinja::{Environment, ErrorKind, UndefinedBehavior, Value as Jv};
 use serde::{Deserialize, Serialize};
@@ -168,13 +169,10 @@ impl PromptTemplate {
             else {
                 return TaskErrors::from(TaskError::at("", e.to_string()));
             };
-            TaskErrors::from(TaskError {
-                file: file.to_string(),
-                path: part.to_string(),
-                line: locate(yaml, part).map(|at| at + line - usize::from(!block_scalar(yaml, at))),
-                column: None,
-                message,
-            })
+            let line =
+                locate(yaml, part).map(|at| at + line - usize::from(!block_scalar(yaml, at)));
+            let at = Position::new(file, line).with_path(part, PathLabel::Bare);
+            TaskErrors::from(TaskError::new(at, message))
         })
     }
 

@@ -19,6 +19,7 @@
 //! [`locate`] finds the line of a path in block-style YAML by indentation.
 
 use super::error::{TaskError, TaskErrors};
+use crate::position::{PathLabel, Position};
 use serde::de::DeserializeOwned;
 
 /// Deserializes `text` as `T`, turning the YAML error into a `TaskError` with
@@ -46,13 +47,10 @@ fn yaml_error(file: &str, text: &str, e: &serde_yaml_ng::Error) -> TaskError {
     {
         message.push_str(" (YAML does not allow tabs for indentation; indent with spaces)");
     }
-    TaskError {
-        file: file.to_string(),
-        path,
-        line,
-        column: loc.map(|l| l.column()),
-        message,
-    }
+    let at = Position::new(file, line)
+        .with_column(loc.map(|l| l.column()))
+        .with_path(path, PathLabel::Bare);
+    TaskError::new(at, message)
 }
 
 /// Takes the `metrics[1].pred_field: ` prefix serde_yaml puts before a message.

@@ -186,6 +186,20 @@ impl Kind for TaskKind {
     }
 }
 
+/// One call an earlier run settled, taken over by [`TaskEngine::restore`]
+/// (`resume::resumable` reads them from the run's event log).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PriorCall {
+    /// Job number in this run.
+    pub job: usize,
+    /// The answer, or the error of the last attempt.
+    pub outcome: Result<String, CallError>,
+    /// Attempts made.
+    pub attempts: u32,
+    /// Time from first send to outcome.
+    pub elapsed_ms: u64,
+}
+
 /// The task run: the one [`Pipeline`] over samples × models with [`TaskKind`].
 pub type TaskEngine = Pipeline<TaskKind>;
 
@@ -224,7 +238,7 @@ impl Pipeline<TaskKind> {
     /// Takes over calls an earlier, interrupted run settled (see `resume`),
     /// before `start`; they are not sent again and `start` re-emits their `case`
     /// records so the new log is complete. Returns how many were taken.
-    pub fn restore(&mut self, prior: Vec<super::resume::PriorCall>) -> usize {
+    pub fn restore(&mut self, prior: Vec<PriorCall>) -> usize {
         let mut taken = 0;
         for call in prior {
             let Some(j) = self.job(call.job) else {

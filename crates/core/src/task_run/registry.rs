@@ -17,9 +17,9 @@
 //! committed, keys are not. `default_params` are merged over the task's
 //! `default_params` for that model's requests (the registry knows the model).
 
+use crate::position::{InputError, PathLabel, Position};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::fmt;
 
 /// One named model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,42 +67,17 @@ struct Wrapped {
     models: Vec<Value>,
 }
 
-/// A problem in a registry file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct RegistryError {
-    /// File name as given.
-    pub file: String,
-    /// Line of the JSON error, when the parser gave one.
-    pub line: Option<usize>,
-    /// Key path such as `models[1].base_url`.
-    pub path: String,
-    /// What was wrong and what was expected.
-    pub message: String,
-}
-
-impl fmt::Display for RegistryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
-        if let Some(l) = self.line {
-            write!(f, ":{l}")?;
-        }
-        if !self.path.is_empty() {
-            write!(f, ": `{}`", self.path)?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for RegistryError {}
+/// A problem in a registry file: its file, the line of the JSON error or of
+/// the entry at fault, and the key path such as `models[1].base_url`.
+pub type RegistryError = InputError;
 
 impl Registry {
     /// Reads a registry; every problem is reported with its entry path.
     pub fn parse(file: &str, text: &str) -> Result<Registry, Vec<RegistryError>> {
-        let err = |line: Option<usize>, path: String, message: String| RegistryError {
-            file: file.to_string(),
+        let err = |line: Option<usize>, path: String, message: String| {
             // serde_json gives lines for syntax errors only; an entry's problems
             // are placed on the line where the entry starts.
-            line: line.or_else(|| {
+            let line = line.or_else(|| {
                 let i = path
                     .strip_prefix("models[")?
                     .split(']')
@@ -110,9 +85,9 @@ impl Registry {
                     .parse()
                     .ok()?;
                 entry_line(text, i)
-            }),
-            path,
-            message,
+            });
+            let at = Position::new(file, line).with_path(path, PathLabel::Bare);
+            RegistryError::new(at, message)
         };
         let value: Value = serde_json::from_str(text)
             .map_err(|e| vec![err(Some(e.line()), String::new(), e.to_string())])?;

@@ -9,9 +9,9 @@
 //! line, or a second answer for the same sample and model, is a line-numbered
 //! `LineError` and is skipped; every good line is kept.
 
-use crate::dataset::jsonl::{field_err, id_value, read_objects, FieldError, Place};
-use crate::dataset::rag::kind;
-use crate::dataset::LineError;
+use crate::dataset::jsonl::{id_value, read_objects, Place};
+use crate::dataset::{kind, LineError};
+use crate::position::KeyError;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -89,9 +89,9 @@ pub fn parse(name: &str, bytes: &[u8]) -> ResponseSet {
     }
 }
 
-fn build(obj: Map<String, Value>, at: Place) -> Result<Response, FieldError> {
+fn build(obj: Map<String, Value>, at: Place) -> Result<Response, KeyError> {
     let sample_id = id_value(obj.get("sample_id"), "sample_id")?
-        .ok_or_else(|| field_err("sample_id", "missing: every response needs a `sample_id`"))?;
+        .ok_or_else(|| KeyError::new("sample_id", "missing: every response needs a `sample_id`"))?;
     let response = answer_text(&obj)?;
     let model = match obj
         .get("model")
@@ -101,7 +101,7 @@ fn build(obj: Map<String, Value>, at: Place) -> Result<Response, FieldError> {
         Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
         Some(v) => {
             let message = format!("expected a non-empty model name, found {}", kind(v));
-            return Err(field_err("model", message));
+            return Err(KeyError::new("model", message));
         }
     };
     Ok(Response {
@@ -115,12 +115,12 @@ fn build(obj: Map<String, Value>, at: Place) -> Result<Response, FieldError> {
 
 /// The answer of a line: `response`, or a spec 003 `RunRecord`'s
 /// `response_text` (a record without one is a call that gave no answer).
-fn answer_text(obj: &Map<String, Value>) -> Result<String, FieldError> {
+fn answer_text(obj: &Map<String, Value>) -> Result<String, KeyError> {
     let (key, value) = match (obj.get("response"), obj.get("response_text")) {
         (Some(v), _) => ("response", v),
         (None, Some(v)) => ("response_text", v),
         (None, None) => {
-            return Err(field_err(
+            return Err(KeyError::new(
                 "response",
                 "missing: expected the model's answer text (`response`, or a RunRecord's `response_text`)",
             ))
@@ -133,12 +133,12 @@ fn answer_text(obj: &Map<String, Value>) -> Result<String, FieldError> {
                 .get("status")
                 .and_then(Value::as_str)
                 .unwrap_or("unknown");
-            Err(field_err(
+            Err(KeyError::new(
                 key,
                 format!("null: the run recorded no answer (status `{status}`); the sample counts as not answered"),
             ))
         }
-        v => Err(field_err(
+        v => Err(KeyError::new(
             key,
             format!("expected a string, found {}", kind(v)),
         )),

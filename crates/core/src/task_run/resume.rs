@@ -8,25 +8,12 @@
 //! are sent again; records naming a model or sample this run does not have are
 //! reported; prompt failures are not taken over (they are found again at start).
 
-use super::engine::TaskEngine;
+use super::engine::{PriorCall, TaskEngine};
 use crate::events::resume::call_error;
 use crate::events::ReadLog;
-use crate::provider::{CallError, ErrorKind};
+use crate::provider::ErrorKind;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-
-/// One call an earlier run settled.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PriorCall {
-    /// Job number in this run.
-    pub job: usize,
-    /// The answer, or the error of the last attempt.
-    pub outcome: Result<String, CallError>,
-    /// Attempts made.
-    pub attempts: u32,
-    /// Time from first send to outcome.
-    pub elapsed_ms: u64,
-}
 
 /// What can be taken over from a task run's log.
 #[derive(Clone, Debug, Default, PartialEq)]
