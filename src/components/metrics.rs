@@ -2,7 +2,7 @@
 
 use crate::state::RunSnapshot;
 use evalpage_core::console::percent;
-use evalpage_core::scorer::REGISTRY;
+use evalpage_core::metric::metric_type;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -22,22 +22,20 @@ pub fn MetricsPanel(p: &MetricsProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let m = p.run.as_ref().map(|r| r.metrics.clone());
     let show = |v: Option<f64>| v.map_or("—".to_string(), percent);
-    let describe = |name: &str| {
-        REGISTRY
-            .iter()
-            .find(|i| i.name == name)
-            .map(|i| p.lang.pick(i.description_zh, i.description_en))
+    let describe = |kind: &str| {
+        metric_type(kind)
+            .map(|i| p.lang.pick(i.description_zh, i.description))
             .unwrap_or("")
     };
     let has = m.as_ref().filter(|m| m.cases_total > 0);
     html! {
         <section class="panel metrics">
-            <div class="metric" title={describe("accuracy")}>
+            <div class="metric" title={describe("rag_accuracy")}>
                 <span class="label">{t("整体准确率", "Accuracy")}</span>
                 <span class="value" data-testid="metric-accuracy">{show(has.map(|m| m.accuracy))}</span>
                 <span class="muted">{has.map(|m| format!("{}/{}", m.accurate_cases, m.cases_total)).unwrap_or_default()}</span>
             </div>
-            <div class="metric" title={describe("citation")}>
+            <div class="metric" title={describe("rag_citation")}>
                 <span class="label">{t("整体引用率", "Citation rate")}</span>
                 <span class="value" data-testid="metric-citation">{show(has.map(|m| m.citation_rate))}</span>
                 <span class="muted">{has.map(|m| format!("{}/{}", m.cited_cases, m.cases_total)).unwrap_or_default()}</span>

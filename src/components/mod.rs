@@ -7,6 +7,7 @@ pub mod dataset_panel;
 pub mod downloads;
 pub mod error_summary;
 pub mod header;
+pub mod metric_hints;
 pub mod metrics;
 pub mod model_panel;
 pub mod prompt_preview;

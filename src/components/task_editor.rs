@@ -79,6 +79,7 @@ pub fn TaskEditor(p: &TaskEditorProps) -> Html {
                 value={p.task_text.clone()} errors={p.check.errors.clone()} pending={p.pending}
                 ok_text={ok_text(&p.check)} accept=".yaml,.yml,.txt" rows={18} disabled={p.disabled}
                 on_input={p.on_task.clone()} on_settle={p.on_check.clone()} on_file={p.on_task_file.clone()} />
+            <super::metric_hints::MetricHints lang={p.lang} />
             { template_editor(p) }
         </section>
     }

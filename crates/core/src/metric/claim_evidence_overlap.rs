@@ -28,6 +28,7 @@ pub const TYPE: MetricType = MetricType {
     name: "claim_evidence_overlap",
     description:
         "Precision, recall and F1 of evidence ids cited by claims against labelled evidence.",
+    description_zh: "论断引用的证据与标注证据的精确率、召回率和 F1。",
     keys: &[
         MetricKey {
             name: "pred_field",

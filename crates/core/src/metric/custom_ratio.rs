@@ -25,6 +25,7 @@ pub const TYPE: MetricType = MetricType {
     name: "custom_ratio",
     description:
         "Numerator field / denominator field per sample (numbers, booleans or list lengths).",
+    description_zh: "每个样本的分子字段 / 分母字段（数值、布尔或列表长度）。",
     keys: &[
         MetricKey {
             name: "numerator_field",

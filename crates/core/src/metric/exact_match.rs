@@ -21,6 +21,7 @@ use std::sync::Arc;
 pub const TYPE: MetricType = MetricType {
     name: "exact_match",
     description: "Prediction equals the label after folding case, width and whitespace (0/1).",
+    description_zh: "折叠大小写、全半角和空白后预测与标签相同（0/1）。",
     keys: &[
         MetricKey {
             name: "pred_field",

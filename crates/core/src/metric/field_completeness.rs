@@ -18,6 +18,7 @@ use std::sync::Arc;
 pub const TYPE: MetricType = MetricType {
     name: "field_completeness",
     description: "Share of output fields the answer supplied with a non-empty value.",
+    description_zh: "回答给出非空值的输出字段所占比例。",
     keys: &[MetricKey {
         name: "fields",
         description: "The parse_schema fields to check (default: every field).",

@@ -24,6 +24,7 @@ pub const TYPE: MetricType = MetricType {
     name: "keyword_coverage",
     description:
         "Share of the expected keywords that appear in the answer (folded substring match).",
+    description_zh: "回答中出现的期望关键词所占比例（折叠后子串匹配）。",
     keys: &[
         MetricKey {
             name: "pred_field",

@@ -28,6 +28,7 @@ use std::sync::Arc;
 pub const TYPE: MetricType = MetricType {
     name: "list_overlap",
     description: "Set precision, recall and F1 of predicted list items against labelled items.",
+    description_zh: "预测列表项与标注列表项的集合精确率、召回率和 F1。",
     keys: &[
         MetricKey {
             name: "pred_field",

@@ -177,6 +177,8 @@ pub struct MetricType {
     pub name: &'static str,
     /// One-line description in English.
     pub description: &'static str,
+    /// The same in Chinese (the page shows the one of its language).
+    pub description_zh: &'static str,
     /// The keys the type reads (besides `type` and `name`); any other is refused.
     pub keys: &'static [MetricKey],
     /// A `metrics` entry of this type, as YAML (block style, no leading dash).

@@ -22,6 +22,7 @@ use std::sync::Arc;
 pub const TYPE: MetricType = MetricType {
     name: "numeric_error",
     description: "Absolute error of a number; hit when within tolerance (MAE and hit rate).",
+    description_zh: "数值的绝对误差；在容差内记为命中（MAE 与命中率）。",
     keys: &[
         MetricKey {
             name: "pred_field",

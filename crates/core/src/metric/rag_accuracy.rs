@@ -23,6 +23,7 @@ pub const TYPE: MetricType = MetricType {
     name: "rag_accuracy",
     description:
         "Spec 002 accuracy: the answer covers at least one gold keypoint (exact or fuzzy).",
+    description_zh: "回答至少覆盖一个 gold 关键点（精确或模糊匹配）。",
     keys: &[
         MetricKey {
             name: "pred_field",

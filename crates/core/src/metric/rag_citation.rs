@@ -21,6 +21,7 @@ use std::sync::Arc;
 pub const TYPE: MetricType = MetricType {
     name: "rag_citation",
     description: "Spec 002 citation: the answer cites a doc_hint document and none outside it.",
+    description_zh: "回答引用了至少一个 doc_hint 文档，且未引用其外的文档。",
     keys: &[
         MetricKey {
             name: "pred_field",

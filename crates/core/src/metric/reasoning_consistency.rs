@@ -31,6 +31,7 @@ use std::sync::{Arc, OnceLock};
 pub const TYPE: MetricType = MetricType {
     name: "reasoning_consistency",
     description: "The final answer agrees with the conclusion or last reasoning step (0/1).",
+    description_zh: "最终答案与结论或最后一步推理一致（0/1）。",
     keys: &[
         MetricKey {
             name: "answer_field",

@@ -35,6 +35,7 @@ pub const TYPE: MetricType = MetricType {
     name: "reference_rouge",
     description:
         "ROUGE-1/2/L F1 of a text against a reference (rouge-score tokens; CJK by character).",
+    description_zh: "文本相对参考答案的 ROUGE-1/2/L F1（rouge-score 分词；中日韩按字）。",
     keys: &[
         MetricKey {
             name: "pred_field",

@@ -44,6 +44,7 @@ use unicode_normalization::char::is_combining_mark;
 pub const TYPE: MetricType = MetricType {
     name: "token_f1",
     description: "SQuAD v1.1 token F1 of the answer against the best of the acceptable answers.",
+    description_zh: "答案相对最佳可接受答案的 SQuAD v1.1 词级 F1（中日韩按字）。",
     keys: &[
         MetricKey {
             name: "pred_field",

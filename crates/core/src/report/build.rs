@@ -11,10 +11,13 @@ use crate::dataset::metadata::report_metadata;
 use crate::dataset::rag::RagCase;
 use crate::events::ErrorDetail;
 use crate::run::{CaseResult, Engine, RunStatus};
-use crate::scorer::REGISTRY;
 use crate::timefmt::rfc3339_ms;
 use crate::Lang;
 use serde_json::{json, Value};
+
+/// The RAG check's metrics: (name in reports, type in the metric registry).
+pub const RAG_METRICS: [(&str, &str); 2] =
+    [("accuracy", "rag_accuracy"), ("citation", "rag_citation")];
 
 /// The final report of an engine (a stopped one; unfinished cases are left out),
 /// assembled by the one report builder with the RAG check's rows.
@@ -22,7 +25,7 @@ pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
     let cfg = engine.config();
     let pairs = engine.settled();
     let scores: Vec<EvalScore> = pairs.iter().flat_map(|(c, r)| case_scores(c, r)).collect();
-    let names: Vec<&str> = REGISTRY.iter().map(|m| m.name).collect();
+    let names: Vec<&str> = RAG_METRICS.iter().map(|(name, _)| *name).collect();
     let status = if engine.status() == RunStatus::Cancelled {
         "cancelled"
     } else {
@@ -58,7 +61,7 @@ pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
             "timeout_ms": cfg.settings.timeout_ms,
         }),
         evaluator_config: json!({
-            "metrics": names.iter().map(|n| json!({"type": n, "name": n})).collect::<Vec<_>>(),
+            "metrics": RAG_METRICS.iter().map(|(n, t)| json!({"type": t, "name": n})).collect::<Vec<_>>(),
             "keypoint_match": cfg.scoring,
             "breakdown": {"dimensions": ["tag", "language", "length"]},
         }),

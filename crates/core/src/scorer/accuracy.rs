@@ -11,17 +11,10 @@
 //! English (where it behaves like a fuzzy substring test). Keypoints of one
 //! folded character can only match exactly.
 
-use super::{MatchMode, MetricInfo, ScoringConfig};
+use super::{MatchMode, ScoringConfig};
 use crate::text::fold;
 use serde::Serialize;
 use std::collections::HashSet;
-
-/// Registry entry.
-pub const INFO: MetricInfo = MetricInfo {
-    name: "accuracy",
-    description_en: "The answer covers at least one gold keypoint (exact or fuzzy match).",
-    description_zh: "回答至少覆盖一个 gold 关键点（精确或模糊匹配）。",
-};
 
 /// How one keypoint fared.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -9,18 +9,10 @@
 //! document extension (`.md`, `.pdf`, `.txt`, ... and any extension used by a hint);
 //! a cited name that is not a hint makes the citation wrong, and the reason names it.
 
-use super::MetricInfo;
 use regex_lite::Regex;
 use serde::Serialize;
 use std::sync::OnceLock;
 use unicode_normalization::UnicodeNormalization;
-
-/// Registry entry.
-pub const INFO: MetricInfo = MetricInfo {
-    name: "citation",
-    description_en: "The answer cites at least one doc_hint document and none outside it.",
-    description_zh: "回答引用了至少一个 doc_hint 文档，且未引用其外的文档。",
-};
 
 const DOC_EXTENSIONS: &str =
     "md|markdown|mdx|txt|rst|adoc|pdf|docx?|pptx?|xlsx?|csv|jsonl?|ya?ml|html?|xml|tex|org|ipynb";

@@ -49,29 +49,12 @@ impl Default for ScoringConfig {
     }
 }
 
-/// One entry of the metric registry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MetricInfo {
-    /// Metric name as it appears in reports (`EvalScore.metric`).
-    pub name: &'static str,
-    /// One-line description in English.
-    pub description_en: &'static str,
-    /// One-line description in Chinese.
-    pub description_zh: &'static str,
-}
-
-/// Every metric of the RAG evaluation, in report order. The UI builds its list from this.
-pub const REGISTRY: &[MetricInfo] = &[accuracy::INFO, citation::INFO];
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn registry_names_are_unique() {
-        let mut names: Vec<_> = REGISTRY.iter().map(|m| m.name).collect();
-        names.dedup();
-        assert_eq!(names.len(), REGISTRY.len());
+    fn match_modes_parse() {
         assert_eq!(MatchMode::parse("STRICT"), Some(MatchMode::Strict));
     }
 }
