@@ -62,6 +62,10 @@ impl Kind for AnswerThenJudge {
     fn summary(&self, cancelled: bool, _now_ms: u64) -> String {
         format!("summary cancelled={cancelled}")
     }
+
+    fn error(&self, message: &str, _now_ms: u64) -> String {
+        format!("error: {message}")
+    }
 }
 
 fn engine(cases: usize) -> Pipeline<AnswerThenJudge> {
@@ -226,5 +230,27 @@ fn a_failed_answer_settles_the_case_without_a_judge_call_and_cancel_aborts_the_r
     assert_eq!(
         judged.error.as_ref().map(|e| e.kind),
         Some(ErrorKind::Cancelled)
+    );
+}
+
+#[test]
+fn a_failed_run_writes_an_error_record_and_settles_the_rest_as_cancelled() {
+    let mut e = engine(3);
+    e.start(0);
+    e.handle(outcome(0, answer("A0")), 5);
+    let step = e.fail("storage failed: quota exceeded", 6);
+    assert_eq!(
+        step.events.first().map(String::as_str),
+        Some("error: storage failed: quota exceeded")
+    );
+    assert_eq!(
+        step.events.last().map(String::as_str),
+        Some("summary cancelled=true")
+    );
+    assert_eq!(e.status(), RunStatus::Cancelled);
+    assert_eq!(e.progress(), (3, 3), "every case settled, none dropped");
+    assert!(
+        e.fail("again", 7).events.is_empty(),
+        "a stopped run fails once"
     );
 }

@@ -7,7 +7,9 @@ use evalpage_core::metric::REGISTRY;
 #[test]
 fn the_readme_table_lists_every_registered_metric_type_and_nothing_else() {
     let readme = include_str!("../../../README.md");
-    let start = readme.find("### Metric types").expect("README has a Metric types section");
+    let start = readme
+        .find("### Metric types")
+        .expect("README has a Metric types section");
     let section = &readme[start..];
     let end = section[3..].find("\n## ").map_or(section.len(), |i| i + 3);
     let rows: Vec<&str> = section[..end]

@@ -1,5 +1,5 @@
-//! The run loop, for both kinds of run (a RAG [`Engine`] and a
-//! [`TaskEngine`]). The main thread owns the engine; each `Command::Send` is
+//! The run loop, for every kind of run (the one engine, `Pipeline<K>`, over
+//! the RAG check's or a task's kind). The main thread owns the engine; each `Command::Send` is
 //! performed on its own worker thread (concurrency is small and bounded by the
 //! engine), whose outcome comes back over a channel. Between outcomes the loop
 //! sleeps in `recv_timeout` until the engine's `wake_at`, then feeds a `Tick`.
@@ -9,9 +9,7 @@
 use super::clock::Clock;
 use crate::error::CliError;
 use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
-use evalpage_core::run::{Command, Engine, Input, RunStatus, Step};
-use evalpage_core::task_run::engine::TaskEngine;
-use evalpage_core::task_run::events::TaskRecord;
+use evalpage_core::run::{Command, Input, Kind, Pipeline, RunStatus, Step};
 use std::collections::HashMap;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
@@ -28,44 +26,6 @@ struct Settled {
     case: usize,
     attempt: u32,
     outcome: CallOutcome,
-}
-
-/// A sans-IO run the loop can drive.
-pub trait Drivable {
-    /// Its event record type.
-    type Event;
-    /// `start` of the engine.
-    fn start(&mut self, now_ms: u64) -> Step<Self::Event>;
-    /// `handle` of the engine.
-    fn handle(&mut self, input: Input, now_ms: u64) -> Step<Self::Event>;
-    /// Whether it still runs.
-    fn status(&self) -> RunStatus;
-}
-
-impl Drivable for Engine {
-    type Event = evalpage_core::events::Record;
-    fn start(&mut self, now_ms: u64) -> Step<Self::Event> {
-        Engine::start(self, now_ms)
-    }
-    fn handle(&mut self, input: Input, now_ms: u64) -> Step<Self::Event> {
-        Engine::handle(self, input, now_ms)
-    }
-    fn status(&self) -> RunStatus {
-        Engine::status(self)
-    }
-}
-
-impl Drivable for TaskEngine {
-    type Event = TaskRecord;
-    fn start(&mut self, now_ms: u64) -> Step<Self::Event> {
-        TaskEngine::start(self, now_ms)
-    }
-    fn handle(&mut self, input: Input, now_ms: u64) -> Step<Self::Event> {
-        TaskEngine::handle(self, input, now_ms)
-    }
-    fn status(&self) -> RunStatus {
-        TaskEngine::status(self)
-    }
 }
 
 /// Answers job `case` with these messages; blocks until the model answers,
@@ -85,15 +45,15 @@ struct Driver {
 
 /// Runs the engine to the end; `on_step(engine, events, finished cases)` is
 /// called for every step, in order.
-pub fn drive<R, F>(
-    engine: &mut R,
+pub fn drive<K, F>(
+    engine: &mut Pipeline<K>,
     call: Caller,
     clock: &Clock,
     mut on_step: F,
 ) -> Result<(), CliError>
 where
-    R: Drivable,
-    F: FnMut(&R, Vec<R::Event>, Vec<usize>) -> Result<(), CliError>,
+    K: Kind,
+    F: FnMut(&Pipeline<K>, Vec<K::Record>, Vec<usize>) -> Result<(), CliError>,
 {
     let (tx, rx) = channel();
     let mut d = Driver {
@@ -106,8 +66,15 @@ where
     let step = engine.start(clock.now_ms());
     let mut wake = d.apply(engine, step, &mut on_step)?;
     while engine.status() == RunStatus::Running {
-        let input = d.next_input(wake, clock);
-        let step = engine.handle(input, clock.now_ms());
+        let step = match d.next_input(wake, clock) {
+            Some(input) => engine.handle(input, clock.now_ms()),
+            None => {
+                let why =
+                    "the run stalled with cases unfinished (nothing in flight, nothing scheduled)";
+                eprintln!("evalpage: {why}; stopping it");
+                engine.fail(why, clock.now_ms())
+            }
+        };
         wake = d.apply(engine, step, &mut on_step)?;
     }
     Ok(())
@@ -116,15 +83,15 @@ where
 impl Driver {
     /// Performs a step: starts and aborts requests, then hands the events and
     /// finished cases to `on_step`.
-    fn apply<R, F>(
+    fn apply<K, F>(
         &mut self,
-        engine: &R,
-        step: Step<R::Event>,
+        engine: &Pipeline<K>,
+        step: Step<K::Record>,
         on_step: &mut F,
     ) -> Result<Option<u64>, CliError>
     where
-        R: Drivable,
-        F: FnMut(&R, Vec<R::Event>, Vec<usize>) -> Result<(), CliError>,
+        K: Kind,
+        F: FnMut(&Pipeline<K>, Vec<K::Record>, Vec<usize>) -> Result<(), CliError>,
     {
         for command in step.commands {
             match command {
@@ -173,8 +140,9 @@ impl Driver {
         }
     }
 
-    /// Waits for the next awaited outcome, or for `wake_at` to pass.
-    fn next_input(&mut self, wake: Option<u64>, clock: &Clock) -> Input {
+    /// Waits for the next awaited outcome, or for `wake_at` to pass; `None`
+    /// when nothing can arrive and nothing is scheduled (a stalled run).
+    fn next_input(&mut self, wake: Option<u64>, clock: &Clock) -> Option<Input> {
         // The engine repeats a past wake time while every slot is busy (a due retry
         // waiting for room). One Tick per wake time; after that only an outcome
         // can make room, so wait for one instead of spinning.
@@ -183,16 +151,14 @@ impl Driver {
             let now = clock.now_ms();
             if let Some(w) = wake.filter(|w| now >= *w) {
                 self.ticked = Some(w);
-                return Input::Tick;
+                return Some(Input::Tick);
             }
             if self.in_flight.is_empty() && wake.is_none() {
-                // Nothing can arrive and nothing is scheduled: settle what is left.
-                eprintln!("evalpage: the run stalled with cases unfinished; stopping it");
-                return Input::Cancel;
+                return None;
             }
             let wait = wake.map_or(IDLE_WAIT, |w| Duration::from_millis(w - now));
             if let Some(input) = self.receive(wait) {
-                return input;
+                return Some(input);
             }
         }
     }

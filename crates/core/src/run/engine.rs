@@ -90,6 +90,10 @@ impl Kind for RagKind {
     fn summary(&self, cancelled: bool, now_ms: u64) -> Record {
         Record::summary_of(&self.cfg, &self.results, cancelled, now_ms)
     }
+
+    fn error(&self, message: &str, now_ms: u64) -> Record {
+        Record::error(&self.cfg.info.run_id, message, now_ms)
+    }
 }
 
 /// The RAG run: the one [`Pipeline`] over dataset cases with [`RagKind`].

@@ -73,6 +73,8 @@ pub trait Kind {
     fn meta(&self, now_ms: u64) -> Self::Record;
     /// The record that closes it.
     fn summary(&self, cancelled: bool, now_ms: u64) -> Self::Record;
+    /// A run-level `error` record (spec 000): the run itself failed, not a case.
+    fn error(&self, message: &str, now_ms: u64) -> Self::Record;
 }
 
 /// The engine over a kind.
@@ -254,10 +256,9 @@ impl<K: Kind> Pipeline<K> {
                 self.active[job] = Some(c.pool);
             }
             Ok(Some(_)) => {
-                let e = CallError::new(
-                    crate::provider::ErrorKind::InvalidResponse,
-                    "engine invariant broken: the next call names no usable pool",
-                );
+                let why = "engine invariant broken: the next call names no usable pool";
+                step.events.push(self.kind.error(why, now_ms));
+                let e = CallError::new(crate::provider::ErrorKind::InvalidResponse, why);
                 self.settle(job, Some(e), now_ms, step)
             }
             Ok(None) => self.settle(job, None, now_ms, step),
@@ -308,6 +309,20 @@ impl<K: Kind> Pipeline<K> {
             self.turn = (self.turn + 1) % n;
         }
         step.wake_at = self.pools.iter().filter_map(|p| p.wake_at(now_ms)).min();
+    }
+
+    /// The run cannot go on (a shell lost its storage or its transport, or
+    /// found the run stalled): an `error` record with the reason, then every
+    /// unfinished case is settled as cancelled (so a resume sends it again)
+    /// and the summary closes the log.
+    pub fn fail(&mut self, message: &str, now_ms: u64) -> Step<K::Record> {
+        if self.status != RunStatus::Running {
+            return Step::default();
+        }
+        let error = self.kind.error(message, now_ms);
+        let mut step = self.cancel(now_ms);
+        step.events.insert(0, error);
+        step
     }
 
     fn cancel(&mut self, now_ms: u64) -> Step<K::Record> {

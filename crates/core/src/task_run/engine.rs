@@ -184,6 +184,10 @@ impl Kind for TaskKind {
             now_ms,
         )
     }
+
+    fn error(&self, message: &str, now_ms: u64) -> TaskRecord {
+        TaskRecord::error(&self.cfg.run_id, message, now_ms)
+    }
 }
 
 /// One call an earlier run settled, taken over by [`TaskEngine::restore`]
