@@ -8,16 +8,16 @@ use crate::args::ScoreArgs;
 use crate::error::CliError;
 use crate::task_file::{self, LoadedTask};
 use evalpage_core::dataset::{metadata, LineError};
-use evalpage_core::task_run::meta::RunMeta;
-use evalpage_core::task_run::report::AnswerSource;
 use evalpage_core::task_run::{
     artifacts, data, responses, score, DatasetFormat, Scored, TaskDataset,
 };
+use evalpage_core::AnswerSource;
+use evalpage_core::RunMeta;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The files `score` writes into `--out`.
-pub use evalpage_core::task_run::artifacts::FILES;
+pub use evalpage_core::FILES;
 
 /// Runs `evalpage score`.
 pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {

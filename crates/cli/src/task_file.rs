@@ -6,9 +6,9 @@
 //! `../prompts/NAME.yaml` (spec 004's `bench/tasks` + `bench/prompts` layout).
 
 use crate::error::CliError;
-use evalpage_core::task::builtin::TEMPLATE_NAMES;
 use evalpage_core::task::{self, builtin_template, PromptTemplate, Task, TaskErrors, PRESETS};
 use evalpage_core::task_run::TaskInfo;
+use evalpage_core::TEMPLATE_NAMES;
 use std::path::{Path, PathBuf};
 
 /// A validated task with its resolved template.

@@ -25,3 +25,27 @@ pub mod text;
 pub mod timefmt;
 
 pub use lang::Lang;
+
+// The facade: what the shells (the page and the CLI) use, by name, so they
+// never reach into the core's module tree. Modules stay public for the
+// crate's own tests, benches and fuzz targets.
+pub use dataset::metadata::DatasetMetadata as DatasetMetadataFile;
+pub use dataset::rag::{RagCase, RagDataset};
+pub use dataset::sample::Sample;
+pub use dataset::LineError;
+pub use events::{read as read_events, reconcile, resumable, Record, SummaryRecord};
+pub use provider::openai::{build_request, parse_response, OpenAiConfig};
+pub use provider::{ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, ModelSettings};
+pub use report::{EvaluationResult, Outputs, RunMeta, RunMetrics, EVENT_FILES, FILES};
+pub use run::{
+    Command, Engine, Input, Kind, Pipeline, RunConfig, RunInfo, RunSettings, RunStatus, Step,
+};
+pub use task::builtin::TEMPLATE_NAMES;
+pub use task_run::artifacts::Inputs as TaskInputs;
+pub use task_run::data::{load as load_task_dataset, DatasetFormat, TaskDataset};
+pub use task_run::engine::{TaskEngine, TaskRunConfig};
+pub use task_run::events::{parse_problems, TaskRecord};
+pub use task_run::registry::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
+pub use task_run::report::{AnswerSource, RunDescription};
+pub use task_run::resume::resumable as resumable_task;
+pub use task_run::score::AnswerStatus;

@@ -13,11 +13,11 @@
 use crate::error::CliError;
 use crate::task_file;
 use evalpage_core::dataset::numbered_lines;
-use evalpage_core::dataset::sample::Sample;
 use evalpage_core::demo;
 use evalpage_core::provider::ChatMessage;
 use evalpage_core::task::Task;
 use evalpage_core::task_run::{mock, DatasetFormat};
+use evalpage_core::Sample;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;

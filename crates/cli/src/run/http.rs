@@ -3,8 +3,8 @@
 //! hands the answer to `provider::openai::parse_response`. Transport failures
 //! become `CallError`s of kind `Network` or `Timeout` that say what to check.
 
-use evalpage_core::provider::openai::{build_request, parse_response, OpenAiConfig};
 use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
+use evalpage_core::{build_request, parse_response, OpenAiConfig};
 use std::io;
 use std::time::Duration;
 

@@ -6,7 +6,7 @@ use crate::error::CliError;
 use evalpage_core::events::{self, Record};
 use evalpage_core::report::{self, EvaluationResult, RunMeta};
 use evalpage_core::run::Engine;
-use evalpage_core::task_run::events::TaskRecord;
+use evalpage_core::TaskRecord;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

@@ -3,9 +3,9 @@
 //! the rest is sent. The resumed run keeps the interrupted run's id.
 
 use crate::error::CliError;
-use evalpage_core::dataset::rag::RagCase;
 use evalpage_core::events::{self, ReadLog, Resumable};
 use evalpage_core::scorer::ScoringConfig;
+use evalpage_core::RagCase;
 use std::path::Path;
 
 /// Reads an event log (json-seq or JSONL); a cut last record is reported and ignored.
