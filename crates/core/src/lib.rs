@@ -43,7 +43,7 @@ pub use run::{
 pub use task::builtin::TEMPLATE_NAMES;
 pub use task_run::artifacts::Inputs as TaskInputs;
 pub use task_run::data::{load as load_task_dataset, DatasetFormat, TaskDataset};
-pub use task_run::engine::{TaskEngine, TaskRunConfig};
+pub use task_run::engine::{TaskEngine, TaskKind, TaskRunConfig};
 pub use task_run::events::{parse_problems, TaskRecord};
 pub use task_run::registry::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
 pub use task_run::report::{AnswerSource, RunDescription};

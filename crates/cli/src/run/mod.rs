@@ -15,9 +15,50 @@ use crate::args::RunArgs;
 use crate::error::CliError;
 use clock::Clock;
 use evalpage_core::console::{case_line, finish_line, start_line};
+use evalpage_core::events::Record;
 use evalpage_core::report::{RunMeta, RunMetrics};
-use evalpage_core::run::{Engine, RunStatus};
+use evalpage_core::run::{Engine, Kind, Pipeline, RagKind, RunStatus};
 use output::{say, Output, REPORT_JSON, REPORT_MD};
+
+/// What the one run loop needs from a kind besides the engine: the console
+/// line of a settled job.
+pub(crate) trait Console: Kind<Record = Record> + Sized {
+    /// The `[EVAL]` line of a settled job, if it has one.
+    fn job_line(engine: &Pipeline<Self>, job: usize) -> Option<String>;
+}
+
+impl Console for RagKind {
+    fn job_line(engine: &Engine, job: usize) -> Option<String> {
+        let lang = engine.config().info.lang;
+        let (c, r) = (
+            engine.cases().get(job)?,
+            engine.results().get(job)?.as_ref()?,
+        );
+        Some(case_line(lang, c, r))
+    }
+}
+
+/// The one run loop of `evalpage run`, for every kind: drives the engine to
+/// the end, appending each record to both event logs as it comes and
+/// printing each settled job's `[EVAL]` line.
+pub(crate) fn run_to_end<K: Console>(
+    engine: &mut Pipeline<K>,
+    call: driver::Caller,
+    clock: &Clock,
+    out: &mut Output,
+) -> Result<(), CliError> {
+    driver::drive(engine, call, clock, |engine, events, finished| {
+        for record in events {
+            out.record(record)?;
+        }
+        for job in finished {
+            if let Some(line) = K::job_line(engine, job) {
+                say(&line);
+            }
+        }
+        Ok(())
+    })
+}
 
 /// Runs an evaluation: exit status 0 means it finished, failed cases included.
 pub fn execute(args: &RunArgs) -> Result<(), CliError> {
@@ -51,19 +92,7 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
     }
     let backend = std::sync::Arc::new(plan.backend);
     let call: driver::Caller = std::sync::Arc::new(move |_, m: &[_]| backend.call(m));
-    driver::drive(&mut engine, call, &clock, |engine, events, finished| {
-        for record in events {
-            out.record(record)?;
-        }
-        let lang = engine.config().info.lang;
-        for case in finished {
-            if let (Some(c), Some(Some(r))) = (engine.cases().get(case), engine.results().get(case))
-            {
-                say(&case_line(lang, c, r));
-            }
-        }
-        Ok(())
-    })?;
+    run_to_end(&mut engine, call, &clock, &mut out)?;
     let meta = RunMeta {
         tool: "evalpage-cli".into(),
         version: env!("CARGO_PKG_VERSION").into(),

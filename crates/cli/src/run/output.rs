@@ -6,7 +6,6 @@ use crate::error::CliError;
 use evalpage_core::events::{self, Record};
 use evalpage_core::report::{self, EvaluationResult, RunMeta};
 use evalpage_core::run::Engine;
-use evalpage_core::TaskRecord;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -52,15 +51,6 @@ impl Output {
     /// given the path of the final report first.
     pub fn record(&mut self, mut record: Record) -> Result<(), CliError> {
         if let Record::Summary(s) = &mut record {
-            s.final_report_path = Some(self.path(REPORT_JSON).display().to_string());
-        }
-        self.append_both(&events::to_jsonl(&record))
-    }
-
-    /// Appends one record of a task run to both logs and flushes them. A
-    /// `summary` record names the final report, as the RAG run's does.
-    pub fn task_record(&mut self, mut record: TaskRecord) -> Result<(), CliError> {
-        if let TaskRecord::Summary(s) = &mut record {
             s.final_report_path = Some(self.path(REPORT_JSON).display().to_string());
         }
         self.append_both(&events::to_jsonl(&record))

@@ -7,7 +7,7 @@
 //! core's renderer (the same files as `evalpage score` and the page's zip).
 
 use super::clock::Clock;
-use super::driver::{self, Caller};
+use super::driver::Caller;
 use super::http::{self, HttpBackend};
 use super::output::{say, Output};
 use super::{resume, setup};
@@ -151,17 +151,7 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
         n,
         model_settings.len()
     ));
-    driver::drive(&mut engine, call, &clock, |engine, events, finished| {
-        for record in events {
-            out.task_record(record)?;
-        }
-        for job in finished {
-            if let Some(line) = case_line(engine, job) {
-                say(&line);
-            }
-        }
-        Ok(())
-    })?;
+    super::run_to_end(&mut engine, call, &clock, &mut out)?;
     let scored = engine.scored();
     let source = AnswerSource::Run(RunDescription {
         run_id,
@@ -311,6 +301,12 @@ fn http_backend(
 }
 
 /// `[EVAL] model sample_id - ok | parse problem: ... | failed: ...`.
+impl super::Console for evalpage_core::TaskKind {
+    fn job_line(engine: &TaskEngine, job: usize) -> Option<String> {
+        case_line(engine, job)
+    }
+}
+
 fn case_line(engine: &TaskEngine, job: usize) -> Option<String> {
     let j = engine.job(job)?;
     let r = engine.results().get(j.model)?.get(j.sample)?.as_ref()?;
