@@ -60,11 +60,64 @@ pub(crate) fn run_to_end<K: Console>(
     })
 }
 
+/// Renders and writes a finished run's files; returns how many it wrote.
+pub(crate) type Finish<K> =
+    Box<dyn FnOnce(&Pipeline<K>, &Output, &Clock) -> Result<usize, CliError>>;
+
+/// A run checked from `evalpage run`'s flags and ready to go: every input
+/// read, every model resolved, every key read, a resumed run's settled cases
+/// taken over. Nothing is written before a plan exists.
+pub(crate) struct Checked<K: Console> {
+    engine: Pipeline<K>,
+    call: driver::Caller,
+    clock: Clock,
+    start_line: String,
+    finish: Finish<K>,
+}
+
+/// `evalpage run` with or without `--task`, checked.
+pub(crate) enum RunPlan {
+    /// The RAG check of spec 002.
+    Rag(Checked<RagKind>),
+    /// A spec 004 task over one or more models.
+    Task(Checked<evalpage_core::TaskKind>),
+}
+
+/// Raw flags to a checked plan.
+pub(crate) fn check(args: &RunArgs) -> Result<RunPlan, CliError> {
+    Ok(match &args.task {
+        Some(spec) => RunPlan::Task(task::plan(args, spec)?),
+        None => RunPlan::Rag(rag_plan(args)?),
+    })
+}
+
 /// Runs an evaluation: exit status 0 means it finished, failed cases included.
 pub fn execute(args: &RunArgs) -> Result<(), CliError> {
-    if let Some(spec) = &args.task {
-        return task::execute(args, spec);
+    match check(args)? {
+        RunPlan::Rag(p) => p.run(&args.out),
+        RunPlan::Task(p) => p.run(&args.out),
     }
+}
+
+impl<K: Console> Checked<K> {
+    /// The one run path: open the logs, print the start line, drive the
+    /// engine to the end, write the files.
+    fn run(mut self, out_dir: &std::path::Path) -> Result<(), CliError> {
+        let mut out = Output::create(out_dir)?;
+        say(&self.start_line);
+        run_to_end(&mut self.engine, self.call, &self.clock, &mut out)?;
+        let written = (self.finish)(&self.engine, &out, &self.clock)?;
+        eprintln!(
+            "evalpage: wrote {} files and 2 event logs to {}",
+            written,
+            out_dir.display()
+        );
+        Ok(())
+    }
+}
+
+/// The RAG check's plan.
+fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
     let clock = Clock::start();
     let argv = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
@@ -77,11 +130,9 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
     if let Some(run_id) = prior.as_ref().and_then(|p| p.run_id.clone()) {
         plan.config.info.run_id = run_id;
     }
-    let mut out = Output::create(&args.out)?;
     let lang = plan.config.info.lang;
     let dataset_bytes = std::mem::take(&mut plan.dataset_bytes);
     let mut engine = Engine::new(plan.config, plan.cases);
-    say(&start_line(lang, engine.cases().len()));
     if let Some(prior) = prior {
         let taken = engine.restore(prior.results);
         let total = engine.cases().len();
@@ -92,26 +143,34 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
     }
     let backend = std::sync::Arc::new(plan.backend);
     let call: driver::Caller = std::sync::Arc::new(move |_, m: &[_]| backend.call(m));
-    run_to_end(&mut engine, call, &clock, &mut out)?;
-    let meta = RunMeta {
-        tool: "evalpage-cli".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        argv: engine.config().info.argv.clone(),
-        dataset: args.dataset.display().to_string(),
-        metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
-        started_at_ms: engine.config().info.started_at_ms,
-        ended_at_ms: clock.now_ms(),
-    };
-    let written = out.write_reports(&engine, clock.now_ms(), &dataset_bytes, &meta)?;
-    let cancelled = engine.status() == RunStatus::Cancelled;
-    let metrics = RunMetrics::from_results(engine.results());
-    say(&finish_line(lang, &metrics, cancelled));
-    eprintln!(
-        "evalpage: wrote {} and {} ({} files and 2 event logs in {})",
-        out.path(REPORT_JSON).display(),
-        out.path(REPORT_MD).display(),
-        written,
-        args.out.display()
-    );
-    Ok(())
+    let dataset = args.dataset.display().to_string();
+    let metadata = args.metadata.as_ref().map(|p| p.display().to_string());
+    let finish: Finish<RagKind> = Box::new(move |engine, out, clock| {
+        let meta = RunMeta {
+            tool: "evalpage-cli".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            argv: engine.config().info.argv.clone(),
+            dataset,
+            metadata,
+            started_at_ms: engine.config().info.started_at_ms,
+            ended_at_ms: clock.now_ms(),
+        };
+        let written = out.write_reports(engine, clock.now_ms(), &dataset_bytes, &meta)?;
+        let cancelled = engine.status() == RunStatus::Cancelled;
+        let metrics = RunMetrics::from_results(engine.results());
+        say(&finish_line(lang, &metrics, cancelled));
+        eprintln!(
+            "evalpage: wrote {} and {}",
+            out.path(REPORT_JSON).display(),
+            out.path(REPORT_MD).display()
+        );
+        Ok(written)
+    });
+    Ok(Checked {
+        start_line: start_line(lang, engine.cases().len()),
+        engine,
+        call,
+        clock,
+        finish,
+    })
 }

@@ -9,8 +9,8 @@
 use super::clock::Clock;
 use super::driver::Caller;
 use super::http::{self, HttpBackend};
-use super::output::{say, Output};
 use super::{resume, setup};
+use super::{Checked, Finish};
 use crate::args::RunArgs;
 use crate::error::CliError;
 use crate::score;
@@ -27,7 +27,7 @@ use evalpage_core::RunMeta;
 use evalpage_core::Sample;
 use evalpage_core::{merged_params, ModelEntry, Registry};
 use evalpage_core::{AnswerSource, ModelSettings, RunDescription};
-use evalpage_core::{TaskEngine, TaskRunConfig};
+use evalpage_core::{TaskEngine, TaskKind, TaskRunConfig};
 use serde_json::{json, Map, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -61,8 +61,9 @@ impl Answerer {
     }
 }
 
-/// Runs `--task`.
-pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
+/// Checks `--task`'s flags and inputs into a run ready to go (nothing is
+/// written before every input is read and every model resolved).
+pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>, CliError> {
     let clock = Clock::start();
     let argv: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
@@ -142,57 +143,65 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
             None => CallOutcome::Answer(String::new()),
         }
     });
-    let mut out = Output::create(&args.out)?;
-    say(&format!(
+    let start_line = format!(
         "[EVAL] task {} ({} {}): {} samples x {} model(s)",
         info.name,
         info.prompt_name,
         info.prompt_version,
         n,
         model_settings.len()
-    ));
-    super::run_to_end(&mut engine, call, &clock, &mut out)?;
-    let scored = engine.scored();
-    let source = AnswerSource::Run(RunDescription {
-        run_id,
-        backend: backend.into(),
-        models: model_settings,
-        settings,
-    });
-    let meta = RunMeta {
-        tool: "evalpage-cli".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        argv,
-        dataset: args.dataset.display().to_string(),
-        metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
-        started_at_ms: clock.started_at_ms(),
-        ended_at_ms: clock.now_ms(),
-    };
-    let files = artifacts::render(&artifacts::Inputs {
-        task,
-        info,
-        data: &data,
-        dataset_bytes: &bytes,
-        scored: &scored,
-        line_errors: &data.errors,
-        source: &source,
-        meta: &meta,
-        lang: args.lang.into(),
-    })
-    .map_err(|e| CliError::output(&out.path("summary.csv"), std::io::Error::other(e)))?;
-    for (name, text) in &files {
-        out.write_file(name, text)?;
-    }
-    score::print_summary(&scored);
-    if engine.status() == RunStatus::Cancelled {
-        eprintln!("evalpage: the run stopped before every case settled");
-    }
-    eprintln!(
-        "evalpage: wrote {} files to {}",
-        files.len() + artifacts::EVENT_FILES.len(),
-        args.out.display()
     );
-    Ok(())
+    let (task, info) = (task.clone(), info.clone());
+    let (dataset, metadata, lang) = (
+        args.dataset.display().to_string(),
+        args.metadata.as_ref().map(|p| p.display().to_string()),
+        args.lang.into(),
+    );
+    let finish: Finish<TaskKind> = Box::new(move |engine, out, clock| {
+        let scored = engine.scored();
+        let source = AnswerSource::Run(RunDescription {
+            run_id,
+            backend: backend.into(),
+            models: model_settings,
+            settings,
+        });
+        let meta = RunMeta {
+            tool: "evalpage-cli".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            argv,
+            dataset,
+            metadata,
+            started_at_ms: clock.started_at_ms(),
+            ended_at_ms: clock.now_ms(),
+        };
+        let files = artifacts::render(&artifacts::Inputs {
+            task: &task,
+            info: &info,
+            data: &data,
+            dataset_bytes: &bytes,
+            scored: &scored,
+            line_errors: &data.errors,
+            source: &source,
+            meta: &meta,
+            lang,
+        })
+        .map_err(|e| CliError::output(&out.path("summary.csv"), std::io::Error::other(e)))?;
+        for (name, text) in &files {
+            out.write_file(name, text)?;
+        }
+        score::print_summary(&scored);
+        if engine.status() == RunStatus::Cancelled {
+            eprintln!("evalpage: the run stopped before every case settled");
+        }
+        Ok(files.len())
+    });
+    Ok(Checked {
+        engine,
+        call,
+        clock,
+        start_line,
+        finish,
+    })
 }
 
 /// The models to run, each with its key (read from its `api_key_env`).
@@ -301,7 +310,7 @@ fn http_backend(
 }
 
 /// `[EVAL] model sample_id - ok | parse problem: ... | failed: ...`.
-impl super::Console for evalpage_core::TaskKind {
+impl super::Console for TaskKind {
     fn job_line(engine: &TaskEngine, job: usize) -> Option<String> {
         case_line(engine, job)
     }
