@@ -13,7 +13,7 @@ use crate::provider::{CallError, ErrorKind};
 use crate::run::CaseResult;
 use crate::scorer::ScoringConfig;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// What can be taken over from a log.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -30,65 +30,132 @@ pub struct Resumable {
     pub rerun_ids: Vec<String>,
 }
 
-/// Reads the settled cases of `log` against this dataset.
-pub fn resumable(log: &ReadLog, cases: &[RagCase], scoring: &ScoringConfig) -> Resumable {
+/// One call an interrupted run settled, as its event log recorded it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PriorCall {
+    /// Job number in this run (the kind's numbering).
+    pub job: usize,
+    /// The answer, or the error of the last attempt.
+    pub outcome: Result<String, CallError>,
+    /// Attempts made.
+    pub attempts: u32,
+    /// Time from first send to outcome.
+    pub elapsed_ms: u64,
+}
+
+/// What a log gives a new run, for every kind: the settled calls by job,
+/// the `case` records that name no job of this run (`model/case` or `case`),
+/// and the jobs that must be sent again (cancelled, or without an answer).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Prior {
+    /// The interrupted run's id (a resumed run keeps it).
+    pub run_id: Option<String>,
+    /// The dataset named in its `meta`.
+    pub dataset: Option<String>,
+    /// Settled calls, in job order.
+    pub calls: Vec<PriorCall>,
+    /// Records naming no job of this run.
+    pub unknown: Vec<String>,
+    /// Records whose job is sent again.
+    pub rerun: Vec<String>,
+}
+
+/// The one reader of an interrupted run's settled calls, for every kind of
+/// run: `job_of(model, case_id)` numbers a record's job in the new run
+/// (`None`: not one of its jobs). The last record of a job counts. A record
+/// counts when its call succeeded and it carries the full `answer`, or when
+/// it failed for a reason other than a cancel; `skip` drops failures a kind
+/// finds again by itself (a task's prompt that cannot be rendered).
+pub fn prior_calls(
+    log: &ReadLog,
+    job_of: impl Fn(Option<&str>, &str) -> Option<usize>,
+    skip: impl Fn(&CallError) -> bool,
+) -> Prior {
     let meta = log.of_type("meta").next();
     let text = |v: Option<&Value>, k: &str| {
         v.and_then(|v| v.get(k))
             .and_then(Value::as_str)
             .map(str::to_string)
     };
-    let mut out = Resumable {
+    let mut out = Prior {
         run_id: text(meta, "run_id"),
         dataset: text(meta, "dataset"),
-        ..Resumable::default()
+        ..Prior::default()
     };
-    let index: HashMap<&str, usize> = cases
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.id.as_str(), i))
-        .collect();
-    let mut latest: HashMap<usize, &Value> = HashMap::new();
+    let mut latest: BTreeMap<usize, (&Value, String)> = BTreeMap::new();
     for record in log.of_type("case") {
+        let model = record.get("model").and_then(Value::as_str);
         let Some(id) = record.get("case_id").and_then(Value::as_str) else {
             continue;
         };
-        match index.get(id) {
-            Some(i) => {
-                latest.insert(*i, record);
+        let key = model.map_or(id.to_string(), |m| format!("{m}/{id}"));
+        match job_of(model, id) {
+            Some(job) => {
+                latest.insert(job, (record, key));
             }
-            None => out.unknown_ids.push(id.to_string()),
+            None => out.unknown.push(key),
         }
     }
-    let mut settled: Vec<(usize, &Value)> = latest.into_iter().collect();
-    settled.sort_by_key(|(i, _)| *i);
-    for (i, record) in settled {
-        match rebuild(i, &cases[i], record, scoring) {
-            Some(r) => out.results.push(r),
-            None => out.rerun_ids.push(cases[i].id.clone()),
+    for (job, (record, key)) in latest {
+        match rebuild(job, record) {
+            Some(call) if call.outcome.as_ref().err().is_some_and(&skip) => {}
+            Some(call) => out.calls.push(call),
+            None => out.rerun.push(key),
         }
     }
     out
 }
 
-fn rebuild(i: usize, case: &RagCase, r: &Value, scoring: &ScoringConfig) -> Option<CaseResult> {
-    let attempts = r.get("attempts").and_then(Value::as_u64).unwrap_or(1) as u32;
-    let elapsed = r.get("elapsed_ms").and_then(Value::as_u64).unwrap_or(0);
+fn rebuild(job: usize, r: &Value) -> Option<PriorCall> {
+    let attempts = r.get("attempts").and_then(Value::as_u64).unwrap_or(1);
+    let elapsed_ms = r.get("elapsed_ms").and_then(Value::as_u64).unwrap_or(0);
     let outcome = if r.get("llm_call_ok").and_then(Value::as_bool)? {
         Ok(r.get("answer")?.as_str()?.to_string())
     } else {
-        let error = call_error(
-            r.get("error_detail")?,
-            r.get("error").and_then(Value::as_str),
-        )?;
-        Err(error)
+        let short = r.get("error").and_then(Value::as_str);
+        Err(call_error(r.get("error_detail")?, short)?)
     };
-    Some(CaseResult::new(
-        i, case, outcome, attempts, elapsed, scoring,
-    ))
+    Some(PriorCall {
+        job,
+        outcome,
+        attempts: u32::try_from(attempts).unwrap_or(u32::MAX),
+        elapsed_ms,
+    })
 }
 
-pub(crate) fn call_error(detail: &Value, short: Option<&str>) -> Option<CallError> {
+/// The RAG check's view of a log: its settled cases, scored again with the
+/// current scoring settings (so the resumed report equals an uninterrupted one).
+pub fn resumable(log: &ReadLog, cases: &[RagCase], scoring: &ScoringConfig) -> Resumable {
+    let index: HashMap<&str, usize> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.as_str(), i))
+        .collect();
+    let prior = prior_calls(log, |_, id| index.get(id).copied(), |_| false);
+    let results = prior
+        .calls
+        .into_iter()
+        .map(|c| {
+            CaseResult::new(
+                c.job,
+                &cases[c.job],
+                c.outcome,
+                c.attempts,
+                c.elapsed_ms,
+                scoring,
+            )
+        })
+        .collect();
+    Resumable {
+        run_id: prior.run_id,
+        dataset: prior.dataset,
+        results,
+        unknown_ids: prior.unknown,
+        rerun_ids: prior.rerun,
+    }
+}
+
+fn call_error(detail: &Value, short: Option<&str>) -> Option<CallError> {
     let kind: ErrorKind = serde_json::from_value(detail.get("kind")?.clone()).ok()?;
     if kind == ErrorKind::Cancelled {
         return None;

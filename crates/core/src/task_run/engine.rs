@@ -190,19 +190,7 @@ impl Kind for TaskKind {
     }
 }
 
-/// One call an earlier run settled, taken over by [`TaskEngine::restore`]
-/// (`resume::resumable` reads them from the run's event log).
-#[derive(Clone, Debug, PartialEq)]
-pub struct PriorCall {
-    /// Job number in this run.
-    pub job: usize,
-    /// The answer, or the error of the last attempt.
-    pub outcome: Result<String, CallError>,
-    /// Attempts made.
-    pub attempts: u32,
-    /// Time from first send to outcome.
-    pub elapsed_ms: u64,
-}
+pub use crate::events::resume::PriorCall;
 
 /// The task run: the one [`Pipeline`] over samples × models with [`TaskKind`].
 pub type TaskEngine = Pipeline<TaskKind>;

@@ -9,11 +9,10 @@
 //! reported; prompt failures are not taken over (they are found again at start).
 
 use super::engine::{PriorCall, TaskEngine};
-use crate::events::resume::call_error;
+use crate::events::resume::prior_calls;
 use crate::events::ReadLog;
 use crate::provider::ErrorKind;
-use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 /// What can be taken over from a task run's log.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -28,16 +27,9 @@ pub struct TaskResumable {
     pub rerun: Vec<String>,
 }
 
-/// Reads the settled calls of `log` against the jobs of `engine`.
+/// The settled calls of an interrupted task run, read by the one log
+/// reader (`events::prior_calls`) with a job numbered `model * samples + sample`.
 pub fn resumable(log: &ReadLog, engine: &TaskEngine) -> TaskResumable {
-    let meta = log.of_type("meta").next();
-    let mut out = TaskResumable {
-        run_id: meta
-            .and_then(|m| m.get("run_id"))
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        ..TaskResumable::default()
-    };
     let n = engine.samples().len();
     let samples: HashMap<&str, usize> = engine
         .samples()
@@ -52,51 +44,12 @@ pub fn resumable(log: &ReadLog, engine: &TaskEngine) -> TaskResumable {
         .enumerate()
         .map(|(i, m)| (m.name.as_str(), i))
         .collect();
-    let mut latest: BTreeMap<usize, (&Value, String)> = BTreeMap::new();
-    for record in log.of_type("case") {
-        let text = |k: &str| record.get(k).and_then(Value::as_str);
-        let (Some(model), Some(id)) = (text("model"), text("case_id")) else {
-            continue;
-        };
-        let key = format!("{model}/{id}");
-        match (models.get(model), samples.get(id)) {
-            (Some(m), Some(s)) => {
-                latest.insert(m * n + s, (record, key));
-            }
-            _ => out.unknown.push(key),
-        }
+    let job_of = |model: Option<&str>, id: &str| Some(models.get(model?)? * n + samples.get(id)?);
+    let prior = prior_calls(log, job_of, |e| e.kind == ErrorKind::Prompt);
+    TaskResumable {
+        run_id: prior.run_id,
+        calls: prior.calls,
+        unknown: prior.unknown,
+        rerun: prior.rerun,
     }
-    for (job, (record, key)) in latest {
-        match rebuild(job, record) {
-            Some(Some(call)) => out.calls.push(call),
-            Some(None) => {}
-            None => out.rerun.push(key),
-        }
-    }
-    out
-}
-
-/// `Some(Some(call))` to take over, `Some(None)` to skip (a prompt failure),
-/// `None` to send again.
-fn rebuild(job: usize, r: &Value) -> Option<Option<PriorCall>> {
-    let attempts = r.get("attempts").and_then(Value::as_u64).unwrap_or(1);
-    let elapsed_ms = r.get("elapsed_ms").and_then(Value::as_u64).unwrap_or(0);
-    let outcome = if r.get("llm_call_ok").and_then(Value::as_bool)? {
-        Ok(r.get("answer")?.as_str()?.to_string())
-    } else {
-        let e = call_error(
-            r.get("error_detail")?,
-            r.get("error").and_then(Value::as_str),
-        )?;
-        if e.kind == ErrorKind::Prompt {
-            return Some(None);
-        }
-        Err(e)
-    };
-    Some(Some(PriorCall {
-        job,
-        outcome,
-        attempts: u32::try_from(attempts).unwrap_or(u32::MAX),
-        elapsed_ms,
-    }))
 }
