@@ -306,3 +306,20 @@ fn a_429_from_one_model_lowers_only_that_model_s_limit() {
     assert_eq!(engine.current_limits(), [2, 1]);
     assert_eq!(engine.current_limit(), 1);
 }
+
+#[test]
+fn the_kind_answers_for_the_one_mock_model_as_the_task_mock_does() {
+    use evalpage_core::run::Kind;
+    let (engine, _) = setup(&["mock-a", "mock-b"], 2);
+    for job in 0..engine.jobs() {
+        let j = engine.job(job).expect("job");
+        let msgs = match engine.prompt(j.sample) {
+            Some(Ok(m)) => m.clone(),
+            _ => Vec::new(),
+        };
+        let CallOutcome::Answer(want) = mock_answer(&engine, job) else {
+            panic!("the mock answers")
+        };
+        assert_eq!(engine.kind().mock_answer(job, &msgs), want, "job {job}");
+    }
+}

@@ -75,6 +75,13 @@ pub trait Kind {
     fn summary(&self, cancelled: bool, now_ms: u64) -> Self::Record;
     /// A run-level `error` record (spec 000): the run itself failed, not a case.
     fn error(&self, message: &str, now_ms: u64) -> Self::Record;
+    /// The offline mock model's answer to a call of `job`: the one mock model
+    /// of every kind (deterministic; some answers wrong on purpose). By
+    /// default the RAG demo model, which reads only the messages.
+    fn mock_answer(&self, job: usize, messages: &[ChatMessage]) -> String {
+        let _ = job;
+        crate::demo::answer(messages)
+    }
 }
 
 /// The engine over a kind.

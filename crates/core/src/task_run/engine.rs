@@ -188,6 +188,17 @@ impl Kind for TaskKind {
     fn error(&self, message: &str, now_ms: u64) -> TaskRecord {
         TaskRecord::error(&self.cfg.run_id, message, now_ms)
     }
+
+    fn mock_answer(&self, job: usize, messages: &[ChatMessage]) -> String {
+        let Some(j) = self.job(job) else {
+            return String::new();
+        };
+        let (sample, model) = (
+            &self.samples[j.sample].sample,
+            &self.cfg.models[j.model].name,
+        );
+        super::mock::answer(&self.task, sample, model, messages)
+    }
 }
 
 pub use crate::events::resume::PriorCall;
