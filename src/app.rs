@@ -8,7 +8,7 @@ use crate::components::{
     model_panel::ModelPanel, reconcile_view::ReconcileView, resume_banner::ResumeBanner,
     run_controls::RunControls,
 };
-use crate::effects::runner::RunHandle;
+use crate::effects::rag_run::RunHandle;
 use crate::effects::{files, storage, url};
 use crate::launch;
 use crate::state::task_models::TaskRunSettings;
@@ -208,7 +208,7 @@ pub fn App() -> Html {
                     <ModelPanel {lang} settings={state.settings.clone()} disabled={running} on_change={on_settings}
                         key_origins={Rc::new(state.keys.origins())} on_forget_keys={on_forget_keys} />
                 </section>
-                <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress())} error={state.start_error.clone()}
+                <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress.clone())} error={state.start_error.clone()}
                     on_start={on_start.reform(|_| true)} {on_cancel} {on_pause} target={target_line(&state)}
                     key_prompt={state.key_prompt.clone()} on_confirm_key={on_confirm_key} on_dismiss_key={on_dismiss_key} />
                 <MetricsPanel {lang} run={state.run.clone()} />

@@ -3,11 +3,14 @@
 //! the core's run configuration and hands it to the runner.
 
 use crate::effects::idb::{self, StoredRun};
-use crate::effects::runner::{Persist, RunHandle, RunUpdate, Transport};
+use crate::effects::rag_run::{RunHandle, RunUpdate};
+use crate::effects::runner::{Persist, Update};
 use crate::effects::storage;
 use crate::effects::{now_ms, url};
 use crate::state::keys::{self, KeyRing};
-use crate::state::{AppAction, AppState, LoadedDataset, ModelSettings, Provider, ResumeOffer};
+use crate::state::{
+    AppAction, AppState, LoadedDataset, ModelCall, ModelSettings, Provider, ResumeOffer,
+};
 use evalpage_core::dataset::rag;
 use evalpage_core::events;
 use evalpage_core::run::{CaseResult, RunConfig, RunInfo};
@@ -110,10 +113,10 @@ pub fn start(
         lang: lang.code().into(),
         total: dataset.parsed.cases.len(),
     };
-    let transport = match settings.provider {
-        Provider::Demo => Transport::Demo(settings.demo_latency_scale),
+    let call = match settings.provider {
+        Provider::Demo => ModelCall::Mock(settings.demo_latency_scale),
         Provider::Openai => match key_origin(&state.keys, &settings) {
-            Ok(origin) => Transport::OpenAi(settings.openai_config(), origin),
+            Ok(origin) => ModelCall::OpenAi(settings.openai_config(), origin),
             Err(()) => {
                 return fail(
                     "密钥框中的密钥不是为该端点的源保存的，请重新输入",
@@ -124,8 +127,8 @@ pub fn start(
     };
     let st = state.clone();
     let on_update = Callback::from(move |u: RunUpdate| match u {
-        RunUpdate::Progress(snap) => st.dispatch(AppAction::Progress(snap)),
-        RunUpdate::Finished(snap, a) => st.dispatch(AppAction::Finished(snap, a)),
+        Update::Progress(snap) => st.dispatch(AppAction::Progress(snap)),
+        Update::Finished(snap, a) => st.dispatch(AppAction::Finished(snap, a)),
     });
     state.dispatch(AppAction::Started);
     let persist = Some(Persist {
@@ -137,7 +140,7 @@ pub fn start(
         cfg,
         cases,
         takeover.prior,
-        transport,
+        call,
         persist,
         on_update,
     ));

@@ -7,7 +7,8 @@
 //! only the calls not yet settled.
 
 use crate::effects::idb;
-use crate::effects::task_runner::{TaskPersist, TaskRunHandle, TaskRunSpec, TaskRunUpdate};
+use crate::effects::runner::{Persist, Update};
+use crate::effects::task_run::{TaskRunHandle, TaskRunSpec, TaskRunUpdate};
 use crate::effects::{now_ms, url};
 use crate::state::task_models::{backend, plan, ModelCall, PlannedModel};
 use crate::state::task_stored::{StoredTaskRun, TaskResumeOffer};
@@ -148,7 +149,7 @@ fn start_with(
         run_data: page.run_data.clone(),
         calls,
         lang,
-        persist: Some(TaskPersist {
+        persist: Some(Persist {
             stored,
             replace: takeover.run_id.is_some(),
         }),
@@ -156,8 +157,8 @@ fn start_with(
     };
     let st = state.clone();
     let on_update = Callback::from(move |u: TaskRunUpdate| match u {
-        TaskRunUpdate::Progress(snap) => st.dispatch(TaskAction::Progress(snap)),
-        TaskRunUpdate::Finished(snap, a) => st.dispatch(TaskAction::Finished(snap, a)),
+        Update::Progress(snap) => st.dispatch(TaskAction::Progress(snap)),
+        Update::Finished(snap, a) => st.dispatch(TaskAction::Finished(snap, a)),
     });
     state.dispatch(TaskAction::Started);
     *handle.0.borrow_mut() = Some(TaskRunHandle::start(spec, on_update));

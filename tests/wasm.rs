@@ -11,10 +11,11 @@ use evalpage_core::run::{Command, Engine, Input, RunConfig, RunInfo, RunSettings
 use evalpage_core::scorer::ScoringConfig;
 use evalpage_core::Lang;
 use evalpage_web::effects::idb::{self, StoredRun};
-use evalpage_web::effects::runner::{Persist, RunHandle, RunUpdate, Transport};
+use evalpage_web::effects::rag_run::{RunHandle, RunUpdate};
+use evalpage_web::effects::runner::Persist;
 use evalpage_web::effects::{storage, url};
 use evalpage_web::state::keys::KeyRing;
-use evalpage_web::state::{ModelSettings, Provider};
+use evalpage_web::state::{ModelCall, ModelSettings, Provider};
 use gloo_timers::future::TimeoutFuture;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -103,7 +104,7 @@ async fn browser_runner_gives_the_same_report_as_the_core() {
         config("browser"),
         cases,
         Vec::new(),
-        Transport::Demo(0.0),
+        ModelCall::Mock(0.0),
         None,
         on_update,
     );
@@ -127,7 +128,7 @@ async fn cancel_settles_every_case() {
         config("cancel"),
         cases,
         Vec::new(),
-        Transport::Demo(5.0),
+        ModelCall::Mock(5.0),
         None,
         on_update,
     );
@@ -410,7 +411,7 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
         config("persisted"),
         cases,
         Vec::new(),
-        Transport::Demo(0.5),
+        ModelCall::Mock(0.5),
         Some(persist),
         on_update,
     );
@@ -458,8 +459,8 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
 use evalpage_core::task_run::artifacts::{EVENT_FILES, FILES};
 use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
 use evalpage_core::task_run::mock;
-use evalpage_web::effects::task_runner::{TaskRunHandle, TaskRunSpec, TaskRunUpdate};
-use evalpage_web::state::task_models::{plan, ModelCall};
+use evalpage_web::effects::task_run::{TaskRunHandle, TaskRunSpec, TaskRunUpdate};
+use evalpage_web::state::task_models::plan;
 use evalpage_web::state::{Mode, TaskArtifacts, TaskState};
 
 /// The default task state's run (event_eval demo, mock-a and mock-b) with this mock latency.
@@ -623,7 +624,6 @@ fn task_mode_comes_from_the_url() {
     assert_eq!(s.run_data.data.samples.len(), 8);
 }
 
-use evalpage_web::effects::task_runner::TaskPersist;
 use evalpage_web::state::task_stored::StoredTaskRun;
 
 /// The first `n` records of a JSONL log (a run cut off after them).
@@ -637,7 +637,7 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
     let db = idb::open().await.expect("open");
     let mut spec = task_spec("task-persisted", 1.0);
     let expected = task_reference_scores(&spec);
-    spec.persist = Some(TaskPersist {
+    spec.persist = Some(Persist {
         stored: StoredTaskRun::of(&TaskState::default(), "task-persisted", 0, Lang::En),
         replace: false,
     });
@@ -669,7 +669,7 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
     cut.push_str("{\"record_type\":\"case\",\"run_id\":");
     let mut spec = task_spec("task-resumed", 0.0);
     spec.prior_log = Some(Rc::from(cut.as_str()));
-    spec.persist = Some(TaskPersist {
+    spec.persist = Some(Persist {
         stored: StoredTaskRun::of(&TaskState::default(), "task-resumed", 0, Lang::En),
         replace: true,
     });
@@ -712,7 +712,7 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
 async fn a_running_task_run_is_in_indexeddb_without_any_key() {
     let db = idb::open().await.expect("open");
     let mut spec = task_spec("task-running", 20.0);
-    spec.persist = Some(TaskPersist {
+    spec.persist = Some(Persist {
         stored: StoredTaskRun::of(&TaskState::default(), "task-running", 0, Lang::En),
         replace: false,
     });

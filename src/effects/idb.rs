@@ -127,6 +127,8 @@ pub trait RunRecord: Serialize + DeserializeOwned {
     fn run_id(&self) -> &str;
     /// Start time, ms (newest first in [`runs`]).
     fn started_at_ms(&self) -> u64;
+    /// Sets `running`, `done` or `cancelled`.
+    fn set_status(&mut self, status: &str);
 }
 
 impl RunRecord for StoredRun {
@@ -136,6 +138,9 @@ impl RunRecord for StoredRun {
     fn started_at_ms(&self) -> u64 {
         self.started_at_ms
     }
+    fn set_status(&mut self, status: &str) {
+        self.status = status.to_string();
+    }
 }
 
 impl RunRecord for StoredTaskRun {
@@ -144,6 +149,9 @@ impl RunRecord for StoredTaskRun {
     }
     fn started_at_ms(&self) -> u64 {
         self.started_at_ms
+    }
+    fn set_status(&mut self, status: &str) {
+        self.status = status.to_string();
     }
 }
 

@@ -3,7 +3,7 @@
 //! batch (`idb::save`), and are released to the page only once that
 //! transaction has committed. Without persistence (or after a failed write,
 //! which is reported and ends persistence for the run) items are released at
-//! once. Used by `runner` (RAG check) and `task_runner` (task mode).
+//! once. Used by `runner` for every kind of run.
 
 use super::idb::{self, RunRecord};
 use wasm_bindgen_futures::spawn_local;

@@ -136,18 +136,8 @@ pub struct RunProgress {
 pub struct RunSnapshot {
     /// Status.
     pub status: RunStatus,
-    /// Settled cases.
-    pub done: usize,
-    /// All cases.
-    pub total: usize,
-    /// Current concurrency limit (lower than configured after 429s).
-    pub limit: usize,
-    /// Configured concurrency.
-    pub concurrency: usize,
-    /// Start time, ms.
-    pub started_ms: u64,
-    /// Time of this snapshot, ms.
-    pub now_ms: u64,
+    /// Counts, times and the scheduling state.
+    pub progress: RunProgress,
     /// The cases of this run.
     pub cases: Rc<Vec<RagCase>>,
     /// Results by case index.
@@ -158,10 +148,6 @@ pub struct RunSnapshot {
     pub console: Vec<Rc<str>>,
     /// Cases that failed with a network error (CORS or unreachable).
     pub network_errors: usize,
-    /// Paused by the user.
-    pub paused: bool,
-    /// Why the run is not being saved in this browser, if it is not.
-    pub save_error: Option<String>,
 }
 
 /// The finished run's downloads.
@@ -236,22 +222,6 @@ pub enum AppAction {
     Confirm(String, bool),
     /// A run waits for a click before its key is sent (or no longer does).
     PromptKey(Option<Rc<KeyPrompt>>),
-}
-
-impl RunSnapshot {
-    /// The part the run controls show.
-    pub fn progress(&self) -> RunProgress {
-        RunProgress {
-            done: self.done,
-            total: self.total,
-            started_ms: self.started_ms,
-            now_ms: self.now_ms,
-            paused: self.paused,
-            limit: self.limit,
-            concurrency: self.concurrency,
-            save_error: self.save_error.clone(),
-        }
-    }
 }
 
 impl AppState {

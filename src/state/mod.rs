@@ -17,5 +17,5 @@ pub use app_state::{
     AppAction, AppState, Artifacts, LoadedDataset, Mode, ResumeOffer, RunProgress, RunSnapshot,
     RunStatus,
 };
-pub use settings::{ModelSettings, Preset, Provider, PRESETS};
+pub use settings::{ModelCall, ModelSettings, Preset, Provider, PRESETS};
 pub use task_state::{TaskAction, TaskArtifacts, TaskSnapshot, TaskState};

@@ -3,7 +3,7 @@
 //! dataset and `metadata.json` files, registry text, the chosen models with
 //! their registry entries, scheduling). Never an API key: keys live only in
 //! `TaskState::keys`, which has no `Serialize`. Pure data and pure functions;
-//! the effects that read and write it are `effects::idb` and `task_runner`.
+//! the effects that read and write it are `effects::idb` and `effects::runner`.
 
 use super::task_data::{LoadedFile, LoadedMetadata};
 use super::task_models::{ModelSource, TaskRunSettings};
