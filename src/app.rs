@@ -8,20 +8,20 @@ use crate::components::{
     model_panel::ModelPanel, reconcile_view::ReconcileView, resume_banner::ResumeBanner,
     run_controls::RunControls,
 };
-use crate::effects::rag_run::RunHandle;
 use crate::effects::{files, storage, url};
 use crate::launch;
+use crate::launch::rag::{self as rag_launch, RagLaunch, RagSlot};
+use crate::launch::task::{TaskLaunch, TaskSlot};
 use crate::state::task_models::TaskRunSettings;
 use crate::state::{AppAction, AppState, Mode, ModelSettings, TaskState};
 use crate::task_app::TaskApp;
-use crate::task_launch::TaskHandle;
 use evalpage_core::{demo, Lang};
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// Parses bytes into a dataset and hands it to the reducer.
 fn load_bytes(state: &UseReducerHandle<AppState>, name: &str, bytes: &[u8]) {
-    state.dispatch(AppAction::SetDataset(launch::dataset(name, bytes)));
+    state.dispatch(AppAction::SetDataset(rag_launch::dataset(name, bytes)));
 }
 
 /// The application root.
@@ -43,11 +43,16 @@ pub fn App() -> Html {
             ..AppState::default()
         }
     });
-    let handle = use_mut_ref(|| None::<RunHandle>);
+    let slot = use_memo((), |_| RagSlot::default());
     let autorun_done = use_mut_ref(|| false);
     let mode = use_state(|| params.mode.unwrap_or_default());
     let task_state = use_reducer(|| task_state(&params));
-    let task_handle = use_memo((), |_| TaskHandle::default());
+    let task_slot = use_memo((), |_| TaskSlot::default());
+    let rag = RagLaunch {
+        state: state.clone(),
+        slot: (*slot).clone(),
+        params: params.clone(),
+    };
 
     {
         let (state, params) = (state.clone(), params.clone());
@@ -63,26 +68,31 @@ pub fn App() -> Html {
     }
 
     {
-        let (state, task_state) = (state.clone(), task_state.clone());
+        let task = TaskLaunch {
+            state: task_state.clone(),
+            slot: (*task_slot).clone(),
+            params: params.clone(),
+            lang: state.lang,
+        };
+        let rag = rag.clone();
         use_effect_with((), move |_| {
-            wasm_bindgen_futures::spawn_local(launch::find_unfinished(state));
-            wasm_bindgen_futures::spawn_local(crate::task_launch::find_unfinished(task_state));
+            wasm_bindgen_futures::spawn_local(launch::find_unfinished(rag));
+            wasm_bindgen_futures::spawn_local(launch::find_unfinished(task));
         });
     }
     let on_start = {
-        let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
-        Callback::from(move |by_click: bool| {
-            launch::start_checked(&state, &handle, &params, by_click, false)
-        })
+        let rag = rag.clone();
+        Callback::from(move |by_click: bool| rag_launch::start_checked(&rag, by_click, false))
     };
     let on_confirm_key = {
-        let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+        let rag = rag.clone();
         Callback::from(move |_: ()| {
-            let plain_http = state
+            let plain_http = rag
+                .state
                 .key_prompt
                 .as_ref()
                 .is_some_and(|p| p.plain_http_remote);
-            launch::start_checked(&state, &handle, &params, true, plain_http)
+            rag_launch::start_checked(&rag, true, plain_http)
         })
     };
     let on_dismiss_key = {
@@ -91,40 +101,36 @@ pub fn App() -> Html {
     };
     let on_forget_keys = {
         let state = state.clone();
-        Callback::from(move |_: ()| launch::forget_keys(&state))
+        Callback::from(move |_: ()| rag_launch::forget_keys(&state))
     };
     let on_pause = {
-        let handle = handle.clone();
-        Callback::from(move |paused: bool| {
-            if let Some(h) = handle.borrow().as_ref() {
-                h.set_paused(paused);
-            }
-        })
+        let slot = (*slot).clone();
+        Callback::from(move |paused: bool| slot.set_paused(paused))
     };
     let on_resume = {
-        let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+        let rag = rag.clone();
         Callback::from(move |_: ()| {
-            if let Some(offer) = state.resume_offer.clone() {
-                launch::resume_offer(&state, &handle, &params, &offer);
+            if let Some(offer) = rag.state.resume_offer.clone() {
+                launch::resume_offer(&rag, &offer);
             }
         })
     };
     let on_discard = {
-        let state = state.clone();
+        let rag = rag.clone();
         Callback::from(move |_: ()| {
-            if let Some(offer) = state.resume_offer.clone() {
-                launch::discard(&state, &offer);
+            if let Some(offer) = rag.state.resume_offer.clone() {
+                launch::discard(&rag, &offer);
             }
         })
     };
     let on_resume_log = {
-        let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+        let rag = rag.clone();
         Callback::from(move |file: web_sys::File| {
-            let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+            let rag = rag.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 match files::read(file).await {
-                    Ok((_, bytes)) => launch::resume_from_log(&state, &handle, &params, &bytes),
-                    Err(e) => state.dispatch(AppAction::StartFailed(Rc::from(e))),
+                    Ok((_, bytes)) => launch::resume_from_log(&rag, &bytes),
+                    Err(e) => rag.state.dispatch(AppAction::StartFailed(Rc::from(e))),
                 }
             });
         })
@@ -142,12 +148,8 @@ pub fn App() -> Html {
         });
     }
     let on_cancel = {
-        let handle = handle.clone();
-        Callback::from(move |_: ()| {
-            if let Some(h) = handle.borrow().as_ref() {
-                h.cancel();
-            }
-        })
+        let slot = (*slot).clone();
+        Callback::from(move |_: ()| slot.cancel())
     };
     let on_lang = {
         let s = state.clone();
@@ -155,7 +157,7 @@ pub fn App() -> Html {
     };
     let on_settings = {
         let s = state.clone();
-        Callback::from(move |new: ModelSettings| launch::edit_settings(&s, new))
+        Callback::from(move |new: ModelSettings| rag_launch::edit_settings(&s, new))
     };
     let on_file = {
         let s = state.clone();
@@ -189,7 +191,7 @@ pub fn App() -> Html {
             <div class="page">
                 <Header {lang} {on_lang} mode={*mode} {on_mode} />
                 <main>
-                    <TaskApp {lang} state={task_state} handle={(*task_handle).clone()} params={params.clone()} />
+                    <TaskApp {lang} state={task_state} slot={(*task_slot).clone()} params={params.clone()} />
                 </main>
             </div>
         };

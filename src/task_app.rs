@@ -10,10 +10,11 @@ use crate::components::{
     task_summary::TaskSummary,
 };
 use crate::effects::{files, url};
+use crate::launch;
+use crate::launch::task::{TaskLaunch, TaskSlot};
 use crate::state::task_data::{LoadedFile, LoadedMetadata};
 use crate::state::task_models::TaskRunSettings;
 use crate::state::{RunStatus, TaskAction, TaskState};
-use crate::task_launch::{self, TaskHandle};
 use evalpage_core::Lang;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -26,8 +27,8 @@ pub struct TaskAppProps {
     pub lang: Lang,
     /// The task state (owned by the app).
     pub state: UseReducerHandle<TaskState>,
-    /// The run handle (owned by the app).
-    pub handle: TaskHandle,
+    /// The run (owned by the app).
+    pub slot: TaskSlot,
     /// Page parameters.
     pub params: Rc<url::PageParams>,
 }
@@ -73,44 +74,48 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     let lang = p.lang;
     let status = state.status();
     let running = status == RunStatus::Running;
+    let task = TaskLaunch {
+        state: state.clone(),
+        slot: p.slot.clone(),
+        params: p.params.clone(),
+        lang,
+    };
     let on_start = {
-        let (state, handle, params) = (state.clone(), p.handle.clone(), p.params.clone());
-        Callback::from(move |_: ()| task_launch::start(&state, &handle, &params, lang))
+        let task = task.clone();
+        Callback::from(move |_: ()| launch::start_fresh(&task))
     };
     let on_pause = {
-        let h = p.handle.clone();
-        Callback::from(move |paused: bool| h.set_paused(paused))
+        let slot = p.slot.clone();
+        Callback::from(move |paused: bool| slot.set_paused(paused))
     };
     let on_cancel = {
-        let h = p.handle.clone();
-        Callback::from(move |_: ()| h.cancel())
+        let slot = p.slot.clone();
+        Callback::from(move |_: ()| slot.cancel())
     };
     let on_resume = {
-        let (state, handle, params) = (state.clone(), p.handle.clone(), p.params.clone());
+        let task = task.clone();
         Callback::from(move |_: ()| {
-            if let Some(offer) = state.resume_offer.clone() {
-                task_launch::resume_offer(&state, &handle, &params, lang, &offer);
+            if let Some(offer) = task.state.resume_offer.clone() {
+                launch::resume_offer(&task, &offer);
             }
         })
     };
     let on_discard = {
-        let state = state.clone();
+        let task = task.clone();
         Callback::from(move |_: ()| {
-            if let Some(offer) = state.resume_offer.clone() {
-                task_launch::discard(&state, &offer);
+            if let Some(offer) = task.state.resume_offer.clone() {
+                launch::discard(&task, &offer);
             }
         })
     };
     let on_resume_log = {
-        let (state, handle, params) = (state.clone(), p.handle.clone(), p.params.clone());
+        let task = task.clone();
         Callback::from(move |file: web_sys::File| {
-            let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+            let task = task.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 match files::read(file).await {
-                    Ok((_, bytes)) => {
-                        task_launch::resume_from_log(&state, &handle, &params, lang, &bytes)
-                    }
-                    Err(e) => state.dispatch(TaskAction::StartFailed(Rc::from(e))),
+                    Ok((_, bytes)) => launch::resume_from_log(&task, &bytes),
+                    Err(e) => task.state.dispatch(TaskAction::StartFailed(Rc::from(e))),
                 }
             });
         })

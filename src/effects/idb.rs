@@ -127,6 +127,8 @@ pub trait RunRecord: Serialize + DeserializeOwned {
     fn run_id(&self) -> &str;
     /// Start time, ms (newest first in [`runs`]).
     fn started_at_ms(&self) -> u64;
+    /// `running`, `done` or `cancelled`.
+    fn status(&self) -> &str;
     /// Sets `running`, `done` or `cancelled`.
     fn set_status(&mut self, status: &str);
 }
@@ -137,6 +139,9 @@ impl RunRecord for StoredRun {
     }
     fn started_at_ms(&self) -> u64 {
         self.started_at_ms
+    }
+    fn status(&self) -> &str {
+        &self.status
     }
     fn set_status(&mut self, status: &str) {
         self.status = status.to_string();
@@ -149,6 +154,9 @@ impl RunRecord for StoredTaskRun {
     }
     fn started_at_ms(&self) -> u64 {
         self.started_at_ms
+    }
+    fn status(&self) -> &str {
+        &self.status
     }
     fn set_status(&mut self, status: &str) {
         self.status = status.to_string();

@@ -111,6 +111,22 @@ impl RunView for RagView {
     }
 }
 
+impl RagView {
+    /// The view of a RAG check over `engine`'s cases, called through `call`.
+    pub fn new(engine: &Engine, call: ModelCall) -> RagView {
+        let lang = engine.config().info.lang;
+        let cases = engine.cases().to_vec();
+        let n = cases.len();
+        RagView {
+            call,
+            lang,
+            cases: Rc::new(cases),
+            results: vec![None; n],
+            console: vec![Rc::from(start_line(lang, n))],
+        }
+    }
+}
+
 impl Handle<RagView> {
     /// Starts a RAG check; `prior` are cases an interrupted run already settled.
     pub fn start(
@@ -121,18 +137,10 @@ impl Handle<RagView> {
         persist: Option<Persist<StoredRun>>,
         on_update: Callback<RunUpdate>,
     ) -> RunHandle {
-        let lang = cfg.info.lang;
         let started_ms = cfg.info.started_at_ms;
-        let n = cases.len();
-        let mut engine = Engine::new(cfg, cases.clone());
+        let mut engine = Engine::new(cfg, cases);
         engine.restore(prior);
-        let view = RagView {
-            call,
-            lang,
-            cases: Rc::new(cases),
-            results: vec![None; n],
-            console: vec![Rc::from(start_line(lang, n))],
-        };
+        let view = RagView::new(&engine, call);
         Handle::launch(Launch {
             engine,
             view,

@@ -50,8 +50,8 @@ pub enum Transport {
 
 /// What one kind of evaluation shows of its run, over the engine.
 pub trait RunView: 'static {
-    /// The core's kind of evaluation.
-    type Kind: Kind;
+    /// The core's kind of evaluation (its records go to the event log).
+    type Kind: Kind<Record: Serialize>;
     /// What a settled job shows once it is saved.
     type Shown: 'static;
     /// What the page gets as progress.
@@ -155,10 +155,7 @@ struct Runner<V: RunView> {
 
 type Shared<V> = Rc<RefCell<Runner<V>>>;
 
-impl<V: RunView> Handle<V>
-where
-    <V::Kind as Kind>::Record: Serialize,
-{
+impl<V: RunView> Handle<V> {
     /// Starts a run.
     pub fn launch(launch: Launch<V>) -> Handle<V> {
         let settings = launch
@@ -209,10 +206,7 @@ where
 
 /// Records a step's events (each `case` with what its job shows), performs
 /// its commands, and moves what is saved to the page.
-fn apply<V: RunView>(rc: &Shared<V>, step: Step<<V::Kind as Kind>::Record>)
-where
-    <V::Kind as Kind>::Record: Serialize,
-{
+fn apply<V: RunView>(rc: &Shared<V>, step: Step<<V::Kind as Kind>::Record>) {
     let commands = {
         let mut guard = rc.borrow_mut();
         let r = &mut *guard;
@@ -257,10 +251,7 @@ fn stopped<V: RunView>(r: &Runner<V>) -> bool {
 
 /// Moves saved jobs to the page: at once without persistence, otherwise
 /// after the IndexedDB transaction holding their `case` records has committed.
-fn pump<V: RunView>(rc: &Shared<V>)
-where
-    <V::Kind as Kind>::Record: Serialize,
-{
+fn pump<V: RunView>(rc: &Shared<V>) {
     let take = {
         let mut r = rc.borrow_mut();
         let status = match r.engine.status() {
@@ -296,10 +287,7 @@ fn show<V: RunView>(rc: &Shared<V>, items: Vec<V::Shown>) {
 }
 
 /// After a batch reached the page: announce progress, or the end once all is saved.
-fn after_drain<V: RunView>(rc: &Shared<V>)
-where
-    <V::Kind as Kind>::Record: Serialize,
-{
+fn after_drain<V: RunView>(rc: &Shared<V>) {
     let (stopped, done) = {
         let r = rc.borrow();
         let stopped = stopped(&r);
@@ -312,10 +300,7 @@ where
     }
 }
 
-fn send<V: RunView>(rc: &Shared<V>, job: usize, messages: Vec<ChatMessage>)
-where
-    <V::Kind as Kind>::Record: Serialize,
-{
+fn send<V: RunView>(rc: &Shared<V>, job: usize, messages: Vec<ChatMessage>) {
     let weak = Rc::downgrade(rc);
     let (transport, timeout_ms) = {
         let r = rc.borrow();
@@ -358,10 +343,7 @@ where
     }
 }
 
-fn feed<V: RunView>(weak: &Weak<RefCell<Runner<V>>>, job: usize, outcome: CallOutcome)
-where
-    <V::Kind as Kind>::Record: Serialize,
-{
+fn feed<V: RunView>(weak: &Weak<RefCell<Runner<V>>>, job: usize, outcome: CallOutcome) {
     let Some(rc) = weak.upgrade() else { return };
     let step = {
         let mut r = rc.borrow_mut();
@@ -372,10 +354,7 @@ where
     apply(&rc, step);
 }
 
-fn schedule_wake<V: RunView>(rc: &Shared<V>, wake_at: Option<u64>)
-where
-    <V::Kind as Kind>::Record: Serialize,
-{
+fn schedule_wake<V: RunView>(rc: &Shared<V>, wake_at: Option<u64>) {
     let Some(at) = wake_at else {
         rc.borrow_mut().wake = None;
         return;

@@ -193,42 +193,52 @@ impl TaskView {
     }
 }
 
-impl Handle<TaskView> {
-    /// Starts a task run.
-    pub fn start(spec: TaskRunSpec, on_update: Callback<TaskRunUpdate>) -> TaskRunHandle {
-        let data = &spec.run_data.data;
-        let models: Vec<String> = spec.cfg.models.iter().map(|m| m.name.clone()).collect();
-        let started_ms = spec.cfg.started_at_ms;
+impl TaskRunSpec {
+    /// The engine (with the calls of `prior_log` restored) and the view of
+    /// this run; `persist` is left to the caller.
+    pub fn parts(self) -> (TaskEngine, TaskView) {
+        let data = &self.run_data.data;
+        let models: Vec<String> = self.cfg.models.iter().map(|m| m.name.clone()).collect();
         let mut engine = TaskEngine::new(
-            spec.cfg,
-            spec.task.task.clone(),
-            spec.task.info.clone(),
-            &spec.task.template,
+            self.cfg,
+            self.task.task.clone(),
+            self.task.info.clone(),
+            &self.task.template,
             data,
         );
-        if let Some(log) = &spec.prior_log {
+        if let Some(log) = &self.prior_log {
             let prior = resume::resumable(&events::read(log.as_bytes()), &engine);
             engine.restore(prior.calls);
         }
         let labels = data
             .samples
             .iter()
-            .map(|s| Rc::new(labels(&spec.task.task, &s.sample)))
+            .map(|s| Rc::new(labels(&self.task.task, &s.sample)))
             .collect();
         let view = TaskView {
             results: vec![vec![None; data.samples.len()]; models.len()],
             labels: Rc::new(labels),
-            task: spec.task,
-            run_data: spec.run_data,
-            calls: spec.calls,
+            task: self.task,
+            run_data: self.run_data,
+            calls: self.calls,
             models: Rc::new(models),
-            lang: spec.lang,
+            lang: self.lang,
         };
+        (engine, view)
+    }
+}
+
+impl Handle<TaskView> {
+    /// Starts a task run.
+    pub fn start(mut spec: TaskRunSpec, on_update: Callback<TaskRunUpdate>) -> TaskRunHandle {
+        let started_ms = spec.cfg.started_at_ms;
+        let persist = spec.persist.take();
+        let (engine, view) = spec.parts();
         Handle::launch(Launch {
             engine,
             view,
             started_ms,
-            persist: spec.persist,
+            persist,
             on_update,
         })
     }

@@ -2,6 +2,7 @@
 //! latest snapshot of the run. Pure: effects live in `effects/`.
 
 use super::keys::{Confirmed, KeyPrompt, KeyRing};
+use super::resume::Offer;
 use super::ModelSettings;
 use crate::effects::idb::StoredRun;
 use evalpage_core::dataset::rag::{RagCase, RagDataset};
@@ -20,18 +21,10 @@ pub struct LoadedDataset {
     pub text: Rc<str>,
 }
 
-/// An unfinished run found in this browser's storage after a reload.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ResumeOffer {
-    /// The stored run.
-    pub stored: StoredRun,
-    /// Its saved event lines (JSONL).
-    pub events: Rc<str>,
-    /// Cases already settled.
-    pub done: usize,
-}
+/// An unfinished RAG check found in this browser's storage after a reload.
+pub type ResumeOffer = Offer<StoredRun>;
 
-impl ResumeOffer {
+impl Offer<StoredRun> {
     /// The banner's line: run, dataset, settled/total, and the origin that
     /// will receive the requests (and the key, if one is saved for it).
     pub fn summary(&self, lang: Lang, origin: Option<&str>) -> String {

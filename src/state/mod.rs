@@ -5,6 +5,7 @@
 
 pub mod app_state;
 pub mod keys;
+pub mod resume;
 pub mod settings;
 pub mod task_check;
 pub mod task_data;

@@ -5,6 +5,7 @@
 //! `TaskState::keys`, which has no `Serialize`. Pure data and pure functions;
 //! the effects that read and write it are `effects::idb` and `effects::runner`.
 
+use super::resume::Offer;
 use super::task_data::{LoadedFile, LoadedMetadata};
 use super::task_models::{ModelSource, TaskRunSettings};
 use super::task_state::{TaskState, DEFAULT_PRESET};
@@ -170,17 +171,9 @@ impl StoredTaskRun {
 }
 
 /// An unfinished task run found in this browser's storage after a reload.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TaskResumeOffer {
-    /// The stored run.
-    pub stored: StoredTaskRun,
-    /// Its saved event lines (JSONL).
-    pub events: Rc<str>,
-    /// Calls already settled (its `case` records).
-    pub done: usize,
-}
+pub type TaskResumeOffer = Offer<StoredTaskRun>;
 
-impl TaskResumeOffer {
+impl Offer<StoredTaskRun> {
     /// The banner's line: task, dataset, models, settled/total.
     pub fn summary(&self, lang: Lang) -> String {
         let s = &self.stored;
