@@ -6,12 +6,13 @@ use crate::components::{
     case_table::CaseTable, console::ConsolePanel, dataset_panel::DatasetPanel,
     downloads::Downloads, error_summary::ErrorSummary, header::Header, metrics::MetricsPanel,
     model_panel::ModelPanel, reconcile_view::ReconcileView, resume_banner::ResumeBanner,
-    run_controls::RunControls,
+    resume_log::ResumeLog, run_controls::RunControls,
 };
 use crate::effects::{files, storage, url};
 use crate::launch;
 use crate::launch::rag::{self as rag_launch, RagLaunch, RagSlot};
-use crate::launch::task::{TaskLaunch, TaskSlot};
+use crate::launch::task::TaskSlot;
+use crate::state::resume::Offers;
 use crate::state::task_models::TaskRunSettings;
 use crate::state::{AppAction, AppState, Mode, ModelSettings, TaskState};
 use crate::task_app::TaskApp;
@@ -48,10 +49,12 @@ pub fn App() -> Html {
     let mode = use_state(|| params.mode.unwrap_or_default());
     let task_state = use_reducer(|| task_state(&params));
     let task_slot = use_memo((), |_| TaskSlot::default());
+    let offers = use_reducer(Offers::default);
     let rag = RagLaunch {
         state: state.clone(),
         slot: (*slot).clone(),
         params: params.clone(),
+        offers: offers.clone(),
     };
 
     {
@@ -68,17 +71,8 @@ pub fn App() -> Html {
     }
 
     {
-        let task = TaskLaunch {
-            state: task_state.clone(),
-            slot: (*task_slot).clone(),
-            params: params.clone(),
-            lang: state.lang,
-        };
-        let rag = rag.clone();
-        use_effect_with((), move |_| {
-            wasm_bindgen_futures::spawn_local(launch::find_unfinished(rag));
-            wasm_bindgen_futures::spawn_local(launch::find_unfinished(task));
-        });
+        let offers = offers.clone();
+        use_effect_with((), move |_| launch::find_unfinished(&offers));
     }
     let on_start = {
         let rag = rag.clone();
@@ -107,19 +101,31 @@ pub fn App() -> Html {
         let slot = (*slot).clone();
         Callback::from(move |paused: bool| slot.set_paused(paused))
     };
-    let on_resume = {
-        let rag = rag.clone();
-        Callback::from(move |_: ()| {
-            if let Some(offer) = rag.state.resume_offer.clone() {
-                launch::resume_offer(&rag, &offer);
-            }
+    let on_mode = {
+        let mode = mode.clone();
+        Callback::from(move |m: Mode| {
+            url::set_mode(m);
+            mode.set(m);
         })
     };
-    let on_discard = {
+    let on_resume = {
+        let (rag, on_mode) = (rag.clone(), on_mode.clone());
+        Callback::from(move |run_id: String| launch::resume_picked(&rag, &run_id, &on_mode))
+    };
+    {
         let rag = rag.clone();
-        Callback::from(move |_: ()| {
-            if let Some(offer) = rag.state.resume_offer.clone() {
-                launch::discard(&rag, &offer);
+        let shown = (offers.pending.clone(), *mode);
+        use_effect_with(shown, move |(_, mode)| {
+            if *mode == Mode::Rag {
+                launch::resume_pending(&rag);
+            }
+        });
+    }
+    let on_discard = {
+        let offers = offers.clone();
+        Callback::from(move |run_id: String| {
+            if let Some(offer) = offers.get(&run_id) {
+                launch::discard(&offers, &offer);
             }
         })
     };
@@ -175,23 +181,16 @@ pub fn App() -> Html {
         let s = state.clone();
         Callback::from(move |_: ()| load_bytes(&s, demo::DATASET_NAME, demo::DATASET.as_bytes()))
     };
-
-    let on_mode = {
-        let mode = mode.clone();
-        Callback::from(move |m: Mode| {
-            url::set_mode(m);
-            mode.set(m);
-        })
-    };
     let lang = state.lang;
     let status = state.status();
     let running = status == crate::state::RunStatus::Running;
     if *mode == Mode::Task {
         return html! {
             <div class="page">
-                <Header {lang} {on_lang} mode={*mode} {on_mode} />
+                <Header {lang} {on_lang} mode={*mode} on_mode={on_mode.clone()} />
                 <main>
-                    <TaskApp {lang} state={task_state} slot={(*task_slot).clone()} params={params.clone()} />
+                    <TaskApp {lang} state={task_state} slot={(*task_slot).clone()} params={params.clone()}
+                        offers={offers.clone()} on_mode={on_mode.clone()} />
                 </main>
             </div>
         };
@@ -200,10 +199,7 @@ pub fn App() -> Html {
         <div class="page">
             <Header {lang} {on_lang} mode={*mode} {on_mode} />
             <main>
-                if state.resume_offer.is_some() {
-                    <ResumeBanner {lang} offer={state.resume_offer.as_ref().map(|o| Rc::from(o.summary(lang, url::origin(&o.stored.settings.base_url).as_deref())))} disabled={running}
-                        on_resume={on_resume.clone()} on_discard={on_discard.clone()} on_resume_log={on_resume_log.clone()} />
-                }
+                <ResumeBanner {lang} offers={offers.list.clone()} disabled={running} {on_resume} {on_discard} />
                 <section class="setup">
                     <DatasetPanel {lang} dataset={state.dataset.clone()} error={state.load_error.clone()}
                         disabled={running} {on_file} {on_demo} />
@@ -219,7 +215,7 @@ pub fn App() -> Html {
                     provider={state.settings.provider} base_url={state.settings.base_url.clone()} />
                 <CaseTable {lang} run={state.run.clone()} />
                 <ConsolePanel {lang} run={state.run.clone()} />
-                <ResumeBanner {lang} offer={None} disabled={running} {on_resume} {on_discard} {on_resume_log} />
+                <ResumeLog {lang} disabled={running} {on_resume_log} />
                 <ReconcileView {lang} />
             </main>
         </div>

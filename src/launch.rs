@@ -7,18 +7,28 @@
 pub mod rag;
 pub mod task;
 
-use crate::effects::idb::{self, RunRecord};
-use crate::effects::runner::{Handle, Launch, Persist, RunView, ViewUpdate};
-use crate::state::resume::{Offer, Takeover};
+use crate::effects::locks::{self, RunLock};
+use crate::effects::runner::{Handle, Launch, Persist, RunView, Update, ViewUpdate};
+use crate::effects::saved;
+use crate::state::resume::{Offer, Offers, OffersAction, Takeover};
+use crate::state::stored::StoredRun;
+use crate::state::Mode;
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::run::Pipeline;
+use evalpage_core::Lang;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
-use yew::Callback;
+use yew::{Callback, UseReducerHandle};
+
+/// A run going in this tab, with the lock that keeps other tabs off it.
+struct Running<V: RunView> {
+    handle: Handle<V>,
+    _lock: Option<RunLock>,
+}
 
 /// The run of one mode (kept by the app, so switching modes does not lose a run).
-pub struct Slot<V: RunView>(Rc<RefCell<Option<Handle<V>>>>);
+pub struct Slot<V: RunView>(Rc<RefCell<Option<Running<V>>>>);
 
 impl<V: RunView> Default for Slot<V> {
     fn default() -> Self {
@@ -41,21 +51,33 @@ impl<V: RunView> PartialEq for Slot<V> {
 impl<V: RunView> Slot<V> {
     /// True while a run has jobs to settle.
     pub fn is_running(&self) -> bool {
-        self.0.borrow().as_ref().is_some_and(Handle::is_running)
+        self.0
+            .borrow()
+            .as_ref()
+            .is_some_and(|r| r.handle.is_running())
+    }
+
+    fn handle(&self) -> Option<Handle<V>> {
+        self.0.borrow().as_ref().map(|r| r.handle.clone())
+    }
+
+    /// The run ended: other tabs may have its id again.
+    fn unlock(&self) {
+        if let Some(r) = self.0.borrow_mut().as_mut() {
+            r._lock = None;
+        }
     }
 
     /// Cancels the run, if one is going.
     pub fn cancel(&self) {
-        let handle = self.0.borrow().clone();
-        if let Some(h) = handle {
+        if let Some(h) = self.handle() {
             h.cancel();
         }
     }
 
     /// Pauses or resumes the run, if one is going.
     pub fn set_paused(&self, paused: bool) {
-        let handle = self.0.borrow().clone();
-        if let Some(h) = handle {
+        if let Some(h) = self.handle() {
             h.set_paused(paused);
         }
     }
@@ -70,7 +92,7 @@ pub struct Prepared<V: RunView> {
     /// Start time, ms.
     pub started_ms: u64,
     /// What is saved in IndexedDB (never a key).
-    pub stored: V::Stored,
+    pub stored: StoredRun,
 }
 
 /// What the launch path tells a mode's page.
@@ -81,25 +103,29 @@ pub enum Event<V: RunView> {
     Failed(Rc<str>),
     /// Progress or the end of the run.
     Update(ViewUpdate<V>),
-    /// An unfinished run was found (or the offer is withdrawn with `None`).
-    Offer(Option<Rc<Offer<V::Stored>>>),
 }
 
 /// One mode as the launch path sees it.
 pub trait ModeLaunch: Clone + 'static {
+    /// The mode.
+    const MODE: Mode;
     /// The mode's run view.
     type View: RunView;
     /// The page's inputs a run is made of.
     type Page;
     /// Where the mode's run is kept.
     fn slot(&self) -> &Slot<Self::View>;
+    /// The unfinished runs offered (a resumed run is offered no more).
+    fn offers(&self) -> &UseReducerHandle<Offers>;
+    /// Interface language.
+    fn lang(&self) -> Lang;
     /// The page's inputs as they are.
     fn page(&self) -> Self::Page;
     /// Builds the run of `page`, or says why it cannot start.
     fn prepare(&self, page: &Self::Page, t: &Takeover) -> Result<Prepared<Self::View>, String>;
     /// The page with a stored run's inputs (shown at once), and why it
-    /// cannot run yet, if it cannot (a key to type again).
-    fn restore(&self, stored: &<Self::View as RunView>::Stored) -> (Self::Page, Option<String>);
+    /// cannot run yet, if it cannot (a key to type again, a run of the other mode).
+    fn restore(&self, stored: &StoredRun) -> (Self::Page, Option<String>);
     /// Why a downloaded log cannot be resumed over what is loaded, if it cannot.
     fn log_problem(&self, log: &ReadLog) -> Option<String>;
     /// Tells the page.
@@ -107,7 +133,8 @@ pub trait ModeLaunch: Clone + 'static {
 }
 
 /// Starts a run of `page` (a fresh one, or one that takes over an
-/// interrupted run); a problem shows as a failed start with the reason.
+/// interrupted run) once this tab holds its lock; a problem shows as a
+/// failed start with the reason.
 pub fn start<M: ModeLaunch>(m: &M, page: &M::Page, takeover: Takeover) {
     if m.slot().is_running() {
         return;
@@ -116,22 +143,48 @@ pub fn start<M: ModeLaunch>(m: &M, page: &M::Page, takeover: Takeover) {
         Ok(p) => p,
         Err(why) => return m.tell(Event::Failed(Rc::from(why))),
     };
-    let on_update = {
-        let m = m.clone();
-        Callback::from(move |u| m.tell(Event::Update(u)))
-    };
-    m.tell(Event::Started);
-    let handle = Handle::launch(Launch {
-        engine: p.engine,
-        view: p.view,
-        started_ms: p.started_ms,
-        persist: Some(Persist {
-            stored: p.stored,
-            replace: takeover.run_id.is_some(),
-        }),
-        on_update,
+    let run_id = p.stored.run_id.clone();
+    let m = m.clone();
+    locks::lock(&run_id.clone(), move |lock| {
+        let Some(lock) = lock else {
+            m.offers().dispatch(OffersAction::Remove(run_id));
+            let why = m.lang().pick(
+                "该运行正在另一个标签页中进行，不能在这里继续",
+                "This run is going on in another tab; it cannot be resumed here",
+            );
+            return m.tell(Event::Failed(Rc::from(why)));
+        };
+        if m.slot().is_running() {
+            return;
+        }
+        let on_update = {
+            let m = m.clone();
+            Callback::from(move |u: ViewUpdate<M::View>| {
+                if matches!(u, Update::Finished(..)) {
+                    m.slot().unlock();
+                }
+                m.tell(Event::Update(u))
+            })
+        };
+        m.tell(Event::Started);
+        if takeover.run_id.is_some() {
+            m.offers().dispatch(OffersAction::Remove(run_id));
+        }
+        let handle = Handle::launch(Launch {
+            engine: p.engine,
+            view: p.view,
+            started_ms: p.started_ms,
+            persist: Some(Persist {
+                stored: p.stored,
+                replace: takeover.run_id.is_some(),
+            }),
+            on_update,
+        });
+        *m.slot().0.borrow_mut() = Some(Running {
+            handle,
+            _lock: Some(lock),
+        });
     });
-    *m.slot().0.borrow_mut() = Some(handle);
 }
 
 /// Starts a fresh run of what the page holds.
@@ -142,16 +195,46 @@ pub fn start_fresh<M: ModeLaunch>(m: &M) {
 /// Resumes a run offered after a reload: its stored inputs replace the
 /// page's, then (unless a key must be typed again first) only the jobs not
 /// yet settled are sent, under the same run id.
-pub fn resume_offer<M: ModeLaunch>(m: &M, offer: &Offer<<M::View as RunView>::Stored>) {
+pub fn resume_offer<M: ModeLaunch>(m: &M, offer: &Offer) {
     if m.slot().is_running() {
         return;
     }
-    let s = &offer.stored;
-    let (page, problem) = m.restore(s);
+    let (page, problem) = m.restore(&offer.stored);
     if let Some(p) = problem {
         return m.tell(Event::Failed(Rc::from(p)));
     }
-    start(m, &page, offer.takeover(s.run_id(), s.started_at_ms()));
+    start(m, &page, offer.takeover());
+}
+
+/// *Resume it* on an offer: resumed here when it is a run of this mode,
+/// else picked, and resumed by its mode once `on_mode` shows that mode.
+pub fn resume_picked<M: ModeLaunch>(m: &M, run_id: &str, on_mode: &Callback<Mode>) {
+    let Some(offer) = m.offers().get(run_id) else {
+        return;
+    };
+    if offer.mode() == M::MODE {
+        return resume_offer(m, &offer);
+    }
+    m.offers()
+        .dispatch(OffersAction::Pick(Some(run_id.to_string())));
+    on_mode.emit(offer.mode());
+}
+
+/// Resumes the offer picked in the other mode, if it is one of this mode's
+/// (call when this mode shows).
+pub fn resume_pending<M: ModeLaunch>(m: &M) {
+    let Some(offer) = m
+        .offers()
+        .pending
+        .as_deref()
+        .and_then(|id| m.offers().get(id))
+    else {
+        return;
+    };
+    if offer.mode() == M::MODE {
+        m.offers().dispatch(OffersAction::Pick(None));
+        resume_offer(m, &offer);
+    }
 }
 
 /// Resumes from a downloaded event log over what the page holds.
@@ -174,45 +257,18 @@ pub fn resume_from_log<M: ModeLaunch>(m: &M, bytes: &[u8]) {
     start(m, &m.page(), takeover);
 }
 
-/// Looks for an unfinished run of this mode saved in this browser and offers it.
-pub async fn find_unfinished<M: ModeLaunch>(m: M) {
-    let found = async {
-        let db = idb::open().await?;
-        for stored in idb::runs::<<M::View as RunView>::Stored>(&db).await? {
-            if stored.status() == "running" {
-                let events = idb::events(&db, stored.run_id()).await?;
-                let done = events::read(events.as_bytes()).of_type("case").count();
-                return Ok(Some(Offer {
-                    stored,
-                    events: Rc::from(events),
-                    done,
-                }));
-            }
-        }
-        Ok::<_, String>(None)
-    };
-    match found.await {
-        Ok(offer) => m.tell(Event::Offer(offer.map(Rc::new))),
-        Err(e) => web_sys::console::warn_1(
-            &format!("evalpage: cannot look for unfinished runs: {e}").into(),
-        ),
-    }
+/// Offers the unfinished runs saved in this browser that no tab is running.
+pub fn find_unfinished(offers: &UseReducerHandle<Offers>) {
+    let offers = offers.clone();
+    saved::find_unfinished(Callback::from(move |found| {
+        offers.dispatch(OffersAction::Found(found))
+    }));
 }
 
-/// Forgets an offered run (deletes it from storage).
-pub fn discard<M: ModeLaunch>(m: &M, offer: &Offer<<M::View as RunView>::Stored>) {
-    let (m, run_id) = (m.clone(), offer.stored.run_id().to_string());
-    wasm_bindgen_futures::spawn_local(async move {
-        match idb::open().await {
-            Ok(db) => {
-                if let Err(e) = idb::delete(&db, &run_id).await {
-                    web_sys::console::warn_1(
-                        &format!("evalpage: could not delete the run {run_id}: {e}").into(),
-                    );
-                }
-            }
-            Err(e) => web_sys::console::warn_1(&format!("evalpage: {e}").into()),
-        }
-        m.tell(Event::Offer(None));
+/// Forgets an offered run: deletes it from storage and from the offers.
+pub fn discard(offers: &UseReducerHandle<Offers>, offer: &Offer) {
+    let (offers, run_id) = (offers.clone(), offer.stored.run_id.clone());
+    saved::discard(run_id.clone(), move || {
+        offers.dispatch(OffersAction::Remove(run_id))
     });
 }

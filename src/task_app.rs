@@ -4,17 +4,18 @@
 //! and its run.
 
 use crate::components::{
-    prompt_preview::PromptPreview, resume_banner::ResumeBanner, run_controls::RunControls,
-    task_dataset_panel::TaskDatasetPanel, task_downloads::TaskDownloads, task_editor::TaskEditor,
-    task_models_panel::TaskModelsPanel, task_sample_table::TaskSampleTable,
-    task_summary::TaskSummary,
+    prompt_preview::PromptPreview, resume_banner::ResumeBanner, resume_log::ResumeLog,
+    run_controls::RunControls, task_dataset_panel::TaskDatasetPanel, task_downloads::TaskDownloads,
+    task_editor::TaskEditor, task_models_panel::TaskModelsPanel,
+    task_sample_table::TaskSampleTable, task_summary::TaskSummary,
 };
 use crate::effects::{files, url};
 use crate::launch;
 use crate::launch::task::{TaskLaunch, TaskSlot};
+use crate::state::resume::Offers;
 use crate::state::task_data::{LoadedFile, LoadedMetadata};
 use crate::state::task_models::TaskRunSettings;
-use crate::state::{RunStatus, TaskAction, TaskState};
+use crate::state::{Mode, RunStatus, TaskAction, TaskState};
 use evalpage_core::Lang;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -31,6 +32,10 @@ pub struct TaskAppProps {
     pub slot: TaskSlot,
     /// Page parameters.
     pub params: Rc<url::PageParams>,
+    /// The unfinished runs offered (both modes).
+    pub offers: UseReducerHandle<Offers>,
+    /// Switch mode (to resume a run of the other mode).
+    pub on_mode: Callback<Mode>,
 }
 
 type State = UseReducerHandle<TaskState>;
@@ -79,7 +84,14 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
         slot: p.slot.clone(),
         params: p.params.clone(),
         lang,
+        offers: p.offers.clone(),
     };
+    {
+        let task = task.clone();
+        use_effect_with(p.offers.pending.clone(), move |_| {
+            launch::resume_pending(&task)
+        });
+    }
     let on_start = {
         let task = task.clone();
         Callback::from(move |_: ()| launch::start_fresh(&task))
@@ -93,18 +105,14 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
         Callback::from(move |_: ()| slot.cancel())
     };
     let on_resume = {
-        let task = task.clone();
-        Callback::from(move |_: ()| {
-            if let Some(offer) = task.state.resume_offer.clone() {
-                launch::resume_offer(&task, &offer);
-            }
-        })
+        let (task, on_mode) = (task.clone(), p.on_mode.clone());
+        Callback::from(move |run_id: String| launch::resume_picked(&task, &run_id, &on_mode))
     };
     let on_discard = {
-        let task = task.clone();
-        Callback::from(move |_: ()| {
-            if let Some(offer) = task.state.resume_offer.clone() {
-                launch::discard(&task, &offer);
+        let offers = p.offers.clone();
+        Callback::from(move |run_id: String| {
+            if let Some(offer) = offers.get(&run_id) {
+                launch::discard(&offers, &offer);
             }
         })
     };
@@ -120,18 +128,11 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
             });
         })
     };
-    let offer = state
-        .resume_offer
-        .as_ref()
-        .map(|o| Rc::from(o.summary(lang)));
     let with_key: Rc<BTreeSet<String>> = Rc::new(state.keys.keys().cloned().collect());
     let blocked = state.blocker().map(|(zh, en)| lang.pick(zh, en));
     html! {
         <>
-            if offer.is_some() {
-                <ResumeBanner {lang} {offer} task=true disabled={running}
-                    on_resume={on_resume.clone()} on_discard={on_discard.clone()} on_resume_log={on_resume_log.clone()} />
-            }
+            <ResumeBanner {lang} offers={p.offers.list.clone()} disabled={running} {on_resume} {on_discard} />
             <section class="setup">
                 <div class="column">
                     <TaskEditor {lang} preset={state.preset} task_text={state.task_text.clone()}
@@ -167,7 +168,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
             <TaskDownloads {lang} artifacts={state.artifacts.clone()} />
             <TaskSummary {lang} run={state.run.clone()} />
             <TaskSampleTable {lang} run={state.run.clone()} />
-            <ResumeBanner {lang} offer={None} task=true disabled={running} {on_resume} {on_discard} {on_resume_log} />
+            <ResumeLog {lang} task=true disabled={running} {on_resume_log} />
         </>
     }
 }

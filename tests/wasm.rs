@@ -10,11 +10,12 @@ use evalpage_core::report;
 use evalpage_core::run::{Command, Engine, Input, RunConfig, RunInfo, RunSettings};
 use evalpage_core::scorer::ScoringConfig;
 use evalpage_core::Lang;
-use evalpage_web::effects::idb::{self, StoredRun};
+use evalpage_web::effects::idb;
 use evalpage_web::effects::rag_run::{RunHandle, RunUpdate};
 use evalpage_web::effects::runner::Persist;
 use evalpage_web::effects::{storage, url};
 use evalpage_web::state::keys::KeyRing;
+use evalpage_web::state::stored::{RagInputs, StoredInputs, StoredRun};
 use evalpage_web::state::{ModelCall, ModelSettings, Provider};
 use gloo_timers::future::TimeoutFuture;
 use std::cell::RefCell;
@@ -352,13 +353,15 @@ fn stored(run_id: &str, status: &str) -> StoredRun {
         started_at_ms: 1,
         status: status.into(),
         dataset_name: demo::DATASET_NAME.into(),
-        dataset_text: demo::DATASET.into(),
-        settings: ModelSettings {
-            api_key: "sk-never-stored".into(),
-            ..ModelSettings::default()
-        },
         lang: "zh".into(),
         total: 10,
+        inputs: StoredInputs::Rag(RagInputs {
+            dataset_text: demo::DATASET.into(),
+            settings: ModelSettings {
+                api_key: "sk-never-stored".into(),
+                ..ModelSettings::default()
+            },
+        }),
     }
 }
 
@@ -372,9 +375,12 @@ async fn indexeddb_keeps_runs_and_their_events_in_order_without_the_key() {
     idb::save(&db, &stored("r-idb", "running"), &lines[5..], false)
         .await
         .expect("save 2");
-    let runs = idb::runs::<StoredRun>(&db).await.expect("runs");
+    let runs = idb::runs(&db).await.expect("runs");
     let run = runs.iter().find(|r| r.run_id == "r-idb").expect("stored");
-    assert_eq!(run.settings.api_key, "", "the key is not persisted");
+    let StoredInputs::Rag(inputs) = &run.inputs else {
+        panic!("a RAG run")
+    };
+    assert_eq!(inputs.settings.api_key, "", "the key is not persisted");
     let text = idb::events(&db, "r-idb").await.expect("events");
     let expected: String = lines.iter().map(|(_, l)| l.clone()).collect();
     assert_eq!(
@@ -386,7 +392,7 @@ async fn indexeddb_keeps_runs_and_their_events_in_order_without_the_key() {
         .expect("replace");
     assert_eq!(idb::events(&db, "r-idb").await.expect("events"), lines[0].1);
     idb::delete(&db, "r-idb").await.expect("delete");
-    assert!(idb::runs::<StoredRun>(&db)
+    assert!(idb::runs(&db)
         .await
         .expect("runs")
         .iter()
@@ -421,7 +427,7 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
         if finished.borrow().is_some() {
             break;
         }
-        let runs = idb::runs::<StoredRun>(&db).await.expect("runs");
+        let runs = idb::runs(&db).await.expect("runs");
         if runs
             .iter()
             .any(|r| r.run_id == "persisted" && r.status == "running")
@@ -445,7 +451,7 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
     assert_eq!(got, reference_report());
     TimeoutFuture::new(100).await;
     assert!(
-        idb::runs::<StoredRun>(&db)
+        idb::runs(&db)
             .await
             .expect("runs")
             .iter()
@@ -624,8 +630,6 @@ fn task_mode_comes_from_the_url() {
     assert_eq!(s.run_data.data.samples.len(), 8);
 }
 
-use evalpage_web::state::task_stored::StoredTaskRun;
-
 /// The first `n` records of a JSONL log (a run cut off after them).
 fn cut_log(log: &str, n: usize) -> String {
     log.lines().take(n).map(|l| format!("{l}\n")).collect()
@@ -638,7 +642,7 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
     let mut spec = task_spec("task-persisted", 1.0);
     let expected = task_reference_scores(&spec);
     spec.persist = Some(Persist {
-        stored: StoredTaskRun::of(&TaskState::default(), "task-persisted", 0, Lang::En),
+        stored: StoredRun::of_task(&TaskState::default(), "task-persisted", 0, Lang::En),
         replace: false,
     });
     let (finished, on_update) = finished_sink();
@@ -658,7 +662,7 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
         .unwrap_or_default()
         .to_string();
     TimeoutFuture::new(200).await;
-    let left = idb::runs::<StoredTaskRun>(&db).await.expect("runs");
+    let left = idb::runs(&db).await.expect("runs");
     assert!(
         left.iter().all(|r| r.run_id != "task-persisted"),
         "a finished run is dropped from storage"
@@ -670,7 +674,7 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
     let mut spec = task_spec("task-resumed", 0.0);
     spec.prior_log = Some(Rc::from(cut.as_str()));
     spec.persist = Some(Persist {
-        stored: StoredTaskRun::of(&TaskState::default(), "task-resumed", 0, Lang::En),
+        stored: StoredRun::of_task(&TaskState::default(), "task-resumed", 0, Lang::En),
         replace: true,
     });
     let (finished, on_update) = finished_sink();
@@ -713,13 +717,13 @@ async fn a_running_task_run_is_in_indexeddb_without_any_key() {
     let db = idb::open().await.expect("open");
     let mut spec = task_spec("task-running", 20.0);
     spec.persist = Some(Persist {
-        stored: StoredTaskRun::of(&TaskState::default(), "task-running", 0, Lang::En),
+        stored: StoredRun::of_task(&TaskState::default(), "task-running", 0, Lang::En),
         replace: false,
     });
     let (finished, on_update) = finished_sink();
     let handle = TaskRunHandle::start(spec, on_update);
     TimeoutFuture::new(300).await;
-    let runs = idb::runs::<StoredTaskRun>(&db).await.expect("runs");
+    let runs = idb::runs(&db).await.expect("runs");
     let run = runs
         .iter()
         .find(|r| r.run_id == "task-running")
@@ -731,17 +735,18 @@ async fn a_running_task_run_is_in_indexeddb_without_any_key() {
         .expect("events")
         .contains("\"record_type\":\"meta\""));
     assert!(
-        idb::runs::<StoredRun>(&db)
+        idb::runs(&db)
             .await
             .expect("runs")
             .iter()
+            .filter(|r| r.mode() == Mode::Rag)
             .all(|r| r.run_id != "task-running"),
         "a task record is not read as a RAG run"
     );
     handle.cancel();
     wait_for(|| finished.borrow().is_some(), "the cancelled run to stop").await;
     TimeoutFuture::new(200).await;
-    assert!(idb::runs::<StoredTaskRun>(&db)
+    assert!(idb::runs(&db)
         .await
         .expect("runs")
         .iter()

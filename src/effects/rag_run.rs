@@ -3,7 +3,6 @@
 //! results and counts, and at the end `report.json`, the two event logs,
 //! `report.md` and the Notes.
 
-use super::idb::StoredRun;
 use super::runner::{Handle, Launch, Persist, RunView, Transport, Update};
 use crate::state::{Artifacts, ModelCall, RunProgress, RunSnapshot, RunStatus};
 use evalpage_core::console::{case_line, finish_line, notes, start_line};
@@ -40,7 +39,6 @@ impl RunView for RagView {
     type Shown = Shown;
     type Snapshot = RunSnapshot;
     type Artifacts = Rc<Artifacts>;
-    type Stored = StoredRun;
 
     fn record(&self, event: &mut Record) -> bool {
         if let Record::Summary(s) = event {
@@ -134,7 +132,7 @@ impl Handle<RagView> {
         cases: Vec<RagCase>,
         prior: Vec<run::CaseResult>,
         call: ModelCall,
-        persist: Option<Persist<StoredRun>>,
+        persist: Option<Persist>,
         on_update: Callback<RunUpdate>,
     ) -> RunHandle {
         let started_ms = cfg.info.started_at_ms;

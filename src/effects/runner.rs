@@ -14,9 +14,9 @@
 //! how a job is sent, what a settled job shows, the snapshot the page gets
 //! and the downloads rendered at the end.
 
-use super::idb::RunRecord;
 use super::journal::{Journal, Take};
 use super::{fetch, now_ms};
+use crate::state::stored::StoredRun;
 use crate::state::{RunProgress, RunStatus};
 use evalpage_core::events::to_jsonl;
 use evalpage_core::provider::openai::OpenAiConfig;
@@ -58,8 +58,6 @@ pub trait RunView: 'static {
     type Snapshot: 'static;
     /// The downloads at the end (or why they could not be rendered).
     type Artifacts: 'static;
-    /// The run's record in IndexedDB.
-    type Stored: RunRecord + Clone + 'static;
 
     /// Readies an event record for the log (the summary names the report
     /// file); true when it is the `case` record of a settled job.
@@ -104,9 +102,9 @@ pub enum Update<S, A> {
 pub type ViewUpdate<V> = Update<<V as RunView>::Snapshot, <V as RunView>::Artifacts>;
 
 /// Where a run is saved as it goes (IndexedDB).
-pub struct Persist<R> {
+pub struct Persist {
     /// The run record to keep (inputs and settings, never a key).
-    pub stored: R,
+    pub stored: StoredRun,
     /// Replace events already stored under this run id (a resumed run
     /// rewrites its whole log, restored jobs included, in its first transaction).
     pub replace: bool,
@@ -121,7 +119,7 @@ pub struct Launch<V: RunView> {
     /// Start time, ms.
     pub started_ms: u64,
     /// Save the run as it goes, to resume it after a reload.
-    pub persist: Option<Persist<V::Stored>>,
+    pub persist: Option<Persist>,
     /// Where updates go.
     pub on_update: Callback<ViewUpdate<V>>,
 }
@@ -144,7 +142,7 @@ struct Runner<V: RunView> {
     shown: usize,
     events_jsonl: String,
     /// Event lines on their way to storage, each with the job it settles.
-    journal: Journal<V::Stored, V::Shown>,
+    journal: Journal<V::Shown>,
     finished: bool,
     /// Calls in flight; `None` for a call answered in the page (nothing to abort).
     in_flight: HashMap<usize, Option<fetch::Pending>>,
@@ -259,7 +257,7 @@ fn pump<V: RunView>(rc: &Shared<V>) {
             run::RunStatus::Cancelled => "cancelled",
             _ => "running",
         };
-        r.journal.take(|s| s.set_status(status))
+        r.journal.take(|s| s.status = status.to_string())
     };
     match take {
         Take::Wait => after_drain(rc),

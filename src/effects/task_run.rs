@@ -11,7 +11,6 @@ use super::runner::{Handle, Launch, Persist, RunView, Transport, Update};
 use crate::state::task_check::CheckedTask;
 use crate::state::task_data::RunData;
 use crate::state::task_results::{labels, Labels, ResultGrid};
-use crate::state::task_stored::StoredTaskRun;
 use crate::state::{ModelCall, RunProgress, RunStatus, TaskArtifacts, TaskSnapshot};
 use evalpage_core::demo;
 use evalpage_core::events;
@@ -52,7 +51,7 @@ pub struct TaskRunSpec {
     /// Language of `report.md`.
     pub lang: Lang,
     /// Save the run as it goes (IndexedDB), to resume it after a reload.
-    pub persist: Option<Persist<StoredTaskRun>>,
+    pub persist: Option<Persist>,
     /// The event log (JSONL or json-seq text) of the interrupted run this one
     /// resumes: its settled calls are restored, the rest is sent.
     pub prior_log: Option<Rc<str>>,
@@ -78,7 +77,6 @@ impl RunView for TaskView {
     type Shown = Shown;
     type Snapshot = TaskSnapshot;
     type Artifacts = Result<Rc<TaskArtifacts>, Rc<str>>;
-    type Stored = StoredTaskRun;
 
     fn record(&self, event: &mut TaskRecord) -> bool {
         if let TaskRecord::Summary(s) = event {

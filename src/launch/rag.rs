@@ -4,13 +4,13 @@
 //! model panel's edits.
 
 use super::{start_fresh, Event, ModeLaunch, Prepared, Slot};
-use crate::effects::idb::StoredRun;
 use crate::effects::rag_run::RagView;
 use crate::effects::storage;
 use crate::effects::{now_ms, url};
 use crate::state::keys::{self, KeyRing};
-use crate::state::resume::Takeover;
-use crate::state::{AppAction, AppState, LoadedDataset, ModelCall, ModelSettings, Provider};
+use crate::state::resume::{Offers, Takeover};
+use crate::state::stored::{RagInputs, StoredInputs, StoredRun};
+use crate::state::{AppAction, AppState, LoadedDataset, Mode, ModelCall, ModelSettings, Provider};
 use evalpage_core::dataset::rag;
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::run::{Engine, RunConfig, RunInfo};
@@ -31,6 +31,8 @@ pub struct RagLaunch {
     pub slot: RagSlot,
     /// Page parameters.
     pub params: Rc<url::PageParams>,
+    /// The unfinished runs offered.
+    pub offers: UseReducerHandle<Offers>,
 }
 
 fn run_config(
@@ -92,12 +94,21 @@ fn key_origin(ring: &KeyRing, s: &ModelSettings) -> Result<Option<String>, ()> {
 }
 
 impl ModeLaunch for RagLaunch {
+    const MODE: Mode = Mode::Rag;
     type View = RagView;
     /// The loaded dataset and the settings (with this session's key).
     type Page = (Option<Rc<LoadedDataset>>, Rc<ModelSettings>);
 
     fn slot(&self) -> &RagSlot {
         &self.slot
+    }
+
+    fn offers(&self) -> &UseReducerHandle<Offers> {
+        &self.offers
+    }
+
+    fn lang(&self) -> Lang {
+        self.state.lang
     }
 
     fn page(&self) -> Self::Page {
@@ -138,10 +149,12 @@ impl ModeLaunch for RagLaunch {
             started_at_ms: cfg.info.started_at_ms,
             status: "running".into(),
             dataset_name: dataset.parsed.name.clone(),
-            dataset_text: dataset.text.to_string(),
-            settings: (**settings).clone(),
             lang: lang.code().into(),
             total: cases.len(),
+            inputs: StoredInputs::Rag(RagInputs {
+                dataset_text: dataset.text.to_string(),
+                settings: (**settings).clone(),
+            }),
         };
         let started_ms = cfg.info.started_at_ms;
         let mut engine = Engine::new(cfg, cases);
@@ -155,8 +168,14 @@ impl ModeLaunch for RagLaunch {
         })
     }
 
-    fn restore(&self, s: &StoredRun) -> (Self::Page, Option<String>) {
-        let data = dataset(&s.dataset_name, s.dataset_text.as_bytes());
+    fn restore(&self, stored: &StoredRun) -> (Self::Page, Option<String>) {
+        let StoredInputs::Rag(s) = &stored.inputs else {
+            let why = self
+                .lang()
+                .pick("这不是 RAG 检查的运行", "That is not a RAG check's run");
+            return (self.page(), Some(why.into()));
+        };
+        let data = dataset(&stored.dataset_name, s.dataset_text.as_bytes());
         // The stored run's endpoint gets the key saved for its own origin, if
         // any; the banner named that origin and the click on Resume confirms it.
         let origin = url::origin(&s.settings.base_url);
@@ -200,7 +219,6 @@ impl ModeLaunch for RagLaunch {
             Event::Failed(why) => AppAction::StartFailed(why),
             Event::Update(Update::Progress(snap)) => AppAction::Progress(snap),
             Event::Update(Update::Finished(snap, a)) => AppAction::Finished(snap, a),
-            Event::Offer(offer) => AppAction::OfferResume(offer),
         };
         self.state.dispatch(action);
     }

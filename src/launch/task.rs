@@ -7,10 +7,10 @@ use super::{Event, ModeLaunch, Prepared, Slot};
 use crate::effects::runner::Update;
 use crate::effects::task_run::{TaskRunSpec, TaskView};
 use crate::effects::{now_ms, url};
-use crate::state::resume::Takeover;
+use crate::state::resume::{Offers, Takeover};
+use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::task_models::{backend, plan, PlannedModel};
-use crate::state::task_stored::StoredTaskRun;
-use crate::state::{TaskAction, TaskState};
+use crate::state::{Mode, TaskAction, TaskState};
 use evalpage_core::events::ReadLog;
 use evalpage_core::task_run::engine::TaskRunConfig;
 use evalpage_core::Lang;
@@ -32,6 +32,8 @@ pub struct TaskLaunch {
     pub params: Rc<url::PageParams>,
     /// Interface language (and of `report.md`).
     pub lang: Lang,
+    /// The unfinished runs offered.
+    pub offers: UseReducerHandle<Offers>,
 }
 
 /// What the run records as its "command line": page parameters that shaped
@@ -54,12 +56,21 @@ fn argv(state: &TaskState, models: &[PlannedModel], params: &url::PageParams) ->
 }
 
 impl ModeLaunch for TaskLaunch {
+    const MODE: Mode = Mode::Task;
     type View = TaskView;
     /// The task state as it is, or as restored from a stored run.
     type Page = Rc<TaskState>;
 
     fn slot(&self) -> &TaskSlot {
         &self.slot
+    }
+
+    fn offers(&self) -> &UseReducerHandle<Offers> {
+        &self.offers
+    }
+
+    fn lang(&self) -> Lang {
+        self.lang
     }
 
     fn page(&self) -> Rc<TaskState> {
@@ -88,7 +99,7 @@ impl ModeLaunch for TaskLaunch {
                 (js_sys::Math::random() * 65536.0) as u32
             )
         });
-        let stored = StoredTaskRun::of(page, &run_id, started, lang);
+        let stored = StoredRun::of_task(page, &run_id, started, lang);
         let cfg = TaskRunConfig {
             run_id,
             tool: "evalpage-web".into(),
@@ -116,7 +127,11 @@ impl ModeLaunch for TaskLaunch {
         })
     }
 
-    fn restore(&self, s: &StoredTaskRun) -> (Rc<TaskState>, Option<String>) {
+    fn restore(&self, stored: &StoredRun) -> (Rc<TaskState>, Option<String>) {
+        let StoredInputs::Task(s) = &stored.inputs else {
+            let why = self.lang.pick("这不是任务运行", "That is not a task run");
+            return (self.page(), Some(why.into()));
+        };
         let restored = self.state.restored(s);
         let problem = restored.resume_problem(s, self.lang);
         let restored = Rc::new(restored);
@@ -166,7 +181,6 @@ impl ModeLaunch for TaskLaunch {
             Event::Failed(why) => TaskAction::StartFailed(why),
             Event::Update(Update::Progress(snap)) => TaskAction::Progress(snap),
             Event::Update(Update::Finished(snap, a)) => TaskAction::Finished(snap, a),
-            Event::Offer(offer) => TaskAction::OfferResume(offer),
         };
         self.state.dispatch(action);
     }

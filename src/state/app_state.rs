@@ -2,9 +2,7 @@
 //! latest snapshot of the run. Pure: effects live in `effects/`.
 
 use super::keys::{Confirmed, KeyPrompt, KeyRing};
-use super::resume::Offer;
 use super::ModelSettings;
-use crate::effects::idb::StoredRun;
 use evalpage_core::dataset::rag::{RagCase, RagDataset};
 use evalpage_core::report::{EvaluationResult, RunMetrics};
 use evalpage_core::run::CaseResult;
@@ -19,31 +17,6 @@ pub struct LoadedDataset {
     pub parsed: RagDataset,
     /// The file's text (kept so an interrupted run can be resumed after a reload).
     pub text: Rc<str>,
-}
-
-/// An unfinished RAG check found in this browser's storage after a reload.
-pub type ResumeOffer = Offer<StoredRun>;
-
-impl Offer<StoredRun> {
-    /// The banner's line: run, dataset, settled/total, and the origin that
-    /// will receive the requests (and the key, if one is saved for it).
-    pub fn summary(&self, lang: Lang, origin: Option<&str>) -> String {
-        let to = match (self.stored.settings.provider, origin) {
-            (super::Provider::Openai, Some(o)) => {
-                format!(" {} {o}", lang.pick("请求将发往", "Requests go to"))
-            }
-            _ => String::new(),
-        };
-        format!(
-            "{} {} ({}): {}/{} {}{to}",
-            lang.pick("发现未完成的运行", "Unfinished run"),
-            self.stored.run_id,
-            self.stored.dataset_name,
-            self.done,
-            self.stored.total,
-            lang.pick("条已完成。", "cases settled."),
-        )
-    }
 }
 
 /// The run's state as shown (`data-testid="run-status"` text).
@@ -177,8 +150,6 @@ pub struct AppState {
     pub artifacts: Option<Rc<Artifacts>>,
     /// Why the run could not start, if it could not.
     pub start_error: Option<Rc<str>>,
-    /// An unfinished run that can be resumed.
-    pub resume_offer: Option<Rc<ResumeOffer>>,
     /// Saved API keys by origin.
     pub keys: Rc<KeyRing>,
     /// Origins the user entered a key for or confirmed in this page load.
@@ -202,8 +173,6 @@ pub enum AppAction {
     StartFailed(Rc<str>),
     /// A run started: clear the previous run's results and errors.
     Started,
-    /// An unfinished run was found (or the offer is withdrawn with `None`).
-    OfferResume(Option<Rc<ResumeOffer>>),
     /// Progress from the runner.
     Progress(Rc<RunSnapshot>),
     /// The run stopped and its artifacts are ready.
@@ -246,9 +215,7 @@ impl Reducible for AppState {
                 next.run = None;
                 next.artifacts = None;
                 next.start_error = None;
-                next.resume_offer = None;
             }
-            AppAction::OfferResume(offer) => next.resume_offer = offer,
             AppAction::Progress(snap) => next.run = Some(snap),
             AppAction::Finished(snap, artifacts) => {
                 next.run = Some(snap);
