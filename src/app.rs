@@ -6,22 +6,23 @@ use crate::components::{
     case_table::CaseTable, console::ConsolePanel, dataset_panel::DatasetPanel,
     downloads::Downloads, error_summary::ErrorSummary, header::Header, metrics::MetricsPanel,
     model_panel::ModelPanel, reconcile_view::ReconcileView, resume_banner::ResumeBanner,
-    run_controls::RunControls,
+    resume_log::ResumeLog, run_controls::RunControls,
 };
-use crate::effects::runner::RunHandle;
 use crate::effects::{files, storage, url};
 use crate::launch;
+use crate::launch::rag::{self as rag_launch, RagLaunch, RagSlot};
+use crate::launch::task::TaskSlot;
+use crate::state::resume::Offers;
 use crate::state::task_models::TaskRunSettings;
 use crate::state::{AppAction, AppState, Mode, ModelSettings, TaskState};
 use crate::task_app::TaskApp;
-use crate::task_launch::TaskHandle;
 use evalpage_core::{demo, Lang};
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// Parses bytes into a dataset and hands it to the reducer.
 fn load_bytes(state: &UseReducerHandle<AppState>, name: &str, bytes: &[u8]) {
-    state.dispatch(AppAction::SetDataset(launch::dataset(name, bytes)));
+    state.dispatch(AppAction::SetDataset(rag_launch::dataset(name, bytes)));
 }
 
 /// The application root.
@@ -43,11 +44,18 @@ pub fn App() -> Html {
             ..AppState::default()
         }
     });
-    let handle = use_mut_ref(|| None::<RunHandle>);
+    let slot = use_memo((), |_| RagSlot::default());
     let autorun_done = use_mut_ref(|| false);
     let mode = use_state(|| params.mode.unwrap_or_default());
     let task_state = use_reducer(|| task_state(&params));
-    let task_handle = use_memo((), |_| TaskHandle::default());
+    let task_slot = use_memo((), |_| TaskSlot::default());
+    let offers = use_reducer(Offers::default);
+    let rag = RagLaunch {
+        state: state.clone(),
+        slot: (*slot).clone(),
+        params: params.clone(),
+        offers: offers.clone(),
+    };
 
     {
         let (state, params) = (state.clone(), params.clone());
@@ -63,26 +71,22 @@ pub fn App() -> Html {
     }
 
     {
-        let (state, task_state) = (state.clone(), task_state.clone());
-        use_effect_with((), move |_| {
-            wasm_bindgen_futures::spawn_local(launch::find_unfinished(state));
-            wasm_bindgen_futures::spawn_local(crate::task_launch::find_unfinished(task_state));
-        });
+        let offers = offers.clone();
+        use_effect_with((), move |_| launch::find_unfinished(&offers));
     }
     let on_start = {
-        let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
-        Callback::from(move |by_click: bool| {
-            launch::start_checked(&state, &handle, &params, by_click, false)
-        })
+        let rag = rag.clone();
+        Callback::from(move |by_click: bool| rag_launch::start_checked(&rag, by_click, false))
     };
     let on_confirm_key = {
-        let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+        let rag = rag.clone();
         Callback::from(move |_: ()| {
-            let plain_http = state
+            let plain_http = rag
+                .state
                 .key_prompt
                 .as_ref()
                 .is_some_and(|p| p.plain_http_remote);
-            launch::start_checked(&state, &handle, &params, true, plain_http)
+            rag_launch::start_checked(&rag, true, plain_http)
         })
     };
     let on_dismiss_key = {
@@ -91,40 +95,48 @@ pub fn App() -> Html {
     };
     let on_forget_keys = {
         let state = state.clone();
-        Callback::from(move |_: ()| launch::forget_keys(&state))
+        Callback::from(move |_: ()| rag_launch::forget_keys(&state))
     };
     let on_pause = {
-        let handle = handle.clone();
-        Callback::from(move |paused: bool| {
-            if let Some(h) = handle.borrow().as_ref() {
-                h.set_paused(paused);
-            }
+        let slot = (*slot).clone();
+        Callback::from(move |paused: bool| slot.set_paused(paused))
+    };
+    let on_mode = {
+        let mode = mode.clone();
+        Callback::from(move |m: Mode| {
+            url::set_mode(m);
+            mode.set(m);
         })
     };
     let on_resume = {
-        let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
-        Callback::from(move |_: ()| {
-            if let Some(offer) = state.resume_offer.clone() {
-                launch::resume_offer(&state, &handle, &params, &offer);
-            }
-        })
+        let (rag, on_mode) = (rag.clone(), on_mode.clone());
+        Callback::from(move |run_id: String| launch::resume_picked(&rag, &run_id, &on_mode))
     };
+    {
+        let rag = rag.clone();
+        let shown = (offers.pending.clone(), *mode);
+        use_effect_with(shown, move |(_, mode)| {
+            if *mode == Mode::Rag {
+                launch::resume_pending(&rag);
+            }
+        });
+    }
     let on_discard = {
-        let state = state.clone();
-        Callback::from(move |_: ()| {
-            if let Some(offer) = state.resume_offer.clone() {
-                launch::discard(&state, &offer);
+        let offers = offers.clone();
+        Callback::from(move |run_id: String| {
+            if let Some(offer) = offers.get(&run_id) {
+                launch::discard(&offers, &offer);
             }
         })
     };
     let on_resume_log = {
-        let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+        let rag = rag.clone();
         Callback::from(move |file: web_sys::File| {
-            let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+            let rag = rag.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 match files::read(file).await {
-                    Ok((_, bytes)) => launch::resume_from_log(&state, &handle, &params, &bytes),
-                    Err(e) => state.dispatch(AppAction::StartFailed(Rc::from(e))),
+                    Ok((_, bytes)) => launch::resume_from_log(&rag, &bytes),
+                    Err(e) => rag.state.dispatch(AppAction::StartFailed(Rc::from(e))),
                 }
             });
         })
@@ -142,12 +154,8 @@ pub fn App() -> Html {
         });
     }
     let on_cancel = {
-        let handle = handle.clone();
-        Callback::from(move |_: ()| {
-            if let Some(h) = handle.borrow().as_ref() {
-                h.cancel();
-            }
-        })
+        let slot = (*slot).clone();
+        Callback::from(move |_: ()| slot.cancel())
     };
     let on_lang = {
         let s = state.clone();
@@ -155,7 +163,7 @@ pub fn App() -> Html {
     };
     let on_settings = {
         let s = state.clone();
-        Callback::from(move |new: ModelSettings| launch::edit_settings(&s, new))
+        Callback::from(move |new: ModelSettings| rag_launch::edit_settings(&s, new))
     };
     let on_file = {
         let s = state.clone();
@@ -173,23 +181,16 @@ pub fn App() -> Html {
         let s = state.clone();
         Callback::from(move |_: ()| load_bytes(&s, demo::DATASET_NAME, demo::DATASET.as_bytes()))
     };
-
-    let on_mode = {
-        let mode = mode.clone();
-        Callback::from(move |m: Mode| {
-            url::set_mode(m);
-            mode.set(m);
-        })
-    };
     let lang = state.lang;
     let status = state.status();
     let running = status == crate::state::RunStatus::Running;
     if *mode == Mode::Task {
         return html! {
             <div class="page">
-                <Header {lang} {on_lang} mode={*mode} {on_mode} />
+                <Header {lang} {on_lang} mode={*mode} on_mode={on_mode.clone()} />
                 <main>
-                    <TaskApp {lang} state={task_state} handle={(*task_handle).clone()} params={params.clone()} />
+                    <TaskApp {lang} state={task_state} slot={(*task_slot).clone()} params={params.clone()}
+                        offers={offers.clone()} on_mode={on_mode.clone()} />
                 </main>
             </div>
         };
@@ -198,17 +199,14 @@ pub fn App() -> Html {
         <div class="page">
             <Header {lang} {on_lang} mode={*mode} {on_mode} />
             <main>
-                if state.resume_offer.is_some() {
-                    <ResumeBanner {lang} offer={state.resume_offer.as_ref().map(|o| Rc::from(o.summary(lang, url::origin(&o.stored.settings.base_url).as_deref())))} disabled={running}
-                        on_resume={on_resume.clone()} on_discard={on_discard.clone()} on_resume_log={on_resume_log.clone()} />
-                }
+                <ResumeBanner {lang} offers={offers.list.clone()} disabled={running} {on_resume} {on_discard} />
                 <section class="setup">
                     <DatasetPanel {lang} dataset={state.dataset.clone()} error={state.load_error.clone()}
                         disabled={running} {on_file} {on_demo} />
                     <ModelPanel {lang} settings={state.settings.clone()} disabled={running} on_change={on_settings}
                         key_origins={Rc::new(state.keys.origins())} on_forget_keys={on_forget_keys} />
                 </section>
-                <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress())} error={state.start_error.clone()}
+                <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress.clone())} error={state.start_error.clone()}
                     on_start={on_start.reform(|_| true)} {on_cancel} {on_pause} target={target_line(&state)}
                     key_prompt={state.key_prompt.clone()} on_confirm_key={on_confirm_key} on_dismiss_key={on_dismiss_key} />
                 <MetricsPanel {lang} run={state.run.clone()} />
@@ -217,7 +215,7 @@ pub fn App() -> Html {
                     provider={state.settings.provider} base_url={state.settings.base_url.clone()} />
                 <CaseTable {lang} run={state.run.clone()} />
                 <ConsolePanel {lang} run={state.run.clone()} />
-                <ResumeBanner {lang} offer={None} disabled={running} {on_resume} {on_discard} {on_resume_log} />
+                <ResumeLog {lang} disabled={running} {on_resume_log} />
                 <ReconcileView {lang} />
             </main>
         </div>

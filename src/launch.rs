@@ -1,370 +1,274 @@
-//! Starting runs from the page: a fresh run, a run resumed from this browser's
-//! storage after a reload, or a run resumed from a downloaded event log. Builds
-//! the core's run configuration and hands it to the runner.
+//! The one launch path of both modes: a fresh run, a run resumed from this
+//! browser's storage after a reload, a run resumed from a downloaded event
+//! log, and discarding an offered run. What differs per mode (how the page's
+//! inputs become a run, how a stored run's inputs come back, which logs fit)
+//! is a [`ModeLaunch`]: `rag` (the RAG check) and `task` (task runs).
 
-use crate::effects::idb::{self, StoredRun};
-use crate::effects::runner::{Persist, RunHandle, RunUpdate, Transport};
-use crate::effects::storage;
-use crate::effects::{now_ms, url};
-use crate::state::keys::{self, KeyRing};
-use crate::state::{AppAction, AppState, LoadedDataset, ModelSettings, Provider, ResumeOffer};
-use evalpage_core::dataset::rag;
-use evalpage_core::events;
-use evalpage_core::run::{CaseResult, RunConfig, RunInfo};
-use evalpage_core::{demo, Lang};
-use serde_json::json;
+pub mod rag;
+pub mod task;
+
+use crate::effects::locks::{self, RunLock};
+use crate::effects::runner::{Handle, Launch, Persist, RunView, Update, ViewUpdate};
+use crate::effects::saved;
+use crate::state::resume::{Offer, Offers, OffersAction, Takeover};
+use crate::state::stored::StoredRun;
+use crate::state::Mode;
+use evalpage_core::events::{self, ReadLog};
+use evalpage_core::run::Pipeline;
+use evalpage_core::Lang;
+use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
-use yew::prelude::*;
+use yew::{Callback, UseReducerHandle};
 
-/// The page's run handle.
-pub type Handle = Rc<RefCell<Option<RunHandle>>>;
-
-/// What a resumed run takes over from the interrupted one.
-pub struct Takeover {
-    /// The interrupted run's id (kept, so both logs belong to one run).
-    pub run_id: Option<String>,
-    /// Its start time, when known (a resume from this browser's storage).
-    pub started_at_ms: Option<u64>,
-    /// Cases it settled.
-    pub prior: Vec<CaseResult>,
-    /// Replace the events stored under the run id.
-    pub replace: bool,
+/// A run going in this tab, with the lock that keeps other tabs off it.
+struct Running<V: RunView> {
+    handle: Handle<V>,
+    _lock: Option<RunLock>,
 }
 
-fn run_config(
-    s: &ModelSettings,
-    lang: Lang,
-    d: &LoadedDataset,
-    params: &url::PageParams,
-    t: &Takeover,
-) -> RunConfig {
-    let started = t.started_at_ms.unwrap_or_else(now_ms);
-    let demo = s.provider == Provider::Demo;
-    let mut argv = vec![format!("provider={}", s.provider.code())];
-    if params.autorun {
-        argv.push("autorun=1".into());
-    }
-    let fresh_id = || {
-        format!(
-            "eval_rag-{started}-{:x}",
-            (js_sys::Math::random() * 65536.0) as u32
-        )
-    };
-    RunConfig {
-        info: RunInfo {
-            run_id: t.run_id.clone().unwrap_or_else(fresh_id),
-            tool: "evalpage-web".into(),
-            started_at_ms: started,
-            lang,
-            backend: s.provider.code().into(),
-            model: if demo {
-                demo::MODEL_NAME.into()
-            } else {
-                s.model.trim().into()
-            },
-            endpoint: (!demo).then(|| evalpage_core::provider::strip_query(s.base_url.trim())),
-            parameters: json!({ "temperature": s.temperature, "max_tokens": s.max_tokens }),
-            dataset_name: d.parsed.name.clone(),
-            dataset_line_errors: d.parsed.errors.len(),
-            argv,
-        },
-        settings: s.run_settings(started),
-        scoring: s.scoring(),
-        system_prompt: s.system_prompt.clone(),
-        dataset_meta: None,
+/// The run of one mode (kept by the app, so switching modes does not lose a run).
+pub struct Slot<V: RunView>(Rc<RefCell<Option<Running<V>>>>);
+
+impl<V: RunView> Default for Slot<V> {
+    fn default() -> Self {
+        Slot(Rc::default())
     }
 }
 
-/// Validates and starts a run; a problem shows as a failed start with the reason.
-pub fn start(
-    state: &UseReducerHandle<AppState>,
-    handle: &Handle,
-    params: &url::PageParams,
-    dataset: Option<Rc<LoadedDataset>>,
-    settings: Rc<ModelSettings>,
-    takeover: Takeover,
-) {
-    if handle.borrow().as_ref().is_some_and(RunHandle::is_running) {
+impl<V: RunView> Clone for Slot<V> {
+    fn clone(&self) -> Self {
+        Slot(self.0.clone())
+    }
+}
+
+impl<V: RunView> PartialEq for Slot<V> {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<V: RunView> Slot<V> {
+    /// True while a run has jobs to settle.
+    pub fn is_running(&self) -> bool {
+        self.0
+            .borrow()
+            .as_ref()
+            .is_some_and(|r| r.handle.is_running())
+    }
+
+    fn handle(&self) -> Option<Handle<V>> {
+        self.0.borrow().as_ref().map(|r| r.handle.clone())
+    }
+
+    /// The run ended: other tabs may have its id again.
+    fn unlock(&self) {
+        if let Some(r) = self.0.borrow_mut().as_mut() {
+            r._lock = None;
+        }
+    }
+
+    /// Cancels the run, if one is going.
+    pub fn cancel(&self) {
+        if let Some(h) = self.handle() {
+            h.cancel();
+        }
+    }
+
+    /// Pauses or resumes the run, if one is going.
+    pub fn set_paused(&self, paused: bool) {
+        if let Some(h) = self.handle() {
+            h.set_paused(paused);
+        }
+    }
+}
+
+/// A run ready to start.
+pub struct Prepared<V: RunView> {
+    /// The engine, with what the interrupted run settled restored.
+    pub engine: Pipeline<V::Kind>,
+    /// The kind's view.
+    pub view: V,
+    /// Start time, ms.
+    pub started_ms: u64,
+    /// What is saved in IndexedDB (never a key).
+    pub stored: StoredRun,
+}
+
+/// What the launch path tells a mode's page.
+pub enum Event<V: RunView> {
+    /// A run started: clear the previous one.
+    Started,
+    /// The run could not start, with the reason.
+    Failed(Rc<str>),
+    /// Progress or the end of the run.
+    Update(ViewUpdate<V>),
+}
+
+/// One mode as the launch path sees it.
+pub trait ModeLaunch: Clone + 'static {
+    /// The mode.
+    const MODE: Mode;
+    /// The mode's run view.
+    type View: RunView;
+    /// The page's inputs a run is made of.
+    type Page;
+    /// Where the mode's run is kept.
+    fn slot(&self) -> &Slot<Self::View>;
+    /// The unfinished runs offered (a resumed run is offered no more).
+    fn offers(&self) -> &UseReducerHandle<Offers>;
+    /// Interface language.
+    fn lang(&self) -> Lang;
+    /// The page's inputs as they are.
+    fn page(&self) -> Self::Page;
+    /// Builds the run of `page`, or says why it cannot start.
+    fn prepare(&self, page: &Self::Page, t: &Takeover) -> Result<Prepared<Self::View>, String>;
+    /// The page with a stored run's inputs (shown at once), and why it
+    /// cannot run yet, if it cannot (a key to type again, a run of the other mode).
+    fn restore(&self, stored: &StoredRun) -> (Self::Page, Option<String>);
+    /// Why a downloaded log cannot be resumed over what is loaded, if it cannot.
+    fn log_problem(&self, log: &ReadLog) -> Option<String>;
+    /// Tells the page.
+    fn tell(&self, event: Event<Self::View>);
+}
+
+/// Starts a run of `page` (a fresh one, or one that takes over an
+/// interrupted run) once this tab holds its lock; a problem shows as a
+/// failed start with the reason.
+pub fn start<M: ModeLaunch>(m: &M, page: &M::Page, takeover: Takeover) {
+    if m.slot().is_running() {
         return;
     }
-    let lang = state.lang;
-    let fail =
-        |zh: &str, en: &str| state.dispatch(AppAction::StartFailed(Rc::from(lang.pick(zh, en))));
-    let Some(dataset) = dataset else {
-        return fail("请先加载数据集", "Load a dataset first");
+    let p = match m.prepare(page, &takeover) {
+        Ok(p) => p,
+        Err(why) => return m.tell(Event::Failed(Rc::from(why))),
     };
-    if dataset.parsed.cases.is_empty() {
-        return fail("数据集中没有有效用例", "The dataset has no valid case");
-    }
-    if let Some((zh, en)) = settings.problem() {
-        return fail(zh, en);
-    }
-    let cfg = run_config(&settings, lang, &dataset, params, &takeover);
-    let stored = StoredRun {
-        run_id: cfg.info.run_id.clone(),
-        started_at_ms: cfg.info.started_at_ms,
-        status: "running".into(),
-        dataset_name: dataset.parsed.name.clone(),
-        dataset_text: dataset.text.to_string(),
-        settings: (*settings).clone(),
-        lang: lang.code().into(),
-        total: dataset.parsed.cases.len(),
-    };
-    let transport = match settings.provider {
-        Provider::Demo => Transport::Demo(settings.demo_latency_scale),
-        Provider::Openai => match key_origin(&state.keys, &settings) {
-            Ok(origin) => Transport::OpenAi(settings.openai_config(), origin),
-            Err(()) => {
-                return fail(
-                    "密钥框中的密钥不是为该端点的源保存的，请重新输入",
-                    "The key in the field is not the one saved for this endpoint's origin: type it again",
-                )
-            }
-        },
-    };
-    let st = state.clone();
-    let on_update = Callback::from(move |u: RunUpdate| match u {
-        RunUpdate::Progress(snap) => st.dispatch(AppAction::Progress(snap)),
-        RunUpdate::Finished(snap, a) => st.dispatch(AppAction::Finished(snap, a)),
-    });
-    state.dispatch(AppAction::Started);
-    let persist = Some(Persist {
-        stored,
-        replace: takeover.replace,
-    });
-    let cases = dataset.parsed.cases.clone();
-    *handle.borrow_mut() = Some(RunHandle::start(
-        cfg,
-        cases,
-        takeover.prior,
-        transport,
-        persist,
-        on_update,
-    ));
-}
-
-/// The origin the key of these settings belongs to: a key is sent only when
-/// it is the very key saved for the endpoint's own origin. `Ok(None)` when
-/// no key is sent.
-fn key_origin(ring: &KeyRing, s: &ModelSettings) -> Result<Option<String>, ()> {
-    let key = s.api_key.trim();
-    if key.is_empty() {
-        return Ok(None);
-    }
-    let origin = url::origin(&s.base_url).ok_or(())?;
-    match ring.get(&origin) {
-        Some(saved) if saved == key => Ok(Some(origin)),
-        _ => Err(()),
-    }
-}
-
-/// Starts a fresh run once its key may be sent. A click on Start confirms
-/// the origin shown beside it; `autorun` never sends a key by itself, and a
-/// key goes over plain `http://` to a remote host only after the user agreed
-/// (`plain_http_ok`, from the prompt's button). Otherwise the run waits for
-/// that click with a prompt that names the origin.
-pub fn start_checked(
-    state: &UseReducerHandle<AppState>,
-    handle: &Handle,
-    params: &url::PageParams,
-    by_click: bool,
-    plain_http_ok: bool,
-) {
-    let settings = state.settings.clone();
-    let target = url::target(&settings.base_url);
-    let mut confirmed = (*state.confirmed).clone();
-    if let (Some(t), true) = (&target, by_click) {
-        confirmed.origins.insert(t.origin.clone());
-        if plain_http_ok {
-            confirmed.plain_http.insert(t.origin.clone());
+    let run_id = p.stored.run_id.clone();
+    let m = m.clone();
+    locks::lock(&run_id.clone(), move |lock| {
+        let Some(lock) = lock else {
+            m.offers().dispatch(OffersAction::Remove(run_id));
+            let why = m.lang().pick(
+                "该运行正在另一个标签页中进行，不能在这里继续",
+                "This run is going on in another tab; it cannot be resumed here",
+            );
+            return m.tell(Event::Failed(Rc::from(why)));
+        };
+        if m.slot().is_running() {
+            return;
         }
-        state.dispatch(AppAction::Confirm(t.origin.clone(), plain_http_ok));
-    }
-    if let Err(prompt) = keys::gate(&settings, target.as_ref(), &confirmed) {
-        return state.dispatch(AppAction::PromptKey(Some(Rc::new(prompt))));
-    }
-    let fresh = Takeover {
-        run_id: None,
-        started_at_ms: None,
-        prior: Vec::new(),
-        replace: false,
-    };
-    start(
-        state,
-        handle,
-        params,
-        state.dataset.clone(),
-        settings,
-        fresh,
-    )
-}
-
-/// Applies an edit of the model panel: the key field follows the endpoint's
-/// origin (see `keys::settle`), a typed key is saved for its origin and
-/// confirms it, and the settings are saved without the key.
-pub fn edit_settings(state: &UseReducerHandle<AppState>, new: ModelSettings) {
-    let old = state.settings.clone();
-    let mut ring = (*state.keys).clone();
-    let old_origin = url::origin(&old.base_url);
-    let new_origin = url::origin(&new.base_url);
-    let (kept, typed) = keys::settle(
-        &old,
-        new,
-        old_origin.as_deref(),
-        new_origin.as_deref(),
-        &mut ring,
-    );
-    if ring != *state.keys {
-        storage::save_keys(&ring);
-        state.dispatch(AppAction::SetKeys(Rc::new(ring)));
-    }
-    if let (true, Some(origin)) = (typed, new_origin) {
-        state.dispatch(AppAction::Confirm(origin, false));
-    }
-    storage::save_settings(&kept);
-    state.dispatch(AppAction::PromptKey(None));
-    state.dispatch(AppAction::SetSettings(Rc::new(kept)));
-}
-
-/// *Forget keys*: removes every saved key from both storages and empties the
-/// key field.
-pub fn forget_keys(state: &UseReducerHandle<AppState>) {
-    let ring = KeyRing::default();
-    storage::save_keys(&ring);
-    state.dispatch(AppAction::SetKeys(Rc::new(ring)));
-    state.dispatch(AppAction::PromptKey(None));
-    let settings = ModelSettings {
-        api_key: String::new(),
-        ..(*state.settings).clone()
-    };
-    state.dispatch(AppAction::SetSettings(Rc::new(settings)));
-}
-
-/// Parses dataset bytes into a loaded dataset.
-pub fn dataset(name: &str, bytes: &[u8]) -> Rc<LoadedDataset> {
-    Rc::new(LoadedDataset {
-        parsed: rag::parse(name, bytes),
-        text: Rc::from(String::from_utf8_lossy(bytes).as_ref()),
-    })
-}
-
-/// Looks for an unfinished run saved in this browser and offers it.
-pub async fn find_unfinished(state: UseReducerHandle<AppState>) {
-    let found = async {
-        let db = idb::open().await?;
-        for stored in idb::runs::<StoredRun>(&db).await? {
-            if stored.status == "running" {
-                let events = idb::events(&db, &stored.run_id).await?;
-                let done = events::read(events.as_bytes()).of_type("case").count();
-                return Ok(Some(ResumeOffer {
-                    stored,
-                    events: Rc::from(events),
-                    done,
-                }));
-            }
+        let on_update = {
+            let m = m.clone();
+            Callback::from(move |u: ViewUpdate<M::View>| {
+                if matches!(u, Update::Finished(..)) {
+                    m.slot().unlock();
+                }
+                m.tell(Event::Update(u))
+            })
+        };
+        m.tell(Event::Started);
+        if takeover.run_id.is_some() {
+            m.offers().dispatch(OffersAction::Remove(run_id));
         }
-        Ok::<_, String>(None)
+        let handle = Handle::launch(Launch {
+            engine: p.engine,
+            view: p.view,
+            started_ms: p.started_ms,
+            persist: Some(Persist {
+                stored: p.stored,
+                replace: takeover.run_id.is_some(),
+            }),
+            on_update,
+        });
+        *m.slot().0.borrow_mut() = Some(Running {
+            handle,
+            _lock: Some(lock),
+        });
+    });
+}
+
+/// Starts a fresh run of what the page holds.
+pub fn start_fresh<M: ModeLaunch>(m: &M) {
+    start(m, &m.page(), Takeover::default());
+}
+
+/// Resumes a run offered after a reload: its stored inputs replace the
+/// page's, then (unless a key must be typed again first) only the jobs not
+/// yet settled are sent, under the same run id.
+pub fn resume_offer<M: ModeLaunch>(m: &M, offer: &Offer) {
+    if m.slot().is_running() {
+        return;
+    }
+    let (page, problem) = m.restore(&offer.stored);
+    if let Some(p) = problem {
+        return m.tell(Event::Failed(Rc::from(p)));
+    }
+    start(m, &page, offer.takeover());
+}
+
+/// *Resume it* on an offer: resumed here when it is a run of this mode,
+/// else picked, and resumed by its mode once `on_mode` shows that mode.
+pub fn resume_picked<M: ModeLaunch>(m: &M, run_id: &str, on_mode: &Callback<Mode>) {
+    let Some(offer) = m.offers().get(run_id) else {
+        return;
     };
-    match found.await {
-        Ok(offer) => state.dispatch(AppAction::OfferResume(offer.map(Rc::new))),
-        Err(e) => web_sys::console::warn_1(
-            &format!("evalpage: cannot look for unfinished runs: {e}").into(),
-        ),
+    if offer.mode() == M::MODE {
+        return resume_offer(m, &offer);
+    }
+    m.offers()
+        .dispatch(OffersAction::Pick(Some(run_id.to_string())));
+    on_mode.emit(offer.mode());
+}
+
+/// Resumes the offer picked in the other mode, if it is one of this mode's
+/// (call when this mode shows).
+pub fn resume_pending<M: ModeLaunch>(m: &M) {
+    let Some(offer) = m
+        .offers()
+        .pending
+        .as_deref()
+        .and_then(|id| m.offers().get(id))
+    else {
+        return;
+    };
+    if offer.mode() == M::MODE {
+        m.offers().dispatch(OffersAction::Pick(None));
+        resume_offer(m, &offer);
     }
 }
 
-/// Resumes a run offered after a reload: its dataset, settings (with this
-/// session's key) and settled cases; only the rest is sent.
-pub fn resume_offer(
-    state: &UseReducerHandle<AppState>,
-    handle: &Handle,
-    params: &url::PageParams,
-    offer: &ResumeOffer,
-) {
-    let s = &offer.stored;
-    let data = dataset(&s.dataset_name, s.dataset_text.as_bytes());
-    // The stored run's endpoint gets the key saved for its own origin, if
-    // any; the banner named that origin and the click on Resume confirms it.
-    let origin = url::origin(&s.settings.base_url);
-    let settings = ModelSettings {
-        api_key: origin
-            .as_deref()
-            .and_then(|o| state.keys.get(o))
-            .unwrap_or_default()
-            .to_string(),
-        ..s.settings.clone()
-    };
-    if let Some(o) = origin {
-        state.dispatch(AppAction::Confirm(o, false));
-    }
-    let prior = events::resumable(
-        &events::read(offer.events.as_bytes()),
-        &data.parsed.cases,
-        &settings.scoring(),
-    );
-    state.dispatch(AppAction::SetDataset(data.clone()));
-    state.dispatch(AppAction::SetSettings(Rc::new(settings.clone())));
-    let takeover = Takeover {
-        run_id: Some(s.run_id.clone()),
-        started_at_ms: Some(s.started_at_ms),
-        prior: prior.results,
-        replace: true,
-    };
-    start(
-        state,
-        handle,
-        params,
-        Some(data),
-        Rc::new(settings),
-        takeover,
-    );
-}
-
-/// Resumes from a downloaded event log over the loaded dataset and current settings.
-pub fn resume_from_log(
-    state: &UseReducerHandle<AppState>,
-    handle: &Handle,
-    params: &url::PageParams,
-    bytes: &[u8],
-) {
-    let Some(data) = state.dataset.clone() else {
-        return state.dispatch(AppAction::StartFailed(Rc::from(
-            state.lang.pick("请先加载数据集", "Load a dataset first"),
-        )));
-    };
+/// Resumes from a downloaded event log over what the page holds.
+pub fn resume_from_log<M: ModeLaunch>(m: &M, bytes: &[u8]) {
     let log = events::read(bytes);
-    if log.records.is_empty() {
-        let msg = state.lang.pick(
-            "该文件不是 evalpage 事件日志",
-            "That file is not an evalpage event log",
-        );
-        return state.dispatch(AppAction::StartFailed(Rc::from(msg)));
+    if let Some(p) = m.log_problem(&log) {
+        return m.tell(Event::Failed(Rc::from(p)));
     }
-    let prior = events::resumable(&log, &data.parsed.cases, &state.settings.scoring());
+    let run_id = log
+        .of_type("meta")
+        .next()
+        .and_then(|m| m.get("run_id"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let takeover = Takeover {
-        run_id: prior.run_id,
+        run_id,
         started_at_ms: None,
-        prior: prior.results,
-        replace: true,
+        log: Some(Rc::from(String::from_utf8_lossy(bytes).as_ref())),
     };
-    start(
-        state,
-        handle,
-        params,
-        Some(data),
-        state.settings.clone(),
-        takeover,
-    );
+    start(m, &m.page(), takeover);
 }
 
-/// Forgets an offered run.
-pub fn discard(state: &UseReducerHandle<AppState>, offer: &ResumeOffer) {
-    let (state, run_id) = (state.clone(), offer.stored.run_id.clone());
-    wasm_bindgen_futures::spawn_local(async move {
-        if let Ok(db) = idb::open().await {
-            let _ = idb::delete(&db, &run_id).await;
-        }
-        state.dispatch(AppAction::OfferResume(None));
+/// Offers the unfinished runs saved in this browser that no tab is running.
+pub fn find_unfinished(offers: &UseReducerHandle<Offers>) {
+    let offers = offers.clone();
+    saved::find_unfinished(Callback::from(move |found| {
+        offers.dispatch(OffersAction::Found(found))
+    }));
+}
+
+/// Forgets an offered run: deletes it from storage and from the offers.
+pub fn discard(offers: &UseReducerHandle<Offers>, offer: &Offer) {
+    let (offers, run_id) = (offers.clone(), offer.stored.run_id.clone());
+    saved::discard(run_id.clone(), move || {
+        offers.dispatch(OffersAction::Remove(run_id))
     });
 }

@@ -9,7 +9,6 @@ pub mod effects;
 pub mod launch;
 pub mod state;
 pub mod task_app;
-pub mod task_launch;
 
 /// Mounts the app on `<body>`.
 pub fn start() {

@@ -4,16 +4,18 @@
 //! and its run.
 
 use crate::components::{
-    prompt_preview::PromptPreview, resume_banner::ResumeBanner, run_controls::RunControls,
-    task_dataset_panel::TaskDatasetPanel, task_downloads::TaskDownloads, task_editor::TaskEditor,
-    task_models_panel::TaskModelsPanel, task_sample_table::TaskSampleTable,
-    task_summary::TaskSummary,
+    prompt_preview::PromptPreview, resume_banner::ResumeBanner, resume_log::ResumeLog,
+    run_controls::RunControls, task_dataset_panel::TaskDatasetPanel, task_downloads::TaskDownloads,
+    task_editor::TaskEditor, task_models_panel::TaskModelsPanel,
+    task_sample_table::TaskSampleTable, task_summary::TaskSummary,
 };
 use crate::effects::{files, url};
+use crate::launch;
+use crate::launch::task::{TaskLaunch, TaskSlot};
+use crate::state::resume::Offers;
 use crate::state::task_data::{LoadedFile, LoadedMetadata};
 use crate::state::task_models::TaskRunSettings;
-use crate::state::{RunStatus, TaskAction, TaskState};
-use crate::task_launch::{self, TaskHandle};
+use crate::state::{Mode, RunStatus, TaskAction, TaskState};
 use evalpage_core::Lang;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -26,10 +28,14 @@ pub struct TaskAppProps {
     pub lang: Lang,
     /// The task state (owned by the app).
     pub state: UseReducerHandle<TaskState>,
-    /// The run handle (owned by the app).
-    pub handle: TaskHandle,
+    /// The run (owned by the app).
+    pub slot: TaskSlot,
     /// Page parameters.
     pub params: Rc<url::PageParams>,
+    /// The unfinished runs offered (both modes).
+    pub offers: UseReducerHandle<Offers>,
+    /// Switch mode (to resume a run of the other mode).
+    pub on_mode: Callback<Mode>,
 }
 
 type State = UseReducerHandle<TaskState>;
@@ -73,60 +79,60 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     let lang = p.lang;
     let status = state.status();
     let running = status == RunStatus::Running;
+    let task = TaskLaunch {
+        state: state.clone(),
+        slot: p.slot.clone(),
+        params: p.params.clone(),
+        lang,
+        offers: p.offers.clone(),
+    };
+    {
+        let task = task.clone();
+        use_effect_with(p.offers.pending.clone(), move |_| {
+            launch::resume_pending(&task)
+        });
+    }
     let on_start = {
-        let (state, handle, params) = (state.clone(), p.handle.clone(), p.params.clone());
-        Callback::from(move |_: ()| task_launch::start(&state, &handle, &params, lang))
+        let task = task.clone();
+        Callback::from(move |_: ()| launch::start_fresh(&task))
     };
     let on_pause = {
-        let h = p.handle.clone();
-        Callback::from(move |paused: bool| h.set_paused(paused))
+        let slot = p.slot.clone();
+        Callback::from(move |paused: bool| slot.set_paused(paused))
     };
     let on_cancel = {
-        let h = p.handle.clone();
-        Callback::from(move |_: ()| h.cancel())
+        let slot = p.slot.clone();
+        Callback::from(move |_: ()| slot.cancel())
     };
     let on_resume = {
-        let (state, handle, params) = (state.clone(), p.handle.clone(), p.params.clone());
-        Callback::from(move |_: ()| {
-            if let Some(offer) = state.resume_offer.clone() {
-                task_launch::resume_offer(&state, &handle, &params, lang, &offer);
-            }
-        })
+        let (task, on_mode) = (task.clone(), p.on_mode.clone());
+        Callback::from(move |run_id: String| launch::resume_picked(&task, &run_id, &on_mode))
     };
     let on_discard = {
-        let state = state.clone();
-        Callback::from(move |_: ()| {
-            if let Some(offer) = state.resume_offer.clone() {
-                task_launch::discard(&state, &offer);
+        let offers = p.offers.clone();
+        Callback::from(move |run_id: String| {
+            if let Some(offer) = offers.get(&run_id) {
+                launch::discard(&offers, &offer);
             }
         })
     };
     let on_resume_log = {
-        let (state, handle, params) = (state.clone(), p.handle.clone(), p.params.clone());
+        let task = task.clone();
         Callback::from(move |file: web_sys::File| {
-            let (state, handle, params) = (state.clone(), handle.clone(), params.clone());
+            let task = task.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 match files::read(file).await {
-                    Ok((_, bytes)) => {
-                        task_launch::resume_from_log(&state, &handle, &params, lang, &bytes)
-                    }
-                    Err(e) => state.dispatch(TaskAction::StartFailed(Rc::from(e))),
+                    Ok((_, bytes)) => launch::resume_from_log(&task, &bytes),
+                    Err(e) => task.state.dispatch(TaskAction::StartFailed(Rc::from(e))),
                 }
             });
         })
     };
-    let offer = state
-        .resume_offer
-        .as_ref()
-        .map(|o| Rc::from(o.summary(lang)));
     let with_key: Rc<BTreeSet<String>> = Rc::new(state.keys.keys().cloned().collect());
     let blocked = state.blocker().map(|(zh, en)| lang.pick(zh, en));
     html! {
         <>
-            if offer.is_some() {
-                <ResumeBanner {lang} {offer} task=true disabled={running}
-                    on_resume={on_resume.clone()} on_discard={on_discard.clone()} on_resume_log={on_resume_log.clone()} />
-            }
+            <ResumeBanner {lang} offers={p.offers.list.clone()} disabled={running} {on_resume} {on_discard} />
             <section class="setup">
                 <div class="column">
                     <TaskEditor {lang} preset={state.preset} task_text={state.task_text.clone()}
@@ -162,7 +168,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
             <TaskDownloads {lang} artifacts={state.artifacts.clone()} />
             <TaskSummary {lang} run={state.run.clone()} />
             <TaskSampleTable {lang} run={state.run.clone()} />
-            <ResumeBanner {lang} offer={None} task=true disabled={running} {on_resume} {on_discard} {on_resume_log} />
+            <ResumeLog {lang} task=true disabled={running} {on_resume_log} />
         </>
     }
 }

@@ -10,11 +10,13 @@ use evalpage_core::report;
 use evalpage_core::run::{Command, Engine, Input, RunConfig, RunInfo, RunSettings};
 use evalpage_core::scorer::ScoringConfig;
 use evalpage_core::Lang;
-use evalpage_web::effects::idb::{self, StoredRun};
-use evalpage_web::effects::runner::{Persist, RunHandle, RunUpdate, Transport};
+use evalpage_web::effects::idb;
+use evalpage_web::effects::rag_run::{RunHandle, RunUpdate};
+use evalpage_web::effects::runner::Persist;
 use evalpage_web::effects::{storage, url};
 use evalpage_web::state::keys::KeyRing;
-use evalpage_web::state::{ModelSettings, Provider};
+use evalpage_web::state::stored::{RagInputs, StoredInputs, StoredRun};
+use evalpage_web::state::{ModelCall, ModelSettings, Provider};
 use gloo_timers::future::TimeoutFuture;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -104,7 +106,7 @@ async fn browser_runner_gives_the_same_report_as_the_core() {
         config("browser"),
         cases,
         Vec::new(),
-        Transport::Demo(0.0),
+        ModelCall::Mock(0.0),
         None,
         on_update,
     );
@@ -128,7 +130,7 @@ async fn cancel_settles_every_case() {
         config("cancel"),
         cases,
         Vec::new(),
-        Transport::Demo(5.0),
+        ModelCall::Mock(5.0),
         None,
         on_update,
     );
@@ -352,13 +354,15 @@ fn stored(run_id: &str, status: &str) -> StoredRun {
         started_at_ms: 1,
         status: status.into(),
         dataset_name: demo::DATASET_NAME.into(),
-        dataset_text: demo::DATASET.into(),
-        settings: ModelSettings {
-            api_key: "sk-never-stored".into(),
-            ..ModelSettings::default()
-        },
         lang: "zh".into(),
         total: 10,
+        inputs: StoredInputs::Rag(RagInputs {
+            dataset_text: demo::DATASET.into(),
+            settings: ModelSettings {
+                api_key: "sk-never-stored".into(),
+                ..ModelSettings::default()
+            },
+        }),
     }
 }
 
@@ -372,9 +376,12 @@ async fn indexeddb_keeps_runs_and_their_events_in_order_without_the_key() {
     idb::save(&db, &stored("r-idb", "running"), &lines[5..], false)
         .await
         .expect("save 2");
-    let runs = idb::runs::<StoredRun>(&db).await.expect("runs");
+    let runs = idb::runs(&db).await.expect("runs");
     let run = runs.iter().find(|r| r.run_id == "r-idb").expect("stored");
-    assert_eq!(run.settings.api_key, "", "the key is not persisted");
+    let StoredInputs::Rag(inputs) = &run.inputs else {
+        panic!("a RAG run")
+    };
+    assert_eq!(inputs.settings.api_key, "", "the key is not persisted");
     let text = idb::events(&db, "r-idb").await.expect("events");
     let expected: String = lines.iter().map(|(_, l)| l.clone()).collect();
     assert_eq!(
@@ -386,7 +393,7 @@ async fn indexeddb_keeps_runs_and_their_events_in_order_without_the_key() {
         .expect("replace");
     assert_eq!(idb::events(&db, "r-idb").await.expect("events"), lines[0].1);
     idb::delete(&db, "r-idb").await.expect("delete");
-    assert!(idb::runs::<StoredRun>(&db)
+    assert!(idb::runs(&db)
         .await
         .expect("runs")
         .iter()
@@ -411,7 +418,7 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
         config("persisted"),
         cases,
         Vec::new(),
-        Transport::Demo(0.5),
+        ModelCall::Mock(0.5),
         Some(persist),
         on_update,
     );
@@ -421,7 +428,7 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
         if finished.borrow().is_some() {
             break;
         }
-        let runs = idb::runs::<StoredRun>(&db).await.expect("runs");
+        let runs = idb::runs(&db).await.expect("runs");
         if runs
             .iter()
             .any(|r| r.run_id == "persisted" && r.status == "running")
@@ -445,7 +452,7 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
     assert_eq!(got, reference_report());
     TimeoutFuture::new(100).await;
     assert!(
-        idb::runs::<StoredRun>(&db)
+        idb::runs(&db)
             .await
             .expect("runs")
             .iter()
@@ -459,8 +466,8 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
 use evalpage_core::task_run::artifacts::{EVENT_FILES, FILES};
 use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
 use evalpage_core::task_run::mock;
-use evalpage_web::effects::task_runner::{TaskRunHandle, TaskRunSpec, TaskRunUpdate};
-use evalpage_web::state::task_models::{plan, ModelCall};
+use evalpage_web::effects::task_run::{TaskRunHandle, TaskRunSpec, TaskRunUpdate};
+use evalpage_web::state::task_models::plan;
 use evalpage_web::state::{Mode, TaskArtifacts, TaskState};
 
 /// The default task state's run (event_eval demo, mock-a and mock-b) with this mock latency.
@@ -624,9 +631,6 @@ fn task_mode_comes_from_the_url() {
     assert_eq!(s.run_data.data.samples.len(), 8);
 }
 
-use evalpage_web::effects::task_runner::TaskPersist;
-use evalpage_web::state::task_stored::StoredTaskRun;
-
 /// The first `n` records of a JSONL log (a run cut off after them).
 fn cut_log(log: &str, n: usize) -> String {
     log.lines().take(n).map(|l| format!("{l}\n")).collect()
@@ -638,8 +642,8 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
     let db = idb::open().await.expect("open");
     let mut spec = task_spec("task-persisted", 1.0);
     let expected = task_reference_scores(&spec);
-    spec.persist = Some(TaskPersist {
-        stored: StoredTaskRun::of(&TaskState::default(), "task-persisted", 0, Lang::En),
+    spec.persist = Some(Persist {
+        stored: StoredRun::of_task(&TaskState::default(), "task-persisted", 0, Lang::En),
         replace: false,
     });
     let (finished, on_update) = finished_sink();
@@ -659,7 +663,7 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
         .unwrap_or_default()
         .to_string();
     TimeoutFuture::new(200).await;
-    let left = idb::runs::<StoredTaskRun>(&db).await.expect("runs");
+    let left = idb::runs(&db).await.expect("runs");
     assert!(
         left.iter().all(|r| r.run_id != "task-persisted"),
         "a finished run is dropped from storage"
@@ -670,8 +674,8 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
     cut.push_str("{\"record_type\":\"case\",\"run_id\":");
     let mut spec = task_spec("task-resumed", 0.0);
     spec.prior_log = Some(Rc::from(cut.as_str()));
-    spec.persist = Some(TaskPersist {
-        stored: StoredTaskRun::of(&TaskState::default(), "task-resumed", 0, Lang::En),
+    spec.persist = Some(Persist {
+        stored: StoredRun::of_task(&TaskState::default(), "task-resumed", 0, Lang::En),
         replace: true,
     });
     let (finished, on_update) = finished_sink();
@@ -713,14 +717,14 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
 async fn a_running_task_run_is_in_indexeddb_without_any_key() {
     let db = idb::open().await.expect("open");
     let mut spec = task_spec("task-running", 20.0);
-    spec.persist = Some(TaskPersist {
-        stored: StoredTaskRun::of(&TaskState::default(), "task-running", 0, Lang::En),
+    spec.persist = Some(Persist {
+        stored: StoredRun::of_task(&TaskState::default(), "task-running", 0, Lang::En),
         replace: false,
     });
     let (finished, on_update) = finished_sink();
     let handle = TaskRunHandle::start(spec, on_update);
     TimeoutFuture::new(300).await;
-    let runs = idb::runs::<StoredTaskRun>(&db).await.expect("runs");
+    let runs = idb::runs(&db).await.expect("runs");
     let run = runs
         .iter()
         .find(|r| r.run_id == "task-running")
@@ -732,17 +736,18 @@ async fn a_running_task_run_is_in_indexeddb_without_any_key() {
         .expect("events")
         .contains("\"record_type\":\"meta\""));
     assert!(
-        idb::runs::<StoredRun>(&db)
+        idb::runs(&db)
             .await
             .expect("runs")
             .iter()
+            .filter(|r| r.mode() == Mode::Rag)
             .all(|r| r.run_id != "task-running"),
         "a task record is not read as a RAG run"
     );
     handle.cancel();
     wait_for(|| finished.borrow().is_some(), "the cancelled run to stop").await;
     TimeoutFuture::new(200).await;
-    assert!(idb::runs::<StoredTaskRun>(&db)
+    assert!(idb::runs(&db)
         .await
         .expect("runs")
         .iter()

@@ -13,6 +13,7 @@ pub mod model_panel;
 pub mod prompt_preview;
 pub mod reconcile_view;
 pub mod resume_banner;
+pub mod resume_log;
 pub mod run_controls;
 pub mod task_dataset_panel;
 pub mod task_downloads;

@@ -1,10 +1,11 @@
-//! Resuming interrupted runs, in both modes: the offer of an unfinished run
-//! found after a reload, and resuming from a downloaded event log.
+//! The unfinished runs found in this browser after a reload, in both modes,
+//! that no other tab is running: each with its mode, dataset, settled/total
+//! and the origin its requests go to, and *Resume it* / *Discard* each.
 
+use crate::state::resume::Offer;
+use crate::state::Mode;
 use evalpage_core::Lang;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 /// Resume banner props.
@@ -12,71 +13,59 @@ use yew::prelude::*;
 pub struct ResumeBannerProps {
     /// Language.
     pub lang: Lang,
-    /// The unfinished run's line (what, which, settled/total), if one was found.
-    pub offer: Option<Rc<str>>,
-    /// The task mode's banner (the log is resumed over the loaded task,
-    /// dataset and models rather than the loaded dataset).
-    #[prop_or_default]
-    pub task: bool,
+    /// The unfinished runs, newest first.
+    pub offers: Rc<Vec<Rc<Offer>>>,
     /// A run is going.
     pub disabled: bool,
-    /// Resume the offered run.
-    pub on_resume: Callback<()>,
-    /// Forget the offered run.
-    pub on_discard: Callback<()>,
-    /// Resume from an event log file over the loaded dataset.
-    pub on_resume_log: Callback<web_sys::File>,
+    /// Resume the run of this id.
+    pub on_resume: Callback<String>,
+    /// Forget the run of this id.
+    pub on_discard: Callback<String>,
 }
 
-/// The resume banner.
-#[component]
-pub fn ResumeBanner(p: &ResumeBannerProps) -> Html {
+fn offer_view(p: &ResumeBannerProps, o: &Offer) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
-    let resume = {
-        let cb = p.on_resume.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(()))
-    };
-    let discard = {
-        let cb = p.on_discard.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(()))
-    };
-    let onchange = {
-        let cb = p.on_resume_log.clone();
-        Callback::from(move |e: Event| {
-            if let Some(file) = super::chosen_file(&e) {
-                cb.emit(file);
-            }
-            // the same log can be chosen again after a failed attempt
-            if let Some(i) = e
-                .target()
-                .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
-            {
-                i.set_value("");
-            }
-        })
-    };
-    let Some(o) = &p.offer else {
-        return html! {
-            <section class="panel resume-log">
-                <label class="inline">{if p.task {
-                        t("从下载的任务事件日志续跑（对当前的任务、数据集和模型，只发送未完成的调用）：",
-                          "Resume from a downloaded task event log (over the loaded task, dataset and models; only unfinished calls are sent):")
-                    } else {
-                        t("从下载的事件日志续跑（对当前数据集，只发送未完成的用例）：",
-                          "Resume from a downloaded event log (over the loaded dataset; only unfinished cases are sent):")
-                    }}
-                    <input type="file" accept=".jsonl,.json-seq,.json,.txt" data-testid="resume-log-file" disabled={p.disabled} {onchange} />
-                </label>
-            </section>
-        };
+    let id = o.stored.run_id.clone();
+    let resume = p.on_resume.reform({
+        let id = id.clone();
+        move |_: MouseEvent| id.clone()
+    });
+    let discard = p.on_discard.reform({
+        let id = id.clone();
+        move |_: MouseEvent| id.clone()
+    });
+    let mode = match o.mode() {
+        Mode::Rag => t("RAG 评测", "RAG check"),
+        Mode::Task => t("任务评测", "Task"),
     };
     html! {
-        <section class="panel resume">
-            <div class="warning" data-testid="resume-offer">
-                {o.to_string()}
-                <button class="primary" data-testid="resume-run" disabled={p.disabled} onclick={resume}>{t("继续运行", "Resume it")}</button>
-                <button data-testid="discard-run" disabled={p.disabled} onclick={discard}>{t("丢弃", "Discard")}</button>
-            </div>
+        <div class="warning" data-testid="resume-offer" key={id.clone()} data-run-id={id}
+            data-mode={o.mode().code()} data-dataset={o.stored.dataset_name.clone()}>
+            <span class="badge" data-testid="offer-mode">{mode}</span>{" "}
+            {o.summary(p.lang)}
+            <button class="primary" data-testid="resume-run" disabled={p.disabled} onclick={resume}>{t("继续运行", "Resume it")}</button>
+            <button data-testid="discard-run" disabled={p.disabled} onclick={discard}>{t("丢弃", "Discard")}</button>
+        </div>
+    }
+}
+
+/// The resume banner (nothing when no run is offered).
+#[component]
+pub fn ResumeBanner(p: &ResumeBannerProps) -> Html {
+    if p.offers.is_empty() {
+        return html! {};
+    }
+    let several = (p.offers.len() > 1).then(|| {
+        let n = p.offers.len();
+        html! { <p data-testid="resume-count">{p.lang.pick(
+            &format!("本浏览器中有 {n} 个未完成的运行，请选择要继续的运行："),
+            &format!("{n} unfinished runs in this browser: choose the one to resume."),
+        ).to_string()}</p> }
+    });
+    html! {
+        <section class="panel resume" data-testid="resume-offers">
+            { several.unwrap_or_default() }
+            { for p.offers.iter().map(|o| offer_view(p, o)) }
         </section>
     }
 }

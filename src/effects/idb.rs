@@ -1,16 +1,12 @@
 //! IndexedDB persistence of runs, so a reload or a crash loses nothing.
 //!
 //! Two object stores with out-of-line keys: `runs` (run id -> JSON of the run's
-//! record: a RAG check's `StoredRun` or a task run's `StoredTaskRun`, inputs
-//! and settings without any key, status) and `events` (`[run id, seq]` -> one
-//! JSONL event line). A batch of events is written in one readwrite transaction
-//! and counts as saved only when the transaction completes. Both kinds of run
-//! share the stores: each reader keeps the records that parse as its own kind
-//! (their required fields differ: `dataset_text`/`settings` vs `task`/`models`).
+//! `state::stored::StoredRun`, one shape for both modes: identity, status,
+//! progress and the mode's inputs, never a key) and `events` (`[run id, seq]`
+//! -> one JSONL event line). A batch of events is written in one readwrite
+//! transaction and counts as saved only when the transaction completes.
 
 use js_sys::{Array, Function, Promise};
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -18,34 +14,11 @@ use web_sys::{
     IdbDatabase, IdbKeyRange, IdbOpenDbRequest, IdbRequest, IdbTransaction, IdbTransactionMode,
 };
 
-use crate::state::task_stored::StoredTaskRun;
-use crate::state::ModelSettings;
+use crate::state::stored::StoredRun;
 
 const DB: &str = "evalpage";
 const RUNS: &str = "runs";
 const EVENTS: &str = "events";
-
-/// What is kept of a run besides its events. Never holds the API key
-/// (`ModelSettings` does not serialize it).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StoredRun {
-    /// Run id.
-    pub run_id: String,
-    /// Start time, ms.
-    pub started_at_ms: u64,
-    /// `running`, `done` or `cancelled`.
-    pub status: String,
-    /// Dataset file name.
-    pub dataset_name: String,
-    /// Dataset text, to rebuild the cases on resume.
-    pub dataset_text: String,
-    /// Settings of the run.
-    pub settings: ModelSettings,
-    /// Interface language code.
-    pub lang: String,
-    /// Number of cases.
-    pub total: usize,
-}
 
 fn err(e: JsValue) -> String {
     e.as_string().unwrap_or_else(|| format!("{e:?}"))
@@ -121,37 +94,11 @@ fn event_range(run_id: &str) -> Result<JsValue, String> {
         .map_err(err)
 }
 
-/// What is stored as a run's record: it names its run.
-pub trait RunRecord: Serialize + DeserializeOwned {
-    /// The run id (the record's key).
-    fn run_id(&self) -> &str;
-    /// Start time, ms (newest first in [`runs`]).
-    fn started_at_ms(&self) -> u64;
-}
-
-impl RunRecord for StoredRun {
-    fn run_id(&self) -> &str {
-        &self.run_id
-    }
-    fn started_at_ms(&self) -> u64 {
-        self.started_at_ms
-    }
-}
-
-impl RunRecord for StoredTaskRun {
-    fn run_id(&self) -> &str {
-        &self.run_id
-    }
-    fn started_at_ms(&self) -> u64 {
-        self.started_at_ms
-    }
-}
-
 /// Writes the run record and a batch of `(seq, line)` events in one transaction;
 /// with `replace_events`, the run's earlier events are deleted in it first.
-pub async fn save<R: RunRecord>(
+pub async fn save(
     db: &IdbDatabase,
-    run: &R,
+    run: &StoredRun,
     events: &[(u32, String)],
     replace_events: bool,
 ) -> Result<(), String> {
@@ -161,15 +108,15 @@ pub async fn save<R: RunRecord>(
         .map_err(err)?;
     let runs = tx.object_store(RUNS).map_err(err)?;
     let json = serde_json::to_string(run).map_err(|e| e.to_string())?;
-    runs.put_with_key(&JsValue::from_str(&json), &JsValue::from_str(run.run_id()))
+    runs.put_with_key(&JsValue::from_str(&json), &JsValue::from_str(&run.run_id))
         .map_err(err)?;
     let store = tx.object_store(EVENTS).map_err(err)?;
     if replace_events {
-        store.delete(&event_range(run.run_id())?).map_err(err)?;
+        store.delete(&event_range(&run.run_id)?).map_err(err)?;
     }
     for (seq, line) in events {
         let key = Array::of2(
-            &JsValue::from_str(run.run_id()),
+            &JsValue::from_str(&run.run_id),
             &JsValue::from_f64(f64::from(*seq)),
         );
         store
@@ -179,16 +126,16 @@ pub async fn save<R: RunRecord>(
     committed(&tx).await
 }
 
-/// Every stored run of kind `R`, newest first.
-pub async fn runs<R: RunRecord>(db: &IdbDatabase) -> Result<Vec<R>, String> {
+/// Every stored run, newest first (records of an earlier shape are skipped).
+pub async fn runs(db: &IdbDatabase) -> Result<Vec<StoredRun>, String> {
     let tx = db.transaction_with_str(RUNS).map_err(err)?;
     let all = done(&tx.object_store(RUNS).map_err(err)?.get_all().map_err(err)?).await?;
-    let mut out: Vec<R> = Array::from(&all)
+    let mut out: Vec<StoredRun> = Array::from(&all)
         .iter()
         .filter_map(|v| v.as_string())
         .filter_map(|s| serde_json::from_str(&s).ok())
         .collect();
-    out.sort_by_key(|r| std::cmp::Reverse(r.started_at_ms()));
+    out.sort_by_key(|r| std::cmp::Reverse(r.started_at_ms));
     Ok(out)
 }
 

@@ -3,40 +3,41 @@
 //! batch (`idb::save`), and are released to the page only once that
 //! transaction has committed. Without persistence (or after a failed write,
 //! which is reported and ends persistence for the run) items are released at
-//! once. Used by `runner` (RAG check) and `task_runner` (task mode).
+//! once. Used by `runner` for every kind of run.
 
-use super::idb::{self, RunRecord};
+use super::idb;
+use crate::state::stored::StoredRun;
 use wasm_bindgen_futures::spawn_local;
 use web_sys::IdbDatabase;
 
-struct Saver<R> {
-    record: R,
+struct Saver {
+    record: StoredRun,
     db: Option<IdbDatabase>,
     replace: bool,
     writing: bool,
 }
 
 /// Event lines on their way to storage, each with the item it releases.
-pub struct Journal<R, T> {
-    saver: Option<Saver<R>>,
+pub struct Journal<T> {
+    saver: Option<Saver>,
     pending: Vec<((u32, String), Option<T>)>,
     next_seq: u32,
     error: Option<String>,
 }
 
 /// What to do with the next batch.
-pub enum Take<R, T> {
+pub enum Take<T> {
     /// Nothing to write now (empty, or a write is under way).
     Wait,
     /// Not persisted: release these items now.
     Release(Vec<T>),
     /// Write this batch, then release its items.
-    Write(Batch<R, T>),
+    Write(Box<Batch<T>>),
 }
 
 /// One batch to write in one transaction.
-pub struct Batch<R, T> {
-    record: R,
+pub struct Batch<T> {
+    record: StoredRun,
     db: Option<IdbDatabase>,
     replace: bool,
     lines: Vec<(u32, String)>,
@@ -44,7 +45,7 @@ pub struct Batch<R, T> {
     pub items: Vec<T>,
 }
 
-impl<R: RunRecord, T> Batch<R, T> {
+impl<T> Batch<T> {
     /// Writes the run record and the batch's lines in one transaction
     /// (opening the database the first time).
     pub async fn write(&self) -> Result<IdbDatabase, String> {
@@ -57,10 +58,10 @@ impl<R: RunRecord, T> Batch<R, T> {
     }
 }
 
-impl<R: RunRecord + Clone, T> Journal<R, T> {
+impl<T> Journal<T> {
     /// A journal saving under `record` (with `replace`, the run's stored
     /// events are replaced in the first transaction), or releasing at once.
-    pub fn new(persist: Option<(R, bool)>) -> Journal<R, T> {
+    pub fn new(persist: Option<(StoredRun, bool)>) -> Journal<T> {
         Journal {
             saver: persist.map(|(record, replace)| Saver {
                 record,
@@ -92,7 +93,7 @@ impl<R: RunRecord + Clone, T> Journal<R, T> {
     }
 
     /// The next batch; `update` sets the record's status before it is written.
-    pub fn take(&mut self, update: impl FnOnce(&mut R)) -> Take<R, T> {
+    pub fn take(&mut self, update: impl FnOnce(&mut StoredRun)) -> Take<T> {
         if self.pending.is_empty() || self.saver.as_ref().is_some_and(|s| s.writing) {
             return Take::Wait;
         }
@@ -104,13 +105,13 @@ impl<R: RunRecord + Clone, T> Journal<R, T> {
         };
         update(&mut s.record);
         s.writing = true;
-        let batch = Batch {
+        let batch = Box::new(Batch {
             record: s.record.clone(),
             db: s.db.clone(),
             replace: s.replace,
             lines,
             items,
-        };
+        });
         s.replace = false;
         Take::Write(batch)
     }
@@ -125,7 +126,7 @@ impl<R: RunRecord + Clone, T> Journal<R, T> {
                 }
             }
             Err(e) => {
-                let run = self.saver.as_ref().map(|s| s.record.run_id().to_string());
+                let run = self.saver.as_ref().map(|s| s.record.run_id.clone());
                 web_sys::console::warn_1(
                     &format!(
                         "evalpage: the run {} is not saved in this browser: {e}",
@@ -144,7 +145,7 @@ impl<R: RunRecord + Clone, T> Journal<R, T> {
         let Some((db, run_id)) = self
             .saver
             .as_ref()
-            .and_then(|s| s.db.clone().map(|db| (db, s.record.run_id().to_string())))
+            .and_then(|s| s.db.clone().map(|db| (db, s.record.run_id.clone())))
         else {
             return;
         };

@@ -1,21 +1,29 @@
-//! Drives the core's run engine in the browser: performs its `Send` commands with
-//! `fetch` (or the demo model), feeds outcomes back, keeps the event log, and
-//! reports snapshots to the page. This is the only place that spawns the run's
-//! async work; cancelling aborts every request in flight.
+//! Drives the core's one run engine (`run::Pipeline<K>`) in the browser, for
+//! every kind of evaluation: performs its `Send` commands (with `fetch`, or
+//! a model answered in the page after a pretend latency), feeds the outcomes
+//! back, honours `wake_at` for retries, aborts what is in flight on cancel,
+//! keeps the event log, and reports snapshots to the page at most every
+//! `FLUSH_MS`. This is the only place that spawns a run's async work.
+//!
+//! With persistence, every event line goes through the write-ahead
+//! [`Journal`]: a settled job reaches the page only once the IndexedDB
+//! transaction holding its `case` record has committed, and a run that ends
+//! is deleted from storage (its downloads are the record).
+//!
+//! What differs between kinds (the RAG check, task runs) is a [`RunView`]:
+//! how a job is sent, what a settled job shows, the snapshot the page gets
+//! and the downloads rendered at the end.
 
-use super::idb::StoredRun;
 use super::journal::{Journal, Take};
 use super::{fetch, now_ms};
-use crate::state::{Artifacts, RunSnapshot, RunStatus};
-use evalpage_core::console::{case_line, finish_line, notes, start_line};
-use evalpage_core::dataset::rag::RagCase;
-use evalpage_core::events::{jsonl_to_json_seq, to_jsonl, Record};
+use crate::state::stored::StoredRun;
+use crate::state::{RunProgress, RunStatus};
+use evalpage_core::events::to_jsonl;
 use evalpage_core::provider::openai::OpenAiConfig;
-use evalpage_core::provider::{CallOutcome, ChatMessage, ErrorKind};
-use evalpage_core::report::{self, RunMetrics};
-use evalpage_core::run::{self, Command, Engine, Input, RunConfig, Step};
-use evalpage_core::{demo, Lang};
+use evalpage_core::provider::{CallOutcome, ChatMessage};
+use evalpage_core::run::{self, Command, Input, Kind, Pipeline, RunSettings, Step};
 use gloo_timers::callback::Timeout;
+use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
@@ -25,93 +33,154 @@ use yew::Callback;
 /// Least time between two progress updates of the page, in ms.
 const FLUSH_MS: u32 = 250;
 
-/// How requests are answered.
+/// How one call goes out.
 #[derive(Clone, Debug)]
 pub enum Transport {
-    /// The offline demo model, with its pretend latency scaled by this factor.
-    Demo(f64),
-    /// An OpenAI-compatible endpoint, with the origin its key (if any) was
-    /// entered for: the key goes to that origin only.
+    /// Answered in the page (the demo or a mock model) after a pretend latency.
+    Local {
+        /// The answer.
+        answer: String,
+        /// Pretend latency, ms (0: at once).
+        latency_ms: u32,
+    },
+    /// An OpenAI-compatible endpoint, with what its key (if any) was entered
+    /// for (an origin or a base URL): the key goes to that origin only.
     OpenAi(OpenAiConfig, Option<String>),
+}
+
+/// What one kind of evaluation shows of its run, over the engine.
+pub trait RunView: 'static {
+    /// The core's kind of evaluation (its records go to the event log).
+    type Kind: Kind<Record: Serialize>;
+    /// What a settled job shows once it is saved.
+    type Shown: 'static;
+    /// What the page gets as progress.
+    type Snapshot: 'static;
+    /// The downloads at the end (or why they could not be rendered).
+    type Artifacts: 'static;
+
+    /// Readies an event record for the log (the summary names the report
+    /// file); true when it is the `case` record of a settled job.
+    fn record(&self, event: &mut <Self::Kind as Kind>::Record) -> bool;
+    /// How the current call of `job` goes out.
+    fn transport(
+        &self,
+        engine: &Pipeline<Self::Kind>,
+        job: usize,
+        messages: &[ChatMessage],
+    ) -> Transport;
+    /// What `job`, which just settled, will show once saved.
+    fn settled(&self, engine: &Pipeline<Self::Kind>, job: usize) -> Option<Self::Shown>;
+    /// Saved jobs become visible.
+    fn show(&mut self, shown: Vec<Self::Shown>);
+    /// The snapshot of the run as the page may show it.
+    fn snapshot(
+        &self,
+        engine: &Pipeline<Self::Kind>,
+        status: RunStatus,
+        progress: RunProgress,
+    ) -> Self::Snapshot;
+    /// The run stopped and everything is saved: the downloads.
+    fn finish(
+        &mut self,
+        engine: &Pipeline<Self::Kind>,
+        events_jsonl: &str,
+        ended_at_ms: u64,
+    ) -> Self::Artifacts;
 }
 
 /// What the runner tells the page.
 #[derive(Clone, Debug)]
-pub enum RunUpdate {
+pub enum Update<S, A> {
     /// Progress.
-    Progress(Rc<RunSnapshot>),
-    /// The run stopped; downloads are ready.
-    Finished(Rc<RunSnapshot>, Rc<Artifacts>),
+    Progress(Rc<S>),
+    /// The run stopped: the last snapshot and the downloads.
+    Finished(Rc<S>, A),
 }
 
-/// A handle on a running evaluation. Dropping it does not stop the run; `cancel` does.
-#[derive(Clone)]
-pub struct RunHandle(Rc<RefCell<Runner>>);
+/// The updates of a run of view `V`.
+pub type ViewUpdate<V> = Update<<V as RunView>::Snapshot, <V as RunView>::Artifacts>;
 
-/// Where a run is saved as it goes (IndexedDB), if it is.
+/// Where a run is saved as it goes (IndexedDB).
 pub struct Persist {
-    /// The run record to keep (settings without key, dataset text).
+    /// The run record to keep (inputs and settings, never a key).
     pub stored: StoredRun,
-    /// Replace events already stored under this run id (a resumed run rewrites
-    /// its whole log, restored cases included, in its first transaction).
+    /// Replace events already stored under this run id (a resumed run
+    /// rewrites its whole log, restored jobs included, in its first transaction).
     pub replace: bool,
 }
 
-/// A settled case as the page shows it: index, result, console line.
-type Shown = (usize, Rc<run::CaseResult>, Rc<str>);
-
-struct Runner {
-    engine: Engine,
-    transport: Transport,
-    lang: Lang,
-    cases: Rc<Vec<RagCase>>,
-    /// Results the page may count: saved first when persistence is on.
-    results: Vec<Option<Rc<run::CaseResult>>>,
-    console: Vec<Rc<str>>,
-    events_jsonl: String,
-    /// Event lines on their way to storage, each with the case it settles.
-    journal: Journal<StoredRun, Shown>,
-    finished: bool,
-    in_flight: HashMap<usize, fetch::Pending>,
-    wake: Option<Timeout>,
-    flush: Option<Timeout>,
-    on_update: Callback<RunUpdate>,
+/// Everything a run needs to start.
+pub struct Launch<V: RunView> {
+    /// The engine, with the jobs of an interrupted run already restored.
+    pub engine: Pipeline<V::Kind>,
+    /// The kind's view.
+    pub view: V,
+    /// Start time, ms.
+    pub started_ms: u64,
+    /// Save the run as it goes, to resume it after a reload.
+    pub persist: Option<Persist>,
+    /// Where updates go.
+    pub on_update: Callback<ViewUpdate<V>>,
 }
 
-impl RunHandle {
-    /// Starts a run; `prior` are cases an interrupted run already settled.
-    pub fn start(
-        cfg: RunConfig,
-        cases: Vec<RagCase>,
-        prior: Vec<run::CaseResult>,
-        transport: Transport,
-        persist: Option<Persist>,
-        on_update: Callback<RunUpdate>,
-    ) -> RunHandle {
-        let lang = cfg.info.lang;
-        let n = cases.len();
-        let mut engine = Engine::new(cfg, cases.clone());
-        engine.restore(prior);
-        let journal = Journal::new(persist.map(|p| (p.stored, p.replace)));
+/// A handle on a running evaluation. Dropping it does not stop the run; `cancel` does.
+pub struct Handle<V: RunView>(Rc<RefCell<Runner<V>>>);
+
+impl<V: RunView> Clone for Handle<V> {
+    fn clone(&self) -> Self {
+        Handle(self.0.clone())
+    }
+}
+
+struct Runner<V: RunView> {
+    engine: Pipeline<V::Kind>,
+    view: V,
+    settings: RunSettings,
+    started_ms: u64,
+    /// Jobs the page shows (saved first when persistence is on).
+    shown: usize,
+    events_jsonl: String,
+    /// Event lines on their way to storage, each with the job it settles.
+    journal: Journal<V::Shown>,
+    finished: bool,
+    /// Calls in flight; `None` for a call answered in the page (nothing to abort).
+    in_flight: HashMap<usize, Option<fetch::Pending>>,
+    wake: Option<Timeout>,
+    flush: Option<Timeout>,
+    on_update: Callback<ViewUpdate<V>>,
+}
+
+type Shared<V> = Rc<RefCell<Runner<V>>>;
+
+impl<V: RunView> Handle<V> {
+    /// Starts a run.
+    pub fn launch(launch: Launch<V>) -> Handle<V> {
+        let settings = launch
+            .engine
+            .kind()
+            .pools()
+            .first()
+            .copied()
+            .unwrap_or_default();
         let runner = Runner {
-            engine,
-            transport,
-            lang,
-            cases: Rc::new(cases),
-            results: vec![None; n],
-            console: vec![Rc::from(start_line(lang, n))],
+            engine: launch.engine,
+            view: launch.view,
+            settings,
+            started_ms: launch.started_ms,
+            shown: 0,
             events_jsonl: String::new(),
-            journal,
+            journal: Journal::new(launch.persist.map(|p| (p.stored, p.replace))),
             finished: false,
             in_flight: HashMap::new(),
             wake: None,
             flush: None,
-            on_update,
+            on_update: launch.on_update,
         };
         let rc = Rc::new(RefCell::new(runner));
         let step = rc.borrow_mut().engine.start(now_ms());
         apply(&rc, step);
-        RunHandle(rc)
+        Handle(rc)
     }
 
     /// Cancels the run: aborts requests in flight and settles the rest as cancelled.
@@ -127,36 +196,29 @@ impl RunHandle {
         apply(&self.0, step);
     }
 
-    /// True while the engine still has cases to settle.
+    /// True while the engine still has jobs to settle.
     pub fn is_running(&self) -> bool {
         self.0.borrow().engine.status() == run::RunStatus::Running
     }
 }
 
-/// Records a step's events and results, then performs its commands.
-fn apply(rc: &Rc<RefCell<Runner>>, step: Step<Record>) {
+/// Records a step's events (each `case` with what its job shows), performs
+/// its commands, and moves what is saved to the page.
+fn apply<V: RunView>(rc: &Shared<V>, step: Step<<V::Kind as Kind>::Record>) {
     let commands = {
-        let mut r = rc.borrow_mut();
-        let mut shown: Vec<Shown> = Vec::new();
-        for i in step.finished {
-            if let Some(result) = r.engine.results()[i].clone() {
-                let line: Rc<str> = Rc::from(case_line(r.lang, &r.cases[i], &result));
-                shown.push((i, Rc::new(result), line));
-            }
-        }
-        let mut shown = shown.into_iter();
+        let mut guard = rc.borrow_mut();
+        let r = &mut *guard;
+        let mut settled = step.finished.iter().map(|&j| r.view.settled(&r.engine, j));
         for mut event in step.events {
-            if let Record::Summary(s) = &mut event {
-                s.final_report_path = Some("report.json".to_string());
-            }
+            let settles = r.view.record(&mut event);
             let line = to_jsonl(&event);
             r.events_jsonl.push_str(&line);
-            let settles = if matches!(event, Record::Case(_)) {
-                shown.next()
+            let item = if settles {
+                settled.next().flatten()
             } else {
                 None
             };
-            r.journal.push(line, settles);
+            r.journal.push(line, item);
         }
         step.commands
     };
@@ -165,22 +227,29 @@ fn apply(rc: &Rc<RefCell<Runner>>, step: Step<Record>) {
         match command {
             Command::Send { case, messages, .. } => send(rc, case, messages),
             Command::Abort { case } => {
-                if let Some(f) = rc.borrow_mut().in_flight.remove(&case) {
-                    f.abort();
+                let gone = rc.borrow_mut().in_flight.remove(&case);
+                if let Some(Some(pending)) = gone {
+                    pending.abort();
                 }
             }
         }
     }
-    let stopped = rc.borrow().engine.status() != run::RunStatus::Running;
-    if stopped {
-        stop_timers(rc);
+    if stopped(&rc.borrow()) {
+        let mut r = rc.borrow_mut();
+        r.flush = None;
+        r.wake = None;
+        r.in_flight.clear();
     }
     pump(rc);
 }
 
-/// Moves settled cases to the page: at once without persistence, otherwise
-/// after the IndexedDB transaction holding their events has committed.
-fn pump(rc: &Rc<RefCell<Runner>>) {
+fn stopped<V: RunView>(r: &Runner<V>) -> bool {
+    r.engine.status() != run::RunStatus::Running
+}
+
+/// Moves saved jobs to the page: at once without persistence, otherwise
+/// after the IndexedDB transaction holding their `case` records has committed.
+fn pump<V: RunView>(rc: &Shared<V>) {
     let take = {
         let mut r = rc.borrow_mut();
         let status = match r.engine.status() {
@@ -209,19 +278,17 @@ fn pump(rc: &Rc<RefCell<Runner>>) {
     }
 }
 
-fn show(rc: &Rc<RefCell<Runner>>, items: Vec<Shown>) {
+fn show<V: RunView>(rc: &Shared<V>, items: Vec<V::Shown>) {
     let mut r = rc.borrow_mut();
-    for (i, result, line) in items {
-        r.results[i] = Some(result);
-        r.console.push(line);
-    }
+    r.shown += items.len();
+    r.view.show(items);
 }
 
 /// After a batch reached the page: announce progress, or the end once all is saved.
-fn after_drain(rc: &Rc<RefCell<Runner>>) {
+fn after_drain<V: RunView>(rc: &Shared<V>) {
     let (stopped, done) = {
         let r = rc.borrow();
-        let stopped = r.engine.status() != run::RunStatus::Running;
+        let stopped = stopped(&r);
         (stopped, stopped && r.journal.is_idle() && !r.finished)
     };
     if done {
@@ -231,62 +298,61 @@ fn after_drain(rc: &Rc<RefCell<Runner>>) {
     }
 }
 
-fn stop_timers(rc: &Rc<RefCell<Runner>>) {
-    let mut r = rc.borrow_mut();
-    r.flush = None;
-    r.wake = None;
-    r.in_flight.clear();
-}
-
-fn send(rc: &Rc<RefCell<Runner>>, case: usize, messages: Vec<ChatMessage>) {
+fn send<V: RunView>(rc: &Shared<V>, job: usize, messages: Vec<ChatMessage>) {
     let weak = Rc::downgrade(rc);
-    let transport = rc.borrow().transport.clone();
-    let timeout_ms = rc.borrow().engine.config().settings.timeout_ms;
+    let (transport, timeout_ms) = {
+        let r = rc.borrow();
+        let t = r.view.transport(&r.engine, job, &messages);
+        (t, r.settings.timeout_ms)
+    };
+    let (cfg, key_for) = match transport {
+        Transport::Local { answer, latency_ms } => {
+            rc.borrow_mut().in_flight.insert(job, None);
+            spawn_local(async move {
+                if latency_ms > 0 {
+                    gloo_timers::future::TimeoutFuture::new(latency_ms).await;
+                }
+                feed(&weak, job, CallOutcome::Answer(answer));
+            });
+            return;
+        }
+        Transport::OpenAi(cfg, key_for) => (cfg, key_for),
+    };
     let on_done = {
         let weak = weak.clone();
-        move |outcome| feed(&weak, case, outcome)
+        move |outcome| feed(&weak, job, outcome)
     };
     let started = fetch::start(
         timeout_ms,
         move |signal, timed_out| async move {
-            match transport {
-                Transport::Demo(scale) => {
-                    let ms = (demo::latency_ms(&messages) as f64 * scale) as u32;
-                    if ms > 0 {
-                        gloo_timers::future::TimeoutFuture::new(ms).await;
-                    }
-                    CallOutcome::Answer(demo::answer(&messages))
-                }
-                Transport::OpenAi(cfg, key_origin) => {
-                    let to = fetch::To {
-                        cfg: &cfg,
-                        key_for: key_origin.as_deref(),
-                    };
-                    fetch::chat(to, &messages, &signal, timed_out, timeout_ms).await
-                }
-            }
+            let to = fetch::To {
+                cfg: &cfg,
+                key_for: key_for.as_deref(),
+            };
+            fetch::chat(to, &messages, &signal, timed_out, timeout_ms).await
         },
         on_done,
     );
     match started {
         Ok(pending) => {
-            rc.borrow_mut().in_flight.insert(case, pending);
+            rc.borrow_mut().in_flight.insert(job, Some(pending));
         }
-        Err(err) => feed(&weak, case, CallOutcome::Failed(err)),
+        Err(err) => spawn_local(async move { feed(&weak, job, CallOutcome::Failed(err)) }),
     }
 }
 
-fn feed(weak: &Weak<RefCell<Runner>>, case: usize, outcome: CallOutcome) {
+fn feed<V: RunView>(weak: &Weak<RefCell<Runner<V>>>, job: usize, outcome: CallOutcome) {
     let Some(rc) = weak.upgrade() else { return };
     let step = {
         let mut r = rc.borrow_mut();
-        r.in_flight.remove(&case);
-        r.engine.handle(Input::Outcome { case, outcome }, now_ms())
+        r.in_flight.remove(&job);
+        r.engine
+            .handle(Input::Outcome { case: job, outcome }, now_ms())
     };
     apply(&rc, step);
 }
 
-fn schedule_wake(rc: &Rc<RefCell<Runner>>, wake_at: Option<u64>) {
+fn schedule_wake<V: RunView>(rc: &Shared<V>, wake_at: Option<u64>) {
     let Some(at) = wake_at else {
         rc.borrow_mut().wake = None;
         return;
@@ -302,9 +368,9 @@ fn schedule_wake(rc: &Rc<RefCell<Runner>>, wake_at: Option<u64>) {
     rc.borrow_mut().wake = Some(timer);
 }
 
-/// Progress reaches the page at most every `FLUSH_MS`, so a fast endpoint does not
-/// spend its time re-rendering.
-fn schedule_flush(rc: &Rc<RefCell<Runner>>) {
+/// Progress reaches the page at most every `FLUSH_MS`, so a fast endpoint does
+/// not spend its time re-rendering.
+fn schedule_flush<V: RunView>(rc: &Shared<V>) {
     if rc.borrow().flush.is_some() {
         return;
     }
@@ -316,71 +382,52 @@ fn schedule_flush(rc: &Rc<RefCell<Runner>>) {
                 let r = rc.borrow();
                 (snapshot(&r), r.on_update.clone())
             };
-            cb.emit(RunUpdate::Progress(Rc::new(snap)));
+            cb.emit(Update::Progress(Rc::new(snap)));
         }
     });
     rc.borrow_mut().flush = Some(timer);
 }
 
-fn snapshot(r: &Runner) -> RunSnapshot {
-    let total = r.cases.len();
-    let done = r.results.iter().flatten().count();
+fn snapshot<V: RunView>(r: &Runner<V>) -> V::Snapshot {
     let status = match r.engine.status() {
         run::RunStatus::Idle | run::RunStatus::Running => RunStatus::Running,
         run::RunStatus::Done => RunStatus::Done,
         run::RunStatus::Cancelled => RunStatus::Cancelled,
     };
-    let network_errors = r
-        .results
-        .iter()
-        .flatten()
-        .filter(|c| {
-            c.error
-                .as_ref()
-                .is_some_and(|e| e.kind == ErrorKind::Network)
-        })
-        .count();
-    RunSnapshot {
-        status,
-        done,
-        total,
-        limit: r.engine.current_limit(),
-        concurrency: r.engine.config().settings.concurrency,
-        started_ms: r.engine.config().info.started_at_ms,
+    let concurrency = r.settings.concurrency;
+    let progress = RunProgress {
+        done: r.shown,
+        total: r.engine.progress().1,
+        started_ms: r.started_ms,
         now_ms: now_ms(),
-        cases: r.cases.clone(),
-        results: r.results.clone(),
-        metrics: RunMetrics::of(r.results.iter().flatten().map(|c| c.as_ref())),
-        console: r.console.clone(),
-        network_errors,
         paused: r.engine.is_paused(),
+        // The lowest pool's limit (the configured one when none was rate limited).
+        limit: r
+            .engine
+            .current_limits()
+            .into_iter()
+            .min()
+            .unwrap_or(concurrency),
+        concurrency,
         save_error: r.journal.error().cloned(),
-    }
+    };
+    r.view.snapshot(&r.engine, status, progress)
 }
 
-fn finish(rc: &Rc<RefCell<Runner>>) {
+fn finish<V: RunView>(rc: &Shared<V>) {
     let (snap, artifacts, cb) = {
-        let mut r = rc.borrow_mut();
+        let mut guard = rc.borrow_mut();
+        let r = &mut *guard;
+        if r.finished {
+            return;
+        }
         r.finished = true;
-        let now = now_ms();
-        let cancelled = r.engine.status() == run::RunStatus::Cancelled;
-        let built = report::build(&r.engine, now);
-        let line = finish_line(
-            r.lang,
-            &RunMetrics::from_results(r.engine.results()),
-            cancelled,
-        );
-        r.console.push(Rc::from(line));
-        let artifacts = Artifacts {
-            report_json: serde_json::to_string_pretty(&built).unwrap_or_default(),
-            events_json_seq: jsonl_to_json_seq(&r.events_jsonl),
-            events_jsonl: r.events_jsonl.clone(),
-            markdown: report::rag_markdown(&r.engine, &built, r.lang),
-            notes: notes(r.lang, &r.engine),
-            report: Rc::new(built),
-        };
-        (snapshot(&r), artifacts, r.on_update.clone())
+        r.flush = None;
+        r.wake = None;
+        r.in_flight.clear();
+        let artifacts = r.view.finish(&r.engine, &r.events_jsonl, now_ms());
+        (snapshot(r), artifacts, r.on_update.clone())
     };
     rc.borrow().journal.forget();
-    cb.emit(RunUpdate::Finished(Rc::new(snap), Rc::new(artifacts)));
+    cb.emit(Update::Finished(Rc::new(snap), artifacts));
 }

@@ -3,7 +3,6 @@
 
 use super::keys::{Confirmed, KeyPrompt, KeyRing};
 use super::ModelSettings;
-use crate::effects::idb::StoredRun;
 use evalpage_core::dataset::rag::{RagCase, RagDataset};
 use evalpage_core::report::{EvaluationResult, RunMetrics};
 use evalpage_core::run::CaseResult;
@@ -18,39 +17,6 @@ pub struct LoadedDataset {
     pub parsed: RagDataset,
     /// The file's text (kept so an interrupted run can be resumed after a reload).
     pub text: Rc<str>,
-}
-
-/// An unfinished run found in this browser's storage after a reload.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ResumeOffer {
-    /// The stored run.
-    pub stored: StoredRun,
-    /// Its saved event lines (JSONL).
-    pub events: Rc<str>,
-    /// Cases already settled.
-    pub done: usize,
-}
-
-impl ResumeOffer {
-    /// The banner's line: run, dataset, settled/total, and the origin that
-    /// will receive the requests (and the key, if one is saved for it).
-    pub fn summary(&self, lang: Lang, origin: Option<&str>) -> String {
-        let to = match (self.stored.settings.provider, origin) {
-            (super::Provider::Openai, Some(o)) => {
-                format!(" {} {o}", lang.pick("请求将发往", "Requests go to"))
-            }
-            _ => String::new(),
-        };
-        format!(
-            "{} {} ({}): {}/{} {}{to}",
-            lang.pick("发现未完成的运行", "Unfinished run"),
-            self.stored.run_id,
-            self.stored.dataset_name,
-            self.done,
-            self.stored.total,
-            lang.pick("条已完成。", "cases settled."),
-        )
-    }
 }
 
 /// The run's state as shown (`data-testid="run-status"` text).
@@ -136,18 +102,8 @@ pub struct RunProgress {
 pub struct RunSnapshot {
     /// Status.
     pub status: RunStatus,
-    /// Settled cases.
-    pub done: usize,
-    /// All cases.
-    pub total: usize,
-    /// Current concurrency limit (lower than configured after 429s).
-    pub limit: usize,
-    /// Configured concurrency.
-    pub concurrency: usize,
-    /// Start time, ms.
-    pub started_ms: u64,
-    /// Time of this snapshot, ms.
-    pub now_ms: u64,
+    /// Counts, times and the scheduling state.
+    pub progress: RunProgress,
     /// The cases of this run.
     pub cases: Rc<Vec<RagCase>>,
     /// Results by case index.
@@ -158,10 +114,6 @@ pub struct RunSnapshot {
     pub console: Vec<Rc<str>>,
     /// Cases that failed with a network error (CORS or unreachable).
     pub network_errors: usize,
-    /// Paused by the user.
-    pub paused: bool,
-    /// Why the run is not being saved in this browser, if it is not.
-    pub save_error: Option<String>,
 }
 
 /// The finished run's downloads.
@@ -198,8 +150,6 @@ pub struct AppState {
     pub artifacts: Option<Rc<Artifacts>>,
     /// Why the run could not start, if it could not.
     pub start_error: Option<Rc<str>>,
-    /// An unfinished run that can be resumed.
-    pub resume_offer: Option<Rc<ResumeOffer>>,
     /// Saved API keys by origin.
     pub keys: Rc<KeyRing>,
     /// Origins the user entered a key for or confirmed in this page load.
@@ -223,8 +173,6 @@ pub enum AppAction {
     StartFailed(Rc<str>),
     /// A run started: clear the previous run's results and errors.
     Started,
-    /// An unfinished run was found (or the offer is withdrawn with `None`).
-    OfferResume(Option<Rc<ResumeOffer>>),
     /// Progress from the runner.
     Progress(Rc<RunSnapshot>),
     /// The run stopped and its artifacts are ready.
@@ -236,22 +184,6 @@ pub enum AppAction {
     Confirm(String, bool),
     /// A run waits for a click before its key is sent (or no longer does).
     PromptKey(Option<Rc<KeyPrompt>>),
-}
-
-impl RunSnapshot {
-    /// The part the run controls show.
-    pub fn progress(&self) -> RunProgress {
-        RunProgress {
-            done: self.done,
-            total: self.total,
-            started_ms: self.started_ms,
-            now_ms: self.now_ms,
-            paused: self.paused,
-            limit: self.limit,
-            concurrency: self.concurrency,
-            save_error: self.save_error.clone(),
-        }
-    }
 }
 
 impl AppState {
@@ -283,9 +215,7 @@ impl Reducible for AppState {
                 next.run = None;
                 next.artifacts = None;
                 next.start_error = None;
-                next.resume_offer = None;
             }
-            AppAction::OfferResume(offer) => next.resume_offer = offer,
             AppAction::Progress(snap) => next.run = Some(snap),
             AppAction::Finished(snap, artifacts) => {
                 next.run = Some(snap);

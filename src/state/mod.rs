@@ -5,7 +5,9 @@
 
 pub mod app_state;
 pub mod keys;
+pub mod resume;
 pub mod settings;
+pub mod stored;
 pub mod task_check;
 pub mod task_data;
 pub mod task_models;
@@ -14,8 +16,7 @@ pub mod task_state;
 pub mod task_stored;
 
 pub use app_state::{
-    AppAction, AppState, Artifacts, LoadedDataset, Mode, ResumeOffer, RunProgress, RunSnapshot,
-    RunStatus,
+    AppAction, AppState, Artifacts, LoadedDataset, Mode, RunProgress, RunSnapshot, RunStatus,
 };
-pub use settings::{ModelSettings, Preset, Provider, PRESETS};
+pub use settings::{ModelCall, ModelSettings, Preset, Provider, PRESETS};
 pub use task_state::{TaskAction, TaskArtifacts, TaskSnapshot, TaskState};

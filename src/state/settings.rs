@@ -9,6 +9,17 @@ use serde::{Deserialize, Serialize};
 /// Connections a browser opens to one HTTP/1.1 origin.
 pub const BROWSER_HTTP1_CONNECTIONS: usize = 6;
 
+/// How one model is called, in either mode.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelCall {
+    /// Answered in the page (the RAG demo model or a task's mock model), with
+    /// its pretend latency scaled by this factor (0 = instant).
+    Mock(f64),
+    /// An OpenAI-compatible endpoint, with the origin or base URL its key (if
+    /// any) was entered for: the key goes to that origin only.
+    OpenAi(OpenAiConfig, Option<String>),
+}
+
 /// Which model answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]

@@ -104,15 +104,7 @@ pub fn keys_that_fit(keys: &Keys, registry: &Registry) -> Keys {
         .collect()
 }
 
-/// How one model is called.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ModelCall {
-    /// The mock, with its pretend latency scaled by this factor (0 = instant).
-    Mock(f64),
-    /// An OpenAI-compatible endpoint, with the base URL its key (if any) was
-    /// typed for: the key goes to that origin only.
-    OpenAi(OpenAiConfig, Option<String>),
-}
+pub use super::settings::ModelCall;
 
 /// One model of a run: what is recorded and how it is called.
 #[derive(Clone, Debug, PartialEq)]

@@ -11,7 +11,6 @@ use super::task_models::{
     choices, keys_that_fit, BoundKey, Keys, ModelChoice, TaskRunSettings, MOCK_MODELS,
 };
 use super::task_results::{Labels, ResultGrid};
-use super::task_stored::TaskResumeOffer;
 use evalpage_core::task::PRESETS;
 use evalpage_core::task_run::{DatasetFormat, TaskDataset};
 use std::collections::BTreeSet;
@@ -110,8 +109,6 @@ pub struct TaskState {
     pub start_error: Option<Rc<str>>,
     /// Why a file could not be read.
     pub load_error: Option<Rc<str>>,
-    /// An unfinished run found in this browser's storage.
-    pub resume_offer: Option<Rc<TaskResumeOffer>>,
 }
 
 impl Default for TaskState {
@@ -161,8 +158,6 @@ pub enum TaskAction {
     StartFailed(Rc<str>),
     /// A run started: clear the previous one.
     Started,
-    /// An unfinished run was found (or the offer is withdrawn with `None`).
-    OfferResume(Option<Rc<TaskResumeOffer>>),
     /// The inputs of a stored run replace the page's (see `TaskState::restored`).
     Restore(Rc<TaskState>),
     /// Progress from the runner.
@@ -208,7 +203,6 @@ impl TaskState {
             artifacts: None,
             start_error: None,
             load_error: None,
-            resume_offer: None,
         };
         s.recheck();
         s
@@ -399,10 +393,8 @@ impl Reducible for TaskState {
             }
             TaskAction::SetSettings(s) => next.settings = s,
             TaskAction::StartFailed(e) => next.start_error = Some(e),
-            TaskAction::OfferResume(offer) => next.resume_offer = offer,
             TaskAction::Restore(state) => return state,
             TaskAction::Started => {
-                next.resume_offer = None;
                 next.run = None;
                 next.artifacts = None;
                 next.start_error = None;

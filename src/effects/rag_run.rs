@@ -1,0 +1,150 @@
+//! The RAG check (spec 002) as the runner shows it: the demo model answered
+//! in the page or an endpoint, the `[EVAL]` console lines, the case table's
+//! results and counts, and at the end `report.json`, the two event logs,
+//! `report.md` and the Notes.
+
+use super::runner::{Handle, Launch, Persist, RunView, Transport, Update};
+use crate::state::{Artifacts, ModelCall, RunProgress, RunSnapshot, RunStatus};
+use evalpage_core::console::{case_line, finish_line, notes, start_line};
+use evalpage_core::dataset::rag::RagCase;
+use evalpage_core::events::{jsonl_to_json_seq, Record};
+use evalpage_core::provider::{ChatMessage, ErrorKind};
+use evalpage_core::report::{self, RunMetrics};
+use evalpage_core::run::{self, Engine, RagKind, RunConfig};
+use evalpage_core::{demo, Lang};
+use std::rc::Rc;
+use yew::Callback;
+
+/// A handle on a running RAG check.
+pub type RunHandle = Handle<RagView>;
+
+/// What the RAG runner tells the page.
+pub type RunUpdate = Update<RunSnapshot, Rc<Artifacts>>;
+
+/// A settled case as the page shows it: index, result, console line.
+pub type Shown = (usize, Rc<run::CaseResult>, Rc<str>);
+
+/// The RAG check's side of the runner.
+pub struct RagView {
+    call: ModelCall,
+    lang: Lang,
+    cases: Rc<Vec<RagCase>>,
+    /// Results the page may count: saved first when persistence is on.
+    results: Vec<Option<Rc<run::CaseResult>>>,
+    console: Vec<Rc<str>>,
+}
+
+impl RunView for RagView {
+    type Kind = RagKind;
+    type Shown = Shown;
+    type Snapshot = RunSnapshot;
+    type Artifacts = Rc<Artifacts>;
+
+    fn record(&self, event: &mut Record) -> bool {
+        if let Record::Summary(s) = event {
+            s.final_report_path = Some("report.json".to_string());
+        }
+        matches!(event, Record::Case(_))
+    }
+
+    fn transport(&self, _: &Engine, _: usize, messages: &[ChatMessage]) -> Transport {
+        match &self.call {
+            ModelCall::Mock(scale) => Transport::Local {
+                answer: demo::answer(messages),
+                latency_ms: (demo::latency_ms(messages) as f64 * scale) as u32,
+            },
+            ModelCall::OpenAi(cfg, key_for) => Transport::OpenAi(cfg.clone(), key_for.clone()),
+        }
+    }
+
+    fn settled(&self, engine: &Engine, job: usize) -> Option<Shown> {
+        let result = engine.results().get(job)?.clone()?;
+        let line = case_line(self.lang, &self.cases[job], &result);
+        Some((job, Rc::new(result), Rc::from(line)))
+    }
+
+    fn show(&mut self, shown: Vec<Shown>) {
+        for (i, result, line) in shown {
+            self.results[i] = Some(result);
+            self.console.push(line);
+        }
+    }
+
+    fn snapshot(&self, _: &Engine, status: RunStatus, progress: RunProgress) -> RunSnapshot {
+        let network_errors = self
+            .results
+            .iter()
+            .flatten()
+            .filter(|c| {
+                c.error
+                    .as_ref()
+                    .is_some_and(|e| e.kind == ErrorKind::Network)
+            })
+            .count();
+        RunSnapshot {
+            status,
+            progress,
+            cases: self.cases.clone(),
+            results: self.results.clone(),
+            metrics: RunMetrics::of(self.results.iter().flatten().map(|c| c.as_ref())),
+            console: self.console.clone(),
+            network_errors,
+        }
+    }
+
+    fn finish(&mut self, engine: &Engine, events_jsonl: &str, ended_at_ms: u64) -> Rc<Artifacts> {
+        let cancelled = engine.status() == run::RunStatus::Cancelled;
+        let built = report::build(engine, ended_at_ms);
+        let metrics = RunMetrics::from_results(engine.results());
+        let line = finish_line(self.lang, &metrics, cancelled);
+        self.console.push(Rc::from(line));
+        Rc::new(Artifacts {
+            report_json: serde_json::to_string_pretty(&built).unwrap_or_default(),
+            events_json_seq: jsonl_to_json_seq(events_jsonl),
+            events_jsonl: events_jsonl.to_string(),
+            markdown: report::rag_markdown(engine, &built, self.lang),
+            notes: notes(self.lang, engine),
+            report: Rc::new(built),
+        })
+    }
+}
+
+impl RagView {
+    /// The view of a RAG check over `engine`'s cases, called through `call`.
+    pub fn new(engine: &Engine, call: ModelCall) -> RagView {
+        let lang = engine.config().info.lang;
+        let cases = engine.cases().to_vec();
+        let n = cases.len();
+        RagView {
+            call,
+            lang,
+            cases: Rc::new(cases),
+            results: vec![None; n],
+            console: vec![Rc::from(start_line(lang, n))],
+        }
+    }
+}
+
+impl Handle<RagView> {
+    /// Starts a RAG check; `prior` are cases an interrupted run already settled.
+    pub fn start(
+        cfg: RunConfig,
+        cases: Vec<RagCase>,
+        prior: Vec<run::CaseResult>,
+        call: ModelCall,
+        persist: Option<Persist>,
+        on_update: Callback<RunUpdate>,
+    ) -> RunHandle {
+        let started_ms = cfg.info.started_at_ms;
+        let mut engine = Engine::new(cfg, cases);
+        engine.restore(prior);
+        let view = RagView::new(&engine, call);
+        Handle::launch(Launch {
+            engine,
+            view,
+            started_ms,
+            persist,
+            on_update,
+        })
+    }
+}

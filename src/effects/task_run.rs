@@ -1,0 +1,243 @@
+//! A task run (spec 004, samples × models) as the runner shows it: the mock
+//! models answered in the page (after a small pretend latency) or registry
+//! endpoints, the result grid, and at the end every artifact rendered by the
+//! core's renderer (as the CLI writes them) with both event logs.
+//!
+//! With `prior_log`, the calls an interrupted run settled are restored first
+//! (the core's `task_run::resume`) and only the rest is sent. Keys live only
+//! in the `OpenAiConfig`s of `calls`, never in what is stored.
+
+use super::runner::{Handle, Launch, Persist, RunView, Transport, Update};
+use crate::state::task_check::CheckedTask;
+use crate::state::task_data::RunData;
+use crate::state::task_results::{labels, Labels, ResultGrid};
+use crate::state::{ModelCall, RunProgress, RunStatus, TaskArtifacts, TaskSnapshot};
+use evalpage_core::demo;
+use evalpage_core::events;
+use evalpage_core::events::jsonl_to_json_seq;
+use evalpage_core::provider::ChatMessage;
+use evalpage_core::task_run::artifacts::{self, Inputs};
+use evalpage_core::task_run::engine::{TaskEngine, TaskKind, TaskRunConfig};
+use evalpage_core::task_run::events::TaskRecord;
+use evalpage_core::task_run::meta::RunMeta;
+use evalpage_core::task_run::mock;
+use evalpage_core::task_run::report::{AnswerSource, RunDescription};
+use evalpage_core::task_run::resume;
+use evalpage_core::task_run::SampleResult;
+use evalpage_core::Lang;
+use std::rc::Rc;
+use yew::Callback;
+
+/// The mock's pretend latency is the demo model's divided by this (50-200 ms).
+const MOCK_LATENCY_DIVISOR: u64 = 3;
+
+/// A handle on a running task evaluation.
+pub type TaskRunHandle = Handle<TaskView>;
+
+/// What the task runner tells the page: progress, then the artifacts or why
+/// they could not be rendered.
+pub type TaskRunUpdate = Update<TaskSnapshot, Result<Rc<TaskArtifacts>, Rc<str>>>;
+
+/// Everything a task run needs.
+pub struct TaskRunSpec {
+    /// Identity, models (no key) and scheduling.
+    pub cfg: TaskRunConfig,
+    /// The validated task and its template.
+    pub task: Rc<CheckedTask>,
+    /// The dataset as read, with its bytes.
+    pub run_data: Rc<RunData>,
+    /// How each model of `cfg.models` is called, in the same order.
+    pub calls: Vec<ModelCall>,
+    /// Language of `report.md`.
+    pub lang: Lang,
+    /// Save the run as it goes (IndexedDB), to resume it after a reload.
+    pub persist: Option<Persist>,
+    /// The event log (JSONL or json-seq text) of the interrupted run this one
+    /// resumes: its settled calls are restored, the rest is sent.
+    pub prior_log: Option<Rc<str>>,
+}
+
+/// A settled call as the page shows it: model, sample, result.
+pub type Shown = (usize, usize, Rc<SampleResult>);
+
+/// The task mode's side of the runner.
+pub struct TaskView {
+    task: Rc<CheckedTask>,
+    run_data: Rc<RunData>,
+    calls: Vec<ModelCall>,
+    models: Rc<Vec<String>>,
+    labels: Rc<Vec<Labels>>,
+    lang: Lang,
+    /// Results the page may count: saved first when persistence is on.
+    results: ResultGrid,
+}
+
+impl RunView for TaskView {
+    type Kind = TaskKind;
+    type Shown = Shown;
+    type Snapshot = TaskSnapshot;
+    type Artifacts = Result<Rc<TaskArtifacts>, Rc<str>>;
+
+    fn record(&self, event: &mut TaskRecord) -> bool {
+        if let TaskRecord::Summary(s) = event {
+            s.final_report_path = Some("report.json".to_string());
+        }
+        matches!(event, TaskRecord::Case(_))
+    }
+
+    fn transport(&self, engine: &TaskEngine, job: usize, messages: &[ChatMessage]) -> Transport {
+        let Some(j) = engine.job(job) else {
+            return Transport::Local {
+                answer: String::new(),
+                latency_ms: 0,
+            };
+        };
+        match &self.calls[j.model] {
+            ModelCall::Mock(scale) => {
+                let sample = &engine.samples()[j.sample].sample;
+                let ms = (demo::latency_ms(messages) / MOCK_LATENCY_DIVISOR) as f64 * scale;
+                Transport::Local {
+                    answer: mock::answer(engine.task(), sample, &self.models[j.model], messages),
+                    latency_ms: ms as u32,
+                }
+            }
+            ModelCall::OpenAi(cfg, key_for) => Transport::OpenAi(cfg.clone(), key_for.clone()),
+        }
+    }
+
+    fn settled(&self, engine: &TaskEngine, job: usize) -> Option<Shown> {
+        let j = engine.job(job)?;
+        let r = engine.results()[j.model][j.sample].clone()?;
+        Some((j.model, j.sample, Rc::new(r)))
+    }
+
+    fn show(&mut self, shown: Vec<Shown>) {
+        for (model, sample, r) in shown {
+            self.results[model][sample] = Some(r);
+        }
+    }
+
+    fn snapshot(&self, _: &TaskEngine, status: RunStatus, progress: RunProgress) -> TaskSnapshot {
+        TaskSnapshot {
+            status,
+            progress,
+            task: self.task.clone(),
+            data: self.run_data.data.clone(),
+            models: self.models.clone(),
+            results: self.results.clone(),
+            labels: self.labels.clone(),
+        }
+    }
+
+    fn finish(
+        &mut self,
+        engine: &TaskEngine,
+        events_jsonl: &str,
+        ended_at_ms: u64,
+    ) -> Result<Rc<TaskArtifacts>, Rc<str>> {
+        self.render(engine, events_jsonl, ended_at_ms)
+            .map(Rc::new)
+            .map_err(|e| Rc::from(e.as_str()))
+    }
+}
+
+impl TaskView {
+    /// The eight artifacts (the core's renderer, as the CLI writes them) and
+    /// the two event logs.
+    fn render(
+        &self,
+        engine: &TaskEngine,
+        events_jsonl: &str,
+        ended_at_ms: u64,
+    ) -> Result<TaskArtifacts, String> {
+        let cfg = engine.config();
+        let data = &self.run_data.data;
+        let scored = engine.scored();
+        let source = AnswerSource::Run(RunDescription {
+            run_id: cfg.run_id.clone(),
+            backend: cfg.backend.clone(),
+            models: cfg.models.clone(),
+            settings: cfg.settings,
+        });
+        let meta = RunMeta {
+            tool: cfg.tool.clone(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            argv: cfg.argv.clone(),
+            dataset: data.name.clone(),
+            metadata: self.run_data.metadata.clone(),
+            started_at_ms: cfg.started_at_ms,
+            ended_at_ms,
+        };
+        let files = artifacts::render(&Inputs {
+            task: &self.task.task,
+            info: &self.task.info,
+            data,
+            dataset_bytes: &self.run_data.bytes,
+            scored: &scored,
+            line_errors: &data.errors,
+            source: &source,
+            meta: &meta,
+            lang: self.lang,
+        })
+        .map_err(|e| format!("could not render summary.csv: {e}"))?;
+        let mut files: Vec<(String, String)> = files
+            .into_iter()
+            .map(|(name, text)| (name.to_string(), text))
+            .collect();
+        let [jsonl, seq] = artifacts::EVENT_FILES;
+        files.push((jsonl.to_string(), events_jsonl.to_string()));
+        files.push((seq.to_string(), jsonl_to_json_seq(events_jsonl)));
+        Ok(TaskArtifacts { files, ended_at_ms })
+    }
+}
+
+impl TaskRunSpec {
+    /// The engine (with the calls of `prior_log` restored) and the view of
+    /// this run; `persist` is left to the caller.
+    pub fn parts(self) -> (TaskEngine, TaskView) {
+        let data = &self.run_data.data;
+        let models: Vec<String> = self.cfg.models.iter().map(|m| m.name.clone()).collect();
+        let mut engine = TaskEngine::new(
+            self.cfg,
+            self.task.task.clone(),
+            self.task.info.clone(),
+            &self.task.template,
+            data,
+        );
+        if let Some(log) = &self.prior_log {
+            let prior = resume::resumable(&events::read(log.as_bytes()), &engine);
+            engine.restore(prior.calls);
+        }
+        let labels = data
+            .samples
+            .iter()
+            .map(|s| Rc::new(labels(&self.task.task, &s.sample)))
+            .collect();
+        let view = TaskView {
+            results: vec![vec![None; data.samples.len()]; models.len()],
+            labels: Rc::new(labels),
+            task: self.task,
+            run_data: self.run_data,
+            calls: self.calls,
+            models: Rc::new(models),
+            lang: self.lang,
+        };
+        (engine, view)
+    }
+}
+
+impl Handle<TaskView> {
+    /// Starts a task run.
+    pub fn start(mut spec: TaskRunSpec, on_update: Callback<TaskRunUpdate>) -> TaskRunHandle {
+        let started_ms = spec.cfg.started_at_ms;
+        let persist = spec.persist.take();
+        let (engine, view) = spec.parts();
+        Handle::launch(Launch {
+            engine,
+            view,
+            started_ms,
+            persist,
+            on_update,
+        })
+    }
+}

@@ -1,0 +1,298 @@
+//! The RAG check's side of the launch path: its run configuration from the
+//! loaded dataset and the model settings, the key rules before a run starts
+//! (a key goes only to the origin it was saved for, after a click), and the
+//! model panel's edits.
+
+use super::{start_fresh, Event, ModeLaunch, Prepared, Slot};
+use crate::effects::rag_run::RagView;
+use crate::effects::storage;
+use crate::effects::{now_ms, url};
+use crate::state::keys::{self, KeyRing};
+use crate::state::resume::{Offers, Takeover};
+use crate::state::stored::{RagInputs, StoredInputs, StoredRun};
+use crate::state::{AppAction, AppState, LoadedDataset, Mode, ModelCall, ModelSettings, Provider};
+use evalpage_core::dataset::rag;
+use evalpage_core::events::{self, ReadLog};
+use evalpage_core::run::{Engine, RunConfig, RunInfo};
+use evalpage_core::{demo, Lang};
+use serde_json::json;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The RAG check's run slot.
+pub type RagSlot = Slot<RagView>;
+
+/// The RAG check as the launch path sees it.
+#[derive(Clone)]
+pub struct RagLaunch {
+    /// The page state.
+    pub state: UseReducerHandle<AppState>,
+    /// Its run.
+    pub slot: RagSlot,
+    /// Page parameters.
+    pub params: Rc<url::PageParams>,
+    /// The unfinished runs offered.
+    pub offers: UseReducerHandle<Offers>,
+}
+
+fn run_config(
+    s: &ModelSettings,
+    lang: Lang,
+    d: &LoadedDataset,
+    params: &url::PageParams,
+    t: &Takeover,
+) -> RunConfig {
+    let started = t.started_at_ms.unwrap_or_else(now_ms);
+    let demo = s.provider == Provider::Demo;
+    let mut argv = vec![format!("provider={}", s.provider.code())];
+    if params.autorun {
+        argv.push("autorun=1".into());
+    }
+    let fresh_id = || {
+        format!(
+            "eval_rag-{started}-{:x}",
+            (js_sys::Math::random() * 65536.0) as u32
+        )
+    };
+    RunConfig {
+        info: RunInfo {
+            run_id: t.run_id.clone().unwrap_or_else(fresh_id),
+            tool: "evalpage-web".into(),
+            started_at_ms: started,
+            lang,
+            backend: s.provider.code().into(),
+            model: if demo {
+                demo::MODEL_NAME.into()
+            } else {
+                s.model.trim().into()
+            },
+            endpoint: (!demo).then(|| evalpage_core::provider::strip_query(s.base_url.trim())),
+            parameters: json!({ "temperature": s.temperature, "max_tokens": s.max_tokens }),
+            dataset_name: d.parsed.name.clone(),
+            dataset_line_errors: d.parsed.errors.len(),
+            argv,
+        },
+        settings: s.run_settings(started),
+        scoring: s.scoring(),
+        system_prompt: s.system_prompt.clone(),
+        dataset_meta: None,
+    }
+}
+
+/// The origin the key of these settings belongs to: a key is sent only when
+/// it is the very key saved for the endpoint's own origin. `Ok(None)` when
+/// no key is sent.
+fn key_origin(ring: &KeyRing, s: &ModelSettings) -> Result<Option<String>, ()> {
+    let key = s.api_key.trim();
+    if key.is_empty() {
+        return Ok(None);
+    }
+    let origin = url::origin(&s.base_url).ok_or(())?;
+    match ring.get(&origin) {
+        Some(saved) if saved == key => Ok(Some(origin)),
+        _ => Err(()),
+    }
+}
+
+impl ModeLaunch for RagLaunch {
+    const MODE: Mode = Mode::Rag;
+    type View = RagView;
+    /// The loaded dataset and the settings (with this session's key).
+    type Page = (Option<Rc<LoadedDataset>>, Rc<ModelSettings>);
+
+    fn slot(&self) -> &RagSlot {
+        &self.slot
+    }
+
+    fn offers(&self) -> &UseReducerHandle<Offers> {
+        &self.offers
+    }
+
+    fn lang(&self) -> Lang {
+        self.state.lang
+    }
+
+    fn page(&self) -> Self::Page {
+        (self.state.dataset.clone(), self.state.settings.clone())
+    }
+
+    fn prepare(&self, page: &Self::Page, t: &Takeover) -> Result<Prepared<RagView>, String> {
+        let lang = self.state.lang;
+        let fail = |zh: &str, en: &str| Err(lang.pick(zh, en).to_string());
+        let (Some(dataset), settings) = page else {
+            return fail("请先加载数据集", "Load a dataset first");
+        };
+        if dataset.parsed.cases.is_empty() {
+            return fail("数据集中没有有效用例", "The dataset has no valid case");
+        }
+        if let Some((zh, en)) = settings.problem() {
+            return fail(zh, en);
+        }
+        let call = match settings.provider {
+            Provider::Demo => ModelCall::Mock(settings.demo_latency_scale),
+            Provider::Openai => match key_origin(&self.state.keys, settings) {
+                Ok(origin) => ModelCall::OpenAi(settings.openai_config(), origin),
+                Err(()) => {
+                    return fail(
+                        "密钥框中的密钥不是为该端点的源保存的，请重新输入",
+                        "The key in the field is not the one saved for this endpoint's origin: type it again",
+                    )
+                }
+            },
+        };
+        let cfg = run_config(settings, lang, dataset, &self.params, t);
+        let cases = dataset.parsed.cases.clone();
+        let prior = t.log.as_ref().map(|log| {
+            events::resumable(&events::read(log.as_bytes()), &cases, &settings.scoring())
+        });
+        let stored = StoredRun {
+            run_id: cfg.info.run_id.clone(),
+            started_at_ms: cfg.info.started_at_ms,
+            status: "running".into(),
+            dataset_name: dataset.parsed.name.clone(),
+            lang: lang.code().into(),
+            total: cases.len(),
+            inputs: StoredInputs::Rag(RagInputs {
+                dataset_text: dataset.text.to_string(),
+                settings: (**settings).clone(),
+            }),
+        };
+        let started_ms = cfg.info.started_at_ms;
+        let mut engine = Engine::new(cfg, cases);
+        engine.restore(prior.map(|p| p.results).unwrap_or_default());
+        let view = RagView::new(&engine, call);
+        Ok(Prepared {
+            engine,
+            view,
+            started_ms,
+            stored,
+        })
+    }
+
+    fn restore(&self, stored: &StoredRun) -> (Self::Page, Option<String>) {
+        let StoredInputs::Rag(s) = &stored.inputs else {
+            let why = self
+                .lang()
+                .pick("这不是 RAG 检查的运行", "That is not a RAG check's run");
+            return (self.page(), Some(why.into()));
+        };
+        let data = dataset(&stored.dataset_name, s.dataset_text.as_bytes());
+        // The stored run's endpoint gets the key saved for its own origin, if
+        // any; the banner named that origin and the click on Resume confirms it.
+        let origin = url::origin(&s.settings.base_url);
+        let settings = ModelSettings {
+            api_key: origin
+                .as_deref()
+                .and_then(|o| self.state.keys.get(o))
+                .unwrap_or_default()
+                .to_string(),
+            ..s.settings.clone()
+        };
+        if let Some(o) = origin {
+            self.state.dispatch(AppAction::Confirm(o, false));
+        }
+        let settings = Rc::new(settings);
+        self.state.dispatch(AppAction::SetDataset(data.clone()));
+        self.state
+            .dispatch(AppAction::SetSettings(settings.clone()));
+        ((Some(data), settings), None)
+    }
+
+    fn log_problem(&self, log: &ReadLog) -> Option<String> {
+        let lang = self.state.lang;
+        if self.state.dataset.is_none() {
+            return Some(lang.pick("请先加载数据集", "Load a dataset first").into());
+        }
+        if log.records.is_empty() {
+            let msg = lang.pick(
+                "该文件不是 evalpage 事件日志",
+                "That file is not an evalpage event log",
+            );
+            return Some(msg.into());
+        }
+        None
+    }
+
+    fn tell(&self, event: Event<RagView>) {
+        use crate::effects::runner::Update;
+        let action = match event {
+            Event::Started => AppAction::Started,
+            Event::Failed(why) => AppAction::StartFailed(why),
+            Event::Update(Update::Progress(snap)) => AppAction::Progress(snap),
+            Event::Update(Update::Finished(snap, a)) => AppAction::Finished(snap, a),
+        };
+        self.state.dispatch(action);
+    }
+}
+
+/// Starts a fresh run once its key may be sent. A click on Start confirms
+/// the origin shown beside it; `autorun` never sends a key by itself, and a
+/// key goes over plain `http://` to a remote host only after the user agreed
+/// (`plain_http_ok`, from the prompt's button). Otherwise the run waits for
+/// that click with a prompt that names the origin.
+pub fn start_checked(m: &RagLaunch, by_click: bool, plain_http_ok: bool) {
+    let state = &m.state;
+    let settings = state.settings.clone();
+    let target = url::target(&settings.base_url);
+    let mut confirmed = (*state.confirmed).clone();
+    if let (Some(t), true) = (&target, by_click) {
+        confirmed.origins.insert(t.origin.clone());
+        if plain_http_ok {
+            confirmed.plain_http.insert(t.origin.clone());
+        }
+        state.dispatch(AppAction::Confirm(t.origin.clone(), plain_http_ok));
+    }
+    if let Err(prompt) = keys::gate(&settings, target.as_ref(), &confirmed) {
+        return state.dispatch(AppAction::PromptKey(Some(Rc::new(prompt))));
+    }
+    start_fresh(m)
+}
+
+/// Applies an edit of the model panel: the key field follows the endpoint's
+/// origin (see `keys::settle`), a typed key is saved for its origin and
+/// confirms it, and the settings are saved without the key.
+pub fn edit_settings(state: &UseReducerHandle<AppState>, new: ModelSettings) {
+    let old = state.settings.clone();
+    let mut ring = (*state.keys).clone();
+    let old_origin = url::origin(&old.base_url);
+    let new_origin = url::origin(&new.base_url);
+    let (kept, typed) = keys::settle(
+        &old,
+        new,
+        old_origin.as_deref(),
+        new_origin.as_deref(),
+        &mut ring,
+    );
+    if ring != *state.keys {
+        storage::save_keys(&ring);
+        state.dispatch(AppAction::SetKeys(Rc::new(ring)));
+    }
+    if let (true, Some(origin)) = (typed, new_origin) {
+        state.dispatch(AppAction::Confirm(origin, false));
+    }
+    storage::save_settings(&kept);
+    state.dispatch(AppAction::PromptKey(None));
+    state.dispatch(AppAction::SetSettings(Rc::new(kept)));
+}
+
+/// *Forget keys*: removes every saved key from both storages and empties the
+/// key field.
+pub fn forget_keys(state: &UseReducerHandle<AppState>) {
+    let ring = KeyRing::default();
+    storage::save_keys(&ring);
+    state.dispatch(AppAction::SetKeys(Rc::new(ring)));
+    state.dispatch(AppAction::PromptKey(None));
+    let settings = ModelSettings {
+        api_key: String::new(),
+        ..(*state.settings).clone()
+    };
+    state.dispatch(AppAction::SetSettings(Rc::new(settings)));
+}
+
+/// Parses dataset bytes into a loaded dataset.
+pub fn dataset(name: &str, bytes: &[u8]) -> Rc<LoadedDataset> {
+    Rc::new(LoadedDataset {
+        parsed: rag::parse(name, bytes),
+        text: Rc::from(String::from_utf8_lossy(bytes).as_ref()),
+    })
+}

@@ -1,0 +1,187 @@
+//! The task mode's side of the launch path: checks that the task, dataset
+//! and models allow a run, builds the core's `TaskRunConfig` (models without
+//! keys, page parameters without secrets), brings a stored run's inputs back
+//! (keys typed again), and refuses a log of another task or dataset.
+
+use super::{Event, ModeLaunch, Prepared, Slot};
+use crate::effects::runner::Update;
+use crate::effects::task_run::{TaskRunSpec, TaskView};
+use crate::effects::{now_ms, url};
+use crate::state::resume::{Offers, Takeover};
+use crate::state::stored::{StoredInputs, StoredRun};
+use crate::state::task_models::{backend, plan, PlannedModel};
+use crate::state::{Mode, TaskAction, TaskState};
+use evalpage_core::events::ReadLog;
+use evalpage_core::task_run::engine::TaskRunConfig;
+use evalpage_core::Lang;
+use serde_json::Value;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The task mode's run slot.
+pub type TaskSlot = Slot<TaskView>;
+
+/// The task mode as the launch path sees it.
+#[derive(Clone)]
+pub struct TaskLaunch {
+    /// The task state.
+    pub state: UseReducerHandle<TaskState>,
+    /// Its run.
+    pub slot: TaskSlot,
+    /// Page parameters.
+    pub params: Rc<url::PageParams>,
+    /// Interface language (and of `report.md`).
+    pub lang: Lang,
+    /// The unfinished runs offered.
+    pub offers: UseReducerHandle<Offers>,
+}
+
+/// What the run records as its "command line": page parameters that shaped
+/// it, never a key.
+fn argv(state: &TaskState, models: &[PlannedModel], params: &url::PageParams) -> Vec<String> {
+    let names: Vec<&str> = models.iter().map(|m| m.settings.name.as_str()).collect();
+    let mut argv = vec![
+        "mode=task".to_string(),
+        format!("task={}", state.task_file),
+        format!("dataset={}", state.run_data.data.name),
+        format!("models={}", names.join(",")),
+    ];
+    if let Some(m) = &state.run_data.metadata {
+        argv.push(format!("metadata={m}"));
+    }
+    if let Some(d) = params.demo_latency {
+        argv.push(format!("demo_latency={d}"));
+    }
+    argv
+}
+
+impl ModeLaunch for TaskLaunch {
+    const MODE: Mode = Mode::Task;
+    type View = TaskView;
+    /// The task state as it is, or as restored from a stored run.
+    type Page = Rc<TaskState>;
+
+    fn slot(&self) -> &TaskSlot {
+        &self.slot
+    }
+
+    fn offers(&self) -> &UseReducerHandle<Offers> {
+        &self.offers
+    }
+
+    fn lang(&self) -> Lang {
+        self.lang
+    }
+
+    fn page(&self) -> Rc<TaskState> {
+        Rc::new((*self.state).clone())
+    }
+
+    fn prepare(&self, page: &Rc<TaskState>, t: &Takeover) -> Result<Prepared<TaskView>, String> {
+        let lang = self.lang;
+        if let Some((zh, en)) = page.blocker() {
+            return Err(lang.pick(zh, en).to_string());
+        }
+        let Some(task) = page.check.checked.clone() else {
+            return Err(lang.pick("任务无效", "The task is not valid").to_string());
+        };
+        let planned = plan(
+            &task.task,
+            &page.choices,
+            &page.selected,
+            &page.keys,
+            page.settings.mock_latency,
+        )?;
+        let started = t.started_at_ms.unwrap_or_else(now_ms);
+        let run_id = t.run_id.clone().unwrap_or_else(|| {
+            format!(
+                "eval_task-{started}-{:x}",
+                (js_sys::Math::random() * 65536.0) as u32
+            )
+        });
+        let stored = StoredRun::of_task(page, &run_id, started, lang);
+        let cfg = TaskRunConfig {
+            run_id,
+            tool: "evalpage-web".into(),
+            started_at_ms: started,
+            backend: backend(&planned).into(),
+            models: planned.iter().map(|m| m.settings.clone()).collect(),
+            settings: page.settings.run_settings(&planned, started),
+            argv: argv(page, &planned, &self.params),
+        };
+        let spec = TaskRunSpec {
+            cfg,
+            task,
+            run_data: page.run_data.clone(),
+            calls: planned.into_iter().map(|m| m.call).collect(),
+            lang,
+            persist: None,
+            prior_log: t.log.clone(),
+        };
+        let (engine, view) = spec.parts();
+        Ok(Prepared {
+            engine,
+            view,
+            started_ms: started,
+            stored,
+        })
+    }
+
+    fn restore(&self, stored: &StoredRun) -> (Rc<TaskState>, Option<String>) {
+        let StoredInputs::Task(s) = &stored.inputs else {
+            let why = self.lang.pick("这不是任务运行", "That is not a task run");
+            return (self.page(), Some(why.into()));
+        };
+        let restored = self.state.restored(s);
+        let problem = restored.resume_problem(s, self.lang);
+        let restored = Rc::new(restored);
+        self.state.dispatch(TaskAction::Restore(restored.clone()));
+        (restored, problem)
+    }
+
+    fn log_problem(&self, log: &ReadLog) -> Option<String> {
+        let (lang, page) = (self.lang, &*self.state);
+        let Some(meta) = log.of_type("meta").next() else {
+            return Some(
+                lang.pick(
+                    "该文件不是 evalpage 任务事件日志（没有 meta 记录）",
+                    "That file is not an evalpage task event log (it has no meta record)",
+                )
+                .to_string(),
+            );
+        };
+        let field = |k: &str| meta.get(k).and_then(Value::as_str).unwrap_or_default();
+        let task = page.check.checked.as_ref().map(|t| t.info.name.as_str());
+        if meta.get("task").is_none() {
+            return Some(
+                lang.pick(
+                    "该日志属于 RAG 检查，不是任务运行；请在 RAG 模式中续跑",
+                    "That log is a RAG check's, not a task run's; resume it in the RAG mode",
+                )
+                .to_string(),
+            );
+        }
+        if task != Some(field("task")) || field("dataset") != page.run_data.data.name {
+            return Some(format!(
+                "{} {} / {} ({} {} / {})",
+                lang.pick("该日志属于", "That log is of"),
+                field("task"),
+                field("dataset"),
+                lang.pick("当前加载的是", "loaded:"),
+                task.unwrap_or("?"),
+                page.run_data.data.name,
+            ));
+        }
+        None
+    }
+
+    fn tell(&self, event: Event<TaskView>) {
+        let action = match event {
+            Event::Started => TaskAction::Started,
+            Event::Failed(why) => TaskAction::StartFailed(why),
+            Event::Update(Update::Progress(snap)) => TaskAction::Progress(snap),
+            Event::Update(Update::Finished(snap, a)) => TaskAction::Finished(snap, a),
+        };
+        self.state.dispatch(action);
+    }
+}

@@ -1,0 +1,199 @@
+//! Resuming interrupted runs: what a resumed run takes over, the unfinished
+//! runs found in this browser's storage after a reload (both modes, each
+//! offered with its dataset, mode, settled/total and origin), and which of
+//! them the user picked.
+
+use super::app_state::Mode;
+use super::stored::{StoredInputs, StoredRun};
+use evalpage_core::Lang;
+use std::rc::Rc;
+use yew::Reducible;
+
+/// What a resumed run takes over from the interrupted one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Takeover {
+    /// The interrupted run's id (kept, so both logs belong to one run).
+    pub run_id: Option<String>,
+    /// Its start time, when known (a resume from this browser's storage; it
+    /// also seeds the retry jitter).
+    pub started_at_ms: Option<u64>,
+    /// Its event log (JSONL or json-seq): what it settled is not sent again.
+    pub log: Option<Rc<str>>,
+}
+
+/// An unfinished run found in this browser's storage after a reload, that
+/// no other tab is running.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Offer {
+    /// The stored run.
+    pub stored: StoredRun,
+    /// Its saved event lines (JSONL).
+    pub events: Rc<str>,
+    /// Jobs already settled (its `case` records).
+    pub done: usize,
+    /// The origins its requests go to (endpoints only), as the browser reads them.
+    pub origins: Vec<String>,
+}
+
+impl Offer {
+    /// What resuming it takes over: its id, start time and log.
+    pub fn takeover(&self) -> Takeover {
+        Takeover {
+            run_id: Some(self.stored.run_id.clone()),
+            started_at_ms: Some(self.stored.started_at_ms),
+            log: Some(self.events.clone()),
+        }
+    }
+
+    /// The offer's line: run, what it runs, settled/total, and the origins
+    /// that will receive the requests (and a key, if one is saved for them).
+    pub fn summary(&self, lang: Lang) -> String {
+        let s = &self.stored;
+        let to = if self.origins.is_empty() {
+            String::new()
+        } else {
+            let origins = self.origins.join(", ");
+            format!(" {} {origins}", lang.pick("请求将发往", "Requests go to"))
+        };
+        match &s.inputs {
+            StoredInputs::Rag(_) => format!(
+                "{} {} ({}): {}/{} {}{to}",
+                lang.pick("发现未完成的运行", "Unfinished run"),
+                s.run_id,
+                s.dataset_name,
+                self.done,
+                s.total,
+                lang.pick("条已完成。", "cases settled."),
+            ),
+            StoredInputs::Task(t) => format!(
+                "{} {} ({} · {} · {}): {}/{} {}{to}",
+                lang.pick("发现未完成的任务运行", "Unfinished task run"),
+                s.run_id,
+                t.task.name,
+                s.dataset_name,
+                t.model_names(),
+                self.done,
+                s.total,
+                lang.pick("次调用已完成。", "calls settled."),
+            ),
+        }
+    }
+
+    /// The run's mode.
+    pub fn mode(&self) -> Mode {
+        self.stored.mode()
+    }
+}
+
+/// The unfinished runs offered, newest first, and the one picked in the
+/// other mode's tab (resumed once that mode shows).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Offers {
+    /// Unfinished runs no other tab is running.
+    pub list: Rc<Vec<Rc<Offer>>>,
+    /// The run id picked to resume when its mode shows.
+    pub pending: Option<String>,
+}
+
+/// What changes the offers.
+#[derive(Clone, Debug)]
+pub enum OffersAction {
+    /// The unfinished runs found in storage.
+    Found(Vec<Offer>),
+    /// A run was resumed, discarded, or is live in another tab: offer it no more.
+    Remove(String),
+    /// Resume this run once its mode shows (or forget the pick).
+    Pick(Option<String>),
+}
+
+impl Offers {
+    /// The offer of a run id.
+    pub fn get(&self, run_id: &str) -> Option<Rc<Offer>> {
+        self.list
+            .iter()
+            .find(|o| o.stored.run_id == run_id)
+            .cloned()
+    }
+}
+
+impl Reducible for Offers {
+    type Action = OffersAction;
+
+    fn reduce(self: Rc<Self>, action: OffersAction) -> Rc<Self> {
+        let mut next = (*self).clone();
+        match action {
+            OffersAction::Found(list) => {
+                next.list = Rc::new(list.into_iter().map(Rc::new).collect())
+            }
+            OffersAction::Remove(run_id) => {
+                let kept = next.list.iter().filter(|o| o.stored.run_id != run_id);
+                next.list = Rc::new(kept.cloned().collect());
+                if next.pending.as_deref() == Some(run_id.as_str()) {
+                    next.pending = None;
+                }
+            }
+            OffersAction::Pick(run_id) => next.pending = run_id,
+        }
+        Rc::new(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::stored::RagInputs;
+    use crate::state::task_state::TaskState;
+    use crate::state::ModelSettings;
+
+    fn rag(run_id: &str) -> Offer {
+        Offer {
+            stored: StoredRun {
+                run_id: run_id.into(),
+                started_at_ms: 1,
+                status: "running".into(),
+                dataset_name: "a.jsonl".into(),
+                lang: "en".into(),
+                total: 10,
+                inputs: StoredInputs::Rag(RagInputs {
+                    dataset_text: String::new(),
+                    settings: ModelSettings::default(),
+                }),
+            },
+            events: Rc::from(""),
+            done: 3,
+            origins: vec!["http://127.0.0.1:8091".into()],
+        }
+    }
+
+    #[test]
+    fn each_offer_names_its_run_dataset_progress_and_origin() {
+        assert_eq!(
+            rag("eval_rag-1").summary(Lang::En),
+            "Unfinished run eval_rag-1 (a.jsonl): 3/10 cases settled. Requests go to http://127.0.0.1:8091"
+        );
+        let stored = StoredRun::of_task(&TaskState::default(), "eval_task-1", 1, Lang::En);
+        let task = Offer {
+            stored,
+            events: Rc::from(""),
+            done: 5,
+            origins: Vec::new(),
+        };
+        assert_eq!(task.mode(), Mode::Task);
+        assert_eq!(
+            task.summary(Lang::En),
+            "Unfinished task run eval_task-1 (event_eval · event_eval.jsonl · mock-a, mock-b): 5/16 calls settled."
+        );
+    }
+
+    #[test]
+    fn a_resumed_run_is_offered_no_more_and_its_pick_is_dropped() {
+        let s = Rc::new(Offers::default());
+        let s = s.reduce(OffersAction::Found(vec![rag("a"), rag("b")]));
+        let s = s.reduce(OffersAction::Pick(Some("b".into())));
+        assert_eq!(s.get("b").map(|o| o.done), Some(3));
+        let s = s.reduce(OffersAction::Remove("b".into()));
+        assert_eq!(s.list.len(), 1);
+        assert_eq!(s.pending, None);
+        assert!(s.get("b").is_none());
+    }
+}

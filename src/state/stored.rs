@@ -1,0 +1,192 @@
+//! What is kept of a run in this browser's IndexedDB so that it can be
+//! resumed after a reload: one record shape for both modes, its identity and
+//! progress, and the inputs of its mode (the RAG check's dataset text and
+//! settings; a task run's task and template YAML, dataset and
+//! `metadata.json` files, registry text, chosen models and scheduling).
+//! Never an API key: `ModelSettings` does not serialize it and task keys live
+//! only in `TaskState::keys`, which has no `Serialize`. Pure data; the effects
+//! that read and write it are `effects::idb` and `effects::runner`.
+
+use super::app_state::Mode;
+use super::settings::ModelSettings;
+use super::task_models::TaskRunSettings;
+use evalpage_core::task_run::registry::ModelEntry;
+use serde::{Deserialize, Serialize};
+
+/// A run as kept in IndexedDB (the `runs` store, keyed by run id).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredRun {
+    /// Run id (kept when the run is resumed).
+    pub run_id: String,
+    /// Start time, ms (kept when resumed: it also seeds the retry jitter).
+    pub started_at_ms: u64,
+    /// `running`, `done` or `cancelled`.
+    pub status: String,
+    /// Dataset file name as the run reads it.
+    pub dataset_name: String,
+    /// Interface language code (and of `report.md`).
+    pub lang: String,
+    /// Jobs: cases (RAG) or samples × models (task).
+    pub total: usize,
+    /// The mode's inputs.
+    pub inputs: StoredInputs,
+}
+
+impl StoredRun {
+    /// The run's mode.
+    pub fn mode(&self) -> Mode {
+        match self.inputs {
+            StoredInputs::Rag(_) => Mode::Rag,
+            StoredInputs::Task(_) => Mode::Task,
+        }
+    }
+}
+
+/// What a run is made of, by mode (`"mode": "rag" | "task"` in the JSON).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "lowercase")]
+pub enum StoredInputs {
+    /// A RAG check.
+    Rag(RagInputs),
+    /// A task run.
+    Task(TaskInputs),
+}
+
+/// The inputs of a RAG check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RagInputs {
+    /// Dataset text, to rebuild the cases on resume.
+    pub dataset_text: String,
+    /// Settings of the run (never the key).
+    pub settings: ModelSettings,
+}
+
+/// The inputs of a task run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskInputs {
+    /// Task and template.
+    pub task: StoredTask,
+    /// The loaded dataset file; `None` for the built-in demo of the task's format.
+    pub dataset: Option<StoredFile>,
+    /// The `metadata.json`, if one was loaded.
+    pub metadata: Option<StoredFile>,
+    /// The registry text and its file name (empty when none was given).
+    pub registry: StoredFile,
+    /// The ticked models, in run order.
+    pub models: Vec<StoredModel>,
+    /// Scheduling.
+    pub settings: TaskRunSettings,
+}
+
+impl TaskInputs {
+    /// Names of the models, comma-separated.
+    pub fn model_names(&self) -> String {
+        let names: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
+        names.join(", ")
+    }
+}
+
+/// A file's content: text when it is UTF-8 (the usual case, compact in
+/// storage), else its bytes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StoredBytes {
+    /// UTF-8 text.
+    Text(String),
+    /// Anything else, byte by byte.
+    Bytes(Vec<u8>),
+}
+
+impl StoredBytes {
+    /// Keeps `bytes` as text when they are UTF-8.
+    pub fn of(bytes: &[u8]) -> StoredBytes {
+        match std::str::from_utf8(bytes) {
+            Ok(t) => StoredBytes::Text(t.to_string()),
+            Err(_) => StoredBytes::Bytes(bytes.to_vec()),
+        }
+    }
+
+    /// The bytes as loaded.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            StoredBytes::Text(t) => t.as_bytes(),
+            StoredBytes::Bytes(b) => b,
+        }
+    }
+}
+
+/// A file the user loaded: its name and content.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredFile {
+    /// File name.
+    pub name: String,
+    /// Content.
+    pub content: StoredBytes,
+}
+
+/// The task as edited.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredTask {
+    /// The task's `name` (for the resume offer).
+    pub name: String,
+    /// The preset it came from, if it was not loaded from a file.
+    pub preset: Option<String>,
+    /// File name of the task text.
+    pub file: String,
+    /// The task YAML.
+    pub text: String,
+    /// File name of the template text.
+    pub template_file: String,
+    /// The template YAML (empty for a built-in template).
+    pub template_text: String,
+}
+
+/// One model of a task run: its name and, for an endpoint model, its
+/// registry entry (which names the key's variable, never the key).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredModel {
+    /// Name in reports.
+    pub name: String,
+    /// The registry entry; `None` for a built-in mock model.
+    pub entry: Option<ModelEntry>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_content_is_text_when_it_can_be() {
+        assert_eq!(StoredBytes::of(b"ab"), StoredBytes::Text("ab".into()));
+        let odd = StoredBytes::of(&[0xff, 0x00]);
+        assert_eq!(odd.bytes(), &[0xff, 0x00]);
+        let json = serde_json::to_string(&odd).expect("json");
+        let back: StoredBytes = serde_json::from_str(&json).expect("parses");
+        assert_eq!(back, odd);
+    }
+
+    #[test]
+    fn one_record_shape_for_both_modes_tagged_by_mode_and_without_the_key() {
+        let rag = StoredRun {
+            run_id: "r".into(),
+            started_at_ms: 1,
+            status: "running".into(),
+            dataset_name: "d.jsonl".into(),
+            lang: "en".into(),
+            total: 3,
+            inputs: StoredInputs::Rag(RagInputs {
+                dataset_text: "{}".into(),
+                settings: ModelSettings {
+                    api_key: "sk-never-stored".into(),
+                    ..ModelSettings::default()
+                },
+            }),
+        };
+        let json = serde_json::to_string(&rag).expect("json");
+        assert!(json.contains(r#""inputs":{"mode":"rag""#), "{json}");
+        assert!(!json.contains("sk-never-stored"));
+        let back: StoredRun = serde_json::from_str(&json).expect("parses");
+        assert_eq!(back.mode(), Mode::Rag);
+        assert_eq!(back.run_id, "r");
+    }
+}
