@@ -48,8 +48,21 @@ pub struct TaskCheckArgs {
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
     /// A preset name (event_eval, support_qa, rag_qa) or a task YAML file.
-    #[arg(long, value_name = "NAME|FILE.yaml")]
-    pub task: String,
+    #[arg(
+        long,
+        value_name = "NAME|FILE.yaml",
+        required_unless_present = "retrieval",
+        conflicts_with = "retrieval"
+    )]
+    pub task: Option<String>,
+    /// Score ranked source lists of a retrieval system (spec 000): --dataset has
+    /// {case_id, query, expected_sources, bucket} lines, --responses
+    /// {case_id, sources: [...]} lines, best first.
+    #[arg(long)]
+    pub retrieval: bool,
+    /// With --retrieval: the cut-off of hit_at_k, recall_at_k and ndcg_at_k.
+    #[arg(long, value_name = "K", default_value_t = 5, requires = "retrieval", value_parser = clap::value_parser!(u64).range(1..))]
+    pub k: u64,
     /// The dataset, JSONL in the format the task reads (spec 004 samples;
     /// spec 003 records for support_qa; q/gold/doc_hint for rag_qa).
     #[arg(long, value_name = "FILE")]
@@ -317,8 +330,8 @@ mod tests {
             panic!("expected score")
         };
         assert_eq!(
-            (a.task.as_str(), a.lang, a.metadata),
-            ("event_eval", LangArg::Zh, None)
+            (a.task.as_deref(), a.lang, a.metadata),
+            (Some("event_eval"), LangArg::Zh, None)
         );
         let cli = Cli::try_parse_from([
             "evalpage",

@@ -15,6 +15,7 @@ mod mock;
 mod reconcile;
 mod run;
 mod score;
+mod score_retrieval;
 mod task_check;
 mod task_file;
 

@@ -21,8 +21,11 @@ pub use evalpage_core::FILES;
 
 /// Runs `evalpage score`.
 pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
+    let Some(task) = &args.task else {
+        return crate::score_retrieval::execute(args);
+    };
     let started_at_ms = now_ms();
-    let loaded = task_file::load(&args.task)?;
+    let loaded = task_file::load(task)?;
     let format = DatasetFormat::for_task(&loaded.task);
     let (bytes, data) = read_dataset(&args.dataset, args.metadata.as_deref(), format, None)?;
     let resp = read_responses(&args.responses)?;

@@ -400,3 +400,88 @@ fn a_runs_results_jsonl_scores_again_to_the_same_summaries() {
     let rows = results(&scored);
     assert!(rows.iter().any(|r| r["model"] == "mock-b"));
 }
+
+#[test]
+fn retrieval_lists_score_as_trec_eval_with_every_file_and_a_reconciling_log() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/data/retrieval");
+    let dir = Scratch::new("score-retrieval");
+    let out_dir = dir.join("out");
+    let mut cmd = evalpage();
+    cmd.args(["score", "--retrieval", "--k", "5", "--dataset"])
+        .arg(fixtures.join("cases.jsonl"))
+        .arg("--responses")
+        .arg(fixtures.join("ranked.jsonl"))
+        .arg("--out")
+        .arg(&out_dir)
+        .args(["--lang", "en"]);
+    let out = finish(cmd);
+    assert_ok(&out);
+    for name in evalpage_core::report::FILES
+        .iter()
+        .chain(&["report.events.jsonl", "report.events.json-seq"])
+    {
+        assert!(out_dir.join(name).is_file(), "{name} missing");
+    }
+    let report = read_json(&out_dir.join("report.json"));
+    let expected = std::fs::read_to_string(fixtures.join("expected.jsonl")).expect("expected");
+    let at5: Vec<Value> = expected
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+        .filter(|e| e["k"] == 5)
+        .collect();
+    let mean = |key: &str| {
+        at5.iter()
+            .map(|e| e[key].as_f64().unwrap_or(0.0))
+            .sum::<f64>()
+            / at5.len() as f64
+    };
+    for (metric, key) in [
+        ("hit_at_k", "hit_at_k"),
+        ("recall_at_k", "recall_at_k"),
+        ("mrr", "mrr"),
+        ("ndcg_at_k", "ndcg_at_k"),
+    ] {
+        let s = report["report"]["summaries"]
+            .as_array()
+            .and_then(|a| a.iter().find(|s| s["metric"] == metric))
+            .unwrap_or_else(|| panic!("no summary for {metric}"));
+        let got = s["mean"].as_f64().unwrap_or(-1.0);
+        assert!(
+            (got - mean(key)).abs() < 1e-9,
+            "{metric}: {got} vs trec_eval {}",
+            mean(key)
+        );
+    }
+    assert_eq!(report["metrics"]["cases"], 240);
+    assert_eq!(
+        report["metrics"]["failed_calls"], 15,
+        "15 cases have no ranked list"
+    );
+    let buckets: Vec<&str> = report["report"]["breakdowns"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|b| b["dimension"] == "tag" && b["metric"] == "hit_at_k")
+                .filter_map(|b| b["bucket"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(buckets, ["api", "faq", "howto"], "per bucket");
+    let log = evalpage_core::events::read(
+        &std::fs::read(out_dir.join("report.events.json-seq")).expect("log"),
+    );
+    let meta = log.of_type("meta").next().expect("meta");
+    assert_eq!(meta["k"], 5);
+    let case = log.of_type("case").next().expect("case");
+    for key in ["bucket", "query", "expected_sources", "hit_at_k", "topk"] {
+        assert!(case.get(key).is_some(), "case record field {key}");
+    }
+    let summary = log.of_type("summary").next().expect("summary");
+    assert_eq!(
+        summary["metrics"]["hit_cases"],
+        report["metrics"]["hit_cases"]
+    );
+    assert!(summary["metrics"]["hit_rate"].is_number());
+    let rec = evalpage_core::events::reconcile(&report, &log);
+    assert!(rec.ok, "{:?}", rec.checks);
+}

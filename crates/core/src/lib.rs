@@ -16,6 +16,7 @@ pub mod position;
 pub mod prompt;
 pub mod provider;
 pub mod report;
+pub mod retrieval;
 pub mod run;
 pub mod schema;
 pub mod scorer;

@@ -5,6 +5,7 @@ pub mod fingerprint;
 pub(crate) mod jsonl;
 pub mod metadata;
 pub mod rag;
+pub mod retrieval;
 pub mod sample;
 pub mod test_sample;
 

@@ -39,6 +39,14 @@ const COUNTS: &[(&str, &str)] = &[
     ("failed_calls", "failed_calls"),
 ];
 
+/// The counts of a retrieval evaluation (a report with `metrics.hit_cases`).
+const RETRIEVAL_COUNTS: &[(&str, &str)] = &[
+    ("cases_total", "cases"),
+    ("passed_cases", "passed_cases"),
+    ("failed_calls", "failed_calls"),
+    ("hit_cases", "hit_cases"),
+];
+
 /// The counts of a task run (report with a `cases` list).
 const TASK_COUNTS: &[(&str, &str)] = &[
     ("cases_total", "cases"),
@@ -68,6 +76,8 @@ pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
     checks.push(check("run_id", show(report_run), show(log_run)));
     let counts = if report.get("cases").is_some() {
         TASK_COUNTS
+    } else if report.pointer("/metrics/hit_cases").is_some() {
+        RETRIEVAL_COUNTS
     } else {
         COUNTS
     };
@@ -173,12 +183,16 @@ fn verdicts_from_report(report: &Value) -> BTreeMap<String, bool> {
         }
         return out;
     }
-    for s in report
-        .get("scores")
-        .and_then(Value::as_array)
+    let scores = report.get("scores").and_then(Value::as_array);
+    // A retrieval report's verdict is `hit_at_k`; the RAG check's is every metric passed.
+    let retrieval = scores
         .into_iter()
         .flatten()
-    {
+        .any(|s| s.get("metric").and_then(Value::as_str) == Some("hit_at_k"));
+    for s in scores.into_iter().flatten() {
+        if retrieval && s.get("metric").and_then(Value::as_str) != Some("hit_at_k") {
+            continue;
+        }
         let (Some(id), Some(v)) = (
             s.get("sample_id").and_then(Value::as_str),
             s.get("value").and_then(Value::as_f64),

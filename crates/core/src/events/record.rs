@@ -33,7 +33,7 @@ pub enum Record {
 
 /// `meta`: the run's identity and parameters, for every kind of run (the
 /// fields of one kind are left out of the others' records). Never a key.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MetaRecord {
     /// Run id.
     pub run_id: String,
@@ -82,6 +82,9 @@ pub struct MetaRecord {
     /// Language of console lines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<String>,
+    /// Cut-off of the retrieval metrics (retrieval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<usize>,
     /// Command line or URL parameters, without secrets.
     pub argv: Vec<String>,
 }
@@ -106,7 +109,7 @@ pub struct ErrorDetail {
 /// `case`: one finished case (× model), with spec 000 section 4.2's fields
 /// and each kind's own (the RAG check's verdicts and `context_chars`, a
 /// task's parse problems and metric values).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CaseRecord {
     /// Run id.
     pub run_id: String,
@@ -150,9 +153,24 @@ pub struct CaseRecord {
     /// JSON extraction error, if any (tasks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parse_problems: Option<Vec<String>>,
-    /// Each metric's value, `null` when it skipped the case (tasks).
+    /// Each metric's value, `null` when it skipped the case (tasks, retrieval).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<BTreeMap<String, Option<f64>>>,
+    /// The case's bucket (retrieval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bucket: Option<String>,
+    /// The query (retrieval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// The expected sources (retrieval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_sources: Option<Vec<String>>,
+    /// An expected source within the first k (retrieval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hit_at_k: Option<bool>,
+    /// The first k sources as returned (retrieval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topk: Option<Vec<String>>,
     /// From first send to outcome, ms.
     pub elapsed_ms: u64,
     /// Attempts made.
@@ -225,6 +243,12 @@ pub struct SummaryMetrics {
     /// Answered with a parse problem (tasks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parse_problem_cases: Option<usize>,
+    /// Cases with an expected source within the first k (retrieval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hit_cases: Option<usize>,
+    /// `hit_cases / cases_total` (retrieval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hit_rate: Option<f64>,
 }
 
 impl From<ReportMetrics> for SummaryMetrics {
@@ -239,6 +263,8 @@ impl From<ReportMetrics> for SummaryMetrics {
             citation_rate: m.citation_rate,
             failed_calls: m.failed_calls,
             parse_problem_cases: m.parse_problem_cases,
+            hit_cases: m.hit_cases,
+            hit_rate: m.hit_rate,
         }
     }
 }
@@ -274,6 +300,7 @@ impl Record {
             scoring: Some(cfg.scoring),
             lang: Some(i.lang.code().to_string()),
             argv: i.argv.clone(),
+            k: None,
         })
     }
 
@@ -318,6 +345,7 @@ impl Record {
             answer: r.answer.clone(),
             error: r.error.as_ref().map(|e| e.message.clone()),
             error_detail: r.error.as_ref().map(ErrorDetail::from),
+            ..CaseRecord::default()
         })
     }
 

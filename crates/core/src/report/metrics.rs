@@ -55,6 +55,12 @@ pub struct ReportMetrics {
     /// Answered with a parse problem (tasks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parse_problem_cases: Option<usize>,
+    /// Cases with an expected source within the first k (retrieval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hit_cases: Option<usize>,
+    /// `hit_cases / cases` (retrieval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hit_rate: Option<f64>,
 }
 
 impl RunMetrics {
@@ -98,7 +104,7 @@ impl From<&RunMetrics> for ReportMetrics {
             cited_cases: Some(m.cited_cases),
             citation_rate: Some(m.citation_rate),
             failed_calls: m.failed_calls,
-            parse_problem_cases: None,
+            ..ReportMetrics::default()
         }
     }
 }

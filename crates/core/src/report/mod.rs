@@ -8,6 +8,7 @@ mod markdown;
 mod metrics;
 mod model;
 pub mod outputs;
+mod retrieval;
 mod run_record;
 
 pub use aggregate::{breakdowns, length_bucket, mean_std, summaries};
@@ -18,4 +19,5 @@ pub use markdown::{cell, more, render as render_md, MarkdownParts, MAX_LISTED};
 pub use metrics::{ReportMetrics, RunMetrics};
 pub use model::*;
 pub use outputs::{Outputs, RunMeta, EVENT_FILES, FILES};
+pub use retrieval::{retrieval_outputs, retrieval_records, retrieval_report, RetrievalInputs};
 pub use run_record::{error_value, RunRecord};

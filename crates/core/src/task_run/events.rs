@@ -71,6 +71,7 @@ pub fn meta(m: &MetaInput<'_>, ts_ms: u64) -> Record {
         scoring: None,
         lang: None,
         argv: m.argv.to_vec(),
+        k: None,
     })
 }
 
@@ -115,6 +116,7 @@ pub fn case(
         answer: r.raw_answer.clone(),
         error: r.error.as_ref().map(|e| e.cause.clone()),
         error_detail: r.error.clone(),
+        ..CaseRecord::default()
     })
 }
 
