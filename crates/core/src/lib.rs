@@ -10,6 +10,7 @@ pub mod console;
 pub mod dataset;
 pub mod demo;
 pub mod events;
+pub mod judge;
 pub mod lang;
 pub mod metric;
 pub mod position;
