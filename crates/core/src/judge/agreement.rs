@@ -87,10 +87,10 @@ mod tests {
     fn kappa_of_a_textbook_table() {
         // 50 items: both yes 20, both no 15, rater 1 yes / rater 2 no 5, and 10 the other way.
         let mut pairs = Vec::new();
-        pairs.extend(std::iter::repeat(("yes", "yes")).take(20));
-        pairs.extend(std::iter::repeat(("no", "no")).take(15));
-        pairs.extend(std::iter::repeat(("yes", "no")).take(5));
-        pairs.extend(std::iter::repeat(("no", "yes")).take(10));
+        pairs.extend(std::iter::repeat_n(("yes", "yes"), 20));
+        pairs.extend(std::iter::repeat_n(("no", "no"), 15));
+        pairs.extend(std::iter::repeat_n(("yes", "no"), 5));
+        pairs.extend(std::iter::repeat_n(("no", "yes"), 10));
         assert_eq!(raw_agreement(&pairs), Some(0.7));
         // p_e = 0.5 * 0.6 + 0.5 * 0.4 = 0.5, kappa = (0.7 - 0.5) / 0.5 = 0.4
         let k = cohen_kappa(&pairs).expect("defined");
