@@ -255,7 +255,7 @@ fn send(rc: &Rc<RefCell<Runner>>, case: usize, messages: Vec<ChatMessage>) {
                     if ms > 0 {
                         gloo_timers::future::TimeoutFuture::new(ms).await;
                     }
-                    CallOutcome::Answer(demo::answer(&messages))
+                    CallOutcome::Answer(demo::reply(&messages))
                 }
                 Transport::OpenAi(cfg, key_origin) => {
                     let to = fetch::To {

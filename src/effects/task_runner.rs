@@ -288,7 +288,7 @@ fn send(rc: &Rc<RefCell<Runner>>, job: usize, messages: Vec<ChatMessage>) {
                 if ms >= 1.0 {
                     gloo_timers::future::TimeoutFuture::new(ms as u32).await;
                 }
-                feed(&weak, job, CallOutcome::Answer(answer));
+                feed(&weak, job, CallOutcome::text(answer));
             });
         }
         ModelCall::OpenAi(cfg, key_for) => {

@@ -40,6 +40,7 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
     let lang = plan.config.info.lang;
     let dataset_bytes = std::mem::take(&mut plan.dataset_bytes);
     let mut engine = Engine::new(plan.config, plan.cases);
+    engine.set_policy(setup::policy(args));
     say(&start_line(lang, engine.cases().len()));
     if let Some(prior) = prior {
         let taken = engine.restore(prior.results);
@@ -73,7 +74,11 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
         started_at_ms: engine.config().info.started_at_ms,
         ended_at_ms: clock.now_ms(),
     };
-    let written = out.write_reports(&engine, clock.now_ms(), &dataset_bytes, &meta)?;
+    let prices: evalpage_core::report::Prices = setup::flag_price(args)
+        .map(|p| (engine.config().info.model.clone(), p))
+        .into_iter()
+        .collect();
+    let written = out.write_reports(&engine, clock.now_ms(), &dataset_bytes, &meta, &prices)?;
     let cancelled = engine.status() == RunStatus::Cancelled;
     let metrics = RunMetrics::from_results(engine.results());
     say(&finish_line(lang, &metrics, cancelled));
@@ -84,5 +89,8 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
         written,
         args.out.display()
     );
-    Ok(())
+    match engine.stopped() {
+        Some(fatal) => Err(setup::stopped(fatal, metrics.not_run_cases, args)),
+        None => Ok(()),
+    }
 }

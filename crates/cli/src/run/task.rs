@@ -18,13 +18,14 @@ use crate::task_file::{self, LoadedTask};
 use evalpage_core::dataset::sample::Sample;
 use evalpage_core::provider::openai::OpenAiConfig;
 use evalpage_core::provider::{strip_query, ApiKey, CallOutcome, ChatMessage};
+use evalpage_core::report::Prices;
 use evalpage_core::run::RunStatus;
 use evalpage_core::task::Task;
 use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
 use evalpage_core::task_run::events::parse_problems;
 use evalpage_core::task_run::meta::RunMeta;
 use evalpage_core::task_run::registry::{merged_params, ModelEntry, Registry};
-use evalpage_core::task_run::report::{AnswerSource, ModelSettings, RunDescription};
+use evalpage_core::task_run::report::{AnswerSource, ModelSettings, RunDescription, TaskMetrics};
 use evalpage_core::task_run::resume::resumable;
 use evalpage_core::task_run::score::AnswerStatus;
 use evalpage_core::task_run::{artifacts, mock, DatasetFormat};
@@ -53,8 +54,8 @@ impl Answerer {
                 samples,
                 name,
             } => match samples.get(sample) {
-                Some(s) => CallOutcome::Answer(mock::answer(task, s, name, messages)),
-                None => CallOutcome::Answer(String::new()),
+                Some(s) => CallOutcome::text(mock::answer(task, s, name, messages)),
+                None => CallOutcome::text(String::new()),
             },
             Answerer::Http(h) => h.call(messages),
         }
@@ -73,7 +74,7 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
         .max_samples
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let (bytes, data) = score::read_dataset(&args.dataset, args.metadata.as_deref(), format, max)?;
-    let models = models(args, &loaded.task)?;
+    let (models, prices) = models(args, &loaded.task)?;
     let settings = setup::settings(args);
     let backend = if args.mock { "mock" } else { "openai" };
     let log = match &args.resume_from {
@@ -104,6 +105,7 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
         info,
     } = &loaded;
     let mut engine = TaskEngine::new(cfg, task.clone(), info.clone(), template, &data);
+    engine.set_policy(setup::policy(args));
     if let (Some(log), Some(path)) = (&log, &args.resume_from) {
         let prior = resumable(log, &engine);
         for key in prior.unknown.iter().take(5) {
@@ -139,7 +141,7 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
     let call: Caller = Arc::new(move |job, messages: &[ChatMessage]| {
         match answerers.get(job.checked_div(n).unwrap_or(0)) {
             Some(a) => a.call(job % n.max(1), messages),
-            None => CallOutcome::Answer(String::new()),
+            None => CallOutcome::text(String::new()),
         }
     });
     let mut out = Output::create(&args.out)?;
@@ -162,7 +164,10 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
         }
         Ok(())
     })?;
-    let scored = engine.scored();
+    let mut scored = engine.scored();
+    for m in &mut scored.models {
+        m.price = prices.get(&m.model).copied();
+    }
     let source = AnswerSource::Run(RunDescription {
         run_id,
         backend: backend.into(),
@@ -197,6 +202,10 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
     if engine.status() == RunStatus::Cancelled {
         eprintln!("evalpage: the run stopped before every case settled");
     }
+    if let Some(fatal) = engine.stopped() {
+        let not_run = TaskMetrics::of(&scored.models).not_run_cases;
+        return Err(setup::stopped(fatal, not_run, args));
+    }
     eprintln!(
         "evalpage: wrote {} files to {}",
         files.len() + artifacts::EVENT_FILES.len(),
@@ -205,15 +214,32 @@ pub fn execute(args: &RunArgs, task_spec: &str) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The models to run, each with its key (read from its `api_key_env`).
-fn models(args: &RunArgs, task: &Task) -> Result<Vec<(ModelSettings, Option<ApiKey>)>, CliError> {
+/// The models to run, each with its key (read from its `api_key_env`), and
+/// their prices (registry entries; `--price-in` / `--price-out` for one model).
+fn models(args: &RunArgs, task: &Task) -> Result<(Models, Prices), CliError> {
+    let (models, mut prices) = models_and_prices(args, task)?;
+    if let (Some(p), [(only, _)]) = (setup::flag_price(args), models.as_slice()) {
+        prices.insert(only.name.clone(), p);
+    } else if setup::flag_price(args).is_some() {
+        return Err(CliError::Usage(
+            "--price-in / --price-out price a one-model run; with several models put \
+             price_in_per_mtok / price_out_per_mtok in each registry entry"
+                .into(),
+        ));
+    }
+    Ok((models, prices))
+}
+
+type Models = Vec<(ModelSettings, Option<ApiKey>)>;
+
+fn models_and_prices(args: &RunArgs, task: &Task) -> Result<(Models, Prices), CliError> {
     if args.mock {
         let names = if args.models.is_empty() {
             vec!["mock".to_string()]
         } else {
             args.models.clone()
         };
-        return Ok(names
+        let models = names
             .into_iter()
             .map(|name| {
                 let s = ModelSettings {
@@ -225,7 +251,8 @@ fn models(args: &RunArgs, task: &Task) -> Result<Vec<(ModelSettings, Option<ApiK
                 };
                 (s, None)
             })
-            .collect());
+            .collect();
+        return Ok((models, Prices::new()));
     }
     let (Some(path), false) = (&args.model_registry, args.models.is_empty()) else {
         return Err(CliError::Usage(
@@ -239,13 +266,18 @@ fn models(args: &RunArgs, task: &Task) -> Result<Vec<(ModelSettings, Option<ApiK
             path: path.display().to_string(),
             message,
         })?;
-    entries
+    let prices = entries
+        .iter()
+        .filter_map(|e| Some((e.name.clone(), e.price()?)))
+        .collect();
+    let models = entries
         .into_iter()
         .map(|e| {
             let key = read_key(&e, path)?;
             Ok((settings_of(&e, task, args), key))
         })
-        .collect()
+        .collect::<Result<Models, CliError>>()?;
+    Ok((models, prices))
 }
 
 fn read_registry(path: &Path) -> Result<Registry, CliError> {

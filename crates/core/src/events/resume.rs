@@ -4,7 +4,8 @@
 //! A `case` record counts as settled when its call succeeded and it carries the
 //! full `answer` (re-scored with the current scoring settings, so the resumed
 //! report equals an uninterrupted one), or when its call failed for a reason other
-//! than a cancel. Cancelled cases, cases without an answer, and records naming an
+//! than a cancel, a case not run, or a fatal answer (401, 403, 404: what the resume
+//! fixed). Those, cases without an answer, and records naming an
 //! id the dataset does not have are sent again or reported.
 
 use super::ReadLog;
@@ -75,7 +76,7 @@ fn rebuild(i: usize, case: &RagCase, r: &Value, scoring: &ScoringConfig) -> Opti
     let attempts = r.get("attempts").and_then(Value::as_u64).unwrap_or(1) as u32;
     let elapsed = r.get("elapsed_ms").and_then(Value::as_u64).unwrap_or(0);
     let outcome = if r.get("llm_call_ok").and_then(Value::as_bool)? {
-        Ok(r.get("answer")?.as_str()?.to_string())
+        Ok(super::record::answer_of(r)?)
     } else {
         let error = call_error(
             r.get("error_detail")?,
@@ -90,7 +91,7 @@ fn rebuild(i: usize, case: &RagCase, r: &Value, scoring: &ScoringConfig) -> Opti
 
 pub(crate) fn call_error(detail: &Value, short: Option<&str>) -> Option<CallError> {
     let kind: ErrorKind = serde_json::from_value(detail.get("kind")?.clone()).ok()?;
-    if kind == ErrorKind::Cancelled {
+    if matches!(kind, ErrorKind::Cancelled | ErrorKind::NotRun) {
         return None;
     }
     let text = |k: &str| detail.get(k).and_then(Value::as_str).map(str::to_string);
@@ -110,5 +111,6 @@ pub(crate) fn call_error(detail: &Value, short: Option<&str>) -> Option<CallErro
         .and_then(Value::as_bool)
         .unwrap_or(kind == ErrorKind::Timeout);
     e.response_snippet = text("response_snippet");
-    Some(e)
+    // a fatal answer (401, 403, 404) is what the resume fixed: send it again
+    (!e.fatal()).then_some(e)
 }

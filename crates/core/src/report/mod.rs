@@ -9,6 +9,7 @@ mod metrics;
 mod model;
 pub mod outputs;
 mod run_record;
+pub mod usage;
 
 pub use aggregate::{breakdowns, length_bucket, mean_std, summaries};
 pub use assemble::{assemble, ModelRows, ReportParts};
@@ -18,4 +19,5 @@ pub use markdown::{cell, more, render as render_md, MarkdownParts, MAX_LISTED};
 pub use metrics::{ReportMetrics, RunMetrics};
 pub use model::*;
 pub use outputs::{Outputs, RunMeta, EVENT_FILES, FILES};
-pub use run_record::{error_value, RunRecord};
+pub use run_record::{answer_extras, error_value, RunRecord};
+pub use usage::{set_prices, CallStat, ModelLatency, ModelUsage, Price, Prices};

@@ -82,7 +82,7 @@ fn rebuild(job: usize, r: &Value) -> Option<Option<PriorCall>> {
     let attempts = r.get("attempts").and_then(Value::as_u64).unwrap_or(1);
     let elapsed_ms = r.get("elapsed_ms").and_then(Value::as_u64).unwrap_or(0);
     let outcome = if r.get("llm_call_ok").and_then(Value::as_bool)? {
-        Ok(r.get("answer")?.as_str()?.to_string())
+        Ok(crate::events::record::answer_of(r)?)
     } else {
         let e = call_error(
             r.get("error_detail")?,
