@@ -130,10 +130,15 @@ fn stopped(md: &mut String, report: &EvaluationResult, lang: Lang) {
     }
 }
 
-/// Tokens, latency and cost per model (`report.usage`), when any model answered.
+/// Tokens, latency and cost per model (`report.usage`), when a model answered
+/// with usage or timings.
 fn usage(md: &mut String, report: &EvaluationResult, lang: Lang) {
     let rows = &report.report.usage;
-    if rows.iter().all(|u| u.answered == 0) {
+    // answers read from a file carry neither usage nor timings
+    if rows
+        .iter()
+        .all(|u| u.with_usage == 0 && u.latency_p50_ms.is_none())
+    {
         return;
     }
     let priced = rows.iter().any(|u| u.cost.is_some());
