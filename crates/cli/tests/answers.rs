@@ -245,6 +245,16 @@ fn token_and_cost_totals_equal_the_sums_of_the_scripted_answers() {
     let report = read_json(&strict.join("report.json"));
     assert_eq!(report["metrics"]["truncated_cases"], 1);
     assert_eq!(report["metrics"]["failed_calls"], 1);
+    let u = &report["report"]["usage"][0];
+    assert_eq!(
+        (
+            u["prompt_tokens"].as_u64(),
+            u["completion_tokens"].as_u64(),
+            u["answered"].as_u64()
+        ),
+        (Some(p), Some(c), Some(5)),
+        "the failed truncated call still used its tokens"
+    );
 }
 
 fn posts(log: &str) -> usize {

@@ -188,10 +188,15 @@ pub fn answer_of(record: &Value) -> Option<Answer> {
         text: text("answer")?,
         reasoning: text("reasoning"),
         finish_reason: text("finish_reason"),
-        usage: record
-            .get("usage")
-            .and_then(|u| serde_json::from_value(u.clone()).ok()),
+        usage: usage_of(record),
     })
+}
+
+/// The `usage` of a `case` record, when it has one of the right shape.
+pub fn usage_of(record: &Value) -> Option<Usage> {
+    record
+        .get("usage")
+        .and_then(|u| serde_json::from_value(u.clone()).ok())
 }
 
 /// `error`: a failure of the run itself.

@@ -78,10 +78,11 @@ fn rebuild(i: usize, case: &RagCase, r: &Value, scoring: &ScoringConfig) -> Opti
     let outcome = if r.get("llm_call_ok").and_then(Value::as_bool)? {
         Ok(super::record::answer_of(r)?)
     } else {
-        let error = call_error(
+        let mut error = call_error(
             r.get("error_detail")?,
             r.get("error").and_then(Value::as_str),
         )?;
+        error.usage = super::record::usage_of(r).map(Box::new);
         Err(error)
     };
     Some(CaseResult::new(

@@ -90,6 +90,11 @@ pub struct CallError {
     pub response_snippet: Option<String>,
     /// Server-requested wait (`Retry-After`), in milliseconds.
     pub retry_after_ms: Option<u64>,
+    /// Tokens the failed call still used (a truncated answer counted as a
+    /// failure), so the run's token totals and cost include them. Boxed to
+    /// keep the error small.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Box<Usage>>,
 }
 
 impl CallError {
@@ -103,6 +108,7 @@ impl CallError {
             timeout: kind == ErrorKind::Timeout,
             response_snippet: None,
             retry_after_ms: None,
+            usage: None,
         }
     }
 

@@ -2,11 +2,12 @@
 //! compare models on.
 //!
 //! - tokens: `prompt_tokens`, `completion_tokens` and `reasoning_tokens` summed
-//!   over the model's answered calls that carried `usage`;
+//!   over the model's calls that carried `usage` (a truncated answer counted
+//!   as a failed call still used its tokens);
 //! - latency: p50 and p95 (nearest rank) of the answered calls' time from
 //!   first send to answer, retries included;
 //! - output tokens per second: completion tokens / seconds, both over the
-//!   answered calls that carried `usage`;
+//!   calls that carried `usage`;
 //! - latency and output speed are timings: `report.json` writes them in
 //!   `experiment.run.latency` (with the run id, the parts that differ between
 //!   identical runs); `report.md` and `summary.csv` show them beside the tokens;
@@ -31,7 +32,7 @@ pub struct Price {
 /// One call as the usage row counts it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CallStat {
-    /// The call answered (a failed call counts for nothing here).
+    /// The call answered (latency is over answered calls only).
     pub answered: bool,
     /// The answer was cut off at `max_tokens`.
     pub truncated: bool,
@@ -48,7 +49,7 @@ pub struct ModelUsage {
     pub model: String,
     /// Answered calls.
     pub answered: usize,
-    /// Answered calls whose answer carried `usage`.
+    /// Calls that carried `usage`.
     pub with_usage: usize,
     /// Answers cut off at `max_tokens`.
     pub truncated: usize,
@@ -112,10 +113,12 @@ impl ModelUsage {
         };
         let mut latencies = Vec::new();
         let mut usage_ms = 0u64;
-        for c in calls.into_iter().filter(|c| c.answered) {
-            row.answered += 1;
+        for c in calls {
             row.truncated += usize::from(c.truncated);
-            latencies.extend(c.elapsed_ms);
+            if c.answered {
+                row.answered += 1;
+                latencies.extend(c.elapsed_ms);
+            }
             if let Some(u) = c.usage {
                 row.with_usage += 1;
                 row.prompt_tokens = row.prompt_tokens.saturating_add(u.prompt_tokens);

@@ -272,11 +272,12 @@ impl<K: Kind> Pipeline<K> {
         self.elapsed[job] += s.elapsed_ms;
         let answer = match s.outcome {
             Ok(a) if a.truncated() && self.policy.truncated_as_failure => {
-                let e = CallError::new(
+                let mut e = CallError::new(
                     ErrorKind::Truncated,
                     "the answer was cut off at max_tokens (finish_reason: length); \
                      this run counts truncated answers as failed calls",
                 );
+                e.usage = a.usage.map(Box::new);
                 return self.settle(job, Some(e), now_ms, step);
             }
             Ok(a) => a,

@@ -109,7 +109,7 @@ pub struct CaseResult {
     /// The endpoint's `finish_reason`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
-    /// Token counts of the answer.
+    /// Token counts of the answer (or of a failed call that still used some).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     /// The final call error, when it failed.
@@ -141,7 +141,12 @@ impl CaseResult {
         };
         let (answer, reasoning, finish_reason, usage) = match answer {
             Some(a) => (Some(a.text), a.reasoning, a.finish_reason, a.usage),
-            None => (None, None, None, None),
+            None => (
+                None,
+                None,
+                None,
+                error.as_ref().and_then(|e| e.usage.as_deref().copied()),
+            ),
         };
         let accuracy = answer
             .as_deref()

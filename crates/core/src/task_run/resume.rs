@@ -84,10 +84,11 @@ fn rebuild(job: usize, r: &Value) -> Option<Option<PriorCall>> {
     let outcome = if r.get("llm_call_ok").and_then(Value::as_bool)? {
         Ok(crate::events::record::answer_of(r)?)
     } else {
-        let e = call_error(
+        let mut e = call_error(
             r.get("error_detail")?,
             r.get("error").and_then(Value::as_str),
         )?;
+        e.usage = crate::events::record::usage_of(r).map(Box::new);
         if e.kind == ErrorKind::Prompt {
             return Some(None);
         }

@@ -258,7 +258,10 @@ pub fn score_call(
         error,
         reasoning: outcome.as_ref().ok().and_then(|a| a.reasoning.clone()),
         finish_reason: outcome.as_ref().ok().and_then(|a| a.finish_reason.clone()),
-        usage: outcome.as_ref().ok().and_then(|a| a.usage),
+        usage: match outcome {
+            Ok(a) => a.usage,
+            Err(e) => e.usage.as_deref().copied(),
+        },
     }
 }
 
