@@ -68,7 +68,7 @@ fn reference_report() -> serde_json::Value {
         let step = engine.handle(
             Input::Outcome {
                 case,
-                outcome: CallOutcome::Answer(demo::answer(&messages)),
+                outcome: CallOutcome::Answer(demo::reply(&messages)),
             },
             1,
         );
@@ -531,7 +531,7 @@ fn task_reference_scores(spec: &TaskRunSpec) -> Vec<serde_json::Value> {
         let step = engine.handle(
             Input::Outcome {
                 case: job,
-                outcome: CallOutcome::Answer(answer),
+                outcome: CallOutcome::text(answer),
             },
             1,
         );

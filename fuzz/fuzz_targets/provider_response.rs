@@ -21,7 +21,13 @@ fuzz_target!(|data: &[u8]| {
     let retry = data.len().is_multiple_of(3).then_some("2.5");
     let url = "http://127.0.0.1:1/v1/chat/completions?key=SECRET#x";
     match parse_response(url, status, retry, &body) {
-        CallOutcome::Answer(_) => assert!((200..300).contains(&status)),
+        CallOutcome::Answer(a) => {
+            assert!((200..300).contains(&status));
+            // reasoning is either absent or says something; the answer never
+            // keeps a leading think block
+            assert_ne!(a.reasoning.as_deref(), Some(""));
+            assert!(!a.text.trim_start().starts_with("<think>"));
+        }
         CallOutcome::Failed(e) => {
             assert_eq!(e.status_code, Some(status));
             let http = !(200..300).contains(&status);

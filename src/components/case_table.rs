@@ -1,4 +1,5 @@
-//! The per-case table: question, answer, ✓/✗ per metric, and the reasons.
+//! The per-case table: question, answer (its reasoning collapsed under it,
+//! a truncated answer marked), ✓/✗ per metric, and the reasons.
 
 use crate::state::RunSnapshot;
 use evalpage_core::console::{accuracy_reason, citation_reason};
@@ -54,11 +55,22 @@ fn Row(p: &RowProps) -> Html {
     .flatten()
     .collect();
     let answer = r.answer.clone().unwrap_or_default();
+    let truncated = r.truncated().then(|| {
+        html! {<span class="bad" data-testid="case-truncated">{p.lang.pick(" [已截断]", " [truncated]")}</span>}
+    });
+    let reasoning = r.reasoning.as_ref().map(|text| {
+        html! {
+            <details data-testid="case-reasoning">
+                <summary class="muted">{p.lang.pick("推理过程（不计分）", "Reasoning (not scored)")}</summary>
+                <div class="clip">{text.clone()}</div>
+            </details>
+        }
+    });
     html! {
         <tr data-testid="case-row" class={if r.passed() { "pass" } else { "fail" }}>
             <td>{&case.id}</td>
             <td class="q">{&case.q}</td>
-            <td class="answer"><div class="clip">{answer}</div></td>
+            <td class="answer"><div class="clip">{answer}{truncated}</div>{reasoning}</td>
             <td data-testid="case-accuracy">{mark(r.accurate())}</td>
             <td data-testid="case-citation">{mark(r.cited())}</td>
             <td class="reason">{ for reasons.into_iter().map(|s| html!{ <div>{s}</div> }) }</td>

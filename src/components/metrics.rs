@@ -1,4 +1,5 @@
-//! Overall accuracy and citation rate, live as cases finish.
+//! Overall accuracy and citation rate, live as cases finish, with failed,
+//! truncated and not-run cases and the tokens used so far.
 
 use crate::state::RunSnapshot;
 use evalpage_core::console::percent;
@@ -28,6 +29,35 @@ pub fn MetricsPanel(p: &MetricsProps) -> Html {
             .unwrap_or("")
     };
     let has = m.as_ref().filter(|m| m.cases_total > 0);
+    let extra = has.map(|m| {
+        let mut parts = vec![t("计入分母", "counted in every rate").to_string()];
+        if m.truncated_cases > 0 {
+            parts.push(format!(
+                "{} {}",
+                m.truncated_cases,
+                t("个被截断", "truncated")
+            ));
+        }
+        if m.not_run_cases > 0 {
+            parts.push(format!(
+                "{} {}",
+                m.not_run_cases,
+                t(
+                    "个未运行（致命错误，修复后续跑）",
+                    "not run (fatal answer: fix it and resume)"
+                )
+            ));
+        }
+        parts.join(" · ")
+    });
+    let tokens = p.run.as_ref().map(|r| {
+        let (mut prompt, mut completion) = (0u64, 0u64);
+        for u in r.results.iter().flatten().filter_map(|c| c.usage) {
+            prompt += u.prompt_tokens;
+            completion += u.completion_tokens;
+        }
+        (prompt, completion)
+    });
     html! {
         <section class="panel metrics">
             <div class="metric" title={describe("rag_accuracy")}>
@@ -43,7 +73,12 @@ pub fn MetricsPanel(p: &MetricsProps) -> Html {
             <div class="metric">
                 <span class="label">{t("调用失败", "Failed calls")}</span>
                 <span class="value" data-testid="metric-failed">{has.map(|m| m.failed_calls.to_string()).unwrap_or("—".into())}</span>
-                <span class="muted">{t("计入分母", "counted in every rate")}</span>
+                <span class="muted" data-testid="metric-failed-detail">{extra.unwrap_or_else(|| t("计入分母", "counted in every rate").to_string())}</span>
+            </div>
+            <div class="metric">
+                <span class="label">{t("词元（输入 / 输出）", "Tokens (in / out)")}</span>
+                <span class="value" data-testid="metric-tokens">{tokens.filter(|(a, b)| a + b > 0).map(|(a, b)| format!("{a} / {b}")).unwrap_or("—".into())}</span>
+                <span class="muted">{t("来自端点的 usage", "as the endpoint reports them")}</span>
             </div>
         </section>
     }

@@ -11,6 +11,7 @@ use evalpage_core::events::{jsonl_to_json_seq, Record};
 use evalpage_core::provider::{ChatMessage, ErrorKind};
 use evalpage_core::report::{self, RunMetrics};
 use evalpage_core::run::{self, Engine, RagKind, RunConfig};
+use evalpage_core::Kind;
 use evalpage_core::{demo, Lang};
 use std::rc::Rc;
 use yew::Callback;
@@ -47,10 +48,10 @@ impl RunView for RagView {
         matches!(event, Record::Case(_))
     }
 
-    fn transport(&self, _: &Engine, _: usize, messages: &[ChatMessage]) -> Transport {
+    fn transport(&self, engine: &Engine, job: usize, messages: &[ChatMessage]) -> Transport {
         match &self.call {
             ModelCall::Mock(scale) => Transport::Local {
-                answer: demo::answer(messages),
+                answer: engine.kind().mock_answer(job, messages),
                 latency_ms: (demo::latency_ms(messages) as f64 * scale) as u32,
             },
             ModelCall::OpenAi(cfg, key_for) => Transport::OpenAi(cfg.clone(), key_for.clone()),

@@ -39,7 +39,7 @@ pub enum Transport {
     /// Answered in the page (the demo or a mock model) after a pretend latency.
     Local {
         /// The answer.
-        answer: String,
+        answer: evalpage_core::provider::Answer,
         /// Pretend latency, ms (0: at once).
         latency_ms: u32,
     },

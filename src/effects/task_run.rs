@@ -20,10 +20,10 @@ use evalpage_core::task_run::artifacts::{self, Inputs};
 use evalpage_core::task_run::engine::{TaskEngine, TaskKind, TaskRunConfig};
 use evalpage_core::task_run::events::TaskRecord;
 use evalpage_core::task_run::meta::RunMeta;
-use evalpage_core::task_run::mock;
 use evalpage_core::task_run::report::{AnswerSource, RunDescription};
 use evalpage_core::task_run::resume;
 use evalpage_core::task_run::SampleResult;
+use evalpage_core::Kind;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::Callback;
@@ -88,16 +88,15 @@ impl RunView for TaskView {
     fn transport(&self, engine: &TaskEngine, job: usize, messages: &[ChatMessage]) -> Transport {
         let Some(j) = engine.job(job) else {
             return Transport::Local {
-                answer: String::new(),
+                answer: String::new().into(),
                 latency_ms: 0,
             };
         };
         match &self.calls[j.model] {
             ModelCall::Mock(scale) => {
-                let sample = &engine.samples()[j.sample].sample;
                 let ms = (demo::latency_ms(messages) / MOCK_LATENCY_DIVISOR) as f64 * scale;
                 Transport::Local {
-                    answer: mock::answer(engine.task(), sample, &self.models[j.model], messages),
+                    answer: engine.kind().mock_answer(job, messages),
                     latency_ms: ms as u32,
                 }
             }

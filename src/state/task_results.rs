@@ -213,8 +213,9 @@ mod tests {
             "{\"sample_id\":\"S2\",\"news_items\":[],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":0,\"gt_keywords\":[\"x\"]}\n",
         );
         let data = load("d.jsonl", text.as_bytes(), DatasetFormat::Samples, None);
-        let right =
-            Ok(r#"{"sentiment":"positive","impact_score":9,"keywords":["ai"]}"#.to_string());
+        let right = Ok(evalpage_core::provider::Answer::from(
+            r#"{"sentiment":"positive","impact_score":9,"keywords":["ai"]}"#,
+        ));
         let failed = Err(CallError::new(ErrorKind::Http, "HTTP 500"));
         let a = score_call(&task, &data.samples[0], 0, &right, 1, 5);
         let b = score_call(&task, &data.samples[1], 1, &failed, 3, 9);

@@ -186,6 +186,21 @@ pub struct RunArgs {
     /// Language of the console lines and report.md.
     #[arg(long, value_enum, default_value_t = LangArg::Zh)]
     pub lang: LangArg,
+    /// Count an answer cut off at max_tokens (`finish_reason: "length"`) as a
+    /// failed call instead of scoring it as it is.
+    #[arg(long)]
+    pub truncated_as_failure: bool,
+    /// Keep sending after a fatal answer (HTTP 401, 403, 404) instead of
+    /// stopping the run (for endpoints that fail per case).
+    #[arg(long)]
+    pub keep_going_on_fatal: bool,
+    /// Price per million prompt (input) tokens, for the cost in the report
+    /// (a one-model run; with --task, registry entries take `price_in_per_mtok`).
+    #[arg(long, value_name = "PRICE", value_parser = price)]
+    pub price_in: Option<f64>,
+    /// Price per million completion (output) tokens (see --price-in).
+    #[arg(long, value_name = "PRICE", value_parser = price)]
+    pub price_out: Option<f64>,
     /// Event log (json-seq or JSONL) of an interrupted run of this dataset (and,
     /// with --task, of these models): its settled cases are taken over and only
     /// the rest is sent.
@@ -228,6 +243,17 @@ pub struct MockArgs {
     /// The dataset whose prompts --task answers.
     #[arg(long, value_name = "FILE", requires = "task")]
     pub dataset: Option<PathBuf>,
+    /// Send reasoning with every answer (scripted `reasoning`, else a short
+    /// generated one): as `reasoning_content` (field), `reasoning`, an inline
+    /// `<think>` block (inline), or only a closing `</think>` (inline-no-open).
+    #[arg(long, value_enum, value_name = "STYLE")]
+    pub reasoning_style: Option<crate::mock::answers::ReasoningStyle>,
+    /// `finish_reason` of every answer that does not script one (e.g. `length`).
+    #[arg(long, value_name = "REASON")]
+    pub finish_reason: Option<String>,
+    /// Answer every chat request with this HTTP status (401: a wrong key; 403, 404).
+    #[arg(long, value_name = "STATUS", value_parser = clap::value_parser!(u16).range(400..=599))]
+    pub fail_status: Option<u16>,
     /// Log one line per request to stderr (method, path, status; never headers).
     #[arg(long)]
     pub log: bool,
@@ -253,6 +279,15 @@ fn parse_f64(s: &str) -> Result<f64, String> {
         Ok(v)
     } else {
         Err(format!("`{s}` is not a finite number"))
+    }
+}
+
+fn price(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    if v >= 0.0 {
+        Ok(v)
+    } else {
+        Err("must be 0 or more".into())
     }
 }
 

@@ -1,5 +1,6 @@
 //! The CLI's error type. Each variant knows its exit code: 2 for problems with
-//! what the user gave (flags, environment, dataset), 1 for failures while running.
+//! what the user gave (flags, environment, dataset), 3 for a run stopped at a
+//! fatal answer (401, 403, 404), 1 for other failures while running.
 
 use std::io;
 use std::path::Path;
@@ -53,6 +54,9 @@ pub enum CliError {
         /// The underlying error.
         source: io::Error,
     },
+    /// The run stopped at a fatal answer (401, 403, 404): what to fix.
+    #[error("{0}")]
+    Stopped(String),
     /// The mock server could not start.
     #[error("cannot listen on 127.0.0.1:{port}: {message}")]
     Listen {
@@ -73,6 +77,7 @@ impl CliError {
             | CliError::TaskInvalid { .. }
             | CliError::NoCases { .. } => 2,
             CliError::Output { .. } | CliError::Listen { .. } | CliError::Mismatch(_) => 1,
+            CliError::Stopped(_) => 3,
         }
     }
 

@@ -225,7 +225,10 @@ fn a_rag_run_writes_the_same_files_as_every_run_with_run_records_and_its_metadat
     let mut csv_lines = csv.lines();
     assert_eq!(
         csv_lines.next(),
-        Some("model,samples,tm_accuracy,tm_citation,kind")
+        Some(
+            "model,samples,tm_accuracy,tm_citation,truncated,prompt_tokens,completion_tokens,\
+reasoning_tokens,latency_p50_ms,latency_p95_ms,output_tokens_per_s,kind"
+        )
     );
     let accuracy = report["metrics"]["accuracy"].as_f64().unwrap_or(-1.0);
     let row = csv_lines.next().unwrap_or_default();

@@ -378,3 +378,77 @@ fn a_task_run_resumes_from_a_cut_log_and_reports_the_same() {
     );
     assert_ok(&reconcile(&s.join("resumed")));
 }
+
+#[test]
+fn registry_prices_give_a_cost_per_model_and_a_fatal_answer_stops_the_task_run() {
+    let dataset = data("event_dataset.jsonl");
+    let ds = dataset.to_str().unwrap_or_default();
+    let mock = Mock::start(&["--task", "event_eval", "--dataset", ds]);
+    let s = Scratch::new("task-price");
+    let registry = |url: &str| {
+        format!(
+            r#"{{"models": [
+                {{"name": "alpha", "base_url": "{url}", "price_in_per_mtok": 1.5, "price_out_per_mtok": 6}},
+                {{"name": "beta", "base_url": "{url}"}}
+            ]}}"#
+        )
+    };
+    let reg = s.write("registry.json", &registry(&mock.url));
+    let args = |reg: &Path| {
+        vec![
+            "--task".to_string(),
+            "event_eval".into(),
+            "--dataset".into(),
+            ds.into(),
+            "--models".into(),
+            "alpha,beta".into(),
+            "--model-registry".into(),
+            reg.display().to_string(),
+        ]
+    };
+    let out_dir = s.join("priced");
+    let a = args(&reg);
+    let out = task_run(
+        &a.iter().map(String::as_str).collect::<Vec<_>>(),
+        &out_dir,
+        &[],
+    );
+    assert_ok(&out);
+    let report = read_json(&out_dir.join("report.json"));
+    let usage = report["report"]["usage"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(usage.len(), 2);
+    let (alpha, beta) = (&usage[0], &usage[1]);
+    assert_eq!(alpha["model"], "alpha");
+    let (p, c) = (
+        alpha["prompt_tokens"].as_f64().unwrap_or(0.0),
+        alpha["completion_tokens"].as_f64().unwrap_or(0.0),
+    );
+    assert!(p > 0.0 && c > 0.0, "{alpha}");
+    let cost = alpha["cost"].as_f64().expect("alpha is priced");
+    assert!((cost - (p * 1.5 + c * 6.0) / 1e6).abs() < 1e-12);
+    assert!(beta.get("cost").is_none(), "beta has no price: {beta}");
+    let csv = std::fs::read_to_string(out_dir.join("summary.csv")).expect("csv");
+    assert!(csv.lines().next().unwrap_or("").contains(",cost,"), "{csv}");
+    // a wrong path for every model: the run stops, exit 3, the rest not run
+    let refusing = Mock::start(&["--fail-status", "404"]);
+    let reg = s.write("refusing.json", &registry(&refusing.url));
+    let out_dir = s.join("stopped");
+    let a = args(&reg);
+    let out = task_run(
+        &a.iter().map(String::as_str).collect::<Vec<_>>(),
+        &out_dir,
+        &[],
+    );
+    let (_, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("404") && stderr.contains("--resume-from"),
+        "{stderr}"
+    );
+    let report = read_json(&out_dir.join("report.json"));
+    assert!(report["metrics"]["not_run_cases"].as_u64().unwrap_or(0) > 0);
+    assert_ok(&reconcile(&out_dir));
+}

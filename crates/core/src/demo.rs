@@ -9,7 +9,7 @@
 //! question always gets the same answer, in the browser, in the CLI and from
 //! `evalpage mock-server`, which answers with this model.
 
-use crate::provider::ChatMessage;
+use crate::provider::{Answer, ChatMessage, Usage};
 use crate::scorer::accuracy::bigrams;
 use crate::text::{fold, has_cjk};
 
@@ -124,6 +124,35 @@ pub fn answer(messages: &[ChatMessage]) -> String {
 }
 
 /// A deterministic pretend latency in milliseconds (for a lifelike demo in the page).
+/// The demo model's whole answer, as the mock endpoint sends it: the text,
+/// `finish_reason: "stop"`, and token counts from [`count_tokens`].
+pub fn reply(messages: &[ChatMessage]) -> Answer {
+    let text = answer(messages);
+    let usage = usage(messages, &text, None);
+    Answer {
+        text,
+        reasoning: None,
+        finish_reason: Some("stop".into()),
+        usage: Some(usage),
+    }
+}
+
+/// About four characters per token: the demo model's and the mock endpoint's
+/// deterministic token count.
+pub fn count_tokens(text: &str) -> u64 {
+    text.chars().count().div_ceil(4) as u64
+}
+
+/// The counted usage of an answer (and its reasoning) to these messages.
+pub fn usage(messages: &[ChatMessage], text: &str, reasoning: Option<&str>) -> Usage {
+    let reasoning_tokens = reasoning.map_or(0, count_tokens);
+    Usage {
+        prompt_tokens: messages.iter().map(|m| count_tokens(&m.content)).sum(),
+        completion_tokens: count_tokens(text) + reasoning_tokens,
+        reasoning_tokens: Some(reasoning_tokens),
+    }
+}
+
 pub fn latency_ms(messages: &[ChatMessage]) -> u64 {
     150 + fnv1a(question(messages)) % 450
 }

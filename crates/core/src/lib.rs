@@ -48,6 +48,7 @@ pub use task_run::data::{load as load_task_dataset, DatasetFormat, TaskDataset};
 pub use task_run::engine::{TaskEngine, TaskKind, TaskRunConfig};
 pub use task_run::events::{parse_problems, TaskRecord};
 pub use task_run::registry::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
+pub use task_run::report::TaskMetrics;
 pub use task_run::report::{AnswerSource, RunDescription};
 pub use task_run::resume::resumable as resumable_task;
 pub use task_run::score::AnswerStatus;

@@ -812,7 +812,7 @@ fn failure(what: &str, status: u16, body: &str) -> CallError {
         }
         CallOutcome::Answer(a) => panic!(
             "{what}: expected a failure, got an answer of {} bytes",
-            a.len()
+            a.text.len()
         ),
     }
 }
@@ -844,7 +844,7 @@ fn every_bad_provider_answer_fails_with_a_message_that_says_what_was_expected() 
         match t.expect {
             Expect::Answer(text) => {
                 let got = no_panic(t.file, || parse_response(URL, t.status, None, &body));
-                assert_eq!(got, CallOutcome::Answer(text.to_string()), "{}", t.file);
+                assert_eq!(got, CallOutcome::text(text), "{}", t.file);
             }
             Expect::Failed(kind, says) => {
                 let e = failure(t.file, t.status, &body);
@@ -881,7 +881,7 @@ fn a_10_mb_body_is_parsed_or_refused_with_a_short_snippet() {
     let big = "准".repeat(10 * 1024 * 1024 / 3);
     let ok = json!({"choices": [{"message": {"content": big}}]}).to_string();
     let answer = no_panic("big answer", || parse_response(URL, 200, None, &ok));
-    assert_eq!(answer, CallOutcome::Answer(big.clone()));
+    assert_eq!(answer, CallOutcome::text(big.clone()));
     let html = format!("<html><body>{big}</body></html>");
     for status in [200, 502] {
         let e = failure("big html", status, &html);

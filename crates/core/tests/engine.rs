@@ -16,7 +16,7 @@ const SPEC_CASES: &str = r#"{"q":"LightRAG有哪些评估指标？","gold":["忠
 {"q":"服务返回NaN怎么办？","gold":["API密钥配置错误","模型端点错误"],"doc_hint":["lightrag_faq.md"]}"#;
 
 fn spec_answer(case: usize) -> CallOutcome {
-    CallOutcome::Answer(
+    CallOutcome::text(
         [
             "LightRAG 的 RAGAS 包含忠实度指标。参考 lightrag_evaluation.md",
             "参考 ragas_install.md，可通过分块优化降低幻觉",
@@ -160,7 +160,7 @@ fn rate_limit_lowers_concurrency_and_retry_after_is_honoured() {
     let step = engine.handle(
         Input::Outcome {
             case: 1,
-            outcome: CallOutcome::Answer("x".into()),
+            outcome: CallOutcome::text("x"),
         },
         5_200,
     );
@@ -168,7 +168,7 @@ fn rate_limit_lowers_concurrency_and_retry_after_is_honoured() {
     let step = engine.handle(
         Input::Outcome {
             case: 2,
-            outcome: CallOutcome::Answer("x".into()),
+            outcome: CallOutcome::text("x"),
         },
         5_300,
     );
@@ -253,6 +253,7 @@ fn report_does_not_depend_on_completion_order() {
     let mut rb = serde_json::to_value(build(&b, now_a)).expect("json");
     for r in [&mut ra, &mut rb] {
         r["report"]["experiment"]["run_config"]["concurrency"] = serde_json::Value::Null;
+        r["report"]["experiment"]["run"]["latency"] = serde_json::Value::Null;
         for e in r["report"]["error_cases"]
             .as_array_mut()
             .into_iter()
@@ -310,9 +311,10 @@ fn a_run_resumed_from_its_cut_log_sends_only_the_rest_and_reports_the_same() {
         .collect();
     let answer = |c: usize| {
         if c == 2 {
-            common::http_error(404)
+            // a per-case failure (a 404 would be fatal and stop the run)
+            common::http_error(400)
         } else {
-            CallOutcome::Answer(format!("k{c} see d{c}.md"))
+            CallOutcome::text(format!("k{c} see d{c}.md"))
         }
     };
     // the uninterrupted run
@@ -357,6 +359,7 @@ fn a_run_resumed_from_its_cut_log_sends_only_the_rest_and_reports_the_same() {
     let got = serde_json::to_value(build(&second, now)).expect("json");
     let strip = |mut v: serde_json::Value| {
         v["report"]["experiment"]["run"]["elapsed_ms"] = serde_json::Value::Null;
+        v["report"]["experiment"]["run"]["latency"] = serde_json::Value::Null;
         v["report"]["experiment"]["run_config"]["concurrency"] = serde_json::Value::Null;
         for e in v["report"]["error_cases"]
             .as_array_mut()

@@ -2,7 +2,7 @@
 //! later request depends on the earlier answer, on two pools with their own
 //! limits (an answering model and a judge), driven with scripted outcomes.
 
-use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
+use evalpage_core::provider::{Answer, CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::run::{
     Call, Command, Input, JobOutcome, Kind, Pipeline, RunSettings, RunStatus, Step,
 };
@@ -29,10 +29,10 @@ impl Kind for AnswerThenJudge {
         vec![self.answer, self.judge]
     }
 
-    fn call(&self, job: usize, answers: &[String]) -> Result<Option<Call>, CallError> {
+    fn call(&self, job: usize, answers: &[Answer]) -> Result<Option<Call>, CallError> {
         let (pool, text) = match answers {
             [] => (ANSWER, format!("q{job}")),
-            [answer] => (JUDGE, format!("judge: {answer}")),
+            [answer] => (JUDGE, format!("judge: {}", answer.text)),
             _ => return Ok(None),
         };
         Ok(Some(Call {
@@ -44,7 +44,7 @@ impl Kind for AnswerThenJudge {
     fn settle(&mut self, job: usize, outcome: JobOutcome, _now_ms: u64) -> Vec<String> {
         let line = format!(
             "case {job}: {:?} {:?}",
-            outcome.answers,
+            outcome.answers.iter().map(|a| &a.text).collect::<Vec<_>>(),
             outcome.error.as_ref().and_then(|e| e.status_code)
         );
         self.settled.push((job, outcome));
@@ -63,8 +63,8 @@ impl Kind for AnswerThenJudge {
         format!("summary cancelled={cancelled}")
     }
 
-    fn error(&self, message: &str, _now_ms: u64) -> String {
-        format!("error: {message}")
+    fn error(&self, message: &str, _now_ms: u64) -> Option<String> {
+        Some(format!("error: {message}"))
     }
 }
 
@@ -101,7 +101,7 @@ fn sends(step: &Step<String>) -> Vec<(usize, String)> {
 }
 
 fn answer(text: &str) -> CallOutcome {
-    CallOutcome::Answer(text.into())
+    CallOutcome::text(text)
 }
 
 fn outcome(job: usize, o: CallOutcome) -> Input {
@@ -193,11 +193,11 @@ fn a_rate_limited_judge_lowers_only_the_judge_pool_and_retries_count_per_case() 
 fn a_failed_answer_settles_the_case_without_a_judge_call_and_cancel_aborts_the_rest() {
     let mut e = engine(3);
     e.start(0);
-    let mut denied = CallError::new(ErrorKind::Http, "bad key");
-    denied.status_code = Some(401);
+    let mut denied = CallError::new(ErrorKind::Http, "bad request");
+    denied.status_code = Some(400);
     let step = e.handle(outcome(0, CallOutcome::Failed(denied)), 5);
     assert_eq!(step.finished, [0]);
-    assert_eq!(step.events, ["case 0: [] Some(401)"]);
+    assert_eq!(step.events, ["case 0: [] Some(400)"]);
     assert_eq!(
         sends(&step),
         [(2, "q2".into())],
@@ -224,7 +224,7 @@ fn a_failed_answer_settles_the_case_without_a_judge_call_and_cancel_aborts_the_r
         .expect("case 1");
     assert_eq!(
         judged.answers,
-        ["A1"],
+        [Answer::from("A1")],
         "the answer is kept; the judge call was cancelled"
     );
     assert_eq!(
@@ -252,5 +252,45 @@ fn a_failed_run_writes_an_error_record_and_settles_the_rest_as_cancelled() {
     assert!(
         e.fail("again", 7).events.is_empty(),
         "a stopped run fails once"
+    );
+}
+
+#[test]
+fn a_fatal_answer_stops_every_pool_and_later_calls_of_a_job_are_not_run() {
+    let mut e = engine(4);
+    let step = e.start(0);
+    assert_eq!(sends(&step), [(0, "q0".into()), (1, "q1".into())]);
+    let mut denied = CallError::new(ErrorKind::Http, "bad key");
+    denied.status_code = Some(401);
+    let step = e.handle(outcome(0, CallOutcome::Failed(denied)), 5);
+    assert!(sends(&step).is_empty(), "nothing new after a fatal answer");
+    assert_eq!(
+        step.finished,
+        [0, 2, 3],
+        "the fatal case, then the unsent ones"
+    );
+    // case 1's answer was in flight: it settles, its judge call is not sent
+    let step = e.handle(outcome(1, answer("A1")), 6);
+    assert!(sends(&step).is_empty());
+    assert_eq!(e.status(), RunStatus::Done);
+    let kinds: Vec<Option<ErrorKind>> = (0..4)
+        .map(|j| {
+            let (_, o) = e
+                .kind()
+                .settled
+                .iter()
+                .find(|(k, _)| *k == j)
+                .expect("settled");
+            o.error.as_ref().map(|x| x.kind)
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            Some(ErrorKind::Http),
+            Some(ErrorKind::NotRun),
+            Some(ErrorKind::NotRun),
+            Some(ErrorKind::NotRun)
+        ]
     );
 }

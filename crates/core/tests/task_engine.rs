@@ -114,7 +114,7 @@ fn mock_answer(engine: &TaskEngine, job: usize) -> CallOutcome {
         Some(Ok(m)) => m.clone(),
         _ => Vec::new(),
     };
-    CallOutcome::Answer(mock::answer(engine.task(), sample, &name, &msgs))
+    CallOutcome::text(mock::answer(engine.task(), sample, &name, &msgs))
 }
 
 fn server_error() -> CallOutcome {
@@ -322,4 +322,98 @@ fn the_kind_answers_for_the_one_mock_model_as_the_task_mock_does() {
         };
         assert_eq!(engine.kind().mock_answer(job, &msgs), want, "job {job}");
     }
+}
+
+#[test]
+fn a_fatal_answer_of_one_model_stops_the_whole_task_run_with_an_error_record() {
+    let (mut engine, _) = setup(&["a", "b"], 1);
+    let (events, _) = drive(&mut engine, |e, job, _| {
+        if e.job(job).is_some_and(|j| j.model == 1) {
+            let mut err = CallError::new(ErrorKind::Http, "HTTP 404: not found");
+            err.status_code = Some(404);
+            CallOutcome::Failed(err)
+        } else {
+            mock_answer(e, job)
+        }
+    });
+    assert_eq!(engine.stopped().and_then(|f| f.status_code), Some(404));
+    let errors = events
+        .iter()
+        .filter(|r| matches!(r, TaskRecord::Error(_)))
+        .count();
+    assert_eq!(errors, 1);
+    let results = engine.results();
+    let kinds: Vec<Option<ErrorKind>> = results
+        .iter()
+        .flatten()
+        .map(|r| r.as_ref().and_then(|r| r.error.as_ref()).map(|e| e.kind))
+        .collect();
+    assert_eq!(kinds.len(), 8, "every job settles once");
+    let not_run = kinds
+        .iter()
+        .filter(|k| **k == Some(ErrorKind::NotRun))
+        .count();
+    let fatal = kinds
+        .iter()
+        .filter(|k| **k == Some(ErrorKind::Http))
+        .count();
+    assert_eq!(fatal, 1, "only the first fatal answer was sent to b");
+    // a: S1, S2 answered before b's 404 came back; S3 has no prompt (never
+    // sent); everything else of both models is not run
+    assert_eq!(
+        kinds,
+        [
+            None,
+            None,
+            Some(ErrorKind::Prompt),
+            Some(ErrorKind::NotRun),
+            Some(ErrorKind::Http),
+            Some(ErrorKind::NotRun),
+            Some(ErrorKind::Prompt),
+            Some(ErrorKind::NotRun)
+        ]
+    );
+    let Some(TaskRecord::Summary(s)) = events.last() else {
+        panic!("summary last")
+    };
+    assert_eq!(s.metrics.not_run_cases, not_run);
+}
+
+#[test]
+fn a_task_scores_the_final_answer_not_the_json_in_the_reasoning() {
+    let (mut plain, _) = setup(&["m"], 2);
+    drive(&mut plain, |e, job, _| mock_answer(e, job));
+    let (mut thinking, _) = setup(&["m"], 2);
+    drive(&mut thinking, |e, job, _| {
+        let CallOutcome::Answer(a) = mock_answer(e, job) else {
+            unreachable!()
+        };
+        let content = format!(
+            "<think>{{\"sentiment\": \"bogus\", \"impact_score\": 99}}</think>{}",
+            a.text
+        );
+        evalpage_core::provider::openai::parse_response(
+            "u",
+            200,
+            None,
+            &serde_json::json!({"choices": [{"message": {"content": content}}]}).to_string(),
+        )
+    });
+    let scores = |e: &TaskEngine| {
+        e.results()[0]
+            .iter()
+            .flatten()
+            .map(|r| r.scores.iter().map(|(_, s)| s.value).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(scores(&thinking), scores(&plain));
+    let answered: Vec<_> = thinking.results()[0]
+        .iter()
+        .flatten()
+        .filter(|r| r.raw_answer.is_some())
+        .collect();
+    assert_eq!(answered.len(), 3);
+    assert!(answered
+        .iter()
+        .all(|r| r.reasoning.as_deref().is_some_and(|t| t.contains("bogus"))));
 }

@@ -1,7 +1,11 @@
 //! Scripted answers for `mock-server --answers FILE`: JSONL lines
-//! `{"q": "<question>", "answer": "<text>"}`. A chat request whose last user
-//! message equals a `q` gets that answer; any other gets the demo model's. Lets a
-//! test replay known answers (spec 002's three-case example) through real HTTP.
+//! `{"q": "<question>", "answer": "<text>"}`, optionally with `"reasoning"`
+//! (sent as `reasoning_content` or as an inline `<think>` block, see
+//! `--reasoning-style`), `"finish_reason"` (e.g. `"length"`) and `"usage"`
+//! (`{"prompt_tokens", "completion_tokens", "reasoning_tokens"}`, sent as given
+//! instead of the counted one). A chat request whose last user message equals
+//! a `q` gets that answer; any other gets the demo model's. Lets a test replay
+//! known answers (spec 002's three-case example) through real HTTP.
 //!
 //! With `--task T --dataset D` the server also knows a task: every sample's
 //! prompt is rendered up front, and a request whose last user message is one of
@@ -22,11 +26,46 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Question -> scripted answer, and the task samples by prompt.
+/// One scripted answer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scripted {
+    /// The final answer.
+    pub answer: String,
+    /// Reasoning to send with it.
+    pub reasoning: Option<String>,
+    /// `finish_reason` to send (default `stop`).
+    pub finish_reason: Option<String>,
+    /// `usage` to send as given.
+    pub usage: Option<Value>,
+}
+
+/// How the mock sends reasoning (`--reasoning-style`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReasoningStyle {
+    /// `message.reasoning_content` (DeepSeek, vLLM, llama.cpp).
+    #[default]
+    Field,
+    /// `message.reasoning` (Ollama, OpenRouter).
+    Reasoning,
+    /// `<think>…</think>` at the start of `content`.
+    Inline,
+    /// Only `</think>` in `content` (the opening tag was in the chat template).
+    InlineNoOpen,
+}
+
+/// Question -> scripted answer, the task samples by prompt, and what every
+/// chat answer carries (`--reasoning-style`, `--finish-reason`, `--fail-status`).
 #[derive(Clone, Debug, Default)]
 pub struct Answers {
-    scripted: HashMap<String, String>,
+    scripted: HashMap<String, Scripted>,
     task: Option<(Task, HashMap<String, Sample>)>,
+    /// How reasoning is sent; with a style set, answers without scripted
+    /// reasoning get a short deterministic one.
+    pub style: Option<ReasoningStyle>,
+    /// `finish_reason` of answers that do not script one (default `stop`).
+    pub finish_reason: Option<String>,
+    /// Answer every chat request with this HTTP status (e.g. 401, a wrong key).
+    pub fail_status: Option<u16>,
 }
 
 impl Answers {
@@ -50,7 +89,15 @@ impl Answers {
                 .map_err(|e| format!("{name}:{line}: not valid JSON: {e}"))?;
             let field = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
             match (field("q"), field("answer")) {
-                (Some(q), Some(a)) => map.insert(q, a),
+                (Some(q), Some(a)) => map.insert(
+                    q,
+                    Scripted {
+                        answer: a,
+                        reasoning: field("reasoning"),
+                        finish_reason: field("finish_reason"),
+                        usage: v.get("usage").filter(|u| u.is_object()).cloned(),
+                    },
+                ),
                 _ => {
                     return Err(format!(
                         "{name}:{line}: expected {{\"q\": string, \"answer\": string}}"
@@ -60,7 +107,7 @@ impl Answers {
         }
         Ok(Answers {
             scripted: map,
-            task: None,
+            ..Answers::default()
         })
     }
 
@@ -84,22 +131,36 @@ impl Answers {
         Ok(self)
     }
 
-    /// The scripted answer for a question, if any.
-    pub fn get(&self, question: &str) -> Option<&str> {
-        self.scripted.get(question).map(String::as_str)
-    }
-
-    /// The answer to a chat: scripted, else the task mock's for a known task
-    /// prompt, else the demo model's.
-    pub fn answer(&self, model: &str, messages: &[ChatMessage]) -> String {
+    /// The whole answer to a chat: scripted (with its reasoning, finish
+    /// reason and usage), else the task mock's for a known task prompt, else
+    /// the demo model's; with a reasoning style set, a reasoning when none is
+    /// scripted.
+    pub fn reply(&self, model: &str, messages: &[ChatMessage]) -> Scripted {
         let question = messages
             .iter()
             .rev()
             .find(|m| m.role == "user")
             .map(|m| m.content.as_str());
-        if let Some(a) = question.and_then(|q| self.get(q)) {
-            return a.to_string();
+        let mut out = match question.and_then(|q| self.scripted.get(q)) {
+            Some(s) => s.clone(),
+            None => Scripted {
+                answer: self.unscripted(model, messages, question),
+                ..Scripted::default()
+            },
+        };
+        if out.reasoning.is_none() && self.style.is_some() {
+            out.reasoning = Some(format!(
+                "The user asks: {}. I should answer from the documents and name the one I used.",
+                question.unwrap_or("")
+            ));
         }
+        if out.finish_reason.is_none() {
+            out.finish_reason = self.finish_reason.clone();
+        }
+        out
+    }
+
+    fn unscripted(&self, model: &str, messages: &[ChatMessage], question: Option<&str>) -> String {
         if let (Some((task, samples)), Some(q)) = (&self.task, question) {
             if let Some(sample) = samples.get(q) {
                 return mock::answer(task, sample, model, messages);
@@ -117,8 +178,19 @@ mod tests {
     fn parses_and_names_bad_lines() {
         let a = Answers::parse("a.jsonl", "{\"q\":\"x\",\"answer\":\"y\"}\n\n".as_bytes())
             .expect("valid");
-        assert_eq!(a.get("x"), Some("y"));
+        assert_eq!(a.reply("m", &[ChatMessage::new("user", "x")]).answer, "y");
         let e = Answers::parse("a.jsonl", b"{\"q\":\"x\"}\n").expect_err("missing answer");
+        let a = Answers::parse(
+            "a.jsonl",
+            br#"{"q":"x","answer":"y","reasoning":"r","finish_reason":"length","usage":{"prompt_tokens":3}}"#,
+        )
+        .expect("valid");
+        let s = a.reply("m", &[ChatMessage::new("user", "x")]);
+        assert_eq!(
+            (s.reasoning.as_deref(), s.finish_reason.as_deref()),
+            (Some("r"), Some("length"))
+        );
+        assert_eq!(s.usage, Some(serde_json::json!({"prompt_tokens": 3})));
         assert!(e.starts_with("a.jsonl:1:"), "{e}");
     }
 }

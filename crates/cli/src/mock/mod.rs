@@ -6,7 +6,7 @@
 //! connections never waits for a free worker. Request headers are never logged
 //! (they may carry an API key), nor are query strings.
 
-mod answers;
+pub mod answers;
 mod conn;
 mod faults;
 mod http;
@@ -38,10 +38,13 @@ pub fn serve(args: &MockArgs) -> Result<(), CliError> {
         Some(path) => Answers::load(path)?,
         None => Answers::default(),
     };
-    let answers = match (&args.task, &args.dataset) {
+    let mut answers = match (&args.task, &args.dataset) {
         (Some(task), Some(dataset)) => answers.with_task(task, dataset)?,
         _ => answers,
     };
+    answers.style = args.reasoning_style;
+    answers.finish_reason = args.finish_reason.clone();
+    answers.fail_status = args.fail_status;
     let (listener, port) = bind(args.port)?;
     announce(port);
     let shared = Arc::new(Shared {

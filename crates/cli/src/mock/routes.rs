@@ -2,7 +2,7 @@
 //! chat completion from the demo model, the model list and error bodies. No
 //! sockets here, so every answer is unit-tested.
 
-use super::answers::Answers;
+use super::answers::{Answers, ReasoningStyle};
 use super::faults::Fault;
 use evalpage_core::demo;
 use evalpage_core::provider::ChatMessage;
@@ -88,6 +88,10 @@ pub fn respond(
     answers: &Answers,
 ) -> Reply {
     match (route, fault) {
+        (Route::Chat, _) if answers.fail_status.is_some() => {
+            let status = answers.fail_status.unwrap_or(500);
+            error(status, &fail_message(status), "invalid_request_error")
+        }
         (Route::Preflight, _) => Reply::empty(204),
         (Route::Models, _) => Reply::json(200, &models()),
         (Route::WrongMethod, _) => error(405, WRONG_METHOD, "invalid_request_error"),
@@ -105,6 +109,17 @@ pub fn respond(
             ..chat(body, answers)
         },
     }
+}
+
+/// What a real endpoint says for an injected `--fail-status`.
+fn fail_message(status: u16) -> String {
+    let what = match status {
+        401 => "Incorrect API key provided (injected by --fail-status 401)",
+        403 => "You do not have access to this model (injected by --fail-status 403)",
+        404 => "The model does not exist (injected by --fail-status 404)",
+        _ => "injected failure (--fail-status)",
+    };
+    what.to_string()
 }
 
 fn rate_limited() -> Reply {
@@ -152,12 +167,36 @@ fn parse_chat(body: &str) -> Result<(String, Vec<ChatMessage>), String> {
     Ok((model.to_string(), messages))
 }
 
-/// The `chat.completion` object for these messages.
+/// The `chat.completion` object for these messages: the answer, its
+/// reasoning as `--reasoning-style` sends it, the finish reason, and `usage`
+/// (scripted, else counted by `demo::usage`: about four characters per token, the reasoning's
+/// in `completion_tokens` and `completion_tokens_details.reasoning_tokens`).
 pub fn completion(model: &str, messages: &[ChatMessage], answers: &Answers) -> Value {
-    let answer = answers.answer(model, messages);
-    let prompt_tokens: usize = messages.iter().map(|m| rough_tokens(&m.content)).sum();
-    let completion_tokens = rough_tokens(&answer);
-    let id = format!("chatcmpl-evalpage-{:016x}", demo::fnv1a(&answer));
+    let reply = answers.reply(model, messages);
+    let answer = reply.answer.as_str();
+    let counted = demo::usage(messages, answer, reply.reasoning.as_deref());
+    let id = format!("chatcmpl-evalpage-{:016x}", demo::fnv1a(answer));
+    let mut message = json!({"role": "assistant", "content": answer});
+    if let Some(r) = &reply.reasoning {
+        match answers.style.unwrap_or_default() {
+            ReasoningStyle::Field => message["reasoning_content"] = json!(r),
+            ReasoningStyle::Reasoning => message["reasoning"] = json!(r),
+            ReasoningStyle::Inline => {
+                message["content"] = json!(format!("<think>\n{r}\n</think>\n\n{answer}"))
+            }
+            ReasoningStyle::InlineNoOpen => {
+                message["content"] = json!(format!("{r}\n</think>\n\n{answer}"))
+            }
+        }
+    }
+    let usage = reply.usage.clone().unwrap_or_else(|| {
+        json!({
+            "prompt_tokens": counted.prompt_tokens,
+            "completion_tokens": counted.completion_tokens,
+            "total_tokens": counted.prompt_tokens + counted.completion_tokens,
+            "completion_tokens_details": {"reasoning_tokens": counted.reasoning_tokens.unwrap_or(0)}
+        })
+    });
     json!({
         "id": id,
         "object": "chat.completion",
@@ -165,20 +204,11 @@ pub fn completion(model: &str, messages: &[ChatMessage], answers: &Answers) -> V
         "model": model,
         "choices": [{
             "index": 0,
-            "message": {"role": "assistant", "content": answer},
-            "finish_reason": "stop"
+            "message": message,
+            "finish_reason": reply.finish_reason.as_deref().unwrap_or("stop")
         }],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens
-        }
+        "usage": usage
     })
-}
-
-/// About four characters per token: enough for a plausible `usage` block.
-fn rough_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
 }
 
 #[cfg(test)]
@@ -279,5 +309,55 @@ mod tests {
             .status,
             404
         );
+    }
+
+    #[test]
+    fn reasoning_styles_finish_reason_and_fail_status_are_played() {
+        let m = [ChatMessage::new("user", "x")];
+        let mut a =
+            Answers::parse("a", br#"{"q":"x","answer":"final","reasoning":"why"}"#).expect("valid");
+        for (style, content, field) in [
+            (
+                ReasoningStyle::Field,
+                "final",
+                Some(("reasoning_content", "why")),
+            ),
+            (
+                ReasoningStyle::Reasoning,
+                "final",
+                Some(("reasoning", "why")),
+            ),
+            (
+                ReasoningStyle::Inline,
+                "<think>\nwhy\n</think>\n\nfinal",
+                None,
+            ),
+            (ReasoningStyle::InlineNoOpen, "why\n</think>\n\nfinal", None),
+        ] {
+            a.style = Some(style);
+            let v = completion("m", &m, &a);
+            let msg = &v["choices"][0]["message"];
+            assert_eq!(msg["content"], content, "{style:?}");
+            if let Some((k, r)) = field {
+                assert_eq!(msg[k], r);
+            }
+            // "final" is 2 tokens, "why" 1
+            assert_eq!(v["usage"]["completion_tokens"], 3);
+            assert_eq!(
+                v["usage"]["completion_tokens_details"]["reasoning_tokens"],
+                1
+            );
+        }
+        a.finish_reason = Some("length".into());
+        assert_eq!(
+            completion("m", &m, &a)["choices"][0]["finish_reason"],
+            "length"
+        );
+        a.fail_status = Some(401);
+        let r = respond(Route::Chat, Fault::None, "{}", Duration::ZERO, &a);
+        assert_eq!(r.status, 401);
+        assert!(r.body.contains("API key"), "{}", r.body);
+        let ok = respond(Route::Models, Fault::None, "", Duration::ZERO, &a);
+        assert_eq!(ok.status, 200, "only chat requests fail");
     }
 }

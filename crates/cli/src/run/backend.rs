@@ -8,7 +8,7 @@ use evalpage_core::provider::{CallOutcome, ChatMessage};
 /// A model the driver can call from any thread.
 #[derive(Debug)]
 pub enum Backend {
-    /// `evalpage_core::demo::answer`: no network, no delay.
+    /// `evalpage_core::demo::reply`: no network, no delay.
     Demo,
     /// An OpenAI-compatible chat completions endpoint.
     OpenAi(HttpBackend),
@@ -18,7 +18,7 @@ impl Backend {
     /// Asks the model; blocks until it answers, fails or times out.
     pub fn call(&self, messages: &[ChatMessage]) -> CallOutcome {
         match self {
-            Backend::Demo => CallOutcome::Answer(demo::answer(messages)),
+            Backend::Demo => CallOutcome::Answer(demo::reply(messages)),
             Backend::OpenAi(http) => http.call(messages),
         }
     }
@@ -39,10 +39,7 @@ mod tests {
     #[test]
     fn demo_backend_answers_like_the_core_demo_model() {
         let m = vec![ChatMessage::new("user", "LightRAG支持哪些向量数据库？")];
-        assert_eq!(
-            Backend::Demo.call(&m),
-            CallOutcome::Answer(demo::answer(&m))
-        );
+        assert_eq!(Backend::Demo.call(&m), CallOutcome::Answer(demo::reply(&m)));
         assert_eq!(Backend::Demo.name(), "demo");
     }
 }

@@ -133,6 +133,7 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
     let lang = plan.config.info.lang;
     let dataset_bytes = std::mem::take(&mut plan.dataset_bytes);
     let mut engine = Engine::new(plan.config, plan.cases);
+    engine.set_policy(setup::policy(args));
     if let Some(prior) = prior {
         let taken = engine.restore(prior.results);
         let total = engine.cases().len();
@@ -145,6 +146,8 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
     let call: driver::Caller = std::sync::Arc::new(move |_, m: &[_]| backend.call(m));
     let dataset = args.dataset.display().to_string();
     let metadata = args.metadata.as_ref().map(|p| p.display().to_string());
+    let price = setup::flag_price(args);
+    let out_dir = args.out.clone();
     let finish: Finish<RagKind> = Box::new(move |engine, out, clock| {
         let meta = RunMeta {
             tool: "evalpage-cli".into(),
@@ -155,7 +158,11 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
             started_at_ms: engine.config().info.started_at_ms,
             ended_at_ms: clock.now_ms(),
         };
-        let written = out.write_reports(engine, clock.now_ms(), &dataset_bytes, &meta)?;
+        let prices: evalpage_core::report::Prices = price
+            .map(|p| (engine.config().info.model.clone(), p))
+            .into_iter()
+            .collect();
+        let written = out.write_reports(engine, clock.now_ms(), &dataset_bytes, &meta, &prices)?;
         let cancelled = engine.status() == RunStatus::Cancelled;
         let metrics = RunMetrics::from_results(engine.results());
         say(&finish_line(lang, &metrics, cancelled));
@@ -164,7 +171,10 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
             out.path(REPORT_JSON).display(),
             out.path(REPORT_MD).display()
         );
-        Ok(written)
+        match engine.stopped() {
+            Some(fatal) => Err(setup::stopped(fatal, metrics.not_run_cases, &out_dir)),
+            None => Ok(written),
+        }
     });
     Ok(Checked {
         start_line: start_line(lang, engine.cases().len()),

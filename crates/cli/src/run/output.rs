@@ -72,8 +72,10 @@ impl Output {
         now_ms: u64,
         dataset_bytes: &[u8],
         meta: &RunMeta,
+        prices: &report::Prices,
     ) -> Result<usize, CliError> {
-        let report: EvaluationResult = report::build(engine, now_ms);
+        let mut report: EvaluationResult = report::build(engine, now_ms);
+        report::set_prices(&mut report, prices);
         let lang = engine.config().info.lang;
         let outputs = report::rag_outputs(engine, &report, lang, dataset_bytes, meta);
         let files = report::outputs::render(&outputs)

@@ -207,6 +207,47 @@ pub(super) fn settings(args: &RunArgs) -> RunSettings {
     }
 }
 
+/// What the run does with truncated answers and fatal failures (both kinds).
+pub(super) fn policy(args: &RunArgs) -> evalpage_core::run::AnswerPolicy {
+    evalpage_core::run::AnswerPolicy {
+        truncated_as_failure: args.truncated_as_failure,
+        keep_going_on_fatal: args.keep_going_on_fatal,
+    }
+}
+
+/// The price of `--price-in` / `--price-out` (a missing side counts as 0).
+pub(super) fn flag_price(args: &RunArgs) -> Option<evalpage_core::report::Price> {
+    if args.price_in.is_none() && args.price_out.is_none() {
+        return None;
+    }
+    Some(evalpage_core::report::Price {
+        in_per_mtok: args.price_in.unwrap_or(0.0),
+        out_per_mtok: args.price_out.unwrap_or(0.0),
+    })
+}
+
+/// The error of a run that stopped at a fatal answer: what happened, what to
+/// fix, and how to send only the cases without an answer.
+pub(super) fn stopped(
+    fatal: &evalpage_core::provider::CallError,
+    not_run: usize,
+    out_dir: &std::path::Path,
+) -> CliError {
+    let at = fatal
+        .url
+        .as_deref()
+        .map(|u| format!(" from {u}"))
+        .unwrap_or_default();
+    CliError::Stopped(format!(
+        "the run stopped at a fatal answer{at}: {}\n\
+         {not_run} case(s) were not sent (recorded as not_run). Fix this, then send only the \
+         cases without an answer with the same command and --resume-from {}\n\
+         (--keep-going-on-fatal sends every case anyway)",
+        fatal.message,
+        out_dir.join("report.events.jsonl").display()
+    ))
+}
+
 fn scoring(args: &RunArgs) -> ScoringConfig {
     ScoringConfig {
         match_mode: match args.match_mode {

@@ -17,6 +17,7 @@ use crate::score;
 use crate::task_file::{self, LoadedTask};
 use evalpage_core::parse_problems;
 use evalpage_core::provider::{strip_query, ApiKey, CallOutcome, ChatMessage};
+use evalpage_core::report::Prices;
 use evalpage_core::resumable_task as resumable;
 use evalpage_core::run::RunStatus;
 use evalpage_core::task::Task;
@@ -25,6 +26,7 @@ use evalpage_core::AnswerStatus;
 use evalpage_core::OpenAiConfig;
 use evalpage_core::RunMeta;
 use evalpage_core::Sample;
+use evalpage_core::TaskMetrics;
 use evalpage_core::{merged_params, ModelEntry, Registry};
 use evalpage_core::{AnswerSource, ModelSettings, RunDescription};
 use evalpage_core::{TaskEngine, TaskKind, TaskRunConfig};
@@ -53,8 +55,8 @@ impl Answerer {
                 samples,
                 name,
             } => match samples.get(sample) {
-                Some(s) => CallOutcome::Answer(mock::answer(task, s, name, messages)),
-                None => CallOutcome::Answer(String::new()),
+                Some(s) => CallOutcome::text(mock::answer(task, s, name, messages)),
+                None => CallOutcome::text(String::new()),
             },
             Answerer::Http(h) => h.call(messages),
         }
@@ -74,7 +76,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         .max_samples
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let (bytes, data) = score::read_dataset(&args.dataset, args.metadata.as_deref(), format, max)?;
-    let models = models(args, &loaded.task)?;
+    let (models, prices) = models(args, &loaded.task)?;
     let settings = setup::settings(args);
     let backend = if args.mock { "mock" } else { "openai" };
     let log = match &args.resume_from {
@@ -105,6 +107,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         info,
     } = &loaded;
     let mut engine = TaskEngine::new(cfg, task.clone(), info.clone(), template, &data);
+    engine.set_policy(setup::policy(args));
     if let (Some(log), Some(path)) = (&log, &args.resume_from) {
         let prior = resumable(log, &engine);
         for key in prior.unknown.iter().take(5) {
@@ -140,7 +143,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     let call: Caller = Arc::new(move |job, messages: &[ChatMessage]| {
         match answerers.get(job.checked_div(n).unwrap_or(0)) {
             Some(a) => a.call(job % n.max(1), messages),
-            None => CallOutcome::Answer(String::new()),
+            None => CallOutcome::text(String::new()),
         }
     });
     let start_line = format!(
@@ -157,8 +160,12 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         args.metadata.as_ref().map(|p| p.display().to_string()),
         args.lang.into(),
     );
+    let out_dir = args.out.clone();
     let finish: Finish<TaskKind> = Box::new(move |engine, out, clock| {
-        let scored = engine.scored();
+        let mut scored = engine.scored();
+        for m in &mut scored.models {
+            m.price = prices.get(&m.model).copied();
+        }
         let source = AnswerSource::Run(RunDescription {
             run_id,
             backend: backend.into(),
@@ -193,6 +200,10 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         if engine.status() == RunStatus::Cancelled {
             eprintln!("evalpage: the run stopped before every case settled");
         }
+        if let Some(fatal) = engine.stopped() {
+            let not_run = TaskMetrics::of(&scored.models).not_run_cases;
+            return Err(super::setup::stopped(fatal, not_run, &out_dir));
+        }
         Ok(files.len())
     });
     Ok(Checked {
@@ -204,15 +215,32 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     })
 }
 
-/// The models to run, each with its key (read from its `api_key_env`).
-fn models(args: &RunArgs, task: &Task) -> Result<Vec<(ModelSettings, Option<ApiKey>)>, CliError> {
+/// The models to run, each with its key (read from its `api_key_env`), and
+/// their prices (registry entries; `--price-in` / `--price-out` for one model).
+fn models(args: &RunArgs, task: &Task) -> Result<(Models, Prices), CliError> {
+    let (models, mut prices) = models_and_prices(args, task)?;
+    if let (Some(p), [(only, _)]) = (setup::flag_price(args), models.as_slice()) {
+        prices.insert(only.name.clone(), p);
+    } else if setup::flag_price(args).is_some() {
+        return Err(CliError::Usage(
+            "--price-in / --price-out price a one-model run; with several models put \
+             price_in_per_mtok / price_out_per_mtok in each registry entry"
+                .into(),
+        ));
+    }
+    Ok((models, prices))
+}
+
+type Models = Vec<(ModelSettings, Option<ApiKey>)>;
+
+fn models_and_prices(args: &RunArgs, task: &Task) -> Result<(Models, Prices), CliError> {
     if args.mock {
         let names = if args.models.is_empty() {
             vec!["mock".to_string()]
         } else {
             args.models.clone()
         };
-        return Ok(names
+        let models = names
             .into_iter()
             .map(|name| {
                 let s = ModelSettings {
@@ -224,7 +252,8 @@ fn models(args: &RunArgs, task: &Task) -> Result<Vec<(ModelSettings, Option<ApiK
                 };
                 (s, None)
             })
-            .collect());
+            .collect();
+        return Ok((models, Prices::new()));
     }
     let (Some(path), false) = (&args.model_registry, args.models.is_empty()) else {
         return Err(CliError::Usage(
@@ -238,13 +267,18 @@ fn models(args: &RunArgs, task: &Task) -> Result<Vec<(ModelSettings, Option<ApiK
             path: path.display().to_string(),
             message,
         })?;
-    entries
+    let prices = entries
+        .iter()
+        .filter_map(|e| Some((e.name.clone(), e.price()?)))
+        .collect();
+    let models = entries
         .into_iter()
         .map(|e| {
             let key = read_key(&e, path)?;
             Ok((settings_of(&e, task, args), key))
         })
-        .collect()
+        .collect::<Result<Models, CliError>>()?;
+    Ok((models, prices))
 }
 
 fn read_registry(path: &Path) -> Result<Registry, CliError> {

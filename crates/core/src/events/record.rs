@@ -2,7 +2,7 @@
 
 use crate::dataset::rag::RagCase;
 use crate::provider::ModelSettings;
-use crate::provider::{CallError, ErrorKind};
+use crate::provider::{Answer, CallError, ErrorKind, Usage};
 use crate::report::{ReportMetrics, RunMetrics};
 use crate::run::{CaseResult, Engine, RunConfig, RunStatus};
 use crate::scorer::ScoringConfig;
@@ -20,6 +20,9 @@ pub(crate) const SNIPPET_CHARS: usize = 200;
 /// One record of the log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "record_type", rename_all = "snake_case")]
+// A record is built once per case and written at once; boxing the large
+// `case` variant would only add an allocation per record.
+#[allow(clippy::large_enum_variant)]
 pub enum Record {
     /// Start of a run.
     Meta(MetaRecord),
@@ -183,6 +186,38 @@ pub struct CaseRecord {
     pub error: Option<String>,
     /// Structured error (only when `llm_call_ok` is false).
     pub error_detail: Option<ErrorDetail>,
+    /// The reasoning that came with the answer (never scored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// The endpoint's `finish_reason`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// Token counts of the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// The answer was cut off at `max_tokens` (present and true only then).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+/// The answer of a `case` record as the endpoint gave it (final text,
+/// reasoning, `finish_reason`, usage), for a resumed run to score again.
+/// Fields of the wrong shape are left out.
+pub fn answer_of(record: &Value) -> Option<Answer> {
+    let text = |k: &str| record.get(k).and_then(Value::as_str).map(str::to_string);
+    Some(Answer {
+        text: text("answer")?,
+        reasoning: text("reasoning"),
+        finish_reason: text("finish_reason"),
+        usage: usage_of(record),
+    })
+}
+
+/// The `usage` of a `case` record, when it has one of the right shape.
+pub fn usage_of(record: &Value) -> Option<Usage> {
+    record
+        .get("usage")
+        .and_then(|u| serde_json::from_value(u.clone()).ok())
 }
 
 /// `error`: a failure of the run itself.
@@ -249,6 +284,12 @@ pub struct SummaryMetrics {
     /// `hit_cases / cases_total` (retrieval).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hit_rate: Option<f64>,
+    /// Answers cut off at `max_tokens`.
+    #[serde(default)]
+    pub truncated_cases: usize,
+    /// Cases not sent because the run stopped at a fatal answer.
+    #[serde(default)]
+    pub not_run_cases: usize,
 }
 
 impl From<ReportMetrics> for SummaryMetrics {
@@ -265,6 +306,8 @@ impl From<ReportMetrics> for SummaryMetrics {
             parse_problem_cases: m.parse_problem_cases,
             hit_cases: m.hit_cases,
             hit_rate: m.hit_rate,
+            truncated_cases: m.truncated_cases,
+            not_run_cases: m.not_run_cases,
         }
     }
 }
@@ -345,6 +388,10 @@ impl Record {
             answer: r.answer.clone(),
             error: r.error.as_ref().map(|e| e.message.clone()),
             error_detail: r.error.as_ref().map(ErrorDetail::from),
+            reasoning: r.reasoning.clone(),
+            finish_reason: r.finish_reason.clone(),
+            usage: r.usage,
+            truncated: r.truncated(),
             ..CaseRecord::default()
         })
     }

@@ -4,12 +4,13 @@
 //! A `case` record counts as settled when its call succeeded and it carries the
 //! full `answer` (re-scored with the current scoring settings, so the resumed
 //! report equals an uninterrupted one), or when its call failed for a reason other
-//! than a cancel. Cancelled cases, cases without an answer, and records naming an
+//! than a cancel, a case not run, or a fatal answer (401, 403, 404: what the resume
+//! fixed). Those, cases without an answer, and records naming an
 //! id the dataset does not have are sent again or reported.
 
 use super::ReadLog;
 use crate::dataset::rag::RagCase;
-use crate::provider::{CallError, ErrorKind};
+use crate::provider::{Answer, CallError, ErrorKind};
 use crate::run::CaseResult;
 use crate::scorer::ScoringConfig;
 use serde_json::Value;
@@ -36,7 +37,7 @@ pub struct PriorCall {
     /// Job number in this run (the kind's numbering).
     pub job: usize,
     /// The answer, or the error of the last attempt.
-    pub outcome: Result<String, CallError>,
+    pub outcome: Result<Answer, CallError>,
     /// Attempts made.
     pub attempts: u32,
     /// Time from first send to outcome.
@@ -110,10 +111,14 @@ fn rebuild(job: usize, r: &Value) -> Option<PriorCall> {
     let attempts = r.get("attempts").and_then(Value::as_u64).unwrap_or(1);
     let elapsed_ms = r.get("elapsed_ms").and_then(Value::as_u64).unwrap_or(0);
     let outcome = if r.get("llm_call_ok").and_then(Value::as_bool)? {
-        Ok(r.get("answer")?.as_str()?.to_string())
+        Ok(super::record::answer_of(r)?)
     } else {
-        let short = r.get("error").and_then(Value::as_str);
-        Err(call_error(r.get("error_detail")?, short)?)
+        let mut error = call_error(
+            r.get("error_detail")?,
+            r.get("error").and_then(Value::as_str),
+        )?;
+        error.usage = super::record::usage_of(r).map(Box::new);
+        Err(error)
     };
     Some(PriorCall {
         job,
@@ -157,7 +162,7 @@ pub fn resumable(log: &ReadLog, cases: &[RagCase], scoring: &ScoringConfig) -> R
 
 fn call_error(detail: &Value, short: Option<&str>) -> Option<CallError> {
     let kind: ErrorKind = serde_json::from_value(detail.get("kind")?.clone()).ok()?;
-    if kind == ErrorKind::Cancelled {
+    if matches!(kind, ErrorKind::Cancelled | ErrorKind::NotRun) {
         return None;
     }
     let text = |k: &str| detail.get(k).and_then(Value::as_str).map(str::to_string);
@@ -177,5 +182,6 @@ fn call_error(detail: &Value, short: Option<&str>) -> Option<CallError> {
         .and_then(Value::as_bool)
         .unwrap_or(kind == ErrorKind::Timeout);
     e.response_snippet = text("response_snippet");
-    Some(e)
+    // a fatal answer (401, 403, 404) is what the resume fixed: send it again
+    (!e.fatal()).then_some(e)
 }

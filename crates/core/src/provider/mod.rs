@@ -65,6 +65,12 @@ pub enum ErrorKind {
     Cancelled,
     /// The prompt for this sample could not be rendered, so nothing was sent.
     Prompt,
+    /// Not sent: the run stopped at a fatal answer (401, 403, 404) before this
+    /// case's call went out. Sent again on resume, like a cancelled case.
+    NotRun,
+    /// The answer was cut off at `max_tokens` (`finish_reason: "length"`) and
+    /// the run counts truncated answers as failed calls.
+    Truncated,
 }
 
 /// A failed call, with what the event log's `error_detail` needs.
@@ -84,6 +90,11 @@ pub struct CallError {
     pub response_snippet: Option<String>,
     /// Server-requested wait (`Retry-After`), in milliseconds.
     pub retry_after_ms: Option<u64>,
+    /// Tokens the failed call still used (a truncated answer counted as a
+    /// failure), so the run's token totals and cost include them. Boxed to
+    /// keep the error small.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Box<Usage>>,
 }
 
 impl CallError {
@@ -97,6 +108,7 @@ impl CallError {
             timeout: kind == ErrorKind::Timeout,
             response_snippet: None,
             retry_after_ms: None,
+            usage: None,
         }
     }
 
@@ -111,27 +123,102 @@ impl CallError {
         match self.kind {
             ErrorKind::Network | ErrorKind::Timeout => true,
             ErrorKind::Http => matches!(self.status_code, Some(429) | Some(500..=599)),
-            ErrorKind::InvalidResponse | ErrorKind::Cancelled | ErrorKind::Prompt => false,
+            ErrorKind::InvalidResponse
+            | ErrorKind::Cancelled
+            | ErrorKind::Prompt
+            | ErrorKind::NotRun
+            | ErrorKind::Truncated => false,
         }
     }
 
-    /// The status word for reports: `timeout`, `cancelled` or `error`.
+    /// An answer that will be the same for every case: 401 (the key), 403 (no
+    /// access), 404 (unknown model or path). The run stops sending at one.
+    pub fn fatal(&self) -> bool {
+        self.kind == ErrorKind::Http && matches!(self.status_code, Some(401 | 403 | 404))
+    }
+
+    /// True for failures that say nothing about the case and are sent again on
+    /// resume: cancelled and not run.
+    pub fn unsettled(&self) -> bool {
+        matches!(self.kind, ErrorKind::Cancelled | ErrorKind::NotRun)
+    }
+
+    /// The status word for reports: `timeout`, `cancelled`, `not_run` or `error`.
     pub fn status(&self) -> &'static str {
         match self.kind {
             ErrorKind::Timeout => "timeout",
             ErrorKind::Cancelled => "cancelled",
+            ErrorKind::NotRun => "not_run",
             _ => "error",
         }
+    }
+}
+
+/// Token counts of one answer, as the endpoint's `usage` gives them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens of the prompt.
+    pub prompt_tokens: u64,
+    /// Tokens of the completion (reasoning included, as OpenAI counts them).
+    pub completion_tokens: u64,
+    /// Reasoning tokens (`completion_tokens_details.reasoning_tokens`), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
+}
+
+/// A model's answer: the final text that every metric scores, kept apart from
+/// the reasoning that came with it, and what the endpoint said about it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    /// The final answer (the reasoning and any leading `<think>` block removed).
+    pub text: String,
+    /// The reasoning (`reasoning_content`, `reasoning`, or a `<think>` block).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// `choices[0].finish_reason` (`stop`, `length`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// Token counts, when the endpoint gave them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+}
+
+impl Answer {
+    /// True when the answer was cut off at `max_tokens` (`finish_reason: "length"`).
+    pub fn truncated(&self) -> bool {
+        self.finish_reason.as_deref() == Some("length")
+    }
+}
+
+impl From<String> for Answer {
+    fn from(text: String) -> Answer {
+        Answer {
+            text,
+            ..Answer::default()
+        }
+    }
+}
+
+impl From<&str> for Answer {
+    fn from(text: &str) -> Answer {
+        Answer::from(text.to_string())
     }
 }
 
 /// The result of one model call as the run engine sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CallOutcome {
-    /// The model answered with this text.
-    Answer(String),
+    /// The model answered.
+    Answer(Answer),
     /// The call failed.
     Failed(CallError),
+}
+
+impl CallOutcome {
+    /// An answer of this text alone (offline models, scripted tests).
+    pub fn text(text: impl Into<String>) -> CallOutcome {
+        CallOutcome::Answer(Answer::from(text.into()))
+    }
 }
 
 /// Removes `?query` and `#fragment` from a URL.

@@ -1,7 +1,7 @@
 //! OpenAI-compatible chat completions (`POST {base}/chat/completions`), as served
 //! by OpenAI, vLLM, Ollama (`/v1`), llama.cpp's server and LiteLLM.
 
-use super::{strip_query, ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind};
+use super::{strip_query, Answer, ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, Usage};
 use crate::dataset::kind;
 use crate::text::truncate_chars;
 use serde::Serialize;
@@ -113,8 +113,10 @@ pub fn build_request(cfg: &OpenAiConfig, messages: &[ChatMessage]) -> HttpReques
     }
 }
 
-/// Turns an HTTP answer into a `CallOutcome`: the first choice's message content,
-/// or an error that says what was wrong.
+/// Turns an HTTP answer into a `CallOutcome`: the first choice's final answer
+/// with its reasoning kept apart (`reasoning_content` / `reasoning` fields, a
+/// leading `<think>…</think>` block), its `finish_reason` and the `usage`, or
+/// an error that says what was wrong.
 pub fn parse_response(
     url: &str,
     status: u16,
@@ -139,8 +141,8 @@ pub fn parse_response(
         Ok(v) => v,
         Err(e) => return invalid(not_json(status, body, &e)),
     };
-    match answer_text(value) {
-        Ok(text) => CallOutcome::Answer(text),
+    match answer_of(value) {
+        Ok(answer) => CallOutcome::Answer(answer),
         Err(msg) => invalid(msg),
     }
 }
@@ -160,15 +162,22 @@ fn not_json(status: u16, body: &str, e: &serde_json::Error) -> String {
     format!("HTTP {status} answer {looks}; is the base URL an OpenAI-compatible /v1 endpoint?")
 }
 
-/// `choices[0].message.content`, or what the JSON holds instead.
-fn answer_text(value: Value) -> Result<String, String> {
+/// `choices[0].message.content` split into answer and reasoning, with the
+/// choice's `finish_reason` and the top-level `usage`; or what the JSON holds
+/// instead.
+fn answer_of(value: Value) -> Result<Answer, String> {
     let Value::Object(top) = value else {
         return Err(format!(
             "the answer is {}, expected a chat completion object",
             kind(&value)
         ));
     };
+    let usage = top.get("usage").and_then(usage_of);
     let choice = first_choice(top)?;
+    let finish_reason = choice
+        .get("finish_reason")
+        .and_then(Value::as_str)
+        .map(|r| truncate_chars(r, 64));
     let message = match choice.get("message") {
         Some(Value::Object(m)) => m,
         None | Some(Value::Null) => return Err(no_message(&choice)),
@@ -179,14 +188,73 @@ fn answer_text(value: Value) -> Result<String, String> {
             ))
         }
     };
-    match message.get("content") {
-        Some(Value::String(text)) => Ok(text.clone()),
-        None | Some(Value::Null) => Err(no_content(message)),
-        Some(v) => Err(format!(
-            "choices[0].message.content is {}, expected a string",
-            kind(v)
-        )),
+    let field = ["reasoning_content", "reasoning"]
+        .iter()
+        .find_map(|k| message.get(*k).and_then(Value::as_str))
+        .filter(|r| !r.trim().is_empty());
+    let content = match message.get("content") {
+        Some(Value::String(text)) => text.as_str(),
+        // a reasoning model cut off while thinking has reasoning and no content
+        None | Some(Value::Null) if field.is_some() => "",
+        None | Some(Value::Null) => return Err(no_content(message)),
+        Some(v) => {
+            return Err(format!(
+                "choices[0].message.content is {}, expected a string",
+                kind(v)
+            ))
+        }
+    };
+    let (inline, text) = split_think(content);
+    let reasoning = match (field, inline) {
+        (Some(f), Some(i)) => Some(format!("{f}\n\n{i}")),
+        (f, i) => f.map(str::to_string).or(i),
+    };
+    Ok(Answer {
+        text,
+        reasoning,
+        finish_reason,
+        usage,
+    })
+}
+
+/// Splits a leading `<think>…</think>` block off `content`: (reasoning,
+/// answer). Also when the opening tag is missing and only `</think>` appears
+/// (some chat templates put `<think>` in the prompt), and when the closing tag
+/// is missing (cut off while thinking: all of it is reasoning).
+pub fn split_think(content: &str) -> (Option<String>, String) {
+    const OPEN: &str = "<think>";
+    const CLOSE: &str = "</think>";
+    let start = content.trim_start();
+    let (thought, rest) = if let Some(after) = start.strip_prefix(OPEN) {
+        match after.find(CLOSE) {
+            Some(i) => (&after[..i], &after[i + CLOSE.len()..]),
+            None => (after, ""),
+        }
+    } else if let Some(i) = content.find(CLOSE).filter(|_| !content.contains(OPEN)) {
+        (&content[..i], &content[i + CLOSE.len()..])
+    } else {
+        return (None, content.to_string());
+    };
+    let thought = thought.trim();
+    let reasoning = (!thought.is_empty()).then(|| thought.to_string());
+    (reasoning, rest.trim_start().to_string())
+}
+
+/// `usage` with `prompt_tokens`, `completion_tokens` and
+/// `completion_tokens_details.reasoning_tokens`; `None` unless it is an object
+/// with at least one of the two counts as a non-negative integer.
+fn usage_of(v: &Value) -> Option<Usage> {
+    let count = |x: Option<&Value>| x.and_then(Value::as_u64);
+    let prompt = count(v.get("prompt_tokens"));
+    let completion = count(v.get("completion_tokens"));
+    if prompt.is_none() && completion.is_none() {
+        return None;
     }
+    Some(Usage {
+        prompt_tokens: prompt.unwrap_or(0),
+        completion_tokens: completion.unwrap_or(0),
+        reasoning_tokens: count(v.pointer("/completion_tokens_details/reasoning_tokens")),
+    })
 }
 
 type Object = serde_json::Map<String, Value>;
@@ -317,7 +385,7 @@ mod tests {
         let ok = r#"{"choices":[{"message":{"role":"assistant","content":"hello"}}]}"#;
         assert_eq!(
             parse_response("u", 200, None, ok),
-            CallOutcome::Answer("hello".into())
+            CallOutcome::text("hello")
         );
         let CallOutcome::Failed(e) = parse_response("http://h/v1?k=1", 429, Some("3"), "{}") else {
             panic!("expected failure")
@@ -408,5 +476,113 @@ mod tests {
         assert!(e.response_snippet.expect("snippet").contains("nginx"));
         let e = failure(200, "data: {\"choices\":[]}\n\ndata: [DONE]\n");
         assert!(e.message.contains("event stream"), "{}", e.message);
+    }
+
+    fn answer(body: &str) -> Answer {
+        match parse_response("u", 200, None, body) {
+            CallOutcome::Answer(a) => a,
+            other => panic!("expected an answer for {body:?}, got {other:?}"),
+        }
+    }
+
+    fn content(c: &str) -> String {
+        json!({"choices": [{"message": {"content": c}, "finish_reason": "stop"}]}).to_string()
+    }
+
+    #[test]
+    fn think_blocks_are_split_off_the_answer() {
+        let a = answer(&content("<think>the doc says Milvus</think>\n\nChromaDB"));
+        assert_eq!(a.text, "ChromaDB");
+        assert_eq!(a.reasoning.as_deref(), Some("the doc says Milvus"));
+        assert_eq!(a.finish_reason.as_deref(), Some("stop"));
+        // leading whitespace before the block
+        let a = answer(&content("  \n<think>x</think>y"));
+        assert_eq!((a.reasoning.as_deref(), a.text.as_str()), (Some("x"), "y"));
+        // the opening tag was in the prompt: only </think> appears
+        let a = answer(&content("thinking about Neo4j\n</think>\nMilvus"));
+        assert_eq!(a.text, "Milvus");
+        assert_eq!(a.reasoning.as_deref(), Some("thinking about Neo4j"));
+        // cut off while thinking: no closing tag, all reasoning
+        let a = answer(&content("<think>still thinking"));
+        assert_eq!(
+            (a.reasoning.as_deref(), a.text.as_str()),
+            (Some("still thinking"), "")
+        );
+        // an empty block, and no block at all
+        let a = answer(&content("<think></think>ok"));
+        assert_eq!((a.reasoning, a.text.as_str()), (None, "ok"));
+        let a = answer(&content("plain <think> later </think> text"));
+        assert_eq!(
+            (a.reasoning, a.text.as_str()),
+            (None, "plain <think> later </think> text")
+        );
+    }
+
+    #[test]
+    fn reasoning_fields_usage_and_finish_reason_are_read() {
+        let body = r#"{"choices":[{"message":{"content":"Paris","reasoning_content":"capital of France"},"finish_reason":"length"}],
+            "usage":{"prompt_tokens":12,"completion_tokens":30,"completion_tokens_details":{"reasoning_tokens":25}}}"#;
+        let a = answer(body);
+        assert_eq!(a.text, "Paris");
+        assert_eq!(a.reasoning.as_deref(), Some("capital of France"));
+        assert!(a.truncated());
+        assert_eq!(
+            a.usage,
+            Some(Usage {
+                prompt_tokens: 12,
+                completion_tokens: 30,
+                reasoning_tokens: Some(25)
+            })
+        );
+        let a = answer(
+            r#"{"choices":[{"message":{"content":"<think>b</think>c","reasoning":"a"}}],"usage":{"prompt_tokens":3}}"#,
+        );
+        assert_eq!(
+            (a.reasoning.as_deref(), a.text.as_str()),
+            (Some("a\n\nb"), "c")
+        );
+        assert_eq!(
+            a.usage.map(|u| (u.prompt_tokens, u.completion_tokens)),
+            Some((3, 0))
+        );
+        // reasoning and no content: cut off while thinking
+        let a = answer(
+            r#"{"choices":[{"message":{"content":null,"reasoning_content":"hmm"},"finish_reason":"length"}]}"#,
+        );
+        assert_eq!((a.text.as_str(), a.truncated()), ("", true));
+    }
+
+    #[test]
+    fn hostile_usage_and_reasoning_shapes_are_ignored_not_trusted() {
+        for usage in [
+            r#""usage":"lots""#,
+            r#""usage":{"prompt_tokens":-1,"completion_tokens":"9"}"#,
+            r#""usage":[1,2]"#,
+            r#""usage":null"#,
+        ] {
+            let body = format!(
+                r#"{{"choices":[{{"message":{{"content":"x","reasoning":7}},"finish_reason":5}}],{usage}}}"#
+            );
+            let a = answer(&body);
+            assert_eq!(a, Answer::from("x"), "{body}");
+        }
+        let big = "9".repeat(40);
+        let a = answer(&format!(
+            r#"{{"choices":[{{"message":{{"content":"x"}}}}],"usage":{{"prompt_tokens":{big},"completion_tokens":2}}}}"#
+        ));
+        assert_eq!(
+            a.usage.map(|u| (u.prompt_tokens, u.completion_tokens)),
+            Some((0, 2))
+        );
+        // the content-is-required rule still holds without a reasoning field
+        let e = failure(
+            200,
+            r#"{"choices":[{"message":{"content":null,"reasoning":""}}]}"#,
+        );
+        assert!(
+            e.message.contains("choices[0].message.content"),
+            "{}",
+            e.message
+        );
     }
 }

@@ -21,6 +21,8 @@ pub struct ModelRows {
     pub summaries: Vec<MetricSummary>,
     /// Its cases whose call did not succeed.
     pub errors: Vec<ErrorCase>,
+    /// Its tokens, latency and cost.
+    pub usage: Option<ModelUsage>,
 }
 
 /// What a kind hands to the builder.
@@ -47,7 +49,9 @@ pub fn assemble(parts: ReportParts) -> EvaluationResult {
     let mut summaries = Vec::new();
     let mut breakdown_rows = Vec::new();
     let mut error_cases = Vec::new();
+    let mut usage = Vec::new();
     for m in parts.models {
+        usage.extend(m.usage);
         let model = m.model;
         let tag = |x: Option<String>| x.or_else(|| model.clone());
         breakdown_rows.extend(
@@ -68,17 +72,22 @@ pub fn assemble(parts: ReportParts) -> EvaluationResult {
         }));
         scores.extend(m.scores);
     }
+    let mut experiment = parts.experiment;
+    if let Some(run) = &mut experiment.run {
+        run.latency = usage.iter().map(ModelLatency::from).collect();
+    }
     EvaluationResult {
         metrics: parts.metrics,
         cases: parts.cases,
         scores,
         report: EvaluationReport {
-            experiment: parts.experiment,
+            experiment,
             summaries,
             breakdowns: breakdown_rows,
             error_cases,
             llm_judge_details: Vec::new(),
             line_errors: parts.line_errors,
+            usage,
         },
     }
 }

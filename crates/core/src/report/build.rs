@@ -70,6 +70,7 @@ pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
             started_at_ms: cfg.info.started_at_ms,
             elapsed_ms: now_ms.saturating_sub(cfg.info.started_at_ms),
             status: status.to_string(),
+            latency: Vec::new(),
         }),
     };
     assemble(ReportParts {
@@ -80,6 +81,15 @@ pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
             summaries: summaries(&scores, &names),
             scores,
             errors,
+            usage: Some(ModelUsage::of(
+                &cfg.info.model,
+                pairs.iter().map(|(_, r)| CallStat {
+                    answered: r.call_ok(),
+                    truncated: r.truncated(),
+                    elapsed_ms: Some(r.elapsed_ms),
+                    usage: r.usage,
+                }),
+            )),
         }],
         metric_names: names.iter().map(|n| n.to_string()).collect(),
         experiment,
@@ -101,12 +111,13 @@ fn case_scores(case: &RagCase, r: &CaseResult) -> [EvalScore; 2] {
         length_bucket: Some(length_bucket(&case.q).to_string()),
         detail,
     };
-    let common = json!({
+    let mut common = json!({
         "question": case.q,
         "answer": r.answer,
         "llm_call_ok": r.call_ok(),
         "error": r.error.as_ref().map(|e| e.message.clone()),
     });
+    merge(&mut common, Value::Object(extras(r)));
     let mut acc = common.clone();
     merge(
         &mut acc,
@@ -132,6 +143,16 @@ fn case_scores(case: &RagCase, r: &CaseResult) -> [EvalScore; 2] {
         score("accuracy", r.accurate(), acc),
         score("citation", r.cited(), cit),
     ]
+}
+
+/// The reasoning, `finish_reason`, usage and truncation of a case's answer.
+fn extras(r: &CaseResult) -> serde_json::Map<String, Value> {
+    super::answer_extras(
+        r.reasoning.as_deref(),
+        r.finish_reason.as_deref(),
+        r.usage,
+        r.truncated(),
+    )
 }
 
 fn merge(into: &mut Value, from: Value) {
@@ -304,7 +325,11 @@ fn rag_results(engine: &Engine, dataset_id: &str) -> String {
             trace_id: format!("{}/{}", info.run_id, case.id),
             attempts: r.attempts,
             error: r.error.as_ref().map(|e| error_value(&ErrorDetail::from(e))),
-            raw: json!({"answer": r.answer}),
+            raw: {
+                let mut raw = json!({"answer": r.answer});
+                merge(&mut raw, Value::Object(extras(r)));
+                raw
+            },
         };
         let mut line = serde_json::to_value(&record).unwrap_or_default();
         if let Value::Object(m) = &mut line {

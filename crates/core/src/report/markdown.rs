@@ -36,6 +36,8 @@ pub fn render(report: &EvaluationResult, parts: &MarkdownParts, lang: Lang) -> S
     if let Some(line) = &parts.after_overall {
         let _ = writeln!(md, "{line}\n");
     }
+    stopped(&mut md, report, lang);
+    usage(&mut md, report, lang);
     for (dim, zh, en) in [
         ("tag", "按标签", "By tag"),
         ("language", "按语言", "By language"),
@@ -103,6 +105,81 @@ fn overall(md: &mut String, report: &EvaluationResult, lang: Lang) {
                 .collect();
             cells.push(s.skipped.unwrap_or(0).to_string());
             cells.push(comps.join(", "));
+        }
+        let _ = writeln!(md, "{}", row(&cells));
+    }
+    md.push('\n');
+}
+
+/// A line when the run stopped at a fatal answer and left cases not run.
+fn stopped(md: &mut String, report: &EvaluationResult, lang: Lang) {
+    let n = report.metrics.not_run_cases;
+    if n > 0 {
+        let _ = writeln!(
+            md,
+            "{}\n",
+            match lang {
+                Lang::Zh => format!(
+                    "**运行因致命错误（401/403/404）停止：{n} 个用例未运行。** 修复后用 `--resume-from` 续跑，只发送未得到回答的用例。"
+                ),
+                Lang::En => format!(
+                    "**The run stopped at a fatal answer (401/403/404): {n} case(s) not run.** Fix it and resume (`--resume-from`): only the cases without an answer are sent."
+                ),
+            }
+        );
+    }
+}
+
+/// Tokens, latency and cost per model (`report.usage`), when a model answered
+/// with usage or timings.
+fn usage(md: &mut String, report: &EvaluationResult, lang: Lang) {
+    let rows = &report.report.usage;
+    // answers read from a file carry neither usage nor timings
+    if rows
+        .iter()
+        .all(|u| u.with_usage == 0 && u.latency_p50_ms.is_none())
+    {
+        return;
+    }
+    let priced = rows.iter().any(|u| u.cost.is_some());
+    let _ = writeln!(
+        md,
+        "## {}\n",
+        lang.pick("用量、延迟与成本", "Usage, latency and cost")
+    );
+    let mut names = vec![
+        "model",
+        "answered",
+        "truncated",
+        "prompt_tokens",
+        "completion_tokens",
+        "reasoning_tokens",
+        "latency_p50_ms",
+        "latency_p95_ms",
+        "output_tokens_per_s",
+    ];
+    if priced {
+        names.extend(["price_in_per_mtok", "price_out_per_mtok", "cost"]);
+    }
+    let _ = writeln!(md, "{}", header(&names));
+    let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+    let num = |v: Option<f64>, p: usize| v.map(|v| format!("{v:.p$}")).unwrap_or_default();
+    for u in rows {
+        let mut cells = vec![
+            cell(&u.model),
+            u.answered.to_string(),
+            u.truncated.to_string(),
+            u.prompt_tokens.to_string(),
+            u.completion_tokens.to_string(),
+            u.reasoning_tokens.to_string(),
+            opt(u.latency_p50_ms),
+            opt(u.latency_p95_ms),
+            num(u.output_tokens_per_s, 1),
+        ];
+        if priced {
+            cells.push(num(u.price_in_per_mtok, 4));
+            cells.push(num(u.price_out_per_mtok, 4));
+            cells.push(num(u.cost, 6));
         }
         let _ = writeln!(md, "{}", row(&cells));
     }

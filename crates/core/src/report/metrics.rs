@@ -23,6 +23,12 @@ pub struct RunMetrics {
     pub citation_rate: f64,
     /// Cases whose model call failed (they count as failed in every rate).
     pub failed_calls: usize,
+    /// Answers cut off at `max_tokens` (scored as they are, or failed calls).
+    #[serde(default)]
+    pub truncated_cases: usize,
+    /// Cases not sent because the run stopped at a fatal answer (failed calls).
+    #[serde(default)]
+    pub not_run_cases: usize,
 }
 
 /// The report's top-level `metrics`, for every kind of run: the counts every
@@ -61,6 +67,12 @@ pub struct ReportMetrics {
     /// `hit_cases / cases` (retrieval).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hit_rate: Option<f64>,
+    /// Answers cut off at `max_tokens` (scored as they are, or failed calls).
+    #[serde(default)]
+    pub truncated_cases: usize,
+    /// Cases not sent because the run stopped at a fatal answer (failed calls).
+    #[serde(default)]
+    pub not_run_cases: usize,
 }
 
 impl RunMetrics {
@@ -89,6 +101,12 @@ impl RunMetrics {
             cited_cases: cited,
             citation_rate: rate(cited),
             failed_calls: count(|r| !r.call_ok()),
+            truncated_cases: count(CaseResult::truncated),
+            not_run_cases: count(|r| {
+                r.error
+                    .as_ref()
+                    .is_some_and(|e| e.kind == crate::provider::ErrorKind::NotRun)
+            }),
         }
     }
 }
@@ -104,6 +122,9 @@ impl From<&RunMetrics> for ReportMetrics {
             cited_cases: Some(m.cited_cases),
             citation_rate: Some(m.citation_rate),
             failed_calls: m.failed_calls,
+            parse_problem_cases: None,
+            truncated_cases: m.truncated_cases,
+            not_run_cases: m.not_run_cases,
             ..ReportMetrics::default()
         }
     }

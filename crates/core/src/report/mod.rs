@@ -10,6 +10,7 @@ mod model;
 pub mod outputs;
 mod retrieval;
 mod run_record;
+pub mod usage;
 
 pub use aggregate::{breakdowns, length_bucket, mean_std, summaries};
 pub use assemble::{assemble, ModelRows, ReportParts};
@@ -20,4 +21,5 @@ pub use metrics::{ReportMetrics, RunMetrics};
 pub use model::*;
 pub use outputs::{Outputs, RunMeta, EVENT_FILES, FILES};
 pub use retrieval::{retrieval_outputs, retrieval_records, retrieval_report, RetrievalInputs};
-pub use run_record::{error_value, RunRecord};
+pub use run_record::{answer_extras, error_value, RunRecord};
+pub use usage::{set_prices, CallStat, ModelLatency, ModelUsage, Price, Prices};

@@ -57,6 +57,9 @@ pub struct EvaluationReport {
     /// Input lines that were skipped, and responses for unknown samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_errors: Option<Vec<crate::dataset::LineError>>,
+    /// Tokens, latency and cost per model (see `report::usage`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<super::ModelUsage>,
 }
 
 /// Whether one model's answer to one case was usable.
@@ -98,6 +101,11 @@ pub struct RunIdentity {
     pub elapsed_ms: u64,
     /// `done` or `cancelled`.
     pub status: String,
+    /// Latency and output speed per model: timings, so they live here with
+    /// the other parts that differ between identical runs (tokens and cost
+    /// are in `report.usage`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency: Vec<super::ModelLatency>,
 }
 
 /// Spec 003 `DatasetMetadata`.

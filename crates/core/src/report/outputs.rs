@@ -10,8 +10,12 @@
 //! each metric in report order `tm_<metric>` (the mean over the samples the
 //! metric scored) followed by `tm_<metric>_<component>` for each aggregate
 //! component in name order. A component one model lacks is an empty cell.
-//! Numbers are written in Rust's shortest round-trip form. The last columns
-//! name what was run (a task and its prompt template with their versions).
+//! Numbers are written in Rust's shortest round-trip form. Then the model's
+//! usage (`report.usage`): `truncated`, `prompt_tokens`, `completion_tokens`,
+//! `reasoning_tokens`, `latency_p50_ms`, `latency_p95_ms`,
+//! `output_tokens_per_s`, and `cost` when a model has a price. The last
+//! columns name what was run (a task and its prompt template with their
+//! versions).
 
 use super::{EvalScore, EvaluationResult, MetricSummary};
 use serde::Serialize;
@@ -166,6 +170,35 @@ fn columns(summaries: &[MetricSummary]) -> Vec<Column> {
     out
 }
 
+/// The usage columns of `summary.csv`, after the metric columns.
+const USAGE_COLUMNS: [&str; 7] = [
+    "truncated",
+    "prompt_tokens",
+    "completion_tokens",
+    "reasoning_tokens",
+    "latency_p50_ms",
+    "latency_p95_ms",
+    "output_tokens_per_s",
+];
+
+fn usage_cells(u: Option<&super::ModelUsage>) -> Vec<String> {
+    let Some(u) = u else {
+        return vec![String::new(); USAGE_COLUMNS.len()];
+    };
+    let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+    vec![
+        u.truncated.to_string(),
+        u.prompt_tokens.to_string(),
+        u.completion_tokens.to_string(),
+        u.reasoning_tokens.to_string(),
+        opt(u.latency_p50_ms),
+        opt(u.latency_p95_ms),
+        u.output_tokens_per_s
+            .map(|v| v.to_string())
+            .unwrap_or_default(),
+    ]
+}
+
 /// Renders `summary.csv` (see the module doc for the columns).
 pub fn summary_csv(o: &Outputs) -> Result<String, CsvError> {
     let summaries = &o.report.report.summaries;
@@ -179,9 +212,15 @@ pub fn summary_csv(o: &Outputs) -> Result<String, CsvError> {
     .map(String::from)
     .collect();
     let cols = columns(summaries);
+    let usage = &o.report.report.usage;
+    let priced = usage.iter().any(|u| u.cost.is_some());
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["model".to_string(), "samples".to_string()];
     header.extend(cols.iter().map(Column::header));
+    header.extend(USAGE_COLUMNS.iter().map(|c| c.to_string()));
+    if priced {
+        header.push("cost".into());
+    }
     header.extend(o.identity.iter().map(|(h, _)| h.clone()));
     w.write_record(&header)?;
     for model in &models {
@@ -189,6 +228,17 @@ pub fn summary_csv(o: &Outputs) -> Result<String, CsvError> {
             summaries.iter().filter(|s| &model_of(s) == model).collect();
         let mut row = vec![model.clone(), o.samples.to_string()];
         row.extend(cols.iter().map(|c| c.cell(&rows)));
+        let u = usage
+            .iter()
+            .find(|u| &u.model == model || (usage.len() == 1 && models.len() == 1));
+        row.extend(usage_cells(u));
+        if priced {
+            row.push(
+                u.and_then(|u| u.cost)
+                    .map(|c| c.to_string())
+                    .unwrap_or_default(),
+            );
+        }
         row.extend(o.identity.iter().map(|(_, v)| v.clone()));
         w.write_record(&row)?;
     }

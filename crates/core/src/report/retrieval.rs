@@ -100,6 +100,7 @@ pub fn retrieval_report(e: &Evaluated, i: &RetrievalInputs<'_>) -> EvaluationRes
             summaries: summaries(&scores, &names),
             scores,
             errors,
+            usage: None,
         }],
         metric_names: METRICS.iter().map(|m| m.to_string()).collect(),
         experiment,

@@ -46,3 +46,28 @@ pub fn error_value(e: &ErrorDetail) -> Value {
     }
     v
 }
+
+/// What came with an answer besides its text, for score details and
+/// `results.jsonl`'s `raw`: `reasoning`, `finish_reason`, `usage`, and
+/// `truncated: true`; each key only when there is something to say.
+pub fn answer_extras(
+    reasoning: Option<&str>,
+    finish_reason: Option<&str>,
+    usage: Option<crate::provider::Usage>,
+    truncated: bool,
+) -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    if let Some(r) = reasoning {
+        m.insert("reasoning".into(), Value::from(r));
+    }
+    if let Some(f) = finish_reason {
+        m.insert("finish_reason".into(), Value::from(f));
+    }
+    if let Some(u) = usage {
+        m.insert("usage".into(), serde_json::to_value(u).unwrap_or_default());
+    }
+    if truncated {
+        m.insert("truncated".into(), Value::Bool(true));
+    }
+    m
+}

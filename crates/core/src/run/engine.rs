@@ -5,7 +5,7 @@ use super::result::{CaseResult, RunConfig, RunSettings};
 use crate::dataset::rag::RagCase;
 use crate::events::Record;
 use crate::prompt::rag_messages;
-use crate::provider::CallError;
+use crate::provider::{Answer, CallError};
 
 /// The RAG check as a kind of evaluation: one model, one call per case
 /// (spec 002's prompt), scored for accuracy and citation as it settles.
@@ -40,7 +40,7 @@ impl Kind for RagKind {
         vec![self.cfg.settings]
     }
 
-    fn call(&self, job: usize, answers: &[String]) -> Result<Option<Call>, CallError> {
+    fn call(&self, job: usize, answers: &[Answer]) -> Result<Option<Call>, CallError> {
         let Some(case) = self.cases.get(job) else {
             return Ok(None);
         };
@@ -91,8 +91,8 @@ impl Kind for RagKind {
         Record::summary_of(&self.cfg, &self.results, cancelled, now_ms)
     }
 
-    fn error(&self, message: &str, now_ms: u64) -> Record {
-        Record::error(&self.cfg.info.run_id, message, now_ms)
+    fn error(&self, message: &str, now_ms: u64) -> Option<Record> {
+        Some(Record::error(&self.cfg.info.run_id, message, now_ms))
     }
 }
 

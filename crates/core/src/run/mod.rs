@@ -15,5 +15,5 @@ pub mod scheduler;
 pub use engine::{Engine, RagKind};
 pub use pipeline::{Call, JobOutcome, Kind, Pipeline};
 pub use protocol::{Command, Input, RunStatus, Step};
-pub use result::{CaseResult, RunConfig, RunInfo, RunSettings};
+pub use result::{AnswerPolicy, CaseResult, RunConfig, RunInfo, RunSettings};
 pub use scheduler::{Scheduler, Settled};

@@ -12,9 +12,9 @@
 //! a clock.
 
 use super::protocol::{Command, Input, RunStatus, Step};
-use super::result::RunSettings;
+use super::result::{AnswerPolicy, RunSettings};
 use super::scheduler::{Scheduler, Settled};
-use crate::provider::{CallError, ChatMessage};
+use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 
 /// One call a job makes: the pool (model) that answers it and its messages.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,7 +30,7 @@ pub struct Call {
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobOutcome {
     /// The answers of the calls that succeeded, in order.
-    pub answers: Vec<String>,
+    pub answers: Vec<Answer>,
     /// The final error of the call that failed for good (or a cancel).
     pub error: Option<CallError>,
     /// Attempts over all calls of the job.
@@ -41,7 +41,7 @@ pub struct JobOutcome {
 
 impl JobOutcome {
     /// The last answer, or the error: what a one-call job scores.
-    pub fn last(&self) -> Result<String, CallError> {
+    pub fn last(&self) -> Result<Answer, CallError> {
         match (&self.error, self.answers.last()) {
             (Some(e), _) => Err(e.clone()),
             (None, Some(a)) => Ok(a.clone()),
@@ -64,7 +64,7 @@ pub trait Kind {
     /// The next call of `job` after `answers` (its earlier answers, in
     /// order): `Ok(None)` when the job is complete, `Err` when the call
     /// cannot be made (the job settles as failed without it).
-    fn call(&self, job: usize, answers: &[String]) -> Result<Option<Call>, CallError>;
+    fn call(&self, job: usize, answers: &[Answer]) -> Result<Option<Call>, CallError>;
     /// A job settled: score it and return its records.
     fn settle(&mut self, job: usize, outcome: JobOutcome, now_ms: u64) -> Vec<Self::Record>;
     /// The record of a job restored from an earlier run, re-emitted at start.
@@ -73,14 +73,17 @@ pub trait Kind {
     fn meta(&self, now_ms: u64) -> Self::Record;
     /// The record that closes it.
     fn summary(&self, cancelled: bool, now_ms: u64) -> Self::Record;
-    /// A run-level `error` record (spec 000): the run itself failed, not a case.
-    fn error(&self, message: &str, now_ms: u64) -> Self::Record;
     /// The offline mock model's answer to a call of `job`: the one mock model
     /// of every kind (deterministic; some answers wrong on purpose). By
     /// default the RAG demo model, which reads only the messages.
-    fn mock_answer(&self, job: usize, messages: &[ChatMessage]) -> String {
+    fn mock_answer(&self, job: usize, messages: &[ChatMessage]) -> crate::provider::Answer {
         let _ = job;
-        crate::demo::answer(messages)
+        crate::demo::reply(messages)
+    }
+    /// A run-level error record (spec 000's `error`), e.g. the fatal answer
+    /// that stopped the run; `None` when the kind's log has none.
+    fn error(&self, _message: &str, _now_ms: u64) -> Option<Self::Record> {
+        None
     }
 }
 
@@ -94,7 +97,7 @@ pub struct Pipeline<K> {
     active: Vec<Option<usize>>,
     /// The first call's error of jobs that cannot start.
     unsendable: Vec<Option<CallError>>,
-    answers: Vec<Vec<String>>,
+    answers: Vec<Vec<Answer>>,
     attempts: Vec<u32>,
     elapsed: Vec<u64>,
     settled: Vec<bool>,
@@ -102,6 +105,9 @@ pub struct Pipeline<K> {
     n_settled: usize,
     status: RunStatus,
     turn: usize,
+    policy: AnswerPolicy,
+    /// The fatal answer that stopped the run, once one did.
+    stopped: Option<CallError>,
 }
 
 impl<K: Kind> Pipeline<K> {
@@ -138,6 +144,8 @@ impl<K: Kind> Pipeline<K> {
             n_settled: 0,
             status: RunStatus::Idle,
             turn: 0,
+            policy: AnswerPolicy::default(),
+            stopped: None,
         }
     }
 
@@ -149,6 +157,22 @@ impl<K: Kind> Pipeline<K> {
     /// The kind, mutably (for restoring results before `start`).
     pub fn kind_mut(&mut self) -> &mut K {
         &mut self.kind
+    }
+
+    /// Sets what the run does with truncated answers and fatal failures
+    /// (before `start`).
+    pub fn set_policy(&mut self, policy: AnswerPolicy) {
+        self.policy = policy;
+    }
+
+    /// What the run does with truncated answers and fatal failures.
+    pub fn policy(&self) -> AnswerPolicy {
+        self.policy
+    }
+
+    /// The fatal answer (401, 403, 404) that stopped the run, if one did.
+    pub fn stopped(&self) -> Option<&CallError> {
+        self.stopped.as_ref()
     }
 
     /// Marks a job as settled by an earlier run, before `start`: it is not
@@ -254,23 +278,82 @@ impl<K: Kind> Pipeline<K> {
         self.attempts[job] += s.attempts;
         self.elapsed[job] += s.elapsed_ms;
         let answer = match s.outcome {
+            Ok(a) if a.truncated() && self.policy.truncated_as_failure => {
+                let mut e = CallError::new(
+                    ErrorKind::Truncated,
+                    "the answer was cut off at max_tokens (finish_reason: length); \
+                     this run counts truncated answers as failed calls",
+                );
+                e.usage = a.usage.map(Box::new);
+                return self.settle(job, Some(e), now_ms, step);
+            }
             Ok(a) => a,
-            Err(e) => return self.settle(job, Some(e), now_ms, step),
+            Err(e) => {
+                let fatal = e.fatal() && !self.policy.keep_going_on_fatal;
+                self.settle(job, Some(e.clone()), now_ms, step);
+                if fatal {
+                    self.stop(&e, now_ms, step);
+                }
+                return;
+            }
         };
         self.answers[job].push(answer);
         match self.kind.call(job, &self.answers[job]) {
+            // a later call of a job, due after the run stopped: not sent
+            Ok(Some(_)) if self.stopped.is_some() => {
+                let e = self.stopped.as_ref().map(not_run);
+                self.settle(job, e, now_ms, step)
+            }
             Ok(Some(c)) if c.pool < self.pools.len() && self.pools[c.pool].queue(job) => {
                 self.active[job] = Some(c.pool);
             }
             Ok(Some(_)) => {
                 let why = "engine invariant broken: the next call names no usable pool";
-                step.events.push(self.kind.error(why, now_ms));
+                step.events.extend(self.kind.error(why, now_ms));
                 let e = CallError::new(crate::provider::ErrorKind::InvalidResponse, why);
                 self.settle(job, Some(e), now_ms, step)
             }
             Ok(None) => self.settle(job, None, now_ms, step),
             Err(e) => self.settle(job, Some(e), now_ms, step),
         }
+    }
+
+    /// A fatal answer: stop sending. Every job not in flight settles as not
+    /// run; calls in flight finish (without retries); the log gets an
+    /// `error` record that says what to fix.
+    fn stop(&mut self, fatal: &CallError, now_ms: u64, step: &mut Step<K::Record>) {
+        if self.stopped.is_some() {
+            return;
+        }
+        self.stopped = Some(fatal.clone());
+        let e = not_run(fatal);
+        let mut not_sent = 0;
+        let mut settled = Vec::new();
+        for p in 0..self.pools.len() {
+            settled.extend(self.pools[p].stop(&e, now_ms));
+        }
+        let mut records = std::mem::take(&mut step.events);
+        let mut rest = Step::default();
+        for s in settled {
+            self.attempts[s.job] += s.attempts;
+            self.elapsed[s.job] += s.elapsed_ms;
+            self.settle(s.job, s.outcome.err(), now_ms, &mut rest);
+            not_sent += 1;
+        }
+        let message = format!(
+            "the run stopped at a fatal answer, {not_sent} case(s) not sent: {}{}; \
+             fix it and resume from this event log to send only the cases without an answer",
+            fatal.message,
+            fatal
+                .url
+                .as_deref()
+                .map(|u| format!(" ({u})"))
+                .unwrap_or_default()
+        );
+        records.extend(self.kind.error(&message, now_ms));
+        records.extend(rest.events);
+        step.events = records;
+        step.finished.extend(rest.finished);
     }
 
     fn settle(
@@ -328,7 +411,9 @@ impl<K: Kind> Pipeline<K> {
         }
         let error = self.kind.error(message, now_ms);
         let mut step = self.cancel(now_ms);
-        step.events.insert(0, error);
+        if let Some(e) = error {
+            step.events.insert(0, e);
+        }
         step
     }
 
@@ -356,4 +441,17 @@ impl<K: Kind> Pipeline<K> {
             step.events.push(self.kind.summary(false, now_ms));
         }
     }
+}
+
+/// The error of a job that was not sent because the run stopped at `fatal`.
+fn not_run(fatal: &CallError) -> CallError {
+    let mut e = CallError::new(
+        ErrorKind::NotRun,
+        format!(
+            "not run: the run stopped at a fatal answer ({})",
+            fatal.message
+        ),
+    );
+    e.url = fatal.url.clone();
+    e
 }

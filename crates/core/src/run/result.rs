@@ -1,7 +1,7 @@
 //! Run configuration and per-case results.
 
 use crate::dataset::rag::RagCase;
-use crate::provider::CallError;
+use crate::provider::{Answer, CallError, ErrorKind, Usage};
 use crate::scorer::accuracy::AccuracyVerdict;
 use crate::scorer::citation::CitationVerdict;
 use crate::scorer::{accuracy, citation, ScoringConfig};
@@ -66,6 +66,18 @@ impl Default for RunSettings {
     }
 }
 
+/// What a run does with answers that are not plain successes; the same for
+/// every kind of evaluation (the engine applies it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AnswerPolicy {
+    /// Count an answer cut off at `max_tokens` (`finish_reason: "length"`) as a
+    /// failed call (`ErrorKind::Truncated`) instead of scoring it as it is.
+    pub truncated_as_failure: bool,
+    /// Keep sending after a fatal answer (401, 403, 404) instead of stopping the
+    /// run, for endpoints that fail per case.
+    pub keep_going_on_fatal: bool,
+}
+
 /// Everything a run needs besides its cases.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunConfig {
@@ -89,8 +101,17 @@ pub struct CaseResult {
     pub index: usize,
     /// Case id.
     pub case_id: String,
-    /// The model's answer, when the call succeeded.
+    /// The model's final answer (reasoning removed), when the call succeeded.
     pub answer: Option<String>,
+    /// The reasoning that came with the answer, kept apart and never scored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// The endpoint's `finish_reason`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// Token counts of the answer (or of a failed call that still used some).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
     /// The final call error, when it failed.
     pub error: Option<CallError>,
     /// Attempts made (1 when the first call settled it).
@@ -104,11 +125,12 @@ pub struct CaseResult {
 }
 
 impl CaseResult {
-    /// Scores an answer, or records a failure.
+    /// Scores an answer (its final text only, never the reasoning), or
+    /// records a failure.
     pub fn new(
         index: usize,
         case: &RagCase,
-        outcome: Result<String, CallError>,
+        outcome: Result<Answer, CallError>,
         attempts: u32,
         elapsed_ms: u64,
         scoring: &ScoringConfig,
@@ -116,6 +138,15 @@ impl CaseResult {
         let (answer, error) = match outcome {
             Ok(a) => (Some(a), None),
             Err(e) => (None, Some(e)),
+        };
+        let (answer, reasoning, finish_reason, usage) = match answer {
+            Some(a) => (Some(a.text), a.reasoning, a.finish_reason, a.usage),
+            None => (
+                None,
+                None,
+                None,
+                error.as_ref().and_then(|e| e.usage.as_deref().copied()),
+            ),
         };
         let accuracy = answer
             .as_deref()
@@ -127,12 +158,35 @@ impl CaseResult {
             index,
             case_id: case.id.clone(),
             answer,
+            reasoning,
+            finish_reason,
+            usage,
             error,
             attempts,
             elapsed_ms,
             accuracy,
             citation,
         }
+    }
+
+    /// True when the answer was cut off at `max_tokens` (scored as it is, or
+    /// counted as a failed call).
+    pub fn truncated(&self) -> bool {
+        self.finish_reason.as_deref() == Some("length")
+            || self
+                .error
+                .as_ref()
+                .is_some_and(|e| e.kind == ErrorKind::Truncated)
+    }
+
+    /// The answer as the endpoint gave it (for restoring from a log).
+    pub fn as_answer(&self) -> Option<Answer> {
+        Some(Answer {
+            text: self.answer.clone()?,
+            reasoning: self.reasoning.clone(),
+            finish_reason: self.finish_reason.clone(),
+            usage: self.usage,
+        })
     }
 
     /// True when the model call succeeded.

@@ -5,7 +5,7 @@
 //! what a job sends and how its outcome is scored belong to the run around it.
 
 use super::result::RunSettings;
-use crate::provider::{CallError, CallOutcome, ErrorKind};
+use crate::provider::{Answer, CallError, CallOutcome, ErrorKind};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum JobState {
@@ -26,7 +26,7 @@ pub struct Settled {
     /// Job index.
     pub job: usize,
     /// The answer, or the error of the last attempt.
-    pub outcome: Result<String, CallError>,
+    pub outcome: Result<Answer, CallError>,
     /// Attempts made.
     pub attempts: u32,
     /// Milliseconds from the first send to the outcome.
@@ -51,6 +51,8 @@ pub struct Scheduler {
     sent_epoch: Vec<u64>,
     done: usize,
     paused: bool,
+    /// Set by [`Scheduler::stop`]: nothing new is sent and failures are not retried.
+    stopped: bool,
 }
 
 impl Scheduler {
@@ -68,6 +70,7 @@ impl Scheduler {
             sent_epoch: vec![0; n],
             done: 0,
             paused: false,
+            stopped: false,
         }
     }
 
@@ -125,7 +128,7 @@ impl Scheduler {
     /// time), else the next pending job in order. Returns `(job, attempt)`.
     pub fn dispatch(&mut self, now_ms: u64) -> Vec<(usize, u32)> {
         let mut out = Vec::new();
-        while self.in_flight < self.limit && !self.paused {
+        while self.in_flight < self.limit && !self.paused && !self.stopped {
             let Some(job) = self.next_ready(now_ms) else {
                 break;
             };
@@ -170,7 +173,7 @@ impl Scheduler {
                 if err.status_code == Some(429) && self.sent_epoch[job] == self.limit_epoch {
                     self.on_rate_limited();
                 }
-                if err.retryable() && attempt < self.settings.max_attempts {
+                if err.retryable() && attempt < self.settings.max_attempts && !self.stopped {
                     let due_ms = now_ms + self.backoff_ms(job, attempt, &err);
                     self.states[job] = JobState::Waiting { due_ms };
                     None
@@ -200,10 +203,33 @@ impl Scheduler {
         out
     }
 
+    /// Stops the pool after a fatal answer: every job not in flight (pending,
+    /// or waiting for a retry) settles with `error` and is not sent; calls in
+    /// flight still settle, without retries. Idle jobs stay idle (the run
+    /// settles them itself).
+    pub fn stop(&mut self, error: &CallError, now_ms: u64) -> Vec<Settled> {
+        self.stopped = true;
+        let mut out = Vec::new();
+        for job in 0..self.states.len() {
+            if matches!(
+                self.states[job],
+                JobState::Pending | JobState::Waiting { .. }
+            ) {
+                out.push(self.finish(job, Err(error.clone()), now_ms, false));
+            }
+        }
+        out
+    }
+
+    /// True once [`Scheduler::stop`] was called.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
+    }
+
     fn finish(
         &mut self,
         job: usize,
-        outcome: Result<String, CallError>,
+        outcome: Result<Answer, CallError>,
         now_ms: u64,
         aborted: bool,
     ) -> Settled {

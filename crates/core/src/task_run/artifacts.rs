@@ -128,19 +128,21 @@ mod tests {
             Some(
                 "model,samples,tm_sentiment_acc,tm_impact,tm_impact_hit_rate,tm_impact_mae,\
 tm_keyword,tm_keyword_f1,tm_keyword_micro_f1,tm_keyword_micro_precision,\
-tm_keyword_micro_recall,tm_keyword_precision,tm_keyword_recall,task,task_version,prompt,prompt_version"
+tm_keyword_micro_recall,tm_keyword_precision,tm_keyword_recall,truncated,prompt_tokens,\
+completion_tokens,reasoning_tokens,latency_p50_ms,latency_p95_ms,output_tokens_per_s,\
+task,task_version,prompt,prompt_version"
             )
         );
         // m1: S1 all right (keywords {ai} vs {ai, chips}: p 1, r 0.5, f1 2/3);
         // S2 not JSON: neutral vs negative, 0 vs -3, [] vs [loss].
         assert_eq!(
             lines.next(),
-            Some("m1,2,0.5,0.5,0.5,1.5,0.3333333333333333,0.3333333333333333,0.5,1,0.3333333333333333,0.5,0.25,event_eval,v1,ie_json,v1")
+            Some("m1,2,0.5,0.5,0.5,1.5,0.3333333333333333,0.3333333333333333,0.5,1,0.3333333333333333,0.5,0.25,0,0,0,0,,,,event_eval,v1,ie_json,v1")
         );
         // m2: S1 neutral/1/{ai, chips}; S2 unanswered: defaults.
         assert_eq!(
             lines.next(),
-            Some("m2,2,0,0.5,0.5,2,0.5,0.5,0.8,1,0.6666666666666666,0.5,0.5,event_eval,v1,ie_json,v1")
+            Some("m2,2,0,0.5,0.5,2,0.5,0.5,0.8,1,0.6666666666666666,0.5,0.5,0,0,0,0,,,,event_eval,v1,ie_json,v1")
         );
         assert_eq!(lines.next(), None);
     }

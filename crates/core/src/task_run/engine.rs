@@ -19,7 +19,7 @@ use super::data::{EvalSample, TaskDataset};
 use super::events::{self, MetaInput, TaskRecord};
 use super::report::{ModelSettings, TaskInfo, TaskMetrics};
 use super::score::{aggregate, score_call, ModelRun, SampleResult, Scored};
-use crate::provider::{CallError, ChatMessage, ErrorKind};
+use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 use crate::run::{Call, JobOutcome, Kind, Pipeline, RunSettings};
 use crate::task::{PromptTemplate, Task};
 
@@ -86,6 +86,7 @@ impl TaskKind {
                     model: m.name.clone(),
                     aggregates: aggregate(&self.task, &results),
                     results,
+                    price: None,
                 }
             })
             .collect();
@@ -118,7 +119,7 @@ impl Kind for TaskKind {
         vec![self.cfg.settings; self.cfg.models.len()]
     }
 
-    fn call(&self, job: usize, answers: &[String]) -> Result<Option<Call>, CallError> {
+    fn call(&self, job: usize, answers: &[Answer]) -> Result<Option<Call>, CallError> {
         let Some(j) = self.job(job) else {
             return Ok(None);
         };
@@ -175,6 +176,14 @@ impl Kind for TaskKind {
         events::meta(&meta, now_ms)
     }
 
+    fn error(&self, message: &str, now_ms: u64) -> Option<TaskRecord> {
+        Some(crate::events::Record::error(
+            &self.cfg.run_id,
+            message,
+            now_ms,
+        ))
+    }
+
     fn summary(&self, cancelled: bool, now_ms: u64) -> TaskRecord {
         events::summary(
             &self.cfg.run_id,
@@ -185,19 +194,15 @@ impl Kind for TaskKind {
         )
     }
 
-    fn error(&self, message: &str, now_ms: u64) -> TaskRecord {
-        TaskRecord::error(&self.cfg.run_id, message, now_ms)
-    }
-
-    fn mock_answer(&self, job: usize, messages: &[ChatMessage]) -> String {
+    fn mock_answer(&self, job: usize, messages: &[ChatMessage]) -> crate::provider::Answer {
         let Some(j) = self.job(job) else {
-            return String::new();
+            return crate::provider::Answer::from(String::new());
         };
         let (sample, model) = (
             &self.samples[j.sample].sample,
             &self.cfg.models[j.model].name,
         );
-        super::mock::answer(&self.task, sample, model, messages)
+        super::mock::answer(&self.task, sample, model, messages).into()
     }
 }
 

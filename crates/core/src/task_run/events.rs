@@ -116,6 +116,10 @@ pub fn case(
         answer: r.raw_answer.clone(),
         error: r.error.as_ref().map(|e| e.cause.clone()),
         error_detail: r.error.clone(),
+        reasoning: r.reasoning.clone(),
+        finish_reason: r.finish_reason.clone(),
+        usage: r.usage,
+        truncated: r.truncated(),
         ..CaseRecord::default()
     })
 }

@@ -38,12 +38,29 @@ pub struct ModelEntry {
     /// Request parameters for this model (`temperature`, `max_tokens`, ...).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub default_params: Map<String, Value>,
+    /// Price per million prompt (input) tokens, for the cost in the report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_in_per_mtok: Option<f64>,
+    /// Price per million completion (output) tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_out_per_mtok: Option<f64>,
 }
 
 impl ModelEntry {
     /// The model id sent in requests.
     pub fn model_id(&self) -> &str {
         self.model.as_deref().unwrap_or(&self.name)
+    }
+
+    /// The entry's price, when it gives one (a missing side counts as 0).
+    pub fn price(&self) -> Option<crate::report::Price> {
+        if self.price_in_per_mtok.is_none() && self.price_out_per_mtok.is_none() {
+            return None;
+        }
+        Some(crate::report::Price {
+            in_per_mtok: self.price_in_per_mtok.unwrap_or(0.0),
+            out_per_mtok: self.price_out_per_mtok.unwrap_or(0.0),
+        })
     }
 }
 
@@ -116,8 +133,19 @@ impl Registry {
             }
             match serde_json::from_value::<ModelEntry>(v) {
                 Ok(m) => {
+                    let price_ok = |p: Option<f64>| p.is_none_or(|p| p.is_finite() && p >= 0.0);
                     for (field, ok, what) in [
                         ("name", !m.name.trim().is_empty(), "a non-empty name"),
+                        (
+                            "price_in_per_mtok",
+                            price_ok(m.price_in_per_mtok),
+                            "a price per million tokens >= 0",
+                        ),
+                        (
+                            "price_out_per_mtok",
+                            price_ok(m.price_out_per_mtok),
+                            "a price per million tokens >= 0",
+                        ),
                         (
                             "base_url",
                             m.base_url.starts_with("http://") || m.base_url.starts_with("https://"),

@@ -105,6 +105,10 @@ pub struct TaskMetrics {
     pub failed_calls: usize,
     /// Answered with a parse problem.
     pub parse_problem_cases: usize,
+    /// Answers cut off at `max_tokens`.
+    pub truncated_cases: usize,
+    /// Calls not sent because the run stopped at a fatal answer.
+    pub not_run_cases: usize,
 }
 
 impl From<TaskMetrics> for ReportMetrics {
@@ -114,6 +118,8 @@ impl From<TaskMetrics> for ReportMetrics {
             passed_cases: m.passed_cases,
             failed_calls: m.failed_calls,
             parse_problem_cases: Some(m.parse_problem_cases),
+            truncated_cases: m.truncated_cases,
+            not_run_cases: m.not_run_cases,
             ..ReportMetrics::default()
         }
     }
@@ -125,6 +131,12 @@ impl TaskMetrics {
         let mut m = TaskMetrics::default();
         for r in models.iter().flat_map(|m| &m.results) {
             m.cases += 1;
+            m.truncated_cases += usize::from(r.truncated());
+            m.not_run_cases += usize::from(
+                r.error
+                    .as_ref()
+                    .is_some_and(|e| e.kind == crate::provider::ErrorKind::NotRun),
+            );
             if r.status != AnswerStatus::Ok {
                 m.failed_calls += 1;
             } else if r.has_parse_problem() {
@@ -157,6 +169,7 @@ pub fn build(input: &ReportInput<'_>) -> EvaluationResult {
                 .filter(|e| e.model.as_deref() == Some(m.model.as_str()))
                 .cloned()
                 .collect(),
+            usage: Some(usage_of(m)),
         })
         .collect();
     let cases = scored
@@ -183,6 +196,22 @@ pub fn build(input: &ReportInput<'_>) -> EvaluationResult {
     })
 }
 
+/// One model's tokens, latency and cost (its calls in this run; answers
+/// scored from a file carry none).
+fn usage_of(m: &ModelRun) -> crate::report::ModelUsage {
+    let calls = m.results.iter().map(|r| crate::report::CallStat {
+        answered: r.status == AnswerStatus::Ok,
+        truncated: r.truncated(),
+        elapsed_ms: r.elapsed_ms,
+        usage: r.usage,
+    });
+    let mut row = crate::report::ModelUsage::of(&m.model, calls);
+    if let Some(p) = m.price {
+        row.price(p);
+    }
+    row
+}
+
 /// One model's `EvalScore`s, sample by sample, metrics in task order.
 pub fn eval_scores(samples: &[EvalSample], run: &ModelRun, info: &TaskInfo) -> Vec<EvalScore> {
     let mut out = Vec::new();
@@ -196,6 +225,12 @@ pub fn eval_scores(samples: &[EvalSample], run: &ModelRun, info: &TaskInfo) -> V
             detail.insert("model".into(), json!(run.model));
             detail.insert("prompt".into(), json!(info.prompt_name));
             detail.insert("prompt_version".into(), json!(info.prompt_version));
+            detail.extend(crate::report::answer_extras(
+                r.reasoning.as_deref(),
+                r.finish_reason.as_deref(),
+                r.usage,
+                r.truncated(),
+            ));
             if !score.components.is_empty() {
                 detail.insert("components".into(), json!(score.components));
             }

@@ -98,7 +98,18 @@ fn record(
         trace_id: format!("{model}/{id}"),
         attempts: r.attempts.unwrap_or(0),
         error: r.error.as_ref().map(error_value),
-        raw: json!({"answer": r.raw_answer, "response_line": r.response_line}),
+        raw: {
+            let mut raw = json!({"answer": r.raw_answer, "response_line": r.response_line});
+            if let Value::Object(m) = &mut raw {
+                m.extend(crate::report::answer_extras(
+                    r.reasoning.as_deref(),
+                    r.finish_reason.as_deref(),
+                    r.usage,
+                    r.truncated(),
+                ));
+            }
+            raw
+        },
     }
 }
 

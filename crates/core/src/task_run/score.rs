@@ -12,7 +12,7 @@ use super::responses::ResponseSet;
 use crate::dataset::LineError;
 use crate::events::ErrorDetail;
 use crate::metric::{Aggregate, SampleScore};
-use crate::provider::CallError;
+use crate::provider::{Answer, CallError, ErrorKind, Usage};
 use crate::schema::{ParseStatus, ParsedAnswer};
 use crate::task::Task;
 use serde::Serialize;
@@ -66,6 +66,15 @@ pub struct SampleResult {
     pub elapsed_ms: Option<u64>,
     /// Why the call failed (status `failed`).
     pub error: Option<ErrorDetail>,
+    /// The reasoning that came with the answer (kept apart, never scored).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// The endpoint's `finish_reason`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// Token counts of the answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
 }
 
 impl SampleResult {
@@ -79,6 +88,16 @@ impl SampleResult {
                     .iter()
                     .any(|f| f.status != ParseStatus::Parsed))
     }
+
+    /// True when the answer was cut off at `max_tokens` (scored as it is, or
+    /// counted as a failed call).
+    pub fn truncated(&self) -> bool {
+        self.finish_reason.as_deref() == Some("length")
+            || self
+                .error
+                .as_ref()
+                .is_some_and(|e| e.kind == ErrorKind::Truncated)
+    }
 }
 
 /// One model's results on the whole dataset.
@@ -90,6 +109,9 @@ pub struct ModelRun {
     pub results: Vec<SampleResult>,
     /// Each metric's aggregate, in task order.
     pub aggregates: Vec<(String, Aggregate)>,
+    /// The model's price, when one is set (for the cost in the report).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<crate::report::Price>,
 }
 
 impl ModelRun {
@@ -152,6 +174,7 @@ pub fn score(task: &Task, data: &TaskDataset, responses: &ResponseSet) -> Scored
                 model: m,
                 results,
                 aggregates,
+                price: None,
             }
         })
         .collect();
@@ -190,25 +213,29 @@ fn score_one(
         attempts: None,
         elapsed_ms: None,
         error: None,
+        reasoning: None,
+        finish_reason: None,
+        usage: None,
     }
 }
 
-/// Scores the outcome of a model call for one sample. A failed call is scored
-/// like an unanswered sample (every field defaulted with the error as reason),
-/// so it stays in every denominator.
+/// Scores the outcome of a model call for one sample: the final answer only,
+/// never its reasoning. A failed call is scored like an unanswered sample
+/// (every field defaulted with the error as reason), so it stays in every
+/// denominator.
 pub fn score_call(
     task: &Task,
     s: &EvalSample,
     index: usize,
-    outcome: &Result<String, CallError>,
+    outcome: &Result<Answer, CallError>,
     attempts: u32,
     elapsed_ms: u64,
 ) -> SampleResult {
     let (status, parsed, raw_answer, error) = match outcome {
-        Ok(text) => (
+        Ok(a) => (
             AnswerStatus::Ok,
-            task.parse_answer(text),
-            Some(text.clone()),
+            task.parse_answer(&a.text),
+            Some(a.text.clone()),
             None,
         ),
         Err(e) => (
@@ -229,6 +256,12 @@ pub fn score_call(
         attempts: Some(attempts),
         elapsed_ms: Some(elapsed_ms),
         error,
+        reasoning: outcome.as_ref().ok().and_then(|a| a.reasoning.clone()),
+        finish_reason: outcome.as_ref().ok().and_then(|a| a.finish_reason.clone()),
+        usage: match outcome {
+            Ok(a) => a.usage,
+            Err(e) => e.usage.as_deref().copied(),
+        },
     }
 }
 

@@ -1,0 +1,232 @@
+//! Tokens, latency and cost per model: what every peer reports and what teams
+//! compare models on.
+//!
+//! - tokens: `prompt_tokens`, `completion_tokens` and `reasoning_tokens` summed
+//!   over the model's calls that carried `usage` (a truncated answer counted
+//!   as a failed call still used its tokens);
+//! - latency: p50 and p95 (nearest rank) of the answered calls' time from
+//!   first send to answer, retries included;
+//! - output tokens per second: completion tokens / seconds, both over the
+//!   calls that carried `usage`;
+//! - latency and output speed are timings: `report.json` writes them in
+//!   `experiment.run.latency` (with the run id, the parts that differ between
+//!   identical runs); `report.md` and `summary.csv` show them beside the tokens;
+//! - cost, only when a price is set: prompt tokens times `price_in_per_mtok`
+//!   plus completion tokens times `price_out_per_mtok`, over a million
+//!   (completion tokens include the reasoning tokens, as endpoints bill them).
+
+use super::EvaluationResult;
+use crate::provider::Usage;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A model's price, per million tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Price {
+    /// Price of a million prompt (input) tokens.
+    pub in_per_mtok: f64,
+    /// Price of a million completion (output) tokens.
+    pub out_per_mtok: f64,
+}
+
+/// One call as the usage row counts it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CallStat {
+    /// The call answered (latency is over answered calls only).
+    pub answered: bool,
+    /// The answer was cut off at `max_tokens`.
+    pub truncated: bool,
+    /// Time from first send to outcome, ms (none for answers read from a file).
+    pub elapsed_ms: Option<u64>,
+    /// Token counts, when the endpoint gave them.
+    pub usage: Option<Usage>,
+}
+
+/// One model's tokens, latency and cost (`report.usage` rows).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelUsage {
+    /// Model name.
+    pub model: String,
+    /// Answered calls.
+    pub answered: usize,
+    /// Calls that carried `usage`.
+    pub with_usage: usize,
+    /// Answers cut off at `max_tokens`.
+    pub truncated: usize,
+    /// Prompt tokens, summed.
+    pub prompt_tokens: u64,
+    /// Completion tokens (reasoning included), summed.
+    pub completion_tokens: u64,
+    /// Reasoning tokens, summed.
+    pub reasoning_tokens: u64,
+    /// Median latency of answered calls, ms (a timing: written in
+    /// `experiment.run.latency`, not here).
+    #[serde(skip)]
+    pub latency_p50_ms: Option<u64>,
+    /// 95th percentile latency of answered calls, ms (as above).
+    #[serde(skip)]
+    pub latency_p95_ms: Option<u64>,
+    /// Completion tokens per second of answering time (as above).
+    #[serde(skip)]
+    pub output_tokens_per_s: Option<f64>,
+    /// Price per million prompt tokens, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_in_per_mtok: Option<f64>,
+    /// Price per million completion tokens, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_out_per_mtok: Option<f64>,
+    /// Cost of the run's tokens, when a price is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+}
+
+/// One model's timings (`experiment.run.latency` rows of `report.json`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelLatency {
+    /// Model name.
+    pub model: String,
+    /// Median latency of answered calls (first send to answer, retries included), ms.
+    pub latency_p50_ms: Option<u64>,
+    /// 95th percentile latency of answered calls, ms.
+    pub latency_p95_ms: Option<u64>,
+    /// Completion tokens per second of answering time.
+    pub output_tokens_per_s: Option<f64>,
+}
+
+impl From<&ModelUsage> for ModelLatency {
+    fn from(u: &ModelUsage) -> ModelLatency {
+        ModelLatency {
+            model: u.model.clone(),
+            latency_p50_ms: u.latency_p50_ms,
+            latency_p95_ms: u.latency_p95_ms,
+            output_tokens_per_s: u.output_tokens_per_s,
+        }
+    }
+}
+
+impl ModelUsage {
+    /// The row of `model` over its calls.
+    pub fn of(model: &str, calls: impl IntoIterator<Item = CallStat>) -> ModelUsage {
+        let mut row = ModelUsage {
+            model: model.to_string(),
+            ..ModelUsage::default()
+        };
+        let mut latencies = Vec::new();
+        let mut usage_ms = 0u64;
+        for c in calls {
+            row.truncated += usize::from(c.truncated);
+            if c.answered {
+                row.answered += 1;
+                latencies.extend(c.elapsed_ms);
+            }
+            if let Some(u) = c.usage {
+                row.with_usage += 1;
+                row.prompt_tokens = row.prompt_tokens.saturating_add(u.prompt_tokens);
+                row.completion_tokens = row.completion_tokens.saturating_add(u.completion_tokens);
+                row.reasoning_tokens = row
+                    .reasoning_tokens
+                    .saturating_add(u.reasoning_tokens.unwrap_or(0));
+                usage_ms = usage_ms.saturating_add(c.elapsed_ms.unwrap_or(0));
+            }
+        }
+        latencies.sort_unstable();
+        row.latency_p50_ms = percentile(&latencies, 50);
+        row.latency_p95_ms = percentile(&latencies, 95);
+        row.output_tokens_per_s = (row.with_usage > 0 && usage_ms > 0)
+            .then(|| row.completion_tokens as f64 * 1000.0 / usage_ms as f64);
+        row
+    }
+
+    /// Sets the price and the cost it gives.
+    pub fn price(&mut self, p: Price) {
+        self.price_in_per_mtok = Some(p.in_per_mtok);
+        self.price_out_per_mtok = Some(p.out_per_mtok);
+        self.cost = Some(
+            self.prompt_tokens as f64 * p.in_per_mtok / 1e6
+                + self.completion_tokens as f64 * p.out_per_mtok / 1e6,
+        );
+    }
+}
+
+/// Nearest-rank percentile of sorted values.
+fn percentile(sorted: &[u64], p: usize) -> Option<u64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (p * sorted.len()).div_ceil(100).max(1);
+    sorted.get(rank - 1).copied()
+}
+
+/// Prices by model name.
+pub type Prices = BTreeMap<String, Price>;
+
+/// Sets each priced model's price and cost in the report's usage rows.
+pub fn set_prices(report: &mut EvaluationResult, prices: &Prices) {
+    for row in &mut report.report.usage {
+        if let Some(p) = prices.get(&row.model) {
+            row.price(*p);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(ms: u64, p: u64, c: u64, r: Option<u64>) -> CallStat {
+        CallStat {
+            answered: true,
+            truncated: false,
+            elapsed_ms: Some(ms),
+            usage: Some(Usage {
+                prompt_tokens: p,
+                completion_tokens: c,
+                reasoning_tokens: r,
+            }),
+        }
+    }
+
+    #[test]
+    fn sums_percentiles_throughput_and_cost() {
+        let failed = CallStat {
+            answered: false,
+            truncated: false,
+            elapsed_ms: Some(9_000),
+            usage: None,
+        };
+        let mut row = ModelUsage::of(
+            "m",
+            [
+                call(100, 10, 20, Some(5)),
+                call(300, 30, 40, None),
+                failed,
+                call(200, 20, 40, Some(1)),
+            ],
+        );
+        assert_eq!((row.answered, row.with_usage), (3, 3));
+        assert_eq!(
+            (
+                row.prompt_tokens,
+                row.completion_tokens,
+                row.reasoning_tokens
+            ),
+            (60, 100, 6)
+        );
+        assert_eq!(
+            (row.latency_p50_ms, row.latency_p95_ms),
+            (Some(200), Some(300))
+        );
+        assert_eq!(row.output_tokens_per_s, Some(100.0 * 1000.0 / 600.0));
+        assert_eq!(row.cost, None);
+        row.price(Price {
+            in_per_mtok: 1.0,
+            out_per_mtok: 2.0,
+        });
+        assert_eq!(row.cost, Some(60.0 / 1e6 + 200.0 / 1e6));
+        let empty = ModelUsage::of("x", []);
+        assert_eq!(
+            (empty.latency_p50_ms, empty.output_tokens_per_s),
+            (None, None)
+        );
+    }
+}
