@@ -33,6 +33,8 @@ pub struct RagView {
     /// Results the page may count: saved first when persistence is on.
     results: Vec<Option<Rc<run::CaseResult>>>,
     console: Vec<Rc<str>>,
+    /// The dataset file's text (for `dataset_fingerprint.json`).
+    dataset: Rc<str>,
 }
 
 impl RunView for RagView {
@@ -99,13 +101,36 @@ impl RunView for RagView {
         let metrics = RunMetrics::from_results(engine.results());
         let line = finish_line(self.lang, &metrics, cancelled);
         self.console.push(Rc::from(line));
+        let info = &engine.config().info;
+        let meta = report::RunMeta {
+            tool: info.tool.clone(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            argv: info.argv.clone(),
+            dataset: info.dataset_name.clone(),
+            metadata: None,
+            started_at_ms: info.started_at_ms,
+            ended_at_ms,
+        };
+        // The core's one renderer of every run's files, as the CLI writes them.
+        let outputs =
+            report::rag_outputs(engine, &built, self.lang, self.dataset.as_bytes(), &meta);
+        let events_json_seq = jsonl_to_json_seq(events_jsonl);
+        let mut files: Vec<(String, String)> = report::outputs::render(&outputs)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(n, t)| (n.to_string(), t))
+            .collect();
+        files.push(("report.events.jsonl".into(), events_jsonl.to_string()));
+        files.push(("report.events.json-seq".into(), events_json_seq.clone()));
         Rc::new(Artifacts {
             report_json: serde_json::to_string_pretty(&built).unwrap_or_default(),
-            events_json_seq: jsonl_to_json_seq(events_jsonl),
+            events_json_seq,
             events_jsonl: events_jsonl.to_string(),
-            markdown: report::rag_markdown(engine, &built, self.lang),
+            markdown: outputs.markdown.clone(),
             notes: notes(self.lang, engine),
             report: Rc::new(built),
+            files,
+            ended_at_ms,
         })
     }
 }
@@ -122,7 +147,14 @@ impl RagView {
             cases: Rc::new(cases),
             results: vec![None; n],
             console: vec![Rc::from(start_line(lang, n))],
+            dataset: Rc::from(""),
         }
+    }
+
+    /// The dataset file's text, fingerprinted in the run's files.
+    pub fn with_dataset(mut self, text: Rc<str>) -> RagView {
+        self.dataset = text;
+        self
     }
 }
 

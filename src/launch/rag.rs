@@ -160,7 +160,7 @@ impl ModeLaunch for RagLaunch {
         let started_ms = cfg.info.started_at_ms;
         let mut engine = Engine::new(cfg, cases);
         engine.restore(prior.map(|p| p.results).unwrap_or_default());
-        let view = RagView::new(&engine, call);
+        let view = RagView::new(&engine, call).with_dataset(dataset.text.clone());
         Ok(Prepared {
             engine,
             view,

@@ -131,6 +131,11 @@ pub struct Artifacts {
     pub notes: Vec<String>,
     /// The report itself.
     pub report: Rc<EvaluationResult>,
+    /// Every file of the run (the files every run writes and both event
+    /// logs), for the zip.
+    pub files: Vec<(String, String)>,
+    /// When the run ended, ms (the zip's file times).
+    pub ended_at_ms: u64,
 }
 
 /// The whole page state.

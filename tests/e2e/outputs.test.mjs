@@ -1,0 +1,49 @@
+// End-to-end: a RAG check in the page offers the same files as every run
+// (the core's one renderer, as the CLI writes them) in one zip, and for the
+// same answers (the offline demo model) they equal the CLI's.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  startSite, launch, newPage, waitStatus, downloadBytes, readStoredZip, cli, tmpDir, DEMO_DATASET,
+} from './helpers.mjs';
+
+const FILES = ['results.jsonl', 'scores.jsonl', 'summary.csv', 'report.md', 'report.json',
+  'run_meta.json', 'dataset_fingerprint.json', 'model_snapshot.json',
+  'report.events.jsonl', 'report.events.json-seq'];
+
+let site; let browser;
+before(async () => { site = await startSite(); browser = await launch(); });
+after(async () => { await browser?.close(); site?.stop(); });
+
+test('the RAG check zips every file of the run, equal to what the CLI writes for the same answers', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?lang=en&provider=demo&demo_latency=0&autorun=1`);
+  await waitStatus(page, 'done');
+  const zip = await downloadBytes(page, 'download-zip');
+  assert.match(zip.name, /\.zip$/);
+  const files = new Map(readStoredZip(zip.bytes));
+  assert.deepEqual([...files.keys()], FILES);
+  const rows = files.get('results.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(rows.length, 10);
+  for (const key of ['sample_id', 'dataset_id', 'backend', 'run_config', 'response_text', 'status',
+    'latency_ms', 'trace_id', 'attempts', 'error', 'raw']) {
+    assert.ok(rows.every((r) => key in r), `RunRecord field ${key}`);
+  }
+  const fp = JSON.parse(files.get('dataset_fingerprint.json'));
+  const sha = (await import('node:crypto')).createHash('sha256').update(fs.readFileSync(DEMO_DATASET)).digest('hex');
+  assert.equal(fp.sha256, sha, 'the fingerprint is of the dataset bytes');
+  const out = tmpDir('outputs-cli');
+  const run = cli(['run', '--dataset', DEMO_DATASET, '--provider', 'demo', '--out', out]);
+  assert.equal(run.status, 0, run.stderr);
+  for (const name of ['scores.jsonl', 'summary.csv', 'dataset_fingerprint.json']) {
+    assert.equal(files.get(name), fs.readFileSync(path.join(out, name), 'utf8'), `${name} equals the CLI's`);
+  }
+  const fromCli = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+  const fromPage = JSON.parse(files.get('report.json'));
+  assert.deepEqual(fromPage.metrics, fromCli.metrics);
+  assert.deepEqual(fromPage.report.summaries, fromCli.report.summaries);
+  assert.deepEqual(errors, []);
+});
