@@ -278,8 +278,8 @@ fn origins_are_read_as_fetch_reads_them_and_keys_only_go_to_their_own() {
 
 #[wasm_bindgen_test]
 async fn a_key_for_another_origin_is_never_sent() {
-    use evalpage_core::provider::openai::OpenAiConfig;
     use evalpage_core::provider::{ApiKey, CallOutcome, ChatMessage};
+    use evalpage_core::OpenAiConfig;
     use evalpage_web::effects::fetch;
     let cfg = OpenAiConfig {
         base_url: "http://127.0.0.1:9/v1".into(),
@@ -463,9 +463,9 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
 
 // ---- task mode -------------------------------------------------------------
 
-use evalpage_core::task_run::artifacts::{EVENT_FILES, FILES};
-use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
 use evalpage_core::task_run::mock;
+use evalpage_core::{TaskEngine, TaskRunConfig};
+use evalpage_core::{EVENT_FILES, FILES};
 use evalpage_web::effects::task_run::{TaskRunHandle, TaskRunSpec, TaskRunUpdate};
 use evalpage_web::state::task_models::plan;
 use evalpage_web::state::{Mode, TaskArtifacts, TaskState};
@@ -542,7 +542,7 @@ fn task_reference_scores(spec: &TaskRunSpec) -> Vec<serde_json::Value> {
         task: &spec.task.task,
         info: &spec.task.info,
         data: &spec.run_data.data,
-        source: &evalpage_core::task_run::report::AnswerSource::Score {
+        source: &evalpage_core::AnswerSource::Score {
             responses: "-".into(),
         },
         scored: &scored,

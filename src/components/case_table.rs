@@ -3,9 +3,9 @@
 
 use crate::state::RunSnapshot;
 use evalpage_core::console::{accuracy_reason, citation_reason};
-use evalpage_core::dataset::rag::RagCase;
 use evalpage_core::run::CaseResult;
 use evalpage_core::Lang;
+use evalpage_core::RagCase;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -2,8 +2,8 @@
 //! signal for cancel and timeout. Request building and response parsing are the
 //! core's; this file only moves bytes.
 
-use evalpage_core::provider::openai::{build_request, parse_response, OpenAiConfig};
 use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
+use evalpage_core::{build_request, parse_response, OpenAiConfig};
 use gloo_net::http::Request;
 use gloo_timers::callback::Timeout;
 use std::cell::Cell;

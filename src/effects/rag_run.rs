@@ -6,12 +6,12 @@
 use super::runner::{Handle, Launch, Persist, RunView, Transport, Update};
 use crate::state::{Artifacts, ModelCall, RunProgress, RunSnapshot, RunStatus};
 use evalpage_core::console::{case_line, finish_line, notes, start_line};
-use evalpage_core::dataset::rag::RagCase;
 use evalpage_core::events::{jsonl_to_json_seq, Record};
 use evalpage_core::provider::{ChatMessage, ErrorKind};
 use evalpage_core::report::{self, RunMetrics};
 use evalpage_core::run::{self, Engine, RagKind, RunConfig};
 use evalpage_core::Kind;
+use evalpage_core::RagCase;
 use evalpage_core::{demo, Lang};
 use std::rc::Rc;
 use yew::Callback;

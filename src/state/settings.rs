@@ -1,9 +1,9 @@
 //! Model settings as the user edits them, and the endpoint presets.
 
-use evalpage_core::provider::openai::OpenAiConfig;
 use evalpage_core::provider::ApiKey;
 use evalpage_core::run::RunSettings;
 use evalpage_core::scorer::{MatchMode, ScoringConfig};
+use evalpage_core::OpenAiConfig;
 use serde::{Deserialize, Serialize};
 
 /// Connections a browser opens to one HTTP/1.1 origin.

@@ -5,10 +5,10 @@
 
 use super::task_models::MOCK_MODELS;
 use evalpage_core::position::{PathLabel, Position};
-use evalpage_core::task::builtin::TEMPLATE_NAMES;
 use evalpage_core::task::{builtin_template, yaml, PromptTemplate, Task, TaskErrors};
-use evalpage_core::task_run::registry::{entry_line, Registry, RegistryError};
 use evalpage_core::task_run::{DatasetFormat, TaskInfo};
+use evalpage_core::TEMPLATE_NAMES;
+use evalpage_core::{entry_line, Registry, RegistryError};
 use std::rc::Rc;
 
 /// One problem shown under an editor.

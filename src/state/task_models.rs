@@ -3,12 +3,12 @@
 //! ones into what the run records (`ModelSettings`, never a key) and how each
 //! is called (the mock, or an OpenAI-compatible endpoint with its key).
 
-use evalpage_core::provider::openai::OpenAiConfig;
 use evalpage_core::provider::{strip_query, ApiKey};
 use evalpage_core::run::RunSettings;
 use evalpage_core::task::Task;
-use evalpage_core::task_run::registry::{merged_params, ModelEntry, Registry};
-use evalpage_core::task_run::report::ModelSettings;
+use evalpage_core::ModelSettings;
+use evalpage_core::OpenAiConfig;
+use evalpage_core::{merged_params, ModelEntry, Registry};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The built-in mock models. The mock is seeded by the model name, so two

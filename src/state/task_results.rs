@@ -4,13 +4,13 @@
 //! status, the parse problems and the metric values. Aggregates come from the
 //! task's own metrics, so the page shows what `report.json` will say.
 
-use evalpage_core::dataset::sample::Sample;
 use evalpage_core::metric::{Aggregate, SampleScore};
+use evalpage_core::parse_problems;
 use evalpage_core::schema::ParseStatus;
 use evalpage_core::task::Task;
-use evalpage_core::task_run::events::parse_problems;
 use evalpage_core::task_run::{AnswerStatus, SampleResult};
 use evalpage_core::text::truncate_chars;
+use evalpage_core::Sample;
 use std::rc::Rc;
 
 /// Results by model, then by sample (`None` while unsettled).
@@ -203,8 +203,8 @@ mod tests {
     use super::*;
     use evalpage_core::provider::{CallError, ErrorKind};
     use evalpage_core::task::preset;
-    use evalpage_core::task_run::data::{load, DatasetFormat};
-    use evalpage_core::task_run::score::{aggregate, score_call};
+    use evalpage_core::task_run::{score::aggregate, score::score_call};
+    use evalpage_core::{load_task_dataset as load, DatasetFormat};
 
     fn grid() -> (Task, ResultGrid) {
         let task = preset("event_eval").expect("preset");

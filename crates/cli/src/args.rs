@@ -247,7 +247,7 @@ pub struct MockArgs {
     /// generated one): as `reasoning_content` (field), `reasoning`, an inline
     /// `<think>` block (inline), or only a closing `</think>` (inline-no-open).
     #[arg(long, value_enum, value_name = "STYLE")]
-    pub reasoning_style: Option<crate::mock::answers::ReasoningStyle>,
+    pub reasoning_style: Option<ReasoningStyle>,
     /// `finish_reason` of every answer that does not script one (e.g. `length`).
     #[arg(long, value_name = "REASON")]
     pub finish_reason: Option<String>,
@@ -316,6 +316,20 @@ fn rate(s: &str) -> Result<f64, String> {
     } else {
         Err("must be in [0, 1]".into())
     }
+}
+
+/// How the mock sends reasoning (`--reasoning-style`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReasoningStyle {
+    /// `message.reasoning_content` (DeepSeek, vLLM, llama.cpp).
+    #[default]
+    Field,
+    /// `message.reasoning` (Ollama, OpenRouter).
+    Reasoning,
+    /// `<think>…</think>` at the start of `content`.
+    Inline,
+    /// Only `</think>` in `content` (the opening tag was in the chat template).
+    InlineNoOpen,
 }
 
 #[cfg(test)]

@@ -44,6 +44,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Run(a) => Ok(run::execute(&a)?),
         Command::MockServer(a) => mock::serve(&a).context("mock server stopped"),
         Command::Reconcile(a) => Ok(reconcile::check(&a)?),
+        Command::Score(a) if a.retrieval => Ok(score_retrieval::execute(&a)?),
         Command::Score(a) => Ok(score::execute(&a)?),
         Command::Task(TaskCommand::Check(a)) => Ok(task_check::check(&a)?),
     }

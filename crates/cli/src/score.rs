@@ -22,7 +22,7 @@ pub use evalpage_core::FILES;
 /// Runs `evalpage score`.
 pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     let Some(task) = &args.task else {
-        return crate::score_retrieval::execute(args);
+        return Err(CliError::Usage("give --task or --retrieval".into()));
     };
     let started_at_ms = now_ms();
     let loaded = task_file::load(task)?;

@@ -8,12 +8,12 @@
 use crate::args::ScoreArgs;
 use crate::error::CliError;
 use crate::score::{now_ms, read_metadata, report_skipped};
-use evalpage_core::dataset::retrieval::{parse_cases, parse_ranked};
 use evalpage_core::events::{to_json_seq, to_jsonl};
-use evalpage_core::report::outputs::render;
+use evalpage_core::render_outputs as render;
 use evalpage_core::report::{retrieval_outputs, retrieval_records, RetrievalInputs};
 use evalpage_core::retrieval::{evaluate, METRICS};
 use evalpage_core::RunMeta;
+use evalpage_core::{parse_ranked, parse_retrieval_cases as parse_cases};
 use std::path::Path;
 
 fn read(path: &Path) -> Result<(String, Vec<u8>), CliError> {

@@ -33,11 +33,13 @@ pub use lang::Lang;
 // crate's own tests, benches and fuzz targets.
 pub use dataset::metadata::DatasetMetadata as DatasetMetadataFile;
 pub use dataset::rag::{RagCase, RagDataset};
+pub use dataset::retrieval::{parse_cases as parse_retrieval_cases, parse_ranked};
 pub use dataset::sample::Sample;
 pub use dataset::LineError;
 pub use events::{read as read_events, reconcile, resumable, Record, SummaryRecord};
 pub use provider::openai::{build_request, parse_response, OpenAiConfig};
 pub use provider::{ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, ModelSettings};
+pub use report::outputs::render as render_outputs;
 pub use report::{EvaluationResult, Outputs, RunMeta, RunMetrics, EVENT_FILES, FILES};
 pub use run::{
     Command, Engine, Input, Kind, Pipeline, RunConfig, RunInfo, RunSettings, RunStatus, Step,

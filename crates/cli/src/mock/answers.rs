@@ -39,19 +39,7 @@ pub struct Scripted {
     pub usage: Option<Value>,
 }
 
-/// How the mock sends reasoning (`--reasoning-style`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum ReasoningStyle {
-    /// `message.reasoning_content` (DeepSeek, vLLM, llama.cpp).
-    #[default]
-    Field,
-    /// `message.reasoning` (Ollama, OpenRouter).
-    Reasoning,
-    /// `<think>…</think>` at the start of `content`.
-    Inline,
-    /// Only `</think>` in `content` (the opening tag was in the chat template).
-    InlineNoOpen,
-}
+pub use crate::args::ReasoningStyle;
 
 /// Question -> scripted answer, the task samples by prompt, and what every
 /// chat answer carries (`--reasoning-style`, `--finish-reason`, `--fail-status`).
