@@ -1,7 +1,9 @@
 //! The RAG check (spec 002) as the runner shows it: the demo model answered
-//! in the page or an endpoint, the `[EVAL]` console lines, the case table's
-//! results and counts, and at the end `report.json`, the two event logs,
-//! `report.md` and the Notes.
+//! in the page or an endpoint, the `[EVAL]` console lines (shown in the page
+//! and, as spec 002's 控制台输出 asks, logged to the browser's console, one
+//! `console.log` per line as it is shown; the lines never hold a key), the
+//! case table's results and counts, and at the end `report.json`, the two
+//! event logs, `report.md` and the Notes.
 
 use super::runner::{Handle, Launch, Persist, RunView, Transport, Update};
 use crate::state::{Artifacts, ModelCall, RunProgress, RunSnapshot, RunStatus};
@@ -13,6 +15,7 @@ use evalpage_core::report::{self, RunMetrics};
 use evalpage_core::run::{self, Engine, RagKind, RunConfig};
 use evalpage_core::{demo, Lang};
 use std::rc::Rc;
+use wasm_bindgen::JsValue;
 use yew::Callback;
 
 /// A handle on a running RAG check.
@@ -32,6 +35,18 @@ pub struct RagView {
     /// Results the page may count: saved first when persistence is on.
     results: Vec<Option<Rc<run::CaseResult>>>,
     console: Vec<Rc<str>>,
+    /// Console lines already logged to the browser's console.
+    logged: usize,
+}
+
+impl RagView {
+    /// Logs the console lines not logged yet to the browser's console.
+    fn log_new_lines(&mut self) {
+        for line in &self.console[self.logged..] {
+            web_sys::console::log_1(&JsValue::from_str(line));
+        }
+        self.logged = self.console.len();
+    }
 }
 
 impl RunView for RagView {
@@ -39,6 +54,10 @@ impl RunView for RagView {
     type Shown = Shown;
     type Snapshot = RunSnapshot;
     type Artifacts = Rc<Artifacts>;
+
+    fn launched(&mut self) {
+        self.log_new_lines();
+    }
 
     fn record(&self, event: &mut Record) -> bool {
         if let Record::Summary(s) = event {
@@ -68,6 +87,7 @@ impl RunView for RagView {
             self.results[i] = Some(result);
             self.console.push(line);
         }
+        self.log_new_lines();
     }
 
     fn snapshot(&self, _: &Engine, status: RunStatus, progress: RunProgress) -> RunSnapshot {
@@ -98,6 +118,7 @@ impl RunView for RagView {
         let metrics = RunMetrics::from_results(engine.results());
         let line = finish_line(self.lang, &metrics, cancelled);
         self.console.push(Rc::from(line));
+        self.log_new_lines();
         Rc::new(Artifacts {
             report_json: serde_json::to_string_pretty(&built).unwrap_or_default(),
             events_json_seq: jsonl_to_json_seq(events_jsonl),
@@ -121,6 +142,7 @@ impl RagView {
             cases: Rc::new(cases),
             results: vec![None; n],
             console: vec![Rc::from(start_line(lang, n))],
+            logged: 0,
         }
     }
 }
