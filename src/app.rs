@@ -60,11 +60,9 @@ pub fn App() -> Html {
     {
         let (state, params) = (state.clone(), params.clone());
         use_effect_with((), move |_| match params.dataset.clone() {
-            Some(u) => wasm_bindgen_futures::spawn_local(async move {
-                match files::fetch_url(&u).await {
-                    Ok((name, bytes)) => load_bytes(&state, &name, &bytes),
-                    Err(e) => state.dispatch(AppAction::LoadFailed(Rc::from(e))),
-                }
+            Some(u) => files::fetch_then(u, move |read| match read {
+                Ok((name, bytes)) => load_bytes(&state, &name, &bytes),
+                Err(e) => state.dispatch(AppAction::LoadFailed(Rc::from(e))),
             }),
             None => load_bytes(&state, demo::DATASET_NAME, demo::DATASET.as_bytes()),
         });
@@ -133,11 +131,9 @@ pub fn App() -> Html {
         let rag = rag.clone();
         Callback::from(move |file: web_sys::File| {
             let rag = rag.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                match files::read(file).await {
-                    Ok((_, bytes)) => launch::resume_from_log(&rag, &bytes),
-                    Err(e) => rag.state.dispatch(AppAction::StartFailed(Rc::from(e))),
-                }
+            files::read_then(file, move |read| match read {
+                Ok((_, bytes)) => launch::resume_from_log(&rag, &bytes),
+                Err(e) => rag.state.dispatch(AppAction::StartFailed(Rc::from(e))),
             });
         })
     };
@@ -169,11 +165,9 @@ pub fn App() -> Html {
         let s = state.clone();
         Callback::from(move |file: web_sys::File| {
             let s = s.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                match files::read(file).await {
-                    Ok((name, bytes)) => load_bytes(&s, &name, &bytes),
-                    Err(e) => s.dispatch(AppAction::LoadFailed(Rc::from(e))),
-                }
+            files::read_then(file, move |read| match read {
+                Ok((name, bytes)) => load_bytes(&s, &name, &bytes),
+                Err(e) => s.dispatch(AppAction::LoadFailed(Rc::from(e))),
             });
         })
     };

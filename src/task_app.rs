@@ -52,11 +52,9 @@ fn read_file(state: &State, f: fn(String, Vec<u8>) -> TaskAction) -> Callback<we
     let s = state.clone();
     Callback::from(move |file: web_sys::File| {
         let s = s.clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            match files::read(file).await {
-                Ok((name, bytes)) => s.dispatch(f(name, bytes)),
-                Err(e) => s.dispatch(TaskAction::LoadFailed(Rc::from(e))),
-            }
+        files::read_then(file, move |read| match read {
+            Ok((name, bytes)) => s.dispatch(f(name, bytes)),
+            Err(e) => s.dispatch(TaskAction::LoadFailed(Rc::from(e))),
         });
     })
 }
@@ -120,11 +118,9 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
         let task = task.clone();
         Callback::from(move |file: web_sys::File| {
             let task = task.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                match files::read(file).await {
-                    Ok((_, bytes)) => launch::resume_from_log(&task, &bytes),
-                    Err(e) => task.state.dispatch(TaskAction::StartFailed(Rc::from(e))),
-                }
+            files::read_then(file, move |read| match read {
+                Ok((_, bytes)) => launch::resume_from_log(&task, &bytes),
+                Err(e) => task.state.dispatch(TaskAction::StartFailed(Rc::from(e))),
             });
         })
     };
