@@ -3,7 +3,7 @@
 //! an `api_key_env` (kept in memory only); the registry editor (file or
 //! textarea, live located errors); and the run's scheduling.
 
-use super::code_editor::CodeEditor;
+use crate::components::code_editor::CodeEditor;
 use crate::state::task_check::RegistryCheck;
 use crate::state::task_models::{ModelChoice, ModelSource, TaskRunSettings};
 use evalpage_core::Lang;

@@ -3,10 +3,10 @@
 //! keys, page parameters without secrets), brings a stored run's inputs back
 //! (keys typed again), and refuses a log of another task or dataset.
 
-use super::{Event, ModeLaunch, Prepared, Slot};
 use crate::effects::runner::Update;
 use crate::effects::task_run::{TaskRunSpec, TaskView};
 use crate::effects::{now_ms, url};
+use crate::launch::{Event, ModeLaunch, Prepared, Slot};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::task_models::{backend, plan, PlannedModel};
@@ -22,7 +22,7 @@ use yew::prelude::*;
 pub type TaskSlot = Slot<TaskView>;
 
 /// The task mode as the launch path sees it.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub struct TaskLaunch {
     /// The task state.
     pub state: UseReducerHandle<TaskState>,

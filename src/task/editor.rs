@@ -2,7 +2,7 @@
 //! located errors, and, when the task names a template that is not built in,
 //! a second editor for the template's YAML.
 
-use super::code_editor::CodeEditor;
+use crate::components::code_editor::CodeEditor;
 use crate::state::task_check::{TaskCheck, TemplateNeed};
 use evalpage_core::task::PRESETS;
 use evalpage_core::Lang;
