@@ -2,6 +2,7 @@
 //! Each mode's own components live in its folder (`rag/`, `task/`).
 
 pub mod code_editor;
+pub mod endpoint_form;
 pub mod header;
 pub mod reconcile_view;
 pub mod resume_banner;

@@ -6,6 +6,7 @@
 pub mod dataset_panel;
 pub mod downloads;
 pub mod editor;
+pub mod endpoint_panel;
 pub mod launch;
 pub mod models_panel;
 pub mod prompt_preview;
@@ -18,13 +19,15 @@ use crate::components::{
 };
 use crate::effects::{files, url};
 use crate::launch as run_launch;
+use crate::state::keys::TargetLine;
 use crate::state::resume::Offers;
 use crate::state::task_data::{LoadedFile, LoadedMetadata};
 use crate::state::task_models::TaskRunSettings;
-use crate::state::{Mode, RunStatus, TaskAction, TaskState};
+use crate::state::{Mode, ModelSettings, RunStatus, TaskAction, TaskState};
 use dataset_panel::TaskDatasetPanel;
 use downloads::TaskDownloads;
 use editor::TaskEditor;
+use endpoint_panel::EndpointPanel;
 use evalpage_core::Lang;
 use models_panel::TaskModelsPanel;
 use prompt_preview::PromptPreview;
@@ -45,6 +48,16 @@ fn initial_state(params: &url::PageParams) -> TaskState {
         ..d
     };
     s
+}
+
+/// Where the endpoint form's requests go: its origin, and whether the key
+/// kept for that origin goes with them.
+fn endpoint_target(state: &TaskState) -> Option<Rc<TargetLine>> {
+    let e = &state.endpoint;
+    Some(Rc::new(TargetLine::Endpoint {
+        with_key: !e.api_key.trim().is_empty(),
+        target: url::target(&e.base_url)?,
+    }))
 }
 
 /// The task mode's state and run, kept for the whole page load.
@@ -126,7 +139,19 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     }
     let on_start = {
         let task = task.clone();
-        Callback::from(move |_: ()| run_launch::start_fresh(&task))
+        Callback::from(move |_: ()| launch::start_checked(&task, false))
+    };
+    let on_confirm_key = {
+        let task = task.clone();
+        Callback::from(move |_: ()| launch::start_checked(&task, true))
+    };
+    let on_endpoint = {
+        let state = state.clone();
+        Callback::from(move |s: ModelSettings| launch::edit_endpoint(&state, s))
+    };
+    let on_add_endpoint = {
+        let state = state.clone();
+        Callback::from(move |_: ()| launch::add_endpoint(&state))
     };
     let on_pause = {
         let slot = p.slot.clone();
@@ -190,11 +215,15 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
                         on_registry_check={send(state, |_: ()| TaskAction::CheckRegistry)}
                         on_registry_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadRegistry))}
                         on_settings={send(state, |s: TaskRunSettings| TaskAction::SetSettings(s))} />
+                    <EndpointPanel {lang} settings={state.endpoint.clone()} disabled={running} on_change={on_endpoint}
+                        on_add={on_add_endpoint} key_origins={Rc::new(state.ring.origins())}
+                        on_forget_keys={send(state, |_: ()| TaskAction::ForgetKeys)} target={endpoint_target(state)} />
                 </div>
             </section>
             <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress.clone())}
                 blocked={if running { None } else { blocked }} error={state.start_error.clone()}
-                {on_start} {on_cancel} {on_pause} />
+                {on_start} {on_cancel} {on_pause} key_prompt={state.key_prompt.clone()} {on_confirm_key}
+                on_dismiss_key={send(state, |_: ()| TaskAction::PromptKey(None))} />
             <TaskDownloads {lang} artifacts={state.artifacts.clone()} />
             <TaskSummary {lang} run={state.run.clone()} />
             <TaskSampleTable {lang} run={state.run.clone()} />
