@@ -2,10 +2,8 @@
 //! browser's storage after a reload, a run resumed from a downloaded event
 //! log, and discarding an offered run. What differs per mode (how the page's
 //! inputs become a run, how a stored run's inputs come back, which logs fit)
-//! is a [`ModeLaunch`]: `rag` (the RAG check) and `task` (task runs).
-
-pub mod rag;
-pub mod task;
+//! is a [`ModeLaunch`]: `rag::launch` (the RAG check) and `task::launch`
+//! (task runs).
 
 use crate::effects::locks::{self, RunLock};
 use crate::effects::runner::{Handle, Launch, Persist, RunView, Update, ViewUpdate};

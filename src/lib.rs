@@ -7,8 +7,9 @@ pub mod archive;
 pub mod components;
 pub mod effects;
 pub mod launch;
+pub mod rag;
 pub mod state;
-pub mod task_app;
+pub mod task;
 
 /// Mounts the app on `<body>`.
 pub fn start() {

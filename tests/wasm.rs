@@ -482,7 +482,7 @@ fn task_spec(run_id: &str, latency: f64) -> TaskRunSpec {
         &task.task,
         &state.choices,
         &state.selected,
-        &state.keys,
+        state.key_sources(),
         latency,
     )
     .expect("two mock models");

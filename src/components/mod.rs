@@ -1,26 +1,14 @@
-//! One component per file: props in, callbacks out.
+//! The components both modes use, one per file: props in, callbacks out.
+//! Each mode's own components live in its folder (`rag/`, `task/`).
 
-pub mod case_table;
 pub mod code_editor;
-pub mod console;
-pub mod dataset_panel;
-pub mod downloads;
-pub mod error_summary;
+pub mod endpoint_form;
 pub mod header;
 pub mod metric_hints;
-pub mod metrics;
-pub mod model_panel;
-pub mod prompt_preview;
 pub mod reconcile_view;
 pub mod resume_banner;
 pub mod resume_log;
 pub mod run_controls;
-pub mod task_dataset_panel;
-pub mod task_downloads;
-pub mod task_editor;
-pub mod task_models_panel;
-pub mod task_sample_table;
-pub mod task_summary;
 
 /// The first file chosen in a file input's `change` event, if any.
 pub fn chosen_file(e: &yew::Event) -> Option<web_sys::File> {

@@ -30,11 +30,9 @@ fn picker(
             return;
         };
         let (slot, error) = (slot.clone(), error.clone());
-        wasm_bindgen_futures::spawn_local(async move {
-            match files::read(file).await {
-                Ok((_, bytes)) => slot.set(Some(Rc::new(bytes))),
-                Err(e) => error.set(Some(e)),
-            }
+        files::read_then(file, move |read| match read {
+            Ok((_, bytes)) => slot.set(Some(Rc::new(bytes))),
+            Err(e) => error.set(Some(e)),
         });
     })
 }

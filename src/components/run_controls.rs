@@ -44,7 +44,7 @@ pub struct RunControlsProps {
 
 /// The line beside Start: the origin that receives requests and whether a
 /// key goes with them, with a warning for plain `http://` to a remote host.
-fn target_view(lang: Lang, line: &TargetLine) -> Html {
+pub(crate) fn target_view(lang: Lang, line: &TargetLine) -> Html {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
     let TargetLine::Endpoint { target, with_key } = line else {
         return html! { <span class="muted" data-testid="target-origin">{t("离线演示模型：不发送任何请求", "Offline demo model: no request leaves the page")}</span> };

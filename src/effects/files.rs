@@ -1,7 +1,22 @@
-//! Reads a user-chosen file into bytes, locally: nothing is uploaded.
+//! Reads a user-chosen file into bytes, locally: nothing is uploaded; and
+//! fetches a dataset named by the page URL. `read_then` and `fetch_then`
+//! spawn the reading here, so components only pass a callback.
 
-use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::File;
+
+/// A file's name and bytes, or why it could not be read.
+pub type Read = Result<(String, Vec<u8>), String>;
+
+/// Reads `file`, then calls `then` with its name and bytes.
+pub fn read_then(file: File, then: impl FnOnce(Read) + 'static) {
+    spawn_local(async move { then(read(file).await) });
+}
+
+/// Fetches `url`, then calls `then` with its file name and bytes.
+pub fn fetch_then(url: String, then: impl FnOnce(Read) + 'static) {
+    spawn_local(async move { then(fetch_url(&url).await) });
+}
 
 /// The file's name and bytes.
 pub async fn read(file: File) -> Result<(String, Vec<u8>), String> {

@@ -1,7 +1,8 @@
-//! The only code that touches the browser: fetch, files, downloads, storage,
-//! timers and the URL. `runner` is the one place that spawns a run's async
-//! work, for every kind of evaluation; `rag_run` and `task_run` are what each
-//! kind shows of its run.
+//! The only code that touches the browser: fetch, files, downloads, storage
+//! (web storage, IndexedDB, Web Locks), timers and the URL, and the only code
+//! that spawns async work (the page passes callbacks in). `runner` drives a
+//! run of any kind; `rag_run` and `task_run` are what each kind shows of it;
+//! `saved` and `locks` find the unfinished runs no other tab is running.
 
 pub mod debounce;
 pub mod download;

@@ -1,7 +1,9 @@
 //! The RAG check (spec 002) as the runner shows it: the demo model answered
-//! in the page or an endpoint, the `[EVAL]` console lines, the case table's
-//! results and counts, and at the end `report.json`, the two event logs,
-//! `report.md` and the Notes.
+//! in the page or an endpoint, the `[EVAL]` console lines (shown in the page
+//! and, as spec 002's 控制台输出 asks, logged to the browser's console, one
+//! `console.log` per line as it is shown; the lines never hold a key), the
+//! case table's results and counts, and at the end `report.json`, the two
+//! event logs, `report.md` and the Notes.
 
 use super::runner::{Handle, Launch, Persist, RunView, Transport, Update};
 use crate::state::{Artifacts, ModelCall, RunProgress, RunSnapshot, RunStatus};
@@ -14,6 +16,7 @@ use evalpage_core::Kind;
 use evalpage_core::RagCase;
 use evalpage_core::{demo, Lang};
 use std::rc::Rc;
+use wasm_bindgen::JsValue;
 use yew::Callback;
 
 /// A handle on a running RAG check.
@@ -35,6 +38,18 @@ pub struct RagView {
     console: Vec<Rc<str>>,
     /// The dataset file's text (for `dataset_fingerprint.json`).
     dataset: Rc<str>,
+    /// Console lines already logged to the browser's console.
+    logged: usize,
+}
+
+impl RagView {
+    /// Logs the console lines not logged yet to the browser's console.
+    fn log_new_lines(&mut self) {
+        for line in &self.console[self.logged..] {
+            web_sys::console::log_1(&JsValue::from_str(line));
+        }
+        self.logged = self.console.len();
+    }
 }
 
 impl RunView for RagView {
@@ -42,6 +57,10 @@ impl RunView for RagView {
     type Shown = Shown;
     type Snapshot = RunSnapshot;
     type Artifacts = Rc<Artifacts>;
+
+    fn launched(&mut self) {
+        self.log_new_lines();
+    }
 
     fn record(&self, event: &mut Record) -> bool {
         if let Record::Summary(s) = event {
@@ -71,6 +90,7 @@ impl RunView for RagView {
             self.results[i] = Some(result);
             self.console.push(line);
         }
+        self.log_new_lines();
     }
 
     fn snapshot(&self, _: &Engine, status: RunStatus, progress: RunProgress) -> RunSnapshot {
@@ -122,6 +142,7 @@ impl RunView for RagView {
             .collect();
         files.push(("report.events.jsonl".into(), events_jsonl.to_string()));
         files.push(("report.events.json-seq".into(), events_json_seq.clone()));
+        self.log_new_lines();
         Rc::new(Artifacts {
             report_json: serde_json::to_string_pretty(&built).unwrap_or_default(),
             events_json_seq,
@@ -148,6 +169,7 @@ impl RagView {
             results: vec![None; n],
             console: vec![Rc::from(start_line(lang, n))],
             dataset: Rc::from(""),
+            logged: 0,
         }
     }
 

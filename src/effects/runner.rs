@@ -59,6 +59,8 @@ pub trait RunView: 'static {
     /// The downloads at the end (or why they could not be rendered).
     type Artifacts: 'static;
 
+    /// The run is about to start (the view may announce it).
+    fn launched(&mut self) {}
     /// Readies an event record for the log (the summary names the report
     /// file); true when it is the `case` record of a settled job.
     fn record(&self, event: &mut <Self::Kind as Kind>::Record) -> bool;
@@ -155,7 +157,8 @@ type Shared<V> = Rc<RefCell<Runner<V>>>;
 
 impl<V: RunView> Handle<V> {
     /// Starts a run.
-    pub fn launch(launch: Launch<V>) -> Handle<V> {
+    pub fn launch(mut launch: Launch<V>) -> Handle<V> {
+        launch.view.launched();
         let settings = launch
             .engine
             .kind()

@@ -149,6 +149,12 @@ pub struct StoredModel {
     pub name: String,
     /// The registry entry; `None` for a built-in mock model.
     pub entry: Option<ModelEntry>,
+    /// For a model added with the endpoint form: the origin of its base URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint_origin: Option<String>,
+    /// A key was sent to it (never the key itself): resuming asks for it again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keyed: bool,
 }
 
 #[cfg(test)]

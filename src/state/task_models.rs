@@ -1,8 +1,12 @@
 //! The models a task run can call: the built-in offline mock models, always
-//! there, and the entries of the registry the user loaded. Turns the ticked
-//! ones into what the run records (`ModelSettings`, never a key) and how each
-//! is called (the mock, or an OpenAI-compatible endpoint with its key).
+//! there, the endpoints added with the endpoint form (as in the RAG check;
+//! their key is the one kept in memory for their origin), and the entries of
+//! the registry the user loaded (their key bound to their base URL). Turns
+//! the ticked ones into what the run records (`ModelSettings`, never a key)
+//! and how each is called (the mock, or an OpenAI-compatible endpoint with
+//! its key).
 
+use super::keys::KeyRing;
 use evalpage_core::provider::{strip_query, ApiKey};
 use evalpage_core::run::RunSettings;
 use evalpage_core::task::Task;
@@ -23,8 +27,21 @@ const BROWSER_HTTP1_CONNECTIONS: usize = 6;
 pub enum ModelSource {
     /// The built-in deterministic mock.
     Mock,
+    /// An endpoint added with the endpoint form.
+    Endpoint(EndpointModel),
     /// A registry entry (an OpenAI-compatible endpoint).
     Registry(ModelEntry),
+}
+
+/// A model added with the endpoint form: its entry (no key variable) and the
+/// origin of its base URL as the browser reads it. Its key is the one kept
+/// for that origin (`KeyRing`, in memory), and goes to that origin only.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EndpointModel {
+    /// Name, base URL and model id.
+    pub entry: ModelEntry,
+    /// `scheme://host:port` of the base URL.
+    pub origin: String,
 }
 
 /// A model the user can tick.
@@ -42,22 +59,42 @@ impl ModelChoice {
     pub fn key_env(&self) -> Option<&str> {
         match &self.source {
             ModelSource::Registry(e) => e.api_key_env.as_deref(),
-            ModelSource::Mock => None,
+            ModelSource::Mock | ModelSource::Endpoint(_) => None,
         }
     }
 }
 
-/// The mock models, then the registry's, in file order.
-pub fn choices(registry: &Registry) -> Vec<ModelChoice> {
+/// The mock models, the endpoints added with the form, then the registry's
+/// models in file order.
+pub fn choices(registry: &Registry, endpoints: &[EndpointModel]) -> Vec<ModelChoice> {
     let mocks = MOCK_MODELS.iter().map(|n| ModelChoice {
         name: n.to_string(),
         source: ModelSource::Mock,
+    });
+    let added = endpoints.iter().map(|e| ModelChoice {
+        name: e.entry.name.clone(),
+        source: ModelSource::Endpoint(e.clone()),
     });
     let entries = registry.models.iter().map(|e| ModelChoice {
         name: e.name.clone(),
         source: ModelSource::Registry(e.clone()),
     });
-    mocks.chain(entries).collect()
+    mocks.chain(added).chain(entries).collect()
+}
+
+/// A name for a model added with the endpoint form that no other model has:
+/// the model id, else `model@host:port`, else with a counter.
+pub fn endpoint_name(model: &str, origin: &str, taken: &[ModelChoice]) -> String {
+    let free = |n: &str| !taken.iter().any(|c| c.name == n);
+    let host = origin.split("://").nth(1).unwrap_or(origin);
+    let first = [model.to_string(), format!("{model}@{host}")];
+    if let Some(n) = first.into_iter().find(|n| free(n)) {
+        return n;
+    }
+    (2..)
+        .map(|i| format!("{model}@{host}#{i}"))
+        .find(|n| free(n))
+        .unwrap_or_default()
 }
 
 /// Keys typed into the page, by registry model name, each bound to the base
@@ -167,13 +204,23 @@ impl TaskRunSettings {
     }
 }
 
+/// The keys a run may use: registry models' (by name, bound to their base
+/// URL) and the endpoint form's (by origin).
+#[derive(Clone, Copy)]
+pub struct KeySources<'a> {
+    /// Registry models' keys.
+    pub registry: &'a Keys,
+    /// Keys typed in the endpoint form, by origin.
+    pub origins: &'a KeyRing,
+}
+
 /// The ticked models in list order, each with its request parameters (the
 /// task's `default_params`, the registry entry's over them) and its key.
 pub fn plan(
     task: &Task,
     choices: &[ModelChoice],
     selected: &BTreeSet<String>,
-    keys: &Keys,
+    keys: KeySources<'_>,
     mock_latency: f64,
 ) -> Result<Vec<PlannedModel>, String> {
     let planned: Vec<PlannedModel> = choices
@@ -190,7 +237,14 @@ pub fn plan(
                 },
                 call: ModelCall::Mock(mock_latency.max(0.0)),
             },
-            ModelSource::Registry(e) => endpoint_model(task, e, keys),
+            ModelSource::Registry(e) => {
+                let key = keys.registry.get(&e.name).filter(|k| k.fits(e));
+                endpoint_model(task, e, key.map(|k| (k.key.clone(), k.base_url.clone())))
+            }
+            ModelSource::Endpoint(m) => {
+                let key = keys.origins.get(&m.origin).and_then(ApiKey::new);
+                endpoint_model(task, &m.entry, key.map(|k| (k, m.origin.clone())))
+            }
         })
         .collect();
     if planned.is_empty() {
@@ -199,9 +253,10 @@ pub fn plan(
     Ok(planned)
 }
 
-fn endpoint_model(task: &Task, e: &ModelEntry, keys: &Keys) -> PlannedModel {
+/// An endpoint model with its key and what the key was entered for.
+fn endpoint_model(task: &Task, e: &ModelEntry, key: Option<(ApiKey, String)>) -> PlannedModel {
     let params = merged_params(&task.default_params, &e.default_params);
-    let key = keys.get(&e.name).filter(|k| k.fits(e));
+    let (key, key_for) = key.unzip();
     PlannedModel {
         settings: ModelSettings {
             name: e.name.clone(),
@@ -214,12 +269,12 @@ fn endpoint_model(task: &Task, e: &ModelEntry, keys: &Keys) -> PlannedModel {
             OpenAiConfig {
                 base_url: e.base_url.trim().to_string(),
                 model: e.model_id().to_string(),
-                api_key: key.map(|k| k.key.clone()),
+                api_key: key,
                 temperature: None,
                 max_tokens: None,
                 params,
             },
-            key.map(|k| k.base_url.clone()),
+            key_for,
         ),
     }
 }
@@ -254,7 +309,7 @@ mod tests {
     #[test]
     fn mocks_come_first_and_registry_models_carry_params_and_key() {
         let task = preset("event_eval").expect("preset");
-        let all = choices(&registry());
+        let all = choices(&registry(), &[]);
         let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["mock-a", "mock-b", "local"]);
         assert_eq!(all[2].key_env(), Some("LOCAL_KEY"));
@@ -262,7 +317,17 @@ mod tests {
         let entry = &registry().models[0];
         let bound = BoundKey::new(entry, "sk-test").expect("key");
         let keys: Keys = [("local".to_string(), bound)].into();
-        let plan = plan(&task, &all, &selected, &keys, 0.0).expect("planned");
+        let plan = plan(
+            &task,
+            &all,
+            &selected,
+            KeySources {
+                registry: &keys,
+                origins: &KeyRing::default(),
+            },
+            0.0,
+        )
+        .expect("planned");
         assert_eq!(plan.len(), 2);
         assert_eq!(plan[0].settings.name, "mock-b");
         assert_eq!(
@@ -290,7 +355,7 @@ mod tests {
     #[test]
     fn a_key_bound_to_another_base_url_is_not_used() {
         let task = preset("event_eval").expect("preset");
-        let all = choices(&registry());
+        let all = choices(&registry(), &[]);
         let other = ModelEntry {
             base_url: "https://other.example/v1".into(),
             ..registry().models[0].clone()
@@ -300,7 +365,17 @@ mod tests {
             BoundKey::new(&other, "sk-other").expect("key"),
         )]
         .into();
-        let plan = plan(&task, &all, &["local".to_string()].into(), &keys, 0.0).expect("planned");
+        let plan = plan(
+            &task,
+            &all,
+            &["local".to_string()].into(),
+            KeySources {
+                registry: &keys,
+                origins: &KeyRing::default(),
+            },
+            0.0,
+        )
+        .expect("planned");
         let ModelCall::OpenAi(cfg, key_for) = &plan[0].call else {
             panic!("endpoint")
         };
@@ -311,8 +386,18 @@ mod tests {
     #[test]
     fn nothing_ticked_is_an_error_and_http_endpoints_cap_concurrency() {
         let task = preset("event_eval").expect("preset");
-        let all = choices(&registry());
-        assert!(plan(&task, &all, &BTreeSet::new(), &Keys::new(), 1.0).is_err());
+        let all = choices(&registry(), &[]);
+        assert!(plan(
+            &task,
+            &all,
+            &BTreeSet::new(),
+            KeySources {
+                registry: &Keys::new(),
+                origins: &KeyRing::default()
+            },
+            1.0
+        )
+        .is_err());
         let settings = TaskRunSettings {
             concurrency: 16,
             ..TaskRunSettings::default()
@@ -321,7 +406,10 @@ mod tests {
             &task,
             &all,
             &["mock-a".to_string()].into(),
-            &Keys::new(),
+            KeySources {
+                registry: &Keys::new(),
+                origins: &KeyRing::default(),
+            },
             1.0,
         )
         .expect("planned");
@@ -330,11 +418,65 @@ mod tests {
             &task,
             &all,
             &["local".to_string()].into(),
-            &Keys::new(),
+            KeySources {
+                registry: &Keys::new(),
+                origins: &KeyRing::default(),
+            },
             1.0,
         )
         .expect("planned");
         assert_eq!(settings.run_settings(&with_http, 1).concurrency, 6);
         assert_eq!(settings.run_settings(&with_http, 1).timeout_ms, 60_000);
+    }
+
+    #[test]
+    fn an_endpoint_form_model_takes_the_key_of_its_own_origin_only() {
+        let task = preset("event_eval").expect("preset");
+        let entry = ModelEntry {
+            name: "evalpage-demo".into(),
+            base_url: "http://127.0.0.1:8091/v1".into(),
+            model: Some("evalpage-demo".into()),
+            api_key_env: None,
+            default_params: Default::default(),
+            price_in_per_mtok: None,
+            price_out_per_mtok: None,
+        };
+        let added = EndpointModel {
+            entry,
+            origin: "http://127.0.0.1:8091".into(),
+        };
+        let all = choices(&registry(), std::slice::from_ref(&added));
+        let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["mock-a", "mock-b", "evalpage-demo", "local"]);
+        let selected: BTreeSet<String> = ["evalpage-demo".to_string()].into();
+        let mut ring = KeyRing::default();
+        ring.set("http://127.0.0.1:9999", "sk-other-origin", false);
+        let keys = KeySources {
+            registry: &Keys::new(),
+            origins: &ring,
+        };
+        let planned = plan(&task, &all, &selected, keys, 0.0).expect("planned");
+        let ModelCall::OpenAi(cfg, key_for) = &planned[0].call else {
+            panic!("endpoint")
+        };
+        assert!(cfg.api_key.is_none(), "another origin's key is never used");
+        assert!(key_for.is_none());
+        ring.set("http://127.0.0.1:8091", "sk-own", false);
+        let keys = KeySources {
+            registry: &Keys::new(),
+            origins: &ring,
+        };
+        let planned = plan(&task, &all, &selected, keys, 0.0).expect("planned");
+        let ModelCall::OpenAi(cfg, key_for) = &planned[0].call else {
+            panic!("endpoint")
+        };
+        assert_eq!(cfg.api_key.as_ref().map(ApiKey::expose), Some("sk-own"));
+        assert_eq!(key_for.as_deref(), Some("http://127.0.0.1:8091"));
+        assert_eq!(planned[0].settings.api_key_env, None);
+        assert_eq!(
+            endpoint_name("evalpage-demo", "http://127.0.0.1:8091", &all),
+            "evalpage-demo@127.0.0.1:8091"
+        );
+        assert_eq!(endpoint_name("m", "http://h:1", &all), "m");
     }
 }

@@ -3,12 +3,15 @@
 //! Pure: checking and reading call the core; effects live in `effects/`.
 
 use super::app_state::{RunProgress, RunStatus};
+use super::keys::{KeyPrompt, KeyRing};
+use super::settings::{ModelSettings, Provider};
 use super::task_check::{
     check_registry, check_task, CheckedTask, RegistryCheck, TaskCheck, TaskSource,
 };
 use super::task_data::{self, LoadedFile, LoadedMetadata, Preview, RunData};
 use super::task_models::{
-    choices, keys_that_fit, BoundKey, Keys, ModelChoice, TaskRunSettings, MOCK_MODELS,
+    choices, keys_that_fit, BoundKey, EndpointModel, KeySources, Keys, ModelChoice,
+    TaskRunSettings, MOCK_MODELS,
 };
 use super::task_results::{Labels, ResultGrid};
 use evalpage_core::task::PRESETS;
@@ -99,6 +102,16 @@ pub struct TaskState {
     pub selected: Rc<BTreeSet<String>>,
     /// Keys typed in, by registry model name (memory only).
     pub keys: Rc<Keys>,
+    /// The endpoint form as edited (base URL, model, the key of its origin).
+    pub endpoint: Rc<ModelSettings>,
+    /// Keys typed in the endpoint form, by origin (memory only).
+    pub ring: Rc<KeyRing>,
+    /// The models added with the endpoint form.
+    pub endpoints: Rc<Vec<EndpointModel>>,
+    /// Origins the user agreed to send a key to over plain `http://`.
+    pub plain_http_ok: Rc<BTreeSet<String>>,
+    /// A run waiting for the user to confirm where a key goes.
+    pub key_prompt: Option<Rc<KeyPrompt>>,
     /// Scheduling.
     pub settings: TaskRunSettings,
     /// Latest run snapshot.
@@ -154,6 +167,16 @@ pub enum TaskAction {
     SetKey(String, String),
     /// Scheduling edited.
     SetSettings(TaskRunSettings),
+    /// The endpoint form was edited: its settings and the keys by origin.
+    SetEndpoint(Rc<ModelSettings>, Rc<KeyRing>),
+    /// A model was added with the endpoint form (and ticked).
+    AddEndpoint(EndpointModel),
+    /// Forget every key typed in the endpoint form.
+    ForgetKeys,
+    /// A run waits for a click before a key goes over plain `http://` (or no longer does).
+    PromptKey(Option<Rc<KeyPrompt>>),
+    /// The user agreed to send a key to this origin over plain `http://`.
+    AllowPlainHttp(String),
     /// The run could not start.
     StartFailed(Rc<str>),
     /// A run started: clear the previous one.
@@ -193,11 +216,19 @@ impl TaskState {
             preview: None,
             registry_file: REGISTRY_FILE.into(),
             registry_text: Rc::from(""),
-            choices: Rc::new(choices(&registry.registry)),
+            choices: Rc::new(choices(&registry.registry, &[])),
             registry,
             registry_checked: Rc::from(""),
             selected: Rc::new(MOCK_MODELS.iter().map(|m| m.to_string()).collect()),
             keys: Rc::default(),
+            endpoint: Rc::new(ModelSettings {
+                provider: Provider::Openai,
+                ..ModelSettings::default()
+            }),
+            ring: Rc::default(),
+            endpoints: Rc::default(),
+            plain_http_ok: Rc::default(),
+            key_prompt: None,
             settings: TaskRunSettings::default(),
             run: None,
             artifacts: None,
@@ -206,6 +237,14 @@ impl TaskState {
         };
         s.recheck();
         s
+    }
+
+    /// The keys a run of this state may use.
+    pub fn key_sources(&self) -> KeySources<'_> {
+        KeySources {
+            registry: &self.keys,
+            origins: &self.ring,
+        }
     }
 
     /// True while an editor's text has not been checked yet.
@@ -305,7 +344,7 @@ impl TaskState {
     fn recheck_registry(&mut self) {
         self.registry = Rc::new(check_registry(&self.registry_file, &self.registry_text));
         self.registry_checked = self.registry_text.clone();
-        self.choices = Rc::new(choices(&self.registry.registry));
+        self.choices = Rc::new(choices(&self.registry.registry, &self.endpoints));
         // A key stays only with the base URL it was typed for.
         self.keys = Rc::new(keys_that_fit(&self.keys, &self.registry.registry));
     }
@@ -392,9 +431,37 @@ impl Reducible for TaskState {
                 next.keys = Rc::new(keys);
             }
             TaskAction::SetSettings(s) => next.settings = s,
+            TaskAction::SetEndpoint(settings, ring) => {
+                next.endpoint = settings;
+                next.ring = ring;
+                next.key_prompt = None;
+            }
+            TaskAction::AddEndpoint(m) => {
+                let mut selected = (*next.selected).clone();
+                selected.insert(m.entry.name.clone());
+                next.selected = Rc::new(selected);
+                let mut endpoints = (*next.endpoints).clone();
+                endpoints.push(m);
+                next.endpoints = Rc::new(endpoints);
+                next.choices = Rc::new(choices(&next.registry.registry, &next.endpoints));
+            }
+            TaskAction::ForgetKeys => {
+                next.ring = Rc::default();
+                next.endpoint = Rc::new(ModelSettings {
+                    api_key: String::new(),
+                    ..(*next.endpoint).clone()
+                });
+            }
+            TaskAction::PromptKey(prompt) => next.key_prompt = prompt,
+            TaskAction::AllowPlainHttp(origin) => {
+                let mut ok = (*next.plain_http_ok).clone();
+                ok.insert(origin);
+                next.plain_http_ok = Rc::new(ok);
+            }
             TaskAction::StartFailed(e) => next.start_error = Some(e),
             TaskAction::Restore(state) => return state,
             TaskAction::Started => {
+                next.key_prompt = None;
                 next.run = None;
                 next.artifacts = None;
                 next.start_error = None;

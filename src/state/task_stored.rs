@@ -7,7 +7,7 @@ use super::stored::{
     StoredBytes, StoredFile, StoredInputs, StoredModel, StoredRun, StoredTask, TaskInputs,
 };
 use super::task_data::{LoadedFile, LoadedMetadata};
-use super::task_models::ModelSource;
+use super::task_models::{EndpointModel, ModelSource};
 use super::task_state::{TaskState, DEFAULT_PRESET};
 use evalpage_core::task::PRESETS;
 use evalpage_core::Lang;
@@ -37,11 +37,24 @@ impl TaskInputs {
             .choices
             .iter()
             .filter(|c| state.selected.contains(&c.name))
-            .map(|c| StoredModel {
-                name: c.name.clone(),
-                entry: match &c.source {
-                    ModelSource::Mock => None,
-                    ModelSource::Registry(e) => Some(e.clone()),
+            .map(|c| match &c.source {
+                ModelSource::Mock => StoredModel {
+                    name: c.name.clone(),
+                    entry: None,
+                    endpoint_origin: None,
+                    keyed: false,
+                },
+                ModelSource::Registry(e) => StoredModel {
+                    name: c.name.clone(),
+                    entry: Some(e.clone()),
+                    endpoint_origin: None,
+                    keyed: state.keys.contains_key(&c.name),
+                },
+                ModelSource::Endpoint(m) => StoredModel {
+                    name: c.name.clone(),
+                    entry: Some(m.entry.clone()),
+                    endpoint_origin: Some(m.origin.clone()),
+                    keyed: state.ring.get(&m.origin).is_some(),
                 },
             })
             .collect();
@@ -109,6 +122,20 @@ impl TaskState {
         next.selected = Rc::new(s.models.iter().map(|m| m.name.clone()).collect());
         next.settings = s.settings;
         next.keys = self.keys.clone();
+        next.ring = self.ring.clone();
+        next.endpoint = self.endpoint.clone();
+        next.plain_http_ok = self.plain_http_ok.clone();
+        next.endpoints = Rc::new(
+            s.models
+                .iter()
+                .filter_map(|m| {
+                    Some(EndpointModel {
+                        entry: m.entry.clone()?,
+                        origin: m.endpoint_origin.clone()?,
+                    })
+                })
+                .collect(),
+        );
         next.refresh();
         next
     }
@@ -122,6 +149,7 @@ impl TaskState {
             let same = match (choice.map(|c| &c.source), &m.entry) {
                 (Some(ModelSource::Mock), None) => true,
                 (Some(ModelSource::Registry(now)), Some(then)) => now == then,
+                (Some(ModelSource::Endpoint(now)), Some(then)) => &now.entry == then,
                 _ => false,
             };
             if !same {
@@ -142,6 +170,18 @@ impl TaskState {
                         lang.pick(
                             "请在“模型”中重新输入 API 密钥（密钥只保存在内存中），然后再次点击继续运行",
                             "type its API key again under Models (keys are kept in memory only), then press Resume again"
+                        )
+                    ));
+                }
+            }
+            if let (Some(origin), true) = (&m.endpoint_origin, m.keyed) {
+                if self.ring.get(origin).is_none() {
+                    return Some(format!(
+                        "{}: {} ({origin})",
+                        m.name,
+                        lang.pick(
+                            "请在端点表单中为该源重新输入 API 密钥（密钥只保存在内存中），然后再次点击继续运行",
+                            "type the API key for its origin again in the endpoint form (keys are kept in memory only), then press Resume again"
                         )
                     ));
                 }
@@ -230,5 +270,46 @@ mod tests {
         );
         let rag = r#"{"mode":"rag","dataset_text":"","settings":{}}"#;
         assert!(serde_json::from_str::<TaskInputs>(rag).is_err());
+    }
+
+    #[test]
+    fn an_endpoint_form_model_is_stored_with_its_origin_and_its_key_is_asked_again() {
+        use crate::state::keys::KeyRing;
+        use crate::state::task_models::EndpointModel;
+        use evalpage_core::task_run::registry::ModelEntry;
+        let origin = "http://127.0.0.1:8091".to_string();
+        let entry = ModelEntry {
+            name: "evalpage-demo".into(),
+            base_url: "http://127.0.0.1:8091/v1".into(),
+            model: Some("evalpage-demo".into()),
+            api_key_env: None,
+            default_params: Default::default(),
+            price_in_per_mtok: None,
+            price_out_per_mtok: None,
+        };
+        let mut ring = KeyRing::default();
+        ring.set(&origin, "sk-form-never-stored", false);
+        let s = Rc::new(TaskState::default());
+        let endpoint = s.endpoint.clone();
+        let s = s.reduce(TaskAction::SetEndpoint(endpoint, Rc::new(ring)));
+        let added = EndpointModel {
+            entry,
+            origin: origin.clone(),
+        };
+        let s = s.reduce(TaskAction::AddEndpoint(added));
+        let stored = StoredRun::of_task(&s, "run-3", 1, Lang::En);
+        let json = serde_json::to_string(&stored).expect("json");
+        assert!(!json.contains("sk-form-never-stored"));
+        let inputs = inputs(&stored);
+        assert_eq!(inputs.model_names(), "mock-a, mock-b, evalpage-demo");
+        let fresh = TaskState::default();
+        let restored = fresh.restored(inputs);
+        assert_eq!(restored.choices.len(), 3);
+        assert_eq!(restored.selected.len(), 3);
+        let problem = restored.resume_problem(inputs, Lang::En).expect("no key");
+        assert!(problem.contains("in the endpoint form"), "{problem}");
+        assert!(problem.contains(&origin), "{problem}");
+        let keyed = s.restored(inputs);
+        assert_eq!(keyed.resume_problem(inputs, Lang::En), None);
     }
 }

@@ -79,6 +79,30 @@ test("spec 002's three-case example reads 66.7% / 66.7% with the spec's console 
   assert.match(notes, /Q2: 引用了错误的文档 'ragas_install.md'，预期是 'lightrag_optimization.md'。/);
 });
 
+test("spec 002's console output: every [EVAL] line is also logged to the browser console, never a key; the case table marks √/×", async () => {
+  const KEY = 'sk-e2e-CONSOLE-7781';
+  const page = await newPage(browser, []);
+  const logged = [];
+  page.on('console', (m) => logged.push([m.type(), m.text()]));
+  await page.goto(`${site.url}/eval?lang=zh`);
+  await useEndpoint(page, mock.url);
+  await page.fill('[data-testid=api-key]', KEY);
+  await page.dispatchEvent('[data-testid=api-key]', 'change');
+  await page.setInputFiles('[data-testid=dataset-file]', path.join(DATA, 'spec_three_cases.jsonl'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=dataset-summary]')?.textContent.includes('3'));
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  const shown = await page.locator('[data-testid=console] div').allTextContents();
+  const eval_ = logged.filter(([, text]) => text.startsWith('[EVAL]'));
+  assert.ok(eval_.every(([type]) => type === 'log'), JSON.stringify(eval_));
+  assert.deepEqual(eval_.map(([, text]) => text), shown, 'one console.log per line, in the order shown');
+  assert.equal(shown.length, 5);
+  assert.ok(logged.every(([, text]) => !text.includes(KEY)), 'no key in the browser console');
+  const marks = async (id) => page.locator(`[data-testid=${id}]`).allTextContents();
+  assert.deepEqual(await marks('case-accuracy'), ['\u221a', '\u221a', '\u00d7']);
+  assert.deepEqual(await marks('case-citation'), ['\u221a', '\u00d7', '\u221a']);
+});
+
 test('bad lines are listed with their line numbers and the valid ones run', async () => {
   const page = await newPage(browser, []);
   await page.goto(`${site.url}/?lang=en&demo_latency=0`);

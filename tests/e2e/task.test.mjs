@@ -351,3 +351,62 @@ test('a task run is resumed from its downloaded event log; an offered run can be
   await third.waitForTimeout(300);
   assert.equal(await third.locator('[data-testid=resume-offer]').count(), 0, 'a discarded run is not offered again');
 });
+
+test('task mode adds a model with the endpoint form as the RAG check does: the key stays with its origin, the run goes through the same engine, scores shown', async () => {
+  const KEY = 'sk-e2e-ENDPOINT-FORM-3141';
+  const mock = await startMock();
+  const other = await startMock();
+  const origin = (u) => new URL(u).origin;
+  try {
+    const page = await openTask();
+    const setField = async (id, value) => {
+      await page.fill(`[data-testid=${id}]`, value);
+      await page.dispatchEvent(`[data-testid=${id}]`, 'change');
+    };
+    await setField('endpoint-url', mock.url);
+    await setField('model-name', 'evalpage-demo');
+    await setField('api-key', KEY);
+    await page.waitForFunction((o) => document.querySelector('[data-testid=saved-key-origins]')?.textContent.includes(o), origin(mock.url));
+    assert.equal(await page.textContent('[data-testid=target-origin]'), origin(mock.url));
+    // The key belongs to its origin: another endpoint starts empty, coming back brings it back.
+    await setField('endpoint-url', other.url);
+    assert.equal(await page.inputValue('[data-testid=api-key]'), '');
+    assert.equal(await page.textContent('[data-testid=target-origin]'), origin(other.url));
+    await setField('endpoint-url', `${mock.url}/`);
+    assert.equal(await page.inputValue('[data-testid=api-key]'), KEY);
+    await setField('endpoint-url', mock.url);
+    await page.click('[data-testid=add-endpoint-model]');
+    await page.waitForSelector('[data-testid=model-toggle-evalpage-demo]');
+    assert.ok(await page.isChecked('[data-testid=model-toggle-evalpage-demo]'), 'an added model is ticked');
+    await page.uncheck('[data-testid=model-toggle-mock-a]');
+    await page.uncheck('[data-testid=model-toggle-mock-b]');
+
+    const posts = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST') posts.push([origin(r.url()), r.headers().authorization, JSON.parse(r.postData()).model]);
+    });
+    await startEnabled(page);
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'done');
+    assert.equal(posts.length, 8, 'one call per sample');
+    assert.ok(posts.every(([o, auth, model]) => o === origin(mock.url) && auth === `Bearer ${KEY}` && model === 'evalpage-demo'),
+      JSON.stringify(posts));
+    assert.equal(await page.textContent('[data-testid=progress]'), '8/8');
+    assert.deepEqual(await page.locator('[data-testid=summary-model]').allTextContents(), ['evalpage-demo']);
+    assert.deepEqual(await page.locator('[data-testid=summary-answered] td').allTextContents(), ['8']);
+    const scores = await page.locator('[data-testid=summary-metric][data-metric=sentiment_acc] td').allTextContents();
+    assert.equal(scores.length, 1);
+    assert.match(scores[0], /^\d\.\d{3}/);
+
+    const files = await zipFiles(page);
+    for (const [name, text] of files) assert.ok(!text.includes(KEY), `${name} holds the key`);
+    const report = JSON.parse(files.get('report.json'));
+    const fromReport = report.report.summaries.find((s) => s.model === 'evalpage-demo' && s.metric === 'sentiment_acc');
+    assert.ok(scores[0].startsWith(fromReport.mean.toFixed(3)), `${scores[0]} vs ${fromReport.mean}`);
+    const snapshot = JSON.parse(files.get('model_snapshot.json'));
+    assert.equal(snapshot.models[0].name, 'evalpage-demo');
+    const stored = await page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage));
+    assert.ok(!stored.includes(KEY), 'endpoint-form keys of the task mode stay in memory');
+    assert.ok(!(await dumpIndexedDb(page)).includes(KEY), 'not in IndexedDB');
+  } finally { mock.stop(); other.stop(); }
+});

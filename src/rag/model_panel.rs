@@ -1,7 +1,9 @@
-//! Model choice: the offline demo model or an OpenAI-compatible endpoint, with
-//! presets, the key (sessionStorage unless remembered), and run settings.
+//! Model choice of the RAG check: the offline demo model or an
+//! OpenAI-compatible endpoint (the shared endpoint form: presets, base URL,
+//! model, the key in sessionStorage unless remembered), and run settings.
 
-use crate::state::{ModelSettings, Provider, PRESETS};
+use crate::components::endpoint_form::EndpointForm;
+use crate::state::{ModelSettings, Provider};
 use evalpage_core::scorer::MatchMode;
 use evalpage_core::Lang;
 use std::rc::Rc;
@@ -26,32 +28,6 @@ pub struct ModelPanelProps {
     /// *Forget keys* pressed.
     #[prop_or_default]
     pub on_forget_keys: Callback<()>,
-}
-
-/// The origins that have a saved key, and *Forget keys*.
-fn saved_keys(p: &ModelPanelProps) -> Html {
-    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
-    let forget = p.on_forget_keys.reform(|_: MouseEvent| ());
-    let where_ = |remembered: bool| {
-        if remembered {
-            t("（本浏览器）", " (this browser)")
-        } else {
-            t("（本标签页）", " (this tab)")
-        }
-    };
-    html! {
-        <div class="saved-keys" data-testid="saved-keys">
-            <span>{t("已保存密钥的源：", "Origins with a saved key: ")}</span>
-            if p.key_origins.is_empty() {
-                <span class="muted" data-testid="no-saved-keys">{t("无", "none")}</span>
-            } else {
-                <ul data-testid="saved-key-origins">
-                    { for p.key_origins.iter().map(|(o, r)| html! { <li><code>{o.clone()}</code>{where_(*r)}</li> }) }
-                </ul>
-            }
-            <button data-testid="forget-keys" disabled={p.disabled || p.key_origins.is_empty()} onclick={forget}>{t("忘记所有密钥", "Forget keys")}</button>
-        </div>
-    }
 }
 
 type Edit = fn(&mut ModelSettings, String);
@@ -92,16 +68,6 @@ pub fn ModelPanel(p: &ModelPanelProps) -> Html {
             cb.emit(next);
         })
     };
-    let preset = |i: usize| {
-        let (s, cb) = (s.clone(), p.on_change.clone());
-        Callback::from(move |_: MouseEvent| {
-            let mut next = (*s).clone();
-            next.provider = Provider::Openai;
-            next.base_url = PRESETS[i].base_url.into();
-            next.model = PRESETS[i].model.into();
-            cb.emit(next);
-        })
-    };
     let openai = s.provider == Provider::Openai;
     let d = p.disabled;
     html! {
@@ -113,26 +79,8 @@ pub fn ModelPanel(p: &ModelPanelProps) -> Html {
                     <option value="openai" selected={openai}>{t("OpenAI 兼容端点", "OpenAI-compatible endpoint")}</option>
                 </select>
             </label>
-            <div class="presets">
-                <span>{t("预设：", "Presets: ")}</span>
-                { for PRESETS.iter().enumerate().map(|(i, pr)| html!{ <button class="link" disabled={d} onclick={preset(i)}>{pr.name}</button> }) }
-            </div>
-            <div class={if openai { "endpoint" } else { "endpoint dimmed" }}>
-                <label>{t("API 基础地址", "API base URL")}
-                    <input data-testid="endpoint-url" disabled={d} value={s.base_url.clone()} placeholder="http://127.0.0.1:8091/v1"
-                        onchange={edit(|s, v| { s.base_url = v; s.provider = Provider::Openai; })} /></label>
-                <label>{t("模型名称", "Model name")}
-                    <input data-testid="model-name" disabled={d} value={s.model.clone()} onchange={edit(|s, v| s.model = v)} /></label>
-                <label>{t("API 密钥（可选）", "API key (optional)")}
-                    <input data-testid="api-key" type="password" autocomplete="off" disabled={d} value={s.api_key.clone()}
-                        onchange={edit(|s, v| s.api_key = v.trim().to_string())} /></label>
-                <label class="check"><input type="checkbox" data-testid="remember-key" checked={s.remember_key} disabled={d}
-                    onchange={edit(|s, v| s.remember_key = v == "true")} />
-                    {t("在本浏览器记住密钥（默认仅保存在本标签页会话中）", "Remember the key in this browser (by default it stays in this tab's session only)")}</label>
-                <p class="muted">{t("密钥只属于输入它时端点的源（协议、主机、端口），只会发送到该源。",
-                    "A key belongs to the origin (scheme, host, port) of the endpoint it was entered for and is only ever sent there.")}</p>
-                {saved_keys(p)}
-            </div>
+            <EndpointForm lang={p.lang} settings={s.clone()} disabled={d} on_change={p.on_change.clone()} remember=true
+                dimmed={!openai} key_origins={p.key_origins.clone()} on_forget_keys={p.on_forget_keys.clone()} />
             <div class="grid">
                 <label>{t("并发", "Concurrency")}<input data-testid="concurrency" type="number" min="1" max="64" disabled={d}
                     value={s.concurrency.to_string()} onchange={edit(|s, v| s.concurrency = v.parse().unwrap_or(s.concurrency).clamp(1, 64))} /></label>

@@ -1,7 +1,7 @@
 //! Dataset loading: file picker, drag and drop, the demo dataset; a preview and
 //! every line error.
 
-use super::{use_drop_zone, DropZone};
+use crate::components::{use_drop_zone, DropZone};
 use crate::state::LoadedDataset;
 use evalpage_core::Lang;
 use std::rc::Rc;
@@ -37,7 +37,7 @@ pub fn DatasetPanel(p: &DatasetPanelProps) -> Html {
     let onchange = {
         let cb = p.on_file.clone();
         Callback::from(move |e: Event| {
-            if let Some(file) = super::chosen_file(&e) {
+            if let Some(file) = crate::components::chosen_file(&e) {
                 cb.emit(file);
             }
         })

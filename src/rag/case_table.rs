@@ -1,5 +1,6 @@
 //! The per-case table: question, answer (its reasoning collapsed under it,
-//! a truncated answer marked), ✓/✗ per metric, and the reasons.
+//! a truncated answer marked), √/× per metric (as spec 002 writes them),
+//! and the reasons.
 
 use crate::state::RunSnapshot;
 use evalpage_core::console::{accuracy_reason, citation_reason};
@@ -42,9 +43,9 @@ fn Row(p: &RowProps) -> Html {
     let r = &p.result;
     let mark = |ok: bool| {
         if ok {
-            html! {<span class="ok">{"✓"}</span>}
+            html! {<span class="ok">{"\u{221a}"}</span>}
         } else {
-            html! {<span class="bad">{"✗"}</span>}
+            html! {<span class="bad">{"\u{00d7}"}</span>}
         }
     };
     let reasons: Vec<String> = [

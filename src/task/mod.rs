@@ -1,25 +1,72 @@
-//! The task mode: wiring between the task panels, the resume banner, the
-//! task reducer and the task runner. The reducer and the run handle belong to
-//! the app, so switching to the RAG check and back keeps the task, its data
-//! and its run.
+//! The task mode (spec 004): its top component, the hook that keeps its
+//! state and run for the whole page load (switching to the RAG check and back
+//! keeps the task, its data and its run), its launch glue (`launch`) and its
+//! own panels. Shared panels are in `components/`.
 
+pub mod dataset_panel;
+pub mod downloads;
+pub mod editor;
+pub mod endpoint_panel;
+pub mod launch;
+pub mod models_panel;
+pub mod prompt_preview;
+pub mod sample_table;
+pub mod summary;
+
+use self::launch::{TaskLaunch, TaskSlot};
 use crate::components::{
-    prompt_preview::PromptPreview, resume_banner::ResumeBanner, resume_log::ResumeLog,
-    run_controls::RunControls, task_dataset_panel::TaskDatasetPanel, task_downloads::TaskDownloads,
-    task_editor::TaskEditor, task_models_panel::TaskModelsPanel,
-    task_sample_table::TaskSampleTable, task_summary::TaskSummary,
+    resume_banner::ResumeBanner, resume_log::ResumeLog, run_controls::RunControls,
 };
 use crate::effects::{files, url};
-use crate::launch;
-use crate::launch::task::{TaskLaunch, TaskSlot};
+use crate::launch as run_launch;
+use crate::state::keys::TargetLine;
 use crate::state::resume::Offers;
 use crate::state::task_data::{LoadedFile, LoadedMetadata};
 use crate::state::task_models::TaskRunSettings;
-use crate::state::{Mode, RunStatus, TaskAction, TaskState};
+use crate::state::{Mode, ModelSettings, RunStatus, TaskAction, TaskState};
+use dataset_panel::TaskDatasetPanel;
+use downloads::TaskDownloads;
+use editor::TaskEditor;
+use endpoint_panel::EndpointPanel;
 use evalpage_core::Lang;
+use models_panel::TaskModelsPanel;
+use prompt_preview::PromptPreview;
+use sample_table::TaskSampleTable;
 use std::collections::BTreeSet;
 use std::rc::Rc;
+use summary::TaskSummary;
 use yew::prelude::*;
+
+/// The task mode's first state: the preset of `?task=` (else the default)
+/// and the scheduling of `?concurrency=` and `?demo_latency=`.
+fn initial_state(params: &url::PageParams) -> TaskState {
+    let mut s = TaskState::with_preset(params.task.as_deref().unwrap_or_default());
+    let d = TaskRunSettings::default();
+    s.settings = TaskRunSettings {
+        concurrency: params.concurrency.map_or(d.concurrency, |c| c.clamp(1, 64)),
+        mock_latency: params.demo_latency.map_or(d.mock_latency, |l| l.max(0.0)),
+        ..d
+    };
+    s
+}
+
+/// Where the endpoint form's requests go: its origin, and whether the key
+/// kept for that origin goes with them.
+fn endpoint_target(state: &TaskState) -> Option<Rc<TargetLine>> {
+    let e = &state.endpoint;
+    Some(Rc::new(TargetLine::Endpoint {
+        with_key: !e.api_key.trim().is_empty(),
+        target: url::target(&e.base_url)?,
+    }))
+}
+
+/// The task mode's state and run, kept for the whole page load.
+#[hook]
+pub fn use_task(params: Rc<url::PageParams>) -> (UseReducerHandle<TaskState>, TaskSlot) {
+    let state = use_reducer(|| initial_state(&params));
+    let slot = use_memo((), |_| TaskSlot::default());
+    (state, (*slot).clone())
+}
 
 /// Task mode props.
 #[derive(Properties, PartialEq)]
@@ -52,11 +99,9 @@ fn read_file(state: &State, f: fn(String, Vec<u8>) -> TaskAction) -> Callback<we
     let s = state.clone();
     Callback::from(move |file: web_sys::File| {
         let s = s.clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            match files::read(file).await {
-                Ok((name, bytes)) => s.dispatch(f(name, bytes)),
-                Err(e) => s.dispatch(TaskAction::LoadFailed(Rc::from(e))),
-            }
+        files::read_then(file, move |read| match read {
+            Ok((name, bytes)) => s.dispatch(f(name, bytes)),
+            Err(e) => s.dispatch(TaskAction::LoadFailed(Rc::from(e))),
         });
     })
 }
@@ -89,12 +134,24 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     {
         let task = task.clone();
         use_effect_with(p.offers.pending.clone(), move |_| {
-            launch::resume_pending(&task)
+            run_launch::resume_pending(&task)
         });
     }
     let on_start = {
         let task = task.clone();
-        Callback::from(move |_: ()| launch::start_fresh(&task))
+        Callback::from(move |_: ()| launch::start_checked(&task, false))
+    };
+    let on_confirm_key = {
+        let task = task.clone();
+        Callback::from(move |_: ()| launch::start_checked(&task, true))
+    };
+    let on_endpoint = {
+        let state = state.clone();
+        Callback::from(move |s: ModelSettings| launch::edit_endpoint(&state, s))
+    };
+    let on_add_endpoint = {
+        let state = state.clone();
+        Callback::from(move |_: ()| launch::add_endpoint(&state))
     };
     let on_pause = {
         let slot = p.slot.clone();
@@ -106,13 +163,13 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     };
     let on_resume = {
         let (task, on_mode) = (task.clone(), p.on_mode.clone());
-        Callback::from(move |run_id: String| launch::resume_picked(&task, &run_id, &on_mode))
+        Callback::from(move |run_id: String| run_launch::resume_picked(&task, &run_id, &on_mode))
     };
     let on_discard = {
         let offers = p.offers.clone();
         Callback::from(move |run_id: String| {
             if let Some(offer) = offers.get(&run_id) {
-                launch::discard(&offers, &offer);
+                run_launch::discard(&offers, &offer);
             }
         })
     };
@@ -120,11 +177,9 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
         let task = task.clone();
         Callback::from(move |file: web_sys::File| {
             let task = task.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                match files::read(file).await {
-                    Ok((_, bytes)) => launch::resume_from_log(&task, &bytes),
-                    Err(e) => task.state.dispatch(TaskAction::StartFailed(Rc::from(e))),
-                }
+            files::read_then(file, move |read| match read {
+                Ok((_, bytes)) => run_launch::resume_from_log(&task, &bytes),
+                Err(e) => task.state.dispatch(TaskAction::StartFailed(Rc::from(e))),
             });
         })
     };
@@ -160,11 +215,15 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
                         on_registry_check={send(state, |_: ()| TaskAction::CheckRegistry)}
                         on_registry_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadRegistry))}
                         on_settings={send(state, |s: TaskRunSettings| TaskAction::SetSettings(s))} />
+                    <EndpointPanel {lang} settings={state.endpoint.clone()} disabled={running} on_change={on_endpoint}
+                        on_add={on_add_endpoint} key_origins={Rc::new(state.ring.origins())}
+                        on_forget_keys={send(state, |_: ()| TaskAction::ForgetKeys)} target={endpoint_target(state)} />
                 </div>
             </section>
             <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress.clone())}
                 blocked={if running { None } else { blocked }} error={state.start_error.clone()}
-                {on_start} {on_cancel} {on_pause} />
+                {on_start} {on_cancel} {on_pause} key_prompt={state.key_prompt.clone()} {on_confirm_key}
+                on_dismiss_key={send(state, |_: ()| TaskAction::PromptKey(None))} />
             <TaskDownloads {lang} artifacts={state.artifacts.clone()} />
             <TaskSummary {lang} run={state.run.clone()} />
             <TaskSampleTable {lang} run={state.run.clone()} />

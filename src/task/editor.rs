@@ -2,7 +2,7 @@
 //! located errors, and, when the task names a template that is not built in,
 //! a second editor for the template's YAML.
 
-use super::code_editor::CodeEditor;
+use crate::components::code_editor::CodeEditor;
 use crate::state::task_check::{TaskCheck, TemplateNeed};
 use evalpage_core::task::PRESETS;
 use evalpage_core::Lang;
@@ -79,7 +79,7 @@ pub fn TaskEditor(p: &TaskEditorProps) -> Html {
                 value={p.task_text.clone()} errors={p.check.errors.clone()} pending={p.pending}
                 ok_text={ok_text(&p.check)} accept=".yaml,.yml,.txt" rows={18} disabled={p.disabled}
                 on_input={p.on_task.clone()} on_settle={p.on_check.clone()} on_file={p.on_task_file.clone()} />
-            <super::metric_hints::MetricHints lang={p.lang} />
+            <crate::components::metric_hints::MetricHints lang={p.lang} />
             { template_editor(p) }
         </section>
     }

@@ -3,16 +3,22 @@
 //! keys, page parameters without secrets), brings a stored run's inputs back
 //! (keys typed again), and refuses a log of another task or dataset.
 
-use super::{Event, ModeLaunch, Prepared, Slot};
 use crate::effects::runner::Update;
 use crate::effects::task_run::{TaskRunSpec, TaskView};
 use crate::effects::{now_ms, url};
+use crate::launch::start_fresh;
+use crate::launch::{Event, ModeLaunch, Prepared, Slot};
+use crate::state::keys::{self, KeyPrompt};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{StoredInputs, StoredRun};
-use crate::state::task_models::{backend, plan, PlannedModel};
+use crate::state::task_models::{
+    backend, endpoint_name, plan, EndpointModel, ModelSource, PlannedModel,
+};
+use crate::state::ModelSettings;
 use crate::state::{Mode, TaskAction, TaskState};
 use evalpage_core::events::ReadLog;
 use evalpage_core::Lang;
+use evalpage_core::ModelEntry;
 use evalpage_core::TaskRunConfig;
 use serde_json::Value;
 use std::rc::Rc;
@@ -22,7 +28,7 @@ use yew::prelude::*;
 pub type TaskSlot = Slot<TaskView>;
 
 /// The task mode as the launch path sees it.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub struct TaskLaunch {
     /// The task state.
     pub state: UseReducerHandle<TaskState>,
@@ -89,7 +95,7 @@ impl ModeLaunch for TaskLaunch {
             &task.task,
             &page.choices,
             &page.selected,
-            &page.keys,
+            page.key_sources(),
             page.settings.mock_latency,
         )?;
         let started = t.started_at_ms.unwrap_or_else(now_ms);
@@ -184,4 +190,84 @@ impl ModeLaunch for TaskLaunch {
         };
         self.state.dispatch(action);
     }
+}
+
+/// Starts a fresh task run once its keys may be sent: a key typed in the
+/// endpoint form goes over plain `http://` to a host that is not loopback only
+/// after the user agreed (`confirm`, from the prompt's button); otherwise the
+/// run waits with a prompt that names the origin.
+pub fn start_checked(m: &TaskLaunch, confirm: bool) {
+    let state = &m.state;
+    let mut agreed = (*state.plain_http_ok).clone();
+    if let (true, Some(p)) = (confirm, &state.key_prompt) {
+        agreed.insert(p.origin.clone());
+        state.dispatch(TaskAction::AllowPlainHttp(p.origin.clone()));
+    }
+    let ticked = state
+        .choices
+        .iter()
+        .filter(|c| state.selected.contains(&c.name));
+    for c in ticked {
+        let ModelSource::Endpoint(e) = &c.source else {
+            continue;
+        };
+        let keyed = state.ring.get(&e.origin).is_some();
+        let target = url::target(&e.entry.base_url);
+        if let (true, Some(t)) = (keyed, target) {
+            if t.plain_http_remote && !agreed.contains(&t.origin) {
+                let prompt = KeyPrompt {
+                    origin: t.origin,
+                    plain_http_remote: true,
+                };
+                return state.dispatch(TaskAction::PromptKey(Some(Rc::new(prompt))));
+            }
+        }
+    }
+    start_fresh(m)
+}
+
+/// Applies an edit of the endpoint form: the key field follows the
+/// endpoint's origin and a typed key is kept for its origin, in memory only
+/// (`keys::settle`, as in the RAG check).
+pub fn edit_endpoint(state: &UseReducerHandle<TaskState>, new: ModelSettings) {
+    let old = state.endpoint.clone();
+    let mut ring = (*state.ring).clone();
+    let old_origin = url::origin(&old.base_url);
+    let new_origin = url::origin(&new.base_url);
+    let new = ModelSettings {
+        remember_key: false,
+        ..new
+    };
+    let (kept, _) = keys::settle(
+        &old,
+        new,
+        old_origin.as_deref(),
+        new_origin.as_deref(),
+        &mut ring,
+    );
+    state.dispatch(TaskAction::SetEndpoint(Rc::new(kept), Rc::new(ring)));
+}
+
+/// Adds the endpoint of the form as a model of the task (ticked): named by
+/// its model id (made unique), called through the same engine, with the key
+/// kept for its origin.
+pub fn add_endpoint(state: &UseReducerHandle<TaskState>) {
+    let e = &state.endpoint;
+    if e.problem().is_some() {
+        return;
+    }
+    let Some(origin) = url::origin(&e.base_url) else {
+        return;
+    };
+    let model = e.model.trim();
+    let entry = ModelEntry {
+        name: endpoint_name(model, &origin, &state.choices),
+        base_url: e.base_url.trim().to_string(),
+        model: Some(model.to_string()),
+        api_key_env: None,
+        default_params: Default::default(),
+        price_in_per_mtok: None,
+        price_out_per_mtok: None,
+    };
+    state.dispatch(TaskAction::AddEndpoint(EndpointModel { entry, origin }));
 }

@@ -3,9 +3,9 @@
 //! an `api_key_env` (kept in memory only); the registry editor (file or
 //! textarea, live located errors); and the run's scheduling.
 
-use super::code_editor::CodeEditor;
+use crate::components::code_editor::CodeEditor;
 use crate::state::task_check::RegistryCheck;
-use crate::state::task_models::{ModelChoice, ModelSource, TaskRunSettings};
+use crate::state::task_models::{EndpointModel, ModelChoice, ModelSource, TaskRunSettings};
 use evalpage_core::Lang;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -97,11 +97,13 @@ fn choice(p: &TaskModelsPanelProps, c: &ModelChoice) -> Html {
             .lang
             .pick("内置离线模拟模型", "built-in offline mock")
             .to_string(),
-        ModelSource::Registry(e) => format!(
-            "{} @ {}",
-            e.model_id(),
-            evalpage_core::provider::strip_query(&e.base_url)
-        ),
+        ModelSource::Registry(e) | ModelSource::Endpoint(EndpointModel { entry: e, .. }) => {
+            format!(
+                "{} @ {}",
+                e.model_id(),
+                evalpage_core::provider::strip_query(&e.base_url)
+            )
+        }
     };
     let key = c.key_env().map(|env| {
         let onchange = {
@@ -160,7 +162,9 @@ fn settings(p: &TaskModelsPanelProps) -> Html {
 /// The row's identity: the model's name and, for a registry model, its base URL.
 fn row_key(c: &ModelChoice) -> String {
     match &c.source {
-        ModelSource::Registry(e) => format!("{}@{}", c.name, e.base_url.trim()),
+        ModelSource::Registry(e) | ModelSource::Endpoint(EndpointModel { entry: e, .. }) => {
+            format!("{}@{}", c.name, e.base_url.trim())
+        }
         ModelSource::Mock => c.name.clone(),
     }
 }

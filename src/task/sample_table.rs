@@ -5,7 +5,7 @@
 //! compared by pointer, so a settled row does not re-render; a filter keeps
 //! only the rows with a problem.
 
-use super::task_summary::TaskRunProps;
+use super::summary::TaskRunProps;
 use crate::state::task_results::{cell, row_has_problem, CellView, Labels};
 use evalpage_core::task_run::SampleResult;
 use std::rc::Rc;

@@ -3,10 +3,10 @@
 //! (a key goes only to the origin it was saved for, after a click), and the
 //! model panel's edits.
 
-use super::{start_fresh, Event, ModeLaunch, Prepared, Slot};
 use crate::effects::rag_run::RagView;
 use crate::effects::storage;
 use crate::effects::{now_ms, url};
+use crate::launch::{start_fresh, Event, ModeLaunch, Prepared, Slot};
 use crate::state::keys::{self, KeyRing};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{RagInputs, StoredInputs, StoredRun};
@@ -23,7 +23,7 @@ use yew::prelude::*;
 pub type RagSlot = Slot<RagView>;
 
 /// The RAG check as the launch path sees it.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub struct RagLaunch {
     /// The page state.
     pub state: UseReducerHandle<AppState>,

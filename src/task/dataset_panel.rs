@@ -2,7 +2,7 @@
 //! built-in demo for the task's format, an optional `metadata.json`, every
 //! skipped line (file:line: field: message) and the first samples.
 
-use super::{use_drop_zone, DropZone};
+use crate::components::{use_drop_zone, DropZone};
 use crate::state::task_data::{LoadedMetadata, RunData};
 use evalpage_core::Lang;
 use std::rc::Rc;
@@ -43,7 +43,7 @@ pub fn TaskDatasetPanel(p: &TaskDatasetPanelProps) -> Html {
     } = use_drop_zone(p.on_file.clone(), p.disabled);
     let pick = |cb: Callback<web_sys::File>| {
         Callback::from(move |e: Event| {
-            if let Some(file) = super::chosen_file(&e) {
+            if let Some(file) = crate::components::chosen_file(&e) {
                 cb.emit(file);
             }
         })
