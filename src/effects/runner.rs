@@ -273,11 +273,29 @@ fn pump<V: RunView>(rc: &Shared<V>) {
             spawn_local(async move {
                 let written = batch.write().await;
                 let Some(rc) = weak.upgrade() else { return };
+                if let Err(e) = &written {
+                    record_storage_failure(&rc, e);
+                }
                 rc.borrow_mut().journal.written(written);
                 show(&rc, batch.items);
                 pump(&rc);
             });
         }
+    }
+}
+
+/// A storage failure is a failure of the run itself, not of a case: spec
+/// 000's `error` record goes into the run's event log (the run goes on,
+/// unsaved, and the page says so).
+fn record_storage_failure<V: RunView>(rc: &Shared<V>, e: &str) {
+    let mut r = rc.borrow_mut();
+    if r.journal.error().is_some() {
+        return;
+    }
+    let why = format!("the run could not be saved in this browser (IndexedDB): {e}; it goes on unsaved");
+    if let Some(record) = r.engine.kind().error(&why, now_ms()) {
+        let line = to_jsonl(&record);
+        r.events_jsonl.push_str(&line);
     }
 }
 
