@@ -292,7 +292,8 @@ fn record_storage_failure<V: RunView>(rc: &Shared<V>, e: &str) {
     if r.journal.error().is_some() {
         return;
     }
-    let why = format!("the run could not be saved in this browser (IndexedDB): {e}; it goes on unsaved");
+    let why =
+        format!("the run could not be saved in this browser (IndexedDB): {e}; it goes on unsaved");
     if let Some(record) = r.engine.kind().error(&why, now_ms()) {
         let line = to_jsonl(&record);
         r.events_jsonl.push_str(&line);
