@@ -500,6 +500,8 @@ fn task_spec(run_id: &str, latency: f64) -> TaskRunSpec {
         run_data: state.run_data.clone(),
         calls: planned.into_iter().map(|m| m.call).collect(),
         lang: Lang::En,
+        policy: Default::default(),
+        prices: Default::default(),
         persist: None,
         prior_log: None,
     }

@@ -9,6 +9,7 @@ pub mod reconcile_view;
 pub mod resume_banner;
 pub mod resume_log;
 pub mod run_controls;
+pub mod usage_table;
 
 /// The first file chosen in a file input's `change` event, if any.
 pub fn chosen_file(e: &yew::Event) -> Option<web_sys::File> {

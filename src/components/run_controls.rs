@@ -124,6 +124,7 @@ pub fn RunControls(p: &RunControlsProps) -> Html {
         Callback::from(move |_: MouseEvent| cb.emit(!paused))
     };
     let save_error = run.and_then(|r| r.save_error.clone());
+    let stopped = run.and_then(|r| r.stopped.clone());
     let limit = run
         .filter(|r| r.limit < r.concurrency)
         .map(|r| (r.limit, r.concurrency));
@@ -145,6 +146,10 @@ pub fn RunControls(p: &RunControlsProps) -> Html {
             if let (Some(line), false) = (&p.target, running) { {target_view(p.lang, line)} }
             if let (Some(prompt), false) = (&p.key_prompt, running) { {prompt_view(p, prompt)} }
             if let Some(e) = &p.error { <p class="error" data-testid="start-error">{e.to_string()}</p> }
+            if let Some(e) = stopped { <p class="error" data-testid="stopped">{format!("{} {e}. {}",
+                t("运行在致命错误处停止：", "The run stopped at a fatal answer:"),
+                t("请修正（API 密钥、模型名称或端点地址），然后用“从下载的事件日志续跑”只发送没有回答的用例。",
+                  "Fix it (the API key, the model name or the endpoint URL), then use \"Resume from a downloaded event log\": only the cases without an answer are sent."))}</p> }
             if let Some(e) = save_error { <p class="warning" data-testid="save-error">{format!("{} {e}", t("本次运行未能保存到浏览器，刷新页面后无法续跑：", "This run is not being saved in the browser, so it cannot be resumed after a reload:"))}</p> }
         </section>
     }

@@ -38,6 +38,8 @@ pub struct RagView {
     console: Vec<Rc<str>>,
     /// The dataset file's text (for `dataset_fingerprint.json`).
     dataset: Rc<str>,
+    /// The model's price, if set (the report's cost).
+    price: Option<evalpage_core::Price>,
     /// Console lines already logged to the browser's console.
     logged: usize,
 }
@@ -117,7 +119,13 @@ impl RunView for RagView {
 
     fn finish(&mut self, engine: &Engine, events_jsonl: &str, ended_at_ms: u64) -> Rc<Artifacts> {
         let cancelled = engine.status() == run::RunStatus::Cancelled;
-        let built = report::build(engine, ended_at_ms);
+        let mut built = report::build(engine, ended_at_ms);
+        let prices: evalpage_core::Prices = self
+            .price
+            .map(|p| (engine.config().info.model.clone(), p))
+            .into_iter()
+            .collect();
+        evalpage_core::set_prices(&mut built, &prices);
         let metrics = RunMetrics::from_results(engine.results());
         let line = finish_line(self.lang, &metrics, cancelled);
         self.console.push(Rc::from(line));
@@ -169,8 +177,15 @@ impl RagView {
             results: vec![None; n],
             console: vec![Rc::from(start_line(lang, n))],
             dataset: Rc::from(""),
+            price: None,
             logged: 0,
         }
+    }
+
+    /// The model's price per million tokens, for the report's cost.
+    pub fn with_price(mut self, price: Option<evalpage_core::Price>) -> RagView {
+        self.price = price;
+        self
     }
 
     /// The dataset file's text, fingerprinted in the run's files.

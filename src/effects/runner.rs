@@ -432,6 +432,7 @@ fn snapshot<V: RunView>(r: &Runner<V>) -> V::Snapshot {
             .unwrap_or(concurrency),
         concurrency,
         save_error: r.journal.error().cloned(),
+        stopped: r.engine.stopped().map(|e| e.message.clone()),
     };
     r.view.snapshot(&r.engine, status, progress)
 }

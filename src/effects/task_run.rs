@@ -51,6 +51,10 @@ pub struct TaskRunSpec {
     pub calls: Vec<ModelCall>,
     /// Language of `report.md`.
     pub lang: Lang,
+    /// What the engine does with truncated and fatal answers.
+    pub policy: evalpage_core::AnswerPolicy,
+    /// Prices of the priced models, by name (the report's cost).
+    pub prices: evalpage_core::Prices,
     /// Save the run as it goes (IndexedDB), to resume it after a reload.
     pub persist: Option<Persist>,
     /// The event log (JSONL or json-seq text) of the interrupted run this one
@@ -69,6 +73,7 @@ pub struct TaskView {
     models: Rc<Vec<String>>,
     labels: Rc<Vec<Labels>>,
     lang: Lang,
+    prices: evalpage_core::Prices,
     /// Results the page may count: saved first when persistence is on.
     results: ResultGrid,
 }
@@ -152,7 +157,10 @@ impl TaskView {
     ) -> Result<TaskArtifacts, String> {
         let cfg = engine.config();
         let data = &self.run_data.data;
-        let scored = engine.scored();
+        let mut scored = engine.scored();
+        for m in &mut scored.models {
+            m.price = self.prices.get(&m.model).copied();
+        }
         let source = AnswerSource::Run(RunDescription {
             run_id: cfg.run_id.clone(),
             backend: cfg.backend.clone(),
@@ -204,6 +212,7 @@ impl TaskRunSpec {
             &self.task.template,
             data,
         );
+        engine.set_policy(self.policy);
         if let Some(log) = &self.prior_log {
             let prior = resume::resumable(&events::read(log.as_bytes()), &engine);
             engine.restore(prior.calls);
@@ -221,6 +230,7 @@ impl TaskRunSpec {
             calls: self.calls,
             models: Rc::new(models),
             lang: self.lang,
+            prices: self.prices,
         };
         (engine, view)
     }

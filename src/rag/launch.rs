@@ -159,8 +159,11 @@ impl ModeLaunch for RagLaunch {
         };
         let started_ms = cfg.info.started_at_ms;
         let mut engine = Engine::new(cfg, cases);
+        engine.set_policy(settings.policy());
         engine.restore(prior.map(|p| p.results).unwrap_or_default());
-        let view = RagView::new(&engine, call).with_dataset(dataset.text.clone());
+        let view = RagView::new(&engine, call)
+            .with_dataset(dataset.text.clone())
+            .with_price(settings.price());
         Ok(Prepared {
             engine,
             view,

@@ -211,6 +211,7 @@ pub fn RagApp(p: &RagAppProps) -> Html {
                 key_prompt={state.key_prompt.clone()} on_confirm_key={on_confirm_key} on_dismiss_key={on_dismiss_key} />
             <MetricsPanel {lang} run={state.run.clone()} />
             <Downloads {lang} artifacts={state.artifacts.clone()} />
+            <crate::components::usage_table::UsageTable {lang} report={state.artifacts.as_ref().map(|a| a.report.clone())} />
             <ErrorSummary {lang} run={state.run.clone()} artifacts={state.artifacts.clone()}
                 provider={state.settings.provider} base_url={state.settings.base_url.clone()} />
             <CaseTable {lang} run={state.run.clone()} />

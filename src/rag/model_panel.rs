@@ -97,7 +97,17 @@ pub fn ModelPanel(p: &ModelPanelProps) -> Html {
                     </select></label>
                 <label>{t("模糊阈值", "Fuzzy threshold")}<input type="number" step="0.05" min="0.05" max="1" disabled={d}
                     value={s.fuzzy_threshold.to_string()} onchange={edit(|s, v| s.fuzzy_threshold = v.parse().unwrap_or(s.fuzzy_threshold))} /></label>
+                <label>{t("输入价格（每百万 token）", "Input price (per M tokens)")}<input data-testid="price-in" type="number" step="0.01" min="0" disabled={d}
+                    value={s.price_in.map(|x| x.to_string()).unwrap_or_default()} onchange={edit(|s, v| s.price_in = v.parse().ok().filter(|x: &f64| *x >= 0.0))} /></label>
+                <label>{t("输出价格（每百万 token）", "Output price (per M tokens)")}<input data-testid="price-out" type="number" step="0.01" min="0" disabled={d}
+                    value={s.price_out.map(|x| x.to_string()).unwrap_or_default()} onchange={edit(|s, v| s.price_out = v.parse().ok().filter(|x: &f64| *x >= 0.0))} /></label>
             </div>
+            <label class="check"><input type="checkbox" data-testid="truncated-as-failure" checked={s.truncated_as_failure} disabled={d}
+                onchange={edit(|s, v| s.truncated_as_failure = v == "true")} />
+                {t("被 max_tokens 截断的回答计为调用失败（默认按原样评分）", "Count an answer cut off at max_tokens as a failed call (by default it is scored as it is)")}</label>
+            <label class="check"><input type="checkbox" data-testid="keep-going-on-fatal" checked={s.keep_going_on_fatal} disabled={d}
+                onchange={edit(|s, v| s.keep_going_on_fatal = v == "true")} />
+                {t("遇到 401/403/404 仍继续发送（默认停止运行）", "Keep sending after a 401, 403 or 404 (by default the run stops)")}</label>
             if s.above_browser_limit() {
                 <p class="warning" data-testid="concurrency-warning">{t(
                     "提示：浏览器对同一个 HTTP/1.1 源最多同时打开 6 个连接。对 http:// 端点（浏览器只在 https 上使用 HTTP/2）本页最多同时发送 6 个请求；https 端点若支持 HTTP/2 则不受此限。",

@@ -95,6 +95,8 @@ pub struct RunProgress {
     pub concurrency: usize,
     /// Why the run is not being saved in this browser, if it is not.
     pub save_error: Option<String>,
+    /// The fatal answer (401, 403, 404) that stopped the run, if one did.
+    pub stopped: Option<String>,
 }
 
 /// What the runner reports after each batch of progress.

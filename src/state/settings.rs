@@ -104,6 +104,14 @@ pub struct ModelSettings {
     pub system_prompt: String,
     /// Demo model latency multiplier (0 = instant; for tests and benchmarks).
     pub demo_latency_scale: f64,
+    /// Count an answer cut off at `max_tokens` as a failed call.
+    pub truncated_as_failure: bool,
+    /// Keep sending after a fatal answer (401, 403, 404) instead of stopping.
+    pub keep_going_on_fatal: bool,
+    /// Price per million prompt tokens (blank: no cost shown).
+    pub price_in: Option<f64>,
+    /// Price per million completion tokens.
+    pub price_out: Option<f64>,
 }
 
 impl Default for ModelSettings {
@@ -123,6 +131,10 @@ impl Default for ModelSettings {
             fuzzy_threshold: 0.6,
             system_prompt: evalpage_core::prompt::DEFAULT_SYSTEM_PROMPT.into(),
             demo_latency_scale: 1.0,
+            truncated_as_failure: false,
+            keep_going_on_fatal: false,
+            price_in: None,
+            price_out: None,
         }
     }
 }
@@ -167,6 +179,25 @@ impl ModelSettings {
             seed,
             ..RunSettings::default()
         }
+    }
+
+    /// What the engine does with truncated and fatal answers.
+    pub fn policy(&self) -> evalpage_core::AnswerPolicy {
+        evalpage_core::AnswerPolicy {
+            truncated_as_failure: self.truncated_as_failure,
+            keep_going_on_fatal: self.keep_going_on_fatal,
+        }
+    }
+
+    /// The price of the model, when one side is set (the other counts as 0).
+    pub fn price(&self) -> Option<evalpage_core::Price> {
+        if self.price_in.is_none() && self.price_out.is_none() {
+            return None;
+        }
+        Some(evalpage_core::Price {
+            in_per_mtok: self.price_in.unwrap_or(0.0).max(0.0),
+            out_per_mtok: self.price_out.unwrap_or(0.0).max(0.0),
+        })
     }
 
     /// Scoring settings.

@@ -150,6 +150,8 @@ pub struct PlannedModel {
     pub settings: ModelSettings,
     /// How it is called (holds the key, if any).
     pub call: ModelCall,
+    /// Its price per million tokens (a registry entry's), for the report's cost.
+    pub price: Option<evalpage_core::Price>,
 }
 
 /// Scheduling of a task run, as the user sets it.
@@ -163,6 +165,12 @@ pub struct TaskRunSettings {
     pub max_attempts: u32,
     /// Mock latency factor (0 = instant).
     pub mock_latency: f64,
+    /// Count an answer cut off at `max_tokens` as a failed call.
+    #[serde(default)]
+    pub truncated_as_failure: bool,
+    /// Keep sending after a fatal answer (401, 403, 404) instead of stopping.
+    #[serde(default)]
+    pub keep_going_on_fatal: bool,
 }
 
 impl Default for TaskRunSettings {
@@ -172,11 +180,21 @@ impl Default for TaskRunSettings {
             timeout_s: 60,
             max_attempts: 3,
             mock_latency: 1.0,
+            truncated_as_failure: false,
+            keep_going_on_fatal: false,
         }
     }
 }
 
 impl TaskRunSettings {
+    /// What the engine does with truncated and fatal answers.
+    pub fn policy(&self) -> evalpage_core::AnswerPolicy {
+        evalpage_core::AnswerPolicy {
+            truncated_as_failure: self.truncated_as_failure,
+            keep_going_on_fatal: self.keep_going_on_fatal,
+        }
+    }
+
     /// The engine's settings. Browsers keep at most 6 HTTP/1.1 connections
     /// per origin, so with a plain `http://` endpoint among the models each
     /// model keeps at most 6 calls in flight (more would queue in the browser
@@ -236,6 +254,7 @@ pub fn plan(
                     params: task.default_params.clone(),
                 },
                 call: ModelCall::Mock(mock_latency.max(0.0)),
+                price: None,
             },
             ModelSource::Registry(e) => {
                 let key = keys.registry.get(&e.name).filter(|k| k.fits(e));
@@ -265,6 +284,7 @@ fn endpoint_model(task: &Task, e: &ModelEntry, key: Option<(ApiKey, String)>) ->
             api_key_env: e.api_key_env.clone(),
             params: params.clone(),
         },
+        price: e.price(),
         call: ModelCall::OpenAi(
             OpenAiConfig {
                 base_url: e.base_url.trim().to_string(),

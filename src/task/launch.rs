@@ -115,12 +115,18 @@ impl ModeLaunch for TaskLaunch {
             settings: page.settings.run_settings(&planned, started),
             argv: argv(page, &planned, &self.params),
         };
+        let prices = planned
+            .iter()
+            .filter_map(|m| m.price.map(|p| (m.settings.name.clone(), p)))
+            .collect();
         let spec = TaskRunSpec {
             cfg,
             task,
             run_data: page.run_data.clone(),
             calls: planned.into_iter().map(|m| m.call).collect(),
             lang,
+            policy: page.settings.policy(),
+            prices,
             persist: None,
             prior_log: t.log.clone(),
         };

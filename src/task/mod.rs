@@ -185,6 +185,13 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     };
     let with_key: Rc<BTreeSet<String>> = Rc::new(state.keys.keys().cloned().collect());
     let blocked = state.blocker().map(|(zh, en)| lang.pick(zh, en));
+    // The finished run's report, read once from its report.json.
+    let usage_report = use_memo(state.artifacts.clone(), |a| {
+        a.as_ref()
+            .and_then(|a| a.file("report.json"))
+            .and_then(|t| serde_json::from_str::<evalpage_core::EvaluationResult>(t).ok())
+            .map(std::rc::Rc::new)
+    });
     html! {
         <>
             <ResumeBanner {lang} offers={p.offers.list.clone()} disabled={running} {on_resume} {on_discard} />
@@ -225,6 +232,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
                 {on_start} {on_cancel} {on_pause} key_prompt={state.key_prompt.clone()} {on_confirm_key}
                 on_dismiss_key={send(state, |_: ()| TaskAction::PromptKey(None))} />
             <TaskDownloads {lang} artifacts={state.artifacts.clone()} />
+            <crate::components::usage_table::UsageTable {lang} report={(*usage_report).clone()} />
             <TaskSummary {lang} run={state.run.clone()} />
             <TaskSampleTable {lang} run={state.run.clone()} />
             <ResumeLog {lang} task=true disabled={running} {on_resume_log} />

@@ -141,7 +141,12 @@ fn settings(p: &TaskModelsPanelProps) -> Html {
         Callback::from(move |e: Event| {
             if let Some(i) = input_of(&e) {
                 let mut next = s;
-                f(&mut next, i.value().trim());
+                let value = if i.type_() == "checkbox" {
+                    i.checked().to_string()
+                } else {
+                    i.value()
+                };
+                f(&mut next, value.trim());
                 cb.emit(next);
             }
         })
@@ -155,6 +160,12 @@ fn settings(p: &TaskModelsPanelProps) -> Html {
                 value={s.timeout_s.to_string()} onchange={edit(|s, v| s.timeout_s = v.parse().unwrap_or(s.timeout_s))} /></label>
             <label>{t("最多尝试次数", "Max attempts")}<input type="number" min="1" max="10" disabled={d}
                 value={s.max_attempts.to_string()} onchange={edit(|s, v| s.max_attempts = v.parse().unwrap_or(s.max_attempts))} /></label>
+            <label class="check"><input type="checkbox" data-testid="task-truncated-as-failure" checked={s.truncated_as_failure} disabled={d}
+                onchange={edit(|s, v| s.truncated_as_failure = v == "true")} />
+                {t("被 max_tokens 截断的回答计为调用失败", "Count an answer cut off at max_tokens as a failed call")}</label>
+            <label class="check"><input type="checkbox" data-testid="task-keep-going-on-fatal" checked={s.keep_going_on_fatal} disabled={d}
+                onchange={edit(|s, v| s.keep_going_on_fatal = v == "true")} />
+                {t("遇到 401/403/404 仍继续发送", "Keep sending after a 401, 403 or 404")}</label>
         </div>
     }
 }

@@ -98,6 +98,11 @@ export async function useEndpoint(page, url, model = 'evalpage-demo') {
   await page.selectOption('[data-testid=provider]', 'openai');
   await page.fill('[data-testid=endpoint-url]', url);
   await page.dispatchEvent('[data-testid=endpoint-url]', 'change');
+  // Let the page apply the endpoint (the origin beside Start shows it) before the
+  // next edit, whose handler must see the new settings.
+  const origin = new URL(url).origin;
+  await page.waitForFunction((o) => [...document.querySelectorAll('[data-testid=target-origin]')]
+    .some((e) => e.textContent === o), origin);
   await page.fill('[data-testid=model-name]', model);
   await page.dispatchEvent('[data-testid=model-name]', 'change');
 }

@@ -40,9 +40,12 @@ pub use events::{read as read_events, reconcile, resumable, Record, SummaryRecor
 pub use provider::openai::{build_request, parse_response, OpenAiConfig};
 pub use provider::{ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, ModelSettings};
 pub use report::outputs::render as render_outputs;
-pub use report::{EvaluationResult, Outputs, RunMeta, RunMetrics, EVENT_FILES, FILES};
+pub use report::{
+    set_prices, EvaluationResult, Outputs, Price, Prices, RunMeta, RunMetrics, EVENT_FILES, FILES,
+};
 pub use run::{
-    Command, Engine, Input, Kind, Pipeline, RunConfig, RunInfo, RunSettings, RunStatus, Step,
+    AnswerPolicy, Command, Engine, Input, Kind, Pipeline, RunConfig, RunInfo, RunSettings,
+    RunStatus, Step,
 };
 pub use task::builtin::TEMPLATE_NAMES;
 pub use task_run::artifacts::Inputs as TaskInputs;
