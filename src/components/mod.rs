@@ -10,6 +10,7 @@ pub mod resume_banner;
 pub mod resume_log;
 pub mod run_controls;
 pub mod usage_table;
+pub mod zip_button;
 
 /// The first file chosen in a file input's `change` event, if any.
 pub fn chosen_file(e: &yew::Event) -> Option<web_sys::File> {

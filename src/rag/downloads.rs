@@ -1,7 +1,7 @@
 //! Downloads of the finished run: report.json (the source of truth), the event
 //! log in json-seq and JSONL, and report.md.
 
-use crate::archive::zip_files;
+use crate::components::zip_button::ZipButton;
 use crate::effects::download;
 use crate::state::Artifacts;
 use evalpage_core::Lang;
@@ -38,17 +38,6 @@ pub fn Downloads(p: &DownloadsProps) -> Html {
         });
         html! { <button data-testid={testid} {onclick}>{name}</button> }
     };
-    let zip = {
-        let a = a.clone();
-        Callback::from(move |_: MouseEvent| {
-            let saved = zip_files(&a.files, a.ended_at_ms)
-                .and_then(|bytes| download::save_bytes(ZIP_NAME, "application/zip", &bytes));
-            if let Err(e) = saved {
-                web_sys::console::error_1(&format!("download of {ZIP_NAME} failed: {e}").into());
-            }
-        })
-    };
-    let names: Vec<&str> = a.files.iter().map(|(n, _)| n.as_str()).collect();
     html! {
         <section class="panel downloads">
             <h2>{p.lang.pick("下载", "Downloads")}</h2>
@@ -56,8 +45,7 @@ pub fn Downloads(p: &DownloadsProps) -> Html {
             {button("download-events", "report.events.json-seq", "application/json-seq", |a| &a.events_json_seq)}
             {button("download-events-jsonl", "report.events.jsonl", "application/jsonl", |a| &a.events_jsonl)}
             {button("download-md", "report.md", "text/markdown", |a| &a.markdown)}
-            <button class="primary" data-testid="download-zip" onclick={zip}>{ZIP_NAME}</button>
-            <p class="muted">{names.join(" · ")}</p>
+            <ZipButton name={ZIP_NAME} files={Rc::new(a.files.clone())} ended_at_ms={a.ended_at_ms} />
         </section>
     }
 }

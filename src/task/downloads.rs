@@ -1,7 +1,7 @@
 //! Downloads of a finished task run: one zip with every artifact and both
 //! event logs, and `report.json` alone.
 
-use crate::archive::zip_files;
+use crate::components::zip_button::ZipButton;
 use crate::effects::download;
 use crate::state::TaskArtifacts;
 use evalpage_core::Lang;
@@ -30,16 +30,6 @@ pub fn TaskDownloads(p: &TaskDownloadsProps) -> Html {
     let Some(a) = p.artifacts.clone() else {
         return html! {};
     };
-    let zip = {
-        let a = a.clone();
-        Callback::from(move |_: MouseEvent| {
-            let saved = zip_files(&a.files, a.ended_at_ms)
-                .and_then(|bytes| download::save_bytes(ZIP_NAME, "application/zip", &bytes));
-            if let Err(e) = saved {
-                report(ZIP_NAME, e);
-            }
-        })
-    };
     let report_json = {
         let a = a.clone();
         Callback::from(move |_: MouseEvent| {
@@ -49,13 +39,11 @@ pub fn TaskDownloads(p: &TaskDownloadsProps) -> Html {
             }
         })
     };
-    let names: Vec<&str> = a.files.iter().map(|(n, _)| n.as_str()).collect();
     html! {
         <section class="panel downloads">
             <h2>{p.lang.pick("下载", "Downloads")}</h2>
-            <button class="primary" data-testid="download-zip" onclick={zip}>{ZIP_NAME}</button>
+            <ZipButton name={ZIP_NAME} files={Rc::new(a.files.clone())} ended_at_ms={a.ended_at_ms} />
             <button data-testid="download-task-report" onclick={report_json}>{"report.json"}</button>
-            <p class="muted">{names.join(" · ")}</p>
         </section>
     }
 }
