@@ -121,6 +121,10 @@ pub struct CellView {
     pub error: Option<String>,
     /// The raw answer, for free-text tasks and for answers with no JSON.
     pub answer: Option<String>,
+    /// The model's reasoning, kept apart from the answer (shown collapsed).
+    pub reasoning: Option<String>,
+    /// The answer was cut off at `max_tokens`.
+    pub truncated: bool,
 }
 
 /// The cell of one settled result.
@@ -158,6 +162,8 @@ pub fn cell(r: &SampleResult) -> CellView {
             .collect(),
         error,
         answer: show_answer.then(|| r.raw_answer.clone()).flatten(),
+        reasoning: r.reasoning.clone(),
+        truncated: r.truncated(),
     }
 }
 

@@ -70,6 +70,10 @@ fn cell_html(c: &CellView) -> Html {
             }
             { for c.problems.iter().map(|x| html!{ <div class="parse-problem" data-testid="parse-problem">{x}</div> }) }
             if let Some(a) = &c.answer { <div class="answer clip">{a}</div> }
+            if c.truncated { <div class="bad" data-testid="cell-truncated">{"truncated (max_tokens)"}</div> }
+            if let Some(r) = &c.reasoning {
+                <details class="reasoning" data-testid="cell-reasoning"><summary>{"reasoning"}</summary><div class="clip">{r}</div></details>
+            }
             <div class="metrics-line">{ for c.metrics.iter().map(|(name, v)| {
                 let (class, text) = match v {
                     Some(v) if *v >= 1.0 => ("mv hit", format!("{v:.2}")),
