@@ -549,6 +549,7 @@ fn task_reference_scores(spec: &TaskRunSpec) -> Vec<serde_json::Value> {
         },
         scored: &scored,
         line_errors: &[],
+        times: None,
     });
     report
         .scores

@@ -47,6 +47,8 @@ pub fn render(i: &Inputs<'_>) -> Result<Vec<(&'static str, String)>, CsvError> {
         source: i.source,
         scored: i.scored,
         line_errors: i.line_errors,
+        times: matches!(i.source, AnswerSource::Run(_))
+            .then_some((i.meta.started_at_ms, i.meta.ended_at_ms)),
     };
     let rep = report::build(&input);
     let lines: Vec<usize> = i.data.samples.iter().map(|s| s.sample.line).collect();

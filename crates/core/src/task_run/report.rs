@@ -54,6 +54,9 @@ pub struct ReportInput<'a> {
     pub scored: &'a Scored,
     /// Every skipped input line (dataset and responses) and unknown sample.
     pub line_errors: &'a [LineError],
+    /// Start and end of a run that called models, ms (the report's run
+    /// identity and latency); `None` for answers scored from a file.
+    pub times: Option<(u64, u64)>,
 }
 
 /// Where a task run's answers came from.
@@ -309,6 +312,20 @@ fn error_cases(input: &ReportInput<'_>) -> Vec<ErrorCase> {
     out
 }
 
+/// A run whose unfinished calls were settled as cancelled.
+fn cancelled(input: &ReportInput<'_>) -> bool {
+    input
+        .scored
+        .models
+        .iter()
+        .flat_map(|m| &m.results)
+        .any(|r| {
+            r.error
+                .as_ref()
+                .is_some_and(|e| e.kind == crate::provider::ErrorKind::Cancelled)
+        })
+}
+
 fn experiment(input: &ReportInput<'_>) -> ExperimentMetadata {
     let task = input.task;
     let info = input.info;
@@ -324,7 +341,21 @@ fn experiment(input: &ReportInput<'_>) -> ExperimentMetadata {
         .map(|m| json!({"type": m.kind, "name": m.name}))
         .collect();
     ExperimentMetadata {
-        run: None,
+        run: match (input.source, input.times) {
+            (AnswerSource::Run(r), Some((started, ended))) => Some(crate::report::RunIdentity {
+                run_id: r.run_id.clone(),
+                started_at_ms: started,
+                elapsed_ms: ended.saturating_sub(started),
+                status: if cancelled(input) {
+                    "cancelled"
+                } else {
+                    "done"
+                }
+                .into(),
+                latency: Vec::new(),
+            }),
+            _ => None,
+        },
         dataset: input.data.metadata.clone(),
         run_config: match input.source {
             AnswerSource::Score { responses } => json!({

@@ -27,6 +27,7 @@ impl Fixture {
             source: &self.source,
             scored: &self.scored,
             line_errors: &self.errors,
+            times: None,
         }
     }
 }
