@@ -96,6 +96,9 @@ export function comparable(reportText) {
 /** Chooses the OpenAI-compatible provider and fills endpoint and model. */
 export async function useEndpoint(page, url, model = 'evalpage-demo') {
   await page.selectOption('[data-testid=provider]', 'openai');
+  // The page re-renders the endpoint fields after the provider change; edit them after that.
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=target-origin]')]
+    .some((e) => e.textContent.startsWith('http')));
   await page.fill('[data-testid=endpoint-url]', url);
   await page.dispatchEvent('[data-testid=endpoint-url]', 'change');
   // Let the page apply the endpoint (the origin beside Start shows it) before the
