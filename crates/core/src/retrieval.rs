@@ -237,11 +237,13 @@ impl Evaluated {
         let hits = self.hit_cases();
         crate::report::ReportMetrics {
             cases: n,
-            passed_cases: hits,
-            failed_calls: self.rows.iter().filter(|(_, _, listed)| !listed).count(),
-            hit_cases: Some(hits),
-            hit_rate: Some(if n == 0 { 0.0 } else { hits as f64 / n as f64 }),
-            ..Default::default()
+            counts: crate::report::Counts {
+                passed_cases: hits,
+                failed_calls: self.rows.iter().filter(|(_, _, listed)| !listed).count(),
+                hit_cases: Some(hits),
+                hit_rate: Some(if n == 0 { 0.0 } else { hits as f64 / n as f64 }),
+                ..Default::default()
+            },
         }
     }
 }

@@ -3,7 +3,7 @@
 use crate::dataset::rag::RagCase;
 use crate::provider::ModelSettings;
 use crate::provider::{Answer, CallError, ErrorKind, Usage};
-use crate::report::{ReportMetrics, RunMetrics};
+use crate::report::{Counts, ReportMetrics, RunMetrics};
 use crate::run::{CaseResult, Engine, RunConfig, RunStatus};
 use crate::scorer::ScoringConfig;
 use crate::text::truncate_chars;
@@ -251,63 +251,28 @@ pub struct SummaryRecord {
 }
 
 /// The summary's counts for every kind of run: the report's top-level
-/// `metrics` with `cases_total` for `cases`.
+/// `metrics` (the same [`Counts`]) with spec 000's `cases_total` for `cases`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SummaryMetrics {
     /// Settled cases (× models).
     pub cases_total: usize,
-    /// Cases that passed.
-    pub passed_cases: usize,
-    /// Pass rate (RAG).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pass_rate: Option<f64>,
-    /// Accurate cases (RAG).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub accurate_cases: Option<usize>,
-    /// Accuracy (RAG).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub accuracy: Option<f64>,
-    /// Correctly citing cases (RAG).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cited_cases: Option<usize>,
-    /// Citation rate (RAG).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub citation_rate: Option<f64>,
-    /// Failed model calls.
-    pub failed_calls: usize,
-    /// Answered with a parse problem (tasks).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parse_problem_cases: Option<usize>,
-    /// Cases with an expected source within the first k (retrieval).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hit_cases: Option<usize>,
-    /// `hit_cases / cases_total` (retrieval).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hit_rate: Option<f64>,
-    /// Answers cut off at `max_tokens`.
-    #[serde(default)]
-    pub truncated_cases: usize,
-    /// Cases not sent because the run stopped at a fatal answer.
-    #[serde(default)]
-    pub not_run_cases: usize,
+    /// Every other count, as in the report.
+    #[serde(flatten)]
+    pub counts: Counts,
+}
+
+impl std::ops::Deref for SummaryMetrics {
+    type Target = Counts;
+    fn deref(&self) -> &Counts {
+        &self.counts
+    }
 }
 
 impl From<ReportMetrics> for SummaryMetrics {
     fn from(m: ReportMetrics) -> SummaryMetrics {
         SummaryMetrics {
             cases_total: m.cases,
-            passed_cases: m.passed_cases,
-            pass_rate: m.pass_rate,
-            accurate_cases: m.accurate_cases,
-            accuracy: m.accuracy,
-            cited_cases: m.cited_cases,
-            citation_rate: m.citation_rate,
-            failed_calls: m.failed_calls,
-            parse_problem_cases: m.parse_problem_cases,
-            hit_cases: m.hit_cases,
-            hit_rate: m.hit_rate,
-            truncated_cases: m.truncated_cases,
-            not_run_cases: m.not_run_cases,
+            counts: m.counts,
         }
     }
 }

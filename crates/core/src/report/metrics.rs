@@ -39,6 +39,16 @@ pub struct RunMetrics {
 pub struct ReportMetrics {
     /// Settled cases (× models).
     pub cases: usize,
+    /// Every other count.
+    #[serde(flatten)]
+    pub counts: Counts,
+}
+
+/// The run-level counts besides the number of cases: the part the report's
+/// `metrics` and the log's `summary.metrics` share (each names the number
+/// of cases its own way).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counts {
     /// Cases that passed (RAG: both metrics; tasks: read without a parse problem).
     pub passed_cases: usize,
     /// Pass rate (RAG).
@@ -73,6 +83,13 @@ pub struct ReportMetrics {
     /// Cases not sent because the run stopped at a fatal answer (failed calls).
     #[serde(default)]
     pub not_run_cases: usize,
+}
+
+impl std::ops::Deref for ReportMetrics {
+    type Target = Counts;
+    fn deref(&self) -> &Counts {
+        &self.counts
+    }
 }
 
 impl RunMetrics {
@@ -115,17 +132,18 @@ impl From<&RunMetrics> for ReportMetrics {
     fn from(m: &RunMetrics) -> ReportMetrics {
         ReportMetrics {
             cases: m.cases_total,
-            passed_cases: m.passed_cases,
-            pass_rate: Some(m.pass_rate),
-            accurate_cases: Some(m.accurate_cases),
-            accuracy: Some(m.accuracy),
-            cited_cases: Some(m.cited_cases),
-            citation_rate: Some(m.citation_rate),
-            failed_calls: m.failed_calls,
-            parse_problem_cases: None,
-            truncated_cases: m.truncated_cases,
-            not_run_cases: m.not_run_cases,
-            ..ReportMetrics::default()
+            counts: Counts {
+                passed_cases: m.passed_cases,
+                pass_rate: Some(m.pass_rate),
+                accurate_cases: Some(m.accurate_cases),
+                accuracy: Some(m.accuracy),
+                cited_cases: Some(m.cited_cases),
+                citation_rate: Some(m.citation_rate),
+                failed_calls: m.failed_calls,
+                truncated_cases: m.truncated_cases,
+                not_run_cases: m.not_run_cases,
+                ..Counts::default()
+            },
         }
     }
 }

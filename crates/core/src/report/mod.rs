@@ -17,7 +17,7 @@ pub use assemble::{assemble, ModelRows, ReportParts};
 pub use build::build;
 pub use build::{rag_markdown, rag_outputs};
 pub use markdown::{cell, more, render as render_md, MarkdownParts, MAX_LISTED};
-pub use metrics::{ReportMetrics, RunMetrics};
+pub use metrics::{Counts, ReportMetrics, RunMetrics};
 pub use model::*;
 pub use outputs::{Outputs, RunMeta, EVENT_FILES, FILES};
 pub use retrieval::{retrieval_outputs, retrieval_records, retrieval_report, RetrievalInputs};

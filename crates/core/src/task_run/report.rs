@@ -118,12 +118,14 @@ impl From<TaskMetrics> for ReportMetrics {
     fn from(m: TaskMetrics) -> ReportMetrics {
         ReportMetrics {
             cases: m.cases,
-            passed_cases: m.passed_cases,
-            failed_calls: m.failed_calls,
-            parse_problem_cases: Some(m.parse_problem_cases),
-            truncated_cases: m.truncated_cases,
-            not_run_cases: m.not_run_cases,
-            ..ReportMetrics::default()
+            counts: crate::report::Counts {
+                passed_cases: m.passed_cases,
+                failed_calls: m.failed_calls,
+                parse_problem_cases: Some(m.parse_problem_cases),
+                truncated_cases: m.truncated_cases,
+                not_run_cases: m.not_run_cases,
+                ..Default::default()
+            },
         }
     }
 }
