@@ -6,7 +6,6 @@ use crate::args::ReconcileArgs;
 use crate::error::CliError;
 use evalpage_core::events::{self, Reconciliation};
 use serde_json::Value;
-use std::path::Path;
 
 /// Runs the checks and prints them to stdout.
 pub fn check(args: &ReconcileArgs) -> Result<(), CliError> {
@@ -26,12 +25,7 @@ pub fn check(args: &ReconcileArgs) -> Result<(), CliError> {
     }
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|e| CliError::Input {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })
-}
+use crate::score::read_input as read;
 
 /// `ok   name: report=.. log=..` per check, then the notes.
 pub fn render(rec: &Reconciliation) -> Vec<String> {

@@ -61,6 +61,23 @@ struct Inputs<'a> {
     line_errors: &'a [LineError],
 }
 
+/// The bytes of a dataset file; an error naming the path when it cannot be read.
+pub(crate) fn read_dataset_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|source| CliError::DatasetRead {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// The bytes of another input file (answers, metadata, a log): an error naming
+/// the path when it cannot be read.
+pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|e| CliError::Input {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })
+}
+
 /// Reads a task's dataset (and its optional `metadata.json`), reporting each
 /// skipped line on stderr; an error when no sample is usable.
 pub(crate) fn read_dataset(
@@ -70,10 +87,7 @@ pub(crate) fn read_dataset(
     max: Option<usize>,
 ) -> Result<(Vec<u8>, TaskDataset), CliError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| CliError::DatasetRead {
-        path: name.clone(),
-        source,
-    })?;
+    let bytes = read_dataset_bytes(path)?;
     let meta = match metadata {
         Some(p) => Some(read_metadata(p)?),
         None => None,
@@ -95,10 +109,7 @@ pub(crate) fn read_dataset(
 
 pub fn read_metadata(path: &Path) -> Result<metadata::DatasetMetadata, CliError> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| CliError::Input {
-        path: shown.clone(),
-        message: e.to_string(),
-    })?;
+    let bytes = read_input(path)?;
     metadata::parse(&shown, &bytes).map_err(|e| CliError::Input {
         path: shown,
         message: e.to_string(),
@@ -107,10 +118,7 @@ pub fn read_metadata(path: &Path) -> Result<metadata::DatasetMetadata, CliError>
 
 fn read_responses(path: &Path) -> Result<responses::ResponseSet, CliError> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| CliError::Input {
-        path: shown.clone(),
-        message: e.to_string(),
-    })?;
+    let bytes = read_input(path)?;
     let set = responses::parse(&shown, &bytes);
     report_skipped(&set.errors);
     if set.responses.is_empty() {

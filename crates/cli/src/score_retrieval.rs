@@ -7,7 +7,7 @@
 
 use crate::args::ScoreArgs;
 use crate::error::CliError;
-use crate::score::{now_ms, read_metadata, report_skipped};
+use crate::score::{now_ms, read_dataset_bytes, read_input, read_metadata, report_skipped};
 use evalpage_core::events::{to_json_seq, to_jsonl};
 use evalpage_core::render_outputs as render;
 use evalpage_core::report::{retrieval_outputs, retrieval_records, RetrievalInputs};
@@ -16,22 +16,17 @@ use evalpage_core::RunMeta;
 use evalpage_core::{parse_ranked, parse_retrieval_cases as parse_cases};
 use std::path::Path;
 
-fn read(path: &Path) -> Result<(String, Vec<u8>), CliError> {
-    let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| CliError::DatasetRead {
-        path: shown.clone(),
-        source,
-    })?;
-    let name = path
-        .file_name()
-        .map_or(shown, |n| n.to_string_lossy().into_owned());
-    Ok((name, bytes))
+/// The file name shown in reports (the path's last part).
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or(path.display().to_string(), |n| {
+        n.to_string_lossy().into_owned()
+    })
 }
 
 /// Runs `evalpage score --retrieval`.
 pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     let started_at_ms = now_ms();
-    let (cases_file, cases_bytes) = read(&args.dataset)?;
+    let (cases_file, cases_bytes) = (file_name(&args.dataset), read_dataset_bytes(&args.dataset)?);
     let (cases, case_errors) = parse_cases(&cases_file, &cases_bytes);
     report_skipped(&case_errors);
     if cases.is_empty() {
@@ -40,7 +35,7 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
             message: "no valid case line; expected JSONL of {\"case_id\": ..., \"query\": \"...\", \"expected_sources\": [...], \"bucket\": \"...\"}".into(),
         });
     }
-    let (lists_file, lists_bytes) = read(&args.responses)?;
+    let (lists_file, lists_bytes) = (file_name(&args.responses), read_input(&args.responses)?);
     let (lists, list_errors) = parse_ranked(&lists_file, &lists_bytes);
     report_skipped(&list_errors);
     let k = usize::try_from(args.k).unwrap_or(usize::MAX);

@@ -104,10 +104,7 @@ fn run_info(
 /// Reads and parses the dataset, printing one `skipped line` message per bad line.
 pub fn load_dataset(path: &Path) -> Result<Loaded, CliError> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| CliError::DatasetRead {
-        path: shown.clone(),
-        source,
-    })?;
+    let bytes = crate::score::read_dataset_bytes(path)?;
     let name = path
         .file_name()
         .map_or(shown.clone(), |n| n.to_string_lossy().into_owned());
