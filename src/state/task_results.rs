@@ -4,13 +4,13 @@
 //! status, the parse problems and the metric values. Aggregates come from the
 //! task's own metrics, so the page shows what `report.json` will say.
 
-use evalpage_core::metric::{Aggregate, SampleScore};
-use evalpage_core::parse_problems;
+use evalpage_core::metric::Aggregate;
 use evalpage_core::schema::ParseStatus;
 use evalpage_core::task::Task;
 use evalpage_core::task_run::{AnswerStatus, SampleResult};
 use evalpage_core::text::truncate_chars;
 use evalpage_core::Sample;
+use evalpage_core::{aggregate_task_metrics, parse_problems};
 use std::rc::Rc;
 
 /// Results by model, then by sample (`None` while unsettled).
@@ -43,26 +43,7 @@ pub fn summarize(task: &Task, models: &[String], grid: &ResultGrid) -> Vec<Model
         .zip(grid)
         .map(|(model, results)| {
             let settled: Vec<&SampleResult> = results.iter().flatten().map(Rc::as_ref).collect();
-            let metrics = task
-                .metrics
-                .iter()
-                .enumerate()
-                .map(|(k, m)| {
-                    // Aggregates read values and components; the per-sample
-                    // `detail` (for people) is left out to keep this cheap, as
-                    // it runs on every progress update.
-                    let scores: Vec<SampleScore> = settled
-                        .iter()
-                        .filter_map(|r| r.scores.get(k))
-                        .map(|(_, s)| SampleScore {
-                            value: s.value,
-                            components: s.components.clone(),
-                            detail: Default::default(),
-                        })
-                        .collect();
-                    (m.name.clone(), m.metric.aggregate(&scores))
-                })
-                .collect();
+            let metrics = aggregate_task_metrics(task, settled.iter().copied());
             ModelColumn {
                 model: model.clone(),
                 settled: settled.len(),

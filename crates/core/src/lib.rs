@@ -56,4 +56,4 @@ pub use task_run::registry::{entry_line, merged_params, ModelEntry, Registry, Re
 pub use task_run::report::TaskMetrics;
 pub use task_run::report::{AnswerSource, RunDescription};
 pub use task_run::resume::resumable as resumable_task;
-pub use task_run::score::AnswerStatus;
+pub use task_run::score::{aggregate as aggregate_task_metrics, AnswerStatus};

@@ -265,15 +265,27 @@ pub fn score_call(
     }
 }
 
-/// Each metric's aggregate over one model's results.
-pub fn aggregate(task: &Task, results: &[SampleResult]) -> Vec<(String, Aggregate)> {
+/// Each task metric's aggregate over these results, in task order. Only
+/// values and components are read (a sample's `detail` is for people), so
+/// the page can aggregate a live run on every update as cheaply as the
+/// report does at the end.
+pub fn aggregate<'a>(
+    task: &Task,
+    results: impl IntoIterator<Item = &'a SampleResult> + Clone,
+) -> Vec<(String, Aggregate)> {
     task.metrics
         .iter()
         .enumerate()
         .map(|(k, m)| {
             let scores: Vec<SampleScore> = results
-                .iter()
-                .filter_map(|r| r.scores.get(k).map(|(_, s)| s.clone()))
+                .clone()
+                .into_iter()
+                .filter_map(|r| r.scores.get(k))
+                .map(|(_, s)| SampleScore {
+                    value: s.value,
+                    components: s.components.clone(),
+                    detail: Default::default(),
+                })
                 .collect();
             (m.name.clone(), m.metric.aggregate(&scores))
         })
