@@ -4,7 +4,7 @@ use crate::dataset::rag::RagCase;
 use crate::provider::ModelSettings;
 use crate::provider::{Answer, CallError, ErrorKind, Usage};
 use crate::report::{Counts, ReportMetrics, RunMetrics};
-use crate::run::{CaseResult, Engine, RunConfig, RunStatus};
+use crate::run::{CaseResult, RunConfig};
 use crate::scorer::ScoringConfig;
 use crate::text::truncate_chars;
 use serde::{Deserialize, Serialize};
@@ -359,12 +359,6 @@ impl Record {
             truncated: r.truncated(),
             ..CaseRecord::default()
         })
-    }
-
-    /// The `summary` record of an engine that has stopped.
-    pub fn summary(engine: &Engine, ts_ms: u64) -> Record {
-        let cancelled = engine.status() == RunStatus::Cancelled;
-        Record::summary_of(engine.config(), engine.results(), cancelled, ts_ms)
     }
 
     /// The `summary` record of a run with these results.

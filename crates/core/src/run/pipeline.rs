@@ -264,11 +264,6 @@ impl<K: Kind> Pipeline<K> {
         self.pools.first().is_some_and(Scheduler::is_paused)
     }
 
-    /// True once `job` has settled.
-    pub fn is_settled(&self, job: usize) -> bool {
-        self.settled.get(job).copied().unwrap_or(false)
-    }
-
     /// A call of a job finished in its pool: queue the next call, or settle.
     fn call_settled(&mut self, s: Settled, now_ms: u64, step: &mut Step<K::Record>) {
         let job = s.job;
