@@ -533,7 +533,7 @@ fn task_reference_scores(spec: &TaskRunSpec) -> Vec<serde_json::Value> {
         let step = engine.handle(
             Input::Outcome {
                 case: job,
-                outcome: CallOutcome::text(answer),
+                outcome: CallOutcome::Answer(answer),
             },
             1,
         );

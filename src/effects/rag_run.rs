@@ -8,7 +8,7 @@
 use super::runner::{Handle, Launch, Persist, RunView, Transport, Update};
 use crate::state::{Artifacts, ModelCall, RunProgress, RunSnapshot, RunStatus};
 use evalpage_core::console::{case_line, finish_line, notes, start_line};
-use evalpage_core::events::{jsonl_to_json_seq, Record};
+use evalpage_core::events::{jsonl_to_json_seq, PriorCall, Record};
 use evalpage_core::provider::{ChatMessage, ErrorKind};
 use evalpage_core::report::{self, RunMetrics};
 use evalpage_core::run::{self, Engine, RagKind, RunConfig};
@@ -200,7 +200,7 @@ impl Handle<RagView> {
     pub fn start(
         cfg: RunConfig,
         cases: Vec<RagCase>,
-        prior: Vec<run::CaseResult>,
+        prior: Vec<PriorCall>,
         call: ModelCall,
         persist: Option<Persist>,
         on_update: Callback<RunUpdate>,

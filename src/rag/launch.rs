@@ -142,9 +142,10 @@ impl ModeLaunch for RagLaunch {
         };
         let cfg = run_config(settings, lang, dataset, &self.params, t);
         let cases = dataset.parsed.cases.clone();
-        let prior = t.log.as_ref().map(|log| {
-            events::resumable(&events::read(log.as_bytes()), &cases, &settings.scoring())
-        });
+        let prior = t
+            .log
+            .as_ref()
+            .map(|log| events::resumable(&events::read(log.as_bytes()), &cases));
         let stored = StoredRun {
             run_id: cfg.info.run_id.clone(),
             started_at_ms: cfg.info.started_at_ms,
@@ -160,7 +161,7 @@ impl ModeLaunch for RagLaunch {
         let started_ms = cfg.info.started_at_ms;
         let mut engine = Engine::new(cfg, cases);
         engine.set_policy(settings.policy());
-        engine.restore(prior.map(|p| p.results).unwrap_or_default());
+        engine.restore(prior.map(|p| p.calls).unwrap_or_default());
         let view = RagView::new(&engine, call)
             .with_dataset(dataset.text.clone())
             .with_price(settings.price());

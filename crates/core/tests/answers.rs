@@ -95,10 +95,10 @@ fn a_fatal_answer_stops_sending_and_a_resume_sends_only_the_cases_without_an_ans
     for r in &log {
         events::write_jsonl(&mut bytes, r).expect("write");
     }
-    let prior = events::resumable(&events::read(&bytes), &cases(&many(8)), &Default::default());
-    assert_eq!(prior.results.len(), 2, "case 0 and the 500 of case 2");
+    let prior = events::resumable(&events::read(&bytes), &cases(&many(8)));
+    assert_eq!(prior.calls.len(), 2, "case 0 and the 500 of case 2");
     let mut again = Engine::new(config("fatal", 8), cases(&many(8)));
-    assert_eq!(again.restore(prior.results), 2);
+    assert_eq!(again.restore(prior.calls), 2);
     let step = again.start(50);
     assert_eq!(sends(&step), [1, 3, 4, 5, 6, 7]);
 }

@@ -344,11 +344,11 @@ fn a_run_resumed_from_its_cut_log_sends_only_the_rest_and_reports_the_same() {
     // resume
     let read = events::read(&log);
     assert!(read.truncated_tail);
-    let prior = events::resumable(&read, &cases(&many), &Default::default());
+    let prior = events::resumable(&read, &cases(&many));
     assert_eq!(prior.run_id.as_deref(), Some("same-run"));
-    assert_eq!(prior.results.len(), 3);
+    assert_eq!(prior.calls.len(), 3);
     let mut second = Engine::new(config("same-run", 2), cases(&many));
-    assert_eq!(second.restore(prior.results), 3);
+    assert_eq!(second.restore(prior.calls), 3);
     let mut sent = Vec::new();
     let (records, now) = drive(&mut second, |c, _| {
         sent.push(c);
@@ -419,8 +419,8 @@ fn cancelled_cases_in_a_log_are_sent_again() {
     for r in &records {
         events::write_jsonl(&mut log, r).expect("write");
     }
-    let prior = events::resumable(&events::read(&log), &cases(SPEC_CASES), &Default::default());
-    assert_eq!(prior.results.len(), 1);
+    let prior = events::resumable(&events::read(&log), &cases(SPEC_CASES));
+    assert_eq!(prior.calls.len(), 1);
     assert_eq!(prior.rerun_ids, vec!["Q2".to_string(), "Q3".to_string()]);
 }
 

@@ -114,7 +114,7 @@ fn mock_answer(engine: &TaskEngine, job: usize) -> CallOutcome {
         Some(Ok(m)) => m.clone(),
         _ => Vec::new(),
     };
-    CallOutcome::text(mock::answer(engine.task(), sample, &name, &msgs))
+    CallOutcome::Answer(mock::answer(engine.task(), sample, &name, &msgs))
 }
 
 fn server_error() -> CallOutcome {

@@ -151,7 +151,7 @@ impl Answers {
     fn unscripted(&self, model: &str, messages: &[ChatMessage], question: Option<&str>) -> String {
         if let (Some((task, samples)), Some(q)) = (&self.task, question) {
             if let Some(sample) = samples.get(q) {
-                return mock::answer(task, sample, model, messages);
+                return mock::text(task, sample, model, messages);
             }
         }
         demo::answer(messages)

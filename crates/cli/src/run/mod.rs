@@ -78,16 +78,16 @@ pub(crate) struct Checked<K: Console> {
 /// `evalpage run` with or without `--task`, checked.
 pub(crate) enum RunPlan {
     /// The RAG check of spec 002.
-    Rag(Checked<RagKind>),
+    Rag(Box<Checked<RagKind>>),
     /// A spec 004 task over one or more models.
-    Task(Checked<evalpage_core::TaskKind>),
+    Task(Box<Checked<evalpage_core::TaskKind>>),
 }
 
 /// Raw flags to a checked plan.
 pub(crate) fn check(args: &RunArgs) -> Result<RunPlan, CliError> {
     Ok(match &args.task {
-        Some(spec) => RunPlan::Task(task::plan(args, spec)?),
-        None => RunPlan::Rag(rag_plan(args)?),
+        Some(spec) => RunPlan::Task(Box::new(task::plan(args, spec)?)),
+        None => RunPlan::Rag(Box::new(rag_plan(args)?)),
     })
 }
 
@@ -124,7 +124,7 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
         .collect();
     let mut plan = setup::plan(args, &clock, argv)?;
     let prior = match &args.resume_from {
-        Some(path) => Some(resume::load(path, &plan.cases, &plan.config.scoring)?),
+        Some(path) => Some(resume::load(path, &plan.cases)?),
         None => None,
     };
     if let Some(run_id) = prior.as_ref().and_then(|p| p.run_id.clone()) {
@@ -135,7 +135,7 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
     let mut engine = Engine::new(plan.config, plan.cases);
     engine.set_policy(setup::policy(args));
     if let Some(prior) = prior {
-        let taken = engine.restore(prior.results);
+        let taken = engine.restore(prior.calls);
         let total = engine.cases().len();
         eprintln!(
             "evalpage: resuming: {taken} of {total} cases already settled, sending {}",

@@ -4,7 +4,6 @@
 
 use crate::error::CliError;
 use evalpage_core::events::{self, ReadLog, Resumable};
-use evalpage_core::scorer::ScoringConfig;
 use evalpage_core::RagCase;
 use std::path::Path;
 
@@ -30,13 +29,9 @@ pub fn read_log(path: &Path) -> Result<ReadLog, CliError> {
 }
 
 /// Reads the log and matches it against the dataset.
-pub fn load(
-    path: &Path,
-    cases: &[RagCase],
-    scoring: &ScoringConfig,
-) -> Result<Resumable, CliError> {
+pub fn load(path: &Path, cases: &[RagCase]) -> Result<Resumable, CliError> {
     let log = read_log(path)?;
-    let prior = events::resumable(&log, cases, scoring);
+    let prior = events::resumable(&log, cases);
     if !prior.unknown_ids.is_empty() {
         eprintln!(
             "evalpage: {}: {} case ids are not in the dataset and are ignored (first: {})",

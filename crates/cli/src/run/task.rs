@@ -55,7 +55,7 @@ impl Answerer {
                 samples,
                 name,
             } => match samples.get(sample) {
-                Some(s) => CallOutcome::text(mock::answer(task, s, name, messages)),
+                Some(s) => CallOutcome::Answer(mock::answer(task, s, name, messages)),
                 None => CallOutcome::text(String::new()),
             },
             Answerer::Http(h) => h.call(messages),

@@ -11,8 +11,6 @@
 use super::ReadLog;
 use crate::dataset::rag::RagCase;
 use crate::provider::{Answer, CallError, ErrorKind};
-use crate::run::CaseResult;
-use crate::scorer::ScoringConfig;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
@@ -23,8 +21,8 @@ pub struct Resumable {
     pub run_id: Option<String>,
     /// Dataset name recorded in `meta`.
     pub dataset: Option<String>,
-    /// Settled results, in dataset order.
-    pub results: Vec<CaseResult>,
+    /// Settled calls, in dataset order.
+    pub calls: Vec<PriorCall>,
     /// Case ids in the log that are not in the dataset (ignored).
     pub unknown_ids: Vec<String>,
     /// Case ids that will be sent again (cancelled or without a stored answer).
@@ -128,33 +126,20 @@ fn rebuild(job: usize, r: &Value) -> Option<PriorCall> {
     })
 }
 
-/// The RAG check's view of a log: its settled cases, scored again with the
-/// current scoring settings (so the resumed report equals an uninterrupted one).
-pub fn resumable(log: &ReadLog, cases: &[RagCase], scoring: &ScoringConfig) -> Resumable {
+/// The RAG check's view of a log: the calls it settled for these cases
+/// (scored again by the new run, with its current scoring settings, so the
+/// resumed report equals an uninterrupted one).
+pub fn resumable(log: &ReadLog, cases: &[RagCase]) -> Resumable {
     let index: HashMap<&str, usize> = cases
         .iter()
         .enumerate()
         .map(|(i, c)| (c.id.as_str(), i))
         .collect();
     let prior = prior_calls(log, |_, id| index.get(id).copied(), |_| false);
-    let results = prior
-        .calls
-        .into_iter()
-        .map(|c| {
-            CaseResult::new(
-                c.job,
-                &cases[c.job],
-                c.outcome,
-                c.attempts,
-                c.elapsed_ms,
-                scoring,
-            )
-        })
-        .collect();
     Resumable {
         run_id: prior.run_id,
         dataset: prior.dataset,
-        results,
+        calls: prior.calls,
         unknown_ids: prior.unknown,
         rerun_ids: prior.rerun,
     }

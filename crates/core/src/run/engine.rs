@@ -1,31 +1,120 @@
-//! The RAG check (spec 002) as a kind of evaluation on the one [`Pipeline`].
+//! The RAG check (spec 002) as the built-in `rag_qa` task on the one
+//! [`Pipeline`]: its calls, scores and resume are the task run's
+//! ([`TaskKind`] with one model); the RAG page's case results, `[EVAL]`
+//! lines, Notes and report are views over that run ([`CaseResult::of_sample`]).
 
 use super::pipeline::{Call, JobOutcome, Kind, Pipeline};
 use super::result::{CaseResult, RunConfig, RunSettings};
 use crate::dataset::rag::RagCase;
+use crate::events::resume::PriorCall;
 use crate::events::Record;
-use crate::prompt::rag_messages;
-use crate::provider::{Answer, CallError};
+use crate::provider::{Answer, CallError, ChatMessage, ModelSettings};
+use crate::task::builtin::rag_qa;
+use crate::task_run::data::rag_sample;
+use crate::task_run::engine::{TaskKind, TaskRunConfig};
+use crate::task_run::report::TaskInfo;
 
-/// The RAG check as a kind of evaluation: one model, one call per case
-/// (spec 002's prompt), scored for accuracy and citation as it settles.
+/// The RAG check as a kind of evaluation: the `rag_qa` task's run with one
+/// model, and the RAG view of each settled case.
 #[derive(Debug)]
 pub struct RagKind {
     cfg: RunConfig,
     cases: Vec<RagCase>,
+    run: TaskKind,
     results: Vec<Option<CaseResult>>,
 }
 
 impl RagKind {
+    fn new(cfg: RunConfig, cases: Vec<RagCase>) -> RagKind {
+        // The preset and its template are checked by the tests: `rag_qa`
+        // always builds, and the system prompt is a value, not a template.
+        let (task, template) = rag_qa(cfg.scoring, &cfg.system_prompt)
+            .unwrap_or_else(|| unreachable!("the built-in rag_qa task builds"));
+        let info = TaskInfo {
+            name: task.name.clone(),
+            version: task.version.clone(),
+            source: "preset".into(),
+            prompt_name: template.name().to_string(),
+            prompt_version: template.version().to_string(),
+            prompt_source: "builtin".into(),
+        };
+        let model = ModelSettings {
+            name: cfg.info.model.clone(),
+            model: cfg.info.model.clone(),
+            base_url: cfg.info.endpoint.clone(),
+            api_key_env: None,
+            params: cfg.info.parameters.as_object().cloned().unwrap_or_default(),
+        };
+        let run_cfg = TaskRunConfig {
+            run_id: cfg.info.run_id.clone(),
+            tool: cfg.info.tool.clone(),
+            started_at_ms: cfg.info.started_at_ms,
+            backend: cfg.info.backend.clone(),
+            models: vec![model],
+            settings: cfg.settings,
+            argv: cfg.info.argv.clone(),
+        };
+        let samples = cases.iter().map(rag_sample).collect();
+        let run = TaskKind::new(
+            run_cfg,
+            task,
+            info,
+            &template,
+            cfg.info.dataset_name.clone(),
+            samples,
+        );
+        let n = cases.len();
+        RagKind {
+            cfg,
+            cases,
+            run,
+            results: vec![None; n],
+        }
+    }
+
+    /// Scores the final outcome of case `job` as the `rag_qa` task and keeps
+    /// the RAG view of it.
+    fn settle_case(
+        &mut self,
+        job: usize,
+        outcome: &Result<Answer, CallError>,
+        attempts: u32,
+        elapsed_ms: u64,
+    ) -> Option<&CaseResult> {
+        let case = self.cases.get(job)?;
+        let r = self.run.settle_call(job, outcome, attempts, elapsed_ms)?;
+        let view = CaseResult::of_sample(job, case, r);
+        let slot = self.results.get_mut(job)?;
+        *slot = Some(view);
+        slot.as_ref()
+    }
+
     /// Characters of context the prompt gives the model (spec 000's
     /// `context_chars`): every message of the request but the question
     /// itself. A RAG server that retrieves on its own side adds context the
     /// page cannot see.
-    fn context_chars(&self, case: &RagCase) -> usize {
-        let messages = rag_messages(&self.cfg.system_prompt, case);
-        messages.split_last().map_or(0, |(_question, context)| {
-            context.iter().map(|m| m.content.chars().count()).sum()
-        })
+    fn context_chars(&self, job: usize) -> usize {
+        self.run
+            .call(job, &[])
+            .ok()
+            .flatten()
+            .and_then(|c| {
+                c.messages.split_last().map(|(_question, context)| {
+                    context.iter().map(|m| m.content.chars().count()).sum()
+                })
+            })
+            .unwrap_or(0)
+    }
+
+    fn record(&self, job: usize, now_ms: u64) -> Option<Record> {
+        let r = self.results.get(job)?.as_ref()?;
+        Some(Record::case(
+            &self.cfg.info.run_id,
+            &self.cases[job],
+            r,
+            self.context_chars(job),
+            now_ms,
+        ))
     }
 }
 
@@ -37,50 +126,21 @@ impl Kind for RagKind {
     }
 
     fn pools(&self) -> Vec<RunSettings> {
-        vec![self.cfg.settings]
+        self.run.pools()
     }
 
     fn call(&self, job: usize, answers: &[Answer]) -> Result<Option<Call>, CallError> {
-        let Some(case) = self.cases.get(job) else {
-            return Ok(None);
-        };
-        Ok(answers.is_empty().then(|| Call {
-            pool: 0,
-            messages: rag_messages(&self.cfg.system_prompt, case),
-        }))
+        self.run.call(job, answers)
     }
 
     fn settle(&mut self, job: usize, outcome: JobOutcome, now_ms: u64) -> Vec<Record> {
-        let case = &self.cases[job];
-        let result = CaseResult::new(
-            job,
-            case,
-            outcome.last(),
-            outcome.attempts,
-            outcome.elapsed_ms,
-            &self.cfg.scoring,
-        );
-        let record = Record::case(
-            &self.cfg.info.run_id,
-            case,
-            &result,
-            self.context_chars(case),
-            now_ms,
-        );
-        self.results[job] = Some(result);
-        vec![record]
+        let (attempts, elapsed) = (outcome.attempts, outcome.elapsed_ms);
+        self.settle_case(job, &outcome.last(), attempts, elapsed);
+        self.record(job, now_ms).into_iter().collect()
     }
 
     fn restored(&self, job: usize, now_ms: u64) -> Option<Record> {
-        let r = self.results.get(job)?.as_ref()?;
-        let case = &self.cases[job];
-        Some(Record::case(
-            &self.cfg.info.run_id,
-            case,
-            r,
-            self.context_chars(case),
-            now_ms,
-        ))
+        self.record(job, now_ms)
     }
 
     fn meta(&self, now_ms: u64) -> Record {
@@ -94,6 +154,10 @@ impl Kind for RagKind {
     fn error(&self, message: &str, now_ms: u64) -> Option<Record> {
         Some(Record::error(&self.cfg.info.run_id, message, now_ms))
     }
+
+    fn mock_answer(&self, job: usize, messages: &[ChatMessage]) -> Answer {
+        self.run.mock_answer(job, messages)
+    }
 }
 
 /// The RAG run: the one [`Pipeline`] over dataset cases with [`RagKind`].
@@ -102,29 +166,24 @@ pub type Engine = Pipeline<RagKind>;
 impl Pipeline<RagKind> {
     /// A new engine over these cases.
     pub fn new(cfg: RunConfig, cases: Vec<RagCase>) -> Engine {
-        let n = cases.len();
-        Pipeline::over(RagKind {
-            cfg,
-            cases,
-            results: vec![None; n],
-        })
+        Pipeline::over(RagKind::new(cfg, cases))
     }
 
-    /// Marks cases as already settled by an earlier, interrupted run (from its
-    /// event log or the browser's store), before `start`. They are not sent again;
-    /// `start` re-emits their `case` records so the new log is complete. Results for
-    /// unknown indices, or after `start`, are ignored. Returns how many were taken.
-    pub fn restore(&mut self, prior: Vec<CaseResult>) -> usize {
+    /// Takes over calls an earlier, interrupted run settled (from its event
+    /// log, see `events::resumable`), before `start`; they are scored again
+    /// with this run's settings and not sent again, and `start` re-emits their
+    /// `case` records so the new log is complete. Calls of unknown jobs, or
+    /// after `start`, are ignored. Returns how many were taken.
+    pub fn restore(&mut self, prior: Vec<PriorCall>) -> usize {
         let mut taken = 0;
-        for result in prior {
-            let i = result.index;
-            let same = self
-                .kind()
-                .cases
-                .get(i)
-                .is_some_and(|c| c.id == result.case_id);
-            if same && self.restore_job(i, result.attempts) {
-                self.kind_mut().results[i] = Some(result);
+        for call in prior {
+            if call.job >= self.kind().cases.len() || !self.restore_job(call.job, call.attempts) {
+                continue;
+            }
+            let k = self.kind_mut();
+            if k.settle_case(call.job, &call.outcome, call.attempts, call.elapsed_ms)
+                .is_some()
+            {
                 taken += 1;
             }
         }

@@ -2,9 +2,10 @@
 
 use crate::dataset::rag::RagCase;
 use crate::provider::{Answer, CallError, ErrorKind, Usage};
-use crate::scorer::accuracy::AccuracyVerdict;
+use crate::scorer::accuracy::{AccuracyVerdict, KeypointMatch};
 use crate::scorer::citation::CitationVerdict;
-use crate::scorer::{accuracy, citation, ScoringConfig};
+use crate::scorer::ScoringConfig;
+use crate::task_run::score::SampleResult;
 use crate::Lang;
 use serde::Serialize;
 use serde_json::Value;
@@ -125,45 +126,53 @@ pub struct CaseResult {
 }
 
 impl CaseResult {
-    /// Scores an answer (its final text only, never the reasoning), or
-    /// records a failure.
-    pub fn new(
-        index: usize,
-        case: &RagCase,
-        outcome: Result<Answer, CallError>,
-        attempts: u32,
-        elapsed_ms: u64,
-        scoring: &ScoringConfig,
-    ) -> CaseResult {
-        let (answer, error) = match outcome {
-            Ok(a) => (Some(a), None),
-            Err(e) => (None, Some(e)),
+    /// The RAG check's view of one settled call of the `rag_qa` task: the
+    /// answer and the verdicts its `rag_accuracy` and `rag_citation` metrics
+    /// gave (read back from their details), or the call error. No verdicts
+    /// when the call failed, as spec 002's page shows a failed case.
+    pub fn of_sample(index: usize, case: &RagCase, r: &SampleResult) -> CaseResult {
+        let error = r.error.as_ref().map(|e| CallError {
+            kind: e.kind,
+            message: e.cause.clone(),
+            status_code: e.status_code,
+            url: e.url.clone(),
+            timeout: e.timeout,
+            response_snippet: e.response_snippet.clone(),
+            retry_after_ms: None,
+            usage: r.usage.map(Box::new),
+        });
+        let answered = error.is_none() && r.raw_answer.is_some();
+        let score = |kind: &str| {
+            r.scores
+                .iter()
+                .find(|(name, _)| name == kind)
+                .map(|(_, s)| s)
+                .filter(|_| answered)
         };
-        let (answer, reasoning, finish_reason, usage) = match answer {
-            Some(a) => (Some(a.text), a.reasoning, a.finish_reason, a.usage),
-            None => (
-                None,
-                None,
-                None,
-                error.as_ref().and_then(|e| e.usage.as_deref().copied()),
-            ),
-        };
-        let accuracy = answer
-            .as_deref()
-            .map(|a| accuracy::score(a, &case.gold, scoring));
-        let citation = answer
-            .as_deref()
-            .map(|a| citation::score(a, &case.doc_hint));
+        let accuracy = score("accuracy").map(|s| AccuracyVerdict {
+            passed: s.value == Some(1.0),
+            keypoints: s
+                .detail
+                .get("keypoints")
+                .and_then(Value::as_array)
+                .and_then(|ks| ks.iter().map(KeypointMatch::from_json).collect())
+                .unwrap_or_default(),
+        });
+        let citation = score("citation").and_then(|s| {
+            s.detail
+                .get("citation")
+                .and_then(|v| serde_json::from_value::<CitationVerdict>(v.clone()).ok())
+        });
         CaseResult {
             index,
             case_id: case.id.clone(),
-            answer,
-            reasoning,
-            finish_reason,
-            usage,
+            answer: r.raw_answer.clone().filter(|_| answered),
+            reasoning: r.reasoning.clone(),
+            finish_reason: r.finish_reason.clone(),
+            usage: r.usage,
             error,
-            attempts,
-            elapsed_ms,
+            attempts: r.attempts.unwrap_or(1),
+            elapsed_ms: r.elapsed_ms.unwrap_or(0),
             accuracy,
             citation,
         }

@@ -29,6 +29,22 @@ pub struct KeypointMatch {
     pub score: f64,
 }
 
+impl KeypointMatch {
+    /// Reads one back from its JSON form (a metric's detail); `None` when it
+    /// is not one.
+    pub fn from_json(v: &serde_json::Value) -> Option<KeypointMatch> {
+        let method = v.get("method")?.as_str()?;
+        Some(KeypointMatch {
+            keypoint: v.get("keypoint")?.as_str()?.to_string(),
+            matched: v.get("matched")?.as_bool()?,
+            method: ["exact", "fuzzy", "none"]
+                .into_iter()
+                .find(|m| *m == method)?,
+            score: v.get("score")?.as_f64()?,
+        })
+    }
+}
+
 /// The accuracy verdict for one answer.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct AccuracyVerdict {

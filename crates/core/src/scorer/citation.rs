@@ -18,7 +18,7 @@ const DOC_EXTENSIONS: &str =
     "md|markdown|mdx|txt|rst|adoc|pdf|docx?|pptx?|xlsx?|csv|jsonl?|ya?ml|html?|xml|tex|org|ipynb";
 
 /// The citation verdict for one answer.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct CitationVerdict {
     /// True when a hint is cited and nothing else is.
     pub passed: bool,

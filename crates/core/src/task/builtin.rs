@@ -12,7 +12,12 @@
 
 use super::template::{PromptTemplate, RawTemplate};
 use super::Task;
+use crate::metric::rag_accuracy::RagAccuracy;
 use crate::prompt::DEFAULT_SYSTEM_PROMPT;
+use crate::schema::RAW_ANSWER;
+use crate::scorer::{MatchMode, ScoringConfig};
+use serde_json::json;
+use std::sync::Arc;
 
 /// One built-in task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +28,41 @@ pub struct Preset {
     pub description: &'static str,
     /// The task YAML (what the editor shows).
     pub yaml: &'static str,
+}
+
+/// The variable the RAG check's system prompt is given to the `rag_qa`
+/// template as (see [`rag_qa`]).
+pub const RAG_SYSTEM_VAR: &str = "rag_system_prompt";
+
+/// The RAG check of spec 002 as the built-in `rag_qa` task: the preset's
+/// metrics with the run's keypoint matching (`match_mode`,
+/// `fuzzy_threshold`), and its template with the run's system prompt (the
+/// page lets users edit it; a blank one sends no system message, as spec 002's
+/// page does). The system prompt is a value, never read as a template.
+pub fn rag_qa(scoring: ScoringConfig, system_prompt: &str) -> Option<(Task, PromptTemplate)> {
+    let mut task = preset("rag_qa")?;
+    let mode = match scoring.match_mode {
+        MatchMode::Strict => "strict",
+        MatchMode::Fuzzy => "fuzzy",
+    };
+    for (built, raw) in task.metrics.iter_mut().zip(task.raw.metrics.iter_mut()) {
+        if built.kind == "rag_accuracy" {
+            built.metric = Arc::new(RagAccuracy {
+                pred_field: RAW_ANSWER.to_string(),
+                label_field: "gold".to_string(),
+                config: scoring,
+            });
+            raw.keys.insert("match_mode".into(), json!(mode));
+            raw.keys
+                .insert("fuzzy_threshold".into(), json!(scoring.fuzzy_threshold));
+        }
+    }
+    let mut raw = builtin_raw_template("rag_qa")?;
+    raw.system = (!system_prompt.trim().is_empty()).then(|| format!("{{{{ {RAG_SYSTEM_VAR} }}}}"));
+    let template = PromptTemplate::new(raw)
+        .ok()?
+        .with_var(RAG_SYSTEM_VAR, system_prompt);
+    Some((task, template))
 }
 
 /// Spec 004 §2's example task, verbatim.
@@ -167,7 +207,7 @@ mod tests {
     use super::*;
     use crate::dataset::sample::{self, Sample};
     use crate::dataset::{rag, test_sample};
-    use crate::prompt::rag_messages;
+    use crate::provider::ChatMessage;
     use crate::schema::ParseStatus;
 
     #[test]
@@ -247,7 +287,13 @@ mod tests {
             .expect("template")
             .render(&s, &[])
             .expect("renders");
-        assert_eq!(prompt.messages, rag_messages(DEFAULT_SYSTEM_PROMPT, &case));
+        assert_eq!(
+            prompt.messages,
+            vec![
+                ChatMessage::new("system", DEFAULT_SYSTEM_PROMPT),
+                ChatMessage::new("user", case.q.clone())
+            ]
+        );
         let task = preset("rag_qa").expect("preset");
         let answer = task.parse_answer("可能是API密钥配置错误。来自 lightrag_faq.md");
         let values: Vec<(String, Option<f64>)> = task

@@ -107,19 +107,22 @@ pub enum TemplateError {
 pub struct PromptTemplate {
     raw: RawTemplate,
     env: Environment<'static>,
+    /// Values set by the run rather than the sample (see [`PromptTemplate::with_var`]).
+    vars: BTreeMap<String, String>,
 }
 
 impl fmt::Debug for PromptTemplate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PromptTemplate")
             .field("raw", &self.raw)
+            .field("vars", &self.vars)
             .finish()
     }
 }
 
 impl PartialEq for PromptTemplate {
     fn eq(&self, other: &Self) -> bool {
-        self.raw == other.raw
+        self.raw == other.raw && self.vars == other.vars
     }
 }
 
@@ -153,7 +156,19 @@ impl PromptTemplate {
                     message: describe(&e),
                 })?;
         }
-        Ok(PromptTemplate { raw, env })
+        Ok(PromptTemplate {
+            raw,
+            env,
+            vars: BTreeMap::new(),
+        })
+    }
+
+    /// Sets a variable every render sees, whatever the sample holds: a run
+    /// setting such as the RAG check's system prompt, which is text typed by
+    /// the user and so is inserted as a value, never read as a template.
+    pub fn with_var(mut self, name: &str, value: &str) -> PromptTemplate {
+        self.vars.insert(name.to_string(), value.to_string());
+        self
     }
 
     /// Reads and compiles a template file; errors carry file, key and YAML line.
@@ -197,6 +212,7 @@ impl PromptTemplate {
             .iter()
             .filter_map(|p| self.env.get_template(p).ok())
             .flat_map(|t| t.undeclared_variables(false))
+            .filter(|v| !self.vars.contains_key(v))
             .collect()
     }
 
@@ -236,6 +252,9 @@ impl PromptTemplate {
             .collect();
         ctx.entry("sample_id".into())
             .or_insert_with(|| Jv::from(sample.id.clone()));
+        for (k, v) in &self.vars {
+            ctx.insert(k.clone(), Jv::from(v.clone()));
+        }
         for field in serialize_fields {
             let v = sample
                 .fields

@@ -164,31 +164,31 @@ fn spec_003(name: &str, bytes: &[u8]) -> (Vec<EvalSample>, Vec<LineError>) {
 
 fn rag_cases(name: &str, bytes: &[u8]) -> (Vec<EvalSample>, Vec<LineError>) {
     let set = rag::parse(name, bytes);
-    let samples = set
-        .cases
-        .into_iter()
-        .map(|c| {
-            let mut fields = Map::new();
-            fields.insert("id".into(), json!(c.id));
-            fields.insert("q".into(), json!(c.q));
-            fields.insert("gold".into(), json!(c.gold));
-            fields.insert("doc_hint".into(), json!(c.doc_hint));
-            fields.insert("tags".into(), json!(c.tags));
-            fields.insert("metadata".into(), Value::Object(c.metadata.clone()));
-            let language = c.metadata.get("language").and_then(Value::as_str);
-            EvalSample {
-                tags: c.tags.clone(),
-                language: language.map(str::to_string),
-                length_bucket: Some(length_bucket(&c.q).to_string()),
-                sample: Sample {
-                    id: c.id,
-                    line: c.line,
-                    fields,
-                },
-            }
-        })
-        .collect();
-    (samples, set.errors)
+    (set.cases.iter().map(rag_sample).collect(), set.errors)
+}
+
+/// A spec 002 RAG case as the `rag_qa` task's sample: its fields (`id`, `q`,
+/// `gold`, `doc_hint`, `tags`, `metadata`) and the breakdown dimensions
+/// (language from `metadata.language`, length bucket from `q`).
+pub fn rag_sample(c: &rag::RagCase) -> EvalSample {
+    let mut fields = Map::new();
+    fields.insert("id".into(), json!(c.id));
+    fields.insert("q".into(), json!(c.q));
+    fields.insert("gold".into(), json!(c.gold));
+    fields.insert("doc_hint".into(), json!(c.doc_hint));
+    fields.insert("tags".into(), json!(c.tags));
+    fields.insert("metadata".into(), Value::Object(c.metadata.clone()));
+    let language = c.metadata.get("language").and_then(Value::as_str);
+    EvalSample {
+        tags: c.tags.clone(),
+        language: language.map(str::to_string),
+        length_bucket: Some(length_bucket(&c.q).to_string()),
+        sample: Sample {
+            id: c.id.clone(),
+            line: c.line,
+            fields,
+        },
+    }
 }
 
 fn string_list(v: Option<&Value>) -> Vec<String> {

@@ -65,6 +65,63 @@ pub struct TaskKind {
 }
 
 impl TaskKind {
+    /// The kind over these samples: prompts rendered once, up front.
+    pub(crate) fn new(
+        cfg: TaskRunConfig,
+        task: Task,
+        info: TaskInfo,
+        template: &PromptTemplate,
+        dataset: String,
+        samples: Vec<EvalSample>,
+    ) -> TaskKind {
+        let prompts = samples
+            .iter()
+            .map(|s| {
+                template
+                    .render(&s.sample, &task.serialize_fields)
+                    .map(|p| p.messages)
+                    .map_err(|e| e.to_string())
+            })
+            .collect();
+        let results = cfg
+            .models
+            .iter()
+            .map(|_| vec![None; samples.len()])
+            .collect();
+        TaskKind {
+            task,
+            info,
+            dataset,
+            samples,
+            prompts,
+            results,
+            cfg,
+        }
+    }
+
+    /// Scores the final outcome of `job` and keeps it; the result, or `None`
+    /// for an unknown job.
+    pub(crate) fn settle_call(
+        &mut self,
+        job: usize,
+        outcome: &Result<Answer, CallError>,
+        attempts: u32,
+        elapsed_ms: u64,
+    ) -> Option<&SampleResult> {
+        let j = self.job(job)?;
+        let r = score_call(
+            &self.task,
+            &self.samples[j.sample],
+            j.sample,
+            outcome,
+            attempts,
+            elapsed_ms,
+        );
+        let slot = &mut self.results[j.model][j.sample];
+        *slot = Some(r);
+        slot.as_ref()
+    }
+
     fn job(&self, job: usize) -> Option<Job> {
         let n = self.samples.len();
         let model = job.checked_div(n)?;
@@ -139,20 +196,9 @@ impl Kind for TaskKind {
     }
 
     fn settle(&mut self, job: usize, outcome: JobOutcome, now_ms: u64) -> Vec<TaskRecord> {
-        let Some(j) = self.job(job) else {
-            return Vec::new();
-        };
-        let r = score_call(
-            &self.task,
-            &self.samples[j.sample],
-            j.sample,
-            &outcome.last(),
-            outcome.attempts,
-            outcome.elapsed_ms,
-        );
-        let record = self.record(j, &r, now_ms);
-        self.results[j.model][j.sample] = Some(r);
-        vec![record]
+        let (attempts, elapsed) = (outcome.attempts, outcome.elapsed_ms);
+        self.settle_call(job, &outcome.last(), attempts, elapsed);
+        self.restored(job, now_ms).into_iter().collect()
     }
 
     fn restored(&self, job: usize, now_ms: u64) -> Option<TaskRecord> {
@@ -202,7 +248,7 @@ impl Kind for TaskKind {
             &self.samples[j.sample].sample,
             &self.cfg.models[j.model].name,
         );
-        super::mock::answer(&self.task, sample, model, messages).into()
+        super::mock::answer(&self.task, sample, model, messages)
     }
 }
 
@@ -220,27 +266,14 @@ impl Pipeline<TaskKind> {
         template: &PromptTemplate,
         data: &TaskDataset,
     ) -> TaskEngine {
-        let n = data.samples.len();
-        let prompts = data
-            .samples
-            .iter()
-            .map(|s| {
-                template
-                    .render(&s.sample, &task.serialize_fields)
-                    .map(|p| p.messages)
-                    .map_err(|e| e.to_string())
-            })
-            .collect();
-        let results = cfg.models.iter().map(|_| vec![None; n]).collect();
-        Pipeline::over(TaskKind {
+        Pipeline::over(TaskKind::new(
+            cfg,
             task,
             info,
-            dataset: data.name.clone(),
-            samples: data.samples.clone(),
-            prompts,
-            results,
-            cfg,
-        })
+            template,
+            data.name.clone(),
+            data.samples.clone(),
+        ))
     }
 
     /// Takes over calls an earlier, interrupted run settled (see `resume`),
@@ -249,23 +282,15 @@ impl Pipeline<TaskKind> {
     pub fn restore(&mut self, prior: Vec<PriorCall>) -> usize {
         let mut taken = 0;
         for call in prior {
-            let Some(j) = self.job(call.job) else {
-                continue;
-            };
-            if !self.restore_job(call.job, call.attempts) {
+            if self.job(call.job).is_none() || !self.restore_job(call.job, call.attempts) {
                 continue;
             }
             let k = self.kind_mut();
-            let r = score_call(
-                &k.task,
-                &k.samples[j.sample],
-                j.sample,
-                &call.outcome,
-                call.attempts,
-                call.elapsed_ms,
-            );
-            k.results[j.model][j.sample] = Some(r);
-            taken += 1;
+            if k.settle_call(call.job, &call.outcome, call.attempts, call.elapsed_ms)
+                .is_some()
+            {
+                taken += 1;
+            }
         }
         taken
     }

@@ -17,7 +17,7 @@
 
 use crate::dataset::sample::Sample;
 use crate::demo;
-use crate::provider::ChatMessage;
+use crate::provider::{Answer, ChatMessage};
 use crate::schema::{FieldKind, FieldSpec};
 use crate::task::Task;
 use serde_json::{json, Map, Value};
@@ -25,8 +25,20 @@ use serde_json::{json, Map, Value};
 /// Out of 100 field values, how many the mock gets right (when it has a label).
 const RIGHT_PERCENT: u64 = 75;
 
-/// The mock model's answer to one sample.
-pub fn answer(task: &Task, sample: &Sample, model: &str, messages: &[ChatMessage]) -> String {
+/// The mock model's answer to one sample, with token counts as the demo
+/// model and the mock endpoint count them.
+pub fn answer(task: &Task, sample: &Sample, model: &str, messages: &[ChatMessage]) -> Answer {
+    let text = text(task, sample, model, messages);
+    Answer {
+        usage: Some(demo::usage(messages, &text, None)),
+        finish_reason: Some("stop".into()),
+        reasoning: None,
+        text,
+    }
+}
+
+/// The text of the mock model's answer to one sample.
+pub fn text(task: &Task, sample: &Sample, model: &str, messages: &[ChatMessage]) -> String {
     if task.schema.fields.is_empty() {
         return free_text(sample, model, messages);
     }
@@ -197,7 +209,7 @@ mod tests {
                 json!({"ticker": "X", "news_items": [], "gt_sentiment": "negative",
                        "gt_impact_score": 5, "gt_keywords": ["a", "b"]}),
             );
-            let a = answer(&task, &s, "m", &[]);
+            let a = text(&task, &s, "m", &[]);
             let parsed = task.parse_answer(&a);
             assert!(parsed.json_error.is_none(), "{a}");
             for f in &parsed.fields {
@@ -216,7 +228,7 @@ mod tests {
                         &format!("s{i}"),
                         json!({"gt_sentiment": "positive", "gt_impact_score": 1, "gt_keywords": ["x"]}),
                     );
-                    answer(&task, &s, model, &[])
+                    text(&task, &s, model, &[])
                 })
                 .collect()
         };
@@ -232,7 +244,7 @@ mod tests {
         let task = preset("event_eval").expect("preset");
         let s = sample("s", json!({"gt_impact_score": 5}));
         for m in 0..30 {
-            let a = answer(&task, &s, &format!("m{m}"), &[]);
+            let a = text(&task, &s, &format!("m{m}"), &[]);
             let v = task.parse_answer(&a);
             let score = v.get("impact_score").and_then(Value::as_i64).expect("int");
             assert!((-5..=5).contains(&score), "{score}");
@@ -248,7 +260,7 @@ mod tests {
         let task = preset("support_qa").expect("preset");
         let s = sample("q", json!({"expected": "Reset it in settings."}));
         let answers: Vec<String> = (0..20)
-            .map(|m| answer(&task, &s, &format!("m{m}"), &[]))
+            .map(|m| text(&task, &s, &format!("m{m}"), &[]))
             .collect();
         assert!(answers.iter().any(|a| a == "Reset it in settings."));
         assert!(answers.iter().any(|a| a != "Reset it in settings."));
