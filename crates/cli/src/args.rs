@@ -127,8 +127,26 @@ pub struct RunArgs {
     pub dataset: PathBuf,
     /// Run a task (a preset name: event_eval, support_qa, rag_qa; or a task
     /// YAML file) instead of the RAG check.
-    #[arg(long, value_name = "NAME|FILE.yaml", conflicts_with_all = ["provider", "endpoint", "model", "api_key_env", "system_prompt"])]
+    #[arg(long, value_name = "NAME|FILE.yaml", conflicts_with_all = ["provider", "endpoint", "model", "api_key_env", "system_prompt", "retrieval"])]
     pub task: Option<String>,
+    /// A retrieval evaluation (spec 000): the dataset holds `{case_id, query,
+    /// expected_sources, bucket}` lines and each query is sent to the retrieval
+    /// endpoint `--endpoint` (the full URL of its search route; without one, the
+    /// offline demo retriever over the bundled documents answers).
+    #[arg(long, conflicts_with_all = ["provider", "model", "system_prompt", "resume_from"])]
+    pub retrieval: bool,
+    /// With --retrieval: the JSON request body, as a template over `query`,
+    /// `case_id`, `bucket` and `k` (strings need `|tojson`); `@FILE` reads it
+    /// from a file. Default: `{"query": {{ query|tojson }}, "top_k": {{ k }}}`.
+    #[arg(long, value_name = "TEMPLATE|@FILE", requires = "retrieval")]
+    pub body: Option<String>,
+    /// With --retrieval: where the ranked source list is in the answer, e.g.
+    /// `results[*].source` (the default) or `$.data.documents[*].file`.
+    #[arg(long, value_name = "PATH", requires = "retrieval")]
+    pub list_path: Option<String>,
+    /// With --retrieval: the cut-off of hit_at_k, recall_at_k and ndcg_at_k.
+    #[arg(long = "k", value_name = "K", default_value_t = 5, requires = "retrieval", value_parser = clap::value_parser!(u64).range(1..))]
+    pub retrieval_k: u64,
     /// With --task: the models to evaluate, comma-separated registry names
     /// (with --mock, any names: each is a differently seeded mock model).
     #[arg(long, value_name = "A,B", value_delimiter = ',', requires = "task")]

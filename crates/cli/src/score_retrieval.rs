@@ -10,7 +10,7 @@ use crate::error::CliError;
 use crate::score::{now_ms, read_dataset_bytes, read_input, read_metadata, report_skipped};
 use evalpage_core::events::{to_json_seq, to_jsonl};
 use evalpage_core::render_outputs as render;
-use evalpage_core::report::{retrieval_outputs, retrieval_records, RetrievalInputs};
+use evalpage_core::report::{retrieval_outputs, retrieval_records, ListsFrom, RetrievalInputs};
 use evalpage_core::retrieval::{evaluate, METRICS};
 use evalpage_core::RunMeta;
 use evalpage_core::{parse_ranked, parse_retrieval_cases as parse_cases};
@@ -56,11 +56,12 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     };
     let line_errors: Vec<_> = case_errors.into_iter().chain(list_errors).collect();
     let run_id = format!("eval_retrieval-{started_at_ms}");
+    let from = ListsFrom::File(lists_file.clone());
     let inputs = RetrievalInputs {
         cases_file: &cases_file,
         cases_bytes: &cases_bytes,
         line_errors: &line_errors,
-        lists_file: &lists_file,
+        from: &from,
         metadata: metadata.as_ref(),
         run_id: &run_id,
         meta: &meta,

@@ -71,6 +71,29 @@ pub fn fnv1a(s: &str) -> u64 {
     })
 }
 
+/// The demo retriever: the bundled documents' paragraphs ranked by
+/// character-bigram overlap with the query (ties keep document order), as the
+/// file names of their documents, best first, at most `k`. A document with
+/// several matching paragraphs appears once per paragraph, as a chunked index
+/// returns chunks; paragraphs with no overlap are not returned. What
+/// `evalpage mock-server` answers on its retrieval route and the offline mock
+/// of a retrieval run.
+pub fn retrieve(query: &str, k: usize) -> Vec<(&'static str, usize)> {
+    let q = bigrams(&fold(query));
+    let mut ranked: Vec<(usize, &'static str)> = paragraphs()
+        .into_iter()
+        .map(|p| {
+            (
+                bigrams(&fold(p.text)).intersection(&q).count(),
+                DOCUMENTS[p.doc].0,
+            )
+        })
+        .filter(|(overlap, _)| *overlap > 0)
+        .collect();
+    ranked.sort_by_key(|(overlap, _)| std::cmp::Reverse(*overlap));
+    ranked.into_iter().take(k).map(|(o, d)| (d, o)).collect()
+}
+
 /// The question the demo model answers: the last user message.
 fn question(messages: &[ChatMessage]) -> &str {
     messages

@@ -10,7 +10,9 @@ pub mod console;
 pub mod dataset;
 pub mod demo;
 pub mod events;
+pub mod json_path;
 pub mod judge;
+pub mod kind;
 pub mod lang;
 pub mod metric;
 pub mod position;
@@ -37,7 +39,12 @@ pub use dataset::retrieval::{parse_cases as parse_retrieval_cases, parse_ranked}
 pub use dataset::sample::Sample;
 pub use dataset::LineError;
 pub use events::{read as read_events, reconcile, resumable, Record, SummaryRecord};
-pub use provider::openai::{build_request, parse_response, OpenAiConfig};
+pub use kind::retrieval::{
+    RetrievalEndpoint, RetrievalEngine, RetrievalKind, RetrievalRunConfig,
+    DEFAULT_BODY as RETRIEVAL_BODY, DEFAULT_PATH as RETRIEVAL_PATH,
+};
+pub use provider::openai::{build_json_request, parse_json_response};
+pub use provider::openai::{build_request, parse_response, HttpRequest, OpenAiConfig};
 pub use provider::{ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, ModelSettings};
 pub use report::outputs::render as render_outputs;
 pub use report::{

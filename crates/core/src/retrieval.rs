@@ -16,6 +16,7 @@
 //!   `IDCG = Σ_{i≤min(R, k)} 1 / log2(i + 1)`.
 
 use crate::dataset::retrieval::{Ranked, RetrievalCase};
+use crate::provider::CallError;
 use crate::scorer::citation::base_name;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -66,15 +67,16 @@ pub fn score(case: &RetrievalCase, ranked: Option<&Ranked>, k: usize) -> Retriev
     let in_k = &rel[..rel.len().min(k)];
     let hits = in_k.iter().filter(|r| **r).count();
     let first = rel.iter().position(|r| *r).map(|i| i + 1);
+    // A fold from +0: `sum` of nothing is -0.0, which reports would print.
     let dcg: f64 = in_k
         .iter()
         .enumerate()
         .filter(|(_, r)| **r)
         .map(|(i, _)| 1.0 / ((i + 2) as f64).log2())
-        .sum();
+        .fold(0.0, |a, x| a + x);
     let idcg: f64 = (0..expected.len().min(k))
         .map(|i| 1.0 / ((i + 2) as f64).log2())
-        .sum();
+        .fold(0.0, |a, x| a + x);
     let found = case
         .expected_sources
         .iter()
@@ -175,14 +177,62 @@ mod tests {
 /// The metrics of a retrieval evaluation, in report order.
 pub const METRICS: [&str; 4] = ["hit_at_k", "recall_at_k", "mrr", "ndcg_at_k"];
 
-/// A scored retrieval evaluation: each case with its score and whether a
-/// ranked list was given for it, in dataset order.
+/// How a case's ranked list was obtained.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Obtained {
+    /// Given in the ranked lists file.
+    Listed,
+    /// Not in the ranked lists file: the case scores 0.
+    Missing,
+    /// Asked of the retrieval endpoint: the attempts, the time from the first
+    /// send, and the error when no list came back (the case then scores 0).
+    Called {
+        /// Attempts made.
+        attempts: u32,
+        /// From the first send to the outcome, in ms.
+        elapsed_ms: u64,
+        /// Why no list came back.
+        error: Option<CallError>,
+    },
+}
+
+/// One case of a retrieval evaluation: the case, its scores and how its list
+/// was obtained.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The case.
+    pub case: RetrievalCase,
+    /// Its scores (all zero without a list).
+    pub score: RetrievalScore,
+    /// Where its list came from.
+    pub obtained: Obtained,
+}
+
+impl Row {
+    /// True when the case has a ranked list (given, or answered).
+    pub fn has_list(&self) -> bool {
+        matches!(
+            self.obtained,
+            Obtained::Listed | Obtained::Called { error: None, .. }
+        )
+    }
+
+    /// The error when the endpoint gave no list.
+    pub fn error(&self) -> Option<&CallError> {
+        match &self.obtained {
+            Obtained::Called { error, .. } => error.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+/// A scored retrieval evaluation, in dataset order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evaluated {
     /// The cut-off.
     pub k: usize,
-    /// (case, score, a list was given).
-    pub rows: Vec<(RetrievalCase, RetrievalScore, bool)>,
+    /// Every case.
+    pub rows: Vec<Row>,
     /// Lists naming no case of the dataset.
     pub unknown: Vec<crate::dataset::LineError>,
 }
@@ -211,7 +261,15 @@ pub fn evaluate(
         .iter()
         .map(|c| {
             let list = by_id.get(c.case_id.as_str()).copied();
-            (c.clone(), score(c, list, k), list.is_some())
+            Row {
+                case: c.clone(),
+                score: score(c, list, k),
+                obtained: if list.is_some() {
+                    Obtained::Listed
+                } else {
+                    Obtained::Missing
+                },
+            }
         })
         .collect();
     Evaluated { k, rows, unknown }
@@ -228,7 +286,7 @@ impl RetrievalScore {
 impl Evaluated {
     /// Cases with an expected source within the first k.
     pub fn hit_cases(&self) -> usize {
-        self.rows.iter().filter(|(_, s, _)| s.hit_at_k).count()
+        self.rows.iter().filter(|r| r.score.hit_at_k).count()
     }
 
     /// The run-level counts (`metrics` of the report, `summary` of the log).
@@ -239,7 +297,7 @@ impl Evaluated {
             cases: n,
             counts: crate::report::Counts {
                 passed_cases: hits,
-                failed_calls: self.rows.iter().filter(|(_, _, listed)| !listed).count(),
+                failed_calls: self.rows.iter().filter(|r| !r.has_list()).count(),
                 hit_cases: Some(hits),
                 hit_rate: Some(if n == 0 { 0.0 } else { hits as f64 / n as f64 }),
                 ..Default::default()

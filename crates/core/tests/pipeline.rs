@@ -35,10 +35,7 @@ impl Kind for AnswerThenJudge {
             [answer] => (JUDGE, format!("judge: {}", answer.text)),
             _ => return Ok(None),
         };
-        Ok(Some(Call {
-            pool,
-            messages: vec![ChatMessage::new("user", text)],
-        }))
+        Ok(Some(Call::chat(pool, vec![ChatMessage::new("user", text)])))
     }
 
     fn settle(&mut self, job: usize, outcome: JobOutcome, _now_ms: u64) -> Vec<String> {

@@ -100,9 +100,9 @@ pub fn serve<S: Read + Write>(stream: &mut S, shared: &Shared) -> End {
             return End::Closed;
         };
         let route = routes::route(&head.method, head.origin_target());
-        // One draw per chat request, now that it has fully arrived.
+        // One draw per chat or retrieval request, now that it has fully arrived.
         let fault = match route {
-            Route::Chat => shared.draw(),
+            Route::Chat | Route::Retrieve => shared.draw(),
             _ => Fault::None,
         };
         let reply = match String::from_utf8(body) {

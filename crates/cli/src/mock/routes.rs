@@ -13,8 +13,8 @@ use std::time::Duration;
 pub const HANG: Duration = Duration::from_secs(120);
 
 const WRONG_METHOD: &str = "method not allowed on this path";
-const NOT_FOUND: &str =
-    "unknown path; the mock serves POST /v1/chat/completions and GET /v1/models";
+const NOT_FOUND: &str = "unknown path; the mock serves POST /v1/chat/completions, \
+POST /v1/retrieve and GET /v1/models";
 
 /// Where a request goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +23,8 @@ pub enum Route {
     Chat,
     /// `GET /v1/models` or `/models`.
     Models,
+    /// `POST /v1/retrieve` or `/retrieve`: the demo retriever.
+    Retrieve,
     /// `OPTIONS` anything (CORS preflight).
     Preflight,
     /// A known path with the wrong method.
@@ -66,20 +68,23 @@ impl Reply {
 pub fn route(method: &str, url: &str) -> Route {
     let path = url.split(['?', '#']).next().unwrap_or("");
     let path = path.trim_end_matches('/');
-    let (chat, models) = (
+    let (chat, models, retrieve) = (
         matches!(path, "/v1/chat/completions" | "/chat/completions"),
         matches!(path, "/v1/models" | "/models"),
+        matches!(path, "/v1/retrieve" | "/retrieve"),
     );
     match method {
         "OPTIONS" => Route::Preflight,
         "POST" if chat => Route::Chat,
+        "POST" if retrieve => Route::Retrieve,
         "GET" if models => Route::Models,
-        _ if chat || models => Route::WrongMethod,
+        _ if chat || models || retrieve => Route::WrongMethod,
         _ => Route::NotFound,
     }
 }
 
-/// The answer for a routed request; `fault` applies to chat requests only.
+/// The answer for a routed request; `fault` applies to chat and retrieval
+/// requests only.
 pub fn respond(
     route: Route,
     fault: Fault,
@@ -108,7 +113,52 @@ pub fn respond(
             delay: latency,
             ..chat(body, answers)
         },
+        (Route::Retrieve, Fault::ServerError) => {
+            error(500, "injected server error (--fail-rate)", "server_error")
+        }
+        (Route::Retrieve, Fault::RateLimited) => rate_limited(),
+        (Route::Retrieve, Fault::Hang) => Reply {
+            delay: HANG,
+            ..retrieve(body)
+        },
+        (Route::Retrieve, Fault::None) => Reply {
+            delay: latency,
+            ..retrieve(body)
+        },
     }
+}
+
+/// The demo retriever's answer (`evalpage_core::demo::retrieve`) to
+/// `{"query": ..., "top_k": k}` (`q` and `k` are read too; k defaults to 5):
+/// `{"results": [{"source", "rank", "score"}]}` best first, a document once
+/// per matching paragraph; 400 for a body it cannot read.
+pub fn retrieve(body: &str) -> Reply {
+    let request: Value = match serde_json::from_str(body) {
+        Ok(v) => v,
+        Err(e) => {
+            return error(
+                400,
+                &format!("request body is not valid JSON: {e}"),
+                "invalid_request_error",
+            )
+        }
+    };
+    let Some(query) = ["query", "q"]
+        .iter()
+        .find_map(|k| request.get(*k).and_then(Value::as_str))
+    else {
+        return error(400, "missing string field `query`", "invalid_request_error");
+    };
+    let k = ["top_k", "k"]
+        .iter()
+        .find_map(|f| request.get(*f).and_then(Value::as_u64))
+        .map_or(5, |k| usize::try_from(k).unwrap_or(usize::MAX));
+    let results: Vec<Value> = demo::retrieve(query, k)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (doc, overlap))| json!({"source": doc, "rank": i + 1, "score": overlap}))
+        .collect();
+    Reply::json(200, &json!({"results": results}))
 }
 
 /// What a real endpoint says for an injected `--fail-status`.

@@ -28,9 +28,19 @@ struct Settled {
     outcome: CallOutcome,
 }
 
-/// Answers job `case` with these messages; blocks until the model answers,
-/// fails or times out. Called on worker threads.
-pub type Caller = Arc<dyn Fn(usize, &[ChatMessage]) -> CallOutcome + Send + Sync>;
+/// One request of a job: chat messages, or a JSON body for an endpoint that
+/// is not a chat model (see `evalpage_core::run::Call`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Request {
+    /// The chat messages.
+    pub messages: Vec<ChatMessage>,
+    /// The JSON body to POST instead, when there is one.
+    pub body: Option<serde_json::Value>,
+}
+
+/// Answers job `case`'s request; blocks until the endpoint answers, fails or
+/// times out. Called on worker threads.
+pub type Caller = Arc<dyn Fn(usize, &Request) -> CallOutcome + Send + Sync>;
 
 /// The loop's state besides the engine.
 struct Driver {
@@ -99,7 +109,8 @@ impl Driver {
                     case,
                     attempt,
                     messages,
-                } => self.send(case, attempt, messages),
+                    body,
+                } => self.send(case, attempt, Request { messages, body }),
                 // The worker cannot be interrupted; forgetting the case makes its
                 // late outcome be dropped here (the engine would ignore it too).
                 Command::Abort { case } => {
@@ -112,13 +123,13 @@ impl Driver {
     }
 
     /// Starts a worker thread for one request.
-    fn send(&mut self, case: usize, attempt: u32, messages: Vec<ChatMessage>) {
+    fn send(&mut self, case: usize, attempt: u32, request: Request) {
         self.in_flight.insert(case, attempt);
         let (call, tx) = (Arc::clone(&self.call), self.tx.clone());
         let spawned = thread::Builder::new()
             .name(format!("evalpage-case-{case}"))
             .spawn(move || {
-                let outcome = call(case, &messages);
+                let outcome = call(case, &request);
                 // The receiver is gone only when the run is over; nothing to do then.
                 let _ = tx.send(Settled {
                     case,

@@ -4,7 +4,8 @@
 //! become `CallError`s of kind `Network` or `Timeout` that say what to check.
 
 use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
-use evalpage_core::{build_request, parse_response, OpenAiConfig};
+use evalpage_core::{build_json_request, parse_json_response, HttpRequest};
+use evalpage_core::{build_request, parse_response, ApiKey, OpenAiConfig};
 use std::io;
 use std::time::Duration;
 
@@ -37,32 +38,68 @@ impl HttpBackend {
     /// Sends one chat completion request and classifies what came back.
     pub fn call(&self, messages: &[ChatMessage]) -> CallOutcome {
         let req = build_request(&self.cfg, messages);
-        let mut builder = self.agent.post(&req.url);
-        for (name, value) in &req.headers {
-            builder = builder.header(name.as_str(), value.as_str());
+        send(&self.agent, &req, self.timeout, parse_response)
+    }
+}
+
+/// A JSON endpoint that is not a chat model (a retrieval service).
+#[derive(Debug)]
+pub struct JsonBackend {
+    url: String,
+    key: Option<ApiKey>,
+    agent: ureq::Agent,
+    timeout: Duration,
+}
+
+impl JsonBackend {
+    /// A backend POSTing to `url`, with the key as a bearer token when set.
+    pub fn new(url: &str, key: Option<ApiKey>, timeout: Duration) -> JsonBackend {
+        JsonBackend {
+            url: url.to_string(),
+            key,
+            agent: agent(timeout),
+            timeout,
         }
-        let fail =
-            |e: ureq::Error| CallOutcome::Failed(classify(&e, self.timeout).with_url(&req.url));
-        let mut resp = match builder.send(req.body.as_str()) {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
-        let status = resp.status().as_u16();
-        let retry_after = resp
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
-        let body = resp
-            .body_mut()
-            .with_config()
-            .limit(BODY_LIMIT)
-            .lossy_utf8(true)
-            .read_to_string();
-        match body {
-            Ok(body) => parse_response(&req.url, status, retry_after.as_deref(), &body),
-            Err(e) => fail(e),
-        }
+    }
+
+    /// POSTs one body and classifies what came back.
+    pub fn call(&self, body: &serde_json::Value) -> CallOutcome {
+        let req = build_json_request(&self.url, body, self.key.as_ref());
+        send(&self.agent, &req, self.timeout, parse_json_response)
+    }
+}
+
+/// Performs a request and hands status, `Retry-After` and body to `parse`.
+fn send(
+    agent: &ureq::Agent,
+    req: &HttpRequest,
+    timeout: Duration,
+    parse: fn(&str, u16, Option<&str>, &str) -> CallOutcome,
+) -> CallOutcome {
+    let mut builder = agent.post(&req.url);
+    for (name, value) in &req.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    let fail = |e: ureq::Error| CallOutcome::Failed(classify(&e, timeout).with_url(&req.url));
+    let mut resp = match builder.send(req.body.as_str()) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let status = resp.status().as_u16();
+    let retry_after = resp
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let body = resp
+        .body_mut()
+        .with_config()
+        .limit(BODY_LIMIT)
+        .lossy_utf8(true)
+        .read_to_string();
+    match body {
+        Ok(body) => parse(&req.url, status, retry_after.as_deref(), &body),
+        Err(e) => fail(e),
     }
 }
 

@@ -8,6 +8,7 @@ mod driver;
 mod http;
 mod output;
 mod resume;
+mod retrieval;
 mod setup;
 mod task;
 
@@ -75,18 +76,21 @@ pub(crate) struct Checked<K: Console> {
     finish: Finish<K>,
 }
 
-/// `evalpage run` with or without `--task`, checked.
+/// `evalpage run` (the RAG check, `--task` or `--retrieval`), checked.
 pub(crate) enum RunPlan {
     /// The RAG check of spec 002.
     Rag(Box<Checked<RagKind>>),
     /// A spec 004 task over one or more models.
     Task(Box<Checked<evalpage_core::TaskKind>>),
+    /// Spec 000's retrieval evaluation against a retrieval endpoint.
+    Retrieval(Box<Checked<evalpage_core::RetrievalKind>>),
 }
 
 /// Raw flags to a checked plan.
 pub(crate) fn check(args: &RunArgs) -> Result<RunPlan, CliError> {
     Ok(match &args.task {
         Some(spec) => RunPlan::Task(Box::new(task::plan(args, spec)?)),
+        None if args.retrieval => RunPlan::Retrieval(Box::new(retrieval::plan(args)?)),
         None => RunPlan::Rag(Box::new(rag_plan(args)?)),
     })
 }
@@ -96,6 +100,7 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
     match check(args)? {
         RunPlan::Rag(p) => p.run(&args.out),
         RunPlan::Task(p) => p.run(&args.out),
+        RunPlan::Retrieval(p) => p.run(&args.out),
     }
 }
 
@@ -143,7 +148,8 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
         );
     }
     let backend = std::sync::Arc::new(plan.backend);
-    let call: driver::Caller = std::sync::Arc::new(move |_, m: &[_]| backend.call(m));
+    let call: driver::Caller =
+        std::sync::Arc::new(move |_, r: &driver::Request| backend.call(&r.messages));
     let dataset = args.dataset.display().to_string();
     let metadata = args.metadata.as_ref().map(|p| p.display().to_string());
     let price = setup::flag_price(args);

@@ -7,7 +7,7 @@
 //! core's renderer (the same files as `evalpage score` and the page's zip).
 
 use super::clock::Clock;
-use super::driver::Caller;
+use super::driver::{Caller, Request};
 use super::http::{self, HttpBackend};
 use super::{resume, setup};
 use super::{Checked, Finish};
@@ -140,7 +140,8 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
             }
         })
         .collect();
-    let call: Caller = Arc::new(move |job, messages: &[ChatMessage]| {
+    let call: Caller = Arc::new(move |job, request: &Request| {
+        let messages = &request.messages;
         match answerers.get(job.checked_div(n).unwrap_or(0)) {
             Some(a) => a.call(job % n.max(1), messages),
             None => CallOutcome::text(String::new()),

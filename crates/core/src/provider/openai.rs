@@ -113,6 +113,58 @@ pub fn build_request(cfg: &OpenAiConfig, messages: &[ChatMessage]) -> HttpReques
     }
 }
 
+/// A JSON request to an endpoint that is not a chat model (a retrieval
+/// service): `body` POSTed as it is to `url`, with the key as a bearer token
+/// when one is set.
+pub fn build_json_request(url: &str, body: &Value, key: Option<&super::ApiKey>) -> HttpRequest {
+    let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
+    if let Some(key) = key {
+        headers.push((
+            "Authorization".to_string(),
+            format!("Bearer {}", key.expose()),
+        ));
+    }
+    HttpRequest {
+        url: url.to_string(),
+        headers,
+        body: body.to_string(),
+    }
+}
+
+/// Turns the HTTP answer of a JSON endpoint into a `CallOutcome`: a non-2xx
+/// status is an `Http` error as for chat models (retried on 429 and 5xx, with
+/// its `Retry-After`); a 2xx body is the answer's text as it came, for the
+/// kind to read (a body that is not JSON is an `InvalidResponse`).
+pub fn parse_json_response(
+    url: &str,
+    status: u16,
+    retry_after: Option<&str>,
+    body: &str,
+) -> CallOutcome {
+    if !(200..300).contains(&status) {
+        return parse_response(url, status, retry_after, body);
+    }
+    if let Err(e) = serde_json::from_str::<Value>(body) {
+        let start = body.trim_start();
+        let looks = if start.is_empty() {
+            "is empty".to_string()
+        } else if start.starts_with('<') {
+            "is an HTML or XML page, not JSON".to_string()
+        } else {
+            format!("is not JSON ({e})")
+        };
+        let mut err = CallError::new(
+            ErrorKind::InvalidResponse,
+            format!("HTTP {status} answer {looks}"),
+        )
+        .with_url(url);
+        err.status_code = Some(status);
+        err.response_snippet = Some(truncate_chars(body.trim(), 300));
+        return CallOutcome::Failed(err);
+    }
+    CallOutcome::Answer(Answer::from(body.to_string()))
+}
+
 /// Turns an HTTP answer into a `CallOutcome`: the first choice's final answer
 /// with its reasoning kept apart (`reasoning_content` / `reasoning` fields, a
 /// leading `<think>…</think>` block), its `finish_reason` and the `usage`, or

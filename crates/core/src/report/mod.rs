@@ -20,6 +20,8 @@ pub use markdown::{cell, more, render as render_md, MarkdownParts, MAX_LISTED};
 pub use metrics::{Counts, ReportMetrics, RunMetrics};
 pub use model::*;
 pub use outputs::{Outputs, RunMeta, EVENT_FILES, FILES};
-pub use retrieval::{retrieval_outputs, retrieval_records, retrieval_report, RetrievalInputs};
+pub use retrieval::{
+    case_record, retrieval_outputs, retrieval_records, retrieval_report, ListsFrom, RetrievalInputs,
+};
 pub use run_record::{answer_extras, error_value, RunRecord};
 pub use usage::{set_prices, CallStat, ModelLatency, ModelUsage, Price, Prices};

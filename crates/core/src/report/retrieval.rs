@@ -4,12 +4,12 @@
 //! the breakdown by bucket.
 
 use super::outputs::{Outputs, RunMeta};
-use super::run_record::RunRecord;
+use super::run_record::{error_value, RunRecord};
 use super::*;
 use crate::dataset::fingerprint::fingerprint;
 use crate::dataset::metadata::{report_metadata, DatasetMetadata as MetadataFile};
 use crate::events::{CaseRecord, MetaRecord, Record, SummaryRecord, SCHEMA_VERSION};
-use crate::retrieval::{Evaluated, METRICS};
+use crate::retrieval::{Evaluated, Obtained, Row, METRICS};
 use crate::timefmt::rfc3339_ms;
 use crate::Lang;
 use serde_json::json;
@@ -23,8 +23,8 @@ pub struct RetrievalInputs<'a> {
     pub cases_bytes: &'a [u8],
     /// Its skipped lines.
     pub line_errors: &'a [crate::dataset::LineError],
-    /// The ranked lists file as given.
-    pub lists_file: &'a str,
+    /// Where the ranked lists came from.
+    pub from: &'a ListsFrom,
     /// `metadata.json` of the dataset, if given.
     pub metadata: Option<&'a MetadataFile>,
     /// Run id of the event log.
@@ -35,20 +35,100 @@ pub struct RetrievalInputs<'a> {
     pub lang: Lang,
 }
 
+/// Where a retrieval evaluation's ranked lists came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ListsFrom {
+    /// A ranked lists file, as given (`score --retrieval`).
+    File(String),
+    /// A retrieval endpoint (`run --retrieval`).
+    Endpoint {
+        /// URL without query string.
+        url: String,
+        /// `http`, or `mock` for the offline demo retriever.
+        backend: String,
+        /// The JSON request body template.
+        body: String,
+        /// The path of the ranked list in the answer.
+        path: String,
+    },
+}
+
+impl ListsFrom {
+    /// The backend name in reports and logs (`responses` for a file).
+    pub fn backend(&self) -> &str {
+        match self {
+            ListsFrom::File(_) => "responses",
+            ListsFrom::Endpoint { backend, .. } => backend,
+        }
+    }
+
+    /// The command that made the lists (`score` or `run`).
+    pub fn command(&self) -> &'static str {
+        match self {
+            ListsFrom::File(_) => "score",
+            ListsFrom::Endpoint { .. } => "run",
+        }
+    }
+
+    /// A short name of the source: the file, or the endpoint's URL.
+    pub fn name(&self) -> &str {
+        match self {
+            ListsFrom::File(f) => f,
+            ListsFrom::Endpoint { url, .. } => url,
+        }
+    }
+
+    /// The report's `run_config` facts about the source.
+    fn config(&self) -> serde_json::Value {
+        match self {
+            ListsFrom::File(f) => json!({"responses": f}),
+            ListsFrom::Endpoint {
+                url,
+                backend,
+                body,
+                path,
+            } => {
+                json!({"endpoint": url, "backend": backend, "body_template": body, "list_path": path})
+            }
+        }
+    }
+
+    /// Why a case has no list.
+    fn missing(&self, row: &Row) -> String {
+        match (self, row.error()) {
+            (_, Some(e)) => e.message.clone(),
+            (ListsFrom::File(f), None) => format!("no ranked list for this case in {f}"),
+            (ListsFrom::Endpoint { url, .. }, None) => format!("no ranked list from {url}"),
+        }
+    }
+}
+
+fn attempts_of(row: &Row) -> (u32, Option<u64>) {
+    match &row.obtained {
+        Obtained::Called {
+            attempts,
+            elapsed_ms,
+            ..
+        } => (*attempts, Some(*elapsed_ms)),
+        _ => (0, None),
+    }
+}
+
 /// The final report.
 pub fn retrieval_report(e: &Evaluated, i: &RetrievalInputs<'_>) -> EvaluationResult {
     let tallies = e
         .rows
         .iter()
-        .map(|(c, _, _)| (None, std::slice::from_ref(&c.bucket)));
+        .map(|r| (None, std::slice::from_ref(&r.case.bucket)));
     let dataset = report_metadata(i.metadata, i.cases_file, tallies, i.line_errors.len());
     let scores: Vec<EvalScore> = e
         .rows
         .iter()
-        .flat_map(|(c, s, listed)| {
+        .flat_map(|r| {
+            let (c, s) = (&r.case, &r.score);
             let detail = json!({
                 "query": c.query, "expected_sources": c.expected_sources, "topk": s.topk,
-                "found": s.found, "first_hit_rank": s.first_hit_rank, "k": e.k, "listed": listed,
+                "found": s.found, "first_hit_rank": s.first_hit_rank, "k": e.k, "listed": r.has_list(),
             });
             METRICS.iter().zip(s.values()).map(move |(m, v)| EvalScore {
                 sample_id: c.case_id.clone(),
@@ -64,22 +144,37 @@ pub fn retrieval_report(e: &Evaluated, i: &RetrievalInputs<'_>) -> EvaluationRes
     let errors = e
         .rows
         .iter()
-        .filter(|(_, _, listed)| !listed)
-        .map(|(c, _, _)| ErrorCase {
-            model: None,
-            sample_id: c.case_id.clone(),
-            status: "no_response".into(),
-            trace_id: format!("{}/{}", i.run_id, c.case_id),
-            message: Some(format!("no ranked list for this case in {}", i.lists_file)),
-            latency_ms: None,
-            backend: Some("responses".into()),
-            status_code: None,
-            attempts: 0,
+        .filter(|r| !r.has_list())
+        .map(|r| {
+            let (attempts, latency_ms) = attempts_of(r);
+            ErrorCase {
+                model: None,
+                sample_id: r.case.case_id.clone(),
+                status: if r.error().is_some() {
+                    "failed"
+                } else {
+                    "no_response"
+                }
+                .into(),
+                trace_id: format!("{}/{}", i.run_id, r.case.case_id),
+                message: Some(i.from.missing(r)),
+                latency_ms: latency_ms.map(|ms| ms as f64),
+                backend: Some(i.from.backend().to_string()),
+                status_code: r.error().and_then(|e| e.status_code),
+                attempts,
+            }
         })
         .collect();
     let experiment = ExperimentMetadata {
         dataset,
-        run_config: json!({"mode": "score", "kind": "retrieval", "run_id": i.run_id, "responses": i.lists_file, "k": e.k}),
+        run_config: {
+            let mut c = json!({"mode": i.from.command(), "kind": "retrieval", "run_id": i.run_id, "k": e.k});
+            if let (Some(m), serde_json::Value::Object(from)) = (c.as_object_mut(), i.from.config())
+            {
+                m.extend(from);
+            }
+            c
+        },
         evaluator_config: json!({
             "metrics": METRICS.iter().map(|m| json!({"type": m, "name": m})).collect::<Vec<_>>(),
             "k": e.k,
@@ -119,34 +214,13 @@ pub fn retrieval_records(e: &Evaluated, i: &RetrievalInputs<'_>) -> Vec<Record> 
         schema_version: SCHEMA_VERSION,
         dataset: i.cases_file.to_string(),
         cases_total: e.rows.len(),
-        backend: "responses".into(),
+        backend: i.from.backend().to_string(),
         argv: i.meta.argv.clone(),
         k: Some(e.k),
         ..MetaRecord::default()
     })];
-    for (n, (c, s, listed)) in e.rows.iter().enumerate() {
-        let metrics = METRICS
-            .iter()
-            .zip(s.values())
-            .map(|(m, v)| (m.to_string(), Some(v)))
-            .collect();
-        out.push(Record::Case(CaseRecord {
-            run_id: i.run_id.to_string(),
-            ts_ms: ts,
-            case_id: c.case_id.clone(),
-            case_index: n,
-            line: c.line,
-            passed: s.hit_at_k,
-            llm_call_ok: *listed,
-            metrics: Some(metrics),
-            bucket: Some(c.bucket.clone()),
-            query: Some(c.query.clone()),
-            expected_sources: Some(c.expected_sources.clone()),
-            hit_at_k: Some(s.hit_at_k),
-            topk: Some(s.topk.clone()),
-            error: (!listed).then(|| format!("no ranked list in {}", i.lists_file)),
-            ..CaseRecord::default()
-        }));
+    for (n, r) in e.rows.iter().enumerate() {
+        out.push(case_record(i.run_id, n, r, i.from, ts));
     }
     out.push(Record::Summary(SummaryRecord {
         run_id: i.run_id.to_string(),
@@ -159,26 +233,71 @@ pub fn retrieval_records(e: &Evaluated, i: &RetrievalInputs<'_>) -> Vec<Record> 
     out
 }
 
+/// The `case` record of one retrieval case (spec 000's retrieval fields:
+/// `bucket`, `query`, `expected_sources`, `hit_at_k`, `topk`, `elapsed_ms`).
+pub fn case_record(run_id: &str, n: usize, r: &Row, from: &ListsFrom, ts_ms: u64) -> Record {
+    let (c, s) = (&r.case, &r.score);
+    let (attempts, elapsed_ms) = attempts_of(r);
+    let metrics = METRICS
+        .iter()
+        .zip(s.values())
+        .map(|(m, v)| (m.to_string(), Some(v)))
+        .collect();
+    Record::Case(CaseRecord {
+        run_id: run_id.to_string(),
+        ts_ms,
+        case_id: c.case_id.clone(),
+        case_index: n,
+        line: c.line,
+        passed: s.hit_at_k,
+        llm_call_ok: r.has_list(),
+        attempts,
+        elapsed_ms: elapsed_ms.unwrap_or(0),
+        metrics: Some(metrics),
+        bucket: Some(c.bucket.clone()),
+        query: Some(c.query.clone()),
+        expected_sources: Some(c.expected_sources.clone()),
+        hit_at_k: Some(s.hit_at_k),
+        topk: Some(s.topk.clone()),
+        error: (!r.has_list()).then(|| from.missing(r)),
+        error_detail: r.error().map(crate::events::ErrorDetail::from),
+        ..CaseRecord::default()
+    })
+}
+
 /// Every file of the evaluation (see `report::outputs`).
 pub fn retrieval_outputs(e: &Evaluated, i: &RetrievalInputs<'_>) -> Outputs {
     let report = retrieval_report(e, i);
-    let lines: Vec<usize> = e.rows.iter().map(|(c, _, _)| c.line).collect();
+    let lines: Vec<usize> = e.rows.iter().map(|r| r.case.line).collect();
     let fp = fingerprint(i.cases_file, i.cases_bytes, &lines, i.line_errors.len());
     let results: String = e
         .rows
         .iter()
-        .map(|(c, s, listed)| {
+        .map(|r| {
+            let (c, s) = (&r.case, &r.score);
+            let (attempts, latency_ms) = attempts_of(r);
+            let mut run_config = i.from.config();
+            if let Some(m) = run_config.as_object_mut() {
+                m.insert("k".into(), json!(e.k));
+            }
+            let status = match (r.has_list(), r.error()) {
+                (true, _) => "ok",
+                (false, Some(_)) => "failed",
+                (false, None) => "no_response",
+            };
             let record = RunRecord {
                 sample_id: c.case_id.clone(),
                 dataset_id: Some(report.report.experiment.dataset.dataset_id.clone()),
-                backend: "responses".into(),
-                run_config: json!({"k": e.k, "responses": i.lists_file}),
+                backend: i.from.backend().to_string(),
+                run_config,
                 response_text: None,
-                status: if *listed { "ok" } else { "no_response" }.into(),
-                latency_ms: None,
+                status: status.into(),
+                latency_ms: latency_ms.map(|ms| ms as f64),
                 trace_id: format!("{}/{}", i.run_id, c.case_id),
-                attempts: 0,
-                error: None,
+                attempts,
+                error: r
+                    .error()
+                    .map(|e| error_value(&crate::events::ErrorDetail::from(e))),
                 raw: json!({"topk": s.topk}),
             };
             let mut v = serde_json::to_value(&record).unwrap_or_default();
@@ -205,7 +324,12 @@ pub fn retrieval_outputs(e: &Evaluated, i: &RetrievalInputs<'_>) -> Outputs {
                 e.rows.len(),
                 t("条用例", "cases")
             ),
-            format!("{}: {}", t("排序列表", "Ranked lists"), i.lists_file),
+            match i.from {
+                ListsFrom::File(f) => format!("{}: {}", t("排序列表", "Ranked lists"), f),
+                ListsFrom::Endpoint { url, path, .. } => {
+                    format!("{}: {} ({path})", t("检索端点", "Retrieval endpoint"), url)
+                }
+            },
             format!("k: {}", e.k),
             format!(
                 "hit_rate: {:.3} ({}/{})",
@@ -224,22 +348,24 @@ pub fn retrieval_outputs(e: &Evaluated, i: &RetrievalInputs<'_>) -> Outputs {
         markdown,
         results_jsonl: results,
         samples: e.rows.len(),
-        default_model: "responses".into(),
+        default_model: i.from.backend().to_string(),
         identity: vec![
             ("kind".into(), "retrieval".into()),
             ("k".into(), e.k.to_string()),
         ],
         run_meta: json!({
-            "tool": m.tool, "version": m.version, "command": "score", "kind": "retrieval",
-            "run_id": i.run_id, "k": e.k, "dataset": m.dataset, "responses": i.lists_file,
+            "tool": m.tool, "version": m.version, "command": i.from.command(), "kind": "retrieval",
+            "run_id": i.run_id, "k": e.k, "dataset": m.dataset, "responses": i.from.name(),
             "metadata": m.metadata, "argv": m.argv,
             "started_at": rfc3339_ms(m.started_at_ms), "ended_at": rfc3339_ms(m.ended_at_ms),
             "started_at_ms": m.started_at_ms, "ended_at_ms": m.ended_at_ms,
         }),
         fingerprint: serde_json::to_value(&fp).unwrap_or_default(),
         model_snapshot: json!({"kind": "retrieval", "models": [{
-            "name": "responses", "source": "ranked lists file", "file": i.lists_file,
-            "answered": e.rows.iter().filter(|(_, _, l)| *l).count(), "samples": e.rows.len(),
+            "name": i.from.backend(),
+            "source": match i.from { ListsFrom::File(_) => "ranked lists file", ListsFrom::Endpoint { .. } => "retrieval endpoint" },
+            "file": i.from.name(),
+            "answered": e.rows.iter().filter(|r| r.has_list()).count(), "samples": e.rows.len(),
         }]}),
         report,
     }

@@ -16,13 +16,38 @@ use super::result::{AnswerPolicy, RunSettings};
 use super::scheduler::{Scheduler, Settled};
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 
-/// One call a job makes: the pool (model) that answers it and its messages.
+/// One call a job makes: the pool (model or endpoint) that answers it and
+/// its request: chat messages, or a JSON body for an endpoint that is not a
+/// chat model (a retrieval service).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Call {
     /// Pool index (see [`Kind::pools`]).
     pub pool: usize,
-    /// The chat messages to send.
+    /// The chat messages to send (empty when `body` is given).
     pub messages: Vec<ChatMessage>,
+    /// A JSON body to POST as it is to the pool's endpoint instead of a chat
+    /// request; the answer's text is then the response body.
+    pub body: Option<serde_json::Value>,
+}
+
+impl Call {
+    /// A chat request.
+    pub fn chat(pool: usize, messages: Vec<ChatMessage>) -> Call {
+        Call {
+            pool,
+            messages,
+            body: None,
+        }
+    }
+
+    /// A JSON request to a non-chat endpoint.
+    pub fn json(pool: usize, body: serde_json::Value) -> Call {
+        Call {
+            pool,
+            messages: Vec::new(),
+            body: Some(body),
+        }
+    }
 }
 
 /// How a job ended: every answer it got, in order, and the error that
@@ -379,14 +404,15 @@ impl<K: Kind> Pipeline<K> {
         for k in 0..n {
             let p = (self.turn + k) % n;
             for (job, attempt) in self.pools[p].dispatch(now_ms) {
-                let messages = match self.kind.call(job, &self.answers[job]) {
-                    Ok(Some(c)) => c.messages,
-                    _ => Vec::new(),
+                let (messages, body) = match self.kind.call(job, &self.answers[job]) {
+                    Ok(Some(c)) => (c.messages, c.body),
+                    _ => (Vec::new(), None),
                 };
                 step.commands.push(Command::Send {
                     case: job,
                     attempt,
                     messages,
+                    body,
                 });
             }
         }

@@ -35,6 +35,8 @@ pub enum Command {
         attempt: u32,
         /// The chat messages to send.
         messages: Vec<ChatMessage>,
+        /// A JSON body to POST instead of a chat request (see `Call::body`).
+        body: Option<serde_json::Value>,
     },
     /// Abort the request in flight for this case; its outcome will be ignored.
     Abort {

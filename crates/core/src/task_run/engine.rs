@@ -184,10 +184,7 @@ impl Kind for TaskKind {
             return Ok(None);
         }
         match &self.prompts[j.sample] {
-            Ok(messages) => Ok(Some(Call {
-                pool: j.model,
-                messages: messages.clone(),
-            })),
+            Ok(messages) => Ok(Some(Call::chat(j.model, messages.clone()))),
             Err(why) => Err(CallError::new(
                 ErrorKind::Prompt,
                 format!("the prompt could not be rendered, nothing was sent: {why}"),
