@@ -1,7 +1,8 @@
 //! The page's router: the header with the mode switch and the language, the
 //! mode kept in the URL (`?mode=task`), and the state both modes share (the
 //! unfinished runs offered after a reload). Served at `/` and `/eval`. Each
-//! mode lives in its folder: `rag` (the RAG check) and `task` (task runs);
+//! mode lives in its folder: `rag` (the RAG check), `task` (task runs) and
+//! `retrieval` (spec 000's retrieval evaluation);
 //! their state and runs are kept for the whole page load, so switching modes
 //! loses nothing.
 
@@ -9,6 +10,7 @@ use crate::components::header::Header;
 use crate::effects::url;
 use crate::launch;
 use crate::rag::{use_rag, RagApp};
+use crate::retrieval::{use_retrieval, RetrievalApp};
 use crate::state::resume::Offers;
 use crate::state::{AppAction, Mode};
 use crate::task::{use_task, TaskApp};
@@ -26,6 +28,7 @@ pub fn App() -> Html {
     }
     let rag = use_rag(params.clone(), offers.clone());
     let (task_state, task_slot) = use_task(params.clone());
+    let retrieval = use_retrieval();
     let lang = rag.state.lang;
     let on_lang = {
         let s = rag.state.clone();
@@ -44,6 +47,7 @@ pub fn App() -> Html {
             <TaskApp {lang} state={task_state} slot={task_slot} {params}
                 offers={offers.clone()} on_mode={on_mode.clone()} />
         },
+        Mode::Retrieval => html! { <RetrievalApp {lang} mode={retrieval} /> },
     };
     html! {
         <div class="page">

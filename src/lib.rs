@@ -8,6 +8,7 @@ pub mod components;
 pub mod effects;
 pub mod launch;
 pub mod rag;
+pub mod retrieval;
 pub mod state;
 pub mod task;
 

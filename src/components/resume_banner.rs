@@ -37,6 +37,7 @@ fn offer_view(p: &ResumeBannerProps, o: &Offer) -> Html {
     let mode = match o.mode() {
         Mode::Rag => t("RAG 评测", "RAG check"),
         Mode::Task => t("任务评测", "Task"),
+        Mode::Retrieval => t("检索评测", "Retrieval"),
     };
     html! {
         <div class="warning" data-testid="resume-offer" key={id.clone()} data-run-id={id}

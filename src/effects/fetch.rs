@@ -3,6 +3,7 @@
 //! core's; this file only moves bytes.
 
 use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
+use evalpage_core::{build_json_request, parse_json_response};
 use evalpage_core::{build_request, parse_response, OpenAiConfig};
 use gloo_net::http::Request;
 use gloo_timers::callback::Timeout;
@@ -130,6 +131,55 @@ pub async fn chat(
     let retry_after = response.headers().get("retry-after");
     match response.text().await {
         Ok(body) => parse_response(&req.url, status, retry_after.as_deref(), &body),
+        Err(e) => lost(e),
+    }
+}
+
+/// POSTs a JSON body to an endpoint that is not a chat model (a retrieval
+/// service), with no key; the answer's body is the outcome's text (the core's
+/// `parse_json_response`: non-2xx statuses are errors as for chat models).
+pub async fn post_json(
+    url: &str,
+    body: &serde_json::Value,
+    signal: &AbortSignal,
+    timed_out: Rc<Cell<bool>>,
+    timeout_ms: u64,
+) -> CallOutcome {
+    let req = build_json_request(url, body, None);
+    let failed = |kind: ErrorKind, msg: String| {
+        CallOutcome::Failed(CallError::new(kind, msg).with_url(&req.url))
+    };
+    let mut builder = Request::post(&req.url).abort_signal(Some(signal));
+    for (k, v) in &req.headers {
+        builder = builder.header(k, v);
+    }
+    let request = match builder.body(req.body.clone()) {
+        Ok(r) => r,
+        Err(e) => {
+            return failed(
+                ErrorKind::Network,
+                format!("could not build the request: {e}"),
+            )
+        }
+    };
+    let lost = |e: gloo_net::Error| {
+        if timed_out.get() {
+            failed(
+                ErrorKind::Timeout,
+                format!("no answer within {} s", timeout_ms / 1000),
+            )
+        } else {
+            failed(ErrorKind::Network, network_message(&e.to_string()))
+        }
+    };
+    let response = match request.send().await {
+        Ok(r) => r,
+        Err(e) => return lost(e),
+    };
+    let status = response.status();
+    let retry_after = response.headers().get("retry-after");
+    match response.text().await {
+        Ok(text) => parse_json_response(&req.url, status, retry_after.as_deref(), &text),
         Err(e) => lost(e),
     }
 }

@@ -12,6 +12,7 @@ pub mod idb;
 pub mod journal;
 pub mod locks;
 pub mod rag_run;
+pub mod retrieval_run;
 pub mod runner;
 pub mod saved;
 pub mod storage;

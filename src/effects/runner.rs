@@ -46,6 +46,9 @@ pub enum Transport {
     /// An OpenAI-compatible endpoint, with what its key (if any) was entered
     /// for (an origin or a base URL): the key goes to that origin only.
     OpenAi(OpenAiConfig, Option<String>),
+    /// A JSON endpoint that is not a chat model (a retrieval service): the
+    /// job's body POSTed to this URL, with no key.
+    Json(String),
 }
 
 /// What one kind of evaluation shows of its run, over the engine.
@@ -228,7 +231,12 @@ fn apply<V: RunView>(rc: &Shared<V>, step: Step<<V::Kind as Kind>::Record>) {
     schedule_wake(rc, step.wake_at);
     for command in commands {
         match command {
-            Command::Send { case, messages, .. } => send(rc, case, messages),
+            Command::Send {
+                case,
+                messages,
+                body,
+                ..
+            } => send(rc, case, messages, body),
             Command::Abort { case } => {
                 let gone = rc.borrow_mut().in_flight.remove(&case);
                 if let Some(Some(pending)) = gone {
@@ -320,7 +328,12 @@ fn after_drain<V: RunView>(rc: &Shared<V>) {
     }
 }
 
-fn send<V: RunView>(rc: &Shared<V>, job: usize, messages: Vec<ChatMessage>) {
+fn send<V: RunView>(
+    rc: &Shared<V>,
+    job: usize,
+    messages: Vec<ChatMessage>,
+    body: Option<serde_json::Value>,
+) {
     let weak = Rc::downgrade(rc);
     let (transport, timeout_ms) = {
         let r = rc.borrow();
@@ -339,6 +352,26 @@ fn send<V: RunView>(rc: &Shared<V>, job: usize, messages: Vec<ChatMessage>) {
             return;
         }
         Transport::OpenAi(cfg, key_for) => (cfg, key_for),
+        Transport::Json(url) => {
+            let on_done = {
+                let weak = weak.clone();
+                move |outcome| feed(&weak, job, outcome)
+            };
+            let body = body.unwrap_or_default();
+            let started = fetch::start(
+                timeout_ms,
+                move |signal, timed_out| async move {
+                    fetch::post_json(&url, &body, &signal, timed_out, timeout_ms).await
+                },
+                on_done,
+            );
+            return match started {
+                Ok(pending) => {
+                    rc.borrow_mut().in_flight.insert(job, Some(pending));
+                }
+                Err(err) => spawn_local(async move { feed(&weak, job, CallOutcome::Failed(err)) }),
+            };
+        }
     };
     let on_done = {
         let weak = weak.clone();

@@ -55,6 +55,8 @@ pub enum Mode {
     Rag,
     /// A task (spec 004): YAML contract, several models side by side.
     Task,
+    /// A retrieval evaluation (spec 000): ranked lists from a retrieval endpoint.
+    Retrieval,
 }
 
 impl Mode {
@@ -63,6 +65,7 @@ impl Mode {
         match s {
             "rag" => Some(Mode::Rag),
             "task" => Some(Mode::Task),
+            "retrieval" => Some(Mode::Retrieval),
             _ => None,
         }
     }
@@ -72,6 +75,7 @@ impl Mode {
         match self {
             Mode::Rag => "rag",
             Mode::Task => "task",
+            Mode::Retrieval => "retrieval",
         }
     }
 }

@@ -8,6 +8,7 @@
 pub mod app_state;
 pub mod keys;
 pub mod resume;
+pub mod retrieval;
 pub mod settings;
 pub mod stored;
 pub mod task_check;

@@ -40,6 +40,12 @@ pub const DOCUMENTS: &[(&str, &str)] = &[
 /// The bundled demo dataset (the ten questions of spec 002), JSONL.
 pub const DATASET: &str = include_str!("../../../www/demo/demo_dataset.jsonl");
 
+/// The bundled retrieval cases (spec 000) over the demo documents, JSONL.
+pub const RETRIEVAL_DATASET: &str = include_str!("../../../www/demo/demo_retrieval.jsonl");
+
+/// File name of the demo retrieval cases as shown to users.
+pub const RETRIEVAL_DATASET_NAME: &str = "demo_retrieval.jsonl";
+
 /// File name of the demo dataset as shown to users.
 pub const DATASET_NAME: &str = "demo_dataset.jsonl";
 

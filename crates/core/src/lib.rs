@@ -35,7 +35,9 @@ pub use lang::Lang;
 // crate's own tests, benches and fuzz targets.
 pub use dataset::metadata::DatasetMetadata as DatasetMetadataFile;
 pub use dataset::rag::{RagCase, RagDataset};
-pub use dataset::retrieval::{parse_cases as parse_retrieval_cases, parse_ranked};
+pub use dataset::retrieval::{
+    parse_cases as parse_retrieval_cases, parse_ranked, Ranked, RetrievalCase,
+};
 pub use dataset::sample::Sample;
 pub use dataset::LineError;
 pub use events::{read as read_events, reconcile, resumable, Record, SummaryRecord};

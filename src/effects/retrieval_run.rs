@@ -1,0 +1,172 @@
+//! A retrieval evaluation (spec 000) as the runner shows it: each case's
+//! query sent to the retrieval endpoint as its JSON body (or answered by the
+//! demo retriever in the page after a small pretend latency), the case rows
+//! as they settle, and at the end every file the CLI writes for
+//! `run --retrieval` (the core's renderer) with both event logs.
+//!
+//! Decision: this mode sends no key (retrieval endpoints on a team's own
+//! network usually need none, and keys stay bound to the chat endpoints'
+//! origins) and is not saved for resume after a reload; both are in the
+//! session note.
+
+use super::runner::{Handle, Launch, RunView, Transport, Update};
+use crate::state::retrieval::RetrievalSnapshot;
+use crate::state::{RunProgress, RunStatus, TaskArtifacts};
+use evalpage_core::events::{jsonl_to_json_seq, Record};
+use evalpage_core::provider::ChatMessage;
+use evalpage_core::report::{retrieval_outputs, ListsFrom, RetrievalInputs};
+use evalpage_core::retrieval::Row;
+use evalpage_core::{render_outputs, DatasetMetadataFile, LineError, RunMeta, EVENT_FILES};
+use evalpage_core::{Kind, Lang, RetrievalEngine, RetrievalKind};
+use std::rc::Rc;
+use yew::Callback;
+
+/// Pretend latency of the demo retriever, ms.
+const DEMO_LATENCY_MS: u32 = 60;
+
+/// A handle on a running retrieval evaluation.
+pub type RetrievalRunHandle = Handle<RetrievalView>;
+
+/// What the runner tells the retrieval page.
+pub type RetrievalUpdate = Update<RetrievalSnapshot, Result<Rc<TaskArtifacts>, Rc<str>>>;
+
+/// The inputs the files are rendered from at the end.
+pub struct RetrievalFiles {
+    /// The cases file name.
+    pub cases_file: String,
+    /// Its bytes (for the fingerprint).
+    pub cases_bytes: Rc<[u8]>,
+    /// Its skipped lines.
+    pub line_errors: Rc<Vec<LineError>>,
+    /// The dataset's `metadata.json`, if one was loaded.
+    pub metadata: Option<DatasetMetadataFile>,
+    /// Language of `report.md`.
+    pub lang: Lang,
+}
+
+/// The retrieval mode's side of the runner.
+pub struct RetrievalView {
+    demo: bool,
+    rows: Vec<Option<Row>>,
+    files: RetrievalFiles,
+}
+
+impl RunView for RetrievalView {
+    type Kind = RetrievalKind;
+    type Shown = (usize, Row);
+    type Snapshot = RetrievalSnapshot;
+    type Artifacts = Result<Rc<TaskArtifacts>, Rc<str>>;
+
+    fn record(&self, event: &mut Record) -> bool {
+        if let Record::Summary(s) = event {
+            s.final_report_path = Some("report.json".to_string());
+        }
+        matches!(event, Record::Case(_))
+    }
+
+    fn transport(
+        &self,
+        engine: &RetrievalEngine,
+        job: usize,
+        messages: &[ChatMessage],
+    ) -> Transport {
+        if self.demo {
+            Transport::Local {
+                answer: engine.kind().mock_answer(job, messages),
+                latency_ms: DEMO_LATENCY_MS,
+            }
+        } else {
+            Transport::Json(engine.config().endpoint.url.clone())
+        }
+    }
+
+    fn settled(&self, engine: &RetrievalEngine, job: usize) -> Option<(usize, Row)> {
+        Some((job, engine.row(job)?.clone()))
+    }
+
+    fn show(&mut self, shown: Vec<(usize, Row)>) {
+        for (job, row) in shown {
+            if let Some(slot) = self.rows.get_mut(job) {
+                *slot = Some(row);
+            }
+        }
+    }
+
+    fn snapshot(
+        &self,
+        engine: &RetrievalEngine,
+        status: RunStatus,
+        progress: RunProgress,
+    ) -> RetrievalSnapshot {
+        RetrievalSnapshot {
+            status,
+            progress,
+            k: engine.config().k,
+            rows: Rc::new(self.rows.clone()),
+        }
+    }
+
+    fn finish(
+        &mut self,
+        engine: &RetrievalEngine,
+        events_jsonl: &str,
+        ended_at_ms: u64,
+    ) -> Result<Rc<TaskArtifacts>, Rc<str>> {
+        let cfg = engine.config();
+        let f = &self.files;
+        let meta = RunMeta {
+            tool: cfg.tool.clone(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            argv: cfg.argv.clone(),
+            dataset: f.cases_file.clone(),
+            metadata: f.metadata.as_ref().map(|_| "metadata.json".to_string()),
+            started_at_ms: cfg.started_at_ms,
+            ended_at_ms,
+        };
+        let from: ListsFrom = cfg.endpoint.lists_from();
+        let inputs = RetrievalInputs {
+            cases_file: &f.cases_file,
+            cases_bytes: &f.cases_bytes,
+            line_errors: &f.line_errors,
+            from: &from,
+            metadata: f.metadata.as_ref(),
+            run_id: &cfg.run_id,
+            meta: &meta,
+            lang: f.lang,
+        };
+        let files = render_outputs(&retrieval_outputs(&engine.evaluated(), &inputs))
+            .map_err(|e| Rc::from(format!("could not render summary.csv: {e}").as_str()))?;
+        let mut files: Vec<(String, String)> = files
+            .into_iter()
+            .map(|(name, text)| (name.to_string(), text))
+            .collect();
+        let [jsonl, seq] = EVENT_FILES;
+        files.push((jsonl.to_string(), events_jsonl.to_string()));
+        files.push((seq.to_string(), jsonl_to_json_seq(events_jsonl)));
+        Ok(Rc::new(TaskArtifacts { files, ended_at_ms }))
+    }
+}
+
+impl Handle<RetrievalView> {
+    /// Starts a retrieval evaluation (not saved for resume).
+    pub fn start(
+        engine: RetrievalEngine,
+        demo: bool,
+        files: RetrievalFiles,
+        on_update: Callback<RetrievalUpdate>,
+    ) -> RetrievalRunHandle {
+        let started_ms = engine.config().started_at_ms;
+        let view = RetrievalView {
+            demo,
+            rows: vec![None; engine.cases().len()],
+            files,
+        };
+        Handle::launch(Launch {
+            engine,
+            view,
+            started_ms,
+            persist: None,
+            on_update,
+        })
+    }
+}

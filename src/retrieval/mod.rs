@@ -1,0 +1,341 @@
+//! The retrieval mode (`?mode=retrieval`): spec 000's retrieval evaluation in
+//! the page. Cases come from the user's disk (or the built-in demo cases);
+//! each query goes to the retrieval endpoint named here (its URL, a JSON body
+//! template, the path of the ranked list in its answer), or, with no URL, to
+//! the demo retriever in the page. Metrics overall and per bucket and each
+//! case's row show as cases settle; at the end, the files `evalpage run
+//! --retrieval` writes, as one zip and `report.json`.
+
+use crate::components::zip_button::ZipButton;
+use crate::components::{chosen_file, use_drop_zone, DropZone};
+use crate::effects::retrieval_run::{RetrievalFiles, RetrievalRunHandle, RetrievalUpdate};
+use crate::effects::runner::Update;
+use crate::effects::{download, files, now_ms};
+use crate::state::retrieval::{RetrievalAction, RetrievalState, COLUMNS};
+use crate::state::RunStatus;
+use evalpage_core::{Lang, RetrievalEndpoint, RetrievalEngine, RetrievalRunConfig, RunSettings};
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Name of the zip download.
+pub const ZIP_NAME: &str = "evalpage-retrieval-run.zip";
+
+/// The retrieval mode's state and its run, kept by the app for the page load.
+#[derive(Clone)]
+pub struct RetrievalMode {
+    /// The page state.
+    pub state: UseReducerHandle<RetrievalState>,
+    /// The run going, if any.
+    pub run: Rc<std::cell::RefCell<Option<RetrievalRunHandle>>>,
+}
+
+impl PartialEq for RetrievalMode {
+    fn eq(&self, other: &Self) -> bool {
+        self.state == other.state && Rc::ptr_eq(&self.run, &other.run)
+    }
+}
+
+/// The retrieval mode's state (call once, in the app).
+#[hook]
+pub fn use_retrieval() -> RetrievalMode {
+    RetrievalMode {
+        state: use_reducer(RetrievalState::default),
+        run: use_mut_ref(|| None),
+    }
+}
+
+/// Builds the run from the page, or says why it cannot start.
+fn start(mode: &RetrievalMode, lang: Lang) -> Result<(), String> {
+    let s = &*mode.state;
+    if s.cases.is_empty() {
+        return Err(lang
+            .pick(
+                "没有有效用例：需要 {case_id, query, expected_sources, bucket} 的 JSONL",
+                "No valid case: expected JSONL of {case_id, query, expected_sources, bucket}",
+            )
+            .to_string());
+    }
+    let url = s.url.trim();
+    let demo = url.is_empty();
+    let (url, backend) = if demo {
+        ("demo-retriever", "mock")
+    } else {
+        (url, "http")
+    };
+    let endpoint = RetrievalEndpoint::new(url, backend, &s.body, &s.path)?;
+    let started_at_ms = now_ms();
+    let mut argv = vec![format!("k={}", s.k), format!("list_path={}", s.path)];
+    if !demo {
+        argv.push(format!("endpoint={}", endpoint.url));
+    }
+    let cfg = RetrievalRunConfig {
+        run_id: format!("eval_retrieval-{started_at_ms}"),
+        tool: "evalpage-web".into(),
+        started_at_ms,
+        dataset: s.dataset_name.clone(),
+        k: s.k,
+        endpoint,
+        settings: RunSettings {
+            concurrency: s.concurrency,
+            ..RunSettings::default()
+        },
+        argv,
+    };
+    let engine = RetrievalEngine::new(cfg, s.cases.as_ref().clone());
+    let files = RetrievalFiles {
+        cases_file: s.dataset_name.clone(),
+        cases_bytes: s.dataset_bytes.clone(),
+        line_errors: s.line_errors.clone(),
+        metadata: None,
+        lang,
+    };
+    let on_update = {
+        let state = mode.state.clone();
+        Callback::from(move |u: RetrievalUpdate| match u {
+            Update::Progress(snap) => state.dispatch(RetrievalAction::Progress(snap)),
+            Update::Finished(snap, a) => state.dispatch(RetrievalAction::Finished(snap, a)),
+        })
+    };
+    mode.state.dispatch(RetrievalAction::Started);
+    let handle = RetrievalRunHandle::start(engine, demo, files, on_update);
+    *mode.run.borrow_mut() = Some(handle);
+    Ok(())
+}
+
+/// Retrieval page props.
+#[derive(Properties, PartialEq)]
+pub struct RetrievalAppProps {
+    /// Language.
+    pub lang: Lang,
+    /// The mode's state and run.
+    pub mode: RetrievalMode,
+}
+
+/// The retrieval page.
+#[component]
+pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
+    let lang = p.lang;
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let s = &*p.mode.state;
+    let running = s.running();
+    let dispatch = |f: fn(String) -> RetrievalAction| {
+        let state = p.mode.state.clone();
+        Callback::from(move |e: Event| {
+            if let Some(v) = input_value(&e) {
+                state.dispatch(f(v));
+            }
+        })
+    };
+    let number = |f: fn(usize) -> RetrievalAction| {
+        let state = p.mode.state.clone();
+        Callback::from(move |e: Event| {
+            if let Some(n) = input_value(&e).and_then(|v| v.trim().parse::<usize>().ok()) {
+                state.dispatch(f(n));
+            }
+        })
+    };
+    let on_file = {
+        let state = p.mode.state.clone();
+        Callback::from(move |file: web_sys::File| {
+            let state = state.clone();
+            files::read_then(file, move |read| match read {
+                Ok((name, bytes)) => state.dispatch(RetrievalAction::Load(name, Rc::from(bytes))),
+                Err(e) => state.dispatch(RetrievalAction::Failed(Rc::from(e.as_str()))),
+            });
+        })
+    };
+    let DropZone {
+        class: zone,
+        ondrop,
+        ondragover,
+        ondragleave,
+    } = use_drop_zone(on_file.clone(), running);
+    let on_pick = Callback::from(move |e: Event| {
+        if let Some(file) = chosen_file(&e) {
+            on_file.emit(file);
+        }
+    });
+    let on_start = {
+        let mode = p.mode.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Err(why) = start(&mode, lang) {
+                mode.state
+                    .dispatch(RetrievalAction::Failed(Rc::from(why.as_str())));
+            }
+        })
+    };
+    let on_cancel = {
+        let run = p.mode.run.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(h) = run.borrow().as_ref() {
+                h.cancel();
+            }
+        })
+    };
+    html! {
+        <div class="retrieval-mode">
+            <section class="panel" data-testid="retrieval-dataset-panel">
+                <h2>{t("检索用例", "Retrieval cases")}</h2>
+                <div class={zone} {ondrop} {ondragover} {ondragleave}>
+                    <p>{t("JSONL：每行 {case_id, query, expected_sources[], bucket}，只在本机读取",
+                          "JSONL: one {case_id, query, expected_sources[], bucket} per line, read on this machine only")}</p>
+                    <label>{t("用例文件 ", "Cases file ")}
+                        <input type="file" accept=".jsonl,.json,.txt" data-testid="retrieval-file" disabled={running} onchange={on_pick} />
+                    </label>
+                </div>
+                <p data-testid="retrieval-dataset-summary">
+                    <strong>{&s.dataset_name}</strong>
+                    {format!(" · {} {}", s.cases.len(), t("条有效用例", "valid cases"))}
+                    if !s.line_errors.is_empty() { {format!(" · {} {}", s.line_errors.len(), t("行有错误（已跳过）", "lines skipped"))} }
+                </p>
+                if !s.line_errors.is_empty() {
+                    <ul class="line-errors" data-testid="retrieval-line-errors">
+                        { for s.line_errors.iter().map(|e| html!{ <li>{e.to_string()}</li> }) }
+                    </ul>
+                }
+            </section>
+            <section class="panel" data-testid="retrieval-endpoint-panel">
+                <h2>{t("检索端点", "Retrieval endpoint")}</h2>
+                <label>{t("URL（留空：页面内的演示检索器）", "URL (empty: the demo retriever in the page)")}
+                    <input type="url" data-testid="retrieval-url" value={s.url.clone()} disabled={running}
+                        placeholder="http://127.0.0.1:8091/v1/retrieve" onchange={dispatch(RetrievalAction::SetUrl)} />
+                </label>
+                <label>{t("请求体模板（JSON；字符串用 |tojson）", "Request body template (JSON; strings need |tojson)")}
+                    <textarea data-testid="retrieval-body" rows="2" disabled={running}
+                        value={s.body.clone()} onchange={dispatch(RetrievalAction::SetBody)} />
+                </label>
+                <label>{t("排序列表在回答中的路径", "Path of the ranked list in the answer")}
+                    <input type="text" data-testid="retrieval-path" value={s.path.clone()} disabled={running}
+                        onchange={dispatch(RetrievalAction::SetPath)} />
+                </label>
+                <label class="inline">{"k "}
+                    <input type="number" min="1" data-testid="retrieval-k" value={s.k.to_string()} disabled={running}
+                        onchange={number(RetrievalAction::SetK)} />
+                </label>
+                <label class="inline">{t(" 并发 ", " concurrency ")}
+                    <input type="number" min="1" max="64" data-testid="retrieval-concurrency" value={s.concurrency.to_string()}
+                        disabled={running} onchange={number(RetrievalAction::SetConcurrency)} />
+                </label>
+                <p class="muted">{t("此模式不发送密钥，也不在重新加载后恢复。",
+                    "This mode sends no key and is not resumed after a reload.")}</p>
+                <div class="controls">
+                    <button data-testid="retrieval-start" onclick={on_start} disabled={running}>{t("开始检索评测", "Start retrieval evaluation")}</button>
+                    if running { <button data-testid="retrieval-cancel" onclick={on_cancel}>{t("取消", "Cancel")}</button> }
+                </div>
+                if let Some(e) = &s.error { <p class="error" role="alert" data-testid="retrieval-error">{e.to_string()}</p> }
+            </section>
+            { results(lang, s) }
+        </div>
+    }
+}
+
+fn input_value(e: &Event) -> Option<String> {
+    use wasm_bindgen::JsCast;
+    let target = e.target()?;
+    if let Some(i) = target.dyn_ref::<web_sys::HtmlInputElement>() {
+        return Some(i.value());
+    }
+    target
+        .dyn_ref::<web_sys::HtmlTextAreaElement>()
+        .map(|t| t.value())
+}
+
+fn mark(b: bool) -> &'static str {
+    if b {
+        "√"
+    } else {
+        "×"
+    }
+}
+
+fn results(lang: Lang, s: &RetrievalState) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let Some(snap) = &s.snapshot else {
+        return html! {};
+    };
+    let k = snap.k;
+    let (code, status) = match snap.status {
+        RunStatus::Running => ("running", t("进行中", "running")),
+        RunStatus::Done => ("done", t("完成", "done")),
+        RunStatus::Cancelled => ("cancelled", t("已取消", "cancelled")),
+        _ => ("", ""),
+    };
+    let means = snap.means();
+    let files = match &s.artifacts {
+        Some(Ok(a)) => {
+            let report = {
+                let a = a.clone();
+                Callback::from(move |_: MouseEvent| {
+                    let text = a.file("report.json").unwrap_or_default();
+                    if let Err(e) = download::save("report.json", "application/json", text) {
+                        web_sys::console::error_1(&format!("download failed: {e}").into());
+                    }
+                })
+            };
+            html! {
+                <section class="panel downloads">
+                    <h2>{t("下载", "Downloads")}</h2>
+                    <ZipButton name={ZIP_NAME} files={Rc::new(a.files.clone())} ended_at_ms={a.ended_at_ms} />
+                    <button data-testid="download-retrieval-report" onclick={report}>{"report.json"}</button>
+                </section>
+            }
+        }
+        Some(Err(e)) => html! { <p class="error" role="alert">{e.to_string()}</p> },
+        None => html! {},
+    };
+    html! {
+        <>
+            <section class="panel" data-testid="retrieval-summary">
+                <h2>{t("指标", "Metrics")}</h2>
+                <p data-testid="retrieval-progress">
+                    <span class="visually-hidden" data-testid="run-status">{code}</span>
+                    {format!("{}/{} · {status}", snap.progress.done, snap.progress.total)}
+                    if snap.failed() > 0 { {format!(" · {} {}", snap.failed(), t("条无列表（失败）", "without a list (failed)"))} }
+                </p>
+                <table class="cases">
+                    <thead><tr>
+                        <th>{t("分桶", "bucket")}</th><th>{"n"}</th>
+                        { for COLUMNS.iter().map(|c| html!{ <th>{c.replace("_k", &format!("_{k}"))}</th> }) }
+                    </tr></thead>
+                    <tbody>
+                        { for means.iter().map(|(bucket, n, m)| html!{
+                            <tr data-testid={if bucket.is_empty() { "retrieval-overall" } else { "retrieval-bucket" }}>
+                                <td>{if bucket.is_empty() { t("全部", "all").to_string() } else { bucket.clone() }}</td>
+                                <td>{n}</td>
+                                { for m.iter().map(|v| html!{ <td>{format!("{v:.3}")}</td> }) }
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            </section>
+            <section class="panel">
+                <h2>{t("逐条结果", "Cases")}</h2>
+                <div class="preview-scroll" tabindex="0"><table class="cases" data-testid="retrieval-cases">
+                    <thead><tr>
+                        <th>{"case_id"}</th><th>{t("分桶", "bucket")}</th><th>{"query"}</th>
+                        <th>{format!("hit@{k}")}</th><th>{"rr"}</th><th>{format!("ndcg@{k}")}</th>
+                        <th>{format!("top-{k}")}</th><th>{"expected"}</th>
+                    </tr></thead>
+                    <tbody>
+                        { for snap.rows.iter().flatten().map(|r| html!{
+                            <tr data-testid="case-row" class={if r.score.hit_at_k { "" } else { "miss" }}>
+                                <td>{&r.case.case_id}</td>
+                                <td>{&r.case.bucket}</td>
+                                <td class="clip-line">{&r.case.query}</td>
+                                <td>{mark(r.score.hit_at_k)}</td>
+                                <td>{format!("{:.3}", r.score.reciprocal_rank)}</td>
+                                <td>{format!("{:.3}", r.score.ndcg_at_k)}</td>
+                                <td class="clip-line">{ match r.error() {
+                                    Some(e) => html!{ <span class="error">{&e.message}</span> },
+                                    None => html!{ {r.score.topk.join(", ")} },
+                                } }</td>
+                                <td class="clip-line">{r.case.expected_sources.join(", ")}</td>
+                            </tr>
+                        }) }
+                    </tbody>
+                </table></div>
+            </section>
+            { files }
+        </>
+    }
+}

@@ -1,0 +1,182 @@
+//! The retrieval mode's page state (spec 000's retrieval evaluation): the
+//! cases loaded, the endpoint (URL, request body template, list path), `k`
+//! and concurrency, and the run's snapshot and files. Pure: the run itself
+//! is `effects::retrieval_run`.
+
+use super::{RunProgress, RunStatus, TaskArtifacts};
+use evalpage_core::retrieval::{Row, METRICS};
+use evalpage_core::RetrievalCase;
+use evalpage_core::{demo, parse_retrieval_cases, LineError, RETRIEVAL_BODY, RETRIEVAL_PATH};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use yew::Reducible;
+
+/// What the runner shows of a retrieval run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RetrievalSnapshot {
+    /// Run status.
+    pub status: RunStatus,
+    /// Progress.
+    pub progress: RunProgress,
+    /// The cut-off.
+    pub k: usize,
+    /// Each case's row once settled, in dataset order.
+    pub rows: Rc<Vec<Option<Row>>>,
+}
+
+impl RetrievalSnapshot {
+    /// Each metric's mean over the settled cases (failed ones count as 0),
+    /// with the number of cases, overall and per bucket.
+    pub fn means(&self) -> Vec<(String, usize, [f64; 4])> {
+        let mut groups: BTreeMap<String, (usize, [f64; 4])> = BTreeMap::new();
+        for row in self.rows.iter().flatten() {
+            for key in ["".to_string(), row.case.bucket.clone()] {
+                let g = groups.entry(key).or_insert((0, [0.0; 4]));
+                g.0 += 1;
+                for (sum, v) in g.1.iter_mut().zip(row.score.values()) {
+                    *sum += v;
+                }
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(k, (n, sums))| (k, n, sums.map(|s| s / n.max(1) as f64)))
+            .collect()
+    }
+
+    /// Settled cases without a list (failed calls, answers without a list).
+    pub fn failed(&self) -> usize {
+        self.rows.iter().flatten().filter(|r| !r.has_list()).count()
+    }
+}
+
+/// The metric names in column order.
+pub const COLUMNS: [&str; 4] = METRICS;
+
+/// The retrieval page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RetrievalState {
+    /// The cases file name.
+    pub dataset_name: String,
+    /// Its bytes.
+    pub dataset_bytes: Rc<[u8]>,
+    /// The valid cases.
+    pub cases: Rc<Vec<RetrievalCase>>,
+    /// Skipped lines.
+    pub line_errors: Rc<Vec<LineError>>,
+    /// Endpoint URL (empty: the demo retriever in the page).
+    pub url: String,
+    /// Request body template.
+    pub body: String,
+    /// Path of the ranked list in the answer.
+    pub path: String,
+    /// The cut-off.
+    pub k: usize,
+    /// Requests in flight at most.
+    pub concurrency: usize,
+    /// Why the run could not start.
+    pub error: Option<Rc<str>>,
+    /// The run, once started.
+    pub snapshot: Option<Rc<RetrievalSnapshot>>,
+    /// Its files, once it stopped (or why they could not be rendered).
+    pub artifacts: Option<Result<Rc<TaskArtifacts>, Rc<str>>>,
+}
+
+impl Default for RetrievalState {
+    fn default() -> Self {
+        let mut s = RetrievalState {
+            dataset_name: String::new(),
+            dataset_bytes: Rc::from(&[][..]),
+            cases: Rc::default(),
+            line_errors: Rc::default(),
+            url: String::new(),
+            body: RETRIEVAL_BODY.to_string(),
+            path: RETRIEVAL_PATH.to_string(),
+            k: 5,
+            concurrency: 4,
+            error: None,
+            snapshot: None,
+            artifacts: None,
+        };
+        s.load(
+            demo::RETRIEVAL_DATASET_NAME,
+            demo::RETRIEVAL_DATASET.as_bytes(),
+        );
+        s
+    }
+}
+
+impl RetrievalState {
+    fn load(&mut self, name: &str, bytes: &[u8]) {
+        let (cases, errors) = parse_retrieval_cases(name, bytes);
+        self.dataset_name = name.to_string();
+        self.dataset_bytes = Rc::from(bytes);
+        self.cases = Rc::new(cases);
+        self.line_errors = Rc::new(errors);
+    }
+
+    /// True while a run is going.
+    pub fn running(&self) -> bool {
+        self.snapshot
+            .as_ref()
+            .is_some_and(|s| s.status == RunStatus::Running)
+    }
+}
+
+/// What changes the retrieval page.
+#[derive(Clone, Debug)]
+pub enum RetrievalAction {
+    /// A cases file was read.
+    Load(String, Rc<[u8]>),
+    /// The endpoint URL.
+    SetUrl(String),
+    /// The body template.
+    SetBody(String),
+    /// The list path.
+    SetPath(String),
+    /// The cut-off.
+    SetK(usize),
+    /// Concurrency.
+    SetConcurrency(usize),
+    /// A run started.
+    Started,
+    /// The run could not start.
+    Failed(Rc<str>),
+    /// Progress.
+    Progress(Rc<RetrievalSnapshot>),
+    /// The run stopped.
+    Finished(Rc<RetrievalSnapshot>, Result<Rc<TaskArtifacts>, Rc<str>>),
+}
+
+impl Reducible for RetrievalState {
+    type Action = RetrievalAction;
+
+    fn reduce(self: Rc<Self>, action: RetrievalAction) -> Rc<Self> {
+        let mut s = (*self).clone();
+        match action {
+            RetrievalAction::Load(name, bytes) => {
+                s.load(&name, &bytes);
+                s.snapshot = None;
+                s.artifacts = None;
+                s.error = None;
+            }
+            RetrievalAction::SetUrl(u) => s.url = u,
+            RetrievalAction::SetBody(b) => s.body = b,
+            RetrievalAction::SetPath(p) => s.path = p,
+            RetrievalAction::SetK(k) => s.k = k.max(1),
+            RetrievalAction::SetConcurrency(c) => s.concurrency = c.clamp(1, 64),
+            RetrievalAction::Started => {
+                s.error = None;
+                s.snapshot = None;
+                s.artifacts = None;
+            }
+            RetrievalAction::Failed(why) => s.error = Some(why),
+            RetrievalAction::Progress(snap) => s.snapshot = Some(snap),
+            RetrievalAction::Finished(snap, a) => {
+                s.snapshot = Some(snap);
+                s.artifacts = Some(a);
+            }
+        }
+        Rc::new(s)
+    }
+}

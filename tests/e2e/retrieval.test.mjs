@@ -1,0 +1,93 @@
+// End-to-end: the retrieval mode (spec 000) in the page: the demo retriever
+// in the page and `evalpage mock-server`'s /v1/retrieve through fetch give
+// the numbers `evalpage run --retrieval` gives for the same cases; a cases
+// file with a bad line is loaded with the line reported; an endpoint whose
+// answers hold no list at the path gives failed cases, not a crash.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  startSite, startMock, launch, newPage, waitStatus, downloadBytes, readStoredZip, cli, tmpDir, ROOT,
+} from './helpers.mjs';
+
+const CASES = path.join(ROOT, 'www/demo/demo_retrieval.jsonl');
+
+let site; let browser; let mock;
+before(async () => { site = await startSite(); browser = await launch(); mock = await startMock(); });
+after(async () => { await browser?.close(); site?.stop(); mock?.stop(); });
+
+async function runIn(page, { url = '', pathText = null, k = '3' } = {}) {
+  await page.fill('[data-testid=retrieval-url]', url);
+  await page.dispatchEvent('[data-testid=retrieval-url]', 'change');
+  if (pathText !== null) {
+    await page.fill('[data-testid=retrieval-path]', pathText);
+    await page.dispatchEvent('[data-testid=retrieval-path]', 'change');
+  }
+  await page.fill('[data-testid=retrieval-k]', k);
+  await page.dispatchEvent('[data-testid=retrieval-k]', 'change');
+  await page.click('[data-testid=retrieval-start]');
+  await waitStatus(page, 'done');
+  const zip = await downloadBytes(page, 'download-zip');
+  return new Map(readStoredZip(zip.bytes));
+}
+
+test('the demo retriever and the mock endpoint give the CLI numbers', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?lang=en&mode=retrieval`);
+  await page.waitForSelector('[data-testid=retrieval-dataset-summary]');
+  assert.match(await page.textContent('[data-testid=retrieval-dataset-summary]'), /demo_retrieval\.jsonl · 16 valid cases/);
+
+  const out = tmpDir('retrieval-cli');
+  const run = cli(['run', '--retrieval', '--dataset', CASES, '--k', '3', '--out', out]);
+  assert.equal(run.status, 0, run.stderr);
+  const fromCli = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+
+  const offline = await runIn(page);
+  assert.equal(await page.locator('[data-testid=case-row]').count(), 16);
+  const fromPage = JSON.parse(offline.get('report.json'));
+  assert.deepEqual(fromPage.metrics, fromCli.metrics);
+  assert.deepEqual(fromPage.report.summaries, fromCli.report.summaries);
+  assert.deepEqual(fromPage.report.breakdowns, fromCli.report.breakdowns);
+  assert.equal(offline.get('scores.jsonl'), fs.readFileSync(path.join(out, 'scores.jsonl'), 'utf8'));
+  const overall = await page.textContent('[data-testid=retrieval-overall]');
+  assert.match(overall, /all16/);
+
+  const viaFetch = await runIn(page, { url: `${mock.url}/retrieve` });
+  const fetched = JSON.parse(viaFetch.get('report.json'));
+  assert.deepEqual(fetched.report.summaries, fromCli.report.summaries);
+  const log = viaFetch.get('report.events.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(log[0].record_type, 'meta');
+  assert.equal(log[0].k, 3);
+  assert.equal(log[0].endpoint, `${mock.url}/retrieve`);
+  const cases = log.filter((r) => r.record_type === 'case');
+  assert.equal(cases.length, 16);
+  assert.ok(cases.every((c) => c.bucket && c.query && Array.isArray(c.expected_sources) && Array.isArray(c.topk)));
+  assert.equal(log.at(-1).metrics.hit_cases, fromCli.metrics.hit_cases);
+  assert.deepEqual(errors, []);
+});
+
+test('a bad cases line is reported and an answer without a list is a failed case', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?lang=en&mode=retrieval`);
+  const dir = tmpDir('retrieval-bad');
+  const file = path.join(dir, 'cases.jsonl');
+  fs.writeFileSync(file, [
+    '{"case_id":"a","query":"RAG系统需要哪三个主要组件？","expected_sources":["02_rag_architecture.md"]}',
+    '{"case_id":"b","query":42,"expected_sources":["x.md"]}',
+    '{"case_id":"c","query":"LightRAG支持哪些向量数据库？","expected_sources":["04_supported_databases.md"]}',
+  ].join('\n'));
+  await page.setInputFiles('[data-testid=retrieval-file]', file);
+  await page.waitForSelector('[data-testid=retrieval-line-errors]');
+  assert.match(await page.textContent('[data-testid=retrieval-line-errors]'), /cases\.jsonl:2/);
+  assert.match(await page.textContent('[data-testid=retrieval-dataset-summary]'), /2 valid cases/);
+  const files = await runIn(page, { url: `${mock.url}/retrieve`, pathText: 'hits[*].doc' });
+  const report = JSON.parse(files.get('report.json'));
+  assert.equal(report.metrics.failed_calls, 2);
+  assert.equal(report.report.error_cases.length, 2);
+  assert.match(report.report.error_cases[0].message, /no ranked list/);
+  assert.match(await page.textContent('[data-testid=retrieval-progress]'), /2 without a list/);
+  assert.deepEqual(errors, []);
+});
