@@ -28,9 +28,10 @@ struct Settled {
     outcome: CallOutcome,
 }
 
-/// Answers job `case` with these messages; blocks until the model answers,
+/// Answers job `case` on pool `pool` (the kind's numbering: a task's models,
+/// then its judge) with these messages; blocks until the model answers,
 /// fails or times out. Called on worker threads.
-pub type Caller = Arc<dyn Fn(usize, &[ChatMessage]) -> CallOutcome + Send + Sync>;
+pub type Caller = Arc<dyn Fn(usize, usize, &[ChatMessage]) -> CallOutcome + Send + Sync>;
 
 /// The loop's state besides the engine.
 struct Driver {
@@ -99,7 +100,8 @@ impl Driver {
                     case,
                     attempt,
                     messages,
-                } => self.send(case, attempt, messages),
+                    pool,
+                } => self.send(case, pool, attempt, messages),
                 // The worker cannot be interrupted; forgetting the case makes its
                 // late outcome be dropped here (the engine would ignore it too).
                 Command::Abort { case } => {
@@ -112,13 +114,13 @@ impl Driver {
     }
 
     /// Starts a worker thread for one request.
-    fn send(&mut self, case: usize, attempt: u32, messages: Vec<ChatMessage>) {
+    fn send(&mut self, case: usize, pool: usize, attempt: u32, messages: Vec<ChatMessage>) {
         self.in_flight.insert(case, attempt);
         let (call, tx) = (Arc::clone(&self.call), self.tx.clone());
         let spawned = thread::Builder::new()
             .name(format!("evalpage-case-{case}"))
             .spawn(move || {
-                let outcome = call(case, &messages);
+                let outcome = call(case, pool, &messages);
                 // The receiver is gone only when the run is over; nothing to do then.
                 let _ = tx.send(Settled {
                     case,

@@ -143,7 +143,7 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
         );
     }
     let backend = std::sync::Arc::new(plan.backend);
-    let call: driver::Caller = std::sync::Arc::new(move |_, m: &[_]| backend.call(m));
+    let call: driver::Caller = std::sync::Arc::new(move |_, _, m: &[_]| backend.call(m));
     let dataset = args.dataset.display().to_string();
     let metadata = args.metadata.as_ref().map(|p| p.display().to_string());
     let price = setup::flag_price(args);

@@ -35,6 +35,9 @@ pub enum Command {
         attempt: u32,
         /// The chat messages to send.
         messages: Vec<ChatMessage>,
+        /// The pool (model) that answers it: the kind's numbering
+        /// (`Kind::pools`), e.g. a task's models then its judge.
+        pool: usize,
     },
     /// Abort the request in flight for this case; its outcome will be ignored.
     Abort {

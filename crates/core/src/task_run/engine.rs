@@ -14,9 +14,14 @@
 //! rendered (a field the template needs is missing) is settled for every model
 //! as a failed case (`ErrorKind::Prompt`) without a call: it is reported, it
 //! stays in every denominator, and the rest runs.
+//!
+//! With a judge (`judging::TaskJudge`, for the task's `llm_judge` metrics) a
+//! job is the answer call then its judge calls, on one more pool, the
+//! judge's (index = number of models); see `judge::flow` for their order.
 
 use super::data::{EvalSample, TaskDataset};
 use super::events::{self, MetaInput, TaskRecord};
+use super::judging::{question, TaskJudge};
 use super::report::{ModelSettings, TaskInfo, TaskMetrics};
 use super::score::{aggregate, score_call, ModelRun, SampleResult, Scored};
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
@@ -62,6 +67,7 @@ pub struct TaskKind {
     samples: Vec<EvalSample>,
     prompts: Vec<Result<Vec<ChatMessage>, String>>,
     results: Vec<Vec<Option<SampleResult>>>,
+    judge: Option<TaskJudge>,
 }
 
 impl TaskKind {
@@ -116,7 +122,9 @@ impl Kind for TaskKind {
     }
 
     fn pools(&self) -> Vec<RunSettings> {
-        vec![self.cfg.settings; self.cfg.models.len()]
+        let mut pools = vec![self.cfg.settings; self.cfg.models.len()];
+        pools.extend(self.judge.as_ref().map(|j| j.settings));
+        pools
     }
 
     fn call(&self, job: usize, answers: &[Answer]) -> Result<Option<Call>, CallError> {
@@ -124,7 +132,15 @@ impl Kind for TaskKind {
             return Ok(None);
         };
         if !answers.is_empty() {
-            return Ok(None);
+            let (Some(judge), Ok(prompt)) = (&self.judge, &self.prompts[j.sample]) else {
+                return Ok(None);
+            };
+            let sample = &self.samples[j.sample].sample;
+            let next = judge.next_call(&self.task, sample, question(prompt), answers);
+            return Ok(next.map(|messages| Call {
+                pool: self.cfg.models.len(),
+                messages,
+            }));
         }
         match &self.prompts[j.sample] {
             Ok(messages) => Ok(Some(Call {
@@ -142,14 +158,33 @@ impl Kind for TaskKind {
         let Some(j) = self.job(job) else {
             return Vec::new();
         };
-        let r = score_call(
+        // the model's answer is the first; later answers are the judge's
+        let (answer, (attempts, elapsed_ms)) = match &self.judge {
+            None => (outcome.last(), (outcome.attempts, outcome.elapsed_ms)),
+            Some(_) => (
+                match outcome.answers.first() {
+                    Some(a) => Ok(a.clone()),
+                    None => outcome.last(),
+                },
+                outcome
+                    .calls
+                    .first()
+                    .copied()
+                    .unwrap_or((outcome.attempts, outcome.elapsed_ms)),
+            ),
+        };
+        let mut r = score_call(
             &self.task,
             &self.samples[j.sample],
             j.sample,
-            &outcome.last(),
-            outcome.attempts,
-            outcome.elapsed_ms,
+            &answer,
+            attempts,
+            elapsed_ms,
         );
+        if let (Some(judge), Ok(prompt)) = (&self.judge, &self.prompts[j.sample]) {
+            let sample = &self.samples[j.sample].sample;
+            judge.apply(sample, question(prompt), &outcome, &mut r);
+        }
         let record = self.record(j, &r, now_ms);
         self.results[j.model][j.sample] = Some(r);
         vec![record]
@@ -202,7 +237,11 @@ impl Kind for TaskKind {
             &self.samples[j.sample].sample,
             &self.cfg.models[j.model].name,
         );
-        super::mock::answer(&self.task, sample, model, messages).into()
+        let asked = self.prompts[j.sample].as_ref().is_ok_and(|p| p == messages);
+        match crate::judge::mock::reply(messages, 0) {
+            Some(verdict) if !asked => verdict.into(),
+            _ => super::mock::answer(&self.task, sample, model, messages).into(),
+        }
     }
 }
 
@@ -219,6 +258,18 @@ impl Pipeline<TaskKind> {
         info: TaskInfo,
         template: &PromptTemplate,
         data: &TaskDataset,
+    ) -> TaskEngine {
+        Pipeline::judged(cfg, task, info, template, data, None)
+    }
+
+    /// A run whose `llm_judge` metrics are judged by `judge` (on its own pool).
+    pub fn judged(
+        cfg: TaskRunConfig,
+        task: Task,
+        info: TaskInfo,
+        template: &PromptTemplate,
+        data: &TaskDataset,
+        judge: Option<TaskJudge>,
     ) -> TaskEngine {
         let n = data.samples.len();
         let prompts = data
@@ -239,6 +290,7 @@ impl Pipeline<TaskKind> {
             samples: data.samples.clone(),
             prompts,
             results,
+            judge,
             cfg,
         })
     }
@@ -246,8 +298,15 @@ impl Pipeline<TaskKind> {
     /// Takes over calls an earlier, interrupted run settled (see `resume`),
     /// before `start`; they are not sent again and `start` re-emits their `case`
     /// records so the new log is complete. Returns how many were taken.
+    ///
+    /// A run with a judge takes over none: the log's `case` records keep the
+    /// judgements for people, but re-reading them into scores is not done, so
+    /// a judged run sends every case again.
     pub fn restore(&mut self, prior: Vec<PriorCall>) -> usize {
         let mut taken = 0;
+        if self.kind().judge.is_some() {
+            return 0;
+        }
         for call in prior {
             let Some(j) = self.job(call.job) else {
                 continue;
@@ -287,6 +346,11 @@ impl Pipeline<TaskKind> {
             .into_iter()
             .min()
             .unwrap_or(self.kind().cfg.settings.concurrency)
+    }
+
+    /// The judge, when the run has one.
+    pub fn judge(&self) -> Option<&TaskJudge> {
+        self.kind().judge.as_ref()
     }
 
     /// The configuration.
