@@ -37,6 +37,9 @@ pub use dataset::retrieval::{parse_cases as parse_retrieval_cases, parse_ranked}
 pub use dataset::sample::Sample;
 pub use dataset::LineError;
 pub use events::{read as read_events, reconcile, resumable, Record, SummaryRecord};
+pub use judge::flow::{judged_metrics, setups as judge_setups};
+pub use judge::mock::reply as mock_judge_reply;
+pub use judge::prompt::JudgePrompt;
 pub use provider::openai::{build_request, parse_response, OpenAiConfig};
 pub use provider::{ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, ModelSettings};
 pub use report::outputs::render as render_outputs;
@@ -52,6 +55,7 @@ pub use task_run::artifacts::Inputs as TaskInputs;
 pub use task_run::data::{load as load_task_dataset, DatasetFormat, TaskDataset};
 pub use task_run::engine::{TaskEngine, TaskKind, TaskRunConfig};
 pub use task_run::events::{parse_problems, TaskRecord};
+pub use task_run::judging::{located as locate_task_errors, missing_judge, TaskJudge};
 pub use task_run::registry::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
 pub use task_run::report::TaskMetrics;
 pub use task_run::report::{AnswerSource, RunDescription};

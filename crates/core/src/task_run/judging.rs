@@ -45,6 +45,21 @@ pub fn missing_judge(task: &Task) -> Vec<InputError> {
         .collect()
 }
 
+/// Places errors found in a task file (key paths such as `metrics[1].judge`)
+/// on the file's lines, as `Task::parse` does.
+pub fn located(file: &str, yaml: &str, errors: Vec<InputError>) -> crate::task::TaskErrors {
+    crate::task::TaskErrors(
+        errors
+            .into_iter()
+            .map(|mut e| {
+                e.file = file.to_string();
+                e.line = crate::task::yaml::locate(yaml, &e.path);
+                e
+            })
+            .collect(),
+    )
+}
+
 /// The question as the model saw it: the prompt's last user message.
 pub fn question(prompt: &[ChatMessage]) -> &str {
     prompt
