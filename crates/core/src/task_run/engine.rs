@@ -67,7 +67,7 @@ pub struct TaskKind {
     samples: Vec<EvalSample>,
     prompts: Vec<Result<Vec<ChatMessage>, String>>,
     results: Vec<Vec<Option<SampleResult>>>,
-    judge: Option<TaskJudge>,
+    judge: Option<Box<TaskJudge>>,
 }
 
 impl TaskKind {
@@ -290,7 +290,7 @@ impl Pipeline<TaskKind> {
             samples: data.samples.clone(),
             prompts,
             results,
-            judge,
+            judge: judge.map(Box::new),
             cfg,
         })
     }
@@ -350,7 +350,7 @@ impl Pipeline<TaskKind> {
 
     /// The judge, when the run has one.
     pub fn judge(&self) -> Option<&TaskJudge> {
-        self.kind().judge.as_ref()
+        self.kind().judge.as_deref()
     }
 
     /// The configuration.
