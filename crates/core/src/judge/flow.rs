@@ -192,6 +192,9 @@ pub struct Attempt {
     pub raw: String,
     /// The verdict read from it.
     pub verdict: Verdict,
+    /// The judge call's token counts, when the endpoint gave them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::provider::Usage>,
 }
 
 /// One slot's judgement: every attempt (the first and its repairs) and the
@@ -353,6 +356,7 @@ pub fn walk(setups: &[Setup], case: &Case<'_>, answers: &[Answer]) -> Progress {
             slot.attempts.push(Attempt {
                 raw: a.text.clone(),
                 verdict,
+                usage: a.usage,
             });
             match repair {
                 Some(message) => {
