@@ -159,6 +159,15 @@ pub struct RunArgs {
     /// (schema-valid JSON), no endpoint, no key.
     #[arg(long, requires = "task")]
     pub mock: bool,
+    /// With --task: the judge of the task's llm_judge metrics, a registry
+    /// entry name (from --model-registry) or `mock` (the deterministic mock
+    /// judge) [default with --mock: mock].
+    #[arg(long, value_name = "NAME", requires = "task")]
+    pub judge: Option<String>,
+    /// With --task: most judge requests in flight at once (the judge's own
+    /// pool) [default: --concurrency].
+    #[arg(long, value_name = "N", requires = "task", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub judge_concurrency: Option<u16>,
     /// With --task: only the first N valid samples.
     #[arg(long, value_name = "N", requires = "task", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_samples: Option<u64>,

@@ -22,8 +22,18 @@ fn summary_line(t: &LoadedTask) -> String {
         .map(|m| format!("{} ({})", m.name, m.kind))
         .collect();
     let vars: Vec<String> = t.template.variables().into_iter().collect();
+    let judged = evalpage_core::judged_metrics(&t.task);
+    let judge_note = if judged.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<&str> = judged.iter().map(|(_, n, _)| *n).collect();
+        format!(
+            "; {} judged by a model: run with --judge NAME (a registry entry) or --judge mock",
+            names.join(", ")
+        )
+    };
     format!(
-        "ok: {} {}, template {} {} ({}; reads {}), {} fields, metrics: {}",
+        "ok: {} {}, template {} {} ({}; reads {}), {} fields, metrics: {}{judge_note}",
         t.info.name,
         t.info.version,
         t.info.prompt_name,

@@ -4,11 +4,16 @@
 //! (`ie_json`, `rag_qa`, `support_qa`) or a template file beside the task
 //! file: `NAME`, `NAME.yaml`, `NAME.yml`, `prompts/NAME.yaml`, or
 //! `../prompts/NAME.yaml` (spec 004's `bench/tasks` + `bench/prompts` layout).
+//! An `llm_judge` metric's `judge: FILE.yaml` is a judge prompt file beside
+//! the task file (or a path relative to it); it is read and checked here,
+//! with the metric's keys checked against it (errors on the task's lines).
 
 use crate::error::CliError;
 use evalpage_core::task::{self, builtin_template, PromptTemplate, Task, TaskErrors, PRESETS};
 use evalpage_core::task_run::TaskInfo;
 use evalpage_core::TEMPLATE_NAMES;
+use evalpage_core::{judge_setups, judged_metrics, locate_task_errors, JudgePrompt};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// A validated task with its resolved template.
@@ -20,6 +25,11 @@ pub struct LoadedTask {
     pub template: PromptTemplate,
     /// Names, versions and origins for the outputs.
     pub info: TaskInfo,
+    /// Judge prompt files the task's `llm_judge` metrics name, read, by the
+    /// `judge` value as written.
+    pub judges: BTreeMap<String, JudgePrompt>,
+    /// The task file and its text (none for presets), to place errors found later.
+    pub file: Option<(String, String)>,
 }
 
 /// Loads and validates `--task` and its template.
@@ -51,7 +61,11 @@ fn load_file(path: &Path) -> Result<LoadedTask, CliError> {
     })?;
     let task = Task::parse(&shown, &text).map_err(|e| invalid(&shown, &e))?;
     if builtin_template(&task.prompt_template).is_some() {
-        return with_builtin(task, shown.clone(), &shown);
+        let judges = read_judges(path, &task, &shown, &text)?;
+        let mut loaded = with_builtin(task, shown.clone(), &shown)?;
+        loaded.judges = judges;
+        loaded.file = Some((shown, text));
+        return Ok(loaded);
     }
     let candidates = template_candidates(path, &task.prompt_template);
     let Some(found) = candidates.iter().find(|c| c.is_file()) else {
@@ -63,11 +77,14 @@ fn load_file(path: &Path) -> Result<LoadedTask, CliError> {
         ));
     };
     let template = read_template(found)?;
-    let info = info_of(&task, &template, shown, found.display().to_string());
+    let judges = read_judges(path, &task, &shown, &text)?;
+    let info = info_of(&task, &template, shown.clone(), found.display().to_string());
     Ok(LoadedTask {
         task,
         template,
         info,
+        judges,
+        file: Some((shown, text)),
     })
 }
 
@@ -76,12 +93,55 @@ fn with_builtin(task: Task, source: String, spec: &str) -> Result<LoadedTask, Cl
         path: spec.to_string(),
         message: format!("built-in template `{}` is missing", task.prompt_template),
     })?;
+    if let Err(errors) = judge_setups(&task, &BTreeMap::new()) {
+        let e = locate_task_errors(spec, "", errors);
+        return Err(invalid(spec, &e));
+    }
     let info = info_of(&task, &template, source, "builtin".into());
     Ok(LoadedTask {
         task,
         template,
         info,
+        judges: BTreeMap::new(),
+        file: None,
     })
+}
+
+/// Reads the judge prompt files of the task's `llm_judge` metrics (relative
+/// to the task file) and checks every judged metric against its prompt.
+fn read_judges(
+    task_path: &Path,
+    task: &Task,
+    shown: &str,
+    text: &str,
+) -> Result<BTreeMap<String, JudgePrompt>, CliError> {
+    let dir = task_path.parent().unwrap_or(Path::new(""));
+    let mut judges = BTreeMap::new();
+    for (i, _, file) in judged_metrics(task) {
+        let Some(file) = file else { continue };
+        if judges.contains_key(file) {
+            continue;
+        }
+        let path = dir.join(file);
+        let prompt_text = std::fs::read_to_string(&path).map_err(|e| {
+            let line = task::yaml::locate(text, &format!("metrics[{i}].judge"))
+                .map_or(String::new(), |l| format!(":{l}"));
+            CliError::TaskInvalid {
+                path: shown.to_string(),
+                errors: vec![format!(
+                    "{shown}{line}: `metrics[{i}].judge`: cannot read the judge prompt file {}: {e}",
+                    path.display()
+                )],
+            }
+        })?;
+        let shown_prompt = path.display().to_string();
+        let prompt = JudgePrompt::parse(&shown_prompt, &prompt_text)
+            .map_err(|e| invalid(&shown_prompt, &e))?;
+        judges.insert(file.to_string(), prompt);
+    }
+    judge_setups(task, &judges)
+        .map_err(|errors| invalid(shown, &locate_task_errors(shown, text, errors)))?;
+    Ok(judges)
 }
 
 fn info_of(task: &Task, template: &PromptTemplate, source: String, prompt: String) -> TaskInfo {

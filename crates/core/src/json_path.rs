@@ -109,6 +109,9 @@ impl JsonPath {
     pub fn strings(&self, v: &Value) -> Result<Vec<String>, String> {
         let mut at: Vec<&Value> = vec![v];
         for (n, step) in self.steps.iter().enumerate() {
+            // After `[*]` over an empty array there is nothing left to look
+            // in: the list is empty, not missing.
+            let had = !at.is_empty();
             let mut next = Vec::new();
             for v in at {
                 match (step, v) {
@@ -118,7 +121,7 @@ impl JsonPath {
                     _ => {}
                 }
             }
-            if next.is_empty() && !matches!(step, Step::All) {
+            if had && next.is_empty() && !matches!(step, Step::All) {
                 return Err(format!(
                     "`{}` found nothing at step {} ({})",
                     self.text,

@@ -41,6 +41,9 @@ pub use dataset::retrieval::{
 pub use dataset::sample::Sample;
 pub use dataset::LineError;
 pub use events::{read as read_events, reconcile, resumable, Record, SummaryRecord};
+pub use judge::flow::{judged_metrics, setups as judge_setups};
+pub use judge::mock::reply as mock_judge_reply;
+pub use judge::prompt::JudgePrompt;
 pub use kind::retrieval::{
     RetrievalEndpoint, RetrievalEngine, RetrievalKind, RetrievalRunConfig,
     DEFAULT_BODY as RETRIEVAL_BODY, DEFAULT_PATH as RETRIEVAL_PATH,
@@ -61,6 +64,7 @@ pub use task_run::artifacts::Inputs as TaskInputs;
 pub use task_run::data::{load as load_task_dataset, DatasetFormat, TaskDataset};
 pub use task_run::engine::{TaskEngine, TaskKind, TaskRunConfig};
 pub use task_run::events::{parse_problems, TaskRecord};
+pub use task_run::judging::{located as locate_task_errors, missing_judge, TaskJudge};
 pub use task_run::registry::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
 pub use task_run::report::TaskMetrics;
 pub use task_run::report::{AnswerSource, RunDescription};

@@ -13,6 +13,12 @@
 //! request's `model`, exactly as `evalpage run --task T --mock` answers in
 //! process. So a registry pointing at this server gives schema-valid JSON over
 //! real HTTP, and the two runs can be compared.
+//!
+//! The server also plays a judge: a request carrying the reply instruction
+//! the core appends to every judge prompt (`GRADE: X` ...) is answered by the
+//! core's mock judge (`judge::mock`): `GRADE:` lines, JSON verdicts, `[[X]]`
+//! ratings, and some unreadable answers so repairs happen. Identical judge
+//! requests (the repeats of one judgement) are counted, so repeats can differ.
 
 use crate::error::CliError;
 use crate::task_file;
@@ -21,10 +27,11 @@ use evalpage_core::demo;
 use evalpage_core::provider::ChatMessage;
 use evalpage_core::task::Task;
 use evalpage_core::task_run::{mock, DatasetFormat};
-use evalpage_core::Sample;
+use evalpage_core::{mock_judge_reply, Sample};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 /// One scripted answer.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -54,6 +61,8 @@ pub struct Answers {
     pub finish_reason: Option<String>,
     /// Answer every chat request with this HTTP status (e.g. 401, a wrong key).
     pub fail_status: Option<u16>,
+    /// How many times each judge request was seen (by hash).
+    judged: Arc<Mutex<HashMap<u64, u64>>>,
 }
 
 impl Answers {
@@ -149,6 +158,18 @@ impl Answers {
     }
 
     fn unscripted(&self, model: &str, messages: &[ChatMessage], question: Option<&str>) -> String {
+        let key: String = messages.iter().map(|m| m.content.as_str()).collect();
+        let key = demo::fnv1a(&key);
+        let nth = match self.judged.lock() {
+            Ok(map) => map.get(&key).copied().unwrap_or(0),
+            Err(_) => 0,
+        };
+        if let Some(verdict) = mock_judge_reply(messages, nth) {
+            if let Ok(mut map) = self.judged.lock() {
+                *map.entry(key).or_insert(0) += 1;
+            }
+            return verdict;
+        }
         if let (Some((task, samples)), Some(q)) = (&self.task, question) {
             if let Some(sample) = samples.get(q) {
                 return mock::text(task, sample, model, messages);

@@ -32,6 +32,9 @@ struct Settled {
 /// is not a chat model (see `evalpage_core::run::Call`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Request {
+    /// The pool (model) that answers it: the kind's numbering (a task's
+    /// models, then its judge).
+    pub pool: usize,
     /// The chat messages.
     pub messages: Vec<ChatMessage>,
     /// The JSON body to POST instead, when there is one.
@@ -110,7 +113,16 @@ impl Driver {
                     attempt,
                     messages,
                     body,
-                } => self.send(case, attempt, Request { messages, body }),
+                    pool,
+                } => self.send(
+                    case,
+                    attempt,
+                    Request {
+                        pool,
+                        messages,
+                        body,
+                    },
+                ),
                 // The worker cannot be interrupted; forgetting the case makes its
                 // late outcome be dropped here (the engine would ignore it too).
                 Command::Abort { case } => {

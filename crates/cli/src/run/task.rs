@@ -5,6 +5,13 @@
 //! sample × model through the same driver as the RAG run. The event logs are
 //! written record by record; at the end every artifact is written by the
 //! core's renderer (the same files as `evalpage score` and the page's zip).
+//!
+//! A task with `llm_judge` metrics needs a judge (`--judge NAME`, a registry
+//! entry, or `--judge mock`; with `--mock` the mock judge unless `--judge`
+//! names another): its calls go to the judge's own pool (the pool after the
+//! models), limited by `--judge-concurrency`. The judge is sent the registry
+//! entry's own parameters only, not the task's `default_params` (a task's
+//! `response_format: json_object` is for the answering model).
 
 use super::clock::Clock;
 use super::driver::{Caller, Request};
@@ -27,12 +34,16 @@ use evalpage_core::OpenAiConfig;
 use evalpage_core::RunMeta;
 use evalpage_core::Sample;
 use evalpage_core::TaskMetrics;
+use evalpage_core::{judge_setups, judged_metrics};
+use evalpage_core::{locate_task_errors, missing_judge, mock_judge_reply, TaskJudge};
 use evalpage_core::{merged_params, ModelEntry, Registry};
 use evalpage_core::{AnswerSource, ModelSettings, RunDescription};
 use evalpage_core::{TaskEngine, TaskKind, TaskRunConfig};
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// Who answers one model's requests.
@@ -61,6 +72,125 @@ impl Answerer {
             Answerer::Http(h) => h.call(messages),
         }
     }
+}
+
+/// Who answers the judge's requests.
+enum JudgeAnswerer {
+    /// The deterministic mock judge; `seen` counts identical requests (the
+    /// repeats of one judgement), so repeats can differ as a real judge's do.
+    Mock { seen: Mutex<HashMap<u64, u64>> },
+    /// An OpenAI-compatible endpoint.
+    Http(HttpBackend),
+}
+
+impl JudgeAnswerer {
+    fn call(&self, messages: &[ChatMessage]) -> CallOutcome {
+        match self {
+            JudgeAnswerer::Mock { seen } => {
+                let key: String = messages.iter().map(|m| m.content.as_str()).collect();
+                let key = evalpage_core::demo::fnv1a(&key);
+                let nth = match seen.lock() {
+                    Ok(mut map) => {
+                        let n = map.entry(key).or_insert(0);
+                        *n += 1;
+                        *n - 1
+                    }
+                    Err(_) => 0,
+                };
+                CallOutcome::text(mock_judge_reply(messages, nth).unwrap_or_default())
+            }
+            JudgeAnswerer::Http(h) => h.call(messages),
+        }
+    }
+}
+
+/// The errors of a task file, placed on its lines.
+fn task_errors(loaded: &LoadedTask, errors: Vec<evalpage_core::position::InputError>) -> CliError {
+    let (file, text) = loaded
+        .file
+        .clone()
+        .unwrap_or_else(|| (loaded.info.source.clone(), String::new()));
+    let e = locate_task_errors(&file, &text, errors);
+    CliError::TaskInvalid {
+        path: file,
+        errors: e.0.iter().map(ToString::to_string).collect(),
+    }
+}
+
+/// The judge of a task with judged metrics: its settings for the core and
+/// who answers it. `None` for a task without `llm_judge` metrics.
+fn judge(
+    args: &RunArgs,
+    loaded: &LoadedTask,
+    agent: &ureq::Agent,
+) -> Result<Option<(TaskJudge, JudgeAnswerer)>, CliError> {
+    let task = &loaded.task;
+    if judged_metrics(task).is_empty() {
+        if let Some(name) = &args.judge {
+            eprintln!("evalpage: the task has no llm_judge metric; --judge {name} is not used");
+        }
+        return Ok(None);
+    }
+    let name = match (&args.judge, args.mock) {
+        (Some(n), _) => n.clone(),
+        (None, true) => "mock".to_string(),
+        (None, false) => return Err(task_errors(loaded, missing_judge(task))),
+    };
+    let setups = judge_setups(task, &loaded.judges).map_err(|e| task_errors(loaded, e))?;
+    let mut settings = setup::settings(args);
+    settings.concurrency = usize::from(args.judge_concurrency.unwrap_or(args.concurrency));
+    if name == "mock" {
+        let model = ModelSettings {
+            name: "mock".into(),
+            model: "mock".into(),
+            base_url: None,
+            api_key_env: None,
+            params: Map::new(),
+        };
+        let answerer = JudgeAnswerer::Mock {
+            seen: Mutex::new(HashMap::new()),
+        };
+        return Ok(Some((
+            TaskJudge {
+                model,
+                settings,
+                setups,
+            },
+            answerer,
+        )));
+    }
+    let Some(path) = &args.model_registry else {
+        return Err(CliError::Usage(format!(
+            "--judge {name}: a judge is a model registry entry; give --model-registry FILE (or --judge mock)"
+        )));
+    };
+    let registry = read_registry(path)?;
+    let entry = registry
+        .select(std::slice::from_ref(&name))
+        .map_err(|message| CliError::Input {
+            path: path.display().to_string(),
+            message: format!("--judge: {message}"),
+        })?
+        .into_iter()
+        .next()
+        .ok_or_else(|| CliError::Usage(format!("--judge {name}: no such registry entry")))?;
+    let key = read_key(&entry, path)?;
+    let model = ModelSettings {
+        name: entry.name.clone(),
+        model: entry.model_id().to_string(),
+        base_url: Some(strip_query(entry.base_url.trim())),
+        api_key_env: entry.api_key_env.clone(),
+        params: entry.default_params.clone(),
+    };
+    let answerer = JudgeAnswerer::Http(http_backend(&model, key, agent, args));
+    Ok(Some((
+        TaskJudge {
+            model,
+            settings,
+            setups,
+        },
+        answerer,
+    )))
 }
 
 /// Checks `--task`'s flags and inputs into a run ready to go (nothing is
@@ -101,12 +231,20 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         settings,
         argv: argv.clone(),
     };
+    let agent = http::agent(Duration::from_secs_f64(args.timeout_s));
+    let (task_judge, judge_answerer) = match judge(args, &loaded, &agent)? {
+        Some((j, a)) => (Some(j), Some(a)),
+        None => (None, None),
+    };
+    let judge_name = task_judge.as_ref().map(|j| j.model.name.clone());
     let LoadedTask {
         task,
         template,
         info,
+        ..
     } = &loaded;
-    let mut engine = TaskEngine::new(cfg, task.clone(), info.clone(), template, &data);
+    let mut engine =
+        TaskEngine::judged(cfg, task.clone(), info.clone(), template, &data, task_judge);
     engine.set_policy(setup::policy(args));
     if let (Some(log), Some(path)) = (&log, &args.resume_from) {
         let prior = resumable(log, &engine);
@@ -117,6 +255,9 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
             );
         }
         let taken = engine.restore(prior.calls);
+        if engine.judge().is_some() {
+            eprintln!("evalpage: a run with a judge sends every case again (judgements are not taken over from the log)");
+        }
         eprintln!(
             "evalpage: resuming: {taken} of {} cases already settled, sending the rest",
             engine.jobs()
@@ -125,7 +266,6 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     let n = data.samples.len();
     let task_arc = Arc::new(task.clone());
     let samples = Arc::new(data.samples.iter().map(|s| s.sample.clone()).collect());
-    let agent = http::agent(Duration::from_secs_f64(args.timeout_s));
     let answerers: Vec<Answerer> = models
         .into_iter()
         .map(|(m, key)| {
@@ -140,20 +280,25 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
             }
         })
         .collect();
+    // pools: one per model, in order, then the judge's
     let call: Caller = Arc::new(move |job, request: &Request| {
         let messages = &request.messages;
-        match answerers.get(job.checked_div(n).unwrap_or(0)) {
-            Some(a) => a.call(job % n.max(1), messages),
-            None => CallOutcome::text(String::new()),
+        match (answerers.get(request.pool), &judge_answerer) {
+            (Some(a), _) => a.call(job % n.max(1), messages),
+            (None, Some(j)) => j.call(messages),
+            (None, None) => CallOutcome::text(String::new()),
         }
     });
     let start_line = format!(
-        "[EVAL] task {} ({} {}): {} samples x {} model(s)",
+        "[EVAL] task {} ({} {}): {} samples x {} model(s){}",
         info.name,
         info.prompt_name,
         info.prompt_version,
         n,
-        model_settings.len()
+        model_settings.len(),
+        judge_name
+            .map(|j| format!(", judged by {j}"))
+            .unwrap_or_default()
     );
     let (task, info) = (task.clone(), info.clone());
     let (dataset, metadata, lang) = (
@@ -366,6 +511,9 @@ fn case_line(engine: &TaskEngine, job: usize) -> Option<String> {
                 .iter()
                 .map(|(n, s)| match s.value {
                     Some(v) => format!("{n}={v:.3}"),
+                    None if s.detail.get("outcome").and_then(Value::as_str) == Some("unscored") => {
+                        format!("{n}=unscored")
+                    }
                     None => format!("{n}=skipped"),
                 })
                 .collect();

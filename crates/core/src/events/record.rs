@@ -198,6 +198,11 @@ pub struct CaseRecord {
     /// The answer was cut off at `max_tokens` (present and true only then).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// Every judged metric's judgement (tasks with `llm_judge` metrics): its
+    /// value (`null` when unscored), outcome and detail, with each judge
+    /// call's raw answer and how its verdict was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judgements: Option<BTreeMap<String, Value>>,
 }
 
 /// The answer of a `case` record as the endpoint gave it (final text,

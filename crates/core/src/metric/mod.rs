@@ -1,5 +1,5 @@
 //! Task metrics: the eight metric types of spec 004, spec 003's
-//! `keyword_coverage`, the two RAG scorers of spec 002 wrapped as task
+//! `keyword_coverage` and `llm_judge` (a judge model's verdict, issue 11), the two RAG scorers of spec 002 wrapped as task
 //! metrics, and SQuAD's `token_f1`. A metric type is one file plus one line in
 //! [`REGISTRY`]: its file declares the type's name, description, YAML keys
 //! (each with a one-line description) and an example entry ([`MetricType`]),
@@ -20,6 +20,7 @@ pub mod exact_match;
 pub mod field_completeness;
 pub mod keyword_coverage;
 pub mod list_overlap;
+pub mod llm_judge;
 pub mod numeric_error;
 pub mod rag_accuracy;
 pub mod rag_citation;
@@ -156,6 +157,12 @@ pub trait Metric: fmt::Debug + Send + Sync {
     fn aggregate(&self, scores: &[SampleScore]) -> Aggregate {
         Aggregate::of(scores)
     }
+
+    /// The judge settings of an `llm_judge` metric (its calls are made by
+    /// the run, not by [`Metric::score`]); `None` for every other type.
+    fn judge(&self) -> Option<&llm_judge::LlmJudge> {
+        None
+    }
 }
 
 /// Builds a metric of one type from its YAML entry and the task schema.
@@ -221,6 +228,7 @@ pub const REGISTRY: &[MetricType] = &[
     rag_accuracy::TYPE,
     rag_citation::TYPE,
     token_f1::TYPE,
+    llm_judge::TYPE,
 ];
 
 /// The registry line of a type name.

@@ -40,6 +40,8 @@ pub struct ReportParts {
     pub experiment: ExperimentMetadata,
     /// Skipped input lines, when the kind reports them in `report.json`.
     pub line_errors: Option<Vec<LineError>>,
+    /// One per judged metric and model (none for kinds without a judge).
+    pub llm_judge_details: Vec<LlmJudgeDetail>,
 }
 
 /// Assembles the final report.
@@ -85,7 +87,7 @@ pub fn assemble(parts: ReportParts) -> EvaluationResult {
             summaries,
             breakdowns: breakdown_rows,
             error_cases,
-            llm_judge_details: Vec::new(),
+            llm_judge_details: parts.llm_judge_details,
             line_errors: parts.line_errors,
             usage,
         },

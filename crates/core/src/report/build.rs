@@ -94,6 +94,7 @@ pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
         metric_names: names.iter().map(|n| n.to_string()).collect(),
         experiment,
         line_errors: None,
+        llm_judge_details: Vec::new(),
     })
 }
 

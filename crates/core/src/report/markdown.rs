@@ -252,16 +252,90 @@ fn error_cases(md: &mut String, report: &EvaluationResult, lang: Lang) {
     md.push('\n');
 }
 
+/// spec 003's LLM judge section: per judged metric (and model) the prompt,
+/// the three outcomes (and pairwise ties) with the unscored rate, the mean
+/// over scored cases, the agreement figures, then each metric's criteria.
 fn judges(md: &mut String, report: &EvaluationResult, lang: Lang) {
     let details = &report.report.llm_judge_details;
     if details.is_empty() {
         return;
     }
     let _ = writeln!(md, "## {}\n", lang.pick("LLM 评审", "LLM judge"));
+    let by_model = details.iter().any(|d| d.model.is_some());
+    let mut names = vec![
+        "metric",
+        "judge",
+        "prompt",
+        "pass",
+        "fail",
+        "tie",
+        "unscored",
+        "unscored_rate",
+        "mean (scored)",
+        "repeats",
+        "repeat_agreement",
+        "flip_rate",
+        "human_kappa",
+        "human_agreement",
+    ];
+    if by_model {
+        names.insert(0, "model");
+    }
+    let _ = writeln!(md, "{}", header(&names));
+    let num = |x: Option<f64>| x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "-".into());
     for d in details {
-        let _ = writeln!(md, "- {}", cell(&d.to_string()));
+        let mut cells = vec![
+            cell(&d.metric),
+            cell(d.judge_model.as_deref().unwrap_or("")),
+            cell(&format!(
+                "{} v{} ({})",
+                d.prompt_id,
+                d.prompt_version,
+                d.language.as_deref().unwrap_or("-")
+            )),
+            d.pass.to_string(),
+            d.fail.to_string(),
+            d.tie.to_string(),
+            d.unscored.to_string(),
+            num(d.unscored_rate),
+            num(d.mean),
+            d.samples_per_case.to_string(),
+            num(d.repeat_agreement),
+            num(d.flip_rate),
+            match d.human_kappa {
+                Some(k) => format!("{k:.3} (n={})", d.human_labelled),
+                None if d.human_labelled > 0 => format!("- (n={})", d.human_labelled),
+                None => "-".into(),
+            },
+            num(d.human_agreement),
+        ];
+        if by_model {
+            cells.insert(0, cell(d.model.as_deref().unwrap_or("")));
+        }
+        let _ = writeln!(md, "{}", row(&cells));
     }
     md.push('\n');
+    let mut seen = std::collections::BTreeSet::new();
+    for d in details.iter().filter(|d| seen.insert(d.metric.clone())) {
+        let _ = writeln!(
+            md,
+            "- {} `{}`: {} {}; {}: {}",
+            lang.pick("指标", "metric"),
+            d.metric,
+            d.sample_count,
+            lang.pick("个样本送评", "samples judged"),
+            lang.pick("评判标准", "criteria"),
+            cell(&d.criteria.join("; "))
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\n{}\n",
+        lang.pick(
+            "无法评分（unscored）= 评审回答中读不出评分（含修复重问之后），不计入均值；成对比较两种顺序结论不一致记为平局（tie），并计入 flip_rate。",
+            "unscored = no verdict could be read from the judge's answer (also after the repair request); it is left out of the mean. A pairwise verdict that flips when the order is swapped counts as a tie and in flip_rate."
+        )
+    );
 }
 
 /// "and N more not listed", when a list was cut at [`MAX_LISTED`].

@@ -52,14 +52,86 @@ pub struct EvaluationReport {
     pub breakdowns: Vec<MetricBreakdown>,
     /// Cases whose call did not succeed.
     pub error_cases: Vec<ErrorCase>,
-    /// LLM-judge metadata (none for the RAG metrics).
-    pub llm_judge_details: Vec<Value>,
+    /// One per judged metric (and model): spec 003's `LLMJudgeDetail`.
+    pub llm_judge_details: Vec<LlmJudgeDetail>,
     /// Input lines that were skipped, and responses for unknown samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_errors: Option<Vec<crate::dataset::LineError>>,
     /// Tokens, latency and cost per model (see `report::usage`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub usage: Vec<super::ModelUsage>,
+}
+
+/// spec 003's `LLMJudgeDetail` of one judged metric, with the judge's
+/// outcomes and agreement figures added (issue 11). The mean is over the
+/// scored cases only; `unscored` cases are counted beside it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LlmJudgeDetail {
+    /// The judged model, when the run names its models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Metric name.
+    pub metric: String,
+    /// Judge prompt id.
+    pub prompt_id: String,
+    /// Judge prompt version.
+    pub prompt_version: String,
+    /// `zh` or `en` (one prompt, one language).
+    pub language: Option<String>,
+    /// The criteria shown to the judge.
+    pub criteria: Vec<String>,
+    /// Samples sent to the judge.
+    pub sample_count: usize,
+    /// Their ids, in dataset order.
+    pub sample_ids: Vec<String>,
+    /// The judge model.
+    #[serde(default)]
+    pub judge_model: Option<String>,
+    /// `builtin` or the prompt file.
+    #[serde(default)]
+    pub prompt_source: Option<String>,
+    /// Judgements per case (`samples`).
+    #[serde(default)]
+    pub samples_per_case: usize,
+    /// Cases that passed (pairwise: won).
+    #[serde(default)]
+    pub pass: usize,
+    /// Cases that failed (pairwise: lost; also answers without anything to judge).
+    #[serde(default)]
+    pub fail: usize,
+    /// Pairwise ties (a flipped pair is a tie).
+    #[serde(default)]
+    pub tie: usize,
+    /// Cases whose verdict could not be read (left out of the mean).
+    #[serde(default)]
+    pub unscored: usize,
+    /// Unscored / (pass + fail + tie + unscored).
+    #[serde(default)]
+    pub unscored_rate: Option<f64>,
+    /// Mean value over the scored cases.
+    #[serde(default)]
+    pub mean: Option<f64>,
+    /// Repair requests sent after unreadable verdicts.
+    #[serde(default)]
+    pub repairs: usize,
+    /// Share of cases whose repeats agree (`samples` > 1).
+    #[serde(default)]
+    pub repeat_agreement: Option<f64>,
+    /// Mean per-case standard deviation over repeats (`samples` > 1).
+    #[serde(default)]
+    pub mean_spread: Option<f64>,
+    /// Share of pairs whose verdict flipped with the order (pairwise, both orders).
+    #[serde(default)]
+    pub flip_rate: Option<f64>,
+    /// Cases with both a human label and a scored verdict.
+    #[serde(default)]
+    pub human_labelled: usize,
+    /// Raw agreement with the human labels.
+    #[serde(default)]
+    pub human_agreement: Option<f64>,
+    /// Cohen's kappa with the human labels.
+    #[serde(default)]
+    pub human_kappa: Option<f64>,
 }
 
 /// Whether one model's answer to one case was usable.

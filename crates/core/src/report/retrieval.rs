@@ -200,6 +200,7 @@ pub fn retrieval_report(e: &Evaluated, i: &RetrievalInputs<'_>) -> EvaluationRes
         metric_names: METRICS.iter().map(|m| m.to_string()).collect(),
         experiment,
         line_errors: Some(line_errors),
+        llm_judge_details: Vec::new(),
     })
 }
 

@@ -62,6 +62,7 @@ impl RagKind {
             &template,
             cfg.info.dataset_name.clone(),
             samples,
+            None,
         );
         let n = cases.len();
         RagKind {

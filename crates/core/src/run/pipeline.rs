@@ -62,6 +62,10 @@ pub struct JobOutcome {
     pub attempts: u32,
     /// Time from first send to outcome, summed over the job's calls, ms.
     pub elapsed_ms: u64,
+    /// Each call's (attempts, ms from first send to outcome), in call order
+    /// (the failed call included), so a kind can tell its calls apart (a
+    /// task's answer from its judge calls).
+    pub calls: Vec<(u32, u64)>,
 }
 
 impl JobOutcome {
@@ -125,6 +129,7 @@ pub struct Pipeline<K> {
     answers: Vec<Vec<Answer>>,
     attempts: Vec<u32>,
     elapsed: Vec<u64>,
+    calls: Vec<Vec<(u32, u64)>>,
     settled: Vec<bool>,
     restored: Vec<bool>,
     n_settled: usize,
@@ -164,6 +169,7 @@ impl<K: Kind> Pipeline<K> {
             answers: vec![Vec::new(); n],
             attempts: vec![0; n],
             elapsed: vec![0; n],
+            calls: vec![Vec::new(); n],
             settled: vec![false; n],
             restored: vec![false; n],
             n_settled: 0,
@@ -295,8 +301,7 @@ impl<K: Kind> Pipeline<K> {
         if s.aborted {
             step.commands.push(Command::Abort { case: job });
         }
-        self.attempts[job] += s.attempts;
-        self.elapsed[job] += s.elapsed_ms;
+        self.count(job, s.attempts, s.elapsed_ms);
         let answer = match s.outcome {
             Ok(a) if a.truncated() && self.policy.truncated_as_failure => {
                 let mut e = CallError::new(
@@ -355,8 +360,7 @@ impl<K: Kind> Pipeline<K> {
         let mut records = std::mem::take(&mut step.events);
         let mut rest = Step::default();
         for s in settled {
-            self.attempts[s.job] += s.attempts;
-            self.elapsed[s.job] += s.elapsed_ms;
+            self.count(s.job, s.attempts, s.elapsed_ms);
             self.settle(s.job, s.outcome.err(), now_ms, &mut rest);
             not_sent += 1;
         }
@@ -374,6 +378,13 @@ impl<K: Kind> Pipeline<K> {
         records.extend(rest.events);
         step.events = records;
         step.finished.extend(rest.finished);
+    }
+
+    /// Counts one settled call of a job.
+    fn count(&mut self, job: usize, attempts: u32, elapsed_ms: u64) {
+        self.attempts[job] += attempts;
+        self.elapsed[job] += elapsed_ms;
+        self.calls[job].push((attempts, elapsed_ms));
     }
 
     fn settle(
@@ -394,6 +405,7 @@ impl<K: Kind> Pipeline<K> {
             error,
             attempts: self.attempts[job],
             elapsed_ms: self.elapsed[job],
+            calls: std::mem::take(&mut self.calls[job]),
         };
         step.events.extend(self.kind.settle(job, outcome, now_ms));
         step.finished.push(job);
@@ -413,6 +425,7 @@ impl<K: Kind> Pipeline<K> {
                     attempt,
                     messages,
                     body,
+                    pool: p,
                 });
             }
         }
@@ -446,8 +459,7 @@ impl<K: Kind> Pipeline<K> {
                 if s.aborted {
                     step.commands.push(Command::Abort { case: job });
                 }
-                self.attempts[job] += s.attempts;
-                self.elapsed[job] += s.elapsed_ms;
+                self.count(job, s.attempts, s.elapsed_ms);
                 self.settle(job, s.outcome.err(), now_ms, &mut step);
             }
         }

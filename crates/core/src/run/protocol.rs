@@ -37,6 +37,9 @@ pub enum Command {
         messages: Vec<ChatMessage>,
         /// A JSON body to POST instead of a chat request (see `Call::body`).
         body: Option<serde_json::Value>,
+        /// The pool (model) that answers it: the kind's numbering
+        /// (`Kind::pools`), e.g. a task's models then its judge.
+        pool: usize,
     },
     /// Abort the request in flight for this case; its outcome will be ignored.
     Abort {

@@ -14,9 +14,14 @@
 //! rendered (a field the template needs is missing) is settled for every model
 //! as a failed case (`ErrorKind::Prompt`) without a call: it is reported, it
 //! stays in every denominator, and the rest runs.
+//!
+//! With a judge (`judging::TaskJudge`, for the task's `llm_judge` metrics) a
+//! job is the answer call then its judge calls, on one more pool, the
+//! judge's (index = number of models); see `judge::flow` for their order.
 
 use super::data::{EvalSample, TaskDataset};
 use super::events::{self, MetaInput, TaskRecord};
+use super::judging::{question, TaskJudge};
 use super::report::{ModelSettings, TaskInfo, TaskMetrics};
 use super::score::{aggregate, score_call, ModelRun, SampleResult, Scored};
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
@@ -62,6 +67,7 @@ pub struct TaskKind {
     samples: Vec<EvalSample>,
     prompts: Vec<Result<Vec<ChatMessage>, String>>,
     results: Vec<Vec<Option<SampleResult>>>,
+    judge: Option<Box<TaskJudge>>,
 }
 
 impl TaskKind {
@@ -73,6 +79,7 @@ impl TaskKind {
         template: &PromptTemplate,
         dataset: String,
         samples: Vec<EvalSample>,
+        judge: Option<TaskJudge>,
     ) -> TaskKind {
         let prompts = samples
             .iter()
@@ -95,6 +102,7 @@ impl TaskKind {
             samples,
             prompts,
             results,
+            judge: judge.map(Box::new),
             cfg,
         }
     }
@@ -173,7 +181,9 @@ impl Kind for TaskKind {
     }
 
     fn pools(&self) -> Vec<RunSettings> {
-        vec![self.cfg.settings; self.cfg.models.len()]
+        let mut pools = vec![self.cfg.settings; self.cfg.models.len()];
+        pools.extend(self.judge.as_ref().map(|j| j.settings));
+        pools
     }
 
     fn call(&self, job: usize, answers: &[Answer]) -> Result<Option<Call>, CallError> {
@@ -181,7 +191,12 @@ impl Kind for TaskKind {
             return Ok(None);
         };
         if !answers.is_empty() {
-            return Ok(None);
+            let (Some(judge), Ok(prompt)) = (&self.judge, &self.prompts[j.sample]) else {
+                return Ok(None);
+            };
+            let sample = &self.samples[j.sample].sample;
+            let next = judge.next_call(&self.task, sample, question(prompt), answers);
+            return Ok(next.map(|messages| Call::chat(self.cfg.models.len(), messages)));
         }
         match &self.prompts[j.sample] {
             Ok(messages) => Ok(Some(Call::chat(j.model, messages.clone()))),
@@ -193,8 +208,33 @@ impl Kind for TaskKind {
     }
 
     fn settle(&mut self, job: usize, outcome: JobOutcome, now_ms: u64) -> Vec<TaskRecord> {
-        let (attempts, elapsed) = (outcome.attempts, outcome.elapsed_ms);
-        self.settle_call(job, &outcome.last(), attempts, elapsed);
+        let Some(j) = self.job(job) else {
+            return Vec::new();
+        };
+        // the model's answer is the first; later answers are the judge's
+        let (answer, (attempts, elapsed_ms)) = match &self.judge {
+            None => (outcome.last(), (outcome.attempts, outcome.elapsed_ms)),
+            Some(_) => (
+                match outcome.answers.first() {
+                    Some(a) => Ok(a.clone()),
+                    None => outcome.last(),
+                },
+                outcome
+                    .calls
+                    .first()
+                    .copied()
+                    .unwrap_or((outcome.attempts, outcome.elapsed_ms)),
+            ),
+        };
+        self.settle_call(job, &answer, attempts, elapsed_ms);
+        if let (Some(judge), Ok(prompt), Some(r)) = (
+            &self.judge,
+            &self.prompts[j.sample],
+            self.results[j.model][j.sample].as_mut(),
+        ) {
+            let sample = &self.samples[j.sample].sample;
+            judge.apply(sample, question(prompt), &outcome, r);
+        }
         self.restored(job, now_ms).into_iter().collect()
     }
 
@@ -245,7 +285,11 @@ impl Kind for TaskKind {
             &self.samples[j.sample].sample,
             &self.cfg.models[j.model].name,
         );
-        super::mock::answer(&self.task, sample, model, messages)
+        let asked = self.prompts[j.sample].as_ref().is_ok_and(|p| p == messages);
+        match crate::judge::mock::reply(messages, 0) {
+            Some(verdict) if !asked => verdict.into(),
+            _ => super::mock::answer(&self.task, sample, model, messages),
+        }
     }
 }
 
@@ -263,6 +307,18 @@ impl Pipeline<TaskKind> {
         template: &PromptTemplate,
         data: &TaskDataset,
     ) -> TaskEngine {
+        Pipeline::judged(cfg, task, info, template, data, None)
+    }
+
+    /// A run whose `llm_judge` metrics are judged by `judge` (on its own pool).
+    pub fn judged(
+        cfg: TaskRunConfig,
+        task: Task,
+        info: TaskInfo,
+        template: &PromptTemplate,
+        data: &TaskDataset,
+        judge: Option<TaskJudge>,
+    ) -> TaskEngine {
         Pipeline::over(TaskKind::new(
             cfg,
             task,
@@ -270,14 +326,22 @@ impl Pipeline<TaskKind> {
             template,
             data.name.clone(),
             data.samples.clone(),
+            judge,
         ))
     }
 
     /// Takes over calls an earlier, interrupted run settled (see `resume`),
     /// before `start`; they are not sent again and `start` re-emits their `case`
     /// records so the new log is complete. Returns how many were taken.
+    ///
+    /// A run with a judge takes over none: the log's `case` records keep the
+    /// judgements for people, but re-reading them into scores is not done, so
+    /// a judged run sends every case again.
     pub fn restore(&mut self, prior: Vec<PriorCall>) -> usize {
         let mut taken = 0;
+        if self.kind().judge.is_some() {
+            return 0;
+        }
         for call in prior {
             if self.job(call.job).is_none() || !self.restore_job(call.job, call.attempts) {
                 continue;
@@ -309,6 +373,11 @@ impl Pipeline<TaskKind> {
             .into_iter()
             .min()
             .unwrap_or(self.kind().cfg.settings.concurrency)
+    }
+
+    /// The judge, when the run has one.
+    pub fn judge(&self) -> Option<&TaskJudge> {
+        self.kind().judge.as_deref()
     }
 
     /// The configuration.

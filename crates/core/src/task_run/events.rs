@@ -120,8 +120,27 @@ pub fn case(
         finish_reason: r.finish_reason.clone(),
         usage: r.usage,
         truncated: r.truncated(),
+        judgements: judgements(r),
         ..CaseRecord::default()
     })
+}
+
+/// The judged metrics' judgements of a case (`None` without any).
+fn judgements(r: &SampleResult) -> Option<std::collections::BTreeMap<String, serde_json::Value>> {
+    let judged: std::collections::BTreeMap<String, serde_json::Value> = r
+        .scores
+        .iter()
+        .filter(|(_, s)| s.detail.contains_key("judge_prompt"))
+        .map(|(name, s)| {
+            let v = serde_json::json!({
+                "value": s.value,
+                "components": s.components,
+                "detail": s.detail,
+            });
+            (name.clone(), v)
+        })
+        .collect();
+    (!judged.is_empty()).then_some(judged)
 }
 
 /// The `summary` record of a task run.

@@ -13,6 +13,7 @@ pub mod data;
 pub mod engine;
 pub use crate::dataset::fingerprint;
 pub mod events;
+pub mod judging;
 pub mod markdown;
 pub mod meta;
 pub mod mock;

@@ -198,7 +198,86 @@ pub fn build(input: &ReportInput<'_>) -> EvaluationResult {
         metric_names: input.task.metrics.iter().map(|m| m.name.clone()).collect(),
         experiment: experiment(input),
         line_errors: Some(input.line_errors.to_vec()),
+        llm_judge_details: judge_details(input),
     })
+}
+
+/// spec 003's `LLMJudgeDetail` of every judged metric, per model: the
+/// prompt and criteria from the judged cases' detail, the outcome counts and
+/// agreement figures from the metric's aggregate. A metric no case was sent
+/// to a judge for (answers scored from a file) has none.
+fn judge_details(input: &ReportInput<'_>) -> Vec<crate::report::LlmJudgeDetail> {
+    let samples = &input.data.samples;
+    let mut out = Vec::new();
+    for (k, tm) in input.task.metrics.iter().enumerate() {
+        let Some(cfg) = tm.metric.judge() else {
+            continue;
+        };
+        for m in &input.scored.models {
+            let judged: Vec<(&str, &crate::metric::SampleScore)> = m
+                .results
+                .iter()
+                .filter_map(|r| {
+                    let s = &r.scores.get(k)?.1;
+                    let id = samples.get(r.index)?.sample.id.as_str();
+                    s.detail.contains_key("judgements").then_some((id, s))
+                })
+                .collect();
+            let Some((_, first)) = judged.first() else {
+                continue;
+            };
+            let prompt = first.detail.get("judge_prompt");
+            let text = |key: &str| {
+                prompt
+                    .and_then(|p| p.get(key))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
+            let criteria = first
+                .detail
+                .get("criteria")
+                .and_then(|c| serde_json::from_value(c.clone()).ok())
+                .unwrap_or_default();
+            let agg = m.aggregates.get(k).map(|(_, a)| a);
+            let comp = |key: &str| agg.and_then(|a| a.components.get(key).copied());
+            let count = |key: &str| comp(key).unwrap_or(0.0) as usize;
+            let repairs = judged
+                .iter()
+                .filter_map(|(_, s)| s.detail.get("repairs").and_then(Value::as_u64))
+                .sum::<u64>() as usize;
+            out.push(crate::report::LlmJudgeDetail {
+                model: Some(m.model.clone()),
+                metric: tm.name.clone(),
+                prompt_id: text("id").unwrap_or_default(),
+                prompt_version: text("version").unwrap_or_default(),
+                language: text("language"),
+                criteria,
+                sample_count: judged.len(),
+                sample_ids: judged.iter().map(|(id, _)| id.to_string()).collect(),
+                judge_model: first
+                    .detail
+                    .get("judge_model")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                prompt_source: text("source"),
+                samples_per_case: cfg.samples,
+                pass: count("pass"),
+                fail: count("fail"),
+                tie: count("tie"),
+                unscored: count("unscored"),
+                unscored_rate: comp("unscored_rate"),
+                mean: agg.filter(|a| a.sample_count > 0).map(|a| a.mean),
+                repairs,
+                repeat_agreement: comp("repeat_agreement"),
+                mean_spread: comp("mean_spread"),
+                flip_rate: comp("flip_rate"),
+                human_labelled: count("human_labelled"),
+                human_agreement: comp("human_agreement"),
+                human_kappa: comp("human_kappa"),
+            });
+        }
+    }
+    out
 }
 
 /// One model's tokens, latency and cost (its calls in this run; answers

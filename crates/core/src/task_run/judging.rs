@@ -1,0 +1,134 @@
+//! The judge of a task run (issue 11): the model that answers the judge
+//! calls of the task's `llm_judge` metrics, on its own pool (its own
+//! concurrency limit, retries and 429 step-down), after the answer it judges.
+//! The order of the calls, the repairs and the scores are `judge::flow`'s;
+//! this file ties them to a task's samples and results.
+//!
+//! A run whose task has `llm_judge` metrics needs a judge: without one those
+//! metrics skip every sample as "not judged" (the shells refuse to start such
+//! a run, see [`missing_judge`]).
+
+use super::score::{AnswerStatus, SampleResult};
+use crate::dataset::sample::Sample;
+use crate::judge::flow::{self, Case, Setup};
+use crate::position::InputError;
+use crate::provider::{Answer, ChatMessage, ModelSettings};
+use crate::run::{JobOutcome, RunSettings};
+use crate::schema::ParsedAnswer;
+use crate::task::Task;
+
+/// The judge model of a task run and the judged metrics it serves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskJudge {
+    /// The judge model as called (no key).
+    pub model: ModelSettings,
+    /// Its pool's scheduling.
+    pub settings: RunSettings,
+    /// The judged metrics, prompts resolved (`judge::flow::setups`).
+    pub setups: Vec<Setup>,
+}
+
+/// The errors of a task whose judged metrics have no judge: one per metric,
+/// at its `type` key, saying what is expected.
+pub fn missing_judge(task: &Task) -> Vec<InputError> {
+    flow::judged_metrics(task)
+        .into_iter()
+        .map(|(i, name, _)| {
+            InputError::at(
+                format!("metrics[{i}].type"),
+                format!(
+                    "`{name}` is an llm_judge metric and needs a judge model: give one \
+                     (`--judge NAME`, a model registry entry, or `--judge mock`)"
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Places errors found in a task file (key paths such as `metrics[1].judge`)
+/// on the file's lines, as `Task::parse` does.
+pub fn located(file: &str, yaml: &str, errors: Vec<InputError>) -> crate::task::TaskErrors {
+    crate::task::TaskErrors(
+        errors
+            .into_iter()
+            .map(|mut e| {
+                e.file = file.to_string();
+                e.line = crate::task::yaml::locate(yaml, &e.path);
+                e
+            })
+            .collect(),
+    )
+}
+
+/// The question as the model saw it: the prompt's last user message.
+pub fn question(prompt: &[ChatMessage]) -> &str {
+    prompt
+        .iter()
+        .rev()
+        .find(|m| m.role == "user")
+        .map_or("", |m| m.content.as_str())
+}
+
+impl TaskJudge {
+    fn case<'a>(
+        &'a self,
+        sample: &'a Sample,
+        question: &'a str,
+        answer: Option<&ParsedAnswer>,
+    ) -> Case<'a> {
+        Case {
+            sample,
+            question,
+            judged: self
+                .setups
+                .iter()
+                .map(|s| flow::prepare(s, sample, answer))
+                .collect(),
+        }
+    }
+
+    /// The next judge call's messages after the answers so far (the model's
+    /// answer first), or `None` when the case is fully judged.
+    pub fn next_call(
+        &self,
+        task: &Task,
+        sample: &Sample,
+        question: &str,
+        answers: &[Answer],
+    ) -> Option<Vec<ChatMessage>> {
+        let (first, judge_answers) = answers.split_first()?;
+        let parsed = task.parse_answer(&first.text);
+        let case = self.case(sample, question, Some(&parsed));
+        flow::walk(&self.setups, &case, judge_answers)
+            .next
+            .map(|(_, m)| m)
+    }
+
+    /// Replaces the judged metrics' scores of a settled case with the
+    /// judgements of its calls.
+    pub fn apply(
+        &self,
+        sample: &Sample,
+        question: &str,
+        outcome: &JobOutcome,
+        r: &mut SampleResult,
+    ) {
+        let answered = r.status == AnswerStatus::Ok && !outcome.answers.is_empty();
+        let parsed = r.parsed.clone();
+        let case = self.case(sample, question, answered.then_some(&parsed));
+        let judge_answers = outcome.answers.get(1..).unwrap_or_default();
+        let error = if answered {
+            outcome.error.as_ref()
+        } else {
+            None
+        };
+        let slots = flow::finish(flow::walk(&self.setups, &case, judge_answers), error);
+        for (k, setup) in self.setups.iter().enumerate() {
+            let of: Vec<&flow::SlotJudgement> = slots.iter().filter(|s| s.setup == k).collect();
+            let score = flow::score(setup, &case.judged[k], &of, sample, &self.model.name);
+            if let Some(entry) = r.scores.get_mut(setup.metric) {
+                entry.1 = score;
+            }
+        }
+    }
+}
