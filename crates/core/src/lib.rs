@@ -9,6 +9,7 @@
 pub mod console;
 pub mod dataset;
 pub mod demo;
+pub mod dialog;
 pub mod events;
 pub mod judge;
 pub mod lang;
@@ -36,6 +37,10 @@ pub use dataset::rag::{RagCase, RagDataset};
 pub use dataset::retrieval::{parse_cases as parse_retrieval_cases, parse_ranked};
 pub use dataset::sample::Sample;
 pub use dataset::LineError;
+pub use dialog::{
+    parse_dialogs, score_trace, DialogEngine, DialogKind, DialogRunConfig, DialogSet, Offline,
+    OfflineRun,
+};
 pub use events::{read as read_events, reconcile, resumable, Record, SummaryRecord};
 pub use provider::openai::{build_request, parse_response, OpenAiConfig};
 pub use provider::{ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, ModelSettings};
