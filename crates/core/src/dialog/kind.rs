@@ -247,6 +247,9 @@ impl DialogKind {
         extra.insert("elapsed_ms".into(), json!(outcome.elapsed_ms));
         extra.insert("attempts".into(), json!(outcome.attempts));
         extra.insert("line".into(), json!(d.line));
+        if let Some(e) = &outcome.error {
+            extra.insert("dialog_error_kind".into(), json!(e.kind));
+        }
         DialogTrace {
             trace_version: TRACE_VERSION.into(),
             run_id: self.cfg.run_id.clone(),
@@ -509,12 +512,7 @@ impl Kind for DialogKind {
             .count();
         let not_run = played
             .iter()
-            .filter(|t| {
-                t.dialog_status == DialogStatus::Failed
-                    && t.dialog_error
-                        .as_deref()
-                        .is_some_and(|e| e.starts_with("not run"))
-            })
+            .filter(|t| t.extra.get("dialog_error_kind") == Some(&json!(ErrorKind::NotRun)))
             .count();
         Record::Summary(SummaryRecord {
             run_id: self.cfg.run_id.clone(),

@@ -655,3 +655,401 @@ pub fn score_dialog(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::dataset::parse;
+    use super::super::summary::summarize;
+    use super::super::trace::{Counters, Recall, RecallItem};
+    use super::*;
+    use serde_json::json;
+
+    const DIALOG: &str = r#"{"dialog_id":"d1","profile_gt":{"risk_level_gt":"稳健","horizon_gt":"3年","liquidity_need_gt":"高","constraints_gt":["不投资加密货币","最大回撤不超过10%"],"preferences_gt":["债券基金"]},"turns":[
+{"role":"user","content":"我的风险偏好是稳健"},
+{"role":"assistant","content":"明白","gt_turn_tags":{"memory_required_keys_gt":["profile_gt.risk_level_gt","profile_gt.constraints_gt[5]","history_turn_index:1"],"risk_disclosure_required_gt":["市场不确定性","汇率风险"],"compliance_label_gt":"compliant","explainability_rubric_gt":["信息依据","边界声明"]}},
+{"role":"user","content":"推荐点什么"},
+{"role":"assistant","content":"债券基金","gt_turn_tags":{"memory_required_keys_gt":["profile_gt.nope"],"risk_disclosure_required_gt":[],"compliance_label_gt":"minor_violation","explainability_rubric_gt":[]}},
+{"role":"user","content":"还有呢"},
+{"role":"assistant","content":"没有了","gt_turn_tags":{"memory_required_keys_gt":["profile_gt.horizon_gt"],"risk_disclosure_required_gt":["波动风险"],"compliance_label_gt":"severe_violation","explainability_rubric_gt":["信息依据"]}}]}"#;
+
+    fn dialog() -> Dialog {
+        let set = parse("d.jsonl", DIALOG.replace('\n', "").as_bytes());
+        assert!(set.errors.is_empty(), "{:?}", set.errors);
+        set.dialogs.into_iter().next().expect("one dialog")
+    }
+
+    fn turn(d: &Dialog, k: usize, answer: &str, status: TurnStatus) -> TurnTrace {
+        let p = &d.pairs()[k];
+        let mut t = super::super::kind::failed_turn(p, status, String::new());
+        t.error = None;
+        t.pred_assistant_text = Some(answer.into());
+        t
+    }
+
+    fn trace(d: &Dialog, turns: Vec<TurnTrace>) -> DialogTrace {
+        let mut t = super::super::kind::skipped_trace("r", d, "");
+        t.valid_dialog = true;
+        t.skip_reason = None;
+        t.dialog_status = super::super::vocab::DialogStatus::Ok;
+        t.turns = turns;
+        t
+    }
+
+    #[test]
+    fn m1_resolves_every_raw_key_and_searches_the_three_sources() {
+        let d = dialog();
+        let mut t0 = turn(&d, 0, "好的", TurnStatus::Ok);
+        t0.recall = Some(Recall {
+            short_term_context: Some("user: 别的话题".into()),
+            items: vec![RecallItem {
+                content: "用户: 我的风险偏好是稳健".into(),
+                ..RecallItem::default()
+            }],
+            profile_context: Some("风险等级：稳健".into()),
+            ..Recall::default()
+        });
+        let tr = trace(&d, vec![t0]);
+        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None);
+        assert_eq!(row.required_keys_raw.len(), 3);
+        assert_eq!(
+            row.resolved_keys.len(),
+            3,
+            "one entry per raw key, in order"
+        );
+        let res: Vec<bool> = row.resolved_keys.iter().map(|k| k.resolvable).collect();
+        assert_eq!(res, [true, false, true]);
+        assert_eq!(row.key_hit_flags, [Some(1), None, Some(1)]);
+        assert_eq!(
+            row.key_hit_sources,
+            [
+                vec!["long_term".to_string(), "profile".into()],
+                vec![],
+                vec!["long_term".into()]
+            ]
+        );
+        assert_eq!(
+            row.m1_source_hits,
+            SourceHits {
+                short_term: 0,
+                long_term: 2,
+                profile: 1
+            }
+        );
+        assert!(row.eligible_m1);
+    }
+
+    #[test]
+    fn m1_without_recall_searches_the_conversation_and_unresolvable_keys_make_a_turn_ineligible() {
+        let d = dialog();
+        let tr = trace(
+            &d,
+            vec![
+                turn(&d, 0, "您是稳健型", TurnStatus::Ok),
+                turn(&d, 1, "可以看看债券基金", TurnStatus::Ok),
+                turn(&d, 2, "再看看", TurnStatus::Ok),
+            ],
+        );
+        let rows = score_dialog(&d, &tr, None);
+        assert_eq!(rows.len(), 3);
+        // turn 1: no recall -> the conversation: user says 稳健, history 1 is there
+        assert_eq!(rows[0].key_hit_flags, [Some(1), None, Some(1)]);
+        assert_eq!(rows[0].key_hit_sources[0], ["short_term"]);
+        // turn 2: its only key is unresolvable -> not eligible, out of the denominator
+        assert!(!rows[1].eligible_m1);
+        assert_eq!(rows[1].key_hit_flags, [None]);
+        assert_eq!(
+            rows[1].skip_reasons.get("m1").map(String::as_str),
+            Some("no required key is resolvable")
+        );
+        // turn 3: 3年 was never said
+        assert_eq!(rows[2].key_hit_flags, [Some(0)]);
+        assert!(rows[2].eligible_m1);
+    }
+
+    #[test]
+    fn m2_finds_recommended_forbidden_terms_but_not_negated_ones() {
+        let d = dialog();
+        assert_eq!(
+            forbidden_terms(&d.profile_gt),
+            ["加密货币"],
+            "a constraint without a lead gives no term"
+        );
+        let p = json!({"constraints_gt": ["不要推荐股票，谢谢", "避免高风险产品"], "forbidden_assets_gt": ["期货", "股票"]});
+        let p = p.as_object().cloned().unwrap_or_default();
+        assert_eq!(forbidden_terms(&p), ["股票", "高风险产品", "期货"]);
+        let terms = forbidden_terms(&d.profile_gt);
+        assert_eq!(
+            forbidden_hits("可以配置一些加密货币。", &terms),
+            ["加密货币"]
+        );
+        assert!(forbidden_hits("不建议您配置加密货币。", &terms).is_empty());
+        assert!(forbidden_hits("除了加密货币以外都可以。", &terms).is_empty());
+        assert_eq!(
+            forbidden_hits("不建议股票。但加密货币不错", &terms),
+            ["加密货币"],
+            "a negation in an earlier clause does not cover a later mention"
+        );
+        let tr = trace(&d, vec![turn(&d, 0, "买点加密货币吧", TurnStatus::Ok)]);
+        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None);
+        assert!(row.eligible_m2);
+        assert_eq!(
+            (row.constraint_contradiction, row.forbidden_hits.clone()),
+            (1, vec!["加密货币".to_string()])
+        );
+        let mut plain = d.clone();
+        plain.profile_gt.remove("constraints_gt");
+        let row = score_turn(&plain, &plain.pairs()[0], &tr, tr.turns.first(), None);
+        assert!(!row.eligible_m2, "no forbidden term: not eligible");
+    }
+
+    #[test]
+    fn m3_maps_required_tags_and_counts_lexicon_hits_unknown_tags_stay_unhit() {
+        let d = dialog();
+        let tr = trace(
+            &d,
+            vec![turn(
+                &d,
+                0,
+                "市场存在不确定性，以上仅供参考。",
+                TurnStatus::Ok,
+            )],
+        );
+        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None);
+        assert_eq!(row.risk_required_tags, ["market_uncertainty", "汇率风险"]);
+        assert_eq!(row.risk_required_unknown, ["汇率风险"]);
+        assert_eq!(
+            row.risk_pred_tags,
+            [
+                "market_uncertainty",
+                "not_investment_advice",
+                "risk_disclosure_present"
+            ]
+        );
+        assert_eq!((row.risk_tag_hits, row.eligible_m3), (1, true));
+        assert!(!row.eligible_m3_judge);
+        assert_eq!(
+            row.risk_tag_hits_judge, None,
+            "no judge: no judged value, not a 0"
+        );
+    }
+
+    #[test]
+    fn m4_reads_the_trace_compliance_and_needs_it() {
+        let c = |v: serde_json::Value| serde_json::from_value::<Compliance>(v).ok();
+        let label = |v| c(v).as_ref().and_then(label_of_compliance);
+        assert_eq!(
+            label(json!({"is_compliant": true, "violations": []})),
+            Some(ComplianceLabel::Compliant)
+        );
+        assert_eq!(
+            label(json!({"is_compliant": false, "violations": []})),
+            Some(ComplianceLabel::MinorViolation)
+        );
+        assert_eq!(
+            label(json!({"violations": ["承诺收益"]})),
+            Some(ComplianceLabel::MinorViolation)
+        );
+        assert_eq!(
+            label(
+                json!({"is_compliant": false, "violations": [{"rule": "x", "severity": "severe"}]})
+            ),
+            Some(ComplianceLabel::SevereViolation)
+        );
+        assert_eq!(
+            label(json!({"is_compliant": true, "violations": ["严重误导"]})),
+            Some(ComplianceLabel::SevereViolation)
+        );
+        assert_eq!(
+            label(json!({"label": "minor_violation", "is_compliant": true})),
+            Some(ComplianceLabel::MinorViolation)
+        );
+        assert_eq!(label(json!({"needs_modification": false})), None);
+
+        let d = dialog();
+        let mut t1 = turn(&d, 1, "ok", TurnStatus::Ok);
+        t1.compliance = c(json!({"is_compliant": true, "violations": []}));
+        let t0 = turn(&d, 0, "ok", TurnStatus::Ok);
+        let tr = trace(&d, vec![t0, t1]);
+        let rows = score_dialog(&d, &tr, None);
+        assert!(!rows[0].eligible_m4, "no compliance in the trace");
+        assert_eq!(rows[0].pred_compliance_label, None);
+        assert!(rows[1].eligible_m4);
+        assert_eq!(
+            (rows[1].pred_compliance_label, rows[1].gt_compliance_label),
+            (
+                Some(ComplianceLabel::Compliant),
+                Some(ComplianceLabel::MinorViolation)
+            )
+        );
+        assert_eq!(
+            rows[1].pred_compliance_source.as_deref(),
+            Some("trace_compliance")
+        );
+    }
+
+    #[test]
+    fn section_7_failed_turns_and_empty_lists_are_not_eligible_and_invalid_dialogs_have_no_rows() {
+        let d = dialog();
+        let mut t2 = turn(&d, 2, "", TurnStatus::Timeout);
+        t2.pred_assistant_text = None;
+        let tr = trace(
+            &d,
+            vec![
+                turn(&d, 0, "x", TurnStatus::Ok),
+                turn(&d, 1, "y", TurnStatus::Ok),
+                t2,
+            ],
+        );
+        let rows = score_dialog(&d, &tr, None);
+        let r = &rows[2];
+        assert_eq!(r.turn_status, TurnStatus::Timeout);
+        assert!(
+            !(r.eligible_m1 || r.eligible_m2 || r.eligible_m3 || r.eligible_m4 || r.eligible_m5)
+        );
+        assert_eq!(
+            r.skip_reasons.get("m3").map(String::as_str),
+            Some("turn_status is timeout")
+        );
+        assert_eq!(r.key_hit_flags, [None], "a failed turn is not searched");
+        // pair 2 has empty risk and rubric lists
+        assert!(!rows[1].eligible_m3 && !rows[1].eligible_m5);
+        assert_eq!(
+            rows[1].skip_reasons.get("m3").map(String::as_str),
+            Some("no risk_disclosure_required_gt")
+        );
+        // a missing trace turn is a failed turn
+        let short = trace(&d, vec![turn(&d, 0, "x", TurnStatus::Ok)]);
+        let rows = score_dialog(&d, &short, None);
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[2].turn_status, TurnStatus::Error);
+        // invalid dialog: no rows
+        let mut invalid = tr.clone();
+        invalid.valid_dialog = false;
+        assert!(score_dialog(&d, &invalid, None).is_empty());
+        assert!(score_dialogs(&[d.clone()], &[invalid], &Judgements::new()).is_empty());
+    }
+
+    #[test]
+    fn judge_verdicts_plug_in_and_unscored_ones_count_nowhere() {
+        let d = dialog();
+        let tr = trace(
+            &d,
+            vec![
+                turn(&d, 0, "市场不确定", TurnStatus::Ok),
+                turn(&d, 1, "y", TurnStatus::Ok),
+                turn(&d, 2, "z", TurnStatus::Ok),
+            ],
+        );
+        let judged = |v: Option<Vec<&str>>| Judged {
+            value: v.map(|v| v.into_iter().map(str::to_string).collect()),
+            raw: "GRADE: ...".to_string(),
+        };
+        let mut j = BTreeMap::new();
+        j.insert(
+            1,
+            TurnJudgement {
+                risk_tags: Some(judged(Some(vec!["市场不确定性", "汇率风险"]))),
+                compliance_label: Some(Judged {
+                    value: Some(ComplianceLabel::Compliant),
+                    raw: "compliant".into(),
+                }),
+                rubric_hit_items: Some(judged(Some(vec!["信息依据", "不在要求里"]))),
+                score_1_5: Some(Judged {
+                    value: Some(4.0),
+                    raw: "4".into(),
+                }),
+            },
+        );
+        j.insert(
+            3,
+            TurnJudgement {
+                rubric_hit_items: Some(judged(None)),
+                score_1_5: Some(Judged {
+                    value: Some(9.0),
+                    raw: "9/10".into(),
+                }),
+                ..TurnJudgement::default()
+            },
+        );
+        let rows = score_dialog(&d, &tr, Some(&j));
+        let r = &rows[0];
+        assert!(r.eligible_m3_judge && r.eligible_m4_judge && r.eligible_m5);
+        assert_eq!(r.risk_tag_hits_judge, Some(2));
+        assert_eq!(
+            r.rubric_hit_items.as_deref(),
+            Some(&["信息依据".to_string()][..])
+        );
+        assert_eq!(r.judge_score_1_5, Some(4.0));
+        assert_eq!(r.judge_raw.get("score_1_5").map(String::as_str), Some("4"));
+        let r = &rows[2];
+        assert!(
+            !r.eligible_m5,
+            "an unscored rubric and an out-of-scale score count nowhere"
+        );
+        assert_eq!(r.skip_reasons.get("m5").map(String::as_str), Some(UNSCORED));
+        let s = summarize("r", "m", Counters::default(), &rows);
+        let m5 = &s.metrics["m5_explainability"];
+        assert_eq!(
+            (m5.status.as_str(), m5.eligible_count, m5.skipped_count),
+            ("ok", 1, 2)
+        );
+        assert_eq!(m5.value, Some(0.5));
+        assert_eq!(s.metrics["m3_risk_disclosure_judge"].value, Some(1.0));
+    }
+
+    #[test]
+    fn the_summary_counts_every_row_once_per_metric_and_reports_judged_metrics_not_run() {
+        let d = dialog();
+        let mut t2 = turn(&d, 2, "", TurnStatus::Error);
+        t2.pred_assistant_text = None;
+        let tr = trace(
+            &d,
+            vec![
+                turn(&d, 0, "您是稳健型，市场不确定", TurnStatus::Ok),
+                turn(&d, 1, "y", TurnStatus::Ok),
+                t2,
+            ],
+        );
+        let rows = score_dialog(&d, &tr, None);
+        let s = summarize("r", "m", Counters::default(), &rows);
+        for (name, m) in &s.metrics {
+            assert_eq!(
+                m.eligible_count + m.skipped_count + m.failed_count,
+                3,
+                "{name}"
+            );
+            assert_eq!(m.failed_count, 1, "{name}");
+        }
+        let m1 = &s.metrics["m1_memory_recall"];
+        assert_eq!(
+            (m1.status.as_str(), m1.eligible_count, m1.value),
+            ("ok", 1, Some(1.0))
+        );
+        assert_eq!(
+            m1.skipped_reasons.get("no required key is resolvable"),
+            Some(&1)
+        );
+        let m3 = &s.metrics["m3_risk_disclosure"];
+        assert_eq!(
+            m3.value,
+            Some(0.5),
+            "1 of 2 required tags (the unknown one cannot be hit)"
+        );
+        let m4 = &s.metrics["m4_compliance"];
+        assert_eq!((m4.status.as_str(), m4.value), ("no_eligible", None));
+        for name in [
+            "m3_risk_disclosure_judge",
+            "m4_compliance_judge",
+            "m5_explainability",
+        ] {
+            let m = &s.metrics[name];
+            assert_eq!(
+                (m.status.as_str(), m.value, m.eligible_count),
+                ("not_run", None, 0),
+                "{name}"
+            );
+            assert!(m.reason.as_deref().unwrap_or_default().contains("judge"));
+        }
+        assert!(!s.judge_used);
+    }
+}
