@@ -54,7 +54,12 @@ pub struct Answers {
     pub finish_reason: Option<String>,
     /// Answer every chat request with this HTTP status (e.g. 401, a wrong key).
     pub fail_status: Option<u16>,
+    /// Answer as the dialog mock (`--dialog-trace`), with these dialogs' ground truth.
+    pub dialog: Option<(DialogTraceStyle, Vec<Dialog>)>,
 }
+
+pub use crate::args::DialogTraceStyle;
+use evalpage_core::dialog::Dialog;
 
 impl Answers {
     /// Loads a file; any bad line is an error naming the file and line.
@@ -97,6 +102,26 @@ impl Answers {
             scripted: map,
             ..Answers::default()
         })
+    }
+
+    /// Plays the dialog mock (`--dialog-trace STYLE`), with the ground truth
+    /// of `--dialogs FILE` when given (its bad lines are printed and skipped).
+    pub fn with_dialogs(
+        mut self,
+        style: DialogTraceStyle,
+        dataset: Option<&Path>,
+    ) -> Result<Answers, CliError> {
+        let dialogs = match dataset {
+            Some(path) => {
+                let bytes = crate::score::read_dataset_bytes(path)?;
+                let set = evalpage_core::parse_dialogs(&path.display().to_string(), &bytes);
+                crate::score::report_skipped(&set.errors);
+                set.dialogs
+            }
+            None => Vec::new(),
+        };
+        self.dialog = Some((style, dialogs));
+        Ok(self)
     }
 
     /// Adds a task and its dataset (`--task`, `--dataset`).

@@ -2,7 +2,7 @@
 //! chat completion from the demo model, the model list and error bodies. No
 //! sockets here, so every answer is unit-tested.
 
-use super::answers::{Answers, ReasoningStyle};
+use super::answers::{Answers, DialogTraceStyle, ReasoningStyle};
 use super::faults::Fault;
 use evalpage_core::demo;
 use evalpage_core::provider::ChatMessage;
@@ -148,6 +148,9 @@ pub fn models() -> Value {
 /// A chat completion (scripted answer, else the demo model's), or 400 for a body it cannot read.
 pub fn chat(body: &str, answers: &Answers) -> Reply {
     match parse_chat(body) {
+        Ok((model, messages)) if answers.dialog.is_some() => {
+            Reply::json(200, &dialog_completion(&model, &messages, answers))
+        }
         Ok((model, messages)) => Reply::json(200, &completion(&model, &messages, answers)),
         Err(message) => error(400, &message, "invalid_request_error"),
     }
@@ -209,6 +212,39 @@ pub fn completion(model: &str, messages: &[ChatMessage], answers: &Answers) -> V
         }],
         "usage": usage
     })
+}
+
+/// The dialog mock's `chat.completion` (`--dialog-trace`): the core's
+/// deterministic dialog model, its trace fields in a top-level
+/// `evalpage_trace` (`field`) or with the answer as a JSON message content
+/// (`message`).
+pub fn dialog_completion(model: &str, messages: &[ChatMessage], answers: &Answers) -> Value {
+    let Some((style, dialogs)) = &answers.dialog else {
+        return completion(model, messages, answers);
+    };
+    let (text, trace) = evalpage_core::dialog::mock::answer(dialogs, messages);
+    let counted = demo::usage(messages, &text, None);
+    let content = match style {
+        DialogTraceStyle::Field => text.clone(),
+        DialogTraceStyle::Message => {
+            let mut obj = trace.clone();
+            obj["answer"] = json!(text);
+            obj.to_string()
+        }
+    };
+    let mut v = json!({
+        "id": format!("chatcmpl-evalpage-{:016x}", demo::fnv1a(&text)),
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": counted.prompt_tokens, "completion_tokens": counted.completion_tokens,
+                  "total_tokens": counted.prompt_tokens + counted.completion_tokens}
+    });
+    if *style == DialogTraceStyle::Field {
+        v["evalpage_trace"] = trace;
+    }
+    v
 }
 
 #[cfg(test)]

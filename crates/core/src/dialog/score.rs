@@ -179,28 +179,20 @@ const TERM_VERBS: [&str; 10] = [
     "推荐", "配置", "购买", "买入", "投资", "任何", "参与", "持有", "涉及", "买",
 ];
 /// Negations in an answer's clause that make a mention not a recommendation.
-const ANSWER_NEGATIONS: [&str; 21] = [
+/// The constraint leads (`拒绝`, `不投资`, ...) count as negations too.
+const ANSWER_NEGATIONS: [&str; 12] = [
     "不建议",
     "不推荐",
-    "避免",
-    "不要",
     "不适合",
-    "远离",
     "不宜",
     "不会推荐",
-    "排除",
-    "不考虑",
-    "不碰",
-    "不投资",
     "不配置",
     "不包括",
     "规避",
     "没有",
     "不含",
     "除了",
-    "以外",
-    "不买",
-    "不涉及",
+    "不构成",
 ];
 
 /// The forbidden terms of a profile (M2): for each `constraints_gt` item
@@ -276,7 +268,10 @@ pub fn forbidden_hits(answer: &str, terms: &[String]) -> Vec<String> {
                     .find(|(_, c)| is_clause_end(*c))
                     .map_or(0, |(i, c)| i + c.len_utf8());
                 let before = &lower[clause_start..at];
-                !ANSWER_NEGATIONS.iter().any(|n| before.contains(n))
+                !ANSWER_NEGATIONS
+                    .iter()
+                    .chain(&CONSTRAINT_LEADS)
+                    .any(|n| before.contains(n))
             })
         })
         .cloned()
@@ -784,6 +779,8 @@ mod tests {
         );
         assert!(forbidden_hits("不建议您配置加密货币。", &terms).is_empty());
         assert!(forbidden_hits("除了加密货币以外都可以。", &terms).is_empty());
+        assert!(forbidden_hits("您的要求是拒绝加密货币。", &terms).is_empty());
+        assert!(forbidden_hits("以上不构成加密货币买卖建议。", &terms).is_empty());
         assert_eq!(
             forbidden_hits("不建议股票。但加密货币不错", &terms),
             ["加密货币"],
