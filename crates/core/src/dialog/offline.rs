@@ -11,6 +11,9 @@
 //!   the denominators as failed, not silently dropped.
 //! - A dialog the dataset cannot align is skipped whatever the trace says; a
 //!   dialog the trace marks `valid_dialog: false` is skipped as the trace says.
+//! - A pair of the dataset missing from a dialog's trace line is added to
+//!   the written trace as a failed turn (`error: "not in the trace"`), so
+//!   `dialog_trace.jsonl` and `turn_eval.jsonl` have the same pairs.
 //! - A trace line whose `dialog_id` is not in the dataset, and a trace turn
 //!   whose `user_text` differs from the dataset's, are reported as problems
 //!   (file, line, field); the turn is still scored against the dataset.
@@ -112,6 +115,13 @@ pub fn score_trace(
                 }
                 let mut t = (*t).clone();
                 t.run_id = run_id.clone();
+                for p in d.pairs() {
+                    if !t.turns.iter().any(|x| x.turn_pair_id == p.turn_pair_id) {
+                        let why = "not in the trace";
+                        t.turns.push(failed_turn(p, TurnStatus::Error, why.into()));
+                    }
+                }
+                t.turns.sort_by_key(|x| x.turn_pair_id);
                 t
             }
             (None, None) => {
