@@ -60,7 +60,7 @@ pub struct ScoreArgs {
     #[arg(long, value_name = "DATASET", requires = "dialog_trace", conflicts_with_all = ["retrieval", "dataset", "responses", "metadata"])]
     pub dialogs: Option<PathBuf>,
     /// With --dialogs: the `dialog_trace.jsonl` (spec 001 v1 or v1.x) to score.
-    #[arg(long, value_name = "FILE", requires = "dialogs")]
+    #[arg(long, value_name = "FILE", requires = "dialogs", conflicts_with_all = ["task", "retrieval", "dataset", "responses", "metadata"])]
     pub dialog_trace: Option<PathBuf>,
     /// Score ranked source lists of a retrieval system (spec 000): --dataset has
     /// {case_id, query, expected_sources, bucket} lines, --responses
@@ -469,6 +469,55 @@ mod tests {
         let cli = Cli::try_parse_from(["evalpage", "task", "check", "t.yaml"]).expect("check");
         assert!(matches!(cli.command, Command::Task(TaskCommand::Check(_))));
         assert!(Cli::try_parse_from(["evalpage", "score", "--task", "x"]).is_err());
+    }
+
+    #[test]
+    fn parses_dialog_runs_and_dialog_scoring() {
+        let cli = Cli::try_parse_from(["evalpage", "run", "--dialogs", "d.jsonl", "--out", "o"])
+            .expect("a dialog run needs no --dataset");
+        let Command::Run(a) = cli.command else {
+            panic!("expected run")
+        };
+        assert_eq!(a.dialogs.as_deref(), Some(std::path::Path::new("d.jsonl")));
+        let cli = Cli::try_parse_from([
+            "evalpage",
+            "score",
+            "--dialogs",
+            "d",
+            "--dialog-trace",
+            "t",
+            "--out",
+            "o",
+        ])
+        .expect("dialog scoring needs no --task");
+        assert!(matches!(cli.command, Command::Score(a) if a.dialog_trace.is_some()));
+        for bad in [
+            vec!["run", "--dialogs", "d", "--dataset", "x", "--out", "o"],
+            vec!["run", "--dialogs", "d", "--task", "t", "--out", "o"],
+            vec!["run", "--out", "o"],
+            vec!["score", "--dialogs", "d", "--out", "o"],
+            vec![
+                "score",
+                "--dialog-trace",
+                "t",
+                "--task",
+                "x",
+                "--dataset",
+                "d",
+                "--responses",
+                "r",
+                "--out",
+                "o",
+            ],
+            vec!["mock-server", "--dialogs", "d"],
+        ] {
+            let mut argv = vec!["evalpage"];
+            argv.extend(bad.iter().copied());
+            assert!(Cli::try_parse_from(&argv).is_err(), "{argv:?}");
+        }
+        assert!(
+            Cli::try_parse_from(["evalpage", "mock-server", "--dialog-trace", "message"]).is_ok()
+        );
     }
 
     #[test]

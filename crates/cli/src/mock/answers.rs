@@ -18,6 +18,7 @@ use crate::error::CliError;
 use crate::task_file;
 use evalpage_core::dataset::numbered_lines;
 use evalpage_core::demo;
+use evalpage_core::dialog::Dialog;
 use evalpage_core::provider::ChatMessage;
 use evalpage_core::task::Task;
 use evalpage_core::task_run::{mock, DatasetFormat};
@@ -59,7 +60,6 @@ pub struct Answers {
 }
 
 pub use crate::args::DialogTraceStyle;
-use evalpage_core::dialog::Dialog;
 
 impl Answers {
     /// Loads a file; any bad line is an error naming the file and line.

@@ -222,7 +222,7 @@ pub fn dialog_completion(model: &str, messages: &[ChatMessage], answers: &Answer
     let Some((style, dialogs)) = &answers.dialog else {
         return completion(model, messages, answers);
     };
-    let (text, trace) = evalpage_core::dialog::mock::answer(dialogs, messages);
+    let (text, trace) = evalpage_core::dialog::mock_answer(dialogs, messages);
     let counted = demo::usage(messages, &text, None);
     let content = match style {
         DialogTraceStyle::Field => text.clone(),
@@ -395,5 +395,31 @@ mod tests {
         assert!(r.body.contains("API key"), "{}", r.body);
         let ok = respond(Route::Models, Fault::None, "", Duration::ZERO, &a);
         assert_eq!(ok.status, 200, "only chat requests fail");
+    }
+
+    #[test]
+    fn the_dialog_mock_sends_trace_fields_as_a_field_or_in_the_message() {
+        let line = r#"{"dialog_id":"d","profile_gt":{"risk_level_gt":"稳健","constraints_gt":["不投资股票"]},"turns":[{"role":"user","content":"我是稳健型"},{"role":"assistant","content":"好的。","gt_turn_tags":{"risk_disclosure_required_gt":["市场不确定性"]}}]}"#;
+        let set = evalpage_core::parse_dialogs("d.jsonl", line.as_bytes());
+        let m = [ChatMessage::new("user", "我是稳健型")];
+        let mut a = Answers::default();
+        a.dialog = Some((DialogTraceStyle::Field, set.dialogs));
+        let v = dialog_completion("m", &m, &a);
+        assert!(v["evalpage_trace"]["recall"]["short_term_context"]
+            .as_str()
+            .is_some_and(|s| s.contains("我是稳健型")));
+        assert!(v["evalpage_trace"]["compliance"]["is_compliant"].is_boolean());
+        let text = v["choices"][0]["message"]["content"].as_str().unwrap_or("");
+        assert!(text.starts_with("好的。"), "{text}");
+        assert_eq!(v, dialog_completion("m", &m, &a), "deterministic");
+        if let Some(d) = a.dialog.as_mut() {
+            d.0 = DialogTraceStyle::Message;
+        }
+        let v = dialog_completion("m", &m, &a);
+        assert!(v.get("evalpage_trace").is_none());
+        let content = v["choices"][0]["message"]["content"].as_str().unwrap_or("");
+        let inner: Value = serde_json::from_str(content).expect("a JSON message");
+        assert_eq!(inner["answer"].as_str(), Some(text));
+        assert!(inner["recall"].is_object());
     }
 }

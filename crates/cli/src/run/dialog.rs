@@ -12,7 +12,9 @@ use super::output::say;
 use super::{setup, Checked, Console, Finish};
 use crate::args::RunArgs;
 use crate::error::CliError;
-use evalpage_core::dialog::{mock, parse_dialogs, progress_file, render, TurnStatus};
+use evalpage_core::dialog::{
+    mock_reply, parse_dialogs, progress_file, render, TurnStatus, MOCK_MODEL_NAME,
+};
 use evalpage_core::provider::{strip_query, CallOutcome, ChatMessage};
 use evalpage_core::run::{Pipeline, RunStatus};
 use evalpage_core::{DialogEngine, DialogKind, DialogRunConfig};
@@ -39,7 +41,7 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         });
     }
     let (model, endpoint) = match &backend {
-        Backend::Demo => (mock::MODEL_NAME.to_string(), None),
+        Backend::Demo => (MOCK_MODEL_NAME.to_string(), None),
         Backend::OpenAi(_) => (
             args.model.clone().unwrap_or_default().trim().to_string(),
             args.endpoint.as_deref().map(|e| strip_query(e.trim())),
@@ -64,7 +66,7 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
     engine.set_policy(setup::policy(args));
     let call: Caller = match backend {
         Backend::Demo => {
-            Arc::new(move |_, m: &[ChatMessage]| CallOutcome::Answer(mock::reply(&dialogs, m)))
+            Arc::new(move |_, m: &[ChatMessage]| CallOutcome::Answer(mock_reply(&dialogs, m)))
         }
         Backend::OpenAi(http) => {
             let http = Arc::new(http);

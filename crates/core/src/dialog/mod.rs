@@ -25,6 +25,7 @@ pub mod vocab;
 pub use artifacts::{file_names, progress_file, render, Artifacts, ProgressEvent};
 pub use dataset::{parse as parse_dialogs, Dialog, DialogSet};
 pub use kind::{DialogEngine, DialogKind, DialogRunConfig};
+pub use mock::{answer as mock_answer, reply as mock_reply, MODEL_NAME as MOCK_MODEL_NAME};
 pub use offline::{score_trace, Offline, OfflineRun};
 pub use score::{Judged, Judgements, TurnEval, TurnJudgement};
 pub use summary::MetricsSummary;

@@ -923,7 +923,7 @@ mod tests {
         let mut invalid = tr.clone();
         invalid.valid_dialog = false;
         assert!(score_dialog(&d, &invalid, None).is_empty());
-        assert!(score_dialogs(&[d.clone()], &[invalid], &Judgements::new()).is_empty());
+        assert!(score_dialogs(std::slice::from_ref(&d), &[invalid], &Judgements::new()).is_empty());
     }
 
     #[test]
