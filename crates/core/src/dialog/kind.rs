@@ -3,7 +3,9 @@
 //! request is the conversation so far: the optional system prompt, then for
 //! every earlier pair the dataset's user turn and the model's own answer,
 //! then this pair's user turn. Dialogs run in parallel up to the pool's
-//! concurrency (`workers_dialog`).
+//! concurrency (`workers_dialog`): the pool sends the lowest-numbered pending
+//! job first, so a dialog's next turn goes out before dialogs not yet
+//! started, and about `workers_dialog` dialogs are in progress at once.
 //!
 //! Each answer is read for spec 001's trace fields (`reply.rs`); without
 //! `recall`, the turn's recall is the conversation the run sent
