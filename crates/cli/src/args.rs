@@ -51,10 +51,17 @@ pub struct ScoreArgs {
     #[arg(
         long,
         value_name = "NAME|FILE.yaml",
-        required_unless_present = "retrieval",
-        conflicts_with = "retrieval"
+        required_unless_present_any = ["retrieval", "dialogs"],
+        conflicts_with_all = ["retrieval", "dialogs"]
     )]
     pub task: Option<String>,
+    /// Score a spec 001 dialog trace produced elsewhere: the dialog dataset
+    /// (JSONL, one dialog per line); give the trace with --dialog-trace.
+    #[arg(long, value_name = "DATASET", requires = "dialog_trace", conflicts_with_all = ["retrieval", "dataset", "responses", "metadata"])]
+    pub dialogs: Option<PathBuf>,
+    /// With --dialogs: the `dialog_trace.jsonl` (spec 001 v1 or v1.x) to score.
+    #[arg(long, value_name = "FILE", requires = "dialogs", conflicts_with_all = ["task", "retrieval", "dataset", "responses", "metadata"])]
+    pub dialog_trace: Option<PathBuf>,
     /// Score ranked source lists of a retrieval system (spec 000): --dataset has
     /// {case_id, query, expected_sources, bucket} lines, --responses
     /// {case_id, sources: [...]} lines, best first.
@@ -65,11 +72,11 @@ pub struct ScoreArgs {
     pub k: u64,
     /// The dataset, JSONL in the format the task reads (spec 004 samples;
     /// spec 003 records for support_qa; q/gold/doc_hint for rag_qa).
-    #[arg(long, value_name = "FILE")]
-    pub dataset: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "dialogs")]
+    pub dataset: Option<PathBuf>,
     /// The answers, JSONL: {"sample_id": ..., "response": ..., "model": optional}.
-    #[arg(long, value_name = "FILE")]
-    pub responses: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "dialogs")]
+    pub responses: Option<PathBuf>,
     /// Optional spec 003 `metadata.json` of the dataset.
     #[arg(long, value_name = "FILE")]
     pub metadata: Option<PathBuf>,
@@ -123,8 +130,13 @@ impl From<LangArg> for evalpage_core::Lang {
 pub struct RunArgs {
     /// The dataset: JSONL with `q`, `gold`, `doc_hint` per line; with `--task`,
     /// in the format the task reads.
-    #[arg(long, value_name = "FILE")]
-    pub dataset: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "dialogs")]
+    pub dataset: Option<PathBuf>,
+    /// Play spec 001 dialogs (JSONL, one dialog per line) turn by turn against
+    /// the endpoint (or --provider demo, the dialog mock) and write spec 001's
+    /// five artifacts; --concurrency is workers_dialog.
+    #[arg(long, value_name = "DATASET", conflicts_with_all = ["dataset", "task", "metadata", "resume_from", "price_in", "price_out", "retrieval"])]
+    pub dialogs: Option<PathBuf>,
     /// Run a task (a preset name: event_eval, support_qa, rag_qa; or a task
     /// YAML file) instead of the RAG check.
     #[arg(long, value_name = "NAME|FILE.yaml", conflicts_with_all = ["provider", "endpoint", "model", "api_key_env", "system_prompt", "retrieval"])]
@@ -238,6 +250,27 @@ pub struct RunArgs {
     pub out: PathBuf,
 }
 
+impl RunArgs {
+    /// `--dataset` (clap requires it unless `--dialogs` is given).
+    pub fn dataset(&self) -> &std::path::Path {
+        self.dataset.as_deref().unwrap_or(std::path::Path::new(""))
+    }
+}
+
+impl ScoreArgs {
+    /// `--dataset` (clap requires it unless `--dialogs` is given).
+    pub fn dataset(&self) -> &std::path::Path {
+        self.dataset.as_deref().unwrap_or(std::path::Path::new(""))
+    }
+
+    /// `--responses` (clap requires it unless `--dialogs` is given).
+    pub fn responses(&self) -> &std::path::Path {
+        self.responses
+            .as_deref()
+            .unwrap_or(std::path::Path::new(""))
+    }
+}
+
 /// Options of `evalpage mock-server`.
 #[derive(Clone, Debug, Args)]
 pub struct MockArgs {
@@ -281,6 +314,16 @@ pub struct MockArgs {
     /// Answer every chat request with this HTTP status (401: a wrong key; 403, 404).
     #[arg(long, value_name = "STATUS", value_parser = clap::value_parser!(u16).range(400..=599))]
     pub fail_status: Option<u16>,
+    /// Answer as a spec 001 dialog system (the core's deterministic dialog
+    /// mock) with trace fields (`recall`, `tools`, `compliance`,
+    /// `profile_snapshot`): in a top-level `evalpage_trace` field (field), or
+    /// as a JSON object in the message content (message).
+    #[arg(long, value_enum, value_name = "STYLE")]
+    pub dialog_trace: Option<DialogTraceStyle>,
+    /// With --dialog-trace: the dialog dataset whose ground truth the mock
+    /// plays against (without it every answer is generic).
+    #[arg(long, value_name = "FILE", requires = "dialog_trace")]
+    pub dialogs: Option<PathBuf>,
     /// Log one line per request to stderr (method, path, status; never headers).
     #[arg(long)]
     pub log: bool,
@@ -343,6 +386,15 @@ fn rate(s: &str) -> Result<f64, String> {
     } else {
         Err("must be in [0, 1]".into())
     }
+}
+
+/// Where the mock puts spec 001 trace fields (`--dialog-trace`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DialogTraceStyle {
+    /// A top-level `evalpage_trace` object in the response.
+    Field,
+    /// The message content is `{"answer": ..., "recall": ..., ...}`.
+    Message,
 }
 
 /// How the mock sends reasoning (`--reasoning-style`).
@@ -444,6 +496,55 @@ mod tests {
         let cli = Cli::try_parse_from(["evalpage", "task", "check", "t.yaml"]).expect("check");
         assert!(matches!(cli.command, Command::Task(TaskCommand::Check(_))));
         assert!(Cli::try_parse_from(["evalpage", "score", "--task", "x"]).is_err());
+    }
+
+    #[test]
+    fn parses_dialog_runs_and_dialog_scoring() {
+        let cli = Cli::try_parse_from(["evalpage", "run", "--dialogs", "d.jsonl", "--out", "o"])
+            .expect("a dialog run needs no --dataset");
+        let Command::Run(a) = cli.command else {
+            panic!("expected run")
+        };
+        assert_eq!(a.dialogs.as_deref(), Some(std::path::Path::new("d.jsonl")));
+        let cli = Cli::try_parse_from([
+            "evalpage",
+            "score",
+            "--dialogs",
+            "d",
+            "--dialog-trace",
+            "t",
+            "--out",
+            "o",
+        ])
+        .expect("dialog scoring needs no --task");
+        assert!(matches!(cli.command, Command::Score(a) if a.dialog_trace.is_some()));
+        for bad in [
+            vec!["run", "--dialogs", "d", "--dataset", "x", "--out", "o"],
+            vec!["run", "--dialogs", "d", "--task", "t", "--out", "o"],
+            vec!["run", "--out", "o"],
+            vec!["score", "--dialogs", "d", "--out", "o"],
+            vec![
+                "score",
+                "--dialog-trace",
+                "t",
+                "--task",
+                "x",
+                "--dataset",
+                "d",
+                "--responses",
+                "r",
+                "--out",
+                "o",
+            ],
+            vec!["mock-server", "--dialogs", "d"],
+        ] {
+            let mut argv = vec!["evalpage"];
+            argv.extend(bad.iter().copied());
+            assert!(Cli::try_parse_from(&argv).is_err(), "{argv:?}");
+        }
+        assert!(
+            Cli::try_parse_from(["evalpage", "mock-server", "--dialog-trace", "message"]).is_ok()
+        );
     }
 
     #[test]

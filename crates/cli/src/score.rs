@@ -27,8 +27,8 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     let started_at_ms = now_ms();
     let loaded = task_file::load(task)?;
     let format = DatasetFormat::for_task(&loaded.task);
-    let (bytes, data) = read_dataset(&args.dataset, args.metadata.as_deref(), format, None)?;
-    let resp = read_responses(&args.responses)?;
+    let (bytes, data) = read_dataset(args.dataset(), args.metadata.as_deref(), format, None)?;
+    let resp = read_responses(args.responses())?;
     let scored = score::score(&loaded.task, &data, &resp);
     report_skipped(&scored.unknown);
     let mut from_responses: Vec<LineError> =
@@ -143,7 +143,7 @@ fn write_all(args: &ScoreArgs, i: &Inputs<'_>, started_at_ms: u64) -> Result<(),
     let out = &args.out;
     std::fs::create_dir_all(out).map_err(|e| CliError::output(out, e))?;
     let source = AnswerSource::Score {
-        responses: args.responses.display().to_string(),
+        responses: args.responses().display().to_string(),
     };
     let files = artifacts::render(&artifacts::Inputs {
         task: &i.loaded.task,
@@ -171,7 +171,7 @@ fn run_meta(args: &ScoreArgs, started_at_ms: u64) -> RunMeta {
         argv: std::env::args_os()
             .map(|a| a.to_string_lossy().into_owned())
             .collect(),
-        dataset: args.dataset.display().to_string(),
+        dataset: args.dataset().display().to_string(),
         metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
         started_at_ms,
         ended_at_ms: now_ms(),

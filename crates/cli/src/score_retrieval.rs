@@ -26,16 +26,19 @@ fn file_name(path: &Path) -> String {
 /// Runs `evalpage score --retrieval`.
 pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     let started_at_ms = now_ms();
-    let (cases_file, cases_bytes) = (file_name(&args.dataset), read_dataset_bytes(&args.dataset)?);
+    let (cases_file, cases_bytes) = (
+        file_name(args.dataset()),
+        read_dataset_bytes(args.dataset())?,
+    );
     let (cases, case_errors) = parse_cases(&cases_file, &cases_bytes);
     report_skipped(&case_errors);
     if cases.is_empty() {
         return Err(CliError::Input {
-            path: args.dataset.display().to_string(),
+            path: args.dataset().display().to_string(),
             message: "no valid case line; expected JSONL of {\"case_id\": ..., \"query\": \"...\", \"expected_sources\": [...], \"bucket\": \"...\"}".into(),
         });
     }
-    let (lists_file, lists_bytes) = (file_name(&args.responses), read_input(&args.responses)?);
+    let (lists_file, lists_bytes) = (file_name(args.responses()), read_input(args.responses())?);
     let (lists, list_errors) = parse_ranked(&lists_file, &lists_bytes);
     report_skipped(&list_errors);
     let k = usize::try_from(args.k).unwrap_or(usize::MAX);
@@ -49,7 +52,7 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
         tool: "evalpage-cli".into(),
         version: env!("CARGO_PKG_VERSION").into(),
         argv: std::env::args().collect(),
-        dataset: args.dataset.display().to_string(),
+        dataset: args.dataset().display().to_string(),
         metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
         started_at_ms,
         ended_at_ms: now_ms(),

@@ -163,6 +163,7 @@ pub fn reply(messages: &[ChatMessage]) -> Answer {
         reasoning: None,
         finish_reason: Some("stop".into()),
         usage: Some(usage),
+        ..Answer::default()
     }
 }
 

@@ -9,6 +9,7 @@
 pub mod console;
 pub mod dataset;
 pub mod demo;
+pub mod dialog;
 pub mod events;
 pub mod json_path;
 pub mod judge;
@@ -40,6 +41,10 @@ pub use dataset::retrieval::{
 };
 pub use dataset::sample::Sample;
 pub use dataset::LineError;
+pub use dialog::{
+    parse_dialogs, score_trace, DialogEngine, DialogKind, DialogRunConfig, DialogSet, Offline,
+    OfflineRun,
+};
 pub use events::{read as read_events, reconcile, resumable, Record, SummaryRecord};
 pub use judge::flow::{judged_metrics, setups as judge_setups};
 pub use judge::mock::reply as mock_judge_reply;

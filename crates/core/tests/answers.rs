@@ -122,7 +122,7 @@ fn truncated(c: usize) -> CallOutcome {
         text: format!("k{c} see d{c}"),
         reasoning: None,
         finish_reason: Some("length".into()),
-        usage: None,
+        ..Answer::default()
     })
 }
 

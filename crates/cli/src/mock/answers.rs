@@ -24,6 +24,7 @@ use crate::error::CliError;
 use crate::task_file;
 use evalpage_core::dataset::numbered_lines;
 use evalpage_core::demo;
+use evalpage_core::dialog::Dialog;
 use evalpage_core::provider::ChatMessage;
 use evalpage_core::task::Task;
 use evalpage_core::task_run::{mock, DatasetFormat};
@@ -63,7 +64,11 @@ pub struct Answers {
     pub fail_status: Option<u16>,
     /// How many times each judge request was seen (by hash).
     judged: Arc<Mutex<HashMap<u64, u64>>>,
+    /// Answer as the dialog mock (`--dialog-trace`), with these dialogs' ground truth.
+    pub dialog: Option<(DialogTraceStyle, Vec<Dialog>)>,
 }
+
+pub use crate::args::DialogTraceStyle;
 
 impl Answers {
     /// Loads a file; any bad line is an error naming the file and line.
@@ -106,6 +111,26 @@ impl Answers {
             scripted: map,
             ..Answers::default()
         })
+    }
+
+    /// Plays the dialog mock (`--dialog-trace STYLE`), with the ground truth
+    /// of `--dialogs FILE` when given (its bad lines are printed and skipped).
+    pub fn with_dialogs(
+        mut self,
+        style: DialogTraceStyle,
+        dataset: Option<&Path>,
+    ) -> Result<Answers, CliError> {
+        let dialogs = match dataset {
+            Some(path) => {
+                let bytes = crate::score::read_dataset_bytes(path)?;
+                let set = evalpage_core::parse_dialogs(&path.display().to_string(), &bytes);
+                crate::score::report_skipped(&set.errors);
+                set.dialogs
+            }
+            None => Vec::new(),
+        };
+        self.dialog = Some((style, dialogs));
+        Ok(self)
     }
 
     /// Adds a task and its dataset (`--task`, `--dataset`).

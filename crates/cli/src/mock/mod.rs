@@ -42,6 +42,9 @@ pub fn serve(args: &MockArgs) -> Result<(), CliError> {
         (Some(task), Some(dataset)) => answers.with_task(task, dataset)?,
         _ => answers,
     };
+    if let Some(style) = args.dialog_trace {
+        answers = answers.with_dialogs(style, args.dialogs.as_deref())?;
+    }
     answers.style = args.reasoning_style;
     answers.finish_reason = args.finish_reason.clone();
     answers.fail_status = args.fail_status;

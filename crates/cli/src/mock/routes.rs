@@ -2,7 +2,7 @@
 //! chat completion from the demo model, the model list and error bodies. No
 //! sockets here, so every answer is unit-tested.
 
-use super::answers::{Answers, ReasoningStyle};
+use super::answers::{Answers, DialogTraceStyle, ReasoningStyle};
 use super::faults::Fault;
 use evalpage_core::demo;
 use evalpage_core::provider::ChatMessage;
@@ -198,6 +198,9 @@ pub fn models() -> Value {
 /// A chat completion (scripted answer, else the demo model's), or 400 for a body it cannot read.
 pub fn chat(body: &str, answers: &Answers) -> Reply {
     match parse_chat(body) {
+        Ok((model, messages)) if answers.dialog.is_some() => {
+            Reply::json(200, &dialog_completion(&model, &messages, answers))
+        }
         Ok((model, messages)) => Reply::json(200, &completion(&model, &messages, answers)),
         Err(message) => error(400, &message, "invalid_request_error"),
     }
@@ -259,6 +262,39 @@ pub fn completion(model: &str, messages: &[ChatMessage], answers: &Answers) -> V
         }],
         "usage": usage
     })
+}
+
+/// The dialog mock's `chat.completion` (`--dialog-trace`): the core's
+/// deterministic dialog model, its trace fields in a top-level
+/// `evalpage_trace` (`field`) or with the answer as a JSON message content
+/// (`message`).
+pub fn dialog_completion(model: &str, messages: &[ChatMessage], answers: &Answers) -> Value {
+    let Some((style, dialogs)) = &answers.dialog else {
+        return completion(model, messages, answers);
+    };
+    let (text, trace) = evalpage_core::dialog::mock_answer(dialogs, messages);
+    let counted = demo::usage(messages, &text, None);
+    let content = match style {
+        DialogTraceStyle::Field => text.clone(),
+        DialogTraceStyle::Message => {
+            let mut obj = trace.clone();
+            obj["answer"] = json!(text);
+            obj.to_string()
+        }
+    };
+    let mut v = json!({
+        "id": format!("chatcmpl-evalpage-{:016x}", demo::fnv1a(&text)),
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": counted.prompt_tokens, "completion_tokens": counted.completion_tokens,
+                  "total_tokens": counted.prompt_tokens + counted.completion_tokens}
+    });
+    if *style == DialogTraceStyle::Field {
+        v["evalpage_trace"] = trace;
+    }
+    v
 }
 
 #[cfg(test)]
@@ -409,5 +445,31 @@ mod tests {
         assert!(r.body.contains("API key"), "{}", r.body);
         let ok = respond(Route::Models, Fault::None, "", Duration::ZERO, &a);
         assert_eq!(ok.status, 200, "only chat requests fail");
+    }
+
+    #[test]
+    fn the_dialog_mock_sends_trace_fields_as_a_field_or_in_the_message() {
+        let line = r#"{"dialog_id":"d","profile_gt":{"risk_level_gt":"稳健","constraints_gt":["不投资股票"]},"turns":[{"role":"user","content":"我是稳健型"},{"role":"assistant","content":"好的。","gt_turn_tags":{"risk_disclosure_required_gt":["市场不确定性"]}}]}"#;
+        let set = evalpage_core::parse_dialogs("d.jsonl", line.as_bytes());
+        let m = [ChatMessage::new("user", "我是稳健型")];
+        let mut a = Answers::default();
+        a.dialog = Some((DialogTraceStyle::Field, set.dialogs));
+        let v = dialog_completion("m", &m, &a);
+        assert!(v["evalpage_trace"]["recall"]["short_term_context"]
+            .as_str()
+            .is_some_and(|s| s.contains("我是稳健型")));
+        assert!(v["evalpage_trace"]["compliance"]["is_compliant"].is_boolean());
+        let text = v["choices"][0]["message"]["content"].as_str().unwrap_or("");
+        assert!(text.starts_with("好的。"), "{text}");
+        assert_eq!(v, dialog_completion("m", &m, &a), "deterministic");
+        if let Some(d) = a.dialog.as_mut() {
+            d.0 = DialogTraceStyle::Message;
+        }
+        let v = dialog_completion("m", &m, &a);
+        assert!(v.get("evalpage_trace").is_none());
+        let content = v["choices"][0]["message"]["content"].as_str().unwrap_or("");
+        let inner: Value = serde_json::from_str(content).expect("a JSON message");
+        assert_eq!(inner["answer"].as_str(), Some(text));
+        assert!(inner["recall"].is_object());
     }
 }

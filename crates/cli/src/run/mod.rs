@@ -4,6 +4,7 @@
 
 mod backend;
 mod clock;
+mod dialog;
 mod driver;
 mod http;
 mod output;
@@ -26,6 +27,12 @@ use output::{say, Output, REPORT_JSON, REPORT_MD};
 pub(crate) trait Console: Kind<Record = Record> + Sized {
     /// The `[EVAL]` line of a settled job, if it has one.
     fn job_line(engine: &Pipeline<Self>, job: usize) -> Option<String>;
+
+    /// A side log written line by line as the run goes (a dialog run's
+    /// `progress_{run_id}.jsonl`): its file name and its lines from `from` on.
+    fn side_log(_engine: &Pipeline<Self>, _from: usize) -> Option<(String, Vec<String>)> {
+        None
+    }
 }
 
 impl Console for RagKind {
@@ -48,9 +55,16 @@ pub(crate) fn run_to_end<K: Console>(
     clock: &Clock,
     out: &mut Output,
 ) -> Result<(), CliError> {
+    let mut side = 0;
     driver::drive(engine, call, clock, |engine, events, finished| {
         for record in events {
             out.record(record)?;
+        }
+        if let Some((name, lines)) = K::side_log(engine, side) {
+            side += lines.len();
+            for line in lines {
+                out.append_line(&name, &line)?;
+            }
         }
         for job in finished {
             if let Some(line) = K::job_line(engine, job) {
@@ -74,6 +88,8 @@ pub(crate) struct Checked<K: Console> {
     clock: Clock,
     start_line: String,
     finish: Finish<K>,
+    /// The file the log's `summary` names as the final report.
+    report: &'static str,
 }
 
 /// `evalpage run` (the RAG check, `--task` or `--retrieval`), checked.
@@ -84,14 +100,17 @@ pub(crate) enum RunPlan {
     Task(Box<Checked<evalpage_core::TaskKind>>),
     /// Spec 000's retrieval evaluation against a retrieval endpoint.
     Retrieval(Box<Checked<evalpage_core::RetrievalKind>>),
+    /// Spec 001 dialogs played turn by turn.
+    Dialog(Box<Checked<evalpage_core::DialogKind>>),
 }
 
 /// Raw flags to a checked plan.
 pub(crate) fn check(args: &RunArgs) -> Result<RunPlan, CliError> {
-    Ok(match &args.task {
-        Some(spec) => RunPlan::Task(Box::new(task::plan(args, spec)?)),
-        None if args.retrieval => RunPlan::Retrieval(Box::new(retrieval::plan(args)?)),
-        None => RunPlan::Rag(Box::new(rag_plan(args)?)),
+    Ok(match (&args.task, &args.dialogs) {
+        (_, Some(path)) => RunPlan::Dialog(Box::new(dialog::plan(args, path)?)),
+        (Some(spec), None) => RunPlan::Task(Box::new(task::plan(args, spec)?)),
+        (None, None) if args.retrieval => RunPlan::Retrieval(Box::new(retrieval::plan(args)?)),
+        (None, None) => RunPlan::Rag(Box::new(rag_plan(args)?)),
     })
 }
 
@@ -101,6 +120,7 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
         RunPlan::Rag(p) => p.run(&args.out),
         RunPlan::Task(p) => p.run(&args.out),
         RunPlan::Retrieval(p) => p.run(&args.out),
+        RunPlan::Dialog(p) => p.run(&args.out),
     }
 }
 
@@ -109,6 +129,7 @@ impl<K: Console> Checked<K> {
     /// engine to the end, write the files.
     fn run(mut self, out_dir: &std::path::Path) -> Result<(), CliError> {
         let mut out = Output::create(out_dir)?;
+        out.set_report(self.report);
         say(&self.start_line);
         run_to_end(&mut self.engine, self.call, &self.clock, &mut out)?;
         let written = (self.finish)(&self.engine, &out, &self.clock)?;
@@ -150,7 +171,7 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
     let backend = std::sync::Arc::new(plan.backend);
     let call: driver::Caller =
         std::sync::Arc::new(move |_, r: &driver::Request| backend.call(&r.messages));
-    let dataset = args.dataset.display().to_string();
+    let dataset = args.dataset().display().to_string();
     let metadata = args.metadata.as_ref().map(|p| p.display().to_string());
     let price = setup::flag_price(args);
     let out_dir = args.out.clone();
@@ -188,5 +209,6 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
         call,
         clock,
         finish,
+        report: REPORT_JSON,
     })
 }

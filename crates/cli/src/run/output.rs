@@ -25,6 +25,10 @@ pub struct Output {
     dir: PathBuf,
     seq: File,
     jsonl: File,
+    /// The file a `summary` record names as the final report.
+    report: &'static str,
+    /// A side log opened by its first line (a dialog run's progress file).
+    side: Option<(String, File)>,
 }
 
 impl Output {
@@ -39,7 +43,30 @@ impl Output {
             dir: dir.to_path_buf(),
             seq: open(JSON_SEQ)?,
             jsonl: open(JSONL)?,
+            report: REPORT_JSON,
+            side: None,
         })
+    }
+
+    /// Names the file a `summary` record points to (default `report.json`).
+    pub fn set_report(&mut self, name: &'static str) {
+        self.report = name;
+    }
+
+    /// Appends one line to the side log `name` (created afresh by its first
+    /// line) and flushes it.
+    pub fn append_line(&mut self, name: &str, line: &str) -> Result<(), CliError> {
+        let path = self.path(name);
+        if self.side.as_ref().is_none_or(|(n, _)| n != name) {
+            let file = File::create(&path).map_err(|e| CliError::output(&path, e))?;
+            self.side = Some((name.to_string(), file));
+        }
+        match &mut self.side {
+            Some((_, file)) => {
+                append(file, &format!("{line}\n")).map_err(|e| CliError::output(&path, e))
+            }
+            None => Ok(()),
+        }
     }
 
     /// The path of a file in the output directory.
@@ -51,7 +78,7 @@ impl Output {
     /// given the path of the final report first.
     pub fn record(&mut self, mut record: Record) -> Result<(), CliError> {
         if let Record::Summary(s) = &mut record {
-            s.final_report_path = Some(self.path(REPORT_JSON).display().to_string());
+            s.final_report_path = Some(self.path(self.report).display().to_string());
         }
         self.append_both(&events::to_jsonl(&record))
     }

@@ -65,17 +65,17 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let cases_file = args
-        .dataset
+        .dataset()
         .file_name()
-        .map_or(args.dataset.display().to_string(), |n| {
+        .map_or(args.dataset().display().to_string(), |n| {
             n.to_string_lossy().into_owned()
         });
-    let cases_bytes = read_dataset_bytes(&args.dataset)?;
+    let cases_bytes = read_dataset_bytes(args.dataset())?;
     let (cases, line_errors) = parse_retrieval_cases(&cases_file, &cases_bytes);
     report_skipped(&line_errors);
     if cases.is_empty() {
         return Err(CliError::Input {
-            path: args.dataset.display().to_string(),
+            path: args.dataset().display().to_string(),
             message: "no valid case line; expected JSONL of {\"case_id\": ..., \"query\": \"...\", \"expected_sources\": [...], \"bucket\": \"...\"}".into(),
         });
     }
@@ -125,7 +125,7 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
             })
         }
     };
-    let dataset = args.dataset.display().to_string();
+    let dataset = args.dataset().display().to_string();
     let metadata_path = args.metadata.as_ref().map(|p| p.display().to_string());
     let lang = args.lang.into();
     let finish: Finish<RetrievalKind> = Box::new(move |engine, out, clock| {
@@ -167,6 +167,7 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
         Ok(files.len())
     });
     Ok(Checked {
+        report: super::output::REPORT_JSON,
         start_line: format!(
             "[EVAL] retrieval: {} cases, k={k}, endpoint {}",
             engine.cases().len(),

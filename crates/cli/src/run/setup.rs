@@ -49,7 +49,7 @@ pub struct Loaded {
 /// Resolves the flags into a plan; `argv` is recorded as given (it holds no key).
 pub fn plan(args: &RunArgs, clock: &Clock, argv: Vec<String>) -> Result<Plan, CliError> {
     let backend = backend(args)?;
-    let data = load_dataset(&args.dataset)?;
+    let data = load_dataset(args.dataset())?;
     let config = RunConfig {
         info: run_info(args, clock, &backend, &data, argv),
         settings: settings(args),

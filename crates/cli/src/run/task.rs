@@ -205,7 +205,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     let max = args
         .max_samples
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
-    let (bytes, data) = score::read_dataset(&args.dataset, args.metadata.as_deref(), format, max)?;
+    let (bytes, data) = score::read_dataset(args.dataset(), args.metadata.as_deref(), format, max)?;
     let (models, prices) = models(args, &loaded.task)?;
     let settings = setup::settings(args);
     let backend = if args.mock { "mock" } else { "openai" };
@@ -302,7 +302,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     );
     let (task, info) = (task.clone(), info.clone());
     let (dataset, metadata, lang) = (
-        args.dataset.display().to_string(),
+        args.dataset().display().to_string(),
         args.metadata.as_ref().map(|p| p.display().to_string()),
         args.lang.into(),
     );
@@ -358,6 +358,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         clock,
         start_line,
         finish,
+        report: super::output::REPORT_JSON,
     })
 }
 

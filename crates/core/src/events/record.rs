@@ -215,6 +215,7 @@ pub fn answer_of(record: &Value) -> Option<Answer> {
         reasoning: text("reasoning"),
         finish_reason: text("finish_reason"),
         usage: usage_of(record),
+        ..Answer::default()
     })
 }
 

@@ -181,6 +181,11 @@ pub struct Answer {
     /// Token counts, when the endpoint gave them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// The top-level `evalpage_trace` object of the response, when the
+    /// endpoint sent one: spec 001's trace fields (`recall`, `tools`,
+    /// `compliance`, `profile_snapshot`) for a dialog run. No other kind reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<serde_json::Value>,
 }
 
 impl Answer {

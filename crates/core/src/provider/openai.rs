@@ -225,6 +225,7 @@ fn answer_of(value: Value) -> Result<Answer, String> {
         ));
     };
     let usage = top.get("usage").and_then(usage_of);
+    let trace = top.get("evalpage_trace").filter(|t| t.is_object()).cloned();
     let choice = first_choice(top)?;
     let finish_reason = choice
         .get("finish_reason")
@@ -266,6 +267,7 @@ fn answer_of(value: Value) -> Result<Answer, String> {
         reasoning,
         finish_reason,
         usage,
+        trace,
     })
 }
 

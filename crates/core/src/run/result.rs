@@ -195,6 +195,7 @@ impl CaseResult {
             reasoning: self.reasoning.clone(),
             finish_reason: self.finish_reason.clone(),
             usage: self.usage,
+            ..Answer::default()
         })
     }
 

@@ -34,6 +34,7 @@ pub fn answer(task: &Task, sample: &Sample, model: &str, messages: &[ChatMessage
         finish_reason: Some("stop".into()),
         reasoning: None,
         text,
+        ..Answer::default()
     }
 }
 

@@ -1,0 +1,158 @@
+//! `evalpage run --dialogs DATASET`: spec 001 dialogs played turn by turn on
+//! the core's one engine (`DialogEngine`), against an OpenAI-compatible
+//! endpoint (`--endpoint --model`) or the core's dialog mock (`--provider
+//! demo`), through the same driver and run path as the other runs. Writes the
+//! event logs record by record, `progress_{run_id}.jsonl` line by line, and
+//! at the end spec 001's five artifacts. `--concurrency` is `workers_dialog`.
+
+use super::backend::Backend;
+use super::clock::Clock;
+use super::driver::{Caller, Request};
+use super::output::say;
+use super::{setup, Checked, Console, Finish};
+use crate::args::RunArgs;
+use crate::error::CliError;
+use evalpage_core::dialog::{
+    mock_reply, parse_dialogs, progress_file, render, TurnStatus, MOCK_MODEL_NAME,
+};
+use evalpage_core::provider::{strip_query, CallOutcome};
+use evalpage_core::run::{Pipeline, RunStatus};
+use evalpage_core::{DialogEngine, DialogKind, DialogRunConfig};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Checks `--dialogs`' flags and dataset into a run ready to go.
+pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, CliError> {
+    let clock = Clock::start();
+    let argv: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let backend = setup::backend(args)?;
+    let bytes = crate::score::read_dataset_bytes(path)?;
+    let name = file_name(path);
+    let set = parse_dialogs(&name, &bytes);
+    for e in &set.errors {
+        eprintln!("evalpage: skipped line {e}");
+    }
+    if set.dialogs.is_empty() {
+        return Err(CliError::NoCases {
+            path: path.display().to_string(),
+            skipped: set.errors.len(),
+        });
+    }
+    let (model, endpoint) = match &backend {
+        Backend::Demo => (MOCK_MODEL_NAME.to_string(), None),
+        Backend::OpenAi(_) => (
+            args.model.clone().unwrap_or_default().trim().to_string(),
+            args.endpoint.as_deref().map(|e| strip_query(e.trim())),
+        ),
+    };
+    let cfg = DialogRunConfig {
+        run_id: clock.run_id().replacen("eval_rag", "eval_dialog", 1),
+        tool: "evalpage-cli".into(),
+        started_at_ms: clock.started_at_ms(),
+        backend: backend.name().into(),
+        model_name: model,
+        endpoint,
+        dataset_path: path.display().to_string(),
+        dataset_name: name,
+        system_prompt: args.system_prompt.clone(),
+        settings: setup::settings(args),
+        argv,
+        notes: None,
+    };
+    let dialogs = Arc::new(set.dialogs.clone());
+    let mut engine = DialogEngine::dialogs(cfg, set);
+    engine.set_policy(setup::policy(args));
+    let call: Caller = match backend {
+        Backend::Demo => {
+            Arc::new(move |_, r: &Request| CallOutcome::Answer(mock_reply(&dialogs, &r.messages)))
+        }
+        Backend::OpenAi(http) => {
+            let http = Arc::new(http);
+            Arc::new(move |_, r: &Request| http.call(&r.messages))
+        }
+    };
+    let k = engine.kind();
+    let playable = evalpage_core::Kind::jobs(engine.kind());
+    let start_line = format!(
+        "[EVAL] dialogs {}: {} dialog(s), {} to play, {} skipped (not aligned), up to {} at once",
+        k.config().dataset_name,
+        k.dialogs().len(),
+        playable,
+        k.dialogs().len() - playable,
+        k.config().settings.concurrency
+    );
+    let out_dir = args.out.clone();
+    let finish: Finish<DialogKind> = Box::new(move |engine, out, clock| {
+        let artifacts = engine.kind().artifacts(clock.now_ms());
+        let files = render(&artifacts).map_err(|e| {
+            CliError::output(&out.path("metrics_summary.json"), std::io::Error::other(e))
+        })?;
+        for (name, text) in &files {
+            out.write_file(name, text)?;
+        }
+        for (name, m) in &artifacts.summary.metrics {
+            let value = m.value.map_or("-".to_string(), |v| format!("{v:.3}"));
+            say(&format!(
+                "[EVAL] {name}: {value} ({}; eligible {}, skipped {}, failed {})",
+                m.status, m.eligible_count, m.skipped_count, m.failed_count
+            ));
+        }
+        if engine.status() == RunStatus::Cancelled {
+            eprintln!("evalpage: the run stopped before every dialog settled");
+        }
+        if let Some(fatal) = engine.stopped() {
+            let not_run = artifacts.summary.counters.failed_dialogs;
+            return Err(setup::stopped(fatal, not_run, &out_dir));
+        }
+        Ok(files.len())
+    });
+    Ok(Checked {
+        engine,
+        call,
+        clock,
+        start_line,
+        finish,
+        report: "metrics_summary.json",
+    })
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// `[EVAL] dialog ID - ok | 3/3 turns` (and the error of a failed turn).
+impl Console for DialogKind {
+    fn job_line(engine: &Pipeline<DialogKind>, job: usize) -> Option<String> {
+        let t = engine.kind().trace_of_job(job)?;
+        let ok = t
+            .turns
+            .iter()
+            .filter(|x| x.turn_status == TurnStatus::Ok)
+            .count();
+        let status = serde_json::to_value(t.dialog_status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let error = t
+            .dialog_error
+            .as_deref()
+            .map(|e| format!(" | {e}"))
+            .unwrap_or_default();
+        Some(format!(
+            "[EVAL] dialog {} - {status} | {ok}/{} turns{error}",
+            t.dialog_id,
+            t.turns.len()
+        ))
+    }
+
+    fn side_log(engine: &Pipeline<DialogKind>, from: usize) -> Option<(String, Vec<String>)> {
+        let k = engine.kind();
+        let lines = k.progress().iter().skip(from).map(|p| p.line()).collect();
+        Some((progress_file(&k.config().run_id), lines))
+    }
+}

@@ -1,0 +1,484 @@
+//! Spec 001 dialogs (issue 11): one dialog per JSONL line — `dialog_id`,
+//! optional `scenario_type` and `difficulty`, a `profile_gt` object and
+//! `turns` (`role` `user`|`assistant`, `content`; an assistant turn carries
+//! `gt_turn_tags`) — and the turn-pair alignment of §4.3.
+//!
+//! A line of the wrong shape is a [`LineError`] naming the file, the line, the
+//! field (`turns[3].role`) and what was expected; the rest of the file loads.
+//! A well-formed dialog whose turns cannot be paired is kept, with a
+//! `skip_reason` (§4.2), and is not played.
+//!
+//! Decisions where the spec is silent:
+//! - Alignment pairs each user turn with the assistant turn right after it:
+//!   `turn_pair_id` counts pairs from 1, `user_turn_abs_idx` and
+//!   `gt_assistant_abs_idx` are 0-based indices into `turns` (as in §4.3's
+//!   example, 0 and 1). Turns must alternate user, assistant, starting with a
+//!   user turn and ending with an assistant turn; otherwise (no turns, two
+//!   turns of one role in a row, a leading assistant turn, a trailing user
+//!   turn) the dialog is skipped and `skip_reason` says which turn broke it.
+//! - A missing `gt_turn_tags` (or a missing list in it) is an empty
+//!   requirement, so the turn is not eligible for that metric (§7); a
+//!   missing `profile_gt` is an empty profile. `compliance_label_gt` must be
+//!   one of §3.2's labels when given.
+//! - `dataset_index` is the dialog's 0-based position among the file's
+//!   non-blank lines (bad lines included, so fixing one renumbers nothing).
+//! - Profile values that are strings, numbers or booleans are text targets
+//!   for the resolver; `constraints_gt` and `preferences_gt`, when given,
+//!   must be arrays of strings.
+
+use super::vocab::ComplianceLabel;
+use crate::dataset::jsonl::{id_value, read_objects};
+use crate::dataset::{kind, LineError};
+use crate::position::KeyError;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The ground-truth tags of an assistant turn (§4.3 `gt_turn_tags`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GtTurnTags {
+    /// Keys the answer needs from memory (§6).
+    #[serde(default)]
+    pub memory_required_keys_gt: Vec<String>,
+    /// Risk disclosures the answer must make (canonical tags or their Chinese names).
+    #[serde(default)]
+    pub risk_disclosure_required_gt: Vec<String>,
+    /// The expected compliance label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compliance_label_gt: Option<ComplianceLabel>,
+    /// Explainability rubric items.
+    #[serde(default)]
+    pub explainability_rubric_gt: Vec<String>,
+}
+
+/// One turn as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    /// `user` or `assistant`.
+    pub role: Role,
+    /// The text.
+    pub content: String,
+    /// The assistant turn's ground-truth tags.
+    pub tags: Option<GtTurnTags>,
+}
+
+/// The role of a turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The user.
+    User,
+    /// The assistant.
+    Assistant,
+}
+
+/// One aligned turn pair (§4.3).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TurnPair {
+    /// 1-based pair number.
+    pub turn_pair_id: usize,
+    /// 0-based index of the user turn in `turns`.
+    pub user_turn_abs_idx: usize,
+    /// 0-based index of the ground-truth assistant turn in `turns`.
+    pub gt_assistant_abs_idx: usize,
+    /// The user's text.
+    pub user_text: String,
+    /// The ground-truth answer.
+    pub gt_assistant_text: String,
+    /// The answer's ground-truth tags.
+    pub tags: GtTurnTags,
+}
+
+/// One dialog of the dataset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dialog {
+    /// `dialog_id`.
+    pub dialog_id: String,
+    /// 0-based position among the file's non-blank lines.
+    pub dataset_index: usize,
+    /// 1-based source line.
+    pub line: usize,
+    /// `scenario_type`, if given.
+    pub scenario_type: Option<String>,
+    /// `difficulty`, if given.
+    pub difficulty: Option<String>,
+    /// `profile_gt` as written (more fields than the five named ones allowed).
+    pub profile_gt: Map<String, Value>,
+    /// The turns, in order.
+    pub turns: Vec<Turn>,
+    /// The aligned pairs, or why the dialog cannot be aligned.
+    pub alignment: Result<Vec<TurnPair>, String>,
+}
+
+impl Dialog {
+    /// The aligned pairs (empty for a skipped dialog).
+    pub fn pairs(&self) -> &[TurnPair] {
+        self.alignment.as_deref().unwrap_or(&[])
+    }
+
+    /// Why the dialog is skipped, if it is.
+    pub fn skip_reason(&self) -> Option<&str> {
+        self.alignment.as_ref().err().map(String::as_str)
+    }
+}
+
+/// A dialog file read: the dialogs (skipped ones included) and the bad lines.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DialogSet {
+    /// Every well-formed dialog, in file order.
+    pub dialogs: Vec<Dialog>,
+    /// One error per line that could not be read.
+    pub errors: Vec<LineError>,
+}
+
+/// Reads a dialog JSONL file; `file` is the name errors carry.
+pub fn parse(file: &str, bytes: &[u8]) -> DialogSet {
+    let (dialogs, errors) = read_objects(
+        file,
+        bytes,
+        "dialog_id",
+        |d: &Dialog| d.dialog_id.as_str(),
+        |obj, place| dialog_of(&obj, place.line, place.ordinal - 1),
+    );
+    DialogSet { dialogs, errors }
+}
+
+fn dialog_of(obj: &Map<String, Value>, line: usize, index: usize) -> Result<Dialog, KeyError> {
+    let dialog_id = id_value(obj.get("dialog_id"), "dialog_id")?
+        .ok_or_else(|| KeyError::new("dialog_id", "missing; expected a string id"))?;
+    let profile_gt = match obj.get("profile_gt") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(p)) => {
+            for list in ["constraints_gt", "preferences_gt"] {
+                strings(p.get(list), &format!("profile_gt.{list}"))?;
+            }
+            p.clone()
+        }
+        Some(v) => {
+            return Err(KeyError::new(
+                "profile_gt",
+                format!("expected an object, found {}", kind(v)),
+            ))
+        }
+    };
+    let turns = match obj.get("turns") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, t)| turn_of(t, &format!("turns[{i}]")))
+            .collect::<Result<Vec<Turn>, KeyError>>()?,
+        None => {
+            return Err(KeyError::new(
+                "turns",
+                "missing; expected an array of turns",
+            ))
+        }
+        Some(v) => {
+            return Err(KeyError::new(
+                "turns",
+                format!("expected an array of turns, found {}", kind(v)),
+            ))
+        }
+    };
+    let alignment = align(&turns);
+    Ok(Dialog {
+        dialog_id,
+        dataset_index: index,
+        line,
+        scenario_type: text_field(obj, "scenario_type")?,
+        difficulty: text_field(obj, "difficulty")?,
+        profile_gt,
+        turns,
+        alignment,
+    })
+}
+
+fn text_field(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, KeyError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(v) => Err(KeyError::new(
+            key,
+            format!("expected a string, found {}", kind(v)),
+        )),
+    }
+}
+
+/// A list of strings (missing or null: empty).
+fn strings(v: Option<&Value>, path: &str) -> Result<Vec<String>, KeyError> {
+    match v {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(KeyError::new(
+                    format!("{path}[{i}]"),
+                    format!("expected a string, found {}", kind(other)),
+                )),
+            })
+            .collect(),
+        Some(v) => Err(KeyError::new(
+            path,
+            format!("expected an array of strings, found {}", kind(v)),
+        )),
+    }
+}
+
+fn turn_of(v: &Value, path: &str) -> Result<Turn, KeyError> {
+    let Value::Object(t) = v else {
+        return Err(KeyError::new(
+            path,
+            format!(
+                "expected a turn object {{role, content}}, found {}",
+                kind(v)
+            ),
+        ));
+    };
+    let role = match t.get("role") {
+        Some(Value::String(r)) if r == "user" => Role::User,
+        Some(Value::String(r)) if r == "assistant" => Role::Assistant,
+        Some(other) => {
+            return Err(KeyError::new(
+                format!("{path}.role"),
+                format!("expected \"user\" or \"assistant\", found {other}"),
+            ))
+        }
+        None => {
+            return Err(KeyError::new(
+                format!("{path}.role"),
+                "missing; expected \"user\" or \"assistant\"",
+            ))
+        }
+    };
+    let content = match t.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => {
+            return Err(KeyError::new(
+                format!("{path}.content"),
+                format!("expected a string, found {}", kind(v)),
+            ))
+        }
+        None => {
+            return Err(KeyError::new(
+                format!("{path}.content"),
+                "missing; expected a string",
+            ))
+        }
+    };
+    let tags = match (role, t.get("gt_turn_tags")) {
+        (_, None | Some(Value::Null)) => None,
+        (_, Some(Value::Object(g))) => Some(tags_of(g, &format!("{path}.gt_turn_tags"))?),
+        (_, Some(v)) => {
+            return Err(KeyError::new(
+                format!("{path}.gt_turn_tags"),
+                format!("expected an object, found {}", kind(v)),
+            ))
+        }
+    };
+    Ok(Turn {
+        role,
+        content,
+        tags,
+    })
+}
+
+fn tags_of(g: &Map<String, Value>, path: &str) -> Result<GtTurnTags, KeyError> {
+    let list = |k: &str| strings(g.get(k), &format!("{path}.{k}"));
+    let compliance_label_gt = match g.get("compliance_label_gt") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(ComplianceLabel::parse(s).ok_or_else(|| {
+            KeyError::new(
+                format!("{path}.compliance_label_gt"),
+                format!(
+                    "expected one of {}, found \"{s}\"",
+                    ComplianceLabel::NAMES.join(", ")
+                ),
+            )
+        })?),
+        Some(v) => {
+            return Err(KeyError::new(
+                format!("{path}.compliance_label_gt"),
+                format!("expected a string label, found {}", kind(v)),
+            ))
+        }
+    };
+    Ok(GtTurnTags {
+        memory_required_keys_gt: list("memory_required_keys_gt")?,
+        risk_disclosure_required_gt: list("risk_disclosure_required_gt")?,
+        compliance_label_gt,
+        explainability_rubric_gt: list("explainability_rubric_gt")?,
+    })
+}
+
+/// Pairs the turns (see the module doc), or says why they cannot be paired.
+pub fn align(turns: &[Turn]) -> Result<Vec<TurnPair>, String> {
+    if turns.is_empty() {
+        return Err("the dialog has no turns".into());
+    }
+    let mut pairs = Vec::new();
+    for (i, chunk) in turns.chunks(2).enumerate() {
+        let at = 2 * i;
+        match chunk {
+            [u, a] if u.role == Role::User && a.role == Role::Assistant => pairs.push(TurnPair {
+                turn_pair_id: i + 1,
+                user_turn_abs_idx: at,
+                gt_assistant_abs_idx: at + 1,
+                user_text: u.content.clone(),
+                gt_assistant_text: a.content.clone(),
+                tags: a.tags.clone().unwrap_or_default(),
+            }),
+            [u, _] if u.role != Role::User => {
+                return Err(format!(
+                    "turn {at} is an assistant turn where a user turn was expected \
+                     (turns must alternate user, assistant, starting with the user)"
+                ))
+            }
+            [_, _] => {
+                return Err(format!(
+                    "turn {} is a user turn right after the user turn {at}; \
+                     each user turn needs the assistant turn that answers it",
+                    at + 1
+                ))
+            }
+            [u] if u.role == Role::User => {
+                return Err(format!(
+                    "the last turn ({at}) is a user turn without an assistant turn after it"
+                ))
+            }
+            _ => {
+                return Err(format!(
+                    "turn {at} is an assistant turn where a user turn was expected \
+                     (turns must alternate user, assistant, starting with the user)"
+                ))
+            }
+        }
+    }
+    Ok(pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(line: &str) -> DialogSet {
+        parse("d.jsonl", line.as_bytes())
+    }
+
+    const GOOD: &str = r#"{"dialog_id":"d1","scenario_type":"投资教育","difficulty":"hard","profile_gt":{"risk_level_gt":"稳健","constraints_gt":["不投资股票"],"extra":1},"turns":[{"role":"user","content":"你好"},{"role":"assistant","content":"您好","gt_turn_tags":{"memory_required_keys_gt":["profile_gt.risk_level_gt"],"risk_disclosure_required_gt":["市场不确定性"],"compliance_label_gt":"compliant","explainability_rubric_gt":["信息依据"]}},{"role":"user","content":"再问"},{"role":"assistant","content":"好的"}]}"#;
+
+    #[test]
+    fn a_dialog_is_read_and_aligned_in_pairs() {
+        let set = one(GOOD);
+        assert!(set.errors.is_empty(), "{:?}", set.errors);
+        let d = &set.dialogs[0];
+        assert_eq!(
+            (d.dialog_id.as_str(), d.dataset_index, d.line),
+            ("d1", 0, 1)
+        );
+        assert_eq!(d.profile_gt.get("extra"), Some(&Value::from(1)));
+        let p = d.pairs();
+        assert_eq!(p.len(), 2);
+        assert_eq!(
+            (
+                p[0].turn_pair_id,
+                p[0].user_turn_abs_idx,
+                p[0].gt_assistant_abs_idx
+            ),
+            (1, 0, 1)
+        );
+        assert_eq!(
+            (
+                p[1].turn_pair_id,
+                p[1].user_turn_abs_idx,
+                p[1].gt_assistant_abs_idx
+            ),
+            (2, 2, 3)
+        );
+        assert_eq!(
+            p[0].tags.compliance_label_gt,
+            Some(ComplianceLabel::Compliant)
+        );
+        assert_eq!(
+            p[1].tags,
+            GtTurnTags::default(),
+            "no gt_turn_tags: empty requirements"
+        );
+    }
+
+    #[test]
+    fn unalignable_dialogs_are_kept_with_a_skip_reason() {
+        let cases = [
+            (r#"{"dialog_id":"a","turns":[]}"#, "no turns"),
+            (
+                r#"{"dialog_id":"b","turns":[{"role":"assistant","content":"欢迎"},{"role":"user","content":"嗯"}]}"#,
+                "turn 0 is an assistant turn",
+            ),
+            (
+                r#"{"dialog_id":"c","turns":[{"role":"user","content":"1"},{"role":"user","content":"2"}]}"#,
+                "turn 1 is a user turn right after the user turn 0",
+            ),
+            (
+                r#"{"dialog_id":"d","turns":[{"role":"user","content":"1"},{"role":"assistant","content":"2"},{"role":"user","content":"3"}]}"#,
+                "the last turn (2) is a user turn",
+            ),
+            (
+                r#"{"dialog_id":"e","turns":[{"role":"user","content":"1"},{"role":"assistant","content":"2"},{"role":"assistant","content":"3"},{"role":"user","content":"4"}]}"#,
+                "turn 2 is an assistant turn",
+            ),
+        ];
+        for (line, why) in cases {
+            let set = one(line);
+            assert!(set.errors.is_empty(), "{line}");
+            let reason = set.dialogs[0].skip_reason().unwrap_or_default();
+            assert!(reason.contains(why), "{line}: {reason}");
+            assert!(set.dialogs[0].pairs().is_empty());
+        }
+    }
+
+    #[test]
+    fn bad_lines_name_line_field_and_expectation_and_the_rest_loads() {
+        let text = [
+            GOOD,
+            r#"{"dialog_id":"x","turns":[{"role":"system","content":"s"}]}"#,
+            r#"{"dialog_id":"y","turns":[{"role":"user"}]}"#,
+            r#"{"dialog_id":"z","turns":"hi"}"#,
+            r#"{"turns":[]}"#,
+            r#"{"dialog_id":"w","profile_gt":{"constraints_gt":"不买股票"},"turns":[]}"#,
+            r#"{"dialog_id":"v","turns":[{"role":"user","content":"q"},{"role":"assistant","content":"a","gt_turn_tags":{"compliance_label_gt":"ok"}}]}"#,
+            r#"{"dialog_id":"u","turns":[{"role":"user","content":"q"},{"role":"assistant","content":"a","gt_turn_tags":{"memory_required_keys_gt":[1]}}]}"#,
+            GOOD,
+        ]
+        .join("\n");
+        let set = parse("d.jsonl", text.as_bytes());
+        assert_eq!(set.dialogs.len(), 1);
+        let got: Vec<(usize, Option<&str>)> = set
+            .errors
+            .iter()
+            .map(|e| (e.line, e.field.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (2, Some("turns[0].role")),
+                (3, Some("turns[0].content")),
+                (4, Some("turns")),
+                (5, Some("dialog_id")),
+                (6, Some("profile_gt.constraints_gt")),
+                (7, Some("turns[1].gt_turn_tags.compliance_label_gt")),
+                (8, Some("turns[1].gt_turn_tags.memory_required_keys_gt[0]")),
+                (9, Some("dialog_id")),
+            ]
+        );
+        let shown = set.errors[0].to_string();
+        assert!(
+            shown.starts_with(
+                "d.jsonl:2: field `turns[0].role`: expected \"user\" or \"assistant\""
+            ),
+            "{shown}"
+        );
+        assert!(set.errors[5]
+            .message
+            .contains("compliant, minor_violation, severe_violation"));
+        assert!(set.errors[7].message.contains("duplicate id `d1`"));
+    }
+}

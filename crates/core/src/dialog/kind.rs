@@ -1,0 +1,550 @@
+//! A spec 001 dialog run on the one engine (issue 11): [`DialogKind`] makes
+//! each playable dialog a job whose calls are its turns, in order. Each
+//! request is the conversation so far: the optional system prompt, then for
+//! every earlier pair the dataset's user turn and the model's own answer,
+//! then this pair's user turn. Dialogs run in parallel up to the pool's
+//! concurrency (`workers_dialog`): the pool sends the lowest-numbered pending
+//! job first, so a dialog's next turn goes out before dialogs not yet
+//! started, and about `workers_dialog` dialogs are in progress at once.
+//!
+//! Each answer is read for spec 001's trace fields (`reply.rs`); without
+//! `recall`, the turn's recall is the conversation the run sent
+//! (`recall.source: "run_conversation"`), so M1 searches what the model saw.
+//!
+//! Decisions where the spec is silent:
+//! - A turn whose call fails for good (after the engine's retries) ends the
+//!   dialog: later turns would be sent without the failed answer, a different
+//!   conversation from the dataset's. The failed turn is recorded with
+//!   `turn_status` `timeout` or `error` and the error; every later pair with
+//!   `error` and "not sent". The dialog is `partial` when some turn was
+//!   answered, `failed` when none was. None of these turns is eligible (§7).
+//! - Skipped dialogs (not aligned) are not jobs: their trace lines are made
+//!   up front (`dialog_status: skipped`, `valid_dialog: false`).
+//! - Per-turn latency is not measured (the engine times jobs, not calls);
+//!   the dialog's `elapsed_ms` and `attempts` are recorded on its trace line.
+//! - The event log (spec 000) gets `meta`, one `case` per played dialog
+//!   (`passed`: every turn answered; `metrics`: the dialog's M1–M4 values)
+//!   and `summary`.
+
+use super::artifacts::{Artifacts, ProgressEvent};
+use super::dataset::{Dialog, DialogSet, TurnPair};
+use super::reply;
+use super::score::{score_dialog, TurnEval};
+use super::summary::summarize;
+use super::trace::{
+    conversation_text, Counters, DialogTrace, Recall, RunManifest, ShortTermTurn, TurnTrace,
+    TRACE_VERSION,
+};
+use super::vocab::{DialogStatus, TurnStatus};
+use crate::events::{
+    CaseRecord, ErrorDetail, MetaRecord, Record, SummaryMetrics, SummaryRecord, SCHEMA_VERSION,
+};
+use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
+use crate::report::Counts;
+use crate::run::{Call, JobOutcome, Kind, Pipeline, RunSettings};
+use crate::text::truncate_chars;
+use crate::timefmt::rfc3339_ms;
+use serde_json::json;
+use std::collections::BTreeMap;
+
+/// How a dialog run is set up.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DialogRunConfig {
+    /// Run id.
+    pub run_id: String,
+    /// Writing tool.
+    pub tool: String,
+    /// Start time, ms since the epoch (passed in).
+    pub started_at_ms: u64,
+    /// `openai`, `demo`.
+    pub backend: String,
+    /// The model evaluated.
+    pub model_name: String,
+    /// Endpoint base URL, if any.
+    pub endpoint: Option<String>,
+    /// The dataset as given (the manifest's `dataset_path`).
+    pub dataset_path: String,
+    /// The dataset's file name (the log's `dataset`).
+    pub dataset_name: String,
+    /// System prompt sent first in every request.
+    pub system_prompt: Option<String>,
+    /// Scheduling of the one pool (`concurrency` is `workers_dialog`).
+    pub settings: RunSettings,
+    /// Command line, without secrets.
+    pub argv: Vec<String>,
+    /// Free text for the manifest's `notes`.
+    pub notes: Option<String>,
+}
+
+/// A dialog evaluation as a kind of the one engine.
+#[derive(Debug)]
+pub struct DialogKind {
+    cfg: DialogRunConfig,
+    dialogs: Vec<Dialog>,
+    bad_lines: usize,
+    /// Job -> dialog index.
+    jobs: Vec<usize>,
+    /// By dialog index.
+    traces: Vec<Option<DialogTrace>>,
+    /// By dialog index.
+    rows: Vec<Vec<TurnEval>>,
+    progress: Vec<ProgressEvent>,
+    done: usize,
+}
+
+/// The dialog run: the one [`Pipeline`] over [`DialogKind`].
+pub type DialogEngine = Pipeline<DialogKind>;
+
+impl DialogKind {
+    /// A run over the dialogs of `set` (skipped ones traced at once).
+    pub fn new(cfg: DialogRunConfig, set: DialogSet) -> DialogKind {
+        let n = set.dialogs.len();
+        let mut k = DialogKind {
+            jobs: (0..n)
+                .filter(|i| set.dialogs[*i].skip_reason().is_none())
+                .collect(),
+            traces: vec![None; n],
+            rows: vec![Vec::new(); n],
+            progress: Vec::new(),
+            done: 0,
+            bad_lines: set.errors.len(),
+            dialogs: set.dialogs,
+            cfg,
+        };
+        let t0 = k.cfg.started_at_ms;
+        k.progress
+            .push(ProgressEvent::run(&k.cfg.run_id, "run_started", 0, n, t0));
+        for i in 0..n {
+            if let Some(why) = k.dialogs[i].skip_reason() {
+                let t = skipped_trace(&k.cfg.run_id, &k.dialogs[i], why);
+                k.done += 1;
+                k.progress.push(ProgressEvent::dialog(&t, k.done, n, t0));
+                k.traces[i] = Some(t);
+            }
+        }
+        k
+    }
+
+    /// The conversation sent for pair `k` after `answers` (system prompt included).
+    fn messages(&self, d: &Dialog, answers: &[Answer], k: usize) -> Vec<ChatMessage> {
+        let mut m = Vec::new();
+        if let Some(s) = self
+            .cfg
+            .system_prompt
+            .as_deref()
+            .filter(|s| !s.trim().is_empty())
+        {
+            m.push(ChatMessage::new("system", s));
+        }
+        for (p, a) in d.pairs().iter().zip(answers).take(k) {
+            m.push(ChatMessage::new("user", p.user_text.clone()));
+            m.push(ChatMessage::new("assistant", reply::read(a).text));
+        }
+        if let Some(p) = d.pairs().get(k) {
+            m.push(ChatMessage::new("user", p.user_text.clone()));
+        }
+        m
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &DialogRunConfig {
+        &self.cfg
+    }
+
+    /// Every dialog of the dataset, in order.
+    pub fn dialogs(&self) -> &[Dialog] {
+        &self.dialogs
+    }
+
+    /// The dialog of a job.
+    pub fn dialog_of_job(&self, job: usize) -> Option<&Dialog> {
+        self.dialogs.get(*self.jobs.get(job)?)
+    }
+
+    /// The trace of a job's dialog, once settled.
+    pub fn trace_of_job(&self, job: usize) -> Option<&DialogTrace> {
+        self.traces.get(*self.jobs.get(job)?)?.as_ref()
+    }
+
+    /// Progress events so far.
+    pub fn progress(&self) -> &[ProgressEvent] {
+        &self.progress
+    }
+
+    /// The five artifacts of the run as it stands (unsettled dialogs left
+    /// out), closed at `now_ms`.
+    pub fn artifacts(&self, now_ms: u64) -> Artifacts {
+        let traces: Vec<DialogTrace> = self.traces.iter().flatten().cloned().collect();
+        let rows: Vec<TurnEval> = self.rows.iter().flatten().cloned().collect();
+        let counters = Counters::of(&traces, self.bad_lines);
+        let summary = summarize(
+            &self.cfg.run_id,
+            &self.cfg.model_name,
+            counters.clone(),
+            &rows,
+        );
+        let mut progress = self.progress.clone();
+        progress.push(ProgressEvent::run(
+            &self.cfg.run_id,
+            "run_finished",
+            self.done,
+            self.dialogs.len(),
+            now_ms,
+        ));
+        Artifacts {
+            manifest: RunManifest {
+                trace_version: TRACE_VERSION.into(),
+                run_id: self.cfg.run_id.clone(),
+                dataset_path: self.cfg.dataset_path.clone(),
+                started_at: rfc3339_ms(self.cfg.started_at_ms),
+                ended_at: Some(rfc3339_ms(now_ms)),
+                model_name: self.cfg.model_name.clone(),
+                workers_dialog: self.cfg.settings.concurrency,
+                workers_judge: 0,
+                counters,
+                notes: self.cfg.notes.clone(),
+            },
+            traces,
+            rows,
+            summary,
+            progress,
+        }
+    }
+
+    fn trace(&self, d: &Dialog, outcome: &JobOutcome) -> DialogTrace {
+        let pairs = d.pairs();
+        let answered = outcome.answers.len();
+        let mut turns = Vec::with_capacity(pairs.len());
+        for (i, p) in pairs.iter().enumerate() {
+            let t = match outcome.answers.get(i) {
+                Some(a) => self.answered_turn(d, p, &outcome.answers[..i], a),
+                None if i == answered => {
+                    let e = outcome.error.clone().unwrap_or_else(|| {
+                        CallError::new(
+                            ErrorKind::InvalidResponse,
+                            "the dialog ended without this turn",
+                        )
+                    });
+                    let status = if e.kind == ErrorKind::Timeout {
+                        TurnStatus::Timeout
+                    } else {
+                        TurnStatus::Error
+                    };
+                    failed_turn(p, status, e.message.clone())
+                }
+                None => failed_turn(
+                    p,
+                    TurnStatus::Error,
+                    format!("not sent: turn pair {} failed before it", answered + 1),
+                ),
+            };
+            turns.push(t);
+        }
+        let status = match answered {
+            0 => DialogStatus::Failed,
+            n if n >= pairs.len() => DialogStatus::Ok,
+            _ => DialogStatus::Partial,
+        };
+        let mut extra = serde_json::Map::new();
+        extra.insert("elapsed_ms".into(), json!(outcome.elapsed_ms));
+        extra.insert("attempts".into(), json!(outcome.attempts));
+        extra.insert("line".into(), json!(d.line));
+        if let Some(e) = &outcome.error {
+            extra.insert("dialog_error_kind".into(), json!(e.kind));
+        }
+        DialogTrace {
+            trace_version: TRACE_VERSION.into(),
+            run_id: self.cfg.run_id.clone(),
+            dialog_id: d.dialog_id.clone(),
+            dataset_index: d.dataset_index,
+            scenario_type: d.scenario_type.clone(),
+            difficulty: d.difficulty.clone(),
+            dialog_status: status,
+            valid_dialog: true,
+            skip_reason: None,
+            worker_id: None,
+            session_id: None,
+            user_id: None,
+            turns,
+            dialog_error: outcome.error.as_ref().map(|e| e.message.clone()),
+            extra,
+            line: 0,
+        }
+    }
+
+    fn answered_turn(&self, d: &Dialog, p: &TurnPair, earlier: &[Answer], a: &Answer) -> TurnTrace {
+        let r = reply::read(a);
+        let mut extra = serde_json::Map::new();
+        let recall = match r.recall {
+            Some(recall) => recall,
+            None => {
+                let sent: Vec<ChatMessage> = self
+                    .messages(d, earlier, p.turn_pair_id - 1)
+                    .into_iter()
+                    .filter(|m| m.role != "system")
+                    .collect();
+                let mut recall = Recall {
+                    query: Some(p.user_text.clone()),
+                    short_term_context: Some(conversation_text(
+                        sent.iter().map(|m| (m.role.as_str(), m.content.as_str())),
+                    )),
+                    short_term_turns: Some(
+                        sent.iter()
+                            .map(|m| ShortTermTurn {
+                                role: m.role.clone(),
+                                content: m.content.clone(),
+                            })
+                            .collect(),
+                    ),
+                    ..Recall::default()
+                };
+                recall
+                    .extra
+                    .insert("source".into(), json!("run_conversation"));
+                recall
+            }
+        };
+        extra.insert("trace_source".into(), json!(r.source.unwrap_or("run")));
+        if !r.problems.is_empty() {
+            extra.insert("trace_problems".into(), json!(r.problems));
+        }
+        if let Some(f) = &a.finish_reason {
+            extra.insert("finish_reason".into(), json!(f));
+        }
+        if let Some(u) = &a.usage {
+            extra.insert("usage".into(), json!(u));
+        }
+        TurnTrace {
+            pred_assistant_text: Some(r.text),
+            turn_status: TurnStatus::Ok,
+            recall: Some(recall),
+            tools: r.tools,
+            compliance: r.compliance,
+            profile_snapshot: r.profile_snapshot,
+            extra,
+            ..failed_turn(p, TurnStatus::Ok, String::new())
+        }
+        .without_error()
+    }
+}
+
+impl TurnTrace {
+    fn without_error(mut self) -> TurnTrace {
+        self.error = None;
+        self
+    }
+}
+
+/// A turn pair that was not answered (or the base of one that was).
+pub(crate) fn failed_turn(p: &TurnPair, status: TurnStatus, error: String) -> TurnTrace {
+    TurnTrace {
+        turn_pair_id: p.turn_pair_id,
+        user_turn_abs_idx: p.user_turn_abs_idx,
+        gt_assistant_abs_idx: p.gt_assistant_abs_idx,
+        user_text: p.user_text.clone(),
+        gt_assistant_text: p.gt_assistant_text.clone(),
+        gt_turn_tags: p.tags.clone(),
+        pred_assistant_text: None,
+        latency_ms: None,
+        turn_status: status,
+        error: Some(error),
+        recall: None,
+        tools: None,
+        compliance: None,
+        profile_snapshot: None,
+        extra: serde_json::Map::new(),
+    }
+}
+
+/// The trace line of a dialog that is not played.
+pub(crate) fn skipped_trace(run_id: &str, d: &Dialog, why: &str) -> DialogTrace {
+    let mut extra = serde_json::Map::new();
+    extra.insert("line".into(), json!(d.line));
+    DialogTrace {
+        trace_version: TRACE_VERSION.into(),
+        run_id: run_id.into(),
+        dialog_id: d.dialog_id.clone(),
+        dataset_index: d.dataset_index,
+        scenario_type: d.scenario_type.clone(),
+        difficulty: d.difficulty.clone(),
+        dialog_status: DialogStatus::Skipped,
+        valid_dialog: false,
+        skip_reason: Some(why.to_string()),
+        worker_id: None,
+        session_id: None,
+        user_id: None,
+        turns: Vec::new(),
+        dialog_error: None,
+        extra,
+        line: 0,
+    }
+}
+
+/// A dialog's own M1–M4 values for its `case` record (`None`: no eligible turn).
+fn dialog_metrics(rows: &[TurnEval]) -> BTreeMap<String, Option<f64>> {
+    let ratio = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
+    let e1: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m1).collect();
+    let hit = e1
+        .iter()
+        .flat_map(|r| r.key_hit_flags.iter().flatten())
+        .filter(|f| **f == 1)
+        .count();
+    let res = e1
+        .iter()
+        .flat_map(|r| r.key_hit_flags.iter().flatten())
+        .count();
+    let e2: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m2).collect();
+    let bad = e2
+        .iter()
+        .filter(|r| r.constraint_contradiction == 1)
+        .count();
+    let e3: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m3).collect();
+    let req: usize = e3.iter().map(|r| r.risk_required_tags.len()).sum();
+    let found: usize = e3.iter().map(|r| r.risk_tag_hits).sum();
+    let e4: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m4).collect();
+    let agree = e4
+        .iter()
+        .filter(|r| r.pred_compliance_label == r.gt_compliance_label)
+        .count();
+    BTreeMap::from([
+        ("m1_memory_recall".to_string(), ratio(hit, res)),
+        (
+            "m2_constraint_contradiction".to_string(),
+            ratio(bad, e2.len()),
+        ),
+        ("m3_risk_disclosure".to_string(), ratio(found, req)),
+        ("m4_compliance".to_string(), ratio(agree, e4.len())),
+    ])
+}
+
+impl Kind for DialogKind {
+    type Record = Record;
+
+    fn jobs(&self) -> usize {
+        self.jobs.len()
+    }
+
+    fn pools(&self) -> Vec<RunSettings> {
+        vec![self.cfg.settings]
+    }
+
+    fn call(&self, job: usize, answers: &[Answer]) -> Result<Option<Call>, CallError> {
+        let Some(d) = self.dialog_of_job(job) else {
+            return Ok(None);
+        };
+        let k = answers.len();
+        Ok((k < d.pairs().len()).then(|| Call::chat(0, self.messages(d, answers, k))))
+    }
+
+    fn settle(&mut self, job: usize, outcome: JobOutcome, now_ms: u64) -> Vec<Record> {
+        let Some(&i) = self.jobs.get(job) else {
+            return Vec::new();
+        };
+        let d = &self.dialogs[i];
+        let trace = self.trace(d, &outcome);
+        let rows = score_dialog(d, &trace, None);
+        let last = trace
+            .turns
+            .iter()
+            .rev()
+            .find_map(|t| t.pred_assistant_text.clone());
+        let record = Record::Case(CaseRecord {
+            run_id: self.cfg.run_id.clone(),
+            ts_ms: now_ms,
+            case_id: d.dialog_id.clone(),
+            case_index: d.dataset_index,
+            line: d.line,
+            passed: trace.dialog_status == DialogStatus::Ok,
+            llm_call_ok: outcome.error.is_none(),
+            metrics: Some(dialog_metrics(&rows)),
+            elapsed_ms: outcome.elapsed_ms,
+            attempts: outcome.attempts,
+            answer_snippet: last.as_deref().map(|a| truncate_chars(a, 200)),
+            error: outcome.error.as_ref().map(|e| e.message.clone()),
+            error_detail: outcome.error.as_ref().map(ErrorDetail::from),
+            ..CaseRecord::default()
+        });
+        self.done += 1;
+        self.progress.push(ProgressEvent::dialog(
+            &trace,
+            self.done,
+            self.dialogs.len(),
+            now_ms,
+        ));
+        self.traces[i] = Some(trace);
+        self.rows[i] = rows;
+        vec![record]
+    }
+
+    fn restored(&self, _job: usize, _now_ms: u64) -> Option<Record> {
+        None
+    }
+
+    fn meta(&self, now_ms: u64) -> Record {
+        Record::Meta(MetaRecord {
+            run_id: self.cfg.run_id.clone(),
+            ts_ms: now_ms,
+            tool: self.cfg.tool.clone(),
+            schema_version: SCHEMA_VERSION,
+            dataset: self.cfg.dataset_name.clone(),
+            cases_total: self.jobs.len(),
+            backend: self.cfg.backend.clone(),
+            model: Some(self.cfg.model_name.clone()),
+            endpoint: self.cfg.endpoint.clone(),
+            concurrency: self.cfg.settings.concurrency,
+            max_attempts: self.cfg.settings.max_attempts,
+            timeout_ms: self.cfg.settings.timeout_ms,
+            argv: self.cfg.argv.clone(),
+            ..MetaRecord::default()
+        })
+    }
+
+    fn summary(&self, cancelled: bool, now_ms: u64) -> Record {
+        let played: Vec<&DialogTrace> = self
+            .jobs
+            .iter()
+            .filter_map(|i| self.traces[*i].as_ref())
+            .collect();
+        let passed = played
+            .iter()
+            .filter(|t| t.dialog_status == DialogStatus::Ok)
+            .count();
+        let not_run = played
+            .iter()
+            .filter(|t| t.extra.get("dialog_error_kind") == Some(&json!(ErrorKind::NotRun)))
+            .count();
+        Record::Summary(SummaryRecord {
+            run_id: self.cfg.run_id.clone(),
+            ts_ms: now_ms,
+            status: if cancelled { "cancelled" } else { "done" }.into(),
+            metrics: SummaryMetrics {
+                cases_total: played.len(),
+                counts: Counts {
+                    passed_cases: passed,
+                    pass_rate: (!played.is_empty()).then(|| passed as f64 / played.len() as f64),
+                    failed_calls: played.len() - passed,
+                    not_run_cases: not_run,
+                    ..Counts::default()
+                },
+            },
+            elapsed_ms_total: now_ms.saturating_sub(self.cfg.started_at_ms),
+            final_report_path: None,
+        })
+    }
+
+    fn mock_answer(&self, job: usize, messages: &[ChatMessage]) -> Answer {
+        let _ = job;
+        super::mock::reply(&self.dialogs, messages)
+    }
+
+    fn error(&self, message: &str, now_ms: u64) -> Option<Record> {
+        Some(Record::error(&self.cfg.run_id, message, now_ms))
+    }
+}
+
+impl Pipeline<DialogKind> {
+    /// A dialog run over the dialogs of `set`.
+    pub fn dialogs(cfg: DialogRunConfig, set: DialogSet) -> DialogEngine {
+        Pipeline::over(DialogKind::new(cfg, set))
+    }
+}

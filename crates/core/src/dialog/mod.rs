@@ -1,0 +1,33 @@
+//! Spec 001 multi-turn dialog evaluation (issue 11, the dialog part): the
+//! dialog dataset and its turn-pair alignment (`dataset`), the trace records
+//! and their v1/v1.x reader (`trace`), the enums and risk-tag set (`vocab`),
+//! the §6 resolver (`resolve`), M1–M5 per turn pair with §7's eligibility
+//! (`score`) and the summary (`summary`), the five artifacts (`artifacts`),
+//! the run as a kind of the one engine (`kind`, reading endpoint trace
+//! fields with `reply`), scoring a trace produced elsewhere (`offline`), and
+//! the deterministic mock model (`mock`).
+//!
+//! Judged metrics (M3 and M4 by a judge, M5) take a [`TurnJudgement`] per
+//! turn; without one they are reported as not run.
+
+pub mod artifacts;
+pub mod dataset;
+pub mod kind;
+pub mod mock;
+pub mod offline;
+pub mod reply;
+pub mod resolve;
+pub mod score;
+pub mod summary;
+pub mod trace;
+pub mod vocab;
+
+pub use artifacts::{file_names, progress_file, render, Artifacts, ProgressEvent};
+pub use dataset::{parse as parse_dialogs, Dialog, DialogSet};
+pub use kind::{DialogEngine, DialogKind, DialogRunConfig};
+pub use mock::{answer as mock_answer, reply as mock_reply, MODEL_NAME as MOCK_MODEL_NAME};
+pub use offline::{score_trace, Offline, OfflineRun};
+pub use score::{Judged, Judgements, TurnEval, TurnJudgement};
+pub use summary::MetricsSummary;
+pub use trace::{read_traces, DialogTrace};
+pub use vocab::{ComplianceLabel, DialogStatus, TurnStatus};

@@ -1,0 +1,1052 @@
+//! Spec 001 §5 and §7: one `turn_eval.jsonl` row per aligned turn pair of a
+//! valid dialog, with M1–M5 and their eligibility, from the dataset's ground
+//! truth, the trace's predictions and optional judge verdicts.
+//!
+//! - M1 memory: §6 (`resolve.rs`); `key_hit_flags[i]` is 1 or 0 for a
+//!   resolvable key and `null` for an unresolvable one (one entry per raw
+//!   key, aligned with `resolved_keys` and `key_hit_sources`).
+//! - M2 constraint contradiction: the forbidden terms of the profile's
+//!   `constraints_gt` (see [`forbidden_terms`]) that the answer mentions in a
+//!   clause without a negation before them (`forbidden_hits`);
+//!   `constraint_contradiction` is 1 when there is one.
+//! - M3 risk disclosure: required tags mapped to the canonical set vs the
+//!   tags the lexicon finds in the answer (`risk_pred_tags`,
+//!   `risk_pred_source: "lexicon"`); the judge's tags, when given, are scored
+//!   apart (`eligible_m3_judge`, `risk_pred_tags_judge`).
+//! - M4 compliance: `gt_compliance_label` vs the label read from the trace's
+//!   `compliance` ([`label_of_compliance`], `pred_compliance_source:
+//!   "trace_compliance"`); the judge's label apart (`eligible_m4_judge`).
+//! - M5 explainability: needs the judge (`rubric_hit_items`,
+//!   `judge_score_1_5`).
+//!
+//! §7: a turn whose `turn_status` is not `ok` gets a row with every
+//! `eligible_*` false; an empty requirement list is not eligible; a metric
+//! with no prediction source for the turn (no trace `compliance`, no judge)
+//! is not eligible. `skip_reasons` says, per metric, why a turn is not
+//! eligible.
+//!
+//! The judge seam: [`TurnJudgement`] is what a judge said about one turn
+//! (each part optional, each with the judge's raw answer; a part whose value
+//! is `None` was unscored and is never counted as a pass or a fail).
+
+use super::dataset::{Dialog, TurnPair};
+use super::resolve::{resolve, MemorySources, ResolvedKey};
+use super::trace::{conversation_text, Compliance, DialogTrace, TurnTrace};
+use super::vocab::{canonical_tag, predict_tags, ComplianceLabel, TurnStatus};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// One judged value with the judge's raw answer; `value: None` is unscored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Judged<T> {
+    /// The verdict as read, `None` when it could not be read.
+    pub value: Option<T>,
+    /// The judge's whole answer.
+    pub raw: String,
+}
+
+/// What a judge said about one turn (the seam for the LLM judge).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TurnJudgement {
+    /// Risk tags the answer discloses (canonical tags or Chinese names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk_tags: Option<Judged<Vec<String>>>,
+    /// The answer's compliance label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compliance_label: Option<Judged<ComplianceLabel>>,
+    /// The rubric items the answer meets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rubric_hit_items: Option<Judged<Vec<String>>>,
+    /// The overall explainability score, 1 to 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_1_5: Option<Judged<f64>>,
+}
+
+/// Judgements by dialog id, then by `turn_pair_id`.
+pub type Judgements = BTreeMap<String, BTreeMap<usize, TurnJudgement>>;
+
+/// `m1_source_hits`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceHits {
+    /// Keys found in the short-term window.
+    pub short_term: usize,
+    /// Keys found in long-term items.
+    pub long_term: usize,
+    /// Keys found in the profile context.
+    pub profile: usize,
+}
+
+/// One row of `turn_eval.jsonl` (§5).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TurnEval {
+    /// `v1`.
+    pub trace_version: String,
+    /// Run id.
+    pub run_id: String,
+    /// Dialog id.
+    pub dialog_id: String,
+    /// Pair number.
+    pub turn_pair_id: usize,
+    /// The turn's status.
+    pub turn_status: TurnStatus,
+    /// M1 eligible.
+    pub eligible_m1: bool,
+    /// M2 eligible.
+    pub eligible_m2: bool,
+    /// M3 (lexicon) eligible.
+    pub eligible_m3: bool,
+    /// M4 (trace compliance) eligible.
+    pub eligible_m4: bool,
+    /// M5 (judge) eligible.
+    pub eligible_m5: bool,
+    /// M3 by the judge eligible.
+    pub eligible_m3_judge: bool,
+    /// M4 by the judge eligible.
+    pub eligible_m4_judge: bool,
+    /// `memory_required_keys_gt` as written.
+    pub required_keys_raw: Vec<String>,
+    /// One entry per raw key, in order.
+    pub resolved_keys: Vec<ResolvedKey>,
+    /// 1 hit, 0 miss, `null` unresolvable; per raw key.
+    pub key_hit_flags: Vec<Option<u8>>,
+    /// The sources that hold each key; per raw key.
+    pub key_hit_sources: Vec<Vec<String>>,
+    /// Keys hit by each source.
+    pub m1_source_hits: SourceHits,
+    /// The profile's forbidden terms (M2).
+    pub forbidden_terms: Vec<String>,
+    /// Forbidden terms the answer recommends.
+    pub forbidden_hits: Vec<String>,
+    /// 1 when `forbidden_hits` is not empty.
+    pub constraint_contradiction: u8,
+    /// `risk_disclosure_required_gt` as written.
+    pub risk_required_raw: Vec<String>,
+    /// The required tags in the canonical set (unknown names kept as written).
+    pub risk_required_tags: Vec<String>,
+    /// Required tags outside the canonical set (the lexicon cannot find them).
+    pub risk_required_unknown: Vec<String>,
+    /// Tags the lexicon finds in the answer.
+    pub risk_pred_tags: Vec<String>,
+    /// `lexicon`.
+    pub risk_pred_source: String,
+    /// Required tags found.
+    pub risk_tag_hits: usize,
+    /// Tags the judge found, canonical (`null` without a judge verdict).
+    pub risk_pred_tags_judge: Option<Vec<String>>,
+    /// Required tags the judge found.
+    pub risk_tag_hits_judge: Option<usize>,
+    /// The label read from the trace's `compliance`.
+    pub pred_compliance_label: Option<ComplianceLabel>,
+    /// `trace_compliance` when there is one.
+    pub pred_compliance_source: Option<String>,
+    /// The ground-truth label.
+    pub gt_compliance_label: Option<ComplianceLabel>,
+    /// The judge's label.
+    pub pred_compliance_label_judge: Option<ComplianceLabel>,
+    /// `explainability_rubric_gt`.
+    pub rubric_required: Vec<String>,
+    /// Required rubric items the judge says the answer meets.
+    pub rubric_hit_items: Option<Vec<String>>,
+    /// The judge's score.
+    pub judge_score_1_5: Option<f64>,
+    /// The judge's raw answers, by part.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub judge_raw: BTreeMap<String, String>,
+    /// Why a metric is not eligible, by metric (`m1`, `m3_judge`, ...).
+    pub skip_reasons: BTreeMap<String, String>,
+}
+
+/// Negations before a forbidden term in a constraint (`不投资股票`).
+const CONSTRAINT_LEADS: [&str; 14] = [
+    "不投资",
+    "不碰",
+    "不买",
+    "不要",
+    "不考虑",
+    "不接受",
+    "不想",
+    "不做",
+    "避免",
+    "拒绝",
+    "排除",
+    "禁止",
+    "远离",
+    "不参与",
+];
+/// Verbs stripped from the front of a forbidden term.
+const TERM_VERBS: [&str; 10] = [
+    "推荐", "配置", "购买", "买入", "投资", "任何", "参与", "持有", "涉及", "买",
+];
+/// Negations in an answer's clause that make a mention not a recommendation.
+/// The constraint leads (`拒绝`, `不投资`, ...) count as negations too.
+const ANSWER_NEGATIONS: [&str; 12] = [
+    "不建议",
+    "不推荐",
+    "不适合",
+    "不宜",
+    "不会推荐",
+    "不配置",
+    "不包括",
+    "规避",
+    "没有",
+    "不含",
+    "除了",
+    "不构成",
+];
+
+/// The forbidden terms of a profile (M2): for each `constraints_gt` item
+/// with a negation lead (`不投资`, `避免`, ...), the words after it, with a
+/// leading verb (`推荐`, `配置`, ...) removed and cut at punctuation; plus
+/// every item of `forbidden_assets_gt` when the profile has that list.
+/// Constraints without a lead (`最大回撤不超过10%`) give no term: they are
+/// not a lexical check.
+pub fn forbidden_terms(profile: &serde_json::Map<String, Value>) -> Vec<String> {
+    let list = |k: &str| -> Vec<String> {
+        profile
+            .get(k)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut terms = Vec::new();
+    for c in list("constraints_gt") {
+        let Some((at, lead)) = CONSTRAINT_LEADS
+            .iter()
+            .filter_map(|l| c.find(l).map(|i| (i, *l)))
+            .min_by_key(|(i, _)| *i)
+        else {
+            continue;
+        };
+        let mut term = c[at + lead.len()..]
+            .split(|ch: char| is_clause_end(ch) || ch == '、')
+            .next()
+            .unwrap_or("")
+            .trim();
+        while let Some(rest) = TERM_VERBS.iter().find_map(|v| term.strip_prefix(v)) {
+            term = rest.trim();
+        }
+        if term.chars().count() >= 2 {
+            terms.push(term.to_string());
+        }
+    }
+    for t in list("forbidden_assets_gt") {
+        let t = t.trim().to_string();
+        if !t.is_empty() {
+            terms.push(t);
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    terms.retain(|t| seen.insert(t.clone()));
+    terms
+}
+
+fn is_clause_end(c: char) -> bool {
+    matches!(
+        c,
+        '，' | '。' | '；' | '！' | '？' | ',' | '.' | ';' | '!' | '?' | '\n' | '：' | ':'
+    )
+}
+
+/// The forbidden terms the answer mentions in a clause with no negation
+/// before the mention.
+pub fn forbidden_hits(answer: &str, terms: &[String]) -> Vec<String> {
+    let lower = answer.to_lowercase();
+    terms
+        .iter()
+        .filter(|term| {
+            let t = term.to_lowercase();
+            lower.match_indices(&t).any(|(at, _)| {
+                let clause_start = lower[..at]
+                    .char_indices()
+                    .rev()
+                    .find(|(_, c)| is_clause_end(*c))
+                    .map_or(0, |(i, c)| i + c.len_utf8());
+                let before = &lower[clause_start..at];
+                !ANSWER_NEGATIONS
+                    .iter()
+                    .chain(&CONSTRAINT_LEADS)
+                    .any(|n| before.contains(n))
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// The label a trace's `compliance` implies: an explicit valid `label` or
+/// `compliance_label` field; else `compliant` when `is_compliant` is true and
+/// there are no violations; `severe_violation` when a violation says so
+/// (`severity`/`level` `severe`, `high`, `critical`, or the text `严重`);
+/// otherwise `minor_violation` when `is_compliant` is false or violations are
+/// listed. `None` when it says nothing (no `is_compliant`, no violations).
+pub fn label_of_compliance(c: &Compliance) -> Option<ComplianceLabel> {
+    for k in ["label", "compliance_label"] {
+        if let Some(l) = c
+            .extra
+            .get(k)
+            .and_then(Value::as_str)
+            .and_then(ComplianceLabel::parse)
+        {
+            return Some(l);
+        }
+    }
+    let severe = c.violations.iter().any(|v| {
+        let words = match v {
+            Value::String(s) => s.to_lowercase(),
+            Value::Object(o) => ["severity", "level"]
+                .iter()
+                .filter_map(|k| o.get(*k).and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase(),
+            _ => String::new(),
+        };
+        ["severe", "high", "critical", "严重"]
+            .iter()
+            .any(|w| words.contains(w))
+    });
+    match (c.is_compliant, c.violations.is_empty()) {
+        (Some(true), true) => Some(ComplianceLabel::Compliant),
+        (_, false) if severe => Some(ComplianceLabel::SevereViolation),
+        (Some(false), _) | (_, false) => Some(ComplianceLabel::MinorViolation),
+        (None, true) => None,
+    }
+}
+
+/// The M1 sources of a turn: its `recall`, or when the trace has none, the
+/// conversation up to this turn (the earlier turns' user and answer texts
+/// and this user text), which is what a run without trace fields sent.
+fn sources(trace: &DialogTrace, turn: &TurnTrace) -> MemorySources {
+    match &turn.recall {
+        Some(r) => MemorySources {
+            short_term: r.short_term_text(),
+            long_term: r.items.iter().map(|i| i.content.clone()).collect(),
+            profile: r.profile_context.clone().unwrap_or_default(),
+        },
+        None => {
+            let mut lines: Vec<(&str, &str)> = Vec::new();
+            for t in trace
+                .turns
+                .iter()
+                .take_while(|t| t.turn_pair_id != turn.turn_pair_id)
+            {
+                lines.push(("user", &t.user_text));
+                if let Some(p) = &t.pred_assistant_text {
+                    lines.push(("assistant", p));
+                }
+            }
+            lines.push(("user", &turn.user_text));
+            MemorySources {
+                short_term: conversation_text(lines.into_iter()),
+                ..MemorySources::default()
+            }
+        }
+    }
+}
+
+/// Scores one turn pair of a valid dialog: its ground truth `pair`, the
+/// trace's `turn` (`None`: the trace has no such turn, scored as failed) and
+/// the judge's verdict.
+pub fn score_turn(
+    dialog: &Dialog,
+    pair: &TurnPair,
+    trace: &DialogTrace,
+    turn: Option<&TurnTrace>,
+    judged: Option<&TurnJudgement>,
+) -> TurnEval {
+    let tags = &pair.tags;
+    let status = turn.map_or(TurnStatus::Error, |t| t.turn_status);
+    let ok = status == TurnStatus::Ok;
+    let answer = turn
+        .and_then(|t| t.pred_assistant_text.as_deref())
+        .unwrap_or("");
+    let mut why: BTreeMap<String, String> = BTreeMap::new();
+    let mut skip = |m: &str, reason: &str| {
+        why.insert(m.to_string(), reason.to_string());
+    };
+
+    // M1
+    let resolved: Vec<ResolvedKey> = tags
+        .memory_required_keys_gt
+        .iter()
+        .map(|k| resolve(k, &dialog.profile_gt, &dialog.turns))
+        .collect();
+    let srcs = turn.map(|t| sources(trace, t)).unwrap_or_default();
+    let mut source_hits = SourceHits::default();
+    let (mut flags, mut held) = (Vec::new(), Vec::new());
+    for k in &resolved {
+        match (&k.target_text, k.resolvable && ok) {
+            (Some(target), true) => {
+                let h = srcs.hits(target);
+                for s in &h {
+                    match s.as_str() {
+                        "short_term" => source_hits.short_term += 1,
+                        "long_term" => source_hits.long_term += 1,
+                        _ => source_hits.profile += 1,
+                    }
+                }
+                flags.push(Some(u8::from(!h.is_empty())));
+                held.push(h);
+            }
+            _ => {
+                flags.push(None);
+                held.push(Vec::new());
+            }
+        }
+    }
+    let any_resolvable = resolved.iter().any(|k| k.resolvable);
+    let eligible_m1 = ok && any_resolvable;
+    if tags.memory_required_keys_gt.is_empty() {
+        skip("m1", "no memory_required_keys_gt");
+    } else if !any_resolvable {
+        skip("m1", "no required key is resolvable");
+    }
+
+    // M2
+    let terms = forbidden_terms(&dialog.profile_gt);
+    let hits = if ok {
+        forbidden_hits(answer, &terms)
+    } else {
+        Vec::new()
+    };
+    let eligible_m2 = ok && !terms.is_empty();
+    if terms.is_empty() {
+        skip("m2", "the profile's constraints name no forbidden term");
+    }
+
+    // M3
+    let mut required: Vec<String> = Vec::new();
+    let mut unknown = Vec::new();
+    for raw in &tags.risk_disclosure_required_gt {
+        let tag = match canonical_tag(raw) {
+            Some(t) => t.to_string(),
+            None => {
+                unknown.push(raw.trim().to_string());
+                raw.trim().to_string()
+            }
+        };
+        if !required.contains(&tag) {
+            required.push(tag);
+        }
+    }
+    let predicted = if ok { predict_tags(answer) } else { Vec::new() };
+    let count_hits = |pred: &[String]| required.iter().filter(|t| pred.contains(t)).count();
+    let eligible_m3 = ok && !required.is_empty();
+    if required.is_empty() {
+        skip("m3", "no risk_disclosure_required_gt");
+        skip("m3_judge", "no risk_disclosure_required_gt");
+    }
+    let judge_tags: Option<Vec<String>> = judged
+        .and_then(|j| j.risk_tags.as_ref())
+        .and_then(|t| t.value.as_ref())
+        .map(|tags| {
+            let mut out: Vec<String> = Vec::new();
+            for t in tags {
+                let c = canonical_tag(t).map_or_else(|| t.trim().to_string(), str::to_string);
+                if !out.contains(&c) {
+                    out.push(c);
+                }
+            }
+            out
+        });
+    let eligible_m3_judge = eligible_m3 && judge_tags.is_some();
+    if !required.is_empty() {
+        judge_skip(
+            &mut skip,
+            "m3_judge",
+            judged.and_then(|j| j.risk_tags.as_ref()),
+        );
+    }
+
+    // M4
+    let gt_label = tags.compliance_label_gt;
+    let trace_label = turn
+        .and_then(|t| t.compliance.as_ref())
+        .and_then(label_of_compliance);
+    let judge_label = judged
+        .and_then(|j| j.compliance_label.as_ref())
+        .and_then(|l| l.value);
+    let eligible_m4 = ok && gt_label.is_some() && trace_label.is_some();
+    let eligible_m4_judge = ok && gt_label.is_some() && judge_label.is_some();
+    if gt_label.is_none() {
+        skip("m4", "no compliance_label_gt");
+        skip("m4_judge", "no compliance_label_gt");
+    } else {
+        if trace_label.is_none() {
+            skip("m4", "the trace has no compliance for this turn");
+        }
+        judge_skip(
+            &mut skip,
+            "m4_judge",
+            judged.and_then(|j| j.compliance_label.as_ref()),
+        );
+    }
+
+    // M5
+    let rubric = &tags.explainability_rubric_gt;
+    let rubric_part = judged.and_then(|j| j.rubric_hit_items.as_ref());
+    let score_part = judged.and_then(|j| j.score_1_5.as_ref());
+    let rubric_hits: Option<Vec<String>> =
+        rubric_part.and_then(|r| r.value.as_ref()).map(|items| {
+            rubric
+                .iter()
+                .filter(|req| items.iter().any(|i| i.trim() == req.trim()))
+                .cloned()
+                .collect()
+        });
+    let score = score_part
+        .and_then(|s| s.value)
+        .filter(|s| (1.0..=5.0).contains(s));
+    let eligible_m5 = ok && !rubric.is_empty() && (rubric_hits.is_some() || score.is_some());
+    if rubric.is_empty() {
+        skip("m5", "no explainability_rubric_gt");
+    } else {
+        let reason = match (rubric_part, score_part) {
+            _ if rubric_hits.is_some() || score.is_some() => None,
+            (None, None) => Some(NO_JUDGE),
+            _ => Some(UNSCORED),
+        };
+        if let Some(r) = reason {
+            skip("m5", r);
+        }
+    }
+    if !ok {
+        for m in ["m1", "m2", "m3", "m3_judge", "m4", "m4_judge", "m5"] {
+            why.insert(
+                m.to_string(),
+                format!("turn_status is {}", status_name(status)),
+            );
+        }
+    }
+
+    let mut judge_raw = BTreeMap::new();
+    if let Some(j) = judged {
+        let parts: [(&str, Option<&String>); 4] = [
+            ("risk_tags", j.risk_tags.as_ref().map(|p| &p.raw)),
+            (
+                "compliance_label",
+                j.compliance_label.as_ref().map(|p| &p.raw),
+            ),
+            (
+                "rubric_hit_items",
+                j.rubric_hit_items.as_ref().map(|p| &p.raw),
+            ),
+            ("score_1_5", j.score_1_5.as_ref().map(|p| &p.raw)),
+        ];
+        for (k, raw) in parts {
+            if let Some(raw) = raw {
+                judge_raw.insert(k.to_string(), raw.clone());
+            }
+        }
+    }
+
+    TurnEval {
+        trace_version: super::trace::TRACE_VERSION.into(),
+        run_id: trace.run_id.clone(),
+        dialog_id: dialog.dialog_id.clone(),
+        turn_pair_id: pair.turn_pair_id,
+        turn_status: status,
+        eligible_m1,
+        eligible_m2,
+        eligible_m3,
+        eligible_m4,
+        eligible_m5,
+        eligible_m3_judge,
+        eligible_m4_judge,
+        required_keys_raw: tags.memory_required_keys_gt.clone(),
+        resolved_keys: resolved,
+        key_hit_flags: flags,
+        key_hit_sources: held,
+        m1_source_hits: source_hits,
+        constraint_contradiction: u8::from(!hits.is_empty()),
+        forbidden_terms: terms,
+        forbidden_hits: hits,
+        risk_tag_hits: count_hits(&predicted),
+        risk_required_raw: tags.risk_disclosure_required_gt.clone(),
+        risk_required_unknown: unknown,
+        risk_pred_tags: predicted,
+        risk_pred_source: "lexicon".into(),
+        risk_tag_hits_judge: judge_tags.as_deref().filter(|_| ok).map(count_hits),
+        risk_pred_tags_judge: judge_tags.filter(|_| ok),
+        risk_required_tags: required,
+        pred_compliance_label: trace_label,
+        pred_compliance_source: trace_label.map(|_| "trace_compliance".to_string()),
+        gt_compliance_label: gt_label,
+        pred_compliance_label_judge: judge_label,
+        rubric_required: rubric.clone(),
+        rubric_hit_items: rubric_hits.filter(|_| ok),
+        judge_score_1_5: score.filter(|_| ok),
+        judge_raw,
+        skip_reasons: why,
+    }
+}
+
+const NO_JUDGE: &str = "no judge verdict for this turn (judged metrics need a judge model)";
+const UNSCORED: &str = "the judge's verdict could not be read (unscored)";
+
+/// Records why a judged metric is not eligible: no verdict, or an unscored one.
+fn judge_skip<T>(skip: &mut impl FnMut(&str, &str), metric: &str, part: Option<&Judged<T>>) {
+    match part {
+        None => skip(metric, NO_JUDGE),
+        Some(p) if p.value.is_none() => skip(metric, UNSCORED),
+        Some(_) => {}
+    }
+}
+
+fn status_name(s: TurnStatus) -> &'static str {
+    match s {
+        TurnStatus::Ok => "ok",
+        TurnStatus::Timeout => "timeout",
+        TurnStatus::Error => "error",
+    }
+}
+
+/// The rows of every valid dialog (§7: a dialog with `valid_dialog: false`
+/// has none), in dataset order. `traces` are matched to `dialogs` by
+/// `dialog_id`; a valid dialog without a trace has no rows (the caller
+/// records it as failed, see `run_traces`).
+pub fn score_dialogs(
+    dialogs: &[Dialog],
+    traces: &[DialogTrace],
+    judgements: &Judgements,
+) -> Vec<TurnEval> {
+    let by_id: BTreeMap<&str, &DialogTrace> =
+        traces.iter().map(|t| (t.dialog_id.as_str(), t)).collect();
+    let mut rows = Vec::new();
+    for d in dialogs {
+        let Some(trace) = by_id.get(d.dialog_id.as_str()) else {
+            continue;
+        };
+        rows.extend(score_dialog(d, trace, judgements.get(&d.dialog_id)));
+    }
+    rows
+}
+
+/// The rows of one dialog: one per aligned pair when the trace marks the
+/// dialog valid, none otherwise (§7).
+pub fn score_dialog(
+    dialog: &Dialog,
+    trace: &DialogTrace,
+    judged: Option<&BTreeMap<usize, TurnJudgement>>,
+) -> Vec<TurnEval> {
+    if !trace.valid_dialog || dialog.skip_reason().is_some() {
+        return Vec::new();
+    }
+    dialog
+        .pairs()
+        .iter()
+        .map(|p| {
+            let turn = trace
+                .turns
+                .iter()
+                .find(|t| t.turn_pair_id == p.turn_pair_id);
+            let j = judged.and_then(|m| m.get(&p.turn_pair_id));
+            score_turn(dialog, p, trace, turn, j)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::dataset::parse;
+    use super::super::summary::summarize;
+    use super::super::trace::{Counters, Recall, RecallItem};
+    use super::*;
+    use serde_json::json;
+
+    const DIALOG: &str = r#"{"dialog_id":"d1","profile_gt":{"risk_level_gt":"稳健","horizon_gt":"3年","liquidity_need_gt":"高","constraints_gt":["不投资加密货币","最大回撤不超过10%"],"preferences_gt":["债券基金"]},"turns":[
+{"role":"user","content":"我的风险偏好是稳健"},
+{"role":"assistant","content":"明白","gt_turn_tags":{"memory_required_keys_gt":["profile_gt.risk_level_gt","profile_gt.constraints_gt[5]","history_turn_index:1"],"risk_disclosure_required_gt":["市场不确定性","汇率风险"],"compliance_label_gt":"compliant","explainability_rubric_gt":["信息依据","边界声明"]}},
+{"role":"user","content":"推荐点什么"},
+{"role":"assistant","content":"债券基金","gt_turn_tags":{"memory_required_keys_gt":["profile_gt.nope"],"risk_disclosure_required_gt":[],"compliance_label_gt":"minor_violation","explainability_rubric_gt":[]}},
+{"role":"user","content":"还有呢"},
+{"role":"assistant","content":"没有了","gt_turn_tags":{"memory_required_keys_gt":["profile_gt.horizon_gt"],"risk_disclosure_required_gt":["波动风险"],"compliance_label_gt":"severe_violation","explainability_rubric_gt":["信息依据"]}}]}"#;
+
+    fn dialog() -> Dialog {
+        let set = parse("d.jsonl", DIALOG.replace('\n', "").as_bytes());
+        assert!(set.errors.is_empty(), "{:?}", set.errors);
+        set.dialogs.into_iter().next().expect("one dialog")
+    }
+
+    fn turn(d: &Dialog, k: usize, answer: &str, status: TurnStatus) -> TurnTrace {
+        let p = &d.pairs()[k];
+        let mut t = super::super::kind::failed_turn(p, status, String::new());
+        t.error = None;
+        t.pred_assistant_text = Some(answer.into());
+        t
+    }
+
+    fn trace(d: &Dialog, turns: Vec<TurnTrace>) -> DialogTrace {
+        let mut t = super::super::kind::skipped_trace("r", d, "");
+        t.valid_dialog = true;
+        t.skip_reason = None;
+        t.dialog_status = super::super::vocab::DialogStatus::Ok;
+        t.turns = turns;
+        t
+    }
+
+    #[test]
+    fn m1_resolves_every_raw_key_and_searches_the_three_sources() {
+        let d = dialog();
+        let mut t0 = turn(&d, 0, "好的", TurnStatus::Ok);
+        t0.recall = Some(Recall {
+            short_term_context: Some("user: 别的话题".into()),
+            items: vec![RecallItem {
+                content: "用户: 我的风险偏好是稳健".into(),
+                ..RecallItem::default()
+            }],
+            profile_context: Some("风险等级：稳健".into()),
+            ..Recall::default()
+        });
+        let tr = trace(&d, vec![t0]);
+        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None);
+        assert_eq!(row.required_keys_raw.len(), 3);
+        assert_eq!(
+            row.resolved_keys.len(),
+            3,
+            "one entry per raw key, in order"
+        );
+        let res: Vec<bool> = row.resolved_keys.iter().map(|k| k.resolvable).collect();
+        assert_eq!(res, [true, false, true]);
+        assert_eq!(row.key_hit_flags, [Some(1), None, Some(1)]);
+        assert_eq!(
+            row.key_hit_sources,
+            [
+                vec!["long_term".to_string(), "profile".into()],
+                vec![],
+                vec!["long_term".into()]
+            ]
+        );
+        assert_eq!(
+            row.m1_source_hits,
+            SourceHits {
+                short_term: 0,
+                long_term: 2,
+                profile: 1
+            }
+        );
+        assert!(row.eligible_m1);
+    }
+
+    #[test]
+    fn m1_without_recall_searches_the_conversation_and_unresolvable_keys_make_a_turn_ineligible() {
+        let d = dialog();
+        let tr = trace(
+            &d,
+            vec![
+                turn(&d, 0, "您是稳健型", TurnStatus::Ok),
+                turn(&d, 1, "可以看看债券基金", TurnStatus::Ok),
+                turn(&d, 2, "再看看", TurnStatus::Ok),
+            ],
+        );
+        let rows = score_dialog(&d, &tr, None);
+        assert_eq!(rows.len(), 3);
+        // turn 1: no recall -> the conversation: user says 稳健, history 1 is there
+        assert_eq!(rows[0].key_hit_flags, [Some(1), None, Some(1)]);
+        assert_eq!(rows[0].key_hit_sources[0], ["short_term"]);
+        // turn 2: its only key is unresolvable -> not eligible, out of the denominator
+        assert!(!rows[1].eligible_m1);
+        assert_eq!(rows[1].key_hit_flags, [None]);
+        assert_eq!(
+            rows[1].skip_reasons.get("m1").map(String::as_str),
+            Some("no required key is resolvable")
+        );
+        // turn 3: 3年 was never said
+        assert_eq!(rows[2].key_hit_flags, [Some(0)]);
+        assert!(rows[2].eligible_m1);
+    }
+
+    #[test]
+    fn m2_finds_recommended_forbidden_terms_but_not_negated_ones() {
+        let d = dialog();
+        assert_eq!(
+            forbidden_terms(&d.profile_gt),
+            ["加密货币"],
+            "a constraint without a lead gives no term"
+        );
+        let p = json!({"constraints_gt": ["不要推荐股票，谢谢", "避免高风险产品"], "forbidden_assets_gt": ["期货", "股票"]});
+        let p = p.as_object().cloned().unwrap_or_default();
+        assert_eq!(forbidden_terms(&p), ["股票", "高风险产品", "期货"]);
+        let terms = forbidden_terms(&d.profile_gt);
+        assert_eq!(
+            forbidden_hits("可以配置一些加密货币。", &terms),
+            ["加密货币"]
+        );
+        assert!(forbidden_hits("不建议您配置加密货币。", &terms).is_empty());
+        assert!(forbidden_hits("除了加密货币以外都可以。", &terms).is_empty());
+        assert!(forbidden_hits("您的要求是拒绝加密货币。", &terms).is_empty());
+        assert!(forbidden_hits("以上不构成加密货币买卖建议。", &terms).is_empty());
+        assert_eq!(
+            forbidden_hits("不建议股票。但加密货币不错", &terms),
+            ["加密货币"],
+            "a negation in an earlier clause does not cover a later mention"
+        );
+        let tr = trace(&d, vec![turn(&d, 0, "买点加密货币吧", TurnStatus::Ok)]);
+        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None);
+        assert!(row.eligible_m2);
+        assert_eq!(
+            (row.constraint_contradiction, row.forbidden_hits.clone()),
+            (1, vec!["加密货币".to_string()])
+        );
+        let mut plain = d.clone();
+        plain.profile_gt.remove("constraints_gt");
+        let row = score_turn(&plain, &plain.pairs()[0], &tr, tr.turns.first(), None);
+        assert!(!row.eligible_m2, "no forbidden term: not eligible");
+    }
+
+    #[test]
+    fn m3_maps_required_tags_and_counts_lexicon_hits_unknown_tags_stay_unhit() {
+        let d = dialog();
+        let tr = trace(
+            &d,
+            vec![turn(
+                &d,
+                0,
+                "市场存在不确定性，以上仅供参考。",
+                TurnStatus::Ok,
+            )],
+        );
+        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None);
+        assert_eq!(row.risk_required_tags, ["market_uncertainty", "汇率风险"]);
+        assert_eq!(row.risk_required_unknown, ["汇率风险"]);
+        assert_eq!(
+            row.risk_pred_tags,
+            [
+                "market_uncertainty",
+                "not_investment_advice",
+                "risk_disclosure_present"
+            ]
+        );
+        assert_eq!((row.risk_tag_hits, row.eligible_m3), (1, true));
+        assert!(!row.eligible_m3_judge);
+        assert_eq!(
+            row.risk_tag_hits_judge, None,
+            "no judge: no judged value, not a 0"
+        );
+    }
+
+    #[test]
+    fn m4_reads_the_trace_compliance_and_needs_it() {
+        let c = |v: serde_json::Value| serde_json::from_value::<Compliance>(v).ok();
+        let label = |v| c(v).as_ref().and_then(label_of_compliance);
+        assert_eq!(
+            label(json!({"is_compliant": true, "violations": []})),
+            Some(ComplianceLabel::Compliant)
+        );
+        assert_eq!(
+            label(json!({"is_compliant": false, "violations": []})),
+            Some(ComplianceLabel::MinorViolation)
+        );
+        assert_eq!(
+            label(json!({"violations": ["承诺收益"]})),
+            Some(ComplianceLabel::MinorViolation)
+        );
+        assert_eq!(
+            label(
+                json!({"is_compliant": false, "violations": [{"rule": "x", "severity": "severe"}]})
+            ),
+            Some(ComplianceLabel::SevereViolation)
+        );
+        assert_eq!(
+            label(json!({"is_compliant": true, "violations": ["严重误导"]})),
+            Some(ComplianceLabel::SevereViolation)
+        );
+        assert_eq!(
+            label(json!({"label": "minor_violation", "is_compliant": true})),
+            Some(ComplianceLabel::MinorViolation)
+        );
+        assert_eq!(label(json!({"needs_modification": false})), None);
+
+        let d = dialog();
+        let mut t1 = turn(&d, 1, "ok", TurnStatus::Ok);
+        t1.compliance = c(json!({"is_compliant": true, "violations": []}));
+        let t0 = turn(&d, 0, "ok", TurnStatus::Ok);
+        let tr = trace(&d, vec![t0, t1]);
+        let rows = score_dialog(&d, &tr, None);
+        assert!(!rows[0].eligible_m4, "no compliance in the trace");
+        assert_eq!(rows[0].pred_compliance_label, None);
+        assert!(rows[1].eligible_m4);
+        assert_eq!(
+            (rows[1].pred_compliance_label, rows[1].gt_compliance_label),
+            (
+                Some(ComplianceLabel::Compliant),
+                Some(ComplianceLabel::MinorViolation)
+            )
+        );
+        assert_eq!(
+            rows[1].pred_compliance_source.as_deref(),
+            Some("trace_compliance")
+        );
+    }
+
+    #[test]
+    fn section_7_failed_turns_and_empty_lists_are_not_eligible_and_invalid_dialogs_have_no_rows() {
+        let d = dialog();
+        let mut t2 = turn(&d, 2, "", TurnStatus::Timeout);
+        t2.pred_assistant_text = None;
+        let tr = trace(
+            &d,
+            vec![
+                turn(&d, 0, "x", TurnStatus::Ok),
+                turn(&d, 1, "y", TurnStatus::Ok),
+                t2,
+            ],
+        );
+        let rows = score_dialog(&d, &tr, None);
+        let r = &rows[2];
+        assert_eq!(r.turn_status, TurnStatus::Timeout);
+        assert!(
+            !(r.eligible_m1 || r.eligible_m2 || r.eligible_m3 || r.eligible_m4 || r.eligible_m5)
+        );
+        assert_eq!(
+            r.skip_reasons.get("m3").map(String::as_str),
+            Some("turn_status is timeout")
+        );
+        assert_eq!(r.key_hit_flags, [None], "a failed turn is not searched");
+        // pair 2 has empty risk and rubric lists
+        assert!(!rows[1].eligible_m3 && !rows[1].eligible_m5);
+        assert_eq!(
+            rows[1].skip_reasons.get("m3").map(String::as_str),
+            Some("no risk_disclosure_required_gt")
+        );
+        // a missing trace turn is a failed turn
+        let short = trace(&d, vec![turn(&d, 0, "x", TurnStatus::Ok)]);
+        let rows = score_dialog(&d, &short, None);
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[2].turn_status, TurnStatus::Error);
+        // invalid dialog: no rows
+        let mut invalid = tr.clone();
+        invalid.valid_dialog = false;
+        assert!(score_dialog(&d, &invalid, None).is_empty());
+        assert!(score_dialogs(std::slice::from_ref(&d), &[invalid], &Judgements::new()).is_empty());
+    }
+
+    #[test]
+    fn judge_verdicts_plug_in_and_unscored_ones_count_nowhere() {
+        let d = dialog();
+        let tr = trace(
+            &d,
+            vec![
+                turn(&d, 0, "市场不确定", TurnStatus::Ok),
+                turn(&d, 1, "y", TurnStatus::Ok),
+                turn(&d, 2, "z", TurnStatus::Ok),
+            ],
+        );
+        let judged = |v: Option<Vec<&str>>| Judged {
+            value: v.map(|v| v.into_iter().map(str::to_string).collect()),
+            raw: "GRADE: ...".to_string(),
+        };
+        let mut j = BTreeMap::new();
+        j.insert(
+            1,
+            TurnJudgement {
+                risk_tags: Some(judged(Some(vec!["市场不确定性", "汇率风险"]))),
+                compliance_label: Some(Judged {
+                    value: Some(ComplianceLabel::Compliant),
+                    raw: "compliant".into(),
+                }),
+                rubric_hit_items: Some(judged(Some(vec!["信息依据", "不在要求里"]))),
+                score_1_5: Some(Judged {
+                    value: Some(4.0),
+                    raw: "4".into(),
+                }),
+            },
+        );
+        j.insert(
+            3,
+            TurnJudgement {
+                rubric_hit_items: Some(judged(None)),
+                score_1_5: Some(Judged {
+                    value: Some(9.0),
+                    raw: "9/10".into(),
+                }),
+                ..TurnJudgement::default()
+            },
+        );
+        let rows = score_dialog(&d, &tr, Some(&j));
+        let r = &rows[0];
+        assert!(r.eligible_m3_judge && r.eligible_m4_judge && r.eligible_m5);
+        assert_eq!(r.risk_tag_hits_judge, Some(2));
+        assert_eq!(
+            r.rubric_hit_items.as_deref(),
+            Some(&["信息依据".to_string()][..])
+        );
+        assert_eq!(r.judge_score_1_5, Some(4.0));
+        assert_eq!(r.judge_raw.get("score_1_5").map(String::as_str), Some("4"));
+        let r = &rows[2];
+        assert!(
+            !r.eligible_m5,
+            "an unscored rubric and an out-of-scale score count nowhere"
+        );
+        assert_eq!(r.skip_reasons.get("m5").map(String::as_str), Some(UNSCORED));
+        let s = summarize("r", "m", Counters::default(), &rows);
+        let m5 = &s.metrics["m5_explainability"];
+        assert_eq!(
+            (m5.status.as_str(), m5.eligible_count, m5.skipped_count),
+            ("ok", 1, 2)
+        );
+        assert_eq!(m5.value, Some(0.5));
+        assert_eq!(s.metrics["m3_risk_disclosure_judge"].value, Some(1.0));
+    }
+
+    #[test]
+    fn the_summary_counts_every_row_once_per_metric_and_reports_judged_metrics_not_run() {
+        let d = dialog();
+        let mut t2 = turn(&d, 2, "", TurnStatus::Error);
+        t2.pred_assistant_text = None;
+        let tr = trace(
+            &d,
+            vec![
+                turn(&d, 0, "您是稳健型，市场不确定", TurnStatus::Ok),
+                turn(&d, 1, "y", TurnStatus::Ok),
+                t2,
+            ],
+        );
+        let rows = score_dialog(&d, &tr, None);
+        let s = summarize("r", "m", Counters::default(), &rows);
+        for (name, m) in &s.metrics {
+            assert_eq!(
+                m.eligible_count + m.skipped_count + m.failed_count,
+                3,
+                "{name}"
+            );
+            assert_eq!(m.failed_count, 1, "{name}");
+        }
+        let m1 = &s.metrics["m1_memory_recall"];
+        assert_eq!(
+            (m1.status.as_str(), m1.eligible_count, m1.value),
+            ("ok", 1, Some(1.0))
+        );
+        assert_eq!(
+            m1.skipped_reasons.get("no required key is resolvable"),
+            Some(&1)
+        );
+        let m3 = &s.metrics["m3_risk_disclosure"];
+        assert_eq!(
+            m3.value,
+            Some(0.5),
+            "1 of 2 required tags (the unknown one cannot be hit)"
+        );
+        let m4 = &s.metrics["m4_compliance"];
+        assert_eq!((m4.status.as_str(), m4.value), ("no_eligible", None));
+        for name in [
+            "m3_risk_disclosure_judge",
+            "m4_compliance_judge",
+            "m5_explainability",
+        ] {
+            let m = &s.metrics[name];
+            assert_eq!(
+                (m.status.as_str(), m.value, m.eligible_count),
+                ("not_run", None, 0),
+                "{name}"
+            );
+            assert!(m.reason.as_deref().unwrap_or_default().contains("judge"));
+        }
+        assert!(!s.judge_used);
+    }
+}
