@@ -499,6 +499,7 @@ fn task_spec(run_id: &str, latency: f64) -> TaskRunSpec {
         task,
         run_data: state.run_data.clone(),
         calls: planned.into_iter().map(|m| m.call).collect(),
+        judge: None,
         lang: Lang::En,
         policy: Default::default(),
         prices: Default::default(),

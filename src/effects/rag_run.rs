@@ -71,7 +71,13 @@ impl RunView for RagView {
         matches!(event, Record::Case(_))
     }
 
-    fn transport(&self, engine: &Engine, job: usize, messages: &[ChatMessage]) -> Transport {
+    fn transport(
+        &self,
+        engine: &Engine,
+        job: usize,
+        _pool: usize,
+        messages: &[ChatMessage],
+    ) -> Transport {
         match &self.call {
             ModelCall::Mock(scale) => Transport::Local {
                 answer: engine.kind().mock_answer(job, messages),

@@ -68,6 +68,7 @@ impl RunView for RetrievalView {
         &self,
         engine: &RetrievalEngine,
         job: usize,
+        _pool: usize,
         messages: &[ChatMessage],
     ) -> Transport {
         if self.demo {

@@ -67,11 +67,13 @@ pub trait RunView: 'static {
     /// Readies an event record for the log (the summary names the report
     /// file); true when it is the `case` record of a settled job.
     fn record(&self, event: &mut <Self::Kind as Kind>::Record) -> bool;
-    /// How the current call of `job` goes out.
+    /// How the current call of `job` goes out; `pool` is the kind's pool
+    /// that answers it (a task's models, then its judge).
     fn transport(
         &self,
         engine: &Pipeline<Self::Kind>,
         job: usize,
+        pool: usize,
         messages: &[ChatMessage],
     ) -> Transport;
     /// What `job`, which just settled, will show once saved.
@@ -235,8 +237,9 @@ fn apply<V: RunView>(rc: &Shared<V>, step: Step<<V::Kind as Kind>::Record>) {
                 case,
                 messages,
                 body,
+                pool,
                 ..
-            } => send(rc, case, messages, body),
+            } => send(rc, case, pool, messages, body),
             Command::Abort { case } => {
                 let gone = rc.borrow_mut().in_flight.remove(&case);
                 if let Some(Some(pending)) = gone {
@@ -331,13 +334,14 @@ fn after_drain<V: RunView>(rc: &Shared<V>) {
 fn send<V: RunView>(
     rc: &Shared<V>,
     job: usize,
+    pool: usize,
     messages: Vec<ChatMessage>,
     body: Option<serde_json::Value>,
 ) {
     let weak = Rc::downgrade(rc);
     let (transport, timeout_ms) = {
         let r = rc.borrow();
-        let t = r.view.transport(&r.engine, job, &messages);
+        let t = r.view.transport(&r.engine, job, pool, &messages);
         (t, r.settings.timeout_ms)
     };
     let (cfg, key_for) = match transport {

@@ -25,7 +25,7 @@ use evalpage_core::RunMeta;
 use evalpage_core::TaskInputs as Inputs;
 use evalpage_core::TaskRecord;
 use evalpage_core::{AnswerSource, RunDescription};
-use evalpage_core::{TaskEngine, TaskKind, TaskRunConfig};
+use evalpage_core::{TaskEngine, TaskJudge, TaskKind, TaskRunConfig};
 use std::rc::Rc;
 use yew::Callback;
 
@@ -49,6 +49,8 @@ pub struct TaskRunSpec {
     pub run_data: Rc<RunData>,
     /// How each model of `cfg.models` is called, in the same order.
     pub calls: Vec<ModelCall>,
+    /// The judge of the task's `llm_judge` metrics and how it is called.
+    pub judge: Option<(TaskJudge, ModelCall)>,
     /// Language of `report.md`.
     pub lang: Lang,
     /// What the engine does with truncated and fatal answers.
@@ -76,6 +78,9 @@ pub struct TaskView {
     prices: evalpage_core::Prices,
     /// Results the page may count: saved first when persistence is on.
     results: ResultGrid,
+    /// Identical judge requests of a job seen so far: the mock judge's
+    /// repeats differ as a real judge's do (as in the CLI).
+    judged: std::cell::RefCell<std::collections::HashMap<(usize, u64), u64>>,
 }
 
 impl RunView for TaskView {
@@ -91,18 +96,30 @@ impl RunView for TaskView {
         matches!(event, TaskRecord::Case(_))
     }
 
-    fn transport(&self, engine: &TaskEngine, job: usize, messages: &[ChatMessage]) -> Transport {
-        let Some(j) = engine.job(job) else {
+    fn transport(
+        &self,
+        engine: &TaskEngine,
+        job: usize,
+        pool: usize,
+        messages: &[ChatMessage],
+    ) -> Transport {
+        // `calls` holds the models in order, then the judge: a pool's index.
+        let Some(call) = self.calls.get(pool) else {
             return Transport::Local {
                 answer: String::new().into(),
                 latency_ms: 0,
             };
         };
-        match &self.calls[j.model] {
+        match call {
             ModelCall::Mock(scale) => {
                 let ms = (demo::latency_ms(messages) / MOCK_LATENCY_DIVISOR) as f64 * scale;
+                let judge = pool == engine.config().models.len();
+                let answer = match judge.then(|| self.mock_judge(job, messages)).flatten() {
+                    Some(verdict) => verdict.into(),
+                    None => engine.kind().mock_answer(job, messages),
+                };
                 Transport::Local {
-                    answer: engine.kind().mock_answer(job, messages),
+                    answer,
                     latency_ms: ms as u32,
                 }
             }
@@ -147,6 +164,19 @@ impl RunView for TaskView {
 }
 
 impl TaskView {
+    /// The mock judge's answer to the `nth` identical request of `job`.
+    fn mock_judge(&self, job: usize, messages: &[ChatMessage]) -> Option<String> {
+        let key: String = messages.iter().map(|m| m.content.as_str()).collect();
+        let key = (job, demo::fnv1a(&key));
+        let nth = {
+            let mut seen = self.judged.borrow_mut();
+            let n = seen.entry(key).or_insert(0);
+            *n += 1;
+            *n - 1
+        };
+        evalpage_core::mock_judge_reply(messages, nth)
+    }
+
     /// The eight artifacts (the core's renderer, as the CLI writes them) and
     /// the two event logs.
     fn render(
@@ -202,15 +232,19 @@ impl TaskView {
 impl TaskRunSpec {
     /// The engine (with the calls of `prior_log` restored) and the view of
     /// this run; `persist` is left to the caller.
-    pub fn parts(self) -> (TaskEngine, TaskView) {
+    pub fn parts(mut self) -> (TaskEngine, TaskView) {
         let data = &self.run_data.data;
         let models: Vec<String> = self.cfg.models.iter().map(|m| m.name.clone()).collect();
-        let mut engine = TaskEngine::new(
+        let (judge, judge_call) = self.judge.take().unzip();
+        // The judge's pool comes after the models': its call goes last.
+        self.calls.extend(judge_call);
+        let mut engine = TaskEngine::judged(
             self.cfg,
             self.task.task.clone(),
             self.task.info.clone(),
             &self.task.template,
             data,
+            judge,
         );
         engine.set_policy(self.policy);
         if let Some(log) = &self.prior_log {
@@ -231,6 +265,7 @@ impl TaskRunSpec {
             models: Rc::new(models),
             lang: self.lang,
             prices: self.prices,
+            judged: Default::default(),
         };
         (engine, view)
     }

@@ -76,6 +76,9 @@ pub struct TaskInputs {
     pub models: Vec<StoredModel>,
     /// Scheduling.
     pub settings: TaskRunSettings,
+    /// The judge of `llm_judge` metrics (`mock` or a model of the list).
+    #[serde(default)]
+    pub judge: Option<String>,
 }
 
 impl TaskInputs {

@@ -12,6 +12,7 @@ use evalpage_core::run::RunSettings;
 use evalpage_core::task::Task;
 use evalpage_core::ModelSettings;
 use evalpage_core::OpenAiConfig;
+use evalpage_core::{judge_setups, judged_metrics, TaskJudge};
 use evalpage_core::{merged_params, ModelEntry, Registry};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -244,27 +245,7 @@ pub fn plan(
     let planned: Vec<PlannedModel> = choices
         .iter()
         .filter(|c| selected.contains(&c.name))
-        .map(|c| match &c.source {
-            ModelSource::Mock => PlannedModel {
-                settings: ModelSettings {
-                    name: c.name.clone(),
-                    model: c.name.clone(),
-                    base_url: None,
-                    api_key_env: None,
-                    params: task.default_params.clone(),
-                },
-                call: ModelCall::Mock(mock_latency.max(0.0)),
-                price: None,
-            },
-            ModelSource::Registry(e) => {
-                let key = keys.registry.get(&e.name).filter(|k| k.fits(e));
-                endpoint_model(task, e, key.map(|k| (k.key.clone(), k.base_url.clone())))
-            }
-            ModelSource::Endpoint(m) => {
-                let key = keys.origins.get(&m.origin).and_then(ApiKey::new);
-                endpoint_model(task, &m.entry, key.map(|k| (k, m.origin.clone())))
-            }
-        })
+        .map(|c| planned(&task.default_params, c, keys, mock_latency))
         .collect();
     if planned.is_empty() {
         return Err("tick at least one model".into());
@@ -272,9 +253,98 @@ pub fn plan(
     Ok(planned)
 }
 
+/// One model of the list as called, with `params` under its own.
+fn planned(
+    params: &serde_json::Map<String, serde_json::Value>,
+    c: &ModelChoice,
+    keys: KeySources<'_>,
+    mock_latency: f64,
+) -> PlannedModel {
+    match &c.source {
+        ModelSource::Mock => PlannedModel {
+            settings: ModelSettings {
+                name: c.name.clone(),
+                model: c.name.clone(),
+                base_url: None,
+                api_key_env: None,
+                params: params.clone(),
+            },
+            call: ModelCall::Mock(mock_latency.max(0.0)),
+            price: None,
+        },
+        ModelSource::Registry(e) => {
+            let key = keys.registry.get(&e.name).filter(|k| k.fits(e));
+            endpoint_model(params, e, key.map(|k| (k.key.clone(), k.base_url.clone())))
+        }
+        ModelSource::Endpoint(m) => {
+            let key = keys.origins.get(&m.origin).and_then(ApiKey::new);
+            endpoint_model(params, &m.entry, key.map(|k| (k, m.origin.clone())))
+        }
+    }
+}
+
+/// The judge named `judge` (`mock`, the built-in mock judge, or a model of
+/// the list, ticked or not) for a task with `llm_judge` metrics; `None` for a
+/// task without. A judge is sent its own parameters only, not the task's (a
+/// task's `response_format: json_object` would break `GRADE:` lines), and
+/// runs on its own pool with the models' scheduling.
+pub fn plan_judge(
+    task: &Task,
+    choices: &[ModelChoice],
+    judge: &str,
+    keys: KeySources<'_>,
+    mock_latency: f64,
+    settings: RunSettings,
+) -> Result<Option<(TaskJudge, ModelCall)>, String> {
+    if judged_metrics(task).is_empty() {
+        return Ok(None);
+    }
+    let setups = judge_setups(task, &BTreeMap::new()).map_err(|errors| {
+        let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
+        format!(
+            "{first} (the page reads the built-in judge prompts only; run a task with its own judge prompt file with the CLI)"
+        )
+    })?;
+    let none = serde_json::Map::new();
+    let model = if judge == MOCK_JUDGE {
+        PlannedModel {
+            settings: ModelSettings {
+                name: MOCK_JUDGE.into(),
+                model: MOCK_JUDGE.into(),
+                base_url: None,
+                api_key_env: None,
+                params: none,
+            },
+            call: ModelCall::Mock(mock_latency.max(0.0)),
+            price: None,
+        }
+    } else {
+        let c = choices
+            .iter()
+            .find(|c| c.name == judge)
+            .ok_or_else(|| format!("the judge `{judge}` is not a model of the list"))?;
+        planned(&none, c, keys, mock_latency)
+    };
+    Ok(Some((
+        TaskJudge {
+            model: model.settings,
+            settings,
+            setups,
+        },
+        model.call,
+    )))
+}
+
+/// The name of the built-in mock judge.
+pub const MOCK_JUDGE: &str = "mock";
+
 /// An endpoint model with its key and what the key was entered for.
-fn endpoint_model(task: &Task, e: &ModelEntry, key: Option<(ApiKey, String)>) -> PlannedModel {
-    let params = merged_params(&task.default_params, &e.default_params);
+fn endpoint_model(
+    params: &serde_json::Map<String, serde_json::Value>,
+    e: &ModelEntry,
+    key: Option<(ApiKey, String)>,
+) -> PlannedModel {
+    let params = merged_params(params, &e.default_params);
     let (key, key_for) = key.unzip();
     PlannedModel {
         settings: ModelSettings {

@@ -122,6 +122,8 @@ pub struct TaskState {
     pub start_error: Option<Rc<str>>,
     /// Why a file could not be read.
     pub load_error: Option<Rc<str>>,
+    /// The judge of `llm_judge` metrics: `mock` or a model of the list.
+    pub judge: Rc<str>,
 }
 
 impl Default for TaskState {
@@ -167,6 +169,8 @@ pub enum TaskAction {
     SetKey(String, String),
     /// Scheduling edited.
     SetSettings(TaskRunSettings),
+    /// The judge of `llm_judge` metrics was chosen.
+    SetJudge(String),
     /// The endpoint form was edited: its settings and the keys by origin.
     SetEndpoint(Rc<ModelSettings>, Rc<KeyRing>),
     /// A model was added with the endpoint form (and ticked).
@@ -234,9 +238,18 @@ impl TaskState {
             artifacts: None,
             start_error: None,
             load_error: None,
+            judge: Rc::from(super::task_models::MOCK_JUDGE),
         };
         s.recheck();
         s
+    }
+
+    /// True when the valid task has `llm_judge` metrics (a judge is chosen).
+    pub fn judged(&self) -> bool {
+        self.check
+            .checked
+            .as_ref()
+            .is_some_and(|c| !evalpage_core::judged_metrics(&c.task).is_empty())
     }
 
     /// The keys a run of this state may use.
@@ -431,6 +444,7 @@ impl Reducible for TaskState {
                 next.keys = Rc::new(keys);
             }
             TaskAction::SetSettings(s) => next.settings = s,
+            TaskAction::SetJudge(j) => next.judge = Rc::from(j.as_str()),
             TaskAction::SetEndpoint(settings, ring) => {
                 next.endpoint = settings;
                 next.ring = ring;

@@ -86,6 +86,7 @@ impl TaskInputs {
             },
             models,
             settings: state.settings,
+            judge: Some(state.judge.to_string()),
         }
     }
 }
@@ -121,6 +122,9 @@ impl TaskState {
         next.registry_text = Rc::from(String::from_utf8_lossy(s.registry.content.bytes()).as_ref());
         next.selected = Rc::new(s.models.iter().map(|m| m.name.clone()).collect());
         next.settings = s.settings;
+        if let Some(j) = &s.judge {
+            next.judge = Rc::from(j.as_str());
+        }
         next.keys = self.keys.clone();
         next.ring = self.ring.clone();
         next.endpoint = self.endpoint.clone();

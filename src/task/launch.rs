@@ -12,7 +12,7 @@ use crate::state::keys::{self, KeyPrompt};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::task_models::{
-    backend, endpoint_name, plan, EndpointModel, ModelSource, PlannedModel,
+    backend, endpoint_name, plan, plan_judge, EndpointModel, ModelSource, PlannedModel,
 };
 use crate::state::ModelSettings;
 use crate::state::{Mode, TaskAction, TaskState};
@@ -105,6 +105,14 @@ impl ModeLaunch for TaskLaunch {
                 (js_sys::Math::random() * 65536.0) as u32
             )
         });
+        let judge = plan_judge(
+            &task.task,
+            &page.choices,
+            &page.judge,
+            page.key_sources(),
+            page.settings.mock_latency,
+            page.settings.run_settings(&planned, started),
+        )?;
         let stored = StoredRun::of_task(page, &run_id, started, lang);
         let cfg = TaskRunConfig {
             run_id,
@@ -124,6 +132,7 @@ impl ModeLaunch for TaskLaunch {
             task,
             run_data: page.run_data.clone(),
             calls: planned.into_iter().map(|m| m.call).collect(),
+            judge,
             lang,
             policy: page.settings.policy(),
             prices,

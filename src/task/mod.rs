@@ -221,7 +221,9 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
                         on_registry={send(state, TaskAction::EditRegistry)}
                         on_registry_check={send(state, |_: ()| TaskAction::CheckRegistry)}
                         on_registry_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadRegistry))}
-                        on_settings={send(state, |s: TaskRunSettings| TaskAction::SetSettings(s))} />
+                        on_settings={send(state, |s: TaskRunSettings| TaskAction::SetSettings(s))}
+                        judged={state.judged()} judge={state.judge.clone()}
+                        on_judge={send(state, TaskAction::SetJudge)} />
                     <EndpointPanel {lang} settings={state.endpoint.clone()} disabled={running} on_change={on_endpoint}
                         on_add={on_add_endpoint} key_origins={Rc::new(state.ring.origins())}
                         on_forget_keys={send(state, |_: ()| TaskAction::ForgetKeys)} target={endpoint_target(state)} />

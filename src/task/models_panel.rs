@@ -52,6 +52,12 @@ pub struct TaskModelsPanelProps {
     pub on_registry_file: Callback<web_sys::File>,
     /// Scheduling edited.
     pub on_settings: Callback<TaskRunSettings>,
+    /// The task has `llm_judge` metrics: a judge must be chosen.
+    pub judged: bool,
+    /// The chosen judge (`mock` or a model of the list).
+    pub judge: Rc<str>,
+    /// A judge was chosen.
+    pub on_judge: Callback<String>,
 }
 
 fn input_of(e: &Event) -> Option<HtmlInputElement> {
@@ -70,6 +76,7 @@ pub fn TaskModelsPanel(p: &TaskModelsPanelProps) -> Html {
         <section class="panel" data-testid="task-models-panel">
             <h2>{t("模型", "Models")}</h2>
             <ul class="model-choices">{ for p.choices.iter().map(|c| choice(p, c)) }</ul>
+            if p.judged { { judge(p) } }
             { settings(p) }
             <details open={!p.registry.errors.is_empty() || n > 0}>
                 <summary>{t("模型注册表（JSON，可选）", "Model registry (JSON, optional)")}</summary>
@@ -130,6 +137,34 @@ fn choice(p: &TaskModelsPanelProps, c: &ModelChoice) -> Html {
                 <strong>{&c.name}</strong><span class="muted">{format!(" {what}")}</span></label>
             { key.unwrap_or_default() }
         </li>
+    }
+}
+
+/// The judge of the task's `llm_judge` metrics: the built-in mock judge or
+/// any model of the list (ticked or not), on its own pool.
+fn judge(p: &TaskModelsPanelProps) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let onchange = {
+        let cb = p.on_judge.clone();
+        Callback::from(move |e: Event| {
+            let select = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok());
+            if let Some(s) = select {
+                cb.emit(s.value());
+            }
+        })
+    };
+    let mock = crate::state::task_models::MOCK_JUDGE;
+    html! {
+        <label data-testid="task-judge-row">{t("评审模型（llm_judge 指标）", "Judge (for the llm_judge metrics)")}
+            <select data-testid="task-judge" disabled={p.disabled} {onchange}>
+                <option value={mock} selected={&*p.judge == mock}>{t("内置模拟评审", "built-in mock judge")}</option>
+                { for p.choices.iter().map(|c| html!{
+                    <option value={c.name.clone()} selected={*p.judge == *c.name}>{&c.name}</option>
+                }) }
+            </select>
+        </label>
     }
 }
 

@@ -76,19 +76,22 @@ impl Answerer {
 
 /// Who answers the judge's requests.
 enum JudgeAnswerer {
-    /// The deterministic mock judge; `seen` counts identical requests (the
-    /// repeats of one judgement), so repeats can differ as a real judge's do.
-    Mock { seen: Mutex<HashMap<u64, u64>> },
+    /// The deterministic mock judge; `seen` counts identical requests of one
+    /// job (the repeats of one judgement), so repeats can differ as a real
+    /// judge's do. The page's mock judge counts the same way.
+    Mock {
+        seen: Mutex<HashMap<(usize, u64), u64>>,
+    },
     /// An OpenAI-compatible endpoint.
     Http(HttpBackend),
 }
 
 impl JudgeAnswerer {
-    fn call(&self, messages: &[ChatMessage]) -> CallOutcome {
+    fn call(&self, job: usize, messages: &[ChatMessage]) -> CallOutcome {
         match self {
             JudgeAnswerer::Mock { seen } => {
                 let key: String = messages.iter().map(|m| m.content.as_str()).collect();
-                let key = evalpage_core::demo::fnv1a(&key);
+                let key = (job, evalpage_core::demo::fnv1a(&key));
                 let nth = match seen.lock() {
                     Ok(mut map) => {
                         let n = map.entry(key).or_insert(0);
@@ -285,7 +288,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         let messages = &request.messages;
         match (answerers.get(request.pool), &judge_answerer) {
             (Some(a), _) => a.call(job % n.max(1), messages),
-            (None, Some(j)) => j.call(messages),
+            (None, Some(j)) => j.call(job, messages),
             (None, None) => CallOutcome::text(String::new()),
         }
     });

@@ -121,6 +121,31 @@ metrics:
     label_field: metadata.keywords
 ";
 
+const SUPPORT_JUDGED_YAML: &str = "name: support_judged
+version: v1
+prompt_template: support_qa
+default_params:
+  temperature: 0
+metrics:
+  - type: token_f1
+    name: f1
+    pred_field: raw_answer
+    label_field: expected
+  - type: llm_judge
+    name: correct
+    judge: correctness
+    language: en
+    reference_field: expected
+  - type: llm_judge
+    name: helpful
+    judge: rubric
+    language: en
+    rubric:
+      - Answers the customer's question directly.
+      - Gives a concrete next step.
+      - Is polite and brief.
+";
+
 const RAG_QA_YAML: &str = "name: rag_qa
 version: v1
 prompt_template: rag_qa
@@ -147,6 +172,11 @@ pub const PRESETS: &[Preset] = &[
         name: "support_qa",
         description: "Spec 003 support chats: exact match and keyword coverage of the answer.",
         yaml: SUPPORT_QA_YAML,
+    },
+    Preset {
+        name: "support_judged",
+        description: "Spec 003 support chats judged by a model: correctness against the reference and a rubric (llm_judge).",
+        yaml: SUPPORT_JUDGED_YAML,
     },
     Preset {
         name: "rag_qa",
