@@ -137,7 +137,7 @@ pub struct RunArgs {
     /// five artifacts; --concurrency is workers_dialog.
     #[arg(long, value_name = "DATASET", conflicts_with_all = ["dataset", "task", "metadata", "resume_from", "price_in", "price_out", "retrieval"])]
     pub dialogs: Option<PathBuf>,
-    /// Run a task (a preset name: event_eval, support_qa, rag_qa; or a task
+    /// Run a task (a preset name: event_eval, support_qa, support_judged, rag_qa; or a task
     /// YAML file) instead of the RAG check.
     #[arg(long, value_name = "NAME|FILE.yaml", conflicts_with_all = ["provider", "endpoint", "model", "api_key_env", "system_prompt", "retrieval"])]
     pub task: Option<String>,
