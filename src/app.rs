@@ -14,6 +14,7 @@ use crate::retrieval::{use_retrieval, RetrievalApp};
 use crate::state::resume::Offers;
 use crate::state::{AppAction, Mode};
 use crate::task::{use_task, TaskApp};
+use crate::viewer::{use_viewer, ViewerApp};
 use yew::prelude::*;
 
 /// The application root.
@@ -29,6 +30,7 @@ pub fn App() -> Html {
     let rag = use_rag(params.clone(), offers.clone());
     let (task_state, task_slot) = use_task(params.clone());
     let retrieval = use_retrieval();
+    let viewer = use_viewer();
     let lang = rag.state.lang;
     let on_lang = {
         let s = rag.state.clone();
@@ -48,6 +50,7 @@ pub fn App() -> Html {
                 offers={offers.clone()} on_mode={on_mode.clone()} />
         },
         Mode::Retrieval => html! { <RetrievalApp {lang} mode={retrieval} /> },
+        Mode::View => html! { <ViewerApp {lang} state={viewer} /> },
     };
     html! {
         <div class="page">

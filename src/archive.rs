@@ -1,4 +1,5 @@
-//! The task run's downloads as one zip archive, built in memory.
+//! The task run's downloads as one zip archive, built in memory, and the
+//! viewer's reading of such an archive.
 //!
 //! Written with `rawzip` 0.5 (no dependencies; it writes the archive
 //! structure and the CRC and leaves compression to the caller) with stored
@@ -41,6 +42,35 @@ pub fn zip_files(files: &[(String, String)], ended_at_ms: u64) -> Result<Vec<u8>
     Ok(out)
 }
 
+/// The files of a zip archive (name, bytes), for the viewer. Only stored
+/// (uncompressed) entries are read, as the page writes them; a compressed
+/// entry is an error that names it.
+pub fn unzip(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let archive =
+        rawzip::ZipArchive::from_slice(bytes).map_err(|e| format!("not a readable zip: {e}"))?;
+    let mut out = Vec::new();
+    let mut entries = archive.entries();
+    while let Some(e) = entries
+        .next_entry()
+        .map_err(|e| format!("a zip entry cannot be read: {e}"))?
+    {
+        if e.is_dir() {
+            continue;
+        }
+        let name = String::from_utf8_lossy(e.file_path().as_ref()).into_owned();
+        if e.compression_method() != CompressionMethod::STORE {
+            return Err(format!(
+                "{name} is compressed in the zip; the viewer reads the page's own (stored) zips: unzip it and open its files"
+            ));
+        }
+        let local = archive
+            .get_entry(e.wayfinder())
+            .map_err(|err| format!("{name}: {err}"))?;
+        out.push((name, local.data().to_vec()));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,6 +97,24 @@ mod tests {
             assert_eq!(e.crc32(), rawzip::crc32(text.as_bytes()));
         }
         assert!(entries.next_entry().expect("end").is_none());
+    }
+
+    #[test]
+    fn unzip_gives_back_what_zip_files_wrote() {
+        let files = vec![
+            ("a.json".to_string(), "{}".to_string()),
+            ("b.md".to_string(), "# b".to_string()),
+        ];
+        let bytes = zip_files(&files, 0).expect("zip");
+        let back = unzip(&bytes).expect("unzip");
+        assert_eq!(
+            back,
+            vec![
+                ("a.json".to_string(), b"{}".to_vec()),
+                ("b.md".to_string(), b"# b".to_vec())
+            ]
+        );
+        assert!(unzip(b"not a zip").is_err());
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod rag;
 pub mod retrieval;
 pub mod state;
 pub mod task;
+pub mod viewer;
 
 /// Mounts the app on `<body>`.
 pub fn start() {

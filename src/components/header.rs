@@ -40,6 +40,7 @@ pub fn Header(p: &HeaderProps) -> Html {
                 {tab(Mode::Rag, "RAG 评测", "RAG check")}
                 {tab(Mode::Task, "任务评测", "Task")}
                 {tab(Mode::Retrieval, "检索评测", "Retrieval")}
+                {tab(Mode::View, "查看已保存的运行", "Viewer")}
             </nav>
             <p class="tagline">{p.lang.pick(
                 "在浏览器里评测 LLM / RAG：数据留在本机，结果可下载。",

@@ -72,7 +72,45 @@ pub fn set_mode(mode: Mode) {
     };
     match mode {
         Mode::Rag => q.delete("mode"),
-        Mode::Task | Mode::Retrieval => q.set("mode", mode.code()),
+        Mode::Task | Mode::Retrieval | Mode::View => q.set("mode", mode.code()),
+    }
+    let query = String::from(q.to_string());
+    let path = location.pathname().unwrap_or_default();
+    let url = if query.is_empty() {
+        path
+    } else {
+        format!("{path}?{query}")
+    };
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// One parameter of the current page URL (non-empty).
+pub fn get(name: &str) -> Option<String> {
+    let search = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    let q = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
+    q.get(name).filter(|v| !v.trim().is_empty())
+}
+
+/// Replaces the parameters named in `owned` with `pairs` in the page URL
+/// (without reloading or adding a history entry); others are kept.
+pub fn set_params(owned: &[&str], pairs: &[(&str, String)]) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let location = window.location();
+    let search = location.search().unwrap_or_default();
+    let Ok(q) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return;
+    };
+    for k in owned {
+        q.delete(k);
+    }
+    for (k, v) in pairs {
+        q.set(k, v);
     }
     let query = String::from(q.to_string());
     let path = location.pathname().unwrap_or_default();

@@ -57,6 +57,8 @@ pub enum Mode {
     Task,
     /// A retrieval evaluation (spec 000): ranked lists from a retrieval endpoint.
     Retrieval,
+    /// The viewer of saved runs (issue 12).
+    View,
 }
 
 impl Mode {
@@ -66,6 +68,7 @@ impl Mode {
             "rag" => Some(Mode::Rag),
             "task" => Some(Mode::Task),
             "retrieval" => Some(Mode::Retrieval),
+            "view" => Some(Mode::View),
             _ => None,
         }
     }
@@ -76,6 +79,7 @@ impl Mode {
             Mode::Rag => "rag",
             Mode::Task => "task",
             Mode::Retrieval => "retrieval",
+            Mode::View => "view",
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod task_models;
 pub mod task_results;
 pub mod task_state;
 pub mod task_stored;
+pub mod viewer;
 
 pub use app_state::{
     AppAction, AppState, Artifacts, LoadedDataset, Mode, RunProgress, RunSnapshot, RunStatus,

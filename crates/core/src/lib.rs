@@ -28,6 +28,7 @@ pub mod task;
 pub mod task_run;
 pub mod text;
 pub mod timefmt;
+pub mod view;
 
 pub use lang::Lang;
 

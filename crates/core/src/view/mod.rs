@@ -1,0 +1,508 @@
+//! The viewer's model of a saved run (issue 12): one table of cases built
+//! from a `report.json` (spec 003's `EvaluationResult`, any kind of run) or
+//! from an event log (spec 000, a cut-off last record tolerated), and the
+//! queries the viewer runs over it (full-text search, filters by metric
+//! outcome, tag, language, length bucket, model and status, sort by any
+//! column), with the query kept in the page URL. Pure: the page reads the
+//! files and renders; every number and every filter is decided here, so it
+//! is tested natively.
+//!
+//! A row is one case × model. Its metric values are the report's `scores`
+//! (or the log's `case.metrics`); a metric passes at a value of at least 0.5
+//! (decision: every metric is in [0, 1] and the 0/1 metrics pass at 1; a
+//! graded metric's "pass" filter is "at least half"). A row's status is
+//! `ok`, or the report's error status (`failed`, `no_response`, ...).
+
+pub mod chart;
+pub mod query;
+
+use crate::events::ReadLog;
+use crate::report::{EvaluationResult, MetricBreakdown, MetricSummary};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+pub use query::{Query, Sort};
+
+/// One case × model of a saved run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewRow {
+    /// Case id.
+    pub id: String,
+    /// The model, when the run names its models.
+    pub model: Option<String>,
+    /// Value of each metric of [`ViewData::metrics`], in that order.
+    pub values: Vec<Option<f64>>,
+    /// Tags (the bucket of a retrieval case).
+    pub tags: Vec<String>,
+    /// Language, if known.
+    pub language: Option<String>,
+    /// `short`, `medium` or `long`, if known.
+    pub length: Option<String>,
+    /// `ok`, or the error status.
+    pub status: String,
+    /// The error message, if the case failed.
+    pub error: Option<String>,
+    /// Time of the call(s), ms, if known.
+    pub latency_ms: Option<f64>,
+    /// Attempts, if known.
+    pub attempts: Option<u32>,
+    /// The answer (or its start), if known.
+    pub answer: Option<String>,
+    /// Each metric's detail, as the report gives it (for the drill-down).
+    pub details: Vec<Value>,
+    /// Lower-cased text the search looks in: id, model, tags, answer, error.
+    pub haystack: String,
+}
+
+/// A saved run as the viewer shows it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ViewData {
+    /// Where it came from (`report.json`, an event log).
+    pub source: String,
+    /// Kind of run, when the report says (`rag`, `task`, `retrieval`, ...).
+    pub kind: String,
+    /// Dataset name.
+    pub dataset: String,
+    /// Run id, if known.
+    pub run_id: Option<String>,
+    /// Metric names, in report order.
+    pub metrics: Vec<String>,
+    /// Every case × model.
+    pub rows: Vec<ViewRow>,
+    /// The report's summaries (built from the rows for a log).
+    pub summaries: Vec<MetricSummary>,
+    /// The report's breakdowns (none for a log).
+    pub breakdowns: Vec<MetricBreakdown>,
+    /// Notes on what was read (a cut-off last record, skipped lines).
+    pub notes: Vec<String>,
+}
+
+impl ViewData {
+    /// Distinct values of a dimension over the rows, sorted.
+    pub fn facets(&self) -> Facets {
+        let mut f = Facets::default();
+        for r in &self.rows {
+            f.tags.extend(r.tags.iter().cloned());
+            f.languages.extend(r.language.iter().cloned());
+            f.lengths.extend(r.length.iter().cloned());
+            f.models.extend(r.model.iter().cloned());
+            f.statuses.insert(r.status.clone());
+        }
+        f
+    }
+
+    /// The index of a metric.
+    pub fn metric_index(&self, name: &str) -> Option<usize> {
+        self.metrics.iter().position(|m| m == name)
+    }
+}
+
+/// The values each filter can take.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Facets {
+    /// Tags.
+    pub tags: BTreeSet<String>,
+    /// Languages.
+    pub languages: BTreeSet<String>,
+    /// Length buckets.
+    pub lengths: BTreeSet<String>,
+    /// Models.
+    pub models: BTreeSet<String>,
+    /// Statuses.
+    pub statuses: BTreeSet<String>,
+}
+
+fn haystack(
+    id: &str,
+    model: Option<&str>,
+    tags: &[String],
+    answer: Option<&str>,
+    error: Option<&str>,
+) -> String {
+    let mut h = String::with_capacity(id.len() + answer.map_or(0, str::len) + 16);
+    for part in [Some(id), model, answer, error].into_iter().flatten() {
+        h.push_str(&part.to_lowercase());
+        h.push('\n');
+    }
+    for t in tags {
+        h.push_str(&t.to_lowercase());
+        h.push('\n');
+    }
+    h
+}
+
+fn text(v: &Value, keys: &[&str]) -> Option<String> {
+    keys.iter()
+        .find_map(|k| v.get(*k).and_then(Value::as_str))
+        .map(str::to_string)
+}
+
+/// The viewer's table of a `report.json`.
+pub fn from_report(r: &EvaluationResult, source: &str) -> ViewData {
+    let mut metrics: Vec<String> = r
+        .report
+        .summaries
+        .iter()
+        .map(|s| s.metric.clone())
+        .collect();
+    for s in &r.scores {
+        if !metrics.contains(&s.metric) {
+            metrics.push(s.metric.clone());
+        }
+    }
+    let mut seen = BTreeSet::new();
+    metrics.retain(|m| seen.insert(m.clone()));
+    let col: HashMap<&str, usize> = metrics
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.as_str(), i))
+        .collect();
+    let mut index: HashMap<(Option<String>, String), usize> = HashMap::new();
+    let mut rows: Vec<ViewRow> = Vec::new();
+    for s in &r.scores {
+        let model = s
+            .detail
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let key = (model.clone(), s.sample_id.clone());
+        let i = *index.entry(key).or_insert_with(|| {
+            rows.push(ViewRow {
+                id: s.sample_id.clone(),
+                model,
+                values: vec![None; metrics.len()],
+                tags: s.tags.clone(),
+                language: s.language.clone(),
+                length: s.length_bucket.clone(),
+                status: "ok".into(),
+                error: None,
+                latency_ms: None,
+                attempts: None,
+                answer: None,
+                details: vec![Value::Null; metrics.len()],
+                haystack: String::new(),
+            });
+            rows.len() - 1
+        });
+        let row = &mut rows[i];
+        if let Some(&c) = col.get(s.metric.as_str()) {
+            let skipped = s.detail.get("skipped").is_some() || s.detail.get("unscored").is_some();
+            row.values[c] = (!skipped).then_some(s.value);
+            row.details[c] = s.detail.clone();
+        }
+        if row.answer.is_none() {
+            row.answer = text(&s.detail, &["answer", "response", "raw_answer"]);
+        }
+    }
+    for e in &r.report.error_cases {
+        let key = (e.model.clone(), e.sample_id.clone());
+        let i = match index.get(&key) {
+            Some(&i) => i,
+            None => {
+                rows.push(ViewRow {
+                    id: e.sample_id.clone(),
+                    model: e.model.clone(),
+                    values: vec![None; metrics.len()],
+                    tags: Vec::new(),
+                    language: None,
+                    length: None,
+                    status: String::new(),
+                    error: None,
+                    latency_ms: None,
+                    attempts: None,
+                    answer: None,
+                    details: vec![Value::Null; metrics.len()],
+                    haystack: String::new(),
+                });
+                index.insert(key, rows.len() - 1);
+                rows.len() - 1
+            }
+        };
+        let row = &mut rows[i];
+        row.status = e.status.clone();
+        row.error = e.message.clone();
+        row.latency_ms = e.latency_ms;
+        row.attempts = Some(e.attempts);
+    }
+    for row in &mut rows {
+        row.haystack = haystack(
+            &row.id,
+            row.model.as_deref(),
+            &row.tags,
+            row.answer.as_deref(),
+            row.error.as_deref(),
+        );
+    }
+    let rc = &r.report.experiment.run_config;
+    ViewData {
+        source: source.to_string(),
+        kind: text(rc, &["kind", "mode"]).unwrap_or_else(|| "run".into()),
+        dataset: r
+            .report
+            .experiment
+            .dataset
+            .name
+            .clone()
+            .unwrap_or_else(|| r.report.experiment.dataset.dataset_id.clone()),
+        run_id: r
+            .report
+            .experiment
+            .run
+            .as_ref()
+            .map(|x| x.run_id.clone())
+            .or_else(|| text(rc, &["run_id"])),
+        metrics,
+        rows,
+        summaries: r.report.summaries.clone(),
+        breakdowns: r.report.breakdowns.clone(),
+        notes: Vec::new(),
+    }
+}
+
+/// The viewer's table of an event log: one row per `case` record (the last
+/// record of a case × model counts), summaries computed from the rows.
+pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
+    let meta = log.of_type("meta").next();
+    let mut metrics: Vec<String> = Vec::new();
+    let mut latest: BTreeMap<(Option<String>, String), (usize, &Value)> = BTreeMap::new();
+    for (n, r) in log.of_type("case").enumerate() {
+        let Some(id) = r.get("case_id").and_then(Value::as_str) else {
+            continue;
+        };
+        let model = r.get("model").and_then(Value::as_str).map(str::to_string);
+        if let Some(Value::Object(m)) = r.get("metrics") {
+            for k in m.keys() {
+                if !metrics.contains(k) {
+                    metrics.push(k.clone());
+                }
+            }
+        }
+        latest.insert((model, id.to_string()), (n, r));
+    }
+    if metrics.is_empty() {
+        metrics = ["accuracy", "citation"].map(String::from).to_vec();
+    }
+    let mut ordered: Vec<(usize, Option<String>, String, &Value)> = latest
+        .into_iter()
+        .map(|((m, id), (n, r))| (n, m, id, r))
+        .collect();
+    ordered.sort_by_key(|(n, ..)| *n);
+    let rows: Vec<ViewRow> = ordered
+        .into_iter()
+        .map(|(_, model, id, r)| {
+            let values = metrics
+                .iter()
+                .map(|m| match r.get("metrics").and_then(|x| x.get(m)) {
+                    Some(v) => v.as_f64(),
+                    None => match m.as_str() {
+                        "accuracy" => r.get("accuracy").and_then(Value::as_bool).map(f64::from),
+                        "citation" => r.get("citation").and_then(Value::as_bool).map(f64::from),
+                        _ => None,
+                    }
+                    .map(|v| if v > 0.0 { 1.0 } else { 0.0 }),
+                })
+                .collect();
+            let ok = r
+                .get("llm_call_ok")
+                .and_then(Value::as_bool)
+                .unwrap_or(true);
+            let error = text(r, &["error"]);
+            let tags = r
+                .get("tags")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .or_else(|| text(r, &["bucket"]).map(|b| vec![b]))
+                .unwrap_or_default();
+            let answer = text(r, &["answer", "answer_snippet"]);
+            ViewRow {
+                haystack: haystack(
+                    &id,
+                    model.as_deref(),
+                    &tags,
+                    answer.as_deref(),
+                    error.as_deref(),
+                ),
+                values,
+                tags,
+                language: text(r, &["language"]),
+                length: text(r, &["length_bucket"]),
+                status: if ok { "ok" } else { "failed" }.into(),
+                error,
+                latency_ms: r.get("elapsed_ms").and_then(Value::as_f64),
+                attempts: r
+                    .get("attempts")
+                    .and_then(Value::as_u64)
+                    .map(|a| a.min(u32::MAX as u64) as u32),
+                answer,
+                details: vec![Value::Null; metrics.len()],
+                id,
+                model,
+            }
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if log.truncated_tail {
+        notes.push("the last record was cut off and is ignored".to_string());
+    }
+    if !log.skipped.is_empty() {
+        notes.push(format!(
+            "{} unreadable records were skipped",
+            log.skipped.len()
+        ));
+    }
+    let mut data = ViewData {
+        source: source.to_string(),
+        kind: meta
+            .and_then(|m| text(m, &["task"]).map(|_| "task".to_string()))
+            .or_else(|| {
+                meta.and_then(|m| m.get("k"))
+                    .map(|_| "retrieval".to_string())
+            })
+            .unwrap_or_else(|| "run".into()),
+        dataset: meta.and_then(|m| text(m, &["dataset"])).unwrap_or_default(),
+        run_id: meta.and_then(|m| text(m, &["run_id"])),
+        metrics,
+        rows,
+        summaries: Vec::new(),
+        breakdowns: Vec::new(),
+        notes,
+    };
+    data.summaries = summaries_of(&data);
+    data
+}
+
+/// Reads a saved run: a `report.json` (spec 003's `EvaluationResult`) or an
+/// event log (JSONL or RFC 7464 json-seq, a cut-off last record tolerated).
+/// The error names the file and what was expected.
+pub fn load(name: &str, bytes: &[u8]) -> Result<ViewData, String> {
+    let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
+    let log_name = name.ends_with(".jsonl") || name.ends_with(".json-seq");
+    if first == Some(0x1e) || log_name {
+        return log_view(name, bytes);
+    }
+    if first != Some(b'{') {
+        return Err(format!(
+            "{name}: expected a report.json (a JSON object) or an event log (.jsonl / .json-seq)"
+        ));
+    }
+    match serde_json::from_slice::<EvaluationResult>(bytes) {
+        Ok(r) => Ok(from_report(&r, name)),
+        Err(e) => {
+            // One JSON object per line with `record_type`: an event log.
+            let line = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
+            let record = serde_json::from_slice::<Value>(line)
+                .ok()
+                .is_some_and(|v| v.get("record_type").is_some());
+            if record {
+                log_view(name, bytes)
+            } else {
+                Err(format!(
+                    "{name}: not a report.json of evalpage ({e}); open a report.json, an event log or a run's zip"
+                ))
+            }
+        }
+    }
+}
+
+fn log_view(name: &str, bytes: &[u8]) -> Result<ViewData, String> {
+    let log = crate::events::read(bytes);
+    if log.of_type("meta").next().is_none() && log.of_type("case").next().is_none() {
+        return Err(format!(
+            "{name}: no `meta` or `case` record: not an evalpage event log"
+        ));
+    }
+    Ok(from_log(&log, name))
+}
+
+/// Mean, standard deviation and count of each metric over the rows (per
+/// model when the rows name models); unscored values are left out.
+pub fn summaries_of(data: &ViewData) -> Vec<MetricSummary> {
+    let models: Vec<Option<String>> = {
+        let set: BTreeSet<Option<String>> = data.rows.iter().map(|r| r.model.clone()).collect();
+        set.into_iter().collect()
+    };
+    let mut out = Vec::new();
+    for model in &models {
+        for (c, metric) in data.metrics.iter().enumerate() {
+            let values: Vec<f64> = data
+                .rows
+                .iter()
+                .filter(|r| &r.model == model)
+                .filter_map(|r| r.values[c])
+                .collect();
+            let n = values.len();
+            let mean = if n == 0 {
+                0.0
+            } else {
+                values.iter().sum::<f64>() / n as f64
+            };
+            let var = if n == 0 {
+                0.0
+            } else {
+                values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n as f64
+            };
+            out.push(MetricSummary {
+                model: model.clone(),
+                metric: metric.clone(),
+                mean,
+                std: var.sqrt(),
+                sample_count: n,
+                skipped: None,
+                components: None,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::read;
+
+    #[test]
+    fn load_tells_reports_from_logs_and_refuses_the_rest() {
+        assert!(load("x.txt", b"hello")
+            .unwrap_err()
+            .contains("x.txt: expected a report.json"));
+        assert!(load("r.json", b"{\"a\": 1}")
+            .unwrap_err()
+            .contains("not a report.json"));
+        let line = "{\"record_type\":\"case\",\"case_id\":\"a\",\"metrics\":{\"m\":1.0}}\n";
+        assert_eq!(
+            load("events.json", line.as_bytes())
+                .expect("log")
+                .rows
+                .len(),
+            1
+        );
+        let seq = format!("\u{1e}{line}");
+        assert_eq!(load("e", seq.as_bytes()).expect("json-seq").rows.len(), 1);
+        assert!(load("e.jsonl", b"{\"x\":1}\n")
+            .unwrap_err()
+            .contains("no `meta` or `case`"));
+    }
+
+    #[test]
+    fn a_cut_log_gives_its_settled_cases_and_says_so() {
+        let log = concat!(
+            "{\"record_type\":\"meta\",\"run_id\":\"r1\",\"dataset\":\"d.jsonl\"}\n",
+            "{\"record_type\":\"case\",\"case_id\":\"a\",\"llm_call_ok\":true,\"metrics\":{\"m\":1.0},\"elapsed_ms\":12,\"answer\":\"Hello\"}\n",
+            "{\"record_type\":\"case\",\"case_id\":\"b\",\"llm_call_ok\":false,\"metrics\":{\"m\":0.0},\"error\":\"HTTP 500\"}\n",
+            "{\"record_type\":\"case\",\"case_id\":\"c\",\"llm_ca"
+        );
+        let v = from_log(&read(log.as_bytes()), "x.jsonl");
+        assert_eq!(v.rows.len(), 2);
+        assert_eq!(v.metrics, vec!["m"]);
+        assert_eq!(v.rows[1].status, "failed");
+        assert_eq!(v.rows[0].latency_ms, Some(12.0));
+        assert_eq!(v.notes.len(), 1);
+        assert_eq!(v.summaries[0].mean, 0.5);
+        assert!(v.rows[0].haystack.contains("hello"));
+    }
+}

@@ -1,0 +1,258 @@
+//! The viewer (`?mode=view`): a saved run opened from the user's disk (a
+//! `report.json`, an event log `.jsonl` / `.json-seq` even cut off
+//! mid-record, or a run's zip as the page downloads it) or from a URL
+//! (`?report=<url>`, `?log=<url>`), with no server: the file is read in the
+//! page, nothing is uploaded. Shows the summaries with 95% intervals as SVG
+//! bars, the breakdowns, a latency histogram, and every case in a table that
+//! renders only the rows in view; full-text search, filters and sort, kept in
+//! the URL; a row opens its drill-down (every metric's detail, the answer,
+//! the error).
+
+mod charts;
+mod table;
+
+use crate::archive;
+use crate::effects::{files, url};
+use crate::state::viewer::{ViewerAction, ViewerState};
+use charts::Charts;
+use evalpage_core::view::query::Outcome;
+use evalpage_core::view::{self, Query, Sort, ViewData};
+use evalpage_core::Lang;
+use std::rc::Rc;
+use table::CaseTable;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// The URL parameters the viewer's query owns.
+const QUERY_KEYS: [&str; 10] = [
+    "q",
+    "metric",
+    "outcome",
+    "tag",
+    "language",
+    "length",
+    "model_filter",
+    "status",
+    "sort",
+    "desc",
+];
+
+/// Opens `bytes` (a report, a log, or a zip of a run's files).
+pub fn open(name: &str, bytes: &[u8]) -> Result<ViewData, String> {
+    if bytes.starts_with(b"PK\x03\x04") {
+        let files = archive::unzip(bytes).map_err(|e| format!("{name}: {e}"))?;
+        let pick = [
+            "report.json",
+            "report.events.jsonl",
+            "report.events.json-seq",
+        ]
+        .iter()
+        .find_map(|want| files.iter().find(|(n, _)| n.ends_with(want)));
+        return match pick {
+            Some((inner, b)) => view::load(&format!("{name}/{inner}"), b),
+            None => Err(format!(
+                "{name}: the zip has no report.json or event log (it has: {})",
+                files
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        };
+    }
+    view::load(name, bytes)
+}
+
+/// Viewer props.
+#[derive(Properties, PartialEq)]
+pub struct ViewerAppProps {
+    /// Language.
+    pub lang: Lang,
+    /// The viewer's state (kept by the app for the page load).
+    pub state: UseReducerHandle<ViewerState>,
+}
+
+fn load_into(state: &UseReducerHandle<ViewerState>, read: files::Read, fresh: bool) {
+    match read {
+        Ok((name, bytes)) => match open(&name, &bytes) {
+            Ok(data) => {
+                if fresh {
+                    url::set_params(&QUERY_KEYS, &[]);
+                }
+                state.dispatch(ViewerAction::Loaded(Rc::new(data), fresh))
+            }
+            Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+        },
+        Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+    }
+}
+
+/// The viewer's state, with the query and any `?report=` / `?log=` from the
+/// URL (call once, in the app).
+#[hook]
+pub fn use_viewer() -> UseReducerHandle<ViewerState> {
+    let state = use_reducer(|| ViewerState {
+        query: Query::from_params(url::get),
+        ..ViewerState::default()
+    });
+    {
+        let state = state.clone();
+        use_effect_with((), move |_| {
+            if let Some(u) = url::get("report").or_else(|| url::get("log")) {
+                state.dispatch(ViewerAction::Loading(u.clone()));
+                let state = state.clone();
+                files::fetch_then(u, move |read| load_into(&state, read, false));
+            }
+        });
+    }
+    state
+}
+
+fn select_value(e: &Event) -> Option<String> {
+    let t = e.target()?;
+    if let Some(s) = t.dyn_ref::<web_sys::HtmlSelectElement>() {
+        return Some(s.value());
+    }
+    t.dyn_ref::<web_sys::HtmlInputElement>().map(|i| i.value())
+}
+
+/// The viewer.
+#[component]
+pub fn ViewerApp(p: &ViewerAppProps) -> Html {
+    let lang = p.lang;
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let s = &*p.state;
+    let on_file = {
+        let state = p.state.clone();
+        Callback::from(move |e: Event| {
+            if let Some(file) = crate::components::chosen_file(&e) {
+                state.dispatch(ViewerAction::Loading(file.name()));
+                let state = state.clone();
+                files::read_then(file, move |read| load_into(&state, read, true));
+            }
+        })
+    };
+    let set_query = {
+        let state = p.state.clone();
+        Callback::from(move |q: Query| {
+            url::set_params(&QUERY_KEYS, &q.to_params());
+            state.dispatch(ViewerAction::SetQuery(q));
+        })
+    };
+    let on_select = {
+        let state = p.state.clone();
+        Callback::from(move |i: Option<u32>| state.dispatch(ViewerAction::Select(i)))
+    };
+    html! {
+        <div class="viewer-mode">
+            <section class="panel">
+                <h2>{t("打开已保存的运行", "Open a saved run")}</h2>
+                <label>{t("report.json、事件日志（.jsonl / .json-seq）或运行的 zip（只在本机读取）",
+                          "report.json, an event log (.jsonl / .json-seq) or a run's zip (read on this machine only)")}
+                    <input type="file" data-testid="open-report" accept=".json,.jsonl,.json-seq,.zip" onchange={on_file} />
+                </label>
+                if let Some(n) = &s.loading { <p class="muted" data-testid="viewer-loading">{format!("{} {n} …", t("正在读取", "Reading"))}</p> }
+                if let Some(e) = &s.error { <p class="error" role="alert" data-testid="viewer-error">{e.to_string()}</p> }
+            </section>
+            if let Some(d) = &s.data {
+                { run_view(lang, d, s, set_query, on_select) }
+            }
+        </div>
+    }
+}
+
+fn run_view(
+    lang: Lang,
+    d: &Rc<ViewData>,
+    s: &ViewerState,
+    set_query: Callback<Query>,
+    on_select: Callback<Option<u32>>,
+) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let facets = d.facets();
+    let q = s.query.clone();
+    let edit = |f: fn(&mut Query, String)| {
+        let (q, cb) = (q.clone(), set_query.clone());
+        Callback::from(move |e: Event| {
+            if let Some(v) = select_value(&e) {
+                let mut next = q.clone();
+                f(&mut next, v);
+                cb.emit(next);
+            }
+        })
+    };
+    let on_search = {
+        let (q, cb) = (q.clone(), set_query.clone());
+        Callback::from(move |e: InputEvent| {
+            let v = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                .map(|i| i.value())
+                .unwrap_or_default();
+            let mut next = q.clone();
+            next.search = v;
+            cb.emit(next);
+        })
+    };
+    let select = |label: &'static str,
+                  testid: &'static str,
+                  cur: &Option<String>,
+                  values: Vec<String>,
+                  cb: Callback<Event>| {
+        html! {
+            <label class="inline">{label}
+                <select data-testid={testid} onchange={cb}>
+                    <option value="" selected={cur.is_none()}>{t("全部", "all")}</option>
+                    { for values.into_iter().map(|v| html!{ <option value={v.clone()} selected={cur.as_deref() == Some(v.as_str())}>{v.clone()}</option> }) }
+                </select>
+            </label>
+        }
+    };
+    let metric_outcome = q.metric.as_ref().map(|(m, o)| format!("{m}={}", o.code()));
+    let outcome_values: Vec<String> = d
+        .metrics
+        .iter()
+        .flat_map(|m| ["pass", "fail", "unscored"].map(|o| format!("{m}={o}")))
+        .collect();
+    let sort_values: Vec<String> = ["id", "model", "status", "latency"]
+        .into_iter()
+        .map(str::to_string)
+        .chain(d.metrics.iter().map(|m| format!("metric:{m}")))
+        .collect();
+    html! {
+        <>
+            <section class="panel" data-testid="viewer-summary">
+                <h2>{format!("{} · {} · {}", d.source, d.kind, d.dataset)}</h2>
+                <p class="muted">
+                    {format!("{} {}", d.rows.len(), t("行（用例 × 模型）", "rows (case × model)"))}
+                    if let Some(id) = &d.run_id { {format!(" · run {id}")} }
+                </p>
+                { for d.notes.iter().map(|n| html!{ <p class="warning">{n}</p> }) }
+                <Charts {lang} data={d.clone()} />
+            </section>
+            <section class="panel">
+                <h2>{t("用例", "Cases")}</h2>
+                <div class="filters">
+                    <label class="inline">{t("搜索 ", "Search ")}
+                        <input type="search" data-testid="case-search" value={q.search.clone()} oninput={on_search} />
+                    </label>
+                    { select(t("指标结果 ", "Metric outcome "), "filter-outcome", &metric_outcome, outcome_values,
+                        edit(|q, v| q.metric = v.split_once('=').and_then(|(m, o)| Some((m.to_string(), Outcome::parse(o)?))))) }
+                    { select(t(" 标签 ", " Tag "), "filter-tag", &q.tag, facets.tags.into_iter().collect(), edit(|q, v| q.tag = (!v.is_empty()).then_some(v))) }
+                    { select(t(" 语言 ", " Language "), "filter-language", &q.language, facets.languages.into_iter().collect(), edit(|q, v| q.language = (!v.is_empty()).then_some(v))) }
+                    { select(t(" 长度 ", " Length "), "filter-length", &q.length, facets.lengths.into_iter().collect(), edit(|q, v| q.length = (!v.is_empty()).then_some(v))) }
+                    { select(t(" 模型 ", " Model "), "filter-model", &q.model, facets.models.into_iter().collect(), edit(|q, v| q.model = (!v.is_empty()).then_some(v))) }
+                    { select(t(" 状态 ", " Status "), "filter-status", &q.status, facets.statuses.into_iter().collect(), edit(|q, v| q.status = (!v.is_empty()).then_some(v))) }
+                    { select(t(" 排序 ", " Sort "), "sort-by", &q.sort.as_ref().map(Sort::code), sort_values, edit(|q, v| q.sort = Sort::parse(&v))) }
+                    <label class="inline check">
+                        <input type="checkbox" data-testid="sort-desc" checked={q.desc}
+                            onchange={ { let (q, cb) = (q.clone(), set_query.clone()); Callback::from(move |_: Event| { let mut n = q.clone(); n.desc = !n.desc; cb.emit(n); }) } } />
+                        {t("降序", "descending")}
+                    </label>
+                </div>
+                <p data-testid="viewer-count">{format!("{} / {}", s.shown.len(), d.rows.len())}</p>
+                <CaseTable {lang} data={d.clone()} shown={s.shown.clone()} selected={s.selected} {on_select} />
+            </section>
+        </>
+    }
+}

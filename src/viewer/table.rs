@@ -1,0 +1,157 @@
+//! The viewer's case table: only the rows in view are in the DOM (fixed row
+//! height, spacers above and below), so 100,000 cases scroll as smoothly as
+//! ten; a row (click or Enter) opens its drill-down below the table.
+
+use evalpage_core::view::ViewData;
+use evalpage_core::Lang;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// Height of one row, px (the CSS of `.vtable tr` keeps rows to one line).
+pub const ROW_HEIGHT: u32 = 30;
+/// Height of the scrolling area, px.
+pub const VIEW_HEIGHT: u32 = 480;
+/// Rows rendered beyond the visible ones, above and below.
+const OVERSCAN: u32 = 10;
+
+/// The rows to render for a scroll position: [first, end).
+pub fn window(scroll_top: u32, total: u32) -> (u32, u32) {
+    let first = (scroll_top / ROW_HEIGHT)
+        .saturating_sub(OVERSCAN)
+        .min(total);
+    let end = (first + VIEW_HEIGHT / ROW_HEIGHT + 2 * OVERSCAN).min(total);
+    (first, end)
+}
+
+/// Table props.
+#[derive(Properties, PartialEq)]
+pub struct CaseTableProps {
+    /// Language.
+    pub lang: Lang,
+    /// The run.
+    pub data: Rc<ViewData>,
+    /// Rows to show (indices), in order.
+    pub shown: Rc<Vec<u32>>,
+    /// The row drilled into.
+    pub selected: Option<u32>,
+    /// A row was opened or closed.
+    pub on_select: Callback<Option<u32>>,
+}
+
+fn value(v: Option<f64>) -> String {
+    v.map_or("–".to_string(), |x| format!("{x:.3}"))
+}
+
+/// The table.
+#[component]
+pub fn CaseTable(p: &CaseTableProps) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let scroll = use_state(|| 0u32);
+    let onscroll = {
+        let scroll = scroll.clone();
+        Callback::from(move |e: Event| {
+            if let Some(el) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            {
+                scroll.set(el.scroll_top().max(0) as u32);
+            }
+        })
+    };
+    let d = &p.data;
+    let total = p.shown.len() as u32;
+    let (first, end) = window(*scroll, total);
+    let models = d.rows.iter().any(|r| r.model.is_some());
+    let row = |i: u32| {
+        let r = &d.rows[i as usize];
+        let open = {
+            let cb = p.on_select.clone();
+            let selected = p.selected;
+            Callback::from(move |_: MouseEvent| {
+                cb.emit(if selected == Some(i) { None } else { Some(i) })
+            })
+        };
+        let key = {
+            let cb = p.on_select.clone();
+            Callback::from(move |e: KeyboardEvent| {
+                if e.key() == "Enter" || e.key() == " " {
+                    e.prevent_default();
+                    cb.emit(Some(i));
+                }
+            })
+        };
+        let class = classes!(
+            (r.status != "ok").then_some("failed"),
+            (p.selected == Some(i)).then_some("selected")
+        );
+        html! {
+            <tr key={i} data-testid="case-row" data-id={r.id.clone()} {class} tabindex="0" onclick={open} onkeydown={key}>
+                <td>{&r.id}</td>
+                if models { <td>{r.model.clone().unwrap_or_default()}</td> }
+                <td>{&r.status}</td>
+                { for r.values.iter().map(|v| html!{ <td class="num">{value(*v)}</td> }) }
+                <td class="num">{r.latency_ms.map(|l| format!("{l:.0}")).unwrap_or_default()}</td>
+                <td class="clip-line">{r.error.clone().or_else(|| r.answer.clone()).unwrap_or_default()}</td>
+            </tr>
+        }
+    };
+    let cols = 4 + d.metrics.len() + usize::from(models);
+    html! {
+        <>
+            <div class="vtable" tabindex="0" role="region" aria-label={t("用例表", "Cases table")}
+                style={format!("height:{VIEW_HEIGHT}px")} {onscroll}>
+                <table class="cases" data-testid="viewer-table">
+                    <thead><tr>
+                        <th>{"id"}</th>
+                        if models { <th>{t("模型", "model")}</th> }
+                        <th>{t("状态", "status")}</th>
+                        { for d.metrics.iter().map(|m| html!{ <th>{m}</th> }) }
+                        <th>{"ms"}</th>
+                        <th>{t("回答 / 错误", "answer / error")}</th>
+                    </tr></thead>
+                    <tbody>
+                        <tr class="spacer" aria-hidden="true" style={format!("height:{}px", first * ROW_HEIGHT)}><td colspan={cols.to_string()}></td></tr>
+                        { for (first..end).map(|k| row(p.shown[k as usize])) }
+                        <tr class="spacer" aria-hidden="true" style={format!("height:{}px", (total - end) * ROW_HEIGHT)}><td colspan={cols.to_string()}></td></tr>
+                    </tbody>
+                </table>
+            </div>
+            { p.selected.map(|i| detail(p, i)).unwrap_or_default() }
+        </>
+    }
+}
+
+fn detail(p: &CaseTableProps, i: u32) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let d = &p.data;
+    let Some(r) = d.rows.get(i as usize) else {
+        return html! {};
+    };
+    let close = p.on_select.reform(|_: MouseEvent| None);
+    html! {
+        <section class="panel case-detail" data-testid="case-detail" aria-label={t("用例详情", "Case detail")}>
+            <h3>{format!("{}{}", r.id, r.model.as_ref().map(|m| format!(" · {m}")).unwrap_or_default())}
+                <button class="link" onclick={close}>{t("关闭", "Close")}</button></h3>
+            <p>{format!("{}: {}", t("状态", "status"), r.status)}
+                if let Some(a) = r.attempts { {format!(" · {} {a}", t("尝试", "attempts"))} }
+                if let Some(l) = r.latency_ms { {format!(" · {l:.0} ms")} }
+                if !r.tags.is_empty() { {format!(" · {}", r.tags.join(", "))} }
+            </p>
+            if let Some(e) = &r.error { <p class="error">{e}</p> }
+            if let Some(a) = &r.answer { <pre class="answer">{a}</pre> }
+            <table class="cases">
+                <thead><tr><th>{t("指标", "metric")}</th><th>{t("值", "value")}</th><th>{t("详情", "detail")}</th></tr></thead>
+                <tbody>
+                    { for d.metrics.iter().enumerate().map(|(c, m)| html!{
+                        <tr>
+                            <td>{m}</td>
+                            <td class="num">{value(r.values[c])}</td>
+                            <td><pre class="detail">{ if r.details[c].is_null() { String::new() } else { serde_json::to_string_pretty(&r.details[c]).unwrap_or_default() } }</pre></td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </section>
+    }
+}

@@ -1,0 +1,152 @@
+// End-to-end: the viewer (`?mode=view`) opens saved runs with no server:
+// a CLI report.json (any kind), an event log cut off mid-record, a run's zip
+// downloaded from the page, and `?report=<url>`; search, filters and sort
+// work and live in the URL; a row opens its drill-down; and a 20,000-case
+// report keeps only the rows in view in the DOM while scrolling.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  startSite, launch, newPage, waitStatus, downloadBytes, cli, tmpDir, ROOT, DEMO_DATASET,
+} from './helpers.mjs';
+
+let site; let browser;
+before(async () => { site = await startSite(); browser = await launch(); });
+after(async () => { await browser?.close(); site?.stop(); });
+
+async function openViewer(query = '') {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?mode=view&lang=en${query}`);
+  await page.waitForSelector('[data-testid=open-report]');
+  return { page, errors };
+}
+
+const rows = (page) => page.locator('[data-testid=case-row]').count();
+
+test('a CLI report: summaries, search, filters and sort in the URL, a drill-down', async () => {
+  const out = tmpDir('viewer-rag');
+  const run = cli(['run', '--dataset', DEMO_DATASET, '--provider', 'demo', '--out', out]);
+  assert.equal(run.status, 0, run.stderr);
+  const { page, errors } = await openViewer();
+  await page.setInputFiles('[data-testid=open-report]', path.join(out, 'report.json'));
+  await page.waitForSelector('[data-testid=case-row]');
+  assert.equal(await rows(page), 10);
+  const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+  const summaries = await page.textContent('[data-testid=viewer-summaries]');
+  for (const s of report.report.summaries) {
+    assert.ok(summaries.includes(s.metric) && summaries.includes(s.mean.toFixed(3)), `${s.metric} ${s.mean}`);
+  }
+  assert.equal(await page.locator('[data-testid=chart-metrics] rect').count(), report.report.summaries.length);
+
+  await page.fill('[data-testid=case-search]', 'q3');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=case-row]').length === 1);
+  assert.match(page.url(), /[?&]q=q3/);
+  await page.fill('[data-testid=case-search]', '');
+  await page.selectOption('[data-testid=filter-outcome]', 'accuracy=fail');
+  const failing = report.scores.filter((s) => s.metric === 'accuracy' && s.value < 0.5).length;
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=case-row]').length === n, failing);
+  assert.match(page.url(), /metric=accuracy&outcome=fail/);
+  await page.selectOption('[data-testid=filter-outcome]', '');
+  await page.selectOption('[data-testid=sort-by]', 'id');
+  await page.check('[data-testid=sort-desc]');
+  const ids = await page.locator('[data-testid=case-row]').evaluateAll((rs) => rs.map((r) => r.dataset.id));
+  assert.deepEqual(ids, [...ids].sort().reverse());
+  assert.match(page.url(), /sort=id&desc=1/);
+
+  await page.locator('[data-testid=case-row]').first().press('Enter');
+  await page.waitForSelector('[data-testid=case-detail]');
+  assert.match(await page.textContent('[data-testid=case-detail]'), /accuracy/);
+  assert.deepEqual(errors, []);
+});
+
+test('a cut-off event log, a zip from the page and ?report=<url> open too', async () => {
+  const out = tmpDir('viewer-log');
+  const run = cli(['run', '--task', 'event_eval', '--dataset', path.join(ROOT, 'www/demo/tasks/event_eval.jsonl'),
+    '--mock', '--models', 'mock-a,mock-b', '--out', out]);
+  assert.equal(run.status, 0, run.stderr);
+  const log = fs.readFileSync(path.join(out, 'report.events.jsonl'), 'utf8');
+  const cut = log.slice(0, log.lastIndexOf('{"record_type":"case"') + 40);
+  const cutFile = path.join(out, 'cut.jsonl');
+  fs.writeFileSync(cutFile, cut);
+  const settled = (cut.match(/"record_type":"case"/g) || []).length - 1;
+  const { page, errors } = await openViewer();
+  await page.setInputFiles('[data-testid=open-report]', cutFile);
+  await page.waitForSelector('[data-testid=case-row]');
+  assert.equal(await rows(page), settled);
+  assert.match(await page.textContent('[data-testid=viewer-summary]'), /cut off/);
+  await page.selectOption('[data-testid=filter-model]', 'mock-b');
+  const b = (cut.match(/"model":"mock-b"/g) || []).length;
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=case-row]').length <= n, b);
+
+  // A zip downloaded from the page (a retrieval run) opens as its report.
+  const r = await newPage(browser, errors);
+  await r.goto(`${site.url}/?mode=retrieval&lang=en`);
+  await r.click('[data-testid=retrieval-start]');
+  await waitStatus(r, 'done');
+  const zip = await downloadBytes(r, 'download-zip');
+  const zipFile = path.join(out, 'run.zip');
+  fs.writeFileSync(zipFile, zip.bytes);
+  await page.setInputFiles('[data-testid=open-report]', zipFile);
+  await page.waitForFunction(() => document.querySelector('[data-testid=viewer-summary] h2')?.textContent.includes('run.zip/report.json'));
+  assert.equal(await page.textContent('[data-testid=viewer-count]'), '16 / 16');
+
+  // ?report=<url> (served beside the site), with the filter in the URL.
+  const served = path.join(ROOT, 'dist', `viewer-test-${process.pid}.json`);
+  fs.copyFileSync(path.join(out, 'report.json'), served);
+  try {
+    const { page: p2 } = await openViewer(`&report=${encodeURIComponent(`/viewer-test-${process.pid}.json`)}&model_filter=mock-a`);
+    await p2.waitForSelector('[data-testid=case-row]');
+    assert.equal(await p2.textContent('[data-testid=viewer-count]'), '8 / 16');
+  } finally {
+    fs.rmSync(served);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('20,000 cases: only the rows in view are in the DOM while scrolling', async () => {
+  const dir = tmpDir('viewer-big');
+  const file = path.join(dir, 'big.json');
+  execBig(file, 20000);
+  const { page, errors } = await openViewer();
+  await page.setInputFiles('[data-testid=open-report]', file);
+  await page.waitForSelector('[data-testid=case-row]');
+  assert.equal(await page.textContent('[data-testid=viewer-count]'), '20000 / 20000');
+  const counts = [];
+  for (const y of [0, 30000, 300000, -1]) {
+    await page.$eval('.vtable', (el, top) => { el.scrollTop = top < 0 ? el.scrollHeight : top; el.dispatchEvent(new Event('scroll')); }, y);
+    await page.waitForTimeout(50);
+    counts.push(await rows(page));
+  }
+  assert.ok(counts.every((c) => c > 0 && c <= 40), `rows in the DOM: ${counts}`);
+  const last = await page.locator('[data-testid=case-row]').last().getAttribute('data-id');
+  assert.equal(last, 'c19999', 'scrolled to the end');
+  assert.deepEqual(errors, []);
+});
+
+function execBig(file, n) {
+  const r = cli(['bench-report', '--cases', String(n), '--out', file]);
+  if (r.status !== 0) {
+    // No generator in the CLI: write the report here.
+    const scores = [];
+    for (let i = 0; i < n; i += 1) {
+      for (const m of ['accuracy', 'citation']) {
+        scores.push({ sample_id: `c${i}`, metric: m, value: (i * (m === 'accuracy' ? 7 : 3)) % 10 < 6 ? 1 : 0,
+          tags: [`t${i % 7}`], language: i % 2 ? 'zh' : 'en', length_bucket: 'short', detail: { answer: `answer ${i}` } });
+      }
+    }
+    const mean = (m) => scores.filter((s) => s.metric === m).reduce((a, s) => a + s.value, 0) / n;
+    const report = {
+      metrics: { cases: n, passed_cases: 0, failed_calls: 0 },
+      scores,
+      report: {
+        experiment: { dataset: { dataset_id: 'big', version: 'v1', name: 'big.jsonl', counts: {}, languages: {}, tags: {} },
+          run_config: { kind: 'rag' }, evaluator_config: {} },
+        summaries: ['accuracy', 'citation'].map((m) => ({ metric: m, mean: mean(m), std: 0.5, sample_count: n })),
+        breakdowns: [], error_cases: [], llm_judge_details: [],
+      },
+    };
+    fs.writeFileSync(file, JSON.stringify(report));
+  }
+}
