@@ -2,8 +2,7 @@
 //! 95% interval (`evalpage_core::view::chart`), the breakdowns as bars, and
 //! the latency histogram when the run has latencies.
 
-use evalpage_core::view::chart::{bar, histogram, Bar};
-use evalpage_core::view::ViewData;
+use evalpage_core::view::{bar, histogram, Bar, ViewData};
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -21,7 +21,8 @@ use crate::report::{EvaluationResult, MetricBreakdown, MetricSummary};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-pub use query::{Query, Sort};
+pub use chart::{bar, histogram, Bar};
+pub use query::{Outcome, Query, Sort};
 
 /// One case × model of a saved run.
 #[derive(Clone, Debug, PartialEq)]
