@@ -3,19 +3,53 @@
 //! into. Pure; reading files is `effects::files`, the rows and queries are
 //! the core's `view`.
 
-use evalpage_core::view::{Query, ViewData};
+use evalpage_core::view::{Facets, Query, ViewData};
+use std::ops::Deref;
 use std::rc::Rc;
 use yew::Reducible;
+
+/// A value shared between renders and compared by identity: a run of
+/// 100,000 rows is never compared field by field to decide a re-render.
+#[derive(Debug, Default)]
+pub struct Shared<T>(pub Rc<T>);
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T> Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> Shared<T> {
+    /// Shares `v`.
+    pub fn new(v: T) -> Shared<T> {
+        Shared(Rc::new(v))
+    }
+}
 
 /// The viewer.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ViewerState {
     /// The run opened.
-    pub data: Option<Rc<ViewData>>,
+    pub data: Option<Shared<ViewData>>,
+    /// The values each filter can take (computed once per run).
+    pub facets: Shared<Facets>,
     /// What the table shows.
     pub query: Query,
     /// Indices of the rows shown, filtered and sorted.
-    pub shown: Rc<Vec<u32>>,
+    pub shown: Shared<Vec<u32>>,
     /// The row drilled into.
     pub selected: Option<u32>,
     /// The file being read.
@@ -31,7 +65,7 @@ pub enum ViewerAction {
     Loading(String),
     /// A run was opened; `fresh` (a file the user picked) clears the query
     /// of the run before (a run opened from the URL keeps the URL's query).
-    Loaded(Rc<ViewData>, bool),
+    Loaded(Shared<ViewData>, bool),
     /// It could not be.
     Failed(Rc<str>),
     /// The query changed.
@@ -54,7 +88,8 @@ impl Reducible for ViewerState {
                 if fresh {
                     s.query = Query::default();
                 }
-                s.shown = Rc::new(s.query.apply(&data));
+                s.shown = Shared::new(s.query.apply(&data));
+                s.facets = Shared::new(data.facets());
                 s.data = Some(data);
                 s.loading = None;
                 s.error = None;
@@ -66,7 +101,7 @@ impl Reducible for ViewerState {
             }
             ViewerAction::SetQuery(q) => {
                 if let Some(d) = &s.data {
-                    s.shown = Rc::new(q.apply(d));
+                    s.shown = Shared::new(q.apply(d));
                 }
                 s.query = q;
             }

@@ -4,7 +4,7 @@
 
 use evalpage_core::view::{bar, histogram, Bar, ViewData};
 use evalpage_core::Lang;
-use std::rc::Rc;
+use crate::state::viewer::Shared;
 use yew::prelude::*;
 
 const W: f64 = 560.0;
@@ -17,7 +17,7 @@ pub struct ChartsProps {
     /// Language.
     pub lang: Lang,
     /// The run.
-    pub data: Rc<ViewData>,
+    pub data: Shared<ViewData>,
 }
 
 fn bars_svg(testid: &'static str, title: String, bars: &[Bar]) -> Html {

@@ -13,7 +13,7 @@ mod table;
 
 use crate::archive;
 use crate::effects::{files, url};
-use crate::state::viewer::{ViewerAction, ViewerState};
+use crate::state::viewer::{Shared, ViewerAction, ViewerState};
 use charts::Charts;
 use evalpage_core::view::{self, Outcome, Query, Sort, ViewData};
 use evalpage_core::Lang;
@@ -78,7 +78,7 @@ fn load_into(state: &UseReducerHandle<ViewerState>, read: files::Read, fresh: bo
                 if fresh {
                     url::set_params(&QUERY_KEYS, &[]);
                 }
-                state.dispatch(ViewerAction::Loaded(Rc::new(data), fresh))
+                state.dispatch(ViewerAction::Loaded(Shared::new(data), fresh))
             }
             Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
         },
@@ -162,13 +162,13 @@ pub fn ViewerApp(p: &ViewerAppProps) -> Html {
 
 fn run_view(
     lang: Lang,
-    d: &Rc<ViewData>,
+    d: &Shared<ViewData>,
     s: &ViewerState,
     set_query: Callback<Query>,
     on_select: Callback<Option<u32>>,
 ) -> Html {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    let facets = d.facets();
+    let facets = (*s.facets).clone();
     let q = s.query.clone();
     let edit = |f: fn(&mut Query, String)| {
         let (q, cb) = (q.clone(), set_query.clone());

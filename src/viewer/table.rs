@@ -4,7 +4,7 @@
 
 use evalpage_core::view::ViewData;
 use evalpage_core::Lang;
-use std::rc::Rc;
+use crate::state::viewer::Shared;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -30,9 +30,9 @@ pub struct CaseTableProps {
     /// Language.
     pub lang: Lang,
     /// The run.
-    pub data: Rc<ViewData>,
+    pub data: Shared<ViewData>,
     /// Rows to show (indices), in order.
-    pub shown: Rc<Vec<u32>>,
+    pub shown: Shared<Vec<u32>>,
     /// The row drilled into.
     pub selected: Option<u32>,
     /// A row was opened or closed.
