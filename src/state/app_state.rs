@@ -57,6 +57,8 @@ pub enum Mode {
     Task,
     /// A retrieval evaluation (spec 000): ranked lists from a retrieval endpoint.
     Retrieval,
+    /// Multi-turn dialogs (spec 001): played turn by turn, or a trace scored.
+    Dialog,
 }
 
 impl Mode {
@@ -66,6 +68,7 @@ impl Mode {
             "rag" => Some(Mode::Rag),
             "task" => Some(Mode::Task),
             "retrieval" => Some(Mode::Retrieval),
+            "dialog" => Some(Mode::Dialog),
             _ => None,
         }
     }
@@ -76,6 +79,7 @@ impl Mode {
             Mode::Rag => "rag",
             Mode::Task => "task",
             Mode::Retrieval => "retrieval",
+            Mode::Dialog => "dialog",
         }
     }
 }
