@@ -66,6 +66,9 @@ test('the demo dialogs played in the page give the CLI demo run metrics', async 
   assert.match(await page.textContent('[data-testid=dialog-dataset-summary]'), /demo_dialogs\.jsonl · 22 dialogs · 20 to play · 2 not aligned \(skipped\)/);
   assert.match(await page.textContent('[data-testid=dialog-unaligned]'), /demo_dialogs\.jsonl:\d+: memfin-skip-greeting — turn 0 is an assistant turn/);
   assert.equal(await page.getAttribute('[data-testid=mode-dialog]', 'aria-selected'), 'true');
+  const unlabelled = await page.evaluate(() => [...document.querySelectorAll('.dialog-mode input, .dialog-mode textarea, .dialog-mode select')]
+    .filter((e) => e.labels.length === 0 || !e.labels[0].textContent.trim()).map((e) => e.dataset.testid));
+  assert.deepEqual(unlabelled, [], 'every field has a label');
 
   const fromCli = cliFiles(['run', '--dialogs', DIALOGS, '--provider', 'demo']);
   const { name, files } = await startRun(page);
