@@ -2,11 +2,13 @@
 //! mode kept in the URL (`?mode=task`), and the state both modes share (the
 //! unfinished runs offered after a reload). Served at `/` and `/eval`. Each
 //! mode lives in its folder: `rag` (the RAG check), `task` (task runs) and
-//! `retrieval` (spec 000's retrieval evaluation);
+//! `retrieval` (spec 000's retrieval evaluation) and `dialog` (spec 001's
+//! multi-turn dialogs);
 //! their state and runs are kept for the whole page load, so switching modes
 //! loses nothing.
 
 use crate::components::header::Header;
+use crate::dialog::{use_dialog, DialogApp};
 use crate::effects::url;
 use crate::launch;
 use crate::rag::{use_rag, RagApp};
@@ -30,6 +32,7 @@ pub fn App() -> Html {
     let rag = use_rag(params.clone(), offers.clone());
     let (task_state, task_slot) = use_task(params.clone());
     let retrieval = use_retrieval();
+    let dialog = use_dialog();
     let viewer = use_viewer();
     let lang = rag.state.lang;
     let on_lang = {
@@ -50,6 +53,7 @@ pub fn App() -> Html {
                 offers={offers.clone()} on_mode={on_mode.clone()} />
         },
         Mode::Retrieval => html! { <RetrievalApp {lang} mode={retrieval} /> },
+        Mode::Dialog => html! { <DialogApp {lang} mode={dialog} /> },
         Mode::View => html! { <ViewerApp {lang} state={viewer} /> },
     };
     html! {

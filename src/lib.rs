@@ -5,6 +5,7 @@
 pub mod app;
 pub mod archive;
 pub mod components;
+pub mod dialog;
 pub mod effects;
 pub mod launch;
 pub mod rag;

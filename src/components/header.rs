@@ -1,4 +1,4 @@
-//! Title bar with the mode tabs (RAG check / task) and the language switch.
+//! Title bar with the mode tabs (RAG check / task / retrieval / dialogs) and the language switch.
 
 use crate::state::Mode;
 use evalpage_core::Lang;
@@ -40,6 +40,7 @@ pub fn Header(p: &HeaderProps) -> Html {
                 {tab(Mode::Rag, "RAG 评测", "RAG check")}
                 {tab(Mode::Task, "任务评测", "Task")}
                 {tab(Mode::Retrieval, "检索评测", "Retrieval")}
+                {tab(Mode::Dialog, "多轮对话", "Dialogs")}
                 {tab(Mode::View, "查看已保存的运行", "Viewer")}
             </nav>
             <p class="tagline">{p.lang.pick(

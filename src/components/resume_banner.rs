@@ -38,6 +38,7 @@ fn offer_view(p: &ResumeBannerProps, o: &Offer) -> Html {
         Mode::Rag => t("RAG 评测", "RAG check"),
         Mode::Task => t("任务评测", "Task"),
         Mode::Retrieval => t("检索评测", "Retrieval"),
+        Mode::Dialog => t("多轮对话", "Dialogs"),
         Mode::View => t("查看", "Viewer"),
     };
     html! {

@@ -1,10 +1,12 @@
 //! The only code that touches the browser: fetch, files, downloads, storage
 //! (web storage, IndexedDB, Web Locks), timers and the URL, and the only code
 //! that spawns async work (the page passes callbacks in). `runner` drives a
-//! run of any kind; `rag_run` and `task_run` are what each kind shows of it;
+//! run of any kind; `rag_run`, `task_run`, `retrieval_run` and `dialog_run` are what each kind
+//! shows of it;
 //! `saved` and `locks` find the unfinished runs no other tab is running.
 
 pub mod debounce;
+pub mod dialog_run;
 pub mod download;
 pub mod fetch;
 pub mod files;

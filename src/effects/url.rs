@@ -72,7 +72,7 @@ pub fn set_mode(mode: Mode) {
     };
     match mode {
         Mode::Rag => q.delete("mode"),
-        Mode::Task | Mode::Retrieval | Mode::View => q.set("mode", mode.code()),
+        Mode::Task | Mode::Retrieval | Mode::Dialog | Mode::View => q.set("mode", mode.code()),
     }
     let query = String::from(q.to_string());
     let path = location.pathname().unwrap_or_default();

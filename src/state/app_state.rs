@@ -57,6 +57,8 @@ pub enum Mode {
     Task,
     /// A retrieval evaluation (spec 000): ranked lists from a retrieval endpoint.
     Retrieval,
+    /// Multi-turn dialogs (spec 001): played turn by turn, or a trace scored.
+    Dialog,
     /// The viewer of saved runs (issue 12).
     View,
 }
@@ -68,6 +70,7 @@ impl Mode {
             "rag" => Some(Mode::Rag),
             "task" => Some(Mode::Task),
             "retrieval" => Some(Mode::Retrieval),
+            "dialog" => Some(Mode::Dialog),
             "view" => Some(Mode::View),
             _ => None,
         }
@@ -79,6 +82,7 @@ impl Mode {
             Mode::Rag => "rag",
             Mode::Task => "task",
             Mode::Retrieval => "retrieval",
+            Mode::Dialog => "dialog",
             Mode::View => "view",
         }
     }

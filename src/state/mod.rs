@@ -1,11 +1,13 @@
 //! The page's state: plain data and pure reducers that wrap core types; no
 //! effects. `app_state` and `settings` are the RAG check's; the `task_*`
 //! modules are the task mode's (editors and their checks, dataset, models,
-//! results); `keys` holds the origin-bound key rules; `stored` is the one
+//! results); `dialog` and `retrieval` are the
+//! lean modes on the generic runner; `keys` holds the origin-bound key rules; `stored` is the one
 //! IndexedDB record of a run of either mode and `resume` the unfinished runs
 //! offered after a reload.
 
 pub mod app_state;
+pub mod dialog;
 pub mod keys;
 pub mod resume;
 pub mod retrieval;

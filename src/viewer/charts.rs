@@ -2,9 +2,9 @@
 //! 95% interval (`evalpage_core::view::chart`), the breakdowns as bars, and
 //! the latency histogram when the run has latencies.
 
+use crate::state::viewer::Shared;
 use evalpage_core::view::{bar, histogram, Bar, ViewData};
 use evalpage_core::Lang;
-use crate::state::viewer::Shared;
 use yew::prelude::*;
 
 const W: f64 = 560.0;

@@ -2,9 +2,9 @@
 //! height, spacers above and below), so 100,000 cases scroll as smoothly as
 //! ten; a row (click or Enter) opens its drill-down below the table.
 
+use crate::state::viewer::Shared;
 use evalpage_core::view::ViewData;
 use evalpage_core::Lang;
-use crate::state::viewer::Shared;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn dataset() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dialog/memfin_dialogs.jsonl")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/demo/demo_dialogs.jsonl")
 }
 
 fn jsonl(path: &Path) -> Vec<Value> {

@@ -46,6 +46,12 @@ pub const RETRIEVAL_DATASET: &str = include_str!("../../../www/demo/demo_retriev
 /// File name of the demo retrieval cases as shown to users.
 pub const RETRIEVAL_DATASET_NAME: &str = "demo_retrieval.jsonl";
 
+/// The bundled spec 001 dialogs (22 Chinese advisory dialogs), JSONL.
+pub const DIALOG_DATASET: &str = include_str!("../../../www/demo/demo_dialogs.jsonl");
+
+/// File name of the demo dialogs as shown to users.
+pub const DIALOG_DATASET_NAME: &str = "demo_dialogs.jsonl";
+
 /// File name of the demo dataset as shown to users.
 pub const DATASET_NAME: &str = "demo_dataset.jsonl";
 

@@ -240,9 +240,12 @@ fn a_failed_first_turn_fails_the_dialog_and_later_turns_are_not_sent() {
         t.turns[1].error.as_deref(),
         Some("not sent: turn pair 1 failed before it")
     );
+    assert!(e.kind().rows_of_job(0).is_none(), "job 0 has not settled");
+    let settled = e.kind().rows_of_job(1).expect("job 1 settled");
     let a = e.kind().artifacts(10);
     let rows: Vec<_> = a.rows.iter().filter(|r| r.dialog_id == "c").collect();
     assert_eq!(rows.len(), 2, "failed turns still get rows, none eligible");
+    assert_eq!(settled.iter().collect::<Vec<_>>(), rows, "the job's rows");
     assert!(rows
         .iter()
         .all(|r| !r.eligible_m1 && !r.eligible_m3 && !r.eligible_m4));

@@ -166,6 +166,13 @@ impl DialogKind {
         self.traces.get(*self.jobs.get(job)?)?.as_ref()
     }
 
+    /// The `turn_eval.jsonl` rows of a job's dialog, once settled.
+    pub fn rows_of_job(&self, job: usize) -> Option<&[TurnEval]> {
+        let i = *self.jobs.get(job)?;
+        self.traces.get(i)?.as_ref()?;
+        self.rows.get(i).map(Vec::as_slice)
+    }
+
     /// Progress events so far.
     pub fn progress(&self) -> &[ProgressEvent] {
         &self.progress

@@ -1,0 +1,175 @@
+//! The dialog mode's inputs: the dialogs file (its skipped lines and the
+//! dialogs that cannot be aligned listed), a dialog trace to score, and the
+//! endpoint the dialogs are played against (or the dialog mock).
+
+use crate::components::{chosen_file, use_drop_zone, DropZone};
+use crate::effects::files;
+use crate::state::dialog::{DialogAction, DialogState};
+use evalpage_core::Lang;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Inputs props.
+#[derive(Properties, PartialEq)]
+pub struct DialogInputsProps {
+    /// Language.
+    pub lang: Lang,
+    /// The mode's state.
+    pub state: UseReducerHandle<DialogState>,
+    /// Start a run.
+    pub on_start: Callback<MouseEvent>,
+    /// Score the picked trace.
+    pub on_score: Callback<MouseEvent>,
+    /// Cancel the run.
+    pub on_cancel: Callback<MouseEvent>,
+}
+
+/// A file read locally, then dispatched with `action` (or its read error).
+fn reader(
+    state: &UseReducerHandle<DialogState>,
+    action: fn(String, Rc<[u8]>) -> DialogAction,
+) -> Callback<web_sys::File> {
+    let state = state.clone();
+    Callback::from(move |file: web_sys::File| {
+        let state = state.clone();
+        files::read_then(file, move |read| match read {
+            Ok((name, bytes)) => state.dispatch(action(name, Rc::from(bytes))),
+            Err(e) => state.dispatch(DialogAction::Failed(Rc::from(e.as_str()))),
+        });
+    })
+}
+
+fn picked(on_file: Callback<web_sys::File>) -> Callback<Event> {
+    Callback::from(move |e: Event| {
+        if let Some(file) = chosen_file(&e) {
+            on_file.emit(file);
+        }
+    })
+}
+
+fn input_value(e: &Event) -> Option<String> {
+    use wasm_bindgen::JsCast;
+    e.target()?
+        .dyn_ref::<web_sys::HtmlInputElement>()
+        .map(|i| i.value())
+}
+
+/// The dialogs, the trace and the endpoint panels.
+#[component]
+pub fn DialogInputs(p: &DialogInputsProps) -> Html {
+    let lang = p.lang;
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let s = &*p.state;
+    let running = s.running();
+    let on_dialogs = reader(&p.state, DialogAction::LoadDialogs);
+    let on_trace = reader(&p.state, DialogAction::LoadTrace);
+    let DropZone {
+        class: dialogs_zone,
+        ondrop: dialogs_drop,
+        ondragover: dialogs_over,
+        ondragleave: dialogs_leave,
+    } = use_drop_zone(on_dialogs.clone(), running);
+    let DropZone {
+        class: trace_zone,
+        ondrop: trace_drop,
+        ondragover: trace_over,
+        ondragleave: trace_leave,
+    } = use_drop_zone(on_trace.clone(), running);
+    let text = |f: fn(String) -> DialogAction| {
+        let state = p.state.clone();
+        Callback::from(move |e: Event| {
+            if let Some(v) = input_value(&e) {
+                state.dispatch(f(v));
+            }
+        })
+    };
+    let on_concurrency = {
+        let state = p.state.clone();
+        Callback::from(move |e: Event| {
+            if let Some(n) = input_value(&e).and_then(|v| v.trim().parse::<usize>().ok()) {
+                state.dispatch(DialogAction::SetConcurrency(n));
+            }
+        })
+    };
+    let set = &s.set;
+    let skipped: Vec<_> = set
+        .dialogs
+        .iter()
+        .filter_map(|d| d.skip_reason().map(|why| (d, why)))
+        .collect();
+    html! {
+        <>
+            <section class="panel" data-testid="dialog-dataset-panel">
+                <h2>{t("对话数据", "Dialogs")}</h2>
+                <div class={dialogs_zone} ondrop={dialogs_drop} ondragover={dialogs_over} ondragleave={dialogs_leave}>
+                    <p>{t("JSONL：每行一个 {dialog_id, profile_gt, turns[{role, content, gt_turn_tags}]}，只在本机读取",
+                          "JSONL: one {dialog_id, profile_gt, turns[{role, content, gt_turn_tags}]} per line, read on this machine only")}</p>
+                    <label>{t("对话文件 ", "Dialogs file ")}
+                        <input type="file" accept=".jsonl,.json,.txt" data-testid="dialog-file" disabled={running}
+                            onchange={picked(on_dialogs)} />
+                    </label>
+                </div>
+                <p data-testid="dialog-dataset-summary">
+                    <strong>{&s.dataset_name}</strong>
+                    {format!(" · {} {} · {} {}", set.dialogs.len(), t("个对话", "dialogs"), s.playable(), t("个可播放", "to play"))}
+                    if !skipped.is_empty() { {format!(" · {} {}", skipped.len(), t("个无法对齐（跳过）", "not aligned (skipped)"))} }
+                    if !set.errors.is_empty() { {format!(" · {} {}", set.errors.len(), t("行有错误（已跳过）", "lines skipped"))} }
+                </p>
+                if !set.errors.is_empty() {
+                    <ul class="line-errors" data-testid="dialog-line-errors">
+                        { for set.errors.iter().map(|e| html!{ <li>{e.to_string()}</li> }) }
+                    </ul>
+                }
+                if !skipped.is_empty() {
+                    <ul class="line-errors" data-testid="dialog-unaligned">
+                        { for skipped.iter().map(|(d, why)| html!{
+                            <li>{format!("{}:{}: {} — {why}", s.dataset_name, d.line, d.dialog_id)}</li>
+                        }) }
+                    </ul>
+                }
+            </section>
+            <section class="panel" data-testid="dialog-trace-panel">
+                <h2>{t("为已有轨迹打分", "Score a trace")}</h2>
+                <div class={trace_zone} ondrop={trace_drop} ondragover={trace_over} ondragleave={trace_leave}>
+                    <p>{t("别处生成的 dialog_trace.jsonl：按上面的对话数据打分，不调用任何模型",
+                          "A dialog_trace.jsonl produced elsewhere, scored against the dialogs above with no model call")}</p>
+                    <label>{t("轨迹文件 ", "Trace file ")}
+                        <input type="file" accept=".jsonl,.json,.txt" data-testid="dialog-trace-file" disabled={running}
+                            onchange={picked(on_trace)} />
+                    </label>
+                </div>
+                <p data-testid="dialog-trace-summary">{ match &s.trace {
+                    Some(tr) => html!{ <><strong>{&tr.name}</strong>{format!(" · {} bytes", tr.bytes.len())}</> },
+                    None => html!{ <span class="muted">{t("未选择轨迹", "No trace picked")}</span> },
+                } }</p>
+                <div class="controls">
+                    <button data-testid="dialog-score" onclick={p.on_score.clone()} disabled={running || s.trace.is_none()}>
+                        {t("为轨迹打分", "Score trace")}</button>
+                </div>
+            </section>
+            <section class="panel" data-testid="dialog-endpoint-panel">
+                <h2>{t("逐轮播放对话", "Play the dialogs")}</h2>
+                <label>{t("基础 URL（OpenAI 兼容；留空：页面内的对话模拟模型）",
+                          "Base URL (OpenAI-compatible; empty: the dialog mock in the page)")}
+                    <input type="url" data-testid="dialog-url" value={s.url.clone()} disabled={running}
+                        placeholder="http://127.0.0.1:8091/v1" onchange={text(DialogAction::SetUrl)} />
+                </label>
+                <label>{t("模型", "Model")}
+                    <input type="text" data-testid="dialog-model" value={s.model.clone()} disabled={running}
+                        onchange={text(DialogAction::SetModel)} />
+                </label>
+                <label class="inline">{t("并行对话数（workers_dialog）", "Dialogs at once (workers_dialog)")}
+                    <input type="number" min="1" max="64" data-testid="dialog-concurrency" value={s.concurrency.to_string()}
+                        disabled={running} onchange={on_concurrency} />
+                </label>
+                <p class="muted">{t("此模式不发送任何密钥（需要密钥的端点在此不可用），也不在重新加载后恢复。每轮请求是到目前为止的对话：数据集的用户轮次和模型自己的回答。",
+                    "This mode sends no key (an endpoint that needs one cannot be used here) and is not resumed after a reload. Each turn's request is the conversation so far: the dataset's user turns and the model's own answers.")}</p>
+                <div class="controls">
+                    <button data-testid="dialog-start" onclick={p.on_start.clone()} disabled={running}>{t("开始", "Start")}</button>
+                    if running { <button data-testid="dialog-cancel" onclick={p.on_cancel.clone()}>{t("取消", "Cancel")}</button> }
+                </div>
+                if let Some(e) = &s.error { <p class="error" role="alert" data-testid="dialog-error">{e.to_string()}</p> }
+            </section>
+        </>
+    }
+}

@@ -1,0 +1,136 @@
+//! A spec 001 dialog run as the runner shows it: each dialog a job whose
+//! calls are its turns (the core's `DialogKind`), each turn sent to the
+//! OpenAI-compatible endpoint named in the mode (no key) or answered by the
+//! dialog mock in the page after a small pretend latency; each dialog's
+//! conversation and verdicts as it settles; at the end the five files `evalpage
+//! run --dialogs` writes (the core's renderer) with both event logs.
+//!
+//! Decision: like the retrieval mode, this mode sends no key (keys stay
+//! bound to the chat endpoints' origins in the RAG and task modes) and is not
+//! saved for resume after a reload.
+
+use super::runner::{Handle, Launch, RunView, Transport, Update};
+use crate::state::dialog::{DialogResults, DialogSnapshot, ShownDialog};
+use crate::state::{RunProgress, RunStatus};
+use evalpage_core::events::{jsonl_to_json_seq, Record};
+use evalpage_core::provider::ChatMessage;
+use evalpage_core::{DialogEngine, DialogKind, Kind, OpenAiConfig, EVENT_FILES};
+use std::rc::Rc;
+use yew::Callback;
+
+/// Pretend latency of the dialog mock per turn, ms.
+const MOCK_LATENCY_MS: u32 = 40;
+
+/// A handle on a running dialog evaluation.
+pub type DialogRunHandle = Handle<DialogView>;
+
+/// What the runner tells the dialog page.
+pub type DialogUpdate = Update<DialogSnapshot, Result<Rc<DialogResults>, Rc<str>>>;
+
+/// The dialog mode's side of the runner.
+pub struct DialogView {
+    /// The endpoint; `None`: the dialog mock in the page.
+    endpoint: Option<OpenAiConfig>,
+    /// Settled dialogs, by job.
+    shown: Vec<Option<Rc<ShownDialog>>>,
+}
+
+impl RunView for DialogView {
+    type Kind = DialogKind;
+    type Shown = (usize, Rc<ShownDialog>);
+    type Snapshot = DialogSnapshot;
+    type Artifacts = Result<Rc<DialogResults>, Rc<str>>;
+
+    fn record(&self, event: &mut Record) -> bool {
+        if let Record::Summary(s) = event {
+            s.final_report_path = Some("metrics_summary.json".to_string());
+        }
+        matches!(event, Record::Case(_))
+    }
+
+    fn transport(
+        &self,
+        engine: &DialogEngine,
+        job: usize,
+        _pool: usize,
+        messages: &[ChatMessage],
+    ) -> Transport {
+        match &self.endpoint {
+            Some(cfg) => Transport::OpenAi(cfg.clone(), None),
+            None => Transport::Local {
+                answer: engine.kind().mock_answer(job, messages),
+                latency_ms: MOCK_LATENCY_MS,
+            },
+        }
+    }
+
+    fn settled(&self, engine: &DialogEngine, job: usize) -> Option<(usize, Rc<ShownDialog>)> {
+        let k = engine.kind();
+        let shown = ShownDialog {
+            trace: k.trace_of_job(job)?.clone(),
+            rows: k.rows_of_job(job)?.to_vec(),
+        };
+        Some((job, Rc::new(shown)))
+    }
+
+    fn show(&mut self, shown: Vec<(usize, Rc<ShownDialog>)>) {
+        for (job, dialog) in shown {
+            if let Some(slot) = self.shown.get_mut(job) {
+                *slot = Some(dialog);
+            }
+        }
+    }
+
+    fn snapshot(
+        &self,
+        _engine: &DialogEngine,
+        status: RunStatus,
+        progress: RunProgress,
+    ) -> DialogSnapshot {
+        DialogSnapshot {
+            status,
+            progress,
+            dialogs: Rc::new(self.shown.clone()),
+        }
+    }
+
+    fn finish(
+        &mut self,
+        engine: &DialogEngine,
+        events_jsonl: &str,
+        ended_at_ms: u64,
+    ) -> Result<Rc<DialogResults>, Rc<str>> {
+        let artifacts = engine.kind().artifacts(ended_at_ms);
+        let [jsonl, seq] = EVENT_FILES;
+        let logs = vec![
+            (jsonl.to_string(), events_jsonl.to_string()),
+            (seq.to_string(), jsonl_to_json_seq(events_jsonl)),
+        ];
+        DialogResults::of(&artifacts, logs, ended_at_ms)
+            .map(Rc::new)
+            .map_err(|e| Rc::from(e.as_str()))
+    }
+}
+
+impl Handle<DialogView> {
+    /// Starts a dialog run (not saved for resume): against `endpoint`, or
+    /// the dialog mock in the page when it is `None`.
+    pub fn start(
+        engine: DialogEngine,
+        endpoint: Option<OpenAiConfig>,
+        on_update: Callback<DialogUpdate>,
+    ) -> DialogRunHandle {
+        let started_ms = engine.kind().config().started_at_ms;
+        let view = DialogView {
+            endpoint,
+            shown: vec![None; engine.kind().jobs()],
+        };
+        Handle::launch(Launch {
+            engine,
+            view,
+            started_ms,
+            persist: None,
+            on_update,
+        })
+    }
+}

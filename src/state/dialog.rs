@@ -1,0 +1,288 @@
+//! The dialog mode's page state (spec 001's multi-turn dialogs): the dialogs
+//! loaded (the built-in demo dialogs or a file), an optional dialog trace to
+//! score, the endpoint (base URL and model; empty: the dialog mock in the
+//! page), `workers_dialog`, and the run's snapshot and results. Pure: the run
+//! is `effects::dialog_run`; scoring a trace is the core's `score_trace`,
+//! with the times passed in.
+
+use super::{RunProgress, RunStatus};
+use evalpage_core::dialog::{render, Artifacts, DialogTrace, Judgements, MetricsSummary, TurnEval};
+use evalpage_core::{demo, parse_dialogs, score_trace, DialogSet, LineError, OfflineRun};
+use std::collections::HashMap;
+use std::rc::Rc;
+use yew::Reducible;
+
+/// A dialog as the page shows it: its trace line and its `turn_eval` rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShownDialog {
+    /// The `dialog_trace.jsonl` line.
+    pub trace: DialogTrace,
+    /// Its `turn_eval.jsonl` rows (none for a skipped dialog).
+    pub rows: Vec<TurnEval>,
+}
+
+/// What the runner shows of a dialog run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DialogSnapshot {
+    /// Run status.
+    pub status: RunStatus,
+    /// Progress (played dialogs).
+    pub progress: RunProgress,
+    /// Each played dialog once settled, by job.
+    pub dialogs: Rc<Vec<Option<Rc<ShownDialog>>>>,
+}
+
+/// What a finished run or a scored trace leaves behind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DialogResults {
+    /// `metrics_summary.json`.
+    pub summary: MetricsSummary,
+    /// Every dialog of the dataset, in order (skipped ones included).
+    pub dialogs: Vec<Rc<ShownDialog>>,
+    /// The files to download: the five artifacts (and a run's event logs).
+    pub files: Rc<Vec<(String, String)>>,
+    /// When it ended, ms.
+    pub ended_at_ms: u64,
+    /// Trace lines that could not be read or matched (scoring only).
+    pub problems: Vec<LineError>,
+    /// The trace file scored, when these results come from one.
+    pub scored_from: Option<String>,
+}
+
+impl DialogResults {
+    /// The results of `artifacts`, their files rendered with `extra` files
+    /// (a run's event logs) after them.
+    pub fn of(
+        artifacts: &Artifacts,
+        extra: Vec<(String, String)>,
+        ended_at_ms: u64,
+    ) -> Result<DialogResults, String> {
+        let mut files =
+            render(artifacts).map_err(|e| format!("could not render the artifacts: {e}"))?;
+        files.extend(extra);
+        let mut rows: HashMap<&str, Vec<TurnEval>> = HashMap::new();
+        for r in &artifacts.rows {
+            rows.entry(r.dialog_id.as_str())
+                .or_default()
+                .push(r.clone());
+        }
+        let dialogs = artifacts
+            .traces
+            .iter()
+            .map(|t| {
+                Rc::new(ShownDialog {
+                    rows: rows.remove(t.dialog_id.as_str()).unwrap_or_default(),
+                    trace: t.clone(),
+                })
+            })
+            .collect();
+        Ok(DialogResults {
+            summary: artifacts.summary.clone(),
+            dialogs,
+            files: Rc::new(files),
+            ended_at_ms,
+            problems: Vec::new(),
+            scored_from: None,
+        })
+    }
+
+    /// The text of one file, by name.
+    pub fn file(&self, name: &str) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t.as_str())
+    }
+}
+
+/// A dialog trace picked to be scored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceFile {
+    /// Its file name.
+    pub name: String,
+    /// Its bytes.
+    pub bytes: Rc<[u8]>,
+}
+
+/// The dialog page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DialogState {
+    /// The dialogs file name.
+    pub dataset_name: String,
+    /// Its dialogs (skipped ones included) and its bad lines.
+    pub set: Rc<DialogSet>,
+    /// A trace to score, if one was picked.
+    pub trace: Option<TraceFile>,
+    /// Endpoint base URL (empty: the dialog mock in the page).
+    pub url: String,
+    /// Model name sent to the endpoint.
+    pub model: String,
+    /// Dialogs in progress at most (`workers_dialog`).
+    pub concurrency: usize,
+    /// Why the run or the scoring could not start.
+    pub error: Option<Rc<str>>,
+    /// The run, once started.
+    pub snapshot: Option<Rc<DialogSnapshot>>,
+    /// The results of the run or of the scored trace (or why there are none).
+    pub results: Option<Result<Rc<DialogResults>, Rc<str>>>,
+}
+
+impl Default for DialogState {
+    fn default() -> Self {
+        DialogState {
+            dataset_name: demo::DIALOG_DATASET_NAME.to_string(),
+            set: Rc::new(parse_dialogs(
+                demo::DIALOG_DATASET_NAME,
+                demo::DIALOG_DATASET.as_bytes(),
+            )),
+            trace: None,
+            url: String::new(),
+            model: String::new(),
+            concurrency: 4,
+            error: None,
+            snapshot: None,
+            results: None,
+        }
+    }
+}
+
+impl DialogState {
+    /// True while a run is going.
+    pub fn running(&self) -> bool {
+        self.snapshot
+            .as_ref()
+            .is_some_and(|s| s.status == RunStatus::Running)
+    }
+
+    /// Dialogs that can be played (aligned).
+    pub fn playable(&self) -> usize {
+        self.set
+            .dialogs
+            .iter()
+            .filter(|d| d.skip_reason().is_none())
+            .count()
+    }
+
+    /// Scores the picked trace against the dialogs with no model call
+    /// (`evalpage score --dialogs`); the times are passed in.
+    pub fn score(&self, started_at_ms: u64, ended_at_ms: u64) -> Result<DialogResults, String> {
+        let Some(trace) = &self.trace else {
+            return Err("pick a dialog_trace.jsonl first".into());
+        };
+        if self.set.dialogs.is_empty() {
+            return Err(format!("{}: no valid dialog to score", self.dataset_name));
+        }
+        let run = OfflineRun {
+            fallback_run_id: format!("scored-{started_at_ms}"),
+            dataset_path: self.dataset_name.clone(),
+            trace_file: trace.name.clone(),
+            model_name: None,
+            started_at_ms,
+            ended_at_ms,
+        };
+        let scored = score_trace(&run, &self.set, &trace.bytes, &Judgements::new());
+        let mut results = DialogResults::of(&scored.artifacts, Vec::new(), ended_at_ms)?;
+        results.problems = scored.problems;
+        results.scored_from = Some(trace.name.clone());
+        Ok(results)
+    }
+}
+
+/// What changes the dialog page.
+#[derive(Clone, Debug)]
+pub enum DialogAction {
+    /// A dialogs file was read.
+    LoadDialogs(String, Rc<[u8]>),
+    /// A dialog trace was read.
+    LoadTrace(String, Rc<[u8]>),
+    /// The endpoint base URL.
+    SetUrl(String),
+    /// The model name.
+    SetModel(String),
+    /// `workers_dialog`.
+    SetConcurrency(usize),
+    /// A run started.
+    Started,
+    /// The run or the scoring could not start.
+    Failed(Rc<str>),
+    /// Progress.
+    Progress(Rc<DialogSnapshot>),
+    /// The run stopped.
+    Finished(Rc<DialogSnapshot>, Result<Rc<DialogResults>, Rc<str>>),
+    /// A trace was scored.
+    Scored(Rc<DialogResults>),
+}
+
+impl Reducible for DialogState {
+    type Action = DialogAction;
+
+    fn reduce(self: Rc<Self>, action: DialogAction) -> Rc<Self> {
+        let mut s = (*self).clone();
+        match action {
+            DialogAction::LoadDialogs(name, bytes) => {
+                s.set = Rc::new(parse_dialogs(&name, &bytes));
+                s.dataset_name = name;
+                s.snapshot = None;
+                s.results = None;
+                s.error = None;
+            }
+            DialogAction::LoadTrace(name, bytes) => {
+                s.trace = Some(TraceFile { name, bytes });
+                s.error = None;
+            }
+            DialogAction::SetUrl(u) => s.url = u,
+            DialogAction::SetModel(m) => s.model = m,
+            DialogAction::SetConcurrency(c) => s.concurrency = c.clamp(1, 64),
+            DialogAction::Started => {
+                s.error = None;
+                s.snapshot = None;
+                s.results = None;
+            }
+            DialogAction::Failed(why) => s.error = Some(why),
+            DialogAction::Progress(snap) => s.snapshot = Some(snap),
+            DialogAction::Finished(snap, r) => {
+                s.snapshot = Some(snap);
+                s.results = Some(r);
+            }
+            DialogAction::Scored(r) => {
+                s.error = None;
+                s.snapshot = None;
+                s.results = Some(Ok(r));
+            }
+        }
+        Rc::new(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_demo_dialogs_are_loaded_and_a_bad_line_is_kept_as_an_error() {
+        let s = DialogState::default();
+        assert_eq!(s.set.dialogs.len(), 22);
+        assert!(s.set.errors.is_empty());
+        let bytes: Rc<[u8]> = Rc::from(&b"{\"dialog_id\":\"a\",\"turns\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":\"ok\"}]}\nnot json\n"[..]);
+        let s = Rc::new(s).reduce(DialogAction::LoadDialogs("d.jsonl".into(), bytes));
+        assert_eq!((s.set.dialogs.len(), s.set.errors.len()), (1, 1));
+        assert!(s.set.errors[0].to_string().starts_with("d.jsonl:2"));
+    }
+
+    #[test]
+    fn scoring_needs_a_trace_and_reads_it_with_its_problems() {
+        let s = DialogState::default();
+        assert!(s.score(1, 2).is_err());
+        let trace = b"{\"trace_version\":\"v1\",\"run_id\":\"r\",\"dialog_id\":\"nope\",\"dataset_index\":0,\"dialog_status\":\"ok\",\"valid_dialog\":true,\"turns\":[]}\n";
+        let s = Rc::new(s).reduce(DialogAction::LoadTrace(
+            "t.jsonl".into(),
+            Rc::from(&trace[..]),
+        ));
+        let r = s.score(1, 2).expect("scored");
+        assert_eq!(r.dialogs.len(), 22);
+        assert!(r.problems.iter().any(|p| p.to_string().contains("nope")));
+        assert!(r.file("metrics_summary.json").is_some());
+        assert_eq!(r.files.len(), 5);
+        assert_eq!(r.scored_from.as_deref(), Some("t.jsonl"));
+    }
+}

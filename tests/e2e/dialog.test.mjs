@@ -1,0 +1,203 @@
+// End-to-end: the dialog mode (spec 001) in the page. The demo dialogs
+// played by the dialog mock in the page give the metrics `evalpage run
+// --dialogs --provider demo` gives; a dialogs file and a dialog trace dropped
+// in the page are scored with no model call as `evalpage score --dialogs`
+// scores them, with the bad line, the unaligned dialog and the trace's
+// problem listed; a run against `evalpage mock-server --dialog-trace field`
+// through fetch records the endpoint's trace fields and sends no key.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  startSite, startMock, launch, newPage, waitStatus, download, downloadBytes, readStoredZip, cli, tmpDir, ROOT,
+} from './helpers.mjs';
+
+const DIALOGS = path.join(ROOT, 'www/demo/demo_dialogs.jsonl');
+const FIVE = ['run_manifest.json', 'dialog_trace.jsonl', 'turn_eval.jsonl', 'metrics_summary.json'];
+
+let site; let browser; let mock;
+before(async () => {
+  site = await startSite();
+  browser = await launch();
+  mock = await startMock(['--dialog-trace', 'field', '--dialogs', DIALOGS]);
+});
+after(async () => { await browser?.close(); site?.stop(); mock?.stop(); });
+
+/** The CLI's files of one run or scoring, by name. */
+function cliFiles(args) {
+  const out = tmpDir('dialog-cli');
+  const r = cli([...args, '--out', out]);
+  assert.equal(r.status, 0, r.stderr);
+  return new Map(fs.readdirSync(out).map((n) => [n, fs.readFileSync(path.join(out, n), 'utf8')]));
+}
+
+/** metrics_summary.json without what differs between two runs (the run id). */
+function metricsOf(text) {
+  const s = JSON.parse(text);
+  return { model_name: s.model_name, counters: s.counters, turn_rows: s.turn_rows, judge_used: s.judge_used, metrics: s.metrics };
+}
+
+/** turn_eval.jsonl rows without their run id. */
+function rowsOf(text) {
+  return text.trim().split('\n').map((l) => { const r = JSON.parse(l); delete r.run_id; return r; });
+}
+
+async function openDialogMode(page) {
+  await page.goto(`${site.url}/?lang=en&mode=dialog`);
+  await page.waitForSelector('[data-testid=dialog-dataset-summary]');
+}
+
+async function startRun(page, { url = '', model = '', workers = '4' } = {}) {
+  for (const [id, v] of [['dialog-url', url], ['dialog-model', model], ['dialog-concurrency', workers]]) {
+    await page.fill(`[data-testid=${id}]`, v);
+    await page.dispatchEvent(`[data-testid=${id}]`, 'change');
+  }
+  await page.click('[data-testid=dialog-start]');
+  await waitStatus(page, 'done');
+  const zip = await downloadBytes(page, 'download-zip');
+  return { name: zip.name, files: new Map(readStoredZip(zip.bytes)) };
+}
+
+test('the demo dialogs played in the page give the CLI demo run metrics', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await openDialogMode(page);
+  assert.match(await page.textContent('[data-testid=dialog-dataset-summary]'), /demo_dialogs\.jsonl · 22 dialogs · 20 to play · 2 not aligned \(skipped\)/);
+  assert.match(await page.textContent('[data-testid=dialog-unaligned]'), /demo_dialogs\.jsonl:\d+: memfin-skip-greeting — turn 0 is an assistant turn/);
+  assert.equal(await page.getAttribute('[data-testid=mode-dialog]', 'aria-selected'), 'true');
+  const unlabelled = await page.evaluate(() => [...document.querySelectorAll('.dialog-mode input, .dialog-mode textarea, .dialog-mode select')]
+    .filter((e) => e.labels.length === 0 || !e.labels[0].textContent.trim()).map((e) => e.dataset.testid));
+  assert.deepEqual(unlabelled, [], 'every field has a label');
+
+  const fromCli = cliFiles(['run', '--dialogs', DIALOGS, '--provider', 'demo']);
+  const { name, files } = await startRun(page);
+  assert.equal(name, 'evalpage-dialog-run.zip');
+  const runId = JSON.parse(files.get('run_manifest.json')).run_id;
+  assert.match(runId, /^eval_dialog-\d+$/);
+  assert.deepEqual([...files.keys()], [...FIVE, `progress_${runId}.jsonl`, 'report.events.jsonl', 'report.events.json-seq']);
+  assert.deepEqual(metricsOf(files.get('metrics_summary.json')), metricsOf(fromCli.get('metrics_summary.json')));
+  assert.deepEqual(rowsOf(files.get('turn_eval.jsonl')), rowsOf(fromCli.get('turn_eval.jsonl')));
+  const manifest = JSON.parse(files.get('run_manifest.json'));
+  assert.equal(manifest.model_name, 'evalpage-dialog-mock');
+  assert.equal(manifest.workers_dialog, 4);
+
+  // The summary: every metric with its counts, the judged ones not run with their reason.
+  const summary = JSON.parse(files.get('metrics_summary.json'));
+  assert.equal(await page.locator('[data-testid=dialog-metric]').count(), Object.keys(summary.metrics).length);
+  const m1 = await page.textContent('[data-testid=dialog-metric][data-metric=m1_memory_recall]');
+  const m1s = summary.metrics.m1_memory_recall;
+  assert.ok(m1.includes(m1s.value.toFixed(3)) && m1.includes(`${m1s.eligible_count}${m1s.skipped_count}${m1s.failed_count}`), m1);
+  const m5 = await page.textContent('[data-testid=dialog-metric][data-metric=m5_explainability]');
+  assert.match(m5, /not_run/);
+  assert.match(m5, /no judge model/);
+
+  // metrics_summary.json alone is the zip's.
+  const alone = await download(page, 'download-dialog-summary');
+  assert.equal(alone.name, 'metrics_summary.json');
+  assert.equal(alone.text, files.get('metrics_summary.json'));
+
+  // Conversations: one collapsed card per dialog; turns are rendered when opened.
+  assert.equal(await page.locator('[data-testid=dialog-card]').count(), 22);
+  assert.equal(await page.locator('[data-testid=dialog-turn]').count(), 0);
+  const first = page.locator('[data-testid=dialog-card][data-dialog-id=memfin-001]');
+  await first.locator('summary').click();
+  await page.waitForSelector('[data-testid=dialog-card][data-dialog-id=memfin-001] [data-testid=dialog-turn]');
+  const trace = files.get('dialog_trace.jsonl').trim().split('\n').map((l) => JSON.parse(l))
+    .find((t) => t.dialog_id === 'memfin-001');
+  const turns = first.locator('[data-testid=dialog-turn]');
+  assert.equal(await turns.count(), trace.turns.length);
+  const turn1 = await turns.first().textContent();
+  assert.ok(turn1.includes(trace.turns[0].user_text), 'the user message');
+  assert.ok(turn1.includes(trace.turns[0].pred_assistant_text), 'the model answer');
+  assert.ok(turn1.includes(trace.turns[0].gt_assistant_text), 'the ground truth');
+  for (const m of ['m1', 'm2', 'm3', 'm4']) {
+    assert.equal(await turns.first().locator(`[data-testid=verdict-${m}]`).count(), 1, m);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('a dropped dialogs file and trace are scored as `evalpage score --dialogs` scores them', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await openDialogMode(page);
+  const dir = tmpDir('dialog-score');
+  const lines = fs.readFileSync(DIALOGS, 'utf8').trim().split('\n').slice(0, 5);
+  lines.splice(2, 0, '{"dialog_id":"bad","turns":[{"role":"robot","content":"hi"}]}');
+  lines.push('{"dialog_id":"unaligned","turns":[{"role":"assistant","content":"欢迎"},{"role":"user","content":"你好"}]}');
+  const dataset = path.join(dir, 'dialogs.jsonl');
+  fs.writeFileSync(dataset, `${lines.join('\n')}\n`);
+  // A trace of the full demo run: its other dialogs are reported, not scored.
+  const produced = cliFiles(['run', '--dialogs', DIALOGS, '--provider', 'demo']);
+  const trace = path.join(dir, 'dialog_trace.jsonl');
+  fs.writeFileSync(trace, produced.get('dialog_trace.jsonl'));
+  const fromCli = cliFiles(['score', '--dialogs', dataset, '--dialog-trace', trace]);
+
+  await page.setInputFiles('[data-testid=dialog-file]', dataset);
+  await page.waitForSelector('[data-testid=dialog-line-errors]');
+  assert.match(await page.textContent('[data-testid=dialog-line-errors]'), /dialogs\.jsonl:3: .*turns\[0\]\.role/);
+  assert.match(await page.textContent('[data-testid=dialog-unaligned]'), /dialogs\.jsonl:7: unaligned — /);
+  assert.match(await page.textContent('[data-testid=dialog-dataset-summary]'), /6 dialogs · 5 to play · 1 not aligned \(skipped\) · 1 lines skipped/);
+
+  // Drop the trace on its drop zone, as a user drags it from the desktop.
+  const transfer = await page.evaluateHandle((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'dialog_trace.jsonl', { type: 'application/jsonl' }));
+    return dt;
+  }, fs.readFileSync(trace, 'utf8'));
+  await page.dispatchEvent('[data-testid=dialog-trace-panel] .dropzone', 'drop', { dataTransfer: transfer });
+  await page.waitForFunction(() => document.querySelector('[data-testid=dialog-trace-summary]')?.textContent.includes('dialog_trace.jsonl'));
+  await page.click('[data-testid=dialog-score]');
+  await page.waitForSelector('[data-testid=dialog-scored]');
+  assert.match(await page.textContent('[data-testid=dialog-trace-problems]'), /dialog_trace\.jsonl:\d+: .*dialog_id.*memfin-0\d+/);
+  const zip = await downloadBytes(page, 'download-zip');
+  const files = new Map(readStoredZip(zip.bytes));
+  const runId = JSON.parse(files.get('run_manifest.json')).run_id;
+  assert.deepEqual([...files.keys()], [...FIVE, `progress_${runId}.jsonl`]);
+  for (const name of ['metrics_summary.json', 'turn_eval.jsonl', 'dialog_trace.jsonl']) {
+    assert.equal(files.get(name), fromCli.get(name), name);
+  }
+  assert.equal(await page.locator('[data-testid=dialog-card]').count(), 6);
+  assert.equal(await page.getAttribute('[data-testid=dialog-card][data-dialog-id=unaligned]', 'data-status'), 'skipped');
+  assert.match(await page.textContent('[data-testid=dialog-card][data-dialog-id=unaligned] summary'), /skipped/);
+  assert.deepEqual(errors, []);
+});
+
+test('a run against the mock endpoint through fetch records its trace fields and sends no key', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  const sent = [];
+  page.on('request', (r) => { if (r.url().startsWith(mock.url)) sent.push(r); });
+  await openDialogMode(page);
+  const fromCli = cliFiles(['run', '--dialogs', DIALOGS, '--provider', 'demo']);
+
+  const { files } = await startRun(page, { url: mock.url, model: 'memfin-mock', workers: '2' });
+  assert.ok(sent.length > 22, 'every turn went through fetch');
+  assert.ok(sent.every((r) => r.method() !== 'POST' || !r.headers().authorization), 'no key is sent');
+  assert.deepEqual(metricsOf(files.get('metrics_summary.json')).metrics, metricsOf(fromCli.get('metrics_summary.json')).metrics);
+  const manifest = JSON.parse(files.get('run_manifest.json'));
+  assert.equal(manifest.model_name, 'memfin-mock');
+  assert.equal(manifest.workers_dialog, 2);
+  const traces = files.get('dialog_trace.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+  const turns = traces.flatMap((t) => t.turns);
+  assert.ok(turns.length > 22);
+  assert.ok(turns.every((t) => t.turn_status === 'ok' && t.trace_source === 'evalpage_trace'), 'fields from evalpage_trace');
+  assert.ok(turns.every((t) => t.recall && typeof t.recall.short_term_context === 'string' && t.compliance));
+  assert.ok(turns.some((t) => t.recall.items.length > 0), 'long-term recall items');
+  assert.ok(turns.some((t) => Array.isArray(t.tools) && t.tools[0].tool_name === 'risk_template'));
+  const log = files.get('report.events.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(log[0].record_type, 'meta');
+  assert.equal(log[0].backend, 'openai');
+  assert.equal(log[0].endpoint, mock.url);
+  assert.equal(log.filter((r) => r.record_type === 'case').length, 20, 'the 20 aligned dialogs are played');
+  assert.equal(log.at(-1).final_report_path, 'metrics_summary.json');
+
+  // A base URL with a query (where keys hide) is refused before anything is sent.
+  const before = sent.length;
+  await page.fill('[data-testid=dialog-url]', `${mock.url}?api_key=secret`);
+  await page.dispatchEvent('[data-testid=dialog-url]', 'change');
+  await page.click('[data-testid=dialog-start]');
+  assert.match(await page.textContent('[data-testid=dialog-error]'), /sends no key/);
+  assert.equal(sent.length, before);
+  assert.deepEqual(errors, []);
+});
