@@ -14,6 +14,7 @@
 //! `ok`, or the report's error status (`failed`, `no_response`, ...).
 
 pub mod chart;
+mod lite;
 pub mod query;
 
 use crate::events::ReadLog;
@@ -49,10 +50,25 @@ pub struct ViewRow {
     pub attempts: Option<u32>,
     /// The answer (or its start), if known.
     pub answer: Option<String>,
-    /// Each metric's detail, as the report gives it (for the drill-down).
-    pub details: Vec<Value>,
+    /// Each metric's detail, as the report gives it (for the drill-down;
+    /// read with [`ViewData::detail`]).
+    pub details: Vec<Detail>,
     /// Lower-cased text the search looks in: id, model, tags, answer, error.
     pub haystack: String,
+}
+
+/// A metric's detail for the drill-down: kept as the slice of the file it
+/// was read from (parsed only when a row is opened, so a 100,000-case report
+/// never builds 200,000 JSON trees), or as a value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Detail {
+    /// None.
+    #[default]
+    None,
+    /// A value.
+    Value(Value),
+    /// Bytes `start..end` of [`ViewData::text`].
+    Raw(usize, usize),
 }
 
 /// A saved run as the viewer shows it.
@@ -76,6 +92,8 @@ pub struct ViewData {
     pub breakdowns: Vec<MetricBreakdown>,
     /// Notes on what was read (a cut-off last record, skipped lines).
     pub notes: Vec<String>,
+    /// The report's text, which [`Detail::Raw`] slices point into.
+    pub text: std::rc::Rc<str>,
 }
 
 impl ViewData {
@@ -90,6 +108,19 @@ impl ViewData {
             f.statuses.insert(r.status.clone());
         }
         f
+    }
+
+    /// A metric's detail of a row (`Null` when there is none).
+    pub fn detail(&self, row: &ViewRow, metric: usize) -> Value {
+        match row.details.get(metric) {
+            Some(Detail::Value(v)) => v.clone(),
+            Some(Detail::Raw(a, b)) => self
+                .text
+                .get(*a..*b)
+                .and_then(|t| serde_json::from_str(t).ok())
+                .unwrap_or(Value::Null),
+            _ => Value::Null,
+        }
     }
 
     /// The index of a metric.
@@ -180,7 +211,7 @@ pub fn from_report(r: &EvaluationResult, source: &str) -> ViewData {
                 latency_ms: None,
                 attempts: None,
                 answer: None,
-                details: vec![Value::Null; metrics.len()],
+                details: vec![Detail::None; metrics.len()],
                 haystack: String::new(),
             });
             rows.len() - 1
@@ -189,7 +220,7 @@ pub fn from_report(r: &EvaluationResult, source: &str) -> ViewData {
         if let Some(&c) = col.get(s.metric.as_str()) {
             let skipped = s.detail.get("skipped").is_some() || s.detail.get("unscored").is_some();
             row.values[c] = (!skipped).then_some(s.value);
-            row.details[c] = s.detail.clone();
+            row.details[c] = Detail::Value(s.detail.clone());
         }
         if row.answer.is_none() {
             row.answer = text(&s.detail, &["answer", "response", "raw_answer"]);
@@ -212,7 +243,7 @@ pub fn from_report(r: &EvaluationResult, source: &str) -> ViewData {
                     latency_ms: None,
                     attempts: None,
                     answer: None,
-                    details: vec![Value::Null; metrics.len()],
+                    details: vec![Detail::None; metrics.len()],
                     haystack: String::new(),
                 });
                 index.insert(key, rows.len() - 1);
@@ -257,6 +288,7 @@ pub fn from_report(r: &EvaluationResult, source: &str) -> ViewData {
         summaries: r.report.summaries.clone(),
         breakdowns: r.report.breakdowns.clone(),
         notes: Vec::new(),
+        text: std::rc::Rc::from(""),
     }
 }
 
@@ -340,7 +372,7 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
                     .and_then(Value::as_u64)
                     .map(|a| a.min(u32::MAX as u64) as u32),
                 answer,
-                details: vec![Value::Null; metrics.len()],
+                details: vec![Detail::None; metrics.len()],
                 id,
                 model,
             }
@@ -372,6 +404,7 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
         summaries: Vec::new(),
         breakdowns: Vec::new(),
         notes,
+        text: std::rc::Rc::from(""),
     };
     data.summaries = summaries_of(&data);
     data
@@ -390,6 +423,14 @@ pub fn load(name: &str, bytes: &[u8]) -> Result<ViewData, String> {
         return Err(format!(
             "{name}: expected a report.json (a JSON object) or an event log (.jsonl / .json-seq)"
         ));
+    }
+    let lite = std::str::from_utf8(bytes).ok().and_then(|text| {
+        serde_json::from_str::<lite::Report<'_>>(text)
+            .ok()
+            .map(|r| (text, r))
+    });
+    if let Some((text, r)) = lite {
+        return Ok(lite::view(text, r, name));
     }
     match serde_json::from_slice::<EvaluationResult>(bytes) {
         Ok(r) => Ok(from_report(&r, name)),
@@ -465,6 +506,79 @@ pub fn summaries_of(data: &ViewData) -> Vec<MetricSummary> {
 mod tests {
     use super::*;
     use crate::events::read;
+
+    #[test]
+    fn the_fast_reader_gives_the_typed_readers_table() {
+        let text = serde_json::json!({
+            "metrics": {"cases": 2, "passed_cases": 1, "failed_calls": 1},
+            "scores": [
+                {"sample_id": "a", "metric": "acc", "value": 1.0, "tags": ["t"], "language": "zh",
+                 "length_bucket": "short", "detail": {"model": "m", "answer": "甲 answer", "keypoints": [1, 2]}},
+                {"sample_id": "a", "metric": "judge", "value": 0.0, "tags": ["t"], "language": "zh",
+                 "length_bucket": "short", "detail": {"model": "m", "unscored": true}},
+                {"sample_id": "b", "metric": "acc", "value": 0.0, "tags": [], "language": null,
+                 "length_bucket": null, "detail": {"model": "m", "answer": 42}}
+            ],
+            "report": {
+                "experiment": {"dataset": {"dataset_id": "d", "version": "v1", "name": "d.jsonl", "counts": {},
+                    "languages": {}, "tags": {}}, "run_config": {"kind": "task"}, "evaluator_config": {}},
+                "summaries": [{"model": "m", "metric": "acc", "mean": 0.5, "std": 0.5, "sample_count": 2}],
+                "breakdowns": [],
+                "error_cases": [{"model": "m", "sample_id": "b", "status": "failed", "trace_id": "x",
+                    "message": "HTTP 500", "latency_ms": 12.0, "backend": null, "status_code": 500, "attempts": 3}],
+                "llm_judge_details": []
+            }
+        })
+        .to_string();
+        let fast = load("r.json", text.as_bytes()).expect("fast");
+        let typed: EvaluationResult = serde_json::from_str(&text).expect("typed");
+        let slow = from_report(&typed, "r.json");
+        assert!(
+            fast.text.len() > 0 && slow.text.is_empty(),
+            "the fast reader was used"
+        );
+        assert_eq!(fast.metrics, slow.metrics);
+        assert_eq!(fast.rows.len(), 2);
+        for (f, s) in fast.rows.iter().zip(&slow.rows) {
+            assert_eq!(
+                (
+                    &f.id,
+                    &f.model,
+                    &f.values,
+                    &f.status,
+                    &f.error,
+                    &f.answer,
+                    &f.haystack
+                ),
+                (
+                    &s.id,
+                    &s.model,
+                    &s.values,
+                    &s.status,
+                    &s.error,
+                    &s.answer,
+                    &s.haystack
+                )
+            );
+            for c in 0..fast.metrics.len() {
+                assert_eq!(fast.detail(f, c), slow.detail(s, c));
+            }
+        }
+        assert_eq!(
+            fast.rows[0].values,
+            vec![Some(1.0), None],
+            "an unscored judgement has no value"
+        );
+        assert_eq!(fast.rows[0].answer.as_deref(), Some("甲 answer"));
+        assert_eq!(
+            fast.rows[1].answer, None,
+            "a non-text answer is not searched"
+        );
+        assert_eq!(
+            fast.detail(&fast.rows[0], 0)["keypoints"],
+            serde_json::json!([1, 2])
+        );
+    }
 
     #[test]
     fn load_tells_reports_from_logs_and_refuses_the_rest() {

@@ -242,7 +242,7 @@ mod tests {
             latency_ms: Some(latency),
             attempts: None,
             answer: None,
-            details: vec![Value::Null],
+            details: vec![super::super::Detail::None],
             haystack: format!("{id}\n{tag}\n"),
         }
     }
