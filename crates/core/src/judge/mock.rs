@@ -80,7 +80,11 @@ fn tag_reply(tags: &[String], h: u64, repair: bool) -> String {
         80..=86 => "TAGS: [\"something_else\"]".to_string(),
         87..=93 => format!(
             "TAGS: {}",
-            picked.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
+            picked
+                .iter()
+                .map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         _ => "The answer discusses some of these points, but I cannot list them.".to_string(),
     }

@@ -445,7 +445,9 @@ pub fn instruction_scale(text: &str) -> Option<Scale> {
     if let Some(rest) = after(TAGS_EN).or_else(|| after(TAGS_ZH)) {
         let line = first_line(rest);
         let body = line.trim().trim_end_matches(['.', '。']);
-        return serde_json::from_str::<Vec<String>>(body).ok().map(Scale::Tags);
+        return serde_json::from_str::<Vec<String>>(body)
+            .ok()
+            .map(Scale::Tags);
     }
     if let Some(rest) = after(LABELS_EN).or_else(|| after(LABELS_ZH)) {
         let line = first_line(rest);

@@ -385,7 +385,10 @@ mod tag_tests {
         }
         assert!(matches!(
             read(r#"{"tags": ["credit_risk"]}"#, &Scale::Tags(t.clone())),
-            Verdict::Scored { from: ReadFrom::Json, .. }
+            Verdict::Scored {
+                from: ReadFrom::Json,
+                ..
+            }
         ));
     }
 }
