@@ -198,6 +198,21 @@ pub fn models() -> Value {
 /// A chat completion (scripted answer, else the demo model's), or 400 for a body it cannot read.
 pub fn chat(body: &str, answers: &Answers) -> Reply {
     match parse_chat(body) {
+        // a judge request (dialog judging included) gets the mock judge's answer
+        Ok((model, messages))
+            if answers.dialog.is_some()
+                && evalpage_core::judge::prompt::instruction_scale(
+                    &messages
+                        .iter()
+                        .rev()
+                        .find(|m| m.role == "user")
+                        .map(|m| m.content.clone())
+                        .unwrap_or_default(),
+                )
+                .is_some() =>
+        {
+            Reply::json(200, &completion(&model, &messages, answers))
+        }
         Ok((model, messages)) if answers.dialog.is_some() => {
             Reply::json(200, &dialog_completion(&model, &messages, answers))
         }

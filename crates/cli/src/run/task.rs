@@ -16,6 +16,7 @@
 use super::clock::Clock;
 use super::driver::{Caller, Request};
 use super::http::{self, HttpBackend};
+use super::judge::JudgeAnswerer;
 use super::{resume, setup};
 use super::{Checked, Finish};
 use crate::args::RunArgs;
@@ -35,15 +36,13 @@ use evalpage_core::RunMeta;
 use evalpage_core::Sample;
 use evalpage_core::TaskMetrics;
 use evalpage_core::{judge_setups, judged_metrics};
-use evalpage_core::{locate_task_errors, missing_judge, mock_judge_reply, TaskJudge};
+use evalpage_core::{locate_task_errors, missing_judge, Price, TaskJudge};
 use evalpage_core::{merged_params, ModelEntry, Registry};
 use evalpage_core::{AnswerSource, ModelSettings, RunDescription};
 use evalpage_core::{TaskEngine, TaskKind, TaskRunConfig};
 use serde_json::{json, Map, Value};
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// Who answers one model's requests.
@@ -74,36 +73,6 @@ impl Answerer {
     }
 }
 
-/// Who answers the judge's requests.
-enum JudgeAnswerer {
-    /// The deterministic mock judge; `seen` counts identical requests (the
-    /// repeats of one judgement), so repeats can differ as a real judge's do.
-    Mock { seen: Mutex<HashMap<u64, u64>> },
-    /// An OpenAI-compatible endpoint.
-    Http(HttpBackend),
-}
-
-impl JudgeAnswerer {
-    fn call(&self, messages: &[ChatMessage]) -> CallOutcome {
-        match self {
-            JudgeAnswerer::Mock { seen } => {
-                let key: String = messages.iter().map(|m| m.content.as_str()).collect();
-                let key = evalpage_core::demo::fnv1a(&key);
-                let nth = match seen.lock() {
-                    Ok(mut map) => {
-                        let n = map.entry(key).or_insert(0);
-                        *n += 1;
-                        *n - 1
-                    }
-                    Err(_) => 0,
-                };
-                CallOutcome::text(mock_judge_reply(messages, nth).unwrap_or_default())
-            }
-            JudgeAnswerer::Http(h) => h.call(messages),
-        }
-    }
-}
-
 /// The errors of a task file, placed on its lines.
 fn task_errors(loaded: &LoadedTask, errors: Vec<evalpage_core::position::InputError>) -> CliError {
     let (file, text) = loaded
@@ -122,8 +91,7 @@ fn task_errors(loaded: &LoadedTask, errors: Vec<evalpage_core::position::InputEr
 fn judge(
     args: &RunArgs,
     loaded: &LoadedTask,
-    agent: &ureq::Agent,
-) -> Result<Option<(TaskJudge, JudgeAnswerer)>, CliError> {
+) -> Result<Option<(TaskJudge, JudgeAnswerer, Option<Price>)>, CliError> {
     let task = &loaded.task;
     if judged_metrics(task).is_empty() {
         if let Some(name) = &args.judge {
@@ -139,57 +107,16 @@ fn judge(
     let setups = judge_setups(task, &loaded.judges).map_err(|e| task_errors(loaded, e))?;
     let mut settings = setup::settings(args);
     settings.concurrency = usize::from(args.judge_concurrency.unwrap_or(args.concurrency));
-    if name == "mock" {
-        let model = ModelSettings {
-            name: "mock".into(),
-            model: "mock".into(),
-            base_url: None,
-            api_key_env: None,
-            params: Map::new(),
-        };
-        let answerer = JudgeAnswerer::Mock {
-            seen: Mutex::new(HashMap::new()),
-        };
-        return Ok(Some((
-            TaskJudge {
-                model,
-                settings,
-                setups,
-            },
-            answerer,
-        )));
-    }
-    let Some(path) = &args.model_registry else {
-        return Err(CliError::Usage(format!(
-            "--judge {name}: a judge is a model registry entry; give --model-registry FILE (or --judge mock)"
-        )));
-    };
-    let registry = read_registry(path)?;
-    let entry = registry
-        .select(std::slice::from_ref(&name))
-        .map_err(|message| CliError::Input {
-            path: path.display().to_string(),
-            message: format!("--judge: {message}"),
-        })?
-        .into_iter()
-        .next()
-        .ok_or_else(|| CliError::Usage(format!("--judge {name}: no such registry entry")))?;
-    let key = read_key(&entry, path)?;
-    let model = ModelSettings {
-        name: entry.name.clone(),
-        model: entry.model_id().to_string(),
-        base_url: Some(strip_query(entry.base_url.trim())),
-        api_key_env: entry.api_key_env.clone(),
-        params: entry.default_params.clone(),
-    };
-    let answerer = JudgeAnswerer::Http(http_backend(&model, key, agent, args));
+    let timeout = Duration::from_secs_f64(args.timeout_s);
+    let j = super::judge::resolve(&name, args.model_registry.as_deref(), timeout)?;
     Ok(Some((
         TaskJudge {
-            model,
+            model: j.model,
             settings,
             setups,
         },
-        answerer,
+        j.answerer,
+        j.price,
     )))
 }
 
@@ -232,9 +159,9 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         argv: argv.clone(),
     };
     let agent = http::agent(Duration::from_secs_f64(args.timeout_s));
-    let (task_judge, judge_answerer) = match judge(args, &loaded, &agent)? {
-        Some((j, a)) => (Some(j), Some(a)),
-        None => (None, None),
+    let (task_judge, judge_answerer, judge_price) = match judge(args, &loaded)? {
+        Some((j, a, p)) => (Some(j), Some(a), p),
+        None => (None, None, None),
     };
     let judge_name = task_judge.as_ref().map(|j| j.model.name.clone());
     let LoadedTask {
@@ -428,7 +355,7 @@ fn models_and_prices(args: &RunArgs, task: &Task) -> Result<(Models, Prices), Cl
     Ok((models, prices))
 }
 
-fn read_registry(path: &Path) -> Result<Registry, CliError> {
+pub(super) fn read_registry(path: &Path) -> Result<Registry, CliError> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| CliError::Input {
         path: shown.clone(),
@@ -459,7 +386,7 @@ fn settings_of(e: &ModelEntry, task: &Task, args: &RunArgs) -> ModelSettings {
     }
 }
 
-fn read_key(e: &ModelEntry, registry: &Path) -> Result<Option<ApiKey>, CliError> {
+pub(super) fn read_key(e: &ModelEntry, registry: &Path) -> Result<Option<ApiKey>, CliError> {
     let Some(var) = &e.api_key_env else {
         return Ok(None);
     };
