@@ -182,9 +182,6 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
             );
         }
         let taken = engine.restore(prior.calls);
-        if engine.judge().is_some() {
-            eprintln!("evalpage: a run with a judge sends every case again (judgements are not taken over from the log)");
-        }
         eprintln!(
             "evalpage: resuming: {taken} of {} cases already settled, sending the rest",
             engine.jobs()
