@@ -263,7 +263,8 @@ fn a_judged_run_resumed_from_a_cut_log_takes_over_its_judgements_and_reports_the
             &format!("{name}.registry.json"),
             &format!(
                 r#"{{"models": [{{"name": "alpha", "base_url": "{url}"}},
-                    {{"name": "grader", "base_url": "{url}", "model": "grader"}}]}}"#,
+                    {{"name": "grader", "base_url": "{url}", "model": "grader",
+                      "price_in_per_mtok": 2, "price_out_per_mtok": 8}}]}}"#,
                 url = mock.url
             ),
         );

@@ -236,6 +236,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         for m in &mut scored.models {
             m.price = prices.get(&m.model).copied();
         }
+        scored.judge_price = judge_price;
         let source = AnswerSource::Run(RunDescription {
             run_id,
             backend: backend.into(),

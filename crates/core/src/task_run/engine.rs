@@ -158,6 +158,7 @@ impl TaskKind {
         Scored {
             models,
             unknown: Vec::new(),
+            judge_price: None,
         }
     }
 
