@@ -52,7 +52,8 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
             };
             let timeout = std::time::Duration::from_millis(settings.timeout_ms);
             let j = resolve(name, args.model_registry.as_deref(), timeout)?;
-            let judge = DialogJudge::new(j.model, settings, args.lang.into());
+            let mut judge = DialogJudge::new(j.model, settings, args.lang.into());
+            judge.price = j.price;
             let kind = JudgeOnlyKind::new(
                 judge,
                 &prepared.run_id,

@@ -57,7 +57,7 @@ fn a_dialog_run_with_a_registry_judge_on_the_mock_server_has_judged_metrics() {
     let registry = dir.write(
         "registry.json",
         &format!(
-            r#"{{"models": [{{"name": "grader", "base_url": "{}", "model": "grader-1", "api_key_env": "EVALPAGE_DIALOG_JUDGE_KEY"}}]}}"#,
+            r#"{{"models": [{{"name": "grader", "base_url": "{}", "model": "grader-1", "api_key_env": "EVALPAGE_DIALOG_JUDGE_KEY", "price_in_per_mtok": 1, "price_out_per_mtok": 4}}]}}"#,
             mock.url
         ),
     );
@@ -104,6 +104,12 @@ fn a_dialog_run_with_a_registry_judge_on_the_mock_server_has_judged_metrics() {
     }
     assert!(judge["repairs"].as_u64().unwrap_or(0) > 0, "{judge}");
     assert!(judge["prompt_tokens"].as_u64().unwrap_or(0) > 0, "{judge}");
+    let cost = judge["prompt_tokens"].as_f64().unwrap_or(0.0) / 1e6
+        + judge["completion_tokens"].as_f64().unwrap_or(0.0) * 4.0 / 1e6;
+    assert!(
+        (judge["cost"].as_f64().unwrap_or(0.0) - cost).abs() < 1e-12,
+        "{judge}"
+    );
     // the M3/M4 by lexicon and trace are still there, unchanged in kind
     assert_eq!(summary["metrics"]["m3_risk_disclosure"]["status"], "ok");
 
@@ -127,6 +133,18 @@ fn a_dialog_run_with_a_registry_judge_on_the_mock_server_has_judged_metrics() {
         .as_u64()
         .unwrap_or(0);
     assert_eq!(unscored, m3_unscored > 0);
+    let all_unscored: u64 = JUDGED
+        .iter()
+        .map(|n| {
+            summary["metrics"][n]["unscored_count"]
+                .as_u64()
+                .unwrap_or(0)
+        })
+        .sum();
+    assert!(
+        all_unscored > 0 && judge["unscored_parts"].as_u64().unwrap_or(0) > 0,
+        "the mock judge leaves some verdicts unreadable after the repair: {judge}"
+    );
 
     // the event log's case records carry the judgements
     let log = std::fs::read_to_string(out.join("report.events.jsonl")).expect("log");

@@ -73,10 +73,9 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
             let j = super::judge::resolve(name, args.model_registry.as_deref(), timeout)?;
             let mut settings = setup::settings(args);
             settings.concurrency = usize::from(args.judge_concurrency.unwrap_or(args.concurrency));
-            Some((
-                DialogJudge::new(j.model, settings, args.lang.into()),
-                j.answerer,
-            ))
+            let mut judge = DialogJudge::new(j.model, settings, args.lang.into());
+            judge.price = j.price;
+            Some((judge, j.answerer))
         }
         None => None,
     };

@@ -137,6 +137,12 @@ pub struct JudgeInfo {
     pub max_repairs: usize,
     /// `workers_judge`.
     pub workers_judge: usize,
+    /// The judge's price per million prompt tokens, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_in_per_mtok: Option<f64>,
+    /// The judge's price per million completion tokens, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_out_per_mtok: Option<f64>,
 }
 
 /// The judge of a dialog evaluation.
@@ -148,6 +154,8 @@ pub struct DialogJudge {
     pub settings: RunSettings,
     /// Repairs asked at most per part.
     pub max_repairs: usize,
+    /// Its price, for the judging cost in `metrics_summary.json`.
+    pub price: Option<crate::report::Price>,
     prompts: Vec<JudgePrompt>,
 }
 
@@ -245,6 +253,7 @@ impl DialogJudge {
             model,
             settings,
             max_repairs: 1,
+            price: None,
             prompts,
         }
     }
@@ -274,6 +283,8 @@ impl DialogJudge {
                 .collect(),
             max_repairs: self.max_repairs,
             workers_judge: self.settings.concurrency,
+            price_in_per_mtok: self.price.map(|p| p.in_per_mtok),
+            price_out_per_mtok: self.price.map(|p| p.out_per_mtok),
         }
     }
 

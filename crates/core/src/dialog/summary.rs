@@ -15,7 +15,8 @@
 //!   judge call failed) is skipped, out of the denominator, and counted in
 //!   the metric's `unscored_count`. The summary's `judge` names the judge
 //!   model, each part's prompt id and version, and the judge's calls,
-//!   repairs and tokens over the rows.
+//!   repairs and tokens over the rows (and their cost when the judge has a
+//!   price).
 //! - Values: M1 = hit keys / resolvable keys of eligible turns (micro);
 //!   M2 = eligible turns with a contradiction / eligible turns (lower is
 //!   better); M3 = required tags found / required tags (micro); M4 = turns
@@ -101,6 +102,9 @@ pub struct JudgeSummary {
     pub prompt_tokens: u64,
     /// Judge completion tokens, as above.
     pub completion_tokens: u64,
+    /// The judging's cost, when the judge has a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
 }
 
 impl JudgeSummary {
@@ -114,6 +118,7 @@ impl JudgeSummary {
             unscored_parts: 0,
             prompt_tokens: 0,
             completion_tokens: 0,
+            cost: None,
         };
         for part in rows.iter().flat_map(|r| r.judgements.values()) {
             let n = |k: &str| part.get(k).and_then(Value::as_u64).unwrap_or(0);
@@ -138,6 +143,11 @@ impl JudgeSummary {
                 s.prompt_tokens += u("prompt_tokens");
                 s.completion_tokens += u("completion_tokens");
             }
+        }
+        if let (Some(p_in), Some(p_out)) = (info.price_in_per_mtok, info.price_out_per_mtok) {
+            s.cost = Some(
+                s.prompt_tokens as f64 * p_in / 1e6 + s.completion_tokens as f64 * p_out / 1e6,
+            );
         }
         s
     }

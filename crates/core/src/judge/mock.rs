@@ -16,7 +16,8 @@
 //!   `downgrade:` line that is no grade line), so repairs are exercised;
 //! - a tag-list request (`TAGS: [...]`, dialog judging) gets each tag about
 //!   45% of the time, as a `TAGS:` line or a JSON object, unreadable about
-//!   20% (a tag outside the list, a list that is no JSON, no list);
+//!   20% (a tag outside the list, a list that is no JSON, no list), and
+//!   about one repair in four stays unreadable;
 //! - a repair request (it starts with the repair message) always gets a
 //!   clean `GRADE: X` line.
 
@@ -62,7 +63,8 @@ pub fn reply(messages: &[ChatMessage], nth: u64) -> Option<String> {
 
 /// A tag-list answer: each tag about 45% of the time, as a `TAGS:` line 55%, a JSON
 /// object 25%, and unreadable 20% (a tag outside the list, a list that is
-/// no JSON, or no list); a repair gets a clean `TAGS:` line.
+/// no JSON, or no list); a repair gets a clean `TAGS:` line, except about one
+/// in four that stays unreadable (so some verdicts end unscored).
 fn tag_reply(tags: &[String], h: u64, repair: bool) -> String {
     let picked: Vec<&String> = tags
         .iter()
@@ -72,7 +74,10 @@ fn tag_reply(tags: &[String], h: u64, repair: bool) -> String {
         .collect();
     let list = serde_json::to_string(&picked).unwrap_or_else(|_| "[]".into());
     if repair {
-        return format!("TAGS: {list}");
+        return match (h >> 8) % 4 {
+            0 => "I still cannot list them.".to_string(),
+            _ => format!("TAGS: {list}"),
+        };
     }
     match (h >> 16) % 100 {
         0..=54 => format!("The answer was checked against each tag.\nTAGS: {list}"),
@@ -161,6 +166,42 @@ mod tests {
             }
             assert!(unscored > 10 && scored > 150, "{id}: {scored} / {unscored}");
             assert!(values.len() >= 2, "{id}: {values:?}");
+        }
+    }
+
+    #[test]
+    fn tag_lists_are_answered_within_the_list_some_unreadable_some_repairs_too() {
+        use crate::judge::prompt::{dialog_builtin, DIALOG_IDS};
+        for id in DIALOG_IDS {
+            let p = dialog_builtin(id, Lang::Zh)
+                .expect("builtin")
+                .with_tags(&["信息依据".to_string(), "边界声明".to_string()]);
+            let (mut first, mut repaired, mut tags) = (0, 0, 0);
+            for i in 0..200 {
+                let m = [ChatMessage::new(
+                    "user",
+                    format!("回答 {i}\n\n{}", p.instruction()),
+                )];
+                let a = reply(&m, 0).expect("a judge request");
+                first += usize::from(matches!(read(&a, &p.scale), Verdict::Scored { .. }));
+                let again = [
+                    m[0].clone(),
+                    ChatMessage::new("assistant", a.clone()),
+                    ChatMessage::new("user", p.repair("x")),
+                ];
+                let fixed = reply(&again, 0).expect("a repair is a judge request");
+                if let Verdict::Scored { value, .. } = read(&fixed, &p.scale) {
+                    repaired += 1;
+                    tags += usize::from(value.contains('['));
+                }
+            }
+            assert!((120..190).contains(&first), "{id}: {first}");
+            assert!(repaired >= 130, "{id}: {repaired}");
+            let is_tags = matches!(p.scale, Scale::Tags(_));
+            assert_eq!(tags > 0, is_tags, "{id}");
+            if is_tags {
+                assert!(repaired < 195, "{id}: some repairs stay unreadable");
+            }
         }
     }
 }
