@@ -8,7 +8,7 @@
 use super::clock::Clock;
 use super::driver::{drive, Caller, Request};
 use super::http::{self, HttpBackend};
-use super::task::{read_key, read_registry};
+use super::registry::{read_key, read_registry};
 use crate::error::CliError;
 use evalpage_core::dialog::{JudgeOnlyEngine, JudgeOnlyKind};
 use evalpage_core::provider::{strip_query, CallOutcome, ChatMessage};

@@ -9,6 +9,7 @@ mod driver;
 mod http;
 pub(crate) mod judge;
 mod output;
+mod registry;
 mod resume;
 mod retrieval;
 mod setup;

@@ -17,6 +17,7 @@ use super::clock::Clock;
 use super::driver::{Caller, Request};
 use super::http::{self, HttpBackend};
 use super::judge::JudgeAnswerer;
+use super::registry::{read_key, read_registry};
 use super::{resume, setup};
 use super::{Checked, Finish};
 use crate::args::RunArgs;
@@ -37,11 +38,10 @@ use evalpage_core::Sample;
 use evalpage_core::TaskMetrics;
 use evalpage_core::{judge_setups, judged_metrics};
 use evalpage_core::{locate_task_errors, missing_judge, Price, TaskJudge};
-use evalpage_core::{merged_params, ModelEntry, Registry};
+use evalpage_core::{merged_params, ModelEntry};
 use evalpage_core::{AnswerSource, ModelSettings, RunDescription};
 use evalpage_core::{TaskEngine, TaskKind, TaskRunConfig};
 use serde_json::{json, Map, Value};
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -353,18 +353,6 @@ fn models_and_prices(args: &RunArgs, task: &Task) -> Result<(Models, Prices), Cl
     Ok((models, prices))
 }
 
-pub(super) fn read_registry(path: &Path) -> Result<Registry, CliError> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| CliError::Input {
-        path: shown.clone(),
-        message: e.to_string(),
-    })?;
-    Registry::parse(&shown, &text).map_err(|errs| CliError::TaskInvalid {
-        path: shown,
-        errors: errs.iter().map(ToString::to_string).collect(),
-    })
-}
-
 /// The request settings of a registry model: the task's parameters, the
 /// registry's over them, and `--temperature` / `--max-tokens` over both.
 fn settings_of(e: &ModelEntry, task: &Task, args: &RunArgs) -> ModelSettings {
@@ -382,20 +370,6 @@ fn settings_of(e: &ModelEntry, task: &Task, args: &RunArgs) -> ModelSettings {
         api_key_env: e.api_key_env.clone(),
         params,
     }
-}
-
-pub(super) fn read_key(e: &ModelEntry, registry: &Path) -> Result<Option<ApiKey>, CliError> {
-    let Some(var) = &e.api_key_env else {
-        return Ok(None);
-    };
-    let value = std::env::var(var).unwrap_or_default();
-    ApiKey::new(&value).map(Some).ok_or_else(|| {
-        CliError::Usage(format!(
-            "model `{}` ({}): its key variable {var} is not set or empty",
-            e.name,
-            registry.display()
-        ))
-    })
 }
 
 fn http_backend(
