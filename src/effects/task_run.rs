@@ -115,7 +115,11 @@ impl RunView for TaskView {
                 let ms = (demo::latency_ms(messages) / MOCK_LATENCY_DIVISOR) as f64 * scale;
                 let judge = pool == engine.config().models.len();
                 let answer = match judge.then(|| self.mock_judge(job, messages)).flatten() {
-                    Some(verdict) => verdict.into(),
+                    // Token counts as the CLI's mock judge counts them.
+                    Some(verdict) => evalpage_core::provider::Answer {
+                        usage: Some(demo::usage(messages, &verdict, None)),
+                        ..verdict.into()
+                    },
                     None => engine.kind().mock_answer(job, messages),
                 };
                 Transport::Local {

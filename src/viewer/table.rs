@@ -143,12 +143,15 @@ fn detail(p: &CaseTableProps, i: u32) -> Html {
             <table class="cases">
                 <thead><tr><th>{t("指标", "metric")}</th><th>{t("值", "value")}</th><th>{t("详情", "detail")}</th></tr></thead>
                 <tbody>
-                    { for d.metrics.iter().enumerate().map(|(c, m)| html!{
-                        <tr>
-                            <td>{m}</td>
-                            <td class="num">{value(r.values[c])}</td>
-                            <td><pre class="detail">{ if r.details[c].is_null() { String::new() } else { serde_json::to_string_pretty(&r.details[c]).unwrap_or_default() } }</pre></td>
-                        </tr>
+                    { for d.metrics.iter().enumerate().map(|(c, m)| {
+                        let detail = d.detail(r, c);
+                        html!{
+                            <tr>
+                                <td>{m}</td>
+                                <td class="num">{value(r.values[c])}</td>
+                                <td><pre class="detail">{ if detail.is_null() { String::new() } else { serde_json::to_string_pretty(&detail).unwrap_or_default() } }</pre></td>
+                            </tr>
+                        }
                     }) }
                 </tbody>
             </table>

@@ -80,9 +80,19 @@ pub struct ScoreArgs {
     /// Optional spec 003 `metadata.json` of the dataset.
     #[arg(long, value_name = "FILE")]
     pub metadata: Option<PathBuf>,
-    /// Language of report.md.
+    /// Language of report.md (and of the dialog judge's prompts).
     #[arg(long, value_enum, default_value_t = LangArg::Zh)]
     pub lang: LangArg,
+    /// With --dialogs: judge spec 001's judged metrics (M3 and M4 by a judge,
+    /// M5) with this model registry entry (from --model-registry) or `mock`.
+    #[arg(long, value_name = "NAME", requires = "dialogs")]
+    pub judge: Option<String>,
+    /// With --judge: most judge requests in flight at once (workers_judge) [default: 4].
+    #[arg(long, value_name = "N", requires = "judge", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub judge_concurrency: Option<u16>,
+    /// With --judge NAME: the model registry JSON that has the entry.
+    #[arg(long, value_name = "FILE", requires = "judge")]
+    pub model_registry: Option<PathBuf>,
     /// Output directory (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -163,22 +173,23 @@ pub struct RunArgs {
     /// (with --mock, any names: each is a differently seeded mock model).
     #[arg(long, value_name = "A,B", value_delimiter = ',', requires = "task")]
     pub models: Vec<String>,
-    /// With --task: the model registry JSON ({"models": [{"name", "base_url",
-    /// "model", "api_key_env", "default_params"}]}).
-    #[arg(long, value_name = "FILE", requires = "task")]
+    /// With --task (or a --judge of --dialogs): the model registry JSON
+    /// ({"models": [{"name", "base_url", "model", "api_key_env", "default_params"}]}).
+    #[arg(long, value_name = "FILE")]
     pub model_registry: Option<PathBuf>,
     /// With --task: answer with the deterministic offline mock model
     /// (schema-valid JSON), no endpoint, no key.
     #[arg(long, requires = "task")]
     pub mock: bool,
-    /// With --task: the judge of the task's llm_judge metrics, a registry
-    /// entry name (from --model-registry) or `mock` (the deterministic mock
-    /// judge) [default with --mock: mock].
-    #[arg(long, value_name = "NAME", requires = "task")]
+    /// With --task or --dialogs: the judge of the task's llm_judge metrics or
+    /// of spec 001's judged metrics, a registry entry name (from
+    /// --model-registry) or `mock` (the deterministic mock judge) [default
+    /// with --task --mock: mock].
+    #[arg(long, value_name = "NAME")]
     pub judge: Option<String>,
-    /// With --task: most judge requests in flight at once (the judge's own
-    /// pool) [default: --concurrency].
-    #[arg(long, value_name = "N", requires = "task", value_parser = clap::value_parser!(u16).range(1..=256))]
+    /// With --judge: most judge requests in flight at once (the judge's own
+    /// pool; workers_judge of a dialog run) [default: --concurrency].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub judge_concurrency: Option<u16>,
     /// With --task: only the first N valid samples.
     #[arg(long, value_name = "N", requires = "task", value_parser = clap::value_parser!(u64).range(1..))]

@@ -3,13 +3,19 @@
 //! with no model call (`evalpage_core::score_trace`), written as spec 001's
 //! five artifacts. Bad lines of either file are reported on stderr (file,
 //! line, field) and skipped. Judged metrics (M3 and M4 by a judge, M5) are
-//! reported as not run: this command has no judge model.
+//! judged with `--judge NAME|mock` (a run of judge-only jobs over the
+//! trace's answered turns on the core's engine, `--judge-concurrency` at
+//! once, prompts in `--lang`), and reported as not run without one.
 
 use crate::args::ScoreArgs;
 use crate::error::CliError;
+use crate::run::judge::{judge_trace, resolve};
 use crate::score::{now_ms, read_dataset_bytes, read_input, report_skipped};
-use evalpage_core::dialog::{parse_dialogs, render, Judgements};
-use evalpage_core::{score_trace, OfflineRun};
+use evalpage_core::dialog::{
+    parse_dialogs, prepare_trace, render, score_prepared, DialogJudge, JudgeOnlyKind, Judgements,
+};
+use evalpage_core::run::RunSettings;
+use evalpage_core::OfflineRun;
 use std::path::Path;
 
 /// Runs `evalpage score --dialogs`.
@@ -37,7 +43,39 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
         started_at_ms,
         ended_at_ms: now_ms(),
     };
-    let scored = score_trace(&run, &set, &trace_bytes, &Judgements::new());
+    let prepared = prepare_trace(&run, &set, &trace_bytes);
+    let (judgements, info) = match &args.judge {
+        Some(name) => {
+            let settings = RunSettings {
+                concurrency: usize::from(args.judge_concurrency.unwrap_or(4)),
+                ..RunSettings::default()
+            };
+            let timeout = std::time::Duration::from_millis(settings.timeout_ms);
+            let j = resolve(name, args.model_registry.as_deref(), timeout)?;
+            let mut judge = DialogJudge::new(j.model, settings, args.lang.into());
+            judge.price = j.price;
+            let kind = JudgeOnlyKind::new(
+                judge,
+                &prepared.run_id,
+                started_at_ms,
+                &set.dialogs,
+                &prepared.traces,
+            );
+            eprintln!(
+                "evalpage: judging {} turn(s) with {} (up to {} at once)",
+                evalpage_core::Kind::jobs(&kind),
+                kind.judge().model.name,
+                kind.judge().settings.concurrency
+            );
+            let engine = judge_trace(kind, j.answerer)?;
+            let info = engine.kind().judge().info();
+            (engine.kind().judgements(), Some(info))
+        }
+        None => (Judgements::new(), None),
+    };
+    let mut run = run;
+    run.ended_at_ms = now_ms();
+    let scored = score_prepared(&run, &set, prepared, &judgements, info.as_ref());
     report_skipped(&scored.problems);
     let files = render(&scored.artifacts).map_err(|e| {
         CliError::output(
@@ -52,8 +90,12 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     }
     for (name, m) in &scored.artifacts.summary.metrics {
         let value = m.value.map_or("-".to_string(), |v| format!("{v:.3}"));
+        let unscored = m
+            .unscored_count
+            .map(|n| format!(", unscored {n}"))
+            .unwrap_or_default();
         println!(
-            "[EVAL] {name}: {value} ({}; eligible {}, skipped {}, failed {})",
+            "[EVAL] {name}: {value} ({}; eligible {}, skipped {}, failed {}{unscored})",
             m.status, m.eligible_count, m.skipped_count, m.failed_count
         );
     }

@@ -249,3 +249,87 @@ fn a_judged_task_without_a_judge_is_refused_with_the_metric_placed() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_judged_run_resumed_from_a_cut_log_takes_over_its_judgements_and_reports_the_same() {
+    let task = example("judged_qa.yaml");
+    let dataset = example("judged_qa.jsonl");
+    let (task_s, data_s) = (task.display().to_string(), dataset.display().to_string());
+    let s = Scratch::new("judge-resume");
+    // one run against a fresh server; returns the server's answered requests
+    let judged_run = |name: &str, extra: &[&str]| -> usize {
+        let mock = Mock::start_logged(&["--task", &task_s, "--dataset", &data_s]);
+        let registry = s.write(
+            &format!("{name}.registry.json"),
+            &format!(
+                r#"{{"models": [{{"name": "alpha", "base_url": "{url}"}},
+                    {{"name": "grader", "base_url": "{url}", "model": "grader",
+                      "price_in_per_mtok": 2, "price_out_per_mtok": 8}}]}}"#,
+                url = mock.url
+            ),
+        );
+        let (reg, out) = (
+            registry.display().to_string(),
+            s.join(name).display().to_string(),
+        );
+        let mut args = vec![
+            "--task",
+            &task_s,
+            "--dataset",
+            &data_s,
+            "--models",
+            "alpha",
+            "--model-registry",
+            &reg,
+            "--judge",
+            "grader",
+            "--concurrency",
+            "1",
+            "--judge-concurrency",
+            "1",
+            "--out",
+            &out,
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert_ok(&o);
+        let log = mock.stop_and_read_log();
+        log.matches("POST /v1/chat/completions -> 200").count()
+    };
+    let full_calls = judged_run("full", &[]);
+    let log = std::fs::read_to_string(s.join("full/report.events.jsonl")).expect("log");
+    // meta and three settled cases, then half of the fourth record: a crash mid-write
+    let kept: Vec<&str> = log.lines().take(5).collect();
+    assert!(kept[1..4].iter().all(|l| l.contains("\"judgements\"")));
+    let fourth = kept[4];
+    let cut = format!("{}\n{}", kept[..4].join("\n"), &fourth[..fourth.len() / 2]);
+    let cut_path = s.write("cut.jsonl", &cut);
+    let cut_s = cut_path.display().to_string();
+    let resumed_calls = judged_run("resumed", &["--resume-from", &cut_s]);
+    assert!(
+        resumed_calls < full_calls,
+        "the settled cases and their judgements are not sent again: {resumed_calls} vs {full_calls}"
+    );
+    assert!(
+        resumed_calls + 3 * 7 <= full_calls,
+        "{resumed_calls} vs {full_calls}"
+    );
+    let report = |d: &str| read_json(&s.join(d).join("report.json"));
+    let (full, resumed) = (report("full"), report("resumed"));
+    assert_eq!(full["report"]["summaries"], resumed["report"]["summaries"]);
+    assert_eq!(
+        full["report"]["llm_judge_details"],
+        resumed["report"]["llm_judge_details"]
+    );
+    assert_eq!(full["cases"], resumed["cases"]);
+    let scores = |d: &str| {
+        let mut v: Vec<Value> = lines(&s.join(d).join("scores.jsonl"));
+        v.sort_by_key(|x| x.to_string());
+        v
+    };
+    assert_eq!(
+        scores("full"),
+        scores("resumed"),
+        "every judgement the same"
+    );
+}

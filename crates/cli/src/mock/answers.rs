@@ -17,8 +17,11 @@
 //! The server also plays a judge: a request carrying the reply instruction
 //! the core appends to every judge prompt (`GRADE: X` ...) is answered by the
 //! core's mock judge (`judge::mock`): `GRADE:` lines, JSON verdicts, `[[X]]`
-//! ratings, and some unreadable answers so repairs happen. Identical judge
-//! requests (the repeats of one judgement) are counted, so repeats can differ.
+//! ratings, `TAGS: [...]` lists for the dialog judge's tag-list prompts, and
+//! some unreadable answers so repairs happen. Identical judge requests (the
+//! repeats of one judgement) are counted, so repeats can differ. With
+//! `--dialog-trace` judge requests still get the mock judge, so one server
+//! plays both the dialog system and its judge.
 
 use crate::error::CliError;
 use crate::task_file;

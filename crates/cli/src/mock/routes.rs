@@ -198,12 +198,20 @@ pub fn models() -> Value {
 /// A chat completion (scripted answer, else the demo model's), or 400 for a body it cannot read.
 pub fn chat(body: &str, answers: &Answers) -> Reply {
     match parse_chat(body) {
-        Ok((model, messages)) if answers.dialog.is_some() => {
+        // the dialog mock answers all but judge requests (dialog judging
+        // included), which get the mock judge's verdict through `completion`
+        Ok((model, messages)) if answers.dialog.is_some() && !is_judge(&messages) => {
             Reply::json(200, &dialog_completion(&model, &messages, answers))
         }
         Ok((model, messages)) => Reply::json(200, &completion(&model, &messages, answers)),
         Err(message) => error(400, &message, "invalid_request_error"),
     }
+}
+
+/// A judge request: it carries the reply instruction the core appends to
+/// every judge prompt (the mock judge answers it).
+fn is_judge(messages: &[ChatMessage]) -> bool {
+    evalpage_core::mock_judge_reply(messages, 0).is_some()
 }
 
 /// The model name (default: the demo model's) and messages of a request body.
@@ -445,6 +453,35 @@ mod tests {
         assert!(r.body.contains("API key"), "{}", r.body);
         let ok = respond(Route::Models, Fault::None, "", Duration::ZERO, &a);
         assert_eq!(ok.status, 200, "only chat requests fail");
+    }
+
+    #[test]
+    fn in_dialog_mode_judge_requests_get_the_mock_judge() {
+        let mut a = Answers::default();
+        a.dialog = Some((DialogTraceStyle::Field, Vec::new()));
+        let p = evalpage_core::judge::prompt::dialog_builtin(
+            "dialog_rubric_items",
+            evalpage_core::Lang::Zh,
+        )
+        .expect("builtin")
+        .with_tags(&["信息依据".to_string(), "边界声明".to_string()]);
+        let m = [ChatMessage::new(
+            "user",
+            format!("回答……\n\n{}", p.instruction()),
+        )];
+        let body = serde_json::json!({"model": "grader", "messages": m}).to_string();
+        let reply = chat(&body, &a);
+        let v: Value = serde_json::from_str(&reply.body).expect("json");
+        assert!(v.get("evalpage_trace").is_none(), "{v}");
+        let text = v["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap_or_default();
+        assert_eq!(
+            Some(text.to_string()),
+            evalpage_core::mock_judge_reply(&m, 0),
+            "{text}"
+        );
+        assert!(v["usage"]["prompt_tokens"].as_u64().unwrap_or(0) > 0);
     }
 
     #[test]

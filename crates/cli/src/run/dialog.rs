@@ -4,6 +4,11 @@
 //! demo`), through the same driver and run path as the other runs. Writes the
 //! event logs record by record, `progress_{run_id}.jsonl` line by line, and
 //! at the end spec 001's five artifacts. `--concurrency` is `workers_dialog`.
+//!
+//! `--judge NAME|mock` plugs a judge into the judged metrics (M3 and M4 by a
+//! judge, M5; prompts in `--lang`): each turn's judge calls follow its answer
+//! on the judge's own pool, `--judge-concurrency` (`workers_judge`, default
+//! `--concurrency`). Without `--judge` those metrics are `not_run`.
 
 use super::backend::Backend;
 use super::clock::Clock;
@@ -12,6 +17,7 @@ use super::output::say;
 use super::{setup, Checked, Console, Finish};
 use crate::args::RunArgs;
 use crate::error::CliError;
+use evalpage_core::dialog::DialogJudge;
 use evalpage_core::dialog::{
     mock_reply, parse_dialogs, progress_file, render, TurnStatus, MOCK_MODEL_NAME,
 };
@@ -61,10 +67,35 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         argv,
         notes: None,
     };
+    let judge = match &args.judge {
+        Some(name) => {
+            let timeout = std::time::Duration::from_secs_f64(args.timeout_s);
+            let j = super::judge::resolve(name, args.model_registry.as_deref(), timeout)?;
+            let mut settings = setup::settings(args);
+            settings.concurrency = usize::from(args.judge_concurrency.unwrap_or(args.concurrency));
+            let mut judge = DialogJudge::new(j.model, settings, args.lang.into());
+            judge.price = j.price;
+            Some((judge, j.answerer))
+        }
+        None => None,
+    };
+    let (judge, judge_answerer) = match judge {
+        Some((j, a)) => (Some(j), Some(Arc::new(a))),
+        None => (None, None),
+    };
+    let judge_line = judge
+        .as_ref()
+        .map(|j| {
+            format!(
+                ", judged by {} (up to {} judge calls at once)",
+                j.model.name, j.settings.concurrency
+            )
+        })
+        .unwrap_or_default();
     let dialogs = Arc::new(set.dialogs.clone());
-    let mut engine = DialogEngine::dialogs(cfg, set);
+    let mut engine = DialogEngine::judged_dialogs(cfg, set, judge);
     engine.set_policy(setup::policy(args));
-    let call: Caller = match backend {
+    let model: Caller = match backend {
         Backend::Demo => {
             Arc::new(move |_, r: &Request| CallOutcome::Answer(mock_reply(&dialogs, &r.messages)))
         }
@@ -73,10 +104,18 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
             Arc::new(move |_, r: &Request| http.call(&r.messages))
         }
     };
+    // pool 0: the model; pool 1: the judge
+    let call: Caller = match judge_answerer {
+        Some(judge) => Arc::new(move |job, r: &Request| match r.pool {
+            1 => judge.call(job, &r.messages),
+            _ => model(job, r),
+        }),
+        None => model,
+    };
     let k = engine.kind();
     let playable = evalpage_core::Kind::jobs(engine.kind());
     let start_line = format!(
-        "[EVAL] dialogs {}: {} dialog(s), {} to play, {} skipped (not aligned), up to {} at once",
+        "[EVAL] dialogs {}: {} dialog(s), {} to play, {} skipped (not aligned), up to {} at once{judge_line}",
         k.config().dataset_name,
         k.dialogs().len(),
         playable,
@@ -94,8 +133,12 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         }
         for (name, m) in &artifacts.summary.metrics {
             let value = m.value.map_or("-".to_string(), |v| format!("{v:.3}"));
+            let unscored = m
+                .unscored_count
+                .map(|n| format!(", unscored {n}"))
+                .unwrap_or_default();
             say(&format!(
-                "[EVAL] {name}: {value} ({}; eligible {}, skipped {}, failed {})",
+                "[EVAL] {name}: {value} ({}; eligible {}, skipped {}, failed {}{unscored})",
                 m.status, m.eligible_count, m.skipped_count, m.failed_count
             ));
         }

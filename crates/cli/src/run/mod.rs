@@ -7,7 +7,9 @@ mod clock;
 mod dialog;
 mod driver;
 mod http;
+pub(crate) mod judge;
 mod output;
+mod registry;
 mod resume;
 mod retrieval;
 mod setup;
@@ -106,6 +108,17 @@ pub(crate) enum RunPlan {
 
 /// Raw flags to a checked plan.
 pub(crate) fn check(args: &RunArgs) -> Result<RunPlan, CliError> {
+    let judged = args.judge.is_some() || args.judge_concurrency.is_some();
+    if (judged || args.model_registry.is_some()) && args.task.is_none() && args.dialogs.is_none() {
+        return Err(CliError::Usage(
+            "--judge, --judge-concurrency and --model-registry go with --task or --dialogs".into(),
+        ));
+    }
+    if args.judge_concurrency.is_some() && args.judge.is_none() && args.task.is_none() {
+        return Err(CliError::Usage(
+            "--judge-concurrency goes with --judge".into(),
+        ));
+    }
     Ok(match (&args.task, &args.dialogs) {
         (_, Some(path)) => RunPlan::Dialog(Box::new(dialog::plan(args, path)?)),
         (Some(spec), None) => RunPlan::Task(Box::new(task::plan(args, spec)?)),

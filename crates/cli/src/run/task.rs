@@ -16,6 +16,8 @@
 use super::clock::Clock;
 use super::driver::{Caller, Request};
 use super::http::{self, HttpBackend};
+use super::judge::JudgeAnswerer;
+use super::registry::{read_key, read_registry};
 use super::{resume, setup};
 use super::{Checked, Finish};
 use crate::args::RunArgs;
@@ -35,15 +37,12 @@ use evalpage_core::RunMeta;
 use evalpage_core::Sample;
 use evalpage_core::TaskMetrics;
 use evalpage_core::{judge_setups, judged_metrics};
-use evalpage_core::{locate_task_errors, missing_judge, mock_judge_reply, TaskJudge};
-use evalpage_core::{merged_params, ModelEntry, Registry};
+use evalpage_core::{locate_task_errors, missing_judge, Price, TaskJudge};
+use evalpage_core::{merged_params, ModelEntry};
 use evalpage_core::{AnswerSource, ModelSettings, RunDescription};
 use evalpage_core::{TaskEngine, TaskKind, TaskRunConfig};
 use serde_json::{json, Map, Value};
-use std::collections::HashMap;
-use std::path::Path;
 use std::sync::Arc;
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// Who answers one model's requests.
@@ -74,39 +73,6 @@ impl Answerer {
     }
 }
 
-/// Who answers the judge's requests.
-enum JudgeAnswerer {
-    /// The deterministic mock judge; `seen` counts identical requests of one
-    /// job (the repeats of one judgement), so repeats can differ as a real
-    /// judge's do. The page's mock judge counts the same way.
-    Mock {
-        seen: Mutex<HashMap<(usize, u64), u64>>,
-    },
-    /// An OpenAI-compatible endpoint.
-    Http(HttpBackend),
-}
-
-impl JudgeAnswerer {
-    fn call(&self, job: usize, messages: &[ChatMessage]) -> CallOutcome {
-        match self {
-            JudgeAnswerer::Mock { seen } => {
-                let key: String = messages.iter().map(|m| m.content.as_str()).collect();
-                let key = (job, evalpage_core::demo::fnv1a(&key));
-                let nth = match seen.lock() {
-                    Ok(mut map) => {
-                        let n = map.entry(key).or_insert(0);
-                        *n += 1;
-                        *n - 1
-                    }
-                    Err(_) => 0,
-                };
-                CallOutcome::text(mock_judge_reply(messages, nth).unwrap_or_default())
-            }
-            JudgeAnswerer::Http(h) => h.call(messages),
-        }
-    }
-}
-
 /// The errors of a task file, placed on its lines.
 fn task_errors(loaded: &LoadedTask, errors: Vec<evalpage_core::position::InputError>) -> CliError {
     let (file, text) = loaded
@@ -125,8 +91,7 @@ fn task_errors(loaded: &LoadedTask, errors: Vec<evalpage_core::position::InputEr
 fn judge(
     args: &RunArgs,
     loaded: &LoadedTask,
-    agent: &ureq::Agent,
-) -> Result<Option<(TaskJudge, JudgeAnswerer)>, CliError> {
+) -> Result<Option<(TaskJudge, JudgeAnswerer, Option<Price>)>, CliError> {
     let task = &loaded.task;
     if judged_metrics(task).is_empty() {
         if let Some(name) = &args.judge {
@@ -142,57 +107,16 @@ fn judge(
     let setups = judge_setups(task, &loaded.judges).map_err(|e| task_errors(loaded, e))?;
     let mut settings = setup::settings(args);
     settings.concurrency = usize::from(args.judge_concurrency.unwrap_or(args.concurrency));
-    if name == "mock" {
-        let model = ModelSettings {
-            name: "mock".into(),
-            model: "mock".into(),
-            base_url: None,
-            api_key_env: None,
-            params: Map::new(),
-        };
-        let answerer = JudgeAnswerer::Mock {
-            seen: Mutex::new(HashMap::new()),
-        };
-        return Ok(Some((
-            TaskJudge {
-                model,
-                settings,
-                setups,
-            },
-            answerer,
-        )));
-    }
-    let Some(path) = &args.model_registry else {
-        return Err(CliError::Usage(format!(
-            "--judge {name}: a judge is a model registry entry; give --model-registry FILE (or --judge mock)"
-        )));
-    };
-    let registry = read_registry(path)?;
-    let entry = registry
-        .select(std::slice::from_ref(&name))
-        .map_err(|message| CliError::Input {
-            path: path.display().to_string(),
-            message: format!("--judge: {message}"),
-        })?
-        .into_iter()
-        .next()
-        .ok_or_else(|| CliError::Usage(format!("--judge {name}: no such registry entry")))?;
-    let key = read_key(&entry, path)?;
-    let model = ModelSettings {
-        name: entry.name.clone(),
-        model: entry.model_id().to_string(),
-        base_url: Some(strip_query(entry.base_url.trim())),
-        api_key_env: entry.api_key_env.clone(),
-        params: entry.default_params.clone(),
-    };
-    let answerer = JudgeAnswerer::Http(http_backend(&model, key, agent, args));
+    let timeout = Duration::from_secs_f64(args.timeout_s);
+    let j = super::judge::resolve(&name, args.model_registry.as_deref(), timeout)?;
     Ok(Some((
         TaskJudge {
-            model,
+            model: j.model,
             settings,
             setups,
         },
-        answerer,
+        j.answerer,
+        j.price,
     )))
 }
 
@@ -235,9 +159,9 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         argv: argv.clone(),
     };
     let agent = http::agent(Duration::from_secs_f64(args.timeout_s));
-    let (task_judge, judge_answerer) = match judge(args, &loaded, &agent)? {
-        Some((j, a)) => (Some(j), Some(a)),
-        None => (None, None),
+    let (task_judge, judge_answerer, judge_price) = match judge(args, &loaded)? {
+        Some((j, a, p)) => (Some(j), Some(a), p),
+        None => (None, None, None),
     };
     let judge_name = task_judge.as_ref().map(|j| j.model.name.clone());
     let LoadedTask {
@@ -258,9 +182,6 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
             );
         }
         let taken = engine.restore(prior.calls);
-        if engine.judge().is_some() {
-            eprintln!("evalpage: a run with a judge sends every case again (judgements are not taken over from the log)");
-        }
         eprintln!(
             "evalpage: resuming: {taken} of {} cases already settled, sending the rest",
             engine.jobs()
@@ -315,6 +236,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         for m in &mut scored.models {
             m.price = prices.get(&m.model).copied();
         }
+        scored.judge_price = judge_price;
         let source = AnswerSource::Run(RunDescription {
             run_id,
             backend: backend.into(),
@@ -431,18 +353,6 @@ fn models_and_prices(args: &RunArgs, task: &Task) -> Result<(Models, Prices), Cl
     Ok((models, prices))
 }
 
-fn read_registry(path: &Path) -> Result<Registry, CliError> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| CliError::Input {
-        path: shown.clone(),
-        message: e.to_string(),
-    })?;
-    Registry::parse(&shown, &text).map_err(|errs| CliError::TaskInvalid {
-        path: shown,
-        errors: errs.iter().map(ToString::to_string).collect(),
-    })
-}
-
 /// The request settings of a registry model: the task's parameters, the
 /// registry's over them, and `--temperature` / `--max-tokens` over both.
 fn settings_of(e: &ModelEntry, task: &Task, args: &RunArgs) -> ModelSettings {
@@ -460,20 +370,6 @@ fn settings_of(e: &ModelEntry, task: &Task, args: &RunArgs) -> ModelSettings {
         api_key_env: e.api_key_env.clone(),
         params,
     }
-}
-
-fn read_key(e: &ModelEntry, registry: &Path) -> Result<Option<ApiKey>, CliError> {
-    let Some(var) = &e.api_key_env else {
-        return Ok(None);
-    };
-    let value = std::env::var(var).unwrap_or_default();
-    ApiKey::new(&value).map(Some).ok_or_else(|| {
-        CliError::Usage(format!(
-            "model `{}` ({}): its key variable {var} is not set or empty",
-            e.name,
-            registry.display()
-        ))
-    })
 }
 
 fn http_backend(

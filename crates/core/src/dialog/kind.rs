@@ -23,14 +23,26 @@
 //! - Per-turn latency is not measured (the engine times jobs, not calls);
 //!   the dialog's `elapsed_ms` and `attempts` are recorded on its trace line.
 //! - The event log (spec 000) gets `meta`, one `case` per played dialog
-//!   (`passed`: every turn answered; `metrics`: the dialog's M1–M4 values)
-//!   and `summary`.
+//!   (`passed`: every turn answered; `metrics`: the dialog's M1–M5 values;
+//!   with a judge, `judgements`: each judged turn's parts with the judge's
+//!   raw answers and how each verdict was read, by `turn_pair_{id}`) and
+//!   `summary`.
+//!
+//! With a judge (`judge.rs`), each turn's judge calls follow its answer as
+//! dependent calls of the dialog's job on a second pool, the judge's
+//! (`workers_judge` = its concurrency); the next turn is sent once the
+//! turn's judging is done. Where the job stands is a pure function of its
+//! answers ([`DialogKind`]'s `split`). A judge call that fails for good is
+//! carried on past (its part unscored); the dialog's `attempts` and
+//! `elapsed_ms` count its judge calls too (`judge_calls` says how many
+//! answers were the judge's).
 
 use super::artifacts::{Artifacts, ProgressEvent};
 use super::dataset::{Dialog, DialogSet, TurnPair};
+use super::judge::{turn_judgement, DialogJudge, TurnProgress};
 use super::reply;
-use super::score::{score_dialog, TurnEval};
-use super::summary::summarize;
+use super::score::{score_dialog, TurnEval, TurnJudgement};
+use super::summary::summarize_judged;
 use super::trace::{
     conversation_text, Counters, DialogTrace, Recall, RunManifest, ShortTermTurn, TurnTrace,
     TRACE_VERSION,
@@ -90,6 +102,15 @@ pub struct DialogKind {
     rows: Vec<Vec<TurnEval>>,
     progress: Vec<ProgressEvent>,
     done: usize,
+    judge: Option<DialogJudge>,
+}
+
+/// A job's answers split by turn: the turns' answers, each answered turn's
+/// judge progress (by pair index), and the call that is due next.
+struct Split {
+    turns: Vec<Answer>,
+    judged: Vec<(usize, TurnProgress)>,
+    next: Option<Call>,
 }
 
 /// The dialog run: the one [`Pipeline`] over [`DialogKind`].
@@ -98,6 +119,11 @@ pub type DialogEngine = Pipeline<DialogKind>;
 impl DialogKind {
     /// A run over the dialogs of `set` (skipped ones traced at once).
     pub fn new(cfg: DialogRunConfig, set: DialogSet) -> DialogKind {
+        DialogKind::judged(cfg, set, None)
+    }
+
+    /// A run whose judged metrics are judged by `judge` (on its own pool).
+    pub fn judged(cfg: DialogRunConfig, set: DialogSet, judge: Option<DialogJudge>) -> DialogKind {
         let n = set.dialogs.len();
         let mut k = DialogKind {
             jobs: (0..n)
@@ -110,6 +136,7 @@ impl DialogKind {
             bad_lines: set.errors.len(),
             dialogs: set.dialogs,
             cfg,
+            judge,
         };
         let t0 = k.cfg.started_at_ms;
         k.progress
@@ -146,9 +173,58 @@ impl DialogKind {
         m
     }
 
+    /// Where a job stands after `answers` (see the module doc).
+    fn split(&self, d: &Dialog, answers: &[Answer]) -> Split {
+        let mut turns: Vec<Answer> = Vec::new();
+        let mut judged = Vec::new();
+        let mut earlier: Vec<(String, String)> = Vec::new();
+        let mut i = 0;
+        for (k, p) in d.pairs().iter().enumerate() {
+            let Some(a) = answers.get(i) else {
+                let next = Call::chat(0, self.messages(d, &turns, k));
+                return Split {
+                    turns,
+                    judged,
+                    next: Some(next),
+                };
+            };
+            i += 1;
+            turns.push(a.clone());
+            let text = reply::read(a).text;
+            if let Some(j) = &self.judge {
+                let ctx = DialogJudge::context(d, p, &text, &earlier);
+                let progress = j.walk(&ctx, answers.get(i..).unwrap_or_default());
+                i += progress.consumed;
+                let next = progress
+                    .next
+                    .as_ref()
+                    .map(|(_, m)| Call::chat(1, m.clone()));
+                judged.push((k, progress));
+                if next.is_some() {
+                    return Split {
+                        turns,
+                        judged,
+                        next,
+                    };
+                }
+            }
+            earlier.push((p.user_text.clone(), text));
+        }
+        Split {
+            turns,
+            judged,
+            next: None,
+        }
+    }
+
     /// The configuration.
     pub fn config(&self) -> &DialogRunConfig {
         &self.cfg
+    }
+
+    /// The judge, when the run has one.
+    pub fn judge(&self) -> Option<&DialogJudge> {
+        self.judge.as_ref()
     }
 
     /// Every dialog of the dataset, in order.
@@ -184,11 +260,13 @@ impl DialogKind {
         let traces: Vec<DialogTrace> = self.traces.iter().flatten().cloned().collect();
         let rows: Vec<TurnEval> = self.rows.iter().flatten().cloned().collect();
         let counters = Counters::of(&traces, self.bad_lines);
-        let summary = summarize(
+        let info = self.judge.as_ref().map(DialogJudge::info);
+        let summary = summarize_judged(
             &self.cfg.run_id,
             &self.cfg.model_name,
             counters.clone(),
             &rows,
+            info.as_ref(),
         );
         let mut progress = self.progress.clone();
         progress.push(ProgressEvent::run(
@@ -207,7 +285,7 @@ impl DialogKind {
                 ended_at: Some(rfc3339_ms(now_ms)),
                 model_name: self.cfg.model_name.clone(),
                 workers_dialog: self.cfg.settings.concurrency,
-                workers_judge: 0,
+                workers_judge: self.judge.as_ref().map_or(0, |j| j.settings.concurrency),
                 counters,
                 notes: self.cfg.notes.clone(),
             },
@@ -413,7 +491,35 @@ fn dialog_metrics(rows: &[TurnEval]) -> BTreeMap<String, Option<f64>> {
         .iter()
         .filter(|r| r.pred_compliance_label == r.gt_compliance_label)
         .count();
-    BTreeMap::from([
+    let e3j: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m3_judge).collect();
+    let req_j: usize = e3j.iter().map(|r| r.risk_required_tags.len()).sum();
+    let found_j: usize = e3j.iter().filter_map(|r| r.risk_tag_hits_judge).sum();
+    let e4j: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m4_judge).collect();
+    let agree_j = e4j
+        .iter()
+        .filter(|r| r.pred_compliance_label_judge == r.gt_compliance_label)
+        .count();
+    let e5: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m5).collect();
+    let req5: usize = e5
+        .iter()
+        .filter(|r| r.rubric_hit_items.is_some())
+        .map(|r| r.rubric_required.len())
+        .sum();
+    let met5: usize = e5
+        .iter()
+        .filter_map(|r| r.rubric_hit_items.as_ref())
+        .map(Vec::len)
+        .sum();
+    let mut judged = BTreeMap::new();
+    if rows.iter().any(|r| !r.judgements.is_empty()) {
+        judged.insert(
+            "m3_risk_disclosure_judge".to_string(),
+            ratio(found_j, req_j),
+        );
+        judged.insert("m4_compliance_judge".to_string(), ratio(agree_j, e4j.len()));
+        judged.insert("m5_explainability".to_string(), ratio(met5, req5));
+    }
+    let mut out = BTreeMap::from([
         ("m1_memory_recall".to_string(), ratio(hit, res)),
         (
             "m2_constraint_contradiction".to_string(),
@@ -421,7 +527,9 @@ fn dialog_metrics(rows: &[TurnEval]) -> BTreeMap<String, Option<f64>> {
         ),
         ("m3_risk_disclosure".to_string(), ratio(found, req)),
         ("m4_compliance".to_string(), ratio(agree, e4.len())),
-    ])
+    ]);
+    out.extend(judged);
+    out
 }
 
 impl Kind for DialogKind {
@@ -432,15 +540,22 @@ impl Kind for DialogKind {
     }
 
     fn pools(&self) -> Vec<RunSettings> {
-        vec![self.cfg.settings]
+        let mut pools = vec![self.cfg.settings];
+        pools.extend(self.judge.as_ref().map(|j| j.settings));
+        pools
     }
 
     fn call(&self, job: usize, answers: &[Answer]) -> Result<Option<Call>, CallError> {
         let Some(d) = self.dialog_of_job(job) else {
             return Ok(None);
         };
-        let k = answers.len();
-        Ok((k < d.pairs().len()).then(|| Call::chat(0, self.messages(d, answers, k))))
+        Ok(self.split(d, answers).next)
+    }
+
+    fn carry_on(&self, job: usize, answers: &[Answer], error: &CallError) -> Option<Answer> {
+        let d = self.dialog_of_job(job)?;
+        let next = self.split(d, answers).next?;
+        (next.pool == 1).then(|| DialogJudge::failed_call(error))
     }
 
     fn settle(&mut self, job: usize, outcome: JobOutcome, now_ms: u64) -> Vec<Record> {
@@ -448,8 +563,30 @@ impl Kind for DialogKind {
             return Vec::new();
         };
         let d = &self.dialogs[i];
-        let trace = self.trace(d, &outcome);
-        let rows = score_dialog(d, &trace, None);
+        let split = self.split(d, &outcome.answers);
+        let judge_calls = outcome.answers.len() - split.turns.len();
+        let turns = JobOutcome {
+            answers: split.turns,
+            ..outcome.clone()
+        };
+        let mut trace = self.trace(d, &turns);
+        let mut judgements: BTreeMap<usize, TurnJudgement> = BTreeMap::new();
+        if let Some(j) = &self.judge {
+            let info = j.info();
+            let error = outcome.error.as_ref().map(|e| e.message.clone());
+            for (k, progress) in split.judged {
+                let parts = progress.finish(error.as_deref());
+                if let Some(p) = d.pairs().get(k) {
+                    judgements.insert(p.turn_pair_id, turn_judgement(&parts, &info));
+                }
+            }
+            trace.extra.insert("judge_calls".into(), json!(judge_calls));
+        }
+        let rows = score_dialog(d, &trace, self.judge.as_ref().map(|_| &judgements));
+        let logged: BTreeMap<String, serde_json::Value> = judgements
+            .iter()
+            .map(|(id, j)| (format!("turn_pair_{id}"), json!(j.detail)))
+            .collect();
         let last = trace
             .turns
             .iter()
@@ -469,6 +606,7 @@ impl Kind for DialogKind {
             answer_snippet: last.as_deref().map(|a| truncate_chars(a, 200)),
             error: outcome.error.as_ref().map(|e| e.message.clone()),
             error_detail: outcome.error.as_ref().map(ErrorDetail::from),
+            judgements: (!logged.is_empty()).then_some(logged),
             ..CaseRecord::default()
         });
         self.done += 1;
@@ -541,7 +679,15 @@ impl Kind for DialogKind {
 
     fn mock_answer(&self, job: usize, messages: &[ChatMessage]) -> Answer {
         let _ = job;
-        super::mock::reply(&self.dialogs, messages)
+        match crate::judge::mock::reply(messages, 0) {
+            Some(text) => Answer {
+                usage: Some(crate::demo::usage(messages, &text, None)),
+                text,
+                finish_reason: Some("stop".into()),
+                ..Answer::default()
+            },
+            None => super::mock::reply(&self.dialogs, messages),
+        }
     }
 
     fn error(&self, message: &str, now_ms: u64) -> Option<Record> {
@@ -553,5 +699,14 @@ impl Pipeline<DialogKind> {
     /// A dialog run over the dialogs of `set`.
     pub fn dialogs(cfg: DialogRunConfig, set: DialogSet) -> DialogEngine {
         Pipeline::over(DialogKind::new(cfg, set))
+    }
+
+    /// A dialog run whose judged metrics are judged by `judge`.
+    pub fn judged_dialogs(
+        cfg: DialogRunConfig,
+        set: DialogSet,
+        judge: Option<DialogJudge>,
+    ) -> DialogEngine {
+        Pipeline::over(DialogKind::judged(cfg, set, judge))
     }
 }

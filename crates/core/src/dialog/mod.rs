@@ -8,10 +8,14 @@
 //! the deterministic mock model (`mock`).
 //!
 //! Judged metrics (M3 and M4 by a judge, M5) take a [`TurnJudgement`] per
-//! turn; without one they are reported as not run.
+//! turn, from the dialog judge (`judge`: built-in prompts, strict verdicts,
+//! repairs; in a run its calls follow each turn on the judge's pool, for a
+//! trace they are a run of judge-only jobs); without one they are reported
+//! as not run.
 
 pub mod artifacts;
 pub mod dataset;
+pub mod judge;
 pub mod kind;
 pub mod mock;
 pub mod offline;
@@ -24,9 +28,12 @@ pub mod vocab;
 
 pub use artifacts::{file_names, progress_file, render, Artifacts, ProgressEvent};
 pub use dataset::{parse as parse_dialogs, Dialog, DialogSet};
+pub use judge::{DialogJudge, JudgeInfo, JudgeOnlyEngine, JudgeOnlyKind};
 pub use kind::{DialogEngine, DialogKind, DialogRunConfig};
 pub use mock::{answer as mock_answer, reply as mock_reply, MODEL_NAME as MOCK_MODEL_NAME};
-pub use offline::{score_trace, Offline, OfflineRun};
+pub use offline::{
+    prepare as prepare_trace, score_prepared, score_trace, Offline, OfflineRun, Prepared,
+};
 pub use score::{Judged, Judgements, TurnEval, TurnJudgement};
 pub use summary::MetricsSummary;
 pub use trace::{read_traces, DialogTrace};

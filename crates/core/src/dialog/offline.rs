@@ -3,7 +3,10 @@
 //! (profile, tags, alignment) comes from the dataset; the predictions
 //! (answers, `turn_status`, `recall`, `compliance`) from the trace, matched by
 //! `dialog_id` and `turn_pair_id`. Judged metrics take the judge verdicts
-//! given, or are reported as not run.
+//! given, or are reported as not run. With a judge, the shell reads the
+//! trace first ([`prepare`]), runs the judge-only jobs of its answered turns
+//! (`judge::JudgeOnlyKind`) and scores the trace with their verdicts
+//! ([`score_prepared`]).
 //!
 //! Decisions where the spec is silent:
 //! - A dataset dialog with no trace line is recorded as `failed` with
@@ -20,9 +23,10 @@
 
 use super::artifacts::{Artifacts, ProgressEvent};
 use super::dataset::DialogSet;
+use super::judge::JudgeInfo;
 use super::kind::{failed_turn, skipped_trace};
 use super::score::{score_dialogs, Judgements};
-use super::summary::summarize;
+use super::summary::summarize_judged;
 use super::trace::{read_traces, Counters, DialogTrace, RunManifest, TRACE_VERSION};
 use super::vocab::{DialogStatus, TurnStatus};
 use crate::dataset::LineError;
@@ -56,6 +60,18 @@ pub struct Offline {
     pub problems: Vec<LineError>,
 }
 
+/// A trace read and matched to the dataset, not yet scored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prepared {
+    /// The trace's run id (or the fallback).
+    pub run_id: String,
+    /// One trace per dataset dialog, in dataset order.
+    pub traces: Vec<DialogTrace>,
+    /// Lines that could not be read or matched.
+    pub problems: Vec<LineError>,
+    progress: Vec<ProgressEvent>,
+}
+
 /// Scores `trace_bytes` against the dialogs of `set`.
 pub fn score_trace(
     run: &OfflineRun,
@@ -63,6 +79,11 @@ pub fn score_trace(
     trace_bytes: &[u8],
     judgements: &Judgements,
 ) -> Offline {
+    score_prepared(run, set, prepare(run, set, trace_bytes), judgements, None)
+}
+
+/// Reads `trace_bytes` and matches it to the dialogs of `set` (see the module doc).
+pub fn prepare(run: &OfflineRun, set: &DialogSet, trace_bytes: &[u8]) -> Prepared {
     let (read, mut problems) = read_traces(&run.trace_file, trace_bytes);
     let run_id = read
         .first()
@@ -147,13 +168,36 @@ pub fn score_trace(
         traces.push(t);
     }
     problems.sort_by_key(|e| e.line);
+    Prepared {
+        run_id,
+        traces,
+        problems,
+        progress,
+    }
+}
+
+/// Scores a prepared trace with the judge's verdicts (`judge`: the judge
+/// that gave them, when one ran).
+pub fn score_prepared(
+    run: &OfflineRun,
+    set: &DialogSet,
+    prepared: Prepared,
+    judgements: &Judgements,
+    judge: Option<&JudgeInfo>,
+) -> Offline {
+    let Prepared {
+        run_id,
+        traces,
+        problems,
+        mut progress,
+    } = prepared;
     let rows = score_dialogs(&set.dialogs, &traces, judgements);
     let counters = Counters::of(&traces, set.errors.len());
     let model = run
         .model_name
         .clone()
         .unwrap_or_else(|| "unknown (scored from a trace)".into());
-    let summary = summarize(&run_id, &model, counters.clone(), &rows);
+    let summary = summarize_judged(&run_id, &model, counters.clone(), &rows, judge);
     progress.push(ProgressEvent::run(
         &run_id,
         "run_finished",
@@ -171,7 +215,7 @@ pub fn score_trace(
                 ended_at: Some(rfc3339_ms(run.ended_at_ms)),
                 model_name: model,
                 workers_dialog: 0,
-                workers_judge: 0,
+                workers_judge: judge.map_or(0, |j| j.workers_judge),
                 counters,
                 notes: Some(format!(
                     "scored from {} without model calls; workers_dialog 0: no dialog was played here",

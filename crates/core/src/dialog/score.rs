@@ -44,6 +44,9 @@ pub struct Judged<T> {
     pub value: Option<T>,
     /// The judge's whole answer.
     pub raw: String,
+    /// Why there is no verdict: the judge call failed (the value is `None`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// What a judge said about one turn (the seam for the LLM judge).
@@ -61,6 +64,10 @@ pub struct TurnJudgement {
     /// The overall explainability score, 1 to 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score_1_5: Option<Judged<f64>>,
+    /// Each part's judgement for the outputs (prompt, every attempt's raw
+    /// answer and how its verdict was read, tokens, repairs), by part key.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub detail: BTreeMap<String, Value>,
 }
 
 /// Judgements by dialog id, then by `turn_pair_id`.
@@ -153,6 +160,10 @@ pub struct TurnEval {
     /// The judge's raw answers, by part.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub judge_raw: BTreeMap<String, String>,
+    /// Each judged part: the prompt, every attempt (raw answer, how its
+    /// verdict was read, tokens), repairs, the outcome; by part key.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub judgements: BTreeMap<String, Value>,
     /// Why a metric is not eligible, by metric (`m1`, `m3_judge`, ...).
     pub skip_reasons: BTreeMap<String, String>,
 }
@@ -506,9 +517,11 @@ pub fn score_turn(
     if rubric.is_empty() {
         skip("m5", "no explainability_rubric_gt");
     } else {
+        let failed = |p: Option<&Judged<_>>| p.is_none_or(|p| p.error.is_some());
         let reason = match (rubric_part, score_part) {
             _ if rubric_hits.is_some() || score.is_some() => None,
             (None, None) => Some(NO_JUDGE),
+            (r, s) if failed(r) && s.is_none_or(|s| s.error.is_some()) => Some(JUDGE_FAILED),
             _ => Some(UNSCORED),
         };
         if let Some(r) = reason {
@@ -539,7 +552,7 @@ pub fn score_turn(
             ("score_1_5", j.score_1_5.as_ref().map(|p| &p.raw)),
         ];
         for (k, raw) in parts {
-            if let Some(raw) = raw {
+            if let Some(raw) = raw.filter(|r| !r.is_empty()) {
                 judge_raw.insert(k.to_string(), raw.clone());
             }
         }
@@ -582,17 +595,22 @@ pub fn score_turn(
         rubric_hit_items: rubric_hits.filter(|_| ok),
         judge_score_1_5: score.filter(|_| ok),
         judge_raw,
+        judgements: judged.map(|j| j.detail.clone()).unwrap_or_default(),
         skip_reasons: why,
     }
 }
 
 const NO_JUDGE: &str = "no judge verdict for this turn (judged metrics need a judge model)";
-const UNSCORED: &str = "the judge's verdict could not be read (unscored)";
+/// The skip reason of an unreadable verdict (counted as `unscored_count`).
+pub const UNSCORED: &str = "unscored: the judge's verdict could not be read";
+/// The skip reason of a failed judge call (counted as `unscored_count`).
+pub const JUDGE_FAILED: &str = "unscored: the judge call failed";
 
 /// Records why a judged metric is not eligible: no verdict, or an unscored one.
 fn judge_skip<T>(skip: &mut impl FnMut(&str, &str), metric: &str, part: Option<&Judged<T>>) {
     match part {
         None => skip(metric, NO_JUDGE),
+        Some(p) if p.value.is_none() && p.error.is_some() => skip(metric, JUDGE_FAILED),
         Some(p) if p.value.is_none() => skip(metric, UNSCORED),
         Some(_) => {}
     }
@@ -940,6 +958,7 @@ mod tests {
         let judged = |v: Option<Vec<&str>>| Judged {
             value: v.map(|v| v.into_iter().map(str::to_string).collect()),
             raw: "GRADE: ...".to_string(),
+            error: None,
         };
         let mut j = BTreeMap::new();
         j.insert(
@@ -949,12 +968,15 @@ mod tests {
                 compliance_label: Some(Judged {
                     value: Some(ComplianceLabel::Compliant),
                     raw: "compliant".into(),
+                    error: None,
                 }),
                 rubric_hit_items: Some(judged(Some(vec!["信息依据", "不在要求里"]))),
                 score_1_5: Some(Judged {
                     value: Some(4.0),
                     raw: "4".into(),
+                    error: None,
                 }),
+                detail: BTreeMap::new(),
             },
         );
         j.insert(
@@ -964,6 +986,7 @@ mod tests {
                 score_1_5: Some(Judged {
                     value: Some(9.0),
                     raw: "9/10".into(),
+                    error: None,
                 }),
                 ..TurnJudgement::default()
             },

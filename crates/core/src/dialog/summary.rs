@@ -10,6 +10,13 @@
 //!   metric could run but no turn qualifies: `value` null), `not_run` (a
 //!   judged metric and no judge verdict at all: `value` null, `eligible_count`
 //!   0, `reason` says so). Never a made-up 0 or 1.
+//! - With a judge (`summarize_judged`), judged metrics are never `not_run`;
+//!   a turn whose verdict is unscored (unreadable after the repairs, or the
+//!   judge call failed) is skipped, out of the denominator, and counted in
+//!   the metric's `unscored_count`. The summary's `judge` names the judge
+//!   model, each part's prompt id and version, and the judge's calls,
+//!   repairs and tokens over the rows (and their cost when the judge has a
+//!   price).
 //! - Values: M1 = hit keys / resolvable keys of eligible turns (micro);
 //!   M2 = eligible turns with a contradiction / eligible turns (lower is
 //!   better); M3 = required tags found / required tags (micro); M4 = turns
@@ -17,6 +24,7 @@
 //!   required rubric items met / required items, with the mean
 //!   `judge_score_1_5` beside it.
 
+use super::judge::JudgeInfo;
 use super::score::TurnEval;
 use super::trace::{Counters, TRACE_VERSION};
 use super::vocab::TurnStatus;
@@ -44,6 +52,10 @@ pub struct MetricSummary {
     pub reason: Option<String>,
     /// Skipped rows by reason.
     pub skipped_reasons: BTreeMap<String, usize>,
+    /// Judged metrics: skipped rows whose verdict is unscored (never a pass
+    /// or a fail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unscored_count: Option<usize>,
     /// Numerator, denominator and the metric's own extras.
     pub details: Map<String, Value>,
 }
@@ -65,6 +77,80 @@ pub struct MetricsSummary {
     pub judge_used: bool,
     /// By metric name (`m1_memory_recall`, ...).
     pub metrics: BTreeMap<String, MetricSummary>,
+    /// The judge of the judged metrics, when one was used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeSummary>,
+}
+
+/// The judge of a summary: who judged with which prompts, and its calls.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JudgeSummary {
+    /// Model, prompts, repairs allowed, `workers_judge`.
+    #[serde(flatten)]
+    pub info: JudgeInfo,
+    /// Judge calls answered (attempts over the rows, repairs included).
+    pub calls: usize,
+    /// Repairs asked.
+    pub repairs: usize,
+    /// Parts whose judge call failed.
+    pub failed_calls: usize,
+    /// Parts judged: scored and unscored.
+    pub scored_parts: usize,
+    /// Parts left unscored (unreadable, or the call failed).
+    pub unscored_parts: usize,
+    /// Judge prompt tokens, over the calls that carried `usage`.
+    pub prompt_tokens: u64,
+    /// Judge completion tokens, as above.
+    pub completion_tokens: u64,
+    /// The judging's cost, when the judge has a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+}
+
+impl JudgeSummary {
+    fn of(info: &JudgeInfo, rows: &[TurnEval]) -> JudgeSummary {
+        let mut s = JudgeSummary {
+            info: info.clone(),
+            calls: 0,
+            repairs: 0,
+            failed_calls: 0,
+            scored_parts: 0,
+            unscored_parts: 0,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            cost: None,
+        };
+        for part in rows.iter().flat_map(|r| r.judgements.values()) {
+            let n = |k: &str| part.get(k).and_then(Value::as_u64).unwrap_or(0);
+            let attempts = part.get("attempts").and_then(Value::as_array);
+            s.calls += attempts.map_or(0, Vec::len);
+            s.repairs += n("repairs") as usize;
+            match part.get("outcome").and_then(Value::as_str) {
+                Some("scored") => s.scored_parts += 1,
+                Some("failed") => {
+                    s.failed_calls += 1;
+                    s.unscored_parts += 1;
+                }
+                _ => s.unscored_parts += 1,
+            }
+            for a in attempts.into_iter().flatten() {
+                let u = |k: &str| {
+                    a.get("usage")
+                        .and_then(|u| u.get(k))
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0)
+                };
+                s.prompt_tokens += u("prompt_tokens");
+                s.completion_tokens += u("completion_tokens");
+            }
+        }
+        if let (Some(p_in), Some(p_out)) = (info.price_in_per_mtok, info.price_out_per_mtok) {
+            s.cost = Some(
+                s.prompt_tokens as f64 * p_in / 1e6 + s.completion_tokens as f64 * p_out / 1e6,
+            );
+        }
+        s
+    }
 }
 
 /// The metric names, in order.
@@ -124,6 +210,7 @@ fn metric(t: Tally<'_>, value: Option<f64>, definition: &str, details: Value) ->
         failed_count: t.failed,
         definition: definition.into(),
         reason: None,
+        unscored_count: None,
         skipped_reasons: t.reasons,
         details: details.as_object().cloned().unwrap_or_default(),
     }
@@ -140,14 +227,39 @@ fn not_run(mut m: MetricSummary) -> MetricSummary {
     m
 }
 
-/// The summary of these rows.
+/// Counts a judged metric's unscored rows.
+fn with_unscored(mut m: MetricSummary) -> MetricSummary {
+    let n = m
+        .skipped_reasons
+        .iter()
+        .filter(|(why, _)| why.starts_with("unscored"))
+        .map(|(_, n)| n)
+        .sum();
+    m.unscored_count = Some(n);
+    m
+}
+
+/// The summary of these rows, without a judge (judged metrics are `not_run`
+/// unless verdicts were given for some rows).
 pub fn summarize(
     run_id: &str,
     model_name: &str,
     counters: Counters,
     rows: &[TurnEval],
 ) -> MetricsSummary {
-    let judge_used = rows.iter().any(|r| !r.judge_raw.is_empty());
+    summarize_judged(run_id, model_name, counters, rows, None)
+}
+
+/// The summary of these rows; with `judge`, the judged metrics ran.
+pub fn summarize_judged(
+    run_id: &str,
+    model_name: &str,
+    counters: Counters,
+    rows: &[TurnEval],
+    judge: Option<&JudgeInfo>,
+) -> MetricsSummary {
+    let judge_used = judge.is_some() || rows.iter().any(|r| !r.judge_raw.is_empty());
+    let ran = |part: &str| judge.is_some() || rows.iter().any(|r| r.judge_raw.contains_key(part));
     let mut metrics = BTreeMap::new();
 
     let t = tally(rows, "m1", |r| r.eligible_m1);
@@ -238,8 +350,8 @@ pub fn summarize(
     );
     metrics.insert(
         METRICS[3].to_string(),
-        if rows.iter().any(|r| r.judge_raw.contains_key("risk_tags")) {
-            m
+        if ran("risk_tags") {
+            with_unscored(m)
         } else {
             not_run(m)
         },
@@ -285,11 +397,8 @@ pub fn summarize(
     );
     metrics.insert(
         METRICS[5].to_string(),
-        if rows
-            .iter()
-            .any(|r| r.judge_raw.contains_key("compliance_label"))
-        {
-            m
+        if ran("compliance_label") {
+            with_unscored(m)
         } else {
             not_run(m)
         },
@@ -320,10 +429,15 @@ pub fn summarize(
     if m.value.is_none() && mean.is_some() {
         m.status = "ok".into();
     }
-    let judged5 = rows.iter().any(|r| {
-        r.judge_raw.contains_key("rubric_hit_items") || r.judge_raw.contains_key("score_1_5")
-    });
-    metrics.insert(METRICS[6].to_string(), if judged5 { m } else { not_run(m) });
+    let judged5 = ran("rubric_hit_items") || ran("score_1_5");
+    metrics.insert(
+        METRICS[6].to_string(),
+        if judged5 {
+            with_unscored(m)
+        } else {
+            not_run(m)
+        },
+    );
 
     MetricsSummary {
         trace_version: TRACE_VERSION.into(),
@@ -333,5 +447,6 @@ pub fn summarize(
         turn_rows: rows.len(),
         judge_used,
         metrics,
+        judge: judge.map(|j| JudgeSummary::of(j, rows)),
     }
 }

@@ -40,6 +40,9 @@ pub struct PriorCall {
     pub attempts: u32,
     /// Time from first send to outcome.
     pub elapsed_ms: u64,
+    /// The record's `judgements` (a judged task case: each judged metric's
+    /// judge answers), for a kind that takes them over.
+    pub judgements: Option<BTreeMap<String, Value>>,
 }
 
 /// What a log gives a new run, for every kind: the settled calls by job,
@@ -118,11 +121,17 @@ fn rebuild(job: usize, r: &Value) -> Option<PriorCall> {
         error.usage = super::record::usage_of(r).map(Box::new);
         Err(error)
     };
+    let judgements = r.get("judgements").and_then(Value::as_object).map(|o| {
+        o.iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<BTreeMap<String, Value>>()
+    });
     Some(PriorCall {
         job,
         outcome,
         attempts: u32::try_from(attempts).unwrap_or(u32::MAX),
         elapsed_ms,
+        judgements,
     })
 }
 

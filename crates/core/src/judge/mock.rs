@@ -14,6 +14,10 @@
 //! - the form: `GRADE: X` after a short reason 50%, a JSON verdict 20%, a
 //!   `[[X]]` rating 15%, and an unreadable answer 15% (no grade at all, or a
 //!   `downgrade:` line that is no grade line), so repairs are exercised;
+//! - a tag-list request (`TAGS: [...]`, dialog judging) gets each tag about
+//!   45% of the time, as a `TAGS:` line or a JSON object, unreadable about
+//!   20% (a tag outside the list, a list that is no JSON, no list), and
+//!   about one repair in four stays unreadable;
 //! - a repair request (it starts with the repair message) always gets a
 //!   clean `GRADE: X` line.
 
@@ -37,6 +41,9 @@ pub fn reply(messages: &[ChatMessage], nth: u64) -> Option<String> {
     let h = hash(&format!("{all}\u{1f}{nth}"));
     let verdict = choose(&scale, h % 100);
     let repair = last.content.starts_with(REPAIR_EN) || last.content.starts_with(REPAIR_ZH);
+    if let Scale::Tags(tags) = &scale {
+        return Some(tag_reply(tags, h, repair));
+    }
     if repair {
         return Some(format!("GRADE: {verdict}"));
     }
@@ -52,6 +59,40 @@ pub fn reply(messages: &[ChatMessage], nth: u64) -> Option<String> {
         85..=92 => "The answer addresses the question, but I cannot settle on a grade.".to_string(),
         _ => format!("downgrade: {verdict} would be too harsh here."),
     })
+}
+
+/// A tag-list answer: each tag about 45% of the time, as a `TAGS:` line 55%, a JSON
+/// object 25%, and unreadable 20% (a tag outside the list, a list that is
+/// no JSON, or no list); a repair gets a clean `TAGS:` line, except about one
+/// in four that stays unreadable (so some verdicts end unscored).
+fn tag_reply(tags: &[String], h: u64, repair: bool) -> String {
+    let picked: Vec<&String> = tags
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| hash(&format!("{h}\u{1f}{i}")) % 100 < 45)
+        .map(|(_, t)| t)
+        .collect();
+    let list = serde_json::to_string(&picked).unwrap_or_else(|_| "[]".into());
+    if repair {
+        return match (h >> 8) % 4 {
+            0 => "I still cannot list them.".to_string(),
+            _ => format!("TAGS: {list}"),
+        };
+    }
+    match (h >> 16) % 100 {
+        0..=54 => format!("The answer was checked against each tag.\nTAGS: {list}"),
+        55..=79 => format!("{{\"tags\": {list}, \"reason\": \"checked against the criteria\"}}"),
+        80..=86 => "TAGS: [\"something_else\"]".to_string(),
+        87..=93 => format!(
+            "TAGS: {}",
+            picked
+                .iter()
+                .map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => "The answer discusses some of these points, but I cannot list them.".to_string(),
+    }
 }
 
 fn choose(scale: &Scale, roll: u64) -> String {
@@ -75,6 +116,7 @@ fn choose(scale: &Scale, roll: u64) -> String {
                 rest[(roll as usize) % rest.len()].clone()
             }
         }
+        Scale::Tags(tags) => tags.first().cloned().unwrap_or_default(),
         Scale::Range { lo, hi } => {
             let span = (hi - lo + 1) as u64;
             let mid = lo + (hi - lo) / 2;
@@ -124,6 +166,42 @@ mod tests {
             }
             assert!(unscored > 10 && scored > 150, "{id}: {scored} / {unscored}");
             assert!(values.len() >= 2, "{id}: {values:?}");
+        }
+    }
+
+    #[test]
+    fn tag_lists_are_answered_within_the_list_some_unreadable_some_repairs_too() {
+        use crate::judge::prompt::{dialog_builtin, DIALOG_IDS};
+        for id in DIALOG_IDS {
+            let p = dialog_builtin(id, Lang::Zh)
+                .expect("builtin")
+                .with_tags(&["信息依据".to_string(), "边界声明".to_string()]);
+            let (mut first, mut repaired, mut tags) = (0, 0, 0);
+            for i in 0..200 {
+                let m = [ChatMessage::new(
+                    "user",
+                    format!("回答 {i}\n\n{}", p.instruction()),
+                )];
+                let a = reply(&m, 0).expect("a judge request");
+                first += usize::from(matches!(read(&a, &p.scale), Verdict::Scored { .. }));
+                let again = [
+                    m[0].clone(),
+                    ChatMessage::new("assistant", a.clone()),
+                    ChatMessage::new("user", p.repair("x")),
+                ];
+                let fixed = reply(&again, 0).expect("a repair is a judge request");
+                if let Verdict::Scored { value, .. } = read(&fixed, &p.scale) {
+                    repaired += 1;
+                    tags += usize::from(value.contains('['));
+                }
+            }
+            assert!((120..190).contains(&first), "{id}: {first}");
+            assert!(repaired >= 130, "{id}: {repaired}");
+            let is_tags = matches!(p.scale, Scale::Tags(_));
+            assert_eq!(tags > 0, is_tags, "{id}");
+            if is_tags {
+                assert!(repaired < 195, "{id}: some repairs stay unreadable");
+            }
         }
     }
 }

@@ -79,6 +79,12 @@ pub struct RawScale {
     /// The lowest passing number.
     #[serde(default)]
     pub pass_from: Option<i64>,
+    /// A tag list: zero or more of these tags (dialog judging).
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    /// A tag list whose tags each request gives: `rubric` (the rubric items).
+    #[serde(default)]
+    pub tags_from: Option<String>,
 }
 
 /// Grade one answer, or compare two.
@@ -150,6 +156,67 @@ const BUILTIN: [(&str, Lang, &str); 6] = [
         include_str!("../../judges/pairwise.zh.yaml"),
     ),
 ];
+
+/// The built-in dialog judge prompts (spec 001's judged metrics, see
+/// `dialog::judge`): (id, language, text). Not for `llm_judge` metrics.
+const DIALOG: [(&str, Lang, &str); 8] = [
+    (
+        "dialog_risk_tags",
+        Lang::Zh,
+        include_str!("../../judges/dialog_risk_tags.zh.yaml"),
+    ),
+    (
+        "dialog_risk_tags",
+        Lang::En,
+        include_str!("../../judges/dialog_risk_tags.en.yaml"),
+    ),
+    (
+        "dialog_compliance",
+        Lang::Zh,
+        include_str!("../../judges/dialog_compliance.zh.yaml"),
+    ),
+    (
+        "dialog_compliance",
+        Lang::En,
+        include_str!("../../judges/dialog_compliance.en.yaml"),
+    ),
+    (
+        "dialog_rubric_items",
+        Lang::Zh,
+        include_str!("../../judges/dialog_rubric_items.zh.yaml"),
+    ),
+    (
+        "dialog_rubric_items",
+        Lang::En,
+        include_str!("../../judges/dialog_rubric_items.en.yaml"),
+    ),
+    (
+        "dialog_explain_score",
+        Lang::Zh,
+        include_str!("../../judges/dialog_explain_score.zh.yaml"),
+    ),
+    (
+        "dialog_explain_score",
+        Lang::En,
+        include_str!("../../judges/dialog_explain_score.en.yaml"),
+    ),
+];
+
+/// The ids of the built-in dialog judge prompts.
+pub const DIALOG_IDS: [&str; 4] = [
+    "dialog_risk_tags",
+    "dialog_compliance",
+    "dialog_rubric_items",
+    "dialog_explain_score",
+];
+
+/// A built-in dialog judge prompt by id and language.
+pub fn dialog_builtin(id: &str, language: Lang) -> Option<JudgePrompt> {
+    let (_, _, text) = DIALOG.iter().find(|(i, l, _)| *i == id && *l == language)?;
+    let mut p = JudgePrompt::parse(&format!("judges/{id}.{}.yaml", code(language)), text).ok()?;
+    p.source = "builtin".into();
+    Some(p)
+}
 
 /// What a prompt may need from its metric.
 pub const NEEDS: [&str; 2] = ["reference", "rubric"];
@@ -278,7 +345,18 @@ impl JudgePrompt {
                 let span = (hi - lo).max(1) as f64;
                 Some((n - lo) as f64 / span)
             }
+            Scale::Tags(_) => None,
         }
+    }
+
+    /// The prompt with its tag list set to `tags` (a `tags_from` scale, whose
+    /// tags each request gives); other scales are kept.
+    pub fn with_tags(&self, tags: &[String]) -> JudgePrompt {
+        let mut p = self.clone();
+        if matches!(p.scale, Scale::Tags(_)) {
+            p.scale = Scale::Tags(tags.to_vec());
+        }
+        p
     }
 
     /// The lowest value that passes (single mode).
@@ -340,6 +418,8 @@ const LABELS_EN: &str = "End your reply with one line \"GRADE: X\", where X is o
 const RANGE_EN: &str = "End your reply with one line \"GRADE: X\", where X is a whole number from ";
 const LABELS_ZH: &str = "请在回复的最后单独一行写出 \"GRADE: X\"，X 为以下之一：";
 const RANGE_ZH: &str = "请在回复的最后单独一行写出 \"GRADE: X\"，X 为整数，范围 ";
+const TAGS_EN: &str = "End your reply with one line \"TAGS: [...]\", a JSON list of zero or more of these tags, written exactly as here: ";
+const TAGS_ZH: &str = "请在回复的最后单独一行写出 \"TAGS: [...]\"，为 JSON 列表，包含零个或多个以下标签（按原样书写）：";
 
 /// The reply instruction of a scale, in a language.
 pub fn instruction(scale: &Scale, language: Lang) -> String {
@@ -348,7 +428,13 @@ pub fn instruction(scale: &Scale, language: Lang) -> String {
         (Scale::Labels(l), Lang::Zh) => format!("{LABELS_ZH}{}。", l.join(", ")),
         (Scale::Range { lo, hi }, Lang::En) => format!("{RANGE_EN}{lo} to {hi}."),
         (Scale::Range { lo, hi }, Lang::Zh) => format!("{RANGE_ZH}{lo} 到 {hi}。"),
+        (Scale::Tags(t), Lang::En) => format!("{TAGS_EN}{}.", json_list(t)),
+        (Scale::Tags(t), Lang::Zh) => format!("{TAGS_ZH}{}。", json_list(t)),
     }
+}
+
+fn json_list(tags: &[String]) -> String {
+    serde_json::to_string(tags).unwrap_or_else(|_| "[]".into())
 }
 
 /// The scale of a judge request, read back from the instruction the core
@@ -356,6 +442,13 @@ pub fn instruction(scale: &Scale, language: Lang) -> String {
 pub fn instruction_scale(text: &str) -> Option<Scale> {
     let after = |head: &str| text.rfind(head).map(|at| &text[at + head.len()..]);
     let first_line = |s: &str| s.lines().next().unwrap_or("").to_string();
+    if let Some(rest) = after(TAGS_EN).or_else(|| after(TAGS_ZH)) {
+        let line = first_line(rest);
+        let body = line.trim().trim_end_matches(['.', '。']);
+        return serde_json::from_str::<Vec<String>>(body)
+            .ok()
+            .map(Scale::Tags);
+    }
     if let Some(rest) = after(LABELS_EN).or_else(|| after(LABELS_ZH)) {
         let line = first_line(rest);
         let body = line.trim_end_matches(['.', '。']);
@@ -380,6 +473,36 @@ pub fn instruction_scale(text: &str) -> Option<Scale> {
 type CheckedScale = (Scale, Vec<String>, Option<i64>);
 
 fn check_scale(s: &RawScale, mode: Mode) -> Result<CheckedScale, TaskError> {
+    if s.tags.is_some() || s.tags_from.is_some() {
+        let others = s.labels.is_some() || s.range.is_some() || s.pass.is_some();
+        if others || s.pass_from.is_some() || mode == Mode::Pairwise {
+            return Err(TaskError::at(
+                "scale",
+                "a tag list (`tags` or `tags_from`) is for single prompts, without `labels`, `range`, `pass` or `pass_from`",
+            ));
+        }
+        return match (&s.tags, s.tags_from.as_deref().map(str::trim)) {
+            (Some(tags), None) => {
+                let tags: Vec<String> = tags.iter().map(|t| t.trim().to_string()).collect();
+                if tags.is_empty() || tags.iter().any(String::is_empty) {
+                    return Err(TaskError::at(
+                        "scale.tags",
+                        "expected at least one non-empty tag",
+                    ));
+                }
+                Ok((Scale::Tags(tags), Vec::new(), None))
+            }
+            (None, Some("rubric")) => Ok((Scale::Tags(Vec::new()), Vec::new(), None)),
+            (None, Some(other)) => Err(TaskError::at(
+                "scale.tags_from",
+                format!("expected `rubric`, found `{other}`"),
+            )),
+            _ => Err(TaskError::at(
+                "scale",
+                "expected either `tags` or `tags_from`, not both",
+            )),
+        };
+    }
     match (&s.labels, &s.range) {
         (Some(_), Some(_)) | (None, None) => Err(TaskError::at(
             "scale",
@@ -475,6 +598,14 @@ mod tests {
                 let p = builtin(id, lang).unwrap_or_else(|| panic!("{id} {lang:?}"));
                 assert_eq!((p.id.as_str(), p.language), (id, lang));
                 assert!(!p.criteria.is_empty());
+                assert_eq!(instruction_scale(&p.instruction()), Some(p.scale.clone()));
+            }
+        }
+        for id in DIALOG_IDS {
+            for lang in [Lang::Zh, Lang::En] {
+                let p = dialog_builtin(id, lang).unwrap_or_else(|| panic!("{id} {lang:?}"));
+                assert_eq!((p.id.as_str(), p.language), (id, lang));
+                let p = p.with_tags(&["信息依据".to_string(), "a, b".to_string()]);
                 assert_eq!(instruction_scale(&p.instruction()), Some(p.scale.clone()));
             }
         }

@@ -9,6 +9,15 @@
 //!    (after optional Markdown emphasis or a list marker; an ASCII or
 //!    full-width colon), or `[[X]]` anywhere, whichever comes last.
 //!
+//! A tag-list scale ([`Scale::Tags`], the multi-label verdicts of dialog
+//! judging) is read by [`read_tags`] instead: a JSON list of zero or more of
+//! the scale's tags, from a JSON object's `tags` key (the whole answer, a
+//! fenced block or the first balanced `{...}`), or from the last `TAGS:`
+//! line (the rest of the line a JSON list). Every element must be one of the
+//! tags, written exactly (ASCII case aside); one that is not makes the whole
+//! verdict unscored. The scored value is the list as JSON text, duplicates
+//! removed, in the order given.
+//!
 //! `X` is one whole token: the text up to the next white space, without
 //! surrounding quotes, brackets, Markdown emphasis or ASCII / CJK
 //! punctuation, and it must equal a label of the scale (case-insensitively)
@@ -31,6 +40,8 @@ pub enum Scale {
         /// Highest.
         hi: i64,
     },
+    /// Zero or more of these tags, as a JSON list (read by [`read_tags`]).
+    Tags(Vec<String>),
 }
 
 /// How a verdict was read.
@@ -43,6 +54,8 @@ pub enum ReadFrom {
     GradeLine,
     /// The last `[[X]]`.
     Brackets,
+    /// The last `TAGS:` line (tag lists).
+    TagsLine,
 }
 
 /// A judge's verdict: a value of the scale, or unscored with the reason.
@@ -79,6 +92,10 @@ impl Scale {
                 let n: i64 = token.parse().ok()?;
                 (*lo..=*hi).contains(&n).then(|| n.to_string())
             }
+            Scale::Tags(tags) => tags
+                .iter()
+                .find(|l| l.eq_ignore_ascii_case(token) || l.as_str() == token)
+                .cloned(),
         }
     }
 
@@ -86,12 +103,16 @@ impl Scale {
         match self {
             Scale::Labels(l) => l.join(" / "),
             Scale::Range { lo, hi } => format!("{lo}..{hi}"),
+            Scale::Tags(t) => format!("a list of {}", t.join(" / ")),
         }
     }
 }
 
-/// Reads the verdict of a judge's answer.
+/// Reads the verdict of a judge's answer (a tag-list scale: [`read_tags`]).
 pub fn read(answer: &str, scale: &Scale) -> Verdict {
+    if let Scale::Tags(tags) = scale {
+        return read_tags(answer, tags);
+    }
     if let Some(v) = from_json(answer, scale) {
         return v;
     }
@@ -244,4 +265,130 @@ fn json_object(answer: &str) -> Option<Value> {
         }
     }
     None
+}
+
+/// The tags of a scored tag-list verdict (its value is the list as JSON text).
+pub fn tags_of(value: &str) -> Option<Vec<String>> {
+    serde_json::from_str(value).ok()
+}
+
+/// Reads a tag-list verdict (see the module doc): `value` is the JSON list.
+pub fn read_tags(answer: &str, allowed: &[String]) -> Verdict {
+    let (list, from, evidence) = match json_object(answer) {
+        Some(Value::Object(o)) if o.contains_key("tags") => {
+            let v = o.get("tags").cloned().unwrap_or(Value::Null);
+            let evidence = format!("\"tags\": {v}");
+            (v, ReadFrom::Json, evidence)
+        }
+        _ => match last_tags_line(answer) {
+            Some((rest, line)) => match serde_json::from_str::<Value>(rest.trim()) {
+                Ok(v) => (v, ReadFrom::TagsLine, line),
+                Err(_) => {
+                    return unscored(&format!("`{line}`: the rest of the line is no JSON list"))
+                }
+            },
+            None => return unscored("no JSON object with `tags` and no `TAGS:` line"),
+        },
+    };
+    let Value::Array(items) = list else {
+        return unscored(&format!("`{evidence}`: the tags are not a JSON list"));
+    };
+    let mut out: Vec<String> = Vec::new();
+    for item in &items {
+        let Some(t) = item.as_str().map(str::trim) else {
+            return unscored(&format!("`{evidence}`: {item} is not a tag (a string)"));
+        };
+        let Some(tag) = allowed
+            .iter()
+            .find(|a| a.as_str() == t || a.eq_ignore_ascii_case(t))
+        else {
+            return unscored(&format!(
+                "`{evidence}`: `{t}` is not one of the tags {}",
+                allowed.join(" / ")
+            ));
+        };
+        if !out.contains(tag) {
+            out.push(tag.clone());
+        }
+    }
+    Verdict::Scored {
+        value: serde_json::to_string(&out).unwrap_or_else(|_| "[]".into()),
+        from,
+        evidence,
+    }
+}
+
+/// The last line starting with `TAGS:` (the rest of it, the line).
+fn last_tags_line(answer: &str) -> Option<(String, String)> {
+    answer.lines().rev().find_map(|line| {
+        let t = line
+            .trim()
+            .trim_start_matches(['*', '_', '#', '-', '>', ' ', '`']);
+        let head = t.get(..4)?;
+        if !head.eq_ignore_ascii_case("tags") {
+            return None;
+        }
+        let rest = t[4..].trim_start_matches(['*', '_', ' ']);
+        let rest = rest.strip_prefix(':').or_else(|| rest.strip_prefix('：'))?;
+        let rest = rest
+            .trim()
+            .trim_start_matches(['*', '_', ' '])
+            .trim_end_matches(['*', '_', '`'])
+            .to_string();
+        Some((rest, line.trim().to_string()))
+    })
+}
+
+#[cfg(test)]
+mod tag_tests {
+    use super::*;
+
+    fn tags() -> Vec<String> {
+        ["credit_risk", "liquidity_risk", "信息依据"]
+            .map(String::from)
+            .to_vec()
+    }
+
+    fn value(v: &Verdict) -> Option<Vec<String>> {
+        match v {
+            Verdict::Scored { value, .. } => tags_of(value),
+            Verdict::Unscored { .. } => None,
+        }
+    }
+
+    #[test]
+    fn tag_lists_are_read_strictly() {
+        let t = tags();
+        let ok = |a: &str| value(&read_tags(a, &t));
+        assert_eq!(
+            ok(r#"{"tags": ["credit_risk", "Liquidity_Risk", "credit_risk"]}"#),
+            Some(vec!["credit_risk".into(), "liquidity_risk".into()])
+        );
+        assert_eq!(ok("Checked.\nTAGS: []"), Some(vec![]));
+        assert_eq!(
+            ok("reasons\n**TAGS:** [\"信息依据\"]"),
+            Some(vec!["信息依据".into()])
+        );
+        assert_eq!(
+            ok("```json\n{\"tags\": [\"credit_risk\"], \"why\": \"x\"}\n```"),
+            Some(vec!["credit_risk".into()])
+        );
+        for bad in [
+            r#"{"tags": ["credit_risk", "fx_risk"]}"#,
+            r#"{"tags": "credit_risk"}"#,
+            r#"{"tags": [1]}"#,
+            "TAGS: credit_risk, liquidity_risk",
+            "The answer mentions credit risk.",
+            r#"["credit_risk"]"#,
+        ] {
+            assert_eq!(ok(bad), None, "{bad}");
+        }
+        assert!(matches!(
+            read(r#"{"tags": ["credit_risk"]}"#, &Scale::Tags(t.clone())),
+            Verdict::Scored {
+                from: ReadFrom::Json,
+                ..
+            }
+        ));
+    }
 }

@@ -217,6 +217,12 @@ impl LlmJudge {
     pub fn check_against(&self, p: &JudgePrompt) -> Result<(), KeyError> {
         use crate::judge::prompt::Mode;
         let id = &p.id;
+        if matches!(p.scale, crate::judge::verdict::Scale::Tags(_)) {
+            return Err(KeyError::new(
+                "judge",
+                format!("the judge prompt `{id}` answers with a tag list (dialog judging); an llm_judge metric needs `labels` or `range`"),
+            ));
+        }
         let pairwise = p.mode == Mode::Pairwise;
         match (pairwise, &self.baseline_field) {
             (true, None) => {

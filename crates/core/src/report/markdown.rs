@@ -166,7 +166,10 @@ fn usage(md: &mut String, report: &EvaluationResult, lang: Lang) {
     let num = |v: Option<f64>, p: usize| v.map(|v| format!("{v:.p$}")).unwrap_or_default();
     for u in rows {
         let mut cells = vec![
-            cell(&u.model),
+            cell(&match u.role.as_deref() {
+                Some(role) => format!("{} ({role})", u.model),
+                None => u.model.clone(),
+            }),
             u.answered.to_string(),
             u.truncated.to_string(),
             u.prompt_tokens.to_string(),

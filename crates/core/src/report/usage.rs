@@ -13,7 +13,11 @@
 //!   identical runs); `report.md` and `summary.csv` show them beside the tokens;
 //! - cost, only when a price is set: prompt tokens times `price_in_per_mtok`
 //!   plus completion tokens times `price_out_per_mtok`, over a million
-//!   (completion tokens include the reasoning tokens, as endpoints bill them).
+//!   (completion tokens include the reasoning tokens, as endpoints bill them);
+//! - a run with a judge has one more row, the judge model's (`role:
+//!   "judge"`): its calls' tokens (repairs included) and cost at its own
+//!   price, so the run's cost includes judging; judge calls are not timed
+//!   one by one, so the row has no latency.
 
 use super::EvaluationResult;
 use crate::provider::Usage;
@@ -47,6 +51,10 @@ pub struct CallStat {
 pub struct ModelUsage {
     /// Model name.
     pub model: String,
+    /// `judge` for the row of a run's judge model (its calls judge the
+    /// answers of the other rows' models); absent for answering models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
     /// Answered calls.
     pub answered: usize,
     /// Calls that carried `usage`.

@@ -109,6 +109,15 @@ pub trait Kind {
         let _ = job;
         crate::demo::reply(messages)
     }
+    /// A call of `job` (after `answers`) failed for good and was not fatal:
+    /// the answer to record in its place so the job goes on, or `None` (the
+    /// default) to settle the job as failed. A dialog run carries on past a
+    /// failed judge call (the judgement stays unscored); a cancel or a fatal
+    /// answer is never carried on past.
+    fn carry_on(&self, job: usize, answers: &[Answer], error: &CallError) -> Option<Answer> {
+        let _ = (job, answers, error);
+        None
+    }
     /// A run-level error record (spec 000's `error`), e.g. the fatal answer
     /// that stopped the run; `None` when the kind's log has none.
     fn error(&self, _message: &str, _now_ms: u64) -> Option<Self::Record> {
@@ -315,6 +324,15 @@ impl<K: Kind> Pipeline<K> {
             Ok(a) => a,
             Err(e) => {
                 let fatal = e.fatal() && !self.policy.keep_going_on_fatal;
+                let stand_in = match e.kind {
+                    _ if fatal || self.stopped.is_some() => None,
+                    ErrorKind::Cancelled | ErrorKind::NotRun => None,
+                    _ => self.kind.carry_on(job, &self.answers[job], &e),
+                };
+                if let Some(a) = stand_in {
+                    self.answers[job].push(a);
+                    return self.next_call(job, now_ms, step);
+                }
                 self.settle(job, Some(e.clone()), now_ms, step);
                 if fatal {
                     self.stop(&e, now_ms, step);
@@ -323,6 +341,11 @@ impl<K: Kind> Pipeline<K> {
             }
         };
         self.answers[job].push(answer);
+        self.next_call(job, now_ms, step);
+    }
+
+    /// Queues a job's next call after its answers so far, or settles it.
+    fn next_call(&mut self, job: usize, now_ms: u64, step: &mut Step<K::Record>) {
         match self.kind.call(job, &self.answers[job]) {
             // a later call of a job, due after the run stopped: not sent
             Ok(Some(_)) if self.stopped.is_some() => {

@@ -158,6 +158,7 @@ impl TaskKind {
         Scored {
             models,
             unknown: Vec::new(),
+            judge_price: None,
         }
     }
 
@@ -334,23 +335,60 @@ impl Pipeline<TaskKind> {
     /// before `start`; they are not sent again and `start` re-emits their `case`
     /// records so the new log is complete. Returns how many were taken.
     ///
-    /// A run with a judge takes over none: the log's `case` records keep the
-    /// judgements for people, but re-reading them into scores is not done, so
-    /// a judged run sends every case again.
+    /// With a judge, a case is taken over with its judgements: the judge
+    /// answers its `case` record kept (`judgements`) are walked again through
+    /// this run's judged metrics (`TaskJudge::prior_answers`) and scored as
+    /// if they had just come, so the resumed report equals an uninterrupted
+    /// one. A case whose judgements are missing, incomplete or ended by a
+    /// failed judge call is sent again, its answer included.
     pub fn restore(&mut self, prior: Vec<PriorCall>) -> usize {
         let mut taken = 0;
-        if self.kind().judge.is_some() {
-            return 0;
-        }
         for call in prior {
-            if self.job(call.job).is_none() || !self.restore_job(call.job, call.attempts) {
+            let Some(j) = self.job(call.job) else {
+                continue;
+            };
+            let later = match (&self.kind().judge, &self.kind().prompts[j.sample]) {
+                (None, _) => Vec::new(),
+                (Some(judge), Ok(prompt)) => {
+                    let k = self.kind();
+                    match judge.prior_answers(
+                        &k.task,
+                        &k.samples[j.sample].sample,
+                        question(prompt),
+                        call.outcome.as_ref().ok(),
+                        call.judgements.as_ref(),
+                    ) {
+                        Some(later) => later,
+                        None => continue,
+                    }
+                }
+                (Some(_), Err(_)) => continue,
+            };
+            if !self.restore_job(call.job, call.attempts) {
                 continue;
             }
             let k = self.kind_mut();
             if k.settle_call(call.job, &call.outcome, call.attempts, call.elapsed_ms)
-                .is_some()
+                .is_none()
             {
-                taken += 1;
+                continue;
+            }
+            taken += 1;
+            if let (Some(judge), Ok(prompt), Some(r)) = (
+                &k.judge,
+                &k.prompts[j.sample],
+                k.results[j.model][j.sample].as_mut(),
+            ) {
+                let mut answers: Vec<Answer> = call.outcome.iter().cloned().collect();
+                answers.extend(later);
+                let outcome = JobOutcome {
+                    answers,
+                    error: None,
+                    attempts: call.attempts,
+                    elapsed_ms: call.elapsed_ms,
+                    calls: Vec::new(),
+                };
+                judge.apply(&k.samples[j.sample].sample, question(prompt), &outcome, r);
             }
         }
         taken

@@ -104,6 +104,56 @@ impl TaskJudge {
             .map(|(_, m)| m)
     }
 
+    /// The judge answers of a case as an earlier run's `case` record kept
+    /// them (`judgements`: each judged metric's slots and attempts), in call
+    /// order, when they complete the case's judging exactly; `None` when the
+    /// case must be judged again (a slot ended by a failed judge call, a
+    /// metric missing, or answers that do not fit this run's judged metrics
+    /// and repairs). A case whose model call failed needs none.
+    pub fn prior_answers(
+        &self,
+        task: &Task,
+        sample: &Sample,
+        question: &str,
+        answer: Option<&Answer>,
+        judgements: Option<&std::collections::BTreeMap<String, serde_json::Value>>,
+    ) -> Option<Vec<Answer>> {
+        use serde_json::Value;
+        let Some(answer) = answer else {
+            return Some(Vec::new());
+        };
+        let mut out = Vec::new();
+        for setup in &self.setups {
+            let Some(slots) = judgements
+                .and_then(|j| j.get(&setup.name))
+                .and_then(|m| m.get("detail"))
+                .and_then(|d| d.get("judgements"))
+                .and_then(Value::as_array)
+            else {
+                continue;
+            };
+            for slot in slots {
+                if slot.get("error").is_some_and(|e| !e.is_null()) {
+                    return None;
+                }
+                for a in slot.get("attempts")?.as_array()? {
+                    out.push(Answer {
+                        text: a.get("raw")?.as_str()?.to_string(),
+                        usage: a
+                            .get("usage")
+                            .and_then(|u| serde_json::from_value(u.clone()).ok()),
+                        ..Answer::default()
+                    });
+                }
+            }
+        }
+        let parsed = task.parse_answer(&answer.text);
+        let case = self.case(sample, question, Some(&parsed));
+        let progress = flow::walk(&self.setups, &case, &out);
+        let used: usize = progress.done.iter().map(|s| s.attempts.len()).sum();
+        (progress.next.is_none() && used == out.len()).then_some(out)
+    }
+
     /// Replaces the judged metrics' scores of a settled case with the
     /// judgements of its calls.
     pub fn apply(

@@ -191,7 +191,7 @@ pub fn build(input: &ReportInput<'_>) -> EvaluationResult {
             })
         })
         .collect();
-    assemble(ReportParts {
+    let mut report = assemble(ReportParts {
         metrics: TaskMetrics::of(&scored.models).into(),
         cases,
         models,
@@ -199,7 +199,59 @@ pub fn build(input: &ReportInput<'_>) -> EvaluationResult {
         experiment: experiment(input),
         line_errors: Some(input.line_errors.to_vec()),
         llm_judge_details: judge_details(input),
-    })
+    });
+    if let Some(u) = judge_usage(scored) {
+        if let Some(run) = &mut report.report.experiment.run {
+            run.latency.push(crate::report::ModelLatency::from(&u));
+        }
+        report.report.usage.push(u);
+    }
+    report
+}
+
+/// The judge model's usage row: every judge call's tokens (the attempts
+/// the judged metrics' details keep), priced at `scored.judge_price`;
+/// `None` when no case was sent to a judge.
+fn judge_usage(scored: &Scored) -> Option<crate::report::ModelUsage> {
+    let mut name: Option<String> = None;
+    let mut calls = Vec::new();
+    for r in scored.models.iter().flat_map(|m| &m.results) {
+        for (_, s) in &r.scores {
+            let Some(slots) = s.detail.get("judgements").and_then(Value::as_array) else {
+                continue;
+            };
+            if name.is_none() {
+                name = s
+                    .detail
+                    .get("judge_model")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+            }
+            for a in slots
+                .iter()
+                .filter_map(|slot| slot.get("attempts").and_then(Value::as_array))
+                .flatten()
+            {
+                calls.push(crate::report::CallStat {
+                    answered: true,
+                    truncated: false,
+                    elapsed_ms: None,
+                    usage: a
+                        .get("usage")
+                        .and_then(|u| serde_json::from_value(u.clone()).ok()),
+                });
+            }
+        }
+    }
+    if calls.is_empty() {
+        return None;
+    }
+    let mut row = crate::report::ModelUsage::of(&name.unwrap_or_else(|| "judge".into()), calls);
+    row.role = Some("judge".into());
+    if let Some(p) = scored.judge_price {
+        row.price(p);
+    }
+    Some(row)
 }
 
 /// spec 003's `LLMJudgeDetail` of every judged metric, per model: the

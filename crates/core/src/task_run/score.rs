@@ -137,6 +137,9 @@ impl ModelRun {
 pub struct Scored {
     /// One run per model, in order of first appearance in the responses.
     pub models: Vec<ModelRun>,
+    /// The judge model's price, when it has one (its usage row's cost).
+    #[serde(skip)]
+    pub judge_price: Option<crate::report::Price>,
     /// Responses naming a sample the dataset does not have (ignored).
     pub unknown: Vec<LineError>,
 }
@@ -178,7 +181,11 @@ pub fn score(task: &Task, data: &TaskDataset, responses: &ResponseSet) -> Scored
             }
         })
         .collect();
-    Scored { models, unknown }
+    Scored {
+        models,
+        unknown,
+        judge_price: None,
+    }
 }
 
 fn unknown_sample(file: &str, dataset: &str, r: &super::responses::Response) -> LineError {

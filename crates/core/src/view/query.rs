@@ -227,7 +227,6 @@ fn cmp_opt(a: Option<f64>, b: Option<f64>) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
 
     fn row(id: &str, v: Option<f64>, tag: &str, status: &str, latency: f64) -> ViewRow {
         ViewRow {

@@ -1,0 +1,143 @@
+//! The judge model of a run or a scoring (`--judge NAME|mock`,
+//! `--judge-concurrency N`): the deterministic mock judge, or a model
+//! registry entry (`--model-registry`) sent its own `default_params` only,
+//! its key read from its `api_key_env` (never written anywhere). Used by
+//! `run --task` (llm_judge metrics), `run --dialogs` and `score --dialogs`
+//! (spec 001's judged metrics).
+
+use super::clock::Clock;
+use super::driver::{drive, Caller, Request};
+use super::http::{self, HttpBackend};
+use super::registry::{read_key, read_registry};
+use crate::error::CliError;
+use evalpage_core::dialog::{JudgeOnlyEngine, JudgeOnlyKind};
+use evalpage_core::provider::{strip_query, CallOutcome, ChatMessage};
+use evalpage_core::report::Price;
+use evalpage_core::{mock_judge_reply, ModelSettings, OpenAiConfig};
+use serde_json::Map;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Who answers the judge's requests.
+pub(crate) enum JudgeAnswerer {
+    /// The deterministic mock judge; `seen` counts identical requests of one
+    /// job (the repeats of one judgement), so repeats can differ as a real
+    /// judge's do. The page's mock judge counts the same way.
+    Mock {
+        seen: Mutex<HashMap<(usize, u64), u64>>,
+    },
+    /// An OpenAI-compatible endpoint.
+    Http(HttpBackend),
+}
+
+impl JudgeAnswerer {
+    /// Answers one judge request (blocks until the endpoint answers).
+    pub(crate) fn call(&self, job: usize, messages: &[ChatMessage]) -> CallOutcome {
+        match self {
+            JudgeAnswerer::Mock { seen } => {
+                let key: String = messages.iter().map(|m| m.content.as_str()).collect();
+                let key = (job, evalpage_core::demo::fnv1a(&key));
+                let nth = match seen.lock() {
+                    Ok(mut map) => {
+                        let n = map.entry(key).or_insert(0);
+                        *n += 1;
+                        *n - 1
+                    }
+                    Err(_) => 0,
+                };
+                let text = mock_judge_reply(messages, nth).unwrap_or_default();
+                let mut answer = evalpage_core::provider::Answer::from(text);
+                answer.usage = Some(evalpage_core::demo::usage(messages, &answer.text, None));
+                CallOutcome::Answer(answer)
+            }
+            JudgeAnswerer::Http(h) => h.call(messages),
+        }
+    }
+}
+
+/// A resolved judge: the model as called (no key), who answers it, and its
+/// price when its registry entry has one.
+pub(crate) struct JudgeModel {
+    /// The model as the outputs name it.
+    pub model: ModelSettings,
+    /// Who answers.
+    pub answerer: JudgeAnswerer,
+    /// Its price per million tokens.
+    pub price: Option<Price>,
+}
+
+/// Resolves `--judge NAME`: `mock`, or the registry entry `NAME`.
+pub(crate) fn resolve(
+    name: &str,
+    registry: Option<&Path>,
+    timeout: Duration,
+) -> Result<JudgeModel, CliError> {
+    if name == "mock" {
+        return Ok(JudgeModel {
+            model: ModelSettings {
+                name: "mock".into(),
+                model: "mock".into(),
+                base_url: None,
+                api_key_env: None,
+                params: Map::new(),
+            },
+            answerer: JudgeAnswerer::Mock {
+                seen: Mutex::new(HashMap::new()),
+            },
+            price: None,
+        });
+    }
+    let Some(path) = registry else {
+        return Err(CliError::Usage(format!(
+            "--judge {name}: a judge is a model registry entry; give --model-registry FILE (or --judge mock)"
+        )));
+    };
+    let registry = read_registry(path)?;
+    let entry = registry
+        .select(&[name.to_string()])
+        .map_err(|message| CliError::Input {
+            path: path.display().to_string(),
+            message: format!("--judge: {message}"),
+        })?
+        .into_iter()
+        .next()
+        .ok_or_else(|| CliError::Usage(format!("--judge {name}: no such registry entry")))?;
+    let key = read_key(&entry, path)?;
+    let model = ModelSettings {
+        name: entry.name.clone(),
+        model: entry.model_id().to_string(),
+        base_url: Some(strip_query(entry.base_url.trim())),
+        api_key_env: entry.api_key_env.clone(),
+        params: entry.default_params.clone(),
+    };
+    let cfg = OpenAiConfig {
+        base_url: model.base_url.clone().unwrap_or_default(),
+        model: model.model.clone(),
+        api_key: key,
+        temperature: None,
+        max_tokens: None,
+        params: model.params.clone(),
+    };
+    let backend = HttpBackend::with_agent(cfg, http::agent(timeout), timeout);
+    Ok(JudgeModel {
+        price: entry.price(),
+        model,
+        answerer: JudgeAnswerer::Http(backend),
+    })
+}
+
+/// Runs the judge-only jobs of a trace to the end (no event log: a scoring
+/// writes only its five files); the kind holds the verdicts.
+pub(crate) fn judge_trace(
+    kind: JudgeOnlyKind,
+    answerer: JudgeAnswerer,
+) -> Result<JudgeOnlyEngine, CliError> {
+    let clock = Clock::start();
+    let mut engine = JudgeOnlyEngine::over(kind);
+    let answerer = Arc::new(answerer);
+    let call: Caller = Arc::new(move |job, r: &Request| answerer.call(job, &r.messages));
+    drive(&mut engine, call, &clock, |_, _, _| Ok(()))?;
+    Ok(engine)
+}
