@@ -49,9 +49,11 @@ fn picked(on_file: Callback<web_sys::File>) -> Callback<Event> {
 
 fn input_value(e: &Event) -> Option<String> {
     use wasm_bindgen::JsCast;
-    e.target()?
-        .dyn_ref::<web_sys::HtmlInputElement>()
-        .map(|i| i.value())
+    let t = e.target()?;
+    if let Some(s) = t.dyn_ref::<web_sys::HtmlSelectElement>() {
+        return Some(s.value());
+    }
+    t.dyn_ref::<web_sys::HtmlInputElement>().map(|i| i.value())
 }
 
 /// The dialogs, the trace and the endpoint panels.
@@ -157,6 +159,13 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                 <label>{t("模型", "Model")}
                     <input type="text" data-testid="dialog-model" value={s.model.clone()} disabled={running}
                         onchange={text(DialogAction::SetModel)} />
+                </label>
+                <label class="inline">{t("评审（M3/M4/M5） ", "Judge (M3/M4/M5) ")}
+                    <select data-testid="dialog-judge" disabled={running} onchange={text(DialogAction::SetJudge)}>
+                        <option value="none" selected={s.judge == "none"}>{t("无（报告为未运行）", "none (reported as not run)")}</option>
+                        <option value="mock" selected={s.judge == "mock"}>{t("内置模拟评审", "built-in mock judge")}</option>
+                        <option value="endpoint" selected={s.judge == "endpoint"}>{t("上面的端点与模型", "the endpoint and model above")}</option>
+                    </select>
                 </label>
                 <label class="inline">{t("并行对话数（workers_dialog）", "Dialogs at once (workers_dialog)")}
                     <input type="number" min="1" max="64" data-testid="dialog-concurrency" value={s.concurrency.to_string()}

@@ -16,9 +16,11 @@ use crate::effects::dialog_run::{DialogRunHandle, DialogUpdate};
 use crate::effects::runner::Update;
 use crate::effects::{now_ms, url};
 use crate::state::dialog::{DialogAction, DialogState};
-use evalpage_core::dialog::MOCK_MODEL_NAME;
+use evalpage_core::dialog::{DialogJudge, MOCK_MODEL_NAME};
 use evalpage_core::provider::strip_query;
-use evalpage_core::{DialogEngine, DialogRunConfig, Lang, OpenAiConfig, RunSettings};
+use evalpage_core::{
+    DialogEngine, DialogRunConfig, Lang, ModelSettings, OpenAiConfig, RunSettings,
+};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -129,7 +131,39 @@ fn start(mode: &DialogMode, lang: Lang) -> Result<(), String> {
         argv,
         notes: None,
     };
-    let engine = DialogEngine::dialogs(cfg, s.set.as_ref().clone());
+    let judge_model = |name: &str, base_url: Option<String>| ModelSettings {
+        name: name.to_string(),
+        model: name.to_string(),
+        base_url,
+        api_key_env: None,
+        params: Default::default(),
+    };
+    let settings = cfg.settings;
+    let (judge, judge_call) = match (s.judge.as_str(), &endpoint) {
+        ("mock", _) => (
+            Some(DialogJudge::new(judge_model("mock", None), settings, lang)),
+            None,
+        ),
+        ("endpoint", Some(c)) => (
+            Some(DialogJudge::new(
+                judge_model(&c.model, Some(c.base_url.clone())),
+                settings,
+                lang,
+            )),
+            Some(c.clone()),
+        ),
+        ("endpoint", None) => {
+            return Err(lang
+                .pick(
+                    "评审选择了端点，但没有填写基础 URL",
+                    "The judge is the endpoint, but no base URL is given",
+                )
+                .to_string())
+        }
+        _ => (None, None),
+    };
+    let judged = judge.is_some();
+    let engine = DialogEngine::judged_dialogs(cfg, s.set.as_ref().clone(), judge);
     let on_update = {
         let state = mode.state.clone();
         Callback::from(move |u: DialogUpdate| match u {
@@ -138,7 +172,7 @@ fn start(mode: &DialogMode, lang: Lang) -> Result<(), String> {
         })
     };
     mode.state.dispatch(DialogAction::Started);
-    let handle = DialogRunHandle::start(engine, endpoint, on_update);
+    let handle = DialogRunHandle::start(engine, endpoint, judged.then_some(judge_call), on_update);
     *mode.run.borrow_mut() = Some(handle);
     Ok(())
 }

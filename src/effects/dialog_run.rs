@@ -12,8 +12,9 @@
 use super::runner::{Handle, Launch, RunView, Transport, Update};
 use crate::state::dialog::{DialogResults, DialogSnapshot, ShownDialog};
 use crate::state::{RunProgress, RunStatus};
+use evalpage_core::demo;
 use evalpage_core::events::{jsonl_to_json_seq, Record};
-use evalpage_core::provider::ChatMessage;
+use evalpage_core::provider::{Answer, ChatMessage};
 use evalpage_core::{DialogEngine, DialogKind, Kind, OpenAiConfig, EVENT_FILES};
 use std::rc::Rc;
 use yew::Callback;
@@ -33,6 +34,12 @@ pub struct DialogView {
     endpoint: Option<OpenAiConfig>,
     /// Settled dialogs, by job.
     shown: Vec<Option<Rc<ShownDialog>>>,
+    /// The judge on pool 1, if any: an endpoint, or (`None` inside) the mock
+    /// judge in the page.
+    judge: Option<Option<OpenAiConfig>>,
+    /// Identical judge requests of a job seen so far (the mock judge's
+    /// repeats differ, as the CLI's do).
+    judged: std::cell::RefCell<std::collections::HashMap<(usize, u64), u64>>,
 }
 
 impl RunView for DialogView {
@@ -52,9 +59,18 @@ impl RunView for DialogView {
         &self,
         engine: &DialogEngine,
         job: usize,
-        _pool: usize,
+        pool: usize,
         messages: &[ChatMessage],
     ) -> Transport {
+        if let (1, Some(judge)) = (pool, &self.judge) {
+            return match judge {
+                Some(cfg) => Transport::OpenAi(cfg.clone(), None),
+                None => Transport::Local {
+                    answer: self.mock_judge(job, messages),
+                    latency_ms: MOCK_LATENCY_MS,
+                },
+            };
+        }
         match &self.endpoint {
             Some(cfg) => Transport::OpenAi(cfg.clone(), None),
             None => Transport::Local {
@@ -112,18 +128,41 @@ impl RunView for DialogView {
     }
 }
 
+impl DialogView {
+    /// The mock judge's answer to the `nth` identical request of `job`, with
+    /// token counts, as the CLI's mock judge gives it.
+    fn mock_judge(&self, job: usize, messages: &[ChatMessage]) -> Answer {
+        let key: String = messages.iter().map(|m| m.content.as_str()).collect();
+        let key = (job, demo::fnv1a(&key));
+        let nth = {
+            let mut seen = self.judged.borrow_mut();
+            let n = seen.entry(key).or_insert(0);
+            *n += 1;
+            *n - 1
+        };
+        let text = evalpage_core::mock_judge_reply(messages, nth).unwrap_or_default();
+        Answer {
+            usage: Some(demo::usage(messages, &text, None)),
+            ..Answer::from(text)
+        }
+    }
+}
+
 impl Handle<DialogView> {
     /// Starts a dialog run (not saved for resume): against `endpoint`, or
     /// the dialog mock in the page when it is `None`.
     pub fn start(
         engine: DialogEngine,
         endpoint: Option<OpenAiConfig>,
+        judge: Option<Option<OpenAiConfig>>,
         on_update: Callback<DialogUpdate>,
     ) -> DialogRunHandle {
         let started_ms = engine.kind().config().started_at_ms;
         let view = DialogView {
             endpoint,
             shown: vec![None; engine.kind().jobs()],
+            judge,
+            judged: Default::default(),
         };
         Handle::launch(Launch {
             engine,

@@ -119,6 +119,9 @@ pub struct DialogState {
     pub model: String,
     /// Dialogs in progress at most (`workers_dialog`).
     pub concurrency: usize,
+    /// Who judges M3/M4/M5: `none` (reported as not run), `mock` (the mock
+    /// judge in the page) or `endpoint` (the dialogs' own endpoint and model).
+    pub judge: String,
     /// Why the run or the scoring could not start.
     pub error: Option<Rc<str>>,
     /// The run, once started.
@@ -139,6 +142,7 @@ impl Default for DialogState {
             url: String::new(),
             model: String::new(),
             concurrency: 4,
+            judge: "none".into(),
             error: None,
             snapshot: None,
             results: None,
@@ -201,6 +205,8 @@ pub enum DialogAction {
     SetModel(String),
     /// `workers_dialog`.
     SetConcurrency(usize),
+    /// The judge choice (`none`, `mock`, `endpoint`).
+    SetJudge(String),
     /// A run started.
     Started,
     /// The run or the scoring could not start.
@@ -233,6 +239,7 @@ impl Reducible for DialogState {
             DialogAction::SetUrl(u) => s.url = u,
             DialogAction::SetModel(m) => s.model = m,
             DialogAction::SetConcurrency(c) => s.concurrency = c.clamp(1, 64),
+            DialogAction::SetJudge(j) => s.judge = j,
             DialogAction::Started => {
                 s.error = None;
                 s.snapshot = None;

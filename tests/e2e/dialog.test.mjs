@@ -201,3 +201,20 @@ test('a run against the mock endpoint through fetch records its trace fields and
   assert.equal(sent.length, before);
   assert.deepEqual(errors, []);
 });
+
+test('with the mock judge, M3/M4/M5 by the judge are judged as the CLI judges them', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await openDialogMode(page);
+  await page.selectOption('[data-testid=dialog-judge]', 'mock');
+  const { files } = await startRun(page);
+  const fromCli = cliFiles(['run', '--dialogs', DIALOGS, '--provider', 'demo', '--judge', 'mock', '--lang', 'en']);
+  const pageSummary = JSON.parse(files.get('metrics_summary.json'));
+  const cliSummary = JSON.parse(fromCli.get('metrics_summary.json'));
+  const judged = (s) => Object.fromEntries(Object.entries(s.metrics)
+    .filter(([k]) => /judge|m5/.test(k)).map(([k, v]) => [k, [v.status, v.value, v.eligible_count, v.unscored_count]]));
+  assert.ok(Object.keys(judged(pageSummary)).length >= 3, JSON.stringify(pageSummary.metrics));
+  assert.ok(Object.values(judged(pageSummary)).every(([status]) => status !== 'not_run'), JSON.stringify(judged(pageSummary)));
+  assert.deepEqual(judged(pageSummary), judged(cliSummary));
+  assert.deepEqual(errors, []);
+});
