@@ -6,6 +6,7 @@
 //! model answers are passed in by the caller (the Yew page or the CLI), so both
 //! shells produce the same report from the same answers.
 
+pub mod compare;
 pub mod console;
 pub mod dataset;
 pub mod demo;
@@ -34,6 +35,10 @@ pub use lang::Lang;
 // The facade: what the shells (the page and the CLI) use, by name, so they
 // never reach into the core's module tree. Modules stay public for the
 // crate's own tests, benches and fuzz targets.
+pub use compare::{
+    compare, CompareError, Comparison, MetricRow, Models as CompareModels,
+    Options as CompareOptions, Outcome as GateOutcome, Rule as GateRule, Verdict as GateVerdict,
+};
 pub use dataset::metadata::DatasetMetadata as DatasetMetadataFile;
 pub use dataset::rag::{RagCase, RagDataset};
 pub use dataset::retrieval::{
