@@ -36,8 +36,9 @@ pub use lang::Lang;
 // never reach into the core's module tree. Modules stay public for the
 // crate's own tests, benches and fuzz targets.
 pub use compare::{
-    compare, CompareError, Comparison, MetricRow, Models as CompareModels,
-    Options as CompareOptions, Outcome as GateOutcome, Rule as GateRule, Verdict as GateVerdict,
+    check_gate, compare, fmt_p, level as ci_level, CaseDiff, CaseKey, CompareError, Comparison,
+    GateError, MetricRow, Models as CompareModels, Options as CompareOptions,
+    Outcome as GateOutcome, Pairing, Rule as GateRule, Verdict as GateVerdict,
 };
 pub use dataset::metadata::DatasetMetadata as DatasetMetadataFile;
 pub use dataset::rag::{RagCase, RagDataset};
@@ -62,6 +63,7 @@ pub use provider::openai::{build_json_request, parse_json_response};
 pub use provider::openai::{build_request, parse_response, HttpRequest, OpenAiConfig};
 pub use provider::{ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, ModelSettings};
 pub use report::outputs::render as render_outputs;
+pub use report::saved::{markdown as saved_markdown, summary_csv as saved_summary_csv};
 pub use report::{
     set_prices, EvaluationResult, Outputs, Price, Prices, RunMeta, RunMetrics, EVENT_FILES, FILES,
 };

@@ -76,7 +76,7 @@ pub struct Verdict {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum GateError {
     /// The metric is not in both reports.
-    #[error("--fail-if-drop {metric}: the {missing} report has no metric {metric:?} (base has: {}; new has: {})", list(.base), list(.new))]
+    #[error("--fail-if-drop {metric}: {} no metric {metric:?} (base has: {}; new has: {})", if *.missing == "base and new" { "neither report has".to_string() } else { format!("the {} report has", .missing) }, list(.base), list(.new))]
     UnknownMetric {
         /// The metric.
         metric: String,

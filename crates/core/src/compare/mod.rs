@@ -48,12 +48,12 @@
 pub mod gate;
 pub mod stats;
 
-use crate::report::{EvalScore, EvaluationResult};
+use crate::report::EvaluationResult;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use thiserror::Error;
 
-pub use gate::{check as check_gate, GateError, Outcome, Rule, Verdict};
+pub use gate::{check as check_gate, fmt_p, level, GateError, Outcome, Rule, Verdict};
 pub use stats::McNemar;
 
 /// Bootstrap resamples unless the caller says otherwise.
@@ -223,41 +223,14 @@ pub enum CompareError {
     Settings(String),
 }
 
-/// The model a score names (`detail.model`), if any.
-pub fn model_of(s: &EvalScore) -> Option<&str> {
-    s.detail.get("model").and_then(serde_json::Value::as_str)
-}
-
-/// The models a report's scores and summaries name, in first-appearance order.
+/// The models a report names ([`EvaluationResult::models`]).
 pub fn models(r: &EvaluationResult) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let named = r
-        .scores
-        .iter()
-        .filter_map(model_of)
-        .chain(r.report.summaries.iter().filter_map(|s| s.model.as_deref()));
-    for m in named {
-        if !out.iter().any(|o| o == m) {
-            out.push(m.to_string());
-        }
-    }
-    out
+    r.models()
 }
 
-/// The metrics a report has (scored or summarised), in first-appearance order.
+/// The metrics a report has ([`EvaluationResult::metric_names`]).
 pub fn metrics(r: &EvaluationResult) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let names = r
-        .scores
-        .iter()
-        .map(|s| s.metric.as_str())
-        .chain(r.report.summaries.iter().map(|s| s.metric.as_str()));
-    for m in names {
-        if !out.iter().any(|o| o == m) {
-            out.push(m.to_string());
-        }
-    }
-    out
+    r.metric_names()
 }
 
 /// A row's key: (model when pairing by model, metric).
@@ -284,7 +257,7 @@ impl Side {
             if !s.value.is_finite() {
                 continue;
             }
-            let model = model_of(s);
+            let model = s.model();
             if only.is_some() && model != only {
                 continue;
             }
