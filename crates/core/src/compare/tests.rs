@@ -1,6 +1,6 @@
 use super::*;
 use crate::report::{
-    DatasetMetadata, EvaluationReport, ExperimentMetadata, MetricSummary, ReportMetrics,
+    DatasetMetadata, EvalScore, EvaluationReport, ExperimentMetadata, MetricSummary, ReportMetrics,
 };
 use serde_json::{json, Map};
 
