@@ -13,6 +13,7 @@ use evalpage_core::{
     Comparison, GateOutcome, GateRule, GateVerdict, MetricRow, Pairing,
 };
 use serde_json::json;
+use std::io::Write;
 
 /// Compares, prints, writes `--json`, and gates.
 pub fn execute(args: &CompareArgs) -> Result<(), CliError> {
@@ -36,14 +37,17 @@ pub fn execute(args: &CompareArgs) -> Result<(), CliError> {
     let cmp = compare(&base, &new, &opts).map_err(|e| CliError::Usage(e.to_string()))?;
     let verdicts = check_gate(&cmp, &rules, &base.metric_names(), &new.metric_names())
         .map_err(|e| CliError::Usage(e.to_string()))?;
-    println!(
-        "base: {}\nnew:  {}",
+    let mut text = format!(
+        "base: {}\nnew:  {}\n",
         base_path.display(),
         new_path.display()
     );
     for line in render(&cmp, &verdicts, args.show) {
-        println!("{line}");
+        text.push_str(&line);
+        text.push('\n');
     }
+    // One write; a closed pipe (`| head`) is not an error of the comparison.
+    let _ = std::io::stdout().write_all(text.as_bytes());
     if let Some(out) = &args.json {
         let doc = json!({
             "base": base_path.display().to_string(),

@@ -76,7 +76,7 @@ pub struct Verdict {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum GateError {
     /// The metric is not in both reports.
-    #[error("--fail-if-drop {metric}: {} no metric {metric:?} (base has: {}; new has: {})", if *.missing == "base and new" { "neither report has".to_string() } else { format!("the {} report has", .missing) }, list(.base), list(.new))]
+    #[error("--fail-if-drop {metric}: {} (base has: {}; new has: {})", absent(.missing, .metric), list(.base), list(.new))]
     UnknownMetric {
         /// The metric.
         metric: String,
@@ -90,6 +90,14 @@ pub enum GateError {
     /// Both reports have the metric, but no case is scored in both.
     #[error("--fail-if-drop {0}: no case has a {0} score in both reports, so there is nothing to compare")]
     NoPairs(String),
+}
+
+fn absent(missing: &str, metric: &str) -> String {
+    if missing == "base and new" {
+        format!("neither report has a metric {metric:?}")
+    } else {
+        format!("the {missing} report has no metric {metric:?}")
+    }
 }
 
 fn list(names: &[String]) -> String {
@@ -158,7 +166,8 @@ pub fn level(alpha: f64) -> String {
 }
 
 fn verdict(rule: &Rule, r: &MetricRow, alpha: f64) -> Verdict {
-    let drop = -r.delta;
+    // `+ 0.0` turns a drop of -0 into 0.
+    let drop = -r.delta + 0.0;
     let who = match &r.model {
         Some(m) => format!("{} ({m})", rule.metric),
         None => rule.metric.clone(),

@@ -35,12 +35,43 @@ pub fn with_timings(r: &EvaluationResult) -> EvaluationResult {
     r
 }
 
+/// Which kind of run wrote a report, read from its `experiment` block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A task run (`evaluator_config.task`).
+    Task,
+    /// A retrieval run (`run_config.k`).
+    Retrieval,
+    /// The RAG check (anything else).
+    Rag,
+}
+
+fn kind(r: &EvaluationResult) -> Kind {
+    let e = &r.report.experiment;
+    if e.evaluator_config.get("task").is_some() {
+        Kind::Task
+    } else if e.run_config.get("k").is_some() {
+        Kind::Retrieval
+    } else {
+        Kind::Rag
+    }
+}
+
 /// `report.md` of a saved report.
 pub fn markdown(r: &EvaluationResult, lang: Lang) -> String {
     let r = &with_timings(r);
+    // The RAG check's line under the overall table, from the report's counts.
+    let after_overall = (kind(r) == Kind::Rag).then(|| {
+        format!(
+            "{}: {} / {}",
+            lang.pick("模型调用失败", "Failed model calls"),
+            r.metrics.counts.failed_calls,
+            r.metrics.cases
+        )
+    });
     let parts = MarkdownParts {
         experiment: experiment_lines(r, lang),
-        after_overall: None,
+        after_overall,
         sections: Vec::new(),
         notes: Vec::new(),
     };
@@ -59,28 +90,31 @@ pub fn summary_csv(r: &EvaluationResult) -> Result<String, CsvError> {
         .and_then(Value::as_u64)
         .map_or(r.metrics.cases, |n| n as usize);
     let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
-    let (default_model, identity) = if ec.get("task").is_some() {
-        let (t, p) = (&ec["task"], &ec["prompt_template"]);
-        (
-            String::new(),
-            vec![
-                ("task".into(), text(&t["name"])),
-                ("task_version".into(), text(&t["version"])),
-                ("prompt".into(), text(&p["name"])),
-                ("prompt_version".into(), text(&p["version"])),
-            ],
-        )
-    } else if let Some(k) = rc.get("k") {
-        let backend = rc["backend"].as_str().unwrap_or("responses").to_string();
-        (
-            backend,
-            vec![
-                ("kind".into(), "retrieval".into()),
-                ("k".into(), k.to_string()),
-            ],
-        )
-    } else {
-        (text(&rc["model"]), vec![("kind".into(), "rag".into())])
+    let (default_model, identity) = match kind(r) {
+        Kind::Task => {
+            let (t, p) = (&ec["task"], &ec["prompt_template"]);
+            (
+                String::new(),
+                vec![
+                    ("task".into(), text(&t["name"])),
+                    ("task_version".into(), text(&t["version"])),
+                    ("prompt".into(), text(&p["name"])),
+                    ("prompt_version".into(), text(&p["version"])),
+                ],
+            )
+        }
+        Kind::Retrieval => {
+            let k = &rc["k"];
+            let backend = rc["backend"].as_str().unwrap_or("responses").to_string();
+            (
+                backend,
+                vec![
+                    ("kind".into(), "retrieval".into()),
+                    ("k".into(), k.to_string()),
+                ],
+            )
+        }
+        Kind::Rag => (text(&rc["model"]), vec![("kind".into(), "rag".into())]),
     };
     let o = Outputs {
         report: r.clone(),
