@@ -161,9 +161,19 @@ mod tests {
     fn mcnemar_is_stable_for_large_counts() {
         // n = 100,000 balanced: p = 1 (capped), finite.
         assert_eq!(mcnemar(50_000, 50_000).p, 1.0);
-        // Slightly unbalanced: z ≈ 2000/√100000 = 6.32 → p ≈ 2.6e-10, neither 0 nor NaN.
-        let p = mcnemar(51_000, 49_000).p;
-        assert!(p > 1e-11 && p < 1e-9, "{p}");
+        // Against the exact values (big-integer sums of binomial coefficients,
+        // 30 digits): relative error below 1e-7.
+        for (b, c, exact) in [
+            (51_000, 49_000, 2.588_716_038_346_897_9e-10),
+            (600, 400, 2.728_464_156_066_018_4e-10),
+            (10_200, 9_800, 0.004_780_889_455_902_643_5),
+        ] {
+            let p = mcnemar(b, c).p;
+            assert!(
+                ((p - exact) / exact).abs() < 1e-7,
+                "{b} {c}: {p} vs {exact}"
+            );
+        }
         // P(X ≤ n/2) for even n is 1/2 + P(X = n/2)/2, just above 1/2.
         let half = binomial_half_cdf(100_000, 50_000);
         assert!(half > 0.5 && half < 0.502, "{half}");
