@@ -360,6 +360,44 @@ fn report_renders_saved_task_rag_and_retrieval_reports_again() {
             "{mine}"
         );
     }
+    // Answers scored from a file, with parse problems and a skipped line: the
+    // same experiment lines and sections, parse problems as counts only.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/score");
+    let scored = dir.join("scored");
+    let mut cmd = evalpage();
+    cmd.args(["score", "--task", "event_eval", "--dataset"])
+        .arg(data.join("event_dataset.jsonl"))
+        .arg("--responses")
+        .arg(data.join("event_responses.jsonl"))
+        .arg("--out")
+        .arg(&scored);
+    assert_ok(&finish(cmd));
+    let again = dir.join("again-scored");
+    assert_ok(&report(&[p(&scored), "--format", "md", "--out", p(&again)]));
+    let (mine, theirs) = (
+        read(&again.join("report.md")),
+        read(&scored.join("report.md")),
+    );
+    for line in theirs.lines().filter(|l| l.starts_with("- ")) {
+        assert!(mine.contains(line), "{line:?} missing in\n{mine}");
+    }
+    assert_eq!(
+        section(&mine, "跳过的输入行"),
+        section(&theirs, "跳过的输入行")
+    );
+    let counts = |md: &str| {
+        section(md, "解析问题")
+            .lines()
+            .take(6)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(counts(&mine), counts(&theirs));
+    assert!(
+        mine.contains("每个解析问题的详情在该次运行的 results.jsonl 中。"),
+        "{mine}"
+    );
+
     // English, from the report.json path itself.
     let en = dir.join("en");
     assert_ok(&report(&[

@@ -4,12 +4,13 @@
 //! block, and `summary.csv` through the one CSV writer (`outputs::summary_csv`)
 //! with its `samples`, default model and identity columns read back from the
 //! same block the way each kind wrote them. What only the run had (the RAG
-//! check's per-case table and Notes, a task's parse problems) is not in
-//! `report.json` and is not re-rendered; every section spec 003 builds from
-//! the report is.
+//! check's per-case table and Notes, the text of a task's parse problems) is
+//! not in `report.json` and is not re-rendered; every section spec 003 builds
+//! from the report is, and a task's parse-problem counts (from the report's
+//! case verdicts) and skipped input lines.
 
 use super::outputs::{summary_csv as csv_of, CsvError, Outputs};
-use super::{render_md, EvaluationResult, MarkdownParts};
+use super::{cell, more, render_md, EvaluationResult, MarkdownParts, MAX_LISTED};
 use crate::Lang;
 use serde_json::Value;
 use std::fmt::Write;
@@ -69,13 +70,75 @@ pub fn markdown(r: &EvaluationResult, lang: Lang) -> String {
             r.metrics.cases
         )
     });
+    let sections = match kind(r) {
+        Kind::Task => vec![parse_problems(r, lang), skipped_lines(r, lang)],
+        Kind::Retrieval | Kind::Rag => Vec::new(),
+    };
     let parts = MarkdownParts {
         experiment: experiment_lines(r, lang),
         after_overall,
-        sections: Vec::new(),
+        sections,
         notes: Vec::new(),
     };
     render_md(r, &parts, lang)
+}
+
+/// A task's parse-problem counts per model, from the report's case verdicts
+/// (`ok` and not passed: answered with a parse problem). The problems
+/// themselves are in the run's `results.jsonl`, not in the report.
+fn parse_problems(r: &EvaluationResult, lang: Lang) -> String {
+    let mut md = format!("## {}\n\n", lang.pick("解析问题", "Parse problems"));
+    md.push_str("| model | samples | answered | unanswered (failed / no response) | parse_problems |\n|---|---|---|---|---|\n");
+    let mut models: Vec<&str> = Vec::new();
+    for c in &r.cases {
+        if !models.contains(&c.model.as_str()) {
+            models.push(&c.model);
+        }
+    }
+    let mut problems = 0;
+    for m in models {
+        let of: Vec<_> = r.cases.iter().filter(|c| c.model == m).collect();
+        let answered = of.iter().filter(|c| c.status == "ok").count();
+        let bad = of.iter().filter(|c| c.status == "ok" && !c.passed).count();
+        problems += bad;
+        let _ = writeln!(
+            md,
+            "| {} | {} | {answered} | {} | {bad} |",
+            cell(m),
+            of.len(),
+            of.len() - answered
+        );
+    }
+    if problems > 0 {
+        let _ = writeln!(
+            md,
+            "\n{}",
+            lang.pick(
+                "每个解析问题的详情在该次运行的 results.jsonl 中。",
+                "Each parse problem is described in the run's results.jsonl."
+            )
+        );
+    }
+    md.push('\n');
+    md
+}
+
+/// The input lines the run skipped, as the report lists them.
+fn skipped_lines(r: &EvaluationResult, lang: Lang) -> String {
+    let errors = r.report.line_errors.as_deref().unwrap_or_default();
+    if errors.is_empty() {
+        return String::new();
+    }
+    let mut md = format!(
+        "## {}\n\n",
+        lang.pick("跳过的输入行", "Skipped input lines")
+    );
+    for e in errors.iter().take(MAX_LISTED) {
+        let _ = writeln!(md, "- {}", cell(&e.to_string()));
+    }
+    more(&mut md, errors.len(), lang);
+    md.push('\n');
+    md
 }
 
 /// `summary.csv` of a saved report (the columns of `outputs`' module doc).
@@ -167,7 +230,16 @@ pub fn experiment_lines(r: &EvaluationResult, lang: Lang) -> Vec<String> {
         dataset.push(')');
     }
     out.push(dataset);
-    if let Some(backend) = rc.get("backend").and_then(Value::as_str) {
+    let task = kind(r) == Kind::Task;
+    if task {
+        // As a task run describes where its answers came from.
+        let source = match (rc["mode"].as_str(), &e.run) {
+            (Some("score"), _) => s(&rc["responses"]),
+            (_, Some(run)) => format!("{} run {}", s(&rc["backend"]), run.run_id),
+            (_, None) => s(&rc["backend"]),
+        };
+        out.push(format!("{}: {source}", t("回答来源", "Answers")));
+    } else if let Some(backend) = rc.get("backend").and_then(Value::as_str) {
         out.push(format!("{}: {backend}", t("后端", "Backend")));
     }
     let models = r.models();
@@ -199,7 +271,7 @@ pub fn experiment_lines(r: &EvaluationResult, lang: Lang) -> Vec<String> {
     if !metrics.is_empty() {
         out.push(format!("{}: {}", t("指标", "Metrics"), metrics.join(", ")));
     }
-    if let Some(run) = &e.run {
+    if let Some(run) = e.run.as_ref().filter(|_| !task) {
         out.push(format!("Run: {} ({})", run.run_id, run.status));
     }
     out.push(
