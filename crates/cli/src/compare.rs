@@ -151,6 +151,11 @@ pub fn render(cmp: &Comparison, verdicts: &[GateVerdict], show: usize) -> Vec<St
             unpaired.join("; ")
         ));
     }
+    if cmp.pairing == Pairing::ModelAndCase && cmp.rows.iter().all(|r| r.n == 0) {
+        out.push(
+            "no model is named in both reports: compare one model of each with --models A,B".into(),
+        );
+    }
     if cmp.duplicates != (0, 0) {
         out.push(format!(
             "repeated scores left out (the first kept): {} in base, {} in new",

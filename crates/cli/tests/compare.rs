@@ -161,6 +161,25 @@ fn two_mock_runs_compare_as_a_table_with_json_and_exit_0() {
         "{stdout}"
     );
     assert_eq!(read_json(&json2)["comparison"]["rows"], *rows);
+
+    // Runs of several models pair by model name; with none in common, the
+    // output says how to pick one model of each.
+    let cd = dir.join("cd");
+    mock_run("mock-c,mock-d", &cd);
+    let out = compare(&[p(&ab), p(&cd)]);
+    assert_ok(&out);
+    let (stdout, _) = texts(&out);
+    assert!(stdout.contains("paired by model and sample_id"), "{stdout}");
+    assert!(stdout.contains("mock-a  sentiment_acc  0  -"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "no model is named in both reports: compare one model of each with --models A,B"
+        ),
+        "{stdout}"
+    );
+    let out = compare(&[p(&ab), p(&cd), "--models", "mock-b,mock-c"]);
+    assert_ok(&out);
+    assert!(texts(&out).0.contains("model mock-b against model mock-c"));
 }
 
 #[test]

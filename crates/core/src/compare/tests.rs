@@ -406,3 +406,40 @@ fn models_and_metrics_come_from_scores_and_summaries() {
     assert_eq!(models(&r), vec!["a", "b"]);
     assert_eq!(metrics(&r), vec!["acc", "skipped_all"]);
 }
+
+#[test]
+fn the_gate_checks_each_model_and_needs_a_paired_case() {
+    // p fails on acc (10 of 10 regressions), q keeps it; r is in base only.
+    let mut base_rows = Vec::new();
+    let mut new_rows = Vec::new();
+    let ids: Vec<String> = (0..10).map(|i| format!("c{i}")).collect();
+    for id in &ids {
+        base_rows.push((Some("p"), id.as_str(), "acc", 1.0));
+        base_rows.push((Some("q"), id.as_str(), "acc", 1.0));
+        base_rows.push((Some("r"), id.as_str(), "only_r", 1.0));
+        new_rows.push((Some("p"), id.as_str(), "acc", 0.0));
+        new_rows.push((Some("q"), id.as_str(), "acc", 1.0));
+        new_rows.push((Some("q"), id.as_str(), "only_r", 1.0));
+    }
+    let (b, n) = (report(&base_rows), report(&new_rows));
+    let c = compare(&b, &n, &opts()).expect("compare");
+    let rule = |m: &str| Rule {
+        metric: m.into(),
+        max_drop: 0.0,
+    };
+    let v = check_gate(&c, &[rule("acc")], &metrics(&b), &metrics(&n)).expect("gate");
+    let by: Vec<(Option<&str>, Outcome)> =
+        v.iter().map(|v| (v.model.as_deref(), v.outcome)).collect();
+    assert_eq!(
+        by,
+        vec![(Some("p"), Outcome::Fail), (Some("q"), Outcome::Within)]
+    );
+    assert!(
+        v[0].reason.starts_with("acc (p): drop 1.0000"),
+        "{}",
+        v[0].reason
+    );
+    // only_r is in both reports, but r's cases are not q's: nothing pairs.
+    let err = check_gate(&c, &[rule("only_r")], &metrics(&b), &metrics(&n)).expect_err("no pairs");
+    assert_eq!(err, GateError::NoPairs("only_r".into()));
+}
