@@ -27,6 +27,80 @@ pub enum Command {
     /// Work with task files (spec 004 task YAML).
     #[command(subcommand)]
     Task(TaskCommand),
+    /// Compare two saved runs case by case (paired bootstrap intervals, McNemar's
+    /// exact test) and gate on drops: exit 1 when a --fail-if-drop rule fails.
+    Compare(CompareArgs),
+    /// Render a saved report.json again (report.md, summary.csv or report.json) without re-running it.
+    Report(ReportArgs),
+}
+
+/// Options of `evalpage compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The base run: its report.json, or the run directory holding it.
+    #[arg(value_name = "BASE")]
+    pub base: PathBuf,
+    /// The new run: its report.json or run directory [default with --models: BASE].
+    #[arg(value_name = "NEW", required_unless_present = "models")]
+    pub new: Option<PathBuf>,
+    /// Fail (exit 1) when METRIC's mean drops by more than DELTA (in the metric's
+    /// units, e.g. accuracy=0.02) and the drop is significant at --alpha
+    /// (McNemar's exact test for 0/1 metrics, the paired bootstrap interval
+    /// otherwise). Repeatable.
+    #[arg(long, value_name = "METRIC=DELTA")]
+    pub fail_if_drop: Vec<String>,
+    /// Significance level of the gate; the intervals are at 1 - alpha.
+    #[arg(long, value_name = "A", default_value_t = 0.05, value_parser = parse_alpha)]
+    pub alpha: f64,
+    /// Seed of the paired bootstrap (10,000 resamples).
+    #[arg(long, value_name = "S", default_value_t = evalpage_core::compare::SEED)]
+    pub seed: u64,
+    /// Write the whole comparison (rows, per-case diff, gate verdicts) as JSON here.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Compare model A of BASE with model B of NEW (of BASE when NEW is not given).
+    #[arg(long, value_name = "A,B")]
+    pub models: Option<String>,
+    /// Per-case differences listed of each kind (regressions, improvements).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub show: usize,
+}
+
+/// What `evalpage report` renders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// report.md (spec 003's sections).
+    Md,
+    /// summary.csv (one row per model).
+    Csv,
+    /// report.json, normalized and pretty.
+    Json,
+}
+
+/// Options of `evalpage report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A saved report.json, or the run directory holding it.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// What to render.
+    #[arg(long, value_enum)]
+    pub format: ReportFormat,
+    /// Output directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Language of report.md.
+    #[arg(long, value_enum, default_value_t = LangArg::Zh)]
+    pub lang: LangArg,
+}
+
+fn parse_alpha(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    if v > 0.0 && v < 1.0 {
+        Ok(v)
+    } else {
+        Err(format!("`{s}` is not between 0 and 1 (exclusive)"))
+    }
 }
 
 /// `evalpage task ...`.

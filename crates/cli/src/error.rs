@@ -57,6 +57,9 @@ pub enum CliError {
     /// The run stopped at a fatal answer (401, 403, 404): what to fix.
     #[error("{0}")]
     Stopped(String),
+    /// `evalpage compare`: a --fail-if-drop rule failed (the reasons are printed).
+    #[error("the regression gate failed: {0} rule check(s) found a significant drop larger than allowed")]
+    GateFailed(usize),
     /// The mock server could not start.
     #[error("cannot listen on 127.0.0.1:{port}: {message}")]
     Listen {
@@ -76,7 +79,10 @@ impl CliError {
             | CliError::Input { .. }
             | CliError::TaskInvalid { .. }
             | CliError::NoCases { .. } => 2,
-            CliError::Output { .. } | CliError::Listen { .. } | CliError::Mismatch(_) => 1,
+            CliError::Output { .. }
+            | CliError::Listen { .. }
+            | CliError::Mismatch(_)
+            | CliError::GateFailed(_) => 1,
             CliError::Stopped(_) => 3,
         }
     }

@@ -8,12 +8,15 @@
 //! checks an event log against a final report; `evalpage score` scores answers
 //! produced elsewhere against a task (no model call); `evalpage run --dialogs` plays
 //! spec 001 dialogs and `evalpage score --dialogs` scores a dialog trace; `evalpage task check`
-//! validates a task file.
+//! validates a task file; `evalpage compare` compares two saved runs case by case
+//! and gates on significant drops; `evalpage report` renders a saved report again.
 
 mod args;
+mod compare;
 mod error;
 mod mock;
 mod reconcile;
+mod report;
 mod run;
 mod score;
 mod score_dialog;
@@ -50,5 +53,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Score(a) if a.dialogs.is_some() => Ok(score_dialog::execute(&a)?),
         Command::Score(a) => Ok(score::execute(&a)?),
         Command::Task(TaskCommand::Check(a)) => Ok(task_check::check(&a)?),
+        Command::Compare(a) => Ok(compare::execute(&a)?),
+        Command::Report(a) => Ok(report::execute(&a)?),
     }
 }

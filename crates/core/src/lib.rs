@@ -6,6 +6,7 @@
 //! model answers are passed in by the caller (the Yew page or the CLI), so both
 //! shells produce the same report from the same answers.
 
+pub mod compare;
 pub mod console;
 pub mod dataset;
 pub mod demo;
@@ -35,6 +36,11 @@ pub use lang::Lang;
 // The facade: what the shells (the page and the CLI) use, by name, so they
 // never reach into the core's module tree. Modules stay public for the
 // crate's own tests, benches and fuzz targets.
+pub use compare::{
+    check_gate, compare, fmt_p, level as ci_level, CaseDiff, CaseKey, CompareError, Comparison,
+    GateError, MetricRow, Models as CompareModels, Options as CompareOptions,
+    Outcome as GateOutcome, Pairing, Rule as GateRule, Verdict as GateVerdict,
+};
 pub use dataset::metadata::DatasetMetadata as DatasetMetadataFile;
 pub use dataset::rag::{RagCase, RagDataset};
 pub use dataset::retrieval::{
@@ -58,6 +64,7 @@ pub use provider::openai::{build_json_request, parse_json_response};
 pub use provider::openai::{build_request, parse_response, HttpRequest, OpenAiConfig};
 pub use provider::{ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, ModelSettings};
 pub use report::outputs::render as render_outputs;
+pub use report::saved::{markdown as saved_markdown, summary_csv as saved_summary_csv};
 pub use report::{
     set_prices, EvaluationResult, Outputs, Price, Prices, RunMeta, RunMetrics, EVENT_FILES, FILES,
 };

@@ -10,6 +10,7 @@ mod model;
 pub mod outputs;
 mod retrieval;
 mod run_record;
+pub mod saved;
 pub mod usage;
 
 pub use aggregate::{breakdowns, length_bucket, mean_std, summaries};

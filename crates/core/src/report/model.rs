@@ -22,6 +22,47 @@ pub struct EvaluationResult {
     pub report: EvaluationReport,
 }
 
+impl EvaluationResult {
+    /// The models its scores (`detail.model`) and summaries name, in
+    /// first-appearance order; none for a run of one unnamed system.
+    pub fn models(&self) -> Vec<String> {
+        let named = self.scores.iter().filter_map(EvalScore::model).chain(
+            self.report
+                .summaries
+                .iter()
+                .filter_map(|s| s.model.as_deref()),
+        );
+        first_seen(named)
+    }
+
+    /// The metrics it has, scored or summarised, in first-appearance order.
+    pub fn metric_names(&self) -> Vec<String> {
+        let names = self
+            .scores
+            .iter()
+            .map(|s| s.metric.as_str())
+            .chain(self.report.summaries.iter().map(|s| s.metric.as_str()));
+        first_seen(names)
+    }
+}
+
+fn first_seen<'a>(items: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for i in items {
+        if !out.iter().any(|o| o == i) {
+            out.push(i.to_string());
+        }
+    }
+    out
+}
+
+impl EvalScore {
+    /// The model a score names (`detail.model`, written by task runs), if any.
+    pub fn model(&self) -> Option<&str> {
+        self.detail.get("model").and_then(Value::as_str)
+    }
+}
+
 /// One metric's score for one case.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EvalScore {

@@ -1,0 +1,316 @@
+//! `evalpage compare BASE NEW [--fail-if-drop METRIC=DELTA]...`: two saved
+//! runs (or two models of one, `--models A,B`) compared case by case by the
+//! core (`evalpage_core::compare`), printed as a table with the per-case diff,
+//! and gated for CI. Exit 0 when no rule fails, 1 when one does (the reasons
+//! are printed), 2 on bad input: a missing or unreadable report, a rule that
+//! is not METRIC=DELTA or names a metric the reports do not both have.
+
+use crate::args::CompareArgs;
+use crate::error::CliError;
+use crate::report::{pretty, read_report};
+use evalpage_core::{
+    check_gate, ci_level, compare, fmt_p, CaseDiff, CaseKey, CompareModels, CompareOptions,
+    Comparison, GateOutcome, GateRule, GateVerdict, MetricRow, Pairing,
+};
+use serde_json::json;
+use std::io::Write;
+
+/// Compares, prints, writes `--json`, and gates.
+pub fn execute(args: &CompareArgs) -> Result<(), CliError> {
+    let rules = args
+        .fail_if_drop
+        .iter()
+        .map(|r| GateRule::parse(r).map_err(|e| CliError::Usage(format!("--fail-if-drop {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let models = args.models.as_deref().map(parse_models).transpose()?;
+    let (base_path, base) = read_report(&args.base)?;
+    let (new_path, new) = match &args.new {
+        Some(p) => read_report(p)?,
+        None => (base_path.clone(), base.clone()),
+    };
+    let opts = CompareOptions {
+        seed: args.seed,
+        alpha: args.alpha,
+        models,
+        ..CompareOptions::default()
+    };
+    let cmp = compare(&base, &new, &opts).map_err(|e| CliError::Usage(e.to_string()))?;
+    let verdicts = check_gate(&cmp, &rules, &base.metric_names(), &new.metric_names())
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let mut text = format!(
+        "base: {}\nnew:  {}\n",
+        base_path.display(),
+        new_path.display()
+    );
+    for line in render(&cmp, &verdicts, args.show) {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    // One write; a closed pipe (`| head`) is not an error of the comparison.
+    let _ = std::io::stdout().write_all(text.as_bytes());
+    if let Some(out) = &args.json {
+        let doc = json!({
+            "base": base_path.display().to_string(),
+            "new": new_path.display().to_string(),
+            "comparison": cmp,
+            "gate": verdicts,
+        });
+        std::fs::write(out, pretty(&doc)?).map_err(|e| CliError::output(out, e))?;
+    }
+    let failed: Vec<&GateVerdict> = verdicts
+        .iter()
+        .filter(|v| v.outcome == GateOutcome::Fail)
+        .collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::GateFailed(failed.len()))
+    }
+}
+
+/// `A,B` into the two models.
+fn parse_models(text: &str) -> Result<CompareModels, CliError> {
+    match text.split_once(',') {
+        Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() && !b.contains(',') => {
+            Ok(CompareModels {
+                base: a.trim().to_string(),
+                new: b.trim().to_string(),
+            })
+        }
+        _ => Err(CliError::Usage(format!(
+            "--models {text:?}: give two model names, A,B (A of BASE against B of NEW)"
+        ))),
+    }
+}
+
+/// The table, the per-case diff and the gate, line by line.
+pub fn render(cmp: &Comparison, verdicts: &[GateVerdict], show: usize) -> Vec<String> {
+    let mut out = vec![format!(
+        "paired {}; bootstrap of the mean difference: {} resamples, seed {}, {} intervals; McNemar exact two-sided for 0/1 metrics",
+        match &cmp.pairing {
+            Pairing::Case => "by sample_id (one model a side, names ignored)".to_string(),
+            Pairing::ModelAndCase => "by model and sample_id".to_string(),
+            Pairing::Models(m) => format!("by sample_id, model {} against model {}", m.base, m.new),
+        },
+        cmp.resamples,
+        cmp.seed,
+        ci_level(cmp.alpha),
+    )];
+    let by_model = cmp.rows.iter().any(|r| r.model.is_some());
+    let mut header = vec![
+        "metric".to_string(),
+        "n".into(),
+        "base".into(),
+        "new".into(),
+        "delta".into(),
+        format!("{} CI", ci_level(cmp.alpha)),
+        "McNemar p".into(),
+        "verdict".into(),
+    ];
+    if by_model {
+        header.insert(0, "model".into());
+    }
+    let mut table = vec![header];
+    for r in &cmp.rows {
+        let mut cells = vec![
+            r.metric.clone(),
+            r.n.to_string(),
+            num(r.base, r.n),
+            num(r.new, r.n),
+            if r.n == 0 {
+                "-".into()
+            } else {
+                format!("{:+.4}", r.delta)
+            },
+            r.ci.map_or("-".into(), |(lo, hi)| format!("[{lo:+.4}, {hi:+.4}]")),
+            r.mcnemar.map_or("-".into(), |t| fmt_p(t.p)),
+            verdict(r, cmp.alpha, verdicts),
+        ];
+        if by_model {
+            cells.insert(0, r.model.clone().unwrap_or_default());
+        }
+        table.push(cells);
+    }
+    out.extend(aligned(&table));
+    let unpaired: Vec<String> = cmp
+        .rows
+        .iter()
+        .filter(|r| r.only_base + r.only_new > 0)
+        .map(|r| {
+            format!(
+                "{}: {} in base only, {} in new only",
+                label(&r.model, &r.metric),
+                r.only_base,
+                r.only_new
+            )
+        })
+        .collect();
+    if !unpaired.is_empty() {
+        out.push(format!(
+            "not paired (scored on one side only, left out of n): {}",
+            unpaired.join("; ")
+        ));
+    }
+    if cmp.pairing == Pairing::ModelAndCase && cmp.rows.iter().all(|r| r.n == 0) {
+        out.push(
+            "no model is named in both reports: compare one model of each with --models A,B".into(),
+        );
+    }
+    if cmp.duplicates != (0, 0) {
+        out.push(format!(
+            "repeated scores left out (the first kept): {} in base, {} in new",
+            cmp.duplicates.0, cmp.duplicates.1
+        ));
+    }
+    out.push(format!(
+        "\nregressions: {} case score(s); improvements: {}; cases only in base: {}; only in new: {}",
+        cmp.regressions.len(),
+        cmp.improvements.len(),
+        cmp.only_base.len(),
+        cmp.only_new.len()
+    ));
+    diffs(&mut out, "regressions", &cmp.regressions, show);
+    diffs(&mut out, "improvements", &cmp.improvements, show);
+    keys(&mut out, "only in base", &cmp.only_base, show);
+    keys(&mut out, "only in new", &cmp.only_new, show);
+    if !verdicts.is_empty() {
+        out.push(String::new());
+        for v in verdicts {
+            let mark = match v.outcome {
+                GateOutcome::Fail => "FAIL",
+                GateOutcome::NotSignificant | GateOutcome::Within => "ok  ",
+            };
+            out.push(format!("gate {mark} {}", v.reason));
+        }
+    }
+    out
+}
+
+fn label(model: &Option<String>, metric: &str) -> String {
+    match model {
+        Some(m) => format!("{metric} ({m})"),
+        None => metric.to_string(),
+    }
+}
+
+fn num(v: f64, n: usize) -> String {
+    if n == 0 {
+        "-".into()
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+/// The row's change in words, and the gate's word when a rule checks it.
+fn verdict(r: &MetricRow, alpha: f64, verdicts: &[GateVerdict]) -> String {
+    let significant = match (&r.mcnemar, r.ci) {
+        (Some(t), _) => t.p < alpha,
+        (None, Some((lo, hi))) => lo > 0.0 || hi < 0.0,
+        (None, None) => false,
+    };
+    let mut word = if r.n == 0 {
+        "no paired case".to_string()
+    } else if r.regressions + r.improvements == 0 {
+        "no change".to_string()
+    } else if !significant {
+        "not significant".to_string()
+    } else if r.delta < 0.0 {
+        "significant drop".to_string()
+    } else {
+        "significant rise".to_string()
+    };
+    for v in verdicts
+        .iter()
+        .filter(|v| v.rule.metric == r.metric && v.model == r.model)
+    {
+        word.push_str(match v.outcome {
+            GateOutcome::Fail => ", gate FAIL",
+            GateOutcome::NotSignificant | GateOutcome::Within => ", gate ok",
+        });
+    }
+    word
+}
+
+fn diffs(out: &mut Vec<String>, title: &str, list: &[CaseDiff], show: usize) {
+    if list.is_empty() || show == 0 {
+        return;
+    }
+    out.push(if show >= list.len() {
+        format!("{title} ({}, largest first):", list.len())
+    } else {
+        format!(
+            "{title} (the first {show} of {}, largest first):",
+            list.len()
+        )
+    });
+    let rows: Vec<Vec<String>> = list
+        .iter()
+        .take(show)
+        .map(|d| {
+            vec![
+                format!("  {}", label(&d.model, &d.metric)),
+                d.sample_id.clone(),
+                format!("{} -> {}", short(d.base), short(d.new)),
+                format!("({:+.4})", d.delta()),
+            ]
+        })
+        .collect();
+    out.extend(aligned(&rows));
+}
+
+fn keys(out: &mut Vec<String>, title: &str, list: &[CaseKey], show: usize) {
+    if list.is_empty() || show == 0 {
+        return;
+    }
+    let names: Vec<String> = list
+        .iter()
+        .take(show)
+        .map(|k| match &k.model {
+            Some(m) => format!("{} ({m})", k.sample_id),
+            None => k.sample_id.clone(),
+        })
+        .collect();
+    let more = if list.len() > show {
+        format!(" and {} more", list.len() - show)
+    } else {
+        String::new()
+    };
+    out.push(format!("{title}: {}{more}", names.join(", ")));
+}
+
+/// A case value: as written when short (0, 1, 0.5), else four decimals.
+fn short(v: f64) -> String {
+    let plain = v.to_string();
+    if plain.len() <= 6 {
+        plain
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+/// Columns padded to their widest cell (by characters).
+fn aligned(rows: &[Vec<String>]) -> Vec<String> {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let width: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    rows.iter()
+        .map(|r| {
+            let cells: Vec<String> = r
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let pad = width[i].saturating_sub(s.chars().count());
+                    format!("{s}{}", " ".repeat(pad))
+                })
+                .collect();
+            cells.join("  ").trim_end().to_string()
+        })
+        .collect()
+}

@@ -1,0 +1,435 @@
+//! `evalpage compare` and `evalpage report` end to end, on runs made by the
+//! CLI itself: mock task runs (`run --task event_eval --mock`), answers scored
+//! from files (`score`) built so that one drop is significant, the RAG demo
+//! run and the offline retrieval demo run.
+
+mod common;
+
+use common::{assert_ok, evalpage, finish, read_json, run_demo, texts, Scratch};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn event_dataset() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/demo/tasks/event_eval.jsonl")
+}
+
+/// `evalpage run --task event_eval --mock --models MODELS` into `out`.
+fn mock_run(models: &str, out: &Path) {
+    let mut cmd = evalpage();
+    cmd.args(["run", "--task", "event_eval", "--mock", "--models", models])
+        .arg("--dataset")
+        .arg(event_dataset())
+        .arg("--out")
+        .arg(out);
+    assert_ok(&finish(cmd));
+}
+
+fn compare(args: &[&str]) -> Output {
+    let mut cmd = evalpage();
+    cmd.arg("compare").args(args);
+    finish(cmd)
+}
+
+fn report(args: &[&str]) -> Output {
+    let mut cmd = evalpage();
+    cmd.arg("report").args(args);
+    finish(cmd)
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().expect("utf-8 path")
+}
+
+const SENTIMENTS: [&str; 3] = ["positive", "neutral", "negative"];
+
+/// 60 event_eval samples, and two answer files scored with `evalpage score`:
+/// base answers every sample right; new gets the sentiment of the first 12
+/// wrong (12 regressions, no improvement: McNemar p = 2/2^12) and names 2 of
+/// the 3 keywords on samples 12 to 35.
+fn scored_pair(dir: &Scratch) -> (PathBuf, PathBuf) {
+    let mut data = String::new();
+    let (mut base, mut new) = (String::new(), String::new());
+    for i in 0..60 {
+        let id = format!("E{i:03}");
+        let sentiment = SENTIMENTS[i % 3];
+        let keywords = ["alpha", "beta", "gamma"];
+        data.push_str(
+            &json!({
+                "sample_id": id, "ticker": "ACME",
+                "news_items": [{"title": format!("ACME news number {i}")}],
+                "gt_sentiment": sentiment, "gt_impact_score": 1,
+                "gt_keywords": keywords, "tags": ["t"], "language": "en",
+            })
+            .to_string(),
+        );
+        data.push('\n');
+        let answer = |s: &str, k: &[&str]| {
+            let response = json!({"sentiment": s, "impact_score": 1, "keywords": k}).to_string();
+            json!({"sample_id": id, "response": response}).to_string() + "\n"
+        };
+        base.push_str(&answer(sentiment, &keywords));
+        let s = if i < 12 {
+            SENTIMENTS[(i + 1) % 3]
+        } else {
+            sentiment
+        };
+        let k: &[&str] = if (12..36).contains(&i) {
+            &keywords[..2]
+        } else {
+            &keywords
+        };
+        new.push_str(&answer(s, k));
+    }
+    let ds = dir.write("events.jsonl", &data);
+    let mut outs = Vec::new();
+    for (name, answers) in [("base", base), ("new", new)] {
+        let responses = dir.write(&format!("{name}.responses.jsonl"), &answers);
+        let out = dir.join(name);
+        let mut cmd = evalpage();
+        cmd.args(["score", "--task", "event_eval", "--dataset", p(&ds)])
+            .args(["--responses", p(&responses), "--out", p(&out)]);
+        assert_ok(&finish(cmd));
+        outs.push(out);
+    }
+    let new = outs.pop().expect("new");
+    let base = outs.pop().expect("base");
+    (base, new)
+}
+
+#[test]
+fn two_mock_runs_compare_as_a_table_with_json_and_exit_0() {
+    let dir = Scratch::new("cmp-mock");
+    let (a, b, ab) = (dir.join("a"), dir.join("b"), dir.join("ab"));
+    mock_run("mock-a", &a);
+    mock_run("mock-b", &b);
+    mock_run("mock-a,mock-b", &ab);
+    let json_out = dir.join("cmp.json");
+    let out = compare(&[
+        p(&a),
+        p(&b.join("report.json")),
+        "--fail-if-drop",
+        "sentiment_acc=0.1",
+        "--json",
+        p(&json_out),
+    ]);
+    assert_ok(&out);
+    let (stdout, _) = texts(&out);
+    assert!(stdout.contains("paired by sample_id"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "metric         n  base    new     delta    95% CI              McNemar p  verdict"
+        ),
+        "{stdout}"
+    );
+    // mock-a is right on 7 of 8 sentiments, mock-b on 5: two regressions, no
+    // improvement, so McNemar's exact p = 2 · 2^-2 = 0.5.
+    assert!(
+        stdout.contains("sentiment_acc  8  0.8750  0.6250  -0.2500  [-0.6250, +0.0000]  0.5000     not significant, gate ok"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("regressions: 3 case score(s); improvements: 2"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("  sentiment_acc  S002  1 -> 0"), "{stdout}");
+    assert!(
+        stdout.contains("gate ok   sentiment_acc: drop 0.2500 > allowed 0.1 but not significant: McNemar exact p = 0.5000 ≥ 0.05 (b = 2 regressions, c = 0 improvements)"),
+        "{stdout}"
+    );
+    let doc = read_json(&json_out);
+    let rows = &doc["comparison"]["rows"];
+    assert_eq!(rows[0]["metric"], "sentiment_acc");
+    assert_eq!(rows[0]["mcnemar"], json!({"b": 2, "c": 0, "p": 0.5}));
+    assert_eq!(rows[2]["mcnemar"], Value::Null, "keyword is not 0/1");
+    assert_eq!(doc["comparison"]["resamples"], 10_000);
+    assert_eq!(doc["comparison"]["seed"], 12);
+    assert_eq!(doc["gate"][0]["outcome"], "not_significant");
+    assert_eq!(
+        doc["comparison"]["regressions"].as_array().map(Vec::len),
+        Some(3)
+    );
+
+    // The same seed gives the same intervals; two models of one run compare
+    // like the two runs of one model each.
+    let json2 = dir.join("models.json");
+    let out = compare(&[p(&ab), "--models", "mock-a,mock-b", "--json", p(&json2)]);
+    assert_ok(&out);
+    let (stdout, _) = texts(&out);
+    assert!(
+        stdout.contains("model mock-a against model mock-b"),
+        "{stdout}"
+    );
+    assert_eq!(read_json(&json2)["comparison"]["rows"], *rows);
+
+    // Runs of several models pair by model name; with none in common, the
+    // output says how to pick one model of each.
+    let cd = dir.join("cd");
+    mock_run("mock-c,mock-d", &cd);
+    let out = compare(&[p(&ab), p(&cd)]);
+    assert_ok(&out);
+    let (stdout, _) = texts(&out);
+    assert!(stdout.contains("paired by model and sample_id"), "{stdout}");
+    assert!(stdout.contains("mock-a  sentiment_acc  0  -"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "no model is named in both reports: compare one model of each with --models A,B"
+        ),
+        "{stdout}"
+    );
+    let out = compare(&[p(&ab), p(&cd), "--models", "mock-b,mock-c"]);
+    assert_ok(&out);
+    assert!(texts(&out).0.contains("model mock-b against model mock-c"));
+}
+
+#[test]
+fn a_significant_drop_larger_than_allowed_exits_1_with_the_reason() {
+    let dir = Scratch::new("cmp-gate");
+    let (base, new) = scored_pair(&dir);
+    let json_out = dir.join("gate.json");
+    let out = compare(&[
+        p(&base),
+        p(&new),
+        "--fail-if-drop",
+        "sentiment_acc=0.05",
+        "--fail-if-drop",
+        "keyword=0.01",
+        "--fail-if-drop",
+        "impact=0",
+        "--json",
+        p(&json_out),
+    ]);
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    // 12 regressions of 60: drop 0.2, p = 2/4096 = 0.000488.
+    assert!(
+        stdout.contains("gate FAIL sentiment_acc: drop 0.2000 > allowed 0.05 and significant: McNemar exact p = 4.9e-4 < 0.05 (b = 12 regressions, c = 0 improvements)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("gate FAIL keyword: drop 0.0800 > allowed 0.01 and significant: paired 95% bootstrap interval of the change"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("excludes 0"), "{stdout}");
+    assert!(
+        stdout.contains("gate ok   impact: drop 0.0000 within the allowed 0"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("the regression gate failed: 2 rule check(s)"),
+        "{stderr}"
+    );
+    let doc = read_json(&json_out);
+    let outcomes: Vec<&str> = doc["gate"]
+        .as_array()
+        .expect("gate")
+        .iter()
+        .filter_map(|v| v["outcome"].as_str())
+        .collect();
+    assert_eq!(outcomes, vec!["fail", "fail", "within"]);
+
+    // Within the allowance (the drop is exactly 0.2), or at a level the
+    // evidence does not reach: exit 0.
+    assert_ok(&compare(&[
+        p(&base),
+        p(&new),
+        "--fail-if-drop",
+        "sentiment_acc=0.2",
+    ]));
+    let out = compare(&[
+        p(&base),
+        p(&new),
+        "--fail-if-drop",
+        "sentiment_acc=0.05",
+        "--alpha",
+        "0.0001",
+    ]);
+    assert_ok(&out);
+    let (stdout, _) = texts(&out);
+    assert!(stdout.contains("99.99% CI"), "{stdout}");
+    assert!(
+        stdout.contains("but not significant: McNemar exact p = 4.9e-4 ≥ 0.0001"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bad_input_exits_2_with_the_file_and_what_is_wrong() {
+    let dir = Scratch::new("cmp-bad");
+    let a = dir.join("a");
+    mock_run("mock-a", &a);
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).expect("mkdir");
+    let broken = dir.write("broken.json", "{\n  \"metrics\": {\"cases\": 1,, }\n}");
+    let missing = dir.join("missing.json");
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec![p(&a), p(&missing)],
+            format!("cannot use {}: cannot read it", missing.display()),
+        ),
+        (
+            vec![p(&a), p(&empty)],
+            "a directory without report.json".into(),
+        ),
+        (
+            vec![p(&a), p(&broken)],
+            format!(
+                "cannot use {}:2:26: not a saved report.json (spec 003 EvaluationResult with metrics, scores and report): key must be a string",
+                broken.display()
+            ),
+        ),
+        (
+            vec![p(&a), p(&a), "--fail-if-drop", "accuracy=0.1"],
+            "--fail-if-drop accuracy: neither report has a metric \"accuracy\" (base has: sentiment_acc, impact, keyword".into(),
+        ),
+        (
+            vec![p(&a), p(&a), "--fail-if-drop", "sentiment_acc"],
+            "is not METRIC=DELTA".into(),
+        ),
+        (
+            vec![p(&a), p(&a), "--fail-if-drop", "sentiment_acc=-1"],
+            "DELTA must be a number ≥ 0".into(),
+        ),
+        (
+            vec![p(&a), "--models", "mock-a,mock-z"],
+            "the new report has no model \"mock-z\" (it has: mock-a)".into(),
+        ),
+        (vec![p(&a), p(&a), "--alpha", "1.5"], "between 0 and 1".into()),
+    ];
+    for (args, want) in cases {
+        let out = compare(&args);
+        let (stdout, stderr) = texts(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}\n{stdout}\n{stderr}");
+        assert!(
+            stderr.contains(&want),
+            "{args:?}: want {want:?} in\n{stderr}"
+        );
+    }
+    let out = report(&[p(&broken), "--format", "md", "--out", p(&dir.join("r"))]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        texts(&out).1.contains("broken.json:2:26"),
+        "{}",
+        texts(&out).1
+    );
+}
+
+/// The `## title` section of a Markdown file, up to the next one.
+fn section<'a>(md: &'a str, title: &str) -> &'a str {
+    let start = md
+        .find(&format!("## {title}\n"))
+        .unwrap_or_else(|| panic!("no {title} in\n{md}"));
+    let rest = &md[start + 3..];
+    let end = rest.find("\n## ").map_or(md.len(), |i| start + 3 + i);
+    md[start..end].trim_end()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn report_renders_saved_task_rag_and_retrieval_reports_again() {
+    let dir = Scratch::new("cmp-report");
+    let task = dir.join("task");
+    mock_run("mock-a,mock-b", &task);
+    let rag = dir.join("rag");
+    assert_ok(&run_demo(&common::demo_dataset(), &rag, &[]));
+    let retrieval = dir.join("retrieval");
+    let mut cmd = evalpage();
+    cmd.args(["run", "--retrieval", "--dataset"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/demo/demo_retrieval.jsonl"))
+        .arg("--out")
+        .arg(&retrieval);
+    assert_ok(&finish(cmd));
+    for run in [&task, &rag, &retrieval] {
+        let again = dir.join(&format!(
+            "again-{}",
+            run.file_name().and_then(|n| n.to_str()).unwrap_or("x")
+        ));
+        for format in ["md", "csv", "json"] {
+            assert_ok(&report(&[p(run), "--format", format, "--out", p(&again)]));
+        }
+        // summary.csv and report.json come out byte for byte as the run wrote them.
+        assert_eq!(
+            read(&again.join("summary.csv")),
+            read(&run.join("summary.csv"))
+        );
+        assert_eq!(
+            read(&again.join("report.json")),
+            read(&run.join("report.json"))
+        );
+        // report.md has the same report sections as the run's own.
+        let (mine, theirs) = (read(&again.join("report.md")), read(&run.join("report.md")));
+        assert!(theirs.contains("## 整体指标\n"));
+        for title in [
+            "整体指标",
+            "用量、延迟与成本",
+            "按标签",
+            "按语言",
+            "按长度",
+            "错误用例",
+        ] {
+            if theirs.contains(&format!("## {title}\n")) {
+                assert_eq!(section(&mine, title), section(&theirs, title), "{title}");
+            }
+        }
+        assert!(
+            mine.contains("- 来源: 重新渲染已保存的 report.json"),
+            "{mine}"
+        );
+    }
+    // Answers scored from a file, with parse problems and a skipped line: the
+    // same experiment lines and sections, parse problems as counts only.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/score");
+    let scored = dir.join("scored");
+    let mut cmd = evalpage();
+    cmd.args(["score", "--task", "event_eval", "--dataset"])
+        .arg(data.join("event_dataset.jsonl"))
+        .arg("--responses")
+        .arg(data.join("event_responses.jsonl"))
+        .arg("--out")
+        .arg(&scored);
+    assert_ok(&finish(cmd));
+    let again = dir.join("again-scored");
+    assert_ok(&report(&[p(&scored), "--format", "md", "--out", p(&again)]));
+    let (mine, theirs) = (
+        read(&again.join("report.md")),
+        read(&scored.join("report.md")),
+    );
+    for line in theirs.lines().filter(|l| l.starts_with("- ")) {
+        assert!(mine.contains(line), "{line:?} missing in\n{mine}");
+    }
+    assert_eq!(
+        section(&mine, "跳过的输入行"),
+        section(&theirs, "跳过的输入行")
+    );
+    let counts = |md: &str| {
+        section(md, "解析问题")
+            .lines()
+            .take(6)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(counts(&mine), counts(&theirs));
+    assert!(
+        mine.contains("每个解析问题的详情在该次运行的 results.jsonl 中。"),
+        "{mine}"
+    );
+
+    // English, from the report.json path itself.
+    let en = dir.join("en");
+    assert_ok(&report(&[
+        p(&task.join("report.json")),
+        "--format",
+        "md",
+        "--out",
+        p(&en),
+        "--lang",
+        "en",
+    ]));
+    let md = read(&en.join("report.md"));
+    assert!(md.contains("- Task: event_eval v1 (preset)"), "{md}");
+    assert!(md.contains("- Models: mock-a, mock-b"), "{md}");
+    assert!(md.contains("| mock-b | sentiment_acc | 0.625 |"), "{md}");
+}

@@ -1,0 +1,285 @@
+//! A saved `report.json` rendered again (`evalpage report`), whatever kind of
+//! run wrote it, from the report alone: `report.md` through the one renderer
+//! (`render_md`) with experiment lines read from the report's `experiment`
+//! block, and `summary.csv` through the one CSV writer (`outputs::summary_csv`)
+//! with its `samples`, default model and identity columns read back from the
+//! same block the way each kind wrote them. What only the run had (the RAG
+//! check's per-case table and Notes, the text of a task's parse problems) is
+//! not in `report.json` and is not re-rendered; every section spec 003 builds
+//! from the report is, and a task's parse-problem counts (from the report's
+//! case verdicts) and skipped input lines.
+
+use super::outputs::{summary_csv as csv_of, CsvError, Outputs};
+use super::{cell, more, render_md, EvaluationResult, MarkdownParts, MAX_LISTED};
+use crate::Lang;
+use serde_json::Value;
+use std::fmt::Write;
+
+/// The report with its usage rows' timings back from `experiment.run.latency`
+/// (where `report.json` keeps them, beside the run id), as the run had them.
+pub fn with_timings(r: &EvaluationResult) -> EvaluationResult {
+    let mut r = r.clone();
+    let latency = r
+        .report
+        .experiment
+        .run
+        .as_ref()
+        .map(|run| run.latency.clone())
+        .unwrap_or_default();
+    for u in &mut r.report.usage {
+        if let Some(l) = latency.iter().find(|l| l.model == u.model) {
+            u.latency_p50_ms = l.latency_p50_ms;
+            u.latency_p95_ms = l.latency_p95_ms;
+            u.output_tokens_per_s = l.output_tokens_per_s;
+        }
+    }
+    r
+}
+
+/// Which kind of run wrote a report, read from its `experiment` block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A task run (`evaluator_config.task`).
+    Task,
+    /// A retrieval run (`run_config.k`).
+    Retrieval,
+    /// The RAG check (anything else).
+    Rag,
+}
+
+fn kind(r: &EvaluationResult) -> Kind {
+    let e = &r.report.experiment;
+    if e.evaluator_config.get("task").is_some() {
+        Kind::Task
+    } else if e.run_config.get("k").is_some() {
+        Kind::Retrieval
+    } else {
+        Kind::Rag
+    }
+}
+
+/// `report.md` of a saved report.
+pub fn markdown(r: &EvaluationResult, lang: Lang) -> String {
+    let r = &with_timings(r);
+    // The RAG check's line under the overall table, from the report's counts.
+    let after_overall = (kind(r) == Kind::Rag).then(|| {
+        format!(
+            "{}: {} / {}",
+            lang.pick("模型调用失败", "Failed model calls"),
+            r.metrics.counts.failed_calls,
+            r.metrics.cases
+        )
+    });
+    let sections = match kind(r) {
+        Kind::Task => vec![parse_problems(r, lang), skipped_lines(r, lang)],
+        Kind::Retrieval | Kind::Rag => Vec::new(),
+    };
+    let parts = MarkdownParts {
+        experiment: experiment_lines(r, lang),
+        after_overall,
+        sections,
+        notes: Vec::new(),
+    };
+    render_md(r, &parts, lang)
+}
+
+/// A task's parse-problem counts per model, from the report's case verdicts
+/// (`ok` and not passed: answered with a parse problem). The problems
+/// themselves are in the run's `results.jsonl`, not in the report.
+fn parse_problems(r: &EvaluationResult, lang: Lang) -> String {
+    let mut md = format!("## {}\n\n", lang.pick("解析问题", "Parse problems"));
+    md.push_str("| model | samples | answered | unanswered (failed / no response) | parse_problems |\n|---|---|---|---|---|\n");
+    let mut models: Vec<&str> = Vec::new();
+    for c in &r.cases {
+        if !models.contains(&c.model.as_str()) {
+            models.push(&c.model);
+        }
+    }
+    let mut problems = 0;
+    for m in models {
+        let of: Vec<_> = r.cases.iter().filter(|c| c.model == m).collect();
+        let answered = of.iter().filter(|c| c.status == "ok").count();
+        let bad = of.iter().filter(|c| c.status == "ok" && !c.passed).count();
+        problems += bad;
+        let _ = writeln!(
+            md,
+            "| {} | {} | {answered} | {} | {bad} |",
+            cell(m),
+            of.len(),
+            of.len() - answered
+        );
+    }
+    if problems > 0 {
+        let _ = writeln!(
+            md,
+            "\n{}",
+            lang.pick(
+                "每个解析问题的详情在该次运行的 results.jsonl 中。",
+                "Each parse problem is described in the run's results.jsonl."
+            )
+        );
+    }
+    md.push('\n');
+    md
+}
+
+/// The input lines the run skipped, as the report lists them.
+fn skipped_lines(r: &EvaluationResult, lang: Lang) -> String {
+    let errors = r.report.line_errors.as_deref().unwrap_or_default();
+    if errors.is_empty() {
+        return String::new();
+    }
+    let mut md = format!(
+        "## {}\n\n",
+        lang.pick("跳过的输入行", "Skipped input lines")
+    );
+    for e in errors.iter().take(MAX_LISTED) {
+        let _ = writeln!(md, "- {}", cell(&e.to_string()));
+    }
+    more(&mut md, errors.len(), lang);
+    md.push('\n');
+    md
+}
+
+/// `summary.csv` of a saved report (the columns of `outputs`' module doc).
+pub fn summary_csv(r: &EvaluationResult) -> Result<String, CsvError> {
+    let r = &with_timings(r);
+    let e = &r.report.experiment;
+    let (rc, ec) = (&e.run_config, &e.evaluator_config);
+    let samples = e
+        .dataset
+        .counts
+        .get("sample_count")
+        .and_then(Value::as_u64)
+        .map_or(r.metrics.cases, |n| n as usize);
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let (default_model, identity) = match kind(r) {
+        Kind::Task => {
+            let (t, p) = (&ec["task"], &ec["prompt_template"]);
+            (
+                String::new(),
+                vec![
+                    ("task".into(), text(&t["name"])),
+                    ("task_version".into(), text(&t["version"])),
+                    ("prompt".into(), text(&p["name"])),
+                    ("prompt_version".into(), text(&p["version"])),
+                ],
+            )
+        }
+        Kind::Retrieval => {
+            let k = &rc["k"];
+            let backend = rc["backend"].as_str().unwrap_or("responses").to_string();
+            (
+                backend,
+                vec![
+                    ("kind".into(), "retrieval".into()),
+                    ("k".into(), k.to_string()),
+                ],
+            )
+        }
+        Kind::Rag => (text(&rc["model"]), vec![("kind".into(), "rag".into())]),
+    };
+    let o = Outputs {
+        report: r.clone(),
+        markdown: String::new(),
+        results_jsonl: String::new(),
+        samples,
+        default_model,
+        identity,
+        run_meta: Value::Null,
+        fingerprint: Value::Null,
+        model_snapshot: Value::Null,
+    };
+    csv_of(&o)
+}
+
+/// The experiment's lines, from what the report records: task and prompt
+/// template, dataset, backend and models, endpoint, metrics, run.
+pub fn experiment_lines(r: &EvaluationResult, lang: Lang) -> Vec<String> {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let e = &r.report.experiment;
+    let (rc, ec) = (&e.run_config, &e.evaluator_config);
+    let s = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let mut out = Vec::new();
+    if let Some(task) = ec.get("task") {
+        out.push(format!(
+            "{}: {} {} ({})",
+            t("任务", "Task"),
+            s(&task["name"]),
+            s(&task["version"]),
+            s(&task["source"])
+        ));
+    }
+    if let Some(p) = ec.get("prompt_template") {
+        out.push(format!(
+            "{}: {} {} ({})",
+            t("提示词模板", "Prompt template"),
+            s(&p["name"]),
+            s(&p["version"]),
+            s(&p["source"])
+        ));
+    }
+    let d = &e.dataset;
+    let count = |k: &str| d.counts.get(k).and_then(Value::as_u64);
+    let mut dataset = format!("{}: {} {}", t("数据集", "Dataset"), d.dataset_id, d.version);
+    if let Some(n) = count("sample_count") {
+        let _ = write!(dataset, " ({n} {}", t("条样本", "samples"));
+        if let Some(skipped) = count("line_errors") {
+            let _ = write!(dataset, ", {skipped} {}", t("行被跳过", "lines skipped"));
+        }
+        dataset.push(')');
+    }
+    out.push(dataset);
+    let task = kind(r) == Kind::Task;
+    if task {
+        // As a task run describes where its answers came from.
+        let source = match (rc["mode"].as_str(), &e.run) {
+            (Some("score"), _) => s(&rc["responses"]),
+            (_, Some(run)) => format!("{} run {}", s(&rc["backend"]), run.run_id),
+            (_, None) => s(&rc["backend"]),
+        };
+        out.push(format!("{}: {source}", t("回答来源", "Answers")));
+    } else if let Some(backend) = rc.get("backend").and_then(Value::as_str) {
+        out.push(format!("{}: {backend}", t("后端", "Backend")));
+    }
+    let models = r.models();
+    let models = if models.is_empty() {
+        rc.get("model")
+            .map(s)
+            .into_iter()
+            .filter(|m| !m.is_empty())
+            .collect()
+    } else {
+        models
+    };
+    if !models.is_empty() {
+        out.push(format!("{}: {}", t("模型", "Models"), models.join(", ")));
+    }
+    if let Some(ep) = rc.get("endpoint").and_then(Value::as_str) {
+        out.push(format!("Endpoint: {ep}"));
+    }
+    let metrics: Vec<String> = match ec.get("metrics").and_then(Value::as_array) {
+        Some(list) => list
+            .iter()
+            .map(|m| match m["type"].as_str() {
+                Some(kind) => format!("{} ({kind})", s(&m["name"])),
+                None => s(&m["name"]),
+            })
+            .collect(),
+        None => r.metric_names(),
+    };
+    if !metrics.is_empty() {
+        out.push(format!("{}: {}", t("指标", "Metrics"), metrics.join(", ")));
+    }
+    if let Some(run) = e.run.as_ref().filter(|_| !task) {
+        out.push(format!("Run: {} ({})", run.run_id, run.status));
+    }
+    out.push(
+        t(
+            "来源: 重新渲染已保存的 report.json（只含报告记录的部分）",
+            "Source: a saved report.json, rendered again (only what the report records)",
+        )
+        .to_string(),
+    );
+    out
+}
