@@ -86,6 +86,21 @@ pub fn set_mode(mode: Mode) {
     }
 }
 
+/// `path` resolved against `base` (a relative path of a manifest), as the
+/// browser resolves links; `None` when it cannot be.
+pub fn resolve(path: &str, base: &str) -> Option<String> {
+    let base = web_sys::Url::new_with_base(base, &page_href()?)
+        .ok()?
+        .href();
+    web_sys::Url::new_with_base(path.trim(), &base)
+        .ok()
+        .map(|u| u.href())
+}
+
+fn page_href() -> Option<String> {
+    web_sys::window()?.location().href().ok()
+}
+
 /// One parameter of the current page URL (non-empty).
 pub fn get(name: &str) -> Option<String> {
     let search = web_sys::window()

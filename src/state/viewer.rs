@@ -3,7 +3,8 @@
 //! into. Pure; reading files is `effects::files`, the rows and queries are
 //! the core's `view`.
 
-use evalpage_core::view::{Facets, Query, ViewData};
+use evalpage_core::view::{compare_views, Facets, Manifest, Query, ViewData};
+use evalpage_core::{CompareModels, CompareOptions, Comparison};
 use std::ops::Deref;
 use std::rc::Rc;
 use yew::Reducible;
@@ -56,6 +57,46 @@ pub struct ViewerState {
     pub loading: Option<String>,
     /// Why a file could not be opened.
     pub error: Option<Rc<str>>,
+    /// The run the opened one is compared with (the opened one is the base).
+    pub other: Option<Shared<ViewData>>,
+    /// Two models of the opened run compared with each other.
+    pub models: Option<(String, String)>,
+    /// The comparison, or why there is none.
+    pub comparison: Option<Shared<Result<Comparison, String>>>,
+    /// A published folder's manifest (`?eval=`) and its URL.
+    pub manifest: Option<Shared<(String, Manifest)>>,
+}
+
+/// Bootstrap resamples of the page's comparisons (the CLI's gates use
+/// 10,000; the page keeps a 100,000-case comparison within a second or two).
+pub const PAGE_RESAMPLES: usize = 2_000;
+
+impl ViewerState {
+    fn recompare(&mut self) {
+        let Some(data) = &self.data else {
+            self.comparison = None;
+            return;
+        };
+        let mut opts = CompareOptions {
+            resamples: PAGE_RESAMPLES,
+            ..CompareOptions::default()
+        };
+        let result = match (&self.other, &self.models) {
+            (Some(other), _) => compare_views(data, other, &opts),
+            (None, Some((a, b))) => {
+                opts.models = Some(CompareModels {
+                    base: a.clone(),
+                    new: b.clone(),
+                });
+                compare_views(data, data, &opts)
+            }
+            (None, None) => {
+                self.comparison = None;
+                return;
+            }
+        };
+        self.comparison = Some(Shared::new(result.map_err(|e| e.to_string())));
+    }
 }
 
 /// What changes the viewer.
@@ -72,6 +113,14 @@ pub enum ViewerAction {
     SetQuery(Query),
     /// A row was drilled into (or closed).
     Select(Option<u32>),
+    /// A second run was opened to compare with.
+    Other(Shared<ViewData>),
+    /// Two models of the opened run, to compare.
+    Models(String, String),
+    /// No comparison.
+    ClearCompare,
+    /// A published folder's manifest was read.
+    Manifest(Shared<(String, Manifest)>),
 }
 
 impl Reducible for ViewerState {
@@ -94,6 +143,8 @@ impl Reducible for ViewerState {
                 s.loading = None;
                 s.error = None;
                 s.selected = None;
+                s.models = None;
+                s.recompare();
             }
             ViewerAction::Failed(why) => {
                 s.loading = None;
@@ -106,6 +157,22 @@ impl Reducible for ViewerState {
                 s.query = q;
             }
             ViewerAction::Select(i) => s.selected = i,
+            ViewerAction::Other(o) => {
+                s.other = Some(o);
+                s.models = None;
+                s.recompare();
+            }
+            ViewerAction::Models(a, b) => {
+                s.other = None;
+                s.models = Some((a, b));
+                s.recompare();
+            }
+            ViewerAction::ClearCompare => {
+                s.other = None;
+                s.models = None;
+                s.comparison = None;
+            }
+            ViewerAction::Manifest(m) => s.manifest = Some(m),
         }
         Rc::new(s)
     }

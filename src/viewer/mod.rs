@@ -9,13 +9,15 @@
 //! the error).
 
 mod charts;
+mod compare;
 mod table;
 
 use crate::archive;
 use crate::effects::{files, url};
 use crate::state::viewer::{Shared, ViewerAction, ViewerState};
 use charts::Charts;
-use evalpage_core::view::{self, Outcome, Query, Sort, ViewData};
+use compare::ComparePanel;
+use evalpage_core::view::{self, manifest_url, read_manifest, Outcome, Query, Sort, ViewData};
 use evalpage_core::Lang;
 use std::rc::Rc;
 use table::CaseTable;
@@ -102,9 +104,136 @@ pub fn use_viewer() -> UseReducerHandle<ViewerState> {
                 let state = state.clone();
                 files::fetch_then(u, move |read| load_into(&state, read, false));
             }
+            if let Some(eval) = url::get("eval") {
+                let murl = manifest_url(&eval);
+                let state = state.clone();
+                files::fetch_then(murl.clone(), move |read| {
+                    let m = read.and_then(|(_, bytes)| read_manifest(&murl, &bytes));
+                    match m {
+                        Ok(m) => state.dispatch(ViewerAction::Manifest(Shared::new((murl, m)))),
+                        Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+                    }
+                });
+            }
         });
     }
     state
+}
+
+fn load_other(state: &UseReducerHandle<ViewerState>, read: files::Read) {
+    match read.and_then(|(name, bytes)| open(&name, &bytes)) {
+        Ok(data) => state.dispatch(ViewerAction::Other(Shared::new(data))),
+        Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+    }
+}
+
+/// Two models of the opened run, side by side.
+fn models_picker(
+    lang: Lang,
+    state: &UseReducerHandle<ViewerState>,
+    _d: &ViewData,
+    facets: &evalpage_core::view::Facets,
+) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let models: Vec<String> = facets.models.iter().cloned().collect();
+    if models.len() < 2 {
+        return html! {};
+    }
+    let pick = |testid: &'static str, label: &'static str, selected: &str| {
+        html! {
+            <label class="inline">{label}
+                <select data-testid={testid}>
+                    { for models.iter().map(|m| html!{ <option value={m.clone()} selected={m == selected}>{m.clone()}</option> }) }
+                </select>
+            </label>
+        }
+    };
+    let go = {
+        let state = state.clone();
+        Callback::from(move |_: MouseEvent| {
+            let value = |id: &str| {
+                web_sys::window()
+                    .and_then(|w| w.document())
+                    .and_then(|d| {
+                        d.query_selector(&format!("[data-testid={id}]"))
+                            .ok()
+                            .flatten()
+                    })
+                    .and_then(|e| e.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                    .map(|s| s.value())
+            };
+            if let (Some(a), Some(b)) = (value("compare-model-a"), value("compare-model-b")) {
+                state.dispatch(ViewerAction::Models(a, b));
+            }
+        })
+    };
+    html! {
+        <p>
+            {t("或比较本运行的两个模型：", "Or compare two models of this run: ")}
+            { pick("compare-model-a", t("基线 ", "base "), &models[0]) }
+            { pick("compare-model-b", t(" 新 ", " new "), &models[1]) }
+            <button data-testid="compare-models" onclick={go}>{t("比较模型", "Compare the models")}</button>
+        </p>
+    }
+}
+
+/// A published folder's runs (open one, or compare one with the run
+/// opened), datasets and tasks.
+fn manifest_list(
+    lang: Lang,
+    state: &UseReducerHandle<ViewerState>,
+    m: &Shared<(String, view::Manifest)>,
+) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let (murl, manifest) = &**m;
+    let fetch = |path: &str, compare: bool| {
+        let state = state.clone();
+        let target = url::resolve(path, murl);
+        Callback::from(move |_: MouseEvent| {
+            let Some(u) = target.clone() else {
+                return state.dispatch(ViewerAction::Failed(Rc::from(
+                    "the manifest names a path the page cannot resolve",
+                )));
+            };
+            let state = state.clone();
+            if compare {
+                files::fetch_then(u, move |read| load_other(&state, read));
+            } else {
+                state.dispatch(ViewerAction::Loading(u.clone()));
+                files::fetch_then(u, move |read| load_into(&state, read, true));
+            }
+        })
+    };
+    html! {
+        <section class="panel" data-testid="manifest">
+            <h2>{manifest.title.clone().unwrap_or_else(|| t("已发布的评测", "Published evaluations").to_string())}</h2>
+            <ul class="manifest-runs">
+                { for manifest.runs.iter().map(|r| html!{
+                    <li data-testid="manifest-run">
+                        <strong>{&r.name}</strong>
+                        if let Some(d) = &r.description { <span class="muted">{format!(" — {d}")}</span> }
+                        {" "}
+                        <button data-testid="manifest-open" onclick={fetch(&r.path, false)}>{t("打开", "Open")}</button>
+                        <button data-testid="manifest-compare" onclick={fetch(&r.path, true)}>{t("与已打开的比较", "Compare with the open run")}</button>
+                    </li>
+                }) }
+            </ul>
+            if !manifest.datasets.is_empty() {
+                <h3>{t("数据集", "Datasets")}</h3>
+                <ul>{ for manifest.datasets.iter().map(|d| {
+                    let abs = url::resolve(&d.path, murl).unwrap_or_default();
+                    html!{ <li><a href={format!("?dataset={}", js_sys::encode_uri_component(&abs))}>{&d.name}</a>
+                        <span class="muted">{format!(" ({})", t("在 RAG 模式中评测", "evaluate it in the RAG mode"))}</span></li> }
+                }) }</ul>
+            }
+            if !manifest.tasks.is_empty() {
+                <h3>{t("任务", "Tasks")}</h3>
+                <ul>{ for manifest.tasks.iter().map(|f| html!{
+                    <li><a href={url::resolve(&f.path, murl).unwrap_or_default()}>{&f.name}</a></li>
+                }) }</ul>
+            }
+        </section>
+    }
 }
 
 fn select_value(e: &Event) -> Option<String> {
@@ -142,6 +271,29 @@ pub fn ViewerApp(p: &ViewerAppProps) -> Html {
         let state = p.state.clone();
         Callback::from(move |i: Option<u32>| state.dispatch(ViewerAction::Select(i)))
     };
+    let on_compare_file = {
+        let state = p.state.clone();
+        Callback::from(move |e: Event| {
+            if let Some(file) = crate::components::chosen_file(&e) {
+                let state = state.clone();
+                files::read_then(file, move |read| load_other(&state, read));
+            }
+        })
+    };
+    let on_close = {
+        let state = p.state.clone();
+        Callback::from(move |_| state.dispatch(ViewerAction::ClearCompare))
+    };
+    let compare_title = match (&s.other, &s.models) {
+        (Some(o), _) => format!(
+            "{}: {} → {}",
+            t("比较", "Comparison"),
+            s.data.as_ref().map_or("", |d| d.source.as_str()),
+            o.source
+        ),
+        (None, Some((a, b))) => format!("{}: {a} → {b}", t("比较模型", "Models compared")),
+        _ => String::new(),
+    };
     html! {
         <div class="viewer-mode">
             <section class="panel">
@@ -153,7 +305,18 @@ pub fn ViewerApp(p: &ViewerAppProps) -> Html {
                 if let Some(n) = &s.loading { <p class="muted" data-testid="viewer-loading">{format!("{} {n} …", t("正在读取", "Reading"))}</p> }
                 if let Some(e) = &s.error { <p class="error" role="alert" data-testid="viewer-error">{e.to_string()}</p> }
             </section>
+            if let Some(m) = &s.manifest { { manifest_list(lang, &p.state, m) } }
             if let Some(d) = &s.data {
+                <section class="panel" data-testid="compare-inputs">
+                    <h2>{t("比较", "Compare")}</h2>
+                    <label>{t("与另一个运行比较（本次打开的为基线）", "Compare with another run (the one opened is the base)")}
+                        <input type="file" data-testid="open-compare" accept=".json,.jsonl,.json-seq,.zip" onchange={on_compare_file} />
+                    </label>
+                    { models_picker(lang, &p.state, d, &s.facets) }
+                </section>
+                if let Some(c) = &s.comparison {
+                    <ComparePanel {lang} comparison={c.clone()} title={compare_title} {on_close} />
+                }
                 { run_view(lang, d, s, set_query, on_select) }
             }
         </div>

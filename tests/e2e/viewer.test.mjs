@@ -150,3 +150,68 @@ function execBig(file, n) {
     fs.writeFileSync(file, JSON.stringify(report));
   }
 }
+
+test('compare two runs, two models of one run, and a published folder (?eval=)', async () => {
+  const out = tmpDir('viewer-compare');
+  const ds = path.join(ROOT, 'www/demo/tasks/event_eval.jsonl');
+  for (const m of ['mock-a', 'mock-b']) {
+    const r = cli(['run', '--task', 'event_eval', '--dataset', ds, '--mock', '--models', m, '--out', path.join(out, m)]);
+    assert.equal(r.status, 0, r.stderr);
+  }
+  const both = cli(['run', '--task', 'event_eval', '--dataset', ds, '--mock', '--models', 'mock-a,mock-b', '--out', path.join(out, 'both')]);
+  assert.equal(both.status, 0, both.stderr);
+  const json = path.join(out, 'cmp.json');
+  const c = cli(['compare', path.join(out, 'mock-a'), path.join(out, 'mock-b'), '--json', json]);
+  assert.equal(c.status, 0, c.stderr);
+  const fromCli = JSON.parse(fs.readFileSync(json, 'utf8'));
+  const cliRows = fromCli.rows ?? fromCli.comparison?.rows;
+
+  const { page, errors } = await openViewer();
+  await page.setInputFiles('[data-testid=open-report]', path.join(out, 'mock-a', 'report.json'));
+  await page.waitForSelector('[data-testid=case-row]');
+  await page.setInputFiles('[data-testid=open-compare]', path.join(out, 'mock-b', 'report.json'));
+  await page.waitForSelector('[data-testid=compare-row]');
+  const rowsIn = (p) => p.locator('[data-testid=compare-row]').evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent)));
+  const shown = await rowsIn(page);
+  assert.equal(shown.length, cliRows.length);
+  for (const r of cliRows) {
+    const row = shown.find((s) => s[0].endsWith(r.metric));
+    assert.ok(row, r.metric);
+    assert.equal(Number(row[1]), r.n);
+    assert.equal(row[4], `${r.delta >= 0 ? '+' : ''}${r.delta.toFixed(3)}`.replace('+-', '-'));
+    assert.equal(Number(row[7]), r.regressions);
+  }
+  const twoRuns = shown.map((s) => s.slice(0, 5));
+
+  // The models of one run compared with each other: the same numbers.
+  await page.setInputFiles('[data-testid=open-report]', path.join(out, 'both', 'report.json'));
+  await page.waitForSelector('[data-testid=compare-models]');
+  await page.selectOption('[data-testid=compare-model-a]', 'mock-a');
+  await page.selectOption('[data-testid=compare-model-b]', 'mock-b');
+  await page.click('[data-testid=compare-models]');
+  await page.waitForSelector('[data-testid=compare-row]');
+  assert.deepEqual((await rowsIn(page)).map((s) => s.slice(1, 5)), twoRuns.map((s) => s.slice(1, 5)));
+
+  // A published folder beside the site: its runs listed, opened and compared.
+  const folder = path.join(ROOT, 'dist', `evals-test-${process.pid}`);
+  fs.mkdirSync(folder, { recursive: true });
+  try {
+    for (const m of ['mock-a', 'mock-b']) fs.copyFileSync(path.join(out, m, 'report.json'), path.join(folder, `${m}.json`));
+    fs.writeFileSync(path.join(folder, 'manifest.json'), JSON.stringify({
+      title: 'Team evals', runs: [{ name: 'A', path: 'mock-a.json' }, { name: 'B', path: 'mock-b.json', description: 'the other mock' }],
+      datasets: [{ name: 'news', path: 'news.jsonl' }],
+    }));
+    const { page: p2, errors: e2 } = await openViewer(`&eval=${encodeURIComponent(`/evals-test-${process.pid}/`)}`);
+    await p2.waitForSelector('[data-testid=manifest-run]');
+    assert.equal(await p2.locator('[data-testid=manifest-run]').count(), 2);
+    await p2.locator('[data-testid=manifest-open]').first().click();
+    await p2.waitForSelector('[data-testid=case-row]');
+    await p2.locator('[data-testid=manifest-compare]').nth(1).click();
+    await p2.waitForSelector('[data-testid=compare-row]');
+    assert.deepEqual((await rowsIn(p2)).map((s) => s.slice(0, 5)), twoRuns);
+    assert.deepEqual(e2, []);
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+  assert.deepEqual(errors, []);
+});

@@ -222,7 +222,7 @@ pub struct RunIdentity {
 }
 
 /// Spec 003 `DatasetMetadata`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DatasetMetadata {
     /// Dataset id (the file name without extension).
     pub dataset_id: String,

@@ -14,6 +14,7 @@
 //! `ok`, or the report's error status (`failed`, `no_response`, ...).
 
 pub mod chart;
+pub mod compare;
 mod lite;
 pub mod query;
 
@@ -23,6 +24,9 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub use chart::{bar, histogram, Bar};
+pub use compare::{
+    compare_views, manifest_url, read_manifest, Manifest, ManifestFile, ManifestRun,
+};
 pub use query::{Outcome, Query, Sort};
 
 /// One case × model of a saved run.

@@ -1,0 +1,87 @@
+//! The viewer's comparison panel: the opened run (base) against a second run
+//! opened beside it, or two models of the opened run: per metric the paired
+//! cases, both means, the mean paired difference with its 95% bootstrap
+//! interval, McNemar's exact p for 0/1 metrics, regressions and
+//! improvements; then the cases that regressed or improved, and the cases
+//! present in one run only.
+
+use crate::state::viewer::Shared;
+use evalpage_core::{fmt_p, CaseDiff, Comparison, Lang};
+use yew::prelude::*;
+
+/// Cases listed per list.
+const LISTED: usize = 50;
+
+/// Panel props.
+#[derive(Properties, PartialEq)]
+pub struct ComparePanelProps {
+    /// Language.
+    pub lang: Lang,
+    /// The comparison, or why there is none.
+    pub comparison: Shared<Result<Comparison, String>>,
+    /// What is compared with what.
+    pub title: String,
+    /// Close the comparison.
+    pub on_close: Callback<()>,
+}
+
+fn diffs(title: String, testid: &'static str, list: &[CaseDiff]) -> Html {
+    html! {
+        <details open={!list.is_empty() && list.len() <= 10}>
+            <summary data-testid={testid}>{format!("{title}: {}", list.len())}</summary>
+            <ul class="diffs">
+                { for list.iter().take(LISTED).map(|d| html!{
+                    <li>{format!("{}{} · {}: {:.3} → {:.3}", d.model.as_ref().map(|m| format!("{m} · ")).unwrap_or_default(), d.sample_id, d.metric, d.base, d.new)}</li>
+                }) }
+                if list.len() > LISTED { <li class="muted">{format!("… {}", list.len() - LISTED)}</li> }
+            </ul>
+        </details>
+    }
+}
+
+/// The panel.
+#[component]
+pub fn ComparePanel(p: &ComparePanelProps) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let close = p.on_close.reform(|_: MouseEvent| ());
+    let body = match &*p.comparison {
+        Err(e) => {
+            html! { <p class="error" role="alert" data-testid="compare-error">{e.clone()}</p> }
+        }
+        Ok(c) => html! {
+            <>
+                <table class="cases" data-testid="compare-table">
+                    <thead><tr>
+                        <th>{t("指标", "metric")}</th><th>{"n"}</th><th>{t("基线", "base")}</th><th>{t("新", "new")}</th>
+                        <th>{"Δ"}</th><th>{format!("{:.0}% CI", 100.0 * (1.0 - c.alpha))}</th><th>{"McNemar p"}</th>
+                        <th>{t("退步", "regressed")}</th><th>{t("改进", "improved")}</th>
+                    </tr></thead>
+                    <tbody>{ for c.rows.iter().map(|r| html!{
+                        <tr data-testid="compare-row" data-metric={r.metric.clone()}>
+                            <td>{format!("{}{}", r.model.as_ref().map(|m| format!("{m} · ")).unwrap_or_default(), r.metric)}</td>
+                            <td class="num">{r.n}</td>
+                            <td class="num">{format!("{:.3}", r.base)}</td>
+                            <td class="num">{format!("{:.3}", r.new)}</td>
+                            <td class="num">{format!("{:+.3}", r.delta)}</td>
+                            <td class="num">{r.ci.map(|(lo, hi)| format!("[{lo:+.3}, {hi:+.3}]")).unwrap_or_else(|| "–".into())}</td>
+                            <td class="num">{r.mcnemar.as_ref().map(|m| fmt_p(m.p)).unwrap_or_else(|| "–".into())}</td>
+                            <td class="num">{r.regressions}</td>
+                            <td class="num">{r.improvements}</td>
+                        </tr>
+                    }) }</tbody>
+                </table>
+                <p class="muted">{format!("{} {} · {} {}", t("配对自助法重采样", "paired bootstrap resamples"), c.resamples, t("种子", "seed"), c.seed)}</p>
+                { diffs(t("退步的用例", "Cases that regressed").to_string(), "compare-regressions", &c.regressions) }
+                { diffs(t("改进的用例", "Cases that improved").to_string(), "compare-improvements", &c.improvements) }
+                <p data-testid="compare-one-side">{format!("{}: {} · {}: {}",
+                    t("只在基线中", "only in base"), c.only_base.len(), t("只在新运行中", "only in new"), c.only_new.len())}</p>
+            </>
+        },
+    };
+    html! {
+        <section class="panel" data-testid="compare-panel">
+            <h2>{&p.title}<button class="link" onclick={close}>{t("关闭比较", "Close the comparison")}</button></h2>
+            {body}
+        </section>
+    }
+}
