@@ -4,7 +4,7 @@
 
 use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::{build_json_request, parse_json_response};
-use evalpage_core::{build_request, parse_response, OpenAiConfig};
+use evalpage_core::{build_request, parse_response, HttpRequest, OpenAiConfig};
 use gloo_net::http::Request;
 use gloo_timers::callback::Timeout;
 use std::cell::Cell;
@@ -97,13 +97,26 @@ pub async fn chat(
         );
         return CallOutcome::Failed(err.with_url(&req.url));
     }
+    send(&req, signal, timed_out, timeout_ms, parse_response).await
+}
+
+/// Sends a request the core built and hands status, `Retry-After` and body
+/// to `parse` (the chat or the JSON endpoint's reading); a lost request is a
+/// `Timeout` when the caller's timer fired, else a `Network` error.
+async fn send(
+    req: &HttpRequest,
+    signal: &AbortSignal,
+    timed_out: Rc<Cell<bool>>,
+    timeout_ms: u64,
+    parse: fn(&str, u16, Option<&str>, &str) -> CallOutcome,
+) -> CallOutcome {
+    let failed = |kind: ErrorKind, msg: String| {
+        CallOutcome::Failed(CallError::new(kind, msg).with_url(&req.url))
+    };
     let mut builder = Request::post(&req.url).abort_signal(Some(signal));
     for (k, v) in &req.headers {
         builder = builder.header(k, v);
     }
-    let failed = |kind: ErrorKind, msg: String| {
-        CallOutcome::Failed(CallError::new(kind, msg).with_url(&req.url))
-    };
     let request = match builder.body(req.body.clone()) {
         Ok(r) => r,
         Err(e) => {
@@ -130,7 +143,7 @@ pub async fn chat(
     let status = response.status();
     let retry_after = response.headers().get("retry-after");
     match response.text().await {
-        Ok(body) => parse_response(&req.url, status, retry_after.as_deref(), &body),
+        Ok(body) => parse(&req.url, status, retry_after.as_deref(), &body),
         Err(e) => lost(e),
     }
 }
@@ -146,42 +159,7 @@ pub async fn post_json(
     timeout_ms: u64,
 ) -> CallOutcome {
     let req = build_json_request(url, body, None);
-    let failed = |kind: ErrorKind, msg: String| {
-        CallOutcome::Failed(CallError::new(kind, msg).with_url(&req.url))
-    };
-    let mut builder = Request::post(&req.url).abort_signal(Some(signal));
-    for (k, v) in &req.headers {
-        builder = builder.header(k, v);
-    }
-    let request = match builder.body(req.body.clone()) {
-        Ok(r) => r,
-        Err(e) => {
-            return failed(
-                ErrorKind::Network,
-                format!("could not build the request: {e}"),
-            )
-        }
-    };
-    let lost = |e: gloo_net::Error| {
-        if timed_out.get() {
-            failed(
-                ErrorKind::Timeout,
-                format!("no answer within {} s", timeout_ms / 1000),
-            )
-        } else {
-            failed(ErrorKind::Network, network_message(&e.to_string()))
-        }
-    };
-    let response = match request.send().await {
-        Ok(r) => r,
-        Err(e) => return lost(e),
-    };
-    let status = response.status();
-    let retry_after = response.headers().get("retry-after");
-    match response.text().await {
-        Ok(text) => parse_json_response(&req.url, status, retry_after.as_deref(), &text),
-        Err(e) => lost(e),
-    }
+    send(&req, signal, timed_out, timeout_ms, parse_json_response).await
 }
 
 /// The browser does not say why a fetch failed; CORS and an unreachable server

@@ -62,28 +62,11 @@ pub fn parse(search: &str) -> PageParams {
 /// entry), so a reload or a shared link opens the same mode. Other
 /// parameters are kept.
 pub fn set_mode(mode: Mode) {
-    let Some(window) = web_sys::window() else {
-        return;
+    let pairs = match mode {
+        Mode::Rag => Vec::new(),
+        _ => vec![("mode", mode.code().to_string())],
     };
-    let location = window.location();
-    let search = location.search().unwrap_or_default();
-    let Ok(q) = web_sys::UrlSearchParams::new_with_str(&search) else {
-        return;
-    };
-    match mode {
-        Mode::Rag => q.delete("mode"),
-        Mode::Task | Mode::Retrieval | Mode::Dialog | Mode::View => q.set("mode", mode.code()),
-    }
-    let query = String::from(q.to_string());
-    let path = location.pathname().unwrap_or_default();
-    let url = if query.is_empty() {
-        path
-    } else {
-        format!("{path}?{query}")
-    };
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-    }
+    set_params(&["mode"], &pairs);
 }
 
 /// `path` resolved against `base` (a relative path of a manifest), as the

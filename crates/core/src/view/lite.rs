@@ -7,13 +7,12 @@
 //! (`EvaluationResult`) accepts, this one accepts too; the viewer falls
 //! back to the typed reader otherwise.
 
-use super::{haystack, Detail, ViewData, ViewRow};
+use super::{Builder, Detail, ViewData};
 use crate::report::{ErrorCase, ExperimentMetadata, MetricBreakdown, MetricSummary};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap};
 
 #[derive(Deserialize)]
 pub(super) struct Report<'a> {
@@ -60,57 +59,21 @@ struct Shown {
 
 /// The viewer's table of a report read this way.
 pub(super) fn view(text: &str, r: Report<'_>, source: &str) -> ViewData {
-    let mut metrics: Vec<String> = r
-        .report
-        .summaries
-        .iter()
-        .map(|s| s.metric.clone())
-        .collect();
-    for s in &r.scores {
-        if !metrics.contains(&s.metric) {
-            metrics.push(s.metric.clone());
-        }
-    }
-    let mut seen = BTreeSet::new();
-    metrics.retain(|m| seen.insert(m.clone()));
-    let col: HashMap<String, usize> = metrics
-        .iter()
-        .cloned()
-        .enumerate()
-        .map(|(i, m)| (m, i))
-        .collect();
+    let mut b = Builder::new(
+        &r.report.summaries,
+        r.scores.iter().map(|s| s.metric.as_str()),
+    );
     let base = text.as_ptr() as usize;
-    let mut index: HashMap<(Option<String>, String), usize> = HashMap::new();
-    let mut rows: Vec<ViewRow> = Vec::new();
     for s in r.scores {
         let raw = s.detail.get();
         let shown: Shown = serde_json::from_str(raw).unwrap_or_default();
         let start = (raw.as_ptr() as usize).saturating_sub(base);
-        let key = (shown.model.clone(), s.sample_id.clone());
-        let i = match index.get(&key) {
-            Some(&i) => i,
-            None => {
-                rows.push(ViewRow {
-                    id: s.sample_id,
-                    model: shown.model.clone(),
-                    values: vec![None; metrics.len()],
-                    tags: s.tags,
-                    language: s.language,
-                    length: s.length_bucket,
-                    status: "ok".into(),
-                    error: None,
-                    latency_ms: None,
-                    attempts: None,
-                    answer: None,
-                    details: vec![Detail::None; metrics.len()],
-                    haystack: String::new(),
-                });
-                index.insert(key, rows.len() - 1);
-                rows.len() - 1
-            }
-        };
-        let row = &mut rows[i];
-        if let Some(&c) = col.get(&s.metric) {
+        let c = b.col(&s.metric);
+        let (tags, language, length) = (s.tags, s.language, s.length_bucket);
+        let row = b.row(shown.model.clone(), &s.sample_id, || {
+            (tags, language, length)
+        });
+        if let Some(c) = c {
             let unscored = shown.skipped.is_some() || shown.unscored.is_some();
             row.values[c] = (!unscored).then_some(s.value);
             row.details[c] = Detail::Raw(start, start + raw.len());
@@ -121,68 +84,14 @@ pub(super) fn view(text: &str, r: Report<'_>, source: &str) -> ViewData {
                 .find_map(|v| v.as_ref().and_then(Value::as_str).map(str::to_string));
         }
     }
-    for e in &r.report.error_cases {
-        let key = (e.model.clone(), e.sample_id.clone());
-        let i = match index.get(&key) {
-            Some(&i) => i,
-            None => {
-                rows.push(ViewRow {
-                    id: e.sample_id.clone(),
-                    model: e.model.clone(),
-                    values: vec![None; metrics.len()],
-                    tags: Vec::new(),
-                    language: None,
-                    length: None,
-                    status: String::new(),
-                    error: None,
-                    latency_ms: None,
-                    attempts: None,
-                    answer: None,
-                    details: vec![Detail::None; metrics.len()],
-                    haystack: String::new(),
-                });
-                index.insert(key, rows.len() - 1);
-                rows.len() - 1
-            }
-        };
-        let row = &mut rows[i];
-        row.status = e.status.clone();
-        row.error = e.message.clone();
-        row.latency_ms = e.latency_ms;
-        row.attempts = Some(e.attempts);
-    }
-    for row in &mut rows {
-        row.haystack = haystack(
-            &row.id,
-            row.model.as_deref(),
-            &row.tags,
-            row.answer.as_deref(),
-            row.error.as_deref(),
-        );
-    }
-    let exp = &r.report.experiment;
-    let rc = &exp.run_config;
-    let text_of = |k: &str| rc.get(k).and_then(Value::as_str).map(str::to_string);
-    ViewData {
-        source: source.to_string(),
-        kind: text_of("kind")
-            .or_else(|| text_of("mode"))
-            .unwrap_or_else(|| "run".into()),
-        dataset: exp
-            .dataset
-            .name
-            .clone()
-            .unwrap_or_else(|| exp.dataset.dataset_id.clone()),
-        run_id: exp
-            .run
-            .as_ref()
-            .map(|x| x.run_id.clone())
-            .or_else(|| text_of("run_id")),
-        metrics,
-        rows,
+    let report = crate::report::EvaluationReport {
+        experiment: r.report.experiment,
         summaries: r.report.summaries,
         breakdowns: r.report.breakdowns,
-        notes: Vec::new(),
-        text: std::rc::Rc::from(text),
-    }
+        error_cases: r.report.error_cases,
+        llm_judge_details: Vec::new(),
+        line_errors: None,
+        usage: Vec::new(),
+    };
+    b.finish(&report, source, std::rc::Rc::from(text))
 }

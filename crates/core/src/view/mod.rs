@@ -167,133 +167,161 @@ fn haystack(
     h
 }
 
-fn text(v: &Value, keys: &[&str]) -> Option<String> {
+fn text_of(v: &Value, keys: &[&str]) -> Option<String> {
     keys.iter()
         .find_map(|k| v.get(*k).and_then(Value::as_str))
         .map(str::to_string)
 }
 
-/// The viewer's table of a `report.json`.
-pub fn from_report(r: &EvaluationResult, source: &str) -> ViewData {
-    let mut metrics: Vec<String> = r
-        .report
-        .summaries
-        .iter()
-        .map(|s| s.metric.clone())
-        .collect();
-    for s in &r.scores {
-        if !metrics.contains(&s.metric) {
-            metrics.push(s.metric.clone());
+/// A report's rows being built: one per case × model in first-seen order,
+/// with a column per metric (the summaries' order, then any other metric of
+/// the scores). The typed reader and the fast one (`lite`) share it.
+pub(super) struct Builder {
+    metrics: Vec<String>,
+    col: HashMap<String, usize>,
+    index: HashMap<(Option<String>, String), usize>,
+    rows: Vec<ViewRow>,
+}
+
+impl Builder {
+    /// The columns of a report's summaries and scores' metrics.
+    pub(super) fn new<'a>(
+        summaries: &'a [MetricSummary],
+        scores: impl Iterator<Item = &'a str>,
+    ) -> Builder {
+        let mut metrics: Vec<String> = Vec::new();
+        let names = summaries.iter().map(|s| s.metric.as_str()).chain(scores);
+        for m in names {
+            if !metrics.iter().any(|x| x == m) {
+                metrics.push(m.to_string());
+            }
+        }
+        let col = metrics
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, m)| (m, i))
+            .collect();
+        Builder {
+            metrics,
+            col,
+            index: HashMap::new(),
+            rows: Vec::new(),
         }
     }
-    let mut seen = BTreeSet::new();
-    metrics.retain(|m| seen.insert(m.clone()));
-    let col: HashMap<&str, usize> = metrics
-        .iter()
-        .enumerate()
-        .map(|(i, m)| (m.as_str(), i))
-        .collect();
-    let mut index: HashMap<(Option<String>, String), usize> = HashMap::new();
-    let mut rows: Vec<ViewRow> = Vec::new();
-    for s in &r.scores {
-        let model = s
-            .detail
-            .get("model")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let key = (model.clone(), s.sample_id.clone());
-        let i = *index.entry(key).or_insert_with(|| {
-            rows.push(ViewRow {
-                id: s.sample_id.clone(),
-                model,
-                values: vec![None; metrics.len()],
-                tags: s.tags.clone(),
-                language: s.language.clone(),
-                length: s.length_bucket.clone(),
-                status: "ok".into(),
-                error: None,
-                latency_ms: None,
-                attempts: None,
-                answer: None,
-                details: vec![Detail::None; metrics.len()],
-                haystack: String::new(),
-            });
-            rows.len() - 1
-        });
-        let row = &mut rows[i];
-        if let Some(&c) = col.get(s.metric.as_str()) {
-            let skipped = s.detail.get("skipped").is_some() || s.detail.get("unscored").is_some();
-            row.values[c] = (!skipped).then_some(s.value);
-            row.details[c] = Detail::Value(s.detail.clone());
-        }
-        if row.answer.is_none() {
-            row.answer = text(&s.detail, &["answer", "response", "raw_answer"]);
-        }
-    }
-    for e in &r.report.error_cases {
-        let key = (e.model.clone(), e.sample_id.clone());
-        let i = match index.get(&key) {
+
+    /// The row of a case × model, made when first seen with these
+    /// dimensions.
+    pub(super) fn row(
+        &mut self,
+        model: Option<String>,
+        id: &str,
+        dims: impl FnOnce() -> (Vec<String>, Option<String>, Option<String>),
+    ) -> &mut ViewRow {
+        let key = (model, id.to_string());
+        let n = self.metrics.len();
+        let i = match self.index.get(&key) {
             Some(&i) => i,
             None => {
-                rows.push(ViewRow {
-                    id: e.sample_id.clone(),
-                    model: e.model.clone(),
-                    values: vec![None; metrics.len()],
-                    tags: Vec::new(),
-                    language: None,
-                    length: None,
-                    status: String::new(),
+                let (tags, language, length) = dims();
+                self.rows.push(ViewRow {
+                    id: key.1.clone(),
+                    model: key.0.clone(),
+                    values: vec![None; n],
+                    tags,
+                    language,
+                    length,
+                    status: "ok".into(),
                     error: None,
                     latency_ms: None,
                     attempts: None,
                     answer: None,
-                    details: vec![Detail::None; metrics.len()],
+                    details: vec![Detail::None; n],
                     haystack: String::new(),
                 });
-                index.insert(key, rows.len() - 1);
-                rows.len() - 1
+                self.index.insert(key, self.rows.len() - 1);
+                self.rows.len() - 1
             }
         };
-        let row = &mut rows[i];
-        row.status = e.status.clone();
-        row.error = e.message.clone();
-        row.latency_ms = e.latency_ms;
-        row.attempts = Some(e.attempts);
+        &mut self.rows[i]
     }
-    for row in &mut rows {
-        row.haystack = haystack(
-            &row.id,
-            row.model.as_deref(),
-            &row.tags,
-            row.answer.as_deref(),
-            row.error.as_deref(),
-        );
+
+    /// The column of a metric.
+    pub(super) fn col(&self, metric: &str) -> Option<usize> {
+        self.col.get(metric).copied()
     }
-    let rc = &r.report.experiment.run_config;
-    ViewData {
-        source: source.to_string(),
-        kind: text(rc, &["kind", "mode"]).unwrap_or_else(|| "run".into()),
-        dataset: r
-            .report
-            .experiment
-            .dataset
-            .name
-            .clone()
-            .unwrap_or_else(|| r.report.experiment.dataset.dataset_id.clone()),
-        run_id: r
-            .report
-            .experiment
-            .run
-            .as_ref()
-            .map(|x| x.run_id.clone())
-            .or_else(|| text(rc, &["run_id"])),
-        metrics,
-        rows,
-        summaries: r.report.summaries.clone(),
-        breakdowns: r.report.breakdowns.clone(),
-        notes: Vec::new(),
-        text: std::rc::Rc::from(""),
+
+    /// The report's error cases on their rows, the search text of every row,
+    /// and the run's identity: the viewer's table.
+    pub(super) fn finish(
+        mut self,
+        report: &crate::report::EvaluationReport,
+        source: &str,
+        text: std::rc::Rc<str>,
+    ) -> ViewData {
+        for e in &report.error_cases {
+            let row = self.row(e.model.clone(), &e.sample_id, Default::default);
+            row.status = e.status.clone();
+            row.error = e.message.clone();
+            row.latency_ms = e.latency_ms;
+            row.attempts = Some(e.attempts);
+        }
+        for row in &mut self.rows {
+            row.haystack = haystack(
+                &row.id,
+                row.model.as_deref(),
+                &row.tags,
+                row.answer.as_deref(),
+                row.error.as_deref(),
+            );
+        }
+        let exp = &report.experiment;
+        let rc = &exp.run_config;
+        ViewData {
+            source: source.to_string(),
+            kind: text_of(rc, &["kind", "mode"]).unwrap_or_else(|| "run".into()),
+            dataset: exp
+                .dataset
+                .name
+                .clone()
+                .unwrap_or_else(|| exp.dataset.dataset_id.clone()),
+            run_id: exp
+                .run
+                .as_ref()
+                .map(|x| x.run_id.clone())
+                .or_else(|| text_of(rc, &["run_id"])),
+            metrics: self.metrics,
+            rows: self.rows,
+            summaries: report.summaries.clone(),
+            breakdowns: report.breakdowns.clone(),
+            notes: Vec::new(),
+            text,
+        }
     }
+}
+
+/// The viewer's table of a `report.json`.
+pub fn from_report(r: &EvaluationResult, source: &str) -> ViewData {
+    let mut b = Builder::new(
+        &r.report.summaries,
+        r.scores.iter().map(|s| s.metric.as_str()),
+    );
+    for s in &r.scores {
+        let model = s.model().map(str::to_string);
+        let c = b.col(&s.metric);
+        let row = b.row(model, &s.sample_id, || {
+            (s.tags.clone(), s.language.clone(), s.length_bucket.clone())
+        });
+        if let Some(c) = c {
+            let unscored = s.detail.get("skipped").is_some() || s.detail.get("unscored").is_some();
+            row.values[c] = (!unscored).then_some(s.value);
+            row.details[c] = Detail::Value(s.detail.clone());
+        }
+        if row.answer.is_none() {
+            row.answer = text_of(&s.detail, &["answer", "response", "raw_answer"]);
+        }
+    }
+    b.finish(&r.report, source, std::rc::Rc::from(""))
 }
 
 /// The viewer's table of an event log: one row per `case` record (the last
@@ -343,7 +371,7 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
                 .get("llm_call_ok")
                 .and_then(Value::as_bool)
                 .unwrap_or(true);
-            let error = text(r, &["error"]);
+            let error = text_of(r, &["error"]);
             let tags = r
                 .get("tags")
                 .and_then(Value::as_array)
@@ -353,9 +381,9 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
                         .map(str::to_string)
                         .collect()
                 })
-                .or_else(|| text(r, &["bucket"]).map(|b| vec![b]))
+                .or_else(|| text_of(r, &["bucket"]).map(|b| vec![b]))
                 .unwrap_or_default();
-            let answer = text(r, &["answer", "answer_snippet"]);
+            let answer = text_of(r, &["answer", "answer_snippet"]);
             ViewRow {
                 haystack: haystack(
                     &id,
@@ -366,8 +394,8 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
                 ),
                 values,
                 tags,
-                language: text(r, &["language"]),
-                length: text(r, &["length_bucket"]),
+                language: text_of(r, &["language"]),
+                length: text_of(r, &["length_bucket"]),
                 status: if ok { "ok" } else { "failed" }.into(),
                 error,
                 latency_ms: r.get("elapsed_ms").and_then(Value::as_f64),
@@ -395,14 +423,16 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
     let mut data = ViewData {
         source: source.to_string(),
         kind: meta
-            .and_then(|m| text(m, &["task"]).map(|_| "task".to_string()))
+            .and_then(|m| text_of(m, &["task"]).map(|_| "task".to_string()))
             .or_else(|| {
                 meta.and_then(|m| m.get("k"))
                     .map(|_| "retrieval".to_string())
             })
             .unwrap_or_else(|| "run".into()),
-        dataset: meta.and_then(|m| text(m, &["dataset"])).unwrap_or_default(),
-        run_id: meta.and_then(|m| text(m, &["run_id"])),
+        dataset: meta
+            .and_then(|m| text_of(m, &["dataset"]))
+            .unwrap_or_default(),
+        run_id: meta.and_then(|m| text_of(m, &["run_id"])),
         metrics,
         rows,
         summaries: Vec::new(),
