@@ -36,6 +36,7 @@ pub use lang::Lang;
 // The facade: what the shells (the page and the CLI) use, by name, so they
 // never reach into the core's module tree. Modules stay public for the
 // crate's own tests, benches and fuzz targets.
+pub use compare::stats::SplitMix64;
 pub use compare::{
     check_gate, compare, fmt_p, level as ci_level, CaseDiff, CaseKey, CompareError, Comparison,
     GateError, MetricRow, Models as CompareModels, Options as CompareOptions,

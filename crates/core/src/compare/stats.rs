@@ -27,6 +27,11 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
+    /// A uniform number in [0, 1) from the top 53 bits.
+    pub fn next_unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
     /// An index in `0..n` (`n` > 0) by Lemire's multiply-shift: the high 64
     /// bits of `x · n`. Its bias is at most n / 2^64, far below anything a
     /// bootstrap of 10,000 resamples can show.
