@@ -319,11 +319,8 @@ impl Scheduler {
     }
 }
 
-/// A deterministic number in [0, 1) from a seed (splitmix64).
+/// A deterministic number in [0, 1) from a seed: the first draw of the
+/// project's one PRNG (SplitMix64) started there.
 fn unit(seed: u64) -> f64 {
-    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    (z >> 11) as f64 / (1u64 << 53) as f64
+    crate::compare::stats::SplitMix64::new(seed).next_unit()
 }
