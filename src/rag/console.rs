@@ -25,7 +25,7 @@ pub fn ConsolePanel(p: &ConsoleProps) -> Html {
     html! {
         <section class="panel">
             <h2>{p.lang.pick("控制台", "Console")}</h2>
-            <pre class="console" data-testid="console">
+            <pre class="console" data-testid="console" tabindex="0" role="region" aria-label={p.lang.pick("控制台输出", "Console output")}>
                 { for lines.iter().map(|l| html!{ <div>{l.to_string()}</div> }) }
             </pre>
         </section>
