@@ -6,6 +6,7 @@
 // tabs switch with Enter and Space, and a viewer row opens with Enter.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { startSite, launch, waitStatus, cli, tmpDir, DEMO_DATASET } from './helpers.mjs';
@@ -60,6 +61,7 @@ test('the RAG page: no serious or critical violations before and after a demo ru
   const page = await axePage(errors);
   await page.goto(`${site.url}/?lang=en`);
   await page.waitForSelector('[data-testid=start]');
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'en', '<html lang> follows the page');
   await check(t, page, 'rag', failures);
   await page.goto(`${site.url}/?lang=en&provider=demo&demo_latency=0&autorun=1`);
   await waitStatus(page, 'done');
@@ -113,10 +115,20 @@ test('dialog mode: no serious or critical violations before and after a run, a c
   assert.deepEqual(errors, []);
 });
 
-/** A CLI demo run's report.json, to open in the viewer. */
-function demoReport() {
+/**
+ * A CLI demo run's report.json, to open in the viewer: over the demo dataset,
+ * or over `cases` cases made of its lines (ids k000, k001, ...).
+ */
+function demoReport(cases = 0) {
   const out = tmpDir('a11y-viewer');
-  const run = cli(['run', '--dataset', DEMO_DATASET, '--provider', 'demo', '--out', out]);
+  let dataset = DEMO_DATASET;
+  if (cases) {
+    const lines = fs.readFileSync(DEMO_DATASET, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    dataset = path.join(out, 'cases.jsonl');
+    fs.writeFileSync(dataset, Array.from({ length: cases }, (_, i) => JSON.stringify(
+      { ...lines[i % lines.length], id: `k${String(i).padStart(3, '0')}` })).join('\n') + '\n');
+  }
+  const run = cli(['run', '--dataset', dataset, '--provider', 'demo', '--out', out]);
   assert.equal(run.status, 0, run.stderr);
   return path.join(out, 'report.json');
 }
@@ -168,16 +180,33 @@ test('the keyboard alone: Start runs the demo, the mode tabs switch, a viewer ro
   await page.waitForSelector('[data-testid=retrieval-dataset-summary]');
   assert.equal(await page.getAttribute('[data-testid=mode-retrieval]', 'aria-selected'), 'true');
 
-  // The viewer: Tab from the search box to a row, Enter opens its drill-down.
+  // The viewer (300 cases, more than are rendered at once): Tab from the search
+  // box to a row, on through rows the scrolling renders, Enter opens the
+  // drill-down of the focused row; the arrow keys scroll the table.
   await page.goto(`${site.url}/?mode=view&lang=en`);
   await page.waitForSelector('[data-testid=open-report]');
-  await page.setInputFiles('[data-testid=open-report]', demoReport());
+  await page.setInputFiles('[data-testid=open-report]', demoReport(300));
   await page.waitForSelector('[data-testid=case-row]');
+  const focusedId = () => page.evaluate(() => document.activeElement?.dataset?.id ?? document.activeElement?.tagName);
   await page.focus('[data-testid=case-search]');
   await tabTo(page, '[data-testid=case-row]');
-  const id = await page.evaluate(() => document.activeElement.dataset.id);
+  assert.equal(await focusedId(), 'k000');
+  const rendered = await page.locator('[data-testid=case-row]').count();
+  for (let i = 1; i <= rendered + 20; i += 1) {
+    await page.keyboard.press('Tab');
+    await page.waitForFunction((want) => document.activeElement?.dataset?.id === want, `k${String(i).padStart(3, '0')}`,
+      { timeout: 2000 }).catch(async () => assert.fail(`Tab ${i} from the first row focused ${await focusedId()}`));
+  }
+  await page.keyboard.press('Shift+Tab');
+  const id = await focusedId();
+  assert.equal(id, `k${String(rendered + 19).padStart(3, '0')}`, 'Shift+Tab goes back a row');
   await page.keyboard.press('Enter');
   await page.waitForSelector('[data-testid=case-detail]');
   assert.ok((await page.textContent('[data-testid=case-detail]')).includes(id), `the drill-down shows ${id}`);
+  await page.focus(`[data-testid=case-row][data-id=${id}]`);
+  const top = await page.$eval('.vtable', (e) => e.scrollTop);
+  for (let i = 0; i < 30; i += 1) await page.keyboard.press('ArrowDown');
+  assert.ok(await page.$eval('.vtable', (e) => e.scrollTop) > top + 300, 'ArrowDown scrolls the table');
+  assert.ok(await page.evaluate(() => document.activeElement.closest('.vtable') !== null), 'the focus stays in the table');
   assert.deepEqual(errors, []);
 });
