@@ -2,7 +2,8 @@
 # Installs what evalpage needs and is missing, idempotently: the wasm32 target,
 # Trunk 0.21.14, wasm-bindgen-cli 0.2.130 (must equal the wasm-bindgen crate in
 # Cargo.lock), Debian's Chromium + ChromeDriver, and the npm tools (wasm-opt from
-# binaryen, playwright-core). Source it (`. scripts/setup.sh`) to get PATH set.
+# binaryen, playwright-core,
+# axe-core for the accessibility test). Source it (`. scripts/setup.sh`) to get PATH set.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
@@ -25,8 +26,9 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen 0.2.130" ]; then
   say "installing wasm-bindgen-cli 0.2.130 (about 2 minutes, once per machine)"
   cargo install wasm-bindgen-cli --version 0.2.130
 fi
-if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/node_modules/playwright-core" ]; then
-  say "installing npm tools (binaryen's wasm-opt, playwright-core)"
+if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/node_modules/playwright-core" ] \
+  || [ ! -f "$ROOT/node_modules/axe-core/axe.min.js" ]; then
+  say "installing npm tools (binaryen's wasm-opt, playwright-core, axe-core)"
   (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 export CHROMEDRIVER=/usr/bin/chromedriver

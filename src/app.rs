@@ -35,6 +35,12 @@ pub fn App() -> Html {
     let dialog = use_dialog();
     let viewer = use_viewer();
     let lang = rag.state.lang;
+    // `<html lang>` follows the language shown, so screen readers pronounce it right.
+    use_effect_with(lang, |l| {
+        if let Some(root) = document_root() {
+            let _ = root.set_attribute("lang", l.code());
+        }
+    });
     let on_lang = {
         let s = rag.state.clone();
         Callback::from(move |l| s.dispatch(AppAction::SetLang(l)))
@@ -62,4 +68,9 @@ pub fn App() -> Html {
             <main>{body}</main>
         </div>
     }
+}
+
+/// The document's root element (`<html>`).
+fn document_root() -> Option<web_sys::Element> {
+    web_sys::window()?.document()?.document_element()
 }

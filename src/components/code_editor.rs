@@ -1,8 +1,8 @@
 //! A text editor for YAML or JSON with live checks: a textarea, a file input
 //! to load the text from disk, and every problem the check found, each with
 //! its line. Edits go out at once (`on_input`); the check is asked for once
-//! typing has paused (`on_settle`, debounced). Clicking a problem selects its
-//! line in the textarea.
+//! typing has paused (`on_settle`, debounced). Clicking a problem (or Enter on
+//! it) selects its line in the textarea.
 
 use super::chosen_file;
 use crate::effects::debounce::{Debounce, CHECK_DELAY_MS};
@@ -99,12 +99,13 @@ pub fn CodeEditor(p: &CodeEditorProps) -> Html {
     html! {
         <div class="code-editor">
             <div class="editor-head">
-                <strong>{p.label.clone()}</strong>
-                <input type="file" accept={p.accept} data-testid={format!("{}-file", p.testid)} disabled={p.disabled} {onchange} />
+                <strong id={format!("{}-label", p.testid)}>{p.label.clone()}</strong>
+                <input type="file" accept={p.accept} data-testid={format!("{}-file", p.testid)} disabled={p.disabled} {onchange}
+                    aria-label={format!("{}{}", p.label, p.lang.pick("：从文件打开", ": open a file"))} />
                 <span data-testid={format!("{}-status", p.testid)}>{status}</span>
             </div>
             <textarea ref={area.clone()} class="code" rows={p.rows.to_string()} spellcheck="false"
-                data-testid={p.testid} disabled={p.disabled} value={p.value.to_string()}
+                data-testid={p.testid} aria-labelledby={format!("{}-label", p.testid)} disabled={p.disabled} value={p.value.to_string()}
                 placeholder={p.placeholder.clone()} {oninput} />
             if !p.errors.is_empty() && !p.pending {
                 <ul class="editor-errors" data-testid={format!("{}-errors", p.testid)}>
@@ -116,9 +117,9 @@ pub fn CodeEditor(p: &CodeEditorProps) -> Html {
 }
 
 fn error_item(e: &EditorError, area: &NodeRef, text: &Rc<str>) -> Html {
-    let onclick = {
+    let select = {
         let (area, text, line) = (area.clone(), text.clone(), e.line);
-        Callback::from(move |_: MouseEvent| {
+        Callback::from(move |()| {
             if let (Some(line), Some(t)) = (line, area.cast::<HtmlTextAreaElement>()) {
                 let (from, to) = line_span(&text, line);
                 let _ = t.focus();
@@ -126,8 +127,17 @@ fn error_item(e: &EditorError, area: &NodeRef, text: &Rc<str>) -> Html {
             }
         })
     };
+    let onclick = select.reform(|_: MouseEvent| ());
+    // A problem with a line is reachable by Tab and selects it with Enter or Space too.
+    let onkeydown = Callback::from(move |k: KeyboardEvent| {
+        if k.key() == "Enter" || k.key() == " " {
+            k.prevent_default();
+            select.emit(());
+        }
+    });
+    let tabindex = e.line.map(|_| "0");
     let line = e.line.map(|l| l.to_string()).unwrap_or_default();
-    html! { <li data-line={line} {onclick}>{e.text.clone()}</li> }
+    html! { <li data-line={line} {tabindex} {onclick} {onkeydown}>{e.text.clone()}</li> }
 }
 
 /// Start and end of 1-based `line` in `text`, in UTF-16 units (what a

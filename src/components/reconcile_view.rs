@@ -74,7 +74,7 @@ pub fn ReconcileView(p: &ReconcileViewProps) -> Html {
                         <p data-testid="reconcile-result" class={if r.ok { "ok" } else { "bad" }}>
                             {if r.ok { t("一致", "agree") } else { t("不一致", "disagree") }}</p>
                         <table class="cases">
-                            <thead><tr><th>{t("检查", "check")}</th><th>{"report.json"}</th><th>{t("事件日志", "event log")}</th><th></th></tr></thead>
+                            <thead><tr><th>{t("检查", "check")}</th><th>{"report.json"}</th><th>{t("事件日志", "event log")}</th><th><span class="visually-hidden">{t("结果", "result")}</span></th></tr></thead>
                             <tbody>{ for r.checks.iter().map(|c| html!{
                                 <tr><td>{&c.name}</td><td>{&c.report}</td><td>{&c.log}</td><td>{if c.ok { "✓" } else { "✗" }}</td></tr>
                             }) }</tbody>

@@ -118,12 +118,12 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                     if !set.errors.is_empty() { {format!(" · {} {}", set.errors.len(), t("行有错误（已跳过）", "lines skipped"))} }
                 </p>
                 if !set.errors.is_empty() {
-                    <ul class="line-errors" data-testid="dialog-line-errors">
+                    <ul class="line-errors" data-testid="dialog-line-errors" tabindex="0">
                         { for set.errors.iter().map(|e| html!{ <li>{e.to_string()}</li> }) }
                     </ul>
                 }
                 if !skipped.is_empty() {
-                    <ul class="line-errors" data-testid="dialog-unaligned">
+                    <ul class="line-errors" data-testid="dialog-unaligned" tabindex="0">
                         { for skipped.iter().map(|(d, why)| html!{
                             <li>{format!("{}:{}: {} — {why}", s.dataset_name, d.line, d.dialog_id)}</li>
                         }) }

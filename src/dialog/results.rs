@@ -109,7 +109,7 @@ fn finished(lang: Lang, r: &Rc<DialogResults>) -> Html {
                     t("未调用任何模型", "no model was called"))}</p>
             }
             if !r.problems.is_empty() {
-                <ul class="line-errors" data-testid="dialog-trace-problems">
+                <ul class="line-errors" data-testid="dialog-trace-problems" tabindex="0">
                     { for r.problems.iter().map(|e| html!{ <li>{e.to_string()}</li> }) }
                 </ul>
             }

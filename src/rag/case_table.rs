@@ -63,7 +63,7 @@ fn Row(p: &RowProps) -> Html {
         html! {
             <details data-testid="case-reasoning">
                 <summary class="muted">{p.lang.pick("推理过程（不计分）", "Reasoning (not scored)")}</summary>
-                <div class="clip">{text.clone()}</div>
+                <div class="clip" tabindex="0">{text.clone()}</div>
             </details>
         }
     });
@@ -71,7 +71,7 @@ fn Row(p: &RowProps) -> Html {
         <tr data-testid="case-row" class={if r.passed() { "pass" } else { "fail" }}>
             <td>{&case.id}</td>
             <td class="q">{&case.q}</td>
-            <td class="answer"><div class="clip">{answer}{truncated}</div>{reasoning}</td>
+            <td class="answer"><div class="clip" tabindex="0">{answer}{truncated}</div>{reasoning}</td>
             <td data-testid="case-accuracy">{mark(r.accurate())}</td>
             <td data-testid="case-citation">{mark(r.cited())}</td>
             <td class="reason">{ for reasons.into_iter().map(|s| html!{ <div>{s}</div> }) }</td>

@@ -32,12 +32,12 @@ pub fn ConsolePanel(p: &ConsoleProps) -> Html {
     html! {
         <section class="panel">
             <h2>{p.lang.pick("控制台", "Console")}</h2>
-            <pre class="console" data-testid="console" tabindex="0">
+            <pre class="console" data-testid="console" tabindex="0" role="region" aria-label={p.lang.pick("控制台输出", "Console output")}>
                 { for lines.first().map(|l| html!{ <div>{l.to_string()}</div> }) }
                 if hidden > 0 {
-                    <p class="muted" data-testid="console-hidden">{format!("… {hidden} {}", p.lang.pick(
+                    <div class="muted" data-testid="console-hidden">{format!("… {hidden} {}", p.lang.pick(
                         "行未显示（浏览器控制台与事件日志中有全部行）",
-                        "lines not shown (the browser's console and the event log have them all)"))}</p>
+                        "lines not shown (the browser's console and the event log have them all)"))}</div>
                 }
                 { for tail.iter().map(|l| html!{ <div>{l.to_string()}</div> }) }
             </pre>

@@ -50,9 +50,9 @@ pub fn DatasetPanel(p: &DatasetPanelProps) -> Html {
         <section class="panel" data-testid="dataset-panel">
             <h2>{t("数据集", "Dataset")}</h2>
             <div class={zone} {ondrop} {ondragover} {ondragleave}>
-                <p>{t("把 JSONL 文件拖到这里，或选择文件（只在本机读取，不会上传）：",
+                <p id="dataset-file-hint">{t("把 JSONL 文件拖到这里，或选择文件（只在本机读取，不会上传）：",
                       "Drop a JSONL file here or choose one (read locally, never uploaded):")}</p>
-                <input type="file" accept=".jsonl,.json,.txt" data-testid="dataset-file" disabled={p.disabled} {onchange} />
+                <input type="file" accept=".jsonl,.json,.txt" data-testid="dataset-file" aria-labelledby="dataset-file-hint" disabled={p.disabled} {onchange} />
                 <button class="link" onclick={on_demo} disabled={p.disabled}>{t("使用内置示例数据集", "Use the built-in demo dataset")}</button>
             </div>
             if let Some(e) = &p.error { <p class="error" data-testid="load-error">{e.to_string()}</p> }
@@ -72,11 +72,11 @@ fn preview(lang: Lang, d: &LoadedDataset) -> Html {
                 if !parsed.errors.is_empty() { {format!(" · {} {}", parsed.errors.len(), t("行有错误（已跳过）", "lines skipped"))}}
             </p>
             if !parsed.errors.is_empty() {
-                <ul class="line-errors" data-testid="line-errors">
+                <ul class="line-errors" data-testid="line-errors" tabindex="0">
                     { for parsed.errors.iter().map(|e| html!{ <li>{e.to_string()}</li> }) }
                 </ul>
             }
-            <div class="preview-scroll"><table class="cases preview-table">
+            <div class="preview-scroll" tabindex="0" role="region" aria-label={t("数据集预览", "Dataset preview")}><table class="cases preview-table">
                 <thead><tr><th>{"id"}</th><th>{"q"}</th><th>{"gold"}</th><th>{"doc_hint"}</th></tr></thead>
                 <tbody>
                     { for parsed.cases.iter().take(5).map(|c| html!{

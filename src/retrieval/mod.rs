@@ -189,7 +189,7 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
                     if !s.line_errors.is_empty() { {format!(" · {} {}", s.line_errors.len(), t("行有错误（已跳过）", "lines skipped"))} }
                 </p>
                 if !s.line_errors.is_empty() {
-                    <ul class="line-errors" data-testid="retrieval-line-errors">
+                    <ul class="line-errors" data-testid="retrieval-line-errors" tabindex="0">
                         { for s.line_errors.iter().map(|e| html!{ <li>{e.to_string()}</li> }) }
                     </ul>
                 }
@@ -310,7 +310,7 @@ fn results(lang: Lang, s: &RetrievalState) -> Html {
             </section>
             <section class="panel">
                 <h2>{t("逐条结果", "Cases")}</h2>
-                <div class="preview-scroll" tabindex="0"><table class="cases" data-testid="retrieval-cases">
+                <div class="preview-scroll" tabindex="0" role="region" aria-label={t("逐条结果表", "Cases table")}><table class="cases" data-testid="retrieval-cases">
                     <thead><tr>
                         <th>{"case_id"}</th><th>{t("分桶", "bucket")}</th><th>{"query"}</th>
                         <th>{format!("hit@{k}")}</th><th>{"rr"}</th><th>{format!("ndcg@{k}")}</th>

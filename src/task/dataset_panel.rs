@@ -54,8 +54,8 @@ pub fn TaskDatasetPanel(p: &TaskDatasetPanelProps) -> Html {
         <section class="panel" data-testid="task-dataset-panel">
             <h2>{t("数据集", "Dataset")}</h2>
             <div class={zone} {ondrop} {ondragover} {ondragleave}>
-                <p>{format!("{} {}", t("JSONL，格式随任务而定：", "JSONL in the task's format:"), data.format.describe())}</p>
-                <input type="file" accept=".jsonl,.json,.txt" data-testid="task-dataset-file" disabled={p.disabled} onchange={pick(p.on_file.clone())} />
+                <p id="task-dataset-file-hint">{format!("{} {}", t("JSONL，格式随任务而定：", "JSONL in the task's format:"), data.format.describe())}</p>
+                <input type="file" accept=".jsonl,.json,.txt" data-testid="task-dataset-file" aria-labelledby="task-dataset-file-hint" disabled={p.disabled} onchange={pick(p.on_file.clone())} />
                 if !p.run_data.is_demo {
                     <button class="link" data-testid="task-dataset-demo" onclick={click(p.on_demo.clone())} disabled={p.disabled}>{t("使用内置示例数据集", "Use the built-in demo dataset")}</button>
                 }
@@ -71,11 +71,11 @@ pub fn TaskDatasetPanel(p: &TaskDatasetPanelProps) -> Html {
                 if !data.errors.is_empty() { {format!(" · {} {}", data.errors.len(), t("行有错误（已跳过）", "lines skipped"))} }
             </p>
             if !data.errors.is_empty() {
-                <ul class="line-errors" data-testid="task-line-errors">
+                <ul class="line-errors" data-testid="task-line-errors" tabindex="0">
                     { for data.errors.iter().map(|e| html!{ <li>{e.to_string()}</li> }) }
                 </ul>
             }
-            <div class="preview-scroll"><table class="cases preview-table">
+            <div class="preview-scroll" tabindex="0" role="region" aria-label={t("数据集预览", "Dataset preview")}><table class="cases preview-table">
                 <thead><tr><th>{"id"}</th><th>{t("字段", "fields")}</th></tr></thead>
                 <tbody>
                     { for data.samples.iter().take(5).map(|s| html!{

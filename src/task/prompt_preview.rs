@@ -38,7 +38,7 @@ pub fn PromptPreview(p: &PromptPreviewProps) -> Html {
                 { for messages.iter().map(|m| html!{
                     <div class="message">
                         <span class="role">{&m.role}</span>
-                        <pre data-testid="prompt-message">{&m.content}</pre>
+                        <pre data-testid="prompt-message" tabindex="0">{&m.content}</pre>
                     </div>
                 }) }
             </div>

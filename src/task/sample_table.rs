@@ -69,10 +69,10 @@ fn cell_html(c: &CellView) -> Html {
                 }) }</ul>
             }
             { for c.problems.iter().map(|x| html!{ <div class="parse-problem" data-testid="parse-problem">{x}</div> }) }
-            if let Some(a) = &c.answer { <div class="answer clip">{a}</div> }
+            if let Some(a) = &c.answer { <div class="answer clip" tabindex="0">{a}</div> }
             if c.truncated { <div class="bad" data-testid="cell-truncated">{"truncated (max_tokens)"}</div> }
             if let Some(r) = &c.reasoning {
-                <details class="reasoning" data-testid="cell-reasoning"><summary>{"reasoning"}</summary><div class="clip">{r}</div></details>
+                <details class="reasoning" data-testid="cell-reasoning"><summary>{"reasoning"}</summary><div class="clip" tabindex="0">{r}</div></details>
             }
             <div class="metrics-line">{ for c.metrics.iter().map(|(name, v)| {
                 let (class, text) = match v {
@@ -112,7 +112,7 @@ pub fn TaskSampleTable(p: &TaskRunProps) -> Html {
             <h2>{t("逐样本结果", "Per-sample results")}</h2>
             <label class="check"><input type="checkbox" data-testid="only-problems" checked={*only_problems} onchange={toggle} />
                 {t("只显示有问题的样本（调用失败、解析问题或指标低于 1）", "Only samples with a problem (failed call, parse problem, or a metric below 1)")}</label>
-            <div class="sample-scroll">
+            <div class="sample-scroll" tabindex="0" role="region" aria-label={t("逐样本结果表", "Per-sample results table")}>
                 <table class="cases samples" data-testid="task-samples">
                     <thead><tr><th>{t("样本 · 标签", "Sample · labels")}</th>
                         { for run.models.iter().map(|m| html!{ <th>{m}</th> }) }</tr></thead>

@@ -65,7 +65,7 @@ pub fn TaskSummary(p: &TaskRunProps) -> Html {
         <section class="panel">
             <h2>{t("模型对比", "Models side by side")}</h2>
             <table class="cases summary" data-testid="task-summary">
-                <thead><tr><th></th>
+                <thead><tr><th><span class="visually-hidden">{t("项目", "Row")}</span></th>
                     { for cols.iter().map(|c| html!{ <th data-testid="summary-model">{&c.model}</th> }) }
                 </tr></thead>
                 <tbody>

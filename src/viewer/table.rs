@@ -59,6 +59,20 @@ pub fn CaseTable(p: &CaseTableProps) -> Html {
             }
         })
     };
+    // The row with the keyboard focus, by index. Scrolling re-renders the rows and
+    // may move or replace the focused one, which drops the focus to <body>; after
+    // each render it goes back to that row (or, once the row has left the DOM, to
+    // the table), so Tab and the arrow keys keep working in the table.
+    let focused = use_mut_ref(|| None::<u32>);
+    let area = use_node_ref();
+    {
+        let (focused, area) = (focused.clone(), area.clone());
+        use_effect(move || {
+            // Copied out first: focusing the row runs its onfocus, which writes `focused`.
+            let row = *focused.borrow();
+            restore_focus(row, &area);
+        });
+    }
     let d = &p.data;
     let total = p.shown.len() as u32;
     let (first, end) = window(*scroll, total);
@@ -81,12 +95,31 @@ pub fn CaseTable(p: &CaseTableProps) -> Html {
                 }
             })
         };
+        let onfocus = {
+            let focused = focused.clone();
+            Callback::from(move |_: FocusEvent| *focused.borrow_mut() = Some(i))
+        };
+        // Focus moved on (Tab, a click elsewhere): forget the row. A row taken out
+        // of the DOM by a re-render is no longer connected: keep it.
+        let onblur = {
+            let focused = focused.clone();
+            Callback::from(move |e: FocusEvent| {
+                let connected = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                    .is_some_and(|el| el.is_connected());
+                if e.related_target().is_some() || connected {
+                    *focused.borrow_mut() = None;
+                }
+            })
+        };
         let class = classes!(
             (r.status != "ok").then_some("failed"),
             (p.selected == Some(i)).then_some("selected")
         );
         html! {
-            <tr key={i} data-testid="case-row" data-id={r.id.clone()} {class} tabindex="0" onclick={open} onkeydown={key}>
+            <tr key={i} data-testid="case-row" data-id={r.id.clone()} data-row={i.to_string()} {class} tabindex="0"
+                onclick={open} onkeydown={key} {onfocus} {onblur}>
                 <td>{&r.id}</td>
                 if models { <td>{r.model.clone().unwrap_or_default()}</td> }
                 <td>{&r.status}</td>
@@ -99,7 +132,7 @@ pub fn CaseTable(p: &CaseTableProps) -> Html {
     let cols = 4 + d.metrics.len() + usize::from(models);
     html! {
         <>
-            <div class="vtable" tabindex="0" role="region" aria-label={t("用例表", "Cases table")}
+            <div class="vtable" ref={area} tabindex="0" role="region" aria-label={t("用例表", "Cases table")}
                 style={format!("height:{VIEW_HEIGHT}px")} {onscroll}>
                 <table class="cases" data-testid="viewer-table">
                     <thead><tr>
@@ -122,6 +155,30 @@ pub fn CaseTable(p: &CaseTableProps) -> Html {
     }
 }
 
+/// Puts the focus back on row `row` (or on the table, `area`, when the row is
+/// not rendered) if a re-render dropped it to <body>; never scrolls.
+fn restore_focus(row: Option<u32>, area: &NodeRef) {
+    let Some(i) = row else { return };
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if doc.active_element().is_some_and(|a| a.tag_name() != "BODY") {
+        return;
+    }
+    let Some(table) = area.cast::<web_sys::HtmlElement>() else {
+        return;
+    };
+    let target = table
+        .query_selector(&format!("tr[data-row=\"{i}\"]"))
+        .ok()
+        .flatten()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        .unwrap_or(table);
+    let options = web_sys::FocusOptions::new();
+    options.set_prevent_scroll(true);
+    let _ = target.focus_with_options(&options);
+}
+
 fn detail(p: &CaseTableProps, i: u32) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let d = &p.data;
@@ -139,7 +196,7 @@ fn detail(p: &CaseTableProps, i: u32) -> Html {
                 if !r.tags.is_empty() { {format!(" · {}", r.tags.join(", "))} }
             </p>
             if let Some(e) = &r.error { <p class="error">{e}</p> }
-            if let Some(a) = &r.answer { <pre class="answer">{a}</pre> }
+            if let Some(a) = &r.answer { <pre class="answer" tabindex="0">{a}</pre> }
             <table class="cases">
                 <thead><tr><th>{t("指标", "metric")}</th><th>{t("值", "value")}</th><th>{t("详情", "detail")}</th></tr></thead>
                 <tbody>
@@ -149,7 +206,7 @@ fn detail(p: &CaseTableProps, i: u32) -> Html {
                             <tr>
                                 <td>{m}</td>
                                 <td class="num">{value(r.values[c])}</td>
-                                <td><pre class="detail">{ if detail.is_null() { String::new() } else { serde_json::to_string_pretty(&detail).unwrap_or_default() } }</pre></td>
+                                <td><pre class="detail" tabindex="0">{ if detail.is_null() { String::new() } else { serde_json::to_string_pretty(&detail).unwrap_or_default() } }</pre></td>
                             </tr>
                         }
                     }) }
