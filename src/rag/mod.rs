@@ -56,7 +56,8 @@ fn initial_state(p: &url::PageParams) -> AppState {
 }
 
 /// The RAG check's state and run, kept for the whole page load (switching
-/// modes does not lose them): loads `?dataset=` (else the demo) once, and
+/// modes does not lose them): loads `?dataset=` (else the demo; in task mode
+/// that parameter is the task's) once, and
 /// starts the run once it is loaded when `?autorun=1` asks (never sending a
 /// key by itself).
 #[hook]
@@ -72,7 +73,11 @@ pub fn use_rag(params: Rc<url::PageParams>, offers: UseReducerHandle<Offers>) ->
     };
     {
         let (state, params) = (state.clone(), params.clone());
-        use_effect_with((), move |_| match params.dataset.clone() {
+        // In task mode `?dataset=` is the task's dataset (see `task::use_task`).
+        let wanted = (params.mode != Some(Mode::Task))
+            .then(|| params.dataset.clone())
+            .flatten();
+        use_effect_with((), move |_| match wanted {
             Some(u) => files::fetch_then(u.clone(), move |read| match read {
                 Ok((name, bytes)) => {
                     let mut d = (*launch::dataset(&name, &bytes)).clone();

@@ -150,7 +150,7 @@ fn share_spec(state: &TaskState, lang: Lang) -> share::ShareSpec {
             task_text: &state.task_text,
             template_text: &state.template_text,
             file: state.file.as_deref(),
-            dataset_url: None,
+            dataset_url: state.dataset_url.as_deref(),
             mocks,
             endpoints,
             registry,
@@ -172,11 +172,32 @@ fn endpoint_target(state: &TaskState) -> Option<Rc<TargetLine>> {
     }))
 }
 
-/// The task mode's state and run, kept for the whole page load.
+/// The task mode's state and run, kept for the whole page load; with
+/// `?mode=task`, `?dataset=` is fetched once as the task's dataset.
 #[hook]
 pub fn use_task(params: Rc<url::PageParams>) -> (UseReducerHandle<TaskState>, TaskSlot) {
     let state = use_reducer(|| initial_state(&params));
     let slot = use_memo((), |_| TaskSlot::default());
+    {
+        let state = state.clone();
+        let wanted = (params.mode == Some(Mode::Task))
+            .then(|| params.dataset.clone())
+            .flatten();
+        use_effect_with((), move |_| {
+            if let Some(u) = wanted {
+                files::fetch_then(u.clone(), move |read| match read {
+                    Ok((name, bytes)) => {
+                        let file = Rc::new(LoadedFile {
+                            name,
+                            bytes: Rc::from(bytes),
+                        });
+                        state.dispatch(TaskAction::FetchedFile(file, Rc::from(u.as_str())));
+                    }
+                    Err(e) => state.dispatch(TaskAction::LoadFailed(Rc::from(e))),
+                });
+            }
+        });
+    }
     (state, (*slot).clone())
 }
 

@@ -128,6 +128,36 @@ test('task mode: an edited task is inlined, the models and settings come back, r
   await other.context().close();
 });
 
+test('task mode: a dataset opened with ?dataset= is in the link, a local one is said not to be', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0&task=support_qa&dataset=demo/tasks/support_qa.jsonl`);
+  await page.waitForFunction(() => document.querySelector('[data-testid=task-dataset-summary]')?.textContent.includes('support_qa.jsonl'));
+  const link = await shareLink(page);
+  const q = new URL(link).searchParams;
+  assert.equal(q.get('dataset'), 'demo/tasks/support_qa.jsonl');
+  assert.equal(q.get('task'), 'support_qa');
+  assert.equal(q.get('task_yaml'), null, 'the preset as it ships is named, not inlined');
+  assert.equal(await page.locator('[data-testid=share-notes]').count(), 0);
+
+  const other = await newPage(browser, errors);
+  await other.goto(link);
+  await other.waitForFunction(() => document.querySelector('[data-testid=task-dataset-summary]')?.textContent.includes('support_qa.jsonl'));
+  await other.waitForFunction(() => document.querySelector('[data-testid=start]')?.disabled === false);
+  await other.click('[data-testid=start]');
+  await waitStatus(other, 'done');
+  // The RAG tab of a task link keeps its own (demo) dataset.
+  await other.click('[data-testid=mode-rag]');
+  await other.waitForFunction(() => document.querySelector('[data-testid=dataset-summary]')?.textContent.includes('demo_dataset.jsonl'));
+
+  await page.setInputFiles('[data-testid=task-dataset-file]', path.join(DATA, 'task_one_bad_line.jsonl'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=share-notes]')?.textContent.includes('task_one_bad_line.jsonl is a local file'));
+  assert.equal(new URL(await shareLink(page)).searchParams.get('dataset'), null);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+  await other.context().close();
+});
+
 test('a hostile inlined task is only checked: its errors show and nothing runs', async () => {
   const hostile = [
     'name: "<img src=x onerror=alert(1)>"',
