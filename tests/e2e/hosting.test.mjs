@@ -21,6 +21,8 @@ async function watchedPage(errors) {
   const page = await newPage(browser, errors);
   page.on('requestfailed', (r) => errors.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
   page.on('response', (r) => { if (r.status() >= 400) errors.push(`${r.status()}: ${r.url()}`); });
+  // Requests the page does not make itself (the favicon) show only as console errors.
+  page.on('console', (m) => { if (/Failed to load resource/.test(m.text())) errors.push(`console: ${m.text()}`); });
   return page;
 }
 
