@@ -43,7 +43,18 @@ fn load_bytes(state: &UseReducerHandle<AppState>, name: &str, bytes: &[u8]) {
 /// field holding the key of the endpoint's own origin (or nothing).
 fn initial_state(p: &url::PageParams) -> AppState {
     let (stored, keys) = storage::load();
-    let mut settings = p.apply(stored);
+    // In task mode the endpoint, model and sampling of the URL are the task's
+    // endpoint form (a task share link), not the RAG check's.
+    let task = p.mode == Some(Mode::Task);
+    let own = url::PageParams {
+        endpoint: p.endpoint.clone().filter(|_| !task),
+        model: p.model.clone().filter(|_| !task),
+        provider: p.provider.filter(|_| !task),
+        temperature: p.temperature.filter(|_| !task),
+        max_tokens: p.max_tokens.filter(|_| !task),
+        ..p.clone()
+    };
+    let mut settings = own.apply(stored);
     settings.api_key = url::origin(&settings.base_url)
         .and_then(|o| keys.get(&o).map(String::from))
         .unwrap_or_default();

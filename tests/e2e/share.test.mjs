@@ -149,6 +149,7 @@ test('task mode: a dataset opened with ?dataset= is in the link, a local one is 
   // The RAG tab of a task link keeps its own (demo) dataset.
   await other.click('[data-testid=mode-rag]');
   await other.waitForFunction(() => document.querySelector('[data-testid=dataset-summary]')?.textContent.includes('demo_dataset.jsonl'));
+  assert.equal(await other.inputValue('[data-testid=provider]'), 'demo', "the task's endpoint stays the task's");
 
   await page.setInputFiles('[data-testid=task-dataset-file]', path.join(DATA, 'task_one_bad_line.jsonl'));
   await page.waitForFunction(() => document.querySelector('[data-testid=share-notes]')?.textContent.includes('task_one_bad_line.jsonl is a local file'));
