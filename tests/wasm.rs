@@ -154,6 +154,70 @@ fn url_parameters_never_carry_a_key() {
     assert_eq!(s.api_key, "", "a key in the URL is ignored");
 }
 
+/// The query string of a share link's pairs, as the page writes it.
+fn query(pairs: &[(&'static str, String)]) -> String {
+    let q = web_sys::UrlSearchParams::new().expect("params");
+    for (k, v) in pairs {
+        q.append(k, v);
+    }
+    format!("?{}", String::from(q.to_string()))
+}
+
+#[wasm_bindgen_test]
+fn a_rag_share_link_restores_the_settings_without_the_key() {
+    use evalpage_web::state::share::{self, DatasetSource};
+    let s = ModelSettings {
+        provider: Provider::Openai,
+        base_url: "https://api.example.com/v1".into(),
+        model: "gpt-x".into(),
+        api_key: "sk-share-SECRET".into(),
+        temperature: None,
+        max_tokens: Some(77),
+        concurrency: 9,
+        timeout_s: 30,
+        max_attempts: 2,
+        match_mode: evalpage_core::scorer::MatchMode::Strict,
+        fuzzy_threshold: 0.7,
+        system_prompt: "Answer in one line. 只用一行回答。".into(),
+        truncated_as_failure: true,
+        price_in: Some(0.15),
+        ..ModelSettings::default()
+    };
+    let source = DatasetSource::Url("data/set.jsonl".into());
+    let q = query(&share::rag(&s, &source, Lang::En).pairs);
+    assert!(!q.contains("SECRET"), "{q}");
+    let p = url::parse(&q);
+    assert_eq!(p.dataset.as_deref(), Some("data/set.jsonl"));
+    assert!(!p.autorun, "a share link never starts a run");
+    let back = p.apply(ModelSettings::default());
+    assert_eq!(back.api_key, "");
+    assert_eq!(
+        back,
+        ModelSettings {
+            api_key: String::new(),
+            ..s
+        }
+    );
+}
+
+#[wasm_bindgen_test]
+fn a_task_share_link_restores_the_task_text() {
+    let yaml = "name: shared\n# 中文 ✓\n";
+    let q = format!("?mode=task&task=event_eval&task_yaml={}&models=mock-a&timeout=9&endpoint_model=m1%20http%3A%2F%2F127.0.0.1%3A9%2Fv1",
+        evalpage_web::state::share::encode(yaml.as_bytes()));
+    let p = url::parse(&q);
+    assert_eq!(p.task_yaml, Some(Ok(yaml.to_string())));
+    assert_eq!(p.models, Some(vec!["mock-a".to_string()]));
+    assert_eq!(p.timeout_s, Some(9));
+    assert_eq!(
+        p.endpoint_models,
+        [("m1".to_string(), "http://127.0.0.1:9/v1".to_string())]
+    );
+    assert!(url::parse("?task_yaml=%25%25")
+        .task_yaml
+        .is_some_and(|r| r.is_err()));
+}
+
 #[wasm_bindgen_test]
 fn keys_are_saved_by_origin_in_session_storage_unless_remembered() {
     let window = web_sys::window().expect("window");

@@ -9,6 +9,7 @@ pub mod reconcile_view;
 pub mod resume_banner;
 pub mod resume_log;
 pub mod run_controls;
+pub mod share_link;
 pub mod usage_table;
 pub mod zip_button;
 

@@ -298,5 +298,6 @@ pub fn dataset(name: &str, bytes: &[u8]) -> Rc<LoadedDataset> {
     Rc::new(LoadedDataset {
         parsed: rag::parse(name, bytes),
         text: Rc::from(String::from_utf8_lossy(bytes).as_ref()),
+        url: None,
     })
 }

@@ -15,12 +15,13 @@ pub mod model_panel;
 use self::launch::{RagLaunch, RagSlot};
 use crate::components::{
     reconcile_view::ReconcileView, resume_banner::ResumeBanner, resume_log::ResumeLog,
-    run_controls::RunControls,
+    run_controls::RunControls, share_link::ShareLink,
 };
 use crate::effects::{files, storage, url};
 use crate::launch as run_launch;
 use crate::state::keys::TargetLine;
 use crate::state::resume::Offers;
+use crate::state::share::{self, DatasetSource};
 use crate::state::{AppAction, AppState, Mode, ModelSettings, Provider, RunStatus};
 use case_table::CaseTable;
 use console::ConsolePanel;
@@ -42,7 +43,18 @@ fn load_bytes(state: &UseReducerHandle<AppState>, name: &str, bytes: &[u8]) {
 /// field holding the key of the endpoint's own origin (or nothing).
 fn initial_state(p: &url::PageParams) -> AppState {
     let (stored, keys) = storage::load();
-    let mut settings = p.apply(stored);
+    // In task mode the endpoint, model and sampling of the URL are the task's
+    // endpoint form (a task share link), not the RAG check's.
+    let task = p.mode == Some(Mode::Task);
+    let own = url::PageParams {
+        endpoint: p.endpoint.clone().filter(|_| !task),
+        model: p.model.clone().filter(|_| !task),
+        provider: p.provider.filter(|_| !task),
+        temperature: p.temperature.filter(|_| !task),
+        max_tokens: p.max_tokens.filter(|_| !task),
+        ..p.clone()
+    };
+    let mut settings = own.apply(stored);
     settings.api_key = url::origin(&settings.base_url)
         .and_then(|o| keys.get(&o).map(String::from))
         .unwrap_or_default();
@@ -55,7 +67,8 @@ fn initial_state(p: &url::PageParams) -> AppState {
 }
 
 /// The RAG check's state and run, kept for the whole page load (switching
-/// modes does not lose them): loads `?dataset=` (else the demo) once, and
+/// modes does not lose them): loads `?dataset=` (else the demo; in task mode
+/// that parameter is the task's) once, and
 /// starts the run once it is loaded when `?autorun=1` asks (never sending a
 /// key by itself).
 #[hook]
@@ -71,9 +84,17 @@ pub fn use_rag(params: Rc<url::PageParams>, offers: UseReducerHandle<Offers>) ->
     };
     {
         let (state, params) = (state.clone(), params.clone());
-        use_effect_with((), move |_| match params.dataset.clone() {
-            Some(u) => files::fetch_then(u, move |read| match read {
-                Ok((name, bytes)) => load_bytes(&state, &name, &bytes),
+        // In task mode `?dataset=` is the task's dataset (see `task::use_task`).
+        let wanted = (params.mode != Some(Mode::Task))
+            .then(|| params.dataset.clone())
+            .flatten();
+        use_effect_with((), move |_| match wanted {
+            Some(u) => files::fetch_then(u.clone(), move |read| match read {
+                Ok((name, bytes)) => {
+                    let mut d = (*launch::dataset(&name, &bytes)).clone();
+                    d.url = Some(Rc::from(u.as_str()));
+                    state.dispatch(AppAction::SetDataset(Rc::new(d)));
+                }
                 Err(e) => state.dispatch(AppAction::LoadFailed(Rc::from(e))),
             }),
             None => load_bytes(&state, demo::DATASET_NAME, demo::DATASET.as_bytes()),
@@ -197,6 +218,11 @@ pub fn RagApp(p: &RagAppProps) -> Html {
     let lang = state.lang;
     let status = state.status();
     let running = status == RunStatus::Running;
+    let source = state
+        .dataset
+        .as_ref()
+        .map_or(DatasetSource::None, |d| d.source());
+    let share = Rc::new(share::rag(&state.settings, &source, lang));
     html! {
         <>
             <ResumeBanner {lang} offers={rag.offers.list.clone()} disabled={running} {on_resume} {on_discard} />
@@ -209,6 +235,7 @@ pub fn RagApp(p: &RagAppProps) -> Html {
             <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress.clone())} error={state.start_error.clone()}
                 {on_start} {on_cancel} {on_pause} target={target_line(state)}
                 key_prompt={state.key_prompt.clone()} on_confirm_key={on_confirm_key} on_dismiss_key={on_dismiss_key} />
+            <ShareLink {lang} spec={share} />
             <MetricsPanel {lang} run={state.run.clone()} />
             <Downloads {lang} artifacts={state.artifacts.clone()} />
             <crate::components::usage_table::UsageTable {lang} report={state.artifacts.as_ref().map(|a| a.report.clone())} />

@@ -17,6 +17,25 @@ pub struct LoadedDataset {
     pub parsed: RagDataset,
     /// The file's text (kept so an interrupted run can be resumed after a reload).
     pub text: Rc<str>,
+    /// The URL it was fetched from (`?dataset=`); `None` for a local file
+    /// or the demo. A share link carries it.
+    pub url: Option<Rc<str>>,
+}
+
+impl LoadedDataset {
+    /// Where it came from, as a share link sees it.
+    pub fn source(&self) -> super::share::DatasetSource {
+        use super::share::DatasetSource;
+        match &self.url {
+            Some(u) => DatasetSource::Url(u.to_string()),
+            None if self.parsed.name == evalpage_core::demo::DATASET_NAME
+                && &*self.text == evalpage_core::demo::DATASET =>
+            {
+                DatasetSource::Demo
+            }
+            None => DatasetSource::Local(self.parsed.name.clone()),
+        }
+    }
 }
 
 /// The run's state as shown (`data-testid="run-status"` text).

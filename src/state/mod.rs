@@ -12,6 +12,7 @@ pub mod keys;
 pub mod resume;
 pub mod retrieval;
 pub mod settings;
+pub mod share;
 pub mod stored;
 pub mod task_check;
 pub mod task_data;

@@ -83,6 +83,8 @@ pub struct TaskState {
     checked: (Rc<str>, Rc<str>),
     /// The file the user loaded (`None`: the demo for the task's format).
     pub file: Option<Rc<LoadedFile>>,
+    /// The URL `file` was fetched from (`?dataset=`); `None` for a local file.
+    pub dataset_url: Option<Rc<str>>,
     /// The `metadata.json` the user loaded.
     pub metadata: Option<Rc<LoadedMetadata>>,
     /// The dataset as read in the task's format.
@@ -155,6 +157,8 @@ pub enum TaskAction {
     CheckRegistry,
     /// A dataset file was loaded.
     SetFile(Rc<LoadedFile>),
+    /// A dataset was fetched from this URL (`?dataset=`).
+    FetchedFile(Rc<LoadedFile>, Rc<str>),
     /// Go back to the built-in demo dataset.
     UseDemo,
     /// A `metadata.json` was loaded.
@@ -215,6 +219,7 @@ impl TaskState {
             }),
             checked: (Rc::from(""), Rc::from("")),
             file: None,
+            dataset_url: None,
             metadata: None,
             run_data: Rc::new(task_data::read(DatasetFormat::Samples, None, None)),
             preview: None,
@@ -406,11 +411,19 @@ impl Reducible for TaskState {
         match action {
             TaskAction::SetFile(f) => {
                 next.file = Some(f);
+                next.dataset_url = None;
+                next.load_error = None;
+                next.reload();
+            }
+            TaskAction::FetchedFile(f, url) => {
+                next.file = Some(f);
+                next.dataset_url = Some(url);
                 next.load_error = None;
                 next.reload();
             }
             TaskAction::UseDemo => {
                 next.file = None;
+                next.dataset_url = None;
                 next.metadata = None;
                 next.load_error = None;
                 next.reload();

@@ -16,19 +16,24 @@ pub mod summary;
 use self::launch::{TaskLaunch, TaskSlot};
 use crate::components::{
     resume_banner::ResumeBanner, resume_log::ResumeLog, run_controls::RunControls,
+    share_link::ShareLink,
 };
 use crate::effects::{files, url};
 use crate::launch as run_launch;
 use crate::state::keys::TargetLine;
 use crate::state::resume::Offers;
+use crate::state::share;
 use crate::state::task_data::{LoadedFile, LoadedMetadata};
-use crate::state::task_models::TaskRunSettings;
+use crate::state::task_models::{
+    endpoint_name, EndpointModel, ModelSource, TaskRunSettings, MOCK_MODELS,
+};
 use crate::state::{Mode, ModelSettings, RunStatus, TaskAction, TaskState};
 use dataset_panel::TaskDatasetPanel;
 use downloads::TaskDownloads;
 use editor::TaskEditor;
 use endpoint_panel::EndpointPanel;
-use evalpage_core::Lang;
+use evalpage_core::task::PRESETS;
+use evalpage_core::{Lang, ModelEntry};
 use models_panel::TaskModelsPanel;
 use prompt_preview::PromptPreview;
 use sample_table::TaskSampleTable;
@@ -37,17 +42,124 @@ use std::rc::Rc;
 use summary::TaskSummary;
 use yew::prelude::*;
 
-/// The task mode's first state: the preset of `?task=` (else the default)
-/// and the scheduling of `?concurrency=` and `?demo_latency=`.
+/// The task mode's first state: the preset of `?task=` (else the default),
+/// the task and template inlined by a share link (`task_yaml`,
+/// `task_template`: only texts to check, never run by themselves), the models
+/// it ticks, the endpoint form, and the scheduling of `?concurrency=`,
+/// `?demo_latency=`, `?timeout=` and `?attempts=`.
 fn initial_state(params: &url::PageParams) -> TaskState {
     let mut s = TaskState::with_preset(params.task.as_deref().unwrap_or_default());
     let d = TaskRunSettings::default();
     s.settings = TaskRunSettings {
         concurrency: params.concurrency.map_or(d.concurrency, |c| c.clamp(1, 64)),
         mock_latency: params.demo_latency.map_or(d.mock_latency, |l| l.max(0.0)),
-        ..d
+        timeout_s: params.timeout_s.map_or(d.timeout_s, |t| t.clamp(1, 600)),
+        max_attempts: params.attempts.map_or(d.max_attempts, |a| a.clamp(1, 10)),
+        truncated_as_failure: params
+            .truncated_as_failure
+            .unwrap_or(d.truncated_as_failure),
+        keep_going_on_fatal: params.keep_going.unwrap_or(d.keep_going_on_fatal),
     };
-    s
+    let e = &s.endpoint;
+    s.endpoint = Rc::new(ModelSettings {
+        base_url: params
+            .endpoint
+            .clone()
+            .unwrap_or_else(|| e.base_url.clone()),
+        model: params.model.clone().unwrap_or_else(|| e.model.clone()),
+        temperature: params.temperature.unwrap_or(e.temperature),
+        max_tokens: params.max_tokens.unwrap_or(e.max_tokens),
+        api_key: String::new(),
+        ..(**e).clone()
+    });
+    let mut s = Rc::new(s);
+    // A shared text that cannot be read becomes a comment: the editor shows
+    // it and the check reports the task as invalid, so nothing can run.
+    let text = |r: &Result<String, String>| match r {
+        Ok(t) => t.clone(),
+        Err(e) => format!("# the shared link's task could not be read: {e}\n"),
+    };
+    let mut edited = false;
+    if let Some(t) = &params.task_yaml {
+        s = s.reduce(TaskAction::EditTask(text(t)));
+        edited = true;
+    }
+    if let Some(t) = &params.task_template {
+        s = s.reduce(TaskAction::EditTemplate(text(t)));
+        edited = true;
+    }
+    if edited {
+        s = s.reduce(TaskAction::Check);
+    }
+    if let Some(models) = &params.models {
+        for m in MOCK_MODELS {
+            s = s.reduce(TaskAction::Toggle(
+                m.to_string(),
+                models.iter().any(|n| n == m),
+            ));
+        }
+    }
+    for (model, base) in &params.endpoint_models {
+        let Some(origin) = url::origin(base) else {
+            continue;
+        };
+        if model.is_empty() {
+            continue;
+        }
+        let entry = ModelEntry {
+            name: endpoint_name(model, &origin, &s.choices),
+            base_url: base.clone(),
+            model: Some(model.clone()),
+            api_key_env: None,
+            default_params: Default::default(),
+            price_in_per_mtok: None,
+            price_out_per_mtok: None,
+        };
+        s = s.reduce(TaskAction::AddEndpoint(EndpointModel { entry, origin }));
+    }
+    if let Some(j) = &params.judge {
+        s = s.reduce(TaskAction::SetJudge(j.clone()));
+    }
+    (*s).clone()
+}
+
+/// What a share link of the task mode is made of.
+fn share_spec(state: &TaskState, lang: Lang) -> share::ShareSpec {
+    let preset = state
+        .preset
+        .and_then(|n| PRESETS.iter().find(|p| p.name == n));
+    let ticked = state
+        .choices
+        .iter()
+        .filter(|c| state.selected.contains(&c.name));
+    let (mut mocks, mut endpoints, mut registry) = (Vec::new(), Vec::new(), Vec::new());
+    for c in ticked {
+        match &c.source {
+            ModelSource::Mock => mocks.push(c.name.as_str()),
+            ModelSource::Endpoint(e) => endpoints.push((
+                e.entry.base_url.as_str(),
+                e.entry.model.as_deref().unwrap_or(&c.name),
+            )),
+            ModelSource::Registry(_) => registry.push(c.name.as_str()),
+        }
+    }
+    share::task(
+        &share::TaskShare {
+            preset: preset.map(|p| p.name),
+            preset_yaml: preset.map(|p| p.yaml),
+            task_text: &state.task_text,
+            template_text: &state.template_text,
+            file: state.file.as_deref(),
+            dataset_url: state.dataset_url.as_deref(),
+            mocks,
+            endpoints,
+            registry,
+            endpoint: &state.endpoint,
+            settings: state.settings,
+            judge: &state.judge,
+        },
+        lang,
+    )
 }
 
 /// Where the endpoint form's requests go: its origin, and whether the key
@@ -60,11 +172,32 @@ fn endpoint_target(state: &TaskState) -> Option<Rc<TargetLine>> {
     }))
 }
 
-/// The task mode's state and run, kept for the whole page load.
+/// The task mode's state and run, kept for the whole page load; with
+/// `?mode=task`, `?dataset=` is fetched once as the task's dataset.
 #[hook]
 pub fn use_task(params: Rc<url::PageParams>) -> (UseReducerHandle<TaskState>, TaskSlot) {
     let state = use_reducer(|| initial_state(&params));
     let slot = use_memo((), |_| TaskSlot::default());
+    {
+        let state = state.clone();
+        let wanted = (params.mode == Some(Mode::Task))
+            .then(|| params.dataset.clone())
+            .flatten();
+        use_effect_with((), move |_| {
+            if let Some(u) = wanted {
+                files::fetch_then(u.clone(), move |read| match read {
+                    Ok((name, bytes)) => {
+                        let file = Rc::new(LoadedFile {
+                            name,
+                            bytes: Rc::from(bytes),
+                        });
+                        state.dispatch(TaskAction::FetchedFile(file, Rc::from(u.as_str())));
+                    }
+                    Err(e) => state.dispatch(TaskAction::LoadFailed(Rc::from(e))),
+                });
+            }
+        });
+    }
     (state, (*slot).clone())
 }
 
@@ -185,6 +318,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     };
     let with_key: Rc<BTreeSet<String>> = Rc::new(state.keys.keys().cloned().collect());
     let blocked = state.blocker().map(|(zh, en)| lang.pick(zh, en));
+    let share = Rc::new(share_spec(state, lang));
     // The finished run's report, read once from its report.json.
     let usage_report = use_memo(state.artifacts.clone(), |a| {
         a.as_ref()
@@ -233,6 +367,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
                 blocked={if running { None } else { blocked }} error={state.start_error.clone()}
                 {on_start} {on_cancel} {on_pause} key_prompt={state.key_prompt.clone()} {on_confirm_key}
                 on_dismiss_key={send(state, |_: ()| TaskAction::PromptKey(None))} />
+            <ShareLink {lang} spec={share} />
             <TaskDownloads {lang} artifacts={state.artifacts.clone()} />
             <crate::components::usage_table::UsageTable {lang} report={(*usage_report).clone()} />
             <TaskSummary {lang} run={state.run.clone()} />

@@ -29,10 +29,14 @@ export function startMock(args = []) {
   });
 }
 
-/** Serves dist/ on a free loopback port. */
-export async function startSite() {
-  const server = await serveDir(path.join(ROOT, 'dist'));
-  return { url: `http://127.0.0.1:${server.address().port}`, stop: () => server.close() };
+/**
+ * Serves dist/ on a free loopback port, at `prefix` (default `/`); `url` is the
+ * site's address without the trailing slash (`http://127.0.0.1:PORT/some/sub`).
+ */
+export async function startSite(prefix = '/') {
+  const server = await serveDir(path.join(ROOT, 'dist'), 0, { prefix });
+  const at = prefix.replace(/\/+$/, '');
+  return { url: `http://127.0.0.1:${server.address().port}${at}`, stop: () => server.close() };
 }
 
 /** Launches the system Chromium headless. */

@@ -1,6 +1,8 @@
 // A small static file server for dist/ on 127.0.0.1, used by the end-to-end
-// tests and the browser benchmark. Unknown paths without a file extension fall
-// back to index.html (the page lives at / and /eval).
+// tests and the browser benchmark. It behaves like a plain static host: the
+// site can live under a prefix (`/some/sub/path/`), a folder is answered by its
+// index.html, a folder asked for without its trailing slash is redirected to
+// the slash form (301, query kept), and anything else missing is a 404.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,16 +10,31 @@ import path from 'node:path';
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
   '.css': 'text/css', '.md': 'text/markdown; charset=utf-8', '.jsonl': 'application/jsonl; charset=utf-8',
-  '.json': 'application/json',
+  '.json': 'application/json', '.yaml': 'text/yaml; charset=utf-8',
 };
 
-export function serveDir(root, port = 0) {
+/**
+ * Serves `root` at `prefix` (default `/`; e.g. `/some/sub/path/`) on a loopback
+ * port (0 = a free one). Resolves with the `http.Server`.
+ */
+export function serveDir(root, port = 0, { prefix = '/' } = {}) {
+  const base = `/${prefix.split('/').filter(Boolean).join('/')}/`.replace('//', '/');
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
-    let file = path.join(root, decodeURIComponent(url.pathname));
-    if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
-    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
-    if (!fs.existsSync(file) && !path.extname(file)) file = path.join(root, 'index.html');
+    let pathname;
+    try { pathname = decodeURIComponent(url.pathname); } catch { res.writeHead(400).end(); return; }
+    // The prefix itself without its slash: a host redirects to the folder.
+    if (`${pathname}/` === base) { res.writeHead(301, { Location: base + url.search }).end(); return; }
+    if (!pathname.startsWith(base)) { res.writeHead(404).end('not found'); return; }
+    let file = path.join(root, pathname.slice(base.length));
+    if (file !== root && !file.startsWith(root + path.sep)) { res.writeHead(403).end(); return; }
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) {
+      if (!url.pathname.endsWith('/')) {
+        res.writeHead(301, { Location: `${url.pathname}/${url.search}` }).end();
+        return;
+      }
+      file = path.join(file, 'index.html');
+    }
     fs.readFile(file, (err, data) => {
       if (err) { res.writeHead(404).end('not found'); return; }
       res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream' });
@@ -29,6 +46,7 @@ export function serveDir(root, port = 0) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const root = path.resolve(process.argv[2] || 'dist');
-  const server = await serveDir(root, Number(process.argv[3] || 8080));
-  console.log(`serving ${root} on http://127.0.0.1:${server.address().port}/`);
+  const prefix = process.argv[4] || '/';
+  const server = await serveDir(root, Number(process.argv[3] || 8080), { prefix });
+  console.log(`serving ${root} on http://127.0.0.1:${server.address().port}${prefix}`);
 }
