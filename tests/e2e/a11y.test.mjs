@@ -206,7 +206,10 @@ test('the keyboard alone: Start runs the demo, the mode tabs switch, a viewer ro
   await page.focus(`[data-testid=case-row][data-id=${id}]`);
   const top = await page.$eval('.vtable', (e) => e.scrollTop);
   for (let i = 0; i < 30; i += 1) await page.keyboard.press('ArrowDown');
-  assert.ok(await page.$eval('.vtable', (e) => e.scrollTop) > top + 300, 'ArrowDown scrolls the table');
+  // Keyboard scrolling is animated in Chromium: wait for it to get there.
+  const scrolled = await page.waitForFunction((t) => document.querySelector('.vtable').scrollTop > t + 300, top, { timeout: 5000 })
+    .then(() => true, () => false);
+  assert.ok(scrolled, 'ArrowDown scrolls the table');
   assert.ok(await page.evaluate(() => document.activeElement.closest('.vtable') !== null), 'the focus stays in the table');
   assert.deepEqual(errors, []);
 });
