@@ -30,7 +30,7 @@ if (run.status !== 0) { console.error(run.stderr); process.exit(1); }
 fs.writeFileSync(path.join(dir, 'n'), String(N));
 const report = path.join(dir, 'out', 'report.json');
 const mb = fs.statSync(report).size / 1e6;
-console.log(`report: ${N} cases, ${mb.toFixed(1)} MB (made by evalpage run --provider demo in ${((Date.now() - t) / 1000).toFixed(1)} s)`);
+console.log(`report: ${N} cases, ${mb.toFixed(1)} MB (${cached ? 'kept from an earlier run in VIEWER_BENCH_DIR' : `made by evalpage run --provider demo in ${((Date.now() - t) / 1000).toFixed(1)} s`})`);
 
 const site = await startSite();
 const browser = await launch();
