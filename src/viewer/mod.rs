@@ -13,11 +13,13 @@ mod compare;
 mod table;
 
 use crate::archive;
-use crate::effects::{files, url};
+use crate::effects::{files, report_slices, url};
 use crate::state::viewer::{Shared, ViewerAction, ViewerState};
 use charts::Charts;
 use compare::ComparePanel;
-use evalpage_core::view::{self, manifest_url, read_manifest, Outcome, Query, Sort, ViewData};
+use evalpage_core::view::{
+    self, manifest_url, read_manifest, Outcome, Query, Slices, Sort, ViewData,
+};
 use evalpage_core::Lang;
 use std::rc::Rc;
 use table::CaseTable;
@@ -74,18 +76,57 @@ pub struct ViewerAppProps {
 }
 
 fn load_into(state: &UseReducerHandle<ViewerState>, read: files::Read, fresh: bool) {
-    match read {
-        Ok((name, bytes)) => match open(&name, &bytes) {
-            Ok(data) => {
-                if fresh {
-                    url::set_params(&QUERY_KEYS, &[]);
+    let (name, bytes) = match read {
+        Ok(r) => r,
+        Err(e) => return state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+    };
+    if fresh {
+        url::set_params(&QUERY_KEYS, &[]);
+    }
+    // A report (not a zip, not a log) is read in slices: the page stays
+    // responsive and the first rows show at once.
+    let report_like = !bytes.starts_with(b"PK\x03\x04")
+        && !name.ends_with(".jsonl")
+        && !name.ends_with(".json-seq")
+        && bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    let bytes = if report_like {
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                let text: Rc<str> = Rc::from(text);
+                match Slices::start(&name, text.clone()) {
+                    Some(slices) => return read_slices(state, slices, fresh),
+                    None => text.as_bytes().to_vec(),
                 }
-                state.dispatch(ViewerAction::Loaded(Shared::new(data), fresh))
             }
-            Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
-        },
+            Err(e) => e.into_bytes(),
+        }
+    } else {
+        bytes
+    };
+    match open(&name, &bytes) {
+        Ok(data) => state.dispatch(ViewerAction::Loaded(Shared::new(data), fresh)),
         Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
     }
+}
+
+fn read_slices(state: &UseReducerHandle<ViewerState>, slices: Slices, fresh: bool) {
+    let (first, done) = (state.clone(), state.clone());
+    // The query is reset once, by the first table shown.
+    let shown = Rc::new(std::cell::Cell::new(false));
+    let shown_first = shown.clone();
+    report_slices::read(
+        slices,
+        Callback::from(move |mut d: ViewData| {
+            d.notes
+                .push("reading: the first rows are shown, the rest follow".into());
+            shown_first.set(true);
+            first.dispatch(ViewerAction::Loaded(Shared::new(d), fresh));
+        }),
+        Callback::from(move |r: Result<ViewData, String>| match r {
+            Ok(d) => done.dispatch(ViewerAction::Loaded(Shared::new(d), fresh && !shown.get())),
+            Err(e) => done.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+        }),
+    );
 }
 
 /// The viewer's state, with the query and any `?report=` / `?log=` from the

@@ -83,7 +83,7 @@ pub struct EvalScore {
 }
 
 /// The aggregate report.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EvaluationReport {
     /// What was evaluated and how.
     pub experiment: ExperimentMetadata,
@@ -189,7 +189,7 @@ pub struct CaseVerdict {
 }
 
 /// Dataset × run config × evaluator config, and the run's identity.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ExperimentMetadata {
     /// The dataset.
     pub dataset: DatasetMetadata,

@@ -16,6 +16,7 @@
 pub mod chart;
 pub mod compare;
 mod lite;
+pub use lite::Slices;
 pub mod query;
 
 use crate::events::ReadLog;
@@ -176,6 +177,7 @@ fn text_of(v: &Value, keys: &[&str]) -> Option<String> {
 /// A report's rows being built: one per case × model in first-seen order,
 /// with a column per metric (the summaries' order, then any other metric of
 /// the scores). The typed reader and the fast one (`lite`) share it.
+#[derive(Clone)]
 pub(super) struct Builder {
     metrics: Vec<String>,
     col: HashMap<String, usize>,
@@ -244,6 +246,50 @@ impl Builder {
             }
         };
         &mut self.rows[i]
+    }
+
+    /// A metric met while reading scores: a new column when it is new (rows
+    /// read before it get no value for it).
+    pub(super) fn add_metric(&mut self, metric: &str) {
+        if self.col.contains_key(metric) {
+            return;
+        }
+        self.col.insert(metric.to_string(), self.metrics.len());
+        self.metrics.push(metric.to_string());
+        for r in &mut self.rows {
+            r.values.push(None);
+            r.details.push(Detail::None);
+        }
+    }
+
+    /// Puts the summaries' metrics first, in their order (columns met while
+    /// reading scores keep theirs after them), as the one-pass readers do.
+    pub(super) fn order(&mut self, summaries: &[MetricSummary]) {
+        let mut names: Vec<String> = Vec::new();
+        let known = self.metrics.clone();
+        for m in summaries.iter().map(|s| s.metric.clone()).chain(known) {
+            if !names.contains(&m) {
+                names.push(m);
+            }
+        }
+        for m in &names {
+            self.add_metric(m);
+        }
+        let old: Vec<usize> = names
+            .iter()
+            .filter_map(|m| self.col.get(m).copied())
+            .collect();
+        for r in &mut self.rows {
+            r.values = old.iter().map(|&c| r.values[c]).collect();
+            r.details = old.iter().map(|&c| r.details[c].clone()).collect();
+        }
+        self.col = names
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, m)| (m, i))
+            .collect();
+        self.metrics = names;
     }
 
     /// The column of a metric.
@@ -541,6 +587,25 @@ mod tests {
     use super::*;
     use crate::events::read;
 
+    const SAMPLE: &str = r#"{"metrics": {"cases": 2, "passed_cases": 1, "failed_calls": 1},
+        "scores": [
+            {"sample_id": "a", "metric": "acc", "value": 1.0, "tags": ["t"], "language": "zh",
+             "length_bucket": "short", "detail": {"model": "m", "answer": "甲 \"answer\" [x]", "keypoints": [1, 2]}},
+            {"sample_id": "a", "metric": "judge", "value": 0.0, "tags": ["t"], "language": "zh",
+             "length_bucket": "short", "detail": {"model": "m", "unscored": true}},
+            {"sample_id": "b", "metric": "acc", "value": 0.0, "tags": [], "language": null,
+             "length_bucket": null, "detail": {"model": "m", "answer": 42}}
+        ],
+        "report": {
+            "experiment": {"dataset": {"dataset_id": "d", "version": "v1", "name": "d.jsonl", "counts": {},
+                "languages": {}, "tags": {}}, "run_config": {"kind": "task", "note": "scores: [not this]"}, "evaluator_config": {}},
+            "summaries": [{"model": "m", "metric": "acc", "mean": 0.5, "std": 0.5, "sample_count": 2}],
+            "breakdowns": [],
+            "error_cases": [{"model": "m", "sample_id": "b", "status": "failed", "trace_id": "x",
+                "message": "HTTP 500", "latency_ms": 12.0, "backend": null, "status_code": 500, "attempts": 3}],
+            "llm_judge_details": []
+        }}"#;
+
     #[test]
     fn the_fast_reader_gives_the_typed_readers_table() {
         let text = serde_json::json!({
@@ -611,6 +676,52 @@ mod tests {
         assert_eq!(
             fast.detail(&fast.rows[0], 0)["keypoints"],
             serde_json::json!([1, 2])
+        );
+    }
+
+    #[test]
+    fn a_report_read_in_slices_gives_the_one_pass_table() {
+        let typed: EvaluationResult = serde_json::from_str(SAMPLE).expect("typed");
+        let pretty = serde_json::to_string_pretty(&typed).expect("pretty");
+        for text in [SAMPLE.to_string(), pretty] {
+            let whole = load("r.json", text.as_bytes()).expect("one pass");
+            let mut s = Slices::start("r.json", std::rc::Rc::from(text.as_str())).expect("slices");
+            assert!(
+                !s.step(1).expect("first"),
+                "three scores: not done after one"
+            );
+            let first = s.view();
+            assert!(
+                first.rows[0].id == "a" && first.rows[0].values[0] == Some(1.0),
+                "the first row shows at once"
+            );
+            while !s.step(1).expect("step") {}
+            let sliced = s.finish();
+            assert_eq!(sliced.metrics, whole.metrics);
+            assert_eq!(sliced.rows.len(), whole.rows.len());
+            for (a, b) in sliced.rows.iter().zip(&whole.rows) {
+                assert_eq!(
+                    (&a.id, &a.values, &a.status, &a.answer),
+                    (&b.id, &b.values, &b.status, &b.answer)
+                );
+                for c in 0..sliced.metrics.len() {
+                    assert_eq!(sliced.detail(a, c), whole.detail(b, c));
+                }
+            }
+        }
+        assert!(Slices::start("x", std::rc::Rc::from("{\"scores\": 3}")).is_none());
+        let broken = SAMPLE.replacen("\"value\": 0.0", "\"value\": nope", 1);
+        let mut s = Slices::start("b.json", std::rc::Rc::from(broken.as_str())).expect("starts");
+        let e = loop {
+            match s.step(10) {
+                Ok(true) => panic!("a broken score must be an error"),
+                Ok(false) => continue,
+                Err(e) => break e,
+            }
+        };
+        assert!(
+            e.starts_with("b.json: a score cannot be read at byte"),
+            "{e}"
         );
     }
 
