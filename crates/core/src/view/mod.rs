@@ -608,27 +608,7 @@ mod tests {
 
     #[test]
     fn the_fast_reader_gives_the_typed_readers_table() {
-        let text = serde_json::json!({
-            "metrics": {"cases": 2, "passed_cases": 1, "failed_calls": 1},
-            "scores": [
-                {"sample_id": "a", "metric": "acc", "value": 1.0, "tags": ["t"], "language": "zh",
-                 "length_bucket": "short", "detail": {"model": "m", "answer": "甲 answer", "keypoints": [1, 2]}},
-                {"sample_id": "a", "metric": "judge", "value": 0.0, "tags": ["t"], "language": "zh",
-                 "length_bucket": "short", "detail": {"model": "m", "unscored": true}},
-                {"sample_id": "b", "metric": "acc", "value": 0.0, "tags": [], "language": null,
-                 "length_bucket": null, "detail": {"model": "m", "answer": 42}}
-            ],
-            "report": {
-                "experiment": {"dataset": {"dataset_id": "d", "version": "v1", "name": "d.jsonl", "counts": {},
-                    "languages": {}, "tags": {}}, "run_config": {"kind": "task"}, "evaluator_config": {}},
-                "summaries": [{"model": "m", "metric": "acc", "mean": 0.5, "std": 0.5, "sample_count": 2}],
-                "breakdowns": [],
-                "error_cases": [{"model": "m", "sample_id": "b", "status": "failed", "trace_id": "x",
-                    "message": "HTTP 500", "latency_ms": 12.0, "backend": null, "status_code": 500, "attempts": 3}],
-                "llm_judge_details": []
-            }
-        })
-        .to_string();
+        let text = SAMPLE.to_string();
         let fast = load("r.json", text.as_bytes()).expect("fast");
         let typed: EvaluationResult = serde_json::from_str(&text).expect("typed");
         let slow = from_report(&typed, "r.json");
@@ -668,7 +648,7 @@ mod tests {
             vec![Some(1.0), None],
             "an unscored judgement has no value"
         );
-        assert_eq!(fast.rows[0].answer.as_deref(), Some("甲 answer"));
+        assert_eq!(fast.rows[0].answer.as_deref(), Some("甲 \"answer\" [x]"));
         assert_eq!(
             fast.rows[1].answer, None,
             "a non-text answer is not searched"
