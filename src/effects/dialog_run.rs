@@ -12,9 +12,8 @@
 use super::runner::{Handle, Launch, RunView, Transport, Update};
 use crate::state::dialog::{DialogResults, DialogSnapshot, ShownDialog};
 use crate::state::{RunProgress, RunStatus};
-use evalpage_core::demo;
 use evalpage_core::events::{jsonl_to_json_seq, Record};
-use evalpage_core::provider::{Answer, ChatMessage};
+use evalpage_core::provider::ChatMessage;
 use evalpage_core::{DialogEngine, DialogKind, Kind, OpenAiConfig, EVENT_FILES};
 use std::rc::Rc;
 use yew::Callback;
@@ -39,7 +38,7 @@ pub struct DialogView {
     judge: Option<Option<OpenAiConfig>>,
     /// Identical judge requests of a job seen so far (the mock judge's
     /// repeats differ, as the CLI's do).
-    judged: std::cell::RefCell<std::collections::HashMap<(usize, u64), u64>>,
+    judged: std::cell::RefCell<evalpage_core::MockJudge>,
 }
 
 impl RunView for DialogView {
@@ -66,7 +65,7 @@ impl RunView for DialogView {
             return match judge {
                 Some(cfg) => Transport::OpenAi(cfg.clone(), None),
                 None => Transport::Local {
-                    answer: self.mock_judge(job, messages),
+                    answer: self.judged.borrow_mut().answer(job, messages),
                     latency_ms: MOCK_LATENCY_MS,
                 },
             };
@@ -125,26 +124,6 @@ impl RunView for DialogView {
         DialogResults::of(&artifacts, logs, ended_at_ms)
             .map(Rc::new)
             .map_err(|e| Rc::from(e.as_str()))
-    }
-}
-
-impl DialogView {
-    /// The mock judge's answer to the `nth` identical request of `job`, with
-    /// token counts, as the CLI's mock judge gives it.
-    fn mock_judge(&self, job: usize, messages: &[ChatMessage]) -> Answer {
-        let key: String = messages.iter().map(|m| m.content.as_str()).collect();
-        let key = (job, demo::fnv1a(&key));
-        let nth = {
-            let mut seen = self.judged.borrow_mut();
-            let n = seen.entry(key).or_insert(0);
-            *n += 1;
-            *n - 1
-        };
-        let text = evalpage_core::mock_judge_reply(messages, nth).unwrap_or_default();
-        Answer {
-            usage: Some(demo::usage(messages, &text, None)),
-            ..Answer::from(text)
-        }
     }
 }
 

@@ -80,7 +80,7 @@ pub struct TaskView {
     results: ResultGrid,
     /// Identical judge requests of a job seen so far: the mock judge's
     /// repeats differ as a real judge's do (as in the CLI).
-    judged: std::cell::RefCell<std::collections::HashMap<(usize, u64), u64>>,
+    judged: std::cell::RefCell<evalpage_core::MockJudge>,
 }
 
 impl RunView for TaskView {
@@ -114,13 +114,10 @@ impl RunView for TaskView {
             ModelCall::Mock(scale) => {
                 let ms = (demo::latency_ms(messages) / MOCK_LATENCY_DIVISOR) as f64 * scale;
                 let judge = pool == engine.config().models.len();
-                let answer = match judge.then(|| self.mock_judge(job, messages)).flatten() {
-                    // Token counts as the CLI's mock judge counts them.
-                    Some(verdict) => evalpage_core::provider::Answer {
-                        usage: Some(demo::usage(messages, &verdict, None)),
-                        ..verdict.into()
-                    },
-                    None => engine.kind().mock_answer(job, messages),
+                let answer = if judge {
+                    self.judged.borrow_mut().answer(job, messages)
+                } else {
+                    engine.kind().mock_answer(job, messages)
                 };
                 Transport::Local {
                     answer,
@@ -168,19 +165,6 @@ impl RunView for TaskView {
 }
 
 impl TaskView {
-    /// The mock judge's answer to the `nth` identical request of `job`.
-    fn mock_judge(&self, job: usize, messages: &[ChatMessage]) -> Option<String> {
-        let key: String = messages.iter().map(|m| m.content.as_str()).collect();
-        let key = (job, demo::fnv1a(&key));
-        let nth = {
-            let mut seen = self.judged.borrow_mut();
-            let n = seen.entry(key).or_insert(0);
-            *n += 1;
-            *n - 1
-        };
-        evalpage_core::mock_judge_reply(messages, nth)
-    }
-
     /// The eight artifacts (the core's renderer, as the CLI writes them) and
     /// the two event logs.
     fn render(

@@ -55,7 +55,7 @@ pub use dialog::{
 };
 pub use events::{read as read_events, reconcile, resumable, Record, SummaryRecord};
 pub use judge::flow::{judged_metrics, setups as judge_setups};
-pub use judge::mock::reply as mock_judge_reply;
+pub use judge::mock::{reply as mock_judge_reply, MockJudge};
 pub use judge::prompt::JudgePrompt;
 pub use kind::retrieval::{
     RetrievalEndpoint, RetrievalEngine, RetrievalKind, RetrievalRunConfig,

@@ -13,9 +13,8 @@ use crate::error::CliError;
 use evalpage_core::dialog::{JudgeOnlyEngine, JudgeOnlyKind};
 use evalpage_core::provider::{strip_query, CallOutcome, ChatMessage};
 use evalpage_core::report::Price;
-use evalpage_core::{mock_judge_reply, ModelSettings, OpenAiConfig};
+use evalpage_core::{MockJudge, ModelSettings, OpenAiConfig};
 use serde_json::Map;
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,9 +24,7 @@ pub(crate) enum JudgeAnswerer {
     /// The deterministic mock judge; `seen` counts identical requests of one
     /// job (the repeats of one judgement), so repeats can differ as a real
     /// judge's do. The page's mock judge counts the same way.
-    Mock {
-        seen: Mutex<HashMap<(usize, u64), u64>>,
-    },
+    Mock { seen: Mutex<MockJudge> },
     /// An OpenAI-compatible endpoint.
     Http(HttpBackend),
 }
@@ -36,22 +33,10 @@ impl JudgeAnswerer {
     /// Answers one judge request (blocks until the endpoint answers).
     pub(crate) fn call(&self, job: usize, messages: &[ChatMessage]) -> CallOutcome {
         match self {
-            JudgeAnswerer::Mock { seen } => {
-                let key: String = messages.iter().map(|m| m.content.as_str()).collect();
-                let key = (job, evalpage_core::demo::fnv1a(&key));
-                let nth = match seen.lock() {
-                    Ok(mut map) => {
-                        let n = map.entry(key).or_insert(0);
-                        *n += 1;
-                        *n - 1
-                    }
-                    Err(_) => 0,
-                };
-                let text = mock_judge_reply(messages, nth).unwrap_or_default();
-                let mut answer = evalpage_core::provider::Answer::from(text);
-                answer.usage = Some(evalpage_core::demo::usage(messages, &answer.text, None));
-                CallOutcome::Answer(answer)
-            }
+            JudgeAnswerer::Mock { seen } => match seen.lock() {
+                Ok(mut judge) => CallOutcome::Answer(judge.answer(job, messages)),
+                Err(_) => CallOutcome::Answer(MockJudge::default().answer(job, messages)),
+            },
             JudgeAnswerer::Http(h) => h.call(messages),
         }
     }
@@ -84,7 +69,7 @@ pub(crate) fn resolve(
                 params: Map::new(),
             },
             answerer: JudgeAnswerer::Mock {
-                seen: Mutex::new(HashMap::new()),
+                seen: Mutex::new(MockJudge::default()),
             },
             price: None,
         });

@@ -40,9 +40,9 @@ use super::trace::{conversation_text, DialogTrace};
 use super::vocab::{ComplianceLabel, TurnStatus, RISK_TAGS};
 use crate::dataset::sample::Sample;
 use crate::events::{MetaRecord, Record, SummaryRecord, SCHEMA_VERSION};
-use crate::judge::flow::Attempt;
+use crate::judge::flow::{take, Attempt};
 use crate::judge::prompt::{code, dialog_builtin, JudgePrompt};
-use crate::judge::verdict::{read, tags_of, Verdict};
+use crate::judge::verdict::{tags_of, Verdict};
 use crate::provider::{Answer, CallError, ChatMessage, ModelSettings};
 use crate::run::{Call, JobOutcome, Kind, Pipeline, RunSettings};
 use crate::Lang;
@@ -382,24 +382,14 @@ impl DialogJudge {
                     pj.error = Some(format!("the judge call failed: {}", a.text));
                     break;
                 }
-                let verdict = read(&a.text, &prompt.scale);
-                let repair = match &verdict {
-                    Verdict::Unscored { reason } if pj.attempts.len() < self.max_repairs => {
-                        Some(prompt.repair(reason))
-                    }
-                    _ => None,
-                };
-                pj.attempts.push(Attempt {
-                    raw: a.text.clone(),
-                    verdict,
-                    usage: a.usage,
-                });
-                match repair {
-                    Some(message) => {
-                        conversation.push(ChatMessage::new("assistant", a.text.clone()));
-                        conversation.push(ChatMessage::new("user", message));
-                    }
-                    None => break,
+                if !take(
+                    &prompt,
+                    self.max_repairs,
+                    &mut pj.attempts,
+                    &mut conversation,
+                    a,
+                ) {
+                    break;
                 }
             }
             done.push(pj);

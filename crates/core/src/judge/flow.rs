@@ -322,6 +322,38 @@ pub fn messages(
     setup.prompt.render(case.sample, &vars)
 }
 
+/// One judge answer taken into a judgement: its verdict read against the
+/// prompt's scale and kept with the raw answer; when it is unscored and
+/// repairs are left (`max_repairs`), the answer and a short repair message
+/// join the conversation. True when the judge is asked again. Every judge
+/// (a task's metrics, a dialog's parts) reads its answers this way.
+pub fn take(
+    prompt: &JudgePrompt,
+    max_repairs: usize,
+    attempts: &mut Vec<Attempt>,
+    conversation: &mut Vec<ChatMessage>,
+    a: &Answer,
+) -> bool {
+    let verdict = read(&a.text, &prompt.scale);
+    let repair = match &verdict {
+        Verdict::Unscored { reason } if attempts.len() < max_repairs => Some(prompt.repair(reason)),
+        _ => None,
+    };
+    attempts.push(Attempt {
+        raw: a.text.clone(),
+        verdict,
+        usage: a.usage,
+    });
+    match repair {
+        Some(message) => {
+            conversation.push(ChatMessage::new("assistant", a.text.clone()));
+            conversation.push(ChatMessage::new("user", message));
+            true
+        }
+        None => false,
+    }
+}
+
 /// Walks the judge answers of a case (in call order) through its slots: the
 /// finished slots, the call that is due next and the slots after it.
 pub fn walk(setups: &[Setup], case: &Case<'_>, answers: &[Answer]) -> Progress {
@@ -346,24 +378,9 @@ pub fn walk(setups: &[Setup], case: &Case<'_>, answers: &[Answer]) -> Progress {
                     rest: all.collect(),
                 };
             };
-            let verdict = read(&a.text, &setup.prompt.scale);
-            let repair = match &verdict {
-                Verdict::Unscored { reason } if slot.attempts.len() < setup.cfg.max_repairs => {
-                    Some(setup.prompt.repair(reason))
-                }
-                _ => None,
-            };
-            slot.attempts.push(Attempt {
-                raw: a.text.clone(),
-                verdict,
-                usage: a.usage,
-            });
-            match repair {
-                Some(message) => {
-                    conversation.push(ChatMessage::new("assistant", a.text.clone()));
-                    conversation.push(ChatMessage::new("user", message));
-                }
-                None => break,
+            let max = setup.cfg.max_repairs;
+            if !take(&setup.prompt, max, &mut slot.attempts, &mut conversation, a) {
+                break;
             }
         }
         done.push(slot);

@@ -33,6 +33,35 @@ fn hash(text: &str) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The mock judge as a model that is called: identical requests of one job
+/// are the repeats of one judgement (`samples: N`, or a retried call), and
+/// the n-th of them gets the n-th draw, so repeats can differ as a real
+/// judge's do. The CLI's `--judge mock` and the page's mock judges count this
+/// way, so they give the same verdicts.
+#[derive(Clone, Debug, Default)]
+pub struct MockJudge {
+    seen: std::collections::HashMap<(usize, u64), u64>,
+}
+
+impl MockJudge {
+    /// The answer to this request of `job` (empty when it is no judge
+    /// request), with token counts as the demo model counts them.
+    pub fn answer(&mut self, job: usize, messages: &[ChatMessage]) -> crate::provider::Answer {
+        let all: String = messages.iter().map(|m| m.content.as_str()).collect();
+        let n = self
+            .seen
+            .entry((job, crate::demo::fnv1a(&all)))
+            .or_insert(0);
+        let nth = *n;
+        *n += 1;
+        let text = reply(messages, nth).unwrap_or_default();
+        crate::provider::Answer {
+            usage: Some(crate::demo::usage(messages, &text, None)),
+            ..crate::provider::Answer::from(text)
+        }
+    }
+}
+
 /// The mock judge's answer to a request, or `None` when it is no judge request.
 pub fn reply(messages: &[ChatMessage], nth: u64) -> Option<String> {
     let last = messages.iter().rev().find(|m| m.role == "user")?;
