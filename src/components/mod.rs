@@ -10,6 +10,7 @@ pub mod resume_banner;
 pub mod resume_log;
 pub mod run_controls;
 pub mod share_link;
+pub mod unsaved_mode;
 pub mod usage_table;
 pub mod zip_button;
 

@@ -12,7 +12,8 @@ mod conversation;
 mod inputs;
 mod results;
 
-use crate::effects::dialog_run::{DialogRunHandle, DialogUpdate};
+use crate::components::unsaved_mode::{use_unsaved_mode, UnsavedMode};
+use crate::effects::dialog_run::{DialogRunHandle, DialogUpdate, DialogView};
 use crate::effects::runner::Update;
 use crate::effects::{now_ms, url};
 use crate::state::dialog::{DialogAction, DialogState};
@@ -21,32 +22,16 @@ use evalpage_core::provider::strip_query;
 use evalpage_core::{
     DialogEngine, DialogRunConfig, Lang, ModelSettings, OpenAiConfig, RunSettings,
 };
-use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// The dialog mode's state and its run, kept by the app for the page load.
-#[derive(Clone)]
-pub struct DialogMode {
-    /// The page state.
-    pub state: UseReducerHandle<DialogState>,
-    /// The run going, if any.
-    pub run: Rc<RefCell<Option<DialogRunHandle>>>,
-}
+/// The mode's state and its run, kept by the app for the page load.
+pub type DialogMode = UnsavedMode<DialogState, DialogView>;
 
-impl PartialEq for DialogMode {
-    fn eq(&self, other: &Self) -> bool {
-        self.state == other.state && Rc::ptr_eq(&self.run, &other.run)
-    }
-}
-
-/// The dialog mode's state (call once, in the app).
+/// The mode's state (call once, in the app).
 #[hook]
 pub fn use_dialog() -> DialogMode {
-    DialogMode {
-        state: use_reducer(DialogState::default),
-        run: use_mut_ref(|| None),
-    }
+    use_unsaved_mode::<DialogState, DialogView>()
 }
 
 /// The endpoint typed in the mode, checked: `None` for the dialog mock.

@@ -6,9 +6,12 @@
 //! case's row show as cases settle; at the end, the files `evalpage run
 //! --retrieval` writes, as one zip and `report.json`.
 
+use crate::components::unsaved_mode::{use_unsaved_mode, UnsavedMode};
 use crate::components::zip_button::ZipButton;
 use crate::components::{chosen_file, use_drop_zone, DropZone};
-use crate::effects::retrieval_run::{RetrievalFiles, RetrievalRunHandle, RetrievalUpdate};
+use crate::effects::retrieval_run::{
+    RetrievalFiles, RetrievalRunHandle, RetrievalUpdate, RetrievalView,
+};
 use crate::effects::runner::Update;
 use crate::effects::{download, files, now_ms};
 use crate::state::retrieval::{RetrievalAction, RetrievalState, COLUMNS};
@@ -20,28 +23,13 @@ use yew::prelude::*;
 /// Name of the zip download.
 pub const ZIP_NAME: &str = "evalpage-retrieval-run.zip";
 
-/// The retrieval mode's state and its run, kept by the app for the page load.
-#[derive(Clone)]
-pub struct RetrievalMode {
-    /// The page state.
-    pub state: UseReducerHandle<RetrievalState>,
-    /// The run going, if any.
-    pub run: Rc<std::cell::RefCell<Option<RetrievalRunHandle>>>,
-}
+/// The mode's state and its run, kept by the app for the page load.
+pub type RetrievalMode = UnsavedMode<RetrievalState, RetrievalView>;
 
-impl PartialEq for RetrievalMode {
-    fn eq(&self, other: &Self) -> bool {
-        self.state == other.state && Rc::ptr_eq(&self.run, &other.run)
-    }
-}
-
-/// The retrieval mode's state (call once, in the app).
+/// The mode's state (call once, in the app).
 #[hook]
 pub fn use_retrieval() -> RetrievalMode {
-    RetrievalMode {
-        state: use_reducer(RetrievalState::default),
-        run: use_mut_ref(|| None),
-    }
+    use_unsaved_mode::<RetrievalState, RetrievalView>()
 }
 
 /// Builds the run from the page, or says why it cannot start.
