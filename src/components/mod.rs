@@ -12,6 +12,7 @@ pub mod run_controls;
 pub mod share_link;
 pub mod unsaved_mode;
 pub mod usage_table;
+pub mod virtual_table;
 pub mod zip_button;
 
 /// The first file chosen in a file input's `change` event, if any.
