@@ -1,26 +1,44 @@
-//! The per-sample table of a task run: one row per sample, one column group
-//! per model with the call's status, each parsed field with its parse status
-//! (parsed / coerced / clamped / defaulted and why), parse problems
-//! highlighted, the metric values, and the error of a failed call. Rows are
-//! compared by pointer, so a settled row does not re-render; a filter keeps
-//! only the rows with a problem.
+//! The per-sample table of a task run, on the page's one virtual table
+//! (`components::virtual_table`): only the samples in view are in the DOM,
+//! one row of fixed height per sample with its labels and one cell per model
+//! (the call's status, the metric values, each parsed field with its parse
+//! status, parse problems highlighted, the error of a failed call), clipped
+//! to two lines. A row (click or Enter) opens the sample below the table:
+//! every model's whole cell, with why a field was coerced, the answer and its
+//! reasoning. Rows are compared by pointer, so a settled row does not
+//! re-render; a filter keeps only the rows with a problem.
 
 use super::summary::TaskRunProps;
+use crate::components::virtual_table::{Geometry, VirtualTable};
 use crate::state::task_results::{cell, row_has_problem, CellView, Labels};
+use crate::state::TaskSnapshot;
 use evalpage_core::task_run::SampleResult;
+use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
 
+/// Row height (two lines of text, see `table.live` in the CSS) and view height, px.
+pub const GEOMETRY: Geometry = Geometry {
+    row_height: 52,
+    view_height: 624,
+};
+
+type Cells = Vec<Option<Rc<SampleResult>>>;
+
 #[derive(Properties)]
 struct RowProps {
+    index: usize,
     id: String,
     labels: Labels,
-    cells: Vec<Option<Rc<SampleResult>>>,
+    cells: Cells,
+    selected: bool,
 }
 
 impl PartialEq for RowProps {
     fn eq(&self, o: &Self) -> bool {
-        self.id == o.id
+        self.index == o.index
+            && self.id == o.id
+            && self.selected == o.selected
             && Rc::ptr_eq(&self.labels, &o.labels)
             && self.cells.len() == o.cells.len()
             && self.cells.iter().zip(&o.cells).all(|(a, b)| match (a, b) {
@@ -33,32 +51,44 @@ impl PartialEq for RowProps {
 
 #[component]
 fn Row(p: &RowProps) -> Html {
-    let class = if row_has_problem(&p.cells) {
-        "problem"
-    } else {
-        ""
-    };
+    let class = classes!(
+        row_has_problem(&p.cells).then_some("problem"),
+        p.selected.then_some("selected")
+    );
     html! {
-        <tr data-testid="sample-row" data-sample={p.id.clone()} {class}>
-            <td class="sample-id">{&p.id}
+        <tr data-testid="sample-row" data-sample={p.id.clone()} data-row={p.index.to_string()} {class} tabindex="0">
+            <td class="sample-id"><div class="clip2"><strong>{&p.id}</strong>{" "}
                 <ul class="labels">{ for p.labels.iter().map(|(f, v)| html!{
                     <li data-testid="sample-label"><span class="name">{f}</span>{": "}<code>{v}</code></li>
                 }) }</ul>
-            </td>
+            </div></td>
             { for p.cells.iter().map(|c| match c {
-                Some(r) => cell_html(&cell(r)),
+                Some(r) => compact_cell(&cell(r)),
                 None => html!{ <td class="sample-cell pending muted">{"…"}</td> },
             }) }
         </tr>
     }
 }
 
-fn cell_html(c: &CellView) -> Html {
-    let status_class = format!("status {}", c.status);
+fn metrics(c: &CellView) -> Html {
+    html! { <>{ for c.metrics.iter().map(|(name, v)| {
+        let (class, text) = match v {
+            Some(v) if *v >= 1.0 => ("mv hit", format!("{v:.2}")),
+            Some(v) => ("mv miss", format!("{v:.2}")),
+            None => ("mv skipped", "—".to_string()),
+        };
+        html!{ <span {class} data-testid="cell-metric" data-metric={name.clone()}>{format!("{name} {text}")}</span> }
+    }) }</> }
+}
+
+/// A cell as its row shows it: two lines, the rest in the drill-down.
+fn compact_cell(c: &CellView) -> Html {
     html! {
-        <td data-testid="sample-cell" class="sample-cell">
-            <div class={status_class} data-testid="cell-status">{c.status}</div>
-            if let Some(e) = &c.error { <div class="error" data-testid="cell-error">{e}</div> }
+        <td data-testid="sample-cell" class="sample-cell"><div class="clip2">
+            <span class={format!("status {}", c.status)} data-testid="cell-status">{c.status}</span>{" "}
+            if c.truncated { <span class="bad" data-testid="cell-truncated">{"truncated "}</span> }
+            if let Some(e) = &c.error { <span class="error" data-testid="cell-error">{e}</span>{" "} }
+            {metrics(c)}
             if !c.fields.is_empty() {
                 <ul class="fields">{ for c.fields.iter().map(|f| html!{
                     <li data-testid="parsed-field" data-status={f.status} class={format!("field {}", f.status)}
@@ -68,63 +98,119 @@ fn cell_html(c: &CellView) -> Html {
                     </li>
                 }) }</ul>
             }
-            { for c.problems.iter().map(|x| html!{ <div class="parse-problem" data-testid="parse-problem">{x}</div> }) }
-            if let Some(a) = &c.answer { <div class="answer clip" tabindex="0">{a}</div> }
-            if c.truncated { <div class="bad" data-testid="cell-truncated">{"truncated (max_tokens)"}</div> }
-            if let Some(r) = &c.reasoning {
-                <details class="reasoning" data-testid="cell-reasoning"><summary>{"reasoning"}</summary><div class="clip" tabindex="0">{r}</div></details>
-            }
-            <div class="metrics-line">{ for c.metrics.iter().map(|(name, v)| {
-                let (class, text) = match v {
-                    Some(v) if *v >= 1.0 => ("mv hit", format!("{v:.2}")),
-                    Some(v) => ("mv miss", format!("{v:.2}")),
-                    None => ("mv skipped", "—".to_string()),
-                };
-                html!{ <span {class} data-testid="cell-metric" data-metric={name.clone()}>{format!("{name} {text}")}</span> }
-            }) }</div>
-        </td>
+            { for c.problems.iter().map(|x| html!{ <span class="parse-problem" data-testid="parse-problem">{format!("{x} ")}</span> }) }
+        </div></td>
     }
 }
 
-/// The table.
+/// A cell as the drill-down shows it: everything, the reasons spelled out.
+fn full_cell(model: &str, c: &CellView) -> Html {
+    html! {
+        <div class="sample-cell">
+            <h4>{model}{" "}<span class={format!("status {}", c.status)}>{c.status}</span></h4>
+            if let Some(e) = &c.error { <p class="error">{e}</p> }
+            <div class="metrics-line">{metrics(c)}</div>
+            if !c.fields.is_empty() {
+                <ul class="fields">{ for c.fields.iter().map(|f| html!{
+                    <li class={format!("field {}", f.status)}>
+                        <span class="name">{&f.field}</span>{": "}<code>{&f.value}</code>
+                        if f.status != "parsed" { <span class="why">{format!(" {}", f.status)}</span> }
+                        if let Some(r) = &f.reason { <span class="why">{format!(" ({r})")}</span> }
+                    </li>
+                }) }</ul>
+            }
+            { for c.problems.iter().map(|x| html!{ <div class="parse-problem">{x}</div> }) }
+            if let Some(a) = &c.answer { <pre class="answer" tabindex="0">{a}</pre> }
+            if c.truncated { <div class="bad">{"truncated (max_tokens)"}</div> }
+            if let Some(r) = &c.reasoning {
+                <details class="reasoning"><summary>{"reasoning"}</summary><pre class="answer" tabindex="0">{r}</pre></details>
+            }
+        </div>
+    }
+}
+
+/// The results of every model on sample `i`, in model order.
+fn cells_of(run: &TaskSnapshot, i: usize) -> Cells {
+    run.results
+        .iter()
+        .map(|m| m.get(i).cloned().flatten())
+        .collect()
+}
+
+/// The table and the drill-down of the sample opened.
 #[component]
 pub fn TaskSampleTable(p: &TaskRunProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let only_problems = use_state(|| false);
+    let selected = use_state_eq(|| None::<u32>);
     let Some(run) = &p.run else { return html! {} };
     let toggle = {
         let s = only_problems.clone();
         Callback::from(move |_: Event| s.set(!*s))
     };
-    let rows: Vec<(usize, Vec<Option<Rc<SampleResult>>>)> = (0..run.data.samples.len())
-        .map(|i| {
-            let cells: Vec<Option<Rc<SampleResult>>> = run
-                .results
-                .iter()
-                .map(|m| m.get(i).cloned().flatten())
-                .collect();
-            (i, cells)
+    // The samples shown, in dataset order.
+    let shown: Rc<Vec<u32>> = Rc::new(
+        (0..run.data.samples.len())
+            .filter(|&i| !*only_problems || row_has_problem(&cells_of(run, i)))
+            .map(|i| i as u32)
+            .collect(),
+    );
+    let row = {
+        let (run, shown, open) = (run.clone(), shown.clone(), *selected);
+        Callback::from(move |k: u32| {
+            let Some(&i) = shown.get(k as usize) else {
+                return html! {};
+            };
+            let Some(sample) = run.data.samples.get(i as usize) else {
+                return html! {};
+            };
+            let id = sample.sample.id.clone();
+            let labels = run.labels.get(i as usize).cloned().unwrap_or_default();
+            let cells = cells_of(&run, i as usize);
+            html! { <Row key={i} index={i as usize} {id} {labels} {cells} selected={open == Some(i)} /> }
         })
-        .filter(|(_, cells)| !*only_problems || row_has_problem(cells))
-        .collect();
+    };
+    let on_select = {
+        let selected = selected.clone();
+        Callback::from(move |i: Option<u32>| selected.set(i))
+    };
+    let close = {
+        let selected = selected.clone();
+        Callback::from(move |_: MouseEvent| selected.set(None))
+    };
+    let head = html! {
+        <tr><th>{t("样本 · 标签", "Sample · labels")}</th>
+            { for run.models.iter().map(|m| html!{ <th>{m}</th> }) }</tr>
+    };
     html! {
         <section class="panel">
             <h2>{t("逐样本结果", "Per-sample results")}</h2>
             <label class="check"><input type="checkbox" data-testid="only-problems" checked={*only_problems} onchange={toggle} />
                 {t("只显示有问题的样本（调用失败、解析问题或指标低于 1）", "Only samples with a problem (failed call, parse problem, or a metric below 1)")}</label>
-            <div class="sample-scroll" tabindex="0" role="region" aria-label={t("逐样本结果表", "Per-sample results table")}>
-                <table class="cases samples" data-testid="task-samples">
-                    <thead><tr><th>{t("样本 · 标签", "Sample · labels")}</th>
-                        { for run.models.iter().map(|m| html!{ <th>{m}</th> }) }</tr></thead>
-                    <tbody>
-                        { for rows.into_iter().map(|(i, cells)| {
-                            let id = run.data.samples[i].sample.id.clone();
-                            let labels = run.labels.get(i).cloned().unwrap_or_default();
-                            html!{ <Row key={i} {id} {labels} {cells} /> }
-                        }) }
-                    </tbody>
-                </table>
-            </div>
+            <VirtualTable label={t("逐样本结果表", "Per-sample results table")} testid="task-samples" class="live samples"
+                geometry={GEOMETRY} total={shown.len() as u32} cols={1 + run.models.len() as u32} {head} {row}
+                selected={*selected} {on_select} />
+            { selected.and_then(|i| detail(p.lang, run, i as usize, close)).unwrap_or_default() }
         </section>
     }
+}
+
+/// The drill-down of sample `i`.
+fn detail(lang: Lang, run: &TaskSnapshot, i: usize, close: Callback<MouseEvent>) -> Option<Html> {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let sample = run.data.samples.get(i)?;
+    let labels = run.labels.get(i).cloned().unwrap_or_default();
+    let cells = cells_of(run, i);
+    Some(html! {
+        <section class="case-detail" data-testid="sample-detail" aria-label={t("样本详情", "Sample detail")}>
+            <h3>{&sample.sample.id}<button class="link" onclick={close}>{t("关闭", "Close")}</button></h3>
+            if !labels.is_empty() {
+                <p class="muted">{ labels.iter().map(|(f, v)| format!("{f}: {v}")).collect::<Vec<_>>().join(" · ") }</p>
+            }
+            { for run.models.iter().zip(&cells).map(|(m, c)| match c {
+                Some(r) => full_cell(m, &cell(r)),
+                None => html!{ <div class="sample-cell"><h4>{m}</h4><p class="muted">{"…"}</p></div> },
+            }) }
+        </section>
+    })
 }
