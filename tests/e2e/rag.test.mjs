@@ -213,3 +213,55 @@ test('a dataset dropped on the page, or named by ?dataset=, loads', async () => 
   await missing.waitForSelector('[data-testid=load-error]');
   assert.match(await missing.textContent('[data-testid=load-error]'), /HTTP 404/);
 });
+
+/**
+ * Counts, on every DOM change from now on, the elements matching `selector`;
+ * `window.__most` holds the most seen at once.
+ */
+async function watchMost(page, selector) {
+  await page.evaluate((s) => {
+    window.__most = 0;
+    const count = () => { window.__most = Math.max(window.__most, document.querySelectorAll(s).length); };
+    new MutationObserver(count).observe(document.body, { childList: true, subtree: true });
+  }, selector);
+}
+
+test('a long live run (500 cases) keeps only the rows in view in the DOM, every case reachable by scrolling', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  const lines = fs.readFileSync(DEMO_DATASET, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const dataset = path.join(tmpDir('long-run'), 'long.jsonl');
+  fs.writeFileSync(dataset, Array.from({ length: 500 }, (_, i) => JSON.stringify({ ...lines[i % lines.length], id: `L${i + 1}` })).join('\n') + '\n');
+  await page.goto(`${site.url}/?lang=en&provider=demo&demo_latency=0.2&concurrency=16`);
+  await page.setInputFiles('[data-testid=dataset-file]', dataset);
+  await page.waitForFunction(() => document.querySelector('[data-testid=dataset-summary]')?.textContent.includes('500 valid'));
+  await watchMost(page, '[data-testid=case-row]');
+  await page.click('[data-testid=start]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=progress]')?.textContent.split('/')[0]) >= 100);
+  assert.equal(await page.textContent('[data-testid=run-status]'), 'running', 'measured while the run goes on');
+  await waitStatus(page, 'done');
+  assert.equal(await page.textContent('[data-testid=progress]'), '500/500');
+  // 520 px of 52 px rows and 10 rows above and below: at most 30 rows at any time.
+  const most = await page.evaluate(() => window.__most);
+  assert.ok(most > 0 && most <= 30, `${most} case rows were in the DOM at once`);
+  // Every row is as tall as the spacers assume, so the table body is the 500 rows' height
+  // (give or take a collapsed border), not a row's error times 500.
+  const geometry = await page.$eval('[data-testid=case-table]', (t) => ({
+    rows: [...t.querySelectorAll('[data-testid=case-row]')].map((r) => r.getBoundingClientRect().height),
+    body: t.tBodies[0].getBoundingClientRect().height,
+  }));
+  assert.deepEqual([...new Set(geometry.rows)], [52]);
+  assert.ok(Math.abs(geometry.body - 500 * 52) <= 2, `table body ${geometry.body} px`);
+  // The last case is reached by scrolling; Enter opens it.
+  await page.$eval('.vtable', (v) => { v.scrollTop = v.scrollHeight; });
+  await page.waitForSelector('[data-testid=case-row][data-id=L500]');
+  assert.ok(await page.locator('[data-testid=case-row]').count() <= 30);
+  await page.focus('[data-testid=case-row][data-id=L500]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid=case-detail]');
+  assert.match(await page.textContent('[data-testid=case-detail] h3'), /^L500/);
+  // The console: the first line, a note of the lines not shown, the last 300.
+  assert.equal(await page.locator('[data-testid=console] div').count(), 1 + 1 + 300);
+  assert.match(await page.textContent('[data-testid=console-hidden]'), /^… 201 lines not shown/);
+  assert.deepEqual(errors, []);
+});

@@ -410,3 +410,39 @@ test('task mode adds a model with the endpoint form as the RAG check does: the k
     assert.ok(!(await dumpIndexedDb(page)).includes(KEY), 'not in IndexedDB');
   } finally { mock.stop(); other.stop(); }
 });
+
+test('a long task run (300 samples x 2 models) keeps only the rows in view in the DOM, every sample reachable', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0.5`);
+  await page.waitForSelector('[data-testid=task-yaml]');
+  const lines = fs.readFileSync(EVENT_DEMO, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const dataset = path.join(tmpDir('long-task'), 'event_eval.jsonl');
+  fs.writeFileSync(dataset, Array.from({ length: 300 }, (_, i) => JSON.stringify({ ...lines[i % lines.length], sample_id: `T${i + 1}` })).join('\n') + '\n');
+  await page.setInputFiles('[data-testid=task-dataset-file]', dataset);
+  await page.waitForFunction(() => document.querySelector('[data-testid=task-dataset-summary]')?.textContent.includes('300 valid samples'));
+  await startEnabled(page);
+  await page.evaluate(() => {
+    window.__most = 0;
+    const count = () => { window.__most = Math.max(window.__most, document.querySelectorAll('[data-testid=sample-row]').length); };
+    new MutationObserver(count).observe(document.body, { childList: true, subtree: true });
+  });
+  await page.click('[data-testid=start]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=progress]')?.textContent.split('/')[0]) >= 100);
+  assert.equal(await page.textContent('[data-testid=run-status]'), 'running', 'measured while the run goes on');
+  await waitStatus(page, 'done');
+  assert.equal(await page.textContent('[data-testid=progress]'), '600/600');
+  // 624 px of 52 px rows and 10 rows above and below: at most 32 rows at any time.
+  const most = await page.evaluate(() => window.__most);
+  assert.ok(most > 0 && most <= 32, `${most} sample rows were in the DOM at once`);
+  const heights = await page.locator('[data-testid=sample-row]').evaluateAll((rs) => rs.map((r) => r.getBoundingClientRect().height));
+  assert.deepEqual([...new Set(heights)], [52]);
+  await page.$eval('.vtable', (v) => { v.scrollTop = v.scrollHeight; });
+  await page.waitForSelector('[data-testid=sample-row][data-sample=T300]');
+  assert.equal(await page.locator('[data-testid=sample-row][data-sample=T300] [data-testid=sample-cell]').count(), 2);
+  await page.click('[data-testid=sample-row][data-sample=T300]');
+  await page.waitForSelector('[data-testid=sample-detail]');
+  assert.match(await page.textContent('[data-testid=sample-detail] h3'), /^T300/);
+  assert.equal(await page.locator('[data-testid=sample-detail] h4').count(), 2, 'one section per model');
+  assert.deepEqual(errors, []);
+});
