@@ -437,11 +437,17 @@ async fn indexeddb_keeps_runs_and_their_events_in_order_without_the_key() {
     idb::save(&db, &stored("r-idb", "running"), &lines[..5], false)
         .await
         .expect("save 1");
-    idb::save(&db, &stored("r-idb", "running"), &lines[5..], false)
+    // A later batch adds its events and leaves the record (and its dataset) as it is.
+    idb::append(&db, "r-idb", &lines[5..])
         .await
-        .expect("save 2");
+        .expect("append");
     let runs = idb::runs(&db).await.expect("runs");
     let run = runs.iter().find(|r| r.run_id == "r-idb").expect("stored");
+    assert_eq!(
+        (run.status.as_str(), run.total),
+        ("running", 10),
+        "the record as saved"
+    );
     let StoredInputs::Rag(inputs) = &run.inputs else {
         panic!("a RAG run")
     };

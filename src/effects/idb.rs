@@ -102,21 +102,44 @@ pub async fn save(
     events: &[(u32, String)],
     replace_events: bool,
 ) -> Result<(), String> {
+    write(db, &run.run_id, Some(run), events, replace_events).await
+}
+
+/// Adds a batch of `(seq, line)` events of run `run_id` in one transaction,
+/// leaving its record as it is (a record holds the run's dataset: a long
+/// run writes it when it changes, not with every batch).
+pub async fn append(
+    db: &IdbDatabase,
+    run_id: &str,
+    events: &[(u32, String)],
+) -> Result<(), String> {
+    write(db, run_id, None, events, false).await
+}
+
+async fn write(
+    db: &IdbDatabase,
+    run_id: &str,
+    run: Option<&StoredRun>,
+    events: &[(u32, String)],
+    replace_events: bool,
+) -> Result<(), String> {
     let stores = Array::of2(&JsValue::from_str(RUNS), &JsValue::from_str(EVENTS));
     let tx = db
         .transaction_with_str_sequence_and_mode(&stores, IdbTransactionMode::Readwrite)
         .map_err(err)?;
-    let runs = tx.object_store(RUNS).map_err(err)?;
-    let json = serde_json::to_string(run).map_err(|e| e.to_string())?;
-    runs.put_with_key(&JsValue::from_str(&json), &JsValue::from_str(&run.run_id))
-        .map_err(err)?;
+    if let Some(run) = run {
+        let runs = tx.object_store(RUNS).map_err(err)?;
+        let json = serde_json::to_string(run).map_err(|e| e.to_string())?;
+        runs.put_with_key(&JsValue::from_str(&json), &JsValue::from_str(run_id))
+            .map_err(err)?;
+    }
     let store = tx.object_store(EVENTS).map_err(err)?;
     if replace_events {
-        store.delete(&event_range(&run.run_id)?).map_err(err)?;
+        store.delete(&event_range(run_id)?).map_err(err)?;
     }
     for (seq, line) in events {
         let key = Array::of2(
-            &JsValue::from_str(&run.run_id),
+            &JsValue::from_str(run_id),
             &JsValue::from_f64(f64::from(*seq)),
         );
         store

@@ -1,6 +1,7 @@
 //! The write-ahead journal both runners keep: event lines queue here with
 //! what each one settles, are written to IndexedDB in one transaction per
-//! batch (`idb::save`), and are released to the page only once that
+//! batch (`idb::save` with the run record when its status changed, else
+//! `idb::append`), and are released to the page only once that
 //! transaction has committed. Without persistence (or after a failed write,
 //! which is reported and ends persistence for the run) items are released at
 //! once. Used by `runner` for every kind of run.
@@ -12,6 +13,8 @@ use web_sys::IdbDatabase;
 
 struct Saver {
     record: StoredRun,
+    /// The record's status as last handed to a write (`None`: never written).
+    written: Option<String>,
     db: Option<IdbDatabase>,
     replace: bool,
     writing: bool,
@@ -37,7 +40,9 @@ pub enum Take<T> {
 
 /// One batch to write in one transaction.
 pub struct Batch<T> {
-    record: StoredRun,
+    run_id: String,
+    /// The run record, when it changed since it was last written.
+    record: Option<StoredRun>,
     db: Option<IdbDatabase>,
     replace: bool,
     lines: Vec<(u32, String)>,
@@ -46,14 +51,17 @@ pub struct Batch<T> {
 }
 
 impl<T> Batch<T> {
-    /// Writes the run record and the batch's lines in one transaction
-    /// (opening the database the first time).
+    /// Writes the batch's lines, and the run record when it changed, in one
+    /// transaction (opening the database the first time).
     pub async fn write(&self) -> Result<IdbDatabase, String> {
         let db = match &self.db {
             Some(db) => db.clone(),
             None => idb::open().await?,
         };
-        idb::save(&db, &self.record, &self.lines, self.replace).await?;
+        match &self.record {
+            Some(record) => idb::save(&db, record, &self.lines, self.replace).await?,
+            None => idb::append(&db, &self.run_id, &self.lines).await?,
+        }
         Ok(db)
     }
 }
@@ -65,6 +73,7 @@ impl<T> Journal<T> {
         Journal {
             saver: persist.map(|(record, replace)| Saver {
                 record,
+                written: None,
                 db: None,
                 replace,
                 writing: false,
@@ -92,7 +101,9 @@ impl<T> Journal<T> {
         self.error.as_ref()
     }
 
-    /// The next batch; `update` sets the record's status before it is written.
+    /// The next batch; `update` sets the record's status, and the record goes
+    /// with the batch when its status is not the one last written (the first
+    /// batch, and the one that ends the run).
     pub fn take(&mut self, update: impl FnOnce(&mut StoredRun)) -> Take<T> {
         if self.pending.is_empty() || self.saver.as_ref().is_some_and(|s| s.writing) {
             return Take::Wait;
@@ -105,8 +116,12 @@ impl<T> Journal<T> {
         };
         update(&mut s.record);
         s.writing = true;
+        let changed = s.written.as_deref() != Some(s.record.status.as_str());
+        let record = changed.then(|| s.record.clone());
+        s.written = Some(s.record.status.clone());
         let batch = Box::new(Batch {
-            record: s.record.clone(),
+            run_id: s.record.run_id.clone(),
+            record,
             db: s.db.clone(),
             replace: s.replace,
             lines,
