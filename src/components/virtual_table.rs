@@ -1,15 +1,18 @@
-//! The one virtual table of the page (the viewer's cases, the RAG check's
-//! cases, a task run's samples): only the rows in view are in the DOM. Every
-//! row has the same height (the CSS of `.vtable` clips its cells to it, from
-//! the `--row-h` this component sets), spacer rows above and below stand for
-//! the rest, so 100,000 rows scroll like ten and a live run's flush renders a
-//! window of rows however long the run is.
+//! The page's one virtual list: only the rows in view are in the DOM. Every
+//! row has the same height, and the space of the rows not rendered is kept
+//! above and below them, so 100,000 rows scroll like ten and a live run's
+//! flush renders a window of rows however long the run is.
 //!
-//! The caller renders one row per position (`row`): a `<tr>` with a `key`, a
-//! `data-row` (the value `on_select` gets back) and `tabindex="0"`. The table
-//! does the rest for every row: click toggles the row's drill-down, Enter or
-//! Space opens it, and the keyboard focus stays on its row (or the table)
-//! while scrolling re-renders the rows.
+//! [`use_window`] is the window and its scroll state, for any list (the RAG
+//! check's console uses it); [`VirtualTable`] is the table on it (the
+//! viewer's cases, the RAG check's cases, a task run's samples): spacer rows,
+//! and the CSS of `.vtable` clips its cells to the `--row-h` it sets.
+//!
+//! The table's caller renders one row per position (`row`): a `<tr>` with a
+//! `key`, a `data-row` (the value `on_select` gets back) and `tabindex="0"`.
+//! The table does the rest for every row: click toggles the row's
+//! drill-down, Enter or Space opens it, and the keyboard focus stays on its
+//! row (or the table) while scrolling re-renders the rows.
 
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -80,11 +83,21 @@ fn row_of(e: &Event, exact: bool) -> Option<u32> {
     row.get_attribute("data-row")?.parse().ok()
 }
 
-/// The table.
-#[component]
-pub fn VirtualTable(p: &VirtualTableProps) -> Html {
-    let g = p.geometry;
-    // The row at the top of the view: a scroll within a row renders nothing.
+/// The rows of a scrolling list to render, and what keeps them current.
+pub struct Window {
+    /// First row to render.
+    pub first: u32,
+    /// One past the last row to render.
+    pub end: u32,
+    /// The scrolling element's `scroll` handler.
+    pub onscroll: Callback<Event>,
+}
+
+/// The window of `total` rows of height `g.row_height` to render in a
+/// scrolling element of at most `g.view_height`; re-renders only when the
+/// row at the top of the view changes.
+#[hook]
+pub fn use_window(g: Geometry, total: u32) -> Window {
     let top = use_state_eq(|| 0u32);
     let onscroll = {
         let top = top.clone();
@@ -97,6 +110,24 @@ pub fn VirtualTable(p: &VirtualTableProps) -> Html {
             }
         })
     };
+    let (first, end) = g.window(*top, total);
+    Window {
+        first,
+        end,
+        onscroll,
+    }
+}
+
+/// The table.
+#[component]
+pub fn VirtualTable(p: &VirtualTableProps) -> Html {
+    let g = p.geometry;
+    let total = p.total;
+    let Window {
+        first,
+        end,
+        onscroll,
+    } = use_window(g, total);
     // The row with the keyboard focus, by `data-row`. Scrolling re-renders the
     // rows and may move or replace the focused one, which drops the focus to
     // <body>; after each render it goes back to that row (or, once the row has
@@ -159,8 +190,6 @@ pub fn VirtualTable(p: &VirtualTableProps) -> Html {
             }
         })
     };
-    let total = p.total;
-    let (first, end) = g.window(*top, total);
     let cols = p.cols.to_string();
     let spacer = |rows: u32| {
         html! {

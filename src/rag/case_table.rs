@@ -84,7 +84,7 @@ fn Row(p: &RowProps) -> Html {
         p.selected.then_some("selected")
     );
     html! {
-        <tr data-testid="case-row" data-id={case.id.clone()} data-row={p.index.to_string()} {class} tabindex="0">
+        <tr data-testid="case-row" data-row={p.index.to_string()} {class} tabindex="0">
             <td>{&case.id}</td>
             <td class="q"><div class="clip2">{&case.q}</div></td>
             <td class="answer"><div class="clip2">
