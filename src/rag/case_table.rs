@@ -104,6 +104,12 @@ fn Row(p: &RowProps) -> Html {
 pub fn CaseTable(p: &CaseTableProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let selected = use_state_eq(|| None::<u32>);
+    {
+        // Another run (a new start, a resume) closes the drill-down.
+        let selected = selected.clone();
+        let run_of = p.run.as_ref().map(|r| Rc::as_ptr(&r.cases) as usize);
+        use_effect_with(run_of, move |_| selected.set(None));
+    }
     let Some(run) = &p.run else { return html! {} };
     // The settled cases, in dataset order (a case shows once it settles).
     let settled: Rc<Vec<u32>> = Rc::new(

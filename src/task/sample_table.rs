@@ -143,6 +143,12 @@ pub fn TaskSampleTable(p: &TaskRunProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let only_problems = use_state(|| false);
     let selected = use_state_eq(|| None::<u32>);
+    {
+        // Another run (a new start, a resume) closes the drill-down.
+        let selected = selected.clone();
+        let run_of = p.run.as_ref().map(|r| Rc::as_ptr(&r.data) as usize);
+        use_effect_with(run_of, move |_| selected.set(None));
+    }
     let Some(run) = &p.run else { return html! {} };
     let toggle = {
         let s = only_problems.clone();
