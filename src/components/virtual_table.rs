@@ -39,6 +39,11 @@ impl Geometry {
         (first, end)
     }
 
+    /// The height of `rows` rows, px (a spacer's).
+    pub fn height(self, rows: u32) -> u64 {
+        u64::from(rows) * u64::from(self.row_height)
+    }
+
     /// The row at the top of the view when the area is scrolled by `scroll_top` px.
     pub fn top(self, scroll_top: i32) -> u32 {
         scroll_top.max(0) as u32 / self.row_height.max(1)
@@ -193,7 +198,7 @@ pub fn VirtualTable(p: &VirtualTableProps) -> Html {
     let cols = p.cols.to_string();
     let spacer = |rows: u32| {
         html! {
-            <tr class="spacer" aria-hidden="true" style={format!("height:{}px", rows * g.row_height)}><td colspan={cols.clone()}></td></tr>
+            <tr class="spacer" aria-hidden="true" style={format!("height:{}px", g.height(rows))}><td colspan={cols.clone()}></td></tr>
         }
     };
     html! {
@@ -258,5 +263,10 @@ mod tests {
         );
         assert_eq!(G.top(30 * 1000 + 29), 1000);
         assert_eq!(G.top(-4), 0, "an overscrolled area is at the top");
+        assert_eq!(
+            G.height(u32::MAX),
+            u64::from(u32::MAX) * 30,
+            "a spacer never overflows"
+        );
     }
 }

@@ -40,7 +40,7 @@ pub fn ConsolePanel(p: &ConsoleProps) -> Html {
     let style = format!("max-height:{}px;line-height:{h}px", GEOMETRY.view_height);
     // Spans, not divs: a line is a div.
     let spacer = |lines: u32| {
-        html! { <span class="spacer" aria-hidden="true" style={format!("height:{}px", lines * h)}></span> }
+        html! { <span class="spacer" aria-hidden="true" style={format!("height:{}px", GEOMETRY.height(lines))}></span> }
     };
     html! {
         <section class="panel">
