@@ -21,6 +21,19 @@ pub fn chosen_file(e: &yew::Event) -> Option<web_sys::File> {
     input.files()?.get(0)
 }
 
+/// Every file chosen in a file `<input multiple>` (from a change event), in order.
+pub fn chosen_files(e: &yew::Event) -> Vec<web_sys::File> {
+    use wasm_bindgen::JsCast;
+    let Some(list) = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .and_then(|i| i.files())
+    else {
+        return Vec::new();
+    };
+    (0..list.length()).filter_map(|i| list.get(i)).collect()
+}
+
 /// A file drop zone's class and handlers: a dropped file goes to `on_file`
 /// (unless `disabled`), and the zone is highlighted while a file is dragged over.
 pub struct DropZone {

@@ -4,7 +4,7 @@
 //! the core's `view`.
 
 use evalpage_core::view::{compare_views, Facets, Manifest, Query, ViewData};
-use evalpage_core::{CompareModels, CompareOptions, Comparison};
+use evalpage_core::{CompareError, CompareModels, CompareOptions, Comparison};
 use std::ops::Deref;
 use std::rc::Rc;
 use yew::Reducible;
@@ -57,12 +57,13 @@ pub struct ViewerState {
     pub loading: Option<String>,
     /// Why a file could not be opened.
     pub error: Option<Rc<str>>,
-    /// The run the opened one is compared with (the opened one is the base).
-    pub other: Option<Shared<ViewData>>,
+    /// The runs the opened one is compared with, each on its own (the opened
+    /// one is the base), in the order they were opened.
+    pub others: Vec<Shared<ViewData>>,
     /// Two models of the opened run compared with each other.
     pub models: Option<(String, String)>,
-    /// The comparison, or why there is none.
-    pub comparison: Option<Shared<Result<Comparison, String>>>,
+    /// The comparisons (one per other run, or the models'), or why there is none.
+    pub comparisons: Vec<Shared<Result<Comparison, String>>>,
     /// A published folder's manifest (`?eval=`) and its URL.
     pub manifest: Option<Shared<(String, Manifest)>>,
 }
@@ -73,29 +74,29 @@ pub const PAGE_RESAMPLES: usize = 2_000;
 
 impl ViewerState {
     fn recompare(&mut self) {
+        self.comparisons.clear();
         let Some(data) = &self.data else {
-            self.comparison = None;
             return;
         };
         let mut opts = CompareOptions {
             resamples: PAGE_RESAMPLES,
             ..CompareOptions::default()
         };
-        let result = match (&self.other, &self.models) {
-            (Some(other), _) => compare_views(data, other, &opts),
-            (None, Some((a, b))) => {
-                opts.models = Some(CompareModels {
-                    base: a.clone(),
-                    new: b.clone(),
-                });
-                compare_views(data, data, &opts)
+        let shared =
+            |r: Result<Comparison, CompareError>| Shared::new(r.map_err(|e| e.to_string()));
+        if let Some((a, b)) = &self.models {
+            opts.models = Some(CompareModels {
+                base: a.clone(),
+                new: b.clone(),
+            });
+            self.comparisons
+                .push(shared(compare_views(data, data, &opts)));
+        } else {
+            for other in &self.others {
+                self.comparisons
+                    .push(shared(compare_views(data, other, &opts)));
             }
-            (None, None) => {
-                self.comparison = None;
-                return;
-            }
-        };
-        self.comparison = Some(Shared::new(result.map_err(|e| e.to_string())));
+        }
     }
 }
 
@@ -113,8 +114,10 @@ pub enum ViewerAction {
     SetQuery(Query),
     /// A row was drilled into (or closed).
     Select(Option<u32>),
-    /// A second run was opened to compare with.
+    /// One more run was opened to compare with the opened one.
     Other(Shared<ViewData>),
+    /// The n-th compared run is put away.
+    DropOther(usize),
     /// Two models of the opened run, to compare.
     Models(String, String),
     /// No comparison.
@@ -158,19 +161,25 @@ impl Reducible for ViewerState {
             }
             ViewerAction::Select(i) => s.selected = i,
             ViewerAction::Other(o) => {
-                s.other = Some(o);
+                s.others.push(o);
                 s.models = None;
                 s.recompare();
             }
+            ViewerAction::DropOther(i) => {
+                if i < s.others.len() {
+                    s.others.remove(i);
+                }
+                s.recompare();
+            }
             ViewerAction::Models(a, b) => {
-                s.other = None;
+                s.others.clear();
                 s.models = Some((a, b));
                 s.recompare();
             }
             ViewerAction::ClearCompare => {
-                s.other = None;
+                s.others.clear();
                 s.models = None;
-                s.comparison = None;
+                s.comparisons.clear();
             }
             ViewerAction::Manifest(m) => s.manifest = Some(m),
         }

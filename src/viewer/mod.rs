@@ -16,7 +16,7 @@ use crate::archive;
 use crate::effects::{files, report_slices, url};
 use crate::state::viewer::{Shared, ViewerAction, ViewerState};
 use charts::Charts;
-use compare::ComparePanel;
+use compare::{ComparePanel, SideBySide};
 use evalpage_core::view::{
     self, manifest_url, read_manifest, Outcome, Query, Slices, Sort, ViewData,
 };
@@ -315,26 +315,33 @@ pub fn ViewerApp(p: &ViewerAppProps) -> Html {
     let on_compare_file = {
         let state = p.state.clone();
         Callback::from(move |e: Event| {
-            if let Some(file) = crate::components::chosen_file(&e) {
+            for file in crate::components::chosen_files(&e) {
                 let state = state.clone();
                 files::read_then(file, move |read| load_other(&state, read));
             }
         })
     };
-    let on_close = {
-        let state = p.state.clone();
-        Callback::from(move |_| state.dispatch(ViewerAction::ClearCompare))
-    };
-    let compare_title = match (&s.other, &s.models) {
-        (Some(o), _) => format!(
-            "{}: {} → {}",
-            t("比较", "Comparison"),
-            s.data.as_ref().map_or("", |d| d.source.as_str()),
-            o.source
-        ),
-        (None, Some((a, b))) => format!("{}: {a} → {b}", t("比较模型", "Models compared")),
-        _ => String::new(),
-    };
+    let base_name = s.data.as_ref().map_or("", |d| d.source.as_str());
+    // One panel per compared run (or the models'), each closed on its own.
+    let panels = s.comparisons.iter().enumerate().map(|(i, c)| {
+        let title = match (&s.models, s.others.get(i)) {
+            (Some((a, b)), _) => format!("{}: {a} → {b}", t("比较模型", "Models compared")),
+            (None, Some(o)) => format!("{}: {base_name} → {}", t("比较", "Comparison"), o.source),
+            (None, None) => String::new(),
+        };
+        let on_close = {
+            let state = p.state.clone();
+            let models = s.models.is_some();
+            Callback::from(move |_| {
+                state.dispatch(if models {
+                    ViewerAction::ClearCompare
+                } else {
+                    ViewerAction::DropOther(i)
+                })
+            })
+        };
+        html! { <ComparePanel {lang} comparison={c.clone()} {title} {on_close} /> }
+    });
     html! {
         <div class="viewer-mode">
             <section class="panel">
@@ -350,14 +357,16 @@ pub fn ViewerApp(p: &ViewerAppProps) -> Html {
             if let Some(d) = &s.data {
                 <section class="panel" data-testid="compare-inputs">
                     <h2>{t("比较", "Compare")}</h2>
-                    <label>{t("与另一个运行比较（本次打开的为基线）", "Compare with another run (the one opened is the base)")}
-                        <input type="file" data-testid="open-compare" accept=".json,.jsonl,.json-seq,.zip" onchange={on_compare_file} />
+                    <label>{t("与其他运行比较（本次打开的为基线；可选多个文件）", "Compare with other runs (the one opened is the base; pick one file or several)")}
+                        <input type="file" multiple=true data-testid="open-compare" accept=".json,.jsonl,.json-seq,.zip" onchange={on_compare_file} />
                     </label>
                     { models_picker(lang, &p.state, d, &s.facets) }
                 </section>
-                if let Some(c) = &s.comparison {
-                    <ComparePanel {lang} comparison={c.clone()} title={compare_title} {on_close} />
+                if s.others.len() > 1 {
+                    <SideBySide {lang} base={base_name.to_string()} runs={s.others.iter().map(|o| o.source.clone()).collect::<Vec<_>>()}
+                        comparisons={s.comparisons.clone()} />
                 }
+                { for panels }
                 { run_view(lang, d, s, set_query, on_select) }
             }
         </div>

@@ -183,6 +183,35 @@ test('compare two runs, two models of one run, and a published folder (?eval=)',
   }
   const twoRuns = shown.map((s) => s.slice(0, 5));
 
+  // Two more runs at once (mock-b again and mock-a itself): each compared with the
+  // base on its own, side by side, with the numbers of `evalpage compare A B A`.
+  await page.click('[data-testid=compare-panel] button');
+  await page.waitForSelector('[data-testid=compare-panel]', { state: 'detached' });
+  const many = path.join(out, 'many.json');
+  const cm = cli(['compare', path.join(out, 'mock-a'), path.join(out, 'mock-b'), path.join(out, 'mock-a'), '--json', many]);
+  assert.equal(cm.status, 0, cm.stderr);
+  const cliMany = JSON.parse(fs.readFileSync(many, 'utf8')).comparisons;
+  await page.setInputFiles('[data-testid=open-compare]', [path.join(out, 'mock-b', 'report.json'), path.join(out, 'mock-a', 'report.json')]);
+  await page.waitForSelector('[data-testid=side-by-side-row]');
+  assert.equal(await page.locator('[data-testid=compare-panel]').count(), 2);
+  const side = await page.locator('[data-testid=side-by-side-row]').evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent)));
+  assert.equal(side.length, cliRows.length);
+  for (const row of side) {
+    const metric = row[0];
+    cliMany.forEach((cmp, j) => {
+      const r = cmp.comparison.rows.find((x) => x.metric === metric);
+      assert.ok(r, metric);
+      const d = `${r.delta >= 0 ? '+' : ''}${r.delta.toFixed(3)}`.replace('+-', '-');
+      assert.ok(row[1 + j].startsWith(`${r.new.toFixed(3)} (${d}`), `${metric} run ${j}: ${row[1 + j]}`);
+    });
+    assert.ok(row[2].startsWith(`${cliMany[1].comparison.rows.find((x) => x.metric === metric).new.toFixed(3)} (+0.000`), row[2]);
+  }
+  // Closing one comparison leaves the other, and no side by side for one run.
+  await page.locator('[data-testid=compare-panel] button').first().click();
+  await page.waitForSelector('[data-testid=compare-side-by-side]', { state: 'detached' });
+  assert.equal(await page.locator('[data-testid=compare-panel]').count(), 1);
+  await page.click('[data-testid=compare-panel] button');
+
   // The models of one run compared with each other: the same numbers.
   await page.setInputFiles('[data-testid=open-report]', path.join(out, 'both', 'report.json'));
   await page.waitForSelector('[data-testid=compare-models]');

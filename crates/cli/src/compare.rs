@@ -239,11 +239,7 @@ fn num(v: f64, n: usize) -> String {
 
 /// The row's change in words, and the gate's word when a rule checks it.
 fn verdict(r: &MetricRow, alpha: f64, verdicts: &[GateVerdict]) -> String {
-    let significant = match (&r.mcnemar, r.ci) {
-        (Some(t), _) => t.p < alpha,
-        (None, Some((lo, hi))) => lo > 0.0 || hi < 0.0,
-        (None, None) => false,
-    };
+    let significant = r.significant(alpha);
     let mut word = if r.n == 0 {
         "no paired case".to_string()
     } else if r.regressions + r.improvements == 0 {
