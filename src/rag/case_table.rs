@@ -3,7 +3,7 @@
 //! and the reasons.
 
 use crate::state::RunSnapshot;
-use evalpage_core::console::{accuracy_reason, citation_reason};
+use evalpage_core::console::reasons;
 use evalpage_core::run::CaseResult;
 use evalpage_core::Lang;
 use evalpage_core::RagCase;
@@ -37,44 +37,54 @@ impl PartialEq for RowProps {
     }
 }
 
-#[component]
-fn Row(p: &RowProps) -> Html {
-    let case = &p.case[p.index];
-    let r = &p.result;
-    let mark = |ok: bool| {
-        if ok {
-            html! {<span class="ok">{"\u{221a}"}</span>}
-        } else {
-            html! {<span class="bad">{"\u{00d7}"}</span>}
-        }
-    };
-    let reasons: Vec<String> = [
-        accuracy_reason(p.lang, case, r),
-        citation_reason(p.lang, case, r),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+/// √ or ×, as spec 002 writes them.
+pub fn mark(ok: bool) -> Html {
+    if ok {
+        html! {<span class="ok">{"\u{221a}"}</span>}
+    } else {
+        html! {<span class="bad">{"\u{00d7}"}</span>}
+    }
+}
+
+/// The answer cell: the answer (a truncated one marked) with its reasoning
+/// collapsed under it.
+pub fn answer_cell(lang: Lang, r: &CaseResult) -> Html {
     let answer = r.answer.clone().unwrap_or_default();
     let truncated = r.truncated().then(|| {
-        html! {<span class="bad" data-testid="case-truncated">{p.lang.pick(" [已截断]", " [truncated]")}</span>}
+        html! {<span class="bad" data-testid="case-truncated">{lang.pick(" [已截断]", " [truncated]")}</span>}
     });
     let reasoning = r.reasoning.as_ref().map(|text| {
         html! {
             <details data-testid="case-reasoning">
-                <summary class="muted">{p.lang.pick("推理过程（不计分）", "Reasoning (not scored)")}</summary>
+                <summary class="muted">{lang.pick("推理过程（不计分）", "Reasoning (not scored)")}</summary>
                 <div class="clip" tabindex="0">{text.clone()}</div>
             </details>
         }
     });
     html! {
+        <td class="answer"><div class="clip" tabindex="0">{answer}{truncated}</div>{reasoning}</td>
+    }
+}
+
+/// The reason cell: why accuracy and citation failed, one line each.
+pub fn reason_cell(lang: Lang, case: &RagCase, r: &CaseResult) -> Html {
+    html! {
+        <td class="reason">{ for reasons(lang, case, r).into_iter().map(|s| html!{ <div>{s}</div> }) }</td>
+    }
+}
+
+#[component]
+fn Row(p: &RowProps) -> Html {
+    let case = &p.case[p.index];
+    let r = &p.result;
+    html! {
         <tr data-testid="case-row" class={if r.passed() { "pass" } else { "fail" }}>
             <td>{&case.id}</td>
             <td class="q">{&case.q}</td>
-            <td class="answer"><div class="clip" tabindex="0">{answer}{truncated}</div>{reasoning}</td>
+            { answer_cell(p.lang, r) }
             <td data-testid="case-accuracy">{mark(r.accurate())}</td>
             <td data-testid="case-citation">{mark(r.cited())}</td>
-            <td class="reason">{ for reasons.into_iter().map(|s| html!{ <div>{s}</div> }) }</td>
+            { reason_cell(p.lang, case, r) }
             <td class="muted">{format!("{} · {} ms", r.attempts, r.elapsed_ms)}</td>
         </tr>
     }

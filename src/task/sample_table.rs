@@ -53,7 +53,9 @@ fn Row(p: &RowProps) -> Html {
     }
 }
 
-fn cell_html(c: &CellView) -> Html {
+/// One sample × model cell: status, parsed fields with their parse status,
+/// parse problems, the answer, reasoning and metric values.
+pub fn cell_html(c: &CellView) -> Html {
     let status_class = format!("status {}", c.status);
     html! {
         <td data-testid="sample-cell" class="sample-cell">
