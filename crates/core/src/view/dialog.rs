@@ -78,9 +78,12 @@ fn row_of(e: &DialogEntry, metrics: &[String], values: &HashMap<String, Option<f
         None => "partial".into(),
     };
     let error = t.and_then(|t| t.dialog_error.clone().or_else(|| t.skip_reason.clone()));
+    // Scenario and difficulty, as tags to filter by.
     let tags: Vec<String> = t
-        .and_then(|t| t.scenario_type.clone())
+        .map(|t| [t.scenario_type.clone(), t.difficulty.clone()])
         .into_iter()
+        .flatten()
+        .flatten()
         .collect();
     ViewRow {
         haystack: haystack(
@@ -98,7 +101,7 @@ fn row_of(e: &DialogEntry, metrics: &[String], values: &HashMap<String, Option<f
         details: vec![Detail::None; metrics.len()],
         tags,
         language: None,
-        length: t.and_then(|t| t.difficulty.clone()),
+        length: None,
         status,
         error,
         latency_ms: number("elapsed_ms").map(|ms| ms as f64),
