@@ -5,18 +5,18 @@
 //! `retrieval` (spec 000's retrieval evaluation) and `dialog` (spec 001's
 //! multi-turn dialogs);
 //! their state and runs are kept for the whole page load, so switching modes
-//! loses nothing.
+//! loses nothing. The viewer (`?mode=view`) is not here: it is its own Wasm
+//! bundle (`view_page.rs`, `src/bin/view.rs`), opened by a new page load.
 
-use crate::components::header::Header;
+use crate::components::header::{use_document_lang, Header};
 use crate::dialog::{use_dialog, DialogApp};
 use crate::effects::url;
 use crate::launch;
 use crate::rag::{use_rag, RagApp};
 use crate::retrieval::{use_retrieval, RetrievalApp};
 use crate::state::resume::Offers;
-use crate::state::{AppAction, Mode};
+use crate::state::{AppAction, Mode, RunStatus};
 use crate::task::{use_task, TaskApp};
-use crate::viewer::{use_viewer, ViewerApp};
 use yew::prelude::*;
 
 /// The application root.
@@ -33,23 +33,34 @@ pub fn App() -> Html {
     let (task_state, task_slot) = use_task(params.clone());
     let retrieval = use_retrieval();
     let dialog = use_dialog();
-    let viewer = use_viewer();
     let lang = rag.state.lang;
-    // `<html lang>` follows the language shown, so screen readers pronounce it right.
-    use_effect_with(lang, |l| {
-        if let Some(root) = document_root() {
-            let _ = root.set_attribute("lang", l.code());
-        }
-    });
+    use_document_lang(lang);
     let on_lang = {
         let s = rag.state.clone();
         Callback::from(move |l| s.dispatch(AppAction::SetLang(l)))
     };
+    // A run going in any mode: opening the viewer (a new page load) stops it.
+    let live = rag.state.status() == RunStatus::Running
+        || task_state.status() == RunStatus::Running
+        || retrieval.state.running()
+        || dialog.state.running();
     let on_mode = {
         let mode = mode.clone();
         Callback::from(move |m: Mode| {
-            url::set_mode(m);
-            mode.set(m);
+            if m == Mode::View {
+                // The viewer is its own bundle: a new page load.
+                let leave = !live
+                    || url::confirm_leave(lang.pick(
+                        "打开查看器会停止正在进行的运行（RAG 与任务运行可在重新打开后继续）。继续？",
+                        "Opening the viewer stops the run in progress (RAG and task runs can be resumed afterwards). Open it?",
+                    ));
+                if leave {
+                    url::open_mode(m, lang);
+                }
+            } else {
+                url::set_mode(m);
+                mode.set(m);
+            }
         })
     };
     let body = match *mode {
@@ -60,7 +71,13 @@ pub fn App() -> Html {
         },
         Mode::Retrieval => html! { <RetrievalApp {lang} mode={retrieval} /> },
         Mode::Dialog => html! { <DialogApp {lang} mode={dialog} /> },
-        Mode::View => html! { <ViewerApp {lang} state={viewer} /> },
+        // www/init.js loads the viewer's own bundle for `?mode=view`; this
+        // bundle only gets here when that bundle is missing from the build.
+        Mode::View => html! {
+            <p class="error" role="alert">{lang.pick(
+                "此构建缺少查看器（evalpage-view）：请用 trunk build 重新构建。",
+                "This build has no viewer bundle (evalpage-view): rebuild with trunk build.")}</p>
+        },
     };
     html! {
         <div class="page">
@@ -68,9 +85,4 @@ pub fn App() -> Html {
             <main>{body}</main>
         </div>
     }
-}
-
-/// The document's root element (`<html>`).
-fn document_root() -> Option<web_sys::Element> {
-    web_sys::window()?.document()?.document_element()
 }

@@ -12,9 +12,15 @@ pub mod rag;
 pub mod retrieval;
 pub mod state;
 pub mod task;
+pub mod view_page;
 pub mod viewer;
 
-/// Mounts the app on `<body>`.
+/// Mounts the run modes' app on `<body>` (the `evalpage-web` bundle).
 pub fn start() {
     yew::Renderer::<app::App>::new().render();
+}
+
+/// Mounts the viewer's page on `<body>` (the `evalpage-view` bundle).
+pub fn start_viewer() {
+    yew::Renderer::<view_page::ViewerPage>::new().render();
 }

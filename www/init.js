@@ -9,7 +9,14 @@
 // fetch against the document's.
 const tag = document.querySelector('script[data-evalpage-js][data-evalpage-wasm]');
 if (!tag) throw new Error('evalpage: loader <script> with data-evalpage-js / data-evalpage-wasm not found');
+// The viewer (`?mode=view`) is its own bundle (scripts/post_build.sh names its
+// files in data-evalpage-view-*): opening a saved run loads none of the run
+// modes' code, and a run mode loads none of the viewer's.
+const d = tag.dataset;
+const view = new URLSearchParams(location.search).get('mode') === 'view' && d.evalpageViewJs;
+const js = view ? d.evalpageViewJs : d.evalpageJs;
+const wasmPath = view ? d.evalpageViewWasm : d.evalpageWasm;
 const here = (p) => new URL(p, document.baseURI).href;
-const { default: init } = await import(here(tag.dataset.evalpageJs));
-const wasm = await init({ module_or_path: here(tag.dataset.evalpageWasm) });
+const { default: init } = await import(here(js));
+const wasm = await init({ module_or_path: here(wasmPath) });
 dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm } }));

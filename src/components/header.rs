@@ -50,3 +50,16 @@ pub fn Header(p: &HeaderProps) -> Html {
         </header>
     }
 }
+
+/// Keeps `<html lang>` on the language shown, so screen readers pronounce it right.
+#[hook]
+pub fn use_document_lang(lang: Lang) {
+    use_effect_with(lang, |l| {
+        if let Some(root) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+        {
+            let _ = root.set_attribute("lang", l.code());
+        }
+    });
+}

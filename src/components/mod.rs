@@ -22,6 +22,19 @@ pub fn chosen_file(e: &yew::Event) -> Option<web_sys::File> {
     input.files()?.get(0)
 }
 
+/// Every file chosen in a file `<input multiple>` (from a change event), in order.
+pub fn chosen_files(e: &yew::Event) -> Vec<web_sys::File> {
+    use wasm_bindgen::JsCast;
+    let Some(list) = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .and_then(|i| i.files())
+    else {
+        return Vec::new();
+    };
+    (0..list.length()).filter_map(|i| list.get(i)).collect()
+}
+
 /// A file drop zone's class and handlers: a dropped file goes to `on_file`
 /// (unless `disabled`), and the zone is highlighted while a file is dragged over.
 pub struct DropZone {
@@ -35,9 +48,29 @@ pub struct DropZone {
     pub ondragleave: yew::Callback<web_sys::DragEvent>,
 }
 
+fn file_list(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
+    list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
+        .unwrap_or_default()
+}
+
 /// The drop zone of a dataset panel (shared by the RAG and task panels).
 #[yew::hook]
 pub fn use_drop_zone(on_file: yew::Callback<web_sys::File>, disabled: bool) -> DropZone {
+    let on_files = yew::Callback::from(move |files: Vec<web_sys::File>| {
+        if let Some(file) = files.into_iter().next() {
+            on_file.emit(file);
+        }
+    });
+    use_drop_zone_files(on_files, disabled)
+}
+
+/// A drop zone that takes every file dropped on it (the viewer's: a run's
+/// files dropped together).
+#[yew::hook]
+pub fn use_drop_zone_files(
+    on_files: yew::Callback<Vec<web_sys::File>>,
+    disabled: bool,
+) -> DropZone {
     use yew::Callback;
     let dragging = yew::use_state(|| false);
     let ondrop = {
@@ -45,12 +78,9 @@ pub fn use_drop_zone(on_file: yew::Callback<web_sys::File>, disabled: bool) -> D
         Callback::from(move |e: web_sys::DragEvent| {
             e.prevent_default();
             dragging.set(false);
-            let file = e
-                .data_transfer()
-                .and_then(|d| d.files())
-                .and_then(|f| f.get(0));
-            if let (Some(file), false) = (file, disabled) {
-                on_file.emit(file);
+            let files = file_list(e.data_transfer().and_then(|d| d.files()));
+            if !files.is_empty() && !disabled {
+                on_files.emit(files);
             }
         })
     };

@@ -41,6 +41,9 @@ pub struct DialogCardProps {
     pub lang: Lang,
     /// The dialog.
     pub dialog: Rc<ShownDialog>,
+    /// Shown open at first (a saved dialog drilled into in the viewer).
+    #[prop_or_default]
+    pub open: bool,
 }
 
 /// One dialog, collapsed until opened.
@@ -48,7 +51,7 @@ pub struct DialogCardProps {
 pub fn DialogCard(p: &DialogCardProps) -> Html {
     let lang = p.lang;
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    let open = use_state(|| false);
+    let open = use_state(|| p.open);
     let ontoggle = {
         let open = open.clone();
         Callback::from(move |e: Event| {
@@ -85,7 +88,7 @@ pub fn DialogCard(p: &DialogCardProps) -> Html {
         .join(" / ");
     html! {
         <details {class} data-testid="dialog-card" data-dialog-id={tr.dialog_id.clone()}
-            data-status={status.clone()} {ontoggle}>
+            data-status={status.clone()} open={p.open} {ontoggle}>
             <summary>
                 <strong>{&tr.dialog_id}</strong>
                 {format!(" · {status} · {ok}/{} {}", tr.turns.len(), t("轮已回答", "turns answered"))}

@@ -8,9 +8,9 @@
 //! verdicts, and offers the five files (and a run's event logs) as one zip
 //! and `metrics_summary.json`.
 
-mod conversation;
+pub mod conversation;
 mod inputs;
-mod results;
+pub mod results;
 
 use crate::components::unsaved_mode::{use_unsaved_mode, UnsavedMode};
 use crate::effects::dialog_run::{DialogRunHandle, DialogUpdate, DialogView};

@@ -122,7 +122,8 @@ fn finished(lang: Lang, r: &Rc<DialogResults>) -> Html {
     }
 }
 
-fn summary_table(lang: Lang, s: &MetricsSummary) -> Html {
+/// The counters and the per-metric summary of `metrics_summary.json`.
+pub fn summary_table(lang: Lang, s: &MetricsSummary) -> Html {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
     let c = &s.counters;
     html! {

@@ -13,6 +13,24 @@ pub fn read_then(file: File, then: impl FnOnce(Read) + 'static) {
     spawn_local(async move { then(read(file).await) });
 }
 
+/// Reads every file of `list` in turn, then calls `then` with each name and
+/// bytes (or the first file that could not be read).
+pub fn read_all_then(
+    list: Vec<File>,
+    then: impl FnOnce(Result<Vec<(String, Vec<u8>)>, String>) + 'static,
+) {
+    spawn_local(async move {
+        let mut out = Vec::with_capacity(list.len());
+        for file in list {
+            match read(file).await {
+                Ok(f) => out.push(f),
+                Err(e) => return then(Err(e)),
+            }
+        }
+        then(Ok(out))
+    });
+}
+
 /// Fetches `url`, then calls `then` with its file name and bytes.
 pub fn fetch_then(url: String, then: impl FnOnce(Read) + 'static) {
     spawn_local(async move { then(fetch_url(&url).await) });

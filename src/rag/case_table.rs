@@ -2,12 +2,13 @@
 //! (`components::virtual_table`): only the settled cases in view are in the
 //! DOM, each in a row of fixed height: the question, the answer (a truncated
 //! one marked) and the reasons clipped to two lines, √/× per metric (as spec
-//! 002 writes them). A row (click or Enter) opens the case below the table:
-//! the whole question, answer, its reasoning (collapsed) and reasons.
+//! 002 writes them). A row (click or Enter) opens the case below the table
+//! as a whole row: the question, the answer with its reasoning collapsed, the
+//! reasons (the cells the viewer's drill-down of a RAG run shows too).
 
 use crate::components::virtual_table::{Geometry, VirtualTable};
 use crate::state::RunSnapshot;
-use evalpage_core::console::{accuracy_reason, citation_reason};
+use evalpage_core::console::reasons;
 use evalpage_core::run::CaseResult;
 use evalpage_core::Lang;
 use evalpage_core::RagCase;
@@ -49,7 +50,8 @@ impl PartialEq for RowProps {
     }
 }
 
-fn mark(ok: bool) -> Html {
+/// √ or ×, as spec 002 writes them.
+pub fn mark(ok: bool) -> Html {
     if ok {
         html! {<span class="ok">{"\u{221a}"}</span>}
     } else {
@@ -57,17 +59,34 @@ fn mark(ok: bool) -> Html {
     }
 }
 
-/// Why the case failed accuracy, then citation (none when both passed).
-fn reasons(lang: Lang, case: &RagCase, r: &CaseResult) -> Vec<String> {
-    [
-        accuracy_reason(lang, case, r),
-        citation_reason(lang, case, r),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+/// The whole answer cell: the answer (a truncated one marked) with its
+/// reasoning collapsed under it.
+pub fn answer_cell(lang: Lang, r: &CaseResult) -> Html {
+    let answer = r.answer.clone().unwrap_or_default();
+    let truncated = r.truncated().then(|| {
+        html! {<span class="bad" data-testid="case-truncated">{lang.pick(" [已截断]", " [truncated]")}</span>}
+    });
+    let reasoning = r.reasoning.as_ref().map(|text| {
+        html! {
+            <details data-testid="case-reasoning">
+                <summary class="muted">{lang.pick("推理过程（不计分）", "Reasoning (not scored)")}</summary>
+                <div class="clip" tabindex="0">{text.clone()}</div>
+            </details>
+        }
+    });
+    html! {
+        <td class="answer"><div class="clip" tabindex="0">{answer}{truncated}</div>{reasoning}</td>
+    }
 }
 
+/// The whole reason cell: why accuracy and citation failed, one line each.
+pub fn reason_cell(lang: Lang, case: &RagCase, r: &CaseResult) -> Html {
+    html! {
+        <td class="reason">{ for reasons(lang, case, r).into_iter().map(|s| html!{ <div>{s}</div> }) }</td>
+    }
+}
+
+/// The truncation mark of a row's clipped answer.
 fn truncated(lang: Lang, r: &CaseResult) -> Option<&'static str> {
     r.truncated()
         .then(|| lang.pick("[已截断] ", "[truncated] "))
@@ -161,30 +180,29 @@ pub fn CaseTable(p: &CaseTableProps) -> Html {
     }
 }
 
-/// The drill-down of case `i`, once it settled.
+/// The drill-down of case `i`, once it settled: its whole row.
 fn detail(lang: Lang, run: &RunSnapshot, i: usize, close: Callback<MouseEvent>) -> Option<Html> {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
     let case = run.cases.get(i)?;
     let r = run.results.get(i)?.as_ref()?;
-    let reasoning = r.reasoning.as_ref().map(|text| {
-        html! {
-            <details data-testid="case-reasoning">
-                <summary class="muted">{t("推理过程（不计分）", "Reasoning (not scored)")}</summary>
-                <pre class="answer" tabindex="0">{text.clone()}</pre>
-            </details>
-        }
-    });
     Some(html! {
         <section class="case-detail" data-testid="case-detail" aria-label={t("用例详情", "Case detail")}>
             <h3>{&case.id}<button class="link" onclick={close}>{t("关闭", "Close")}</button></h3>
-            <p>{format!("{}: {}", t("问题", "Question"), case.q)}</p>
-            <p>{t("准确率 ", "Accuracy ")}{mark(r.accurate())}{t(" · 引用率 ", " · Citation ")}{mark(r.cited())}
-                {format!(" · {} {} · {} ms", t("尝试", "attempts"), r.attempts, r.elapsed_ms)}</p>
-            { for reasons(lang, case, r).into_iter().map(|s| html!{ <p class="reason">{s}</p> }) }
-            <h4>{t("回答", "Answer")}
-                if let Some(m) = truncated(lang, r) { <span class="bad">{format!(" {m}")}</span> }</h4>
-            <pre class="answer" tabindex="0">{r.answer.clone().unwrap_or_default()}</pre>
-            {reasoning}
+            <table class="cases">
+                <thead><tr>
+                    <th>{t("问题", "Question")}</th><th>{t("回答", "Answer")}</th>
+                    <th>{t("准确率", "Accuracy")}</th><th>{t("引用率", "Citation")}</th><th>{t("原因", "Reason")}</th>
+                    <th>{t("尝试 · 耗时", "Attempts · time")}</th>
+                </tr></thead>
+                <tbody><tr class={if r.passed() { "pass" } else { "fail" }}>
+                    <td class="q">{&case.q}</td>
+                    { answer_cell(lang, r) }
+                    <td>{mark(r.accurate())}</td>
+                    <td>{mark(r.cited())}</td>
+                    { reason_cell(lang, case, r) }
+                    <td class="muted">{format!("{} · {} ms", r.attempts, r.elapsed_ms)}</td>
+                </tr></tbody>
+            </table>
         </section>
     })
 }

@@ -2,7 +2,7 @@
 //! calls could not reach the endpoint, and the Notes.
 
 use crate::state::{Artifacts, Provider, RunSnapshot, PRESETS};
-use evalpage_core::console::{accuracy_reason, citation_reason};
+use evalpage_core::console::reasons;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -20,6 +20,9 @@ pub struct ErrorSummaryProps {
     pub provider: Provider,
     /// Endpoint, to pick the CORS advice.
     pub base_url: String,
+    /// The Notes when there are no artifacts (a saved run in the viewer).
+    #[prop_or_default]
+    pub notes: Option<Rc<Vec<String>>>,
 }
 
 /// The error summary panel.
@@ -34,11 +37,7 @@ pub fn ErrorSummary(p: &ErrorSummaryProps) -> Html {
         .filter(|r| !r.passed())
         .map(|r| {
             let case = &run.cases[r.index];
-            let why = [
-                accuracy_reason(p.lang, case, r),
-                citation_reason(p.lang, case, r),
-            ];
-            (case.id.clone(), why.into_iter().flatten().collect())
+            (case.id.clone(), reasons(p.lang, case, r))
         })
         .collect();
     html! {
@@ -49,8 +48,8 @@ pub fn ErrorSummary(p: &ErrorSummaryProps) -> Html {
             <ul data-testid="error-summary">
                 { for failing.into_iter().map(|(id, why)| html!{ <li><strong>{id}</strong>{": "}{why.join(" / ")}</li> }) }
             </ul>
-            if let Some(a) = &p.artifacts {
-                <pre class="notes" data-testid="notes">{a.notes.join("\n")}</pre>
+            if let Some(notes) = p.artifacts.as_ref().map(|a| &a.notes).or(p.notes.as_deref()) {
+                <pre class="notes" data-testid="notes">{notes.join("\n")}</pre>
             }
         </section>
     }

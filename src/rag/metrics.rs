@@ -3,7 +3,7 @@
 
 use crate::state::RunSnapshot;
 use evalpage_core::console::percent;
-use evalpage_core::metric::metric_type;
+use evalpage_core::metric::{RAG_ACCURACY_DESCRIPTION, RAG_CITATION_DESCRIPTION};
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -23,11 +23,8 @@ pub fn MetricsPanel(p: &MetricsProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let m = p.run.as_ref().map(|r| r.metrics.clone());
     let show = |v: Option<f64>| v.map_or("—".to_string(), percent);
-    let describe = |kind: &str| {
-        metric_type(kind)
-            .map(|i| p.lang.pick(i.description_zh, i.description))
-            .unwrap_or("")
-    };
+    // The registry's descriptions, read at compile time (see RAG_ACCURACY_DESCRIPTION).
+    let describe = |(en, zh): (&'static str, &'static str)| p.lang.pick(zh, en);
     let has = m.as_ref().filter(|m| m.cases_total > 0);
     let extra = has.map(|m| {
         let mut parts = vec![t("计入分母", "counted in every rate").to_string()];
@@ -60,12 +57,12 @@ pub fn MetricsPanel(p: &MetricsProps) -> Html {
     });
     html! {
         <section class="panel metrics">
-            <div class="metric" title={describe("rag_accuracy")}>
+            <div class="metric" title={describe(RAG_ACCURACY_DESCRIPTION)}>
                 <span class="label">{t("整体准确率", "Accuracy")}</span>
                 <span class="value" data-testid="metric-accuracy">{show(has.map(|m| m.accuracy))}</span>
                 <span class="muted">{has.map(|m| format!("{}/{}", m.accurate_cases, m.cases_total)).unwrap_or_default()}</span>
             </div>
-            <div class="metric" title={describe("rag_citation")}>
+            <div class="metric" title={describe(RAG_CITATION_DESCRIPTION)}>
                 <span class="label">{t("整体引用率", "Citation rate")}</span>
                 <span class="value" data-testid="metric-citation">{show(has.map(|m| m.citation_rate))}</span>
                 <span class="muted">{has.map(|m| format!("{}/{}", m.cited_cases, m.cases_total)).unwrap_or_default()}</span>

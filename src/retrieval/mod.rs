@@ -16,6 +16,7 @@ use crate::effects::runner::Update;
 use crate::effects::{download, files, now_ms};
 use crate::state::retrieval::{RetrievalAction, RetrievalState, COLUMNS};
 use crate::state::RunStatus;
+use evalpage_core::retrieval::Row;
 use evalpage_core::{Lang, RetrievalEndpoint, RetrievalEngine, RetrievalRunConfig, RunSettings};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -236,6 +237,58 @@ fn mark(b: bool) -> &'static str {
     }
 }
 
+/// The header cells of a case's row after its id (see [`case_cells`]).
+pub fn case_head(lang: Lang, k: usize) -> Html {
+    html! {
+        <>
+            <th>{lang.pick("分桶", "bucket")}</th><th>{"query"}</th>
+            <th>{format!("hit@{k}")}</th><th>{"rr"}</th><th>{format!("ndcg@{k}")}</th>
+            <th>{format!("top-{k}")}</th><th>{"expected"}</th>
+        </>
+    }
+}
+
+/// A case's row after its id: bucket, query, hit, reciprocal rank, nDCG,
+/// the top k (or why there is no list) and the expected sources.
+pub fn case_cells(r: &Row) -> Html {
+    html! {
+        <>
+            <td>{&r.case.bucket}</td>
+            <td class="clip-line">{&r.case.query}</td>
+            <td>{mark(r.score.hit_at_k)}</td>
+            <td>{format!("{:.3}", r.score.reciprocal_rank)}</td>
+            <td>{format!("{:.3}", r.score.ndcg_at_k)}</td>
+            <td class="clip-line">{ match r.error() {
+                Some(e) => html!{ <span class="error">{&e.message}</span> },
+                None => html!{ {r.score.topk.join(", ")} },
+            } }</td>
+            <td class="clip-line">{r.case.expected_sources.join(", ")}</td>
+        </>
+    }
+}
+
+/// Each metric's mean, overall and per bucket (`retrieval::bucket_means`).
+pub fn means_table(lang: Lang, k: usize, means: &[(String, usize, [f64; 4])]) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    html! {
+        <table class="cases">
+            <thead><tr>
+                <th>{t("分桶", "bucket")}</th><th>{"n"}</th>
+                { for COLUMNS.iter().map(|c| html!{ <th>{c.replace("_k", &format!("_{k}"))}</th> }) }
+            </tr></thead>
+            <tbody>
+                { for means.iter().map(|(bucket, n, m)| html!{
+                    <tr data-testid={if bucket.is_empty() { "retrieval-overall" } else { "retrieval-bucket" }}>
+                        <td>{if bucket.is_empty() { t("全部", "all").to_string() } else { bucket.clone() }}</td>
+                        <td>{n}</td>
+                        { for m.iter().map(|v| html!{ <td>{format!("{v:.3}")}</td> }) }
+                    </tr>
+                }) }
+            </tbody>
+        </table>
+    }
+}
+
 fn results(lang: Lang, s: &RetrievalState) -> Html {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
     let Some(snap) = &s.snapshot else {
@@ -280,44 +333,19 @@ fn results(lang: Lang, s: &RetrievalState) -> Html {
                     {format!("{}/{} · {status}", snap.progress.done, snap.progress.total)}
                     if snap.failed() > 0 { {format!(" · {} {}", snap.failed(), t("条无列表（失败）", "without a list (failed)"))} }
                 </p>
-                <table class="cases">
-                    <thead><tr>
-                        <th>{t("分桶", "bucket")}</th><th>{"n"}</th>
-                        { for COLUMNS.iter().map(|c| html!{ <th>{c.replace("_k", &format!("_{k}"))}</th> }) }
-                    </tr></thead>
-                    <tbody>
-                        { for means.iter().map(|(bucket, n, m)| html!{
-                            <tr data-testid={if bucket.is_empty() { "retrieval-overall" } else { "retrieval-bucket" }}>
-                                <td>{if bucket.is_empty() { t("全部", "all").to_string() } else { bucket.clone() }}</td>
-                                <td>{n}</td>
-                                { for m.iter().map(|v| html!{ <td>{format!("{v:.3}")}</td> }) }
-                            </tr>
-                        }) }
-                    </tbody>
-                </table>
+                { means_table(lang, k, &means) }
             </section>
             <section class="panel">
                 <h2>{t("逐条结果", "Cases")}</h2>
                 <div class="preview-scroll" tabindex="0" role="region" aria-label={t("逐条结果表", "Cases table")}><table class="cases" data-testid="retrieval-cases">
                     <thead><tr>
-                        <th>{"case_id"}</th><th>{t("分桶", "bucket")}</th><th>{"query"}</th>
-                        <th>{format!("hit@{k}")}</th><th>{"rr"}</th><th>{format!("ndcg@{k}")}</th>
-                        <th>{format!("top-{k}")}</th><th>{"expected"}</th>
+                        <th>{"case_id"}</th>{ case_head(lang, k) }
                     </tr></thead>
                     <tbody>
                         { for snap.rows.iter().flatten().map(|r| html!{
                             <tr data-testid="case-row" class={if r.score.hit_at_k { "" } else { "miss" }}>
                                 <td>{&r.case.case_id}</td>
-                                <td>{&r.case.bucket}</td>
-                                <td class="clip-line">{&r.case.query}</td>
-                                <td>{mark(r.score.hit_at_k)}</td>
-                                <td>{format!("{:.3}", r.score.reciprocal_rank)}</td>
-                                <td>{format!("{:.3}", r.score.ndcg_at_k)}</td>
-                                <td class="clip-line">{ match r.error() {
-                                    Some(e) => html!{ <span class="error">{&e.message}</span> },
-                                    None => html!{ {r.score.topk.join(", ")} },
-                                } }</td>
-                                <td class="clip-line">{r.case.expected_sources.join(", ")}</td>
+                                { case_cells(r) }
                             </tr>
                         }) }
                     </tbody>

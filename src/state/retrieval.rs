@@ -4,10 +4,9 @@
 //! is `effects::retrieval_run`.
 
 use super::{RunProgress, RunStatus, TaskArtifacts};
-use evalpage_core::retrieval::{Row, METRICS};
+use evalpage_core::retrieval::{bucket_means, Row, METRICS};
 use evalpage_core::RetrievalCase;
 use evalpage_core::{demo, parse_retrieval_cases, LineError, RETRIEVAL_BODY, RETRIEVAL_PATH};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -28,20 +27,12 @@ impl RetrievalSnapshot {
     /// Each metric's mean over the settled cases (failed ones count as 0),
     /// with the number of cases, overall and per bucket.
     pub fn means(&self) -> Vec<(String, usize, [f64; 4])> {
-        let mut groups: BTreeMap<String, (usize, [f64; 4])> = BTreeMap::new();
-        for row in self.rows.iter().flatten() {
-            for key in ["".to_string(), row.case.bucket.clone()] {
-                let g = groups.entry(key).or_insert((0, [0.0; 4]));
-                g.0 += 1;
-                for (sum, v) in g.1.iter_mut().zip(row.score.values()) {
-                    *sum += v;
-                }
-            }
-        }
-        groups
-            .into_iter()
-            .map(|(k, (n, sums))| (k, n, sums.map(|s| s / n.max(1) as f64)))
-            .collect()
+        bucket_means(
+            self.rows
+                .iter()
+                .flatten()
+                .map(|r| (r.case.bucket.as_str(), r.score.values())),
+        )
     }
 
     /// Settled cases without a list (failed calls, answers without a list).

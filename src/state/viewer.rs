@@ -1,10 +1,17 @@
 //! The viewer's page state (`?mode=view`): the saved run opened, the query
 //! over its rows (kept in the URL), the rows it shows and the one drilled
-//! into. Pure; reading files is `effects::files`, the rows and queries are
-//! the core's `view`.
+//! into; and a saved run in the live modes' own state types, so the page
+//! shows it through their views (`rag_view`, `shown_dialogs`). Pure;
+//! reading files is `effects::files`, the rows and queries are the core's
+//! `view`.
 
-use evalpage_core::view::{compare_views, Facets, Manifest, Query, ViewData};
-use evalpage_core::{CompareModels, CompareOptions, Comparison};
+use super::dialog::ShownDialog;
+use super::{RunProgress, RunSnapshot, RunStatus};
+use evalpage_core::console::notes_of;
+use evalpage_core::view::{compare_views, rag_cases, Facets, Look, Manifest, Query, ViewData};
+use evalpage_core::{
+    CompareError, CompareModels, CompareOptions, Comparison, Lang, RagCase, RunMetrics,
+};
 use std::ops::Deref;
 use std::rc::Rc;
 use yew::Reducible;
@@ -57,14 +64,83 @@ pub struct ViewerState {
     pub loading: Option<String>,
     /// Why a file could not be opened.
     pub error: Option<Rc<str>>,
-    /// The run the opened one is compared with (the opened one is the base).
-    pub other: Option<Shared<ViewData>>,
+    /// The runs the opened one is compared with, each on its own (the opened
+    /// one is the base), in the order they were opened.
+    pub others: Vec<Shared<ViewData>>,
     /// Two models of the opened run compared with each other.
     pub models: Option<(String, String)>,
-    /// The comparison, or why there is none.
-    pub comparison: Option<Shared<Result<Comparison, String>>>,
+    /// The comparisons (one per other run, or the models'), or why there is none.
+    pub comparisons: Vec<Shared<Result<Comparison, String>>>,
     /// A published folder's manifest (`?eval=`) and its URL.
     pub manifest: Option<Shared<(String, Manifest)>>,
+}
+
+/// A saved RAG check as the RAG page held it live: the snapshot its metrics
+/// panel and error summary show, and the Notes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RagView {
+    /// The cases and results read back, with their counts.
+    pub run: Rc<RunSnapshot>,
+    /// The Notes block.
+    pub notes: Rc<Vec<String>>,
+}
+
+/// The RAG page's view of a saved RAG check, when its report holds the
+/// cases (`None` for other runs, and for an event log, which does not).
+pub fn rag_view(data: &ViewData, lang: Lang) -> Option<RagView> {
+    if data.look != Look::Rag {
+        return None;
+    }
+    let read = rag_cases(data);
+    if read.is_empty() {
+        return None;
+    }
+    let mut cases: Vec<RagCase> = Vec::with_capacity(read.len());
+    let mut results = Vec::with_capacity(read.len());
+    for (i, (_, case, mut result)) in read.into_iter().enumerate() {
+        result.index = i;
+        cases.push(case);
+        results.push(result);
+    }
+    let pairs: Vec<_> = cases.iter().zip(&results).collect();
+    let notes = notes_of(lang, &pairs);
+    let metrics = RunMetrics::of(results.iter());
+    let n = results.len();
+    Some(RagView {
+        run: Rc::new(RunSnapshot {
+            status: RunStatus::Done,
+            progress: RunProgress {
+                done: n,
+                total: n,
+                ..RunProgress::default()
+            },
+            cases: Rc::new(cases),
+            results: results.into_iter().map(|r| Some(Rc::new(r))).collect(),
+            metrics,
+            console: Vec::new(),
+            network_errors: 0,
+        }),
+        notes: Rc::new(notes),
+    })
+}
+
+/// A saved dialog evaluation's dialogs as the dialog mode shows them, by
+/// table row (`None` for a row whose trace line was not given).
+pub fn shown_dialogs(data: &ViewData) -> Vec<Option<Rc<ShownDialog>>> {
+    let Look::Dialog(d) = &data.look else {
+        return Vec::new();
+    };
+    d.dialogs
+        .iter()
+        .map(|e| {
+            e.trace.as_ref().map(|t| {
+                Rc::new(ShownDialog {
+                    trace: t.clone(),
+                    rows: e.rows.clone(),
+                })
+            })
+        })
+        .collect()
 }
 
 /// Bootstrap resamples of the page's comparisons (the CLI's gates use
@@ -73,29 +149,29 @@ pub const PAGE_RESAMPLES: usize = 2_000;
 
 impl ViewerState {
     fn recompare(&mut self) {
+        self.comparisons.clear();
         let Some(data) = &self.data else {
-            self.comparison = None;
             return;
         };
         let mut opts = CompareOptions {
             resamples: PAGE_RESAMPLES,
             ..CompareOptions::default()
         };
-        let result = match (&self.other, &self.models) {
-            (Some(other), _) => compare_views(data, other, &opts),
-            (None, Some((a, b))) => {
-                opts.models = Some(CompareModels {
-                    base: a.clone(),
-                    new: b.clone(),
-                });
-                compare_views(data, data, &opts)
+        let shared =
+            |r: Result<Comparison, CompareError>| Shared::new(r.map_err(|e| e.to_string()));
+        if let Some((a, b)) = &self.models {
+            opts.models = Some(CompareModels {
+                base: a.clone(),
+                new: b.clone(),
+            });
+            self.comparisons
+                .push(shared(compare_views(data, data, &opts)));
+        } else {
+            for other in &self.others {
+                self.comparisons
+                    .push(shared(compare_views(data, other, &opts)));
             }
-            (None, None) => {
-                self.comparison = None;
-                return;
-            }
-        };
-        self.comparison = Some(Shared::new(result.map_err(|e| e.to_string())));
+        }
     }
 }
 
@@ -113,8 +189,10 @@ pub enum ViewerAction {
     SetQuery(Query),
     /// A row was drilled into (or closed).
     Select(Option<u32>),
-    /// A second run was opened to compare with.
+    /// One more run was opened to compare with the opened one.
     Other(Shared<ViewData>),
+    /// The n-th compared run is put away.
+    DropOther(usize),
     /// Two models of the opened run, to compare.
     Models(String, String),
     /// No comparison.
@@ -158,22 +236,93 @@ impl Reducible for ViewerState {
             }
             ViewerAction::Select(i) => s.selected = i,
             ViewerAction::Other(o) => {
-                s.other = Some(o);
+                s.others.push(o);
                 s.models = None;
                 s.recompare();
             }
+            ViewerAction::DropOther(i) => {
+                if i < s.others.len() {
+                    s.others.remove(i);
+                }
+                s.recompare();
+            }
             ViewerAction::Models(a, b) => {
-                s.other = None;
+                s.others.clear();
                 s.models = Some((a, b));
                 s.recompare();
             }
             ViewerAction::ClearCompare => {
-                s.other = None;
+                s.others.clear();
                 s.models = None;
-                s.comparison = None;
+                s.comparisons.clear();
             }
             ViewerAction::Manifest(m) => s.manifest = Some(m),
         }
         Rc::new(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A RAG report of two cases: one right, one citing a wrong document.
+    fn report() -> String {
+        let score = |id: &str, metric: &str, v: f64, detail: serde_json::Value| {
+            serde_json::json!({"sample_id": id, "metric": metric, "value": v, "tags": [],
+                "language": null, "length_bucket": "short", "detail": detail})
+        };
+        let kp = |k: &str, m: bool| {
+            serde_json::json!({"keypoint": k, "matched": m,
+            "method": if m {"exact"} else {"none"}, "score": if m {1.0} else {0.0}})
+        };
+        serde_json::json!({
+            "metrics": {"cases": 2, "passed_cases": 1, "failed_calls": 0},
+            "scores": [
+                score("Q1", "accuracy", 1.0, serde_json::json!({"question": "q1?", "answer": "ChromaDB a.md",
+                    "llm_call_ok": true, "error": null, "keypoints": [kp("ChromaDB", true)]})),
+                score("Q1", "citation", 1.0, serde_json::json!({"question": "q1?", "answer": "ChromaDB a.md",
+                    "llm_call_ok": true, "error": null, "cited": ["a.md"], "correct": ["a.md"], "wrong": [], "expected": ["a.md"]})),
+                score("Q2", "accuracy", 0.0, serde_json::json!({"question": "q2?", "answer": "Milvus b.md",
+                    "llm_call_ok": true, "error": null, "keypoints": [kp("Neo4j", false)]})),
+                score("Q2", "citation", 0.0, serde_json::json!({"question": "q2?", "answer": "Milvus b.md",
+                    "llm_call_ok": true, "error": null, "cited": ["b.md"], "correct": [], "wrong": ["b.md"], "expected": ["a.md"]})),
+            ],
+            "report": {
+                "experiment": {"dataset": {"dataset_id": "d", "version": "v1", "name": "d.jsonl", "counts": {},
+                    "languages": {}, "tags": {}}, "run_config": {},
+                    "evaluator_config": {"metrics": [{"type": "rag_accuracy", "name": "accuracy"}]}},
+                "summaries": [], "breakdowns": [], "error_cases": [], "llm_judge_details": []
+            }
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn a_saved_rag_check_gives_the_rag_page_s_snapshot_and_notes() {
+        let data = evalpage_core::view::load("report.json", report().as_bytes()).expect("report");
+        let v = rag_view(&data, Lang::En).expect("a RAG check");
+        assert_eq!(v.run.cases.len(), 2);
+        assert_eq!(
+            (
+                v.run.metrics.cases_total,
+                v.run.metrics.accurate_cases,
+                v.run.metrics.cited_cases
+            ),
+            (2, 1, 1)
+        );
+        let r2 = v.run.results[1].as_ref().expect("settled");
+        assert_eq!(r2.index, 1, "the error summary finds its case by index");
+        assert_eq!(v.run.cases[r2.index].id, "Q2");
+        assert_eq!(v.notes[0], "Notes:");
+        assert!(v.notes[1].starts_with("1. Q2: "), "{:?}", v.notes);
+        assert!(shown_dialogs(&data).is_empty());
+        let log = "{\"record_type\":\"meta\",\"run_id\":\"r\",\"dataset\":\"d\",\"scoring\":{}}\n{\"record_type\":\"case\",\"case_id\":\"Q1\",\"accuracy\":true,\"citation\":false}\n";
+        let from_log = evalpage_core::view::load("e.jsonl", log.as_bytes()).expect("log");
+        assert_eq!(from_log.look, Look::Rag);
+        assert!(
+            rag_view(&from_log, Lang::En).is_none(),
+            "a log has no questions"
+        );
     }
 }

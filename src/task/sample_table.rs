@@ -3,9 +3,9 @@
 //! one row of fixed height per sample with its labels and one cell per model
 //! (the call's status, the metric values, each parsed field with its parse
 //! status, parse problems highlighted, the error of a failed call), clipped
-//! to two lines. A row (click or Enter) opens the sample below the table:
-//! every model's whole cell, with why a field was coerced, the answer and its
-//! reasoning. Rows are compared by pointer, so a settled row does not
+//! to two lines. A row (click or Enter) opens the sample below the table as
+//! a whole row: every model's whole cell (`cell_html`, which the viewer's
+//! drill-down of a task run shows too), with the answer and its reasoning. Rows are compared by pointer, so a settled row does not
 //! re-render; a filter keeps only the rows with a problem.
 
 use super::summary::TaskRunProps;
@@ -103,29 +103,31 @@ fn compact_cell(c: &CellView) -> Html {
     }
 }
 
-/// A cell as the drill-down shows it: everything, the reasons spelled out.
-fn full_cell(model: &str, c: &CellView) -> Html {
+/// One whole sample × model cell: status, parsed fields with their parse
+/// status, parse problems, the answer, reasoning and metric values.
+pub fn cell_html(c: &CellView) -> Html {
+    let status_class = format!("status {}", c.status);
     html! {
-        <div class="sample-cell">
-            <h4>{model}{" "}<span class={format!("status {}", c.status)}>{c.status}</span></h4>
-            if let Some(e) = &c.error { <p class="error">{e}</p> }
-            <div class="metrics-line">{metrics(c)}</div>
+        <td data-testid="sample-cell" class="sample-cell">
+            <div class={status_class} data-testid="cell-status">{c.status}</div>
+            if let Some(e) = &c.error { <div class="error" data-testid="cell-error">{e}</div> }
             if !c.fields.is_empty() {
                 <ul class="fields">{ for c.fields.iter().map(|f| html!{
-                    <li class={format!("field {}", f.status)}>
+                    <li data-testid="parsed-field" data-status={f.status} class={format!("field {}", f.status)}
+                        title={f.reason.clone().unwrap_or_default()}>
                         <span class="name">{&f.field}</span>{": "}<code>{&f.value}</code>
                         if f.status != "parsed" { <span class="why">{format!(" {}", f.status)}</span> }
-                        if let Some(r) = &f.reason { <span class="why">{format!(" ({r})")}</span> }
                     </li>
                 }) }</ul>
             }
-            { for c.problems.iter().map(|x| html!{ <div class="parse-problem">{x}</div> }) }
-            if let Some(a) = &c.answer { <pre class="answer" tabindex="0">{a}</pre> }
-            if c.truncated { <div class="bad">{"truncated (max_tokens)"}</div> }
+            { for c.problems.iter().map(|x| html!{ <div class="parse-problem" data-testid="parse-problem">{x}</div> }) }
+            if let Some(a) = &c.answer { <div class="answer clip" tabindex="0">{a}</div> }
+            if c.truncated { <div class="bad" data-testid="cell-truncated">{"truncated (max_tokens)"}</div> }
             if let Some(r) = &c.reasoning {
-                <details class="reasoning"><summary>{"reasoning"}</summary><pre class="answer" tabindex="0">{r}</pre></details>
+                <details class="reasoning" data-testid="cell-reasoning"><summary>{"reasoning"}</summary><div class="clip" tabindex="0">{r}</div></details>
             }
-        </div>
+            <div class="metrics-line">{metrics(c)}</div>
+        </td>
     }
 }
 
@@ -201,22 +203,26 @@ pub fn TaskSampleTable(p: &TaskRunProps) -> Html {
     }
 }
 
-/// The drill-down of sample `i`.
+/// The drill-down of sample `i`: its whole row.
 fn detail(lang: Lang, run: &TaskSnapshot, i: usize, close: Callback<MouseEvent>) -> Option<Html> {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
     let sample = run.data.samples.get(i)?;
     let labels = run.labels.get(i).cloned().unwrap_or_default();
-    let cells = cells_of(run, i);
     Some(html! {
         <section class="case-detail" data-testid="sample-detail" aria-label={t("样本详情", "Sample detail")}>
             <h3>{&sample.sample.id}<button class="link" onclick={close}>{t("关闭", "Close")}</button></h3>
             if !labels.is_empty() {
                 <p class="muted">{ labels.iter().map(|(f, v)| format!("{f}: {v}")).collect::<Vec<_>>().join(" · ") }</p>
             }
-            { for run.models.iter().zip(&cells).map(|(m, c)| match c {
-                Some(r) => full_cell(m, &cell(r)),
-                None => html!{ <div class="sample-cell"><h4>{m}</h4><p class="muted">{"…"}</p></div> },
-            }) }
+            <div class="sample-scroll">
+                <table class="cases samples">
+                    <thead><tr>{ for run.models.iter().map(|m| html!{ <th>{m}</th> }) }</tr></thead>
+                    <tbody><tr>{ for cells_of(run, i).iter().map(|c| match c {
+                        Some(r) => cell_html(&cell(r)),
+                        None => html!{ <td class="sample-cell pending muted">{"…"}</td> },
+                    }) }</tr></tbody>
+                </table>
+            </div>
         </section>
     })
 }

@@ -85,3 +85,75 @@ pub fn ComparePanel(p: &ComparePanelProps) -> Html {
         </section>
     }
 }
+
+/// Side-by-side props.
+#[derive(Properties, PartialEq)]
+pub struct SideBySideProps {
+    /// Language.
+    pub lang: Lang,
+    /// The base run's name.
+    pub base: String,
+    /// The compared runs' names, in the order of `comparisons`.
+    pub runs: Vec<String>,
+    /// Each run against the base.
+    pub comparisons: Vec<Shared<Result<Comparison, String>>>,
+}
+
+/// Several runs against one base, side by side: per metric (and model) one
+/// column per run with its mean and the paired change from the base, marked
+/// when significant; the panels below have each comparison whole.
+#[component]
+pub fn SideBySide(p: &SideBySideProps) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let mut keys: Vec<(Option<String>, String)> = Vec::new();
+    for c in p.comparisons.iter().filter_map(|c| (**c).as_ref().ok()) {
+        for r in &c.rows {
+            let k = (r.model.clone(), r.metric.clone());
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+    }
+    let cell = |c: &Result<Comparison, String>, (model, metric): &(Option<String>, String)| {
+        let Ok(c) = c else {
+            return html! { <td class="muted">{t("无法比较", "not comparable")}</td> };
+        };
+        match c
+            .rows
+            .iter()
+            .find(|r| &r.metric == metric && &r.model == model)
+        {
+            Some(r) if r.n > 0 => {
+                let sig = r.significant(c.alpha);
+                html! {
+                    <td class="num" data-significant={sig.to_string()}>
+                        {format!("{:.3} ({:+.3}{})", r.new, r.delta, if sig { "*" } else { "" })}
+                    </td>
+                }
+            }
+            _ => html! { <td class="num muted">{"–"}</td> },
+        }
+    };
+    html! {
+        <section class="panel" data-testid="compare-side-by-side">
+            <h2>{format!("{} {}", t("并排比较，基线：", "Side by side, base:"), p.base)}</h2>
+            <p class="muted">{t(
+                "每列：该运行的均值（与基线的配对差），只计两者都有的用例；* 为 95% 水平显著（0/1 指标用 McNemar 精确检验，其余用配对自助法区间）；各运行分别与基线比较，未做多重比较校正。",
+                "Each column: the run's mean (paired change from the base), over the cases both have; * significant at 95% (McNemar's exact test for 0/1 metrics, the paired bootstrap interval otherwise); each run is compared with the base on its own, with no correction for the number of comparisons.")}</p>
+            <div class="scroll-x" tabindex="0" role="region" aria-label={t("并排比较", "Side by side")}>
+                <table class="cases">
+                    <thead><tr>
+                        <th>{t("指标", "metric")}</th>
+                        { for p.runs.iter().map(|r| html!{ <th>{r.clone()}</th> }) }
+                    </tr></thead>
+                    <tbody>{ for keys.iter().map(|k| html!{
+                        <tr data-testid="side-by-side-row" data-metric={k.1.clone()}>
+                            <td>{format!("{}{}", k.0.as_ref().map(|m| format!("{m} · ")).unwrap_or_default(), k.1)}</td>
+                            { for p.comparisons.iter().map(|c| cell(c, k)) }
+                        </tr>
+                    }) }</tbody>
+                </table>
+            </div>
+        </section>
+    }
+}

@@ -1,26 +1,32 @@
 //! The viewer (`?mode=view`): a saved run opened from the user's disk (a
 //! `report.json`, an event log `.jsonl` / `.json-seq` even cut off
-//! mid-record, or a run's zip as the page downloads it) or from a URL
-//! (`?report=<url>`, `?log=<url>`), with no server: the file is read in the
-//! page, nothing is uploaded. Shows the summaries with 95% intervals as SVG
-//! bars, the breakdowns, a latency histogram, and every case in a table that
-//! renders only the rows in view; full-text search, filters and sort, kept in
-//! the URL; a row opens its drill-down (every metric's detail, the answer,
-//! the error).
+//! mid-record, a run's zip as the page downloads it, or a run's files picked
+//! or dropped together: a dialog run's `dialog_trace.jsonl`,
+//! `turn_eval.jsonl`, `metrics_summary.json`, a task run's `report.json`
+//! with its `results.jsonl`) or from a URL (`?report=<url>`, `?log=<url>`),
+//! with no server: the files are read in the page, nothing is uploaded.
+//! Shows the summaries with 95% intervals as SVG bars, the breakdowns, a
+//! latency histogram, and every case in a table that renders only the rows
+//! in view; full-text search, filters and sort, kept in the URL; a row opens
+//! its drill-down (every metric's detail, the answer, the error). Each kind
+//! of run is shown as its live mode showed it (`looks`).
 
 mod charts;
 mod compare;
+mod looks;
 mod table;
 
 use crate::archive;
+use crate::components::{chosen_files, use_drop_zone_files, DropZone};
 use crate::effects::{files, report_slices, url};
 use crate::state::viewer::{Shared, ViewerAction, ViewerState};
 use charts::Charts;
-use compare::ComparePanel;
+use compare::{ComparePanel, SideBySide};
 use evalpage_core::view::{
     self, manifest_url, read_manifest, Outcome, Query, Slices, Sort, ViewData,
 };
 use evalpage_core::Lang;
+use looks::{LookBelow, LookSummary};
 use std::rc::Rc;
 use table::CaseTable;
 use wasm_bindgen::JsCast;
@@ -40,30 +46,53 @@ const QUERY_KEYS: [&str; 10] = [
     "desc",
 ];
 
-/// Opens `bytes` (a report, a log, or a zip of a run's files).
-pub fn open(name: &str, bytes: &[u8]) -> Result<ViewData, String> {
+/// Opens `bytes` (a report, a log, a dialog run's file, or a zip of a run's
+/// files).
+pub fn open(name: &str, bytes: Vec<u8>) -> Result<ViewData, String> {
     if bytes.starts_with(b"PK\x03\x04") {
-        let files = archive::unzip(bytes).map_err(|e| format!("{name}: {e}"))?;
-        let pick = [
-            "report.json",
-            "report.events.jsonl",
-            "report.events.json-seq",
-        ]
-        .iter()
-        .find_map(|want| files.iter().find(|(n, _)| n.ends_with(want)));
-        return match pick {
-            Some((inner, b)) => view::load(&format!("{name}/{inner}"), b),
-            None => Err(format!(
-                "{name}: the zip has no report.json or event log (it has: {})",
-                files
-                    .iter()
-                    .map(|(n, _)| n.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        };
+        let files: Vec<(String, Vec<u8>)> = archive::unzip(&bytes)
+            .map_err(|e| format!("{name}: {e}"))?
+            .into_iter()
+            .map(|(inner, b)| (format!("{name}/{inner}"), b))
+            .collect();
+        return view::open_files(name, &files);
     }
-    view::load(name, bytes)
+    view::open_files(name, &[(name.to_string(), bytes)])
+}
+
+/// Opens a run's files picked or dropped together (one file: as [`load_into`]
+/// reads it).
+fn load_many(state: &UseReducerHandle<ViewerState>, read: Result<Vec<(String, Vec<u8>)>, String>) {
+    match read {
+        Ok(mut list) if list.len() == 1 => {
+            let one = list.remove(0);
+            load_into(state, Ok(one), true);
+        }
+        Ok(list) => {
+            url::set_params(&QUERY_KEYS, &[]);
+            let label = list
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(" + ");
+            match view::open_files(&label, &list) {
+                Ok(data) => state.dispatch(ViewerAction::Loaded(Shared::new(data), true)),
+                Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+            }
+        }
+        Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+    }
+}
+
+/// Reads the files picked or dropped, then opens them.
+fn read_picked(state: &UseReducerHandle<ViewerState>, picked: Vec<web_sys::File>) {
+    if picked.is_empty() {
+        return;
+    }
+    let names: Vec<String> = picked.iter().map(|f| f.name()).collect();
+    state.dispatch(ViewerAction::Loading(names.join(", ")));
+    let state = state.clone();
+    files::read_all_then(picked, move |read| load_many(&state, read));
 }
 
 /// Viewer props.
@@ -103,7 +132,7 @@ fn load_into(state: &UseReducerHandle<ViewerState>, read: files::Read, fresh: bo
     } else {
         bytes
     };
-    match open(&name, &bytes) {
+    match open(&name, bytes) {
         Ok(data) => state.dispatch(ViewerAction::Loaded(Shared::new(data), fresh)),
         Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
     }
@@ -162,7 +191,7 @@ pub fn use_viewer() -> UseReducerHandle<ViewerState> {
 }
 
 fn load_other(state: &UseReducerHandle<ViewerState>, read: files::Read) {
-    match read.and_then(|(name, bytes)| open(&name, &bytes)) {
+    match read.and_then(|(name, bytes)| open(&name, bytes)) {
         Ok(data) => state.dispatch(ViewerAction::Other(Shared::new(data))),
         Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
     }
@@ -293,13 +322,19 @@ pub fn ViewerApp(p: &ViewerAppProps) -> Html {
     let s = &*p.state;
     let on_file = {
         let state = p.state.clone();
-        Callback::from(move |e: Event| {
-            if let Some(file) = crate::components::chosen_file(&e) {
-                state.dispatch(ViewerAction::Loading(file.name()));
-                let state = state.clone();
-                files::read_then(file, move |read| load_into(&state, read, true));
-            }
-        })
+        Callback::from(move |e: Event| read_picked(&state, chosen_files(&e)))
+    };
+    let DropZone {
+        class: drop_class,
+        ondrop,
+        ondragover,
+        ondragleave,
+    } = {
+        let state = p.state.clone();
+        use_drop_zone_files(
+            Callback::from(move |list: Vec<web_sys::File>| read_picked(&state, list)),
+            false,
+        )
     };
     let set_query = {
         let state = p.state.clone();
@@ -315,34 +350,43 @@ pub fn ViewerApp(p: &ViewerAppProps) -> Html {
     let on_compare_file = {
         let state = p.state.clone();
         Callback::from(move |e: Event| {
-            if let Some(file) = crate::components::chosen_file(&e) {
+            for file in crate::components::chosen_files(&e) {
                 let state = state.clone();
                 files::read_then(file, move |read| load_other(&state, read));
             }
         })
     };
-    let on_close = {
-        let state = p.state.clone();
-        Callback::from(move |_| state.dispatch(ViewerAction::ClearCompare))
-    };
-    let compare_title = match (&s.other, &s.models) {
-        (Some(o), _) => format!(
-            "{}: {} → {}",
-            t("比较", "Comparison"),
-            s.data.as_ref().map_or("", |d| d.source.as_str()),
-            o.source
-        ),
-        (None, Some((a, b))) => format!("{}: {a} → {b}", t("比较模型", "Models compared")),
-        _ => String::new(),
-    };
+    let base_name = s.data.as_ref().map_or("", |d| d.source.as_str());
+    // One panel per compared run (or the models'), each closed on its own.
+    let panels = s.comparisons.iter().enumerate().map(|(i, c)| {
+        let title = match (&s.models, s.others.get(i)) {
+            (Some((a, b)), _) => format!("{}: {a} → {b}", t("比较模型", "Models compared")),
+            (None, Some(o)) => format!("{}: {base_name} → {}", t("比较", "Comparison"), o.source),
+            (None, None) => String::new(),
+        };
+        let on_close = {
+            let state = p.state.clone();
+            let models = s.models.is_some();
+            Callback::from(move |_| {
+                state.dispatch(if models {
+                    ViewerAction::ClearCompare
+                } else {
+                    ViewerAction::DropOther(i)
+                })
+            })
+        };
+        html! { <ComparePanel {lang} comparison={c.clone()} {title} {on_close} /> }
+    });
     html! {
         <div class="viewer-mode">
             <section class="panel">
                 <h2>{t("打开已保存的运行", "Open a saved run")}</h2>
-                <label>{t("report.json、事件日志（.jsonl / .json-seq）或运行的 zip（只在本机读取）",
-                          "report.json, an event log (.jsonl / .json-seq) or a run's zip (read on this machine only)")}
-                    <input type="file" data-testid="open-report" accept=".json,.jsonl,.json-seq,.zip" onchange={on_file} />
-                </label>
+                <div class={drop_class} data-testid="viewer-drop" {ondrop} {ondragover} {ondragleave}>
+                    <label>{t("report.json、事件日志（.jsonl / .json-seq）、运行的 zip，或一次选择运行的多个文件（对话评测的 dialog_trace.jsonl、turn_eval.jsonl、metrics_summary.json；任务的 report.json 与 results.jsonl）；只在本机读取，也可拖放到此处",
+                              "report.json, an event log (.jsonl / .json-seq), a run's zip, or several files of a run at once (a dialog run's dialog_trace.jsonl, turn_eval.jsonl, metrics_summary.json; a task run's report.json with results.jsonl); read on this machine only; or drop them here")}
+                        <input type="file" multiple={true} data-testid="open-report" accept=".json,.jsonl,.json-seq,.zip" onchange={on_file} />
+                    </label>
+                </div>
                 if let Some(n) = &s.loading { <p class="muted" data-testid="viewer-loading">{format!("{} {n} …", t("正在读取", "Reading"))}</p> }
                 if let Some(e) = &s.error { <p class="error" role="alert" data-testid="viewer-error">{e.to_string()}</p> }
             </section>
@@ -350,14 +394,16 @@ pub fn ViewerApp(p: &ViewerAppProps) -> Html {
             if let Some(d) = &s.data {
                 <section class="panel" data-testid="compare-inputs">
                     <h2>{t("比较", "Compare")}</h2>
-                    <label>{t("与另一个运行比较（本次打开的为基线）", "Compare with another run (the one opened is the base)")}
-                        <input type="file" data-testid="open-compare" accept=".json,.jsonl,.json-seq,.zip" onchange={on_compare_file} />
+                    <label>{t("与其他运行比较（本次打开的为基线；可选多个文件）", "Compare with other runs (the one opened is the base; pick one file or several)")}
+                        <input type="file" multiple=true data-testid="open-compare" accept=".json,.jsonl,.json-seq,.zip" onchange={on_compare_file} />
                     </label>
                     { models_picker(lang, &p.state, d, &s.facets) }
                 </section>
-                if let Some(c) = &s.comparison {
-                    <ComparePanel {lang} comparison={c.clone()} title={compare_title} {on_close} />
+                if s.others.len() > 1 {
+                    <SideBySide {lang} base={base_name.to_string()} runs={s.others.iter().map(|o| o.source.clone()).collect::<Vec<_>>()}
+                        comparisons={s.comparisons.clone()} />
                 }
+                { for panels }
                 { run_view(lang, d, s, set_query, on_select) }
             }
         </div>
@@ -433,6 +479,7 @@ fn run_view(
                 { for d.notes.iter().map(|n| html!{ <p class="warning">{n}</p> }) }
                 <Charts {lang} data={d.clone()} />
             </section>
+            <LookSummary {lang} data={d.clone()} />
             <section class="panel">
                 <h2>{t("用例", "Cases")}</h2>
                 <div class="filters">
@@ -456,6 +503,7 @@ fn run_view(
                 <p data-testid="viewer-count">{format!("{} / {}", s.shown.len(), d.rows.len())}</p>
                 <CaseTable {lang} data={d.clone()} shown={s.shown.clone()} selected={s.selected} {on_select} />
             </section>
+            <LookBelow {lang} data={d.clone()} shown={s.shown.clone()} />
         </>
     }
 }

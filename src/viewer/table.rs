@@ -1,8 +1,10 @@
 //! The viewer's case table: the page's one virtual table
 //! (`components::virtual_table`: only the rows in view are in the DOM), so
 //! 100,000 cases scroll as smoothly as ten; a row (click or Enter) opens its
-//! drill-down below the table.
+//! drill-down below the table. A row's cells after id, model and status, and
+//! the drill-down's view of the case, are the run's kind's (`looks`).
 
+use super::looks;
 use crate::components::virtual_table::{Geometry, VirtualTable};
 use crate::state::viewer::Shared;
 use evalpage_core::view::ViewData;
@@ -30,10 +32,6 @@ pub struct CaseTableProps {
     pub on_select: Callback<Option<u32>>,
 }
 
-fn value(v: Option<f64>) -> String {
-    v.map_or("–".to_string(), |x| format!("{x:.3}"))
-}
-
 /// The table.
 #[component]
 pub fn CaseTable(p: &CaseTableProps) -> Html {
@@ -41,7 +39,7 @@ pub fn CaseTable(p: &CaseTableProps) -> Html {
     let d = &p.data;
     let models = d.rows.iter().any(|r| r.model.is_some());
     let row = {
-        let (d, shown, selected) = (d.clone(), p.shown.clone(), p.selected);
+        let (d, shown, selected, lang) = (d.clone(), p.shown.clone(), p.selected, p.lang);
         Callback::from(move |k: u32| {
             let Some(&i) = shown.get(k as usize) else {
                 return html! {};
@@ -58,22 +56,18 @@ pub fn CaseTable(p: &CaseTableProps) -> Html {
                     <td>{&r.id}</td>
                     if models { <td>{r.model.clone().unwrap_or_default()}</td> }
                     <td>{&r.status}</td>
-                    { for r.values.iter().map(|v| html!{ <td class="num">{value(*v)}</td> }) }
-                    <td class="num">{r.latency_ms.map(|l| format!("{l:.0}")).unwrap_or_default()}</td>
-                    <td class="clip-line">{r.error.clone().or_else(|| r.answer.clone()).unwrap_or_default()}</td>
+                    { looks::cells(lang, &d, r) }
                 </tr>
             }
         })
     };
-    let cols = 4 + d.metrics.len() + usize::from(models);
+    let cols = 2 + looks::columns(d) + usize::from(models);
     let head = html! {
         <tr>
             <th>{"id"}</th>
             if models { <th>{t("模型", "model")}</th> }
             <th>{t("状态", "status")}</th>
-            { for d.metrics.iter().map(|m| html!{ <th>{m}</th> }) }
-            <th>{"ms"}</th>
-            <th>{t("回答 / 错误", "answer / error")}</th>
+            { looks::head(p.lang, d) }
         </tr>
     };
     html! {
@@ -103,7 +97,10 @@ fn detail(p: &CaseTableProps, i: u32) -> Html {
                 if !r.tags.is_empty() { {format!(" · {}", r.tags.join(", "))} }
             </p>
             if let Some(e) = &r.error { <p class="error">{e}</p> }
-            if let Some(a) = &r.answer { <pre class="answer" tabindex="0">{a}</pre> }
+            { looks::drill(p.lang, d, i as usize) }
+            if !looks::shows_answer(d, i as usize) {
+                if let Some(a) = &r.answer { <pre class="answer" tabindex="0">{a}</pre> }
+            }
             <table class="cases">
                 <thead><tr><th>{t("指标", "metric")}</th><th>{t("值", "value")}</th><th>{t("详情", "detail")}</th></tr></thead>
                 <tbody>
@@ -112,7 +109,7 @@ fn detail(p: &CaseTableProps, i: u32) -> Html {
                         html!{
                             <tr>
                                 <td>{m}</td>
-                                <td class="num">{value(r.values[c])}</td>
+                                <td class="num">{looks::value(r.values[c])}</td>
                                 <td><pre class="detail" tabindex="0">{ if detail.is_null() { String::new() } else { serde_json::to_string_pretty(&detail).unwrap_or_default() } }</pre></td>
                             </tr>
                         }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { startSite, launch, waitStatus, cli, tmpDir, DEMO_DATASET } from './helpers.mjs';
+import { startSite, launch, waitStatus, cli, tmpDir, DEMO_DATASET, ROOT } from './helpers.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const BLOCKING = new Set(['serious', 'critical']);
@@ -144,6 +144,25 @@ test('the viewer: no serious or critical violations, empty and with a report and
   await page.locator('[data-testid=case-row]').first().click();
   await page.waitForSelector('[data-testid=case-detail]');
   await check(t, page, 'viewer with a report', failures);
+  // A dialog run's files: the summary, the conversations, a row's conversation open.
+  const dialogs = tmpDir('a11y-viewer-dialogs');
+  const run = cli(['run', '--dialogs', path.join(ROOT, 'www/demo/demo_dialogs.jsonl'), '--provider', 'demo', '--out', dialogs]);
+  assert.equal(run.status, 0, run.stderr);
+  await page.setInputFiles('[data-testid=open-report]',
+    ['dialog_trace.jsonl', 'turn_eval.jsonl', 'metrics_summary.json'].map((n) => path.join(dialogs, n)));
+  await page.waitForSelector('[data-testid=dialog-conversations]');
+  await page.locator('[data-testid=case-row]').first().click();
+  await page.waitForSelector('[data-testid=case-detail] [data-testid=dialog-turn]');
+  await check(t, page, 'viewer with a dialog run', failures);
+  // A task run's report with its results: the task grid's cell in the drill-down.
+  const task = tmpDir('a11y-viewer-task');
+  const tr = cli(['run', '--task', 'event_eval', '--dataset', path.join(ROOT, 'www/demo/tasks/event_eval.jsonl'), '--mock', '--out', task]);
+  assert.equal(tr.status, 0, tr.stderr);
+  await page.setInputFiles('[data-testid=open-report]', ['report.json', 'results.jsonl'].map((n) => path.join(task, n)));
+  await page.waitForFunction(() => !document.querySelector('[data-testid=dialog-conversations]'));
+  await page.locator('[data-testid=case-row]').first().click();
+  await page.waitForSelector('[data-testid=task-cell]');
+  await check(t, page, 'viewer with a task run', failures);
   assert.equal(failures.length, 0, failures.join('\n\n'));
   assert.deepEqual(errors, []);
 });

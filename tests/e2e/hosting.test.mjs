@@ -11,6 +11,7 @@ import path from 'node:path';
 import { startSite, launch, newPage, waitStatus, download, tmpDir } from './helpers.mjs';
 
 const PREFIX = '/some/sub/path/';
+const DIST = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'dist');
 let site; let browser;
 
 before(async () => { site = await startSite(PREFIX); browser = await launch(); });
@@ -79,4 +80,37 @@ test('a folder asked for without its slash is redirected, and the page boots the
     assert.deepEqual(errors, []);
     await page.context().close();
   }
+});
+
+test('the viewer is its own bundle: each page loads one .wasm, and the tabs go between them keeping the language', async () => {
+  const errors = [];
+  const page = await watchedPage(errors);
+  const wasms = () => page.evaluate(() => performance.getEntriesByType('resource')
+    .map((e) => new URL(e.name).pathname.split('/').pop()).filter((n) => n.endsWith('.wasm')));
+  await page.goto(`${site.url}/?lang=en&demo_latency=0`);
+  await page.waitForSelector('[data-testid=dataset-summary]');
+  const run = await wasms();
+  assert.equal(run.length, 1, `the run page loads one .wasm: ${run}`);
+  assert.match(run[0], /^evalpage-web-[0-9a-f]+_bg\.wasm$/);
+
+  await page.click('[data-testid=mode-view]');
+  await page.waitForSelector('[data-testid=open-report]');
+  assert.equal(new URL(page.url()).searchParams.get('mode'), 'view');
+  const view = await wasms();
+  assert.equal(view.length, 1, `the viewer loads one .wasm: ${view}`);
+  assert.match(view[0], /^evalpage-view-[0-9a-f]+_bg\.wasm$/);
+  assert.equal(await page.getAttribute('html', 'lang'), 'en');
+  assert.equal(await page.getAttribute('[data-testid=mode-view]', 'aria-selected'), 'true');
+  const runSize = fs.statSync(path.join(DIST, run[0])).size;
+  const viewSize = fs.statSync(path.join(DIST, view[0])).size;
+  assert.ok(viewSize < runSize, `the viewer's wasm (${viewSize} B) is smaller than the run modes' (${runSize} B)`);
+
+  await page.click('[data-testid=mode-task]');
+  await page.waitForSelector('[data-testid=task-yaml]');
+  const u = new URL(page.url());
+  assert.equal(u.searchParams.get('mode'), 'task');
+  assert.equal(u.searchParams.get('lang'), 'en');
+  assert.deepEqual(await wasms(), run);
+  assert.deepEqual(errors, []);
+  await page.context().close();
 });

@@ -443,6 +443,6 @@ test('a long task run (300 samples x 2 models) keeps only the rows in view in th
   await page.click('[data-testid=sample-row][data-sample=T300]');
   await page.waitForSelector('[data-testid=sample-detail]');
   assert.match(await page.textContent('[data-testid=sample-detail] h3'), /^T300/);
-  assert.equal(await page.locator('[data-testid=sample-detail] h4').count(), 2, 'one section per model');
+  assert.equal(await page.locator('[data-testid=sample-detail] [data-testid=sample-cell]').count(), 2, 'one whole cell per model');
   assert.deepEqual(errors, []);
 });

@@ -2,23 +2,26 @@
 // a CLI report.json (any kind), an event log cut off mid-record, a run's zip
 // downloaded from the page, and `?report=<url>`; search, filters and sort
 // work and live in the URL; a row opens its drill-down; and a 20,000-case
-// report keeps only the rows in view in the DOM while scrolling.
+// report keeps only the rows in view in the DOM while scrolling. Each kind of
+// run shows as its live mode showed it: a RAG run's √/×, reasons, metrics,
+// error summary and Notes; a dialog run's M1–M5 summary and conversations;
+// a task run's parsed fields; a retrieval run's per-bucket means.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  startSite, launch, newPage, waitStatus, downloadBytes, cli, tmpDir, ROOT, DEMO_DATASET,
+  startSite, launch, newPage, waitStatus, download, downloadBytes, cli, tmpDir, ROOT, DEMO_DATASET,
 } from './helpers.mjs';
 
 let site; let browser;
 before(async () => { site = await startSite(); browser = await launch(); });
 after(async () => { await browser?.close(); site?.stop(); });
 
-async function openViewer(query = '') {
+async function openViewer(query = '', lang = 'en') {
   const errors = [];
   const page = await newPage(browser, errors);
-  await page.goto(`${site.url}/?mode=view&lang=en${query}`);
+  await page.goto(`${site.url}/?mode=view&lang=${lang}${query}`);
   await page.waitForSelector('[data-testid=open-report]');
   return { page, errors };
 }
@@ -80,7 +83,23 @@ test('a cut-off event log, a zip from the page and ?report=<url> open too', asyn
   const b = (cut.match(/"model":"mock-b"/g) || []).length;
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid=case-row]').length <= n, b);
 
-  // A zip downloaded from the page (a retrieval run) opens as its report.
+  // The task run's report.json and results.jsonl picked together: a row's
+  // drill-down is the task grid's cell, its parsed fields with their status.
+  await page.setInputFiles('[data-testid=open-report]', [path.join(out, 'report.json'), path.join(out, 'results.jsonl')]);
+  await page.waitForFunction(() => document.querySelector('[data-testid=viewer-count]')?.textContent === '16 / 16');
+  await page.locator('[data-testid=case-row]').first().click();
+  await page.waitForSelector('[data-testid=task-cell]');
+  const results = fs.readFileSync(path.join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const firstId = await page.locator('[data-testid=case-row]').first().getAttribute('data-id');
+  const firstModel = await page.locator('[data-testid=case-row]').first().evaluate((r) => r.children[1].textContent);
+  const line = results.find((l) => l.sample_id === firstId && l.model === firstModel);
+  const fields = await page.locator('[data-testid=task-cell] [data-testid=parsed-field]').evaluateAll((fs) => fs.map((f) => [f.querySelector('.name').textContent, f.dataset.status]));
+  assert.deepEqual(fields, line.parsed.map((f) => [f.field, f.status]));
+  const metricsShown = await page.locator('[data-testid=task-cell] [data-testid=cell-metric]').evaluateAll((ms) => ms.map((m) => m.dataset.metric).sort());
+  assert.deepEqual(metricsShown, Object.keys(line.metrics).sort());
+
+  // A zip downloaded from the page (a retrieval run) opens as its report,
+  // with the retrieval mode's per-bucket means and rows.
   const r = await newPage(browser, errors);
   await r.goto(`${site.url}/?mode=retrieval&lang=en`);
   await r.click('[data-testid=retrieval-start]');
@@ -91,6 +110,16 @@ test('a cut-off event log, a zip from the page and ?report=<url> open too', asyn
   await page.setInputFiles('[data-testid=open-report]', zipFile);
   await page.waitForFunction(() => document.querySelector('[data-testid=viewer-summary] h2')?.textContent.includes('run.zip/report.json'));
   assert.equal(await page.textContent('[data-testid=viewer-count]'), '16 / 16');
+  const means = (p) => p.locator('[data-testid=retrieval-summary] tbody tr').evaluateAll((rs) => rs.map((x) => x.textContent));
+  const liveMeans = await means(r);
+  assert.ok(liveMeans.length > 2, 'overall and buckets');
+  assert.deepEqual(await means(page), liveMeans);
+  const cells = (p) => p.locator('[data-testid=case-row]').evaluateAll((rs) => rs.map((x) => {
+    const c = [...x.children].map((td) => td.textContent);
+    return [c[0], ...c.slice(-8, -1)];
+  }));
+  const liveRows = await r.locator('[data-testid=case-row]').evaluateAll((rs) => rs.map((x) => [...x.children].map((td) => td.textContent)));
+  assert.deepEqual(await cells(page), liveRows);
 
   // ?report=<url> (served beside the site), with the filter in the URL.
   const served = path.join(ROOT, 'dist', `viewer-test-${process.pid}.json`);
@@ -183,6 +212,35 @@ test('compare two runs, two models of one run, and a published folder (?eval=)',
   }
   const twoRuns = shown.map((s) => s.slice(0, 5));
 
+  // Two more runs at once (mock-b again and mock-a itself): each compared with the
+  // base on its own, side by side, with the numbers of `evalpage compare A B A`.
+  await page.click('[data-testid=compare-panel] button');
+  await page.waitForSelector('[data-testid=compare-panel]', { state: 'detached' });
+  const many = path.join(out, 'many.json');
+  const cm = cli(['compare', path.join(out, 'mock-a'), path.join(out, 'mock-b'), path.join(out, 'mock-a'), '--json', many]);
+  assert.equal(cm.status, 0, cm.stderr);
+  const cliMany = JSON.parse(fs.readFileSync(many, 'utf8')).comparisons;
+  await page.setInputFiles('[data-testid=open-compare]', [path.join(out, 'mock-b', 'report.json'), path.join(out, 'mock-a', 'report.json')]);
+  await page.waitForSelector('[data-testid=side-by-side-row]');
+  assert.equal(await page.locator('[data-testid=compare-panel]').count(), 2);
+  const side = await page.locator('[data-testid=side-by-side-row]').evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent)));
+  assert.equal(side.length, cliRows.length);
+  for (const row of side) {
+    const metric = row[0];
+    cliMany.forEach((cmp, j) => {
+      const r = cmp.comparison.rows.find((x) => x.metric === metric);
+      assert.ok(r, metric);
+      const d = `${r.delta >= 0 ? '+' : ''}${r.delta.toFixed(3)}`.replace('+-', '-');
+      assert.ok(row[1 + j].startsWith(`${r.new.toFixed(3)} (${d}`), `${metric} run ${j}: ${row[1 + j]}`);
+    });
+    assert.ok(row[2].startsWith(`${cliMany[1].comparison.rows.find((x) => x.metric === metric).new.toFixed(3)} (+0.000`), row[2]);
+  }
+  // Closing one comparison leaves the other, and no side by side for one run.
+  await page.locator('[data-testid=compare-panel] button').first().click();
+  await page.waitForSelector('[data-testid=compare-side-by-side]', { state: 'detached' });
+  assert.equal(await page.locator('[data-testid=compare-panel]').count(), 1);
+  await page.click('[data-testid=compare-panel] button');
+
   // The models of one run compared with each other: the same numbers.
   await page.setInputFiles('[data-testid=open-report]', path.join(out, 'both', 'report.json'));
   await page.waitForSelector('[data-testid=compare-models]');
@@ -214,4 +272,130 @@ test('compare two runs, two models of one run, and a published folder (?eval=)',
     fs.rmSync(folder, { recursive: true, force: true });
   }
   assert.deepEqual(errors, []);
+});
+
+test('a RAG run downloaded from the page shows its √/×, reasons, metrics, error summary and Notes as live', async () => {
+  // In Chinese: the report keeps English reasons, so equal reasons show the
+  // viewer derives them as the live page does, in the page's language.
+  const errors = [];
+  const live = await newPage(browser, errors);
+  await live.goto(`${site.url}/?lang=zh&provider=demo&demo_latency=0`);
+  await live.click('[data-testid=start]');
+  await waitStatus(live, 'done');
+  const liveRows = await live.locator('[data-testid=case-row]').evaluateAll((rs) => rs.map((r) => ({
+    id: r.children[0].textContent,
+    q: r.children[1].textContent,
+    acc: r.querySelector('[data-testid=case-accuracy]').textContent,
+    cit: r.querySelector('[data-testid=case-citation]').textContent,
+    reasons: [...r.querySelectorAll('td.reason div')].map((d) => d.textContent),
+    answer: r.querySelector('td.answer .clip').textContent,
+  })));
+  assert.equal(liveRows.length, 10);
+  assert.ok(liveRows.some((x) => x.reasons.length > 0) && liveRows.some((x) => x.reasons.length === 0), 'some cases fail, some pass');
+  const text = (p, sel) => p.textContent(sel);
+  const liveMetrics = await Promise.all(['metric-accuracy', 'metric-citation', 'metric-failed'].map((id) => text(live, `[data-testid=${id}]`)));
+  const liveFailing = await live.locator('[data-testid=error-summary] li').allTextContents();
+  const liveNotes = await text(live, '[data-testid=notes]');
+  assert.match(liveNotes, /^Notes:/);
+  assert.ok(liveRows.some((x) => x.reasons.some((why) => /[\u4e00-\u9fff]/.test(why))), 'reasons in Chinese');
+  const zip = await downloadBytes(live, 'download-zip');
+  const out = tmpDir('viewer-rag-live');
+  const zipFile = path.join(out, 'rag-run.zip');
+  fs.writeFileSync(zipFile, zip.bytes);
+
+  const { page, errors: viewErrors } = await openViewer('', 'zh');
+  await page.setInputFiles('[data-testid=open-report]', zipFile);
+  await page.waitForSelector('[data-testid=rag-look]');
+  assert.equal(await page.locator('[data-testid=case-row]').count(), 10);
+  for (const want of liveRows) {
+    const row = page.locator(`[data-testid=case-row][data-id=${want.id}]`);
+    assert.equal(await row.locator('[data-testid=case-accuracy]').textContent(), want.acc, `${want.id} accuracy`);
+    assert.equal(await row.locator('[data-testid=case-citation]').textContent(), want.cit, `${want.id} citation`);
+    assert.equal(await row.locator('[data-testid=case-reason]').textContent(), want.reasons.join(' / '), `${want.id} reasons`);
+    assert.equal(await row.locator('td.q').textContent(), want.q, `${want.id} question`);
+  }
+  assert.deepEqual(
+    await Promise.all(['metric-accuracy', 'metric-citation', 'metric-failed'].map((id) => text(page, `[data-testid=${id}]`))),
+    liveMetrics,
+  );
+  assert.deepEqual(await page.locator('[data-testid=error-summary] li').allTextContents(), liveFailing);
+  assert.equal(await text(page, '[data-testid=notes]'), liveNotes);
+
+  // A failing case's drill-down is the RAG page's row: answer, √/×, reasons.
+  const failing = liveRows.find((x) => x.reasons.length > 0);
+  await page.click(`[data-testid=case-row][data-id=${failing.id}]`);
+  await page.waitForSelector('[data-testid=rag-case]');
+  const detail = page.locator('[data-testid=case-detail] [data-testid=rag-case] tbody tr');
+  assert.deepEqual(await detail.locator('td.reason div').allTextContents(), failing.reasons);
+  assert.equal(await detail.locator('td.answer .clip').textContent(), failing.answer);
+  assert.equal(await detail.locator('[data-testid=case-accuracy]').textContent(), failing.acc);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(viewErrors, []);
+});
+
+test('a dialog run downloaded from the page, or its CLI files, shows its conversations and M1–M5 summary as live', async () => {
+  const errors = [];
+  const live = await newPage(browser, errors);
+  await live.goto(`${site.url}/?lang=en&mode=dialog`);
+  await live.waitForSelector('[data-testid=dialog-dataset-summary]');
+  await live.click('[data-testid=dialog-start]');
+  await waitStatus(live, 'done');
+  const summaryRows = (p) => p.locator('[data-testid=dialog-metric]').evaluateAll((rs) => rs.map((r) => [r.dataset.metric, ...[...r.children].map((c) => c.textContent)]));
+  const liveSummary = await summaryRows(live);
+  assert.ok(liveSummary.length >= 5, JSON.stringify(liveSummary));
+  const liveCounters = await live.textContent('[data-testid=dialog-counters]');
+  const cards = (p, scope) => p.locator(`${scope} [data-testid=dialog-card]`).evaluateAll((cs) => cs.map((c) => [c.dataset.dialogId, c.dataset.status, c.querySelector('summary').textContent]));
+  const liveCards = await cards(live, '[data-testid=dialog-conversations]');
+  assert.equal(liveCards.length, 22);
+  /** Opens a dialog's card and returns each turn's text. */
+  const turns = async (p, scope, id) => {
+    const card = p.locator(`${scope} [data-testid=dialog-card][data-dialog-id=${id}]`);
+    await card.locator('summary').click();
+    await card.locator('[data-testid=dialog-turn]').first().waitFor();
+    return card.locator('[data-testid=dialog-turn]').allTextContents();
+  };
+  const liveTurns = await turns(live, '[data-testid=dialog-conversations]', 'memfin-002');
+  assert.ok(liveTurns.length > 1 && liveTurns.every((t) => /M1 .*M2 .*M3 .*M4 /.test(t)), 'turns with their verdicts');
+  const zip = await downloadBytes(live, 'download-zip');
+  const out = tmpDir('viewer-dialog-live');
+  const zipFile = path.join(out, zip.name);
+  fs.writeFileSync(zipFile, zip.bytes);
+
+  const { page, errors: viewErrors } = await openViewer();
+  await page.setInputFiles('[data-testid=open-report]', zipFile);
+  await page.waitForSelector('[data-testid=dialog-results]');
+  assert.deepEqual(await summaryRows(page), liveSummary);
+  assert.equal(await page.textContent('[data-testid=dialog-counters]'), liveCounters);
+  assert.deepEqual(await cards(page, '[data-testid=dialog-conversations]'), liveCards);
+  assert.deepEqual(await turns(page, '[data-testid=dialog-conversations]', 'memfin-002'), liveTurns);
+  assert.equal(await page.textContent('[data-testid=viewer-count]'), '22 / 22', 'one row per dialog');
+  // A row's drill-down is its conversation, open.
+  await page.click('[data-testid=case-row][data-id=memfin-002]');
+  await page.waitForSelector('[data-testid=case-detail] [data-testid=dialog-card][open] [data-testid=dialog-turn]');
+  assert.deepEqual(await page.locator('[data-testid=case-detail] [data-testid=dialog-turn]').allTextContents(), liveTurns);
+  // The search narrows the conversations too.
+  await page.fill('[data-testid=case-search]', 'memfin-002');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=dialog-conversations] [data-testid=dialog-card]').length === 1);
+
+  // The CLI's folder, its files picked together, one turn_eval line broken:
+  // the summary is the CLI's, the bad line named with its file and line.
+  const dir = tmpDir('viewer-dialog-cli');
+  const run = cli(['run', '--dialogs', path.join(ROOT, 'www/demo/demo_dialogs.jsonl'), '--provider', 'demo', '--out', dir]);
+  assert.equal(run.status, 0, run.stderr);
+  const turnEval = fs.readFileSync(path.join(dir, 'turn_eval.jsonl'), 'utf8').split('\n');
+  turnEval[3] = '{"trace_version":"v1","run_id":"x"';
+  fs.writeFileSync(path.join(dir, 'turn_eval.jsonl'), turnEval.join('\n'));
+  const picked = ['dialog_trace.jsonl', 'turn_eval.jsonl', 'metrics_summary.json', 'run_manifest.json'].map((n) => path.join(dir, n));
+  await page.fill('[data-testid=case-search]', '');
+  await page.setInputFiles('[data-testid=open-report]', picked);
+  await page.waitForFunction(() => document.querySelector('[data-testid=viewer-summary] h2')?.textContent.includes('turn_eval.jsonl'));
+  assert.match(await page.textContent('[data-testid=viewer-summary]'), /turn_eval\.jsonl:4: .*\(skipped\)/);
+  const cliSummary = JSON.parse(fs.readFileSync(path.join(dir, 'metrics_summary.json'), 'utf8'));
+  for (const [name, m] of Object.entries(cliSummary.metrics)) {
+    const row = await page.locator(`[data-testid=dialog-metric][data-metric=${name}]`).evaluate((r) => [...r.children].map((c) => c.textContent));
+    assert.deepEqual(row.slice(1, 6), [m.status, m.value === null ? '—' : m.value.toFixed(3), String(m.eligible_count), String(m.skipped_count), String(m.failed_count)], name);
+  }
+  assert.equal(await page.locator('[data-testid=dialog-conversations] [data-testid=dialog-card]').count(), cliSummary.counters.total_dialogs);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(viewErrors, []);
 });

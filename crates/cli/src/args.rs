@@ -27,8 +27,8 @@ pub enum Command {
     /// Work with task files (spec 004 task YAML).
     #[command(subcommand)]
     Task(TaskCommand),
-    /// Compare two saved runs case by case (paired bootstrap intervals, McNemar's
-    /// exact test) and gate on drops: exit 1 when a --fail-if-drop rule fails.
+    /// Compare saved runs with a base run case by case (paired bootstrap intervals,
+    /// McNemar's exact test) and gate on drops: exit 1 when a --fail-if-drop rule fails.
     Compare(CompareArgs),
     /// Render a saved report.json again (report.md, summary.csv or report.json) without re-running it.
     Report(ReportArgs),
@@ -40,9 +40,10 @@ pub struct CompareArgs {
     /// The base run: its report.json, or the run directory holding it.
     #[arg(value_name = "BASE")]
     pub base: PathBuf,
-    /// The new run: its report.json or run directory [default with --models: BASE].
+    /// The new run(s): report.json or run directory, each compared with BASE on its
+    /// own [default with --models: BASE].
     #[arg(value_name = "NEW", required_unless_present = "models")]
-    pub new: Option<PathBuf>,
+    pub new: Vec<PathBuf>,
     /// Fail (exit 1) when METRIC's mean drops by more than DELTA (in the metric's
     /// units, e.g. accuracy=0.02) and the drop is significant at --alpha
     /// (McNemar's exact test for 0/1 metrics, the paired bootstrap interval
@@ -58,7 +59,7 @@ pub struct CompareArgs {
     /// Write the whole comparison (rows, per-case diff, gate verdicts) as JSON here.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Compare model A of BASE with model B of NEW (of BASE when NEW is not given).
+    /// Compare model A of BASE with model B of each NEW (of BASE when no NEW is given).
     #[arg(long, value_name = "A,B")]
     pub models: Option<String>,
     /// Per-case differences listed of each kind (regressions, improvements).

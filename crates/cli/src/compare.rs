@@ -1,7 +1,7 @@
-//! `evalpage compare BASE NEW [--fail-if-drop METRIC=DELTA]...`: two saved
-//! runs (or two models of one, `--models A,B`) compared case by case by the
-//! core (`evalpage_core::compare`), printed as a table with the per-case diff,
-//! and gated for CI. Exit 0 when no rule fails, 1 when one does (the reasons
+//! `evalpage compare BASE NEW... [--fail-if-drop METRIC=DELTA]...`: saved
+//! runs (or two models of one, `--models A,B`) compared case by case with the
+//! base by the core (`evalpage_core::compare`), each NEW on its own, printed
+//! as a table with the per-case diff, and gated for CI. Exit 0 when no rule fails, 1 when one does (the reasons
 //! are printed), 2 on bad input: a missing or unreadable report, a rule that
 //! is not METRIC=DELTA or names a metric the reports do not both have.
 
@@ -15,7 +15,8 @@ use evalpage_core::{
 use serde_json::json;
 use std::io::Write;
 
-/// Compares, prints, writes `--json`, and gates.
+/// Compares BASE with each NEW (BASE itself with `--models` and no NEW), prints,
+/// writes `--json`, and gates: exit 1 when a rule fails for any NEW.
 pub fn execute(args: &CompareArgs) -> Result<(), CliError> {
     let rules = args
         .fail_if_drop
@@ -24,47 +25,82 @@ pub fn execute(args: &CompareArgs) -> Result<(), CliError> {
         .collect::<Result<Vec<_>, _>>()?;
     let models = args.models.as_deref().map(parse_models).transpose()?;
     let (base_path, base) = read_report(&args.base)?;
-    let (new_path, new) = match &args.new {
-        Some(p) => read_report(p)?,
-        None => (base_path.clone(), base.clone()),
-    };
+    // Every file is read (and every rule checked) before anything is printed, so
+    // bad input exits 2 with nothing half done.
+    let mut news = Vec::new();
+    for p in &args.new {
+        news.push(read_report(p)?);
+    }
+    if news.is_empty() {
+        news.push((base_path.clone(), base.clone()));
+    }
     let opts = CompareOptions {
         seed: args.seed,
         alpha: args.alpha,
         models,
         ..CompareOptions::default()
     };
-    let cmp = compare(&base, &new, &opts).map_err(|e| CliError::Usage(e.to_string()))?;
-    let verdicts = check_gate(&cmp, &rules, &base.metric_names(), &new.metric_names())
-        .map_err(|e| CliError::Usage(e.to_string()))?;
-    let mut text = format!(
-        "base: {}\nnew:  {}\n",
-        base_path.display(),
-        new_path.display()
-    );
-    for line in render(&cmp, &verdicts, args.show) {
-        text.push_str(&line);
-        text.push('\n');
+    let mut done = Vec::new();
+    for (new_path, new) in &news {
+        let cmp = compare(&base, new, &opts).map_err(|e| {
+            CliError::Usage(format!(
+                "{} against {}: {e}",
+                new_path.display(),
+                base_path.display()
+            ))
+        })?;
+        let verdicts = check_gate(&cmp, &rules, &base.metric_names(), &new.metric_names())
+            .map_err(|e| CliError::Usage(format!("{}: {e}", new_path.display())))?;
+        done.push((new_path, cmp, verdicts));
+    }
+    let mut text = format!("base: {}\n", base_path.display());
+    if done.len() > 1 {
+        text.push_str(&format!(
+            "{} runs, each compared with the base on its own (no correction for the number of comparisons)\n",
+            done.len()
+        ));
+    }
+    for (new_path, cmp, verdicts) in &done {
+        if done.len() > 1 {
+            text.push_str("\n== ");
+        }
+        text.push_str(&format!("new:  {}\n", new_path.display()));
+        for line in render(cmp, verdicts, args.show) {
+            text.push_str(&line);
+            text.push('\n');
+        }
     }
     // One write; a closed pipe (`| head`) is not an error of the comparison.
     let _ = std::io::stdout().write_all(text.as_bytes());
     if let Some(out) = &args.json {
-        let doc = json!({
-            "base": base_path.display().to_string(),
-            "new": new_path.display().to_string(),
-            "comparison": cmp,
-            "gate": verdicts,
-        });
+        let one =
+            |(new_path, cmp, verdicts): &(&std::path::PathBuf, Comparison, Vec<GateVerdict>)| {
+                json!({
+                    "base": base_path.display().to_string(),
+                    "new": new_path.display().to_string(),
+                    "comparison": cmp,
+                    "gate": verdicts,
+                })
+            };
+        // One NEW: the comparison's object; several: {"base", "comparisons": [one per NEW]}.
+        let doc = match done.as_slice() {
+            [only] => one(only),
+            all => json!({
+                "base": base_path.display().to_string(),
+                "comparisons": all.iter().map(one).collect::<Vec<_>>(),
+            }),
+        };
         std::fs::write(out, pretty(&doc)?).map_err(|e| CliError::output(out, e))?;
     }
-    let failed: Vec<&GateVerdict> = verdicts
+    let failed = done
         .iter()
+        .flat_map(|(_, _, v)| v)
         .filter(|v| v.outcome == GateOutcome::Fail)
-        .collect();
-    if failed.is_empty() {
+        .count();
+    if failed == 0 {
         Ok(())
     } else {
-        Err(CliError::GateFailed(failed.len()))
+        Err(CliError::GateFailed(failed))
     }
 }
 
@@ -203,11 +239,7 @@ fn num(v: f64, n: usize) -> String {
 
 /// The row's change in words, and the gate's word when a rule checks it.
 fn verdict(r: &MetricRow, alpha: f64, verdicts: &[GateVerdict]) -> String {
-    let significant = match (&r.mcnemar, r.ci) {
-        (Some(t), _) => t.p < alpha,
-        (None, Some((lo, hi))) => lo > 0.0 || hi < 0.0,
-        (None, None) => false,
-    };
+    let significant = r.significant(alpha);
     let mut word = if r.n == 0 {
         "no paired case".to_string()
     } else if r.regressions + r.improvements == 0 {

@@ -254,6 +254,74 @@ fn a_significant_drop_larger_than_allowed_exits_1_with_the_reason() {
 }
 
 #[test]
+fn several_new_runs_are_each_compared_with_the_base_and_any_failing_run_fails_the_gate() {
+    let dir = Scratch::new("cmp-many");
+    let (base, new) = scored_pair(&dir);
+    let json_out = dir.join("many.json");
+    // BASE against itself (no change) and against the dropping run.
+    let out = compare(&[
+        p(&base),
+        p(&base),
+        p(&new),
+        "--fail-if-drop",
+        "sentiment_acc=0.05",
+        "--json",
+        p(&json_out),
+    ]);
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("2 runs, each compared with the base on its own"),
+        "{stdout}"
+    );
+    let sections: Vec<&str> = stdout.split("\n== new:  ").skip(1).collect();
+    assert_eq!(sections.len(), 2, "{stdout}");
+    assert!(sections[0].starts_with(p(&base)), "{}", sections[0]);
+    assert!(
+        sections[0].contains("gate ok   sentiment_acc"),
+        "{}",
+        sections[0]
+    );
+    assert!(sections[1].starts_with(p(&new)), "{}", sections[1]);
+    assert!(
+        sections[1].contains("gate FAIL sentiment_acc"),
+        "{}",
+        sections[1]
+    );
+    assert!(stderr.contains("1 rule check(s)"), "{stderr}");
+    let doc = read_json(&json_out);
+    let runs = doc["comparisons"].as_array().expect("comparisons");
+    assert_eq!(runs.len(), 2);
+    assert_eq!(
+        runs[1]["new"],
+        json!(p(&new.join("report.json"))),
+        "the report read"
+    );
+    assert_eq!(runs[1]["gate"][0]["outcome"], json!("fail"));
+    assert_eq!(runs[0]["gate"][0]["outcome"], json!("within"));
+
+    // The same drop compared alone gives the same table as its section above.
+    let alone = compare(&[p(&base), p(&new), "--fail-if-drop", "sentiment_acc=0.05"]);
+    let (alone_out, _) = texts(&alone);
+    let table = |t: &str| {
+        t.lines()
+            .filter(|l| l.starts_with("sentiment_acc") || l.starts_with("keyword"))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(table(sections[1]), table(&alone_out));
+    assert!(!table(&alone_out).is_empty(), "{alone_out}");
+
+    // A missing NEW among several: exit 2 naming it, nothing compared.
+    let missing = dir.join("nope");
+    let out = compare(&[p(&base), p(&new), p(&missing)]);
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(stderr.contains("nope"), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+}
+
+#[test]
 fn bad_input_exits_2_with_the_file_and_what_is_wrong() {
     let dir = Scratch::new("cmp-bad");
     let a = dir.join("a");

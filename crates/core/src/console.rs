@@ -111,11 +111,28 @@ pub fn citation_reason(lang: Lang, case: &RagCase, r: &CaseResult) -> Option<Str
     })
 }
 
+/// Why a case failed: its accuracy reason, then its citation reason (none
+/// when it passed), as the page's case table and error summary list them.
+pub fn reasons(lang: Lang, case: &RagCase, r: &CaseResult) -> Vec<String> {
+    [
+        accuracy_reason(lang, case, r),
+        citation_reason(lang, case, r),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// The Notes block: one numbered line per failing case (accuracy and citation
 /// reasons), then the passing cases.
 pub fn notes(lang: Lang, engine: &Engine) -> Vec<String> {
+    notes_of(lang, &engine.settled())
+}
+
+/// The Notes block of these settled cases (a run's, or a saved report's
+/// read back by the viewer).
+pub fn notes_of(lang: Lang, pairs: &[(&RagCase, &CaseResult)]) -> Vec<String> {
     let mut out = vec!["Notes:".to_string()];
-    let pairs = engine.settled();
     let mut n = 0;
     for (case, r) in pairs.iter().filter(|(_, r)| !r.passed()) {
         n += 1;

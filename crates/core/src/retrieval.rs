@@ -275,6 +275,29 @@ pub fn evaluate(
     Evaluated { k, rows, unknown }
 }
 
+/// Each metric's mean with the number of cases, overall (bucket `""`, first)
+/// and per bucket (sorted), over `(bucket, values in [`METRICS`] order)`; a
+/// case without a list counts with its zeros. What the retrieval mode shows
+/// live and the viewer shows of a saved run.
+pub fn bucket_means<'a>(
+    rows: impl IntoIterator<Item = (&'a str, [f64; 4])>,
+) -> Vec<(String, usize, [f64; 4])> {
+    let mut groups: std::collections::BTreeMap<&str, (usize, [f64; 4])> = Default::default();
+    for (bucket, values) in rows {
+        for key in ["", bucket] {
+            let g = groups.entry(key).or_insert((0, [0.0; 4]));
+            g.0 += 1;
+            for (sum, v) in g.1.iter_mut().zip(values) {
+                *sum += v;
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(k, (n, sums))| (k.to_string(), n, sums.map(|s| s / n.max(1) as f64)))
+        .collect()
+}
+
 impl RetrievalScore {
     /// The four metric values in [`METRICS`] order.
     pub fn values(&self) -> [f64; 4] {

@@ -173,6 +173,18 @@ pub struct MetricRow {
     pub only_new: usize,
 }
 
+impl MetricRow {
+    /// Whether the change is significant at `alpha`: McNemar's exact p below
+    /// it for 0/1 metrics, else the paired interval excluding 0.
+    pub fn significant(&self, alpha: f64) -> bool {
+        match (&self.mcnemar, self.ci) {
+            (Some(t), _) => t.p < alpha,
+            (None, Some((lo, hi))) => lo > 0.0 || hi < 0.0,
+            (None, None) => false,
+        }
+    }
+}
+
 /// The whole comparison.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {

@@ -12,10 +12,14 @@
 
 use super::score::TurnEval;
 use super::summary::MetricsSummary;
-use super::trace::{DialogTrace, RunManifest, TRACE_VERSION};
+use super::trace::{is_v1, read_traces, DialogTrace, RunManifest, TRACE_VERSION};
 use super::vocab::{DialogStatus, TurnStatus};
+use crate::dataset::jsonl::read_objects;
+use crate::dataset::{kind, LineError};
+use crate::position::KeyError;
 use crate::timefmt::rfc3339_ms;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// One line of `progress_{run_id}.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -146,4 +150,220 @@ pub fn render(a: &Artifacts) -> Result<Vec<(String, String)>, serde_json::Error>
         (s, serde_json::to_string_pretty(&a.summary)? + "\n"),
         (p, progress),
     ])
+}
+
+/// A `turn_eval.jsonl` row with its key (`dialog_id` and pair), so a row
+/// repeated in the file is reported once, at its line.
+struct KeyedRow {
+    key: String,
+    row: TurnEval,
+}
+
+fn turn_eval_of(obj: Map<String, Value>) -> Result<TurnEval, KeyError> {
+    match obj.get("trace_version") {
+        Some(Value::String(v)) if is_v1(v) => {}
+        Some(v) => {
+            return Err(KeyError::new(
+                "trace_version",
+                format!("expected \"v1\" or \"v1.x\", found {v}"),
+            ))
+        }
+        None => return Err(KeyError::new("trace_version", "missing; expected \"v1\"")),
+    }
+    for key in ["run_id", "dialog_id", "turn_pair_id", "turn_status"] {
+        if !obj.contains_key(key) {
+            return Err(KeyError::new(key, "missing; required by spec 001 §5"));
+        }
+    }
+    if let Some(v) = obj.get("turn_pair_id").filter(|v| !v.is_u64()) {
+        return Err(KeyError::new(
+            "turn_pair_id",
+            format!("expected a non-negative integer, found {}", kind(v)),
+        ));
+    }
+    if let Some(v) = obj.get("turn_status") {
+        if serde_json::from_value::<TurnStatus>(v.clone()).is_err() {
+            return Err(KeyError::new(
+                "turn_status",
+                format!("expected one of ok, timeout, error, skipped, found {v}"),
+            ));
+        }
+    }
+    serde_json::from_value(Value::Object(obj))
+        .map_err(|e| KeyError::whole(format!("not a spec 001 turn_eval row: {e}")))
+}
+
+/// Reads `turn_eval.jsonl` back (§5): one row per turn pair; a bad line (not
+/// JSON, not v1, a missing or mistyped field, a pair given twice) is an
+/// error at its line, the rest is read.
+pub fn read_turn_evals(file: &str, bytes: &[u8]) -> (Vec<TurnEval>, Vec<LineError>) {
+    let (rows, errors) = read_objects(
+        file,
+        bytes,
+        "turn_pair_id",
+        |r: &KeyedRow| r.key.as_str(),
+        |obj, _| {
+            turn_eval_of(obj).map(|row| KeyedRow {
+                key: format!("{} #{}", row.dialog_id, row.turn_pair_id),
+                row,
+            })
+        },
+    );
+    (rows.into_iter().map(|r| r.row).collect(), errors)
+}
+
+/// A whole-file JSON artifact read as `T`, or the error at the line serde
+/// stopped at.
+fn read_json<T: serde::de::DeserializeOwned>(
+    file: &str,
+    bytes: &[u8],
+    what: &str,
+) -> Result<T, LineError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    serde_json::from_slice(bytes).map_err(|e| {
+        LineError::new(
+            file,
+            e.line().max(1),
+            KeyError::whole(format!("not a spec 001 {what}: {e}")),
+        )
+    })
+}
+
+/// Reads `metrics_summary.json` back (§7).
+pub fn read_summary(file: &str, bytes: &[u8]) -> Result<MetricsSummary, LineError> {
+    read_json(file, bytes, "metrics_summary.json")
+}
+
+/// Reads `run_manifest.json` back (§4.1).
+pub fn read_manifest(file: &str, bytes: &[u8]) -> Result<RunManifest, LineError> {
+    read_json(file, bytes, "run_manifest.json")
+}
+
+/// A dialog evaluation's files read back, as far as they were given and
+/// readable: the trace (§8's v1 reader), the turn rows, the summary and the
+/// manifest, and every problem placed at its file and line (bad lines are
+/// skipped, the rest is read).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReadBack {
+    /// `run_manifest.json`, when given and readable.
+    pub manifest: Option<RunManifest>,
+    /// `dialog_trace.jsonl`'s dialogs, in file order.
+    pub traces: Vec<DialogTrace>,
+    /// `turn_eval.jsonl`'s rows, in file order.
+    pub rows: Vec<TurnEval>,
+    /// `metrics_summary.json`, when given and readable.
+    pub summary: Option<MetricsSummary>,
+    /// What could not be read.
+    pub errors: Vec<LineError>,
+}
+
+/// The base name of a path in a folder or a zip (`run/turn_eval.jsonl`).
+fn base(name: &str) -> &str {
+    name.rsplit(['/', '\\']).next().unwrap_or(name)
+}
+
+/// True when `name` is one of the dialog evaluation's files that carry
+/// results (`dialog_trace.jsonl`, `turn_eval.jsonl`, `metrics_summary.json`).
+pub fn is_result_file(name: &str) -> bool {
+    matches!(
+        base(name),
+        "dialog_trace.jsonl" | "turn_eval.jsonl" | "metrics_summary.json"
+    )
+}
+
+/// Reads the files of a dialog evaluation among `files` (name, bytes): a
+/// run's folder or zip, or some of its files. `None` when none of them is a
+/// dialog result file.
+pub fn read_back(files: &[(String, Vec<u8>)]) -> Option<ReadBack> {
+    if !files.iter().any(|(n, _)| is_result_file(n)) {
+        return None;
+    }
+    let mut out = ReadBack::default();
+    for (name, bytes) in files {
+        match base(name) {
+            "dialog_trace.jsonl" => {
+                let (traces, errors) = read_traces(name, bytes);
+                out.traces = traces;
+                out.errors.extend(errors);
+            }
+            "turn_eval.jsonl" => {
+                let (rows, errors) = read_turn_evals(name, bytes);
+                out.rows = rows;
+                out.errors.extend(errors);
+            }
+            "metrics_summary.json" => match read_summary(name, bytes) {
+                Ok(s) => out.summary = Some(s),
+                Err(e) => out.errors.push(e),
+            },
+            "run_manifest.json" => match read_manifest(name, bytes) {
+                Ok(m) => out.manifest = Some(m),
+                Err(e) => out.errors.push(e),
+            },
+            _ => {}
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row_line(dialog: &str, pair: usize) -> String {
+        let row = serde_json::json!({
+            "trace_version": "v1", "run_id": "r", "dialog_id": dialog, "turn_pair_id": pair,
+            "turn_status": "ok", "eligible_m1": true, "eligible_m2": true, "eligible_m3": false,
+            "eligible_m4": true, "eligible_m5": false, "eligible_m3_judge": false, "eligible_m4_judge": false,
+            "required_keys_raw": ["risk"], "resolved_keys": [], "key_hit_flags": [1],
+            "key_hit_sources": [["profile"]], "m1_source_hits": {"short_term": 0, "long_term": 0, "profile": 1},
+            "forbidden_terms": [], "forbidden_hits": [], "constraint_contradiction": 0,
+            "risk_required_raw": [], "risk_required_tags": [], "risk_required_unknown": [],
+            "risk_pred_tags": [], "risk_pred_source": "lexicon", "risk_tag_hits": 0,
+            "risk_pred_tags_judge": null, "risk_tag_hits_judge": null, "pred_compliance_label": "compliant",
+            "pred_compliance_source": "trace_compliance", "gt_compliance_label": "compliant",
+            "pred_compliance_label_judge": null, "rubric_required": [], "rubric_hit_items": null,
+            "judge_score_1_5": null, "skip_reasons": {"m3": "no risk_disclosure_required_gt"}
+        });
+        row.to_string()
+    }
+
+    #[test]
+    fn turn_rows_are_read_back_and_bad_lines_placed_and_skipped() {
+        let good = row_line("d1", 1);
+        let text = [
+            good.clone(),
+            String::new(),
+            "{not json".to_string(),
+            good.replace("\"turn_status\":\"ok\"", "\"turn_status\":\"done\""),
+            row_line("d1", 2),
+            good.replace("\"trace_version\":\"v1\"", "\"trace_version\":\"v2\""),
+            good.clone(),
+            good.replace("\"turn_pair_id\":1", "\"turn_pair_id\":\"one\""),
+        ]
+        .join("\n");
+        let (rows, errors) = read_turn_evals("turn_eval.jsonl", text.as_bytes());
+        assert_eq!(
+            rows.iter()
+                .map(|r| (r.dialog_id.as_str(), r.turn_pair_id))
+                .collect::<Vec<_>>(),
+            [("d1", 1), ("d1", 2)]
+        );
+        assert_eq!(rows[0].key_hit_flags, vec![Some(1)]);
+        let placed: Vec<(usize, Option<&str>)> = errors
+            .iter()
+            .map(|e| (e.line, e.field.as_deref()))
+            .collect();
+        assert_eq!(
+            placed,
+            [
+                (3, None),
+                (4, Some("turn_status")),
+                (6, Some("trace_version")),
+                (7, Some("turn_pair_id")),
+                (8, Some("turn_pair_id")),
+            ]
+        );
+        assert!(errors.iter().all(|e| e.file == "turn_eval.jsonl"));
+        assert!(errors[3].message.contains("duplicate"), "{}", errors[3]);
+    }
 }

@@ -466,7 +466,7 @@ pub(crate) fn skipped_trace(run_id: &str, d: &Dialog, why: &str) -> DialogTrace 
 }
 
 /// A dialog's own M1–M4 values for its `case` record (`None`: no eligible turn).
-fn dialog_metrics(rows: &[TurnEval]) -> BTreeMap<String, Option<f64>> {
+pub fn dialog_metrics(rows: &[TurnEval]) -> BTreeMap<String, Option<f64>> {
     let ratio = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
     let e1: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m1).collect();
     let hit = e1

@@ -231,6 +231,22 @@ pub const REGISTRY: &[MetricType] = &[
     llm_judge::TYPE,
 ];
 
+/// The RAG check's accuracy type's description (English, Chinese), read
+/// from its registry line at compile time: a caller that shows only this
+/// (the page's metrics panel) does not link every type's constructor, as a
+/// look-up in [`REGISTRY`] would.
+pub const RAG_ACCURACY_DESCRIPTION: (&str, &str) = (
+    rag_accuracy::TYPE.description,
+    rag_accuracy::TYPE.description_zh,
+);
+
+/// The RAG check's citation type's description (English, Chinese), as
+/// [`RAG_ACCURACY_DESCRIPTION`].
+pub const RAG_CITATION_DESCRIPTION: (&str, &str) = (
+    rag_citation::TYPE.description,
+    rag_citation::TYPE.description_zh,
+);
+
 /// The registry line of a type name.
 pub fn metric_type(name: &str) -> Option<&'static MetricType> {
     REGISTRY.iter().find(|t| t.name == name)
@@ -384,6 +400,17 @@ pub(crate) mod testing {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_rag_descriptions_are_the_registry_s() {
+        for (name, (en, zh)) in [
+            ("rag_accuracy", super::RAG_ACCURACY_DESCRIPTION),
+            ("rag_citation", super::RAG_CITATION_DESCRIPTION),
+        ] {
+            let t = super::metric_type(name).expect(name);
+            assert_eq!((t.description, t.description_zh), (en, zh));
+        }
+    }
+
     use super::testing::*;
     use super::*;
     use serde_json::json;

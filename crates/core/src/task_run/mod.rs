@@ -26,7 +26,7 @@ pub mod score;
 pub mod synthetic;
 
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 pub use data::{DatasetFormat, EvalSample, TaskDataset};
 pub use report::{ReportInput, TaskInfo, TaskReport};

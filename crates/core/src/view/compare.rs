@@ -153,6 +153,7 @@ mod tests {
                     latency_ms: None,
                     attempts: None,
                     answer: None,
+                    input: None,
                     details: vec![Detail::None],
                     haystack: String::new(),
                 })

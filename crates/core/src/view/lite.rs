@@ -1,7 +1,7 @@
 //! A `report.json` read for the viewer without building a JSON tree for
 //! each score's `detail`: details stay slices of the file's text
 //! (`serde_json`'s `RawValue`) until a row is opened, and only the few
-//! fields the table shows (model, answer, unscored) are read from them.
+//! fields the table shows (model, answer, question or query, unscored) are read from them.
 //! Opening a 100,000-case report is then one pass over the text instead of
 //! 200,000 trees allocated and dropped. Any report the typed reader
 //! (`EvaluationResult`) accepts, this one accepts too; the viewer falls
@@ -53,6 +53,8 @@ struct Shown {
     answer: Option<Value>,
     response: Option<Value>,
     raw_answer: Option<Value>,
+    question: Option<Value>,
+    query: Option<Value>,
     skipped: Option<IgnoredAny>,
     unscored: Option<IgnoredAny>,
 }
@@ -75,6 +77,11 @@ fn add(b: &mut Builder, base: usize, s: Score<'_>) {
     }
     if row.answer.is_none() {
         row.answer = [&shown.answer, &shown.response, &shown.raw_answer]
+            .into_iter()
+            .find_map(|v| v.as_ref().and_then(Value::as_str).map(str::to_string));
+    }
+    if row.input.is_none() {
+        row.input = [&shown.question, &shown.query]
             .into_iter()
             .find_map(|v| v.as_ref().and_then(Value::as_str).map(str::to_string));
     }

@@ -15,9 +15,12 @@
 
 pub mod chart;
 pub mod compare;
+pub mod dialog;
 mod lite;
+pub mod look;
 pub use lite::Slices;
 pub mod query;
+pub mod task;
 
 use crate::events::ReadLog;
 use crate::report::{EvaluationResult, MetricBreakdown, MetricSummary};
@@ -27,6 +30,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 pub use chart::{bar, histogram, Bar};
 pub use compare::{
     compare_views, manifest_url, read_manifest, Manifest, ManifestFile, ManifestRun,
+};
+pub use look::{
+    rag_case, rag_cases, retrieval_means, retrieval_row, DialogEntry, DialogLook, Look, TaskLook,
 };
 pub use query::{Outcome, Query, Sort};
 
@@ -55,10 +61,14 @@ pub struct ViewRow {
     pub attempts: Option<u32>,
     /// The answer (or its start), if known.
     pub answer: Option<String>,
+    /// What the case asked (a RAG question, a retrieval query, a dialog's
+    /// first user message), if known.
+    pub input: Option<String>,
     /// Each metric's detail, as the report gives it (for the drill-down;
     /// read with [`ViewData::detail`]).
     pub details: Vec<Detail>,
-    /// Lower-cased text the search looks in: id, model, tags, answer, error.
+    /// Lower-cased text the search looks in: id, model, tags, answer, error,
+    /// input.
     pub haystack: String,
 }
 
@@ -99,6 +109,8 @@ pub struct ViewData {
     pub notes: Vec<String>,
     /// The report's text, which [`Detail::Raw`] slices point into.
     pub text: std::rc::Rc<str>,
+    /// Which live mode's views show this run.
+    pub look: Look,
 }
 
 impl ViewData {
@@ -155,9 +167,15 @@ fn haystack(
     tags: &[String],
     answer: Option<&str>,
     error: Option<&str>,
+    input: Option<&str>,
 ) -> String {
-    let mut h = String::with_capacity(id.len() + answer.map_or(0, str::len) + 16);
-    for part in [Some(id), model, answer, error].into_iter().flatten() {
+    let mut h = String::with_capacity(
+        id.len() + answer.map_or(0, str::len) + input.map_or(0, str::len) + 16,
+    );
+    for part in [Some(id), model, answer, error, input]
+        .into_iter()
+        .flatten()
+    {
         h.push_str(&part.to_lowercase());
         h.push('\n');
     }
@@ -238,6 +256,7 @@ impl Builder {
                     latency_ms: None,
                     attempts: None,
                     answer: None,
+                    input: None,
                     details: vec![Detail::None; n],
                     haystack: String::new(),
                 });
@@ -319,13 +338,16 @@ impl Builder {
                 &row.tags,
                 row.answer.as_deref(),
                 row.error.as_deref(),
+                row.input.as_deref(),
             );
         }
         let exp = &report.experiment;
         let rc = &exp.run_config;
+        let kind = kind_of(exp);
         ViewData {
+            look: look_of(&kind, exp),
             source: source.to_string(),
-            kind: text_of(rc, &["kind", "mode"]).unwrap_or_else(|| "run".into()),
+            kind,
             dataset: exp
                 .dataset
                 .name
@@ -343,6 +365,46 @@ impl Builder {
             notes: Vec::new(),
             text,
         }
+    }
+}
+
+/// The kind of a report's run: `retrieval` (its run config says so), `task`
+/// (its evaluator config names a task), `rag` (the RAG check: spec 002's two
+/// metrics and no task), else the run config's `kind` or `mode`, or `run`.
+fn kind_of(exp: &crate::report::ExperimentMetadata) -> String {
+    let (rc, ec) = (&exp.run_config, &exp.evaluator_config);
+    if let Some(kind) = text_of(rc, &["kind"]) {
+        return kind;
+    }
+    if ec.get("task").is_some_and(Value::is_object) {
+        return "task".into();
+    }
+    let rag = ec
+        .get("metrics")
+        .and_then(Value::as_array)
+        .is_some_and(|ms| {
+            ms.iter()
+                .any(|m| m.get("type").and_then(Value::as_str) == Some("rag_accuracy"))
+        });
+    if rag {
+        return "rag".into();
+    }
+    text_of(rc, &["mode"]).unwrap_or_else(|| "run".into())
+}
+
+/// The live views of a kind of run.
+fn look_of(kind: &str, exp: &crate::report::ExperimentMetadata) -> Look {
+    match kind {
+        "rag" => Look::Rag,
+        "task" => Look::Task(Default::default()),
+        "retrieval" => {
+            let k = [&exp.run_config, &exp.evaluator_config]
+                .iter()
+                .find_map(|c| c.get("k").and_then(Value::as_u64))
+                .unwrap_or(5);
+            Look::Retrieval { k: k as usize }
+        }
+        _ => Look::Generic,
     }
 }
 
@@ -365,6 +427,9 @@ pub fn from_report(r: &EvaluationResult, source: &str) -> ViewData {
         }
         if row.answer.is_none() {
             row.answer = text_of(&s.detail, &["answer", "response", "raw_answer"]);
+        }
+        if row.input.is_none() {
+            row.input = text_of(&s.detail, &["question", "query"]);
         }
     }
     b.finish(&r.report, source, std::rc::Rc::from(""))
@@ -398,6 +463,7 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
         .map(|((m, id), (n, r))| (n, m, id, r))
         .collect();
     ordered.sort_by_key(|(n, ..)| *n);
+    let kind = log_kind(meta, &metrics);
     let rows: Vec<ViewRow> = ordered
         .into_iter()
         .map(|(_, model, id, r)| {
@@ -430,6 +496,19 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
                 .or_else(|| text_of(r, &["bucket"]).map(|b| vec![b]))
                 .unwrap_or_default();
             let answer = text_of(r, &["answer", "answer_snippet"]);
+            let input = text_of(r, &["query"]);
+            let mut details = vec![Detail::None; metrics.len()];
+            if kind == "retrieval" {
+                // What the retrieval mode's row shows, as the report's detail.
+                if let Some(d) = details.first_mut() {
+                    *d = Detail::Value(serde_json::json!({
+                        "query": r.get("query"),
+                        "expected_sources": r.get("expected_sources"),
+                        "topk": r.get("topk"),
+                        "listed": ok,
+                    }));
+                }
+            }
             ViewRow {
                 haystack: haystack(
                     &id,
@@ -437,6 +516,7 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
                     &tags,
                     answer.as_deref(),
                     error.as_deref(),
+                    input.as_deref(),
                 ),
                 values,
                 tags,
@@ -450,7 +530,8 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
                     .and_then(Value::as_u64)
                     .map(|a| a.min(u32::MAX as u64) as u32),
                 answer,
-                details: vec![Detail::None; metrics.len()],
+                input,
+                details,
                 id,
                 model,
             }
@@ -466,15 +547,21 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
             log.skipped.len()
         ));
     }
+    let look = match kind.as_str() {
+        "rag" => Look::Rag,
+        "task" => Look::Task(Default::default()),
+        "retrieval" => Look::Retrieval {
+            k: meta
+                .and_then(|m| m.get("k"))
+                .and_then(Value::as_u64)
+                .unwrap_or(5) as usize,
+        },
+        _ => Look::Generic,
+    };
     let mut data = ViewData {
         source: source.to_string(),
-        kind: meta
-            .and_then(|m| text_of(m, &["task"]).map(|_| "task".to_string()))
-            .or_else(|| {
-                meta.and_then(|m| m.get("k"))
-                    .map(|_| "retrieval".to_string())
-            })
-            .unwrap_or_else(|| "run".into()),
+        kind,
+        look,
         dataset: meta
             .and_then(|m| text_of(m, &["dataset"]))
             .unwrap_or_default(),
@@ -488,6 +575,72 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
     };
     data.summaries = summaries_of(&data);
     data
+}
+
+/// The kind of run an event log records: a task (`meta.task`), a retrieval
+/// evaluation (`meta.k`), the RAG check (`meta.scoring`), dialogs (spec 001's
+/// metrics in the `case` records), else `run`.
+fn log_kind(meta: Option<&Value>, metrics: &[String]) -> String {
+    let has = |k: &str| meta.and_then(|m| m.get(k)).is_some_and(|v| !v.is_null());
+    let kind = if has("task") {
+        "task"
+    } else if has("k") {
+        "retrieval"
+    } else if has("scoring") {
+        "rag"
+    } else if metrics
+        .iter()
+        .any(|m| crate::dialog::summary::METRICS.contains(&m.as_str()))
+    {
+        "dialog"
+    } else {
+        "run"
+    };
+    kind.to_string()
+}
+
+/// The file name of a path in a folder or a zip.
+fn base_name(name: &str) -> &str {
+    name.rsplit(['/', '\\']).next().unwrap_or(name)
+}
+
+/// Opens a saved run given as several files (a run's zip or folder, or
+/// files picked together), `label` naming them: a dialog evaluation's files
+/// (`dialog_trace.jsonl`, `turn_eval.jsonl`, `metrics_summary.json`, ...)
+/// open as one; else its `report.json` (with a task run's `results.jsonl`
+/// for the task grid's view), else its event log. One file opens as
+/// [`load`] reads it.
+pub fn open_files(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, String> {
+    if let Some(read) = crate::dialog::artifacts::read_back(files) {
+        return Ok(dialog::view(label, read));
+    }
+    let pick = |want: &str| files.iter().find(|(n, _)| base_name(n) == want);
+    let main = [
+        "report.json",
+        "report.events.jsonl",
+        "report.events.json-seq",
+    ]
+    .iter()
+    .find_map(|want| pick(want));
+    let (name, bytes) = match (main, files) {
+        (Some(f), _) => f,
+        (None, [one]) => one,
+        (None, _) => {
+            return Err(format!(
+                "{label}: no report.json, event log or dialog evaluation files (it has: {})",
+                files
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        }
+    };
+    let mut data = load(name, bytes)?;
+    if let (Look::Task(_), Some((results, text))) = (&data.look, pick("results.jsonl")) {
+        task::attach(&mut data, results, text);
+    }
+    Ok(data)
 }
 
 /// Reads a saved run: a `report.json` (spec 003's `EvaluationResult`) or an

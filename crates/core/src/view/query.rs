@@ -241,6 +241,7 @@ mod tests {
             latency_ms: Some(latency),
             attempts: None,
             answer: None,
+            input: None,
             details: vec![super::super::Detail::None],
             haystack: format!("{id}\n{tag}\n"),
         }

@@ -1,0 +1,320 @@
+//! A task run's `results.jsonl` read back (`task_run::results` writes it):
+//! each line's sample × model as the `SampleResult` the task mode's grid
+//! showed live (status, the answer, its parsed fields with their parse
+//! status, every metric's value, components and detail, the call's error,
+//! attempts and time, the reasoning), so the viewer shows a saved task run
+//! through the grid's own cell view. A bad line is reported at its file and
+//! line and skipped.
+
+use super::look::{Look, TaskLook};
+use super::ViewData;
+use crate::dataset::jsonl::read_objects;
+use crate::dataset::{kind, LineError};
+use crate::events::ErrorDetail;
+use crate::metric::SampleScore;
+use crate::position::KeyError;
+use crate::schema::{ParseStatus, ParsedAnswer, ParsedField};
+use crate::task_run::{AnswerStatus, SampleResult};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// One line read: its model, sample and result.
+pub struct ResultLine {
+    /// The model, when the line names one.
+    pub model: Option<String>,
+    /// The sample id.
+    pub sample_id: String,
+    /// The result as the run held it.
+    pub result: SampleResult,
+    key: String,
+}
+
+fn field_of(v: &Value, at: &str) -> Result<ParsedField, KeyError> {
+    let bad = |what: &str| KeyError::new(at, format!("expected {what}, found {}", kind(v)));
+    let obj = v.as_object().ok_or_else(|| bad("a parsed field object"))?;
+    let status: ParseStatus = obj
+        .get("status")
+        .and_then(|s| serde_json::from_value(s.clone()).ok())
+        .ok_or_else(|| {
+            KeyError::new(
+                format!("{at}.status"),
+                "expected parsed, coerced, clamped or defaulted",
+            )
+        })?;
+    Ok(ParsedField {
+        field: obj
+            .get("field")
+            .and_then(Value::as_str)
+            .ok_or_else(|| KeyError::new(format!("{at}.field"), "expected the field's name"))?
+            .to_string(),
+        value: obj.get("value").cloned().unwrap_or(Value::Null),
+        status,
+        reason: obj
+            .get("reason")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    })
+}
+
+fn score_of(v: &Value, at: &str) -> Result<SampleScore, KeyError> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| KeyError::new(at, format!("expected a metric object, found {}", kind(v))))?;
+    let value = match obj.get("value") {
+        None | Some(Value::Null) => None,
+        Some(x) => Some(x.as_f64().ok_or_else(|| {
+            KeyError::new(
+                format!("{at}.value"),
+                format!("expected a number or null, found {}", kind(x)),
+            )
+        })?),
+    };
+    let components = match obj.get("components") {
+        Some(c) => serde_json::from_value(c.clone()).map_err(|e| {
+            KeyError::new(
+                format!("{at}.components"),
+                format!("expected numbers by name: {e}"),
+            )
+        })?,
+        None => Default::default(),
+    };
+    Ok(SampleScore {
+        value,
+        components,
+        detail: match obj.get("detail") {
+            Some(Value::Object(d)) => d.clone(),
+            _ => Map::new(),
+        },
+    })
+}
+
+fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyError> {
+    let text = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
+    let sample_id = text("sample_id").ok_or_else(|| {
+        KeyError::new(
+            "sample_id",
+            "missing; every results.jsonl line names its sample",
+        )
+    })?;
+    let status = match obj.get("status").and_then(Value::as_str) {
+        Some("ok") => AnswerStatus::Ok,
+        Some("failed") => AnswerStatus::Failed,
+        Some("no_response") => AnswerStatus::NoResponse,
+        _ => {
+            return Err(KeyError::new(
+                "status",
+                "expected ok, failed or no_response (a task run's results.jsonl)",
+            ))
+        }
+    };
+    let parsed = match obj.get("parsed") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, f)| field_of(f, &format!("parsed[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(v) => {
+            return Err(KeyError::new(
+                "parsed",
+                format!("expected an array of parsed fields, found {}", kind(v)),
+            ))
+        }
+        None => {
+            return Err(KeyError::new(
+                "parsed",
+                "missing; not a task run's results.jsonl line",
+            ))
+        }
+    };
+    let mut scores: Vec<(String, SampleScore)> = Vec::new();
+    if let Some(v) = obj.get("metrics") {
+        let m = v.as_object().ok_or_else(|| {
+            KeyError::new(
+                "metrics",
+                format!("expected an object by metric, found {}", kind(v)),
+            )
+        })?;
+        for (name, s) in m {
+            scores.push((name.clone(), score_of(s, &format!("metrics.{name}"))?));
+        }
+    }
+    // The report's metric order (the task's), the rest after it.
+    scores.sort_by_key(|(name, _)| order.iter().position(|m| m == name).unwrap_or(usize::MAX));
+    let raw = obj.get("raw").cloned().unwrap_or(Value::Null);
+    let raw_answer = text("raw_answer");
+    let elapsed_ms = obj.get("elapsed_ms").and_then(Value::as_u64);
+    let model = text("model");
+    Ok(ResultLine {
+        key: format!("{}/{sample_id}", model.as_deref().unwrap_or("")),
+        model,
+        result: SampleResult {
+            index: 0,
+            status,
+            response_line: obj
+                .get("response_line")
+                .and_then(Value::as_u64)
+                .map(|l| l as usize),
+            parsed: ParsedAnswer {
+                raw: Value::String(raw_answer.as_deref().unwrap_or("").trim().to_string()),
+                json_error: text("json_error"),
+                fields: parsed,
+            },
+            raw_answer,
+            scores,
+            attempts: elapsed_ms.and_then(|_| {
+                obj.get("attempts")
+                    .and_then(Value::as_u64)
+                    .map(|a| a.min(u32::MAX as u64) as u32)
+            }),
+            elapsed_ms,
+            error: obj
+                .get("error")
+                .filter(|e| e.is_object())
+                .and_then(|e| serde_json::from_value::<ErrorDetail>(e.clone()).ok()),
+            reasoning: raw
+                .get("reasoning")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            finish_reason: raw
+                .get("finish_reason")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            usage: raw
+                .get("usage")
+                .and_then(|u| serde_json::from_value(u.clone()).ok()),
+        },
+        sample_id,
+    })
+}
+
+/// Reads a task run's `results.jsonl`; `order` is the task's metric order
+/// (the report's columns). Bad lines come back as errors at their line.
+pub fn read_results(
+    file: &str,
+    bytes: &[u8],
+    order: &[String],
+) -> (Vec<ResultLine>, Vec<LineError>) {
+    read_objects(
+        file,
+        bytes,
+        "sample_id",
+        |l: &ResultLine| l.key.as_str(),
+        |obj, _| line_of(obj, order),
+    )
+}
+
+/// Puts a task run's `results.jsonl` on the rows of its report: each row's
+/// result for the task mode's grid, and a note per line that could not be
+/// read (or that names a sample × model the report does not have).
+pub fn attach(data: &mut ViewData, file: &str, bytes: &[u8]) {
+    let (lines, errors) = read_results(file, bytes, &data.metrics);
+    let index: HashMap<(Option<&str>, &str), usize> = data
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ((r.model.as_deref(), r.id.as_str()), i))
+        .collect();
+    let mut results: Vec<Option<SampleResult>> = vec![None; data.rows.len()];
+    let mut unknown = 0;
+    for l in lines {
+        match index.get(&(l.model.as_deref(), l.sample_id.as_str())) {
+            Some(&i) => results[i] = Some(l.result),
+            None => unknown += 1,
+        }
+    }
+    for e in errors.iter().take(20) {
+        data.notes.push(format!("{e} (skipped)"));
+    }
+    if errors.len() > 20 {
+        data.notes.push(format!(
+            "{file}: {} more unreadable lines skipped",
+            errors.len() - 20
+        ));
+    }
+    if unknown > 0 {
+        data.notes.push(format!(
+            "{file}: {unknown} lines name a sample × model the report does not have (ignored)"
+        ));
+    }
+    data.look = Look::Task(Rc::new(TaskLook {
+        source: Some(file.to_string()),
+        results,
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task_run::report::build;
+    use crate::task_run::results::render;
+    use crate::task_run::testing::fixture;
+
+    #[test]
+    fn results_jsonl_reads_back_as_the_grid_held_it() {
+        let f = fixture();
+        let text = render(&f.data, &f.info, &f.source, &f.scored.models);
+        let order: Vec<String> = f.task.metrics.iter().map(|m| m.name.clone()).collect();
+        let (lines, errors) = read_results("results.jsonl", text.as_bytes(), &order);
+        assert!(errors.is_empty(), "{errors:?}");
+        let live: Vec<(&str, &SampleResult)> = f
+            .scored
+            .models
+            .iter()
+            .flat_map(|m| m.results.iter().map(move |r| (m.model.as_str(), r)))
+            .collect();
+        assert_eq!(lines.len(), live.len());
+        for (l, (model, r)) in lines.iter().zip(&live) {
+            assert_eq!(l.model.as_deref(), Some(*model));
+            let mut want = (*r).clone();
+            want.index = 0;
+            assert_eq!(l.result, want, "{model}/{}", l.sample_id);
+        }
+    }
+
+    #[test]
+    fn a_report_with_its_results_gives_each_row_its_result_and_notes_bad_lines() {
+        let f = fixture();
+        let report = build(&f.input());
+        let text = render(&f.data, &f.info, &f.source, &f.scored.models);
+        let mut lines: Vec<&str> = text.lines().collect();
+        let broken = lines[1].replacen("\"status\":\"ok\"", "\"status\":\"fine\"", 1);
+        lines[1] = &broken;
+        lines.insert(2, "{not json");
+        let bad = lines.join("\n");
+        let mut data = crate::view::from_report(&report, "report.json");
+        assert!(matches!(&data.look, Look::Task(t) if t.results.is_empty()));
+        attach(&mut data, "results.jsonl", bad.as_bytes());
+        let with: Vec<bool> = (0..data.rows.len())
+            .map(|i| data.task_result(i).is_some())
+            .collect();
+        assert_eq!(with.iter().filter(|w| **w).count(), lines.len() - 2);
+        let row = data
+            .rows
+            .iter()
+            .position(|r| r.id == "S1" && r.model.as_deref() == Some("m1"))
+            .expect("S1 m1");
+        let r = data.task_result(row).expect("S1 m1 result");
+        assert_eq!(r.parsed.fields[0].field, "sentiment");
+        assert_eq!(
+            r.scores.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            data.metrics
+                .iter()
+                .map(String::as_str)
+                .filter(|m| r.scores.iter().any(|(n, _)| n == m))
+                .collect::<Vec<_>>(),
+            "metrics in the report's order"
+        );
+        assert_eq!(data.notes.len(), 2, "{:?}", data.notes);
+        assert!(
+            data.notes[0].starts_with("results.jsonl:2: "),
+            "{}",
+            data.notes[0]
+        );
+        assert!(
+            data.notes[1].starts_with("results.jsonl:3: "),
+            "{}",
+            data.notes[1]
+        );
+    }
+}

@@ -1,0 +1,311 @@
+//! A saved run shown as its live mode showed it (issue 12), through the live
+//! modes' own views: the table stays the viewer's one virtual table, and
+//! each kind ([`Look`]) adds its cells to a row, its contents to the
+//! drill-down, and its panels around the table.
+//!
+//! - RAG check: a row's accuracy and citation as √/× with the question and
+//!   the reasons (the RAG page's `mark` and `console::reasons`); the
+//!   drill-down is the RAG page's row (question, answer with its reasoning
+//!   and truncation, √/×, reasons, attempts and time); above the table its
+//!   metrics panel and error summary with the Notes.
+//! - Task run: the drill-down is the task grid's cell (parsed fields with
+//!   their parse status, problems, metric values) when `results.jsonl` was
+//!   opened with the report.
+//! - Retrieval: a row is the retrieval mode's row; above the table its
+//!   per-bucket means.
+//! - Dialogs: above the table the dialog mode's M1–M5 summary with its
+//!   counts, below it each dialog's conversation; a row's drill-down is its
+//!   conversation, open.
+//!
+//! A row stays one line (fixed height): long text is cut, the drill-down has
+//! it whole.
+
+use crate::dialog::conversation::DialogCard;
+use crate::dialog::results::summary_table;
+use crate::rag::case_table::{answer_cell, mark, reason_cell};
+use crate::rag::error_summary::ErrorSummary;
+use crate::rag::metrics::MetricsPanel;
+use crate::retrieval::{case_cells, case_head, means_table};
+use crate::state::dialog::ShownDialog;
+use crate::state::task_results::cell;
+use crate::state::viewer::{rag_view, shown_dialogs, Shared};
+use crate::state::Provider;
+use crate::task::sample_table::cell_html;
+use evalpage_core::console::reasons;
+use evalpage_core::view::{rag_case, retrieval_means, retrieval_row, Look, ViewData, ViewRow};
+use evalpage_core::Lang;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Above this many rows the RAG summary (every case read back) waits for a
+/// click, so opening a huge report stays fast.
+const RAG_SUMMARY_AT_ONCE: usize = 20_000;
+/// Conversations listed below a dialog run's table at most.
+const CONVERSATIONS_SHOWN: usize = 500;
+
+/// A metric value as the generic table shows it.
+pub fn value(v: Option<f64>) -> String {
+    v.map_or("–".to_string(), |x| format!("{x:.3}"))
+}
+
+fn rag_label(lang: Lang, metric: &str) -> Option<&'static str> {
+    match metric {
+        "accuracy" => Some(lang.pick("准确率", "Accuracy")),
+        "citation" => Some(lang.pick("引用率", "Citation")),
+        _ => None,
+    }
+}
+
+/// The header cells after id, model and status.
+pub fn head(lang: Lang, d: &ViewData) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    match &d.look {
+        Look::Rag => html! {
+            <>
+                { for d.metrics.iter().map(|m| html!{ <th>{rag_label(lang, m).unwrap_or(m)}</th> }) }
+                <th>{"ms"}</th>
+                <th>{t("问题", "Question")}</th>
+                <th>{t("原因", "Reason")}</th>
+            </>
+        },
+        Look::Retrieval { k } => html! {
+            <>{ case_head(lang, *k) }<th>{"ms"}</th></>
+        },
+        _ => html! {
+            <>
+                { for d.metrics.iter().map(|m| html!{ <th>{m}</th> }) }
+                <th>{"ms"}</th>
+                <th>{t("回答 / 错误", "answer / error")}</th>
+            </>
+        },
+    }
+}
+
+/// How many cells [`cells`] gives.
+pub fn columns(d: &ViewData) -> usize {
+    match &d.look {
+        Look::Rag => d.metrics.len() + 3,
+        Look::Retrieval { .. } => 8,
+        _ => d.metrics.len() + 2,
+    }
+}
+
+fn latency(r: &ViewRow) -> Html {
+    html! { <td class="num">{r.latency_ms.map(|l| format!("{l:.0}")).unwrap_or_default()}</td> }
+}
+
+/// A row's cells after id, model and status.
+pub fn cells(lang: Lang, d: &ViewData, r: &ViewRow) -> Html {
+    match &d.look {
+        Look::Rag => {
+            let why = rag_case(d, r)
+                .map(|(case, result)| reasons(lang, &case, &result).join(" / "))
+                .or_else(|| r.error.clone())
+                .unwrap_or_default();
+            html! {
+                <>
+                    { for d.metrics.iter().zip(&r.values).map(|(m, v)| match (m.as_str(), v) {
+                        ("accuracy", Some(v)) => html!{ <td data-testid="case-accuracy">{mark(*v >= 1.0)}</td> },
+                        ("citation", Some(v)) => html!{ <td data-testid="case-citation">{mark(*v >= 1.0)}</td> },
+                        _ => html!{ <td class="num">{value(*v)}</td> },
+                    }) }
+                    { latency(r) }
+                    <td class="q">{r.input.clone().unwrap_or_default()}</td>
+                    <td class="reason" data-testid="case-reason">{why}</td>
+                </>
+            }
+        }
+        Look::Retrieval { .. } => html! {
+            <>{ case_cells(&retrieval_row(d, r)) }{ latency(r) }</>
+        },
+        _ => html! {
+            <>
+                { for r.values.iter().map(|v| html!{ <td class="num">{value(*v)}</td> }) }
+                { latency(r) }
+                <td class="clip-line">{r.error.clone().or_else(|| r.answer.clone()).unwrap_or_default()}</td>
+            </>
+        },
+    }
+}
+
+/// True when the drill-down of row `i` shows the answer itself (the
+/// generic answer block is then left out).
+pub fn shows_answer(d: &ViewData, i: usize) -> bool {
+    let Some(r) = d.rows.get(i) else { return false };
+    match &d.look {
+        Look::Rag => rag_case(d, r).is_some(),
+        Look::Task(_) => d.task_result(i).is_some(),
+        Look::Dialog(_) => d.dialog(i).is_some_and(|e| e.trace.is_some()),
+        _ => false,
+    }
+}
+
+/// The live mode's view of row `i` in its drill-down.
+pub fn drill(lang: Lang, d: &ViewData, i: usize) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let Some(r) = d.rows.get(i) else {
+        return html! {};
+    };
+    match &d.look {
+        Look::Rag => match rag_case(d, r) {
+            Some((case, result)) => {
+                let time = match (r.attempts, r.latency_ms) {
+                    (Some(a), Some(ms)) => format!("{a} · {ms:.0} ms"),
+                    _ => t("（报告未记录）", "(not in the report)").to_string(),
+                };
+                html! {
+                    <table class="cases" data-testid="rag-case">
+                        <thead><tr>
+                            <th>{"id"}</th><th>{t("问题", "Question")}</th><th>{t("回答", "Answer")}</th>
+                            <th>{t("准确率", "Accuracy")}</th><th>{t("引用率", "Citation")}</th><th>{t("原因", "Reason")}</th>
+                            <th>{t("尝试 · 耗时", "Attempts · time")}</th>
+                        </tr></thead>
+                        <tbody>
+                            <tr class={if result.passed() { "pass" } else { "fail" }}>
+                                <td>{&case.id}</td>
+                                <td class="q">{&case.q}</td>
+                                { answer_cell(lang, &result) }
+                                <td data-testid="case-accuracy">{mark(result.accurate())}</td>
+                                <td data-testid="case-citation">{mark(result.cited())}</td>
+                                { reason_cell(lang, &case, &result) }
+                                <td class="muted">{time}</td>
+                            </tr>
+                        </tbody>
+                    </table>
+                }
+            }
+            None => html! {
+                <p class="muted">{t("事件日志不含问题与预期文档：原因见 report.json。",
+                    "An event log holds neither the question nor the expected documents: open the run's report.json for the reasons.")}</p>
+            },
+        },
+        Look::Task(look) => match d.task_result(i) {
+            Some(result) => html! {
+                <div class="sample-scroll">
+                    <table class="cases samples" data-testid="task-cell">
+                        <thead><tr><th>{r.model.clone().unwrap_or_else(|| t("结果", "result").to_string())}</th></tr></thead>
+                        <tbody><tr>{ cell_html(&cell(result)) }</tr></tbody>
+                    </table>
+                </div>
+            },
+            None if look.source.is_none() => html! {
+                <p class="muted">{t("解析出的字段在 results.jsonl 中：打开运行的 zip，或同时选择 report.json 与 results.jsonl。",
+                    "The parsed fields are in results.jsonl: open the run's zip, or pick report.json and results.jsonl together.")}</p>
+            },
+            None => html! {},
+        },
+        Look::Dialog(_) => match d.dialog(i).and_then(|e| e.trace.clone()) {
+            Some(trace) => {
+                let rows = d.dialog(i).map(|e| e.rows.clone()).unwrap_or_default();
+                let dialog = Rc::new(ShownDialog { trace, rows });
+                html! { <DialogCard {lang} {dialog} open={true} /> }
+            }
+            None => html! {},
+        },
+        _ => html! {},
+    }
+}
+
+/// Look props.
+#[derive(Properties, PartialEq)]
+pub struct LookProps {
+    /// Language.
+    pub lang: Lang,
+    /// The run.
+    pub data: Shared<ViewData>,
+    /// Rows shown by the query (indices), in order.
+    #[prop_or_default]
+    pub shown: Shared<Vec<u32>>,
+}
+
+/// The live mode's panels above the table: the RAG page's metrics and error
+/// summary with the Notes, the retrieval mode's per-bucket means, the dialog
+/// mode's summary.
+#[component]
+pub fn LookSummary(p: &LookProps) -> Html {
+    let lang = p.lang;
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let asked = use_state(|| false);
+    let d = &p.data;
+    let big = d.rows.len() > RAG_SUMMARY_AT_ONCE && !*asked;
+    let rag = use_memo((d.clone(), lang, big), |(d, lang, big)| {
+        (!*big).then(|| rag_view(d, *lang)).flatten()
+    });
+    match &d.look {
+        Look::Rag if big => {
+            let ask = {
+                let asked = asked.clone();
+                Callback::from(move |_: MouseEvent| asked.set(true))
+            };
+            html! {
+                <section class="panel">
+                    <button data-testid="rag-summary-compute" onclick={ask}>{format!("{} ({} {})",
+                        t("显示整体指标、错误汇总与 Notes", "Show the metrics, error summary and Notes"), d.rows.len(), t("个用例", "cases"))}</button>
+                </section>
+            }
+        }
+        Look::Rag => match &*rag {
+            Some(v) => html! {
+                <div data-testid="rag-look">
+                    <MetricsPanel {lang} run={Some(v.run.clone())} />
+                    <ErrorSummary {lang} run={Some(v.run.clone())} artifacts={None::<Rc<crate::state::Artifacts>>}
+                        provider={Provider::Demo} base_url={String::new()} notes={Some(v.notes.clone())} />
+                </div>
+            },
+            None => html! {},
+        },
+        Look::Retrieval { k } => html! {
+            <section class="panel" data-testid="retrieval-summary">
+                <h2>{t("指标", "Metrics")}</h2>
+                { means_table(lang, *k, &retrieval_means(d)) }
+            </section>
+        },
+        Look::Dialog(look) => html! {
+            <section class="panel" data-testid="dialog-results">
+                <h2>{t("结果", "Results")}</h2>
+                if let Some(s) = &look.summary {
+                    { summary_table(lang, s) }
+                }
+                if look.summary_computed {
+                    <p class="muted">{t("未提供 metrics_summary.json：汇总由 turn_eval.jsonl 计算。",
+                        "metrics_summary.json was not given: the summary is computed from turn_eval.jsonl.")}</p>
+                }
+                <p class="muted">{t("下表每行是一个对话自身的指标值（与事件日志的 case 记录相同）；上面的汇总按轮次计算（spec 001 §7）。",
+                    "Each table row holds one dialog's own values (as the event log's case record); the summary above is over all turns (spec 001 §7).")}</p>
+            </section>
+        },
+        _ => html! {},
+    }
+}
+
+/// The live mode's panels below the table: a dialog run's conversations
+/// (the rows the query shows, in its order), each collapsed until opened.
+#[component]
+pub fn LookBelow(p: &LookProps) -> Html {
+    let lang = p.lang;
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let dialogs = use_memo(p.data.clone(), |d| shown_dialogs(d));
+    if dialogs.is_empty() {
+        return html! {};
+    }
+    let shown: Vec<Rc<ShownDialog>> = p
+        .shown
+        .iter()
+        .filter_map(|&i| dialogs.get(i as usize).cloned().flatten())
+        .collect();
+    let more = shown.len().saturating_sub(CONVERSATIONS_SHOWN);
+    html! {
+        <section class="panel" data-testid="dialog-conversations">
+            <h2>{format!("{} ({})", t("对话", "Conversations"), shown.len())}</h2>
+            <p class="muted">{t("展开一个对话查看每轮的用户消息、参考答案与标签、模型回答和评分。",
+                "Open a dialog to see each turn's user message, ground truth and tags, model answer and verdicts.")}</p>
+            { for shown.into_iter().take(CONVERSATIONS_SHOWN).map(|d| {
+                let key = d.trace.dialog_id.clone();
+                html!{ <DialogCard {key} {lang} dialog={d} /> }
+            }) }
+            if more > 0 {
+                <p class="muted">{format!("… {more} {}", t("个对话未列出：用搜索与筛选缩小范围。", "more dialogs not listed: narrow them with the search and filters."))}</p>
+            }
+        </section>
+    }
+}
