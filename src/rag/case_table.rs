@@ -112,7 +112,7 @@ fn Row(p: &RowProps) -> Html {
             </div></td>
             <td data-testid="case-accuracy">{mark(r.accurate())}</td>
             <td data-testid="case-citation">{mark(r.cited())}</td>
-            <td class="reason"><div class="clip2">{reasons(p.lang, case, r).join(" · ")}</div></td>
+            <td class="reason" data-testid="case-reason"><div class="clip2">{reasons(p.lang, case, r).join(" / ")}</div></td>
             <td class="muted">{format!("{} · {} ms", r.attempts, r.elapsed_ms)}</td>
         </tr>
     }
