@@ -6,6 +6,8 @@
 //! case's row show as cases settle; at the end, the files `evalpage run
 //! --retrieval` writes, as one zip and `report.json`.
 
+mod cases;
+
 use crate::components::unsaved_mode::{use_unsaved_mode, UnsavedMode};
 use crate::components::zip_button::ZipButton;
 use crate::components::{chosen_file, use_drop_zone, DropZone};
@@ -16,6 +18,7 @@ use crate::effects::runner::Update;
 use crate::effects::{download, files, now_ms};
 use crate::state::retrieval::{RetrievalAction, RetrievalState, COLUMNS};
 use crate::state::RunStatus;
+use cases::RetrievalCases;
 use evalpage_core::retrieval::Row;
 use evalpage_core::{Lang, RetrievalEndpoint, RetrievalEngine, RetrievalRunConfig, RunSettings};
 use std::rc::Rc;
@@ -337,19 +340,7 @@ fn results(lang: Lang, s: &RetrievalState) -> Html {
             </section>
             <section class="panel">
                 <h2>{t("逐条结果", "Cases")}</h2>
-                <div class="preview-scroll" tabindex="0" role="region" aria-label={t("逐条结果表", "Cases table")}><table class="cases" data-testid="retrieval-cases">
-                    <thead><tr>
-                        <th>{"case_id"}</th>{ case_head(lang, k) }
-                    </tr></thead>
-                    <tbody>
-                        { for snap.rows.iter().flatten().map(|r| html!{
-                            <tr data-testid="case-row" class={if r.score.hit_at_k { "" } else { "miss" }}>
-                                <td>{&r.case.case_id}</td>
-                                { case_cells(r) }
-                            </tr>
-                        }) }
-                    </tbody>
-                </table></div>
+                <RetrievalCases {lang} rows={snap.rows.clone()} {k} />
             </section>
             { files }
         </>

@@ -91,3 +91,28 @@ test('a bad cases line is reported and an answer without a list is a failed case
   assert.match(await page.textContent('[data-testid=retrieval-progress]'), /2 without a list/);
   assert.deepEqual(errors, []);
 });
+
+test('a long retrieval run keeps a window of rows in the DOM, and a row opens its case', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?lang=en&mode=retrieval`);
+  const demo = fs.readFileSync(CASES, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  const lines = [];
+  for (let i = 0; i < 400; i += 1) lines.push(JSON.stringify({ ...demo[i % demo.length], case_id: `R${i + 1}` }));
+  const file = path.join(tmpDir('retrieval-long'), 'cases.jsonl');
+  fs.writeFileSync(file, lines.join('\n'));
+  await page.setInputFiles('[data-testid=retrieval-file]', file);
+  await page.waitForFunction(() => /400 valid cases/.test(document.querySelector('[data-testid=retrieval-dataset-summary]')?.textContent ?? ''));
+  await runIn(page);
+  const rows = await page.locator('[data-testid=case-row]').count();
+  assert.ok(rows > 0 && rows <= 40, `${rows} of 400 rows in the DOM`);
+  assert.match(await page.textContent('[data-testid=retrieval-overall]'), /all400/);
+  // The last case, reached by scrolling, opens below the table.
+  await page.locator('[data-testid=retrieval-cases]').evaluate((t) => { const area = t.closest('.vtable'); area.scrollTop = area.scrollHeight; });
+  await page.waitForSelector('[data-testid=case-row][data-row="399"]');
+  await page.click('[data-testid=case-row][data-row="399"]');
+  const detail = await page.textContent('[data-testid=retrieval-case-detail]');
+  assert.match(detail, /R400/);
+  assert.ok(detail.includes(demo[399 % demo.length].query), detail);
+  assert.deepEqual(errors, []);
+});
