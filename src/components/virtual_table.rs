@@ -50,6 +50,19 @@ impl Geometry {
     }
 }
 
+/// The positions of the settled entries of a live run's list (`Some`), in
+/// order: the rows of its table (a case shows once it settles).
+pub fn settled<T>(entries: &[Option<T>]) -> std::rc::Rc<Vec<u32>> {
+    std::rc::Rc::new(
+        entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.is_some())
+            .map(|(i, _)| i as u32)
+            .collect(),
+    )
+}
+
 /// Virtual table props.
 #[derive(Properties, PartialEq)]
 pub struct VirtualTableProps {

@@ -6,7 +6,7 @@
 //! as a whole row: the question, the answer with its reasoning collapsed, the
 //! reasons (the cells the viewer's drill-down of a RAG run shows too).
 
-use crate::components::virtual_table::{Geometry, VirtualTable};
+use crate::components::virtual_table::{settled, Geometry, VirtualTable};
 use crate::state::RunSnapshot;
 use evalpage_core::console::reasons;
 use evalpage_core::run::CaseResult;
@@ -131,14 +131,7 @@ pub fn CaseTable(p: &CaseTableProps) -> Html {
     }
     let Some(run) = &p.run else { return html! {} };
     // The settled cases, in dataset order (a case shows once it settles).
-    let settled: Rc<Vec<u32>> = Rc::new(
-        run.results
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.is_some())
-            .map(|(i, _)| i as u32)
-            .collect(),
-    );
+    let settled = settled(&run.results);
     let row = {
         let (run, settled, lang, open) = (run.clone(), settled.clone(), p.lang, *selected);
         Callback::from(move |k: u32| {

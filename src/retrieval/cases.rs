@@ -4,7 +4,7 @@
 //! why there is none, the expected sources).
 
 use super::{case_cells, case_head};
-use crate::components::virtual_table::{Geometry, VirtualTable};
+use crate::components::virtual_table::{settled, Geometry, VirtualTable};
 use evalpage_core::retrieval::Row;
 use evalpage_core::Lang;
 use std::rc::Rc;
@@ -32,14 +32,7 @@ pub struct CasesProps {
 pub fn RetrievalCases(p: &CasesProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let selected = use_state_eq(|| None::<u32>);
-    let settled: Rc<Vec<u32>> = Rc::new(
-        p.rows
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.is_some())
-            .map(|(i, _)| i as u32)
-            .collect(),
-    );
+    let settled = settled(&p.rows);
     let row = {
         let (rows, settled, open) = (p.rows.clone(), settled.clone(), *selected);
         Callback::from(move |k: u32| {

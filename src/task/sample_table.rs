@@ -89,17 +89,25 @@ fn compact_cell(c: &CellView) -> Html {
             if c.truncated { <span class="bad" data-testid="cell-truncated">{"truncated "}</span> }
             if let Some(e) = &c.error { <span class="error" data-testid="cell-error">{e}</span>{" "} }
             {metrics(c)}
-            if !c.fields.is_empty() {
-                <ul class="fields">{ for c.fields.iter().map(|f| html!{
-                    <li data-testid="parsed-field" data-status={f.status} class={format!("field {}", f.status)}
-                        title={f.reason.clone().unwrap_or_default()}>
-                        <span class="name">{&f.field}</span>{": "}<code>{&f.value}</code>
-                        if f.status != "parsed" { <span class="why">{format!(" {}", f.status)}</span> }
-                    </li>
-                }) }</ul>
-            }
+            { fields(c) }
             { for c.problems.iter().map(|x| html!{ <span class="parse-problem" data-testid="parse-problem">{format!("{x} ")}</span> }) }
         </div></td>
+    }
+}
+
+/// A cell's parsed fields, each with its parse status (and why, on hover).
+fn fields(c: &CellView) -> Html {
+    if c.fields.is_empty() {
+        return html! {};
+    }
+    html! {
+        <ul class="fields">{ for c.fields.iter().map(|f| html!{
+            <li data-testid="parsed-field" data-status={f.status} class={format!("field {}", f.status)}
+                title={f.reason.clone().unwrap_or_default()}>
+                <span class="name">{&f.field}</span>{": "}<code>{&f.value}</code>
+                if f.status != "parsed" { <span class="why">{format!(" {}", f.status)}</span> }
+            </li>
+        }) }</ul>
     }
 }
 
@@ -111,15 +119,7 @@ pub fn cell_html(c: &CellView) -> Html {
         <td data-testid="sample-cell" class="sample-cell">
             <div class={status_class} data-testid="cell-status">{c.status}</div>
             if let Some(e) = &c.error { <div class="error" data-testid="cell-error">{e}</div> }
-            if !c.fields.is_empty() {
-                <ul class="fields">{ for c.fields.iter().map(|f| html!{
-                    <li data-testid="parsed-field" data-status={f.status} class={format!("field {}", f.status)}
-                        title={f.reason.clone().unwrap_or_default()}>
-                        <span class="name">{&f.field}</span>{": "}<code>{&f.value}</code>
-                        if f.status != "parsed" { <span class="why">{format!(" {}", f.status)}</span> }
-                    </li>
-                }) }</ul>
-            }
+            { fields(c) }
             { for c.problems.iter().map(|x| html!{ <div class="parse-problem" data-testid="parse-problem">{x}</div> }) }
             if let Some(a) = &c.answer { <div class="answer clip" tabindex="0">{a}</div> }
             if c.truncated { <div class="bad" data-testid="cell-truncated">{"truncated (max_tokens)"}</div> }
