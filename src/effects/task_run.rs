@@ -197,6 +197,7 @@ impl TaskView {
         let files = artifacts::render(&Inputs {
             task: &self.task.task,
             info: &self.task.info,
+            template: &self.task.template,
             data,
             dataset_bytes: &self.run_data.bytes,
             scored: &scored,

@@ -32,7 +32,9 @@ use crate::state::viewer::{rag_view, shown_dialogs, Shared};
 use crate::state::Provider;
 use crate::task::sample_table::cell_html;
 use evalpage_core::console::reasons;
-use evalpage_core::view::{rag_case, retrieval_means, retrieval_row, Look, ViewData, ViewRow};
+use evalpage_core::view::{
+    rag_case, retrieval_means, retrieval_row, Look, SampleInput, ViewData, ViewRow,
+};
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -181,12 +183,15 @@ pub fn drill(lang: Lang, d: &ViewData, i: usize) -> Html {
         },
         Look::Task(look) => match d.task_result(i) {
             Some(result) => html! {
+                <>
+                { d.task_input(i).map(|input| sample_input(lang, input)).unwrap_or_default() }
                 <div class="sample-scroll">
                     <table class="cases samples" data-testid="task-cell">
                         <thead><tr><th>{r.model.clone().unwrap_or_else(|| t("结果", "result").to_string())}</th></tr></thead>
                         <tbody><tr>{ cell_html(&cell(result)) }</tr></tbody>
                     </table>
                 </div>
+                </>
             },
             None if look.source.is_none() => html! {
                 <p class="muted">{t("解析出的字段在 results.jsonl 中：打开运行的 zip，或同时选择 report.json 与 results.jsonl。",
@@ -307,5 +312,33 @@ pub fn LookBelow(p: &LookProps) -> Html {
                 <p class="muted">{format!("… {more} {}", t("个对话未列出：用搜索与筛选缩小范围。", "more dialogs not listed: narrow them with the search and filters."))}</p>
             }
         </section>
+    }
+}
+
+/// A task sample's input (its fields as read) and the prompt the template
+/// rendered for it, as `results.jsonl` records them.
+fn sample_input(lang: Lang, input: &SampleInput) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let fields = serde_json::to_string_pretty(&input.fields).unwrap_or_default();
+    html! {
+        <>
+            <details open=true data-testid="task-input">
+                <summary>{t("输入（样本字段）", "Input (the sample's fields)")}</summary>
+                <div class="message"><pre tabindex="0">{fields}</pre></div>
+            </details>
+            <details open=true data-testid="task-prompt">
+                <summary>{t("渲染后的提示词", "Rendered prompt")}</summary>
+                { match (&input.messages, &input.prompt_error) {
+                    (Some(messages), _) => html! { <>{ for messages.iter().map(|m| html!{
+                        <div class="message" data-testid="prompt-message" data-role={m.role.clone()}>
+                            <span class="role">{&m.role}</span>
+                            <pre tabindex="0">{&m.content}</pre>
+                        </div>
+                    }) }</> },
+                    (None, Some(e)) => html! { <p class="error">{format!("{} {e}", t("提示词无法渲染：", "The prompt could not be rendered:"))}</p> },
+                    (None, None) => html! { <p class="muted">{t("此 results.jsonl 未记录提示词。", "This results.jsonl does not record the prompt.")}</p> },
+                } }
+            </details>
+        </>
     }
 }

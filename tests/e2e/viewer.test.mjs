@@ -97,6 +97,11 @@ test('a cut-off event log, a zip from the page and ?report=<url> open too', asyn
   assert.deepEqual(fields, line.parsed.map((f) => [f.field, f.status]));
   const metricsShown = await page.locator('[data-testid=task-cell] [data-testid=cell-metric]').evaluateAll((ms) => ms.map((m) => m.dataset.metric).sort());
   assert.deepEqual(metricsShown, Object.keys(line.metrics).sort());
+  // Its input (the sample's fields) and the prompt the run sent, as results.jsonl has them.
+  assert.ok(Array.isArray(line.messages) && line.messages.some((m) => m.role === 'user'), JSON.stringify(line.messages));
+  const shownPrompt = await page.locator('[data-testid=task-prompt] [data-testid=prompt-message]').evaluateAll((ms) => ms.map((m) => [m.dataset.role, m.querySelector('pre').textContent]));
+  assert.deepEqual(shownPrompt, line.messages.map((m) => [m.role, m.content]));
+  assert.deepEqual(JSON.parse(await page.textContent('[data-testid=task-input] pre')), line.fields);
 
   // A zip downloaded from the page (a retrieval run) opens as its report,
   // with the retrieval mode's per-bucket means and rows.

@@ -148,6 +148,7 @@ fn write_all(args: &ScoreArgs, i: &Inputs<'_>, started_at_ms: u64) -> Result<(),
     let files = artifacts::render(&artifacts::Inputs {
         task: &i.loaded.task,
         info: &i.loaded.info,
+        template: &i.loaded.template,
         data: i.data,
         dataset_bytes: i.dataset_bytes,
         scored: i.scored,

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 pub struct LoadedTask {
     /// The task.
     pub task: Task,
-    /// The compiled template (recorded by `score`, not rendered).
+    /// The compiled template (`score` renders it only for `results.jsonl`'s `messages`).
     pub template: PromptTemplate,
     /// Names, versions and origins for the outputs.
     pub info: TaskInfo,

@@ -51,6 +51,7 @@ fn lines(rows: &[Value]) -> String {
 
 struct Run {
     engine: TaskEngine,
+    template: PromptTemplate,
     data: TaskDataset,
     bytes: String,
     /// (pool, job, messages) of every request, in send order.
@@ -88,6 +89,7 @@ fn engine(metrics: &str, rows: &[Value], judge_limit: usize) -> Run {
     };
     Run {
         engine: TaskEngine::judged(cfg, task, info(), &template, &data, Some(judge)),
+        template,
         data,
         bytes,
         sent: Vec::new(),
@@ -154,6 +156,7 @@ impl Run {
         let files = artifacts::render(&artifacts::Inputs {
             task: &task,
             info: &info(),
+            template: &self.template,
             data: &self.data,
             dataset_bytes: self.bytes.as_bytes(),
             scored: &scored,

@@ -255,6 +255,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         let files = artifacts::render(&artifacts::Inputs {
             task: &task,
             info: &info,
+            template: &loaded.template,
             data: &data,
             dataset_bytes: &bytes,
             scored: &scored,

@@ -81,15 +81,7 @@ impl TaskKind {
         samples: Vec<EvalSample>,
         judge: Option<TaskJudge>,
     ) -> TaskKind {
-        let prompts = samples
-            .iter()
-            .map(|s| {
-                template
-                    .render(&s.sample, &task.serialize_fields)
-                    .map(|p| p.messages)
-                    .map_err(|e| e.to_string())
-            })
-            .collect();
+        let prompts = render_prompts(&task, template, &samples);
         let results = cfg
             .models
             .iter()
@@ -448,4 +440,23 @@ impl Pipeline<TaskKind> {
     pub fn scored(&self) -> Scored {
         self.kind().scored()
     }
+}
+
+/// Each sample's prompt as the template renders it (the messages sent), or
+/// why it cannot be rendered: the run's requests and `results.jsonl`'s
+/// `messages` both come from here.
+pub fn render_prompts(
+    task: &Task,
+    template: &PromptTemplate,
+    samples: &[EvalSample],
+) -> Vec<Result<Vec<ChatMessage>, String>> {
+    samples
+        .iter()
+        .map(|s| {
+            template
+                .render(&s.sample, &task.serialize_fields)
+                .map(|p| p.messages)
+                .map_err(|e| e.to_string())
+        })
+        .collect()
 }

@@ -14,12 +14,16 @@
 //! missing or had a field not taken as written) and `metrics` (per task metric:
 //! `value` (null when skipped), `components`, `detail`); for answers from a
 //! model call in the run also `attempts`, `elapsed_ms` and, when it failed,
-//! `error` (the event log's `error_detail`).
+//! `error` (the event log's `error_detail`); then `messages`, the prompt the
+//! template renders for the sample (`role`, `content`: what was sent, or for
+//! answers read from a file what would have been), or `prompt_error` when it
+//! cannot be rendered.
 
 use super::data::TaskDataset;
 use super::report::{AnswerSource, TaskInfo};
 use super::score::{ModelRun, SampleResult};
 use crate::metric::SampleScore;
+use crate::provider::ChatMessage;
 use crate::report::{error_value, RunRecord};
 use crate::schema::ParsedField;
 use serde::Serialize;
@@ -44,19 +48,25 @@ struct Line<'a> {
     metrics: Map<String, Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     elapsed_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    messages: Option<&'a [ChatMessage]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_error: Option<&'a str>,
 }
 
-/// Renders `results.jsonl`.
+/// Renders `results.jsonl`; `prompts` are the samples' rendered prompts
+/// (`engine::render_prompts`), by sample index.
 pub fn render(
     data: &TaskDataset,
     info: &TaskInfo,
     source: &AnswerSource,
     runs: &[ModelRun],
+    prompts: &[Result<Vec<ChatMessage>, String>],
 ) -> String {
     let mut out = String::new();
     for run in runs {
         for r in &run.results {
-            if let Some(line) = line_of(data, info, source, run, r) {
+            if let Some(line) = line_of(data, info, source, run, r, prompts.get(r.index)) {
                 out.push_str(&line);
                 out.push('\n');
             }
@@ -119,6 +129,7 @@ fn line_of(
     source: &AnswerSource,
     run: &ModelRun,
     r: &SampleResult,
+    prompt: Option<&Result<Vec<ChatMessage>, String>>,
 ) -> Option<String> {
     let s = &data.samples.get(r.index)?.sample;
     let line = Line {
@@ -141,6 +152,8 @@ fn line_of(
             .map(|(name, score)| (name.clone(), metric_value(score)))
             .collect(),
         elapsed_ms: r.elapsed_ms,
+        messages: prompt.and_then(|p| p.as_ref().ok()).map(Vec::as_slice),
+        prompt_error: prompt.and_then(|p| p.as_ref().err()).map(String::as_str),
     };
     serde_json::to_string(&line).ok()
 }
@@ -151,13 +164,20 @@ fn metric_value(s: &SampleScore) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use super::super::engine::render_prompts;
     use super::super::testing::fixture;
     use super::*;
 
     #[test]
     fn one_line_per_sample_and_model_with_parse_status() {
         let f = fixture();
-        let text = render(&f.data, &f.info, &f.source, &f.scored.models);
+        let text = render(
+            &f.data,
+            &f.info,
+            &f.source,
+            &f.scored.models,
+            &render_prompts(&f.task, &f.template, &f.data.samples),
+        );
         let lines: Vec<Value> = text
             .lines()
             .map(|l| serde_json::from_str(l).expect("json line"))

@@ -10,6 +10,7 @@ use crate::task::{preset, Task};
 /// Two tagged samples; `m1` answers both, `m2` only `S1`.
 pub struct Fixture {
     pub task: Task,
+    pub template: crate::task::PromptTemplate,
     pub info: TaskInfo,
     pub data: TaskDataset,
     pub scored: Scored,
@@ -59,6 +60,7 @@ pub fn fixture() -> Fixture {
     };
     Fixture {
         task,
+        template: crate::task::builtin_template("ie_json").expect("template"),
         info,
         data,
         scored,

@@ -15,6 +15,7 @@
 //! - dialogs: each dialog's trace line and `turn_eval` rows and the run's
 //!   `metrics_summary.json` (`view::dialog`).
 
+use super::task::SampleInput;
 use super::{ViewData, ViewRow};
 use crate::dataset::rag::RagCase;
 use crate::dataset::retrieval::RetrievalCase;
@@ -56,6 +57,8 @@ pub struct TaskLook {
     pub source: Option<String>,
     /// Each table row's result, by row index (`None`: no line for it).
     pub results: Vec<Option<SampleResult>>,
+    /// Each table row's sample input and rendered prompt, by row index.
+    pub inputs: Vec<Option<Rc<SampleInput>>>,
 }
 
 /// One dialog of a dialog evaluation: its trace line (when the trace was
@@ -87,6 +90,15 @@ impl ViewData {
     pub fn task_result(&self, i: usize) -> Option<&SampleResult> {
         match &self.look {
             Look::Task(t) => t.results.get(i)?.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The sample input and rendered prompt of row `i`, when `results.jsonl`
+    /// gave them.
+    pub fn task_input(&self, i: usize) -> Option<&SampleInput> {
+        match &self.look {
+            Look::Task(t) => t.inputs.get(i)?.as_deref(),
             _ => None,
         }
     }

@@ -35,6 +35,7 @@ pub use look::{
     rag_case, rag_cases, retrieval_means, retrieval_row, DialogEntry, DialogLook, Look, TaskLook,
 };
 pub use query::{Outcome, Query, Sort};
+pub use task::SampleInput;
 
 /// One case × model of a saved run.
 #[derive(Clone, Debug, PartialEq)]

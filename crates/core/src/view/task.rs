@@ -13,6 +13,7 @@ use crate::dataset::{kind, LineError};
 use crate::events::ErrorDetail;
 use crate::metric::SampleScore;
 use crate::position::KeyError;
+use crate::provider::ChatMessage;
 use crate::schema::{ParseStatus, ParsedAnswer, ParsedField};
 use crate::task_run::{AnswerStatus, SampleResult};
 use serde_json::{Map, Value};
@@ -27,7 +28,22 @@ pub struct ResultLine {
     pub sample_id: String,
     /// The result as the run held it.
     pub result: SampleResult,
+    /// The sample as read and the prompt rendered for it.
+    pub input: SampleInput,
     key: String,
+}
+
+/// A sample's input as `results.jsonl` records it: its fields (inputs and
+/// labels) and the prompt the template rendered for it (or why it could not).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SampleInput {
+    /// `fields`: the sample as read.
+    pub fields: Map<String, Value>,
+    /// `messages`: the prompt sent (or, for answers read from a file, the one
+    /// that would have been); `None` in files written before it was recorded.
+    pub messages: Option<Vec<ChatMessage>>,
+    /// `prompt_error`: why the prompt could not be rendered.
+    pub prompt_error: Option<String>,
 }
 
 fn field_of(v: &Value, at: &str) -> Result<ParsedField, KeyError> {
@@ -145,8 +161,29 @@ fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyE
     let raw_answer = text("raw_answer");
     let elapsed_ms = obj.get("elapsed_ms").and_then(Value::as_u64);
     let model = text("model");
+    let messages = match obj.get("messages") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            serde_json::from_value::<Vec<ChatMessage>>(v.clone()).map_err(|e| {
+                KeyError::new(
+                    "messages",
+                    format!("expected the prompt's messages ({{role, content}} objects): {e}"),
+                )
+            })?,
+        ),
+    };
+    let input = SampleInput {
+        fields: obj
+            .get("fields")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default(),
+        messages,
+        prompt_error: text("prompt_error"),
+    };
     Ok(ResultLine {
         key: format!("{}/{sample_id}", model.as_deref().unwrap_or("")),
+        input,
         model,
         result: SampleResult {
             index: 0,
@@ -216,10 +253,20 @@ pub fn attach(data: &mut ViewData, file: &str, bytes: &[u8]) {
         .map(|(i, r)| ((r.model.as_deref(), r.id.as_str()), i))
         .collect();
     let mut results: Vec<Option<SampleResult>> = vec![None; data.rows.len()];
+    let mut inputs: Vec<Option<Rc<SampleInput>>> = vec![None; data.rows.len()];
+    // One input per sample, shared by its models' rows.
+    let mut by_sample: HashMap<String, Rc<SampleInput>> = HashMap::new();
     let mut unknown = 0;
     for l in lines {
         match index.get(&(l.model.as_deref(), l.sample_id.as_str())) {
-            Some(&i) => results[i] = Some(l.result),
+            Some(&i) => {
+                results[i] = Some(l.result);
+                let shared = by_sample
+                    .entry(l.sample_id)
+                    .or_insert_with(|| Rc::new(l.input))
+                    .clone();
+                inputs[i] = Some(shared);
+            }
             None => unknown += 1,
         }
     }
@@ -240,12 +287,14 @@ pub fn attach(data: &mut ViewData, file: &str, bytes: &[u8]) {
     data.look = Look::Task(Rc::new(TaskLook {
         source: Some(file.to_string()),
         results,
+        inputs,
     }));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_run::engine::render_prompts;
     use crate::task_run::report::build;
     use crate::task_run::results::render;
     use crate::task_run::testing::fixture;
@@ -253,7 +302,13 @@ mod tests {
     #[test]
     fn results_jsonl_reads_back_as_the_grid_held_it() {
         let f = fixture();
-        let text = render(&f.data, &f.info, &f.source, &f.scored.models);
+        let text = render(
+            &f.data,
+            &f.info,
+            &f.source,
+            &f.scored.models,
+            &render_prompts(&f.task, &f.template, &f.data.samples),
+        );
         let order: Vec<String> = f.task.metrics.iter().map(|m| m.name.clone()).collect();
         let (lines, errors) = read_results("results.jsonl", text.as_bytes(), &order);
         assert!(errors.is_empty(), "{errors:?}");
@@ -264,19 +319,60 @@ mod tests {
             .flat_map(|m| m.results.iter().map(move |r| (m.model.as_str(), r)))
             .collect();
         assert_eq!(lines.len(), live.len());
+        let prompts = render_prompts(&f.task, &f.template, &f.data.samples);
         for (l, (model, r)) in lines.iter().zip(&live) {
             assert_eq!(l.model.as_deref(), Some(*model));
             let mut want = (*r).clone();
             want.index = 0;
             assert_eq!(l.result, want, "{model}/{}", l.sample_id);
+            // The sample as read and the prompt the run rendered for it.
+            let sample = &f.data.samples[r.index].sample;
+            assert_eq!(l.input.fields, sample.fields, "{}", l.sample_id);
+            match &prompts[r.index] {
+                Ok(m) => {
+                    assert_eq!(l.input.messages.as_ref(), Some(m), "{}", l.sample_id);
+                    assert!(m.iter().any(|x| x.role == "user" && !x.content.is_empty()));
+                }
+                Err(e) => assert_eq!(l.input.prompt_error.as_ref(), Some(e)),
+            }
         }
+    }
+
+    #[test]
+    fn a_line_with_messages_that_are_not_messages_is_reported_at_the_field() {
+        let f = fixture();
+        let text = render(
+            &f.data,
+            &f.info,
+            &f.source,
+            &f.scored.models,
+            &render_prompts(&f.task, &f.template, &f.data.samples),
+        );
+        let first = text.lines().next().unwrap_or_default();
+        let mut v: Value = serde_json::from_str(first).expect("a results line");
+        v["messages"] = serde_json::json!([{"role": 1}]);
+        let bad = format!("{v}\n");
+        let (lines, errors) = read_results("results.jsonl", bad.as_bytes(), &[]);
+        assert!(lines.is_empty());
+        assert_eq!(errors.len(), 1);
+        let e = errors[0].to_string();
+        assert!(
+            e.contains("results.jsonl:1") && e.contains("messages"),
+            "{e}"
+        );
     }
 
     #[test]
     fn a_report_with_its_results_gives_each_row_its_result_and_notes_bad_lines() {
         let f = fixture();
         let report = build(&f.input());
-        let text = render(&f.data, &f.info, &f.source, &f.scored.models);
+        let text = render(
+            &f.data,
+            &f.info,
+            &f.source,
+            &f.scored.models,
+            &render_prompts(&f.task, &f.template, &f.data.samples),
+        );
         let mut lines: Vec<&str> = text.lines().collect();
         let broken = lines[1].replacen("\"status\":\"ok\"", "\"status\":\"fine\"", 1);
         lines[1] = &broken;
