@@ -164,20 +164,13 @@ fn metric_value(s: &SampleScore) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::super::engine::render_prompts;
     use super::super::testing::fixture;
     use super::*;
 
     #[test]
     fn one_line_per_sample_and_model_with_parse_status() {
         let f = fixture();
-        let text = render(
-            &f.data,
-            &f.info,
-            &f.source,
-            &f.scored.models,
-            &render_prompts(&f.task, &f.template, &f.data.samples),
-        );
+        let text = f.results_jsonl();
         let lines: Vec<Value> = text
             .lines()
             .map(|l| serde_json::from_str(l).expect("json line"))

@@ -19,6 +19,17 @@ pub struct Fixture {
 }
 
 impl Fixture {
+    /// `results.jsonl` of this fixture, with each sample's rendered prompt.
+    pub fn results_jsonl(&self) -> String {
+        super::results::render(
+            &self.data,
+            &self.info,
+            &self.source,
+            &self.scored.models,
+            &super::engine::render_prompts(&self.task, &self.template, &self.data.samples),
+        )
+    }
+
     /// The report input over this fixture.
     pub fn input(&self) -> ReportInput<'_> {
         ReportInput {

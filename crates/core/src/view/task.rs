@@ -296,19 +296,12 @@ mod tests {
     use super::*;
     use crate::task_run::engine::render_prompts;
     use crate::task_run::report::build;
-    use crate::task_run::results::render;
     use crate::task_run::testing::fixture;
 
     #[test]
     fn results_jsonl_reads_back_as_the_grid_held_it() {
         let f = fixture();
-        let text = render(
-            &f.data,
-            &f.info,
-            &f.source,
-            &f.scored.models,
-            &render_prompts(&f.task, &f.template, &f.data.samples),
-        );
+        let text = f.results_jsonl();
         let order: Vec<String> = f.task.metrics.iter().map(|m| m.name.clone()).collect();
         let (lines, errors) = read_results("results.jsonl", text.as_bytes(), &order);
         assert!(errors.is_empty(), "{errors:?}");
@@ -341,13 +334,7 @@ mod tests {
     #[test]
     fn a_line_with_messages_that_are_not_messages_is_reported_at_the_field() {
         let f = fixture();
-        let text = render(
-            &f.data,
-            &f.info,
-            &f.source,
-            &f.scored.models,
-            &render_prompts(&f.task, &f.template, &f.data.samples),
-        );
+        let text = f.results_jsonl();
         let first = text.lines().next().unwrap_or_default();
         let mut v: Value = serde_json::from_str(first).expect("a results line");
         v["messages"] = serde_json::json!([{"role": 1}]);
@@ -366,13 +353,7 @@ mod tests {
     fn a_report_with_its_results_gives_each_row_its_result_and_notes_bad_lines() {
         let f = fixture();
         let report = build(&f.input());
-        let text = render(
-            &f.data,
-            &f.info,
-            &f.source,
-            &f.scored.models,
-            &render_prompts(&f.task, &f.template, &f.data.samples),
-        );
+        let text = f.results_jsonl();
         let mut lines: Vec<&str> = text.lines().collect();
         let broken = lines[1].replacen("\"status\":\"ok\"", "\"status\":\"fine\"", 1);
         lines[1] = &broken;
