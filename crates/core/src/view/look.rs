@@ -15,20 +15,19 @@
 //! - dialogs: each dialog's trace line and `turn_eval` rows and the run's
 //!   `metrics_summary.json` (`view::dialog`).
 
-use super::task::SampleInput;
 use super::{ViewData, ViewRow};
 use crate::dataset::rag::RagCase;
 use crate::dataset::retrieval::RetrievalCase;
 use crate::dialog::summary::MetricsSummary;
 use crate::dialog::trace::{DialogTrace, RunManifest};
 use crate::dialog::TurnEval;
-use crate::provider::{CallError, ErrorKind, Usage};
+use crate::provider::{CallError, ChatMessage, ErrorKind, Usage};
 use crate::retrieval::{bucket_means, Obtained, RetrievalScore, Row, METRICS};
 use crate::run::CaseResult;
 use crate::scorer::accuracy::{AccuracyVerdict, KeypointMatch};
 use crate::scorer::citation::{base_name, CitationVerdict};
 use crate::task_run::SampleResult;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::rc::Rc;
 
 /// Which live mode's views show a saved run.
@@ -48,6 +47,19 @@ pub enum Look {
     },
     /// A spec 001 dialog evaluation read from its files.
     Dialog(Rc<DialogLook>),
+}
+
+/// A sample's input as `results.jsonl` records it: its fields (inputs and
+/// labels) and the prompt the template rendered for it (or why it could not).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SampleInput {
+    /// `fields`: the sample as read.
+    pub fields: Map<String, Value>,
+    /// `messages`: the prompt sent (or, for answers read from a file, the one
+    /// that would have been); `None` in files written before it was recorded.
+    pub messages: Option<Vec<ChatMessage>>,
+    /// `prompt_error`: why the prompt could not be rendered.
+    pub prompt_error: Option<String>,
 }
 
 /// A task run's samples as the task mode's grid shows them.

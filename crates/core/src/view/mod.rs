@@ -32,10 +32,10 @@ pub use compare::{
     compare_views, manifest_url, read_manifest, Manifest, ManifestFile, ManifestRun,
 };
 pub use look::{
-    rag_case, rag_cases, retrieval_means, retrieval_row, DialogEntry, DialogLook, Look, TaskLook,
+    rag_case, rag_cases, retrieval_means, retrieval_row, DialogEntry, DialogLook, Look,
+    SampleInput, TaskLook,
 };
 pub use query::{Outcome, Query, Sort};
-pub use task::SampleInput;
 
 /// One case × model of a saved run.
 #[derive(Clone, Debug, PartialEq)]

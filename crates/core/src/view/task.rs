@@ -6,7 +6,7 @@
 //! through the grid's own cell view. A bad line is reported at its file and
 //! line and skipped.
 
-use super::look::{Look, TaskLook};
+use super::look::{Look, SampleInput, TaskLook};
 use super::ViewData;
 use crate::dataset::jsonl::read_objects;
 use crate::dataset::{kind, LineError};
@@ -31,19 +31,6 @@ pub struct ResultLine {
     /// The sample as read and the prompt rendered for it.
     pub input: SampleInput,
     key: String,
-}
-
-/// A sample's input as `results.jsonl` records it: its fields (inputs and
-/// labels) and the prompt the template rendered for it (or why it could not).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SampleInput {
-    /// `fields`: the sample as read.
-    pub fields: Map<String, Value>,
-    /// `messages`: the prompt sent (or, for answers read from a file, the one
-    /// that would have been); `None` in files written before it was recorded.
-    pub messages: Option<Vec<ChatMessage>>,
-    /// `prompt_error`: why the prompt could not be rendered.
-    pub prompt_error: Option<String>,
 }
 
 fn field_of(v: &Value, at: &str) -> Result<ParsedField, KeyError> {
