@@ -197,7 +197,7 @@ impl TaskView {
         let files = artifacts::render(&Inputs {
             task: &self.task.task,
             info: &self.task.info,
-            template: &self.task.template,
+            prompts: engine.prompts(),
             data,
             dataset_bytes: &self.run_data.bytes,
             scored: &scored,

@@ -11,8 +11,8 @@ use evalpage_core::dataset::{metadata, LineError};
 use evalpage_core::task_run::{
     artifacts, data, responses, score, DatasetFormat, Scored, TaskDataset,
 };
-use evalpage_core::AnswerSource;
 use evalpage_core::RunMeta;
+use evalpage_core::{render_prompts, AnswerSource};
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -148,7 +148,8 @@ fn write_all(args: &ScoreArgs, i: &Inputs<'_>, started_at_ms: u64) -> Result<(),
     let files = artifacts::render(&artifacts::Inputs {
         task: &i.loaded.task,
         info: &i.loaded.info,
-        template: &i.loaded.template,
+        // Answers read from a file: the prompts that would have been sent.
+        prompts: &render_prompts(&i.loaded.task, &i.loaded.template, &i.data.samples),
         data: i.data,
         dataset_bytes: i.dataset_bytes,
         scored: i.scored,

@@ -76,7 +76,7 @@ pub use run::{
 pub use task::builtin::TEMPLATE_NAMES;
 pub use task_run::artifacts::Inputs as TaskInputs;
 pub use task_run::data::{load as load_task_dataset, DatasetFormat, TaskDataset};
-pub use task_run::engine::{TaskEngine, TaskKind, TaskRunConfig};
+pub use task_run::engine::{render_prompts, TaskEngine, TaskKind, TaskRunConfig};
 pub use task_run::events::{parse_problems, TaskRecord};
 pub use task_run::judging::{located as locate_task_errors, missing_judge, TaskJudge};
 pub use task_run::registry::{entry_line, merged_params, ModelEntry, Registry, RegistryError};

@@ -51,7 +51,6 @@ fn lines(rows: &[Value]) -> String {
 
 struct Run {
     engine: TaskEngine,
-    template: PromptTemplate,
     data: TaskDataset,
     bytes: String,
     /// (pool, job, messages) of every request, in send order.
@@ -89,7 +88,6 @@ fn engine(metrics: &str, rows: &[Value], judge_limit: usize) -> Run {
     };
     Run {
         engine: TaskEngine::judged(cfg, task, info(), &template, &data, Some(judge)),
-        template,
         data,
         bytes,
         sent: Vec::new(),
@@ -156,7 +154,7 @@ impl Run {
         let files = artifacts::render(&artifacts::Inputs {
             task: &task,
             info: &info(),
-            template: &self.template,
+            prompts: self.engine.prompts(),
             data: &self.data,
             dataset_bytes: self.bytes.as_bytes(),
             scored: &scored,

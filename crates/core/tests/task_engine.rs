@@ -189,11 +189,10 @@ fn the_log_reconciles_with_the_rendered_report() {
         ended_at_ms: end,
     };
     let task = engine.task().clone();
-    let template = builtin_template("ie_json").expect("template");
     let files = artifacts::render(&artifacts::Inputs {
         task: &task,
         info: &info(),
-        template: &template,
+        prompts: engine.prompts(),
         data: &data,
         dataset_bytes: DATA.as_bytes(),
         scored: &scored,

@@ -255,7 +255,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         let files = artifacts::render(&artifacts::Inputs {
             task: &task,
             info: &info,
-            template: &loaded.template,
+            prompts: engine.prompts(),
             data: &data,
             dataset_bytes: &bytes,
             scored: &scored,

@@ -3,14 +3,14 @@
 //! --task`, `evalpage score`, the RAG check and the page write the same files.
 
 use super::data::TaskDataset;
-use super::engine::render_prompts;
 use super::meta::{self, RunMeta};
 use super::report::{self, AnswerSource, ReportInput, TaskInfo};
 use super::score::Scored;
 use super::{fingerprint, markdown, results};
 use crate::dataset::LineError;
+use crate::provider::ChatMessage;
 use crate::report::outputs::{self, Outputs};
-use crate::task::{PromptTemplate, Task};
+use crate::task::Task;
 use crate::Lang;
 
 pub use crate::report::outputs::{CsvError, EVENT_FILES, FILES};
@@ -22,8 +22,10 @@ pub struct Inputs<'a> {
     pub task: &'a Task,
     /// Its names and versions.
     pub info: &'a TaskInfo,
-    /// Its prompt template (each sample's rendered prompt goes into `results.jsonl`).
-    pub template: &'a PromptTemplate,
+    /// Each sample's rendered prompt, by sample index (`results.jsonl`'s
+    /// `messages`): the engine's (`TaskEngine::prompts`, what was sent), or
+    /// `engine::render_prompts` for answers read from a file.
+    pub prompts: &'a [Result<Vec<ChatMessage>, String>],
     /// The dataset as loaded.
     pub data: &'a TaskDataset,
     /// The dataset file's bytes (for the fingerprint).
@@ -59,13 +61,7 @@ pub fn render(i: &Inputs<'_>) -> Result<Vec<(&'static str, String)>, CsvError> {
     let outputs = Outputs {
         markdown: markdown::render(&input, &rep, i.lang),
         report: rep,
-        results_jsonl: results::render(
-            i.data,
-            i.info,
-            i.source,
-            &i.scored.models,
-            &render_prompts(i.task, i.template, &i.data.samples),
-        ),
+        results_jsonl: results::render(i.data, i.info, i.source, &i.scored.models, i.prompts),
         samples: i.data.samples.len(),
         default_model: String::new(),
         identity: vec![
@@ -107,7 +103,7 @@ mod tests {
         Inputs {
             task: &f.task,
             info: &f.info,
-            template: &f.template,
+            prompts: &f.prompts,
             data: &f.data,
             dataset_bytes: b"",
             scored: &f.scored,

@@ -430,6 +430,11 @@ impl Pipeline<TaskKind> {
         self.kind().prompts.get(sample)
     }
 
+    /// Every sample's prompt as rendered up front (what was sent), by sample index.
+    pub fn prompts(&self) -> &[Result<Vec<ChatMessage>, String>] {
+        &self.kind().prompts
+    }
+
     /// Per model, per sample results (`None` while unsettled).
     pub fn results(&self) -> &[Vec<Option<SampleResult>>] {
         &self.kind().results

@@ -10,7 +10,8 @@ use crate::task::{preset, Task};
 /// Two tagged samples; `m1` answers both, `m2` only `S1`.
 pub struct Fixture {
     pub task: Task,
-    pub template: crate::task::PromptTemplate,
+    /// Each sample's prompt rendered by the preset's template.
+    pub prompts: Vec<Result<Vec<crate::provider::ChatMessage>, String>>,
     pub info: TaskInfo,
     pub data: TaskDataset,
     pub scored: Scored,
@@ -26,7 +27,7 @@ impl Fixture {
             &self.info,
             &self.source,
             &self.scored.models,
-            &super::engine::render_prompts(&self.task, &self.template, &self.data.samples),
+            &self.prompts,
         )
     }
 
@@ -69,9 +70,11 @@ pub fn fixture() -> Fixture {
         prompt_version: "v1".into(),
         prompt_source: "builtin".into(),
     };
+    let template = crate::task::builtin_template("ie_json").expect("template");
+    let prompts = super::engine::render_prompts(&task, &template, &data.samples);
     Fixture {
         task,
-        template: crate::task::builtin_template("ie_json").expect("template"),
+        prompts,
         info,
         data,
         scored,

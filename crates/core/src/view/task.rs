@@ -281,7 +281,6 @@ pub fn attach(data: &mut ViewData, file: &str, bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task_run::engine::render_prompts;
     use crate::task_run::report::build;
     use crate::task_run::testing::fixture;
 
@@ -299,7 +298,7 @@ mod tests {
             .flat_map(|m| m.results.iter().map(move |r| (m.model.as_str(), r)))
             .collect();
         assert_eq!(lines.len(), live.len());
-        let prompts = render_prompts(&f.task, &f.template, &f.data.samples);
+        let prompts = &f.prompts;
         for (l, (model, r)) in lines.iter().zip(&live) {
             assert_eq!(l.model.as_deref(), Some(*model));
             let mut want = (*r).clone();
