@@ -237,7 +237,8 @@ test('CSP: a run against mock-server on 127.0.0.1 works under the policy with no
 });
 
 test('the API key is absent from the downloads, URL, localStorage, console, markup and IndexedDB', async (t) => {
-  const KEY = 'sk-evalpage-LEAKCHECK-7731';
+  // Every part of the key is letters: a digit-only part matched a timestamp or latency by chance.
+  const KEY = 'sk-evalpage-LEAKCHECK-qZvXw';
   const mock = await startMock(['--fail-rate', '0.3', '--seed', '3', '--latency-ms', '150']);
   try {
     const errors = [];
@@ -273,7 +274,7 @@ test('the API key is absent from the downloads, URL, localStorage, console, mark
       assert.ok(f.text.length > 0, f.name);
     }
     assert.deepEqual(Object.keys(files).sort(), ['report.events.json-seq', 'report.events.jsonl', 'report.json', 'report.md']);
-    const parts = '(LEAKCHECK|7731)';
+    const parts = '(LEAKCHECK|qZvXw)';
     for (const [name, text] of Object.entries(files)) {
       assert.ok(!text.includes(KEY), `${name} holds the key`);
       assert.doesNotMatch(text, new RegExp(`sk-evalpage|${parts}`), `${name} holds part of the key`);
