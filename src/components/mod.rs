@@ -4,6 +4,7 @@
 pub mod code_editor;
 pub mod endpoint_form;
 pub mod header;
+pub mod metric_cells;
 pub mod metric_hints;
 pub mod reconcile_view;
 pub mod resume_banner;

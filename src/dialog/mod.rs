@@ -11,6 +11,7 @@
 pub mod conversation;
 mod inputs;
 pub mod results;
+mod table;
 
 use crate::components::unsaved_mode::{use_unsaved_mode, UnsavedMode};
 use crate::effects::dialog_run::{DialogRunHandle, DialogUpdate, DialogView};

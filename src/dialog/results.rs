@@ -1,12 +1,14 @@
 //! What a dialog run or a scored trace shows: progress, the trace's problems,
 //! the per-metric summary of `metrics_summary.json` (value, status and the
 //! eligible / skipped / failed counts; a metric that did not run with its
-//! reason), the downloads, and every dialog as a collapsed conversation.
+//! reason), the downloads, and the table of dialogs (`table`), each row
+//! opening its conversation.
 
-use super::conversation::DialogCard;
+use super::table::DialogTable;
 use crate::components::zip_button::ZipButton;
 use crate::effects::download;
-use crate::state::dialog::{DialogResults, DialogState, ShownDialog};
+use crate::state::dialog::{DialogResults, DialogState};
+use crate::state::viewer::Shared;
 use crate::state::RunStatus;
 use evalpage_core::dialog::MetricsSummary;
 use evalpage_core::Lang;
@@ -46,21 +48,20 @@ pub fn DialogResultsView(p: &DialogResultsProps) -> Html {
             </p>
         }
     });
-    let (dialogs, body): (Vec<Rc<ShownDialog>>, Html) = match &s.results {
-        Some(Ok(r)) => (r.dialogs.clone(), finished(lang, r)),
+    let (dialogs, body) = match &s.results {
+        Some(Ok(r)) => (Some(r.dialogs.clone()), finished(lang, r)),
         Some(Err(e)) => (
-            Vec::new(),
+            None,
             html! { <p class="error" role="alert">{e.to_string()}</p> },
         ),
-        None => {
-            let settled = s
-                .snapshot
-                .as_ref()
-                .map(|snap| snap.dialogs.iter().flatten().cloned().collect())
-                .unwrap_or_default();
-            (settled, html! {})
-        }
+        None => (
+            s.snapshot.as_ref().map(|snap| snap.dialogs.clone()),
+            html! {},
+        ),
     };
+    let settled = dialogs
+        .as_ref()
+        .map_or(0, |d| d.iter().filter(|d| d.is_some()).count());
     if progress.is_none() && s.results.is_none() {
         return html! {};
     }
@@ -75,15 +76,12 @@ pub fn DialogResultsView(p: &DialogResultsProps) -> Html {
                 }
                 { body }
             </section>
-            if !dialogs.is_empty() {
+            if let Some(dialogs) = dialogs.filter(|_| settled > 0) {
                 <section class="panel" data-testid="dialog-conversations">
-                    <h2>{format!("{} ({})", t("对话", "Conversations"), dialogs.len())}</h2>
-                    <p class="muted">{t("展开一个对话查看每轮的用户消息、参考答案与标签、模型回答和评分。",
-                        "Open a dialog to see each turn's user message, ground truth and tags, model answer and verdicts.")}</p>
-                    { for dialogs.into_iter().map(|d| {
-                        let key = d.trace.dialog_id.clone();
-                        html!{ <DialogCard {key} {lang} dialog={d} /> }
-                    }) }
+                    <h2>{format!("{} ({settled})", t("对话", "Conversations"))}</h2>
+                    <p class="muted">{t("每行是一个对话自身的指标值；点击一行（或按 Enter）查看每轮的用户消息、参考答案与标签、模型回答和评分。",
+                        "Each row holds one dialog's own values; open a row (click or Enter) to see each turn's user message, ground truth and tags, model answer and verdicts.")}</p>
+                    <DialogTable {lang} dialogs={Shared(dialogs)} />
                 </section>
             }
         </>

@@ -37,8 +37,9 @@ pub struct DialogSnapshot {
 pub struct DialogResults {
     /// `metrics_summary.json`.
     pub summary: MetricsSummary,
-    /// Every dialog of the dataset, in order (skipped ones included).
-    pub dialogs: Vec<Rc<ShownDialog>>,
+    /// Every dialog of the dataset, in order (skipped ones included); each
+    /// is `Some`, in the shape of a run's snapshot so one table shows both.
+    pub dialogs: Rc<Vec<Option<Rc<ShownDialog>>>>,
     /// The files to download: the five artifacts (and a run's event logs).
     pub files: Rc<Vec<(String, String)>>,
     /// When it ended, ms.
@@ -70,15 +71,15 @@ impl DialogResults {
             .traces
             .iter()
             .map(|t| {
-                Rc::new(ShownDialog {
+                Some(Rc::new(ShownDialog {
                     rows: rows.remove(t.dialog_id.as_str()).unwrap_or_default(),
                     trace: t.clone(),
-                })
+                }))
             })
             .collect();
         Ok(DialogResults {
             summary: artifacts.summary.clone(),
-            dialogs,
+            dialogs: Rc::new(dialogs),
             files: Rc::new(files),
             ended_at_ms,
             problems: Vec::new(),

@@ -1,11 +1,10 @@
 //! The viewer's page state (`?mode=view`): the saved run opened, the query
 //! over its rows (kept in the URL), the rows it shows and the one drilled
 //! into; and a saved run in the live modes' own state types, so the page
-//! shows it through their views (`rag_view`, `shown_dialogs`). Pure;
+//! shows it through their views (`rag_view`). Pure;
 //! reading files is `effects::files`, the rows and queries are the core's
 //! `view`.
 
-use super::dialog::ShownDialog;
 use super::{RunProgress, RunSnapshot, RunStatus};
 use evalpage_core::console::notes_of;
 use evalpage_core::view::{compare_views, rag_cases, Facets, Look, Manifest, Query, ViewData};
@@ -122,25 +121,6 @@ pub fn rag_view(data: &ViewData, lang: Lang) -> Option<RagView> {
         }),
         notes: Rc::new(notes),
     })
-}
-
-/// A saved dialog evaluation's dialogs as the dialog mode shows them, by
-/// table row (`None` for a row whose trace line was not given).
-pub fn shown_dialogs(data: &ViewData) -> Vec<Option<Rc<ShownDialog>>> {
-    let Look::Dialog(d) = &data.look else {
-        return Vec::new();
-    };
-    d.dialogs
-        .iter()
-        .map(|e| {
-            e.trace.as_ref().map(|t| {
-                Rc::new(ShownDialog {
-                    trace: t.clone(),
-                    rows: e.rows.clone(),
-                })
-            })
-        })
-        .collect()
 }
 
 /// Bootstrap resamples of the page's comparisons (the CLI's gates use
@@ -316,7 +296,6 @@ mod tests {
         assert_eq!(v.run.cases[r2.index].id, "Q2");
         assert_eq!(v.notes[0], "Notes:");
         assert!(v.notes[1].starts_with("1. Q2: "), "{:?}", v.notes);
-        assert!(shown_dialogs(&data).is_empty());
         let log = "{\"record_type\":\"meta\",\"run_id\":\"r\",\"dataset\":\"d\",\"scoring\":{}}\n{\"record_type\":\"case\",\"case_id\":\"Q1\",\"accuracy\":true,\"citation\":false}\n";
         let from_log = evalpage_core::view::load("e.jsonl", log.as_bytes()).expect("log");
         assert_eq!(from_log.look, Look::Rag);

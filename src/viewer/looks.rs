@@ -14,12 +14,13 @@
 //! - Retrieval: a row is the retrieval mode's row; above the table its
 //!   per-bucket means.
 //! - Dialogs: above the table the dialog mode's M1–M5 summary with its
-//!   counts, below it each dialog's conversation; a row's drill-down is its
-//!   conversation, open.
+//!   counts; a row is the dialog mode's row (its own M1–M5 values, time,
+//!   last answer or error) and its drill-down is its conversation, open.
 //!
 //! A row stays one line (fixed height): long text is cut, the drill-down has
 //! it whole.
 
+use crate::components::metric_cells;
 use crate::dialog::conversation::DialogCard;
 use crate::dialog::results::summary_table;
 use crate::rag::case_table::{answer_cell, mark, reason_cell};
@@ -28,7 +29,7 @@ use crate::rag::metrics::MetricsPanel;
 use crate::retrieval::{case_cells, case_head, means_table};
 use crate::state::dialog::ShownDialog;
 use crate::state::task_results::cell;
-use crate::state::viewer::{rag_view, shown_dialogs, Shared};
+use crate::state::viewer::{rag_view, Shared};
 use crate::state::Provider;
 use crate::task::sample_table::cell_html;
 use evalpage_core::console::reasons;
@@ -42,13 +43,6 @@ use yew::prelude::*;
 /// Above this many rows the RAG summary (every case read back) waits for a
 /// click, so opening a huge report stays fast.
 const RAG_SUMMARY_AT_ONCE: usize = 20_000;
-/// Conversations listed below a dialog run's table at most.
-const CONVERSATIONS_SHOWN: usize = 500;
-
-/// A metric value as the generic table shows it.
-pub fn value(v: Option<f64>) -> String {
-    v.map_or("–".to_string(), |x| format!("{x:.3}"))
-}
 
 fn rag_label(lang: Lang, metric: &str) -> Option<&'static str> {
     match metric {
@@ -73,13 +67,7 @@ pub fn head(lang: Lang, d: &ViewData) -> Html {
         Look::Retrieval { k } => html! {
             <>{ case_head(lang, *k) }<th>{"ms"}</th></>
         },
-        _ => html! {
-            <>
-                { for d.metrics.iter().map(|m| html!{ <th>{m}</th> }) }
-                <th>{"ms"}</th>
-                <th>{t("回答 / 错误", "answer / error")}</th>
-            </>
-        },
+        _ => metric_cells::head(lang, &d.metrics),
     }
 }
 
@@ -88,12 +76,8 @@ pub fn columns(d: &ViewData) -> usize {
     match &d.look {
         Look::Rag => d.metrics.len() + 3,
         Look::Retrieval { .. } => 8,
-        _ => d.metrics.len() + 2,
+        _ => metric_cells::columns(d.metrics.len()),
     }
-}
-
-fn latency(r: &ViewRow) -> Html {
-    html! { <td class="num">{r.latency_ms.map(|l| format!("{l:.0}")).unwrap_or_default()}</td> }
 }
 
 /// A row's cells after id, model and status.
@@ -109,24 +93,18 @@ pub fn cells(lang: Lang, d: &ViewData, r: &ViewRow) -> Html {
                     { for d.metrics.iter().zip(&r.values).map(|(m, v)| match (m.as_str(), v) {
                         ("accuracy", Some(v)) => html!{ <td data-testid="case-accuracy">{mark(*v >= 1.0)}</td> },
                         ("citation", Some(v)) => html!{ <td data-testid="case-citation">{mark(*v >= 1.0)}</td> },
-                        _ => html!{ <td class="num">{value(*v)}</td> },
+                        _ => html!{ <td class="num">{metric_cells::value(*v)}</td> },
                     }) }
-                    { latency(r) }
+                    { metric_cells::latency(r) }
                     <td class="q">{r.input.clone().unwrap_or_default()}</td>
                     <td class="reason" data-testid="case-reason">{why}</td>
                 </>
             }
         }
         Look::Retrieval { .. } => html! {
-            <>{ case_cells(&retrieval_row(d, r)) }{ latency(r) }</>
+            <>{ case_cells(&retrieval_row(d, r)) }{ metric_cells::latency(r) }</>
         },
-        _ => html! {
-            <>
-                { for r.values.iter().map(|v| html!{ <td class="num">{value(*v)}</td> }) }
-                { latency(r) }
-                <td class="clip-line">{r.error.clone().or_else(|| r.answer.clone()).unwrap_or_default()}</td>
-            </>
-        },
+        _ => metric_cells::cells(r),
     }
 }
 
@@ -218,9 +196,6 @@ pub struct LookProps {
     pub lang: Lang,
     /// The run.
     pub data: Shared<ViewData>,
-    /// Rows shown by the query (indices), in order.
-    #[prop_or_default]
-    pub shown: Shared<Vec<u32>>,
 }
 
 /// The live mode's panels above the table: the RAG page's metrics and error
@@ -280,38 +255,6 @@ pub fn LookSummary(p: &LookProps) -> Html {
             </section>
         },
         _ => html! {},
-    }
-}
-
-/// The live mode's panels below the table: a dialog run's conversations
-/// (the rows the query shows, in its order), each collapsed until opened.
-#[component]
-pub fn LookBelow(p: &LookProps) -> Html {
-    let lang = p.lang;
-    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    let dialogs = use_memo(p.data.clone(), |d| shown_dialogs(d));
-    if dialogs.is_empty() {
-        return html! {};
-    }
-    let shown: Vec<Rc<ShownDialog>> = p
-        .shown
-        .iter()
-        .filter_map(|&i| dialogs.get(i as usize).cloned().flatten())
-        .collect();
-    let more = shown.len().saturating_sub(CONVERSATIONS_SHOWN);
-    html! {
-        <section class="panel" data-testid="dialog-conversations">
-            <h2>{format!("{} ({})", t("对话", "Conversations"), shown.len())}</h2>
-            <p class="muted">{t("展开一个对话查看每轮的用户消息、参考答案与标签、模型回答和评分。",
-                "Open a dialog to see each turn's user message, ground truth and tags, model answer and verdicts.")}</p>
-            { for shown.into_iter().take(CONVERSATIONS_SHOWN).map(|d| {
-                let key = d.trace.dialog_id.clone();
-                html!{ <DialogCard {key} {lang} dialog={d} /> }
-            }) }
-            if more > 0 {
-                <p class="muted">{format!("… {more} {}", t("个对话未列出：用搜索与筛选缩小范围。", "more dialogs not listed: narrow them with the search and filters."))}</p>
-            }
-        </section>
     }
 }
 

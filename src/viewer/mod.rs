@@ -26,7 +26,7 @@ use evalpage_core::view::{
     self, manifest_url, read_manifest, Outcome, Query, Slices, Sort, ViewData,
 };
 use evalpage_core::Lang;
-use looks::{LookBelow, LookSummary};
+use looks::LookSummary;
 use std::rc::Rc;
 use table::CaseTable;
 use wasm_bindgen::JsCast;
@@ -503,7 +503,6 @@ fn run_view(
                 <p data-testid="viewer-count">{format!("{} / {}", s.shown.len(), d.rows.len())}</p>
                 <CaseTable {lang} data={d.clone()} shown={s.shown.clone()} selected={s.selected} {on_select} />
             </section>
-            <LookBelow {lang} data={d.clone()} shown={s.shown.clone()} />
         </>
     }
 }

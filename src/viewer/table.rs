@@ -5,6 +5,7 @@
 //! the drill-down's view of the case, are the run's kind's (`looks`).
 
 use super::looks;
+use crate::components::metric_cells;
 use crate::components::virtual_table::{Geometry, VirtualTable};
 use crate::state::viewer::Shared;
 use evalpage_core::view::ViewData;
@@ -109,7 +110,7 @@ fn detail(p: &CaseTableProps, i: u32) -> Html {
                         html!{
                             <tr>
                                 <td>{m}</td>
-                                <td class="num">{looks::value(r.values[c])}</td>
+                                <td class="num">{metric_cells::value(r.values[c])}</td>
                                 <td><pre class="detail" tabindex="0">{ if detail.is_null() { String::new() } else { serde_json::to_string_pretty(&detail).unwrap_or_default() } }</pre></td>
                             </tr>
                         }

@@ -108,8 +108,8 @@ test('dialog mode: no serious or critical violations before and after a run, a c
   await check(t, page, 'dialog', failures);
   await page.click('[data-testid=dialog-start]');
   await waitStatus(page, 'done');
-  await page.locator('[data-testid=dialog-card] > summary').first().click();
-  await page.waitForSelector('[data-testid=dialog-card][open]');
+  await page.locator('[data-testid=case-row]').first().click();
+  await page.waitForSelector('[data-testid=case-detail] [data-testid=dialog-card][open] [data-testid=dialog-turn]');
   await check(t, page, 'dialog after a run', failures);
   assert.equal(failures.length, 0, failures.join('\n\n'));
   assert.deepEqual(errors, []);
@@ -150,7 +150,7 @@ test('the viewer: no serious or critical violations, empty and with a report and
   assert.equal(run.status, 0, run.stderr);
   await page.setInputFiles('[data-testid=open-report]',
     ['dialog_trace.jsonl', 'turn_eval.jsonl', 'metrics_summary.json'].map((n) => path.join(dialogs, n)));
-  await page.waitForSelector('[data-testid=dialog-conversations]');
+  await page.waitForSelector('[data-testid=dialog-results]');
   await page.locator('[data-testid=case-row]').first().click();
   await page.waitForSelector('[data-testid=case-detail] [data-testid=dialog-turn]');
   await check(t, page, 'viewer with a dialog run', failures);
@@ -159,7 +159,7 @@ test('the viewer: no serious or critical violations, empty and with a report and
   const tr = cli(['run', '--task', 'event_eval', '--dataset', path.join(ROOT, 'www/demo/tasks/event_eval.jsonl'), '--mock', '--out', task]);
   assert.equal(tr.status, 0, tr.stderr);
   await page.setInputFiles('[data-testid=open-report]', ['report.json', 'results.jsonl'].map((n) => path.join(task, n)));
-  await page.waitForFunction(() => !document.querySelector('[data-testid=dialog-conversations]'));
+  await page.waitForFunction(() => !document.querySelector('[data-testid=dialog-results]'));
   await page.locator('[data-testid=case-row]').first().click();
   await page.waitForSelector('[data-testid=task-cell]');
   await check(t, page, 'viewer with a task run', failures);

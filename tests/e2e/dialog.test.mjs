@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  startSite, startMock, launch, newPage, waitStatus, download, downloadBytes, readStoredZip, cli, tmpDir, ROOT,
+  startSite, startMock, launch, newPage, waitStatus, download, downloadBytes, readStoredZip, cli, tmpDir, watchMost, ROOT,
 } from './helpers.mjs';
 
 const DIALOGS = path.join(ROOT, 'www/demo/demo_dialogs.jsonl');
@@ -97,12 +97,22 @@ test('the demo dialogs played in the page give the CLI demo run metrics', async 
   assert.equal(alone.name, 'metrics_summary.json');
   assert.equal(alone.text, files.get('metrics_summary.json'));
 
-  // Conversations: one collapsed card per dialog; turns are rendered when opened.
-  assert.equal(await page.locator('[data-testid=dialog-card]').count(), 22);
+  // Conversations: a table of the dialogs (one row each, only the rows in
+  // view in the DOM); a row opens its conversation, turns rendered then.
+  assert.match(await page.textContent('[data-testid=dialog-conversations] h2'), /\(22\)/);
+  assert.equal(await page.locator('[data-testid=dialog-table] [data-testid=case-row]').count(), 22, '22 rows fit in the window');
   assert.equal(await page.locator('[data-testid=dialog-turn]').count(), 0);
-  const first = page.locator('[data-testid=dialog-card][data-dialog-id=memfin-001]');
-  await first.locator('summary').click();
-  await page.waitForSelector('[data-testid=dialog-card][data-dialog-id=memfin-001] [data-testid=dialog-turn]');
+  const cases = files.get('report.events.jsonl').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.record_type === 'case');
+  const logged = cases.find((c) => c.case_id === 'memfin-001');
+  const cells = await page.locator('[data-testid=case-row][data-id=memfin-001] td').allTextContents();
+  const head = await page.locator('[data-testid=dialog-table] thead th').allTextContents();
+  assert.deepEqual(cells.slice(0, 2), ['memfin-001', 'ok']);
+  for (const [m, v] of Object.entries(logged.metrics)) {
+    assert.equal(cells[head.indexOf(m)], v === null ? '–' : v.toFixed(3), `memfin-001 ${m}: the case record's value`);
+  }
+  await page.click('[data-testid=case-row][data-id=memfin-001]');
+  const first = page.locator('[data-testid=case-detail] [data-testid=dialog-card][data-dialog-id=memfin-001][open]');
+  await first.locator('[data-testid=dialog-turn]').first().waitFor();
   const trace = files.get('dialog_trace.jsonl').trim().split('\n').map((l) => JSON.parse(l))
     .find((t) => t.dialog_id === 'memfin-001');
   const turns = first.locator('[data-testid=dialog-turn]');
@@ -114,6 +124,41 @@ test('the demo dialogs played in the page give the CLI demo run metrics', async 
   for (const m of ['m1', 'm2', 'm3', 'm4']) {
     assert.equal(await turns.first().locator(`[data-testid=verdict-${m}]`).count(), 1, m);
   }
+  assert.deepEqual(errors, []);
+});
+
+test('a long dialog run (300 dialogs) keeps only the rows in view in the DOM, every dialog reachable', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await openDialogMode(page);
+  const lines = fs.readFileSync(DIALOGS, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    .filter((d) => d.dialog_id.startsWith('memfin-0'));
+  const dataset = path.join(tmpDir('long-dialogs'), 'long_dialogs.jsonl');
+  fs.writeFileSync(dataset, Array.from({ length: 300 }, (_, i) => JSON.stringify(
+    { ...lines[i % lines.length], dialog_id: `D${String(i + 1).padStart(3, '0')}` })).join('\n') + '\n');
+  await page.setInputFiles('[data-testid=dialog-file]', dataset);
+  await page.waitForFunction(() => document.querySelector('[data-testid=dialog-dataset-summary]')?.textContent.includes('300 dialogs'));
+  await page.fill('[data-testid=dialog-concurrency]', '32');
+  await page.dispatchEvent('[data-testid=dialog-concurrency]', 'change');
+  await watchMost(page, '[data-testid=case-row]');
+  await page.click('[data-testid=dialog-start]');
+  await page.waitForFunction(() => Number(/(\d+)\//.exec(document.querySelector('[data-testid=dialog-progress]')?.textContent)?.[1]) >= 60);
+  assert.equal(await page.textContent('[data-testid=run-status]'), 'running', 'measured while the run goes on');
+  await waitStatus(page, 'done', 120000);
+  assert.match(await page.textContent('[data-testid=dialog-conversations] h2'), /\(300\)/);
+  // 480 px of 30 px rows and 10 rows above and below: at most 36 rows at any time.
+  const most = await page.evaluate(() => window.__most);
+  assert.ok(most > 0 && most <= 36, `${most} dialog rows were in the DOM at once`);
+  const heights = await page.locator('[data-testid=case-row]').evaluateAll((rs) => rs.map((r) => r.getBoundingClientRect().height));
+  assert.deepEqual([...new Set(heights)], [30]);
+  // The last dialog is reached by scrolling; Enter opens its conversation.
+  await page.$eval('[data-testid=dialog-table]', (t) => { t.closest('.vtable').scrollTop = 1e9; });
+  const last = page.locator('[data-testid=case-row][data-id=D300]');
+  await last.waitFor();
+  assert.ok(await page.locator('[data-testid=case-row]').count() <= 36);
+  await last.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid=case-detail] [data-testid=dialog-card][data-dialog-id=D300][open] [data-testid=dialog-turn]');
   assert.deepEqual(errors, []);
 });
 
@@ -157,9 +202,12 @@ test('a dropped dialogs file and trace are scored as `evalpage score --dialogs` 
   for (const name of ['metrics_summary.json', 'turn_eval.jsonl', 'dialog_trace.jsonl']) {
     assert.equal(files.get(name), fromCli.get(name), name);
   }
-  assert.equal(await page.locator('[data-testid=dialog-card]').count(), 6);
-  assert.equal(await page.getAttribute('[data-testid=dialog-card][data-dialog-id=unaligned]', 'data-status'), 'skipped');
-  assert.match(await page.textContent('[data-testid=dialog-card][data-dialog-id=unaligned] summary'), /skipped/);
+  assert.match(await page.textContent('[data-testid=dialog-conversations] h2'), /\(6\)/);
+  assert.equal(await page.locator('[data-testid=dialog-table] [data-testid=case-row]').count(), 6);
+  assert.equal(await page.textContent('[data-testid=case-row][data-id=unaligned] td:nth-child(2)'), 'skipped');
+  await page.press('[data-testid=case-row][data-id=unaligned]', 'Enter');
+  assert.equal(await page.getAttribute('[data-testid=case-detail] [data-testid=dialog-card][data-dialog-id=unaligned]', 'data-status'), 'skipped');
+  assert.match(await page.textContent('[data-testid=case-detail] [data-testid=dialog-card][data-dialog-id=unaligned] summary'), /skipped/);
   assert.deepEqual(errors, []);
 });
 

@@ -211,3 +211,15 @@ export function readStoredZip(buf) {
   }
   return out;
 }
+
+/**
+ * Counts, on every DOM change from now on, the elements matching `selector`;
+ * `window.__most` holds the most seen at once (a live table's rows in view).
+ */
+export async function watchMost(page, selector) {
+  await page.evaluate((s) => {
+    window.__most = 0;
+    const count = () => { window.__most = Math.max(window.__most, document.querySelectorAll(s).length); };
+    new MutationObserver(count).observe(document.body, { childList: true, subtree: true });
+  }, selector);
+}

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   startMock, startSite, launch, newPage, waitStatus, download, parseJsonSeq, cli, tmpDir,
-  comparable, useEndpoint, DEMO_DATASET, DATA,
+  comparable, useEndpoint, watchMost, DEMO_DATASET, DATA,
 } from './helpers.mjs';
 
 let site; let mock; let browser;
@@ -213,18 +213,6 @@ test('a dataset dropped on the page, or named by ?dataset=, loads', async () => 
   await missing.waitForSelector('[data-testid=load-error]');
   assert.match(await missing.textContent('[data-testid=load-error]'), /HTTP 404/);
 });
-
-/**
- * Counts, on every DOM change from now on, the elements matching `selector`;
- * `window.__most` holds the most seen at once.
- */
-async function watchMost(page, selector) {
-  await page.evaluate((s) => {
-    window.__most = 0;
-    const count = () => { window.__most = Math.max(window.__most, document.querySelectorAll(s).length); };
-    new MutationObserver(count).observe(document.body, { childList: true, subtree: true });
-  }, selector);
-}
 
 test('a long live run (500 cases) keeps only the rows in view in the DOM, every case reachable by scrolling', async () => {
   const errors = [];

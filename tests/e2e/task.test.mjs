@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   startMock, startSite, launch, newPage, waitStatus, download, downloadBytes, readStoredZip,
-  parseJsonSeq, cli, tmpDir, dumpIndexedDb, ROOT, DATA,
+  parseJsonSeq, cli, tmpDir, dumpIndexedDb, watchMost, ROOT, DATA,
 } from './helpers.mjs';
 
 const EVENT_DEMO = path.join(ROOT, 'www/demo/tasks/event_eval.jsonl');
@@ -422,11 +422,7 @@ test('a long task run (300 samples x 2 models) keeps only the rows in view in th
   await page.setInputFiles('[data-testid=task-dataset-file]', dataset);
   await page.waitForFunction(() => document.querySelector('[data-testid=task-dataset-summary]')?.textContent.includes('300 valid samples'));
   await startEnabled(page);
-  await page.evaluate(() => {
-    window.__most = 0;
-    const count = () => { window.__most = Math.max(window.__most, document.querySelectorAll('[data-testid=sample-row]').length); };
-    new MutationObserver(count).observe(document.body, { childList: true, subtree: true });
-  });
+  await watchMost(page, '[data-testid=sample-row]');
   await page.click('[data-testid=start]');
   await page.waitForFunction(() => Number(document.querySelector('[data-testid=progress]')?.textContent.split('/')[0]) >= 100);
   assert.equal(await page.textContent('[data-testid=run-status]'), 'running', 'measured while the run goes on');

@@ -12,6 +12,7 @@ use evalpage_core::console::{notes, notes_of, reasons};
 use evalpage_core::dialog::{parse_dialogs, render, DialogJudge};
 use evalpage_core::provider::{CallOutcome, ChatMessage};
 use evalpage_core::run::{Command, Engine, Input, Kind, Pipeline, RunSettings, RunStatus, Step};
+use evalpage_core::view::dialog_columns;
 use evalpage_core::view::{open_files, rag_cases, Look};
 use evalpage_core::{DialogEngine, DialogRunConfig, Lang, ModelSettings, RagCase, Record};
 use std::collections::VecDeque;
@@ -217,6 +218,27 @@ fn a_dialog_run_s_files_read_back_into_its_conversations_and_summary() {
         assert_eq!(row.latency_ms, Some(c.elapsed_ms as f64));
     }
     assert_eq!(played, a.traces.iter().filter(|t| t.valid_dialog).count());
+    // The columns: every M1–M5 metric of a judged run; M1–M4 without the
+    // judge's verdicts; none before any dialog has rows.
+    assert_eq!(view.metrics.len(), 7, "{:?}", view.metrics);
+    let unjudged: Vec<_> = a
+        .rows
+        .iter()
+        .cloned()
+        .map(|mut r| {
+            r.judgements.clear();
+            r
+        })
+        .collect();
+    assert_eq!(
+        dialog_columns([unjudged.as_slice(), &[]]),
+        view.metrics[..]
+            .iter()
+            .filter(|m| !m.ends_with("_judge") && !m.starts_with("m5"))
+            .cloned()
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(dialog_columns([&[][..], &[]]), Vec::<String>::new());
 
     // The CLI's folder given file by file, one turn_eval line broken and no
     // summary: the line is reported at its place, the summary computed.

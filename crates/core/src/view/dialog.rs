@@ -56,14 +56,46 @@ fn entries(traces: Vec<DialogTrace>, rows: Vec<TurnEval>) -> Vec<DialogEntry> {
     out
 }
 
-fn row_of(e: &DialogEntry, metrics: &[String], values: &HashMap<String, Option<f64>>) -> ViewRow {
-    let id = e
-        .trace
-        .as_ref()
+/// The metric columns of dialogs with these `turn_eval` rows: the M1–M5
+/// metrics any of them has a value or a `None` for in its `case` record
+/// ([`dialog_metrics`]: M1–M4 for a dialog with rows, the judged ones too
+/// when a row was judged), in [`METRICS`] order.
+pub fn dialog_columns<'a>(dialogs: impl IntoIterator<Item = &'a [TurnEval]>) -> Vec<String> {
+    let (mut scored, mut judged) = (false, false);
+    for rows in dialogs {
+        scored |= !rows.is_empty();
+        judged |= rows.iter().any(|r| !r.judgements.is_empty());
+        if judged {
+            break;
+        }
+    }
+    const JUDGED: [&str; 3] = [
+        "m3_risk_disclosure_judge",
+        "m4_compliance_judge",
+        "m5_explainability",
+    ];
+    METRICS
+        .iter()
+        .filter(|m| scored && (judged || !JUDGED.contains(m)))
+        .map(|m| m.to_string())
+        .collect()
+}
+
+/// A dialog's table row (the dialog mode's live table and the viewer's):
+/// its status, its own values of `metrics` ([`dialog_metrics`]), its last
+/// answer, the first user message, and the time and attempts of its trace
+/// line.
+pub fn dialog_row(trace: Option<&DialogTrace>, rows: &[TurnEval], metrics: &[String]) -> ViewRow {
+    let values: HashMap<String, Option<f64>> = if rows.is_empty() {
+        HashMap::new()
+    } else {
+        dialog_metrics(rows).into_iter().collect()
+    };
+    let id = trace
         .map(|t| t.dialog_id.clone())
-        .or_else(|| e.rows.first().map(|r| r.dialog_id.clone()))
+        .or_else(|| rows.first().map(|r| r.dialog_id.clone()))
         .unwrap_or_default();
-    let t = e.trace.as_ref();
+    let t = trace;
     let number = |k: &str| t.and_then(|t| t.extra.get(k)).and_then(Value::as_u64);
     let answer = t.and_then(|t| {
         t.turns
@@ -74,7 +106,7 @@ fn row_of(e: &DialogEntry, metrics: &[String], values: &HashMap<String, Option<f
     let input = t.and_then(|t| t.turns.first().map(|x| x.user_text.clone()));
     let status = match t {
         Some(t) => code(&t.dialog_status),
-        None if e.rows.iter().all(|r| r.turn_status == TurnStatus::Ok) => "ok".into(),
+        None if rows.iter().all(|r| r.turn_status == TurnStatus::Ok) => "ok".into(),
         None => "partial".into(),
     };
     let error = t.and_then(|t| t.dialog_error.clone().or_else(|| t.skip_reason.clone()));
@@ -135,25 +167,10 @@ pub fn view(label: &str, read: ReadBack) -> ViewData {
         })
     });
     let dialogs = entries(traces, rows);
-    let values: Vec<HashMap<String, Option<f64>>> = dialogs
-        .iter()
-        .map(|e| {
-            if e.rows.is_empty() {
-                HashMap::new()
-            } else {
-                dialog_metrics(&e.rows).into_iter().collect()
-            }
-        })
-        .collect();
-    let metrics: Vec<String> = METRICS
-        .iter()
-        .filter(|m| values.iter().any(|v| v.contains_key(**m)))
-        .map(|m| m.to_string())
-        .collect();
+    let metrics = dialog_columns(dialogs.iter().map(|e| e.rows.as_slice()));
     let table: Vec<ViewRow> = dialogs
         .iter()
-        .zip(&values)
-        .map(|(e, v)| row_of(e, &metrics, v))
+        .map(|e| dialog_row(e.trace.as_ref(), &e.rows, &metrics))
         .collect();
     let mut notes: Vec<String> = errors
         .iter()

@@ -18,6 +18,7 @@ pub mod compare;
 pub mod dialog;
 mod lite;
 pub mod look;
+pub use dialog::{dialog_columns, dialog_row};
 pub use lite::Slices;
 pub mod query;
 pub mod task;
