@@ -189,12 +189,6 @@ fn rate_limits_are_retried_after_the_servers_retry_after() {
         );
         assert!(e["latency_ms"].as_f64().unwrap_or(0.0) >= 1000.0, "{e}");
     }
-    // Every case's detail records its attempts and time too (the viewer's drill-down).
-    for s in report["scores"].as_array().expect("scores") {
-        let d = &s["detail"];
-        assert_eq!(d["attempts"].as_u64(), Some(2), "{d}");
-        assert!(d["latency_ms"].as_u64().unwrap_or(0) >= 1000, "{d}");
-    }
     assert_eq!(report["metrics"]["failed_calls"], 2);
 }
 

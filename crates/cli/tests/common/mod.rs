@@ -226,10 +226,5 @@ pub fn comparable(mut report: Value) -> Value {
         e["trace_id"] = Value::Null;
         e["latency_ms"] = Value::Null;
     }
-    for s in report["scores"].as_array_mut().into_iter().flatten() {
-        if let Some(d) = s["detail"].as_object_mut() {
-            d.remove("latency_ms");
-        }
-    }
     report
 }

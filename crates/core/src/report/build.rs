@@ -117,8 +117,6 @@ fn case_scores(case: &RagCase, r: &CaseResult) -> [EvalScore; 2] {
         "answer": r.answer,
         "llm_call_ok": r.call_ok(),
         "error": r.error.as_ref().map(|e| e.message.clone()),
-        "attempts": r.attempts,
-        "latency_ms": r.elapsed_ms,
     });
     merge(&mut common, Value::Object(extras(r)));
     let mut acc = common.clone();

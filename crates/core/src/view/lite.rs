@@ -55,8 +55,6 @@ struct Shown {
     raw_answer: Option<Value>,
     question: Option<Value>,
     query: Option<Value>,
-    attempts: Option<Value>,
-    latency_ms: Option<Value>,
     skipped: Option<IgnoredAny>,
     unscored: Option<IgnoredAny>,
 }
@@ -87,7 +85,6 @@ fn add(b: &mut Builder, base: usize, s: Score<'_>) {
             .into_iter()
             .find_map(|v| v.as_ref().and_then(Value::as_str).map(str::to_string));
     }
-    row.timing(shown.attempts.as_ref(), shown.latency_ms.as_ref());
 }
 
 fn body(r: Body) -> crate::report::EvaluationReport {

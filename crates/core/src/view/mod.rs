@@ -188,23 +188,6 @@ fn haystack(
     h
 }
 
-impl ViewRow {
-    /// The attempts and time a score's detail records (the RAG check's do),
-    /// when the row has none yet; values of another type are ignored.
-    fn timing(&mut self, attempts: Option<&Value>, latency_ms: Option<&Value>) {
-        if self.attempts.is_none() {
-            self.attempts = attempts
-                .and_then(Value::as_u64)
-                .and_then(|a| u32::try_from(a).ok());
-        }
-        if self.latency_ms.is_none() {
-            self.latency_ms = latency_ms
-                .and_then(Value::as_f64)
-                .filter(|l| l.is_finite() && *l >= 0.0);
-        }
-    }
-}
-
 fn text_of(v: &Value, keys: &[&str]) -> Option<String> {
     keys.iter()
         .find_map(|k| v.get(*k).and_then(Value::as_str))
@@ -450,7 +433,6 @@ pub fn from_report(r: &EvaluationResult, source: &str) -> ViewData {
         if row.input.is_none() {
             row.input = text_of(&s.detail, &["question", "query"]);
         }
-        row.timing(s.detail.get("attempts"), s.detail.get("latency_ms"));
     }
     b.finish(&r.report, source, std::rc::Rc::from(""))
 }
@@ -763,12 +745,11 @@ mod tests {
     const SAMPLE: &str = r#"{"metrics": {"cases": 2, "passed_cases": 1, "failed_calls": 1},
         "scores": [
             {"sample_id": "a", "metric": "acc", "value": 1.0, "tags": ["t"], "language": "zh",
-             "length_bucket": "short", "detail": {"model": "m", "answer": "甲 \"answer\" [x]", "keypoints": [1, 2],
-             "attempts": 2, "latency_ms": 840}},
+             "length_bucket": "short", "detail": {"model": "m", "answer": "甲 \"answer\" [x]", "keypoints": [1, 2]}},
             {"sample_id": "a", "metric": "judge", "value": 0.0, "tags": ["t"], "language": "zh",
              "length_bucket": "short", "detail": {"model": "m", "unscored": true}},
             {"sample_id": "b", "metric": "acc", "value": 0.0, "tags": [], "language": null,
-             "length_bucket": null, "detail": {"model": "m", "answer": 42, "attempts": "two", "latency_ms": -1}}
+             "length_bucket": null, "detail": {"model": "m", "answer": 42}}
         ],
         "report": {
             "experiment": {"dataset": {"dataset_id": "d", "version": "v1", "name": "d.jsonl", "counts": {},
@@ -831,14 +812,6 @@ mod tests {
             fast.detail(&fast.rows[0], 0)["keypoints"],
             serde_json::json!([1, 2])
         );
-        for rows in [&fast.rows, &slow.rows] {
-            let timing: Vec<_> = rows.iter().map(|r| (r.attempts, r.latency_ms)).collect();
-            assert_eq!(
-                timing,
-                vec![(Some(2), Some(840.0)), (Some(3), Some(12.0))],
-                "a detail's attempts and time are read; a bad type is ignored, the error case's are used"
-            );
-        }
     }
 
     #[test]
