@@ -303,6 +303,8 @@ test('a RAG run downloaded from the page shows its √/×, reasons, metrics, err
   await liveDetail.waitFor();
   failing.reasons = await liveDetail.locator('td.reason div').allTextContents();
   failing.answer = await liveDetail.locator('td.answer .clip').textContent();
+  failing.timing = await liveDetail.locator('td.muted').last().textContent();
+  assert.match(failing.timing, /^[1-9]\d* · \d+ ms$/, 'attempts and time of the case');
   assert.equal(failing.reasons.join(' / '), failing.reason, 'the row shows the reasons of its drill-down');
   const text = (p, sel) => p.textContent(sel);
   const liveMetrics = await Promise.all(['metric-accuracy', 'metric-citation', 'metric-failed'].map((id) => text(live, `[data-testid=${id}]`)));
@@ -339,6 +341,7 @@ test('a RAG run downloaded from the page shows its √/×, reasons, metrics, err
   const detail = page.locator('[data-testid=case-detail] [data-testid=rag-case] tbody tr');
   assert.deepEqual(await detail.locator('td.reason div').allTextContents(), failing.reasons);
   assert.equal(await detail.locator('td.answer .clip').textContent(), failing.answer);
+  assert.equal(await detail.locator('td.muted').last().textContent(), failing.timing, "attempts and time as live (the zip's results.jsonl)");
   assert.equal(await detail.locator('[data-testid=case-accuracy]').textContent(), failing.acc);
   assert.deepEqual(errors, []);
   assert.deepEqual(viewErrors, []);

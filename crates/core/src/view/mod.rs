@@ -22,6 +22,7 @@ pub use dialog::{dialog_columns, dialog_row};
 pub use lite::Slices;
 pub mod query;
 pub mod task;
+mod timing;
 
 use crate::events::ReadLog;
 use crate::report::{EvaluationResult, MetricBreakdown, MetricSummary};
@@ -639,8 +640,10 @@ pub fn open_files(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, 
         }
     };
     let mut data = load(name, bytes)?;
-    if let (Look::Task(_), Some((results, text))) = (&data.look, pick("results.jsonl")) {
-        task::attach(&mut data, results, text);
+    match (&data.look, pick("results.jsonl")) {
+        (Look::Task(_), Some((results, text))) => task::attach(&mut data, results, text),
+        (_, Some((results, text))) => timing::attach(&mut data, results, text),
+        _ => {}
     }
     Ok(data)
 }
