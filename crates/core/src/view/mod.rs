@@ -189,6 +189,43 @@ fn haystack(
     h
 }
 
+impl ViewData {
+    /// Each row's index by its model and case id.
+    fn row_index(&self) -> HashMap<(Option<&str>, &str), usize> {
+        self.rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| ((r.model.as_deref(), r.id.as_str()), i))
+            .collect()
+    }
+}
+
+/// The notes of a file read beside a report: its first 20 unreadable lines
+/// (file, line, field), how many more, and how many lines name `what` the
+/// report does not have.
+fn note_lines(
+    data: &mut ViewData,
+    file: &str,
+    errors: &[crate::dataset::LineError],
+    unknown: usize,
+    what: &str,
+) {
+    for e in errors.iter().take(20) {
+        data.notes.push(format!("{e} (skipped)"));
+    }
+    if errors.len() > 20 {
+        data.notes.push(format!(
+            "{file}: {} more unreadable lines skipped",
+            errors.len() - 20
+        ));
+    }
+    if unknown > 0 {
+        data.notes.push(format!(
+            "{file}: {unknown} lines name {what} the report does not have (ignored)"
+        ));
+    }
+}
+
 fn text_of(v: &Value, keys: &[&str]) -> Option<String> {
     keys.iter()
         .find_map(|k| v.get(*k).and_then(Value::as_str))

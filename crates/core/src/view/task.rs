@@ -233,12 +233,7 @@ pub fn read_results(
 /// read (or that names a sample × model the report does not have).
 pub fn attach(data: &mut ViewData, file: &str, bytes: &[u8]) {
     let (lines, errors) = read_results(file, bytes, &data.metrics);
-    let index: HashMap<(Option<&str>, &str), usize> = data
-        .rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| ((r.model.as_deref(), r.id.as_str()), i))
-        .collect();
+    let index = data.row_index();
     let mut results: Vec<Option<SampleResult>> = vec![None; data.rows.len()];
     let mut inputs: Vec<Option<Rc<SampleInput>>> = vec![None; data.rows.len()];
     // One input per sample, shared by its models' rows.
@@ -257,20 +252,7 @@ pub fn attach(data: &mut ViewData, file: &str, bytes: &[u8]) {
             None => unknown += 1,
         }
     }
-    for e in errors.iter().take(20) {
-        data.notes.push(format!("{e} (skipped)"));
-    }
-    if errors.len() > 20 {
-        data.notes.push(format!(
-            "{file}: {} more unreadable lines skipped",
-            errors.len() - 20
-        ));
-    }
-    if unknown > 0 {
-        data.notes.push(format!(
-            "{file}: {unknown} lines name a sample × model the report does not have (ignored)"
-        ));
-    }
+    super::note_lines(data, file, &errors, unknown, "a sample × model");
     data.look = Look::Task(Rc::new(TaskLook {
         source: Some(file.to_string()),
         results,

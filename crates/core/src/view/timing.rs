@@ -11,7 +11,6 @@ use crate::dataset::jsonl::read_objects;
 use crate::dataset::kind;
 use crate::position::KeyError;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 struct Timing {
     /// `model`, a NUL, and `sample_id`: one line per case × model.
@@ -80,12 +79,7 @@ pub(super) fn attach(data: &mut ViewData, file: &str, bytes: &[u8]) {
         |t: &Timing| t.key.as_str(),
         |obj, _| timing_of(obj),
     );
-    let index: HashMap<(Option<&str>, &str), usize> = data
-        .rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| ((r.model.as_deref(), r.id.as_str()), i))
-        .collect();
+    let index = data.row_index();
     let mut found: Vec<(usize, Timing)> = Vec::new();
     let mut unknown = 0;
     for t in lines {
@@ -99,20 +93,7 @@ pub(super) fn attach(data: &mut ViewData, file: &str, bytes: &[u8]) {
         row.latency_ms = row.latency_ms.or(t.latency_ms);
         row.attempts = row.attempts.or(t.attempts);
     }
-    for e in errors.iter().take(20) {
-        data.notes.push(format!("{e} (skipped)"));
-    }
-    if errors.len() > 20 {
-        data.notes.push(format!(
-            "{file}: {} more unreadable lines skipped",
-            errors.len() - 20
-        ));
-    }
-    if unknown > 0 {
-        data.notes.push(format!(
-            "{file}: {unknown} lines name a case the report does not have (ignored)"
-        ));
-    }
+    super::note_lines(data, file, &errors, unknown, "a case");
 }
 
 #[cfg(test)]
