@@ -100,7 +100,14 @@ pub fn Charts(p: &ChartsProps) -> Html {
             }
             if !hist.is_empty() {
                 <figure class="chart">
-                    <figcaption>{t("延迟分布（毫秒）", "Latency (ms)")}</figcaption>
+                    <figcaption>{t("延迟分布（毫秒）", "Latency (ms)")}{" · "}
+                        <span data-testid="latency-count">{format!("{} / {}", latencies.len(), d.rows.len())}</span>
+                        {t(" 个用例有耗时", " cases with a time")}
+                        if latencies.len() < d.rows.len() {
+                            {t("（报告只记录失败用例的耗时：打开运行的 zip，或同时选择其 results.jsonl，可得每个用例的耗时）",
+                                " (the report records the time of failed cases only: open the run's zip, or pick its results.jsonl too, for every case's)")}
+                        }
+                    </figcaption>
                     <svg data-testid="chart-latency" role="img" aria-label={t("延迟直方图", "Latency histogram")}
                         width={W.to_string()} height="140" viewBox={format!("0 0 {W} 140")}>
                         { for hist.iter().enumerate().map(|(i, (edge, c))| {

@@ -284,7 +284,7 @@ test('a RAG run downloaded from the page shows its √/×, reasons, metrics, err
   // viewer derives them as the live page does, in the page's language.
   const errors = [];
   const live = await newPage(browser, errors);
-  await live.goto(`${site.url}/?lang=zh&provider=demo&demo_latency=0`);
+  await live.goto(`${site.url}/?lang=zh&provider=demo&demo_latency=0.05`);
   await live.click('[data-testid=start]');
   await waitStatus(live, 'done');
   const liveRows = await live.locator('[data-testid=case-row]').evaluateAll((rs) => rs.map((r) => ({
@@ -342,6 +342,7 @@ test('a RAG run downloaded from the page shows its √/×, reasons, metrics, err
   assert.deepEqual(await detail.locator('td.reason div').allTextContents(), failing.reasons);
   assert.equal(await detail.locator('td.answer .clip').textContent(), failing.answer);
   assert.equal(await detail.locator('td.muted').last().textContent(), failing.timing, "attempts and time as live (the zip's results.jsonl)");
+  assert.equal(await page.textContent('[data-testid=latency-count]'), '10 / 10', 'every case in the latency histogram');
   assert.equal(await detail.locator('[data-testid=case-accuracy]').textContent(), failing.acc);
   assert.deepEqual(errors, []);
   assert.deepEqual(viewErrors, []);
