@@ -185,7 +185,7 @@ pub fn report_metadata<'a>(
         .unwrap_or_default();
     counts.insert("sample_count".into(), json!(sample_count));
     counts.insert("line_errors".into(), json!(line_errors));
-    let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+    let base = super::file_name(file_name);
     let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
     report::DatasetMetadata {
         dataset_id: meta.map_or(stem.to_string(), |m| m.dataset_id.clone()),

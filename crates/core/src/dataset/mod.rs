@@ -115,6 +115,12 @@ pub(crate) struct JsonErrorAt {
     pub column: usize,
 }
 
+/// The file name of a path in a folder or a zip (`run/turn_eval.jsonl`,
+/// `C:\runs\report.json`), without its folders.
+pub(crate) fn file_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
 /// Places `e`, raised while parsing `text[offset..]`, in `text`. serde_json counts
 /// columns in bytes from the start of what it was given; a reader that trimmed the
 /// text or holds CJK text would otherwise report a column the user cannot find.

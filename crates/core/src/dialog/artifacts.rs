@@ -15,7 +15,7 @@ use super::summary::MetricsSummary;
 use super::trace::{is_v1, read_traces, DialogTrace, RunManifest, TRACE_VERSION};
 use super::vocab::{DialogStatus, TurnStatus};
 use crate::dataset::jsonl::read_objects;
-use crate::dataset::{kind, LineError};
+use crate::dataset::{file_name, kind, LineError};
 use crate::position::KeyError;
 use crate::timefmt::rfc3339_ms;
 use serde::{Deserialize, Serialize};
@@ -257,16 +257,11 @@ pub struct ReadBack {
     pub errors: Vec<LineError>,
 }
 
-/// The base name of a path in a folder or a zip (`run/turn_eval.jsonl`).
-fn base(name: &str) -> &str {
-    name.rsplit(['/', '\\']).next().unwrap_or(name)
-}
-
 /// True when `name` is one of the dialog evaluation's files that carry
 /// results (`dialog_trace.jsonl`, `turn_eval.jsonl`, `metrics_summary.json`).
 pub fn is_result_file(name: &str) -> bool {
     matches!(
-        base(name),
+        file_name(name),
         "dialog_trace.jsonl" | "turn_eval.jsonl" | "metrics_summary.json"
     )
 }
@@ -280,7 +275,7 @@ pub fn read_back(files: &[(String, Vec<u8>)]) -> Option<ReadBack> {
     }
     let mut out = ReadBack::default();
     for (name, bytes) in files {
-        match base(name) {
+        match file_name(name) {
             "dialog_trace.jsonl" => {
                 let (traces, errors) = read_traces(name, bytes);
                 out.traces = traces;

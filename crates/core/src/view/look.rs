@@ -15,7 +15,7 @@
 //! - dialogs: each dialog's trace line and `turn_eval` rows and the run's
 //!   `metrics_summary.json` (`view::dialog`).
 
-use super::{ViewData, ViewRow};
+use super::{text_of, ViewData, ViewRow};
 use crate::dataset::rag::RagCase;
 use crate::dataset::retrieval::RetrievalCase;
 use crate::dialog::summary::MetricsSummary;
@@ -138,10 +138,6 @@ fn strings(v: &Value, key: &str) -> Option<Vec<String>> {
         .collect()
 }
 
-fn text(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
 /// The call error of a case that failed, as the report keeps it: the
 /// message of its detail, the kind from its error status.
 fn call_error(row: &ViewRow, detail: &Value) -> Option<CallError> {
@@ -155,7 +151,7 @@ fn call_error(row: &ViewRow, detail: &Value) -> Option<CallError> {
         _ if detail.get("truncated").and_then(Value::as_bool) == Some(true) => ErrorKind::Truncated,
         _ => ErrorKind::Http,
     };
-    let message = text(detail, "error")
+    let message = text_of(detail, &["error"])
         .or_else(|| row.error.clone())
         .unwrap_or_default();
     Some(CallError::new(kind, message))
@@ -166,7 +162,8 @@ fn call_error(row: &ViewRow, detail: &Value) -> Option<CallError> {
 /// call error), read back from the report's `accuracy` and `citation`
 /// details. `None` when the row has no such details (an event log, whose
 /// records do not hold the question and the expected documents). Attempts
-/// and time are the report's where it has them (failed cases), else 0.
+/// and time are the row's (the report's error case, or the run's
+/// `results.jsonl`), else 0.
 pub fn rag_case(data: &ViewData, row: &ViewRow) -> Option<(RagCase, CaseResult)> {
     let acc = data.detail_of(row, "accuracy")?;
     let cit = data.detail_of(row, "citation")?;
@@ -205,7 +202,7 @@ pub fn rag_case(data: &ViewData, row: &ViewRow) -> Option<(RagCase, CaseResult)>
     let case = RagCase {
         id: row.id.clone(),
         line: 0,
-        q: text(&acc, "question").unwrap_or_default(),
+        q: text_of(&acc, &["question"]).unwrap_or_default(),
         gold,
         doc_hint,
         tags: row.tags.clone(),
@@ -217,9 +214,9 @@ pub fn rag_case(data: &ViewData, row: &ViewRow) -> Option<(RagCase, CaseResult)>
     let result = CaseResult {
         index: 0,
         case_id: row.id.clone(),
-        answer: text(&acc, "answer").filter(|_| answered),
-        reasoning: text(&acc, "reasoning"),
-        finish_reason: text(&acc, "finish_reason"),
+        answer: text_of(&acc, &["answer"]).filter(|_| answered),
+        reasoning: text_of(&acc, &["reasoning"]),
+        finish_reason: text_of(&acc, &["finish_reason"]),
         usage,
         error,
         attempts: row.attempts.unwrap_or(0),
@@ -270,7 +267,7 @@ pub fn retrieval_row(data: &ViewData, row: &ViewRow) -> Row {
         case: RetrievalCase {
             case_id: row.id.clone(),
             line: 0,
-            query: text(&detail, "query")
+            query: text_of(&detail, &["query"])
                 .or_else(|| row.input.clone())
                 .unwrap_or_default(),
             expected_sources: strings(&detail, "expected_sources").unwrap_or_default(),

@@ -639,11 +639,6 @@ fn log_kind(meta: Option<&Value>, metrics: &[String]) -> String {
     kind.to_string()
 }
 
-/// The file name of a path in a folder or a zip.
-fn base_name(name: &str) -> &str {
-    name.rsplit(['/', '\\']).next().unwrap_or(name)
-}
-
 /// Opens a saved run given as several files (a run's zip or folder, or
 /// files picked together), `label` naming them: a dialog evaluation's files
 /// (`dialog_trace.jsonl`, `turn_eval.jsonl`, `metrics_summary.json`, ...)
@@ -654,7 +649,11 @@ pub fn open_files(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, 
     if let Some(read) = crate::dialog::artifacts::read_back(files) {
         return Ok(dialog::view(label, read));
     }
-    let pick = |want: &str| files.iter().find(|(n, _)| base_name(n) == want);
+    let pick = |want: &str| {
+        files
+            .iter()
+            .find(|(n, _)| crate::dataset::file_name(n) == want)
+    };
     let main = [
         "report.json",
         "report.events.jsonl",
