@@ -6,13 +6,12 @@
 //! stay in memory. Optionally the line naming the origin that will receive
 //! the requests (and whether a key goes with them).
 
+use super::field;
 use super::run_controls::target_view;
 use crate::state::keys::TargetLine;
 use crate::state::{ModelSettings, Provider, PRESETS};
 use evalpage_core::Lang;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 /// Endpoint form props.
@@ -67,24 +66,30 @@ fn saved_keys(p: &EndpointFormProps) -> Html {
     }
 }
 
-type Edit = fn(&mut ModelSettings, &HtmlInputElement);
+type Edit = fn(&mut ModelSettings, String);
 
 /// The endpoint form.
 #[component]
 pub fn EndpointForm(p: &EndpointFormProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let s = p.settings.clone();
+    // Text fields commit as they are typed (`field`): nothing changes on blur.
     let edit = |f: Edit| {
         let (s, cb) = (s.clone(), p.on_change.clone());
-        Callback::from(move |e: Event| {
-            if let Some(i) = e
-                .target()
-                .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
-            {
-                let mut next = (*s).clone();
-                f(&mut next, &i);
+        field::on_input(Callback::from(move |v: String| {
+            let mut next = (*s).clone();
+            f(&mut next, v);
+            if next != *s {
                 cb.emit(next);
             }
+        }))
+    };
+    let remember = {
+        let (s, cb) = (s.clone(), p.on_change.clone());
+        Callback::from(move |e: Event| {
+            let mut next = (*s).clone();
+            next.remember_key = field::value(&e).as_deref() == Some("true");
+            cb.emit(next);
         })
     };
     let preset = |i: usize| {
@@ -107,15 +112,15 @@ pub fn EndpointForm(p: &EndpointFormProps) -> Html {
             <div class={if p.dimmed { "endpoint dimmed" } else { "endpoint" }}>
                 <label>{t("API 基础地址", "API base URL")}
                     <input data-testid="endpoint-url" disabled={d} value={s.base_url.clone()} placeholder="http://127.0.0.1:8091/v1"
-                        onchange={edit(|s, i| { s.base_url = i.value(); s.provider = Provider::Openai; })} /></label>
+                        oninput={edit(|s, v| { s.base_url = v; s.provider = Provider::Openai; })} /></label>
                 <label>{t("模型名称", "Model name")}
-                    <input data-testid="model-name" disabled={d} value={s.model.clone()} onchange={edit(|s, i| s.model = i.value())} /></label>
+                    <input data-testid="model-name" disabled={d} value={s.model.clone()} oninput={edit(|s, v| s.model = v)} /></label>
                 <label>{t("API 密钥（可选）", "API key (optional)")}
                     <input data-testid="api-key" type="password" autocomplete="off" disabled={d} value={s.api_key.clone()}
-                        onchange={edit(|s, i| s.api_key = i.value().trim().to_string())} /></label>
+                        oninput={edit(|s, v| s.api_key = v.trim().to_string())} /></label>
                 if p.remember {
                     <label class="check"><input type="checkbox" data-testid="remember-key" checked={s.remember_key} disabled={d}
-                        onchange={edit(|s, i| s.remember_key = i.checked())} />
+                        onchange={remember} />
                         {t("在本浏览器记住密钥（默认仅保存在本标签页会话中）", "Remember the key in this browser (by default it stays in this tab's session only)")}</label>
                 }
                 <p class="muted">{t("密钥只属于输入它时端点的源（协议、主机、端口），只会发送到该源。",

@@ -3,6 +3,7 @@
 
 pub mod code_editor;
 pub mod endpoint_form;
+pub mod field;
 pub mod header;
 pub mod metric_cells;
 pub mod metric_hints;

@@ -2,7 +2,7 @@
 //! dialogs that cannot be aligned listed), a dialog trace to score, and the
 //! endpoint the dialogs are played against (or the dialog mock).
 
-use crate::components::{chosen_file, use_drop_zone, DropZone};
+use crate::components::{chosen_file, field, use_drop_zone, DropZone};
 use crate::effects::files;
 use crate::state::dialog::{DialogAction, DialogState};
 use evalpage_core::Lang;
@@ -85,13 +85,18 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
             }
         })
     };
+    // Fields commit as they are typed (`field`): nothing changes on blur.
+    let typed = |f: fn(String) -> DialogAction| {
+        let state = p.state.clone();
+        field::on_input(Callback::from(move |v: String| state.dispatch(f(v))))
+    };
     let on_concurrency = {
         let state = p.state.clone();
-        Callback::from(move |e: Event| {
-            if let Some(n) = input_value(&e).and_then(|v| v.trim().parse::<usize>().ok()) {
+        field::on_input(Callback::from(move |v: String| {
+            if let Ok(n) = v.trim().parse::<usize>() {
                 state.dispatch(DialogAction::SetConcurrency(n));
             }
-        })
+        }))
     };
     let set = &s.set;
     let skipped: Vec<_> = set
@@ -154,11 +159,11 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                 <label>{t("基础 URL（OpenAI 兼容；留空：页面内的对话模拟模型）",
                           "Base URL (OpenAI-compatible; empty: the dialog mock in the page)")}
                     <input type="url" data-testid="dialog-url" value={s.url.clone()} disabled={running}
-                        placeholder="http://127.0.0.1:8091/v1" onchange={text(DialogAction::SetUrl)} />
+                        placeholder="http://127.0.0.1:8091/v1" oninput={typed(DialogAction::SetUrl)} />
                 </label>
                 <label>{t("模型", "Model")}
                     <input type="text" data-testid="dialog-model" value={s.model.clone()} disabled={running}
-                        onchange={text(DialogAction::SetModel)} />
+                        oninput={typed(DialogAction::SetModel)} />
                 </label>
                 <label class="inline">{t("评审（M3/M4/M5） ", "Judge (M3/M4/M5) ")}
                     <select data-testid="dialog-judge" disabled={running} onchange={text(DialogAction::SetJudge)}>
@@ -169,7 +174,7 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                 </label>
                 <label class="inline">{t("并行对话数（workers_dialog）", "Dialogs at once (workers_dialog)")}
                     <input type="number" min="1" max="64" data-testid="dialog-concurrency" value={s.concurrency.to_string()}
-                        disabled={running} onchange={on_concurrency} />
+                        disabled={running} oninput={on_concurrency} />
                 </label>
                 <p class="muted">{t("此模式不发送任何密钥（需要密钥的端点在此不可用），也不在重新加载后恢复。每轮请求是到目前为止的对话：数据集的用户轮次和模型自己的回答。",
                     "This mode sends no key (an endpoint that needs one cannot be used here) and is not resumed after a reload. Each turn's request is the conversation so far: the dataset's user turns and the model's own answers.")}</p>

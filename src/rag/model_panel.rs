@@ -3,12 +3,11 @@
 //! model, the key in sessionStorage unless remembered), and run settings.
 
 use crate::components::endpoint_form::EndpointForm;
+use crate::components::field;
 use crate::state::{ModelSettings, Provider};
 use evalpage_core::scorer::MatchMode;
 use evalpage_core::Lang;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
-use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 /// Model panel props.
@@ -32,42 +31,26 @@ pub struct ModelPanelProps {
 
 type Edit = fn(&mut ModelSettings, String);
 
-fn value_of(e: &Event) -> String {
-    let t = e.target();
-    if let Some(i) = t
-        .clone()
-        .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
-    {
-        return if i.type_() == "checkbox" {
-            i.checked().to_string()
-        } else {
-            i.value()
-        };
-    }
-    if let Some(s) = t
-        .clone()
-        .and_then(|t| t.dyn_into::<HtmlSelectElement>().ok())
-    {
-        return s.value();
-    }
-    t.and_then(|t| t.dyn_into::<HtmlTextAreaElement>().ok())
-        .map(|a| a.value())
-        .unwrap_or_default()
-}
-
 /// The model panel.
 #[component]
 pub fn ModelPanel(p: &ModelPanelProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let s = p.settings.clone();
-    let edit = |f: Edit| {
+    // Selects and boxes commit on change (a click or a pick, no blur);
+    // text and number fields as they are typed (`field`), so nothing
+    // changes when a field loses focus to a click on Start.
+    let apply = |f: Edit| {
         let (s, cb) = (s.clone(), p.on_change.clone());
-        Callback::from(move |e: Event| {
+        Callback::from(move |v: String| {
             let mut next = (*s).clone();
-            f(&mut next, value_of(&e));
-            cb.emit(next);
+            f(&mut next, v);
+            if next != *s {
+                cb.emit(next);
+            }
         })
     };
+    let edit = |f: Edit| apply(f).reform(|e: Event| field::value(&e).unwrap_or_default());
+    let typed = |f: Edit| field::on_input(apply(f));
     let openai = s.provider == Provider::Openai;
     let d = p.disabled;
     html! {
@@ -83,24 +66,24 @@ pub fn ModelPanel(p: &ModelPanelProps) -> Html {
                 dimmed={!openai} key_origins={p.key_origins.clone()} on_forget_keys={p.on_forget_keys.clone()} />
             <div class="grid">
                 <label>{t("并发", "Concurrency")}<input data-testid="concurrency" type="number" min="1" max="64" disabled={d}
-                    value={s.concurrency.to_string()} onchange={edit(|s, v| s.concurrency = v.parse().unwrap_or(s.concurrency).clamp(1, 64))} /></label>
+                    value={s.concurrency.to_string()} oninput={typed(|s, v| s.concurrency = v.parse().unwrap_or(s.concurrency).clamp(1, 64))} /></label>
                 <label>{t("温度", "Temperature")}<input type="number" step="0.1" min="0" max="2" disabled={d}
-                    value={s.temperature.map(|x| x.to_string()).unwrap_or_default()} onchange={edit(|s, v| s.temperature = v.parse().ok())} /></label>
+                    value={s.temperature.map(|x| x.to_string()).unwrap_or_default()} oninput={typed(|s, v| s.temperature = v.parse().ok())} /></label>
                 <label>{t("超时（秒）", "Timeout (s)")}<input type="number" min="1" disabled={d}
-                    value={s.timeout_s.to_string()} onchange={edit(|s, v| s.timeout_s = v.parse().unwrap_or(s.timeout_s).max(1))} /></label>
+                    value={s.timeout_s.to_string()} oninput={typed(|s, v| s.timeout_s = v.parse().unwrap_or(s.timeout_s).max(1))} /></label>
                 <label>{t("最多尝试次数", "Max attempts")}<input type="number" min="1" max="10" disabled={d}
-                    value={s.max_attempts.to_string()} onchange={edit(|s, v| s.max_attempts = v.parse().unwrap_or(s.max_attempts).clamp(1, 10))} /></label>
+                    value={s.max_attempts.to_string()} oninput={typed(|s, v| s.max_attempts = v.parse().unwrap_or(s.max_attempts).clamp(1, 10))} /></label>
                 <label>{t("关键点匹配", "Keypoint match")}
                     <select data-testid="match-mode" disabled={d} onchange={edit(|s, v| s.match_mode = MatchMode::parse(&v).unwrap_or_default())}>
                         <option value="fuzzy" selected={s.match_mode == MatchMode::Fuzzy}>{t("模糊（二元组召回）", "fuzzy (bigram recall)")}</option>
                         <option value="strict" selected={s.match_mode == MatchMode::Strict}>{t("严格（原文包含）", "strict (verbatim)")}</option>
                     </select></label>
                 <label>{t("模糊阈值", "Fuzzy threshold")}<input type="number" step="0.05" min="0.05" max="1" disabled={d}
-                    value={s.fuzzy_threshold.to_string()} onchange={edit(|s, v| s.fuzzy_threshold = v.parse().unwrap_or(s.fuzzy_threshold))} /></label>
+                    value={s.fuzzy_threshold.to_string()} oninput={typed(|s, v| s.fuzzy_threshold = v.parse().unwrap_or(s.fuzzy_threshold))} /></label>
                 <label>{t("输入价格（每百万 token）", "Input price (per M tokens)")}<input data-testid="price-in" type="number" step="0.01" min="0" disabled={d}
-                    value={s.price_in.map(|x| x.to_string()).unwrap_or_default()} onchange={edit(|s, v| s.price_in = v.parse().ok().filter(|x: &f64| *x >= 0.0))} /></label>
+                    value={s.price_in.map(|x| x.to_string()).unwrap_or_default()} oninput={typed(|s, v| s.price_in = v.parse().ok().filter(|x: &f64| *x >= 0.0))} /></label>
                 <label>{t("输出价格（每百万 token）", "Output price (per M tokens)")}<input data-testid="price-out" type="number" step="0.01" min="0" disabled={d}
-                    value={s.price_out.map(|x| x.to_string()).unwrap_or_default()} onchange={edit(|s, v| s.price_out = v.parse().ok().filter(|x: &f64| *x >= 0.0))} /></label>
+                    value={s.price_out.map(|x| x.to_string()).unwrap_or_default()} oninput={typed(|s, v| s.price_out = v.parse().ok().filter(|x: &f64| *x >= 0.0))} /></label>
             </div>
             <label class="check"><input type="checkbox" data-testid="truncated-as-failure" checked={s.truncated_as_failure} disabled={d}
                 onchange={edit(|s, v| s.truncated_as_failure = v == "true")} />
@@ -115,7 +98,7 @@ pub fn ModelPanel(p: &ModelPanelProps) -> Html {
             }
             <details>
                 <summary>{t("系统提示词", "System prompt")}</summary>
-                <textarea rows="4" disabled={d} value={s.system_prompt.clone()} onchange={edit(|s, v| s.system_prompt = v)} />
+                <textarea rows="4" disabled={d} value={s.system_prompt.clone()} oninput={typed(|s, v| s.system_prompt = v)} />
             </details>
         </section>
     }

@@ -10,7 +10,7 @@ mod cases;
 
 use crate::components::unsaved_mode::{use_unsaved_mode, UnsavedMode};
 use crate::components::zip_button::ZipButton;
-use crate::components::{chosen_file, use_drop_zone, DropZone};
+use crate::components::{chosen_file, field, use_drop_zone, DropZone};
 use crate::effects::retrieval_run::{
     RetrievalFiles, RetrievalRunHandle, RetrievalUpdate, RetrievalView,
 };
@@ -110,21 +110,18 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
     let s = &*p.mode.state;
     let running = s.running();
+    // Fields commit as they are typed (`field`): nothing changes on blur.
     let dispatch = |f: fn(String) -> RetrievalAction| {
         let state = p.mode.state.clone();
-        Callback::from(move |e: Event| {
-            if let Some(v) = input_value(&e) {
-                state.dispatch(f(v));
-            }
-        })
+        field::on_input(Callback::from(move |v: String| state.dispatch(f(v))))
     };
     let number = |f: fn(usize) -> RetrievalAction| {
         let state = p.mode.state.clone();
-        Callback::from(move |e: Event| {
-            if let Some(n) = input_value(&e).and_then(|v| v.trim().parse::<usize>().ok()) {
+        field::on_input(Callback::from(move |v: String| {
+            if let Ok(n) = v.trim().parse::<usize>() {
                 state.dispatch(f(n));
             }
-        })
+        }))
     };
     let on_file = {
         let state = p.mode.state.clone();
@@ -190,23 +187,23 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
                 <h2>{t("检索端点", "Retrieval endpoint")}</h2>
                 <label>{t("URL（留空：页面内的演示检索器）", "URL (empty: the demo retriever in the page)")}
                     <input type="url" data-testid="retrieval-url" value={s.url.clone()} disabled={running}
-                        placeholder="http://127.0.0.1:8091/v1/retrieve" onchange={dispatch(RetrievalAction::SetUrl)} />
+                        placeholder="http://127.0.0.1:8091/v1/retrieve" oninput={dispatch(RetrievalAction::SetUrl)} />
                 </label>
                 <label>{t("请求体模板（JSON；字符串用 |tojson）", "Request body template (JSON; strings need |tojson)")}
                     <textarea data-testid="retrieval-body" rows="2" disabled={running}
-                        value={s.body.clone()} onchange={dispatch(RetrievalAction::SetBody)} />
+                        value={s.body.clone()} oninput={dispatch(RetrievalAction::SetBody)} />
                 </label>
                 <label>{t("排序列表在回答中的路径", "Path of the ranked list in the answer")}
                     <input type="text" data-testid="retrieval-path" value={s.path.clone()} disabled={running}
-                        onchange={dispatch(RetrievalAction::SetPath)} />
+                        oninput={dispatch(RetrievalAction::SetPath)} />
                 </label>
                 <label class="inline">{"k "}
                     <input type="number" min="1" data-testid="retrieval-k" value={s.k.to_string()} disabled={running}
-                        onchange={number(RetrievalAction::SetK)} />
+                        oninput={number(RetrievalAction::SetK)} />
                 </label>
                 <label class="inline">{t(" 并发 ", " concurrency ")}
                     <input type="number" min="1" max="64" data-testid="retrieval-concurrency" value={s.concurrency.to_string()}
-                        disabled={running} onchange={number(RetrievalAction::SetConcurrency)} />
+                        disabled={running} oninput={number(RetrievalAction::SetConcurrency)} />
                 </label>
                 <p class="muted">{t("此模式不发送密钥，也不在重新加载后恢复。",
                     "This mode sends no key and is not resumed after a reload.")}</p>
@@ -219,17 +216,6 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
             { results(lang, s) }
         </div>
     }
-}
-
-fn input_value(e: &Event) -> Option<String> {
-    use wasm_bindgen::JsCast;
-    let target = e.target()?;
-    if let Some(i) = target.dyn_ref::<web_sys::HtmlInputElement>() {
-        return Some(i.value());
-    }
-    target
-        .dyn_ref::<web_sys::HtmlTextAreaElement>()
-        .map(|t| t.value())
 }
 
 fn mark(b: bool) -> &'static str {

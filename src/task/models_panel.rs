@@ -4,6 +4,7 @@
 //! textarea, live located errors); and the run's scheduling.
 
 use crate::components::code_editor::CodeEditor;
+use crate::components::field;
 use crate::state::task_check::RegistryCheck;
 use crate::state::task_models::{EndpointModel, ModelChoice, ModelSource, TaskRunSettings};
 use evalpage_core::Lang;
@@ -113,19 +114,16 @@ fn choice(p: &TaskModelsPanelProps, c: &ModelChoice) -> Html {
         }
     };
     let key = c.key_env().map(|env| {
-        let onchange = {
+        // Committed as typed (`field`): nothing changes when it loses focus.
+        let oninput = {
             let (cb, name) = (p.on_key.clone(), name.clone());
-            Callback::from(move |e: Event| {
-                if let Some(i) = input_of(&e) {
-                    cb.emit((name.clone(), i.value()));
-                }
-            })
+            field::on_input(Callback::from(move |v: String| cb.emit((name.clone(), v))))
         };
         let has = p.with_key.contains(&c.name);
         html! {
             <label class="key">{format!("{} ({env})", p.lang.pick("API 密钥", "API key"))}
                 <input type="password" autocomplete="off" data-testid={format!("model-key-{name}")} disabled={p.disabled}
-                    placeholder={if has { "••••" } else { "" }} {onchange} /></label>
+                    placeholder={if has { "••••" } else { "" }} {oninput} /></label>
         }
     });
     html! {
@@ -171,30 +169,29 @@ fn judge(p: &TaskModelsPanelProps) -> Html {
 fn settings(p: &TaskModelsPanelProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let s = p.settings;
-    let edit = |f: fn(&mut TaskRunSettings, &str)| {
+    // Boxes commit on change (a click); number fields as they are typed
+    // (`field`), so nothing changes when one loses focus.
+    let apply = |f: fn(&mut TaskRunSettings, &str)| {
         let cb = p.on_settings.clone();
-        Callback::from(move |e: Event| {
-            if let Some(i) = input_of(&e) {
-                let mut next = s;
-                let value = if i.type_() == "checkbox" {
-                    i.checked().to_string()
-                } else {
-                    i.value()
-                };
-                f(&mut next, value.trim());
+        Callback::from(move |v: String| {
+            let mut next = s;
+            f(&mut next, v.trim());
+            if next != s {
                 cb.emit(next);
             }
         })
     };
+    let edit = |f| apply(f).reform(|e: Event| field::value(&e).unwrap_or_default());
+    let typed = |f| field::on_input(apply(f));
     let d = p.disabled;
     html! {
         <div class="grid">
             <label>{t("每个模型的并发数", "Calls in flight per model")}<input type="number" min="1" max="64" disabled={d}
-                value={s.concurrency.to_string()} onchange={edit(|s, v| s.concurrency = v.parse().unwrap_or(s.concurrency))} /></label>
+                value={s.concurrency.to_string()} oninput={typed(|s, v| s.concurrency = v.parse().unwrap_or(s.concurrency))} /></label>
             <label>{t("超时（秒）", "Timeout (s)")}<input type="number" min="1" max="600" disabled={d}
-                value={s.timeout_s.to_string()} onchange={edit(|s, v| s.timeout_s = v.parse().unwrap_or(s.timeout_s))} /></label>
+                value={s.timeout_s.to_string()} oninput={typed(|s, v| s.timeout_s = v.parse().unwrap_or(s.timeout_s))} /></label>
             <label>{t("最多尝试次数", "Max attempts")}<input type="number" min="1" max="10" disabled={d}
-                value={s.max_attempts.to_string()} onchange={edit(|s, v| s.max_attempts = v.parse().unwrap_or(s.max_attempts))} /></label>
+                value={s.max_attempts.to_string()} oninput={typed(|s, v| s.max_attempts = v.parse().unwrap_or(s.max_attempts))} /></label>
             <label class="check"><input type="checkbox" data-testid="task-truncated-as-failure" checked={s.truncated_as_failure} disabled={d}
                 onchange={edit(|s, v| s.truncated_as_failure = v == "true")} />
                 {t("被 max_tokens 截断的回答计为调用失败", "Count an answer cut off at max_tokens as a failed call")}</label>

@@ -103,15 +103,9 @@ export async function useEndpoint(page, url, model = 'evalpage-demo') {
   // The page re-renders the endpoint fields after the provider change; edit them after that.
   await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=target-origin]')]
     .some((e) => e.textContent.startsWith('http')));
+  // The fields commit as they are typed: no blur, no wait.
   await page.fill('[data-testid=endpoint-url]', url);
-  await page.dispatchEvent('[data-testid=endpoint-url]', 'change');
-  // Let the page apply the endpoint (the origin beside Start shows it) before the
-  // next edit, whose handler must see the new settings.
-  const origin = new URL(url).origin;
-  await page.waitForFunction((o) => [...document.querySelectorAll('[data-testid=target-origin]')]
-    .some((e) => e.textContent === o), origin);
   await page.fill('[data-testid=model-name]', model);
-  await page.dispatchEvent('[data-testid=model-name]', 'change');
 }
 
 /**

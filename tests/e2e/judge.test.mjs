@@ -58,7 +58,6 @@ test('the mock judge in the page gives the CLI numbers; an endpoint judge is cal
   // the judge), not ticked as an answerer; its requests are the judge's only.
   const setField = async (id, value) => {
     await page.fill(`[data-testid=${id}]`, value);
-    await page.dispatchEvent(`[data-testid=${id}]`, 'change');
   };
   await setField('endpoint-url', mock.url);
   await setField('model-name', 'evalpage-demo');

@@ -87,7 +87,6 @@ test("spec 002's console output: every [EVAL] line is also logged to the browser
   await page.goto(`${site.url}/eval?lang=zh`);
   await useEndpoint(page, mock.url);
   await page.fill('[data-testid=api-key]', KEY);
-  await page.dispatchEvent('[data-testid=api-key]', 'change');
   await page.setInputFiles('[data-testid=dataset-file]', path.join(DATA, 'spec_three_cases.jsonl'));
   await page.waitForFunction(() => document.querySelector('[data-testid=dataset-summary]')?.textContent.includes('3'));
   await page.click('[data-testid=start]');
@@ -151,7 +150,6 @@ test('an unreachable endpoint is explained (down or CORS)', async () => {
   await page.goto(`${site.url}/?lang=en`);
   await useEndpoint(page, 'http://127.0.0.1:9/v1');
   await page.fill('[data-testid=concurrency]', '8');
-  await page.dispatchEvent('[data-testid=concurrency]', 'change');
   assert.ok(await page.isVisible('[data-testid=concurrency-warning]'));
   await page.click('[data-testid=start]');
   await waitStatus(page, 'done', 90000);
@@ -176,7 +174,6 @@ test('the API key is sent but never written to a download, the URL or storage ot
   await page.goto(`${site.url}/?lang=en`);
   await useEndpoint(page, mock.url);
   await page.fill('[data-testid=api-key]', KEY);
-  await page.dispatchEvent('[data-testid=api-key]', 'change');
   const seen = [];
   page.on('request', (req) => { if (req.method() === 'POST') seen.push(req.headers().authorization); });
   await page.click('[data-testid=start]');

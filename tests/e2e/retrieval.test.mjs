@@ -19,13 +19,10 @@ after(async () => { await browser?.close(); site?.stop(); mock?.stop(); });
 
 async function runIn(page, { url = '', pathText = null, k = '3' } = {}) {
   await page.fill('[data-testid=retrieval-url]', url);
-  await page.dispatchEvent('[data-testid=retrieval-url]', 'change');
   if (pathText !== null) {
     await page.fill('[data-testid=retrieval-path]', pathText);
-    await page.dispatchEvent('[data-testid=retrieval-path]', 'change');
   }
   await page.fill('[data-testid=retrieval-k]', k);
-  await page.dispatchEvent('[data-testid=retrieval-k]', 'change');
   await page.click('[data-testid=retrieval-start]');
   await waitStatus(page, 'done');
   const zip = await downloadBytes(page, 'download-zip');

@@ -43,7 +43,6 @@ test('RAG: the link carries dataset URL, endpoint, model and settings, never the
   await page.waitForFunction(() => document.querySelector('[data-testid=dataset-summary]')?.textContent.includes('10'));
   await useEndpoint(page, mock.url);
   await page.fill('[data-testid=api-key]', KEY);
-  await page.dispatchEvent('[data-testid=api-key]', 'change');
   await page.waitForFunction(() => document.querySelector('[data-testid=share-notes]')?.textContent.includes('no key'));
 
   const link = await shareLink(page);
@@ -97,9 +96,7 @@ test('task mode: an edited task is inlined, the models and settings come back, r
   await page.fill('[data-testid=task-yaml]', edited);
   await page.uncheck('[data-testid=model-toggle-mock-b]');
   await page.fill('[data-testid=endpoint-url]', mock.url);
-  await page.dispatchEvent('[data-testid=endpoint-url]', 'change');
   await page.fill('[data-testid=api-key]', KEY);
-  await page.dispatchEvent('[data-testid=api-key]', 'change');
   await page.waitForFunction(() => document.querySelector('[data-testid=start]')?.disabled === false);
 
   const link = await shareLink(page);

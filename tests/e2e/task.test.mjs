@@ -133,7 +133,6 @@ test('a registry model on mock-server: the key is sent, never downloaded or stor
     await page.fill('[data-testid=registry]', JSON.stringify(registry, null, 2));
     await page.waitForSelector('[data-testid=model-key-local]');
     await page.fill('[data-testid=model-key-local]', KEY);
-    await page.dispatchEvent('[data-testid=model-key-local]', 'change');
     await page.check('[data-testid=model-toggle-local]');
     await page.uncheck('[data-testid=model-toggle-mock-b]');
 
@@ -240,7 +239,6 @@ test('a task run survives a reload: offered back, the key asked again, only unse
     await page.fill('[data-testid=registry]', JSON.stringify(registry, null, 2));
     await page.waitForSelector('[data-testid=model-key-local]');
     await page.fill('[data-testid=model-key-local]', KEY);
-    await page.dispatchEvent('[data-testid=model-key-local]', 'change');
     await page.check('[data-testid=model-toggle-local]');
     await page.uncheck('[data-testid=model-toggle-mock-b]');
     await startEnabled(page);
@@ -271,7 +269,6 @@ test('a task run survives a reload: offered back, the key asked again, only unse
     const seen = [];
     page.on('request', (req) => { if (req.method() === 'POST' && req.url().includes('/chat/completions')) seen.push(req.headers().authorization); });
     await page.fill('[data-testid=model-key-local]', KEY);
-    await page.dispatchEvent('[data-testid=model-key-local]', 'change');
     await page.click('[data-testid=resume-run]');
     await waitStatus(page, 'done');
     assert.equal(await page.textContent('[data-testid=progress]'), '16/16');
@@ -361,7 +358,6 @@ test('task mode adds a model with the endpoint form as the RAG check does: the k
     const page = await openTask();
     const setField = async (id, value) => {
       await page.fill(`[data-testid=${id}]`, value);
-      await page.dispatchEvent(`[data-testid=${id}]`, 'change');
     };
     await setField('endpoint-url', mock.url);
     await setField('model-name', 'evalpage-demo');
