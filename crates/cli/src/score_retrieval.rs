@@ -41,7 +41,7 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     let (lists_file, lists_bytes) = (file_name(args.responses()), read_input(args.responses())?);
     let (lists, list_errors) = parse_ranked(&lists_file, &lists_bytes);
     report_skipped(&list_errors);
-    let k = usize::try_from(args.k).unwrap_or(usize::MAX);
+    let k = usize::try_from(args.k()).unwrap_or(usize::MAX);
     let evaluated = evaluate(&cases, &lists, k, &lists_file);
     report_skipped(&evaluated.unknown);
     let metadata = match &args.metadata {
