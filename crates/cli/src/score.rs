@@ -380,6 +380,14 @@ pub(crate) fn wrote(files: usize, logs: usize, dir: &Path) {
     eprintln!("evalpage: wrote {files} files{logs} to {}", dir.display());
 }
 
+/// The file name shown in reports: the path's last part.
+pub(crate) fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
 /// One line per model on stdout: answered, parse problems, metric means. A
 /// metric with no scored sample has no mean: `name=- (N skipped)`, never 0.
 pub(crate) fn print_summary(scored: &Scored) {
