@@ -142,9 +142,9 @@ pub struct ScoreArgs {
     /// {case_id, sources: [...]} lines, best first.
     #[arg(long)]
     pub retrieval: bool,
-    /// With --retrieval: the cut-off of hit_at_k, recall_at_k and ndcg_at_k.
-    #[arg(long, value_name = "K", default_value_t = 5, requires = "retrieval", value_parser = clap::value_parser!(u64).range(1..))]
-    pub k: u64,
+    /// With --retrieval: the cut-off of hit_at_k, recall_at_k and ndcg_at_k [default: 5].
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub k: Option<u64>,
     /// The dataset, JSONL in the format the task reads (spec 004 samples;
     /// spec 003 records for support_qa; q/gold/doc_hint for rag_qa).
     #[arg(long, value_name = "FILE", required_unless_present = "dialogs")]
@@ -158,15 +158,17 @@ pub struct ScoreArgs {
     /// Language of report.md (and of the dialog judge's prompts).
     #[arg(long, value_enum, default_value_t = LangArg::Zh)]
     pub lang: LangArg,
-    /// With --dialogs: judge spec 001's judged metrics (M3 and M4 by a judge,
-    /// M5) with this model registry entry (from --model-registry) or `mock`.
-    #[arg(long, value_name = "NAME", requires = "dialogs")]
+    /// The judge: with --task, of the task's llm_judge metrics (as `run --task
+    /// --judge` judges them); with --dialogs, of spec 001's judged metrics (M3
+    /// and M4 by a judge, M5). A model registry entry (from --model-registry)
+    /// or `mock`.
+    #[arg(long, value_name = "NAME")]
     pub judge: Option<String>,
     /// With --judge: most judge requests in flight at once (workers_judge) [default: 4].
-    #[arg(long, value_name = "N", requires = "judge", value_parser = clap::value_parser!(u16).range(1..=256))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub judge_concurrency: Option<u16>,
     /// With --judge NAME: the model registry JSON that has the entry.
-    #[arg(long, value_name = "FILE", requires = "judge")]
+    #[arg(long, value_name = "FILE")]
     pub model_registry: Option<PathBuf>,
     /// Output directory (created if missing).
     #[arg(long, value_name = "DIR")]
@@ -354,6 +356,11 @@ impl ScoreArgs {
         self.responses
             .as_deref()
             .unwrap_or(std::path::Path::new(""))
+    }
+
+    /// `--k`, 5 when not given.
+    pub fn k(&self) -> u64 {
+        self.k.unwrap_or(5)
     }
 }
 

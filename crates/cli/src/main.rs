@@ -6,7 +6,8 @@
 //! registry (or the offline mock model) and writes every task artifact; `evalpage mock-server` serves a deterministic OpenAI-compatible
 //! endpoint on 127.0.0.1 with optional injected faults; `evalpage reconcile`
 //! checks an event log against a final report; `evalpage score` scores answers
-//! produced elsewhere against a task (no model call); `evalpage run --dialogs` plays
+//! produced elsewhere against a task (no model call but the judge's, with
+//! `--judge`); `evalpage run --dialogs` plays
 //! spec 001 dialogs and `evalpage score --dialogs` scores a dialog trace; `evalpage task check`
 //! validates a task file; `evalpage compare` compares two saved runs case by case
 //! and gates on significant drops; `evalpage report` renders a saved report again.
@@ -49,8 +50,6 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Run(a) => Ok(run::execute(&a)?),
         Command::MockServer(a) => mock::serve(&a).context("mock server stopped"),
         Command::Reconcile(a) => Ok(reconcile::check(&a)?),
-        Command::Score(a) if a.retrieval => Ok(score_retrieval::execute(&a)?),
-        Command::Score(a) if a.dialogs.is_some() => Ok(score_dialog::execute(&a)?),
         Command::Score(a) => Ok(score::execute(&a)?),
         Command::Task(TaskCommand::Check(a)) => Ok(task_check::check(&a)?),
         Command::Compare(a) => Ok(compare::execute(&a)?),

@@ -1,36 +1,193 @@
-//! `evalpage score`: answers produced elsewhere, scored against a task with no
-//! model call. This file only reads the inputs, calls the core
-//! (`evalpage_core::task_run`) and writes the artifacts; bad input lines are
-//! reported on stderr and skipped. Exit 0 when scoring finished, 2 when the
-//! inputs cannot be used (no valid sample, no valid response, a bad task).
+//! `evalpage score`: answers produced elsewhere, scored with no model call:
+//! against a task (this file), ranked source lists of a retrieval system
+//! (`score_retrieval`), or a dialog trace (`score_dialog`). This file checks
+//! the flags for the kind of scoring they ask for (a flag that cannot apply
+//! is an error naming it, exit 2), holds what the three share (reading
+//! inputs, `run_meta.json`'s identity, writing the files), and scores a
+//! task: it reads the inputs, calls the core (`evalpage_core::task_run`) and
+//! writes the artifacts; bad input lines are reported on stderr and skipped.
+//!
+//! With `--judge NAME|mock` a task's `llm_judge` metrics are judged as `run
+//! --task --judge` judges them: on the run engine, each model call answered
+//! from the responses file (no request) and each judge call sent to the
+//! judge's own pool (`--judge-concurrency`, default 4), so the judged
+//! values, outcomes and `llm_judge_details` are the run's
+//! (`evalpage_core::FileAnswers`). Everything else is scored as without a
+//! judge. Exit 0 when scoring finished, 2 when the inputs cannot be used (no
+//! valid sample, no valid response, a bad task, a flag that does not apply),
+//! 3 when the judge gave a fatal answer (401, 403, 404; nothing is written).
 
 use crate::args::ScoreArgs;
 use crate::error::CliError;
+use crate::run::judge::{judge_answers, task_judge};
 use crate::task_file::{self, LoadedTask};
+use crate::{score_dialog, score_retrieval};
 use evalpage_core::dataset::{metadata, LineError};
+use evalpage_core::run::RunSettings;
 use evalpage_core::task_run::{
     artifacts, data, responses, score, DatasetFormat, Scored, TaskDataset,
 };
 use evalpage_core::RunMeta;
+use evalpage_core::{judged_metrics, take_judged, FileAnswers};
 use evalpage_core::{render_prompts, AnswerSource};
 use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// The files `score` writes into `--out`.
-pub use evalpage_core::FILES;
+/// The judge's requests in flight at once when `--judge-concurrency` is not given.
+const JUDGE_CONCURRENCY: u16 = 4;
+
+/// What `evalpage score` scores, from its flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scoring<'a> {
+    /// A task's metrics over answers (`--task`).
+    Task(&'a str),
+    /// Ranked source lists (`--retrieval`).
+    Retrieval,
+    /// A dialog trace (`--dialogs`).
+    Dialogs,
+}
+
+impl Scoring<'_> {
+    /// The flag that picks this kind of scoring.
+    fn flag(self) -> &'static str {
+        match self {
+            Scoring::Task(_) => "--task",
+            Scoring::Retrieval => "--retrieval",
+            Scoring::Dialogs => "--dialogs",
+        }
+    }
+}
 
 /// Runs `evalpage score`.
 pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
-    let Some(task) = &args.task else {
-        return Err(CliError::Usage("give --task or --retrieval".into()));
+    match check(args)? {
+        Scoring::Retrieval => score_retrieval::execute(args),
+        Scoring::Dialogs => score_dialog::execute(args),
+        Scoring::Task(spec) => score_task(args, spec),
+    }
+}
+
+/// The kind of scoring the flags ask for, every flag checked against it: a
+/// flag that cannot apply is an error naming it and why. (clap refuses the
+/// flags of two kinds together, e.g. `--task` with `--retrieval`, and the
+/// files a kind does not read, e.g. `--responses` with `--dialogs`; the task
+/// path checks `--judge` against the task's metrics once it is read.)
+fn check(args: &ScoreArgs) -> Result<Scoring<'_>, CliError> {
+    let scoring = match (&args.task, args.retrieval, &args.dialogs) {
+        (_, true, _) => Scoring::Retrieval,
+        (_, _, Some(_)) => Scoring::Dialogs,
+        (Some(task), _, _) => Scoring::Task(task),
+        (None, false, None) => {
+            return Err(CliError::Usage(
+                "give --task, --retrieval or --dialogs".into(),
+            ))
+        }
     };
+    let refuse =
+        |flag: &str, why: &str| Err(CliError::Usage(format!("{flag} does not apply {why}")));
+    let with = scoring.flag();
+    if args.k.is_some() && scoring != Scoring::Retrieval {
+        return refuse(
+            "--k",
+            &format!("to {with}: it is the cut-off of --retrieval's ranked lists (hit_at_k, recall_at_k, ndcg_at_k)"),
+        );
+    }
+    match (&args.judge, scoring) {
+        (Some(_), Scoring::Retrieval) => {
+            return refuse(
+                "--judge",
+                "to --retrieval: ranked source lists are scored with no model (hit_at_k, recall_at_k, mrr, ndcg_at_k); \
+                 a judge grades a task's llm_judge metrics (--task) or a dialog trace's judged metrics (--dialogs)",
+            )
+        }
+        (None, _) if args.judge_concurrency.is_some() => {
+            return refuse(
+                "--judge-concurrency",
+                "without --judge: it limits the judge's requests in flight",
+            )
+        }
+        (None, _) if args.model_registry.is_some() => {
+            return refuse(
+                "--model-registry",
+                "without --judge NAME: it holds the judge's entry (score calls no other model)",
+            )
+        }
+        (Some(name), _) if name == "mock" && args.model_registry.is_some() => {
+            return refuse(
+                "--model-registry",
+                "to --judge mock: the mock judge is built in (--model-registry holds the entry of --judge NAME)",
+            )
+        }
+        _ => {}
+    }
+    Ok(scoring)
+}
+
+/// Scores answers against a task (`--task`), judged with `--judge`.
+fn score_task(args: &ScoreArgs, spec: &str) -> Result<(), CliError> {
     let started_at_ms = now_ms();
-    let loaded = task_file::load(task)?;
+    let loaded = task_file::load(spec)?;
+    let judged: Vec<&str> = judged_metrics(&loaded.task)
+        .into_iter()
+        .map(|(_, name, _)| name)
+        .collect();
+    let judge = match (&args.judge, judged.is_empty()) {
+        (Some(name), true) => {
+            let metrics: Vec<String> = loaded
+                .task
+                .metrics
+                .iter()
+                .map(|m| format!("{} ({})", m.name, m.kind))
+                .collect();
+            return Err(CliError::Usage(format!(
+                "--judge {name} does not apply: task `{}` has no llm_judge metric to judge (its metrics: {})",
+                loaded.info.name,
+                metrics.join(", ")
+            )));
+        }
+        (Some(name), false) => {
+            let (settings, timeout) = judge_settings(args);
+            let registry = args.model_registry.as_deref();
+            Some(task_judge(&loaded, name, registry, settings, timeout)?)
+        }
+        (None, false) => {
+            eprintln!(
+                "evalpage: not judged without --judge NAME|mock: {} (llm_judge)",
+                judged.join(", ")
+            );
+            None
+        }
+        (None, true) => None,
+    };
     let format = DatasetFormat::for_task(&loaded.task);
     let (bytes, data) = read_dataset(args.dataset(), args.metadata.as_deref(), format, None)?;
     let resp = read_responses(args.responses())?;
-    let scored = score::score(&loaded.task, &data, &resp);
+    let mut scored = score::score(&loaded.task, &data, &resp);
     report_skipped(&scored.unknown);
+    if let Some((task_judge, answerer, price)) = judge {
+        let answers = FileAnswers::new(&data, &resp);
+        eprintln!(
+            "evalpage: judging {} case(s) ({} model(s) x {} samples) with {} (up to {} at once)",
+            answers.jobs(),
+            answers.models().len(),
+            data.samples.len(),
+            task_judge.model.name,
+            task_judge.settings.concurrency,
+        );
+        let LoadedTask {
+            task,
+            info,
+            template,
+            ..
+        } = &loaded;
+        let engine = answers.engine(task, info, template, &data, task_judge, started_at_ms);
+        let engine = judge_answers(engine, answers, answerer)?;
+        if let Some(fatal) = engine.stopped() {
+            return Err(judge_stopped(fatal));
+        }
+        take_judged(task, &mut scored, &engine.scored());
+        scored.judge_price = price;
+    }
     let mut from_responses: Vec<LineError> =
         resp.errors.iter().chain(&scored.unknown).cloned().collect();
     from_responses.sort_by_key(|e| e.line);
@@ -42,14 +199,35 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
         dataset_bytes: &bytes,
         line_errors: &line_errors,
     };
-    write_all(args, &inputs, started_at_ms)?;
+    let written = write_all(args, &inputs, started_at_ms)?;
     print_summary(&scored);
-    eprintln!(
-        "evalpage: wrote {} files to {}",
-        FILES.len(),
-        args.out.display()
-    );
+    wrote(written, 0, &args.out);
     Ok(())
+}
+
+/// The judge's pool (`--judge-concurrency`, default 4; the engine's
+/// retries and timeout) and its request timeout, for every judged scoring.
+pub(crate) fn judge_settings(args: &ScoreArgs) -> (RunSettings, Duration) {
+    let settings = RunSettings {
+        concurrency: usize::from(args.judge_concurrency.unwrap_or(JUDGE_CONCURRENCY)),
+        ..RunSettings::default()
+    };
+    (settings, Duration::from_millis(settings.timeout_ms))
+}
+
+/// The judge gave an answer that would be the same for every call (401,
+/// 403, 404): what it said and what to fix; nothing is written.
+fn judge_stopped(fatal: &evalpage_core::provider::CallError) -> CliError {
+    let at = fatal
+        .url
+        .as_deref()
+        .map(|u| format!(" from {u}"))
+        .unwrap_or_default();
+    CliError::Stopped(format!(
+        "the judge stopped at a fatal answer{at}: {}\n\
+         nothing was written; fix the judge's entry (its key, model or URL) and score again",
+        fatal.message
+    ))
 }
 
 /// What the writers read.
@@ -139,9 +317,9 @@ pub(crate) fn report_skipped(errors: &[LineError]) {
     }
 }
 
-fn write_all(args: &ScoreArgs, i: &Inputs<'_>, started_at_ms: u64) -> Result<(), CliError> {
+/// Renders and writes every file of a task scoring; returns how many.
+fn write_all(args: &ScoreArgs, i: &Inputs<'_>, started_at_ms: u64) -> Result<usize, CliError> {
     let out = &args.out;
-    std::fs::create_dir_all(out).map_err(|e| CliError::output(out, e))?;
     let source = AnswerSource::Score {
         responses: args.responses().display().to_string(),
     };
@@ -159,17 +337,16 @@ fn write_all(args: &ScoreArgs, i: &Inputs<'_>, started_at_ms: u64) -> Result<(),
         lang: args.lang.into(),
     })
     .map_err(|e| CliError::output(&out.join("summary.csv"), std::io::Error::other(e)))?;
-    for (name, text) in files {
-        write(out, name, &text)?;
-    }
-    Ok(())
+    write_files(out, &files)
 }
 
-fn run_meta(args: &ScoreArgs, started_at_ms: u64) -> RunMeta {
+/// `run_meta.json`'s identity of a scoring that reads `--dataset` (a task's
+/// answers, ranked lists): this tool, the command line (`score` takes no
+/// key, so it holds none), the dataset and metadata files, the times.
+pub(crate) fn run_meta(args: &ScoreArgs, started_at_ms: u64) -> RunMeta {
     RunMeta {
         tool: "evalpage-cli".into(),
         version: env!("CARGO_PKG_VERSION").into(),
-        // `score` takes no key, so the command line holds none.
         argv: std::env::args_os()
             .map(|a| a.to_string_lossy().into_owned())
             .collect(),
@@ -180,13 +357,45 @@ fn run_meta(args: &ScoreArgs, started_at_ms: u64) -> RunMeta {
     }
 }
 
-/// One line per model on stdout: answered, parse problems, metric means.
+/// Writes `(name, text)` files into `dir` (created if missing); returns how
+/// many. Every scoring writes its files through here.
+pub(crate) fn write_files<N: AsRef<str>>(
+    dir: &Path,
+    files: &[(N, String)],
+) -> Result<usize, CliError> {
+    std::fs::create_dir_all(dir).map_err(|e| CliError::output(dir, e))?;
+    for (name, text) in files {
+        let path = dir.join(name.as_ref());
+        std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))?;
+    }
+    Ok(files.len())
+}
+
+/// The last line of every scoring, on stderr: what it wrote where.
+pub(crate) fn wrote(files: usize, logs: usize, dir: &Path) {
+    let logs = match logs {
+        0 => String::new(),
+        n => format!(" and {n} event logs"),
+    };
+    eprintln!("evalpage: wrote {files} files{logs} to {}", dir.display());
+}
+
+/// The file name shown in reports: the path's last part.
+pub(crate) fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// One line per model on stdout: answered, parse problems, metric means. A
+/// metric with no scored sample has no mean: `name=- (N skipped)`, never 0.
 pub(crate) fn print_summary(scored: &Scored) {
     for m in &scored.models {
         let means: Vec<String> = m
             .aggregates
             .iter()
-            .map(|(name, agg)| format!("{name}={:.3}", agg.mean))
+            .map(|(name, agg)| format!("{name}={}", mean_shown(agg)))
             .collect();
         println!(
             "{}: {} samples, {} answered, {} parse problem(s); {}",
@@ -199,9 +408,14 @@ pub(crate) fn print_summary(scored: &Scored) {
     }
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> Result<(), CliError> {
-    let path = dir.join(name);
-    std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))
+/// A metric's mean as the summary line shows it: three decimals, or `-` with
+/// the count of skipped samples when no sample has a value.
+fn mean_shown(agg: &evalpage_core::metric::Aggregate) -> String {
+    if agg.sample_count == 0 {
+        format!("- ({} skipped)", agg.skipped)
+    } else {
+        format!("{:.3}", agg.mean)
+    }
 }
 
 pub(crate) fn now_ms() -> u64 {

@@ -10,13 +10,12 @@
 use crate::args::ScoreArgs;
 use crate::error::CliError;
 use crate::run::judge::{judge_trace, resolve};
-use crate::score::{now_ms, read_dataset_bytes, read_input, report_skipped};
+use crate::score::{file_name, now_ms, read_dataset_bytes, read_input, report_skipped};
+use crate::score::{judge_settings, write_files, wrote};
 use evalpage_core::dialog::{
     parse_dialogs, prepare_trace, render, score_prepared, DialogJudge, JudgeOnlyKind, Judgements,
 };
-use evalpage_core::run::RunSettings;
 use evalpage_core::OfflineRun;
-use std::path::Path;
 
 /// Runs `evalpage score --dialogs`.
 pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
@@ -46,11 +45,7 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     let prepared = prepare_trace(&run, &set, &trace_bytes);
     let (judgements, info) = match &args.judge {
         Some(name) => {
-            let settings = RunSettings {
-                concurrency: usize::from(args.judge_concurrency.unwrap_or(4)),
-                ..RunSettings::default()
-            };
-            let timeout = std::time::Duration::from_millis(settings.timeout_ms);
+            let (settings, timeout) = judge_settings(args);
             let j = resolve(name, args.model_registry.as_deref(), timeout)?;
             let mut judge = DialogJudge::new(j.model, settings, args.lang.into());
             judge.price = j.price;
@@ -83,11 +78,7 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
             std::io::Error::other(e),
         )
     })?;
-    std::fs::create_dir_all(&args.out).map_err(|e| CliError::output(&args.out, e))?;
-    for (name, text) in &files {
-        let path = args.out.join(name);
-        std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))?;
-    }
+    write_files(&args.out, &files)?;
     for (name, m) in &scored.artifacts.summary.metrics {
         let value = m.value.map_or("-".to_string(), |v| format!("{v:.3}"));
         let unscored = m
@@ -99,17 +90,6 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
             m.status, m.eligible_count, m.skipped_count, m.failed_count
         );
     }
-    eprintln!(
-        "evalpage: wrote {} files to {}",
-        files.len(),
-        args.out.display()
-    );
+    wrote(files.len(), 0, &args.out);
     Ok(())
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
 }

@@ -7,21 +7,13 @@
 
 use crate::args::ScoreArgs;
 use crate::error::CliError;
-use crate::score::{now_ms, read_dataset_bytes, read_input, read_metadata, report_skipped};
+use crate::score::{file_name, now_ms, read_dataset_bytes, read_input, read_metadata};
+use crate::score::{report_skipped, run_meta, write_files, wrote};
 use evalpage_core::events::{to_json_seq, to_jsonl};
 use evalpage_core::render_outputs as render;
 use evalpage_core::report::{retrieval_outputs, retrieval_records, ListsFrom, RetrievalInputs};
 use evalpage_core::retrieval::{evaluate, METRICS};
-use evalpage_core::RunMeta;
 use evalpage_core::{parse_ranked, parse_retrieval_cases as parse_cases};
-use std::path::Path;
-
-/// The file name shown in reports (the path's last part).
-fn file_name(path: &Path) -> String {
-    path.file_name().map_or(path.display().to_string(), |n| {
-        n.to_string_lossy().into_owned()
-    })
-}
 
 /// Runs `evalpage score --retrieval`.
 pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
@@ -41,22 +33,14 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     let (lists_file, lists_bytes) = (file_name(args.responses()), read_input(args.responses())?);
     let (lists, list_errors) = parse_ranked(&lists_file, &lists_bytes);
     report_skipped(&list_errors);
-    let k = usize::try_from(args.k).unwrap_or(usize::MAX);
+    let k = usize::try_from(args.k()).unwrap_or(usize::MAX);
     let evaluated = evaluate(&cases, &lists, k, &lists_file);
     report_skipped(&evaluated.unknown);
     let metadata = match &args.metadata {
         Some(p) => Some(read_metadata(p)?),
         None => None,
     };
-    let meta = RunMeta {
-        tool: "evalpage-cli".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        argv: std::env::args().collect(),
-        dataset: args.dataset().display().to_string(),
-        metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
-        started_at_ms,
-        ended_at_ms: now_ms(),
-    };
+    let meta = run_meta(args, started_at_ms);
     let line_errors: Vec<_> = case_errors.into_iter().chain(list_errors).collect();
     let run_id = format!("eval_retrieval-{started_at_ms}");
     let from = ListsFrom::File(lists_file.clone());
@@ -71,20 +55,17 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
         lang: args.lang.into(),
     };
     let out = &args.out;
-    std::fs::create_dir_all(out).map_err(|e| CliError::output(out, e))?;
-    let files = render(&retrieval_outputs(&evaluated, &inputs))
+    let mut files = render(&retrieval_outputs(&evaluated, &inputs))
         .map_err(|e| CliError::output(&out.join("summary.csv"), std::io::Error::other(e)))?;
+    let n_files = files.len();
     let records = retrieval_records(&evaluated, &inputs);
     let jsonl: String = records.iter().map(to_jsonl).collect();
     let seq: String = records.iter().map(to_json_seq).collect();
-    let logs = [
+    files.extend([
         ("report.events.jsonl", jsonl),
         ("report.events.json-seq", seq),
-    ];
-    for (name, text) in files.iter().map(|(n, t)| (*n, t.clone())).chain(logs) {
-        let path = out.join(name);
-        std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))?;
-    }
+    ]);
+    write_files(out, &files)?;
     let counts = evaluated.counts();
     println!(
         "[EVAL] retrieval: {} cases, k={k}, hit_rate {:.3} ({}/{})",
@@ -99,10 +80,6 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
             println!("{}: {:.4}", s.metric, s.mean);
         }
     }
-    eprintln!(
-        "evalpage: wrote {} files and 2 event logs to {}",
-        files.len(),
-        out.display()
-    );
+    wrote(n_files, 2, out);
     Ok(())
 }

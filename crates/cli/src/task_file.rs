@@ -32,6 +32,18 @@ pub struct LoadedTask {
     pub file: Option<(String, String)>,
 }
 
+impl LoadedTask {
+    /// Errors found in the task after loading it (key paths such as
+    /// `metrics[1].type`), placed on the task file's lines.
+    pub fn errors(&self, errors: Vec<evalpage_core::position::InputError>) -> CliError {
+        let (file, text) = self
+            .file
+            .clone()
+            .unwrap_or_else(|| (self.info.source.clone(), String::new()));
+        invalid(&file, &locate_task_errors(&file, &text, errors))
+    }
+}
+
 /// Loads and validates `--task` and its template.
 pub fn load(spec: &str) -> Result<LoadedTask, CliError> {
     let path = Path::new(spec);

@@ -78,6 +78,7 @@ pub use task_run::artifacts::Inputs as TaskInputs;
 pub use task_run::data::{load as load_task_dataset, DatasetFormat, TaskDataset};
 pub use task_run::engine::{render_prompts, TaskEngine, TaskKind, TaskRunConfig};
 pub use task_run::events::{parse_problems, TaskRecord};
+pub use task_run::file_answers::{take_judged, FileAnswers};
 pub use task_run::judging::{located as locate_task_errors, missing_judge, TaskJudge};
 pub use task_run::registry::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
 pub use task_run::report::TaskMetrics;

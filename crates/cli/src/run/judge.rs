@@ -2,17 +2,20 @@
 //! `--judge-concurrency N`): the deterministic mock judge, or a model
 //! registry entry (`--model-registry`) sent its own `default_params` only,
 //! its key read from its `api_key_env` (never written anywhere). Used by
-//! `run --task` (llm_judge metrics), `run --dialogs` and `score --dialogs`
-//! (spec 001's judged metrics).
+//! `run --task` and `score --task` (llm_judge metrics), `run --dialogs` and
+//! `score --dialogs` (spec 001's judged metrics).
 
 use super::clock::Clock;
 use super::driver::{drive, Caller, Request};
 use super::http::{self, HttpBackend};
 use super::registry::{read_key, read_registry};
 use crate::error::CliError;
+use crate::task_file::LoadedTask;
 use evalpage_core::dialog::{JudgeOnlyEngine, JudgeOnlyKind};
-use evalpage_core::provider::{strip_query, CallOutcome, ChatMessage};
+use evalpage_core::provider::{strip_query, CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::report::Price;
+use evalpage_core::run::RunSettings;
+use evalpage_core::{judge_setups, FileAnswers, TaskEngine, TaskJudge};
 use evalpage_core::{MockJudge, ModelSettings, OpenAiConfig};
 use serde_json::Map;
 use std::path::Path;
@@ -111,6 +114,55 @@ pub(crate) fn resolve(
         model,
         answerer: JudgeAnswerer::Http(backend),
     })
+}
+
+/// The judge of a task's `llm_judge` metrics (`run --task`, `score --task`):
+/// the metrics' prompts resolved (errors placed on the task's lines), the
+/// judge `name` resolved, on a pool of `settings`; who answers it and its
+/// price.
+pub(crate) fn task_judge(
+    loaded: &LoadedTask,
+    name: &str,
+    registry: Option<&Path>,
+    settings: RunSettings,
+    timeout: Duration,
+) -> Result<(TaskJudge, JudgeAnswerer, Option<Price>), CliError> {
+    let setups = judge_setups(&loaded.task, &loaded.judges).map_err(|e| loaded.errors(e))?;
+    let j = resolve(name, registry, timeout)?;
+    let judge = TaskJudge {
+        model: j.model,
+        settings,
+        setups,
+    };
+    Ok((judge, j.answerer, j.price))
+}
+
+/// Judges answers read from a file (`score --task --judge`): drives the
+/// judged run of `FileAnswers::engine` to the end, each model call answered
+/// from the file (no request), each judge call sent to the judge (no event
+/// log: a scoring writes only its files); the engine holds the judgements.
+pub(crate) fn judge_answers(
+    mut engine: TaskEngine,
+    answers: FileAnswers,
+    judge: JudgeAnswerer,
+) -> Result<TaskEngine, CliError> {
+    let clock = Clock::start();
+    let models = answers.models().len();
+    let call: Caller = Arc::new(move |job, r: &Request| {
+        if r.pool < models {
+            return match answers.answer(job) {
+                Some(a) => CallOutcome::Answer(a),
+                // unanswered jobs are settled before the run and never asked
+                None => CallOutcome::Failed(CallError::new(
+                    ErrorKind::InvalidResponse,
+                    "no response for this sample",
+                )),
+            };
+        }
+        judge.call(job, &r.messages)
+    });
+    drive(&mut engine, call, &clock, |_, _, _| Ok(()))?;
+    Ok(engine)
 }
 
 /// Runs the judge-only jobs of a trace to the end (no event log: a scoring

@@ -24,6 +24,7 @@ use crate::args::RunArgs;
 use crate::error::CliError;
 use crate::score;
 use crate::task_file::{self, LoadedTask};
+use evalpage_core::judged_metrics;
 use evalpage_core::parse_problems;
 use evalpage_core::provider::{strip_query, ApiKey, CallOutcome, ChatMessage};
 use evalpage_core::report::Prices;
@@ -36,9 +37,8 @@ use evalpage_core::OpenAiConfig;
 use evalpage_core::RunMeta;
 use evalpage_core::Sample;
 use evalpage_core::TaskMetrics;
-use evalpage_core::{judge_setups, judged_metrics};
-use evalpage_core::{locate_task_errors, missing_judge, Price, TaskJudge};
 use evalpage_core::{merged_params, ModelEntry};
+use evalpage_core::{missing_judge, Price, TaskJudge};
 use evalpage_core::{AnswerSource, ModelSettings, RunDescription};
 use evalpage_core::{TaskEngine, TaskKind, TaskRunConfig};
 use serde_json::{json, Map, Value};
@@ -73,19 +73,6 @@ impl Answerer {
     }
 }
 
-/// The errors of a task file, placed on its lines.
-fn task_errors(loaded: &LoadedTask, errors: Vec<evalpage_core::position::InputError>) -> CliError {
-    let (file, text) = loaded
-        .file
-        .clone()
-        .unwrap_or_else(|| (loaded.info.source.clone(), String::new()));
-    let e = locate_task_errors(&file, &text, errors);
-    CliError::TaskInvalid {
-        path: file,
-        errors: e.0.iter().map(ToString::to_string).collect(),
-    }
-}
-
 /// The judge of a task with judged metrics: its settings for the core and
 /// who answers it. `None` for a task without `llm_judge` metrics.
 fn judge(
@@ -102,22 +89,14 @@ fn judge(
     let name = match (&args.judge, args.mock) {
         (Some(n), _) => n.clone(),
         (None, true) => "mock".to_string(),
-        (None, false) => return Err(task_errors(loaded, missing_judge(task))),
+        (None, false) => return Err(loaded.errors(missing_judge(task))),
     };
-    let setups = judge_setups(task, &loaded.judges).map_err(|e| task_errors(loaded, e))?;
     let mut settings = setup::settings(args);
     settings.concurrency = usize::from(args.judge_concurrency.unwrap_or(args.concurrency));
     let timeout = Duration::from_secs_f64(args.timeout_s);
-    let j = super::judge::resolve(&name, args.model_registry.as_deref(), timeout)?;
-    Ok(Some((
-        TaskJudge {
-            model: j.model,
-            settings,
-            setups,
-        },
-        j.answerer,
-        j.price,
-    )))
+    let registry = args.model_registry.as_deref();
+    let j = super::judge::task_judge(loaded, &name, registry, settings, timeout)?;
+    Ok(Some(j))
 }
 
 /// Checks `--task`'s flags and inputs into a run ready to go (nothing is

@@ -1,8 +1,10 @@
 //! `llm_judge` (issue 11; spec 003's `llm_judge` metric): a judge model
 //! grades the answer. The metric declares what is judged and how; the calls
 //! themselves are made by the run (`task_run::engine`, on the judge's own
-//! pool) and turned into a score by `judge::flow`. Scored without a judge run
-//! (`evalpage score`), every sample is skipped as "not judged".
+//! pool) and turned into a score by `judge::flow`; answers read from a file
+//! are judged on the same engine (`task_run::file_answers`, `evalpage score
+//! --judge`). Scored without a judge (`evalpage score` without `--judge`),
+//! every sample is skipped as "not judged".
 //!
 //! Outcomes: each case is `pass`, `fail`, `tie` (pairwise only) or
 //! `unscored` (the verdict could not be read, also after `max_repairs`

@@ -87,10 +87,16 @@ fn overall(md: &mut String, report: &EvaluationResult, lang: Lang) {
     }
     let _ = writeln!(md, "{}", header(&names));
     for s in rows {
+        // a metric no sample has a value for has no mean (the LLM judge
+        // section and summary.csv leave it out the same way), never 0
+        let num = |v: f64| match s.sample_count {
+            0 => "-".to_string(),
+            _ => format!("{v:.3}"),
+        };
         let mut cells = vec![
             s.metric.clone(),
-            format!("{:.3}", s.mean),
-            format!("{:.3}", s.std),
+            num(s.mean),
+            num(s.std),
             s.sample_count.to_string(),
         ];
         if by_model {

@@ -176,4 +176,17 @@ mod tests {
         assert!(zh.starts_with("# 评测报告\n"));
         assert_eq!(cell("a|b\nc"), "a\\|b c");
     }
+
+    #[test]
+    fn a_metric_no_sample_has_a_value_for_shows_no_mean() {
+        let mut f = fixture();
+        let (_, agg) = &mut f.scored.models[1].aggregates[0];
+        (agg.sample_count, agg.skipped) = (0, 2);
+        let input = f.input();
+        let md = render(&input, &build(&input), Lang::En);
+        assert!(
+            md.contains("| m2 | sentiment_acc | - | - | 0 | 2 |"),
+            "{md}"
+        );
+    }
 }

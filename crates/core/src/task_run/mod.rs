@@ -1,6 +1,7 @@
 //! Task runs without a model call: answers produced elsewhere, scored against
 //! a task (spec 004) and written as every artifact the spec lists
-//! (`evalpage score`).
+//! (`evalpage score`); a task's `llm_judge` metrics judged on the run engine
+//! over those answers (`file_answers`, `evalpage score --judge`).
 //!
 //! The flow is pure: `data::load` reads the dataset in the task's format,
 //! `responses::parse` the answers, `score::score` scores every sample × model,
@@ -13,6 +14,7 @@ pub mod data;
 pub mod engine;
 pub use crate::dataset::fingerprint;
 pub mod events;
+pub mod file_answers;
 pub mod judging;
 pub mod markdown;
 pub mod meta;
