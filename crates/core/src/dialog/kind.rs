@@ -253,9 +253,10 @@ impl DialogKind {
             .skip(start)
             .map(|(i, a)| {
                 let (attempts, elapsed_ms) = calls.get(i).copied().unwrap_or_default();
-                let (role, model) = match i == start {
-                    true => ("model", self.cfg.model_name.as_str()),
-                    false => ("judge", judge.unwrap_or_default()),
+                let (role, model) = if i == start {
+                    ("model", self.cfg.model_name.as_str())
+                } else {
+                    ("judge", judge.unwrap_or_default())
                 };
                 TurnCall {
                     role: role.into(),
