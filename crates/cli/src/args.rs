@@ -222,7 +222,7 @@ pub struct RunArgs {
     /// Play spec 001 dialogs (JSONL, one dialog per line) turn by turn against
     /// the endpoint (or --provider demo, the dialog mock) and write spec 001's
     /// five artifacts; --concurrency is workers_dialog.
-    #[arg(long, value_name = "DATASET", conflicts_with_all = ["dataset", "task", "metadata", "resume_from", "price_in", "price_out", "retrieval"])]
+    #[arg(long, value_name = "DATASET", conflicts_with_all = ["dataset", "task", "metadata", "price_in", "price_out", "retrieval"])]
     pub dialogs: Option<PathBuf>,
     /// Run a task (a preset name: event_eval, support_qa, support_judged, rag_qa; or a task
     /// YAML file) instead of the RAG check.
@@ -330,7 +330,8 @@ pub struct RunArgs {
     pub price_out: Option<f64>,
     /// Event log (json-seq or JSONL) of an interrupted run of this dataset (and,
     /// with --task, of these models): its settled cases are taken over and only
-    /// the rest is sent.
+    /// the rest is sent; with --dialogs, its settled turns (each dialog goes on
+    /// at its first unsettled turn, the judge's settled verdicts kept).
     #[arg(long, value_name = "FILE")]
     pub resume_from: Option<PathBuf>,
     /// Output directory (created if missing).

@@ -291,3 +291,63 @@ fn a_fatal_answer_stops_every_pool_and_later_calls_of_a_job_are_not_run() {
         ]
     );
 }
+
+#[test]
+fn taken_over_answers_go_on_at_the_next_call_on_its_pool_or_settle_at_start() {
+    use evalpage_core::run::PriorJob;
+    let mut e = engine(4);
+    let a = |t: &str| (Answer::from(t), 1, 10);
+    // case 0: its answer taken over, so its judge call is next (judge pool)
+    assert!(e.restore_calls(
+        0,
+        PriorJob {
+            answers: vec![a("a0")],
+            failed: None
+        }
+    ));
+    // case 1: answer and verdict taken over: complete
+    assert!(e.restore_calls(
+        1,
+        PriorJob {
+            answers: vec![a("a1"), a("yes")],
+            failed: None
+        }
+    ));
+    // case 2: its failure taken over
+    let failed = CallError::new(ErrorKind::Network, "reset");
+    assert!(e.restore_calls(
+        2,
+        PriorJob {
+            answers: Vec::new(),
+            failed: Some((failed, 3, 30))
+        }
+    ));
+    assert!(
+        !e.restore_calls(3, PriorJob::default()),
+        "nothing to take over"
+    );
+    let step = e.start(0);
+    assert_eq!(
+        step.events,
+        ["meta", "case 1: [\"a1\", \"yes\"] None", "case 2: [] None"]
+    );
+    assert_eq!(step.finished, [1, 2]);
+    assert_eq!(
+        sends(&step),
+        [(3, "q3".into()), (0, "judge: a0".into())],
+        "case 0 on the judge's pool, case 3 from its first call"
+    );
+    let step = e.handle(outcome(0, answer("no")), 5);
+    assert_eq!(step.events, ["case 0: [\"a0\", \"no\"] None"]);
+    let settled = &e.kind().settled;
+    assert_eq!((settled[0].1.attempts, settled[0].1.elapsed_ms), (2, 20));
+    assert_eq!(
+        settled[1].1.error.as_ref().map(|x| x.kind),
+        Some(ErrorKind::Network)
+    );
+    assert_eq!(settled[1].1.attempts, 3);
+    assert!(
+        !e.restore_calls(3, PriorJob::default()),
+        "only before start"
+    );
+}

@@ -9,18 +9,24 @@
 //! judge, M5; prompts in `--lang`): each turn's judge calls follow its answer
 //! on the judge's own pool, `--judge-concurrency` (`workers_judge`, default
 //! `--concurrency`). Without `--judge` those metrics are `not_run`.
+//!
+//! `--resume-from LOG` takes over the turns an interrupted run settled (its
+//! log's `turn` records, the core's `dialog::resume`): each dialog goes on at
+//! its first unsettled turn, the judge's settled verdicts are not asked
+//! again, and the run keeps the interrupted run's id.
 
 use super::backend::Backend;
 use super::clock::Clock;
 use super::driver::{Caller, Request};
 use super::output::say;
-use super::{setup, Checked, Console, Finish};
+use super::{resume, setup, Checked, Console, Finish};
 use crate::args::RunArgs;
 use crate::error::CliError;
-use evalpage_core::dialog::DialogJudge;
 use evalpage_core::dialog::{
     mock_reply, parse_dialogs, progress_file, render, TurnStatus, MOCK_MODEL_NAME,
 };
+use evalpage_core::dialog::{resumable as dialog_resumable, DialogJudge};
+use evalpage_core::events::ReadLog;
 use evalpage_core::provider::{strip_query, CallOutcome};
 use evalpage_core::run::{Pipeline, RunStatus};
 use evalpage_core::{DialogEngine, DialogKind, DialogRunConfig};
@@ -53,8 +59,17 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
             args.endpoint.as_deref().map(|e| strip_query(e.trim())),
         ),
     };
+    let log = match &args.resume_from {
+        Some(path) => Some(resume::read_log(path)?),
+        None => None,
+    };
+    // A resumed run keeps the interrupted run's id (and so its progress file's name).
+    let run_id = log
+        .as_ref()
+        .and_then(resume::run_id)
+        .unwrap_or_else(|| clock.run_id().replacen("eval_rag", "eval_dialog", 1));
     let cfg = DialogRunConfig {
-        run_id: clock.run_id().replacen("eval_rag", "eval_dialog", 1),
+        run_id,
         tool: "evalpage-cli".into(),
         started_at_ms: clock.started_at_ms(),
         backend: backend.name().into(),
@@ -95,6 +110,9 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
     let dialogs = Arc::new(set.dialogs.clone());
     let mut engine = DialogEngine::judged_dialogs(cfg, set, judge);
     engine.set_policy(setup::policy(args));
+    if let (Some(log), Some(path)) = (&log, &args.resume_from) {
+        take_over(&mut engine, log, path);
+    }
     let model: Caller = match backend {
         Backend::Demo => {
             Arc::new(move |_, r: &Request| CallOutcome::Answer(mock_reply(&dialogs, &r.messages)))
@@ -159,6 +177,31 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         finish,
         report: "metrics_summary.json",
     })
+}
+
+/// `--resume-from`: the interrupted run's settled turns, taken over.
+fn take_over(engine: &mut DialogEngine, log: &ReadLog, path: &Path) {
+    let prior = dialog_resumable(log, engine);
+    for id in prior.unknown.iter().take(5) {
+        eprintln!(
+            "evalpage: {}: dialog `{id}` is not played in this run; ignored",
+            path.display()
+        );
+    }
+    for id in prior.unfit.iter().take(5) {
+        eprintln!(
+            "evalpage: {}: dialog `{id}`: a recorded turn does not fit this run (another \
+             model, judge or question); played again from that turn",
+            path.display()
+        );
+    }
+    let (turns, settled) = (prior.turns, prior.settled);
+    let taken = engine.restore(prior.jobs);
+    let total = evalpage_core::Kind::jobs(engine.kind());
+    eprintln!(
+        "evalpage: resuming: {settled} of {total} dialogs already settled, {turns} turn(s) \
+         of {taken} dialog(s) taken over, sending the rest"
+    );
 }
 
 fn file_name(path: &Path) -> String {

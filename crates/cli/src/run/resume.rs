@@ -1,6 +1,7 @@
-//! `--resume-from FILE`: take over the cases an interrupted run already settled,
-//! from its event log (json-seq or JSONL, a cut last record tolerated), so only
-//! the rest is sent. The resumed run keeps the interrupted run's id.
+//! `--resume-from FILE`: take over the cases an interrupted run already settled
+//! (a dialog run's settled turns), from its event log (json-seq or JSONL, a
+//! cut last record tolerated), so only the rest is sent. The resumed run keeps
+//! the interrupted run's id.
 
 use crate::error::CliError;
 use evalpage_core::events::{self, ReadLog, Resumable};
@@ -26,6 +27,15 @@ pub fn read_log(path: &Path) -> Result<ReadLog, CliError> {
         );
     }
     Ok(log)
+}
+
+/// The interrupted run's id (its `meta` record's): a resumed run keeps it.
+pub fn run_id(log: &ReadLog) -> Option<String> {
+    log.of_type("meta")
+        .next()
+        .and_then(|m| m.get("run_id"))
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string)
 }
 
 /// Reads the log and matches it against the dataset.

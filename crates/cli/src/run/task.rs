@@ -122,10 +122,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     // A resumed run keeps the interrupted run's id.
     let run_id = log
         .as_ref()
-        .and_then(|l| l.of_type("meta").next())
-        .and_then(|m| m.get("run_id"))
-        .and_then(Value::as_str)
-        .map(str::to_string)
+        .and_then(resume::run_id)
         .unwrap_or_else(|| clock.run_id().replacen("eval_rag", "eval_task", 1));
     let model_settings: Vec<ModelSettings> = models.iter().map(|(m, _)| m.clone()).collect();
     let cfg = TaskRunConfig {

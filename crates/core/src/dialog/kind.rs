@@ -22,11 +22,14 @@
 //!   up front (`dialog_status: skipped`, `valid_dialog: false`).
 //! - Per-turn latency is not measured (the engine times jobs, not calls);
 //!   the dialog's `elapsed_ms` and `attempts` are recorded on its trace line.
-//! - The event log (spec 000) gets `meta`, one `case` per played dialog
-//!   (`passed`: every turn answered; `metrics`: the dialog's M1–M5 values;
-//!   with a judge, `judgements`: each judged turn's parts with the judge's
-//!   raw answers and how each verdict was read, by `turn_pair_{id}`) and
-//!   `summary`.
+//! - The event log (spec 000) gets `meta`, one `turn` record per turn pair
+//!   as it settles (its answer and judging done: every call's answer as
+//!   read, with its attempts and time, what a resume takes over, see
+//!   `resume.rs`), one `case` per played dialog (`passed`: every turn
+//!   answered; `turns_ok`: the turns answered; `metrics`: the dialog's
+//!   M1–M5 values; with a judge, `judgements`: each judged turn's parts with
+//!   the judge's raw answers and how each verdict was read, by
+//!   `turn_pair_{id}`) and `summary`.
 //!
 //! With a judge (`judge.rs`), each turn's judge calls follow its answer as
 //! dependent calls of the dialog's job on a second pool, the judge's
@@ -49,7 +52,8 @@ use super::trace::{
 };
 use super::vocab::{DialogStatus, TurnStatus};
 use crate::events::{
-    CaseRecord, ErrorDetail, MetaRecord, Record, SummaryMetrics, SummaryRecord, SCHEMA_VERSION,
+    CaseRecord, ErrorDetail, MetaRecord, Record, SummaryMetrics, SummaryRecord, TurnCall,
+    TurnRecord, SCHEMA_VERSION,
 };
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 use crate::report::Counts;
@@ -105,12 +109,14 @@ pub struct DialogKind {
     judge: Option<DialogJudge>,
 }
 
-/// A job's answers split by turn: the turns' answers, each answered turn's
-/// judge progress (by pair index), and the call that is due next.
-struct Split {
-    turns: Vec<Answer>,
+/// A job's answers split by turn: the turns' answers, where each one is
+/// among the job's answers, each answered turn's judge progress (by pair
+/// index), and the call that is due next.
+pub(super) struct Split {
+    pub(super) turns: Vec<Answer>,
+    pub(super) starts: Vec<usize>,
     judged: Vec<(usize, TurnProgress)>,
-    next: Option<Call>,
+    pub(super) next: Option<Call>,
 }
 
 /// The dialog run: the one [`Pipeline`] over [`DialogKind`].
@@ -174,8 +180,9 @@ impl DialogKind {
     }
 
     /// Where a job stands after `answers` (see the module doc).
-    fn split(&self, d: &Dialog, answers: &[Answer]) -> Split {
+    pub(super) fn split(&self, d: &Dialog, answers: &[Answer]) -> Split {
         let mut turns: Vec<Answer> = Vec::new();
+        let mut starts = Vec::new();
         let mut judged = Vec::new();
         let mut earlier: Vec<(String, String)> = Vec::new();
         let mut i = 0;
@@ -184,10 +191,12 @@ impl DialogKind {
                 let next = Call::chat(0, self.messages(d, &turns, k));
                 return Split {
                     turns,
+                    starts,
                     judged,
                     next: Some(next),
                 };
             };
+            starts.push(i);
             i += 1;
             turns.push(a.clone());
             let text = reply::read(a).text;
@@ -203,6 +212,7 @@ impl DialogKind {
                 if next.is_some() {
                     return Split {
                         turns,
+                        starts,
                         judged,
                         next,
                     };
@@ -212,9 +222,60 @@ impl DialogKind {
         }
         Split {
             turns,
+            starts,
             judged,
             next: None,
         }
+    }
+
+    /// The `turn` record of the turn `answers` just completed (its answer
+    /// and judging done: the next call is a new turn's, or none), with its
+    /// calls from the job's answers and `calls` (attempts, ms); `None`
+    /// while the last turn's judging goes on.
+    fn turn_record(
+        &self,
+        job: usize,
+        answers: &[Answer],
+        calls: &[(u32, u64)],
+        now_ms: u64,
+    ) -> Option<Record> {
+        let d = self.dialog_of_job(job)?;
+        let split = self.split(d, answers);
+        if split.next.as_ref().is_some_and(|c| c.pool != 0) {
+            return None;
+        }
+        let start = *split.starts.last()?;
+        let pair = d.pairs().get(split.starts.len() - 1)?;
+        let judge = self.judge.as_ref().map(|j| j.model.name.as_str());
+        let calls = answers
+            .iter()
+            .enumerate()
+            .skip(start)
+            .map(|(i, a)| {
+                let (attempts, elapsed_ms) = calls.get(i).copied().unwrap_or_default();
+                let (role, model) = if i == start {
+                    ("model", self.cfg.model_name.as_str())
+                } else {
+                    ("judge", judge.unwrap_or_default())
+                };
+                TurnCall {
+                    role: role.into(),
+                    model: model.into(),
+                    answer: a.clone(),
+                    attempts,
+                    elapsed_ms,
+                }
+            })
+            .collect();
+        Some(Record::Turn(TurnRecord {
+            run_id: self.cfg.run_id.clone(),
+            ts_ms: now_ms,
+            case_id: d.dialog_id.clone(),
+            case_index: d.dataset_index,
+            turn_pair_id: pair.turn_pair_id,
+            user_text: pair.user_text.clone(),
+            calls,
+        }))
     }
 
     /// The configuration.
@@ -607,6 +668,7 @@ impl Kind for DialogKind {
             error: outcome.error.as_ref().map(|e| e.message.clone()),
             error_detail: outcome.error.as_ref().map(ErrorDetail::from),
             judgements: (!logged.is_empty()).then_some(logged),
+            turns_ok: Some(turns.answers.len()),
             ..CaseRecord::default()
         });
         self.done += 1;
@@ -692,6 +754,18 @@ impl Kind for DialogKind {
 
     fn error(&self, message: &str, now_ms: u64) -> Option<Record> {
         Some(Record::error(&self.cfg.run_id, message, now_ms))
+    }
+
+    fn answered(
+        &self,
+        job: usize,
+        answers: &[Answer],
+        calls: &[(u32, u64)],
+        now_ms: u64,
+    ) -> Vec<Record> {
+        self.turn_record(job, answers, calls, now_ms)
+            .into_iter()
+            .collect()
     }
 }
 

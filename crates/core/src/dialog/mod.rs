@@ -4,8 +4,9 @@
 //! the §6 resolver (`resolve`), M1–M5 per turn pair with §7's eligibility
 //! (`score`) and the summary (`summary`), the five artifacts (`artifacts`),
 //! the run as a kind of the one engine (`kind`, reading endpoint trace
-//! fields with `reply`), scoring a trace produced elsewhere (`offline`), and
-//! the deterministic mock model (`mock`).
+//! fields with `reply`), resuming a run from its event log's `turn` records
+//! (`resume`), scoring a trace produced elsewhere (`offline`), and the
+//! deterministic mock model (`mock`).
 //!
 //! Judged metrics (M3 and M4 by a judge, M5) take a [`TurnJudgement`] per
 //! turn, from the dialog judge (`judge`: built-in prompts, strict verdicts,
@@ -21,6 +22,7 @@ pub mod mock;
 pub mod offline;
 pub mod reply;
 pub mod resolve;
+pub mod resume;
 pub mod score;
 pub mod summary;
 pub mod trace;
@@ -34,6 +36,7 @@ pub use mock::{answer as mock_answer, reply as mock_reply, MODEL_NAME as MOCK_MO
 pub use offline::{
     prepare as prepare_trace, score_prepared, score_trace, Offline, OfflineRun, Prepared,
 };
+pub use resume::{resumable, DialogResumable};
 pub use score::{Judged, Judgements, TurnEval, TurnJudgement};
 pub use summary::MetricsSummary;
 pub use trace::{read_traces, DialogTrace};

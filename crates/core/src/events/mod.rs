@@ -3,8 +3,10 @@
 //!
 //! The log is a side channel for watching and auditing a run; the final report
 //! stays the source of truth. Every record carries `record_type`, `run_id` and
-//! `ts_ms`; `meta` carries `tool` and `schema_version`. Fields are only ever
-//! added, never renamed.
+//! `ts_ms`; `meta` carries `tool` and `schema_version`. A dialog run adds a
+//! `turn` record per settled turn pair (so it can resume mid-dialog), which
+//! readers of the other records pass over. Fields are only ever added,
+//! never renamed.
 
 mod read;
 mod reconcile;
@@ -16,7 +18,7 @@ pub use read::{read, LogFormat, ReadLog, Skipped};
 pub use reconcile::{reconcile, Check, Reconciliation};
 pub use record::{
     CaseRecord, ErrorDetail, ErrorRecord, MetaRecord, Record, SummaryMetrics, SummaryRecord,
-    SCHEMA_VERSION,
+    TurnCall, TurnRecord, SCHEMA_VERSION,
 };
 pub use resume::{resumable, PriorCall, Resumable};
 pub use write::{jsonl_to_json_seq, to_json_seq, to_jsonl, write_json_seq, write_jsonl, RS};

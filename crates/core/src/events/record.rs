@@ -30,6 +30,9 @@ pub enum Record {
     Case(CaseRecord),
     /// A run-level failure (not a failed case).
     Error(ErrorRecord),
+    /// One settled turn of a dialog (a dialog run's answer and judge calls
+    /// of one turn pair), written as it settles so a run can resume mid-dialog.
+    Turn(TurnRecord),
     /// End of a run.
     Summary(SummaryRecord),
 }
@@ -203,6 +206,50 @@ pub struct CaseRecord {
     /// call's raw answer and how its verdict was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judgements: Option<BTreeMap<String, Value>>,
+    /// Turn pairs the model answered (dialogs): with `turn` records, says
+    /// whether a failed dialog's failure came at a turn's own call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turns_ok: Option<usize>,
+}
+
+/// `turn`: one settled turn pair of a dialog run (its answer, then its judge
+/// calls, once the turn's judging is done), with every call's answer as the
+/// provider layer read it, so a resumed run rebuilds the conversation and
+/// the judge's verdicts without sending them again.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TurnRecord {
+    /// Run id.
+    pub run_id: String,
+    /// Time in ms.
+    pub ts_ms: u64,
+    /// The dialog's id (its `case` record's `case_id`).
+    pub case_id: String,
+    /// The dialog's position in the dataset.
+    pub case_index: usize,
+    /// The turn pair, from 1.
+    pub turn_pair_id: usize,
+    /// The user's message of the turn (the dataset's), that the answer answers.
+    #[serde(default)]
+    pub user_text: String,
+    /// The turn's calls in order: the model's answer, then the judge's.
+    pub calls: Vec<TurnCall>,
+}
+
+/// One call of a settled turn.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TurnCall {
+    /// `model` (the turn's answer) or `judge`.
+    pub role: String,
+    /// The name of the model that answered (the run's model or its judge).
+    pub model: String,
+    /// The answer (final text, reasoning, `finish_reason`, usage, the
+    /// endpoint's `evalpage_trace`); a judge call that failed for good is
+    /// the engine's stand-in answer.
+    pub answer: Answer,
+    /// Attempts made.
+    pub attempts: u32,
+    /// From first send to outcome, ms.
+    pub elapsed_ms: u64,
 }
 
 /// The answer of a `case` record as the endpoint gave it (final text,
@@ -401,6 +448,7 @@ impl Record {
             Record::Meta(r) => &r.run_id,
             Record::Case(r) => &r.run_id,
             Record::Error(r) => &r.run_id,
+            Record::Turn(r) => &r.run_id,
             Record::Summary(r) => &r.run_id,
         }
     }

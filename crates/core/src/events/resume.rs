@@ -8,6 +8,7 @@
 //! fixed). Those, cases without an answer, and records naming an
 //! id the dataset does not have are sent again or reported.
 
+use super::record::TurnRecord;
 use super::ReadLog;
 use crate::dataset::rag::RagCase;
 use crate::provider::{Answer, CallError, ErrorKind};
@@ -43,6 +44,8 @@ pub struct PriorCall {
     /// The record's `judgements` (a judged task case: each judged metric's
     /// judge answers), for a kind that takes them over.
     pub judgements: Option<BTreeMap<String, Value>>,
+    /// The record's `turns_ok` (a dialog: turn pairs answered before it ended).
+    pub turns_ok: Option<usize>,
 }
 
 /// What a log gives a new run, for every kind: the settled calls by job,
@@ -60,6 +63,9 @@ pub struct Prior {
     pub unknown: Vec<String>,
     /// Records whose job is sent again.
     pub rerun: Vec<String>,
+    /// The settled turns of dialogs (`turn` records) by job, then by
+    /// `turn_pair_id`; the last record of a turn counts.
+    pub turns: BTreeMap<usize, BTreeMap<usize, TurnRecord>>,
 }
 
 /// The one reader of an interrupted run's settled calls, for every kind of
@@ -67,7 +73,8 @@ pub struct Prior {
 /// (`None`: not one of its jobs). The last record of a job counts. A record
 /// counts when its call succeeded and it carries the full `answer`, or when
 /// it failed for a reason other than a cancel; `skip` drops failures a kind
-/// finds again by itself (a task's prompt that cannot be rendered).
+/// finds again by itself (a task's prompt that cannot be rendered). A dialog
+/// run's `turn` records are read too (`Prior::turns`), by the same numbering.
 pub fn prior_calls(
     log: &ReadLog,
     job_of: impl Fn(Option<&str>, &str) -> Option<usize>,
@@ -98,6 +105,21 @@ pub fn prior_calls(
             None => out.unknown.push(key),
         }
     }
+    for record in log.of_type("turn") {
+        let Ok(turn) = serde_json::from_value::<TurnRecord>(record.clone()) else {
+            continue;
+        };
+        match job_of(None, &turn.case_id) {
+            Some(job) => {
+                out.turns
+                    .entry(job)
+                    .or_default()
+                    .insert(turn.turn_pair_id, turn);
+            }
+            None if !out.unknown.contains(&turn.case_id) => out.unknown.push(turn.case_id),
+            None => {}
+        }
+    }
     for (job, (record, key)) in latest {
         match rebuild(job, record) {
             Some(call) if call.outcome.as_ref().err().is_some_and(&skip) => {}
@@ -126,12 +148,17 @@ fn rebuild(job: usize, r: &Value) -> Option<PriorCall> {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect::<BTreeMap<String, Value>>()
     });
+    let turns_ok = r
+        .get("turns_ok")
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok());
     Some(PriorCall {
         job,
         outcome,
         attempts: u32::try_from(attempts).unwrap_or(u32::MAX),
         elapsed_ms,
         judgements,
+        turns_ok,
     })
 }
 

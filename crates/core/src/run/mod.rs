@@ -13,7 +13,7 @@ mod result;
 pub mod scheduler;
 
 pub use engine::{Engine, RagKind};
-pub use pipeline::{Call, JobOutcome, Kind, Pipeline};
+pub use pipeline::{Call, JobOutcome, Kind, Pipeline, PriorJob};
 pub use protocol::{Command, Input, RunStatus, Step};
 pub use result::{AnswerPolicy, CaseResult, RunConfig, RunInfo, RunSettings};
 pub use scheduler::{Scheduler, Settled};

@@ -123,6 +123,35 @@ pub trait Kind {
     fn error(&self, _message: &str, _now_ms: u64) -> Option<Self::Record> {
         None
     }
+    /// A call of `job` answered (the last of `answers`; `calls` holds each
+    /// call's attempts and ms, in the same order) and the job goes on or is
+    /// about to settle: the records to log now, before the job settles (a
+    /// dialog's `turn` record once a turn and its judging are done), so an
+    /// interrupted run can resume mid-job. Also asked at start for every
+    /// prefix of a job's taken-over answers ([`Pipeline::restore_calls`]), so
+    /// the resumed log holds them again. None by default.
+    fn answered(
+        &self,
+        job: usize,
+        answers: &[Answer],
+        calls: &[(u32, u64)],
+        now_ms: u64,
+    ) -> Vec<Self::Record> {
+        let _ = (job, answers, calls, now_ms);
+        Vec::new()
+    }
+}
+
+/// An earlier run's calls of one job, taken over by
+/// [`Pipeline::restore_calls`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PriorJob {
+    /// The answers of its settled calls, in call order, each with its
+    /// attempts and ms from first send to outcome.
+    pub answers: Vec<(Answer, u32, u64)>,
+    /// The error that ended the job, with that call's attempts and ms, when
+    /// the earlier run's failure is taken over (the job settles at start).
+    pub failed: Option<(CallError, u32, u64)>,
 }
 
 /// The engine over a kind.
@@ -133,8 +162,12 @@ pub struct Pipeline<K> {
     /// The pool a job's current call is queued in (`None` once settled or
     /// when its first call could not be made).
     active: Vec<Option<usize>>,
-    /// The first call's error of jobs that cannot start.
-    unsendable: Vec<Option<CallError>>,
+    /// Jobs that settle at start, with their error (a first call that
+    /// cannot be made, a taken-over failure) or complete (`None` inside:
+    /// taken-over answers that finish the job).
+    at_start: Vec<Option<Option<CallError>>>,
+    /// Jobs that go on from taken-over answers (see `restore_calls`).
+    resumed: Vec<bool>,
     answers: Vec<Vec<Answer>>,
     attempts: Vec<u32>,
     elapsed: Vec<u64>,
@@ -159,7 +192,7 @@ impl<K: Kind> Pipeline<K> {
             .map(|s| Scheduler::idle(s, n))
             .collect();
         let mut active = vec![None; n];
-        let mut unsendable = vec![None; n];
+        let mut at_start = vec![None; n];
         for job in 0..n {
             match kind.call(job, &[]) {
                 Ok(Some(c)) if c.pool < pools.len() => {
@@ -167,14 +200,15 @@ impl<K: Kind> Pipeline<K> {
                     active[job] = Some(c.pool);
                 }
                 Ok(_) => {}
-                Err(e) => unsendable[job] = Some(e),
+                Err(e) => at_start[job] = Some(Some(e)),
             }
         }
         Pipeline {
             kind,
             pools,
             active,
-            unsendable,
+            at_start,
+            resumed: vec![false; n],
             answers: vec![Vec::new(); n],
             attempts: vec![0; n],
             elapsed: vec![0; n],
@@ -235,8 +269,62 @@ impl<K: Kind> Pipeline<K> {
         true
     }
 
-    /// Starts the run: `meta`, the records of restored jobs, jobs whose first
-    /// call cannot be made (settled as failed), and the first requests.
+    /// Takes over the calls an earlier run settled for `job`, before
+    /// `start`: its answers are the job's first answers, so the job goes on
+    /// from the call that follows them (a dialog at its first unsettled
+    /// turn, its conversation rebuilt from them), or settles at start when
+    /// they complete it or when `failed` ended it (scored by the kind as if
+    /// they had just come). `start` asks the kind's [`Kind::answered`] for
+    /// the records of the taken-over answers first. False when the job is not
+    /// waiting for its first call, or there is nothing to take over.
+    pub fn restore_calls(&mut self, job: usize, prior: PriorJob) -> bool {
+        if self.status != RunStatus::Idle || (prior.answers.is_empty() && prior.failed.is_none()) {
+            return false;
+        }
+        let Some(pool) = self.active.get(job).copied().flatten() else {
+            return false;
+        };
+        if !self.answers[job].is_empty() || !self.pools[pool].is_pending(job) {
+            return false;
+        }
+        for (answer, attempts, elapsed_ms) in prior.answers {
+            self.count(job, attempts, elapsed_ms);
+            self.answers[job].push(answer);
+        }
+        let end = match prior.failed {
+            Some((e, attempts, elapsed_ms)) => {
+                self.count(job, attempts, elapsed_ms);
+                Some(Some(e))
+            }
+            None => match self.kind.call(job, &self.answers[job]) {
+                Ok(Some(c)) if c.pool == pool => None,
+                Ok(Some(c)) if c.pool < self.pools.len() => {
+                    // the next call is on another pool: move the job there
+                    self.pools[pool].settle_unsent(job, 0);
+                    self.pools[c.pool].queue(job);
+                    self.active[job] = Some(c.pool);
+                    None
+                }
+                Ok(Some(_)) => Some(Some(CallError::new(
+                    ErrorKind::InvalidResponse,
+                    "engine invariant broken: the next call names no usable pool",
+                ))),
+                Ok(None) => Some(None),
+                Err(e) => Some(Some(e)),
+            },
+        };
+        if let Some(error) = end {
+            self.pools[pool].settle_unsent(job, self.attempts[job]);
+            self.active[job] = None;
+            self.at_start[job] = Some(error);
+        }
+        self.resumed[job] = true;
+        true
+    }
+
+    /// Starts the run: `meta`, the records of restored jobs, the records of
+    /// taken-over answers, jobs that settle at start (their first call cannot
+    /// be made, or taken-over calls ended them), and the first requests.
     pub fn start(&mut self, now_ms: u64) -> Step<K::Record> {
         let mut step = Step::default();
         if self.status != RunStatus::Idle {
@@ -250,9 +338,17 @@ impl<K: Kind> Pipeline<K> {
                 step.finished.push(job);
             }
         }
-        for job in 0..self.unsendable.len() {
-            if let Some(err) = self.unsendable[job].take() {
-                self.settle(job, Some(err), now_ms, &mut step);
+        for job in 0..self.at_start.len() {
+            if self.resumed[job] {
+                let answers = &self.answers[job];
+                for n in 1..=answers.len() {
+                    let calls = &self.calls[job][..n.min(self.calls[job].len())];
+                    let records = self.kind.answered(job, &answers[..n], calls, now_ms);
+                    step.events.extend(records);
+                }
+            }
+            if let Some(error) = self.at_start[job].take() {
+                self.settle(job, error, now_ms, &mut step);
             }
         }
         self.dispatch(now_ms, &mut step);
@@ -346,6 +442,10 @@ impl<K: Kind> Pipeline<K> {
 
     /// Queues a job's next call after its answers so far, or settles it.
     fn next_call(&mut self, job: usize, now_ms: u64, step: &mut Step<K::Record>) {
+        let records = self
+            .kind
+            .answered(job, &self.answers[job], &self.calls[job], now_ms);
+        step.events.extend(records);
         match self.kind.call(job, &self.answers[job]) {
             // a later call of a job, due after the run stopped: not sent
             Ok(Some(_)) if self.stopped.is_some() => {
