@@ -96,7 +96,7 @@ pub fn DialogTable(p: &DialogTableProps) -> Html {
         .unwrap_or_default();
     html! {
         <>
-            <VirtualTable label={t("对话表", "Dialogs table")} testid="dialog-table"
+            <VirtualTable label={t("对话表", "Dialogs table")} testid="dialog-table" class="fit"
                 geometry={GEOMETRY} total={settled.len() as u32} cols={cols as u32} {head} {row}
                 selected={*selected} {on_select} />
             {detail}
