@@ -1,6 +1,7 @@
 //! What the mock server answers, as plain values: routing, the OpenAI-shaped
-//! chat completion from the demo model, the model list and error bodies. No
-//! sockets here, so every answer is unit-tested.
+//! chat completion from the demo model, the model list, error bodies, the
+//! requests refused before their body is read, and the headers every answer
+//! carries (CORS). No sockets here, so every answer is unit-tested.
 
 use super::answers::{Answers, DialogTraceStyle, ReasoningStyle};
 use super::faults::Fault;
@@ -11,6 +12,21 @@ use std::time::Duration;
 
 /// How long an injected hang lasts.
 pub const HANG: Duration = Duration::from_secs(120);
+
+/// Largest request body accepted, in bytes; a larger `Content-Length` gets 413.
+pub const BODY_LIMIT: u64 = 8 * 1024 * 1024;
+
+/// CORS headers carried by every response, so a browser page can call the mock.
+pub const CORS: &[(&str, &str)] = &[
+    ("Access-Control-Allow-Origin", "*"),
+    (
+        "Access-Control-Allow-Headers",
+        "authorization, content-type",
+    ),
+    ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+    // Lets a page read Retry-After on a cross-origin 429.
+    ("Access-Control-Expose-Headers", "Retry-After"),
+];
 
 const WRONG_METHOD: &str = "method not allowed on this path";
 const NOT_FOUND: &str = "unknown path; the mock serves POST /v1/chat/completions, \
@@ -126,6 +142,86 @@ pub fn respond(
             ..retrieve(body)
         },
     }
+}
+
+/// The answer for a routed request whose body arrived as these bytes: 400
+/// when they are not UTF-8 text, else [`respond`].
+pub fn respond_bytes(
+    route: Route,
+    fault: Fault,
+    body: &[u8],
+    latency: Duration,
+    answers: &Answers,
+) -> Reply {
+    match std::str::from_utf8(body) {
+        Ok(text) => respond(route, fault, text, latency, answers),
+        Err(e) => error(
+            400,
+            &format!("request body is not UTF-8 text: {e}"),
+            "invalid_request_error",
+        ),
+    }
+}
+
+/// A request refused before its body is read, from what its head says: a
+/// chunked (`Transfer-Encoding`) body gets 411, a `Content-Length` over
+/// [`BODY_LIMIT`] 413. The connection closes after the answer.
+pub fn refusal(chunked: bool, length: u64) -> Option<Reply> {
+    if chunked {
+        return Some(error(
+            411,
+            "chunked (Transfer-Encoding) request bodies are not supported by the mock \
+             server; send the body with a Content-Length header",
+            "invalid_request_error",
+        ));
+    }
+    (length > BODY_LIMIT).then(|| {
+        error(
+            413,
+            &format!(
+                "request body of {length} bytes is over the mock server's limit of \
+                 {BODY_LIMIT} bytes"
+            ),
+            "invalid_request_error",
+        )
+    })
+}
+
+/// The answer to a request head that could not be read (`status` 400, or 431
+/// for one over the limits), in the same OpenAI shape as every other error.
+pub fn unreadable(status: u16, head_limit: usize, max_headers: usize) -> Reply {
+    let message = match status {
+        431 => format!(
+            "request head is over the mock server's limit of {head_limit} bytes or \
+             {max_headers} header lines"
+        ),
+        414 => "request target is too long".to_string(),
+        _ => "malformed request head".to_string(),
+    };
+    error(status, &message, "invalid_request_error")
+}
+
+/// Statuses whose responses carry no body and no content headers (RFC 9110).
+fn bodiless(status: u16) -> bool {
+    matches!(status, 100..=199 | 204 | 304)
+}
+
+/// The headers of the response to `reply`, in order: CORS, the content type
+/// (for a body), the reply's own headers, and `Connection: close` when `close`.
+/// `Content-Length` is left to the writer. A value with a line break would
+/// split the head: it is dropped (none is expected).
+pub fn headers(reply: &Reply, close: bool) -> Vec<(&'static str, String)> {
+    let mut all: Vec<(&'static str, String)> =
+        CORS.iter().map(|(k, v)| (*k, v.to_string())).collect();
+    if !bodiless(reply.status) && !reply.body.is_empty() {
+        all.push(("Content-Type", "application/json".to_string()));
+    }
+    all.extend(reply.headers.iter().cloned());
+    if close {
+        all.push(("Connection", "close".to_string()));
+    }
+    all.retain(|(_, v)| !v.contains(['\r', '\n']));
+    all
 }
 
 /// The demo retriever's answer (`evalpage_core::demo::retrieve`) to
@@ -317,6 +413,61 @@ mod tests {
         assert_eq!(route("OPTIONS", "/anything"), Route::Preflight);
         assert_eq!(route("GET", "/v1/chat/completions"), Route::WrongMethod);
         assert_eq!(route("POST", "/v2/else"), Route::NotFound);
+    }
+
+    #[test]
+    fn chunked_and_oversized_bodies_are_refused_from_the_head() {
+        assert_eq!(refusal(false, 0), None);
+        assert_eq!(refusal(false, BODY_LIMIT), None);
+        let over = refusal(false, BODY_LIMIT + 1).expect("413");
+        assert_eq!(over.status, 413);
+        let chunked = refusal(true, 3).expect("411");
+        assert_eq!(chunked.status, 411);
+        assert!(chunked.body.contains("Content-Length"), "{}", chunked.body);
+        for r in [
+            over,
+            chunked,
+            unreadable(431, 10, 2),
+            unreadable(400, 10, 2),
+        ] {
+            let v: Value = serde_json::from_str(&r.body).expect("json");
+            assert_eq!(v["error"]["type"], "invalid_request_error");
+        }
+        assert!(unreadable(431, 10, 2)
+            .body
+            .contains("10 bytes or 2 header lines"));
+    }
+
+    #[test]
+    fn non_utf8_bodies_are_400() {
+        let r = respond_bytes(
+            Route::Chat,
+            Fault::None,
+            b"\xff\xfe",
+            Duration::ZERO,
+            &Answers::default(),
+        );
+        assert_eq!(r.status, 400);
+        assert!(r.body.contains("not UTF-8"), "{}", r.body);
+    }
+
+    #[test]
+    fn every_answer_carries_cors_then_its_type_own_headers_and_close() {
+        fn names(h: &[(&'static str, String)]) -> Vec<&'static str> {
+            h.iter().map(|(k, _)| *k).collect()
+        }
+        let cors: Vec<&str> = CORS.iter().map(|(k, _)| *k).collect();
+        let mut limited = rate_limited();
+        let h = headers(&limited, false);
+        assert_eq!(names(&h)[..4], cors[..]);
+        assert_eq!(names(&h)[4..], ["Content-Type", "Retry-After"]);
+        assert_eq!(h[4].1, "application/json");
+        let h = headers(&Reply::empty(204), true);
+        assert_eq!(names(&h)[4..], ["Connection"]);
+        assert_eq!(h[4].1, "close");
+        // A value that would split the head is dropped.
+        limited.headers = vec![("Retry-After", "1\r\nX-Evil: 1".to_string())];
+        assert!(!names(&headers(&limited, false)).contains(&"Retry-After"));
     }
 
     #[test]

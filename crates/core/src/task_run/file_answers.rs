@@ -101,6 +101,7 @@ impl FileAnswers {
                 attempts: 0,
                 elapsed_ms: 0,
                 judgements: None,
+                turns_ok: None,
             })
             .collect()
     }
