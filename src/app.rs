@@ -31,8 +31,8 @@ pub fn App() -> Html {
     }
     let rag = use_rag(params.clone(), offers.clone());
     let (task_state, task_slot) = use_task(params.clone());
-    let retrieval = use_retrieval();
-    let dialog = use_dialog();
+    let retrieval = use_retrieval(offers.clone(), rag.state.clone());
+    let dialog = use_dialog(offers.clone(), rag.state.clone());
     let lang = rag.state.lang;
     use_document_lang(lang);
     let on_lang = {
@@ -69,8 +69,10 @@ pub fn App() -> Html {
             <TaskApp {lang} state={task_state} slot={task_slot} {params}
                 offers={offers.clone()} on_mode={on_mode.clone()} />
         },
-        Mode::Retrieval => html! { <RetrievalApp {lang} mode={retrieval} /> },
-        Mode::Dialog => html! { <DialogApp {lang} mode={dialog} /> },
+        Mode::Retrieval => {
+            html! { <RetrievalApp {lang} mode={retrieval} on_mode={on_mode.clone()} /> }
+        }
+        Mode::Dialog => html! { <DialogApp {lang} mode={dialog} on_mode={on_mode.clone()} /> },
         // www/init.js loads the viewer's own bundle for `?mode=view`; this
         // bundle only gets here when that bundle is missing from the build.
         Mode::View => html! {

@@ -270,3 +270,96 @@ pub fn discard(offers: &UseReducerHandle<Offers>, offer: &Offer) {
         offers.dispatch(OffersAction::Remove(run_id))
     });
 }
+
+/// The key of a mode whose requests go to one endpoint URL (retrieval,
+/// dialogs): kept in the page's one key ring by origin (as the RAG check's),
+/// so it belongs to the origin it was typed for, comes back on that origin
+/// only and is listed and forgotten with the others.
+pub mod endpoint_key {
+    use crate::effects::{storage, url};
+    use crate::state::keys::{self, KeyPrompt, Secret};
+    use crate::state::{AppAction, AppState};
+    use std::rc::Rc;
+    use yew::UseReducerHandle;
+
+    /// The key saved for `url`'s origin (what the key field shows once the
+    /// URL names another origin).
+    pub fn saved(app: &AppState, url: &str) -> Secret {
+        url::origin(url)
+            .and_then(|o| app.keys.get(&o).map(Secret::new))
+            .unwrap_or_default()
+    }
+
+    /// A key typed for `url`: saved for its origin (in the storage that
+    /// origin's key was kept in; this tab's session for a new one; a blank
+    /// key forgets it), which confirms the origin for this page load.
+    pub fn typed(app: &UseReducerHandle<AppState>, url: &str, key: &Secret) {
+        let Some(origin) = url::origin(url) else {
+            return;
+        };
+        let remembered = app.keys.origins().iter().any(|(o, r)| *o == origin && *r);
+        let mut ring = (*app.keys).clone();
+        ring.set(&origin, key.get(), remembered);
+        if ring != *app.keys {
+            storage::save_keys(&ring);
+            app.dispatch(AppAction::SetKeys(Rc::new(ring)));
+        }
+        if !key.is_empty() {
+            app.dispatch(AppAction::Confirm(origin, false));
+        }
+    }
+
+    /// The field's key is not the one saved for the URL's own origin.
+    #[derive(Debug)]
+    pub struct NotThisOrigins;
+
+    /// The key a run sends to `url`, with the origin it was entered for:
+    /// `None` when the field is blank; `Err` when the field's key is not the
+    /// one saved for the URL's own origin (it must be typed again).
+    pub fn bound(
+        app: &AppState,
+        url: &str,
+        key: &Secret,
+    ) -> Result<Option<(evalpage_core::ApiKey, String)>, NotThisOrigins> {
+        let Some(k) = evalpage_core::ApiKey::new(key.get()) else {
+            return Ok(None);
+        };
+        let origin = url::origin(url).ok_or(NotThisOrigins)?;
+        match app.keys.get(&origin) {
+            Some(saved) if saved == key.get() => Ok(Some((k, origin))),
+            _ => Err(NotThisOrigins),
+        }
+    }
+
+    /// Whether a run may send `key` to `url` now, with the RAG check's
+    /// rules: a click on Start confirms the origin it names, a key goes over
+    /// plain `http://` to a remote host only after the prompt's button
+    /// (`plain_http_ok`), and the key must be the one saved for the URL's
+    /// own origin. `Ok(Some(origin))`: the key goes, to that origin only;
+    /// `Ok(None)`: no key goes; `Err(Some(prompt))`: wait for a click;
+    /// `Err(None)`: the field's key is not this origin's.
+    pub fn gate(
+        app: &UseReducerHandle<AppState>,
+        url: &str,
+        key: &Secret,
+        plain_http_ok: bool,
+    ) -> Result<Option<String>, Option<KeyPrompt>> {
+        if key.is_empty() {
+            return Ok(None);
+        }
+        let Some(target) = url::target(url) else {
+            return Err(None);
+        };
+        if app.keys.get(&target.origin) != Some(key.get()) {
+            return Err(None);
+        }
+        let mut confirmed = (*app.confirmed).clone();
+        confirmed.origins.insert(target.origin.clone());
+        if plain_http_ok {
+            confirmed.plain_http.insert(target.origin.clone());
+        }
+        app.dispatch(AppAction::Confirm(target.origin.clone(), plain_http_ok));
+        keys::gate_key(key.get(), Some(&target), &confirmed).map_err(Some)?;
+        Ok(Some(target.origin))
+    }
+}

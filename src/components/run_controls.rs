@@ -69,11 +69,18 @@ pub(crate) fn target_view(lang: Lang, line: &TargetLine) -> Html {
     }
 }
 
-/// The prompt of a run that waits for a click before its key is sent.
-fn prompt_view(p: &RunControlsProps, prompt: &KeyPrompt) -> Html {
-    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
-    let confirm = p.on_confirm_key.reform(|_: MouseEvent| ());
-    let dismiss = p.on_dismiss_key.reform(|_: MouseEvent| ());
+/// The prompt of a run that waits for a click before its key is sent
+/// (every mode's: the RAG and task modes' run controls, the retrieval and
+/// dialog modes' key field).
+pub(crate) fn key_prompt_view(
+    lang: Lang,
+    prompt: &KeyPrompt,
+    on_confirm: &Callback<()>,
+    on_dismiss: &Callback<()>,
+) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let confirm = on_confirm.reform(|_: MouseEvent| ());
+    let dismiss = on_dismiss.reform(|_: MouseEvent| ());
     let why = if prompt.plain_http_remote {
         t(
             "API 密钥将以明文 http:// 发送到非本机主机：",
@@ -145,7 +152,7 @@ pub fn RunControls(p: &RunControlsProps) -> Html {
             }
             if let (Some(why), false) = (p.blocked, running) { <span class="muted" data-testid="start-blocked">{why}</span> }
             if let (Some(line), false) = (&p.target, running) { {target_view(p.lang, line)} }
-            if let (Some(prompt), false) = (&p.key_prompt, running) { {prompt_view(p, prompt)} }
+            if let (Some(prompt), false) = (&p.key_prompt, running) { {key_prompt_view(p.lang, prompt, &p.on_confirm_key, &p.on_dismiss_key)} }
             if let Some(e) = &p.error { <p class="error" data-testid="start-error">{e.to_string()}</p> }
             if let Some(e) = stopped { <p class="error" data-testid="stopped">{format!("{} {e}. {}",
                 t("运行在致命错误处停止：", "The run stopped at a fatal answer:"),

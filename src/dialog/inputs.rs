@@ -2,9 +2,13 @@
 //! dialogs that cannot be aligned listed), a dialog trace to score, and the
 //! endpoint the dialogs are played against (or the dialog mock).
 
+use super::launch::{self, DialogLaunch};
+use crate::components::key_field::KeyField;
 use crate::components::{chosen_file, field, use_drop_zone, DropZone};
-use crate::effects::files;
+use crate::effects::{files, url};
+use crate::launch::endpoint_key;
 use crate::state::dialog::{DialogAction, DialogState};
+use crate::state::keys::{Secret, TargetLine};
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -14,8 +18,8 @@ use yew::prelude::*;
 pub struct DialogInputsProps {
     /// Language.
     pub lang: Lang,
-    /// The mode's state.
-    pub state: UseReducerHandle<DialogState>,
+    /// The mode's state, run and keys.
+    pub mode: DialogLaunch,
     /// Start a run.
     pub on_start: Callback<MouseEvent>,
     /// Score the picked trace.
@@ -56,15 +60,27 @@ fn input_value(e: &Event) -> Option<String> {
     t.dyn_ref::<web_sys::HtmlInputElement>().map(|i| i.value())
 }
 
+/// Where the next run's requests go, and whether a key goes with them.
+fn target_line(s: &DialogState) -> Option<Rc<TargetLine>> {
+    let base = s.url.trim();
+    if base.is_empty() {
+        return None;
+    }
+    Some(Rc::new(TargetLine::Endpoint {
+        with_key: !s.api_key.is_empty(),
+        target: url::target(base)?,
+    }))
+}
+
 /// The dialogs, the trace and the endpoint panels.
 #[component]
 pub fn DialogInputs(p: &DialogInputsProps) -> Html {
     let lang = p.lang;
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    let s = &*p.state;
+    let s = &*p.mode.state;
     let running = s.running();
-    let on_dialogs = reader(&p.state, DialogAction::LoadDialogs);
-    let on_trace = reader(&p.state, DialogAction::LoadTrace);
+    let on_dialogs = reader(&p.mode.state, DialogAction::LoadDialogs);
+    let on_trace = reader(&p.mode.state, DialogAction::LoadTrace);
     let DropZone {
         class: dialogs_zone,
         ondrop: dialogs_drop,
@@ -78,7 +94,7 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
         ondragleave: trace_leave,
     } = use_drop_zone(on_trace.clone(), running);
     let text = |f: fn(String) -> DialogAction| {
-        let state = p.state.clone();
+        let state = p.mode.state.clone();
         Callback::from(move |e: Event| {
             if let Some(v) = input_value(&e) {
                 state.dispatch(f(v));
@@ -87,11 +103,44 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
     };
     // Fields commit as they are typed (`field`): nothing changes on blur.
     let typed = |f: fn(String) -> DialogAction| {
-        let state = p.state.clone();
+        let state = p.mode.state.clone();
         field::on_input(Callback::from(move |v: String| state.dispatch(f(v))))
     };
+    // A URL of another origin brings that origin's own key (or none).
+    let on_url = {
+        let (state, app) = (p.mode.state.clone(), p.mode.app.clone());
+        field::on_input(Callback::from(move |v: String| {
+            if url::origin(&state.url) != url::origin(&v) {
+                state.dispatch(DialogAction::SetKey(endpoint_key::saved(&app, &v)));
+            }
+            state.dispatch(DialogAction::SetUrl(v));
+        }))
+    };
+    let on_key = {
+        let (state, app) = (p.mode.state.clone(), p.mode.app.clone());
+        Callback::from(move |v: String| {
+            let key = Secret::new(&v);
+            endpoint_key::typed(&app, state.url.trim(), &key);
+            state.dispatch(DialogAction::SetKey(key));
+        })
+    };
+    let on_confirm = {
+        let m = p.mode.clone();
+        Callback::from(move |_: ()| {
+            let plain = m
+                .state
+                .key_prompt
+                .as_ref()
+                .is_some_and(|k| k.plain_http_remote);
+            launch::start_checked(&m, plain)
+        })
+    };
+    let on_dismiss = {
+        let state = p.mode.state.clone();
+        Callback::from(move |_: ()| state.dispatch(DialogAction::PromptKey(None)))
+    };
     let on_concurrency = {
-        let state = p.state.clone();
+        let state = p.mode.state.clone();
         field::on_input(Callback::from(move |v: String| {
             if let Ok(n) = v.trim().parse::<usize>() {
                 state.dispatch(DialogAction::SetConcurrency(n));
@@ -159,12 +208,14 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                 <label>{t("基础 URL（OpenAI 兼容；留空：页面内的对话模拟模型）",
                           "Base URL (OpenAI-compatible; empty: the dialog mock in the page)")}
                     <input type="url" data-testid="dialog-url" value={s.url.clone()} disabled={running}
-                        placeholder="http://127.0.0.1:8091/v1" oninput={typed(DialogAction::SetUrl)} />
+                        placeholder="http://127.0.0.1:8091/v1" oninput={on_url} />
                 </label>
                 <label>{t("模型", "Model")}
                     <input type="text" data-testid="dialog-model" value={s.model.clone()} disabled={running}
                         oninput={typed(DialogAction::SetModel)} />
                 </label>
+                <KeyField {lang} testid="dialog-key" value={s.api_key.get().to_string()} target={target_line(s)}
+                    disabled={running} {on_key} prompt={s.key_prompt.clone()} {on_confirm} {on_dismiss} />
                 <label class="inline">{t("评审（M3/M4/M5） ", "Judge (M3/M4/M5) ")}
                     <select data-testid="dialog-judge" disabled={running} onchange={text(DialogAction::SetJudge)}>
                         <option value="none" selected={s.judge == "none"}>{t("无（报告为未运行）", "none (reported as not run)")}</option>
@@ -176,8 +227,8 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                     <input type="number" min="1" max="64" data-testid="dialog-concurrency" value={s.concurrency.to_string()}
                         disabled={running} oninput={on_concurrency} />
                 </label>
-                <p class="muted">{t("此模式不发送任何密钥（需要密钥的端点在此不可用），也不在重新加载后恢复。每轮请求是到目前为止的对话：数据集的用户轮次和模型自己的回答。",
-                    "This mode sends no key (an endpoint that needs one cannot be used here) and is not resumed after a reload. Each turn's request is the conversation so far: the dataset's user turns and the model's own answers.")}</p>
+                <p class="muted">{t("运行保存在本浏览器中，重新加载后可以继续（只发送未完成的轮次和评审调用）。每轮请求是到目前为止的对话：数据集的用户轮次和模型自己的回答。",
+                    "The run is saved in this browser and can be resumed after a reload (only the unsettled turns and judge calls are sent). Each turn's request is the conversation so far: the dataset's user turns and the model's own answers.")}</p>
                 <div class="controls">
                     <button data-testid="dialog-start" onclick={p.on_start.clone()} disabled={running}>{t("开始", "Start")}</button>
                     if running { <button data-testid="dialog-cancel" onclick={p.on_cancel.clone()}>{t("取消", "Cancel")}</button> }

@@ -5,18 +5,18 @@
 //! conversation and verdicts as it settles; at the end the five files `evalpage
 //! run --dialogs` writes (the core's renderer) with both event logs.
 //!
-//! Decision: like the retrieval mode, this mode sends no key (keys stay
-//! bound to the chat endpoints' origins in the RAG and task modes) and is not
-//! saved for resume after a reload.
+//! A key typed for the endpoint's origin goes with each turn (and with the
+//! judge's calls when the judge is that endpoint), to that origin only; the
+//! run is saved and resumed after a reload through the one launch path
+//! (`dialog::launch`).
 
-use super::runner::{Handle, Launch, RunView, Transport, Update};
+use super::runner::{Handle, RunView, Transport, Update};
 use crate::state::dialog::{DialogResults, DialogSnapshot, ShownDialog};
 use crate::state::{RunProgress, RunStatus};
 use evalpage_core::events::{jsonl_to_json_seq, Record};
 use evalpage_core::provider::ChatMessage;
 use evalpage_core::{DialogEngine, DialogKind, Kind, OpenAiConfig, EVENT_FILES};
 use std::rc::Rc;
-use yew::Callback;
 
 /// Pretend latency of the dialog mock per turn, ms.
 const MOCK_LATENCY_MS: u32 = 40;
@@ -29,8 +29,10 @@ pub type DialogUpdate = Update<DialogSnapshot, Result<Rc<DialogResults>, Rc<str>
 
 /// The dialog mode's side of the runner.
 pub struct DialogView {
-    /// The endpoint; `None`: the dialog mock in the page.
+    /// The endpoint (with its key, if any); `None`: the dialog mock in the page.
     endpoint: Option<OpenAiConfig>,
+    /// The origin the key was entered for.
+    key_for: Option<String>,
     /// Settled dialogs, by job.
     shown: Vec<Option<Rc<ShownDialog>>>,
     /// The judge on pool 1, if any: an endpoint, or (`None` inside) the mock
@@ -63,7 +65,7 @@ impl RunView for DialogView {
     ) -> Transport {
         if let (1, Some(judge)) = (pool, &self.judge) {
             return match judge {
-                Some(cfg) => Transport::OpenAi(cfg.clone(), None),
+                Some(cfg) => Transport::OpenAi(cfg.clone(), self.key_for.clone()),
                 None => Transport::Local {
                     answer: self.judged.borrow_mut().answer(job, messages),
                     latency_ms: MOCK_LATENCY_MS,
@@ -71,7 +73,7 @@ impl RunView for DialogView {
             };
         }
         match &self.endpoint {
-            Some(cfg) => Transport::OpenAi(cfg.clone(), None),
+            Some(cfg) => Transport::OpenAi(cfg.clone(), self.key_for.clone()),
             None => Transport::Local {
                 answer: engine.kind().mock_answer(job, messages),
                 latency_ms: MOCK_LATENCY_MS,
@@ -127,28 +129,23 @@ impl RunView for DialogView {
     }
 }
 
-impl Handle<DialogView> {
-    /// Starts a dialog run (not saved for resume): against `endpoint`, or
-    /// the dialog mock in the page when it is `None`.
-    pub fn start(
-        engine: DialogEngine,
+impl DialogView {
+    /// The view of a run over `engine`: against `endpoint` (its key, if
+    /// any, entered for `key_for`), or the dialog mock in the page when it
+    /// is `None`; `judge` is the judge on pool 1 (an endpoint, or the mock
+    /// judge when `None` inside).
+    pub fn new(
+        engine: &DialogEngine,
         endpoint: Option<OpenAiConfig>,
+        key_for: Option<String>,
         judge: Option<Option<OpenAiConfig>>,
-        on_update: Callback<DialogUpdate>,
-    ) -> DialogRunHandle {
-        let started_ms = engine.kind().config().started_at_ms;
-        let view = DialogView {
+    ) -> DialogView {
+        DialogView {
             endpoint,
+            key_for,
             shown: vec![None; engine.kind().jobs()],
             judge,
             judged: Default::default(),
-        };
-        Handle::launch(Launch {
-            engine,
-            view,
-            started_ms,
-            persist: None,
-            on_update,
-        })
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::{build_json_request, parse_json_response};
-use evalpage_core::{build_request, parse_response, HttpRequest, OpenAiConfig};
+use evalpage_core::{build_request, parse_response, ApiKey, HttpRequest, OpenAiConfig};
 use gloo_net::http::Request;
 use gloo_timers::callback::Timeout;
 use std::cell::Cell;
@@ -154,11 +154,20 @@ async fn send(
 pub async fn post_json(
     url: &str,
     body: &serde_json::Value,
+    key: Option<(&ApiKey, &str)>,
     signal: &AbortSignal,
     timed_out: Rc<Cell<bool>>,
     timeout_ms: u64,
 ) -> CallOutcome {
-    let req = build_json_request(url, body, None);
+    if key.is_some_and(|(_, owner)| !key_may_go(url, Some(owner))) {
+        let err = CallError::new(
+            ErrorKind::InvalidResponse,
+            "not sent: the API key was entered for another origin than this endpoint's; \
+             type the key for this endpoint",
+        );
+        return CallOutcome::Failed(err.with_url(url));
+    }
+    let req = build_json_request(url, body, key.map(|(k, _)| k));
     send(&req, signal, timed_out, timeout_ms, parse_json_response).await
 }
 

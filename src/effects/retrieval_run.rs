@@ -3,13 +3,11 @@
 //! demo retriever in the page after a small pretend latency), the case rows
 //! as they settle, and at the end every file the CLI writes for
 //! `run --retrieval` (the core's renderer) with both event logs.
-//!
-//! Decision: this mode sends no key (retrieval endpoints on a team's own
-//! network usually need none, and keys stay bound to the chat endpoints'
-//! origins) and is not saved for resume after a reload; both are in the
-//! session note.
+//! A key typed for the endpoint's origin goes with each request as a bearer
+//! token, to that origin only; the run is saved and resumed after a reload
+//! through the one launch path (`retrieval::launch`).
 
-use super::runner::{Handle, Launch, RunView, Transport, Update};
+use super::runner::{Handle, RunView, Transport, Update};
 use crate::state::retrieval::RetrievalSnapshot;
 use crate::state::{RunProgress, RunStatus, TaskArtifacts};
 use evalpage_core::events::{jsonl_to_json_seq, Record};
@@ -17,9 +15,8 @@ use evalpage_core::provider::ChatMessage;
 use evalpage_core::report::{retrieval_outputs, ListsFrom, RetrievalInputs};
 use evalpage_core::retrieval::Row;
 use evalpage_core::{render_outputs, DatasetMetadataFile, LineError, RunMeta, EVENT_FILES};
-use evalpage_core::{Kind, Lang, RetrievalEngine, RetrievalKind};
+use evalpage_core::{ApiKey, Kind, Lang, RetrievalEngine, RetrievalKind};
 use std::rc::Rc;
-use yew::Callback;
 
 /// Pretend latency of the demo retriever, ms.
 const DEMO_LATENCY_MS: u32 = 60;
@@ -47,6 +44,8 @@ pub struct RetrievalFiles {
 /// The retrieval mode's side of the runner.
 pub struct RetrievalView {
     demo: bool,
+    /// The key and the origin it was entered for.
+    key: Option<(ApiKey, String)>,
     rows: Vec<Option<Row>>,
     files: RetrievalFiles,
 }
@@ -77,7 +76,7 @@ impl RunView for RetrievalView {
                 latency_ms: DEMO_LATENCY_MS,
             }
         } else {
-            Transport::Json(engine.config().endpoint.url.clone())
+            Transport::Json(engine.config().endpoint.url.clone(), self.key.clone())
         }
     }
 
@@ -148,26 +147,20 @@ impl RunView for RetrievalView {
     }
 }
 
-impl Handle<RetrievalView> {
-    /// Starts a retrieval evaluation (not saved for resume).
-    pub fn start(
-        engine: RetrievalEngine,
+impl RetrievalView {
+    /// The view of a run over `engine`: the demo retriever in the page, or
+    /// the endpoint with this key (and the origin it was entered for).
+    pub fn new(
+        engine: &RetrievalEngine,
         demo: bool,
         files: RetrievalFiles,
-        on_update: Callback<RetrievalUpdate>,
-    ) -> RetrievalRunHandle {
-        let started_ms = engine.config().started_at_ms;
-        let view = RetrievalView {
+        key: Option<(ApiKey, String)>,
+    ) -> RetrievalView {
+        RetrievalView {
             demo,
+            key,
             rows: vec![None; engine.cases().len()],
             files,
-        };
-        Handle::launch(Launch {
-            engine,
-            view,
-            started_ms,
-            persist: None,
-            on_update,
-        })
+        }
     }
 }

@@ -21,7 +21,7 @@ use crate::state::{RunProgress, RunStatus};
 use evalpage_core::events::to_jsonl;
 use evalpage_core::provider::{CallOutcome, ChatMessage};
 use evalpage_core::run::{self, Command, Input, Kind, Pipeline, RunSettings, Step};
-use evalpage_core::OpenAiConfig;
+use evalpage_core::{ApiKey, OpenAiConfig};
 use gloo_timers::callback::Timeout;
 use serde::Serialize;
 use std::cell::RefCell;
@@ -47,8 +47,9 @@ pub enum Transport {
     /// for (an origin or a base URL): the key goes to that origin only.
     OpenAi(OpenAiConfig, Option<String>),
     /// A JSON endpoint that is not a chat model (a retrieval service): the
-    /// job's body POSTed to this URL, with no key.
-    Json(String),
+    /// job's body POSTed to this URL, with its key (if any) and the origin
+    /// the key was entered for: the key goes to that origin only.
+    Json(String, Option<(ApiKey, String)>),
 }
 
 /// What one kind of evaluation shows of its run, over the engine.
@@ -356,7 +357,7 @@ fn send<V: RunView>(
             return;
         }
         Transport::OpenAi(cfg, key_for) => (cfg, key_for),
-        Transport::Json(url) => {
+        Transport::Json(url, key) => {
             let on_done = {
                 let weak = weak.clone();
                 move |outcome| feed(&weak, job, outcome)
@@ -365,7 +366,8 @@ fn send<V: RunView>(
             let started = fetch::start(
                 timeout_ms,
                 move |signal, timed_out| async move {
-                    fetch::post_json(&url, &body, &signal, timed_out, timeout_ms).await
+                    let key = key.as_ref().map(|(k, owner)| (k, owner.as_str()));
+                    fetch::post_json(&url, &body, key, &signal, timed_out, timeout_ms).await
                 },
                 on_done,
             );

@@ -17,6 +17,8 @@ fn origins(s: &StoredRun) -> Vec<String> {
             url::origin(&r.settings.base_url).into_iter().collect()
         }
         StoredInputs::Rag(_) => Vec::new(),
+        StoredInputs::Retrieval(r) => url::origin(&r.url).into_iter().collect(),
+        StoredInputs::Dialog(d) => url::origin(&d.url).into_iter().collect(),
         StoredInputs::Task(t) => t
             .models
             .iter()

@@ -7,91 +7,57 @@
 //! --retrieval` writes, as one zip and `report.json`.
 
 mod cases;
+pub mod launch;
 
-use crate::components::unsaved_mode::{use_unsaved_mode, UnsavedMode};
+use crate::components::key_field::KeyField;
+use crate::components::resume_banner::ResumeBanner;
 use crate::components::zip_button::ZipButton;
 use crate::components::{chosen_file, field, use_drop_zone, DropZone};
-use crate::effects::retrieval_run::{
-    RetrievalFiles, RetrievalRunHandle, RetrievalUpdate, RetrievalView,
-};
-use crate::effects::runner::Update;
-use crate::effects::{download, files, now_ms};
+use crate::effects::{self, download, files};
+use crate::launch::{self as run_launch, endpoint_key};
+use crate::state::keys::{Secret, TargetLine};
+use crate::state::resume::Offers;
 use crate::state::retrieval::{RetrievalAction, RetrievalState, COLUMNS};
-use crate::state::RunStatus;
+use crate::state::{AppState, Mode, RunStatus};
 use cases::RetrievalCases;
 use evalpage_core::retrieval::Row;
-use evalpage_core::{Lang, RetrievalEndpoint, RetrievalEngine, RetrievalRunConfig, RunSettings};
+use evalpage_core::Lang;
+use launch::{RetrievalLaunch, RetrievalSlot};
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// Name of the zip download.
 pub const ZIP_NAME: &str = "evalpage-retrieval-run.zip";
 
-/// The mode's state and its run, kept by the app for the page load.
-pub type RetrievalMode = UnsavedMode<RetrievalState, RetrievalView>;
-
-/// The mode's state (call once, in the app).
+/// The mode's state and its run, kept by the app for the page load
+/// (call once, in the app). Its runs go through the one launch path: the
+/// Web Lock, the IndexedDB journal, the resume offer after a reload, and
+/// the key of the endpoint's origin.
 #[hook]
-pub fn use_retrieval() -> RetrievalMode {
-    use_unsaved_mode::<RetrievalState, RetrievalView>()
+pub fn use_retrieval(
+    offers: UseReducerHandle<Offers>,
+    app: UseReducerHandle<AppState>,
+) -> RetrievalLaunch {
+    let state = use_reducer(RetrievalState::default);
+    let slot = use_memo((), |_| RetrievalSlot::default());
+    RetrievalLaunch {
+        state,
+        slot: (*slot).clone(),
+        offers,
+        app,
+    }
 }
 
-/// Builds the run from the page, or says why it cannot start.
-fn start(mode: &RetrievalMode, lang: Lang) -> Result<(), String> {
-    let s = &*mode.state;
-    if s.cases.is_empty() {
-        return Err(lang
-            .pick(
-                "没有有效用例：需要 {case_id, query, expected_sources, bucket} 的 JSONL",
-                "No valid case: expected JSONL of {case_id, query, expected_sources, bucket}",
-            )
-            .to_string());
-    }
+/// Where the next run's requests go, and whether a key goes with them.
+fn target_line(s: &RetrievalState) -> Option<Rc<TargetLine>> {
     let url = s.url.trim();
-    let demo = url.is_empty();
-    let (url, backend) = if demo {
-        ("demo-retriever", "mock")
-    } else {
-        (url, "http")
-    };
-    let endpoint = RetrievalEndpoint::new(url, backend, &s.body, &s.path)?;
-    let started_at_ms = now_ms();
-    let mut argv = vec![format!("k={}", s.k), format!("list_path={}", s.path)];
-    if !demo {
-        argv.push(format!("endpoint={}", endpoint.url));
+    if url.is_empty() {
+        return None;
     }
-    let cfg = RetrievalRunConfig {
-        run_id: format!("eval_retrieval-{started_at_ms}"),
-        tool: "evalpage-web".into(),
-        started_at_ms,
-        dataset: s.dataset_name.clone(),
-        k: s.k,
-        endpoint,
-        settings: RunSettings {
-            concurrency: s.concurrency,
-            ..RunSettings::default()
-        },
-        argv,
-    };
-    let engine = RetrievalEngine::new(cfg, s.cases.as_ref().clone());
-    let files = RetrievalFiles {
-        cases_file: s.dataset_name.clone(),
-        cases_bytes: s.dataset_bytes.clone(),
-        line_errors: s.line_errors.clone(),
-        metadata: None,
-        lang,
-    };
-    let on_update = {
-        let state = mode.state.clone();
-        Callback::from(move |u: RetrievalUpdate| match u {
-            Update::Progress(snap) => state.dispatch(RetrievalAction::Progress(snap)),
-            Update::Finished(snap, a) => state.dispatch(RetrievalAction::Finished(snap, a)),
-        })
-    };
-    mode.state.dispatch(RetrievalAction::Started);
-    let handle = RetrievalRunHandle::start(engine, demo, files, on_update);
-    *mode.run.borrow_mut() = Some(handle);
-    Ok(())
+    Some(Rc::new(TargetLine::Endpoint {
+        with_key: !s.api_key.is_empty(),
+        target: effects::url::target(url)?,
+    }))
 }
 
 /// Retrieval page props.
@@ -100,7 +66,9 @@ pub struct RetrievalAppProps {
     /// Language.
     pub lang: Lang,
     /// The mode's state and run.
-    pub mode: RetrievalMode,
+    pub mode: RetrievalLaunch,
+    /// Switch mode (to resume a run of another mode).
+    pub on_mode: Callback<Mode>,
 }
 
 /// The retrieval page.
@@ -114,6 +82,58 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
     let dispatch = |f: fn(String) -> RetrievalAction| {
         let state = p.mode.state.clone();
         field::on_input(Callback::from(move |v: String| state.dispatch(f(v))))
+    };
+    // A URL of another origin brings that origin's own key (or none).
+    let on_url = {
+        let (state, app) = (p.mode.state.clone(), p.mode.app.clone());
+        field::on_input(Callback::from(move |v: String| {
+            let moved = effects::url::origin(&state.url) != effects::url::origin(&v);
+            if moved {
+                state.dispatch(RetrievalAction::SetKey(endpoint_key::saved(&app, &v)));
+            }
+            state.dispatch(RetrievalAction::SetUrl(v));
+        }))
+    };
+    let on_key = {
+        let (state, app) = (p.mode.state.clone(), p.mode.app.clone());
+        Callback::from(move |v: String| {
+            let key = Secret::new(&v);
+            endpoint_key::typed(&app, state.url.trim(), &key);
+            state.dispatch(RetrievalAction::SetKey(key));
+        })
+    };
+    let on_confirm = {
+        let m = p.mode.clone();
+        Callback::from(move |_: ()| {
+            let plain = m
+                .state
+                .key_prompt
+                .as_ref()
+                .is_some_and(|k| k.plain_http_remote);
+            launch::start_checked(&m, plain)
+        })
+    };
+    let on_dismiss = {
+        let state = p.mode.state.clone();
+        Callback::from(move |_: ()| state.dispatch(RetrievalAction::PromptKey(None)))
+    };
+    {
+        let m = p.mode.clone();
+        use_effect_with(m.offers.pending.clone(), move |_| {
+            run_launch::resume_pending(&m)
+        });
+    }
+    let on_resume = {
+        let (m, on_mode) = (p.mode.clone(), p.on_mode.clone());
+        Callback::from(move |run_id: String| run_launch::resume_picked(&m, &run_id, &on_mode))
+    };
+    let on_discard = {
+        let offers = p.mode.offers.clone();
+        Callback::from(move |run_id: String| {
+            if let Some(offer) = offers.get(&run_id) {
+                run_launch::discard(&offers, &offer);
+            }
+        })
     };
     let number = |f: fn(usize) -> RetrievalAction| {
         let state = p.mode.state.clone();
@@ -145,24 +165,16 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
         }
     });
     let on_start = {
-        let mode = p.mode.clone();
-        Callback::from(move |_: MouseEvent| {
-            if let Err(why) = start(&mode, lang) {
-                mode.state
-                    .dispatch(RetrievalAction::Failed(Rc::from(why.as_str())));
-            }
-        })
+        let m = p.mode.clone();
+        Callback::from(move |_: MouseEvent| launch::start_checked(&m, false))
     };
     let on_cancel = {
-        let run = p.mode.run.clone();
-        Callback::from(move |_: MouseEvent| {
-            if let Some(h) = run.borrow().as_ref() {
-                h.cancel();
-            }
-        })
+        let slot = p.mode.slot.clone();
+        Callback::from(move |_: MouseEvent| slot.cancel())
     };
     html! {
         <div class="retrieval-mode">
+            <ResumeBanner {lang} offers={p.mode.offers.list.clone()} disabled={running} {on_resume} {on_discard} />
             <section class="panel" data-testid="retrieval-dataset-panel">
                 <h2>{t("检索用例", "Retrieval cases")}</h2>
                 <div class={zone} {ondrop} {ondragover} {ondragleave}>
@@ -187,8 +199,10 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
                 <h2>{t("检索端点", "Retrieval endpoint")}</h2>
                 <label>{t("URL（留空：页面内的演示检索器）", "URL (empty: the demo retriever in the page)")}
                     <input type="url" data-testid="retrieval-url" value={s.url.clone()} disabled={running}
-                        placeholder="http://127.0.0.1:8091/v1/retrieve" oninput={dispatch(RetrievalAction::SetUrl)} />
+                        placeholder="http://127.0.0.1:8091/v1/retrieve" oninput={on_url} />
                 </label>
+                <KeyField {lang} testid="retrieval-key" value={s.api_key.get().to_string()} target={target_line(s)}
+                    disabled={running} {on_key} prompt={s.key_prompt.clone()} {on_confirm} {on_dismiss} />
                 <label>{t("请求体模板（JSON；字符串用 |tojson）", "Request body template (JSON; strings need |tojson)")}
                     <textarea data-testid="retrieval-body" rows="2" disabled={running}
                         value={s.body.clone()} oninput={dispatch(RetrievalAction::SetBody)} />
@@ -205,8 +219,8 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
                     <input type="number" min="1" max="64" data-testid="retrieval-concurrency" value={s.concurrency.to_string()}
                         disabled={running} oninput={number(RetrievalAction::SetConcurrency)} />
                 </label>
-                <p class="muted">{t("此模式不发送密钥，也不在重新加载后恢复。",
-                    "This mode sends no key and is not resumed after a reload.")}</p>
+                <p class="muted">{t("运行保存在本浏览器中，重新加载后可以继续（只发送未完成的用例）。",
+                    "The run is saved in this browser and can be resumed after a reload (only the unsettled cases are sent).")}</p>
                 <div class="controls">
                     <button data-testid="retrieval-start" onclick={on_start} disabled={running}>{t("开始检索评测", "Start retrieval evaluation")}</button>
                     if running { <button data-testid="retrieval-cancel" onclick={on_cancel}>{t("取消", "Cancel")}</button> }

@@ -5,6 +5,8 @@
 //! is `effects::dialog_run`; scoring a trace is the core's `score_trace`,
 //! with the times passed in.
 
+use super::keys::{KeyPrompt, Secret};
+use super::stored::{DialogInputs, StoredBytes, StoredFile};
 use super::{RunProgress, RunStatus};
 use evalpage_core::dialog::{render, Artifacts, DialogTrace, Judgements, MetricsSummary, TurnEval};
 use evalpage_core::{demo, parse_dialogs, score_trace, DialogSet, LineError, OfflineRun};
@@ -112,6 +114,8 @@ pub struct DialogState {
     pub dataset_name: String,
     /// Its dialogs (skipped ones included) and its bad lines.
     pub set: Rc<DialogSet>,
+    /// The file's bytes (kept with a run, to resume it after a reload).
+    pub dataset_bytes: Rc<[u8]>,
     /// A trace to score, if one was picked.
     pub trace: Option<TraceFile>,
     /// Endpoint base URL (empty: the dialog mock in the page).
@@ -123,6 +127,10 @@ pub struct DialogState {
     /// Who judges M3/M4/M5: `none` (reported as not run), `mock` (the mock
     /// judge in the page) or `endpoint` (the dialogs' own endpoint and model).
     pub judge: String,
+    /// The API key of the URL's origin (`keys`: typed for it, or saved for it).
+    pub api_key: Secret,
+    /// A run waiting for a click before its key is sent.
+    pub key_prompt: Option<Rc<KeyPrompt>>,
     /// Why the run or the scoring could not start.
     pub error: Option<Rc<str>>,
     /// The run, once started.
@@ -139,11 +147,14 @@ impl Default for DialogState {
                 demo::DIALOG_DATASET_NAME,
                 demo::DIALOG_DATASET.as_bytes(),
             )),
+            dataset_bytes: Rc::from(demo::DIALOG_DATASET.as_bytes()),
             trace: None,
             url: String::new(),
             model: String::new(),
             concurrency: 4,
             judge: "none".into(),
+            api_key: Secret::default(),
+            key_prompt: None,
             error: None,
             snapshot: None,
             results: None,
@@ -152,6 +163,20 @@ impl Default for DialogState {
 }
 
 impl DialogState {
+    /// What a run of this page stores (never the key).
+    pub fn inputs(&self) -> DialogInputs {
+        DialogInputs {
+            dialogs: StoredFile {
+                name: self.dataset_name.clone(),
+                content: StoredBytes::of(&self.dataset_bytes),
+            },
+            url: self.url.clone(),
+            model: self.model.clone(),
+            judge: self.judge.clone(),
+            concurrency: self.concurrency,
+        }
+    }
+
     /// True while a run is going.
     pub fn running(&self) -> bool {
         self.snapshot
@@ -208,6 +233,12 @@ pub enum DialogAction {
     SetConcurrency(usize),
     /// The judge choice (`none`, `mock`, `endpoint`).
     SetJudge(String),
+    /// The key field (the URL's origin's key).
+    SetKey(Secret),
+    /// A run waits for a click before its key is sent (or no longer).
+    PromptKey(Option<Rc<KeyPrompt>>),
+    /// A stored run's inputs (resumed after a reload).
+    Restore(Box<DialogInputs>, Secret),
     /// A run started.
     Started,
     /// The run or the scoring could not start.
@@ -228,6 +259,7 @@ impl Reducible for DialogState {
         match action {
             DialogAction::LoadDialogs(name, bytes) => {
                 s.set = Rc::new(parse_dialogs(&name, &bytes));
+                s.dataset_bytes = bytes;
                 s.dataset_name = name;
                 s.snapshot = None;
                 s.results = None;
@@ -241,7 +273,27 @@ impl Reducible for DialogState {
             DialogAction::SetModel(m) => s.model = m,
             DialogAction::SetConcurrency(c) => s.concurrency = c.clamp(1, 64),
             DialogAction::SetJudge(j) => s.judge = j,
+            DialogAction::SetKey(k) => {
+                s.api_key = k;
+                s.key_prompt = None;
+            }
+            DialogAction::PromptKey(p) => s.key_prompt = p,
+            DialogAction::Restore(i, key) => {
+                let bytes = i.dialogs.content.bytes();
+                s.set = Rc::new(parse_dialogs(&i.dialogs.name, bytes));
+                s.dataset_bytes = Rc::from(bytes);
+                s.dataset_name = i.dialogs.name;
+                s.url = i.url;
+                s.model = i.model;
+                s.judge = i.judge;
+                s.concurrency = i.concurrency.clamp(1, 64);
+                s.api_key = key;
+                s.snapshot = None;
+                s.results = None;
+                s.error = None;
+            }
             DialogAction::Started => {
+                s.key_prompt = None;
                 s.error = None;
                 s.snapshot = None;
                 s.results = None;

@@ -138,6 +138,38 @@ pub fn settle(
     (new, confirms)
 }
 
+/// A key typed into a mode's own key field (retrieval, dialogs): `Debug`
+/// never prints it, so a logged state holds no key.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_empty() {
+            "Secret(none)"
+        } else {
+            "Secret(..)"
+        })
+    }
+}
+
+impl Secret {
+    /// A key as typed (trimmed).
+    pub fn new(key: &str) -> Secret {
+        Secret(key.trim().to_string())
+    }
+
+    /// The key.
+    pub fn get(&self) -> &str {
+        &self.0
+    }
+
+    /// True when no key is set.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// Why a run must wait for a click before a key is sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyPrompt {
@@ -165,7 +197,19 @@ pub fn gate(
     target: Option<&Target>,
     confirmed: &Confirmed,
 ) -> Result<(), KeyPrompt> {
-    if settings.provider == Provider::Demo || settings.api_key.trim().is_empty() {
+    if settings.provider == Provider::Demo {
+        return Ok(());
+    }
+    gate_key(&settings.api_key, target, confirmed)
+}
+
+/// [`gate`] for a key typed for one endpoint (a mode without providers).
+pub fn gate_key(
+    key: &str,
+    target: Option<&Target>,
+    confirmed: &Confirmed,
+) -> Result<(), KeyPrompt> {
+    if key.trim().is_empty() {
         return Ok(());
     }
     let Some(t) = target else {

@@ -65,6 +65,29 @@ impl Offer {
                 s.total,
                 lang.pick("条已完成。", "cases settled."),
             ),
+            StoredInputs::Retrieval(_) => format!(
+                "{} {} ({}): {}/{} {}{to}",
+                lang.pick("发现未完成的检索评测", "Unfinished retrieval run"),
+                s.run_id,
+                s.dataset_name,
+                self.done,
+                s.total,
+                lang.pick("条用例已完成。", "cases settled."),
+            ),
+            StoredInputs::Dialog(d) => format!(
+                "{} {} ({} · {}): {}/{} {}{to}",
+                lang.pick("发现未完成的对话运行", "Unfinished dialog run"),
+                s.run_id,
+                s.dataset_name,
+                if d.model.trim().is_empty() {
+                    "mock"
+                } else {
+                    d.model.trim()
+                },
+                self.done,
+                s.total,
+                lang.pick("个对话已完成。", "dialogs settled."),
+            ),
             StoredInputs::Task(t) => format!(
                 "{} {} ({} · {} · {}): {}/{} {}{to}",
                 lang.pick("发现未完成的任务运行", "Unfinished task run"),

@@ -3,6 +3,8 @@
 //! and concurrency, and the run's snapshot and files. Pure: the run itself
 //! is `effects::retrieval_run`.
 
+use super::keys::{KeyPrompt, Secret};
+use super::stored::{RetrievalInputs, StoredBytes, StoredFile};
 use super::{RunProgress, RunStatus, TaskArtifacts};
 use evalpage_core::retrieval::{bucket_means, Row, METRICS};
 use evalpage_core::RetrievalCase;
@@ -65,6 +67,10 @@ pub struct RetrievalState {
     pub k: usize,
     /// Requests in flight at most.
     pub concurrency: usize,
+    /// The API key of the URL's origin (`keys`: typed for it, or saved for it).
+    pub api_key: Secret,
+    /// A run waiting for a click before its key is sent.
+    pub key_prompt: Option<Rc<KeyPrompt>>,
     /// Why the run could not start.
     pub error: Option<Rc<str>>,
     /// The run, once started.
@@ -85,6 +91,8 @@ impl Default for RetrievalState {
             path: RETRIEVAL_PATH.to_string(),
             k: 5,
             concurrency: 4,
+            api_key: Secret::default(),
+            key_prompt: None,
             error: None,
             snapshot: None,
             artifacts: None,
@@ -104,6 +112,21 @@ impl RetrievalState {
         self.dataset_bytes = Rc::from(bytes);
         self.cases = Rc::new(cases);
         self.line_errors = Rc::new(errors);
+    }
+
+    /// What a run of this page stores (never the key).
+    pub fn inputs(&self) -> RetrievalInputs {
+        RetrievalInputs {
+            cases: StoredFile {
+                name: self.dataset_name.clone(),
+                content: StoredBytes::of(&self.dataset_bytes),
+            },
+            url: self.url.clone(),
+            body: self.body.clone(),
+            path: self.path.clone(),
+            k: self.k,
+            concurrency: self.concurrency,
+        }
     }
 
     /// True while a run is going.
@@ -129,6 +152,12 @@ pub enum RetrievalAction {
     SetK(usize),
     /// Concurrency.
     SetConcurrency(usize),
+    /// The key field (the URL's origin's key).
+    SetKey(Secret),
+    /// A run waits for a click before its key is sent (or no longer).
+    PromptKey(Option<Rc<KeyPrompt>>),
+    /// A stored run's inputs (resumed after a reload).
+    Restore(Box<RetrievalInputs>, Secret),
     /// A run started.
     Started,
     /// The run could not start.
@@ -156,7 +185,22 @@ impl Reducible for RetrievalState {
             RetrievalAction::SetPath(p) => s.path = p,
             RetrievalAction::SetK(k) => s.k = k.max(1),
             RetrievalAction::SetConcurrency(c) => s.concurrency = c.clamp(1, 64),
+            RetrievalAction::SetKey(k) => {
+                s.api_key = k;
+                s.key_prompt = None;
+            }
+            RetrievalAction::PromptKey(p) => s.key_prompt = p,
+            RetrievalAction::Restore(i, key) => {
+                s.load(&i.cases.name, i.cases.content.bytes());
+                s.url = i.url;
+                s.body = i.body;
+                s.path = i.path;
+                s.k = i.k.max(1);
+                s.concurrency = i.concurrency.clamp(1, 64);
+                s.api_key = key;
+            }
             RetrievalAction::Started => {
+                s.key_prompt = None;
                 s.error = None;
                 s.snapshot = None;
                 s.artifacts = None;

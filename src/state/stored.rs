@@ -38,6 +38,8 @@ impl StoredRun {
         match self.inputs {
             StoredInputs::Rag(_) => Mode::Rag,
             StoredInputs::Task(_) => Mode::Task,
+            StoredInputs::Retrieval(_) => Mode::Retrieval,
+            StoredInputs::Dialog(_) => Mode::Dialog,
         }
     }
 }
@@ -50,6 +52,42 @@ pub enum StoredInputs {
     Rag(RagInputs),
     /// A task run.
     Task(TaskInputs),
+    /// A retrieval evaluation.
+    Retrieval(RetrievalInputs),
+    /// A dialog run.
+    Dialog(DialogInputs),
+}
+
+/// The inputs of a retrieval evaluation (never a key).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RetrievalInputs {
+    /// The cases file.
+    pub cases: StoredFile,
+    /// Endpoint URL (empty: the demo retriever).
+    pub url: String,
+    /// Request body template.
+    pub body: String,
+    /// Path of the ranked list in the answer.
+    pub path: String,
+    /// The cut-off.
+    pub k: usize,
+    /// Requests in flight at most.
+    pub concurrency: usize,
+}
+
+/// The inputs of a dialog run (never a key).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DialogInputs {
+    /// The dialogs file.
+    pub dialogs: StoredFile,
+    /// Endpoint base URL (empty: the dialog mock).
+    pub url: String,
+    /// Model name.
+    pub model: String,
+    /// The judge choice (`none`, `mock`, `endpoint`).
+    pub judge: String,
+    /// Dialogs in progress at most.
+    pub concurrency: usize,
 }
 
 /// The inputs of a RAG check.

@@ -222,7 +222,7 @@ mod tests {
     fn inputs(s: &StoredRun) -> &TaskInputs {
         match &s.inputs {
             StoredInputs::Task(t) => t,
-            StoredInputs::Rag(_) => panic!("a task run's record"),
+            _ => panic!("a task run's record"),
         }
     }
 

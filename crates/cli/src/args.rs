@@ -232,7 +232,7 @@ pub struct RunArgs {
     /// expected_sources, bucket}` lines and each query is sent to the retrieval
     /// endpoint `--endpoint` (the full URL of its search route; without one, the
     /// offline demo retriever over the bundled documents answers).
-    #[arg(long, conflicts_with_all = ["provider", "model", "system_prompt", "resume_from"])]
+    #[arg(long, conflicts_with_all = ["provider", "model", "system_prompt"])]
     pub retrieval: bool,
     /// With --retrieval: the JSON request body, as a template over `query`,
     /// `case_id`, `bucket` and `k` (strings need `|tojson`); `@FILE` reads it
@@ -418,6 +418,10 @@ pub struct MockArgs {
     /// plays against (without it every answer is generic).
     #[arg(long, value_name = "FILE", requires = "dialog_trace")]
     pub dialogs: Option<PathBuf>,
+    /// Answer chat and retrieval requests without `Authorization: Bearer KEY`
+    /// with 401, as an endpoint behind a key does (the key is never logged).
+    #[arg(long, value_name = "KEY")]
+    pub require_key: Option<String>,
     /// Log one line per request to stderr (method, path, status; never headers).
     #[arg(long)]
     pub log: bool,

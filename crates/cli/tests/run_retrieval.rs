@@ -257,3 +257,72 @@ fn bad_templates_and_paths_are_refused_before_anything_runs() {
         "{message}"
     );
 }
+
+/// A retrieval run cut after 6 of its 16 cases and resumed with
+/// `--resume-from` sends only the other 10 and writes the uninterrupted
+/// run's report (apart from ids and times), under the interrupted run's id.
+#[test]
+fn a_cut_retrieval_run_resumes_from_its_log_and_sends_only_the_rest() {
+    let dir = Scratch::new("retrieval-resume");
+    let full_mock = Mock::start(&[]);
+    let full_url = format!("{}/retrieve", full_mock.url);
+    let full = dir.join("full");
+    assert_ok(&retrieve(&full, &["--endpoint", &full_url]));
+
+    // the interrupted run: its log up to the sixth settled case
+    let text = std::fs::read_to_string(full.join("report.events.jsonl")).expect("log");
+    let mut kept = Vec::new();
+    let mut cases = 0;
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).expect("json line");
+        if v["record_type"] == "case" {
+            assert!(v["answer"].is_string(), "a case record keeps its answer");
+            cases += 1;
+            if cases > 6 {
+                break;
+            }
+        }
+        kept.push(line);
+    }
+    let cut = dir.write("cut.events.jsonl", &(kept.join("\n") + "\n"));
+
+    let mock = Mock::start_logged(&[]);
+    let url = format!("{}/retrieve", mock.url);
+    let resumed = dir.join("resumed");
+    let out = retrieve(
+        &resumed,
+        &[
+            "--endpoint",
+            &url,
+            "--resume-from",
+            cut.to_str().expect("utf-8"),
+        ],
+    );
+    assert_ok(&out);
+    let (_, stderr) = texts(&out);
+    assert!(
+        stderr.contains("6 of 16 cases already settled, sending 10"),
+        "{stderr}"
+    );
+    let sent = mock
+        .stop_and_read_log()
+        .lines()
+        .filter(|l| l.contains("POST /v1/retrieve"))
+        .count();
+    assert_eq!(sent, 10, "only the unsettled cases are sent");
+
+    let (a, b) = (
+        read_json(&full.join("report.json")),
+        read_json(&resumed.join("report.json")),
+    );
+    assert_eq!(a["report"]["summaries"], b["report"]["summaries"]);
+    assert_eq!(a["scores"], b["scores"]);
+    let first: Value = serde_json::from_str(kept[0]).expect("meta");
+    let log = records(&resumed);
+    assert_eq!(
+        log[0]["run_id"], first["run_id"],
+        "the resumed run keeps the interrupted run's id"
+    );
+    let n = log.iter().filter(|r| r["record_type"] == "case").count();
+    assert_eq!(n, 16, "the new log is complete");
+}

@@ -58,8 +58,8 @@ pub use judge::flow::{judged_metrics, setups as judge_setups};
 pub use judge::mock::{reply as mock_judge_reply, MockJudge};
 pub use judge::prompt::JudgePrompt;
 pub use kind::retrieval::{
-    RetrievalEndpoint, RetrievalEngine, RetrievalKind, RetrievalRunConfig,
-    DEFAULT_BODY as RETRIEVAL_BODY, DEFAULT_PATH as RETRIEVAL_PATH,
+    resumable as resumable_retrieval, RetrievalEndpoint, RetrievalEngine, RetrievalKind,
+    RetrievalRunConfig, DEFAULT_BODY as RETRIEVAL_BODY, DEFAULT_PATH as RETRIEVAL_PATH,
 };
 pub use provider::openai::{build_json_request, parse_json_response};
 pub use provider::openai::{build_request, parse_response, HttpRequest, OpenAiConfig};

@@ -49,6 +49,8 @@ pub struct Shared {
     pub latency: Duration,
     /// `--log`.
     pub log: bool,
+    /// `--require-key`: chat and retrieval requests without it get 401.
+    pub require_key: Option<String>,
 }
 
 impl Shared {
@@ -110,6 +112,11 @@ async fn exchange(
     let method = req.method().as_str().to_string();
     let path = req.uri().path().to_string();
     let auth = req.headers().contains_key(AUTHORIZATION);
+    let bearer = req
+        .headers()
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let chunked = req.headers().contains_key(TRANSFER_ENCODING);
     let length = req.body().size_hint().exact().unwrap_or(0);
     if let Some(reply) = routes::refusal(chunked, length) {
@@ -127,6 +134,14 @@ async fn exchange(
         .map_err(|_| "request body timed out")??
         .to_bytes();
     let route = routes::route(&method, &path);
+    if let Some(reply) =
+        routes::key_refusal(route, bearer.as_deref(), shared.require_key.as_deref())
+    {
+        if shared.log {
+            eprintln!("{}", log_line(&method, &path, reply.status, "no-key", auth));
+        }
+        return Ok(response(reply, false));
+    }
     // One draw per chat or retrieval request, now that it has fully arrived.
     let fault = match route {
         Route::Chat | Route::Retrieve => shared.draw(),
@@ -208,6 +223,7 @@ mod tests {
             plan: Mutex::new(FaultPlan::new(fail_rate, 0.0, 0.0, 7)),
             latency: Duration::from_millis(latency_ms),
             log: false,
+            require_key: None,
         }
     }
 

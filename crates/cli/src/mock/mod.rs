@@ -49,6 +49,7 @@ pub fn serve(args: &MockArgs) -> Result<(), CliError> {
         )),
         latency: Duration::from_millis(args.latency_ms),
         log: args.log,
+        require_key: args.require_key.clone(),
     });
     let listen_err = |e: std::io::Error| CliError::Listen {
         port: args.port,

@@ -144,6 +144,27 @@ pub fn respond(
     }
 }
 
+/// The 401 of a chat or retrieval request without the key the server
+/// requires (`--require-key`): `authorization` is the request's header.
+pub fn key_refusal(
+    route: Route,
+    authorization: Option<&str>,
+    required: Option<&str>,
+) -> Option<Reply> {
+    let required = required?;
+    if !matches!(route, Route::Chat | Route::Retrieve) {
+        return None;
+    }
+    let sent = authorization.and_then(|h| h.strip_prefix("Bearer "));
+    (sent != Some(required)).then(|| {
+        error(
+            401,
+            "Incorrect API key provided (mock-server --require-key)",
+            "invalid_request_error",
+        )
+    })
+}
+
 /// The answer for a routed request whose body arrived as these bytes: 400
 /// when they are not UTF-8 text, else [`respond`].
 pub fn respond_bytes(
@@ -404,6 +425,21 @@ pub fn dialog_completion(model: &str, messages: &[ChatMessage], answers: &Answer
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_required_key_refuses_chat_and_retrieval_requests_without_it() {
+        let need = Some("sk-1");
+        let refused = key_refusal(Route::Chat, None, need).map(|r| r.status);
+        assert_eq!(refused, Some(401));
+        let wrong = key_refusal(Route::Retrieve, Some("Bearer sk-2"), need).map(|r| r.status);
+        assert_eq!(wrong, Some(401));
+        assert!(key_refusal(Route::Chat, Some("Bearer sk-1"), need).is_none());
+        assert!(
+            key_refusal(Route::Preflight, None, need).is_none(),
+            "CORS preflight needs no key"
+        );
+        assert!(key_refusal(Route::Chat, None, None).is_none());
+    }
 
     #[test]
     fn routes_by_method_and_path() {

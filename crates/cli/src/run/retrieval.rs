@@ -92,8 +92,16 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
         Some(p) => Some(read_metadata(p)?),
         None => None,
     };
+    let log = match &args.resume_from {
+        Some(path) => Some(super::resume::read_log(path)?),
+        None => None,
+    };
+    let run_id = log
+        .as_ref()
+        .and_then(super::resume::run_id)
+        .unwrap_or_else(|| format!("eval_retrieval-{started_at_ms}"));
     let cfg = RetrievalRunConfig {
-        run_id: format!("eval_retrieval-{started_at_ms}"),
+        run_id,
         tool: "evalpage-cli".into(),
         started_at_ms,
         dataset: cases_file.clone(),
@@ -103,8 +111,25 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
         argv: argv.clone(),
     };
     let queries: Vec<String> = cases.iter().map(|c| c.query.clone()).collect();
+    let prior = log
+        .as_ref()
+        .map(|log| evalpage_core::resumable_retrieval(log, &cases));
     let mut engine = RetrievalEngine::new(cfg, cases);
     engine.set_policy(setup::policy(args));
+    if let Some(prior) = prior {
+        if let Some(first) = prior.unknown.first() {
+            eprintln!(
+                "evalpage: --resume-from: {} case ids are not in the dataset and are ignored (first: {first})",
+                prior.unknown.len()
+            );
+        }
+        let taken = engine.restore(prior.calls);
+        let total = engine.cases().len();
+        eprintln!(
+            "evalpage: resuming: {taken} of {total} cases already settled, sending {}",
+            total - taken
+        );
+    }
     let timeout = Duration::from_secs_f64(args.timeout_s);
     let call: Caller = match backend {
         "http" => {

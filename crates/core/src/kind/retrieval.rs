@@ -22,12 +22,14 @@
 use crate::dataset::retrieval::{Ranked, RetrievalCase};
 use crate::dataset::sample::Sample;
 use crate::demo;
+use crate::events::resume::{prior_calls, Prior, PriorCall};
+use crate::events::ReadLog;
 use crate::events::{MetaRecord, Record, SummaryRecord, SCHEMA_VERSION};
 use crate::json_path::JsonPath;
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 use crate::report::{case_record, ListsFrom};
 use crate::retrieval::{score, Evaluated, Obtained, Row};
-use crate::run::{Call, JobOutcome, Kind, Pipeline, RunSettings};
+use crate::run::{Call, JobOutcome, Kind, Pipeline, PriorJob, RunSettings};
 use crate::task::{PromptTemplate, RawTemplate};
 use serde_json::{json, Map, Value};
 
@@ -156,6 +158,9 @@ pub struct RetrievalKind {
     cases: Vec<RetrievalCase>,
     bodies: Vec<Result<Value, String>>,
     rows: Vec<Option<Row>>,
+    /// Each settled job's answer as the endpoint sent it: its `case` record
+    /// keeps it (`answer`), so a resumed run reads the list again from it.
+    answers: Vec<Option<String>>,
 }
 
 impl RetrievalKind {
@@ -163,6 +168,9 @@ impl RetrievalKind {
         let Some(case) = self.cases.get(job) else {
             return;
         };
+        if let (Ok(answer), Some(slot)) = (outcome, self.answers.get_mut(job)) {
+            *slot = Some(answer.text.clone());
+        }
         let list = match outcome {
             Ok(answer) => self.cfg.endpoint.list(&answer.text).map_err(|why| {
                 let mut e = CallError::new(
@@ -243,13 +251,17 @@ impl Kind for RetrievalKind {
 
     fn restored(&self, job: usize, now_ms: u64) -> Option<Record> {
         let row = self.rows.get(job)?.as_ref()?;
-        Some(case_record(
+        let mut record = case_record(
             &self.cfg.run_id,
             job,
             row,
             &self.cfg.endpoint.lists_from(),
             now_ms,
-        ))
+        );
+        if let Record::Case(c) = &mut record {
+            c.answer = self.answers.get(job).cloned().flatten();
+        }
+        Some(record)
     }
 
     fn meta(&self, now_ms: u64) -> Record {
@@ -301,11 +313,37 @@ impl Pipeline<RetrievalKind> {
         let bodies = cases.iter().map(|c| cfg.endpoint.body(c, cfg.k)).collect();
         let rows = vec![None; cases.len()];
         Pipeline::over(RetrievalKind {
+            answers: vec![None; cases.len()],
             cfg,
             cases,
             bodies,
             rows,
         })
+    }
+
+    /// Takes over the cases an interrupted run settled (from its event log,
+    /// see [`resumable`]), before `start`: each is settled at start from its
+    /// recorded answer (its list read again, so a changed `k` or path is
+    /// applied) or its recorded failure, and not sent again. Returns how
+    /// many were taken.
+    pub fn restore(&mut self, prior: Vec<PriorCall>) -> usize {
+        let mut taken = 0;
+        for call in prior {
+            let job = match call.outcome {
+                Ok(answer) => PriorJob {
+                    answers: vec![(answer, call.attempts, call.elapsed_ms)],
+                    failed: None,
+                },
+                Err(e) => PriorJob {
+                    answers: Vec::new(),
+                    failed: Some((e, call.attempts, call.elapsed_ms)),
+                },
+            };
+            if self.restore_calls(call.job, job) {
+                taken += 1;
+            }
+        }
+        taken
     }
 
     /// The configuration.
@@ -327,6 +365,23 @@ impl Pipeline<RetrievalKind> {
     pub fn evaluated(&self) -> Evaluated {
         self.kind().evaluated()
     }
+}
+
+/// What an interrupted retrieval run's log gives this run: its settled
+/// cases by job (a `case` record names its case by `case_id`), the records
+/// of cases this run does not have, and the cases sent again (cancelled or
+/// not run, or recorded before answers were kept in the log).
+pub fn resumable(log: &ReadLog, cases: &[RetrievalCase]) -> Prior {
+    let index: std::collections::HashMap<&str, usize> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.case_id.as_str(), i))
+        .collect();
+    prior_calls(
+        log,
+        |_, id| index.get(id).copied(),
+        |e| matches!(e.kind, ErrorKind::Prompt),
+    )
 }
 
 #[cfg(test)]

@@ -1,0 +1,293 @@
+//! The dialog mode's side of the one launch path (`crate::launch`): its run
+//! from the page (dialogs, endpoint and model, the key of the endpoint's
+//! origin, the judge), the key rules before a run starts, a stored run's
+//! inputs brought back after a reload (only the unsettled turns and judge
+//! calls are sent again: `dialog::resumable`), and what the page is told.
+
+use crate::effects::dialog_run::DialogView;
+use crate::effects::runner::Update;
+use crate::effects::{now_ms, url};
+use crate::launch::{endpoint_key, start_fresh, Event, ModeLaunch, Prepared, Slot};
+use crate::state::dialog::{DialogAction, DialogState};
+use crate::state::resume::{Offers, Takeover};
+use crate::state::stored::{StoredInputs, StoredRun};
+use crate::state::{AppAction, AppState, Mode};
+use evalpage_core::dialog::{resumable, DialogJudge, MOCK_MODEL_NAME};
+use evalpage_core::events::{self, ReadLog};
+use evalpage_core::provider::strip_query;
+use evalpage_core::{
+    DialogEngine, DialogRunConfig, Lang, ModelSettings, OpenAiConfig, RunSettings,
+};
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The dialog mode's run slot.
+pub type DialogSlot = Slot<DialogView>;
+
+/// The dialog mode as the launch path sees it.
+#[derive(Clone, PartialEq)]
+pub struct DialogLaunch {
+    /// The mode's page state.
+    pub state: UseReducerHandle<DialogState>,
+    /// Its run.
+    pub slot: DialogSlot,
+    /// The unfinished runs offered.
+    pub offers: UseReducerHandle<Offers>,
+    /// The page's keys (by origin) and language.
+    pub app: UseReducerHandle<AppState>,
+}
+
+/// The endpoint typed in the mode, checked: `None` for the dialog mock.
+fn endpoint(s: &DialogState, lang: Lang) -> Result<Option<OpenAiConfig>, String> {
+    let base = s.url.trim();
+    if base.is_empty() {
+        return Ok(None);
+    }
+    let parsed = web_sys::Url::new(base)
+        .ok()
+        .filter(|_| url::origin(base).is_some());
+    let Some(parsed) = parsed else {
+        return Err(lang
+            .pick(
+                "基础 URL 须为 http:// 或 https:// 地址，例如 http://127.0.0.1:8091/v1",
+                "The base URL must be an http:// or https:// URL, e.g. http://127.0.0.1:8091/v1",
+            )
+            .to_string());
+    };
+    if !parsed.username().is_empty() || !parsed.password().is_empty() || !parsed.search().is_empty()
+    {
+        return Err(lang
+            .pick(
+                "基础 URL 不能带用户名、密码或查询参数：密钥请填在密钥框中",
+                "The base URL may not carry a user name, a password or a query: put a key in the key field",
+            )
+            .to_string());
+    }
+    let model = s.model.trim();
+    if model.is_empty() {
+        return Err(lang
+            .pick("请填写模型名称", "Name the model to call")
+            .to_string());
+    }
+    Ok(Some(OpenAiConfig {
+        base_url: strip_query(base),
+        model: model.to_string(),
+        ..OpenAiConfig::default()
+    }))
+}
+
+fn run_config(s: &DialogState, endpoint: Option<&OpenAiConfig>, t: &Takeover) -> DialogRunConfig {
+    let started_at_ms = t.started_at_ms.unwrap_or_else(now_ms);
+    let run_id = t.run_id.clone().unwrap_or_else(|| {
+        format!(
+            "eval_dialog-{started_at_ms}-{:x}",
+            (js_sys::Math::random() * 65536.0) as u32
+        )
+    });
+    let mut argv = vec![
+        "mode=dialog".to_string(),
+        format!("dialogs={}", s.dataset_name),
+        format!("workers_dialog={}", s.concurrency),
+    ];
+    let (backend, model_name) = match endpoint {
+        Some(cfg) => {
+            argv.push(format!("endpoint={}", cfg.base_url));
+            argv.push(format!("model={}", cfg.model));
+            ("openai", cfg.model.clone())
+        }
+        None => ("demo", MOCK_MODEL_NAME.to_string()),
+    };
+    DialogRunConfig {
+        run_id,
+        tool: "evalpage-web".into(),
+        started_at_ms,
+        backend: backend.into(),
+        model_name,
+        endpoint: endpoint.map(|c| c.base_url.clone()),
+        dataset_path: s.dataset_name.clone(),
+        dataset_name: s.dataset_name.clone(),
+        system_prompt: None,
+        settings: RunSettings {
+            concurrency: s.concurrency,
+            ..RunSettings::default()
+        },
+        argv,
+        notes: None,
+    }
+}
+
+/// The judge of M3/M4/M5 (`none`, the mock judge, or the dialogs' own
+/// endpoint with its key) and where its calls go.
+type Judging = (Option<DialogJudge>, Option<Option<OpenAiConfig>>);
+
+fn judging(
+    s: &DialogState,
+    cfg: &DialogRunConfig,
+    endpoint: Option<&OpenAiConfig>,
+    lang: Lang,
+) -> Result<Judging, String> {
+    let judge_model = |name: &str, base_url: Option<String>| ModelSettings {
+        name: name.to_string(),
+        model: name.to_string(),
+        base_url,
+        api_key_env: None,
+        params: Default::default(),
+    };
+    let settings = cfg.settings;
+    Ok(match (s.judge.as_str(), endpoint) {
+        ("mock", _) => (
+            Some(DialogJudge::new(judge_model("mock", None), settings, lang)),
+            Some(None),
+        ),
+        ("endpoint", Some(c)) => (
+            Some(DialogJudge::new(
+                judge_model(&c.model, Some(c.base_url.clone())),
+                settings,
+                lang,
+            )),
+            Some(Some(c.clone())),
+        ),
+        ("endpoint", None) => {
+            return Err(lang
+                .pick(
+                    "评审选择了端点，但没有填写基础 URL",
+                    "The judge is the endpoint, but no base URL is given",
+                )
+                .to_string())
+        }
+        _ => (None, None),
+    })
+}
+
+impl ModeLaunch for DialogLaunch {
+    const MODE: Mode = Mode::Dialog;
+    type View = DialogView;
+    /// The page as it is, or as restored from a stored run.
+    type Page = Rc<DialogState>;
+
+    fn slot(&self) -> &DialogSlot {
+        &self.slot
+    }
+
+    fn offers(&self) -> &UseReducerHandle<Offers> {
+        &self.offers
+    }
+
+    fn lang(&self) -> Lang {
+        self.app.lang
+    }
+
+    fn page(&self) -> Rc<DialogState> {
+        Rc::new((*self.state).clone())
+    }
+
+    fn prepare(&self, s: &Rc<DialogState>, t: &Takeover) -> Result<Prepared<DialogView>, String> {
+        let lang = self.lang();
+        if s.playable() == 0 {
+            return Err(lang
+                .pick(
+                    "没有可播放的对话：需要每行一个 {dialog_id, profile_gt, turns[]} 的 JSONL，且 user/assistant 轮次交替",
+                    "No dialog to play: expected JSONL of {dialog_id, profile_gt, turns[]} with user and assistant turns alternating",
+                )
+                .to_string());
+        }
+        let mut endpoint = endpoint(s, lang)?;
+        let mut key_for = None;
+        if let Some(cfg) = endpoint.as_mut() {
+            let bound = endpoint_key::bound(&self.app, &cfg.base_url, &s.api_key).map_err(|_| {
+                lang.pick(
+                    "密钥框中的密钥不是为该端点的源保存的，请重新输入",
+                    "The key in the field is not the one saved for this endpoint's origin: type it again",
+                )
+                .to_string()
+            })?;
+            if let Some((key, origin)) = bound {
+                cfg.api_key = Some(key);
+                key_for = Some(origin);
+            }
+        }
+        let cfg = run_config(s, endpoint.as_ref(), t);
+        let (judge, judge_call) = judging(s, &cfg, endpoint.as_ref(), lang)?;
+        let stored = StoredRun {
+            run_id: cfg.run_id.clone(),
+            started_at_ms: cfg.started_at_ms,
+            status: "running".into(),
+            dataset_name: s.dataset_name.clone(),
+            lang: lang.code().into(),
+            total: s.playable(),
+            inputs: StoredInputs::Dialog(s.inputs()),
+        };
+        let started_ms = cfg.started_at_ms;
+        let mut engine = DialogEngine::judged_dialogs(cfg, s.set.as_ref().clone(), judge);
+        if let Some(log) = &t.log {
+            let prior = resumable(&events::read(log.as_bytes()), &engine);
+            engine.restore(prior.jobs);
+        }
+        let view = DialogView::new(&engine, endpoint, key_for, judge_call);
+        Ok(Prepared {
+            engine,
+            view,
+            started_ms,
+            stored,
+        })
+    }
+
+    fn restore(&self, stored: &StoredRun) -> (Rc<DialogState>, Option<String>) {
+        let StoredInputs::Dialog(i) = &stored.inputs else {
+            let why = self
+                .lang()
+                .pick("这不是对话运行", "That is not a dialog run");
+            return (self.page(), Some(why.into()));
+        };
+        // The stored run's endpoint gets the key saved for its own origin, if
+        // any; the banner named that origin and the click on Resume confirms it.
+        let key = endpoint_key::saved(&self.app, &i.url);
+        if let Some(o) = url::origin(&i.url) {
+            self.app.dispatch(AppAction::Confirm(o, false));
+        }
+        let action = || DialogAction::Restore(Box::new(i.clone()), key.clone());
+        let page = self.page().reduce(action());
+        self.state.dispatch(action());
+        (page, None)
+    }
+
+    fn log_problem(&self, log: &ReadLog) -> Option<String> {
+        log.records.is_empty().then(|| {
+            self.lang()
+                .pick(
+                    "该文件不是 evalpage 事件日志",
+                    "That file is not an evalpage event log",
+                )
+                .to_string()
+        })
+    }
+
+    fn tell(&self, event: Event<DialogView>) {
+        let action = match event {
+            Event::Started => DialogAction::Started,
+            Event::Failed(why) => DialogAction::Failed(why),
+            Event::Update(Update::Progress(snap)) => DialogAction::Progress(snap),
+            Event::Update(Update::Finished(snap, r)) => DialogAction::Finished(snap, r),
+        };
+        self.state.dispatch(action);
+    }
+}
+
+/// Starts a fresh run once its key may be sent: the click on Start confirms
+/// the origin it names; over plain `http://` to a remote host the run waits
+/// for the prompt's button (`plain_http_ok`).
+pub fn start_checked(m: &DialogLaunch, plain_http_ok: bool) {
+    let s = &m.state;
+    let url = s.url.trim();
+    if url.is_empty() {
+        return start_fresh(m);
+    }
+    match endpoint_key::gate(&m.app, url, &s.api_key, plain_http_ok) {
+        Ok(_) => start_fresh(m),
+        Err(Some(prompt)) => s.dispatch(DialogAction::PromptKey(Some(Rc::new(prompt)))),
+        Err(None) => s.dispatch(DialogAction::Failed(Rc::from(m.lang().pick(
+            "密钥框中的密钥不是为该端点的源保存的，请重新输入",
+            "The key in the field is not the one saved for this endpoint's origin: type it again",
+        )))),
+    }
+}

@@ -1,0 +1,213 @@
+//! The retrieval mode's side of the one launch path (`crate::launch`): its
+//! run from the page (cases, endpoint, `k`, the key of the endpoint's
+//! origin), the key rules before a run starts, a stored run's inputs brought
+//! back after a reload, and what the page is told.
+
+use crate::effects::retrieval_run::{RetrievalFiles, RetrievalView};
+use crate::effects::runner::Update;
+use crate::effects::{now_ms, url};
+use crate::launch::{endpoint_key, start_fresh, Event, ModeLaunch, Prepared, Slot};
+use crate::state::resume::{Offers, Takeover};
+use crate::state::retrieval::{RetrievalAction, RetrievalState};
+use crate::state::stored::{StoredInputs, StoredRun};
+use crate::state::{AppAction, AppState, Mode};
+use evalpage_core::events::{self, ReadLog};
+use evalpage_core::{resumable_retrieval, Lang, RunSettings};
+use evalpage_core::{RetrievalEndpoint, RetrievalEngine, RetrievalRunConfig};
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The retrieval mode's run slot.
+pub type RetrievalSlot = Slot<RetrievalView>;
+
+/// The retrieval mode as the launch path sees it.
+#[derive(Clone, PartialEq)]
+pub struct RetrievalLaunch {
+    /// The mode's page state.
+    pub state: UseReducerHandle<RetrievalState>,
+    /// Its run.
+    pub slot: RetrievalSlot,
+    /// The unfinished runs offered.
+    pub offers: UseReducerHandle<Offers>,
+    /// The page's keys (by origin) and language.
+    pub app: UseReducerHandle<AppState>,
+}
+
+fn run_config(
+    s: &RetrievalState,
+    endpoint: RetrievalEndpoint,
+    demo: bool,
+    t: &Takeover,
+) -> RetrievalRunConfig {
+    let started = t.started_at_ms.unwrap_or_else(now_ms);
+    let run_id = t.run_id.clone().unwrap_or_else(|| {
+        format!(
+            "eval_retrieval-{started}-{:x}",
+            (js_sys::Math::random() * 65536.0) as u32
+        )
+    });
+    let mut argv = vec![format!("k={}", s.k), format!("list_path={}", s.path)];
+    if !demo {
+        argv.push(format!("endpoint={}", endpoint.url));
+    }
+    RetrievalRunConfig {
+        run_id,
+        tool: "evalpage-web".into(),
+        started_at_ms: started,
+        dataset: s.dataset_name.clone(),
+        k: s.k,
+        endpoint,
+        settings: RunSettings {
+            concurrency: s.concurrency,
+            ..RunSettings::default()
+        },
+        argv,
+    }
+}
+
+impl ModeLaunch for RetrievalLaunch {
+    const MODE: Mode = Mode::Retrieval;
+    type View = RetrievalView;
+    /// The page as it is, or as restored from a stored run.
+    type Page = Rc<RetrievalState>;
+
+    fn slot(&self) -> &RetrievalSlot {
+        &self.slot
+    }
+
+    fn offers(&self) -> &UseReducerHandle<Offers> {
+        &self.offers
+    }
+
+    fn lang(&self) -> Lang {
+        self.app.lang
+    }
+
+    fn page(&self) -> Rc<RetrievalState> {
+        Rc::new((*self.state).clone())
+    }
+
+    fn prepare(
+        &self,
+        s: &Rc<RetrievalState>,
+        t: &Takeover,
+    ) -> Result<Prepared<RetrievalView>, String> {
+        let lang = self.lang();
+        if s.cases.is_empty() {
+            return Err(lang
+                .pick(
+                    "没有有效用例：需要 {case_id, query, expected_sources, bucket} 的 JSONL",
+                    "No valid case: expected JSONL of {case_id, query, expected_sources, bucket}",
+                )
+                .to_string());
+        }
+        let url = s.url.trim();
+        let demo = url.is_empty();
+        let (target, backend) = if demo {
+            ("demo-retriever", "mock")
+        } else {
+            (url, "http")
+        };
+        let endpoint = RetrievalEndpoint::new(target, backend, &s.body, &s.path)?;
+        let key = if demo {
+            None
+        } else {
+            endpoint_key::bound(&self.app, url, &s.api_key).map_err(|_| {
+                lang.pick(
+                    "密钥框中的密钥不是为该端点的源保存的，请重新输入",
+                    "The key in the field is not the one saved for this endpoint's origin: type it again",
+                )
+                .to_string()
+            })?
+        };
+        let cfg = run_config(s, endpoint, demo, t);
+        let stored = StoredRun {
+            run_id: cfg.run_id.clone(),
+            started_at_ms: cfg.started_at_ms,
+            status: "running".into(),
+            dataset_name: s.dataset_name.clone(),
+            lang: lang.code().into(),
+            total: s.cases.len(),
+            inputs: StoredInputs::Retrieval(s.inputs()),
+        };
+        let started_ms = cfg.started_at_ms;
+        let mut engine = RetrievalEngine::new(cfg, s.cases.as_ref().clone());
+        if let Some(log) = &t.log {
+            let prior = resumable_retrieval(&events::read(log.as_bytes()), engine.cases());
+            engine.restore(prior.calls);
+        }
+        let files = RetrievalFiles {
+            cases_file: s.dataset_name.clone(),
+            cases_bytes: s.dataset_bytes.clone(),
+            line_errors: s.line_errors.clone(),
+            metadata: None,
+            lang,
+        };
+        let view = RetrievalView::new(&engine, demo, files, key);
+        Ok(Prepared {
+            engine,
+            view,
+            started_ms,
+            stored,
+        })
+    }
+
+    fn restore(&self, stored: &StoredRun) -> (Rc<RetrievalState>, Option<String>) {
+        let StoredInputs::Retrieval(i) = &stored.inputs else {
+            let why = self
+                .lang()
+                .pick("这不是检索评测的运行", "That is not a retrieval run");
+            return (self.page(), Some(why.into()));
+        };
+        // The stored run's endpoint gets the key saved for its own origin, if
+        // any; the banner named that origin and the click on Resume confirms it.
+        let key = endpoint_key::saved(&self.app, &i.url);
+        if let Some(o) = url::origin(&i.url) {
+            self.app.dispatch(AppAction::Confirm(o, false));
+        }
+        let action = || RetrievalAction::Restore(Box::new(i.clone()), key.clone());
+        let page = self.page().reduce(action());
+        self.state.dispatch(action());
+        (page, None)
+    }
+
+    fn log_problem(&self, log: &ReadLog) -> Option<String> {
+        log.records.is_empty().then(|| {
+            self.lang()
+                .pick(
+                    "该文件不是 evalpage 事件日志",
+                    "That file is not an evalpage event log",
+                )
+                .to_string()
+        })
+    }
+
+    fn tell(&self, event: Event<RetrievalView>) {
+        let action = match event {
+            Event::Started => RetrievalAction::Started,
+            Event::Failed(why) => RetrievalAction::Failed(why),
+            Event::Update(Update::Progress(snap)) => RetrievalAction::Progress(snap),
+            Event::Update(Update::Finished(snap, a)) => RetrievalAction::Finished(snap, a),
+        };
+        self.state.dispatch(action);
+    }
+}
+
+/// Starts a fresh run once its key may be sent: the click on Start confirms
+/// the origin it names; over plain `http://` to a remote host the run waits
+/// for the prompt's button (`plain_http_ok`).
+pub fn start_checked(m: &RetrievalLaunch, plain_http_ok: bool) {
+    let s = &m.state;
+    let url = s.url.trim();
+    if url.is_empty() {
+        return start_fresh(m);
+    }
+    match endpoint_key::gate(&m.app, url, &s.api_key, plain_http_ok) {
+        Ok(_) => start_fresh(m),
+        Err(Some(prompt)) => s.dispatch(RetrievalAction::PromptKey(Some(Rc::new(prompt)))),
+        Err(None) => s.dispatch(RetrievalAction::Failed(Rc::from(m.lang().pick(
+            "密钥框中的密钥不是为该端点的源保存的，请重新输入",
+            "The key in the field is not the one saved for this endpoint's origin: type it again",
+        )))),
+    }
+}
