@@ -57,6 +57,8 @@ pub struct TaskRunSpec {
     pub policy: evalpage_core::AnswerPolicy,
     /// Prices of the priced models, by name (the report's cost).
     pub prices: evalpage_core::Prices,
+    /// The judge's price, when its registry entry has one (its usage row's cost).
+    pub judge_price: Option<evalpage_core::Price>,
     /// Save the run as it goes (IndexedDB), to resume it after a reload.
     pub persist: Option<Persist>,
     /// The event log (JSONL or json-seq text) of the interrupted run this one
@@ -76,6 +78,7 @@ pub struct TaskView {
     labels: Rc<Vec<Labels>>,
     lang: Lang,
     prices: evalpage_core::Prices,
+    judge_price: Option<evalpage_core::Price>,
     /// Results the page may count: saved first when persistence is on.
     results: ResultGrid,
     /// Identical judge requests of a job seen so far: the mock judge's
@@ -179,6 +182,7 @@ impl TaskView {
         for m in &mut scored.models {
             m.price = self.prices.get(&m.model).copied();
         }
+        scored.judge_price = self.judge_price;
         let source = AnswerSource::Run(RunDescription {
             run_id: cfg.run_id.clone(),
             backend: cfg.backend.clone(),
@@ -254,6 +258,7 @@ impl TaskRunSpec {
             models: Rc::new(models),
             lang: self.lang,
             prices: self.prices,
+            judge_price: self.judge_price,
             judged: Default::default(),
         };
         (engine, view)

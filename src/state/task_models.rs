@@ -295,7 +295,7 @@ pub fn plan_judge(
     keys: KeySources<'_>,
     mock_latency: f64,
     settings: RunSettings,
-) -> Result<Option<(TaskJudge, ModelCall)>, String> {
+) -> Result<Option<(TaskJudge, ModelCall, Option<evalpage_core::Price>)>, String> {
     if judged_metrics(task).is_empty() {
         return Ok(None);
     }
@@ -332,6 +332,7 @@ pub fn plan_judge(
             setups,
         },
         model.call,
+        model.price,
     )))
 }
 

@@ -113,6 +113,11 @@ impl ModeLaunch for TaskLaunch {
             page.settings.mock_latency,
             page.settings.run_settings(&planned, started),
         )?;
+        // The judge's price (a priced registry entry) prices its usage row, as in the CLI.
+        let (judge, judge_price) = match judge {
+            Some((j, call, price)) => (Some((j, call)), price),
+            None => (None, None),
+        };
         let stored = StoredRun::of_task(page, &run_id, started, lang);
         let cfg = TaskRunConfig {
             run_id,
@@ -136,6 +141,7 @@ impl ModeLaunch for TaskLaunch {
             lang,
             policy: page.settings.policy(),
             prices,
+            judge_price,
             persist: None,
             prior_log: t.log.clone(),
         };

@@ -76,5 +76,21 @@ test('the mock judge in the page gives the CLI numbers; an endpoint judge is cal
   assert.ok(posts.every((p) => p.model === 'evalpage-demo' && /GRADE/.test(p.messages.at(-1).content + (p.messages[0]?.content ?? ''))),
     'every request to the endpoint is a judge request');
   assert.ok(!posts.some((p) => 'response_format' in p), "the task's params are not sent to the judge");
+
+  // A priced registry model as the judge: its usage row carries its cost, as the CLI's does.
+  await page.click('[data-testid=task-models-panel] summary');
+  const registry = { models: [{ name: 'grader', base_url: mock.url, model: 'evalpage-demo', price_in_per_mtok: 1, price_out_per_mtok: 2 }] };
+  await page.fill('[data-testid=registry]', JSON.stringify(registry));
+  await page.waitForSelector('[data-testid=model-toggle-grader]');
+  await page.uncheck('[data-testid=model-toggle-grader]');
+  await page.selectOption('[data-testid=task-judge]', 'grader');
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  const priced = JSON.parse((await zipFiles(page)).get('report.json'));
+  const row = priced.report.usage.find((u) => u.role === 'judge');
+  assert.ok(row, 'a usage row for the judge');
+  assert.equal(row.model, 'grader');
+  const expected = (row.prompt_tokens * 1 + row.completion_tokens * 2) / 1e6;
+  assert.ok(row.prompt_tokens > 0 && Math.abs(row.cost - expected) < 1e-12, `the judge's price applies: ${JSON.stringify(row)}`);
   assert.deepEqual(errors, []);
 });
