@@ -363,3 +363,129 @@ pub mod endpoint_key {
         Ok(Some(target.origin))
     }
 }
+
+/// *Resume it* and *Discard* of a mode's resume banner.
+pub fn offer_buttons<M: ModeLaunch>(
+    m: &M,
+    on_mode: &Callback<Mode>,
+) -> (Callback<String>, Callback<String>) {
+    let resume = {
+        let (m, on_mode) = (m.clone(), on_mode.clone());
+        Callback::from(move |run_id: String| resume_picked(&m, &run_id, &on_mode))
+    };
+    let offers = m.offers().clone();
+    let discard_ = Callback::from(move |run_id: String| {
+        if let Some(offer) = offers.get(&run_id) {
+            discard(&offers, &offer);
+        }
+    });
+    (resume, discard_)
+}
+
+/// A mode whose requests go to one endpoint URL (retrieval, dialogs): its
+/// URL and key fields, and the prompt of a run waiting for a click, over
+/// the page's one key ring ([`endpoint_key`]).
+pub trait EndpointMode: ModeLaunch {
+    /// The page's keys (by origin).
+    fn app(&self) -> &UseReducerHandle<crate::state::AppState>;
+    /// The URL as typed.
+    fn url(&self) -> String;
+    /// The key field.
+    fn key(&self) -> crate::state::keys::Secret;
+    /// The prompt of a run waiting for a click before its key is sent.
+    fn prompt(&self) -> Option<Rc<crate::state::keys::KeyPrompt>>;
+    /// Sets the URL.
+    fn set_url(&self, url: String);
+    /// Sets the key field.
+    fn set_key(&self, key: crate::state::keys::Secret);
+    /// Shows (or clears) the prompt.
+    fn set_prompt(&self, prompt: Option<Rc<crate::state::keys::KeyPrompt>>);
+}
+
+/// The URL, key and prompt callbacks of an [`EndpointMode`]'s fields.
+pub mod endpoint_fields {
+    use super::{endpoint_key, start_fresh, EndpointMode, Event};
+    use crate::effects::url;
+    use crate::state::keys::Secret;
+    use std::rc::Rc;
+    use yew::Callback;
+
+    /// A typed URL; one of another origin brings that origin's own key (or none).
+    pub fn on_url<M: EndpointMode>(m: &M) -> Callback<String> {
+        let m = m.clone();
+        Callback::from(move |v: String| {
+            if url::origin(&m.url()) != url::origin(&v) {
+                m.set_key(endpoint_key::saved(m.app(), &v));
+            }
+            m.set_url(v);
+        })
+    }
+
+    /// A typed key: saved for the URL's origin, which it confirms.
+    pub fn on_key<M: EndpointMode>(m: &M) -> Callback<String> {
+        let m = m.clone();
+        Callback::from(move |v: String| {
+            let key = Secret::new(&v);
+            endpoint_key::typed(m.app(), m.url().trim(), &key);
+            m.set_key(key);
+        })
+    }
+
+    /// The prompt's *send the key and start*.
+    pub fn on_confirm<M: EndpointMode>(m: &M) -> Callback<()> {
+        let m = m.clone();
+        Callback::from(move |_: ()| {
+            let plain = m.prompt().is_some_and(|k| k.plain_http_remote);
+            start_checked(&m, plain)
+        })
+    }
+
+    /// The prompt's *not now*.
+    pub fn on_dismiss<M: EndpointMode>(m: &M) -> Callback<()> {
+        let m = m.clone();
+        Callback::from(move |_: ()| m.set_prompt(None))
+    }
+
+    /// Starts a fresh run once its key may be sent: the click on Start
+    /// confirms the origin it names; over plain `http://` to a remote host
+    /// the run waits for the prompt's button (`plain_http_ok`).
+    pub fn start_checked<M: EndpointMode>(m: &M, plain_http_ok: bool) {
+        let url = m.url();
+        if url.trim().is_empty() {
+            return start_fresh(m);
+        }
+        match endpoint_key::gate(m.app(), url.trim(), &m.key(), plain_http_ok) {
+            Ok(_) => start_fresh(m),
+            Err(Some(prompt)) => m.set_prompt(Some(Rc::new(prompt))),
+            Err(None) => m.tell(Event::Failed(Rc::from(m.lang().pick(
+                "密钥框中的密钥不是为该端点的源保存的，请重新输入",
+                "The key in the field is not the one saved for this endpoint's origin: type it again",
+            )))),
+        }
+    }
+
+    /// The key a stored run's URL gets when it is resumed: the one saved for
+    /// its origin; the banner named that origin and the click on *Resume
+    /// it* confirms it.
+    pub fn resumed_key<M: EndpointMode>(m: &M, stored_url: &str) -> Secret {
+        if let Some(o) = url::origin(stored_url) {
+            m.app().dispatch(crate::state::AppAction::Confirm(o, false));
+        }
+        endpoint_key::saved(m.app(), stored_url)
+    }
+
+    /// Why a file cannot be resumed from: it holds no event record.
+    pub fn log_problem<M: EndpointMode>(
+        m: &M,
+        log: &evalpage_core::events::ReadLog,
+    ) -> Option<String> {
+        log.records.is_empty().then(|| {
+            m.lang()
+                .pick(
+                    "该文件不是 evalpage 事件日志",
+                    "That file is not an evalpage event log",
+                )
+                .to_string()
+        })
+    }
+}

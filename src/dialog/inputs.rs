@@ -2,13 +2,13 @@
 //! dialogs that cannot be aligned listed), a dialog trace to score, and the
 //! endpoint the dialogs are played against (or the dialog mock).
 
-use super::launch::{self, DialogLaunch};
+use super::launch::DialogLaunch;
 use crate::components::key_field::KeyField;
 use crate::components::{chosen_file, field, use_drop_zone, DropZone};
 use crate::effects::{files, url};
-use crate::launch::endpoint_key;
+use crate::launch::endpoint_fields;
 use crate::state::dialog::{DialogAction, DialogState};
-use crate::state::keys::{Secret, TargetLine};
+use crate::state::keys::TargetLine;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -106,39 +106,10 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
         let state = p.mode.state.clone();
         field::on_input(Callback::from(move |v: String| state.dispatch(f(v))))
     };
-    // A URL of another origin brings that origin's own key (or none).
-    let on_url = {
-        let (state, app) = (p.mode.state.clone(), p.mode.app.clone());
-        field::on_input(Callback::from(move |v: String| {
-            if url::origin(&state.url) != url::origin(&v) {
-                state.dispatch(DialogAction::SetKey(endpoint_key::saved(&app, &v)));
-            }
-            state.dispatch(DialogAction::SetUrl(v));
-        }))
-    };
-    let on_key = {
-        let (state, app) = (p.mode.state.clone(), p.mode.app.clone());
-        Callback::from(move |v: String| {
-            let key = Secret::new(&v);
-            endpoint_key::typed(&app, state.url.trim(), &key);
-            state.dispatch(DialogAction::SetKey(key));
-        })
-    };
-    let on_confirm = {
-        let m = p.mode.clone();
-        Callback::from(move |_: ()| {
-            let plain = m
-                .state
-                .key_prompt
-                .as_ref()
-                .is_some_and(|k| k.plain_http_remote);
-            launch::start_checked(&m, plain)
-        })
-    };
-    let on_dismiss = {
-        let state = p.mode.state.clone();
-        Callback::from(move |_: ()| state.dispatch(DialogAction::PromptKey(None)))
-    };
+    let on_url = field::on_input(endpoint_fields::on_url(&p.mode));
+    let on_key = endpoint_fields::on_key(&p.mode);
+    let on_confirm = endpoint_fields::on_confirm(&p.mode);
+    let on_dismiss = endpoint_fields::on_dismiss(&p.mode);
     let on_concurrency = {
         let state = p.mode.state.clone();
         field::on_input(Callback::from(move |v: String| {

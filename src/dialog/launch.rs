@@ -7,11 +7,14 @@
 use crate::effects::dialog_run::DialogView;
 use crate::effects::runner::Update;
 use crate::effects::{now_ms, url};
-use crate::launch::{endpoint_key, start_fresh, Event, ModeLaunch, Prepared, Slot};
+use crate::launch::{
+    endpoint_fields, endpoint_key, EndpointMode, Event, ModeLaunch, Prepared, Slot,
+};
 use crate::state::dialog::{DialogAction, DialogState};
+use crate::state::keys::{KeyPrompt, Secret};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{StoredInputs, StoredRun};
-use crate::state::{AppAction, AppState, Mode};
+use crate::state::{AppState, Mode};
 use evalpage_core::dialog::{resumable, DialogJudge, MOCK_MODEL_NAME};
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::provider::strip_query;
@@ -239,12 +242,7 @@ impl ModeLaunch for DialogLaunch {
                 .pick("这不是对话运行", "That is not a dialog run");
             return (self.page(), Some(why.into()));
         };
-        // The stored run's endpoint gets the key saved for its own origin, if
-        // any; the banner named that origin and the click on Resume confirms it.
-        let key = endpoint_key::saved(&self.app, &i.url);
-        if let Some(o) = url::origin(&i.url) {
-            self.app.dispatch(AppAction::Confirm(o, false));
-        }
+        let key = endpoint_fields::resumed_key(self, &i.url);
         let action = || DialogAction::Restore(Box::new(i.clone()), key.clone());
         let page = self.page().reduce(action());
         self.state.dispatch(action());
@@ -273,21 +271,26 @@ impl ModeLaunch for DialogLaunch {
     }
 }
 
-/// Starts a fresh run once its key may be sent: the click on Start confirms
-/// the origin it names; over plain `http://` to a remote host the run waits
-/// for the prompt's button (`plain_http_ok`).
-pub fn start_checked(m: &DialogLaunch, plain_http_ok: bool) {
-    let s = &m.state;
-    let url = s.url.trim();
-    if url.is_empty() {
-        return start_fresh(m);
+impl EndpointMode for DialogLaunch {
+    fn app(&self) -> &UseReducerHandle<AppState> {
+        &self.app
     }
-    match endpoint_key::gate(&m.app, url, &s.api_key, plain_http_ok) {
-        Ok(_) => start_fresh(m),
-        Err(Some(prompt)) => s.dispatch(DialogAction::PromptKey(Some(Rc::new(prompt)))),
-        Err(None) => s.dispatch(DialogAction::Failed(Rc::from(m.lang().pick(
-            "密钥框中的密钥不是为该端点的源保存的，请重新输入",
-            "The key in the field is not the one saved for this endpoint's origin: type it again",
-        )))),
+    fn url(&self) -> String {
+        self.state.url.clone()
+    }
+    fn key(&self) -> Secret {
+        self.state.api_key.clone()
+    }
+    fn prompt(&self) -> Option<Rc<KeyPrompt>> {
+        self.state.key_prompt.clone()
+    }
+    fn set_url(&self, url: String) {
+        self.state.dispatch(DialogAction::SetUrl(url));
+    }
+    fn set_key(&self, key: Secret) {
+        self.state.dispatch(DialogAction::SetKey(key));
+    }
+    fn set_prompt(&self, prompt: Option<Rc<KeyPrompt>>) {
+        self.state.dispatch(DialogAction::PromptKey(prompt));
     }
 }

@@ -74,7 +74,7 @@ pub fn DialogApp(p: &DialogAppProps) -> Html {
     let lang = p.lang;
     let on_start = {
         let m = p.mode.clone();
-        Callback::from(move |_: MouseEvent| launch::start_checked(&m, false))
+        Callback::from(move |_: MouseEvent| run_launch::endpoint_fields::start_checked(&m, false))
     };
     {
         let m = p.mode.clone();
@@ -82,18 +82,7 @@ pub fn DialogApp(p: &DialogAppProps) -> Html {
             run_launch::resume_pending(&m)
         });
     }
-    let on_resume = {
-        let (m, on_mode) = (p.mode.clone(), p.on_mode.clone());
-        Callback::from(move |run_id: String| run_launch::resume_picked(&m, &run_id, &on_mode))
-    };
-    let on_discard = {
-        let offers = p.mode.offers.clone();
-        Callback::from(move |run_id: String| {
-            if let Some(offer) = offers.get(&run_id) {
-                run_launch::discard(&offers, &offer);
-            }
-        })
-    };
+    let (on_resume, on_discard) = run_launch::offer_buttons(&p.mode, &p.on_mode);
     let on_score = {
         let mode = p.mode.clone();
         Callback::from(move |_: MouseEvent| score(&mode))

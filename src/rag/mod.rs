@@ -175,18 +175,7 @@ pub fn RagApp(p: &RagAppProps) -> Html {
         let slot = rag.slot.clone();
         Callback::from(move |_: ()| slot.cancel())
     };
-    let on_resume = {
-        let (rag, on_mode) = (rag.clone(), p.on_mode.clone());
-        Callback::from(move |run_id: String| run_launch::resume_picked(&rag, &run_id, &on_mode))
-    };
-    let on_discard = {
-        let offers = rag.offers.clone();
-        Callback::from(move |run_id: String| {
-            if let Some(offer) = offers.get(&run_id) {
-                run_launch::discard(&offers, &offer);
-            }
-        })
-    };
+    let (on_resume, on_discard) = run_launch::offer_buttons(rag, &p.on_mode);
     let on_resume_log = {
         let rag = rag.clone();
         Callback::from(move |file: web_sys::File| {

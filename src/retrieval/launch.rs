@@ -3,14 +3,17 @@
 //! origin), the key rules before a run starts, a stored run's inputs brought
 //! back after a reload, and what the page is told.
 
+use crate::effects::now_ms;
 use crate::effects::retrieval_run::{RetrievalFiles, RetrievalView};
 use crate::effects::runner::Update;
-use crate::effects::{now_ms, url};
-use crate::launch::{endpoint_key, start_fresh, Event, ModeLaunch, Prepared, Slot};
+use crate::launch::{
+    endpoint_fields, endpoint_key, EndpointMode, Event, ModeLaunch, Prepared, Slot,
+};
+use crate::state::keys::{KeyPrompt, Secret};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::retrieval::{RetrievalAction, RetrievalState};
 use crate::state::stored::{StoredInputs, StoredRun};
-use crate::state::{AppAction, AppState, Mode};
+use crate::state::{AppState, Mode};
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::{resumable_retrieval, Lang, RunSettings};
 use evalpage_core::{RetrievalEndpoint, RetrievalEngine, RetrievalRunConfig};
@@ -159,12 +162,7 @@ impl ModeLaunch for RetrievalLaunch {
                 .pick("这不是检索评测的运行", "That is not a retrieval run");
             return (self.page(), Some(why.into()));
         };
-        // The stored run's endpoint gets the key saved for its own origin, if
-        // any; the banner named that origin and the click on Resume confirms it.
-        let key = endpoint_key::saved(&self.app, &i.url);
-        if let Some(o) = url::origin(&i.url) {
-            self.app.dispatch(AppAction::Confirm(o, false));
-        }
+        let key = endpoint_fields::resumed_key(self, &i.url);
         let action = || RetrievalAction::Restore(Box::new(i.clone()), key.clone());
         let page = self.page().reduce(action());
         self.state.dispatch(action());
@@ -193,21 +191,26 @@ impl ModeLaunch for RetrievalLaunch {
     }
 }
 
-/// Starts a fresh run once its key may be sent: the click on Start confirms
-/// the origin it names; over plain `http://` to a remote host the run waits
-/// for the prompt's button (`plain_http_ok`).
-pub fn start_checked(m: &RetrievalLaunch, plain_http_ok: bool) {
-    let s = &m.state;
-    let url = s.url.trim();
-    if url.is_empty() {
-        return start_fresh(m);
+impl EndpointMode for RetrievalLaunch {
+    fn app(&self) -> &UseReducerHandle<AppState> {
+        &self.app
     }
-    match endpoint_key::gate(&m.app, url, &s.api_key, plain_http_ok) {
-        Ok(_) => start_fresh(m),
-        Err(Some(prompt)) => s.dispatch(RetrievalAction::PromptKey(Some(Rc::new(prompt)))),
-        Err(None) => s.dispatch(RetrievalAction::Failed(Rc::from(m.lang().pick(
-            "密钥框中的密钥不是为该端点的源保存的，请重新输入",
-            "The key in the field is not the one saved for this endpoint's origin: type it again",
-        )))),
+    fn url(&self) -> String {
+        self.state.url.clone()
+    }
+    fn key(&self) -> Secret {
+        self.state.api_key.clone()
+    }
+    fn prompt(&self) -> Option<Rc<KeyPrompt>> {
+        self.state.key_prompt.clone()
+    }
+    fn set_url(&self, url: String) {
+        self.state.dispatch(RetrievalAction::SetUrl(url));
+    }
+    fn set_key(&self, key: Secret) {
+        self.state.dispatch(RetrievalAction::SetKey(key));
+    }
+    fn set_prompt(&self, prompt: Option<Rc<KeyPrompt>>) {
+        self.state.dispatch(RetrievalAction::PromptKey(prompt));
     }
 }

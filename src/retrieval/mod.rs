@@ -14,8 +14,8 @@ use crate::components::resume_banner::ResumeBanner;
 use crate::components::zip_button::ZipButton;
 use crate::components::{chosen_file, field, use_drop_zone, DropZone};
 use crate::effects::{self, download, files};
-use crate::launch::{self as run_launch, endpoint_key};
-use crate::state::keys::{Secret, TargetLine};
+use crate::launch::{self as run_launch, endpoint_fields};
+use crate::state::keys::TargetLine;
 use crate::state::resume::Offers;
 use crate::state::retrieval::{RetrievalAction, RetrievalState, COLUMNS};
 use crate::state::{AppState, Mode, RunStatus};
@@ -83,58 +83,6 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
         let state = p.mode.state.clone();
         field::on_input(Callback::from(move |v: String| state.dispatch(f(v))))
     };
-    // A URL of another origin brings that origin's own key (or none).
-    let on_url = {
-        let (state, app) = (p.mode.state.clone(), p.mode.app.clone());
-        field::on_input(Callback::from(move |v: String| {
-            let moved = effects::url::origin(&state.url) != effects::url::origin(&v);
-            if moved {
-                state.dispatch(RetrievalAction::SetKey(endpoint_key::saved(&app, &v)));
-            }
-            state.dispatch(RetrievalAction::SetUrl(v));
-        }))
-    };
-    let on_key = {
-        let (state, app) = (p.mode.state.clone(), p.mode.app.clone());
-        Callback::from(move |v: String| {
-            let key = Secret::new(&v);
-            endpoint_key::typed(&app, state.url.trim(), &key);
-            state.dispatch(RetrievalAction::SetKey(key));
-        })
-    };
-    let on_confirm = {
-        let m = p.mode.clone();
-        Callback::from(move |_: ()| {
-            let plain = m
-                .state
-                .key_prompt
-                .as_ref()
-                .is_some_and(|k| k.plain_http_remote);
-            launch::start_checked(&m, plain)
-        })
-    };
-    let on_dismiss = {
-        let state = p.mode.state.clone();
-        Callback::from(move |_: ()| state.dispatch(RetrievalAction::PromptKey(None)))
-    };
-    {
-        let m = p.mode.clone();
-        use_effect_with(m.offers.pending.clone(), move |_| {
-            run_launch::resume_pending(&m)
-        });
-    }
-    let on_resume = {
-        let (m, on_mode) = (p.mode.clone(), p.on_mode.clone());
-        Callback::from(move |run_id: String| run_launch::resume_picked(&m, &run_id, &on_mode))
-    };
-    let on_discard = {
-        let offers = p.mode.offers.clone();
-        Callback::from(move |run_id: String| {
-            if let Some(offer) = offers.get(&run_id) {
-                run_launch::discard(&offers, &offer);
-            }
-        })
-    };
     let number = |f: fn(usize) -> RetrievalAction| {
         let state = p.mode.state.clone();
         field::on_input(Callback::from(move |v: String| {
@@ -143,6 +91,17 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
             }
         }))
     };
+    let on_url = field::on_input(endpoint_fields::on_url(&p.mode));
+    let on_key = endpoint_fields::on_key(&p.mode);
+    let on_confirm = endpoint_fields::on_confirm(&p.mode);
+    let on_dismiss = endpoint_fields::on_dismiss(&p.mode);
+    {
+        let m = p.mode.clone();
+        use_effect_with(m.offers.pending.clone(), move |_| {
+            run_launch::resume_pending(&m)
+        });
+    }
+    let (on_resume, on_discard) = run_launch::offer_buttons(&p.mode, &p.on_mode);
     let on_file = {
         let state = p.mode.state.clone();
         Callback::from(move |file: web_sys::File| {
@@ -166,7 +125,7 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
     });
     let on_start = {
         let m = p.mode.clone();
-        Callback::from(move |_: MouseEvent| launch::start_checked(&m, false))
+        Callback::from(move |_: MouseEvent| endpoint_fields::start_checked(&m, false))
     };
     let on_cancel = {
         let slot = p.mode.slot.clone();

@@ -294,18 +294,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
         let slot = p.slot.clone();
         Callback::from(move |_: ()| slot.cancel())
     };
-    let on_resume = {
-        let (task, on_mode) = (task.clone(), p.on_mode.clone());
-        Callback::from(move |run_id: String| run_launch::resume_picked(&task, &run_id, &on_mode))
-    };
-    let on_discard = {
-        let offers = p.offers.clone();
-        Callback::from(move |run_id: String| {
-            if let Some(offer) = offers.get(&run_id) {
-                run_launch::discard(&offers, &offer);
-            }
-        })
-    };
+    let (on_resume, on_discard) = run_launch::offer_buttons(&task, &p.on_mode);
     let on_resume_log = {
         let task = task.clone();
         Callback::from(move |file: web_sys::File| {
