@@ -250,14 +250,7 @@ impl ModeLaunch for DialogLaunch {
     }
 
     fn log_problem(&self, log: &ReadLog) -> Option<String> {
-        log.records.is_empty().then(|| {
-            self.lang()
-                .pick(
-                    "该文件不是 evalpage 事件日志",
-                    "That file is not an evalpage event log",
-                )
-                .to_string()
-        })
+        endpoint_fields::log_problem(self, log)
     }
 
     fn tell(&self, event: Event<DialogView>) {
