@@ -81,12 +81,12 @@ fn endpoint(s: &DialogState, lang: Lang) -> Result<Option<OpenAiConfig>, String>
 
 fn run_config(s: &DialogState, endpoint: Option<&OpenAiConfig>, t: &Takeover) -> DialogRunConfig {
     let started_at_ms = t.started_at_ms.unwrap_or_else(now_ms);
-    let run_id = t.run_id.clone().unwrap_or_else(|| {
-        format!(
-            "eval_dialog-{started_at_ms}-{:x}",
-            (js_sys::Math::random() * 65536.0) as u32
-        )
-    });
+    // The id the CLI gives a run (two runs started in the same ms would share
+    // it: the Web Lock on the id then refuses the second).
+    let run_id = t
+        .run_id
+        .clone()
+        .unwrap_or_else(|| format!("eval_dialog-{started_at_ms}"));
     let mut argv = vec![
         "mode=dialog".to_string(),
         format!("dialogs={}", s.dataset_name),

@@ -43,12 +43,12 @@ fn run_config(
     t: &Takeover,
 ) -> RetrievalRunConfig {
     let started = t.started_at_ms.unwrap_or_else(now_ms);
-    let run_id = t.run_id.clone().unwrap_or_else(|| {
-        format!(
-            "eval_retrieval-{started}-{:x}",
-            (js_sys::Math::random() * 65536.0) as u32
-        )
-    });
+    // The id the CLI gives a run (two runs started in the same ms would share
+    // it: the Web Lock on the id then refuses the second).
+    let run_id = t
+        .run_id
+        .clone()
+        .unwrap_or_else(|| format!("eval_retrieval-{started}"));
     let mut argv = vec![format!("k={}", s.k), format!("list_path={}", s.path)];
     if !demo {
         argv.push(format!("endpoint={}", endpoint.url));

@@ -242,7 +242,8 @@ test('a run against the mock endpoint through fetch records its trace fields and
   const before = sent.length;
   await page.fill('[data-testid=dialog-url]', `${mock.url}?api_key=secret`);
   await page.click('[data-testid=dialog-start]');
-  assert.match(await page.textContent('[data-testid=dialog-error]'), /sends no key/);
+  // (the mode takes a key in its own field now, so the message says where a key goes)
+  assert.match(await page.textContent('[data-testid=dialog-error]'), /may not carry a user name, a password or a query: put a key in the key field/);
   assert.equal(sent.length, before);
   assert.deepEqual(errors, []);
 });
