@@ -573,6 +573,7 @@ fn task_spec(run_id: &str, latency: f64) -> TaskRunSpec {
         lang: Lang::En,
         policy: Default::default(),
         prices: Default::default(),
+        judge_price: None,
         persist: None,
         prior_log: None,
     }
