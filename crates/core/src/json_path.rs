@@ -13,6 +13,18 @@
 use serde_json::Value;
 use std::fmt;
 
+/// A short name for a JSON value's type, for error messages.
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// One step of a path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -145,7 +157,7 @@ impl JsonPath {
                     "`{}`: item {} is {}, expected a string (a source name); point the path at the name inside it",
                     self.text,
                     i + 1,
-                    crate::dataset::kind(other)
+                    kind(other)
                 )),
             })
             .collect()

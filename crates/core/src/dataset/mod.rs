@@ -11,7 +11,6 @@ pub mod test_sample;
 
 use crate::position::{KeyError, PathLabel, Position};
 use serde::Serialize;
-use serde_json::Value;
 use std::fmt;
 
 /// One line of a dataset that could not be used, and why: a row of the report's
@@ -92,17 +91,9 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
-/// A short name for a JSON value's type, for error messages.
-pub fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+/// A short name for a JSON value's type, for error messages (it lives in the base
+/// layer, `json_path`, so that schema and provider need not import dataset).
+pub use crate::json_path::kind;
 
 /// A JSON syntax error placed in the text the user sees.
 #[derive(Clone, Debug, PartialEq, Eq)]

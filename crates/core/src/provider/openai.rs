@@ -2,7 +2,7 @@
 //! by OpenAI, vLLM, Ollama (`/v1`), llama.cpp's server and LiteLLM.
 
 use super::{strip_query, Answer, ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, Usage};
-use crate::dataset::kind;
+use crate::json_path::kind;
 use crate::text::truncate_chars;
 use serde::Serialize;
 use serde_json::{json, Value};

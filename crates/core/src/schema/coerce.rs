@@ -16,7 +16,7 @@
 //!
 //! `null` is rejected by every type (reason "null"), so it takes the default.
 
-use crate::dataset::kind;
+use crate::json_path::kind;
 use serde_json::{Number, Value};
 use unicode_normalization::UnicodeNormalization;
 
