@@ -22,6 +22,7 @@ pub mod prompt;
 pub mod provider;
 pub mod report;
 pub mod retrieval;
+pub(crate) mod rng;
 pub mod run;
 pub mod schema;
 pub mod scorer;

@@ -322,5 +322,5 @@ impl Scheduler {
 /// A deterministic number in [0, 1) from a seed: the first draw of the
 /// project's one PRNG (SplitMix64) started there.
 fn unit(seed: u64) -> f64 {
-    crate::compare::stats::SplitMix64::new(seed).next_unit()
+    crate::rng::SplitMix64::new(seed).next_unit()
 }
