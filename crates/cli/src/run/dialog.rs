@@ -59,15 +59,10 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
             args.endpoint.as_deref().map(|e| strip_query(e.trim())),
         ),
     };
-    let log = match &args.resume_from {
-        Some(path) => Some(resume::read_log(path)?),
-        None => None,
-    };
     // A resumed run keeps the interrupted run's id (and so its progress file's name).
-    let run_id = log
-        .as_ref()
-        .and_then(resume::run_id)
-        .unwrap_or_else(|| clock.run_id().replacen("eval_rag", "eval_dialog", 1));
+    let (log, run_id) = resume::log_and_run_id(args.resume_from.as_deref(), || {
+        clock.run_id().replacen("eval_rag", "eval_dialog", 1)
+    })?;
     let cfg = DialogRunConfig {
         run_id,
         tool: "evalpage-cli".into(),

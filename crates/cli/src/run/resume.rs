@@ -38,6 +38,17 @@ pub fn run_id(log: &ReadLog) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The log of `--resume-from` (when given) and the run's id: the
+/// interrupted run's (a resumed run keeps it), else `fresh()`.
+pub fn log_and_run_id(
+    resume_from: Option<&Path>,
+    fresh: impl FnOnce() -> String,
+) -> Result<(Option<ReadLog>, String), CliError> {
+    let log = resume_from.map(read_log).transpose()?;
+    let run_id = log.as_ref().and_then(run_id).unwrap_or_else(fresh);
+    Ok((log, run_id))
+}
+
 /// Reads the log and matches it against the dataset.
 pub fn load(path: &Path, cases: &[RagCase]) -> Result<Resumable, CliError> {
     let log = read_log(path)?;

@@ -92,14 +92,10 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
         Some(p) => Some(read_metadata(p)?),
         None => None,
     };
-    let log = match &args.resume_from {
-        Some(path) => Some(super::resume::read_log(path)?),
-        None => None,
-    };
-    let run_id = log
-        .as_ref()
-        .and_then(super::resume::run_id)
-        .unwrap_or_else(|| format!("eval_retrieval-{started_at_ms}"));
+    // A resumed run keeps the interrupted run's id.
+    let (log, run_id) = super::resume::log_and_run_id(args.resume_from.as_deref(), || {
+        format!("eval_retrieval-{started_at_ms}")
+    })?;
     let cfg = RetrievalRunConfig {
         run_id,
         tool: "evalpage-cli".into(),

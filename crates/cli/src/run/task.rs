@@ -115,15 +115,10 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     let (models, prices) = models(args, &loaded.task)?;
     let settings = setup::settings(args);
     let backend = if args.mock { "mock" } else { "openai" };
-    let log = match &args.resume_from {
-        Some(path) => Some(resume::read_log(path)?),
-        None => None,
-    };
     // A resumed run keeps the interrupted run's id.
-    let run_id = log
-        .as_ref()
-        .and_then(resume::run_id)
-        .unwrap_or_else(|| clock.run_id().replacen("eval_rag", "eval_task", 1));
+    let (log, run_id) = resume::log_and_run_id(args.resume_from.as_deref(), || {
+        clock.run_id().replacen("eval_rag", "eval_task", 1)
+    })?;
     let model_settings: Vec<ModelSettings> = models.iter().map(|(m, _)| m.clone()).collect();
     let cfg = TaskRunConfig {
         run_id: run_id.clone(),
