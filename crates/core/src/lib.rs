@@ -26,8 +26,10 @@ pub(crate) mod rng;
 pub mod run;
 pub mod schema;
 pub mod scorer;
+pub(crate) mod stats;
 pub mod task;
 pub mod task_run;
+pub mod template;
 pub mod text;
 pub mod timefmt;
 pub mod view;
@@ -55,7 +57,6 @@ pub use dialog::{
     OfflineRun,
 };
 pub use events::{read as read_events, reconcile, resumable, Record, SummaryRecord};
-pub use judge::flow::{judged_metrics, setups as judge_setups};
 pub use judge::mock::{reply as mock_judge_reply, MockJudge};
 pub use judge::prompt::JudgePrompt;
 pub use kind::retrieval::{
@@ -80,6 +81,7 @@ pub use task_run::data::{load as load_task_dataset, DatasetFormat, TaskDataset};
 pub use task_run::engine::{render_prompts, TaskEngine, TaskKind, TaskRunConfig};
 pub use task_run::events::{parse_problems, TaskRecord};
 pub use task_run::file_answers::{take_judged, FileAnswers};
+pub use task_run::judging::{judged_metrics, setups as judge_setups};
 pub use task_run::judging::{located as locate_task_errors, missing_judge, TaskJudge};
 pub use task_run::registry::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
 pub use task_run::report::TaskMetrics;

@@ -6,7 +6,7 @@
 //! `LLMJudgeDetail` and the Markdown LLM judge section.
 
 use evalpage_core::events::{read, reconcile, to_jsonl, Record};
-use evalpage_core::judge::flow::setups;
+use evalpage_core::judge_setups as setups;
 use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::run::{Command, Input, RunSettings, RunStatus};
 use evalpage_core::task::{PromptTemplate, Task};

@@ -5,7 +5,7 @@
 //! never sent, and its judged metrics a fail; every other metric and status
 //! is `score::score`'s.
 
-use evalpage_core::judge::flow::setups;
+use evalpage_core::judge_setups as setups;
 use evalpage_core::provider::{CallOutcome, ChatMessage};
 use evalpage_core::run::{Command, Input, RunSettings, RunStatus};
 use evalpage_core::task::{PromptTemplate, Task};

@@ -8,7 +8,6 @@
 //! engine (`task_run::engine`).
 
 pub mod agreement;
-pub mod flow;
 pub mod mock;
 pub mod prompt;
 pub mod verdict;

@@ -27,9 +27,9 @@
 use super::verdict::Scale;
 use crate::dataset::sample::Sample;
 use crate::provider::ChatMessage;
-use crate::task::template::{PromptTemplate, RawTemplate};
-use crate::task::yaml::{from_yaml, locate};
-use crate::task::{TaskError, TaskErrors};
+use crate::template::yaml::{from_yaml, locate};
+use crate::template::{PromptTemplate, RawTemplate};
+use crate::template::{TaskError, TaskErrors};
 use crate::Lang;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -308,7 +308,7 @@ impl JudgePrompt {
             Ok(t) => Some(t),
             Err(e) => {
                 let part = match &e {
-                    crate::task::TemplateError::Syntax { part, .. } => *part,
+                    crate::template::TemplateError::Syntax { part, .. } => *part,
                     _ => "user",
                 };
                 errors.push(TaskError::at(part, e.to_string()));

@@ -18,6 +18,7 @@ pub mod claim_evidence_overlap;
 pub mod custom_ratio;
 pub mod exact_match;
 pub mod field_completeness;
+pub mod judge_flow;
 pub mod keyword_coverage;
 pub mod list_overlap;
 pub mod llm_judge;
@@ -33,8 +34,8 @@ pub use raw::RawMetric;
 
 use crate::dataset::sample::Sample;
 use crate::position::KeyError;
-use crate::report::mean_std;
 use crate::schema::{ParsedAnswer, Schema, RAW_ANSWER};
+use crate::stats::mean_std;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;

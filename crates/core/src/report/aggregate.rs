@@ -5,18 +5,8 @@
 //! `medium` below 200, `long` from 200.
 
 use super::{EvalScore, MetricBreakdown, MetricSummary};
+pub use crate::stats::mean_std;
 use std::collections::BTreeMap;
-
-/// Mean and population std; (0, 0) for no values.
-pub fn mean_std(values: &[f64]) -> (f64, f64) {
-    if values.is_empty() {
-        return (0.0, 0.0);
-    }
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
-    (mean, var.sqrt())
-}
 
 /// `short` (< 50 chars), `medium` (< 200) or `long`.
 pub fn length_bucket(text: &str) -> &'static str {

@@ -10,12 +10,12 @@
 //! `expected` and `metadata.keywords`) and `rag_qa` (spec 002's accuracy and
 //! citation over `gold` and `doc_hint`).
 
-use super::template::{PromptTemplate, RawTemplate};
 use super::Task;
 use crate::metric::rag_accuracy::RagAccuracy;
 use crate::prompt::DEFAULT_SYSTEM_PROMPT;
 use crate::schema::RAW_ANSWER;
 use crate::scorer::{MatchMode, ScoringConfig};
+use crate::template::{PromptTemplate, RawTemplate};
 use serde_json::json;
 use std::sync::Arc;
 

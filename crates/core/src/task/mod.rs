@@ -11,14 +11,12 @@
 //! See `yaml` for the YAML crate and its behaviour with tabs and anchors.
 
 pub mod builtin;
-pub mod error;
-pub mod filters;
-pub mod template;
-pub mod yaml;
 
+pub use crate::template::yaml;
+pub use crate::template::{
+    PromptTemplate, RawTemplate, RenderedPrompt, TaskError, TaskErrors, TemplateError,
+};
 pub use builtin::{builtin_template, preset, PRESETS};
-pub use error::{TaskError, TaskErrors};
-pub use template::{PromptTemplate, RawTemplate, RenderedPrompt, TemplateError};
 
 use crate::dataset::sample::Sample;
 use crate::metric::{self, Metric, RawMetric, SampleScore, ScoreInput};

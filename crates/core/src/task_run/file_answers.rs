@@ -21,11 +21,11 @@
 
 use super::data::TaskDataset;
 use super::engine::{PriorCall, TaskEngine, TaskRunConfig};
+use super::judging::judged_metrics;
 use super::judging::TaskJudge;
 use super::report::{ModelSettings, TaskInfo};
 use super::responses::ResponseSet;
 use super::score::{aggregate, AnswerStatus, Scored, NO_RESPONSE};
-use crate::judge::flow::judged_metrics;
 use crate::metric::SampleScore;
 use crate::provider::{Answer, CallError, ErrorKind};
 use crate::task::{PromptTemplate, Task};

@@ -10,12 +10,75 @@
 
 use super::score::{AnswerStatus, SampleResult};
 use crate::dataset::sample::Sample;
-use crate::judge::flow::{self, Case, Setup};
+use crate::judge::prompt::JudgePrompt;
+use crate::metric::judge_flow::{self as flow, Case, Setup};
+use crate::metric::llm_judge::PromptRef;
 use crate::position::InputError;
 use crate::provider::{Answer, ChatMessage, ModelSettings};
 use crate::run::{JobOutcome, RunSettings};
 use crate::schema::ParsedAnswer;
 use crate::task::Task;
+use std::collections::BTreeMap;
+
+/// The judged metrics of a task: (metric index, name, prompt file if any).
+pub fn judged_metrics(task: &Task) -> Vec<(usize, &str, Option<&str>)> {
+    task.metrics
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| {
+            let j = m.metric.judge()?;
+            let file = match &j.prompt {
+                PromptRef::File(f) => Some(f.as_str()),
+                PromptRef::Builtin(_) => None,
+            };
+            Some((i, m.name.as_str(), file))
+        })
+        .collect()
+}
+
+/// Resolves every judged metric's prompt: built-in ones directly, files from
+/// `files` (read by the shell, keyed by the `judge` value as written). Errors
+/// name the metric's key (`metrics[2].judge`) and what is expected.
+pub fn setups(
+    task: &Task,
+    files: &BTreeMap<String, JudgePrompt>,
+) -> Result<Vec<Setup>, Vec<InputError>> {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for (i, name, _) in judged_metrics(task) {
+        let Some(cfg) = task.metrics[i].metric.judge() else {
+            continue;
+        };
+        let prompt = match &cfg.prompt {
+            PromptRef::Builtin(p) => (**p).clone(),
+            PromptRef::File(f) => match files.get(f) {
+                Some(p) => p.clone(),
+                None => {
+                    errors.push(InputError::at(
+                        format!("metrics[{i}].judge"),
+                        format!("the judge prompt file `{f}` was not read"),
+                    ));
+                    continue;
+                }
+            },
+        };
+        if let Err(e) = cfg.check_against(&prompt) {
+            errors.push(e.under(&format!("metrics[{i}]")));
+            continue;
+        }
+        out.push(Setup {
+            metric: i,
+            name: name.to_string(),
+            cfg: cfg.clone(),
+            prompt,
+        });
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
 
 /// The judge model of a task run and the judged metrics it serves.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,7 +94,7 @@ pub struct TaskJudge {
 /// The errors of a task whose judged metrics have no judge: one per metric,
 /// at its `type` key, saying what is expected.
 pub fn missing_judge(task: &Task) -> Vec<InputError> {
-    flow::judged_metrics(task)
+    judged_metrics(task)
         .into_iter()
         .map(|(i, name, _)| {
             InputError::at(

@@ -29,8 +29,12 @@
 //!   and `{% if x %}` work on missing fields (minijinja's semi-strict mode);
 //! - a single trailing newline is dropped, as Jinja does by default.
 
-use super::error::{TaskError, TaskErrors};
-use super::yaml::{from_yaml, locate};
+pub mod error;
+mod filters;
+pub mod yaml;
+
+pub use self::error::{TaskError, TaskErrors};
+use self::yaml::{from_yaml, locate};
 use crate::dataset::sample::Sample;
 use crate::position::{PathLabel, Position};
 use crate::provider::ChatMessage;
@@ -142,7 +146,7 @@ impl PromptTemplate {
     pub fn new(raw: RawTemplate) -> Result<PromptTemplate, TemplateError> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
-        super::filters::register(&mut env);
+        self::filters::register(&mut env);
         for (part, text) in PARTS
             .into_iter()
             .zip([raw.system.clone(), Some(raw.user.clone())])

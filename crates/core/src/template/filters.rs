@@ -75,7 +75,7 @@ pub fn to_json(v: &Jv) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task::template::to_jinja;
+    use crate::template::to_jinja;
     use serde_json::json;
 
     fn render(src: &str, ctx: Value) -> Result<String, Error> {

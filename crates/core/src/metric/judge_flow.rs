@@ -27,20 +27,17 @@
 //!   or a value of the prompt's scale (single prompts); anything else is left
 //!   out of the agreement and said in the detail.
 
-use super::agreement::Pick;
-use super::prompt::{code, JudgePrompt, Mode};
-use super::verdict::{read, Verdict};
+use super::llm_judge::LlmJudge;
+use super::SampleScore;
 use crate::dataset::sample::Sample;
-use crate::metric::llm_judge::{LlmJudge, PromptRef};
-use crate::metric::SampleScore;
-use crate::position::InputError;
+use crate::judge::agreement::Pick;
+use crate::judge::prompt::{code, JudgePrompt, Mode};
+use crate::judge::verdict::{read, Verdict};
 use crate::provider::{Answer, CallError, ChatMessage};
-use crate::report::mean_std;
 use crate::schema::ParsedAnswer;
-use crate::task::Task;
+use crate::stats::mean_std;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
 
 /// One judged metric of a run, its prompt resolved.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,66 +50,6 @@ pub struct Setup {
     pub cfg: LlmJudge,
     /// Its prompt.
     pub prompt: JudgePrompt,
-}
-
-/// The judged metrics of a task: (metric index, name, prompt file if any).
-pub fn judged_metrics(task: &Task) -> Vec<(usize, &str, Option<&str>)> {
-    task.metrics
-        .iter()
-        .enumerate()
-        .filter_map(|(i, m)| {
-            let j = m.metric.judge()?;
-            let file = match &j.prompt {
-                PromptRef::File(f) => Some(f.as_str()),
-                PromptRef::Builtin(_) => None,
-            };
-            Some((i, m.name.as_str(), file))
-        })
-        .collect()
-}
-
-/// Resolves every judged metric's prompt: built-in ones directly, files from
-/// `files` (read by the shell, keyed by the `judge` value as written). Errors
-/// name the metric's key (`metrics[2].judge`) and what is expected.
-pub fn setups(
-    task: &Task,
-    files: &BTreeMap<String, JudgePrompt>,
-) -> Result<Vec<Setup>, Vec<InputError>> {
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
-    for (i, name, _) in judged_metrics(task) {
-        let Some(cfg) = task.metrics[i].metric.judge() else {
-            continue;
-        };
-        let prompt = match &cfg.prompt {
-            PromptRef::Builtin(p) => (**p).clone(),
-            PromptRef::File(f) => match files.get(f) {
-                Some(p) => p.clone(),
-                None => {
-                    errors.push(InputError::at(
-                        format!("metrics[{i}].judge"),
-                        format!("the judge prompt file `{f}` was not read"),
-                    ));
-                    continue;
-                }
-            },
-        };
-        if let Err(e) = cfg.check_against(&prompt) {
-            errors.push(e.under(&format!("metrics[{i}]")));
-            continue;
-        }
-        out.push(Setup {
-            metric: i,
-            name: name.to_string(),
-            cfg: cfg.clone(),
-            prompt,
-        });
-    }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
-    }
 }
 
 /// Which answer is shown first.
@@ -672,15 +609,15 @@ mod tests {
 
     #[test]
     fn human_labels_read_as_outcomes() {
-        let c = super::super::prompt::builtin("correctness", Lang::En).expect("builtin");
+        let c = crate::judge::prompt::builtin("correctness", Lang::En).expect("builtin");
         assert_eq!(human_outcome(&json!(true), &c), Ok(1.0));
         assert_eq!(human_outcome(&json!("INCORRECT"), &c), Ok(0.0));
         assert_eq!(human_outcome(&json!("fail"), &c), Ok(0.0));
         assert!(human_outcome(&json!("maybe"), &c).is_err());
-        let r = super::super::prompt::builtin("rubric", Lang::En).expect("builtin");
+        let r = crate::judge::prompt::builtin("rubric", Lang::En).expect("builtin");
         assert_eq!(human_outcome(&json!(4), &r), Ok(1.0));
         assert_eq!(human_outcome(&json!(2), &r), Ok(0.0));
-        let p = super::super::prompt::builtin("pairwise", Lang::En).expect("builtin");
+        let p = crate::judge::prompt::builtin("pairwise", Lang::En).expect("builtin");
         assert_eq!(human_outcome(&json!("tie"), &p), Ok(0.5));
     }
 }
