@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     assert!(s.samples.len() + s.errors.len() <= lines);
     assert!(s.samples.iter().all(|x| x.line >= 1 && x.line <= lines));
     assert!(s.errors.iter().all(|e| e.line >= 1 && e.line <= lines && e.file == "fuzz.jsonl"));
-    let t = test_sample::parse("fuzz.jsonl", data);
+    let t = spec003::parse("fuzz.jsonl", data);
     assert!(t.records.len() + t.errors.len() <= lines);
     assert!(t.errors.iter().all(|e| e.line >= 1 && e.line <= lines));
     let _ = metadata::parse("metadata.json", data);

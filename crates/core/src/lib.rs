@@ -45,7 +45,7 @@ pub use compare::{
     GateError, MetricRow, Models as CompareModels, Options as CompareOptions,
     Outcome as GateOutcome, Pairing, Rule as GateRule, Verdict as GateVerdict,
 };
-pub use dataset::metadata::DatasetMetadata as DatasetMetadataFile;
+pub use report::metadata::DatasetMetadata as DatasetMetadataFile;
 pub use dataset::rag::{RagCase, RagDataset};
 pub use dataset::retrieval::{
     parse_cases as parse_retrieval_cases, parse_ranked, Ranked, RetrievalCase,

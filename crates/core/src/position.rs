@@ -104,7 +104,7 @@ impl fmt::Display for Position {
 
 /// A problem at a position in an input file: a task or template file
 /// (`task::TaskError`), the model registry (`task_run::registry::RegistryError`)
-/// or `metadata.json` (`dataset::metadata::MetadataError`).
+/// or `metadata.json` (`report::metadata::MetadataError`).
 ///
 /// It reads as its position plus a message (`e.line`, `e.path`, `e.message`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Error)]

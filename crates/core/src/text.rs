@@ -46,6 +46,15 @@ pub fn has_cjk(s: &str) -> bool {
     })
 }
 
+/// `short` (< 50 chars), `medium` (< 200) or `long`.
+pub fn length_bucket(text: &str) -> &'static str {
+    match text.chars().count() {
+        0..=49 => "short",
+        50..=199 => "medium",
+        _ => "long",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,11 +3,10 @@
 
 pub mod fingerprint;
 pub(crate) mod jsonl;
-pub mod metadata;
 pub mod rag;
 pub mod retrieval;
 pub mod sample;
-pub mod test_sample;
+pub mod spec003;
 
 use crate::position::{KeyError, PathLabel, Position};
 use serde::Serialize;

@@ -6,16 +6,9 @@
 
 use super::{EvalScore, MetricBreakdown, MetricSummary};
 pub use crate::stats::mean_std;
+pub use crate::text::length_bucket;
 use std::collections::BTreeMap;
 
-/// `short` (< 50 chars), `medium` (< 200) or `long`.
-pub fn length_bucket(text: &str) -> &'static str {
-    match text.chars().count() {
-        0..=49 => "short",
-        50..=199 => "medium",
-        _ => "long",
-    }
-}
 
 /// How a score is put into buckets along one dimension.
 type Bucketer = fn(&EvalScore) -> Vec<String>;

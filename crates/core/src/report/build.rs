@@ -7,7 +7,7 @@ use super::run_record::{error_value, RunRecord};
 use super::*;
 use crate::console::{accuracy_reason, citation_reason, notes};
 use crate::dataset::fingerprint::fingerprint;
-use crate::dataset::metadata::report_metadata;
+use crate::report::metadata::report_metadata;
 use crate::dataset::rag::RagCase;
 use crate::events::ErrorDetail;
 use crate::run::{CaseResult, Engine, RunStatus};

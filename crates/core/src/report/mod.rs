@@ -5,6 +5,7 @@ mod aggregate;
 mod assemble;
 mod build;
 mod markdown;
+pub mod metadata;
 mod metrics;
 mod model;
 pub mod outputs;

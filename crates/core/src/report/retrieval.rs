@@ -7,7 +7,7 @@ use super::outputs::{Outputs, RunMeta};
 use super::run_record::{error_value, RunRecord};
 use super::*;
 use crate::dataset::fingerprint::fingerprint;
-use crate::dataset::metadata::{report_metadata, DatasetMetadata as MetadataFile};
+use crate::report::metadata::{report_metadata, DatasetMetadata as MetadataFile};
 use crate::events::{CaseRecord, MetaRecord, Record, SummaryRecord, SCHEMA_VERSION};
 use crate::retrieval::{Evaluated, Obtained, Row, METRICS};
 use crate::timefmt::rfc3339_ms;

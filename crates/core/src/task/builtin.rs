@@ -236,7 +236,7 @@ pub fn builtin_template(name: &str) -> Option<PromptTemplate> {
 mod tests {
     use super::*;
     use crate::dataset::sample::{self, Sample};
-    use crate::dataset::{rag, test_sample};
+    use crate::dataset::{rag, spec003};
     use crate::provider::ChatMessage;
     use crate::schema::ParseStatus;
 
@@ -289,7 +289,7 @@ mod tests {
     #[test]
     fn support_qa_runs_on_spec_003_record() {
         let line = r#"{"id":"toy-001","messages":[{"role":"user","content":"비밀번호를 잊었어요"}],"expected":"비밀번호 재설정을 위해 등록된 이메일을 확인하세요.","tags":["toy"],"metadata":{"language":"ko","keywords":["이메일"]}}"#;
-        let s = test_sample::parse("toy.jsonl", line.as_bytes()).records[0].to_sample();
+        let s = spec003::parse("toy.jsonl", line.as_bytes()).records[0].to_sample();
         let task = preset("support_qa").expect("preset");
         let prompt = builtin_template("support_qa")
             .expect("template")

@@ -15,9 +15,9 @@
 //!   `language` or `metadata.language`, no length bucket (there is no single
 //!   question text to measure).
 
-use crate::dataset::metadata::{report_metadata, DatasetMetadata as MetadataFile};
+use crate::report::metadata::{report_metadata, DatasetMetadata as MetadataFile};
 use crate::dataset::sample::{self, Sample};
-use crate::dataset::{rag, test_sample, LineError};
+use crate::dataset::{rag, spec003, LineError};
 use crate::report::{self, length_bucket};
 use crate::task::Task;
 use serde::Serialize;
@@ -148,7 +148,7 @@ fn generic(name: &str, bytes: &[u8]) -> (Vec<EvalSample>, Vec<LineError>) {
 }
 
 fn spec_003(name: &str, bytes: &[u8]) -> (Vec<EvalSample>, Vec<LineError>) {
-    let set = test_sample::parse(name, bytes);
+    let set = spec003::parse(name, bytes);
     let samples = set
         .records
         .iter()

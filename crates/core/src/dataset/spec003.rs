@@ -16,7 +16,7 @@ use super::jsonl::{id_value, read_objects, Place};
 use super::sample::Sample;
 use super::{kind, LineError};
 use crate::position::KeyError;
-use crate::report::length_bucket;
+use crate::text::length_bucket;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 

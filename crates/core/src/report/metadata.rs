@@ -9,7 +9,7 @@
 //! [`report_metadata`] builds it from this file (when given) and the records,
 //! whose counts, languages and tags are always recounted from the data.
 
-use super::kind;
+use crate::dataset::kind;
 use crate::position::{InputError, KeyError, PathLabel, Position};
 use crate::report;
 use serde::Serialize;
@@ -104,7 +104,7 @@ fn read_object(file: &str, bytes: &[u8]) -> Result<Map<String, Value>, MetadataE
         ))
     })?;
     let value: Value = serde_json::from_str(text).map_err(|e| {
-        let at = super::json_error_at(text, 0, &e);
+        let at = crate::dataset::json_error_at(text, 0, &e);
         let position = Position::new(file, Some(at.line)).with_column(Some(at.column));
         MetadataError::new(position, format!("not valid JSON: {}", at.message))
     })?;
@@ -185,7 +185,7 @@ pub fn report_metadata<'a>(
         .unwrap_or_default();
     counts.insert("sample_count".into(), json!(sample_count));
     counts.insert("line_errors".into(), json!(line_errors));
-    let base = super::file_name(file_name);
+    let base = crate::dataset::file_name(file_name);
     let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
     report::DatasetMetadata {
         dataset_id: meta.map_or(stem.to_string(), |m| m.dataset_id.clone()),
@@ -208,7 +208,7 @@ pub fn report_metadata<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::test_sample;
+    use crate::dataset::spec003;
 
     const SPEC: &str = r#"{"dataset_id":"toy_support_qa","version":"v1","name":"Toy Support QA",
 "created_at":"2025-11-23T07:52:40Z","counts":{"sample_count":3},"languages":{"ko":2,"en":1},
@@ -271,7 +271,7 @@ mod tests {
     }
 
     fn tallies(
-        records: &[test_sample::TestSampleRecord],
+        records: &[spec003::TestSampleRecord],
     ) -> impl Iterator<Item = (Option<&str>, &[String])> {
         records.iter().map(|r| (r.language(), r.tags.as_slice()))
     }
@@ -279,7 +279,7 @@ mod tests {
     #[test]
     fn report_block_recounts_from_records() {
         let data = "{\"id\":\"a\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"}],\"tags\":[\"t\"],\"metadata\":{\"language\":\"ko\"}}\n{\"id\":\"b\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"}]}";
-        let set = test_sample::parse("toy.jsonl", data.as_bytes());
+        let set = spec003::parse("toy.jsonl", data.as_bytes());
         let meta = parse("metadata.json", SPEC.as_bytes()).ok();
         let r = report_metadata(meta.as_ref(), "toy.jsonl", tallies(&set.records), 0);
         assert_eq!(
