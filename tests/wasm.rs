@@ -6,8 +6,8 @@
 use evalpage_core::dataset::rag;
 use evalpage_core::demo;
 use evalpage_core::provider::CallOutcome;
-use evalpage_core::report;
-use evalpage_core::run::{Command, Engine, Input, RunConfig, RunInfo, RunSettings};
+use evalpage_core::rag::{Engine, RunConfig};
+use evalpage_core::run::{Command, Input, RunInfo, RunSettings};
 use evalpage_core::scorer::ScoringConfig;
 use evalpage_core::Lang;
 use evalpage_web::effects::idb;
@@ -74,7 +74,7 @@ fn reference_report() -> serde_json::Value {
         );
         take(step, &mut queue);
     }
-    normalized(serde_json::to_value(report::build(&engine, 1)).expect("json"))
+    normalized(serde_json::to_value(evalpage_core::rag::build(&engine, 1)).expect("json"))
 }
 
 fn normalized(mut v: serde_json::Value) -> serde_json::Value {
@@ -405,7 +405,7 @@ async fn the_page_runs_the_demo_from_the_start_button() {
     let accuracy = reference["metrics"]["accuracy"].as_f64().expect("accuracy");
     assert_eq!(
         text("metric-accuracy"),
-        evalpage_core::console::percent(accuracy)
+        evalpage_core::rag::console::percent(accuracy)
     );
     assert!(text("console").contains("[EVAL] 评测完成"));
     assert!(find("download-report").is_some());

@@ -7,11 +7,12 @@
 
 use super::runner::{Handle, Launch, Persist, RunView, Transport, Update};
 use crate::state::{Artifacts, ModelCall, RunProgress, RunSnapshot, RunStatus};
-use evalpage_core::console::{case_line, finish_line, notes, start_line};
 use evalpage_core::events::{jsonl_to_json_seq, PriorCall, Record};
 use evalpage_core::provider::{ChatMessage, ErrorKind};
+use evalpage_core::rag::console::{case_line, finish_line, notes, start_line};
+use evalpage_core::rag::{Engine, RagKind, RunConfig};
 use evalpage_core::report::{self, RunMetrics};
-use evalpage_core::run::{self, Engine, RagKind, RunConfig};
+use evalpage_core::run::{self};
 use evalpage_core::Kind;
 use evalpage_core::RagCase;
 use evalpage_core::{demo, Lang};
@@ -26,7 +27,7 @@ pub type RunHandle = Handle<RagView>;
 pub type RunUpdate = Update<RunSnapshot, Rc<Artifacts>>;
 
 /// A settled case as the page shows it: index, result, console line.
-pub type Shown = (usize, Rc<run::CaseResult>, Rc<str>);
+pub type Shown = (usize, Rc<evalpage_core::rag::CaseResult>, Rc<str>);
 
 /// The RAG check's side of the runner.
 pub struct RagView {
@@ -34,7 +35,7 @@ pub struct RagView {
     lang: Lang,
     cases: Rc<Vec<RagCase>>,
     /// Results the page may count: saved first when persistence is on.
-    results: Vec<Option<Rc<run::CaseResult>>>,
+    results: Vec<Option<Rc<evalpage_core::rag::CaseResult>>>,
     console: Vec<Rc<str>>,
     /// The dataset file's text (for `dataset_fingerprint.json`).
     dataset: Rc<str>,
@@ -125,7 +126,7 @@ impl RunView for RagView {
 
     fn finish(&mut self, engine: &Engine, events_jsonl: &str, ended_at_ms: u64) -> Rc<Artifacts> {
         let cancelled = engine.status() == run::RunStatus::Cancelled;
-        let mut built = report::build(engine, ended_at_ms);
+        let mut built = evalpage_core::rag::build(engine, ended_at_ms);
         let prices: evalpage_core::Prices = self
             .price
             .map(|p| (engine.config().info.model.clone(), p))
@@ -146,8 +147,13 @@ impl RunView for RagView {
             ended_at_ms,
         };
         // The core's one renderer of every run's files, as the CLI writes them.
-        let outputs =
-            report::rag_outputs(engine, &built, self.lang, self.dataset.as_bytes(), &meta);
+        let outputs = evalpage_core::rag::rag_outputs(
+            engine,
+            &built,
+            self.lang,
+            self.dataset.as_bytes(),
+            &meta,
+        );
         let events_json_seq = jsonl_to_json_seq(events_jsonl);
         let mut files: Vec<(String, String)> = report::outputs::render(&outputs)
             .unwrap_or_default()

@@ -8,8 +8,8 @@
 
 use crate::components::virtual_table::{settled, Geometry, VirtualTable};
 use crate::state::RunSnapshot;
-use evalpage_core::console::reasons;
-use evalpage_core::run::CaseResult;
+use evalpage_core::rag::console::reasons;
+use evalpage_core::rag::CaseResult;
 use evalpage_core::Lang;
 use evalpage_core::RagCase;
 use std::rc::Rc;

@@ -13,7 +13,8 @@ use crate::state::stored::{RagInputs, StoredInputs, StoredRun};
 use crate::state::{AppAction, AppState, LoadedDataset, Mode, ModelCall, ModelSettings, Provider};
 use evalpage_core::dataset::rag;
 use evalpage_core::events::{self, ReadLog};
-use evalpage_core::run::{Engine, RunConfig, RunInfo};
+use evalpage_core::rag::{Engine, RunConfig};
+use evalpage_core::run::RunInfo;
 use evalpage_core::{demo, Lang};
 use serde_json::json;
 use std::rc::Rc;
@@ -145,7 +146,7 @@ impl ModeLaunch for RagLaunch {
         let prior = t
             .log
             .as_ref()
-            .map(|log| events::resumable(&events::read(log.as_bytes()), &cases));
+            .map(|log| evalpage_core::rag::resumable(&events::read(log.as_bytes()), &cases));
         let stored = StoredRun {
             run_id: cfg.info.run_id.clone(),
             started_at_ms: cfg.info.started_at_ms,

@@ -2,8 +2,8 @@
 //! truncated and not-run cases and the tokens used so far.
 
 use crate::state::RunSnapshot;
-use evalpage_core::console::percent;
 use evalpage_core::metric::{RAG_ACCURACY_DESCRIPTION, RAG_CITATION_DESCRIPTION};
+use evalpage_core::rag::console::percent;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -2,9 +2,9 @@
 //! for the task's format), read by the core in the task's format, with its
 //! optional `metadata.json`; and the prompt preview of its first sample.
 
-use evalpage_core::report::metadata;
 use evalpage_core::demo;
 use evalpage_core::provider::ChatMessage;
+use evalpage_core::report::metadata;
 use evalpage_core::DatasetMetadataFile as DatasetMetadata;
 use evalpage_core::{load_task_dataset as load, DatasetFormat, TaskDataset};
 use std::rc::Rc;

@@ -22,7 +22,8 @@ use crate::error::CliError;
 use crate::run::judge::{judge_answers, task_judge};
 use crate::task_file::{self, LoadedTask};
 use crate::{score_dialog, score_retrieval};
-use evalpage_core::dataset::{metadata, LineError};
+use evalpage_core::dataset::LineError;
+use evalpage_core::report::metadata;
 use evalpage_core::run::RunSettings;
 use evalpage_core::task_run::{
     artifacts, data, responses, score, DatasetFormat, Scored, TaskDataset,

@@ -11,8 +11,8 @@ use crate::score::{file_name, now_ms, read_dataset_bytes, read_input, read_metad
 use crate::score::{report_skipped, run_meta, write_files, wrote};
 use evalpage_core::events::{to_json_seq, to_jsonl};
 use evalpage_core::render_outputs as render;
-use evalpage_core::report::{retrieval_outputs, retrieval_records, ListsFrom, RetrievalInputs};
 use evalpage_core::retrieval::{evaluate, METRICS};
+use evalpage_core::retrieval::{retrieval_outputs, retrieval_records, ListsFrom, RetrievalInputs};
 use evalpage_core::{parse_ranked, parse_retrieval_cases as parse_cases};
 
 /// Runs `evalpage score --retrieval`.
@@ -74,7 +74,7 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
         evaluated.hit_cases(),
         counts.cases
     );
-    let report = evalpage_core::report::retrieval_report(&evaluated, &inputs);
+    let report = evalpage_core::retrieval::retrieval_report(&evaluated, &inputs);
     for s in &report.report.summaries {
         if METRICS.contains(&s.metric.as_str()) {
             println!("{}: {:.4}", s.metric, s.mean);

@@ -7,19 +7,19 @@
 //! shells produce the same report from the same answers.
 
 pub mod compare;
-pub mod console;
+
 pub mod dataset;
 pub mod demo;
 pub mod dialog;
 pub mod events;
 pub mod json_path;
 pub mod judge;
-pub mod kind;
 pub mod lang;
 pub mod metric;
 pub mod position;
 pub mod prompt;
 pub mod provider;
+pub mod rag;
 pub mod report;
 pub mod retrieval;
 pub(crate) mod rng;
@@ -45,35 +45,34 @@ pub use compare::{
     GateError, MetricRow, Models as CompareModels, Options as CompareOptions,
     Outcome as GateOutcome, Pairing, Rule as GateRule, Verdict as GateVerdict,
 };
-pub use report::metadata::DatasetMetadata as DatasetMetadataFile;
 pub use dataset::rag::{RagCase, RagDataset};
-pub use dataset::retrieval::{
-    parse_cases as parse_retrieval_cases, parse_ranked, Ranked, RetrievalCase,
-};
 pub use dataset::sample::Sample;
 pub use dataset::LineError;
 pub use dialog::{
     parse_dialogs, score_trace, DialogEngine, DialogKind, DialogRunConfig, DialogSet, Offline,
     OfflineRun,
 };
-pub use events::{read as read_events, reconcile, resumable, Record, SummaryRecord};
+pub use events::{read as read_events, reconcile, Record, SummaryRecord};
 pub use judge::mock::{reply as mock_judge_reply, MockJudge};
 pub use judge::prompt::JudgePrompt;
-pub use kind::retrieval::{
-    resumable as resumable_retrieval, RetrievalEndpoint, RetrievalEngine, RetrievalKind,
-    RetrievalRunConfig, DEFAULT_BODY as RETRIEVAL_BODY, DEFAULT_PATH as RETRIEVAL_PATH,
-};
 pub use provider::openai::{build_json_request, parse_json_response};
 pub use provider::openai::{build_request, parse_response, HttpRequest, OpenAiConfig};
 pub use provider::{ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, ModelSettings};
+pub use rag::resumable;
+pub use rag::{Engine, RunConfig};
+pub use report::metadata::DatasetMetadata as DatasetMetadataFile;
 pub use report::outputs::render as render_outputs;
 pub use report::saved::{markdown as saved_markdown, summary_csv as saved_summary_csv};
 pub use report::{
     set_prices, EvaluationResult, Outputs, Price, Prices, RunMeta, RunMetrics, EVENT_FILES, FILES,
 };
+pub use retrieval::{parse_cases as parse_retrieval_cases, parse_ranked, Ranked, RetrievalCase};
+pub use retrieval::{
+    resumable as resumable_retrieval, RetrievalEndpoint, RetrievalEngine, RetrievalKind,
+    RetrievalRunConfig, DEFAULT_BODY as RETRIEVAL_BODY, DEFAULT_PATH as RETRIEVAL_PATH,
+};
 pub use run::{
-    AnswerPolicy, Command, Engine, Input, Kind, Pipeline, RunConfig, RunInfo, RunSettings,
-    RunStatus, Step,
+    AnswerPolicy, Command, Input, Kind, Pipeline, RunInfo, RunSettings, RunStatus, Step,
 };
 pub use task::builtin::TEMPLATE_NAMES;
 pub use task_run::artifacts::Inputs as TaskInputs;

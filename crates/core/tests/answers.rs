@@ -9,8 +9,10 @@ use common::*;
 use evalpage_core::events::{self, Record};
 use evalpage_core::provider::openai::parse_response;
 use evalpage_core::provider::{Answer, CallOutcome, ErrorKind, Usage};
-use evalpage_core::report::{build, set_prices, Price, Prices, RunMetrics};
-use evalpage_core::run::{AnswerPolicy, Command, Engine, Input, RunStatus, Step};
+use evalpage_core::rag::build;
+use evalpage_core::rag::Engine;
+use evalpage_core::report::{set_prices, Price, Prices, RunMetrics};
+use evalpage_core::run::{AnswerPolicy, Command, Input, RunStatus, Step};
 
 fn many(n: usize) -> String {
     (0..n)
@@ -95,7 +97,7 @@ fn a_fatal_answer_stops_sending_and_a_resume_sends_only_the_cases_without_an_ans
     for r in &log {
         events::write_jsonl(&mut bytes, r).expect("write");
     }
-    let prior = events::resumable(&events::read(&bytes), &cases(&many(8)));
+    let prior = evalpage_core::rag::resumable(&events::read(&bytes), &cases(&many(8)));
     assert_eq!(prior.calls.len(), 2, "case 0 and the 500 of case 2");
     let mut again = Engine::new(config("fatal", 8), cases(&many(8)));
     assert_eq!(again.restore(prior.calls), 2);

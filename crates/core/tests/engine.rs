@@ -4,11 +4,13 @@
 mod common;
 
 use common::*;
-use evalpage_core::console::{case_line, finish_line, notes, start_line};
 use evalpage_core::events::{self, Record};
 use evalpage_core::provider::{CallError, CallOutcome, ErrorKind};
-use evalpage_core::report::{build, RunMetrics};
-use evalpage_core::run::{Command, Engine, Input, RunStatus};
+use evalpage_core::rag::build;
+use evalpage_core::rag::console::{case_line, finish_line, notes, start_line};
+use evalpage_core::rag::Engine;
+use evalpage_core::report::RunMetrics;
+use evalpage_core::run::{Command, Input, RunStatus};
 use evalpage_core::Lang;
 
 const SPEC_CASES: &str = r#"{"q":"LightRAG有哪些评估指标？","gold":["忠实度指标"],"doc_hint":["lightrag_evaluation.md"]}
@@ -344,7 +346,7 @@ fn a_run_resumed_from_its_cut_log_sends_only_the_rest_and_reports_the_same() {
     // resume
     let read = events::read(&log);
     assert!(read.truncated_tail);
-    let prior = events::resumable(&read, &cases(&many));
+    let prior = evalpage_core::rag::resumable(&read, &cases(&many));
     assert_eq!(prior.run_id.as_deref(), Some("same-run"));
     assert_eq!(prior.calls.len(), 3);
     let mut second = Engine::new(config("same-run", 2), cases(&many));
@@ -419,7 +421,7 @@ fn cancelled_cases_in_a_log_are_sent_again() {
     for r in &records {
         events::write_jsonl(&mut log, r).expect("write");
     }
-    let prior = events::resumable(&events::read(&log), &cases(SPEC_CASES));
+    let prior = evalpage_core::rag::resumable(&events::read(&log), &cases(SPEC_CASES));
     assert_eq!(prior.calls.len(), 1);
     assert_eq!(prior.rerun_ids, vec!["Q2".to_string(), "Q3".to_string()]);
 }

@@ -7,12 +7,13 @@ mod common;
 
 use common::*;
 use evalpage_core::provider::{CallOutcome, ChatMessage};
-use evalpage_core::run::{Command, Engine, Input, RunSettings};
+use evalpage_core::run::{Command, Input, RunSettings};
 use evalpage_core::scorer::{MatchMode, ScoringConfig};
 use evalpage_core::task::{builtin_template, preset};
 use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
 use evalpage_core::task_run::report::{ModelSettings, TaskInfo};
 use evalpage_core::task_run::{data, DatasetFormat};
+use evalpage_core::Engine;
 use serde_json::Map;
 
 const CASES: &str = r#"{"q":"LightRAG有哪些评估指标？","gold":["忠实度指标"],"doc_hint":["lightrag_evaluation.md"]}

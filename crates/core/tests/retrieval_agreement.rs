@@ -3,8 +3,8 @@
 //! empty and missing lists, lists shorter than k. The expected values were made
 //! with trec_eval's Python binding by tests/data/retrieval/make_fixtures.py.
 
-use evalpage_core::dataset::retrieval::{parse_cases, parse_ranked};
 use evalpage_core::retrieval::score;
+use evalpage_core::retrieval::{parse_cases, parse_ranked};
 use serde_json::Value;
 use std::collections::HashMap;
 

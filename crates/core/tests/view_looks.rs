@@ -8,12 +8,13 @@
 
 mod common;
 
-use evalpage_core::console::{notes, notes_of, reasons};
 use evalpage_core::dialog::{parse_dialogs, render, DialogJudge};
 use evalpage_core::provider::{CallOutcome, ChatMessage};
-use evalpage_core::run::{Command, Engine, Input, Kind, Pipeline, RunSettings, RunStatus, Step};
+use evalpage_core::rag::console::{notes, notes_of, reasons};
+use evalpage_core::run::{Command, Input, Kind, Pipeline, RunSettings, RunStatus, Step};
 use evalpage_core::view::dialog_columns;
 use evalpage_core::view::{open_files, rag_cases, Look};
+use evalpage_core::Engine;
 use evalpage_core::{DialogEngine, DialogRunConfig, Lang, ModelSettings, RagCase, Record};
 use std::collections::VecDeque;
 
@@ -56,7 +57,7 @@ fn a_rag_report_reads_back_into_the_cases_the_engine_held() {
     let cases = common::cases(data);
     let mut engine = Engine::new(common::config("r1", 3), cases);
     run_mock(&mut engine);
-    let report = evalpage_core::report::build(&engine, 5_000);
+    let report = evalpage_core::rag::build(&engine, 5_000);
     let text = serde_json::to_string_pretty(&report).expect("json");
     let files = vec![("run.zip/report.json".to_string(), text.into_bytes())];
     let view = open_files("run.zip", &files).expect("opens");

@@ -18,10 +18,11 @@ mod task;
 use crate::args::RunArgs;
 use crate::error::CliError;
 use clock::Clock;
-use evalpage_core::console::{case_line, finish_line, start_line};
 use evalpage_core::events::Record;
+use evalpage_core::rag::console::{case_line, finish_line, start_line};
+use evalpage_core::rag::{Engine, RagKind};
 use evalpage_core::report::{RunMeta, RunMetrics};
-use evalpage_core::run::{Engine, Kind, Pipeline, RagKind, RunStatus};
+use evalpage_core::run::{Kind, Pipeline, RunStatus};
 use output::{say, Output, REPORT_JSON, REPORT_MD};
 
 /// What the one run loop needs from a kind besides the engine: the console

@@ -4,8 +4,8 @@
 
 use crate::error::CliError;
 use evalpage_core::events::{self, Record};
+use evalpage_core::rag::Engine;
 use evalpage_core::report::{self, EvaluationResult, RunMeta};
-use evalpage_core::run::Engine;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -101,10 +101,10 @@ impl Output {
         meta: &RunMeta,
         prices: &report::Prices,
     ) -> Result<usize, CliError> {
-        let mut report: EvaluationResult = report::build(engine, now_ms);
+        let mut report: EvaluationResult = evalpage_core::rag::build(engine, now_ms);
         report::set_prices(&mut report, prices);
         let lang = engine.config().info.lang;
-        let outputs = report::rag_outputs(engine, &report, lang, dataset_bytes, meta);
+        let outputs = evalpage_core::rag::rag_outputs(engine, &report, lang, dataset_bytes, meta);
         let files = report::outputs::render(&outputs)
             .map_err(|e| CliError::output(&self.path("summary.csv"), io::Error::other(e)))?;
         for (name, text) in &files {

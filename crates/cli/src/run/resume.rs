@@ -52,7 +52,7 @@ pub fn log_and_run_id(
 /// Reads the log and matches it against the dataset.
 pub fn load(path: &Path, cases: &[RagCase]) -> Result<Resumable, CliError> {
     let log = read_log(path)?;
-    let prior = events::resumable(&log, cases);
+    let prior = evalpage_core::rag::resumable(&log, cases);
     if !prior.unknown_ids.is_empty() {
         eprintln!(
             "evalpage: {}: {} case ids are not in the dataset and are ignored (first: {})",

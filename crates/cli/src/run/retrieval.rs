@@ -13,7 +13,7 @@ use crate::error::CliError;
 use crate::score::{read_dataset_bytes, read_input, read_metadata, report_skipped};
 use evalpage_core::provider::{CallError, CallOutcome, ErrorKind};
 use evalpage_core::render_outputs as render;
-use evalpage_core::report::{retrieval_outputs, ListsFrom, RetrievalInputs};
+use evalpage_core::retrieval::{retrieval_outputs, ListsFrom, RetrievalInputs};
 use evalpage_core::{parse_retrieval_cases, Pipeline, RunMeta};
 use evalpage_core::{RetrievalEndpoint, RetrievalEngine, RetrievalKind, RetrievalRunConfig};
 use evalpage_core::{RETRIEVAL_BODY, RETRIEVAL_PATH};

@@ -4,7 +4,6 @@
 pub mod fingerprint;
 pub(crate) mod jsonl;
 pub mod rag;
-pub mod retrieval;
 pub mod sample;
 pub mod spec003;
 

@@ -20,5 +20,5 @@ pub use record::{
     CaseRecord, ErrorDetail, ErrorRecord, MetaRecord, Record, SummaryMetrics, SummaryRecord,
     TurnCall, TurnRecord, SCHEMA_VERSION,
 };
-pub use resume::{resumable, PriorCall, Resumable};
+pub use resume::{PriorCall, Resumable};
 pub use write::{jsonl_to_json_seq, to_json_seq, to_jsonl, write_json_seq, write_jsonl, RS};

@@ -1,12 +1,10 @@
 //! Event record types (spec 000 section 4).
 
-use crate::dataset::rag::RagCase;
 use crate::provider::ModelSettings;
-use crate::provider::{Answer, CallError, ErrorKind, Usage};
+use crate::provider::{Answer, Usage};
+pub use crate::report::ErrorDetail;
 use crate::report::{Counts, ReportMetrics, RunMetrics};
-use crate::run::{CaseResult, RunConfig};
 use crate::scorer::ScoringConfig;
-use crate::text::truncate_chars;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -93,23 +91,6 @@ pub struct MetaRecord {
     pub k: Option<usize>,
     /// Command line or URL parameters, without secrets.
     pub argv: Vec<String>,
-}
-
-/// Structured error detail of a failed call.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ErrorDetail {
-    /// Failure class.
-    pub kind: ErrorKind,
-    /// HTTP status, if any.
-    pub status_code: Option<u16>,
-    /// What went wrong.
-    pub cause: String,
-    /// Endpoint URL without query.
-    pub url: Option<String>,
-    /// True for a timeout.
-    pub timeout: bool,
-    /// Start of the response body.
-    pub response_snippet: Option<String>,
 }
 
 /// `case`: one finished case (× model), with spec 000 section 4.2's fields
@@ -337,101 +318,6 @@ impl From<&RunMetrics> for SummaryMetrics {
 }
 
 impl Record {
-    /// The `meta` record for a run.
-    pub fn meta(cfg: &RunConfig, cases_total: usize, ts_ms: u64) -> Record {
-        let i = &cfg.info;
-        Record::Meta(MetaRecord {
-            run_id: i.run_id.clone(),
-            ts_ms,
-            tool: i.tool.clone(),
-            schema_version: SCHEMA_VERSION,
-            task: None,
-            task_version: None,
-            prompt: None,
-            prompt_version: None,
-            dataset: i.dataset_name.clone(),
-            cases_total,
-            backend: i.backend.clone(),
-            model: Some(i.model.clone()),
-            endpoint: i.endpoint.clone(),
-            models: None,
-            concurrency: cfg.settings.concurrency,
-            max_attempts: cfg.settings.max_attempts,
-            timeout_ms: cfg.settings.timeout_ms,
-            scoring: Some(cfg.scoring),
-            lang: Some(i.lang.code().to_string()),
-            argv: i.argv.clone(),
-            k: None,
-        })
-    }
-
-    /// The `case` record for a finished case of the RAG check; the prompt
-    /// gave the model `context_chars` characters of context.
-    pub fn case(
-        run_id: &str,
-        case: &RagCase,
-        r: &CaseResult,
-        context_chars: usize,
-        ts_ms: u64,
-    ) -> Record {
-        let list = |f: fn(&CaseResult) -> Option<Vec<String>>| Some(f(r).unwrap_or_default());
-        Record::Case(CaseRecord {
-            run_id: run_id.to_string(),
-            ts_ms,
-            case_id: r.case_id.clone(),
-            case_index: r.index,
-            model: None,
-            line: case.line,
-            passed: r.passed(),
-            llm_call_ok: r.call_ok(),
-            accuracy: Some(r.accurate()),
-            citation: Some(r.cited()),
-            missing: if r.call_ok() {
-                list(|r| r.accuracy.as_ref().map(|a| a.missing()))
-            } else {
-                Some(case.gold.clone())
-            },
-            matched: list(|r| r.accuracy.as_ref().map(|a| a.matched())),
-            cited_docs: list(|r| r.citation.as_ref().map(|c| c.cited.clone())),
-            wrong_docs: list(|r| r.citation.as_ref().map(|c| c.wrong.clone())),
-            context_chars: Some(context_chars),
-            parse_problems: None,
-            metrics: None,
-            elapsed_ms: r.elapsed_ms,
-            attempts: r.attempts,
-            answer_snippet: r
-                .answer
-                .as_deref()
-                .map(|a| truncate_chars(a, SNIPPET_CHARS)),
-            answer: r.answer.clone(),
-            error: r.error.as_ref().map(|e| e.message.clone()),
-            error_detail: r.error.as_ref().map(ErrorDetail::from),
-            reasoning: r.reasoning.clone(),
-            finish_reason: r.finish_reason.clone(),
-            usage: r.usage,
-            truncated: r.truncated(),
-            ..CaseRecord::default()
-        })
-    }
-
-    /// The `summary` record of a run with these results.
-    pub fn summary_of(
-        cfg: &RunConfig,
-        results: &[Option<CaseResult>],
-        cancelled: bool,
-        ts_ms: u64,
-    ) -> Record {
-        let status = if cancelled { "cancelled" } else { "done" };
-        Record::Summary(SummaryRecord {
-            run_id: cfg.info.run_id.clone(),
-            ts_ms,
-            status: status.to_string(),
-            metrics: (&RunMetrics::from_results(results)).into(),
-            elapsed_ms_total: ts_ms.saturating_sub(cfg.info.started_at_ms),
-            final_report_path: None,
-        })
-    }
-
     /// A run-level `error` record.
     pub fn error(run_id: &str, message: impl Into<String>, ts_ms: u64) -> Record {
         Record::Error(ErrorRecord {
@@ -456,18 +342,5 @@ impl Record {
     /// The record as a JSON value.
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
-    }
-}
-
-impl From<&CallError> for ErrorDetail {
-    fn from(e: &CallError) -> ErrorDetail {
-        ErrorDetail {
-            kind: e.kind,
-            status_code: e.status_code,
-            cause: e.message.clone(),
-            url: e.url.clone(),
-            timeout: e.timeout,
-            response_snippet: e.response_snippet.clone(),
-        }
     }
 }

@@ -10,10 +10,9 @@
 
 use super::record::TurnRecord;
 use super::ReadLog;
-use crate::dataset::rag::RagCase;
 use crate::provider::{Answer, CallError, ErrorKind};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// What can be taken over from a log.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -160,25 +159,6 @@ fn rebuild(job: usize, r: &Value) -> Option<PriorCall> {
         judgements,
         turns_ok,
     })
-}
-
-/// The RAG check's view of a log: the calls it settled for these cases
-/// (scored again by the new run, with its current scoring settings, so the
-/// resumed report equals an uninterrupted one).
-pub fn resumable(log: &ReadLog, cases: &[RagCase]) -> Resumable {
-    let index: HashMap<&str, usize> = cases
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.id.as_str(), i))
-        .collect();
-    let prior = prior_calls(log, |_, id| index.get(id).copied(), |_| false);
-    Resumable {
-        run_id: prior.run_id,
-        dataset: prior.dataset,
-        calls: prior.calls,
-        unknown_ids: prior.unknown,
-        rerun_ids: prior.rerun,
-    }
 }
 
 fn call_error(detail: &Value, short: Option<&str>) -> Option<CallError> {

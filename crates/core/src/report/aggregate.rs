@@ -9,7 +9,6 @@ pub use crate::stats::mean_std;
 pub use crate::text::length_bucket;
 use std::collections::BTreeMap;
 
-
 /// How a score is put into buckets along one dimension.
 type Bucketer = fn(&EvalScore) -> Vec<String>;
 

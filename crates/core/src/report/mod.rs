@@ -3,27 +3,22 @@
 
 mod aggregate;
 mod assemble;
-mod build;
+
 mod markdown;
 pub mod metadata;
 mod metrics;
 mod model;
 pub mod outputs;
-mod retrieval;
 mod run_record;
 pub mod saved;
 pub mod usage;
 
 pub use aggregate::{breakdowns, length_bucket, mean_std, summaries};
 pub use assemble::{assemble, ModelRows, ReportParts};
-pub use build::build;
-pub use build::{rag_markdown, rag_outputs};
+
 pub use markdown::{cell, more, render as render_md, MarkdownParts, MAX_LISTED};
 pub use metrics::{Counts, ReportMetrics, RunMetrics};
 pub use model::*;
 pub use outputs::{Outputs, RunMeta, EVENT_FILES, FILES};
-pub use retrieval::{
-    case_record, retrieval_outputs, retrieval_records, retrieval_report, ListsFrom, RetrievalInputs,
-};
-pub use run_record::{answer_extras, error_value, RunRecord};
+pub use run_record::{answer_extras, error_value, ErrorDetail, RunRecord};
 pub use usage::{set_prices, CallStat, ModelLatency, ModelUsage, Price, Prices};

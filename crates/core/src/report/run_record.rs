@@ -4,7 +4,7 @@
 //! RAG check's verdicts), so one line is both a `RunRecord` and the kind's
 //! full result.
 
-use crate::events::ErrorDetail;
+use crate::provider::{CallError, ErrorKind};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -70,4 +70,34 @@ pub fn answer_extras(
         m.insert("truncated".into(), Value::Bool(true));
     }
     m
+}
+
+/// Structured error detail of a failed call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorDetail {
+    /// Failure class.
+    pub kind: ErrorKind,
+    /// HTTP status, if any.
+    pub status_code: Option<u16>,
+    /// What went wrong.
+    pub cause: String,
+    /// Endpoint URL without query.
+    pub url: Option<String>,
+    /// True for a timeout.
+    pub timeout: bool,
+    /// Start of the response body.
+    pub response_snippet: Option<String>,
+}
+
+impl From<&CallError> for ErrorDetail {
+    fn from(e: &CallError) -> ErrorDetail {
+        ErrorDetail {
+            kind: e.kind,
+            status_code: e.status_code,
+            cause: e.message.clone(),
+            url: e.url.clone(),
+            timeout: e.timeout,
+            response_snippet: e.response_snippet.clone(),
+        }
+    }
 }

@@ -6,14 +6,12 @@
 //! CLI perform the commands and feed the outcomes back; tests feed scripted
 //! outcomes. Nothing here sleeps, reads a clock or draws OS randomness.
 
-mod engine;
 pub mod pipeline;
 mod protocol;
 mod result;
 pub mod scheduler;
 
-pub use engine::{Engine, RagKind};
 pub use pipeline::{Call, JobOutcome, Kind, Pipeline, PriorJob};
 pub use protocol::{Command, Input, RunStatus, Step};
-pub use result::{AnswerPolicy, CaseResult, RunConfig, RunInfo, RunSettings};
+pub use result::{AnswerPolicy, RunInfo, RunSettings};
 pub use scheduler::{Scheduler, Settled};

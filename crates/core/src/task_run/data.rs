@@ -15,9 +15,9 @@
 //!   `language` or `metadata.language`, no length bucket (there is no single
 //!   question text to measure).
 
-use crate::report::metadata::{report_metadata, DatasetMetadata as MetadataFile};
 use crate::dataset::sample::{self, Sample};
 use crate::dataset::{rag, spec003, LineError};
+use crate::report::metadata::{report_metadata, DatasetMetadata as MetadataFile};
 use crate::report::{self, length_bucket};
 use crate::task::Task;
 use serde::Serialize;

@@ -17,13 +17,13 @@
 
 use super::{text_of, ViewData, ViewRow};
 use crate::dataset::rag::RagCase;
-use crate::dataset::retrieval::RetrievalCase;
 use crate::dialog::summary::MetricsSummary;
 use crate::dialog::trace::{DialogTrace, RunManifest};
 use crate::dialog::TurnEval;
 use crate::provider::{CallError, ChatMessage, ErrorKind, Usage};
+use crate::rag::CaseResult;
+use crate::retrieval::RetrievalCase;
 use crate::retrieval::{bucket_means, Obtained, RetrievalScore, Row, METRICS};
-use crate::run::CaseResult;
 use crate::scorer::accuracy::{AccuracyVerdict, KeypointMatch};
 use crate::scorer::citation::{base_name, CitationVerdict};
 use crate::task_run::SampleResult;
@@ -396,7 +396,7 @@ mod tests {
         assert_eq!(r2.reasoning.as_deref(), Some("thinking"));
         let lang = crate::Lang::En;
         assert_eq!(
-            crate::console::reasons(lang, c2, r2),
+            crate::rag::console::reasons(lang, c2, r2),
             [
                 "no gold keypoint covered, the answer was 'Milvus, see b.md'",
                 "cited wrong document 'b.md', expected 'a.md'"
@@ -406,11 +406,11 @@ mod tests {
         assert_eq!((r3.attempts, r3.elapsed_ms), (3, 40));
         assert_eq!(c3.gold, ["x", "y"]);
         assert_eq!(
-            crate::console::reasons(lang, c3, r3),
+            crate::rag::console::reasons(lang, c3, r3),
             ["model call failed: HTTP 500", "model call failed: HTTP 500"]
         );
         let pairs: Vec<(&RagCase, &CaseResult)> = cases.iter().map(|(_, c, r)| (c, r)).collect();
-        let notes = crate::console::notes_of(lang, &pairs);
+        let notes = crate::rag::console::notes_of(lang, &pairs);
         assert_eq!(notes.len(), 4, "{notes:?}");
         assert!(notes[1].starts_with("1. Q2: covers none of the gold keypoints (expected 'Neo4j')"));
         assert_eq!(notes[3], "3. Q1: accuracy and citation as expected: the answer covers a gold keypoint and cites a correct document.");
@@ -418,9 +418,9 @@ mod tests {
 
     #[test]
     fn a_retrieval_report_gives_back_the_live_rows_and_bucket_means() {
-        use crate::dataset::retrieval::{parse_cases, Ranked};
-        use crate::report::{retrieval_report, ListsFrom, RetrievalInputs};
         use crate::retrieval::evaluate;
+        use crate::retrieval::{parse_cases, Ranked};
+        use crate::retrieval::{retrieval_report, ListsFrom, RetrievalInputs};
         let (cases, _) = parse_cases(
             crate::demo::RETRIEVAL_DATASET_NAME,
             crate::demo::RETRIEVAL_DATASET.as_bytes(),

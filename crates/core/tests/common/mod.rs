@@ -5,9 +5,10 @@
 use evalpage_core::dataset::rag::{self, RagCase};
 use evalpage_core::events::Record;
 use evalpage_core::provider::{CallError, CallOutcome, ErrorKind};
-use evalpage_core::run::{Command, Engine, Input, RunConfig, RunInfo, RunSettings, Step};
+use evalpage_core::run::{Command, Input, RunInfo, RunSettings, Step};
 use evalpage_core::scorer::ScoringConfig;
 use evalpage_core::Lang;
+use evalpage_core::{Engine, RunConfig};
 use serde_json::json;
 
 pub fn config(run_id: &str, concurrency: usize) -> RunConfig {

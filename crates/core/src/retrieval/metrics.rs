@@ -15,7 +15,7 @@
 //! - `ndcg_at_k` (`ndcg_cut.k`) = `DCG / IDCG`, `DCG = Σ_{i≤k} rel(i) / log2(i + 1)`,
 //!   `IDCG = Σ_{i≤min(R, k)} 1 / log2(i + 1)`.
 
-use crate::dataset::retrieval::{Ranked, RetrievalCase};
+use super::dataset::{Ranked, RetrievalCase};
 use crate::provider::CallError;
 use crate::scorer::citation::base_name;
 use serde::Serialize;

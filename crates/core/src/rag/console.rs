@@ -1,9 +1,9 @@
 //! The `[EVAL]` console lines and the Notes of spec 002, in Chinese and English.
 //! The wording follows the spec's example so its three-case run reads the same.
 
+use super::{CaseResult, Engine};
 use crate::dataset::rag::RagCase;
 use crate::report::RunMetrics;
-use crate::run::{CaseResult, Engine};
 use crate::text::truncate_chars;
 use crate::Lang;
 

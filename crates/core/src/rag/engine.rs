@@ -3,12 +3,13 @@
 //! ([`TaskKind`] with one model); the RAG page's case results, `[EVAL]`
 //! lines, Notes and report are views over that run ([`CaseResult::of_sample`]).
 
-use super::pipeline::{Call, JobOutcome, Kind, Pipeline};
-use super::result::{CaseResult, RunConfig, RunSettings};
+use super::result::{CaseResult, RunConfig};
 use crate::dataset::rag::RagCase;
 use crate::events::resume::PriorCall;
 use crate::events::Record;
 use crate::provider::{Answer, CallError, ChatMessage, ModelSettings};
+use crate::run::RunSettings;
+use crate::run::{Call, JobOutcome, Kind, Pipeline};
 use crate::task::builtin::rag_qa;
 use crate::task_run::data::rag_sample;
 use crate::task_run::engine::{TaskKind, TaskRunConfig};

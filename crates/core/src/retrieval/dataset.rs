@@ -5,8 +5,8 @@
 //! best first. Bad lines are located (`file:line: field ...`) and skipped; a
 //! repeated `case_id` is refused at its second line.
 
-use super::jsonl::{id_value, read_objects, Place};
-use super::{kind, LineError};
+use crate::dataset::jsonl::{id_value, read_objects, Place};
+use crate::dataset::{kind, LineError};
 use crate::position::KeyError;
 use serde::Serialize;
 use serde_json::{Map, Value};

@@ -3,13 +3,13 @@
 //! every run's files. Buckets are the cases' tags, so the breakdown by tag is
 //! the breakdown by bucket.
 
-use super::outputs::{Outputs, RunMeta};
-use super::run_record::{error_value, RunRecord};
-use super::*;
+use super::metrics::{Evaluated, Obtained, Row, METRICS};
 use crate::dataset::fingerprint::fingerprint;
-use crate::report::metadata::{report_metadata, DatasetMetadata as MetadataFile};
 use crate::events::{CaseRecord, MetaRecord, Record, SummaryRecord, SCHEMA_VERSION};
-use crate::retrieval::{Evaluated, Obtained, Row, METRICS};
+use crate::report::metadata::{report_metadata, DatasetMetadata as MetadataFile};
+use crate::report::outputs::{Outputs, RunMeta};
+use crate::report::*;
+use crate::report::{error_value, RunRecord};
 use crate::timefmt::rfc3339_ms;
 use crate::Lang;
 use serde_json::json;

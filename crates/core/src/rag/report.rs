@@ -1,16 +1,17 @@
 //! Builds the final report from the run's results, in dataset order, so the
 //! report never depends on the order in which answers arrived.
 
-use super::aggregate::{length_bucket, summaries};
-use super::outputs::{Outputs, RunMeta};
-use super::run_record::{error_value, RunRecord};
-use super::*;
-use crate::console::{accuracy_reason, citation_reason, notes};
+use super::{CaseResult, Engine};
 use crate::dataset::fingerprint::fingerprint;
-use crate::report::metadata::report_metadata;
 use crate::dataset::rag::RagCase;
 use crate::events::ErrorDetail;
-use crate::run::{CaseResult, Engine, RunStatus};
+use crate::rag::console::{accuracy_reason, citation_reason, notes};
+use crate::report::metadata::report_metadata;
+use crate::report::outputs::{Outputs, RunMeta};
+use crate::report::*;
+use crate::report::{error_value, RunRecord};
+use crate::report::{length_bucket, summaries};
+use crate::run::RunStatus;
 use crate::timefmt::rfc3339_ms;
 use crate::Lang;
 use serde_json::{json, Value};
@@ -148,7 +149,7 @@ fn case_scores(case: &RagCase, r: &CaseResult) -> [EvalScore; 2] {
 
 /// The reasoning, `finish_reason`, usage and truncation of a case's answer.
 fn extras(r: &CaseResult) -> serde_json::Map<String, Value> {
-    super::answer_extras(
+    crate::report::answer_extras(
         r.reasoning.as_deref(),
         r.finish_reason.as_deref(),
         r.usage,

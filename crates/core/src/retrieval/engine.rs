@@ -19,7 +19,9 @@
 //! call is not retried for a bad answer shape (the same request would get the
 //! same shape); HTTP 429 / 5xx / timeouts are retried as for chat models.
 
-use crate::dataset::retrieval::{Ranked, RetrievalCase};
+use super::dataset::{Ranked, RetrievalCase};
+use super::metrics::{score, Evaluated, Obtained, Row};
+use super::report::{case_record, ListsFrom};
 use crate::dataset::sample::Sample;
 use crate::demo;
 use crate::events::resume::{prior_calls, Prior, PriorCall};
@@ -27,10 +29,8 @@ use crate::events::ReadLog;
 use crate::events::{MetaRecord, Record, SummaryRecord, SCHEMA_VERSION};
 use crate::json_path::JsonPath;
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
-use crate::report::{case_record, ListsFrom};
-use crate::retrieval::{score, Evaluated, Obtained, Row};
 use crate::run::{Call, JobOutcome, Kind, Pipeline, PriorJob, RunSettings};
-use crate::task::{PromptTemplate, RawTemplate};
+use crate::template::{PromptTemplate, RawTemplate};
 use serde_json::{json, Map, Value};
 
 /// The request body sent when none is given.
@@ -387,7 +387,7 @@ pub fn resumable(log: &ReadLog, cases: &[RetrievalCase]) -> Prior {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::retrieval::parse_cases;
+    use crate::retrieval::parse_cases;
 
     fn case() -> RetrievalCase {
         let line =

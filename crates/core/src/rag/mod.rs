@@ -1,0 +1,20 @@
+//! The RAG accuracy/citation check of spec 002, one room: its dataset reader
+//! (`q`, `gold`, `doc_hint`), its run (the built-in `rag_qa` task on the one
+//! [`Pipeline`](crate::run::Pipeline)), its case results and verdicts, its
+//! `[EVAL]` console lines and Notes, its event-log records, its resume and its
+//! report and files.
+
+pub mod console;
+
+mod engine;
+mod metrics;
+mod records;
+pub mod report;
+mod result;
+mod resume;
+
+pub use crate::dataset::rag::{RagCase, RagDataset};
+pub use engine::{Engine, RagKind};
+pub use report::{build, rag_markdown, rag_outputs, RAG_METRICS};
+pub use result::{CaseResult, RunConfig};
+pub use resume::resumable;
