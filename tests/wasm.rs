@@ -3,13 +3,13 @@
 
 #![cfg(target_arch = "wasm32")]
 
-use evalpage_core::dataset::rag;
 use evalpage_core::demo;
-use evalpage_core::provider::CallOutcome;
+use evalpage_core::rag;
 use evalpage_core::rag::{Engine, RunConfig};
 use evalpage_core::run::{Command, Input, RunInfo, RunSettings};
-use evalpage_core::scorer::ScoringConfig;
+use evalpage_core::CallOutcome;
 use evalpage_core::Lang;
+use evalpage_core::ScoringConfig;
 use evalpage_web::effects::idb;
 use evalpage_web::effects::rag_run::{RunHandle, RunUpdate};
 use evalpage_web::effects::runner::Persist;
@@ -45,7 +45,7 @@ fn config(run_id: &str) -> RunConfig {
             ..RunSettings::default()
         },
         scoring: ScoringConfig::default(),
-        system_prompt: evalpage_core::prompt::DEFAULT_SYSTEM_PROMPT.into(),
+        system_prompt: evalpage_core::DEFAULT_SYSTEM_PROMPT.into(),
         dataset_meta: None,
     }
 }
@@ -176,7 +176,7 @@ fn a_rag_share_link_restores_the_settings_without_the_key() {
         concurrency: 9,
         timeout_s: 30,
         max_attempts: 2,
-        match_mode: evalpage_core::scorer::MatchMode::Strict,
+        match_mode: evalpage_core::MatchMode::Strict,
         fuzzy_threshold: 0.7,
         system_prompt: "Answer in one line. 只用一行回答。".into(),
         truncated_as_failure: true,
@@ -342,8 +342,8 @@ fn origins_are_read_as_fetch_reads_them_and_keys_only_go_to_their_own() {
 
 #[wasm_bindgen_test]
 async fn a_key_for_another_origin_is_never_sent() {
-    use evalpage_core::provider::{ApiKey, CallOutcome, ChatMessage};
     use evalpage_core::OpenAiConfig;
+    use evalpage_core::{ApiKey, CallOutcome, ChatMessage};
     use evalpage_web::effects::fetch;
     let cfg = OpenAiConfig {
         base_url: "http://127.0.0.1:9/v1".into(),
@@ -405,7 +405,7 @@ async fn the_page_runs_the_demo_from_the_start_button() {
     let accuracy = reference["metrics"]["accuracy"].as_f64().expect("accuracy");
     assert_eq!(
         text("metric-accuracy"),
-        evalpage_core::rag::console::percent(accuracy)
+        evalpage_core::rag::percent(accuracy)
     );
     assert!(text("console").contains("[EVAL] 评测完成"));
     assert!(find("download-report").is_some());
@@ -533,7 +533,6 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
 
 // ---- task mode -------------------------------------------------------------
 
-use evalpage_core::task_run::mock;
 use evalpage_core::{TaskEngine, TaskRunConfig};
 use evalpage_core::{EVENT_FILES, FILES};
 use evalpage_web::effects::task_run::{TaskRunHandle, TaskRunSpec, TaskRunUpdate};
@@ -601,7 +600,7 @@ fn task_reference_scores(spec: &TaskRunSpec) -> Vec<serde_json::Value> {
         let j = engine.job(job).expect("job");
         let name = &spec.cfg.models[j.model].name;
         let sample = &engine.samples()[j.sample].sample;
-        let answer = mock::answer(engine.task(), sample, name, &messages);
+        let answer = evalpage_core::task::mock_answer(engine.task(), sample, name, &messages);
         let step = engine.handle(
             Input::Outcome {
                 case: job,
@@ -612,7 +611,7 @@ fn task_reference_scores(spec: &TaskRunSpec) -> Vec<serde_json::Value> {
         take(step, &mut queue);
     }
     let scored = engine.scored();
-    let report = evalpage_core::task_run::report::build(&evalpage_core::task_run::ReportInput {
+    let report = evalpage_core::task::build_report(&evalpage_core::task::ReportInput {
         task: &spec.task.task,
         info: &spec.task.info,
         data: &spec.run_data.data,

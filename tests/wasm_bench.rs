@@ -1,6 +1,6 @@
 //! Scoring throughput in headless Chromium (issue 3): the Wasm twin of the
 //! native `evalpage-score-bench`. Scores synthetic samples
-//! (`evalpage_core::task_run::synthetic`) with each metric type on its own and
+//! (`evalpage_core::task::synthetic`) with each metric type on its own and
 //! with all of them together, timed with `performance.now()`, and prints
 //! samples per second for each. It measures only; it asserts no timing.
 //!
@@ -14,7 +14,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use evalpage_core::task::Task;
-use evalpage_core::task_run::synthetic::{self, Generator, SyntheticSet};
+use evalpage_core::testing::{Generator, SyntheticSet};
 use gloo_timers::future::TimeoutFuture;
 use wasm_bindgen_test::*;
 
@@ -35,7 +35,7 @@ fn now_ms() -> f64 {
 }
 
 /// Samples generated and scored per synchronous slice: a multiple of
-/// `synthetic::CHUNK` (so the work and checksum equal one native round), and
+/// `evalpage_core::testing::CHUNK` (so the work and checksum equal one native round), and
 /// small enough that no slice blocks the page near chromedriver's 30 s limit.
 const BATCH: usize = 5_000;
 
@@ -47,9 +47,9 @@ async fn time(label: &str, task: &Task, batches: &[SyntheticSet], parse_only: bo
         TimeoutFuture::new(0).await;
         let started = now_ms();
         let (n, sum) = if parse_only {
-            synthetic::parse_round(task, set)
+            evalpage_core::testing::parse_round(task, set)
         } else {
-            synthetic::score_round(task, set)
+            evalpage_core::testing::score_round(task, set)
         };
         ms += now_ms() - started;
         samples += n;
@@ -57,7 +57,7 @@ async fn time(label: &str, task: &Task, batches: &[SyntheticSet], parse_only: bo
     }
     console_log!(
         "{}",
-        synthetic::report_line("browser", label, samples, ms / 1000.0)
+        evalpage_core::testing::report_line("browser", label, samples, ms / 1000.0)
     );
     checksum
 }
@@ -77,11 +77,11 @@ async fn scoring_throughput() {
         left -= left.min(BATCH);
     }
     console_log!("generated {n} samples (seed 7) in {:.2} s", ms / 1000.0);
-    let all = synthetic::task();
+    let all = evalpage_core::testing::task();
     let mut checksum = time("parse_only", &all, &batches, true).await;
-    for kind in synthetic::metric_types() {
-        let task =
-            synthetic::task_for(&[kind]).expect("every registered type has a synthetic task");
+    for kind in evalpage_core::testing::metric_types() {
+        let task = evalpage_core::testing::task_for(&[kind])
+            .expect("every registered type has a synthetic task");
         checksum += time(kind, &task, &batches, false).await;
     }
     checksum += time("all_metrics", &all, &batches, false).await;

@@ -1,7 +1,7 @@
 //! `rag::parse` on arbitrary bytes: never panics, loses no line and invents none.
 #![no_main]
 
-use evalpage_core::dataset::{numbered_lines, rag};
+use evalpage_core::{numbered_lines, rag};
 use libfuzzer_sys::fuzz_target;
 use std::collections::HashSet;
 

@@ -3,7 +3,7 @@
 //! non-empty names.
 #![no_main]
 
-use evalpage_core::task_run::registry::Registry;
+use evalpage_core::task::Registry;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

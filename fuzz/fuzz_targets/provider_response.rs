@@ -2,8 +2,8 @@
 //! arbitrary body (lossy UTF-8, as a transport would decode it).
 #![no_main]
 
-use evalpage_core::provider::openai::parse_response;
-use evalpage_core::provider::{CallOutcome, ErrorKind};
+use evalpage_core::parse_response;
+use evalpage_core::{CallOutcome, ErrorKind};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -5,8 +5,8 @@
 //! document hints (one per line).
 #![no_main]
 
-use evalpage_core::scorer::citation::base_name;
-use evalpage_core::scorer::{accuracy, citation, MatchMode, ScoringConfig};
+use evalpage_core::testing::base_name;
+use evalpage_core::{MatchMode, ScoringConfig};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
         .filter(|h| !h.is_empty() && !base_name(h).is_empty())
         .collect();
 
-    let acc = accuracy::score(answer, &gold, &cfg);
+    let acc = evalpage_core::testing::accuracy(answer, &gold, &cfg);
     assert_eq!(acc.keypoints.len(), gold.len());
     assert_eq!(acc.passed, acc.keypoints.iter().any(|k| k.matched));
     for k in &acc.keypoints {
@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
     }
     assert_eq!(acc.missing().len() + acc.matched().len(), gold.len());
 
-    let cit = citation::score(answer, &hints);
+    let cit = evalpage_core::testing::citation(answer, &hints);
     assert_eq!(cit.passed, !cit.correct.is_empty() && cit.wrong.is_empty());
     assert_eq!(cit.correct.len() + cit.wrong.len(), cit.cited.len());
     assert!(

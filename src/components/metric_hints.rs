@@ -1,8 +1,8 @@
 //! The metric types a task can use, with their keys and an example entry,
 //! straight from the core's one metric registry (never a second list).
 
-use evalpage_core::metric::REGISTRY;
 use evalpage_core::Lang;
+use evalpage_core::REGISTRY;
 use yew::prelude::*;
 
 /// Metric hints props.

@@ -17,7 +17,7 @@ use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::{AppState, Mode};
 use evalpage_core::dialog::{resumable, DialogJudge, MOCK_MODEL_NAME};
 use evalpage_core::events::{self, ReadLog};
-use evalpage_core::provider::strip_query;
+use evalpage_core::strip_query;
 use evalpage_core::{
     DialogEngine, DialogRunConfig, Lang, ModelSettings, OpenAiConfig, RunSettings,
 };

@@ -14,7 +14,7 @@ use super::runner::{Handle, RunView, Transport, Update};
 use crate::state::dialog::{DialogResults, DialogSnapshot, ShownDialog};
 use crate::state::{RunProgress, RunStatus};
 use evalpage_core::events::{jsonl_to_json_seq, Record};
-use evalpage_core::provider::ChatMessage;
+use evalpage_core::ChatMessage;
 use evalpage_core::{DialogEngine, DialogKind, Kind, OpenAiConfig, EVENT_FILES};
 use std::rc::Rc;
 

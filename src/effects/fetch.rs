@@ -2,9 +2,9 @@
 //! signal for cancel and timeout. Request building and response parsing are the
 //! core's; this file only moves bytes.
 
-use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::{build_json_request, parse_json_response};
 use evalpage_core::{build_request, parse_response, ApiKey, HttpRequest, OpenAiConfig};
+use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use gloo_net::http::Request;
 use gloo_timers::callback::Timeout;
 use std::cell::Cell;

@@ -8,14 +8,14 @@
 use super::runner::{Handle, Launch, Persist, RunView, Transport, Update};
 use crate::state::{Artifacts, ModelCall, RunProgress, RunSnapshot, RunStatus};
 use evalpage_core::events::{jsonl_to_json_seq, PriorCall, Record};
-use evalpage_core::provider::{ChatMessage, ErrorKind};
-use evalpage_core::rag::console::{case_line, finish_line, notes, start_line};
+use evalpage_core::rag::{case_line, finish_line, notes, start_line};
 use evalpage_core::rag::{Engine, RagKind, RunConfig};
 use evalpage_core::report::{self, RunMetrics};
 use evalpage_core::run::{self};
 use evalpage_core::Kind;
 use evalpage_core::RagCase;
 use evalpage_core::{demo, Lang};
+use evalpage_core::{ChatMessage, ErrorKind};
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use yew::Callback;
@@ -155,7 +155,7 @@ impl RunView for RagView {
             &meta,
         );
         let events_json_seq = jsonl_to_json_seq(events_jsonl);
-        let mut files: Vec<(String, String)> = report::outputs::render(&outputs)
+        let mut files: Vec<(String, String)> = report::render_outputs(&outputs)
             .unwrap_or_default()
             .into_iter()
             .map(|(n, t)| (n.to_string(), t))

@@ -19,9 +19,9 @@ use super::{fetch, now_ms};
 use crate::state::stored::StoredRun;
 use crate::state::{RunProgress, RunStatus};
 use evalpage_core::events::to_jsonl;
-use evalpage_core::provider::{CallOutcome, ChatMessage};
 use evalpage_core::run::{self, Command, Input, Kind, Pipeline, RunSettings, Step};
 use evalpage_core::{ApiKey, OpenAiConfig};
+use evalpage_core::{CallOutcome, ChatMessage};
 use gloo_timers::callback::Timeout;
 use serde::Serialize;
 use std::cell::RefCell;
@@ -39,7 +39,7 @@ pub enum Transport {
     /// Answered in the page (the demo or a mock model) after a pretend latency.
     Local {
         /// The answer.
-        answer: evalpage_core::provider::Answer,
+        answer: evalpage_core::Answer,
         /// Pretend latency, ms (0: at once).
         latency_ms: u32,
     },

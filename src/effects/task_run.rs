@@ -15,10 +15,9 @@ use crate::state::{ModelCall, RunProgress, RunStatus, TaskArtifacts, TaskSnapsho
 use evalpage_core::demo;
 use evalpage_core::events;
 use evalpage_core::events::jsonl_to_json_seq;
-use evalpage_core::provider::ChatMessage;
-use evalpage_core::task_run::artifacts;
-use evalpage_core::task_run::resume;
-use evalpage_core::task_run::SampleResult;
+
+use evalpage_core::task::SampleResult;
+use evalpage_core::ChatMessage;
 use evalpage_core::Kind;
 use evalpage_core::Lang;
 use evalpage_core::RunMeta;
@@ -198,7 +197,7 @@ impl TaskView {
             started_at_ms: cfg.started_at_ms,
             ended_at_ms,
         };
-        let files = artifacts::render(&Inputs {
+        let files = evalpage_core::task::render_files(&Inputs {
             task: &self.task.task,
             info: &self.task.info,
             prompts: engine.prompts(),
@@ -215,7 +214,7 @@ impl TaskView {
             .into_iter()
             .map(|(name, text)| (name.to_string(), text))
             .collect();
-        let [jsonl, seq] = artifacts::EVENT_FILES;
+        let [jsonl, seq] = evalpage_core::report::EVENT_FILES;
         files.push((jsonl.to_string(), events_jsonl.to_string()));
         files.push((seq.to_string(), jsonl_to_json_seq(events_jsonl)));
         Ok(TaskArtifacts { files, ended_at_ms })
@@ -241,7 +240,7 @@ impl TaskRunSpec {
         );
         engine.set_policy(self.policy);
         if let Some(log) = &self.prior_log {
-            let prior = resume::resumable(&events::read(log.as_bytes()), &engine);
+            let prior = evalpage_core::task::resumable(&events::read(log.as_bytes()), &engine);
             engine.restore(prior.calls);
         }
         let labels = data

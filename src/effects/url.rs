@@ -9,8 +9,8 @@
 
 use crate::state::share::{self, parse_opt};
 use crate::state::{Mode, ModelSettings, Provider};
-use evalpage_core::scorer::MatchMode;
 use evalpage_core::Lang;
+use evalpage_core::MatchMode;
 
 /// The parameters the page understands.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -8,7 +8,7 @@
 
 use crate::components::virtual_table::{settled, Geometry, VirtualTable};
 use crate::state::RunSnapshot;
-use evalpage_core::rag::console::reasons;
+use evalpage_core::rag::reasons;
 use evalpage_core::rag::CaseResult;
 use evalpage_core::Lang;
 use evalpage_core::RagCase;

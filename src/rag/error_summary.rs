@@ -2,7 +2,7 @@
 //! calls could not reach the endpoint, and the Notes.
 
 use crate::state::{Artifacts, Provider, RunSnapshot, PRESETS};
-use evalpage_core::rag::console::reasons;
+use evalpage_core::rag::reasons;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -11,8 +11,8 @@ use crate::state::keys::{self, KeyRing};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{RagInputs, StoredInputs, StoredRun};
 use crate::state::{AppAction, AppState, LoadedDataset, Mode, ModelCall, ModelSettings, Provider};
-use evalpage_core::dataset::rag;
 use evalpage_core::events::{self, ReadLog};
+use evalpage_core::rag;
 use evalpage_core::rag::{Engine, RunConfig};
 use evalpage_core::run::RunInfo;
 use evalpage_core::{demo, Lang};
@@ -67,7 +67,7 @@ fn run_config(
             } else {
                 s.model.trim().into()
             },
-            endpoint: (!demo).then(|| evalpage_core::provider::strip_query(s.base_url.trim())),
+            endpoint: (!demo).then(|| evalpage_core::strip_query(s.base_url.trim())),
             parameters: json!({ "temperature": s.temperature, "max_tokens": s.max_tokens }),
             dataset_name: d.parsed.name.clone(),
             dataset_line_errors: d.parsed.errors.len(),

@@ -2,9 +2,9 @@
 //! truncated and not-run cases and the tokens used so far.
 
 use crate::state::RunSnapshot;
-use evalpage_core::metric::{RAG_ACCURACY_DESCRIPTION, RAG_CITATION_DESCRIPTION};
-use evalpage_core::rag::console::percent;
+use evalpage_core::rag::percent;
 use evalpage_core::Lang;
+use evalpage_core::{RAG_ACCURACY_DESCRIPTION, RAG_CITATION_DESCRIPTION};
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -5,8 +5,8 @@
 use crate::components::endpoint_form::EndpointForm;
 use crate::components::field;
 use crate::state::{ModelSettings, Provider};
-use evalpage_core::scorer::MatchMode;
 use evalpage_core::Lang;
+use evalpage_core::MatchMode;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -1,9 +1,9 @@
 //! Model settings as the user edits them, and the endpoint presets.
 
-use evalpage_core::provider::ApiKey;
 use evalpage_core::run::RunSettings;
-use evalpage_core::scorer::{MatchMode, ScoringConfig};
+use evalpage_core::ApiKey;
 use evalpage_core::OpenAiConfig;
+use evalpage_core::{MatchMode, ScoringConfig};
 use serde::{Deserialize, Serialize};
 
 /// Connections a browser opens to one HTTP/1.1 origin.
@@ -129,7 +129,7 @@ impl Default for ModelSettings {
             max_attempts: 3,
             match_mode: MatchMode::Fuzzy,
             fuzzy_threshold: 0.6,
-            system_prompt: evalpage_core::prompt::DEFAULT_SYSTEM_PROMPT.into(),
+            system_prompt: evalpage_core::DEFAULT_SYSTEM_PROMPT.into(),
             demo_latency_scale: 1.0,
             truncated_as_failure: false,
             keep_going_on_fatal: false,

@@ -11,8 +11,8 @@
 use super::task_data::LoadedFile;
 use super::task_models::TaskRunSettings;
 use super::{ModelSettings, Provider};
-use evalpage_core::scorer::MatchMode;
 use evalpage_core::Lang;
+use evalpage_core::MatchMode;
 
 /// A task (with its template) is inlined when its text is at most this long.
 pub const INLINE_LIMIT: usize = 4096;
@@ -112,7 +112,7 @@ pub fn rag(settings: &ModelSettings, source: &DatasetSource, lang: Lang) -> Shar
         settings.truncated_as_failure,
         settings.keep_going_on_fatal,
     );
-    if settings.system_prompt != evalpage_core::prompt::DEFAULT_SYSTEM_PROMPT {
+    if settings.system_prompt != evalpage_core::DEFAULT_SYSTEM_PROMPT {
         if settings.system_prompt.len() <= INLINE_LIMIT {
             s.push(
                 "system_prompt_b64",

@@ -4,11 +4,11 @@
 //! found, so the page can list it as the CLI's `task check` prints it.
 
 use super::task_models::MOCK_MODELS;
-use evalpage_core::position::{PathLabel, Position};
-use evalpage_core::task::{builtin_template, yaml, PromptTemplate, Task, TaskErrors};
-use evalpage_core::task_run::{DatasetFormat, TaskInfo};
+use evalpage_core::task::{builtin_template, locate_in_yaml, PromptTemplate, Task, TaskErrors};
+use evalpage_core::task::{DatasetFormat, TaskInfo};
 use evalpage_core::TEMPLATE_NAMES;
 use evalpage_core::{entry_line, Registry, RegistryError};
+use evalpage_core::{PathLabel, Position};
 use std::rc::Rc;
 
 /// One problem shown under an editor.
@@ -176,7 +176,7 @@ fn ready(task: Task, template: PromptTemplate, source: String, prompt: String) -
 }
 
 fn missing_template(src: &TaskSource<'_>, name: &str) -> EditorError {
-    let line = yaml::locate(src.task_text, "prompt_template");
+    let line = locate_in_yaml(src.task_text, "prompt_template");
     let place = line.map_or(String::new(), |l| format!(":{l}"));
     EditorError {
         line,

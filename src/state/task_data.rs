@@ -3,8 +3,8 @@
 //! optional `metadata.json`; and the prompt preview of its first sample.
 
 use evalpage_core::demo;
-use evalpage_core::provider::ChatMessage;
-use evalpage_core::report::metadata;
+
+use evalpage_core::ChatMessage;
 use evalpage_core::DatasetMetadataFile as DatasetMetadata;
 use evalpage_core::{load_task_dataset as load, DatasetFormat, TaskDataset};
 use std::rc::Rc;
@@ -48,7 +48,7 @@ impl LoadedMetadata {
     pub fn read(name: &str, bytes: &[u8]) -> LoadedMetadata {
         LoadedMetadata {
             name: name.to_string(),
-            parsed: metadata::parse(name, bytes).map_err(|e| e.to_string()),
+            parsed: evalpage_core::report::parse_metadata(name, bytes).map_err(|e| e.to_string()),
             bytes: Rc::from(bytes),
         }
     }

@@ -7,13 +7,13 @@
 //! its key).
 
 use super::keys::KeyRing;
-use evalpage_core::provider::{strip_query, ApiKey};
 use evalpage_core::run::RunSettings;
 use evalpage_core::task::Task;
 use evalpage_core::ModelSettings;
 use evalpage_core::OpenAiConfig;
 use evalpage_core::{judge_setups, judged_metrics, TaskJudge};
 use evalpage_core::{merged_params, ModelEntry, Registry};
+use evalpage_core::{strip_query, ApiKey};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The built-in mock models. The mock is seeded by the model name, so two

@@ -4,11 +4,11 @@
 //! status, the parse problems and the metric values. Aggregates come from the
 //! task's own metrics, so the page shows what `report.json` will say.
 
-use evalpage_core::metric::Aggregate;
-use evalpage_core::schema::ParseStatus;
 use evalpage_core::task::Task;
-use evalpage_core::task_run::{AnswerStatus, SampleResult};
-use evalpage_core::text::truncate_chars;
+use evalpage_core::task::{AnswerStatus, SampleResult};
+use evalpage_core::truncate_chars;
+use evalpage_core::Aggregate;
+use evalpage_core::ParseStatus;
 use evalpage_core::Sample;
 use evalpage_core::{aggregate_task_metrics, parse_problems};
 use std::rc::Rc;
@@ -188,10 +188,10 @@ pub fn row_has_problem(cells: &[Option<Rc<SampleResult>>]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use evalpage_core::provider::{CallError, ErrorKind};
     use evalpage_core::task::preset;
-    use evalpage_core::task_run::{score::aggregate, score::score_call};
+    use evalpage_core::task::{aggregate, score_call};
     use evalpage_core::{load_task_dataset as load, DatasetFormat};
+    use evalpage_core::{CallError, ErrorKind};
 
     fn grid() -> (Task, ResultGrid) {
         let task = preset("event_eval").expect("preset");
@@ -200,7 +200,7 @@ mod tests {
             "{\"sample_id\":\"S2\",\"news_items\":[],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":0,\"gt_keywords\":[\"x\"]}\n",
         );
         let data = load("d.jsonl", text.as_bytes(), DatasetFormat::Samples, None);
-        let right = Ok(evalpage_core::provider::Answer::from(
+        let right = Ok(evalpage_core::Answer::from(
             r#"{"sentiment":"positive","impact_score":9,"keywords":["ai"]}"#,
         ));
         let failed = Err(CallError::new(ErrorKind::Http, "HTTP 500"));

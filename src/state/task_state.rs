@@ -15,7 +15,7 @@ use super::task_models::{
 };
 use super::task_results::{Labels, ResultGrid};
 use evalpage_core::task::PRESETS;
-use evalpage_core::task_run::{DatasetFormat, TaskDataset};
+use evalpage_core::task::{DatasetFormat, TaskDataset};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use yew::Reducible;

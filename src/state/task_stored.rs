@@ -280,7 +280,7 @@ mod tests {
     fn an_endpoint_form_model_is_stored_with_its_origin_and_its_key_is_asked_again() {
         use crate::state::keys::KeyRing;
         use crate::state::task_models::EndpointModel;
-        use evalpage_core::task_run::registry::ModelEntry;
+        use evalpage_core::task::ModelEntry;
         let origin = "http://127.0.0.1:8091".to_string();
         let entry = ModelEntry {
             name: "evalpage-demo".into(),

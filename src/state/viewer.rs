@@ -6,7 +6,7 @@
 //! `view`.
 
 use super::{RunProgress, RunSnapshot, RunStatus};
-use evalpage_core::rag::console::notes_of;
+use evalpage_core::rag::notes_of;
 use evalpage_core::view::{compare_views, rag_cases, Facets, Look, Manifest, Query, ViewData};
 use evalpage_core::{
     CompareError, CompareModels, CompareOptions, Comparison, Lang, RagCase, RunMetrics,

@@ -111,5 +111,5 @@ fn metadata_status(
 /// The sample's fields as one line of JSON, cut at 300 characters.
 fn fields_text(fields: &serde_json::Map<String, serde_json::Value>) -> String {
     let text = serde_json::to_string(fields).unwrap_or_default();
-    evalpage_core::text::truncate_chars(&text, 300)
+    evalpage_core::truncate_chars(&text, 300)
 }

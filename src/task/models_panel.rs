@@ -109,7 +109,7 @@ fn choice(p: &TaskModelsPanelProps, c: &ModelChoice) -> Html {
             format!(
                 "{} @ {}",
                 e.model_id(),
-                evalpage_core::provider::strip_query(&e.base_url)
+                evalpage_core::strip_query(&e.base_url)
             )
         }
     };

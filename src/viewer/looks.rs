@@ -32,7 +32,7 @@ use crate::state::task_results::cell;
 use crate::state::viewer::{rag_view, Shared};
 use crate::state::Provider;
 use crate::task::sample_table::cell_html;
-use evalpage_core::rag::console::reasons;
+use evalpage_core::rag::reasons;
 use evalpage_core::view::{
     rag_case, retrieval_means, retrieval_row, Look, SampleInput, ViewData, ViewRow,
 };

@@ -54,7 +54,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "A", default_value_t = 0.05, value_parser = parse_alpha)]
     pub alpha: f64,
     /// Seed of the paired bootstrap (10,000 resamples).
-    #[arg(long, value_name = "S", default_value_t = evalpage_core::compare::SEED)]
+    #[arg(long, value_name = "S", default_value_t = evalpage_core::COMPARE_SEED)]
     pub seed: u64,
     /// Write the whole comparison (rows, per-case diff, gate verdicts) as JSON here.
     #[arg(long, value_name = "FILE")]

@@ -4,7 +4,7 @@
 //! the flags for the kind of scoring they ask for (a flag that cannot apply
 //! is an error naming it, exit 2), holds what the three share (reading
 //! inputs, `run_meta.json`'s identity, writing the files), and scores a
-//! task: it reads the inputs, calls the core (`evalpage_core::task_run`) and
+//! task: it reads the inputs, calls the core (`evalpage_core::task`) and
 //! writes the artifacts; bad input lines are reported on stderr and skipped.
 //!
 //! With `--judge NAME|mock` a task's `llm_judge` metrics are judged as `run
@@ -22,12 +22,10 @@ use crate::error::CliError;
 use crate::run::judge::{judge_answers, task_judge};
 use crate::task_file::{self, LoadedTask};
 use crate::{score_dialog, score_retrieval};
-use evalpage_core::dataset::LineError;
-use evalpage_core::report::metadata;
+
 use evalpage_core::run::RunSettings;
-use evalpage_core::task_run::{
-    artifacts, data, responses, score, DatasetFormat, Scored, TaskDataset,
-};
+use evalpage_core::task::{DatasetFormat, Scored, TaskDataset};
+use evalpage_core::LineError;
 use evalpage_core::RunMeta;
 use evalpage_core::{judged_metrics, take_judged, FileAnswers};
 use evalpage_core::{render_prompts, AnswerSource};
@@ -163,7 +161,7 @@ fn score_task(args: &ScoreArgs, spec: &str) -> Result<(), CliError> {
     let format = DatasetFormat::for_task(&loaded.task);
     let (bytes, data) = read_dataset(args.dataset(), args.metadata.as_deref(), format, None)?;
     let resp = read_responses(args.responses())?;
-    let mut scored = score::score(&loaded.task, &data, &resp);
+    let mut scored = evalpage_core::task::score_responses(&loaded.task, &data, &resp);
     report_skipped(&scored.unknown);
     if let Some((task_judge, answerer, price)) = judge {
         let answers = FileAnswers::new(&data, &resp);
@@ -218,7 +216,7 @@ pub(crate) fn judge_settings(args: &ScoreArgs) -> (RunSettings, Duration) {
 
 /// The judge gave an answer that would be the same for every call (401,
 /// 403, 404): what it said and what to fix; nothing is written.
-fn judge_stopped(fatal: &evalpage_core::provider::CallError) -> CliError {
+fn judge_stopped(fatal: &evalpage_core::CallError) -> CliError {
     let at = fatal
         .url
         .as_deref()
@@ -271,7 +269,7 @@ pub(crate) fn read_dataset(
         Some(p) => Some(read_metadata(p)?),
         None => None,
     };
-    let data = data::load_first(&name, &bytes, format, meta.as_ref(), max);
+    let data = evalpage_core::task::load_first_dataset(&name, &bytes, format, meta.as_ref(), max);
     report_skipped(&data.errors);
     if data.samples.is_empty() {
         return Err(CliError::Input {
@@ -286,19 +284,19 @@ pub(crate) fn read_dataset(
     Ok((bytes, data))
 }
 
-pub fn read_metadata(path: &Path) -> Result<metadata::DatasetMetadata, CliError> {
+pub fn read_metadata(path: &Path) -> Result<evalpage_core::report::DatasetMetadataFile, CliError> {
     let shown = path.display().to_string();
     let bytes = read_input(path)?;
-    metadata::parse(&shown, &bytes).map_err(|e| CliError::Input {
+    evalpage_core::report::parse_metadata(&shown, &bytes).map_err(|e| CliError::Input {
         path: shown,
         message: e.to_string(),
     })
 }
 
-fn read_responses(path: &Path) -> Result<responses::ResponseSet, CliError> {
+fn read_responses(path: &Path) -> Result<evalpage_core::task::ResponseSet, CliError> {
     let shown = path.display().to_string();
     let bytes = read_input(path)?;
-    let set = responses::parse(&shown, &bytes);
+    let set = evalpage_core::task::parse_responses(&shown, &bytes);
     report_skipped(&set.errors);
     if set.responses.is_empty() {
         return Err(CliError::Input {
@@ -324,7 +322,7 @@ fn write_all(args: &ScoreArgs, i: &Inputs<'_>, started_at_ms: u64) -> Result<usi
     let source = AnswerSource::Score {
         responses: args.responses().display().to_string(),
     };
-    let files = artifacts::render(&artifacts::Inputs {
+    let files = evalpage_core::task::render_files(&evalpage_core::task::Inputs {
         task: &i.loaded.task,
         info: &i.loaded.info,
         // Answers read from a file: the prompts that would have been sent.
@@ -411,7 +409,7 @@ pub(crate) fn print_summary(scored: &Scored) {
 
 /// A metric's mean as the summary line shows it: three decimals, or `-` with
 /// the count of skipped samples when no sample has a value.
-fn mean_shown(agg: &evalpage_core::metric::Aggregate) -> String {
+fn mean_shown(agg: &evalpage_core::Aggregate) -> String {
     if agg.sample_count == 0 {
         format!("- ({} skipped)", agg.skipped)
     } else {

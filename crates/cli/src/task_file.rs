@@ -9,8 +9,8 @@
 //! with the metric's keys checked against it (errors on the task's lines).
 
 use crate::error::CliError;
+use evalpage_core::task::TaskInfo;
 use evalpage_core::task::{self, builtin_template, PromptTemplate, Task, TaskErrors, PRESETS};
-use evalpage_core::task_run::TaskInfo;
 use evalpage_core::TEMPLATE_NAMES;
 use evalpage_core::{judge_setups, judged_metrics, locate_task_errors, JudgePrompt};
 use std::collections::BTreeMap;
@@ -35,7 +35,7 @@ pub struct LoadedTask {
 impl LoadedTask {
     /// Errors found in the task after loading it (key paths such as
     /// `metrics[1].type`), placed on the task file's lines.
-    pub fn errors(&self, errors: Vec<evalpage_core::position::InputError>) -> CliError {
+    pub fn errors(&self, errors: Vec<evalpage_core::InputError>) -> CliError {
         let (file, text) = self
             .file
             .clone()
@@ -136,7 +136,7 @@ fn read_judges(
         }
         let path = dir.join(file);
         let prompt_text = std::fs::read_to_string(&path).map_err(|e| {
-            let line = task::yaml::locate(text, &format!("metrics[{i}].judge"))
+            let line = task::locate_in_yaml(text, &format!("metrics[{i}].judge"))
                 .map_or(String::new(), |l| format!(":{l}"));
             CliError::TaskInvalid {
                 path: shown.to_string(),
@@ -192,7 +192,7 @@ fn read_template(path: &Path) -> Result<PromptTemplate, CliError> {
 
 fn missing_template(task: &str, text: &str, name: &str, tried: &[PathBuf]) -> CliError {
     let line =
-        task::yaml::locate(text, "prompt_template").map_or(String::new(), |l| format!(":{l}"));
+        task::locate_in_yaml(text, "prompt_template").map_or(String::new(), |l| format!(":{l}"));
     let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
     CliError::TaskInvalid {
         path: task.to_string(),

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use evalpage_core::scorer::{accuracy, citation, ScoringConfig};
+use evalpage_core::ScoringConfig;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -108,7 +108,7 @@ type Inline = fn(&str, &str) -> String;
 /// Accuracy and citation rate of `results.jsonl` scored the way the product
 /// did before this change: the whole `content` (reasoning block included).
 fn before(results: &str, dataset: &str, inline: impl Fn(&str, &str) -> String) -> (f64, f64) {
-    let cases = evalpage_core::dataset::rag::parse("d.jsonl", dataset.as_bytes()).cases;
+    let cases = evalpage_core::parse_rag_dataset("d.jsonl", dataset.as_bytes()).cases;
     let (mut acc, mut cit) = (0, 0);
     for (line, case) in results.lines().zip(&cases) {
         let v: Value = serde_json::from_str(line).expect("json line");
@@ -117,8 +117,11 @@ fn before(results: &str, dataset: &str, inline: impl Fn(&str, &str) -> String) -
             Some(r) => inline(r, answer),
             None => answer.to_string(),
         };
-        acc += usize::from(accuracy::score(&content, &case.gold, &ScoringConfig::default()).passed);
-        cit += usize::from(citation::score(&content, &case.doc_hint).passed);
+        acc += usize::from(
+            evalpage_core::testing::accuracy(&content, &case.gold, &ScoringConfig::default())
+                .passed,
+        );
+        cit += usize::from(evalpage_core::testing::citation(&content, &case.doc_hint).passed);
     }
     let n = cases.len() as f64;
     (acc as f64 / n, cit as f64 / n)

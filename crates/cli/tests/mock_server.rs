@@ -7,7 +7,7 @@ mod common;
 
 use common::Mock;
 use evalpage_core::demo;
-use evalpage_core::provider::ChatMessage;
+use evalpage_core::ChatMessage;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -110,11 +110,6 @@ impl JsonPath {
         })
     }
 
-    /// The steps.
-    pub fn steps(&self) -> &[Step] {
-        &self.steps
-    }
-
     /// The list the path picks from `v`: the values it reaches (an array
     /// reached last gives its items), as text. The error says which step found
     /// nothing or which item is not a string or number.

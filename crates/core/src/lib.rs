@@ -6,84 +6,98 @@
 //! model answers are passed in by the caller (the Yew page or the CLI), so both
 //! shells produce the same report from the same answers.
 
-pub mod compare;
+mod compare;
 
-pub mod dataset;
+mod dataset;
 pub mod demo;
 pub mod dialog;
 pub mod events;
-pub mod json_path;
-pub mod judge;
-pub mod lang;
-pub mod metric;
-pub mod position;
-pub mod prompt;
-pub mod provider;
+mod json_path;
+mod judge;
+mod lang;
+mod metric;
+mod position;
+mod prompt;
+mod provider;
 pub mod rag;
 pub mod report;
 pub mod retrieval;
-pub(crate) mod rng;
+mod rng;
 pub mod run;
-pub mod schema;
-pub mod scorer;
-pub(crate) mod stats;
+mod schema;
+mod scorer;
+mod stats;
 pub mod task;
-pub mod task_run;
-pub mod template;
-pub mod text;
-pub mod timefmt;
+mod template;
+pub mod testing;
+mod text;
+mod timefmt;
 pub mod view;
 
 pub use lang::Lang;
 
-// The facade: what the shells (the page and the CLI) use, by name, so they
-// never reach into the core's module tree. Modules stay public for the
-// crate's own tests, benches and fuzz targets.
-pub use compare::stats::SplitMix64;
+// The facade. The shells (the page and the CLI), the tests, benches and fuzz
+// targets reach the core through ten public modules, each a front door whose
+// own submodules are private (a deep import does not compile): the four kinds
+// of evaluation (`rag`, `task`, `retrieval`, `dialog`), the run engine
+// (`run`), the event log (`events`), the report (`report`), the viewer's
+// looks (`view`), the built-in demo (`demo`) and a door for tests and
+// benches (`testing`); and through the items re-exported here: the model
+// wire, datasets, scoring settings, metrics, positions and comparisons.
 pub use compare::{
     check_gate, compare, fmt_p, level as ci_level, CaseDiff, CaseKey, CompareError, Comparison,
     GateError, MetricRow, Models as CompareModels, Options as CompareOptions,
     Outcome as GateOutcome, Pairing, Rule as GateRule, Verdict as GateVerdict,
+    SEED as COMPARE_SEED,
 };
-pub use dataset::rag::{RagCase, RagDataset};
-pub use dataset::sample::Sample;
-pub use dataset::LineError;
+pub use dataset::rag::{parse as parse_rag_dataset, RagCase, RagDataset};
+pub use dataset::sample::{parse as parse_samples, Sample};
+pub use dataset::{numbered_lines, LineError};
 pub use dialog::{
     parse_dialogs, score_trace, DialogEngine, DialogKind, DialogRunConfig, DialogSet, Offline,
     OfflineRun,
 };
 pub use events::{read as read_events, reconcile, Record, SummaryRecord};
 pub use judge::mock::{reply as mock_judge_reply, MockJudge};
-pub use judge::prompt::JudgePrompt;
+pub use judge::prompt::{dialog_builtin as dialog_judge_prompt, JudgePrompt};
+pub use metric::{
+    Aggregate, MetricType, RAG_ACCURACY_DESCRIPTION, RAG_CITATION_DESCRIPTION, REGISTRY,
+};
+pub use position::{InputError, PathLabel, Position};
+pub use prompt::DEFAULT_SYSTEM_PROMPT;
 pub use provider::openai::{build_json_request, parse_json_response};
 pub use provider::openai::{build_request, parse_response, HttpRequest, OpenAiConfig};
-pub use provider::{ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, ModelSettings};
+pub use provider::{
+    strip_query, Answer, ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, ModelSettings,
+    Usage,
+};
 pub use rag::resumable;
 pub use rag::{Engine, RunConfig};
-pub use report::metadata::DatasetMetadata as DatasetMetadataFile;
-pub use report::outputs::render as render_outputs;
-pub use report::saved::{markdown as saved_markdown, summary_csv as saved_summary_csv};
+pub use report::{render_outputs, saved_markdown, saved_summary_csv};
 pub use report::{
-    set_prices, EvaluationResult, Outputs, Price, Prices, RunMeta, RunMetrics, EVENT_FILES, FILES,
+    set_prices, DatasetMetadataFile, EvaluationResult, Outputs, Price, Prices, RunMeta, RunMetrics,
+    EVENT_FILES, FILES,
 };
 pub use retrieval::{parse_cases as parse_retrieval_cases, parse_ranked, Ranked, RetrievalCase};
 pub use retrieval::{
     resumable as resumable_retrieval, RetrievalEndpoint, RetrievalEngine, RetrievalKind,
     RetrievalRunConfig, DEFAULT_BODY as RETRIEVAL_BODY, DEFAULT_PATH as RETRIEVAL_PATH,
 };
+pub use rng::SplitMix64;
 pub use run::{
     AnswerPolicy, Command, Input, Kind, Pipeline, RunInfo, RunSettings, RunStatus, Step,
 };
-pub use task::builtin::TEMPLATE_NAMES;
-pub use task_run::artifacts::Inputs as TaskInputs;
-pub use task_run::data::{load as load_task_dataset, DatasetFormat, TaskDataset};
-pub use task_run::engine::{render_prompts, TaskEngine, TaskKind, TaskRunConfig};
-pub use task_run::events::{parse_problems, TaskRecord};
-pub use task_run::file_answers::{take_judged, FileAnswers};
-pub use task_run::judging::{judged_metrics, setups as judge_setups};
-pub use task_run::judging::{located as locate_task_errors, missing_judge, TaskJudge};
-pub use task_run::registry::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
-pub use task_run::report::TaskMetrics;
-pub use task_run::report::{AnswerSource, RunDescription};
-pub use task_run::resume::resumable as resumable_task;
-pub use task_run::score::{aggregate as aggregate_task_metrics, AnswerStatus};
+pub use schema::ParseStatus;
+pub use scorer::{MatchMode, ScoringConfig};
+pub use task::{aggregate as aggregate_task_metrics, AnswerStatus};
+pub use task::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
+pub use task::{judge_setups, judged_metrics};
+pub use task::{load_dataset as load_task_dataset, DatasetFormat, TaskDataset};
+pub use task::{locate_errors as locate_task_errors, missing_judge, TaskJudge};
+pub use task::{parse_problems, TaskRecord};
+pub use task::{render_prompts, TaskEngine, TaskKind, TaskRunConfig};
+pub use task::{resumable as resumable_task, Inputs as TaskInputs, TEMPLATE_NAMES};
+pub use task::{take_judged, FileAnswers};
+pub use task::{AnswerSource, RunDescription, TaskMetrics};
+pub use text::truncate_chars;
+pub use timefmt::utc_stamp;

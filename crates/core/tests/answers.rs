@@ -7,12 +7,12 @@ mod common;
 
 use common::*;
 use evalpage_core::events::{self, Record};
-use evalpage_core::provider::openai::parse_response;
-use evalpage_core::provider::{Answer, CallOutcome, ErrorKind, Usage};
+use evalpage_core::parse_response;
 use evalpage_core::rag::build;
 use evalpage_core::rag::Engine;
 use evalpage_core::report::{set_prices, Price, Prices, RunMetrics};
 use evalpage_core::run::{AnswerPolicy, Command, Input, RunStatus, Step};
+use evalpage_core::{Answer, CallOutcome, ErrorKind, Usage};
 
 fn many(n: usize) -> String {
     (0..n)

@@ -9,10 +9,10 @@
 //! datasets, position for logs) and says what was expected, and that every valid
 //! record around a bad one is kept.
 
-use evalpage_core::dataset::{numbered_lines, rag};
 use evalpage_core::events::{self, LogFormat, ReadLog};
-use evalpage_core::provider::openai::parse_response;
-use evalpage_core::provider::{CallError, CallOutcome, ErrorKind};
+use evalpage_core::parse_response;
+use evalpage_core::{numbered_lines, rag};
+use evalpage_core::{CallError, CallOutcome, ErrorKind};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -9,8 +9,8 @@ use evalpage_core::dialog::{
     parse_dialogs, prepare_trace, render, score_prepared, DialogJudge, JudgeOnlyEngine,
     JudgeOnlyKind,
 };
-use evalpage_core::provider::{Answer, CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::run::{Command, Input, Kind, Pipeline, RunSettings, RunStatus};
+use evalpage_core::{Answer, CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::{DialogEngine, DialogRunConfig, Lang, ModelSettings, OfflineRun, Record};
 use serde_json::{json, Value};
 use std::collections::VecDeque;

@@ -5,8 +5,8 @@
 //! artifacts hold spec 001's required fields.
 
 use evalpage_core::dialog::{parse_dialogs, render, DialogStatus, TurnStatus};
-use evalpage_core::provider::{Answer, CallError, CallOutcome, ErrorKind};
 use evalpage_core::run::{Command, Input, RunSettings, RunStatus, Step};
+use evalpage_core::{Answer, CallError, CallOutcome, ErrorKind};
 use evalpage_core::{DialogEngine, DialogRunConfig, Record};
 use serde_json::{json, Value};
 

@@ -5,13 +5,13 @@ mod common;
 
 use common::*;
 use evalpage_core::events::{self, Record};
-use evalpage_core::provider::{CallError, CallOutcome, ErrorKind};
 use evalpage_core::rag::build;
-use evalpage_core::rag::console::{case_line, finish_line, notes, start_line};
 use evalpage_core::rag::Engine;
+use evalpage_core::rag::{case_line, finish_line, notes, start_line};
 use evalpage_core::report::RunMetrics;
 use evalpage_core::run::{Command, Input, RunStatus};
 use evalpage_core::Lang;
+use evalpage_core::{CallError, CallOutcome, ErrorKind};
 
 const SPEC_CASES: &str = r#"{"q":"LightRAG有哪些评估指标？","gold":["忠实度指标"],"doc_hint":["lightrag_evaluation.md"]}
 {"q":"如何降低幻觉？","gold":["分块优化"],"doc_hint":["lightrag_optimization.md"]}

@@ -7,14 +7,15 @@
 
 use evalpage_core::events::{read, reconcile, to_jsonl, Record};
 use evalpage_core::judge_setups as setups;
-use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::run::{Command, Input, RunSettings, RunStatus};
+use evalpage_core::task::{missing_judge, TaskJudge};
+use evalpage_core::task::{AnswerSource, RunDescription, TaskInfo};
+use evalpage_core::task::{DatasetFormat, TaskDataset};
 use evalpage_core::task::{PromptTemplate, Task};
-use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
-use evalpage_core::task_run::judging::{missing_judge, TaskJudge};
-use evalpage_core::task_run::meta::RunMeta;
-use evalpage_core::task_run::report::{AnswerSource, ModelSettings, RunDescription, TaskInfo};
-use evalpage_core::task_run::{artifacts, data, DatasetFormat, TaskDataset};
+use evalpage_core::task::{TaskEngine, TaskRunConfig};
+use evalpage_core::ModelSettings;
+use evalpage_core::RunMeta;
+use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::{Kind, Lang};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -66,7 +67,12 @@ fn engine(metrics: &str, rows: &[Value], judge_limit: usize) -> Run {
     )
     .expect("template");
     let bytes = lines(rows);
-    let data = data::load("d.jsonl", bytes.as_bytes(), DatasetFormat::Samples, None);
+    let data = evalpage_core::task::load_dataset(
+        "d.jsonl",
+        bytes.as_bytes(),
+        DatasetFormat::Samples,
+        None,
+    );
     let settings = |concurrency| RunSettings {
         concurrency,
         max_attempts: 1,
@@ -151,7 +157,7 @@ impl Run {
             ended_at_ms: 1000,
         };
         let task = self.engine.task().clone();
-        let files = artifacts::render(&artifacts::Inputs {
+        let files = evalpage_core::task::render_files(&evalpage_core::task::Inputs {
             task: &task,
             info: &info(),
             prompts: self.engine.prompts(),

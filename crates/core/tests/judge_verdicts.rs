@@ -4,7 +4,7 @@
 //! with its expected outcome. An unreadable verdict is unscored, never a
 //! pass or a fail.
 
-use evalpage_core::judge::verdict::{read, Scale, Verdict};
+use evalpage_core::testing::{read_verdict as read, Scale, Verdict};
 use serde_json::Value;
 
 #[test]

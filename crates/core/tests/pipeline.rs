@@ -2,10 +2,10 @@
 //! later request depends on the earlier answer, on two pools with their own
 //! limits (an answering model and a judge), driven with scripted outcomes.
 
-use evalpage_core::provider::{Answer, CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::run::{
     Call, Command, Input, JobOutcome, Kind, Pipeline, RunSettings, RunStatus, Step,
 };
+use evalpage_core::{Answer, CallError, CallOutcome, ChatMessage, ErrorKind};
 
 /// Each case asks the model, then asks the judge about the model's answer.
 struct AnswerThenJudge {

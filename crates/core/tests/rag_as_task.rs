@@ -6,14 +6,15 @@
 mod common;
 
 use common::*;
-use evalpage_core::provider::{CallOutcome, ChatMessage};
 use evalpage_core::run::{Command, Input, RunSettings};
-use evalpage_core::scorer::{MatchMode, ScoringConfig};
+use evalpage_core::task::DatasetFormat;
+use evalpage_core::task::TaskInfo;
 use evalpage_core::task::{builtin_template, preset};
-use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
-use evalpage_core::task_run::report::{ModelSettings, TaskInfo};
-use evalpage_core::task_run::{data, DatasetFormat};
+use evalpage_core::task::{TaskEngine, TaskRunConfig};
 use evalpage_core::Engine;
+use evalpage_core::ModelSettings;
+use evalpage_core::{CallOutcome, ChatMessage};
+use evalpage_core::{MatchMode, ScoringConfig};
 use serde_json::Map;
 
 const CASES: &str = r#"{"q":"LightRAG有哪些评估指标？","gold":["忠实度指标"],"doc_hint":["lightrag_evaluation.md"]}
@@ -61,7 +62,8 @@ fn run_rag(engine: &mut Engine) -> Vec<Vec<ChatMessage>> {
 fn task_engine() -> TaskEngine {
     let task = preset("rag_qa").expect("preset");
     let template = builtin_template("rag_qa").expect("template");
-    let data = data::load("t.jsonl", CASES.as_bytes(), DatasetFormat::Rag, None);
+    let data =
+        evalpage_core::task::load_dataset("t.jsonl", CASES.as_bytes(), DatasetFormat::Rag, None);
     let cfg = TaskRunConfig {
         run_id: "t".into(),
         tool: "test".into(),
@@ -90,7 +92,7 @@ fn task_engine() -> TaskEngine {
 
 #[test]
 fn the_rag_check_sends_and_scores_what_the_rag_qa_task_does() {
-    let default = evalpage_core::prompt::DEFAULT_SYSTEM_PROMPT;
+    let default = evalpage_core::DEFAULT_SYSTEM_PROMPT;
     let mut cfg = config("rag", 2);
     cfg.system_prompt = default.to_string();
     let mut rag = Engine::new(cfg, cases(CASES));

@@ -2,7 +2,7 @@
 //! type, with its description and its keys, and no row for a type that does
 //! not exist.
 
-use evalpage_core::metric::REGISTRY;
+use evalpage_core::REGISTRY;
 
 #[test]
 fn the_readme_table_lists_every_registered_metric_type_and_nothing_else() {

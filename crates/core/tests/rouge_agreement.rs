@@ -3,7 +3,7 @@
 //! produced by `tests/data/rouge/make_fixtures.py` (rouge-score 0.1.2, no
 //! stemming) and are compared within 1e-6.
 
-use evalpage_core::metric::reference_rouge::{rouge, RougeScore, ROUGE_TYPES};
+use evalpage_core::testing::{rouge, RougeScore, ROUGE_TYPES};
 use serde_json::Value;
 
 const FIXTURES: &str = include_str!("data/rouge/fixtures.json");

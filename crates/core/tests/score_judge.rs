@@ -6,16 +6,17 @@
 //! is `score::score`'s.
 
 use evalpage_core::judge_setups as setups;
-use evalpage_core::provider::{CallOutcome, ChatMessage};
 use evalpage_core::run::{Command, Input, RunSettings, RunStatus};
+use evalpage_core::task::TaskJudge;
+use evalpage_core::task::{build_report as build, AnswerSource, ReportInput, TaskInfo};
+use evalpage_core::task::{score_responses as score, NO_RESPONSE};
+use evalpage_core::task::{take_judged, FileAnswers};
+use evalpage_core::task::{AnswerStatus, DatasetFormat, Scored, TaskDataset};
 use evalpage_core::task::{PromptTemplate, Task};
-use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
-use evalpage_core::task_run::file_answers::{take_judged, FileAnswers};
-use evalpage_core::task_run::judging::TaskJudge;
-use evalpage_core::task_run::report::{build, AnswerSource, ModelSettings, ReportInput, TaskInfo};
-use evalpage_core::task_run::score::{score, NO_RESPONSE};
-use evalpage_core::task_run::{data, responses, AnswerStatus, DatasetFormat, Scored, TaskDataset};
+use evalpage_core::task::{TaskEngine, TaskRunConfig};
 use evalpage_core::MockJudge;
+use evalpage_core::ModelSettings;
+use evalpage_core::{CallOutcome, ChatMessage};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -81,7 +82,8 @@ fn setup() -> (Task, PromptTemplate, TaskDataset) {
                 + "\n"
         })
         .collect();
-    let data = data::load("d.jsonl", rows.as_bytes(), DatasetFormat::Samples, None);
+    let data =
+        evalpage_core::task::load_dataset("d.jsonl", rows.as_bytes(), DatasetFormat::Samples, None);
     (task, template, data)
 }
 
@@ -203,7 +205,7 @@ fn judged_answers_from_a_file_equal_a_judged_run_with_the_same_answers() {
         }
     }
     lines.push_str("{\"sample_id\": \"s99\", \"model\": \"m1\", \"response\": \"x\"}\n");
-    let resp = responses::parse("r.jsonl", lines.as_bytes());
+    let resp = evalpage_core::task::parse_responses("r.jsonl", lines.as_bytes());
     let plain = score(&task, &data, &resp);
     assert_eq!(plain.unknown.len(), 1);
 

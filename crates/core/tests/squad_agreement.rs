@@ -4,8 +4,8 @@
 //! `tests/data/squad/make_fixtures.py` with the script's own functions, and
 //! are compared within 1e-9.
 
-use evalpage_core::metric::reference_rouge::is_cjk;
-use evalpage_core::metric::token_f1::best;
+use evalpage_core::testing::best_token_f1 as best;
+use evalpage_core::testing::is_cjk;
 use serde_json::Value;
 
 const FIXTURES: &str = include_str!("data/squad/fixtures.jsonl");

@@ -4,15 +4,15 @@
 //! the report, and cancel settles everything.
 
 use evalpage_core::events::{read, reconcile, to_jsonl};
-use evalpage_core::provider::{CallError, CallOutcome, ErrorKind};
 use evalpage_core::run::{Command, Input, RunSettings, RunStatus, Step};
+use evalpage_core::task::TaskRecord;
 use evalpage_core::task::{builtin_template, preset};
-use evalpage_core::task_run::engine::{TaskEngine, TaskRunConfig};
-use evalpage_core::task_run::events::TaskRecord;
-use evalpage_core::task_run::meta::RunMeta;
-use evalpage_core::task_run::report::{AnswerSource, ModelSettings, RunDescription, TaskInfo};
-use evalpage_core::task_run::{artifacts, data, mock, DatasetFormat, TaskDataset};
-use evalpage_core::Lang;
+use evalpage_core::task::{AnswerSource, RunDescription, TaskInfo};
+use evalpage_core::task::{DatasetFormat, TaskDataset};
+use evalpage_core::task::{TaskEngine, TaskRunConfig};
+use evalpage_core::RunMeta;
+use evalpage_core::{CallError, CallOutcome, ErrorKind};
+use evalpage_core::{Lang, ModelSettings};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 
@@ -47,7 +47,8 @@ fn model(name: &str) -> ModelSettings {
 fn setup(models: &[&str], concurrency: usize) -> (TaskEngine, TaskDataset) {
     let task = preset("event_eval").expect("preset");
     let template = builtin_template("ie_json").expect("template");
-    let data = data::load("d.jsonl", DATA.as_bytes(), DatasetFormat::Samples, None);
+    let data =
+        evalpage_core::task::load_dataset("d.jsonl", DATA.as_bytes(), DatasetFormat::Samples, None);
     let cfg = TaskRunConfig {
         run_id: "t1".into(),
         tool: "test".into(),
@@ -114,7 +115,12 @@ fn mock_answer(engine: &TaskEngine, job: usize) -> CallOutcome {
         Some(Ok(m)) => m.clone(),
         _ => Vec::new(),
     };
-    CallOutcome::Answer(mock::answer(engine.task(), sample, &name, &msgs))
+    CallOutcome::Answer(evalpage_core::task::mock_answer(
+        engine.task(),
+        sample,
+        &name,
+        &msgs,
+    ))
 }
 
 fn server_error() -> CallOutcome {
@@ -189,7 +195,7 @@ fn the_log_reconciles_with_the_rendered_report() {
         ended_at_ms: end,
     };
     let task = engine.task().clone();
-    let files = artifacts::render(&artifacts::Inputs {
+    let files = evalpage_core::task::render_files(&evalpage_core::task::Inputs {
         task: &task,
         info: &info(),
         prompts: engine.prompts(),
@@ -239,7 +245,7 @@ fn cancel_settles_every_unfinished_job_and_aborts_those_in_flight() {
 
 #[test]
 fn a_run_resumed_from_its_cut_log_sends_only_the_rest_and_scores_the_same() {
-    use evalpage_core::task_run::resume::resumable;
+    use evalpage_core::task::resumable;
     // the uninterrupted run
     let (mut full, _) = setup(&["a", "b"], 2);
     drive(&mut full, |e, job, _| mock_answer(e, job));
@@ -393,7 +399,7 @@ fn a_task_scores_the_final_answer_not_the_json_in_the_reasoning() {
             "<think>{{\"sentiment\": \"bogus\", \"impact_score\": 99}}</think>{}",
             a.text
         );
-        evalpage_core::provider::openai::parse_response(
+        evalpage_core::parse_response(
             "u",
             200,
             None,

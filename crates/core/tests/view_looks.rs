@@ -9,12 +9,12 @@
 mod common;
 
 use evalpage_core::dialog::{parse_dialogs, render, DialogJudge};
-use evalpage_core::provider::{CallOutcome, ChatMessage};
-use evalpage_core::rag::console::{notes, notes_of, reasons};
+use evalpage_core::rag::{notes, notes_of, reasons};
 use evalpage_core::run::{Command, Input, Kind, Pipeline, RunSettings, RunStatus, Step};
 use evalpage_core::view::dialog_columns;
 use evalpage_core::view::{open_files, rag_cases, Look};
 use evalpage_core::Engine;
+use evalpage_core::{CallOutcome, ChatMessage};
 use evalpage_core::{DialogEngine, DialogRunConfig, Lang, ModelSettings, RagCase, Record};
 use std::collections::VecDeque;
 

@@ -1,12 +1,11 @@
 //! Scoring throughput, natively (issue 3): scores synthetic samples
-//! (`evalpage_core::task_run::synthetic`) with each metric type on its own and
+//! (`evalpage_core::task::synthetic`) with each metric type on its own and
 //! with all of them together, and prints samples per second for each.
 //!
 //! Usage: `evalpage-score-bench [N] [SEED]` (default 100000 samples, seed 7).
 //! Build it in release mode (`bench/score_throughput.sh` does). It measures
 //! and prints; it asserts nothing about timings.
 
-use evalpage_core::task_run::synthetic;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -21,7 +20,7 @@ fn main() -> Result<(), String> {
         None => 7,
     };
     let started = Instant::now();
-    let set = synthetic::generate(n, seed);
+    let set = evalpage_core::testing::generate(n, seed);
     eprintln!(
         "generated {n} samples (seed {seed}) in {:.2} s",
         started.elapsed().as_secs_f64()
@@ -30,21 +29,21 @@ fn main() -> Result<(), String> {
     let mut time = |label: &str, task: &evalpage_core::task::Task, parse_only: bool| {
         let started = Instant::now();
         let (samples, sum) = if parse_only {
-            synthetic::parse_round(black_box(task), black_box(&set))
+            evalpage_core::testing::parse_round(black_box(task), black_box(&set))
         } else {
-            synthetic::score_round(black_box(task), black_box(&set))
+            evalpage_core::testing::score_round(black_box(task), black_box(&set))
         };
         let seconds = started.elapsed().as_secs_f64();
         checksum += black_box(sum);
         println!(
             "{}",
-            synthetic::report_line("native", label, samples, seconds)
+            evalpage_core::testing::report_line("native", label, samples, seconds)
         );
     };
-    let all = synthetic::task();
+    let all = evalpage_core::testing::task();
     time("parse_only", &all, true);
-    for kind in synthetic::metric_types() {
-        let task = synthetic::task_for(&[kind])
+    for kind in evalpage_core::testing::metric_types() {
+        let task = evalpage_core::testing::task_for(&[kind])
             .ok_or_else(|| format!("no synthetic task for metric type {kind}"))?;
         time(kind, &task, false);
     }

@@ -25,12 +25,12 @@
 
 use crate::error::CliError;
 use crate::task_file;
-use evalpage_core::dataset::numbered_lines;
 use evalpage_core::demo;
 use evalpage_core::dialog::Dialog;
-use evalpage_core::provider::ChatMessage;
+use evalpage_core::numbered_lines;
+use evalpage_core::task::DatasetFormat;
 use evalpage_core::task::Task;
-use evalpage_core::task_run::{mock, DatasetFormat};
+use evalpage_core::ChatMessage;
 use evalpage_core::{mock_judge_reply, Sample};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -200,7 +200,7 @@ impl Answers {
         }
         if let (Some((task, samples)), Some(q)) = (&self.task, question) {
             if let Some(sample) = samples.get(q) {
-                return mock::text(task, sample, model, messages);
+                return evalpage_core::task::mock_text(task, sample, model, messages);
             }
         }
         demo::answer(messages)

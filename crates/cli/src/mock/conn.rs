@@ -329,7 +329,7 @@ mod tests {
         let statuses: Vec<u16> = rs.iter().map(Resp::status).collect();
         assert_eq!(statuses, [200, 200, 204, 200]);
         let answer: Value = serde_json::from_str(&rs[0].body).expect("json");
-        let expected = demo::answer(&[evalpage_core::provider::ChatMessage::new("user", "hi")]);
+        let expected = demo::answer(&[evalpage_core::ChatMessage::new("user", "hi")]);
         assert_eq!(
             answer["choices"][0]["message"]["content"],
             expected.as_str()

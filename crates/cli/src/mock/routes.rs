@@ -6,7 +6,7 @@
 use super::answers::{Answers, DialogTraceStyle, ReasoningStyle};
 use super::faults::Fault;
 use evalpage_core::demo;
-use evalpage_core::provider::ChatMessage;
+use evalpage_core::ChatMessage;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -646,12 +646,9 @@ mod tests {
     fn in_dialog_mode_judge_requests_get_the_mock_judge() {
         let mut a = Answers::default();
         a.dialog = Some((DialogTraceStyle::Field, Vec::new()));
-        let p = evalpage_core::judge::prompt::dialog_builtin(
-            "dialog_rubric_items",
-            evalpage_core::Lang::Zh,
-        )
-        .expect("builtin")
-        .with_tags(&["信息依据".to_string(), "边界声明".to_string()]);
+        let p = evalpage_core::dialog_judge_prompt("dialog_rubric_items", evalpage_core::Lang::Zh)
+            .expect("builtin")
+            .with_tags(&["信息依据".to_string(), "边界声明".to_string()]);
         let m = [ChatMessage::new(
             "user",
             format!("回答……\n\n{}", p.instruction()),

@@ -3,7 +3,7 @@
 
 use super::http::HttpBackend;
 use evalpage_core::demo;
-use evalpage_core::provider::{CallOutcome, ChatMessage};
+use evalpage_core::{CallOutcome, ChatMessage};
 
 /// A model the driver can call from any thread.
 #[derive(Debug)]

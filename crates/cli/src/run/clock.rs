@@ -47,7 +47,7 @@ impl Clock {
     }
 }
 
-pub use evalpage_core::timefmt::utc_stamp;
+pub use evalpage_core::utc_stamp;
 
 /// splitmix64's finalizer: spreads the salt's bits over the hex digits.
 fn mix(x: u64) -> u64 {

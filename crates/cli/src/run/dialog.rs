@@ -27,8 +27,8 @@ use evalpage_core::dialog::{
 };
 use evalpage_core::dialog::{resumable as dialog_resumable, DialogJudge};
 use evalpage_core::events::ReadLog;
-use evalpage_core::provider::{strip_query, CallOutcome};
 use evalpage_core::run::{Pipeline, RunStatus};
+use evalpage_core::{strip_query, CallOutcome};
 use evalpage_core::{DialogEngine, DialogKind, DialogRunConfig};
 use std::path::Path;
 use std::sync::Arc;

@@ -8,8 +8,8 @@
 
 use super::clock::Clock;
 use crate::error::CliError;
-use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::run::{Command, Input, Kind, Pipeline, RunStatus, Step};
+use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use std::collections::HashMap;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;

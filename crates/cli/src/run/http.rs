@@ -3,9 +3,9 @@
 //! hands the answer to `provider::openai::parse_response`. Transport failures
 //! become `CallError`s of kind `Network` or `Timeout` that say what to check.
 
-use evalpage_core::provider::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::{build_json_request, parse_json_response, HttpRequest};
 use evalpage_core::{build_request, parse_response, ApiKey, OpenAiConfig};
+use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use std::io;
 use std::time::Duration;
 

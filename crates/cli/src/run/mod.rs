@@ -19,7 +19,7 @@ use crate::args::RunArgs;
 use crate::error::CliError;
 use clock::Clock;
 use evalpage_core::events::Record;
-use evalpage_core::rag::console::{case_line, finish_line, start_line};
+use evalpage_core::rag::{case_line, finish_line, start_line};
 use evalpage_core::rag::{Engine, RagKind};
 use evalpage_core::report::{RunMeta, RunMetrics};
 use evalpage_core::run::{Kind, Pipeline, RunStatus};

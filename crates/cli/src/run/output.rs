@@ -105,7 +105,7 @@ impl Output {
         report::set_prices(&mut report, prices);
         let lang = engine.config().info.lang;
         let outputs = evalpage_core::rag::rag_outputs(engine, &report, lang, dataset_bytes, meta);
-        let files = report::outputs::render(&outputs)
+        let files = report::render_outputs(&outputs)
             .map_err(|e| CliError::output(&self.path("summary.csv"), io::Error::other(e)))?;
         for (name, text) in &files {
             self.write_file(name, text)?;

@@ -8,15 +8,15 @@ use super::clock::Clock;
 use super::http::HttpBackend;
 use crate::args::{MatchModeArg, Provider, RunArgs};
 use crate::error::CliError;
-use evalpage_core::dataset::rag;
 use evalpage_core::demo;
-use evalpage_core::prompt::DEFAULT_SYSTEM_PROMPT;
-use evalpage_core::provider::{strip_query, ApiKey};
+use evalpage_core::rag;
 use evalpage_core::rag::RunConfig;
 use evalpage_core::run::{RunInfo, RunSettings};
-use evalpage_core::scorer::{MatchMode, ScoringConfig};
 use evalpage_core::OpenAiConfig;
 use evalpage_core::RagCase;
+use evalpage_core::DEFAULT_SYSTEM_PROMPT;
+use evalpage_core::{strip_query, ApiKey};
+use evalpage_core::{MatchMode, ScoringConfig};
 use serde_json::json;
 use std::path::Path;
 use std::time::Duration;
@@ -227,7 +227,7 @@ pub(super) fn flag_price(args: &RunArgs) -> Option<evalpage_core::report::Price>
 /// The error of a run that stopped at a fatal answer: what happened, what to
 /// fix, and how to send only the cases without an answer.
 pub(super) fn stopped(
-    fatal: &evalpage_core::provider::CallError,
+    fatal: &evalpage_core::CallError,
     not_run: usize,
     out_dir: &std::path::Path,
 ) -> CliError {

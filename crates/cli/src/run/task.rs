@@ -26,12 +26,11 @@ use crate::score;
 use crate::task_file::{self, LoadedTask};
 use evalpage_core::judged_metrics;
 use evalpage_core::parse_problems;
-use evalpage_core::provider::{strip_query, ApiKey, CallOutcome, ChatMessage};
 use evalpage_core::report::Prices;
 use evalpage_core::resumable_task as resumable;
 use evalpage_core::run::RunStatus;
+use evalpage_core::task::DatasetFormat;
 use evalpage_core::task::Task;
-use evalpage_core::task_run::{artifacts, mock, DatasetFormat};
 use evalpage_core::AnswerStatus;
 use evalpage_core::OpenAiConfig;
 use evalpage_core::RunMeta;
@@ -39,6 +38,7 @@ use evalpage_core::Sample;
 use evalpage_core::TaskMetrics;
 use evalpage_core::{merged_params, ModelEntry};
 use evalpage_core::{missing_judge, Price, TaskJudge};
+use evalpage_core::{strip_query, ApiKey, CallOutcome, ChatMessage};
 use evalpage_core::{AnswerSource, ModelSettings, RunDescription};
 use evalpage_core::{TaskEngine, TaskKind, TaskRunConfig};
 use serde_json::{json, Map, Value};
@@ -65,7 +65,9 @@ impl Answerer {
                 samples,
                 name,
             } => match samples.get(sample) {
-                Some(s) => CallOutcome::Answer(mock::answer(task, s, name, messages)),
+                Some(s) => {
+                    CallOutcome::Answer(evalpage_core::task::mock_answer(task, s, name, messages))
+                }
                 None => CallOutcome::text(String::new()),
             },
             Answerer::Http(h) => h.call(messages),
@@ -223,7 +225,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
             started_at_ms: clock.started_at_ms(),
             ended_at_ms: clock.now_ms(),
         };
-        let files = artifacts::render(&artifacts::Inputs {
+        let files = evalpage_core::task::render_files(&evalpage_core::task::Inputs {
             task: &task,
             info: &info,
             prompts: engine.prompts(),

@@ -240,11 +240,6 @@ pub fn models(r: &EvaluationResult) -> Vec<String> {
     r.models()
 }
 
-/// The metrics a report has ([`EvaluationResult::metric_names`]).
-pub fn metrics(r: &EvaluationResult) -> Vec<String> {
-    r.metric_names()
-}
-
 /// A row's key: (model when pairing by model, metric).
 type RowKey = (Option<String>, String);
 

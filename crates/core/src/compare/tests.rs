@@ -404,7 +404,7 @@ fn models_and_metrics_come_from_scores_and_summaries() {
         components: None,
     });
     assert_eq!(models(&r), vec!["a", "b"]);
-    assert_eq!(metrics(&r), vec!["acc", "skipped_all"]);
+    assert_eq!(r.metric_names(), vec!["acc", "skipped_all"]);
 }
 
 #[test]
@@ -427,7 +427,7 @@ fn the_gate_checks_each_model_and_needs_a_paired_case() {
         metric: m.into(),
         max_drop: 0.0,
     };
-    let v = check_gate(&c, &[rule("acc")], &metrics(&b), &metrics(&n)).expect("gate");
+    let v = check_gate(&c, &[rule("acc")], &b.metric_names(), &n.metric_names()).expect("gate");
     let by: Vec<(Option<&str>, Outcome)> =
         v.iter().map(|v| (v.model.as_deref(), v.outcome)).collect();
     assert_eq!(
@@ -440,6 +440,7 @@ fn the_gate_checks_each_model_and_needs_a_paired_case() {
         v[0].reason
     );
     // only_r is in both reports, but r's cases are not q's: nothing pairs.
-    let err = check_gate(&c, &[rule("only_r")], &metrics(&b), &metrics(&n)).expect_err("no pairs");
+    let err = check_gate(&c, &[rule("only_r")], &b.metric_names(), &n.metric_names())
+        .expect_err("no pairs");
     assert_eq!(err, GateError::NoPairs("only_r".into()));
 }

@@ -14,19 +14,19 @@
 //! trace they are a run of judge-only jobs); without one they are reported
 //! as not run.
 
-pub mod artifacts;
-pub mod dataset;
-pub mod judge;
-pub mod kind;
-pub mod mock;
-pub mod offline;
-pub mod reply;
-pub mod resolve;
-pub mod resume;
-pub mod score;
-pub mod summary;
-pub mod trace;
-pub mod vocab;
+pub(crate) mod artifacts;
+pub(crate) mod dataset;
+pub(crate) mod judge;
+pub(crate) mod kind;
+pub(crate) mod mock;
+pub(crate) mod offline;
+pub(crate) mod reply;
+pub(crate) mod resolve;
+pub(crate) mod resume;
+pub(crate) mod score;
+pub(crate) mod summary;
+pub(crate) mod trace;
+pub(crate) mod vocab;
 
 pub use artifacts::{file_names, progress_file, render, Artifacts, ProgressEvent};
 pub use dataset::{parse as parse_dialogs, Dialog, DialogSet};

@@ -203,6 +203,7 @@ const DIALOG: [(&str, Lang, &str); 8] = [
 ];
 
 /// The ids of the built-in dialog judge prompts.
+#[cfg(test)]
 pub const DIALOG_IDS: [&str; 4] = [
     "dialog_risk_tags",
     "dialog_compliance",

@@ -1,7 +1,7 @@
 //! Model providers as pure functions: build the request a transport should send,
 //! and turn what came back into a `CallOutcome`. No transport lives here.
 
-pub mod openai;
+pub(crate) mod openai;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -10,10 +10,10 @@ use crate::events::Record;
 use crate::provider::{Answer, CallError, ChatMessage, ModelSettings};
 use crate::run::RunSettings;
 use crate::run::{Call, JobOutcome, Kind, Pipeline};
-use crate::task::builtin::rag_qa;
-use crate::task_run::data::rag_sample;
-use crate::task_run::engine::{TaskKind, TaskRunConfig};
-use crate::task_run::report::TaskInfo;
+use crate::task::contract::builtin::rag_qa;
+use crate::task::data::rag_sample;
+use crate::task::engine::{TaskKind, TaskRunConfig};
+use crate::task::report::TaskInfo;
 
 /// The RAG check as a kind of evaluation: the `rag_qa` task's run with one
 /// model, and the RAG view of each settled case.

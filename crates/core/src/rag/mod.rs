@@ -4,16 +4,17 @@
 //! `[EVAL]` console lines and Notes, its event-log records, its resume and its
 //! report and files.
 
-pub mod console;
+pub(crate) mod console;
 
 mod engine;
 mod metrics;
 mod records;
-pub mod report;
+pub(crate) mod report;
 mod result;
 mod resume;
 
-pub use crate::dataset::rag::{RagCase, RagDataset};
+pub use crate::dataset::rag::{parse, RagCase, RagDataset};
+pub use console::{case_line, finish_line, notes, notes_of, percent, reasons, start_line};
 pub use engine::{Engine, RagKind};
 pub use report::{build, rag_markdown, rag_outputs, RAG_METRICS};
 pub use result::{CaseResult, RunConfig};

@@ -6,7 +6,7 @@ use crate::run::{RunInfo, RunSettings};
 use crate::scorer::accuracy::{AccuracyVerdict, KeypointMatch};
 use crate::scorer::citation::CitationVerdict;
 use crate::scorer::ScoringConfig;
-use crate::task_run::score::SampleResult;
+use crate::task::score::SampleResult;
 use serde::Serialize;
 use serde_json::Value;
 

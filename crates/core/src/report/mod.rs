@@ -5,20 +5,25 @@ mod aggregate;
 mod assemble;
 
 mod markdown;
-pub mod metadata;
+pub(crate) mod metadata;
 mod metrics;
 mod model;
-pub mod outputs;
+pub(crate) mod outputs;
 mod run_record;
-pub mod saved;
-pub mod usage;
+pub(crate) mod saved;
+pub(crate) mod usage;
 
 pub use aggregate::{breakdowns, length_bucket, mean_std, summaries};
 pub use assemble::{assemble, ModelRows, ReportParts};
 
 pub use markdown::{cell, more, render as render_md, MarkdownParts, MAX_LISTED};
+pub use metadata::{
+    parse as parse_metadata, DatasetMetadata as DatasetMetadataFile, MetadataError,
+};
 pub use metrics::{Counts, ReportMetrics, RunMetrics};
 pub use model::*;
+pub use outputs::render as render_outputs;
 pub use outputs::{Outputs, RunMeta, EVENT_FILES, FILES};
 pub use run_record::{answer_extras, error_value, ErrorDetail, RunRecord};
+pub use saved::{markdown as saved_markdown, summary_csv as saved_summary_csv};
 pub use usage::{set_prices, CallStat, ModelLatency, ModelUsage, Price, Prices};

@@ -5,9 +5,9 @@
 //! (`hit_at_k`, `recall_at_k`, `mrr`, `ndcg_at_k`), its resume, and its report,
 //! records and files.
 
-pub mod dataset;
+pub(crate) mod dataset;
 mod engine;
-pub mod metrics;
+pub(crate) mod metrics;
 mod report;
 
 pub use dataset::{parse_cases, parse_ranked, Ranked, RetrievalCase, NO_BUCKET};

@@ -6,10 +6,10 @@
 //! CLI perform the commands and feed the outcomes back; tests feed scripted
 //! outcomes. Nothing here sleeps, reads a clock or draws OS randomness.
 
-pub mod pipeline;
+pub(crate) mod pipeline;
 mod protocol;
 mod result;
-pub mod scheduler;
+pub(crate) mod scheduler;
 
 pub use pipeline::{Call, JobOutcome, Kind, Pipeline, PriorJob};
 pub use protocol::{Command, Input, RunStatus, Step};

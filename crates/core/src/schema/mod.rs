@@ -13,7 +13,7 @@ pub mod extract;
 
 use crate::position::KeyError;
 use coerce::{scalar_text, Outcome};
-pub use extract::{extract_json, ExtractError};
+pub use extract::extract_json;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

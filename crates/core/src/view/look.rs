@@ -26,7 +26,7 @@ use crate::retrieval::RetrievalCase;
 use crate::retrieval::{bucket_means, Obtained, RetrievalScore, Row, METRICS};
 use crate::scorer::accuracy::{AccuracyVerdict, KeypointMatch};
 use crate::scorer::citation::{base_name, CitationVerdict};
-use crate::task_run::SampleResult;
+use crate::task::SampleResult;
 use serde_json::{Map, Value};
 use std::rc::Rc;
 

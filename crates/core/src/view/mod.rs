@@ -13,15 +13,15 @@
 //! graded metric's "pass" filter is "at least half"). A row's status is
 //! `ok`, or the report's error status (`failed`, `no_response`, ...).
 
-pub mod chart;
-pub mod compare;
-pub mod dialog;
+pub(crate) mod chart;
+pub(crate) mod compare;
+pub(crate) mod dialog;
 mod lite;
-pub mod look;
+pub(crate) mod look;
 pub use dialog::{dialog_columns, dialog_row};
 pub use lite::Slices;
-pub mod query;
-pub mod task;
+pub(crate) mod query;
+pub(crate) mod task;
 mod timing;
 
 use crate::events::ReadLog;

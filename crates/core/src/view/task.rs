@@ -15,7 +15,7 @@ use crate::metric::SampleScore;
 use crate::position::KeyError;
 use crate::provider::ChatMessage;
 use crate::schema::{ParseStatus, ParsedAnswer, ParsedField};
-use crate::task_run::{AnswerStatus, SampleResult};
+use crate::task::{AnswerStatus, SampleResult};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -263,8 +263,8 @@ pub fn attach(data: &mut ViewData, file: &str, bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task_run::report::build;
-    use crate::task_run::testing::fixture;
+    use crate::task::report::build;
+    use crate::task::testing::fixture;
 
     #[test]
     fn results_jsonl_reads_back_as_the_grid_held_it() {

@@ -2,12 +2,12 @@
 
 #![allow(dead_code)]
 
-use evalpage_core::dataset::rag::{self, RagCase};
 use evalpage_core::events::Record;
-use evalpage_core::provider::{CallError, CallOutcome, ErrorKind};
 use evalpage_core::run::{Command, Input, RunInfo, RunSettings, Step};
-use evalpage_core::scorer::ScoringConfig;
 use evalpage_core::Lang;
+use evalpage_core::ScoringConfig;
+use evalpage_core::{rag, RagCase};
+use evalpage_core::{CallError, CallOutcome, ErrorKind};
 use evalpage_core::{Engine, RunConfig};
 use serde_json::json;
 

@@ -17,7 +17,7 @@ use crate::position::InputError;
 use crate::provider::{Answer, ChatMessage, ModelSettings};
 use crate::run::{JobOutcome, RunSettings};
 use crate::schema::ParsedAnswer;
-use crate::task::Task;
+use crate::task::contract::Task;
 use std::collections::BTreeMap;
 
 /// The judged metrics of a task: (metric index, name, prompt file if any).
@@ -110,13 +110,17 @@ pub fn missing_judge(task: &Task) -> Vec<InputError> {
 
 /// Places errors found in a task file (key paths such as `metrics[1].judge`)
 /// on the file's lines, as `Task::parse` does.
-pub fn located(file: &str, yaml: &str, errors: Vec<InputError>) -> crate::task::TaskErrors {
-    crate::task::TaskErrors(
+pub fn located(
+    file: &str,
+    yaml: &str,
+    errors: Vec<InputError>,
+) -> crate::task::contract::TaskErrors {
+    crate::task::contract::TaskErrors(
         errors
             .into_iter()
             .map(|mut e| {
                 e.file = file.to_string();
-                e.line = crate::task::yaml::locate(yaml, &e.path);
+                e.line = crate::task::contract::yaml::locate(yaml, &e.path);
                 e
             })
             .collect(),

@@ -10,10 +10,10 @@ use super::{fingerprint, markdown, results};
 use crate::dataset::LineError;
 use crate::provider::ChatMessage;
 use crate::report::outputs::{self, Outputs};
-use crate::task::Task;
+use crate::task::contract::Task;
 use crate::Lang;
 
-pub use crate::report::outputs::{CsvError, EVENT_FILES, FILES};
+pub use crate::report::outputs::CsvError;
 
 /// Everything the artifacts are rendered from.
 #[derive(Clone, Copy, Debug)]
@@ -119,7 +119,7 @@ mod tests {
         let f = fixture();
         let files = render(&inputs(&f, &meta())).expect("render");
         let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
-        assert_eq!(names, FILES);
+        assert_eq!(names, crate::report::FILES);
         let report: serde_json::Value = serde_json::from_str(&files[4].1).expect("json");
         assert_eq!(report["metrics"]["cases"], 4);
         assert_eq!(report["metrics"]["failed_calls"], 1);

@@ -26,7 +26,7 @@ use super::report::{ModelSettings, TaskInfo, TaskMetrics};
 use super::score::{aggregate, score_call, ModelRun, SampleResult, Scored};
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 use crate::run::{Call, JobOutcome, Kind, Pipeline, RunSettings};
-use crate::task::{PromptTemplate, Task};
+use crate::task::contract::{PromptTemplate, Task};
 
 /// Who runs what (recorded in `meta`, never a key).
 #[derive(Clone, Debug, PartialEq)]

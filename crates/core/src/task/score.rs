@@ -14,7 +14,7 @@ use crate::events::ErrorDetail;
 use crate::metric::{Aggregate, SampleScore};
 use crate::provider::{Answer, CallError, ErrorKind, Usage};
 use crate::schema::{ParseStatus, ParsedAnswer};
-use crate::task::Task;
+use crate::task::contract::Task;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -304,7 +304,7 @@ mod tests {
     use super::super::data::{load, DatasetFormat};
     use super::super::responses;
     use super::*;
-    use crate::task::preset;
+    use crate::task::contract::preset;
 
     const DATA: &str = concat!(
         "{\"sample_id\":\"S1\",\"news_items\":[],\"gt_sentiment\":\"positive\",\"gt_impact_score\":2,\"gt_keywords\":[\"ai\"]}\n",

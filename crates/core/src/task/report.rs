@@ -18,7 +18,7 @@ use crate::report::{
     assemble, CaseVerdict, ErrorCase, EvalScore, EvaluationResult, ExperimentMetadata,
     MetricSummary, ModelRows, ReportMetrics, ReportParts,
 };
-use crate::task::Task;
+use crate::task::contract::Task;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -521,14 +521,6 @@ fn experiment(input: &ReportInput<'_>) -> ExperimentMetadata {
     }
 }
 
-/// One `scores.jsonl` line per score.
-pub fn scores_jsonl(scores: &[EvalScore]) -> String {
-    scores
-        .iter()
-        .map(|s| serde_json::to_string(s).unwrap_or_default() + "\n")
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::testing::fixture;
@@ -567,6 +559,11 @@ mod tests {
         assert_eq!(r.report.error_cases.len(), 1);
         assert_eq!(r.report.error_cases[0].trace_id, "m2/S2");
         assert_eq!(r.scores[0].detail["model"], "m1");
-        assert_eq!(scores_jsonl(&r.scores).lines().count(), r.scores.len());
+        assert_eq!(
+            crate::report::outputs::scores_jsonl(&r.scores)
+                .lines()
+                .count(),
+            r.scores.len()
+        );
     }
 }

@@ -19,7 +19,7 @@ use crate::dataset::sample::{self, Sample};
 use crate::dataset::{rag, spec003, LineError};
 use crate::report::metadata::{report_metadata, DatasetMetadata as MetadataFile};
 use crate::report::{self, length_bucket};
-use crate::task::Task;
+use crate::task::contract::Task;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -206,7 +206,7 @@ fn string_list(v: Option<&Value>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task::preset;
+    use crate::task::contract::preset;
 
     fn format_of(name: &str) -> DatasetFormat {
         DatasetFormat::for_task(&preset(name).expect("preset"))

@@ -19,7 +19,7 @@ use crate::dataset::sample::Sample;
 use crate::demo;
 use crate::provider::{Answer, ChatMessage};
 use crate::schema::{FieldKind, FieldSpec};
-use crate::task::Task;
+use crate::task::contract::Task;
 use serde_json::{json, Map, Value};
 
 /// Out of 100 field values, how many the mock gets right (when it has a label).
@@ -192,7 +192,7 @@ fn free_text(sample: &Sample, model: &str, messages: &[ChatMessage]) -> String {
 mod tests {
     use super::*;
     use crate::schema::ParseStatus;
-    use crate::task::preset;
+    use crate::task::contract::preset;
 
     fn sample(id: &str, fields: Value) -> Sample {
         let Value::Object(map) = fields else {

@@ -25,7 +25,7 @@
 
 use crate::dataset::sample::Sample;
 use crate::metric::{self, SampleScore, ScoreInput};
-use crate::task::Task;
+use crate::task::contract::Task;
 use serde_json::{json, Value};
 
 /// Samples aggregated together in a round.
@@ -123,11 +123,6 @@ pub fn task_yaml_for(kinds: &[&str]) -> String {
         yaml.push_str(entry);
     }
     yaml
-}
-
-/// The task YAML with one metric of every computed type, in registry order.
-pub fn task_yaml() -> String {
-    task_yaml_for(&metric_types())
 }
 
 /// The task of [`task_yaml_for`]; `None` when it does not validate (no known
@@ -641,12 +636,6 @@ pub fn parse_round(task: &Task, set: &SyntheticSet) -> (usize, f64) {
     (set.answers.len(), parsed)
 }
 
-/// Generates `n` samples from `seed` and scores them with every metric type:
-/// `(samples scored, checksum)`.
-pub fn bench_round(n: usize, seed: u64) -> (usize, f64) {
-    score_round(&task(), &generate(n, seed))
-}
-
 /// One report line: `native  reference_rouge  100000 samples  0.84 s  119,047 samples/s`.
 pub fn report_line(place: &str, label: &str, samples: usize, seconds: f64) -> String {
     let rate = if seconds > 0.0 {
@@ -715,9 +704,9 @@ mod tests {
             (&a.samples[..], &b.samples[..])
         );
         assert_eq!(whole.answers[20..], b.answers[..]);
-        let a = bench_round(50, 7);
+        let a = score_round(&task(), &generate(50, 7));
         assert_eq!(a.0, 50);
-        assert_eq!(a, bench_round(50, 7));
+        assert_eq!(a, score_round(&task(), &generate(50, 7)));
         let task = task();
         let set = generate(50, 7);
         for m in &task.metrics {

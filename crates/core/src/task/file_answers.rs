@@ -28,7 +28,7 @@ use super::responses::ResponseSet;
 use super::score::{aggregate, AnswerStatus, Scored, NO_RESPONSE};
 use crate::metric::SampleScore;
 use crate::provider::{Answer, CallError, ErrorKind};
-use crate::task::{PromptTemplate, Task};
+use crate::task::contract::{PromptTemplate, Task};
 use std::collections::HashMap;
 
 /// The answers of a responses file by job: model (in order of first

@@ -5,7 +5,7 @@ use super::report::{AnswerSource, ReportInput, TaskInfo};
 use super::responses;
 use super::score::{score, Scored};
 use crate::dataset::LineError;
-use crate::task::{preset, Task};
+use crate::task::contract::{preset, Task};
 
 /// Two tagged samples; `m1` answers both, `m2` only `S1`.
 pub struct Fixture {
@@ -70,7 +70,7 @@ pub fn fixture() -> Fixture {
         prompt_version: "v1".into(),
         prompt_source: "builtin".into(),
     };
-    let template = crate::task::builtin_template("ie_json").expect("template");
+    let template = crate::task::contract::builtin_template("ie_json").expect("template");
     let prompts = super::engine::render_prompts(&task, &template, &data.samples);
     Fixture {
         task,

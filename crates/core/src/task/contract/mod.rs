@@ -1,0 +1,480 @@
+//! The prompt-driven task contract of spec 004 §2: a task YAML as written
+//! ([`RawTask`]: exactly `name`, `version`, `prompt_template`, `default_params`,
+//! `serialize_fields`, `parse_schema`, `metrics`; any other key is an error),
+//! validated into a [`Task`] whose schema and metrics cannot be wrong.
+//!
+//! Validation collects every problem, each naming its key path
+//! (`metrics[1].pred_field`) and, for files, the YAML line: the YAML crate gives
+//! the line of syntax and type errors, and `yaml::locate` finds the line of a
+//! path for the semantic ones (unknown field references, duplicate names, bad
+//! enum values, `lo > hi`, keys that do not apply to a metric type, ...).
+//! See `yaml` for the YAML crate and its behaviour with tabs and anchors.
+
+pub mod builtin;
+
+pub use crate::template::yaml;
+pub use crate::template::{PromptTemplate, RawTemplate, RenderedPrompt, TaskError, TaskErrors};
+pub use builtin::{builtin_template, preset, PRESETS};
+
+use crate::dataset::sample::Sample;
+use crate::metric::{self, Metric, RawMetric, SampleScore, ScoreInput};
+use crate::position::KeyError;
+use crate::schema::{FieldSpec, ParsedAnswer, RawField, Schema};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A task file as written.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTask {
+    /// Task name.
+    pub name: String,
+    /// Task version.
+    pub version: String,
+    /// A built-in template name (`ie_json`) or a template file beside the task.
+    pub prompt_template: String,
+    /// Model parameters for every request (`response_format`, `temperature`, ...).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub default_params: Map<String, Value>,
+    /// Sample fields inserted into the prompt as JSON text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub serialize_fields: Vec<String>,
+    /// The fields of the model's JSON answer (empty for free-text answers).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parse_schema: Vec<RawField>,
+    /// The metrics, at least one.
+    pub metrics: Vec<RawMetric>,
+}
+
+/// One built metric of a task.
+#[derive(Clone, Debug)]
+pub struct TaskMetric {
+    /// Name in reports (`tm_<name>` columns).
+    pub name: String,
+    /// Metric type.
+    pub kind: String,
+    /// The metric.
+    pub metric: Arc<dyn Metric>,
+}
+
+/// A validated task.
+#[derive(Clone, Debug)]
+pub struct Task {
+    /// Task name.
+    pub name: String,
+    /// Task version.
+    pub version: String,
+    /// Template name or file.
+    pub prompt_template: String,
+    /// Model parameters (known ones checked, others passed through).
+    pub default_params: Map<String, Value>,
+    /// Fields inserted as JSON text.
+    pub serialize_fields: Vec<String>,
+    /// The answer schema.
+    pub schema: Schema,
+    /// The metrics, in file order.
+    pub metrics: Vec<TaskMetric>,
+    /// The file as written (for reports' `evaluator_config`).
+    pub raw: RawTask,
+}
+
+impl PartialEq for Task {
+    fn eq(&self, other: &Task) -> bool {
+        self.raw == other.raw
+    }
+}
+
+impl TryFrom<RawTask> for Task {
+    type Error = TaskErrors;
+
+    fn try_from(raw: RawTask) -> Result<Task, TaskErrors> {
+        let mut errors = Vec::new();
+        for (key, v) in [
+            ("name", &raw.name),
+            ("version", &raw.version),
+            ("prompt_template", &raw.prompt_template),
+        ] {
+            if v.trim().is_empty() {
+                errors.push(TaskError::at(key, "expected a non-empty string"));
+            }
+        }
+        errors.extend(check_params(&raw.default_params));
+        errors.extend(check_serialize_fields(&raw.serialize_fields));
+        let schema = build_schema(&raw.parse_schema, &mut errors);
+        let metrics = build_metrics(&raw, &schema, &mut errors);
+        if !errors.is_empty() {
+            return Err(TaskErrors(errors));
+        }
+        Ok(Task {
+            name: raw.name.trim().to_string(),
+            version: raw.version.trim().to_string(),
+            prompt_template: raw.prompt_template.trim().to_string(),
+            default_params: raw.default_params.clone(),
+            serialize_fields: raw.serialize_fields.clone(),
+            schema,
+            metrics,
+            raw,
+        })
+    }
+}
+
+impl Task {
+    /// Reads and validates a task file. Every error carries the file name, its
+    /// key path and, where it can be found, the line.
+    pub fn parse(file: &str, yaml: &str) -> Result<Task, TaskErrors> {
+        let raw: RawTask = yaml::from_yaml(file, yaml)?;
+        Task::try_from(raw).map_err(|TaskErrors(errors)| {
+            let mut errors: Vec<TaskError> = errors
+                .into_iter()
+                .map(|mut e| {
+                    e.file = file.to_string();
+                    e.line = yaml::locate(yaml, &e.path);
+                    e
+                })
+                .collect();
+            errors.sort_by_key(|e| e.line.unwrap_or(usize::MAX));
+            TaskErrors(errors)
+        })
+    }
+
+    /// Reads a model answer against the task's schema.
+    pub fn parse_answer(&self, answer: &str) -> ParsedAnswer {
+        self.schema.parse_answer(answer)
+    }
+
+    /// Every metric's score for one sample, as `(metric name, score)` in task order.
+    pub fn score(&self, sample: &Sample, answer: &ParsedAnswer) -> Vec<(String, SampleScore)> {
+        let input = ScoreInput { sample, answer };
+        self.metrics
+            .iter()
+            .map(|m| (m.name.clone(), m.metric.score(&input)))
+            .collect()
+    }
+
+    /// Fields the task reads from samples that `sample` lacks: the serialized
+    /// fields and the metrics' label fields (for a dataset check before a run).
+    pub fn missing_fields(&self, sample: &Sample) -> Vec<String> {
+        let labels = self.raw.metrics.iter().filter_map(RawMetric::label_field);
+        self.serialize_fields
+            .iter()
+            .map(String::as_str)
+            .chain(labels)
+            .filter(|f| sample.get(f).is_none())
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// Known model parameters and their checks; others pass through unchecked,
+/// since providers accept many more.
+fn check_params(params: &Map<String, Value>) -> Vec<TaskError> {
+    let at = |key: &str, message: String| TaskError::at(format!("default_params.{key}"), message);
+    let mut errors = Vec::new();
+    let number_in = |key: &str, lo: f64, hi: f64| -> Option<TaskError> {
+        let v = params.get(key)?;
+        match v.as_f64() {
+            Some(x) if (lo..=hi).contains(&x) => None,
+            _ => Some(at(
+                key,
+                format!("expected a number from {lo} to {hi}, found {v}"),
+            )),
+        }
+    };
+    errors.extend(number_in("temperature", 0.0, 2.0));
+    errors.extend(number_in("top_p", 0.0, 1.0));
+    if let Some(v) = params
+        .get("max_tokens")
+        .filter(|v| v.as_u64().is_none_or(|n| n == 0))
+    {
+        errors.push(at(
+            "max_tokens",
+            format!("expected a positive integer, found {v}"),
+        ));
+    }
+    if let Some(v) = params.get("seed").filter(|v| !v.is_i64() && !v.is_u64()) {
+        errors.push(at("seed", format!("expected an integer, found {v}")));
+    }
+    if let Some(v) = params.get("response_format") {
+        errors.extend(check_response_format(v));
+    }
+    errors
+}
+
+fn check_response_format(v: &Value) -> Option<TaskError> {
+    const TYPES: [&str; 3] = ["text", "json_object", "json_schema"];
+    let kind = v.get("type").and_then(Value::as_str);
+    let (path, message) = match (v, kind) {
+        (Value::Object(_), Some(t)) if TYPES.contains(&t) => {
+            if t == "json_schema" && !v.get("json_schema").is_some_and(Value::is_object) {
+                (
+                    "default_params.response_format",
+                    "type json_schema needs a `json_schema` object".to_string(),
+                )
+            } else {
+                return None;
+            }
+        }
+        (Value::Object(_), Some(t)) => (
+            "default_params.response_format.type",
+            format!("unknown type `{t}`; expected one of {}", TYPES.join(", ")),
+        ),
+        _ => (
+            "default_params.response_format",
+            "expected an object with a `type` (text, json_object or json_schema)".to_string(),
+        ),
+    };
+    Some(TaskError::at(path, message))
+}
+
+fn check_serialize_fields(fields: &[String]) -> Vec<TaskError> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut errors = Vec::new();
+    for (i, f) in fields.iter().enumerate() {
+        let path = format!("serialize_fields[{i}]");
+        match seen.get(f.trim()) {
+            _ if f.trim().is_empty() => {
+                errors.push(TaskError::at(path, "expected a non-empty field name"))
+            }
+            Some(j) => errors.push(TaskError::at(
+                path,
+                format!("`{f}` is already listed at serialize_fields[{j}]"),
+            )),
+            None => {
+                seen.insert(f.trim(), i);
+            }
+        }
+    }
+    errors
+}
+
+fn build_schema(raw: &[RawField], errors: &mut Vec<TaskError>) -> Schema {
+    let mut fields: Vec<FieldSpec> = Vec::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, r) in raw.iter().enumerate() {
+        let path = format!("parse_schema[{i}]");
+        let name = r.field.trim();
+        if let Some(j) = seen.get(name).filter(|_| !name.is_empty()) {
+            errors.push(TaskError::at(
+                format!("{path}.field"),
+                format!("`{name}` is already declared at parse_schema[{j}]"),
+            ));
+            continue;
+        }
+        seen.insert(name, i);
+        match FieldSpec::try_from(r) {
+            Ok(spec) => fields.push(spec),
+            Err(e) => errors.push(e.under(&path)),
+        }
+    }
+    Schema { fields }
+}
+
+/// True when `e` only says a metric reads a field whose own declaration failed
+/// (that failure is reported already).
+fn about_invalid_field(e: &KeyError, raw: &[RawField], schema: &Schema) -> bool {
+    raw.iter()
+        .map(|r| r.field.trim())
+        .filter(|name| schema.get(name).is_none())
+        .any(|name| {
+            e.message
+                .starts_with(&format!("`{name}` is not a parse_schema field"))
+        })
+}
+
+/// True for names that can stand in a CSV column `tm_<name>` unquoted.
+fn valid_metric_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// Why a metric name cannot be used, given where it was first used (if anywhere).
+fn name_problem(name: &str, first: Option<usize>) -> Option<String> {
+    if !valid_metric_name(name) {
+        return Some(format!(
+            "`{name}` is not a valid metric name (use letters, digits, `_`, `-`, `.`)"
+        ));
+    }
+    first.map(|j| {
+        format!("duplicate metric name `{name}` (also metrics[{j}]); give each a distinct `name`")
+    })
+}
+
+fn build_metrics(task: &RawTask, schema: &Schema, errors: &mut Vec<TaskError>) -> Vec<TaskMetric> {
+    let raw = &task.metrics;
+    if raw.is_empty() {
+        errors.push(TaskError::at("metrics", "expected at least one metric"));
+    }
+    let mut out: Vec<TaskMetric> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (i, r) in raw.iter().enumerate() {
+        let path = format!("metrics[{i}]");
+        let name = r.report_name().to_string();
+        let name_error = name_problem(&name, seen.get(&name).copied());
+        if let Some(message) = name_error {
+            let key = if r.name.is_some() { "name" } else { "type" };
+            errors.push(TaskError::at(format!("{path}.{key}"), message));
+            continue;
+        }
+        seen.insert(name.clone(), i);
+        match metric::build(r, schema) {
+            Ok(metric) => out.push(TaskMetric {
+                name,
+                kind: r.kind.trim().to_string(),
+                metric,
+            }),
+            Err(e) if about_invalid_field(&e, &task.parse_schema, schema) => {}
+            Err(e) => errors.push(e.under(&path)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(yaml: &str) -> Vec<String> {
+        match Task::parse("t.yaml", yaml) {
+            Ok(_) => panic!("expected errors"),
+            Err(TaskErrors(e)) => e.iter().map(ToString::to_string).collect(),
+        }
+    }
+
+    const BAD: &str = "name: t
+version: v1
+prompt_template: ie_json
+default_params:
+  temperature: 3
+  response_format: {type: json}
+serialize_fields: [news, news]
+parse_schema:
+  - field: score
+    type: int
+    lo: 5
+    hi: -5
+  - field: mood
+    type: enum
+    values: [up, down]
+    default: sideways
+  - field: note
+    type: str
+  - field: note
+    type: str
+metrics:
+  - type: exact_match
+    name: acc
+    pred_field: mood
+    label_field: gt_mood
+  - type: exact_match
+    name: acc
+    pred_field: note
+    label_field: gt_mood
+  - type: list_overlap
+    pred_field: keywords
+    label_field: gt_keywords
+  - type: numeric_error
+    pred_field: note
+    label_field: gt
+    tolerance: 1
+";
+
+    #[test]
+    fn every_semantic_error_names_path_and_line() {
+        let shown = errors(BAD);
+        let expected = [
+            "t.yaml:5: `default_params.temperature`: expected a number from 0 to 2, found 3",
+            "t.yaml:6: `default_params.response_format.type`: unknown type `json`; expected one of text, json_object, json_schema",
+            "t.yaml:7: `serialize_fields[1]`: `news` is already listed at serialize_fields[0]",
+            "t.yaml:11: `parse_schema[0].lo`: lo 5 is greater than hi -5",
+            "t.yaml:16: `parse_schema[1].default`: not a valid enum value: not in enum values [up, down]: `sideways`",
+            "t.yaml:19: `parse_schema[3].field`: `note` is already declared at parse_schema[2]",
+            // metrics[0] reads `mood`, whose declaration is already reported: no second error
+            "t.yaml:27: `metrics[1].name`: duplicate metric name `acc` (also metrics[0]); give each a distinct `name`",
+            "t.yaml:31: `metrics[2].pred_field`: `keywords` is not a parse_schema field (fields: note; or `raw_answer`)",
+            "t.yaml:34: `metrics[3].pred_field`: `note` is of type str; this metric needs int or float",
+        ];
+        assert_eq!(shown, expected);
+    }
+
+    #[test]
+    fn unknown_keys_and_wrong_types_come_from_the_yaml_parser_with_lines() {
+        let e = errors("name: t\nversion: v1\nprompt_template: x\nmetrics:\n  - type: exact_match\n    pred_feild: a\n");
+        assert_eq!(e.len(), 1);
+        assert!(
+            e[0].starts_with(
+                "t.yaml:6:5: `metrics[0]`: unknown field `pred_feild`, expected one of"
+            ),
+            "{}",
+            e[0]
+        );
+        let e = errors("name: t\nversion: v1\nprompt_template: x\nparse_schema:\n  - field: a\n    type: int\n    lo: low\nmetrics: []\n");
+        assert!(
+            e[0].starts_with(
+                "t.yaml:7:9: `parse_schema[0].lo`: invalid type: string \"low\", expected f64"
+            ),
+            "{}",
+            e[0]
+        );
+        let e = errors("name: t\nversion: v1\nprompt_template: x\nmetric: []\n");
+        assert!(e[0].contains("unknown field `metric`"), "{}", e[0]);
+        let e = errors("name: t\nversion: v1\nprompt_template: x\n");
+        assert!(e[0].contains("missing field `metrics`"), "{}", e[0]);
+        let e = errors("name: t\nversion: v1\nprompt_template: x\nmetrics: []\n");
+        assert_eq!(e, vec!["t.yaml:4: `metrics`: expected at least one metric"]);
+    }
+
+    #[test]
+    fn metric_type_errors_and_defaults() {
+        let base = "name: t\nversion: v1\nprompt_template: x\nparse_schema:\n  - field: a\n    type: str\nmetrics:\n";
+        let e = errors(&format!("{base}  - type: rouge\n"));
+        assert!(
+            e[0].starts_with("t.yaml:8: `metrics[0].type`: unknown metric type `rouge`"),
+            "{}",
+            e[0]
+        );
+        let e = errors(&format!(
+            "{base}  - type: field_completeness\n    tolerance: 2\n"
+        ));
+        assert_eq!(e[0], "t.yaml:9: `metrics[0].tolerance`: `tolerance` does not apply to field_completeness (its keys: fields)");
+        let e = errors(&format!(
+            "{base}  - type: field_completeness\n  - type: field_completeness\n"
+        ));
+        assert!(
+            e[0].starts_with(
+                "t.yaml:9: `metrics[1].type`: duplicate metric name `field_completeness`"
+            ),
+            "{}",
+            e[0]
+        );
+        let e = errors(&format!(
+            "{base}  - type: field_completeness\n    name: \"tm x\"\n"
+        ));
+        assert!(
+            e[0].contains("`metrics[0].name`: `tm x` is not a valid metric name"),
+            "{}",
+            e[0]
+        );
+        let ok =
+            Task::parse("t.yaml", &format!("{base}  - type: field_completeness\n")).expect("valid");
+        assert_eq!(
+            (ok.metrics[0].name.as_str(), ok.metrics[0].kind.as_str()),
+            ("field_completeness", "field_completeness")
+        );
+    }
+
+    #[test]
+    fn missing_fields_lists_serialized_and_label_fields() {
+        let task = preset("event_eval").expect("preset");
+        let Ok(Value::Object(fields)) =
+            serde_json::from_str(r#"{"news_items":[],"gt_sentiment":"x"}"#)
+        else {
+            panic!("object")
+        };
+        let missing = task.missing_fields(&Sample::new("s", fields));
+        assert_eq!(missing, vec!["gt_impact_score", "gt_keywords"]);
+    }
+}
