@@ -6,6 +6,7 @@
 use evalpage_core::demo;
 use evalpage_core::rag;
 use evalpage_core::rag::{Engine, RunConfig};
+use evalpage_core::run::RunIdentity;
 use evalpage_core::run::{Command, Input, RunInfo, RunSettings};
 use evalpage_core::CallOutcome;
 use evalpage_core::Lang;
@@ -27,10 +28,18 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 fn config(run_id: &str) -> RunConfig {
     RunConfig {
-        info: RunInfo {
+        run: RunIdentity {
             run_id: run_id.into(),
             tool: "wasm-test".into(),
             started_at_ms: 0,
+            argv: vec![],
+            dataset: demo::DATASET_NAME.into(),
+            settings: RunSettings {
+                concurrency: 3,
+                ..RunSettings::default()
+            },
+        },
+        info: RunInfo {
             lang: Lang::Zh,
             backend: "demo".into(),
             model: demo::MODEL_NAME.into(),
@@ -38,11 +47,6 @@ fn config(run_id: &str) -> RunConfig {
             parameters: serde_json::json!({}),
             dataset_name: demo::DATASET_NAME.into(),
             dataset_line_errors: 0,
-            argv: vec![],
-        },
-        settings: RunSettings {
-            concurrency: 3,
-            ..RunSettings::default()
         },
         scoring: ScoringConfig::default(),
         system_prompt: evalpage_core::DEFAULT_SYSTEM_PROMPT.into(),
@@ -557,13 +561,16 @@ fn task_spec(run_id: &str, latency: f64) -> TaskRunSpec {
     .expect("two mock models");
     TaskRunSpec {
         cfg: TaskRunConfig {
-            run_id: run_id.into(),
-            tool: "wasm-test".into(),
-            started_at_ms: 0,
+            run: RunIdentity {
+                run_id: run_id.into(),
+                tool: "wasm-test".into(),
+                started_at_ms: 0,
+                argv: vec![],
+                settings: RunSettings::default(),
+                ..RunIdentity::default()
+            },
             backend: "mock".into(),
             models: planned.iter().map(|m| m.settings.clone()).collect(),
-            settings: RunSettings::default(),
-            argv: vec![],
         },
         task,
         run_data: state.run_data.clone(),

@@ -17,6 +17,7 @@ use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::{AppState, Mode};
 use evalpage_core::dialog::{resumable, DialogJudge, MOCK_MODEL_NAME};
 use evalpage_core::events::{self, ReadLog};
+use evalpage_core::run::RunIdentity;
 use evalpage_core::strip_query;
 use evalpage_core::{
     DialogEngine, DialogRunConfig, Lang, ModelSettings, OpenAiConfig, RunSettings,
@@ -101,20 +102,22 @@ fn run_config(s: &DialogState, endpoint: Option<&OpenAiConfig>, t: &Takeover) ->
         None => ("demo", MOCK_MODEL_NAME.to_string()),
     };
     DialogRunConfig {
-        run_id,
-        tool: "evalpage-web".into(),
-        started_at_ms,
+        run: RunIdentity {
+            run_id,
+            tool: "evalpage-web".into(),
+            started_at_ms,
+            argv,
+            dataset: s.dataset_name.clone(),
+            settings: RunSettings {
+                concurrency: s.concurrency,
+                ..RunSettings::default()
+            },
+        },
         backend: backend.into(),
         model_name,
         endpoint: endpoint.map(|c| c.base_url.clone()),
-        dataset_path: s.dataset_name.clone(),
         dataset_name: s.dataset_name.clone(),
         system_prompt: None,
-        settings: RunSettings {
-            concurrency: s.concurrency,
-            ..RunSettings::default()
-        },
-        argv,
         notes: None,
     }
 }
@@ -136,7 +139,7 @@ fn judging(
         api_key_env: None,
         params: Default::default(),
     };
-    let settings = cfg.settings;
+    let settings = cfg.run.settings;
     Ok(match (s.judge.as_str(), endpoint) {
         ("mock", _) => (
             Some(DialogJudge::new(judge_model("mock", None), settings, lang)),
@@ -212,15 +215,15 @@ impl ModeLaunch for DialogLaunch {
         let cfg = run_config(s, endpoint.as_ref(), t);
         let (judge, judge_call) = judging(s, &cfg, endpoint.as_ref(), lang)?;
         let stored = StoredRun {
-            run_id: cfg.run_id.clone(),
-            started_at_ms: cfg.started_at_ms,
+            run_id: cfg.run.run_id.clone(),
+            started_at_ms: cfg.run.started_at_ms,
             status: "running".into(),
             dataset_name: s.dataset_name.clone(),
             lang: lang.code().into(),
             total: s.playable(),
             inputs: StoredInputs::Dialog(s.inputs()),
         };
-        let started_ms = cfg.started_at_ms;
+        let started_ms = cfg.run.started_at_ms;
         let mut engine = DialogEngine::judged_dialogs(cfg, s.set.as_ref().clone(), judge);
         if let Some(log) = &t.log {
             let prior = resumable(&events::read(log.as_bytes()), &engine);

@@ -10,12 +10,14 @@
 //! run is saved and resumed after a reload through the one launch path
 //! (`dialog::launch`).
 
-use super::runner::{Handle, RunView, Transport, Update};
+use super::runner::{Ending, Handle, RunView, Transport, Update};
 use crate::state::dialog::{DialogResults, DialogSnapshot, ShownDialog};
 use crate::state::{RunProgress, RunStatus};
-use evalpage_core::events::{jsonl_to_json_seq, Record};
+use evalpage_core::events::Record;
+use evalpage_core::report::Prices;
+use evalpage_core::run::Ended;
 use evalpage_core::ChatMessage;
-use evalpage_core::{DialogEngine, DialogKind, Kind, OpenAiConfig, EVENT_FILES};
+use evalpage_core::{DialogEngine, DialogKind, Kind, OpenAiConfig};
 use std::rc::Rc;
 
 /// Pretend latency of the dialog mock per turn, ms.
@@ -111,21 +113,30 @@ impl RunView for DialogView {
         }
     }
 
-    fn finish(
+    fn ending(&mut self, _: &DialogEngine) -> Ending<DialogKind> {
+        Ending {
+            inputs: (),
+            prices: Prices::new(),
+            metadata: None,
+        }
+    }
+
+    fn finished(
         &mut self,
         engine: &DialogEngine,
-        events_jsonl: &str,
+        ended: Result<Ended, String>,
+        logs: [(String, String); 2],
         ended_at_ms: u64,
     ) -> Result<Rc<DialogResults>, Rc<str>> {
+        let mut files = ended.map_err(|e| Rc::from(e.as_str()))?.files;
+        files.extend(logs);
+        // What the page shows of the run; the files are the kind's.
         let artifacts = engine.kind().artifacts(ended_at_ms);
-        let [jsonl, seq] = EVENT_FILES;
-        let logs = vec![
-            (jsonl.to_string(), events_jsonl.to_string()),
-            (seq.to_string(), jsonl_to_json_seq(events_jsonl)),
-        ];
-        DialogResults::of(&artifacts, logs, ended_at_ms)
-            .map(Rc::new)
-            .map_err(|e| Rc::from(e.as_str()))
+        Ok(Rc::new(DialogResults::shown(
+            &artifacts,
+            files,
+            ended_at_ms,
+        )))
     }
 }
 

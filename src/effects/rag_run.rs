@@ -5,13 +5,13 @@
 //! case table's results and counts, and at the end `report.json`, the two
 //! event logs, `report.md` and the Notes.
 
-use super::runner::{Handle, Launch, Persist, RunView, Transport, Update};
+use super::runner::{Ending, Handle, Launch, Persist, RunView, Transport, Update};
 use crate::state::{Artifacts, ModelCall, RunProgress, RunSnapshot, RunStatus};
-use evalpage_core::events::{jsonl_to_json_seq, PriorCall, Record};
-use evalpage_core::rag::{case_line, finish_line, notes, start_line};
+use evalpage_core::events::{PriorCall, Record};
+use evalpage_core::rag::{case_line, notes, start_line};
 use evalpage_core::rag::{Engine, RagKind, RunConfig};
-use evalpage_core::report::{self, RunMetrics};
-use evalpage_core::run::{self};
+use evalpage_core::report::RunMetrics;
+use evalpage_core::run::Ended;
 use evalpage_core::Kind;
 use evalpage_core::RagCase;
 use evalpage_core::{demo, Lang};
@@ -124,52 +124,55 @@ impl RunView for RagView {
         }
     }
 
-    fn finish(&mut self, engine: &Engine, events_jsonl: &str, ended_at_ms: u64) -> Rc<Artifacts> {
-        let cancelled = engine.status() == run::RunStatus::Cancelled;
-        let mut built = evalpage_core::rag::build(engine, ended_at_ms);
-        let prices: evalpage_core::Prices = self
-            .price
-            .map(|p| (engine.config().info.model.clone(), p))
-            .into_iter()
-            .collect();
-        evalpage_core::set_prices(&mut built, &prices);
-        let metrics = RunMetrics::from_results(engine.results());
-        let line = finish_line(self.lang, &metrics, cancelled);
-        self.console.push(Rc::from(line));
-        let info = &engine.config().info;
-        let meta = report::RunMeta {
-            tool: info.tool.clone(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            argv: info.argv.clone(),
-            dataset: info.dataset_name.clone(),
+    fn ending(&mut self, engine: &Engine) -> Ending<RagKind> {
+        let model = engine.config().info.model.clone();
+        Ending {
+            inputs: self.dataset.as_bytes().to_vec(),
+            prices: self.price.map(|p| (model, p)).into_iter().collect(),
             metadata: None,
-            started_at_ms: info.started_at_ms,
-            ended_at_ms,
+        }
+    }
+
+    fn finished(
+        &mut self,
+        engine: &Engine,
+        ended: Result<Ended, String>,
+        logs: [(String, String); 2],
+        ended_at_ms: u64,
+    ) -> Rc<Artifacts> {
+        let mut files = match ended {
+            Ok(ended) => {
+                self.console
+                    .extend(ended.lines.iter().map(|l| Rc::from(l.as_str())));
+                ended.files
+            }
+            Err(e) => {
+                self.console.push(Rc::from(format!("[EVAL] {e}").as_str()));
+                Vec::new()
+            }
         };
-        // The core's one renderer of every run's files, as the CLI writes them.
-        let outputs = evalpage_core::rag::rag_outputs(
-            engine,
-            &built,
-            self.lang,
-            self.dataset.as_bytes(),
-            &meta,
-        );
-        let events_json_seq = jsonl_to_json_seq(events_jsonl);
-        let mut files: Vec<(String, String)> = report::render_outputs(&outputs)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(n, t)| (n.to_string(), t))
-            .collect();
-        files.push(("report.events.jsonl".into(), events_jsonl.to_string()));
-        files.push(("report.events.json-seq".into(), events_json_seq.clone()));
+        let text = |name: &str| {
+            files
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, t)| t.clone())
+                .unwrap_or_default()
+        };
+        // The page shows the report it offers for download.
+        let report_json = text("report.json");
+        let markdown = text("report.md");
+        let report = serde_json::from_str(&report_json)
+            .unwrap_or_else(|_| evalpage_core::rag::build(engine, ended_at_ms));
+        let [(_, events_jsonl), (_, events_json_seq)] = logs.clone();
+        files.extend(logs);
         self.log_new_lines();
         Rc::new(Artifacts {
-            report_json: serde_json::to_string_pretty(&built).unwrap_or_default(),
+            report_json,
             events_json_seq,
-            events_jsonl: events_jsonl.to_string(),
-            markdown: outputs.markdown.clone(),
+            events_jsonl,
+            markdown,
             notes: notes(self.lang, engine),
-            report: Rc::new(built),
+            report: Rc::new(report),
             files,
             ended_at_ms,
         })
@@ -217,7 +220,7 @@ impl Handle<RagView> {
         persist: Option<Persist>,
         on_update: Callback<RunUpdate>,
     ) -> RunHandle {
-        let started_ms = cfg.info.started_at_ms;
+        let started_ms = cfg.run.started_at_ms;
         let mut engine = Engine::new(cfg, cases);
         engine.restore(prior);
         let view = RagView::new(&engine, call);

@@ -7,15 +7,16 @@
 //! token, to that origin only; the run is saved and resumed after a reload
 //! through the one launch path (`retrieval::launch`).
 
-use super::runner::{Handle, RunView, Transport, Update};
+use super::runner::{Ending, Handle, RunView, Transport, Update};
 use crate::state::retrieval::RetrievalSnapshot;
 use crate::state::{RunProgress, RunStatus, TaskArtifacts};
-use evalpage_core::events::{jsonl_to_json_seq, Record};
+use evalpage_core::events::Record;
+use evalpage_core::report::Prices;
+pub use evalpage_core::retrieval::RetrievalFiles;
 use evalpage_core::retrieval::Row;
-use evalpage_core::retrieval::{retrieval_outputs, ListsFrom, RetrievalInputs};
+use evalpage_core::run::Ended;
 use evalpage_core::ChatMessage;
-use evalpage_core::{render_outputs, DatasetMetadataFile, LineError, RunMeta, EVENT_FILES};
-use evalpage_core::{ApiKey, Kind, Lang, RetrievalEngine, RetrievalKind};
+use evalpage_core::{ApiKey, Kind, RetrievalEngine, RetrievalKind};
 use std::rc::Rc;
 
 /// Pretend latency of the demo retriever, ms.
@@ -26,20 +27,6 @@ pub type RetrievalRunHandle = Handle<RetrievalView>;
 
 /// What the runner tells the retrieval page.
 pub type RetrievalUpdate = Update<RetrievalSnapshot, Result<Rc<TaskArtifacts>, Rc<str>>>;
-
-/// The inputs the files are rendered from at the end.
-pub struct RetrievalFiles {
-    /// The cases file name.
-    pub cases_file: String,
-    /// Its bytes (for the fingerprint).
-    pub cases_bytes: Rc<[u8]>,
-    /// Its skipped lines.
-    pub line_errors: Rc<Vec<LineError>>,
-    /// The dataset's `metadata.json`, if one was loaded.
-    pub metadata: Option<DatasetMetadataFile>,
-    /// Language of `report.md`.
-    pub lang: Lang,
-}
 
 /// The retrieval mode's side of the runner.
 pub struct RetrievalView {
@@ -106,43 +93,27 @@ impl RunView for RetrievalView {
         }
     }
 
-    fn finish(
+    fn ending(&mut self, _: &RetrievalEngine) -> Ending<RetrievalKind> {
+        Ending {
+            inputs: self.files.clone(),
+            prices: Prices::new(),
+            metadata: self
+                .files
+                .metadata
+                .as_ref()
+                .map(|_| "metadata.json".to_string()),
+        }
+    }
+
+    fn finished(
         &mut self,
-        engine: &RetrievalEngine,
-        events_jsonl: &str,
+        _: &RetrievalEngine,
+        ended: Result<Ended, String>,
+        logs: [(String, String); 2],
         ended_at_ms: u64,
     ) -> Result<Rc<TaskArtifacts>, Rc<str>> {
-        let cfg = engine.config();
-        let f = &self.files;
-        let meta = RunMeta {
-            tool: cfg.tool.clone(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            argv: cfg.argv.clone(),
-            dataset: f.cases_file.clone(),
-            metadata: f.metadata.as_ref().map(|_| "metadata.json".to_string()),
-            started_at_ms: cfg.started_at_ms,
-            ended_at_ms,
-        };
-        let from: ListsFrom = cfg.endpoint.lists_from();
-        let inputs = RetrievalInputs {
-            cases_file: &f.cases_file,
-            cases_bytes: &f.cases_bytes,
-            line_errors: &f.line_errors,
-            from: &from,
-            metadata: f.metadata.as_ref(),
-            run_id: &cfg.run_id,
-            meta: &meta,
-            lang: f.lang,
-        };
-        let files = render_outputs(&retrieval_outputs(&engine.evaluated(), &inputs))
-            .map_err(|e| Rc::from(format!("could not render summary.csv: {e}").as_str()))?;
-        let mut files: Vec<(String, String)> = files
-            .into_iter()
-            .map(|(name, text)| (name.to_string(), text))
-            .collect();
-        let [jsonl, seq] = EVENT_FILES;
-        files.push((jsonl.to_string(), events_jsonl.to_string()));
-        files.push((seq.to_string(), jsonl_to_json_seq(events_jsonl)));
+        let mut files = ended.map_err(|e| Rc::from(e.as_str()))?.files;
+        files.extend(logs);
         Ok(Rc::new(TaskArtifacts { files, ended_at_ms }))
     }
 }

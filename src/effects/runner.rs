@@ -18,8 +18,10 @@ use super::journal::{Journal, Take};
 use super::{fetch, now_ms};
 use crate::state::stored::StoredRun;
 use crate::state::{RunProgress, RunStatus};
-use evalpage_core::events::to_jsonl;
+use evalpage_core::events::{jsonl_to_json_seq, to_jsonl};
+use evalpage_core::report::{Prices, EVENT_FILES};
 use evalpage_core::run::{self, Command, Input, Kind, Pipeline, RunSettings, Step};
+use evalpage_core::run::{finish as finish_run, Ended, Finish, RunEnd};
 use evalpage_core::{ApiKey, OpenAiConfig};
 use evalpage_core::{CallOutcome, ChatMessage};
 use gloo_timers::callback::Timeout;
@@ -55,7 +57,7 @@ pub enum Transport {
 /// What one kind of evaluation shows of its run, over the engine.
 pub trait RunView: 'static {
     /// The core's kind of evaluation (its records go to the event log).
-    type Kind: Kind<Record: Serialize>;
+    type Kind: Kind<Record: Serialize> + Finish;
     /// What a settled job shows once it is saved.
     type Shown: 'static;
     /// What the page gets as progress.
@@ -88,13 +90,28 @@ pub trait RunView: 'static {
         status: RunStatus,
         progress: RunProgress,
     ) -> Self::Snapshot;
-    /// The run stopped and everything is saved: the downloads.
-    fn finish(
+    /// The run stopped: what its kind renders the files from, and the
+    /// prices of its models (the judge's included), handed over.
+    fn ending(&mut self, engine: &Pipeline<Self::Kind>) -> Ending<Self::Kind>;
+    /// The run stopped and everything is saved: the downloads, from the
+    /// files the kind rendered (or why it could not) and the two event logs.
+    fn finished(
         &mut self,
         engine: &Pipeline<Self::Kind>,
-        events_jsonl: &str,
+        ended: Result<Ended, String>,
+        logs: [(String, String); 2],
         ended_at_ms: u64,
     ) -> Self::Artifacts;
+}
+
+/// What a view hands over at the end of a run, for its kind's files.
+pub struct Ending<K: Finish> {
+    /// What the kind's files are rendered from.
+    pub inputs: K::Inputs,
+    /// Prices per million tokens by model name, the judge's included.
+    pub prices: Prices,
+    /// The dataset's `metadata.json`, as named, if one was loaded.
+    pub metadata: Option<String>,
 }
 
 /// What the runner tells the page.
@@ -487,7 +504,22 @@ fn finish<V: RunView>(rc: &Shared<V>) {
         r.flush = None;
         r.wake = None;
         r.in_flight.clear();
-        let artifacts = r.view.finish(&r.engine, &r.events_jsonl, now_ms());
+        // The one end of every kind's run: the kind renders its files.
+        let ended_at_ms = now_ms();
+        let ending = r.view.ending(&r.engine);
+        let end = RunEnd {
+            version: env!("CARGO_PKG_VERSION").into(),
+            metadata: ending.metadata,
+            ended_at_ms,
+            prices: ending.prices,
+        };
+        let ended = finish_run(&r.engine, ending.inputs, &end);
+        let [jsonl, seq] = EVENT_FILES;
+        let logs = [
+            (jsonl.to_string(), r.events_jsonl.clone()),
+            (seq.to_string(), jsonl_to_json_seq(&r.events_jsonl)),
+        ];
+        let artifacts = r.view.finished(&r.engine, ended, logs, ended_at_ms);
         (snapshot(r), artifacts, r.on_update.clone())
     };
     rc.borrow().journal.forget();

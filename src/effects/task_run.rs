@@ -7,23 +7,21 @@
 //! (the core's `task_run::resume`) and only the rest is sent. Keys live only
 //! in the `OpenAiConfig`s of `calls`, never in what is stored.
 
-use super::runner::{Handle, Launch, Persist, RunView, Transport, Update};
+use super::runner::{Ending, Handle, Launch, Persist, RunView, Transport, Update};
 use crate::state::task_check::CheckedTask;
 use crate::state::task_data::RunData;
 use crate::state::task_results::{labels, Labels, ResultGrid};
 use crate::state::{ModelCall, RunProgress, RunStatus, TaskArtifacts, TaskSnapshot};
 use evalpage_core::demo;
 use evalpage_core::events;
-use evalpage_core::events::jsonl_to_json_seq;
+use evalpage_core::run::Ended;
+use evalpage_core::task::TaskFiles;
 
 use evalpage_core::task::SampleResult;
 use evalpage_core::ChatMessage;
 use evalpage_core::Kind;
 use evalpage_core::Lang;
-use evalpage_core::RunMeta;
-use evalpage_core::TaskInputs as Inputs;
 use evalpage_core::TaskRecord;
-use evalpage_core::{AnswerSource, RunDescription};
 use evalpage_core::{TaskEngine, TaskJudge, TaskKind, TaskRunConfig};
 use std::rc::Rc;
 use yew::Callback;
@@ -154,70 +152,34 @@ impl RunView for TaskView {
         }
     }
 
-    fn finish(
+    fn ending(&mut self, engine: &TaskEngine) -> Ending<TaskKind> {
+        let mut prices = self.prices.clone();
+        if let (Some(judge), Some(price)) = (engine.judge(), self.judge_price) {
+            prices.entry(judge.model.name.clone()).or_insert(price);
+        }
+        Ending {
+            inputs: TaskFiles {
+                task: self.task.task.clone(),
+                info: self.task.info.clone(),
+                data: self.run_data.data.as_ref().clone(),
+                dataset_bytes: self.run_data.bytes.to_vec(),
+                lang: self.lang,
+            },
+            prices,
+            metadata: self.run_data.metadata.clone(),
+        }
+    }
+
+    fn finished(
         &mut self,
-        engine: &TaskEngine,
-        events_jsonl: &str,
+        _: &TaskEngine,
+        ended: Result<Ended, String>,
+        logs: [(String, String); 2],
         ended_at_ms: u64,
     ) -> Result<Rc<TaskArtifacts>, Rc<str>> {
-        self.render(engine, events_jsonl, ended_at_ms)
-            .map(Rc::new)
-            .map_err(|e| Rc::from(e.as_str()))
-    }
-}
-
-impl TaskView {
-    /// The eight artifacts (the core's renderer, as the CLI writes them) and
-    /// the two event logs.
-    fn render(
-        &self,
-        engine: &TaskEngine,
-        events_jsonl: &str,
-        ended_at_ms: u64,
-    ) -> Result<TaskArtifacts, String> {
-        let cfg = engine.config();
-        let data = &self.run_data.data;
-        let mut scored = engine.scored();
-        for m in &mut scored.models {
-            m.price = self.prices.get(&m.model).copied();
-        }
-        scored.judge_price = self.judge_price;
-        let source = AnswerSource::Run(RunDescription {
-            run_id: cfg.run_id.clone(),
-            backend: cfg.backend.clone(),
-            models: cfg.models.clone(),
-            settings: cfg.settings,
-        });
-        let meta = RunMeta {
-            tool: cfg.tool.clone(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            argv: cfg.argv.clone(),
-            dataset: data.name.clone(),
-            metadata: self.run_data.metadata.clone(),
-            started_at_ms: cfg.started_at_ms,
-            ended_at_ms,
-        };
-        let files = evalpage_core::task::render_files(&Inputs {
-            task: &self.task.task,
-            info: &self.task.info,
-            prompts: engine.prompts(),
-            data,
-            dataset_bytes: &self.run_data.bytes,
-            scored: &scored,
-            line_errors: &data.errors,
-            source: &source,
-            meta: &meta,
-            lang: self.lang,
-        })
-        .map_err(|e| format!("could not render summary.csv: {e}"))?;
-        let mut files: Vec<(String, String)> = files
-            .into_iter()
-            .map(|(name, text)| (name.to_string(), text))
-            .collect();
-        let [jsonl, seq] = evalpage_core::report::EVENT_FILES;
-        files.push((jsonl.to_string(), events_jsonl.to_string()));
-        files.push((seq.to_string(), jsonl_to_json_seq(events_jsonl)));
-        Ok(TaskArtifacts { files, ended_at_ms })
+        let mut files = ended.map_err(|e| Rc::from(e.as_str()))?.files;
+        files.extend(logs);
+        Ok(Rc::new(TaskArtifacts { files, ended_at_ms }))
     }
 }
 
@@ -267,7 +229,7 @@ impl TaskRunSpec {
 impl Handle<TaskView> {
     /// Starts a task run.
     pub fn start(mut spec: TaskRunSpec, on_update: Callback<TaskRunUpdate>) -> TaskRunHandle {
-        let started_ms = spec.cfg.started_at_ms;
+        let started_ms = spec.cfg.run.started_at_ms;
         let persist = spec.persist.take();
         let (engine, view) = spec.parts();
         Handle::launch(Launch {

@@ -14,6 +14,7 @@ use crate::state::{AppAction, AppState, LoadedDataset, Mode, ModelCall, ModelSet
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::rag;
 use evalpage_core::rag::{Engine, RunConfig};
+use evalpage_core::run::RunIdentity;
 use evalpage_core::run::RunInfo;
 use evalpage_core::{demo, Lang};
 use serde_json::json;
@@ -56,10 +57,15 @@ fn run_config(
         )
     };
     RunConfig {
-        info: RunInfo {
+        run: RunIdentity {
             run_id: t.run_id.clone().unwrap_or_else(fresh_id),
             tool: "evalpage-web".into(),
             started_at_ms: started,
+            argv,
+            dataset: d.parsed.name.clone(),
+            settings: s.run_settings(started),
+        },
+        info: RunInfo {
             lang,
             backend: s.provider.code().into(),
             model: if demo {
@@ -71,9 +77,7 @@ fn run_config(
             parameters: json!({ "temperature": s.temperature, "max_tokens": s.max_tokens }),
             dataset_name: d.parsed.name.clone(),
             dataset_line_errors: d.parsed.errors.len(),
-            argv,
         },
-        settings: s.run_settings(started),
         scoring: s.scoring(),
         system_prompt: s.system_prompt.clone(),
         dataset_meta: None,
@@ -148,8 +152,8 @@ impl ModeLaunch for RagLaunch {
             .as_ref()
             .map(|log| evalpage_core::rag::resumable(&events::read(log.as_bytes()), &cases));
         let stored = StoredRun {
-            run_id: cfg.info.run_id.clone(),
-            started_at_ms: cfg.info.started_at_ms,
+            run_id: cfg.run.run_id.clone(),
+            started_at_ms: cfg.run.started_at_ms,
             status: "running".into(),
             dataset_name: dataset.parsed.name.clone(),
             lang: lang.code().into(),
@@ -159,7 +163,7 @@ impl ModeLaunch for RagLaunch {
                 settings: (**settings).clone(),
             }),
         };
-        let started_ms = cfg.info.started_at_ms;
+        let started_ms = cfg.run.started_at_ms;
         let mut engine = Engine::new(cfg, cases);
         engine.set_policy(settings.policy());
         engine.restore(prior.map(|p| p.calls).unwrap_or_default());

@@ -15,6 +15,7 @@ use crate::state::retrieval::{RetrievalAction, RetrievalState};
 use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::{AppState, Mode};
 use evalpage_core::events::{self, ReadLog};
+use evalpage_core::run::RunIdentity;
 use evalpage_core::{resumable_retrieval, Lang, RunSettings};
 use evalpage_core::{RetrievalEndpoint, RetrievalEngine, RetrievalRunConfig};
 use std::rc::Rc;
@@ -54,17 +55,20 @@ fn run_config(
         argv.push(format!("endpoint={}", endpoint.url));
     }
     RetrievalRunConfig {
-        run_id,
-        tool: "evalpage-web".into(),
-        started_at_ms: started,
+        run: RunIdentity {
+            run_id,
+            tool: "evalpage-web".into(),
+            started_at_ms: started,
+            argv,
+            dataset: s.dataset_name.clone(),
+            settings: RunSettings {
+                concurrency: s.concurrency,
+                ..RunSettings::default()
+            },
+        },
         dataset: s.dataset_name.clone(),
         k: s.k,
         endpoint,
-        settings: RunSettings {
-            concurrency: s.concurrency,
-            ..RunSettings::default()
-        },
-        argv,
     }
 }
 
@@ -125,15 +129,15 @@ impl ModeLaunch for RetrievalLaunch {
         };
         let cfg = run_config(s, endpoint, demo, t);
         let stored = StoredRun {
-            run_id: cfg.run_id.clone(),
-            started_at_ms: cfg.started_at_ms,
+            run_id: cfg.run.run_id.clone(),
+            started_at_ms: cfg.run.started_at_ms,
             status: "running".into(),
             dataset_name: s.dataset_name.clone(),
             lang: lang.code().into(),
             total: s.cases.len(),
             inputs: StoredInputs::Retrieval(s.inputs()),
         };
-        let started_ms = cfg.started_at_ms;
+        let started_ms = cfg.run.started_at_ms;
         let mut engine = RetrievalEngine::new(cfg, s.cases.as_ref().clone());
         if let Some(log) = &t.log {
             let prior = resumable_retrieval(&events::read(log.as_bytes()), engine.cases());
@@ -141,8 +145,8 @@ impl ModeLaunch for RetrievalLaunch {
         }
         let files = RetrievalFiles {
             cases_file: s.dataset_name.clone(),
-            cases_bytes: s.dataset_bytes.clone(),
-            line_errors: s.line_errors.clone(),
+            cases_bytes: s.dataset_bytes.to_vec(),
+            line_errors: s.line_errors.as_ref().clone(),
             metadata: None,
             lang,
         };

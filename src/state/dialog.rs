@@ -63,6 +63,15 @@ impl DialogResults {
         let mut files =
             render(artifacts).map_err(|e| format!("could not render the artifacts: {e}"))?;
         files.extend(extra);
+        Ok(DialogResults::shown(artifacts, files, ended_at_ms))
+    }
+
+    /// What the page shows of a run's artifacts, with its files.
+    pub fn shown(
+        artifacts: &Artifacts,
+        files: Vec<(String, String)>,
+        ended_at_ms: u64,
+    ) -> DialogResults {
         let mut rows: HashMap<&str, Vec<TurnEval>> = HashMap::new();
         for r in &artifacts.rows {
             rows.entry(r.dialog_id.as_str())
@@ -79,14 +88,14 @@ impl DialogResults {
                 }))
             })
             .collect();
-        Ok(DialogResults {
+        DialogResults {
             summary: artifacts.summary.clone(),
             dialogs: Rc::new(dialogs),
             files: Rc::new(files),
             ended_at_ms,
             problems: Vec::new(),
             scored_from: None,
-        })
+        }
     }
 
     /// The text of one file, by name.

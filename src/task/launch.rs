@@ -17,6 +17,7 @@ use crate::state::task_models::{
 use crate::state::ModelSettings;
 use crate::state::{Mode, TaskAction, TaskState};
 use evalpage_core::events::ReadLog;
+use evalpage_core::run::RunIdentity;
 use evalpage_core::Lang;
 use evalpage_core::ModelEntry;
 use evalpage_core::TaskRunConfig;
@@ -120,13 +121,16 @@ impl ModeLaunch for TaskLaunch {
         };
         let stored = StoredRun::of_task(page, &run_id, started, lang);
         let cfg = TaskRunConfig {
-            run_id,
-            tool: "evalpage-web".into(),
-            started_at_ms: started,
+            run: RunIdentity {
+                run_id,
+                tool: "evalpage-web".into(),
+                started_at_ms: started,
+                argv: argv(page, &planned, &self.params),
+                settings: page.settings.run_settings(&planned, started),
+                ..RunIdentity::default()
+            },
             backend: backend(&planned).into(),
             models: planned.iter().map(|m| m.settings.clone()).collect(),
-            settings: page.settings.run_settings(&planned, started),
-            argv: argv(page, &planned, &self.params),
         };
         let prices = planned
             .iter()

@@ -390,30 +390,8 @@ pub(crate) fn file_name(path: &Path) -> String {
 /// One line per model on stdout: answered, parse problems, metric means. A
 /// metric with no scored sample has no mean: `name=- (N skipped)`, never 0.
 pub(crate) fn print_summary(scored: &Scored) {
-    for m in &scored.models {
-        let means: Vec<String> = m
-            .aggregates
-            .iter()
-            .map(|(name, agg)| format!("{name}={}", mean_shown(agg)))
-            .collect();
-        println!(
-            "{}: {} samples, {} answered, {} parse problem(s); {}",
-            m.model,
-            m.results.len(),
-            m.answered(),
-            m.parse_problems(),
-            means.join(" ")
-        );
-    }
-}
-
-/// A metric's mean as the summary line shows it: three decimals, or `-` with
-/// the count of skipped samples when no sample has a value.
-fn mean_shown(agg: &evalpage_core::Aggregate) -> String {
-    if agg.sample_count == 0 {
-        format!("- ({} skipped)", agg.skipped)
-    } else {
-        format!("{:.3}", agg.mean)
+    for line in evalpage_core::task::summary_lines(scored) {
+        println!("{line}");
     }
 }
 

@@ -9,6 +9,7 @@ use evalpage_core::dialog::{
     parse_dialogs, prepare_trace, render, score_prepared, DialogJudge, JudgeOnlyEngine,
     JudgeOnlyKind,
 };
+use evalpage_core::run::RunIdentity;
 use evalpage_core::run::{Command, Input, Kind, Pipeline, RunSettings, RunStatus};
 use evalpage_core::{Answer, CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::{DialogEngine, DialogRunConfig, Lang, ModelSettings, OfflineRun, Record};
@@ -39,18 +40,21 @@ fn judge() -> DialogJudge {
 
 fn config() -> DialogRunConfig {
     DialogRunConfig {
-        run_id: "run1".into(),
-        tool: "test".into(),
-        started_at_ms: 1_700_000_000_000,
+        run: RunIdentity {
+            run_id: "run1".into(),
+            tool: "test".into(),
+            started_at_ms: 1_700_000_000_000,
+            dataset: "dialogs.jsonl".into(),
+            settings: RunSettings {
+                concurrency: 2,
+                max_attempts: 1,
+                ..RunSettings::default()
+            },
+            ..RunIdentity::default()
+        },
         backend: "openai".into(),
         model_name: "m".into(),
-        dataset_path: "dialogs.jsonl".into(),
         dataset_name: "dialogs.jsonl".into(),
-        settings: RunSettings {
-            concurrency: 2,
-            max_attempts: 1,
-            ..RunSettings::default()
-        },
         ..DialogRunConfig::default()
     }
 }

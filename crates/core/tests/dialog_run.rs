@@ -5,6 +5,7 @@
 //! artifacts hold spec 001's required fields.
 
 use evalpage_core::dialog::{parse_dialogs, render, DialogStatus, TurnStatus};
+use evalpage_core::run::RunIdentity;
 use evalpage_core::run::{Command, Input, RunSettings, RunStatus, Step};
 use evalpage_core::{Answer, CallError, CallOutcome, ErrorKind};
 use evalpage_core::{DialogEngine, DialogRunConfig, Record};
@@ -21,19 +22,22 @@ fn engine() -> DialogEngine {
     assert_eq!(set.errors.len(), 1);
     DialogEngine::dialogs(
         DialogRunConfig {
-            run_id: "run1".into(),
-            tool: "test".into(),
-            started_at_ms: 1_700_000_000_000,
+            run: RunIdentity {
+                run_id: "run1".into(),
+                tool: "test".into(),
+                started_at_ms: 1_700_000_000_000,
+                dataset: "data/dialogs.jsonl".into(),
+                settings: RunSettings {
+                    concurrency: 2,
+                    max_attempts: 1,
+                    ..RunSettings::default()
+                },
+                ..RunIdentity::default()
+            },
             backend: "openai".into(),
             model_name: "m".into(),
-            dataset_path: "data/dialogs.jsonl".into(),
             dataset_name: "dialogs.jsonl".into(),
             system_prompt: Some("你是理财顾问".into()),
-            settings: RunSettings {
-                concurrency: 2,
-                max_attempts: 1,
-                ..RunSettings::default()
-            },
             ..DialogRunConfig::default()
         },
         set,

@@ -7,6 +7,7 @@
 
 use evalpage_core::events::{read, reconcile, to_jsonl, Record};
 use evalpage_core::judge_setups as setups;
+use evalpage_core::run::RunIdentity;
 use evalpage_core::run::{Command, Input, RunSettings, RunStatus};
 use evalpage_core::task::{missing_judge, TaskJudge};
 use evalpage_core::task::{AnswerSource, RunDescription, TaskInfo};
@@ -79,13 +80,16 @@ fn engine(metrics: &str, rows: &[Value], judge_limit: usize) -> Run {
         ..RunSettings::default()
     };
     let cfg = TaskRunConfig {
-        run_id: "j1".into(),
-        tool: "test".into(),
-        started_at_ms: 0,
+        run: RunIdentity {
+            run_id: "j1".into(),
+            tool: "test".into(),
+            started_at_ms: 0,
+            argv: vec![],
+            settings: settings(4),
+            ..RunIdentity::default()
+        },
         backend: "mock".into(),
         models: vec![model("m")],
-        settings: settings(4),
-        argv: vec![],
     };
     let judge = TaskJudge {
         model: model("judge"),
@@ -145,7 +149,7 @@ impl Run {
             run_id: "j1".into(),
             backend: "mock".into(),
             models: self.engine.config().models.clone(),
-            settings: self.engine.config().settings,
+            settings: self.engine.config().run.settings,
         });
         let meta = RunMeta {
             tool: "test".into(),

@@ -3,7 +3,7 @@
 //! limits (an answering model and a judge), driven with scripted outcomes.
 
 use evalpage_core::run::{
-    Call, Command, Input, JobOutcome, Kind, Pipeline, RunSettings, RunStatus, Step,
+    Call, Command, Input, JobOutcome, Kind, Pipeline, RunIdentity, RunSettings, RunStatus, Step,
 };
 use evalpage_core::{Answer, CallError, CallOutcome, ChatMessage, ErrorKind};
 
@@ -13,6 +13,7 @@ struct AnswerThenJudge {
     answer: RunSettings,
     judge: RunSettings,
     settled: Vec<(usize, JobOutcome)>,
+    run: RunIdentity,
 }
 
 const ANSWER: usize = 0;
@@ -20,6 +21,10 @@ const JUDGE: usize = 1;
 
 impl Kind for AnswerThenJudge {
     type Record = String;
+
+    fn identity(&self) -> &RunIdentity {
+        &self.run
+    }
 
     fn jobs(&self) -> usize {
         self.cases
@@ -77,6 +82,7 @@ fn engine(cases: usize) -> Pipeline<AnswerThenJudge> {
         answer: settings(2),
         judge: settings(1),
         settled: Vec::new(),
+        run: RunIdentity::default(),
     })
 }
 

@@ -6,6 +6,7 @@
 mod common;
 
 use common::*;
+use evalpage_core::run::RunIdentity;
 use evalpage_core::run::{Command, Input, RunSettings};
 use evalpage_core::task::DatasetFormat;
 use evalpage_core::task::TaskInfo;
@@ -65,9 +66,14 @@ fn task_engine() -> TaskEngine {
     let data =
         evalpage_core::task::load_dataset("t.jsonl", CASES.as_bytes(), DatasetFormat::Rag, None);
     let cfg = TaskRunConfig {
-        run_id: "t".into(),
-        tool: "test".into(),
-        started_at_ms: 0,
+        run: RunIdentity {
+            run_id: "t".into(),
+            tool: "test".into(),
+            started_at_ms: 0,
+            argv: vec![],
+            settings: RunSettings::default(),
+            ..RunIdentity::default()
+        },
         backend: "openai".into(),
         models: vec![ModelSettings {
             name: "m".into(),
@@ -76,8 +82,6 @@ fn task_engine() -> TaskEngine {
             api_key_env: None,
             params: Map::new(),
         }],
-        settings: RunSettings::default(),
-        argv: vec![],
     };
     let info = TaskInfo {
         name: "rag_qa".into(),

@@ -6,6 +6,7 @@
 //! is `score::score`'s.
 
 use evalpage_core::judge_setups as setups;
+use evalpage_core::run::RunIdentity;
 use evalpage_core::run::{Command, Input, RunSettings, RunStatus};
 use evalpage_core::task::TaskJudge;
 use evalpage_core::task::{build_report as build, AnswerSource, ReportInput, TaskInfo};
@@ -165,13 +166,16 @@ fn judged_answers_from_a_file_equal_a_judged_run_with_the_same_answers() {
     let models = ["m1", "m2"];
     // the run: two models answer, the judge judges, on two pools each
     let cfg = TaskRunConfig {
-        run_id: "r".into(),
-        tool: "test".into(),
-        started_at_ms: 0,
+        run: RunIdentity {
+            run_id: "r".into(),
+            tool: "test".into(),
+            started_at_ms: 0,
+            argv: vec![],
+            settings: RunSettings::default(),
+            ..RunIdentity::default()
+        },
         backend: "mock".into(),
         models: models.iter().map(|m| model(m)).collect(),
-        settings: RunSettings::default(),
-        argv: vec![],
     };
     let mut run = TaskEngine::judged(
         cfg,

@@ -4,6 +4,7 @@
 //! the report, and cancel settles everything.
 
 use evalpage_core::events::{read, reconcile, to_jsonl};
+use evalpage_core::run::RunIdentity;
 use evalpage_core::run::{Command, Input, RunSettings, RunStatus, Step};
 use evalpage_core::task::TaskRecord;
 use evalpage_core::task::{builtin_template, preset};
@@ -50,17 +51,20 @@ fn setup(models: &[&str], concurrency: usize) -> (TaskEngine, TaskDataset) {
     let data =
         evalpage_core::task::load_dataset("d.jsonl", DATA.as_bytes(), DatasetFormat::Samples, None);
     let cfg = TaskRunConfig {
-        run_id: "t1".into(),
-        tool: "test".into(),
-        started_at_ms: 0,
+        run: RunIdentity {
+            run_id: "t1".into(),
+            tool: "test".into(),
+            started_at_ms: 0,
+            argv: vec![],
+            settings: RunSettings {
+                concurrency,
+                max_attempts: 3,
+                ..RunSettings::default()
+            },
+            ..RunIdentity::default()
+        },
         backend: "mock".into(),
         models: models.iter().map(|m| model(m)).collect(),
-        settings: RunSettings {
-            concurrency,
-            max_attempts: 3,
-            ..RunSettings::default()
-        },
-        argv: vec![],
     };
     (TaskEngine::new(cfg, task, info(), &template, &data), data)
 }
@@ -183,7 +187,7 @@ fn the_log_reconciles_with_the_rendered_report() {
         run_id: "t1".into(),
         backend: "mock".into(),
         models: engine.config().models.clone(),
-        settings: engine.config().settings,
+        settings: engine.config().run.settings,
     });
     let meta = RunMeta {
         tool: "test".into(),

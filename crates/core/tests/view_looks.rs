@@ -10,6 +10,7 @@ mod common;
 
 use evalpage_core::dialog::{parse_dialogs, render, DialogJudge};
 use evalpage_core::rag::{notes, notes_of, reasons};
+use evalpage_core::run::RunIdentity;
 use evalpage_core::run::{Command, Input, Kind, Pipeline, RunSettings, RunStatus, Step};
 use evalpage_core::view::dialog_columns;
 use evalpage_core::view::{open_files, rag_cases, Look};
@@ -122,18 +123,21 @@ fn close(a: &serde_json::Value, b: &serde_json::Value) -> bool {
 
 fn dialog_config() -> DialogRunConfig {
     DialogRunConfig {
-        run_id: "eval_dialog-1".into(),
-        tool: "test".into(),
-        started_at_ms: 1_700_000_000_000,
+        run: RunIdentity {
+            run_id: "eval_dialog-1".into(),
+            tool: "test".into(),
+            started_at_ms: 1_700_000_000_000,
+            dataset: "demo_dialogs.jsonl".into(),
+            settings: RunSettings {
+                concurrency: 3,
+                max_attempts: 1,
+                ..RunSettings::default()
+            },
+            ..RunIdentity::default()
+        },
         backend: "demo".into(),
         model_name: "evalpage-dialog-mock".into(),
-        dataset_path: "demo_dialogs.jsonl".into(),
         dataset_name: "demo_dialogs.jsonl".into(),
-        settings: RunSettings {
-            concurrency: 3,
-            max_attempts: 1,
-            ..RunSettings::default()
-        },
         ..DialogRunConfig::default()
     }
 }

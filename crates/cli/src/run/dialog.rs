@@ -18,16 +18,16 @@
 use super::backend::Backend;
 use super::clock::Clock;
 use super::driver::{Caller, Request};
-use super::output::say;
-use super::{resume, setup, Checked, Console, Finish};
+use super::{resume, setup, Checked, Console};
 use crate::args::RunArgs;
 use crate::error::CliError;
 use evalpage_core::dialog::{
-    mock_reply, parse_dialogs, progress_file, render, TurnStatus, MOCK_MODEL_NAME,
+    mock_reply, parse_dialogs, progress_file, TurnStatus, MOCK_MODEL_NAME,
 };
 use evalpage_core::dialog::{resumable as dialog_resumable, DialogJudge};
 use evalpage_core::events::ReadLog;
-use evalpage_core::run::{Pipeline, RunStatus};
+use evalpage_core::report::Prices;
+use evalpage_core::run::Pipeline;
 use evalpage_core::{strip_query, CallOutcome};
 use evalpage_core::{DialogEngine, DialogKind, DialogRunConfig};
 use std::path::Path;
@@ -36,9 +36,6 @@ use std::sync::Arc;
 /// Checks `--dialogs`' flags and dataset into a run ready to go.
 pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, CliError> {
     let clock = Clock::start();
-    let argv: Vec<String> = std::env::args_os()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
     let backend = setup::backend(args)?;
     let bytes = crate::score::read_dataset_bytes(path)?;
     let name = file_name(path);
@@ -64,17 +61,12 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         clock.run_id().replacen("eval_rag", "eval_dialog", 1)
     })?;
     let cfg = DialogRunConfig {
-        run_id,
-        tool: "evalpage-cli".into(),
-        started_at_ms: clock.started_at_ms(),
+        run: setup::identity(args, &clock, run_id),
         backend: backend.name().into(),
         model_name: model,
         endpoint,
-        dataset_path: path.display().to_string(),
         dataset_name: name,
         system_prompt: args.system_prompt.clone(),
-        settings: setup::settings(args),
-        argv,
         notes: None,
     };
     let judge = match &args.judge {
@@ -133,44 +125,16 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         k.dialogs().len(),
         playable,
         k.dialogs().len() - playable,
-        k.config().settings.concurrency
+        k.config().run.settings.concurrency
     );
-    let out_dir = args.out.clone();
-    let finish: Finish<DialogKind> = Box::new(move |engine, out, clock| {
-        let artifacts = engine.kind().artifacts(clock.now_ms());
-        let files = render(&artifacts).map_err(|e| {
-            CliError::output(&out.path("metrics_summary.json"), std::io::Error::other(e))
-        })?;
-        for (name, text) in &files {
-            out.write_file(name, text)?;
-        }
-        for (name, m) in &artifacts.summary.metrics {
-            let value = m.value.map_or("-".to_string(), |v| format!("{v:.3}"));
-            let unscored = m
-                .unscored_count
-                .map(|n| format!(", unscored {n}"))
-                .unwrap_or_default();
-            say(&format!(
-                "[EVAL] {name}: {value} ({}; eligible {}, skipped {}, failed {}{unscored})",
-                m.status, m.eligible_count, m.skipped_count, m.failed_count
-            ));
-        }
-        if engine.status() == RunStatus::Cancelled {
-            eprintln!("evalpage: the run stopped before every dialog settled");
-        }
-        if let Some(fatal) = engine.stopped() {
-            let not_run = artifacts.summary.counters.failed_dialogs;
-            return Err(setup::stopped(fatal, not_run, &out_dir));
-        }
-        Ok(files.len())
-    });
     Ok(Checked {
         engine,
         call,
         clock,
         start_line,
-        finish,
-        report: "metrics_summary.json",
+        inputs: (),
+        prices: Prices::new(),
+        metadata: None,
     })
 }
 
@@ -234,6 +198,6 @@ impl Console for DialogKind {
     fn side_log(engine: &Pipeline<DialogKind>, from: usize) -> Option<(String, Vec<String>)> {
         let k = engine.kind();
         let lines = k.progress().iter().skip(from).map(|p| p.line()).collect();
-        Some((progress_file(&k.config().run_id), lines))
+        Some((progress_file(&k.config().run.run_id), lines))
     }
 }

@@ -19,11 +19,11 @@ use crate::args::RunArgs;
 use crate::error::CliError;
 use clock::Clock;
 use evalpage_core::events::Record;
-use evalpage_core::rag::{case_line, finish_line, start_line};
+use evalpage_core::rag::{case_line, start_line};
 use evalpage_core::rag::{Engine, RagKind};
-use evalpage_core::report::{RunMeta, RunMetrics};
-use evalpage_core::run::{Kind, Pipeline, RunStatus};
-use output::{say, Output, REPORT_JSON, REPORT_MD};
+use evalpage_core::report::Prices;
+use evalpage_core::run::{finish, Finish, Kind, Pipeline, RunEnd, RunStatus};
+use output::{say, Output};
 
 /// What the one run loop needs from a kind besides the engine: the console
 /// line of a settled job.
@@ -78,21 +78,20 @@ pub(crate) fn run_to_end<K: Console>(
     })
 }
 
-/// Renders and writes a finished run's files; returns how many it wrote.
-pub(crate) type Finish<K> =
-    Box<dyn FnOnce(&Pipeline<K>, &Output, &Clock) -> Result<usize, CliError>>;
-
 /// A run checked from `evalpage run`'s flags and ready to go: every input
 /// read, every model resolved, every key read, a resumed run's settled cases
 /// taken over. Nothing is written before a plan exists.
-pub(crate) struct Checked<K: Console> {
+pub(crate) struct Checked<K: Console + Finish> {
     engine: Pipeline<K>,
     call: driver::Caller,
     clock: Clock,
     start_line: String,
-    finish: Finish<K>,
-    /// The file the log's `summary` names as the final report.
-    report: &'static str,
+    /// What the kind's files are rendered from at the end.
+    inputs: K::Inputs,
+    /// Prices by model name, the judge's included.
+    prices: Prices,
+    /// `--metadata`, as given.
+    metadata: Option<String>,
 }
 
 /// `evalpage run` (the RAG check, `--task` or `--retrieval`), checked.
@@ -138,18 +137,38 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
     }
 }
 
-impl<K: Console> Checked<K> {
-    /// The one run path: open the logs, print the start line, drive the
-    /// engine to the end, write the files.
+impl<K: Console + Finish> Checked<K> {
+    /// The one run path of every kind: open the logs, print the start line,
+    /// drive the engine to the end, then the kind's end of run (its files,
+    /// priced, and its last lines), written here.
     fn run(mut self, out_dir: &std::path::Path) -> Result<(), CliError> {
         let mut out = Output::create(out_dir)?;
-        out.set_report(self.report);
+        out.set_report(K::REPORT);
         say(&self.start_line);
         run_to_end(&mut self.engine, self.call, &self.clock, &mut out)?;
-        let written = (self.finish)(&self.engine, &out, &self.clock)?;
+        let end = RunEnd {
+            version: env!("CARGO_PKG_VERSION").into(),
+            metadata: self.metadata,
+            ended_at_ms: self.clock.now_ms(),
+            prices: self.prices,
+        };
+        let ended = finish(&self.engine, self.inputs, &end)
+            .map_err(|e| CliError::output(&out.path(K::REPORT), std::io::Error::other(e)))?;
+        for (name, text) in &ended.files {
+            out.write_file(name, text)?;
+        }
+        for line in &ended.lines {
+            say(line);
+        }
+        if self.engine.status() == RunStatus::Cancelled {
+            eprintln!("evalpage: the run stopped before every case settled");
+        }
+        if let Some(fatal) = self.engine.stopped() {
+            return Err(setup::stopped(fatal, ended.not_run, out_dir));
+        }
         eprintln!(
             "evalpage: wrote {} files and 2 event logs to {}",
-            written,
+            ended.files.len(),
             out_dir.display()
         );
         Ok(())
@@ -159,16 +178,13 @@ impl<K: Console> Checked<K> {
 /// The RAG check's plan.
 fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
     let clock = Clock::start();
-    let argv = std::env::args_os()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let mut plan = setup::plan(args, &clock, argv)?;
+    let mut plan = setup::plan(args, &clock)?;
     let prior = match &args.resume_from {
         Some(path) => Some(resume::load(path, &plan.cases)?),
         None => None,
     };
     if let Some(run_id) = prior.as_ref().and_then(|p| p.run_id.clone()) {
-        plan.config.info.run_id = run_id;
+        plan.config.run.run_id = run_id;
     }
     let lang = plan.config.info.lang;
     let dataset_bytes = std::mem::take(&mut plan.dataset_bytes);
@@ -185,44 +201,17 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
     let backend = std::sync::Arc::new(plan.backend);
     let call: driver::Caller =
         std::sync::Arc::new(move |_, r: &driver::Request| backend.call(&r.messages));
-    let dataset = args.dataset().display().to_string();
-    let metadata = args.metadata.as_ref().map(|p| p.display().to_string());
-    let price = setup::flag_price(args);
-    let out_dir = args.out.clone();
-    let finish: Finish<RagKind> = Box::new(move |engine, out, clock| {
-        let meta = RunMeta {
-            tool: "evalpage-cli".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            argv: engine.config().info.argv.clone(),
-            dataset,
-            metadata,
-            started_at_ms: engine.config().info.started_at_ms,
-            ended_at_ms: clock.now_ms(),
-        };
-        let prices: evalpage_core::report::Prices = price
-            .map(|p| (engine.config().info.model.clone(), p))
-            .into_iter()
-            .collect();
-        let written = out.write_reports(engine, clock.now_ms(), &dataset_bytes, &meta, &prices)?;
-        let cancelled = engine.status() == RunStatus::Cancelled;
-        let metrics = RunMetrics::from_results(engine.results());
-        say(&finish_line(lang, &metrics, cancelled));
-        eprintln!(
-            "evalpage: wrote {} and {}",
-            out.path(REPORT_JSON).display(),
-            out.path(REPORT_MD).display()
-        );
-        match engine.stopped() {
-            Some(fatal) => Err(setup::stopped(fatal, metrics.not_run_cases, &out_dir)),
-            None => Ok(written),
-        }
-    });
+    let prices = setup::flag_price(args)
+        .map(|p| (engine.config().info.model.clone(), p))
+        .into_iter()
+        .collect();
     Ok(Checked {
         start_line: start_line(lang, engine.cases().len()),
         engine,
         call,
         clock,
-        finish,
-        report: REPORT_JSON,
+        inputs: dataset_bytes,
+        prices,
+        metadata: setup::metadata_name(args),
     })
 }

@@ -1,11 +1,9 @@
 //! What a run leaves behind: the two event logs, appended and flushed record by
 //! record so a killed run leaves a readable prefix; the `[EVAL]` console lines;
-//! and, at the end, `report.json` and `report.md`.
+//! and, at the end, the files the run's kind renders (`run::Finish`).
 
 use crate::error::CliError;
 use evalpage_core::events::{self, Record};
-use evalpage_core::rag::Engine;
-use evalpage_core::report::{self, EvaluationResult, RunMeta};
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -16,8 +14,6 @@ pub const JSON_SEQ: &str = "report.events.json-seq";
 pub const JSONL: &str = "report.events.jsonl";
 /// Final report (the source of truth).
 pub const REPORT_JSON: &str = "report.json";
-/// Markdown rendering of the report.
-pub const REPORT_MD: &str = "report.md";
 
 /// The output directory and its open event logs.
 #[derive(Debug)]
@@ -89,28 +85,6 @@ impl Output {
         append(&mut self.seq, &format!("\u{1e}{line}"))
             .map_err(|e| CliError::output(&self.path(JSON_SEQ), e))?;
         append(&mut self.jsonl, line).map_err(|e| CliError::output(&self.path(JSONL), e))
-    }
-
-    /// Writes every file of a stopped RAG check (`report::FILES`), rendered
-    /// by the core's one renderer of every run's files.
-    pub fn write_reports(
-        &self,
-        engine: &Engine,
-        now_ms: u64,
-        dataset_bytes: &[u8],
-        meta: &RunMeta,
-        prices: &report::Prices,
-    ) -> Result<usize, CliError> {
-        let mut report: EvaluationResult = evalpage_core::rag::build(engine, now_ms);
-        report::set_prices(&mut report, prices);
-        let lang = engine.config().info.lang;
-        let outputs = evalpage_core::rag::rag_outputs(engine, &report, lang, dataset_bytes, meta);
-        let files = report::render_outputs(&outputs)
-            .map_err(|e| CliError::output(&self.path("summary.csv"), io::Error::other(e)))?;
-        for (name, text) in &files {
-            self.write_file(name, text)?;
-        }
-        Ok(files.len())
     }
 
     /// Writes (replaces) one file in the output directory.

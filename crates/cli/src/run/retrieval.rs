@@ -6,14 +6,13 @@
 use super::clock::Clock;
 use super::driver::{Caller, Request};
 use super::http::JsonBackend;
-use super::output::say;
-use super::{setup, Checked, Console, Finish};
+use super::{setup, Checked, Console};
 use crate::args::RunArgs;
 use crate::error::CliError;
 use crate::score::{read_dataset_bytes, read_input, read_metadata, report_skipped};
-use evalpage_core::render_outputs as render;
-use evalpage_core::retrieval::{retrieval_outputs, ListsFrom, RetrievalInputs};
-use evalpage_core::{parse_retrieval_cases, Pipeline, RunMeta};
+use evalpage_core::report::Prices;
+use evalpage_core::retrieval::RetrievalFiles;
+use evalpage_core::{parse_retrieval_cases, Pipeline};
 use evalpage_core::{CallError, CallOutcome, ErrorKind};
 use evalpage_core::{RetrievalEndpoint, RetrievalEngine, RetrievalKind, RetrievalRunConfig};
 use evalpage_core::{RETRIEVAL_BODY, RETRIEVAL_PATH};
@@ -61,9 +60,6 @@ fn body_template(args: &RunArgs) -> Result<String, CliError> {
 pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
     let clock = Clock::start();
     let started_at_ms = clock.now_ms();
-    let argv: Vec<String> = std::env::args_os()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
     let cases_file = args
         .dataset()
         .file_name()
@@ -97,14 +93,10 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
         format!("eval_retrieval-{started_at_ms}")
     })?;
     let cfg = RetrievalRunConfig {
-        run_id,
-        tool: "evalpage-cli".into(),
-        started_at_ms,
+        run: setup::identity(args, &clock, run_id),
         dataset: cases_file.clone(),
         k,
         endpoint: endpoint.clone(),
-        settings: setup::settings(args),
-        argv: argv.clone(),
     };
     let queries: Vec<String> = cases.iter().map(|c| c.query.clone()).collect();
     let prior = log
@@ -146,57 +138,24 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
             })
         }
     };
-    let dataset = args.dataset().display().to_string();
-    let metadata_path = args.metadata.as_ref().map(|p| p.display().to_string());
-    let lang = args.lang.into();
-    let finish: Finish<RetrievalKind> = Box::new(move |engine, out, clock| {
-        let evaluated = engine.evaluated();
-        let meta = RunMeta {
-            tool: "evalpage-cli".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            argv,
-            dataset,
-            metadata: metadata_path,
-            started_at_ms,
-            ended_at_ms: clock.now_ms(),
-        };
-        let from: ListsFrom = engine.config().endpoint.lists_from();
-        let inputs = RetrievalInputs {
-            cases_file: &cases_file,
-            cases_bytes: &cases_bytes,
-            line_errors: &line_errors,
-            from: &from,
-            metadata: metadata.as_ref(),
-            run_id: &engine.config().run_id,
-            meta: &meta,
-            lang,
-        };
-        let files = render(&retrieval_outputs(&evaluated, &inputs))
-            .map_err(|e| CliError::output(&out.path("summary.csv"), std::io::Error::other(e)))?;
-        for (name, text) in &files {
-            out.write_file(name, text)?;
-        }
-        let counts = evaluated.counts();
-        say(&format!(
-            "[EVAL] retrieval done: {} cases, k={k}, hit_rate {:.3} ({}/{}), {} without a list",
-            counts.cases,
-            counts.hit_rate.unwrap_or(0.0),
-            evaluated.hit_cases(),
-            counts.cases,
-            counts.failed_calls
-        ));
-        Ok(files.len())
-    });
+    let start_line = format!(
+        "[EVAL] retrieval: {} cases, k={k}, endpoint {}",
+        engine.cases().len(),
+        endpoint.url
+    );
     Ok(Checked {
-        report: super::output::REPORT_JSON,
-        start_line: format!(
-            "[EVAL] retrieval: {} cases, k={k}, endpoint {}",
-            engine.cases().len(),
-            endpoint.url
-        ),
+        start_line,
         engine,
         call,
         clock,
-        finish,
+        inputs: RetrievalFiles {
+            cases_file,
+            cases_bytes,
+            line_errors,
+            metadata,
+            lang: args.lang.into(),
+        },
+        prices: Prices::new(),
+        metadata: setup::metadata_name(args),
     })
 }

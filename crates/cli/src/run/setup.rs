@@ -11,6 +11,7 @@ use crate::error::CliError;
 use evalpage_core::demo;
 use evalpage_core::rag;
 use evalpage_core::rag::RunConfig;
+use evalpage_core::run::RunIdentity;
 use evalpage_core::run::{RunInfo, RunSettings};
 use evalpage_core::OpenAiConfig;
 use evalpage_core::RagCase;
@@ -47,13 +48,13 @@ pub struct Loaded {
     pub bytes: Vec<u8>,
 }
 
-/// Resolves the flags into a plan; `argv` is recorded as given (it holds no key).
-pub fn plan(args: &RunArgs, clock: &Clock, argv: Vec<String>) -> Result<Plan, CliError> {
+/// Resolves the flags into a plan.
+pub fn plan(args: &RunArgs, clock: &Clock) -> Result<Plan, CliError> {
     let backend = backend(args)?;
     let data = load_dataset(args.dataset())?;
     let config = RunConfig {
-        info: run_info(args, clock, &backend, &data, argv),
-        settings: settings(args),
+        run: identity(args, clock, clock.run_id()),
+        info: run_info(args, &backend, &data),
         scoring: scoring(args),
         system_prompt: args
             .system_prompt
@@ -72,14 +73,34 @@ pub fn plan(args: &RunArgs, clock: &Clock, argv: Vec<String>) -> Result<Plan, Cl
     })
 }
 
-/// The run's identity and model description, as recorded in the log and report.
-fn run_info(
-    args: &RunArgs,
-    clock: &Clock,
-    backend: &Backend,
-    data: &Loaded,
-    argv: Vec<String>,
-) -> RunInfo {
+/// Who runs what, the same for every kind `evalpage run` plays: the run
+/// id, this tool, the start, the command line as given (it holds no key),
+/// the dataset as given and the scheduling flags.
+pub fn identity(args: &RunArgs, clock: &Clock, run_id: String) -> RunIdentity {
+    let argv = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let dataset = match (&args.dialogs, args.dataset.as_ref()) {
+        (Some(path), _) => path.display().to_string(),
+        (None, _) => args.dataset().display().to_string(),
+    };
+    RunIdentity {
+        run_id,
+        tool: "evalpage-cli".into(),
+        started_at_ms: clock.started_at_ms(),
+        argv,
+        dataset,
+        settings: settings(args),
+    }
+}
+
+/// `--metadata`, as given (the report's run metadata names it).
+pub fn metadata_name(args: &RunArgs) -> Option<String> {
+    args.metadata.as_ref().map(|p| p.display().to_string())
+}
+
+/// The RAG check's model and dataset, as recorded in the log and report.
+fn run_info(args: &RunArgs, backend: &Backend, data: &Loaded) -> RunInfo {
     let (model, endpoint) = match backend {
         Backend::Demo => (demo::MODEL_NAME.to_string(), None),
         Backend::OpenAi(_) => (
@@ -88,9 +109,6 @@ fn run_info(
         ),
     };
     RunInfo {
-        run_id: clock.run_id(),
-        tool: "evalpage-cli".to_string(),
-        started_at_ms: clock.started_at_ms(),
         lang: args.lang.into(),
         backend: backend.name().to_string(),
         model: model.trim().to_string(),
@@ -98,7 +116,6 @@ fn run_info(
         parameters: json!({"temperature": args.temperature, "max_tokens": args.max_tokens}),
         dataset_name: data.name.clone(),
         dataset_line_errors: data.skipped,
-        argv,
     }
 }
 

@@ -18,8 +18,8 @@ use super::driver::{Caller, Request};
 use super::http::{self, HttpBackend};
 use super::judge::JudgeAnswerer;
 use super::registry::{read_key, read_registry};
+use super::Checked;
 use super::{resume, setup};
-use super::{Checked, Finish};
 use crate::args::RunArgs;
 use crate::error::CliError;
 use crate::score;
@@ -28,18 +28,16 @@ use evalpage_core::judged_metrics;
 use evalpage_core::parse_problems;
 use evalpage_core::report::Prices;
 use evalpage_core::resumable_task as resumable;
-use evalpage_core::run::RunStatus;
 use evalpage_core::task::DatasetFormat;
 use evalpage_core::task::Task;
+use evalpage_core::task::TaskFiles;
 use evalpage_core::AnswerStatus;
+use evalpage_core::ModelSettings;
 use evalpage_core::OpenAiConfig;
-use evalpage_core::RunMeta;
 use evalpage_core::Sample;
-use evalpage_core::TaskMetrics;
 use evalpage_core::{merged_params, ModelEntry};
 use evalpage_core::{missing_judge, Price, TaskJudge};
 use evalpage_core::{strip_query, ApiKey, CallOutcome, ChatMessage};
-use evalpage_core::{AnswerSource, ModelSettings, RunDescription};
 use evalpage_core::{TaskEngine, TaskKind, TaskRunConfig};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -105,9 +103,6 @@ fn judge(
 /// written before every input is read and every model resolved).
 pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>, CliError> {
     let clock = Clock::start();
-    let argv: Vec<String> = std::env::args_os()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
     let loaded = task_file::load(task_spec)?;
     let format = DatasetFormat::for_task(&loaded.task);
     let max = args
@@ -115,7 +110,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let (bytes, data) = score::read_dataset(args.dataset(), args.metadata.as_deref(), format, max)?;
     let (models, prices) = models(args, &loaded.task)?;
-    let settings = setup::settings(args);
+    let _settings = setup::settings(args);
     let backend = if args.mock { "mock" } else { "openai" };
     // A resumed run keeps the interrupted run's id.
     let (log, run_id) = resume::log_and_run_id(args.resume_from.as_deref(), || {
@@ -123,13 +118,9 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     })?;
     let model_settings: Vec<ModelSettings> = models.iter().map(|(m, _)| m.clone()).collect();
     let cfg = TaskRunConfig {
-        run_id: run_id.clone(),
-        tool: "evalpage-cli".into(),
-        started_at_ms: clock.started_at_ms(),
+        run: setup::identity(args, &clock, run_id.clone()),
         backend: backend.into(),
         models: model_settings.clone(),
-        settings,
-        argv: argv.clone(),
     };
     let agent = http::agent(Duration::from_secs_f64(args.timeout_s));
     let (task_judge, judge_answerer, judge_price) = match judge(args, &loaded)? {
@@ -194,70 +185,28 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         n,
         model_settings.len(),
         judge_name
+            .as_ref()
             .map(|j| format!(", judged by {j}"))
             .unwrap_or_default()
     );
-    let (task, info) = (task.clone(), info.clone());
-    let (dataset, metadata, lang) = (
-        args.dataset().display().to_string(),
-        args.metadata.as_ref().map(|p| p.display().to_string()),
-        args.lang.into(),
-    );
-    let out_dir = args.out.clone();
-    let finish: Finish<TaskKind> = Box::new(move |engine, out, clock| {
-        let mut scored = engine.scored();
-        for m in &mut scored.models {
-            m.price = prices.get(&m.model).copied();
-        }
-        scored.judge_price = judge_price;
-        let source = AnswerSource::Run(RunDescription {
-            run_id,
-            backend: backend.into(),
-            models: model_settings,
-            settings,
-        });
-        let meta = RunMeta {
-            tool: "evalpage-cli".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            argv,
-            dataset,
-            metadata,
-            started_at_ms: clock.started_at_ms(),
-            ended_at_ms: clock.now_ms(),
-        };
-        let files = evalpage_core::task::render_files(&evalpage_core::task::Inputs {
-            task: &task,
-            info: &info,
-            prompts: engine.prompts(),
-            data: &data,
-            dataset_bytes: &bytes,
-            scored: &scored,
-            line_errors: &data.errors,
-            source: &source,
-            meta: &meta,
-            lang,
-        })
-        .map_err(|e| CliError::output(&out.path("summary.csv"), std::io::Error::other(e)))?;
-        for (name, text) in &files {
-            out.write_file(name, text)?;
-        }
-        score::print_summary(&scored);
-        if engine.status() == RunStatus::Cancelled {
-            eprintln!("evalpage: the run stopped before every case settled");
-        }
-        if let Some(fatal) = engine.stopped() {
-            let not_run = TaskMetrics::of(&scored.models).not_run_cases;
-            return Err(super::setup::stopped(fatal, not_run, &out_dir));
-        }
-        Ok(files.len())
-    });
+    let mut prices = prices;
+    if let (Some(name), Some(price)) = (judge_name, judge_price) {
+        prices.entry(name).or_insert(price);
+    }
     Ok(Checked {
         engine,
         call,
         clock,
         start_line,
-        finish,
-        report: super::output::REPORT_JSON,
+        inputs: TaskFiles {
+            task: task.clone(),
+            info: info.clone(),
+            data,
+            dataset_bytes: bytes,
+            lang: args.lang.into(),
+        },
+        prices,
+        metadata: setup::metadata_name(args),
     })
 }
 

@@ -39,12 +39,12 @@ use super::score::{Judged, Judgements, TurnJudgement};
 use super::trace::{conversation_text, DialogTrace};
 use super::vocab::{ComplianceLabel, TurnStatus, RISK_TAGS};
 use crate::dataset::sample::Sample;
-use crate::events::{MetaRecord, Record, SummaryRecord, SCHEMA_VERSION};
+use crate::events::{MetaRecord, Record, SummaryRecord};
 use crate::judge::prompt::{code, dialog_builtin, JudgePrompt};
 use crate::judge::verdict::{tags_of, Verdict};
 use crate::metric::judge_flow::{take, Attempt};
 use crate::provider::{Answer, CallError, ChatMessage, ModelSettings};
-use crate::run::{Call, JobOutcome, Kind, Pipeline, RunSettings};
+use crate::run::{Call, JobOutcome, Kind, Pipeline, RunIdentity, RunSettings};
 use crate::Lang;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -486,8 +486,8 @@ pub fn earlier_of(trace: &DialogTrace, turn_pair_id: usize) -> Vec<(String, Stri
 #[derive(Debug)]
 pub struct JudgeOnlyKind {
     judge: DialogJudge,
-    run_id: String,
-    started_at_ms: u64,
+    /// The scoring run's identity (its scheduling is the judge's pool).
+    run: RunIdentity,
     /// Job -> (dialog id, turn pair id, context).
     jobs: Vec<(String, usize, TurnContext)>,
     parts: Vec<Option<Vec<PartJudgement>>>,
@@ -526,9 +526,14 @@ impl JudgeOnlyKind {
         }
         JudgeOnlyKind {
             parts: vec![None; jobs.len()],
+            run: RunIdentity {
+                run_id: run_id.to_string(),
+                tool: "evalpage".into(),
+                started_at_ms,
+                settings: judge.settings,
+                ..RunIdentity::default()
+            },
             judge,
-            run_id: run_id.to_string(),
-            started_at_ms,
             jobs,
         }
     }
@@ -555,6 +560,10 @@ impl JudgeOnlyKind {
 
 impl Kind for JudgeOnlyKind {
     type Record = Record;
+
+    fn identity(&self) -> &RunIdentity {
+        &self.run
+    }
 
     fn jobs(&self) -> usize {
         self.jobs.len()
@@ -599,33 +608,18 @@ impl Kind for JudgeOnlyKind {
 
     fn meta(&self, now_ms: u64) -> Record {
         Record::Meta(MetaRecord {
-            run_id: self.run_id.clone(),
-            ts_ms: now_ms,
-            tool: "evalpage".into(),
-            schema_version: SCHEMA_VERSION,
-            cases_total: self.jobs.len(),
-            backend: "judge".into(),
             model: Some(self.judge.model.name.clone()),
             endpoint: self.judge.model.base_url.clone(),
-            concurrency: self.judge.settings.concurrency,
-            max_attempts: self.judge.settings.max_attempts,
-            timeout_ms: self.judge.settings.timeout_ms,
-            ..MetaRecord::default()
+            ..MetaRecord::of(&self.run, "", "judge", self.jobs.len(), now_ms)
         })
     }
 
     fn summary(&self, cancelled: bool, now_ms: u64) -> Record {
-        Record::Summary(SummaryRecord {
-            run_id: self.run_id.clone(),
-            ts_ms: now_ms,
-            status: if cancelled { "cancelled" } else { "done" }.into(),
-            metrics: crate::events::SummaryMetrics {
-                cases_total: self.parts.iter().flatten().count(),
-                ..crate::events::SummaryMetrics::default()
-            },
-            elapsed_ms_total: now_ms.saturating_sub(self.started_at_ms),
-            final_report_path: None,
-        })
+        let metrics = crate::events::SummaryMetrics {
+            cases_total: self.parts.iter().flatten().count(),
+            ..crate::events::SummaryMetrics::default()
+        };
+        Record::Summary(SummaryRecord::of(&self.run, metrics, cancelled, now_ms))
     }
 
     fn mock_answer(&self, _job: usize, messages: &[ChatMessage]) -> Answer {

@@ -53,11 +53,11 @@ use super::trace::{
 use super::vocab::{DialogStatus, TurnStatus};
 use crate::events::{
     CaseRecord, ErrorDetail, MetaRecord, Record, SummaryMetrics, SummaryRecord, TurnCall,
-    TurnRecord, SCHEMA_VERSION,
+    TurnRecord,
 };
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 use crate::report::Counts;
-use crate::run::{Call, JobOutcome, Kind, Pipeline, RunSettings};
+use crate::run::{Call, JobOutcome, Kind, Pipeline, RunIdentity, RunSettings};
 use crate::text::truncate_chars;
 use crate::timefmt::rfc3339_ms;
 use serde_json::json;
@@ -66,28 +66,20 @@ use std::collections::BTreeMap;
 /// How a dialog run is set up.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DialogRunConfig {
-    /// Run id.
-    pub run_id: String,
-    /// Writing tool.
-    pub tool: String,
-    /// Start time, ms since the epoch (passed in).
-    pub started_at_ms: u64,
+    /// Who runs what (`run.dataset`: the dataset as given, the manifest's
+    /// `dataset_path`), and the scheduling of the one pool (`concurrency` is
+    /// `workers_dialog`).
+    pub run: RunIdentity,
     /// `openai`, `demo`.
     pub backend: String,
     /// The model evaluated.
     pub model_name: String,
     /// Endpoint base URL, if any.
     pub endpoint: Option<String>,
-    /// The dataset as given (the manifest's `dataset_path`).
-    pub dataset_path: String,
     /// The dataset's file name (the log's `dataset`).
     pub dataset_name: String,
     /// System prompt sent first in every request.
     pub system_prompt: Option<String>,
-    /// Scheduling of the one pool (`concurrency` is `workers_dialog`).
-    pub settings: RunSettings,
-    /// Command line, without secrets.
-    pub argv: Vec<String>,
     /// Free text for the manifest's `notes`.
     pub notes: Option<String>,
 }
@@ -144,12 +136,17 @@ impl DialogKind {
             cfg,
             judge,
         };
-        let t0 = k.cfg.started_at_ms;
-        k.progress
-            .push(ProgressEvent::run(&k.cfg.run_id, "run_started", 0, n, t0));
+        let t0 = k.cfg.run.started_at_ms;
+        k.progress.push(ProgressEvent::run(
+            &k.cfg.run.run_id,
+            "run_started",
+            0,
+            n,
+            t0,
+        ));
         for i in 0..n {
             if let Some(why) = k.dialogs[i].skip_reason() {
-                let t = skipped_trace(&k.cfg.run_id, &k.dialogs[i], why);
+                let t = skipped_trace(&k.cfg.run.run_id, &k.dialogs[i], why);
                 k.done += 1;
                 k.progress.push(ProgressEvent::dialog(&t, k.done, n, t0));
                 k.traces[i] = Some(t);
@@ -268,7 +265,7 @@ impl DialogKind {
             })
             .collect();
         Some(Record::Turn(TurnRecord {
-            run_id: self.cfg.run_id.clone(),
+            run_id: self.cfg.run.run_id.clone(),
             ts_ms: now_ms,
             case_id: d.dialog_id.clone(),
             case_index: d.dataset_index,
@@ -323,7 +320,7 @@ impl DialogKind {
         let counters = Counters::of(&traces, self.bad_lines);
         let info = self.judge.as_ref().map(DialogJudge::info);
         let summary = summarize_judged(
-            &self.cfg.run_id,
+            &self.cfg.run.run_id,
             &self.cfg.model_name,
             counters.clone(),
             &rows,
@@ -331,7 +328,7 @@ impl DialogKind {
         );
         let mut progress = self.progress.clone();
         progress.push(ProgressEvent::run(
-            &self.cfg.run_id,
+            &self.cfg.run.run_id,
             "run_finished",
             self.done,
             self.dialogs.len(),
@@ -340,12 +337,12 @@ impl DialogKind {
         Artifacts {
             manifest: RunManifest {
                 trace_version: TRACE_VERSION.into(),
-                run_id: self.cfg.run_id.clone(),
-                dataset_path: self.cfg.dataset_path.clone(),
-                started_at: rfc3339_ms(self.cfg.started_at_ms),
+                run_id: self.cfg.run.run_id.clone(),
+                dataset_path: self.cfg.run.dataset.clone(),
+                started_at: rfc3339_ms(self.cfg.run.started_at_ms),
                 ended_at: Some(rfc3339_ms(now_ms)),
                 model_name: self.cfg.model_name.clone(),
-                workers_dialog: self.cfg.settings.concurrency,
+                workers_dialog: self.cfg.run.settings.concurrency,
                 workers_judge: self.judge.as_ref().map_or(0, |j| j.settings.concurrency),
                 counters,
                 notes: self.cfg.notes.clone(),
@@ -400,7 +397,7 @@ impl DialogKind {
         }
         DialogTrace {
             trace_version: TRACE_VERSION.into(),
-            run_id: self.cfg.run_id.clone(),
+            run_id: self.cfg.run.run_id.clone(),
             dialog_id: d.dialog_id.clone(),
             dataset_index: d.dataset_index,
             scenario_type: d.scenario_type.clone(),
@@ -596,12 +593,16 @@ pub fn dialog_metrics(rows: &[TurnEval]) -> BTreeMap<String, Option<f64>> {
 impl Kind for DialogKind {
     type Record = Record;
 
+    fn identity(&self) -> &RunIdentity {
+        &self.cfg.run
+    }
+
     fn jobs(&self) -> usize {
         self.jobs.len()
     }
 
     fn pools(&self) -> Vec<RunSettings> {
-        let mut pools = vec![self.cfg.settings];
+        let mut pools = vec![self.cfg.run.settings];
         pools.extend(self.judge.as_ref().map(|j| j.settings));
         pools
     }
@@ -654,7 +655,7 @@ impl Kind for DialogKind {
             .rev()
             .find_map(|t| t.pred_assistant_text.clone());
         let record = Record::Case(CaseRecord {
-            run_id: self.cfg.run_id.clone(),
+            run_id: self.cfg.run.run_id.clone(),
             ts_ms: now_ms,
             case_id: d.dialog_id.clone(),
             case_index: d.dataset_index,
@@ -688,21 +689,11 @@ impl Kind for DialogKind {
     }
 
     fn meta(&self, now_ms: u64) -> Record {
+        let c = &self.cfg;
         Record::Meta(MetaRecord {
-            run_id: self.cfg.run_id.clone(),
-            ts_ms: now_ms,
-            tool: self.cfg.tool.clone(),
-            schema_version: SCHEMA_VERSION,
-            dataset: self.cfg.dataset_name.clone(),
-            cases_total: self.jobs.len(),
-            backend: self.cfg.backend.clone(),
-            model: Some(self.cfg.model_name.clone()),
-            endpoint: self.cfg.endpoint.clone(),
-            concurrency: self.cfg.settings.concurrency,
-            max_attempts: self.cfg.settings.max_attempts,
-            timeout_ms: self.cfg.settings.timeout_ms,
-            argv: self.cfg.argv.clone(),
-            ..MetaRecord::default()
+            model: Some(c.model_name.clone()),
+            endpoint: c.endpoint.clone(),
+            ..MetaRecord::of(&c.run, &c.dataset_name, &c.backend, self.jobs.len(), now_ms)
         })
     }
 
@@ -720,23 +711,17 @@ impl Kind for DialogKind {
             .iter()
             .filter(|t| t.extra.get("dialog_error_kind") == Some(&json!(ErrorKind::NotRun)))
             .count();
-        Record::Summary(SummaryRecord {
-            run_id: self.cfg.run_id.clone(),
-            ts_ms: now_ms,
-            status: if cancelled { "cancelled" } else { "done" }.into(),
-            metrics: SummaryMetrics {
-                cases_total: played.len(),
-                counts: Counts {
-                    passed_cases: passed,
-                    pass_rate: (!played.is_empty()).then(|| passed as f64 / played.len() as f64),
-                    failed_calls: played.len() - passed,
-                    not_run_cases: not_run,
-                    ..Counts::default()
-                },
+        let metrics = SummaryMetrics {
+            cases_total: played.len(),
+            counts: Counts {
+                passed_cases: passed,
+                pass_rate: (!played.is_empty()).then(|| passed as f64 / played.len() as f64),
+                failed_calls: played.len() - passed,
+                not_run_cases: not_run,
+                ..Counts::default()
             },
-            elapsed_ms_total: now_ms.saturating_sub(self.cfg.started_at_ms),
-            final_report_path: None,
-        })
+        };
+        Record::Summary(SummaryRecord::of(&self.cfg.run, metrics, cancelled, now_ms))
     }
 
     fn mock_answer(&self, job: usize, messages: &[ChatMessage]) -> Answer {
@@ -753,7 +738,7 @@ impl Kind for DialogKind {
     }
 
     fn error(&self, message: &str, now_ms: u64) -> Option<Record> {
-        Some(Record::error(&self.cfg.run_id, message, now_ms))
+        Some(Record::error(&self.cfg.run.run_id, message, now_ms))
     }
 
     fn answered(

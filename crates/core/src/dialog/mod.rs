@@ -16,6 +16,7 @@
 
 pub(crate) mod artifacts;
 pub(crate) mod dataset;
+mod end;
 pub(crate) mod judge;
 pub(crate) mod kind;
 pub(crate) mod mock;
@@ -30,6 +31,7 @@ pub(crate) mod vocab;
 
 pub use artifacts::{file_names, progress_file, render, Artifacts, ProgressEvent};
 pub use dataset::{parse as parse_dialogs, Dialog, DialogSet};
+pub use end::metric_lines;
 pub use judge::{DialogJudge, JudgeInfo, JudgeOnlyEngine, JudgeOnlyKind};
 pub use kind::{DialogEngine, DialogKind, DialogRunConfig};
 pub use mock::{answer as mock_answer, reply as mock_reply, MODEL_NAME as MOCK_MODEL_NAME};

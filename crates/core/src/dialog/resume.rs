@@ -192,9 +192,12 @@ mod tests {
             .collect();
         let set = parse_dialogs("dialogs.jsonl", text.as_bytes());
         let cfg = DialogRunConfig {
-            run_id: "eval_dialog-1".into(),
+            run: crate::run::RunIdentity {
+                run_id: "eval_dialog-1".into(),
+                settings: one_at_a_time(),
+                ..crate::run::RunIdentity::default()
+            },
             model_name: "m".into(),
-            settings: one_at_a_time(),
             ..DialogRunConfig::default()
         };
         let grader = ModelSettings {

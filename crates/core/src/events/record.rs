@@ -4,6 +4,7 @@ use crate::provider::ModelSettings;
 use crate::provider::{Answer, Usage};
 pub use crate::report::ErrorDetail;
 use crate::report::{Counts, ReportMetrics, RunMetrics};
+use crate::run::RunIdentity;
 use crate::scorer::ScoringConfig;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -314,6 +315,54 @@ impl From<ReportMetrics> for SummaryMetrics {
 impl From<&RunMetrics> for SummaryMetrics {
     fn from(m: &RunMetrics) -> SummaryMetrics {
         ReportMetrics::from(m).into()
+    }
+}
+
+impl MetaRecord {
+    /// The `meta` record's fields every kind shares, from the run's identity
+    /// (id, tool, argv, scheduling): the one builder of every kind's `meta`,
+    /// which fills in its own fields with struct update syntax.
+    pub fn of(
+        run: &RunIdentity,
+        dataset: &str,
+        backend: &str,
+        cases_total: usize,
+        ts_ms: u64,
+    ) -> MetaRecord {
+        MetaRecord {
+            run_id: run.run_id.clone(),
+            ts_ms,
+            tool: run.tool.clone(),
+            schema_version: SCHEMA_VERSION,
+            dataset: dataset.to_string(),
+            cases_total,
+            backend: backend.to_string(),
+            concurrency: run.settings.concurrency,
+            max_attempts: run.settings.max_attempts,
+            timeout_ms: run.settings.timeout_ms,
+            argv: run.argv.clone(),
+            ..MetaRecord::default()
+        }
+    }
+}
+
+impl SummaryRecord {
+    /// The `summary` record of every kind: its counts, `done` or
+    /// `cancelled`, and the wall time since the identity's start.
+    pub fn of(
+        run: &RunIdentity,
+        metrics: SummaryMetrics,
+        cancelled: bool,
+        ts_ms: u64,
+    ) -> SummaryRecord {
+        SummaryRecord {
+            run_id: run.run_id.clone(),
+            ts_ms,
+            status: if cancelled { "cancelled" } else { "done" }.into(),
+            metrics,
+            elapsed_ms_total: ts_ms.saturating_sub(run.started_at_ms),
+            final_report_path: None,
+        }
     }
 }
 

@@ -8,8 +8,8 @@ use crate::dataset::rag::RagCase;
 use crate::events::resume::PriorCall;
 use crate::events::Record;
 use crate::provider::{Answer, CallError, ChatMessage, ModelSettings};
-use crate::run::RunSettings;
 use crate::run::{Call, JobOutcome, Kind, Pipeline};
+use crate::run::{RunIdentity, RunSettings};
 use crate::task::contract::builtin::rag_qa;
 use crate::task::data::rag_sample;
 use crate::task::engine::{TaskKind, TaskRunConfig};
@@ -47,13 +47,9 @@ impl RagKind {
             params: cfg.info.parameters.as_object().cloned().unwrap_or_default(),
         };
         let run_cfg = TaskRunConfig {
-            run_id: cfg.info.run_id.clone(),
-            tool: cfg.info.tool.clone(),
-            started_at_ms: cfg.info.started_at_ms,
+            run: cfg.run.clone(),
             backend: cfg.info.backend.clone(),
             models: vec![model],
-            settings: cfg.settings,
-            argv: cfg.info.argv.clone(),
         };
         let samples = cases.iter().map(rag_sample).collect();
         let run = TaskKind::new(
@@ -111,7 +107,7 @@ impl RagKind {
     fn record(&self, job: usize, now_ms: u64) -> Option<Record> {
         let r = self.results.get(job)?.as_ref()?;
         Some(Record::case(
-            &self.cfg.info.run_id,
+            &self.cfg.run.run_id,
             &self.cases[job],
             r,
             self.context_chars(job),
@@ -122,6 +118,10 @@ impl RagKind {
 
 impl Kind for RagKind {
     type Record = Record;
+
+    fn identity(&self) -> &RunIdentity {
+        &self.cfg.run
+    }
 
     fn jobs(&self) -> usize {
         self.cases.len()
@@ -154,7 +154,7 @@ impl Kind for RagKind {
     }
 
     fn error(&self, message: &str, now_ms: u64) -> Option<Record> {
-        Some(Record::error(&self.cfg.info.run_id, message, now_ms))
+        Some(Record::error(&self.cfg.run.run_id, message, now_ms))
     }
 
     fn mock_answer(&self, job: usize, messages: &[ChatMessage]) -> Answer {
@@ -197,7 +197,7 @@ impl Pipeline<RagKind> {
         self.current_limits()
             .first()
             .copied()
-            .unwrap_or(self.kind().cfg.settings.concurrency)
+            .unwrap_or(self.kind().cfg.run.settings.concurrency)
     }
 
     /// The run configuration.

@@ -5,6 +5,7 @@
 //! report and files.
 
 pub(crate) mod console;
+mod end;
 
 mod engine;
 mod metrics;

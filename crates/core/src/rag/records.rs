@@ -3,7 +3,7 @@
 use super::result::{CaseResult, RunConfig};
 use crate::dataset::rag::RagCase;
 use crate::events::record::SNIPPET_CHARS;
-use crate::events::{CaseRecord, ErrorDetail, MetaRecord, Record, SummaryRecord, SCHEMA_VERSION};
+use crate::events::{CaseRecord, ErrorDetail, MetaRecord, Record, SummaryRecord};
 use crate::report::RunMetrics;
 use crate::text::truncate_chars;
 
@@ -12,27 +12,11 @@ impl Record {
     pub fn meta(cfg: &RunConfig, cases_total: usize, ts_ms: u64) -> Record {
         let i = &cfg.info;
         Record::Meta(MetaRecord {
-            run_id: i.run_id.clone(),
-            ts_ms,
-            tool: i.tool.clone(),
-            schema_version: SCHEMA_VERSION,
-            task: None,
-            task_version: None,
-            prompt: None,
-            prompt_version: None,
-            dataset: i.dataset_name.clone(),
-            cases_total,
-            backend: i.backend.clone(),
             model: Some(i.model.clone()),
             endpoint: i.endpoint.clone(),
-            models: None,
-            concurrency: cfg.settings.concurrency,
-            max_attempts: cfg.settings.max_attempts,
-            timeout_ms: cfg.settings.timeout_ms,
             scoring: Some(cfg.scoring),
             lang: Some(i.lang.code().to_string()),
-            argv: i.argv.clone(),
-            k: None,
+            ..MetaRecord::of(&cfg.run, &i.dataset_name, &i.backend, cases_total, ts_ms)
         })
     }
 
@@ -92,14 +76,7 @@ impl Record {
         cancelled: bool,
         ts_ms: u64,
     ) -> Record {
-        let status = if cancelled { "cancelled" } else { "done" };
-        Record::Summary(SummaryRecord {
-            run_id: cfg.info.run_id.clone(),
-            ts_ms,
-            status: status.to_string(),
-            metrics: (&RunMetrics::from_results(results)).into(),
-            elapsed_ms_total: ts_ms.saturating_sub(cfg.info.started_at_ms),
-            final_report_path: None,
-        })
+        let metrics = (&RunMetrics::from_results(results)).into();
+        Record::Summary(SummaryRecord::of(&cfg.run, metrics, cancelled, ts_ms))
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::dataset::rag::RagCase;
 use crate::provider::{Answer, CallError, ErrorKind, Usage};
-use crate::run::{RunInfo, RunSettings};
+use crate::run::{RunIdentity, RunInfo};
 use crate::scorer::accuracy::{AccuracyVerdict, KeypointMatch};
 use crate::scorer::citation::CitationVerdict;
 use crate::scorer::ScoringConfig;
@@ -13,10 +13,10 @@ use serde_json::Value;
 /// Everything a run needs besides its cases.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunConfig {
-    /// Identity and model description.
+    /// Who runs what, and its scheduling.
+    pub run: RunIdentity,
+    /// The model and the dataset.
     pub info: RunInfo,
-    /// Scheduling.
-    pub settings: RunSettings,
     /// Scoring.
     pub scoring: ScoringConfig,
     /// System prompt sent with every question.

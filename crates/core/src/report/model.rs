@@ -200,12 +200,12 @@ pub struct ExperimentMetadata {
     /// Run id and timings (the only parts that differ between identical runs);
     /// none when nothing was run (answers scored from a file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run: Option<RunIdentity>,
+    pub run: Option<RunTimes>,
 }
 
-/// The run's id and timings.
+/// The report's `run`: the run's id and timings (what differs between identical runs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunIdentity {
+pub struct RunTimes {
     /// Run id.
     pub run_id: String,
     /// Start, ms since the epoch.

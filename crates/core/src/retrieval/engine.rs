@@ -26,10 +26,10 @@ use crate::dataset::sample::Sample;
 use crate::demo;
 use crate::events::resume::{prior_calls, Prior, PriorCall};
 use crate::events::ReadLog;
-use crate::events::{MetaRecord, Record, SummaryRecord, SCHEMA_VERSION};
+use crate::events::{MetaRecord, Record, SummaryRecord};
 use crate::json_path::JsonPath;
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
-use crate::run::{Call, JobOutcome, Kind, Pipeline, PriorJob, RunSettings};
+use crate::run::{Call, JobOutcome, Kind, Pipeline, PriorJob, RunIdentity, RunSettings};
 use crate::template::{PromptTemplate, RawTemplate};
 use serde_json::{json, Map, Value};
 
@@ -133,22 +133,14 @@ impl RetrievalEndpoint {
 /// Who runs what (recorded in `meta`, never a key).
 #[derive(Clone, Debug)]
 pub struct RetrievalRunConfig {
-    /// Run id.
-    pub run_id: String,
-    /// `evalpage-cli` or `evalpage-web`.
-    pub tool: String,
-    /// Start, ms since the epoch (passed in).
-    pub started_at_ms: u64,
+    /// Who runs what, and its scheduling.
+    pub run: RunIdentity,
     /// The cases file name.
     pub dataset: String,
     /// The cut-off.
     pub k: usize,
     /// The endpoint.
     pub endpoint: RetrievalEndpoint,
-    /// Scheduling.
-    pub settings: RunSettings,
-    /// Argv or page parameters, without secrets.
-    pub argv: Vec<String>,
 }
 
 /// The retrieval evaluation as a kind: one call per case.
@@ -221,12 +213,16 @@ impl RetrievalKind {
 impl Kind for RetrievalKind {
     type Record = Record;
 
+    fn identity(&self) -> &RunIdentity {
+        &self.cfg.run
+    }
+
     fn jobs(&self) -> usize {
         self.cases.len()
     }
 
     fn pools(&self) -> Vec<RunSettings> {
-        vec![self.cfg.settings]
+        vec![self.cfg.run.settings]
     }
 
     fn call(&self, job: usize, answers: &[Answer]) -> Result<Option<Call>, CallError> {
@@ -252,7 +248,7 @@ impl Kind for RetrievalKind {
     fn restored(&self, job: usize, now_ms: u64) -> Option<Record> {
         let row = self.rows.get(job)?.as_ref()?;
         let mut record = case_record(
-            &self.cfg.run_id,
+            &self.cfg.run.run_id,
             job,
             row,
             &self.cfg.endpoint.lists_from(),
@@ -265,37 +261,21 @@ impl Kind for RetrievalKind {
     }
 
     fn meta(&self, now_ms: u64) -> Record {
+        let (c, e) = (&self.cfg, &self.cfg.endpoint);
         Record::Meta(MetaRecord {
-            run_id: self.cfg.run_id.clone(),
-            ts_ms: now_ms,
-            tool: self.cfg.tool.clone(),
-            schema_version: SCHEMA_VERSION,
-            dataset: self.cfg.dataset.clone(),
-            cases_total: self.cases.len(),
-            backend: self.cfg.endpoint.backend.clone(),
-            endpoint: (self.cfg.endpoint.backend != "mock").then(|| self.cfg.endpoint.url.clone()),
-            concurrency: self.cfg.settings.concurrency,
-            max_attempts: self.cfg.settings.max_attempts,
-            timeout_ms: self.cfg.settings.timeout_ms,
-            argv: self.cfg.argv.clone(),
-            k: Some(self.cfg.k),
-            ..MetaRecord::default()
+            endpoint: (e.backend != "mock").then(|| e.url.clone()),
+            k: Some(c.k),
+            ..MetaRecord::of(&c.run, &c.dataset, &e.backend, self.cases.len(), now_ms)
         })
     }
 
     fn summary(&self, cancelled: bool, now_ms: u64) -> Record {
-        Record::Summary(SummaryRecord {
-            run_id: self.cfg.run_id.clone(),
-            ts_ms: now_ms,
-            status: if cancelled { "cancelled" } else { "done" }.into(),
-            metrics: self.evaluated().counts().into(),
-            elapsed_ms_total: now_ms.saturating_sub(self.cfg.started_at_ms),
-            final_report_path: None,
-        })
+        let counts = self.evaluated().counts().into();
+        Record::Summary(SummaryRecord::of(&self.cfg.run, counts, cancelled, now_ms))
     }
 
     fn error(&self, message: &str, now_ms: u64) -> Option<Record> {
-        Some(Record::error(&self.cfg.run_id, message, now_ms))
+        Some(Record::error(&self.cfg.run.run_id, message, now_ms))
     }
 
     fn mock_answer(&self, job: usize, _messages: &[ChatMessage]) -> Answer {
@@ -424,14 +404,17 @@ mod tests {
     fn a_case_without_a_hit_scores_positive_zero() {
         let e = RetrievalEndpoint::new("u", "mock", DEFAULT_BODY, DEFAULT_PATH).expect("endpoint");
         let cfg = RetrievalRunConfig {
-            run_id: "r".into(),
-            tool: "t".into(),
-            started_at_ms: 0,
+            run: RunIdentity {
+                run_id: "r".into(),
+                tool: "t".into(),
+                started_at_ms: 0,
+                argv: vec![],
+                dataset: "c.jsonl".into(),
+                settings: RunSettings::default(),
+            },
             dataset: "c.jsonl".into(),
             k: 3,
             endpoint: e,
-            settings: RunSettings::default(),
-            argv: vec![],
         };
         let mut engine = RetrievalEngine::new(cfg, vec![case()]);
         engine.start(0);

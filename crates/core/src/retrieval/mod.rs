@@ -6,11 +6,13 @@
 //! records and files.
 
 pub(crate) mod dataset;
+mod end;
 mod engine;
 pub(crate) mod metrics;
 mod report;
 
 pub use dataset::{parse_cases, parse_ranked, Ranked, RetrievalCase, NO_BUCKET};
+pub use end::RetrievalFiles;
 pub use engine::{
     resumable, RetrievalEndpoint, RetrievalEngine, RetrievalKind, RetrievalRunConfig, DEFAULT_BODY,
     DEFAULT_PATH,

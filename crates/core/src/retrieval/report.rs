@@ -5,11 +5,12 @@
 
 use super::metrics::{Evaluated, Obtained, Row, METRICS};
 use crate::dataset::fingerprint::fingerprint;
-use crate::events::{CaseRecord, MetaRecord, Record, SummaryRecord, SCHEMA_VERSION};
+use crate::events::{CaseRecord, MetaRecord, Record, SummaryRecord};
 use crate::report::metadata::{report_metadata, DatasetMetadata as MetadataFile};
 use crate::report::outputs::{Outputs, RunMeta};
 use crate::report::*;
 use crate::report::{error_value, RunRecord};
+use crate::run::{RunIdentity, RunSettings};
 use crate::timefmt::rfc3339_ms;
 use crate::Lang;
 use serde_json::json;
@@ -208,29 +209,35 @@ pub fn retrieval_report(e: &Evaluated, i: &RetrievalInputs<'_>) -> EvaluationRes
 /// per case, `summary` with `hit_cases` and `hit_rate`.
 pub fn retrieval_records(e: &Evaluated, i: &RetrievalInputs<'_>) -> Vec<Record> {
     let ts = i.meta.ended_at_ms;
-    let mut out = vec![Record::Meta(MetaRecord {
+    // Lists read from a file: no calls were scheduled.
+    let run = RunIdentity {
         run_id: i.run_id.to_string(),
-        ts_ms: i.meta.started_at_ms,
         tool: i.meta.tool.clone(),
-        schema_version: SCHEMA_VERSION,
-        dataset: i.cases_file.to_string(),
-        cases_total: e.rows.len(),
-        backend: i.from.backend().to_string(),
+        started_at_ms: i.meta.started_at_ms,
         argv: i.meta.argv.clone(),
+        dataset: i.meta.dataset.clone(),
+        settings: RunSettings {
+            concurrency: 0,
+            max_attempts: 0,
+            timeout_ms: 0,
+            ..RunSettings::default()
+        },
+    };
+    let (cases, backend) = (e.rows.len(), i.from.backend());
+    let meta = MetaRecord::of(&run, i.cases_file, backend, cases, i.meta.started_at_ms);
+    let mut out = vec![Record::Meta(MetaRecord {
         k: Some(e.k),
-        ..MetaRecord::default()
+        ..meta
     })];
     for (n, r) in e.rows.iter().enumerate() {
         out.push(case_record(i.run_id, n, r, i.from, ts));
     }
-    out.push(Record::Summary(SummaryRecord {
-        run_id: i.run_id.to_string(),
-        ts_ms: ts,
-        status: "done".into(),
-        metrics: e.counts().into(),
-        elapsed_ms_total: ts.saturating_sub(i.meta.started_at_ms),
-        final_report_path: None,
-    }));
+    out.push(Record::Summary(SummaryRecord::of(
+        &run,
+        e.counts().into(),
+        false,
+        ts,
+    )));
     out
 }
 

@@ -6,12 +6,14 @@
 //! CLI perform the commands and feed the outcomes back; tests feed scripted
 //! outcomes. Nothing here sleeps, reads a clock or draws OS randomness.
 
+mod end;
 pub(crate) mod pipeline;
 mod protocol;
 mod result;
 pub(crate) mod scheduler;
 
+pub use end::{finish, run_meta, Ended, Finish, RunEnd};
 pub use pipeline::{Call, JobOutcome, Kind, Pipeline, PriorJob};
 pub use protocol::{Command, Input, RunStatus, Step};
-pub use result::{AnswerPolicy, RunInfo, RunSettings};
+pub use result::{AnswerPolicy, RunIdentity, RunInfo, RunSettings};
 pub use scheduler::{Scheduler, Settled};

@@ -12,7 +12,7 @@
 //! a clock.
 
 use super::protocol::{Command, Input, RunStatus, Step};
-use super::result::{AnswerPolicy, RunSettings};
+use super::result::{AnswerPolicy, RunIdentity, RunSettings};
 use super::scheduler::{Scheduler, Settled};
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 
@@ -86,6 +86,8 @@ impl JobOutcome {
 pub trait Kind {
     /// The event record type.
     type Record;
+    /// Who runs what: the run's id, tool, start, argv, dataset and scheduling.
+    fn identity(&self) -> &RunIdentity;
     /// Jobs (cases × models), numbered as the kind likes.
     fn jobs(&self) -> usize;
     /// Scheduling of each pool (one per model that answers calls).

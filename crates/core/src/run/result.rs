@@ -4,15 +4,29 @@ use crate::Lang;
 use serde::Serialize;
 use serde_json::Value;
 
-/// Who runs what: recorded in the event log's `meta` and in the report. No secrets.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RunInfo {
+/// Who runs what, the same for every kind of evaluation: each kind's
+/// configuration carries one, and the event log's `meta` and `summary`
+/// records and the report's run metadata are built from it. No secrets.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RunIdentity {
     /// Unique id of this run (chosen by the shell).
     pub run_id: String,
     /// `evalpage-web` or `evalpage-cli`.
     pub tool: String,
     /// Start time, ms since the Unix epoch (passed in).
     pub started_at_ms: u64,
+    /// Command line (CLI) or page URL parameters (web), without secrets.
+    pub argv: Vec<String>,
+    /// The dataset as given: a path on the command line, a file name in the page.
+    pub dataset: String,
+    /// How the engine schedules the run's calls (per pool).
+    pub settings: RunSettings,
+}
+
+/// The RAG check's model and dataset: recorded in the event log's `meta`
+/// and in the report. No secrets.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunInfo {
     /// Language for console lines and notes.
     pub lang: Lang,
     /// `demo` or `openai`.
@@ -27,8 +41,6 @@ pub struct RunInfo {
     pub dataset_name: String,
     /// Lines of the dataset that were skipped as invalid.
     pub dataset_line_errors: usize,
-    /// Command line (CLI) or page URL parameters (web), without secrets.
-    pub argv: Vec<String>,
 }
 
 /// How the engine schedules calls.

@@ -20,31 +20,23 @@
 //! judge's (index = number of models); see `judge::flow` for their order.
 
 use super::data::{EvalSample, TaskDataset};
-use super::events::{self, MetaInput, TaskRecord};
+use super::events::{self, TaskRecord};
 use super::judging::{question, TaskJudge};
 use super::report::{ModelSettings, TaskInfo, TaskMetrics};
 use super::score::{aggregate, score_call, ModelRun, SampleResult, Scored};
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
-use crate::run::{Call, JobOutcome, Kind, Pipeline, RunSettings};
+use crate::run::{Call, JobOutcome, Kind, Pipeline, RunIdentity, RunSettings};
 use crate::task::contract::{PromptTemplate, Task};
 
 /// Who runs what (recorded in `meta`, never a key).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskRunConfig {
-    /// Run id.
-    pub run_id: String,
-    /// `evalpage-cli` or `evalpage-web`.
-    pub tool: String,
-    /// Start, ms since the epoch (passed in).
-    pub started_at_ms: u64,
+    /// Who runs what, and the scheduling of each model's pool.
+    pub run: RunIdentity,
     /// `mock` or `openai`.
     pub backend: String,
     /// The models, in report order.
     pub models: Vec<ModelSettings>,
-    /// Scheduling (per model).
-    pub settings: RunSettings,
-    /// Argv or page parameters, without secrets.
-    pub argv: Vec<String>,
 }
 
 /// One job: which model answers which sample.
@@ -157,7 +149,7 @@ impl TaskKind {
     fn record(&self, j: Job, r: &SampleResult, now_ms: u64) -> TaskRecord {
         let sample = &self.samples[j.sample];
         events::case(
-            &self.cfg.run_id,
+            &self.cfg.run.run_id,
             &self.cfg.models[j.model].name,
             sample,
             r,
@@ -169,12 +161,16 @@ impl TaskKind {
 impl Kind for TaskKind {
     type Record = TaskRecord;
 
+    fn identity(&self) -> &RunIdentity {
+        &self.cfg.run
+    }
+
     fn jobs(&self) -> usize {
         self.samples.len() * self.cfg.models.len()
     }
 
     fn pools(&self) -> Vec<RunSettings> {
-        let mut pools = vec![self.cfg.settings; self.cfg.models.len()];
+        let mut pools = vec![self.cfg.run.settings; self.cfg.models.len()];
         pools.extend(self.judge.as_ref().map(|j| j.settings));
         pools
     }
@@ -238,23 +234,12 @@ impl Kind for TaskKind {
     }
 
     fn meta(&self, now_ms: u64) -> TaskRecord {
-        let meta = MetaInput {
-            run_id: &self.cfg.run_id,
-            tool: &self.cfg.tool,
-            info: &self.info,
-            dataset: &self.dataset,
-            cases_total: self.jobs(),
-            backend: &self.cfg.backend,
-            models: &self.cfg.models,
-            settings: &self.cfg.settings,
-            argv: &self.cfg.argv,
-        };
-        events::meta(&meta, now_ms)
+        events::meta(&self.cfg, &self.info, &self.dataset, self.jobs(), now_ms)
     }
 
     fn error(&self, message: &str, now_ms: u64) -> Option<TaskRecord> {
         Some(crate::events::Record::error(
-            &self.cfg.run_id,
+            &self.cfg.run.run_id,
             message,
             now_ms,
         ))
@@ -262,10 +247,9 @@ impl Kind for TaskKind {
 
     fn summary(&self, cancelled: bool, now_ms: u64) -> TaskRecord {
         events::summary(
-            &self.cfg.run_id,
+            &self.cfg.run,
             cancelled,
             TaskMetrics::of(&self.scored().models),
-            now_ms.saturating_sub(self.cfg.started_at_ms),
             now_ms,
         )
     }
@@ -402,7 +386,7 @@ impl Pipeline<TaskKind> {
         self.current_limits()
             .into_iter()
             .min()
-            .unwrap_or(self.kind().cfg.settings.concurrency)
+            .unwrap_or(self.kind().cfg.run.settings.concurrency)
     }
 
     /// The judge, when the run has one.

@@ -7,10 +7,12 @@
 //! as `report.json`'s top-level `metrics` (`cases_total` = `cases`).
 
 use super::data::EvalSample;
-use super::report::{ModelSettings, TaskInfo, TaskMetrics};
+use super::engine::TaskRunConfig;
+use super::report::{TaskInfo, TaskMetrics};
 use super::score::{AnswerStatus, SampleResult};
 use crate::events::record::SNIPPET_CHARS;
-use crate::events::{CaseRecord, MetaRecord, Record, SummaryRecord, SCHEMA_VERSION};
+use crate::events::{CaseRecord, MetaRecord, Record, SummaryRecord};
+use crate::run::RunIdentity;
 use crate::schema::ParseStatus;
 use crate::text::truncate_chars;
 
@@ -26,52 +28,22 @@ impl From<TaskMetrics> for SummaryMetrics {
     }
 }
 
-/// Identity of a run for its `meta` record.
-pub struct MetaInput<'a> {
-    /// Run id.
-    pub run_id: &'a str,
-    /// Tool name.
-    pub tool: &'a str,
-    /// Task and prompt.
-    pub info: &'a TaskInfo,
-    /// Dataset file name.
-    pub dataset: &'a str,
-    /// Samples × models.
-    pub cases_total: usize,
-    /// `mock` or `openai`.
-    pub backend: &'a str,
-    /// Models.
-    pub models: &'a [ModelSettings],
-    /// Scheduling.
-    pub settings: &'a crate::run::RunSettings,
-    /// Argv without secrets.
-    pub argv: &'a [String],
-}
-
-/// The `meta` record of a task run.
-pub fn meta(m: &MetaInput<'_>, ts_ms: u64) -> Record {
+/// The `meta` record of a task run: the shared fields from the run's
+/// identity, and the task, its prompt and its models.
+pub fn meta(
+    cfg: &TaskRunConfig,
+    info: &TaskInfo,
+    dataset: &str,
+    cases_total: usize,
+    ts_ms: u64,
+) -> Record {
     Record::Meta(MetaRecord {
-        run_id: m.run_id.to_string(),
-        ts_ms,
-        tool: m.tool.to_string(),
-        schema_version: SCHEMA_VERSION,
-        task: Some(m.info.name.clone()),
-        task_version: Some(m.info.version.clone()),
-        prompt: Some(m.info.prompt_name.clone()),
-        prompt_version: Some(m.info.prompt_version.clone()),
-        dataset: m.dataset.to_string(),
-        cases_total: m.cases_total,
-        backend: m.backend.to_string(),
-        model: None,
-        endpoint: None,
-        models: Some(m.models.to_vec()),
-        concurrency: m.settings.concurrency,
-        max_attempts: m.settings.max_attempts,
-        timeout_ms: m.settings.timeout_ms,
-        scoring: None,
-        lang: None,
-        argv: m.argv.to_vec(),
-        k: None,
+        task: Some(info.name.clone()),
+        task_version: Some(info.version.clone()),
+        prompt: Some(info.prompt_name.clone()),
+        prompt_version: Some(info.prompt_version.clone()),
+        models: Some(cfg.models.clone()),
+        ..MetaRecord::of(&cfg.run, dataset, &cfg.backend, cases_total, ts_ms)
     })
 }
 
@@ -144,21 +116,8 @@ fn judgements(r: &SampleResult) -> Option<std::collections::BTreeMap<String, ser
 }
 
 /// The `summary` record of a task run.
-pub fn summary(
-    run_id: &str,
-    cancelled: bool,
-    metrics: TaskMetrics,
-    elapsed_ms_total: u64,
-    ts_ms: u64,
-) -> Record {
-    Record::Summary(SummaryRecord {
-        run_id: run_id.to_string(),
-        ts_ms,
-        status: if cancelled { "cancelled" } else { "done" }.to_string(),
-        metrics: metrics.into(),
-        elapsed_ms_total,
-        final_report_path: None,
-    })
+pub fn summary(run: &RunIdentity, cancelled: bool, metrics: TaskMetrics, ts_ms: u64) -> Record {
+    Record::Summary(SummaryRecord::of(run, metrics.into(), cancelled, ts_ms))
 }
 
 /// Every parse problem of an answer, one line each.

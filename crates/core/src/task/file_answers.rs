@@ -28,6 +28,7 @@ use super::responses::ResponseSet;
 use super::score::{aggregate, AnswerStatus, Scored, NO_RESPONSE};
 use crate::metric::SampleScore;
 use crate::provider::{Answer, CallError, ErrorKind};
+use crate::run::RunIdentity;
 use crate::task::contract::{PromptTemplate, Task};
 use std::collections::HashMap;
 
@@ -131,13 +132,16 @@ impl FileAnswers {
             })
             .collect();
         let cfg = TaskRunConfig {
-            run_id: format!("scored-{started_at_ms}"),
-            tool: "evalpage".into(),
-            started_at_ms,
+            run: RunIdentity {
+                run_id: format!("scored-{started_at_ms}"),
+                tool: "evalpage".into(),
+                started_at_ms,
+                argv: Vec::new(),
+                dataset: data.name.clone(),
+                settings: judge.settings,
+            },
             backend: "responses".into(),
             models,
-            settings: judge.settings,
-            argv: Vec::new(),
         };
         let mut engine =
             TaskEngine::judged(cfg, task.clone(), info.clone(), template, data, Some(judge));

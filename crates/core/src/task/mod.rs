@@ -11,6 +11,7 @@
 
 pub(crate) mod artifacts;
 pub(crate) mod data;
+mod end;
 pub(crate) mod engine;
 pub use crate::dataset::fingerprint;
 pub(crate) mod contract;
@@ -38,6 +39,7 @@ pub use contract::{builtin_template, preset, RawTask, Task, TaskMetric, PRESETS}
 pub use contract::{PromptTemplate, RawTemplate, RenderedPrompt, TaskError, TaskErrors};
 pub use data::{load as load_dataset, load_first as load_first_dataset, rag_sample};
 pub use data::{DatasetFormat, EvalSample, TaskDataset};
+pub use end::{summary_lines, TaskFiles};
 pub use engine::{render_prompts, TaskEngine, TaskKind, TaskRunConfig};
 pub use events::{parse_problems, TaskRecord};
 pub use file_answers::{take_judged, FileAnswers};

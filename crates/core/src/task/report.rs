@@ -475,7 +475,7 @@ fn experiment(input: &ReportInput<'_>) -> ExperimentMetadata {
         .collect();
     ExperimentMetadata {
         run: match (input.source, input.times) {
-            (AnswerSource::Run(r), Some((started, ended))) => Some(crate::report::RunIdentity {
+            (AnswerSource::Run(r), Some((started, ended))) => Some(crate::report::RunTimes {
                 run_id: r.run_id.clone(),
                 started_at_ms: started,
                 elapsed_ms: ended.saturating_sub(started),

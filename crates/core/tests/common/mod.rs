@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use evalpage_core::events::Record;
+use evalpage_core::run::RunIdentity;
 use evalpage_core::run::{Command, Input, RunInfo, RunSettings, Step};
 use evalpage_core::Lang;
 use evalpage_core::ScoringConfig;
@@ -13,10 +14,18 @@ use serde_json::json;
 
 pub fn config(run_id: &str, concurrency: usize) -> RunConfig {
     RunConfig {
-        info: RunInfo {
+        run: RunIdentity {
             run_id: run_id.to_string(),
             tool: "test".into(),
             started_at_ms: 1_000,
+            argv: vec![],
+            dataset: "t.jsonl".into(),
+            settings: RunSettings {
+                concurrency,
+                ..RunSettings::default()
+            },
+        },
+        info: RunInfo {
             lang: Lang::Zh,
             backend: "openai".into(),
             model: "m".into(),
@@ -24,11 +33,6 @@ pub fn config(run_id: &str, concurrency: usize) -> RunConfig {
             parameters: json!({"temperature": 0}),
             dataset_name: "t.jsonl".into(),
             dataset_line_errors: 0,
-            argv: vec![],
-        },
-        settings: RunSettings {
-            concurrency,
-            ..RunSettings::default()
         },
         scoring: ScoringConfig::default(),
         system_prompt: "sys".into(),

@@ -1,0 +1,51 @@
+//! The end of a dialog run: its five files (manifest, traces, turn
+//! evaluations, `metrics_summary.json`, progress) and one `[EVAL]` line per
+//! metric.
+
+use super::artifacts::render;
+use super::kind::DialogKind;
+use super::summary::MetricsSummary;
+use crate::report::{Prices, RunMeta};
+use crate::run::{Ended, Finish, Pipeline};
+
+impl Finish for DialogKind {
+    const REPORT: &'static str = "metrics_summary.json";
+    /// Everything is in the engine.
+    type Inputs = ();
+
+    /// The dialog files carry no cost: `prices` are not used.
+    fn files(
+        engine: &Pipeline<DialogKind>,
+        _: (),
+        meta: &RunMeta,
+        _prices: &Prices,
+    ) -> Result<Ended, String> {
+        let artifacts = engine.kind().artifacts(meta.ended_at_ms);
+        let files =
+            render(&artifacts).map_err(|e| format!("could not render the dialog files: {e}"))?;
+        Ok(Ended {
+            files,
+            lines: metric_lines(&artifacts.summary),
+            not_run: artifacts.summary.counters.failed_dialogs,
+        })
+    }
+}
+
+/// `[EVAL] NAME: value (status; eligible n, skipped n, failed n)` per metric.
+pub fn metric_lines(summary: &MetricsSummary) -> Vec<String> {
+    summary
+        .metrics
+        .iter()
+        .map(|(name, m)| {
+            let value = m.value.map_or("-".to_string(), |v| format!("{v:.3}"));
+            let unscored = m
+                .unscored_count
+                .map(|n| format!(", unscored {n}"))
+                .unwrap_or_default();
+            format!(
+                "[EVAL] {name}: {value} ({}; eligible {}, skipped {}, failed {}{unscored})",
+                m.status, m.eligible_count, m.skipped_count, m.failed_count
+            )
+        })
+        .collect()
+}
