@@ -8,6 +8,7 @@ pub mod header;
 pub mod key_field;
 pub mod metric_cells;
 pub mod metric_hints;
+pub mod metric_list;
 pub mod reconcile_view;
 pub mod resume_banner;
 pub mod resume_log;

@@ -96,6 +96,7 @@ pub fn DialogApp(p: &DialogAppProps) -> Html {
             <ResumeBanner {lang} offers={p.mode.offers.list.clone()} disabled={p.mode.state.running()} {on_resume} {on_discard} />
             <inputs::DialogInputs {lang} mode={p.mode.clone()} {on_start} {on_score} {on_cancel} />
             <results::DialogResultsView {lang} state={p.mode.state.clone()} />
+            <crate::components::metric_list::MetricList {lang} kind={evalpage_core::MetricKind::Dialog} />
         </div>
     }
 }

@@ -187,6 +187,7 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
                 if let Some(e) = &s.error { <p class="error" role="alert" data-testid="retrieval-error">{e.to_string()}</p> }
             </section>
             { results(lang, s) }
+            <crate::components::metric_list::MetricList {lang} kind={evalpage_core::MetricKind::Retrieval} />
         </div>
     }
 }

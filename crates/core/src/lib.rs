@@ -61,7 +61,8 @@ pub use events::{read as read_events, reconcile, Record, SummaryRecord};
 pub use judge::mock::{reply as mock_judge_reply, MockJudge};
 pub use judge::prompt::{dialog_builtin as dialog_judge_prompt, JudgePrompt};
 pub use metric::{
-    Aggregate, MetricType, RAG_ACCURACY_DESCRIPTION, RAG_CITATION_DESCRIPTION, REGISTRY,
+    of_kind as metrics_of_kind, Aggregate, MetricKind, MetricType, RAG_ACCURACY_DESCRIPTION,
+    RAG_CITATION_DESCRIPTION, REGISTRY,
 };
 pub use position::{InputError, PathLabel, Position};
 pub use prompt::DEFAULT_SYSTEM_PROMPT;

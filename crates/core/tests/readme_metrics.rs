@@ -1,6 +1,6 @@
-//! The README's table of metric types is the metric registry: one row per
-//! type, with its description and its keys, and no row for a type that does
-//! not exist.
+//! The README's table of metrics is the metric registry: one row per metric
+//! of every kind, with its description, what it needs and its keys, and no
+//! row for a metric that does not exist.
 
 use evalpage_core::REGISTRY;
 
@@ -26,6 +26,7 @@ fn the_readme_table_lists_every_registered_metric_type_and_nothing_else() {
             "{}: description differs",
             t.name
         );
+        assert!(row.contains(t.needs), "{}: what it needs differs", t.name);
         for k in t.keys {
             assert!(
                 row.contains(&format!("`{}`", k.name)),

@@ -28,6 +28,7 @@ use super::judge::JudgeInfo;
 use super::score::TurnEval;
 use super::trace::{Counters, TRACE_VERSION};
 use super::vocab::TurnStatus;
+use crate::metric::{kinds, MetricType};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -153,15 +154,27 @@ impl JudgeSummary {
     }
 }
 
+/// The metrics, in order: their registry lines (name, and the description
+/// that is each one's `definition`).
+pub const METRIC_TYPES: [MetricType; 7] = [
+    kinds::M1_MEMORY_RECALL,
+    kinds::M2_CONSTRAINT_CONTRADICTION,
+    kinds::M3_RISK_DISCLOSURE,
+    kinds::M3_RISK_DISCLOSURE_JUDGE,
+    kinds::M4_COMPLIANCE,
+    kinds::M4_COMPLIANCE_JUDGE,
+    kinds::M5_EXPLAINABILITY,
+];
+
 /// The metric names, in order.
 pub const METRICS: [&str; 7] = [
-    "m1_memory_recall",
-    "m2_constraint_contradiction",
-    "m3_risk_disclosure",
-    "m3_risk_disclosure_judge",
-    "m4_compliance",
-    "m4_compliance_judge",
-    "m5_explainability",
+    METRIC_TYPES[0].name,
+    METRIC_TYPES[1].name,
+    METRIC_TYPES[2].name,
+    METRIC_TYPES[3].name,
+    METRIC_TYPES[4].name,
+    METRIC_TYPES[5].name,
+    METRIC_TYPES[6].name,
 ];
 
 struct Tally<'a> {
@@ -294,12 +307,7 @@ pub fn summarize_judged(
     let v = ratio(hit, resolvable);
     metrics.insert(
         METRICS[0].to_string(),
-        metric(
-            t,
-            v,
-            "hit keys / resolvable keys (short-term, long-term, profile)",
-            details,
-        ),
+        metric(t, v, METRIC_TYPES[0].description, details),
     );
 
     let t = tally(rows, "m2", |r| r.eligible_m2);
@@ -312,12 +320,7 @@ pub fn summarize_judged(
     let details = json!({"contradiction_turns": bad});
     metrics.insert(
         METRICS[1].to_string(),
-        metric(
-            t,
-            v,
-            "turns recommending a forbidden term / eligible turns (lower is better)",
-            details,
-        ),
+        metric(t, v, METRIC_TYPES[1].description, details),
     );
 
     let m3 = |t: Tally<'_>, hits: fn(&TurnEval) -> usize, def: &str| {
@@ -336,17 +339,13 @@ pub fn summarize_judged(
     let t = tally(rows, "m3", |r| r.eligible_m3);
     metrics.insert(
         METRICS[2].to_string(),
-        m3(
-            t,
-            |r| r.risk_tag_hits,
-            "required risk tags found by the lexicon / required risk tags",
-        ),
+        m3(t, |r| r.risk_tag_hits, METRIC_TYPES[2].description),
     );
     let t = tally(rows, "m3_judge", |r| r.eligible_m3_judge);
     let m = m3(
         t,
         |r| r.risk_tag_hits_judge.unwrap_or(0),
-        "required risk tags found by the judge / required risk tags",
+        METRIC_TYPES[3].description,
     );
     metrics.insert(
         METRICS[3].to_string(),
@@ -383,17 +382,13 @@ pub fn summarize_judged(
     let t = tally(rows, "m4", |r| r.eligible_m4);
     metrics.insert(
         METRICS[4].to_string(),
-        m4(
-            t,
-            |r| r.pred_compliance_label,
-            "turns whose trace compliance label equals compliance_label_gt / eligible turns",
-        ),
+        m4(t, |r| r.pred_compliance_label, METRIC_TYPES[4].description),
     );
     let t = tally(rows, "m4_judge", |r| r.eligible_m4_judge);
     let m = m4(
         t,
         |r| r.pred_compliance_label_judge,
-        "turns whose judged label equals compliance_label_gt / eligible turns",
+        METRIC_TYPES[5].description,
     );
     metrics.insert(
         METRICS[5].to_string(),
@@ -425,7 +420,7 @@ pub fn summarize_judged(
     let mean = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
     let details = json!({"required_items": required, "met_items": met, "mean_judge_score_1_5": mean, "scored_turns": scores.len()});
     let v = ratio(met, required);
-    let mut m = metric(t, v, "required rubric items the judge says are met / required items; mean judge_score_1_5 beside it", details);
+    let mut m = metric(t, v, METRIC_TYPES[6].description, details);
     if m.value.is_none() && mean.is_some() {
         m.status = "ok".into();
     }

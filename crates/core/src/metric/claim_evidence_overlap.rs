@@ -15,7 +15,8 @@
 
 use super::list_overlap::{aggregate_prf, items, overlap};
 use super::{
-    schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput,
+    schema_field, Aggregate, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore,
+    ScoreInput,
 };
 use crate::position::KeyError;
 use crate::schema::Schema;
@@ -26,6 +27,8 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "claim_evidence_overlap",
+    kind: MetricKind::Task,
+    needs: "Claims citing evidence ids in the answer and labelled evidence ids in the sample.",
     description:
         "Precision, recall and F1 of evidence ids cited by claims against labelled evidence.",
     description_zh: "论断引用的证据与标注证据的精确率、召回率和 F1。",
@@ -44,7 +47,7 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: claim_evidence_overlap\npred_field: claims\nlabel_field: gt_evidence\n",
-    build,
+    build: Some(build),
 };
 
 /// A built `claim_evidence_overlap`.

@@ -14,7 +14,9 @@
 //! `micro_ratio = Σ numerator / Σ denominator` over the scored samples (the
 //! pooled rate, which weights samples by their denominator).
 
-use super::{Aggregate, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{
+    Aggregate, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+};
 use crate::position::KeyError;
 use crate::schema::Schema;
 use serde_json::Value;
@@ -23,6 +25,8 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "custom_ratio",
+    kind: MetricKind::Task,
+    needs: "Two fields (of the answer or the sample) holding numbers, booleans or lists.",
     description:
         "Numerator field / denominator field per sample (numbers, booleans or list lengths).",
     description_zh: "每个样本的分子字段 / 分母字段（数值、布尔或列表长度）。",
@@ -37,7 +41,7 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: custom_ratio\nnumerator_field: keywords\ndenominator_field: gt_keywords\n",
-    build,
+    build: Some(build),
 };
 
 /// Where one side of the ratio is read.

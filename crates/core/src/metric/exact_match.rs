@@ -10,7 +10,9 @@
 //! of acceptable answers: a match with any counts. A missing label skips the
 //! sample; a missing prediction scores 0. The aggregate mean is the accuracy.
 
-use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{
+    schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+};
 use crate::position::KeyError;
 use crate::schema::coerce::norm_text;
 use crate::schema::Schema;
@@ -20,6 +22,8 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "exact_match",
+    kind: MetricKind::Task,
+    needs: "An answer field and a label (or a list of acceptable labels) in the sample.",
     description: "Prediction equals the label after folding case, width and whitespace (0/1).",
     description_zh: "折叠大小写、全半角和空白后预测与标签相同（0/1）。",
     keys: &[
@@ -33,7 +37,7 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: exact_match\npred_field: sentiment\nlabel_field: gt_sentiment\n",
-    build,
+    build: Some(build),
 };
 
 /// A built `exact_match`.

@@ -8,7 +8,9 @@
 //! string, not an empty array or object). An answer that is not JSON scores 0.
 //! Needs no label; the aggregate mean is the average share of filled fields.
 
-use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{
+    schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+};
 use crate::position::KeyError;
 use crate::schema::{ParseStatus, Schema};
 use serde_json::Value;
@@ -17,6 +19,8 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "field_completeness",
+    kind: MetricKind::Task,
+    needs: "The answer's parse_schema fields listed in `fields`.",
     description: "Share of output fields the answer supplied with a non-empty value.",
     description_zh: "回答给出非空值的输出字段所占比例。",
     keys: &[MetricKey {
@@ -24,7 +28,7 @@ pub const TYPE: MetricType = MetricType {
         description: "The parse_schema fields to check (default: every field).",
     }],
     example: "type: field_completeness\nfields: [sentiment, impact_score, keywords]\n",
-    build,
+    build: Some(build),
 };
 
 /// A built `field_completeness`.

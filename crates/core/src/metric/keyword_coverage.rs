@@ -11,7 +11,9 @@
 //! are dropped; a sample without keywords is skipped. Details follow spec 003's
 //! example: `matched` and `total_keywords`, plus the keyword lists.
 
-use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{
+    schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+};
 use crate::position::KeyError;
 use crate::schema::coerce::scalar_text;
 use crate::schema::{Schema, RAW_ANSWER};
@@ -22,6 +24,8 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "keyword_coverage",
+    kind: MetricKind::Task,
+    needs: "An answer text and a list of expected keywords in the sample.",
     description:
         "Share of the expected keywords that appear in the answer (folded substring match).",
     description_zh: "回答中出现的期望关键词所占比例（折叠后子串匹配）。",
@@ -36,7 +40,7 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: keyword_coverage\nlabel_field: metadata.keywords\n",
-    build,
+    build: Some(build),
 };
 
 /// A built `keyword_coverage`.

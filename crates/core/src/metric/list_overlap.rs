@@ -14,8 +14,8 @@
 //! A label string is split like a `list` field (`"a, b"` -> `a`, `b`).
 
 use super::{
-    f1, prf, schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, SampleScore,
-    ScoreInput,
+    f1, prf, schema_field, Aggregate, Metric, MetricKey, MetricKind, MetricType, RawMetric,
+    SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
 use crate::schema::coerce::{norm_text, scalar_text, split_items};
@@ -27,6 +27,8 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "list_overlap",
+    kind: MetricKind::Task,
+    needs: "A list field of the answer and a labelled list in the sample.",
     description: "Set precision, recall and F1 of predicted list items against labelled items.",
     description_zh: "预测列表项与标注列表项的集合精确率、召回率和 F1。",
     keys: &[
@@ -41,7 +43,7 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: list_overlap\npred_field: keywords\nlabel_field: gt_keywords\n",
-    build,
+    build: Some(build),
 };
 
 /// A built `list_overlap`.

@@ -28,7 +28,9 @@
 //! outcomes pass / fail / tie of the cases both rated).
 
 use super::ScoreInput;
-use super::{schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, SampleScore};
+use super::{
+    schema_field, Aggregate, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore,
+};
 use crate::judge::agreement::{cohen_kappa, raw_agreement};
 use crate::judge::prompt::{builtin, JudgePrompt, BUILTIN_IDS};
 use crate::position::KeyError;
@@ -40,6 +42,8 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "llm_judge",
+    kind: MetricKind::Task,
+    needs: "A judge model (`--judge` or the page's judge), its prompt, and the fields the prompt reads.",
     description: "A judge model grades the answer (pass / fail / unscored; unscored left out of the mean).",
     description_zh: "由评审模型给回答评分（通过 / 不通过 / 无法评分；无法评分不计入均值）。",
     keys: &[
@@ -89,7 +93,7 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: llm_judge\nname: judged_correct\njudge: correctness\nlanguage: en\nreference_field: gt_summary\npred_field: summary\n",
-    build,
+    build: Some(build),
 };
 
 /// Which prompt a metric uses.

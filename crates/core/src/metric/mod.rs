@@ -20,6 +20,7 @@ pub mod exact_match;
 pub mod field_completeness;
 pub mod judge_flow;
 pub mod keyword_coverage;
+pub mod kinds;
 pub mod list_overlap;
 pub mod llm_judge;
 pub mod numeric_error;
@@ -178,21 +179,52 @@ pub struct MetricKey {
     pub description: &'static str,
 }
 
-/// One registry line: a metric type, declared in its own file.
+/// Which kind of evaluation computes a metric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetricKind {
+    /// A metric type a task names in its YAML (`type:`), on its answers.
+    Task,
+    /// A retrieval run's metric, on each case's ranked list.
+    Retrieval,
+    /// A dialog run's metric (spec 001 M1–M5), over its turn evaluations.
+    Dialog,
+}
+
+impl MetricKind {
+    /// How the kind is named in tables and panels.
+    pub fn label(self) -> &'static str {
+        match self {
+            MetricKind::Task => "task",
+            MetricKind::Retrieval => "retrieval",
+            MetricKind::Dialog => "dialog",
+        }
+    }
+}
+
+/// One registry line: a metric of any kind, declared in its own file (a
+/// task metric type) or beside the kind that computes it.
 #[derive(Clone, Copy)]
 pub struct MetricType {
-    /// Type name as written in `type:`.
+    /// The metric's name: a task's `type:`, or the name in a retrieval
+    /// report or a dialog run's `metrics_summary.json`.
     pub name: &'static str,
-    /// One-line description in English.
+    /// Which kind computes it.
+    pub kind: MetricKind,
+    /// One-line description in English (a dialog metric's is its
+    /// `definition` in `metrics_summary.json`).
     pub description: &'static str,
     /// The same in Chinese (the page shows the one of its language).
     pub description_zh: &'static str,
-    /// The keys the type reads (besides `type` and `name`); any other is refused.
+    /// What it needs from the data and the run, in one line.
+    pub needs: &'static str,
+    /// The keys a task type reads (besides `type` and `name`); any other is
+    /// refused. None for the other kinds.
     pub keys: &'static [MetricKey],
-    /// A `metrics` entry of this type, as YAML (block style, no leading dash).
+    /// A `metrics` entry of a task type, as YAML (block style, no leading
+    /// dash); empty for the other kinds.
     pub example: &'static str,
-    /// Constructor.
-    pub build: BuildFn,
+    /// A task type's constructor; None for metrics a task cannot name.
+    pub build: Option<BuildFn>,
 }
 
 impl MetricType {
@@ -215,7 +247,9 @@ impl fmt::Debug for MetricType {
     }
 }
 
-/// Every metric type, in documentation order. The UI builds its list from this.
+/// Every metric of every kind, in documentation order: the task metric
+/// types, then the retrieval and the dialog metrics. The page's metric
+/// panels, `task check` and the README's table read this list.
 pub const REGISTRY: &[MetricType] = &[
     field_completeness::TYPE,
     reference_rouge::TYPE,
@@ -230,7 +264,23 @@ pub const REGISTRY: &[MetricType] = &[
     rag_citation::TYPE,
     token_f1::TYPE,
     llm_judge::TYPE,
+    kinds::HIT_AT_K,
+    kinds::RECALL_AT_K,
+    kinds::MRR,
+    kinds::NDCG_AT_K,
+    kinds::M1_MEMORY_RECALL,
+    kinds::M2_CONSTRAINT_CONTRADICTION,
+    kinds::M3_RISK_DISCLOSURE,
+    kinds::M3_RISK_DISCLOSURE_JUDGE,
+    kinds::M4_COMPLIANCE,
+    kinds::M4_COMPLIANCE_JUDGE,
+    kinds::M5_EXPLAINABILITY,
 ];
+
+/// The registry lines of one kind, in registry order.
+pub fn of_kind(kind: MetricKind) -> impl Iterator<Item = &'static MetricType> {
+    REGISTRY.iter().filter(move |t| t.kind == kind)
+}
 
 /// The RAG check's accuracy type's description (English, Chinese), read
 /// from its registry line at compile time: a caller that shows only this
@@ -256,16 +306,29 @@ pub fn metric_type(name: &str) -> Option<&'static MetricType> {
 /// Builds a metric: checks the type exists and that only its keys are set.
 pub fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let kind = raw.kind.trim();
+    let task_types = || {
+        let names: Vec<&str> = of_kind(MetricKind::Task).map(|t| t.name).collect();
+        names.join(", ")
+    };
     let t = metric_type(kind).ok_or_else(|| {
-        let names: Vec<&str> = REGISTRY.iter().map(|t| t.name).collect();
         KeyError::new(
             "type",
             format!(
                 "unknown metric type `{kind}`; expected one of {}",
-                names.join(", ")
+                task_types()
             ),
         )
     })?;
+    let Some(build) = t.build else {
+        return Err(KeyError::new(
+            "type",
+            format!(
+                "`{kind}` is computed by a {} run, not by a task; a task's metric types are {}",
+                t.kind.label(),
+                task_types()
+            ),
+        ));
+    };
     if let Some(key) = raw.set_keys().find(|k| !t.accepts(k)) {
         let keys = match t.key_names() {
             names if names.is_empty() => "none".to_string(),
@@ -276,7 +339,7 @@ pub fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyErr
             format!("`{key}` does not apply to {kind} (its keys: {keys})"),
         ));
     }
-    (t.build)(raw, schema)
+    build(raw, schema)
 }
 
 /// Checks that `name` (set at `key`) is a schema field of one of `types` (any
@@ -417,6 +480,34 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn every_kind_s_metrics_are_registered_and_a_task_cannot_name_another_kind_s() {
+        let names = |k| of_kind(k).map(|t| t.name).collect::<Vec<_>>();
+        assert_eq!(
+            names(MetricKind::Retrieval),
+            crate::retrieval::METRICS.to_vec()
+        );
+        assert_eq!(
+            names(MetricKind::Dialog),
+            crate::dialog::summary::METRICS.to_vec()
+        );
+        assert!(REGISTRY
+            .iter()
+            .all(|t| !t.needs.is_empty() && !t.description_zh.is_empty()));
+        assert!(REGISTRY
+            .iter()
+            .all(|t| t.build.is_some() == (t.kind == MetricKind::Task)));
+        let s = schema("[{field: a, type: str}]");
+        let e = build_error("{type: hit_at_k}", &s);
+        assert_eq!(e.key, "type");
+        assert!(
+            e.message.contains("computed by a retrieval run"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("exact_match"), "{}", e.message);
+    }
+
+    #[test]
     fn registry_names_are_unique_and_documented() {
         let mut names: Vec<&str> = REGISTRY.iter().map(|t| t.name).collect();
         names.sort_unstable();
@@ -447,7 +538,7 @@ mod tests {
     #[test]
     fn every_type_declares_distinct_documented_keys_and_a_working_example() {
         let s = schema(EXAMPLE_SCHEMA);
-        for t in REGISTRY {
+        for t in of_kind(MetricKind::Task) {
             let mut names = t.key_names();
             names.sort_unstable();
             names.dedup();

@@ -11,7 +11,8 @@
 //! `abs_error`.
 
 use super::{
-    schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput,
+    schema_field, Aggregate, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore,
+    ScoreInput,
 };
 use crate::position::KeyError;
 use crate::schema::Schema;
@@ -21,6 +22,8 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "numeric_error",
+    kind: MetricKind::Task,
+    needs: "A numeric answer field and a numeric label in the sample.",
     description: "Absolute error of a number; hit when within tolerance (MAE and hit rate).",
     description_zh: "数值的绝对误差；在容差内记为命中（MAE 与命中率）。",
     keys: &[
@@ -38,7 +41,7 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: numeric_error\npred_field: impact_score\nlabel_field: gt_impact_score\ntolerance: 1\n",
-    build,
+    build: Some(build),
 };
 
 /// A built `numeric_error`.

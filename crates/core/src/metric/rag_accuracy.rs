@@ -10,7 +10,9 @@
 //! `fuzzy`), `fuzzy_threshold` (in (0, 1], default 0.6). No keypoints skips the sample.
 
 use super::keyword_coverage::text_of;
-use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{
+    schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+};
 use crate::position::KeyError;
 use crate::schema::coerce::scalar_text;
 use crate::schema::{Schema, RAW_ANSWER};
@@ -21,6 +23,8 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "rag_accuracy",
+    kind: MetricKind::Task,
+    needs: "An answer text and the gold keypoints of a spec 002 case.",
     description:
         "Spec 002 accuracy: the answer covers at least one gold keypoint (exact or fuzzy).",
     description_zh: "回答至少覆盖一个 gold 关键点（精确或模糊匹配）。",
@@ -43,7 +47,7 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: rag_accuracy\nlabel_field: gold\nmatch_mode: fuzzy\nfuzzy_threshold: 0.6\n",
-    build,
+    build: Some(build),
 };
 
 /// A built `rag_accuracy`.

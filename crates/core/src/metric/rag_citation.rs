@@ -10,7 +10,9 @@
 
 use super::keyword_coverage::text_of;
 use super::rag_accuracy::strings;
-use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{
+    schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+};
 use crate::position::KeyError;
 use crate::schema::{Schema, RAW_ANSWER};
 use crate::scorer::citation;
@@ -20,6 +22,8 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "rag_citation",
+    kind: MetricKind::Task,
+    needs: "An answer text and the doc_hint documents of a spec 002 case.",
     description: "Spec 002 citation: the answer cites a doc_hint document and none outside it.",
     description_zh: "回答引用了至少一个 doc_hint 文档，且未引用其外的文档。",
     keys: &[
@@ -33,7 +37,7 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: rag_citation\nlabel_field: doc_hint\n",
-    build,
+    build: Some(build),
 };
 
 /// A built `rag_citation`.

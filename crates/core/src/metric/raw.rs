@@ -145,7 +145,7 @@ pub fn expected_keys(kind: Option<&str>) -> Vec<&'static str> {
     let mut out = vec!["type", "name"];
     let types: Vec<_> = match kind.and_then(|k| metric_type(k.trim())) {
         Some(t) => vec![t],
-        None => REGISTRY.iter().collect(),
+        None => REGISTRY.iter().filter(|t| t.build.is_some()).collect(),
     };
     for key in types.iter().flat_map(|t| t.keys).map(|k| k.name) {
         if !out.contains(&key) {

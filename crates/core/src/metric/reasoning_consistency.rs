@@ -19,7 +19,9 @@
 //! Value 1 when consistent, else 0 (also when `A` or `C` is empty). Needs no label.
 
 use super::reference_rouge::tokenize;
-use super::{schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{
+    schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+};
 use crate::position::KeyError;
 use crate::schema::coerce::scalar_text;
 use crate::schema::Schema;
@@ -30,6 +32,8 @@ use std::sync::{Arc, OnceLock};
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "reasoning_consistency",
+    kind: MetricKind::Task,
+    needs: "An answer field and the answer's reasoning steps (and conclusion, if any).",
     description: "The final answer agrees with the conclusion or last reasoning step (0/1).",
     description_zh: "最终答案与结论或最后一步推理一致（0/1）。",
     keys: &[
@@ -47,7 +51,7 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: reasoning_consistency\nanswer_field: final_answer\nsteps_field: steps\n",
-    build,
+    build: Some(build),
 };
 
 /// A built `reasoning_consistency`.

@@ -22,7 +22,9 @@
 //! array of strings holds several references: each ROUGE type takes its best F1,
 //! as rouge-score's `score_multi` does. A missing label skips the sample.
 
-use super::{f1, schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{
+    f1, schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+};
 use crate::position::KeyError;
 use crate::schema::Schema;
 use serde::Serialize;
@@ -33,6 +35,8 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "reference_rouge",
+    kind: MetricKind::Task,
+    needs: "A text field of the answer and a reference text in the sample.",
     description:
         "ROUGE-1/2/L F1 of a text against a reference (rouge-score tokens; CJK by character).",
     description_zh: "文本相对参考答案的 ROUGE-1/2/L F1（rouge-score 分词；中日韩按字）。",
@@ -52,7 +56,7 @@ pub const TYPE: MetricType = MetricType {
     ],
     example:
         "type: reference_rouge\npred_field: summary\nlabel_field: gt_summary\nrouge_type: rougeL\n",
-    build,
+    build: Some(build),
 };
 
 /// The ROUGE types, as rouge-score names them.

@@ -33,7 +33,9 @@
 use super::keyword_coverage::text_of;
 use super::rag_accuracy::strings;
 use super::reference_rouge::is_cjk;
-use super::{f1, schema_field, Metric, MetricKey, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{
+    f1, schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+};
 use crate::position::KeyError;
 use crate::schema::{Schema, RAW_ANSWER};
 use std::collections::HashMap;
@@ -43,6 +45,8 @@ use unicode_normalization::char::is_combining_mark;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "token_f1",
+    kind: MetricKind::Task,
+    needs: "An answer text and one or more acceptable answers in the sample.",
     description: "SQuAD v1.1 token F1 of the answer against the best of the acceptable answers.",
     description_zh: "答案相对最佳可接受答案的 SQuAD v1.1 词级 F1（中日韩按字）。",
     keys: &[
@@ -56,7 +60,7 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: token_f1\npred_field: final_answer\nlabel_field: gt_answers\n",
-    build,
+    build: Some(build),
 };
 
 /// A built `token_f1`.

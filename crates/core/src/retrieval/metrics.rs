@@ -16,6 +16,7 @@
 //!   `IDCG = Σ_{i≤min(R, k)} 1 / log2(i + 1)`.
 
 use super::dataset::{Ranked, RetrievalCase};
+use crate::metric::kinds;
 use crate::provider::CallError;
 use crate::scorer::citation::base_name;
 use serde::Serialize;
@@ -174,8 +175,14 @@ mod tests {
     }
 }
 
-/// The metrics of a retrieval evaluation, in report order.
-pub const METRICS: [&str; 4] = ["hit_at_k", "recall_at_k", "mrr", "ndcg_at_k"];
+/// The metrics of a retrieval evaluation, in report order: their registry
+/// lines' names.
+pub const METRICS: [&str; 4] = [
+    kinds::HIT_AT_K.name,
+    kinds::RECALL_AT_K.name,
+    kinds::MRR.name,
+    kinds::NDCG_AT_K.name,
+];
 
 /// How a case's ranked list was obtained.
 #[derive(Clone, Debug, PartialEq)]

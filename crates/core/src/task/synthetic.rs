@@ -665,10 +665,9 @@ fn thousands(n: u64) -> String {
 /// Metric types scored by a judge model's calls, not computed: no round.
 pub const JUDGED_TYPES: [&str; 1] = ["llm_judge"];
 
-/// Every computed metric type's name (the per-type rounds).
+/// Every computed task metric type's name (the per-type rounds).
 pub fn metric_types() -> Vec<&'static str> {
-    metric::REGISTRY
-        .iter()
+    metric::of_kind(metric::MetricKind::Task)
         .map(|t| t.name)
         .filter(|n| !JUDGED_TYPES.contains(n))
         .collect()
@@ -687,7 +686,7 @@ mod tests {
         }
         assert_eq!(
             task().metrics.len() + JUDGED_TYPES.len(),
-            metric::REGISTRY.len()
+            metric::of_kind(metric::MetricKind::Task).count()
         );
         assert!(task_for(&["nope"]).is_none());
     }
