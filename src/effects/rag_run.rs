@@ -140,15 +140,15 @@ impl RunView for RagView {
         logs: [(String, String); 2],
         ended_at_ms: u64,
     ) -> Rc<Artifacts> {
-        let mut files = match ended {
+        let (mut files, report) = match ended {
             Ok(ended) => {
                 self.console
                     .extend(ended.lines.iter().map(|l| Rc::from(l.as_str())));
-                ended.files
+                (ended.files, ended.report)
             }
             Err(e) => {
                 self.console.push(Rc::from(format!("[EVAL] {e}").as_str()));
-                Vec::new()
+                (Vec::new(), None)
             }
         };
         let text = |name: &str| {
@@ -161,8 +161,7 @@ impl RunView for RagView {
         // The page shows the report it offers for download.
         let report_json = text("report.json");
         let markdown = text("report.md");
-        let report = serde_json::from_str(&report_json)
-            .unwrap_or_else(|_| evalpage_core::rag::build(engine, ended_at_ms));
+        let report = report.unwrap_or_else(|| evalpage_core::rag::build(engine, ended_at_ms));
         let [(_, events_jsonl), (_, events_json_seq)] = logs.clone();
         files.extend(logs);
         self.log_new_lines();

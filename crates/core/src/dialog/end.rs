@@ -25,6 +25,7 @@ impl Finish for DialogKind {
             render(&artifacts).map_err(|e| format!("could not render the dialog files: {e}"))?;
         Ok(Ended {
             files,
+            report: None,
             lines: metric_lines(&artifacts.summary),
             not_run: artifacts.summary.counters.failed_dialogs,
         })

@@ -28,6 +28,7 @@ impl Finish for RagKind {
         let cancelled = engine.status() == RunStatus::Cancelled;
         Ok(Ended {
             files: files.into_iter().map(|(n, t)| (n.to_string(), t)).collect(),
+            report: Some(report),
             lines: vec![finish_line(lang, &metrics, cancelled)],
             not_run: metrics.not_run_cases,
         })

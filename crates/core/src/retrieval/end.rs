@@ -61,6 +61,7 @@ impl Finish for RetrievalKind {
         );
         Ok(Ended {
             files: files.into_iter().map(|(n, t)| (n.to_string(), t)).collect(),
+            report: None,
             lines: vec![line],
             not_run: counts.not_run_cases,
         })

@@ -7,7 +7,7 @@
 //! and the CLI write the same files from the same run.
 
 use super::{Kind, Pipeline, RunIdentity};
-use crate::report::{Prices, RunMeta};
+use crate::report::{EvaluationResult, Prices, RunMeta};
 
 /// What the shell adds at the end of a run, the same for every kind.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -29,6 +29,9 @@ pub struct Ended {
     /// Every file of the run but its two event logs, the report first:
     /// (file name, text).
     pub files: Vec<(String, String)>,
+    /// The report, for a shell that shows it (the kinds whose report is an
+    /// `EvaluationResult`; it is `report.json`'s content).
+    pub report: Option<EvaluationResult>,
     /// What the shell shows at the end (the `[EVAL]` finish line, the
     /// metrics in one line each).
     pub lines: Vec<String>,

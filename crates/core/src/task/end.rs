@@ -68,6 +68,7 @@ impl Finish for TaskKind {
         .map_err(|e| format!("could not render summary.csv: {e}"))?;
         Ok(Ended {
             files: files.into_iter().map(|(n, t)| (n.to_string(), t)).collect(),
+            report: None,
             lines: summary_lines(&scored),
             not_run: TaskMetrics::of(&scored.models).not_run_cases,
         })
