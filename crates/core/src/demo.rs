@@ -10,7 +10,7 @@
 //! `evalpage mock-server`, which answers with this model.
 
 use crate::provider::{Answer, ChatMessage, Usage};
-use crate::scorer::accuracy::bigrams;
+use crate::rag_rules::accuracy::bigrams;
 use crate::text::{fold, has_cjk};
 
 /// The bundled demo documents: (file name, Markdown text).

@@ -20,12 +20,12 @@ mod position;
 mod prompt;
 mod provider;
 pub mod rag;
+mod rag_rules;
 pub mod report;
 pub mod retrieval;
 mod rng;
 pub mod run;
 mod schema;
-mod scorer;
 mod stats;
 pub mod task;
 mod template;
@@ -74,6 +74,7 @@ pub use provider::{
 };
 pub use rag::resumable;
 pub use rag::{Engine, RunConfig};
+pub use rag_rules::{MatchMode, ScoringConfig};
 pub use report::{render_outputs, saved_markdown, saved_summary_csv};
 pub use report::{
     set_prices, DatasetMetadataFile, EvaluationResult, Outputs, Price, Prices, RunMeta, RunMetrics,
@@ -89,7 +90,6 @@ pub use run::{
     AnswerPolicy, Command, Input, Kind, Pipeline, RunInfo, RunSettings, RunStatus, Step,
 };
 pub use schema::ParseStatus;
-pub use scorer::{MatchMode, ScoringConfig};
 pub use task::{aggregate as aggregate_task_metrics, AnswerStatus};
 pub use task::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
 pub use task::{judge_setups, judged_metrics};

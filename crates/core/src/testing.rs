@@ -8,8 +8,8 @@ pub use crate::judge::agreement::{flip_rate, repeat_agreement};
 pub use crate::judge::verdict::{read as read_verdict, Scale, Verdict};
 pub use crate::metric::reference_rouge::{is_cjk, rouge, RougeScore, ROUGE_TYPES};
 pub use crate::metric::token_f1::{best as best_token_f1, token_f1};
-pub use crate::scorer::accuracy::score as accuracy;
-pub use crate::scorer::citation::{base_name, score as citation};
+pub use crate::rag_rules::accuracy::score as accuracy;
+pub use crate::rag_rules::citation::{base_name, score as citation};
 pub use crate::task::synthetic::{
     generate, metric_types, parse_round, report_line, score_round, task, task_for, Generator,
     SyntheticSet, CHUNK,

@@ -13,7 +13,7 @@
 use super::jsonl::{read_objects, Place};
 use super::{kind, LineError};
 use crate::position::KeyError;
-use crate::scorer::citation::base_name;
+use crate::rag_rules::citation::base_name;
 use serde::Serialize;
 use serde_json::{Map, Value};
 

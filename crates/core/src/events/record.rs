@@ -2,10 +2,10 @@
 
 use crate::provider::ModelSettings;
 use crate::provider::{Answer, Usage};
+use crate::rag_rules::ScoringConfig;
 pub use crate::report::ErrorDetail;
 use crate::report::{Counts, ReportMetrics, RunMetrics};
 use crate::run::RunIdentity;
-use crate::scorer::ScoringConfig;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;

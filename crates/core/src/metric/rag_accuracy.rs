@@ -1,7 +1,7 @@
 //! `rag_accuracy`: spec 002's RAG accuracy (准确率) as a task metric, so the
 //! `rag_qa` preset describes the RAG scoring with the task contract.
 //!
-//! Formula (see `scorer::accuracy`, which this wraps unchanged): value 1 when at
+//! Formula (see `rag_rules::accuracy`, which this wraps unchanged): value 1 when at
 //! least one gold keypoint `k` matches the answer `a`: `fold(k)` is a substring of
 //! `fold(a)`, or, in `fuzzy` mode, the character-bigram recall
 //! `|B(k) ∩ B(a)| / |B(k)|` reaches `fuzzy_threshold`; else 0.
@@ -14,9 +14,9 @@ use super::{
     schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
+use crate::rag_rules::{accuracy, MatchMode, ScoringConfig};
 use crate::schema::coerce::scalar_text;
 use crate::schema::{Schema, RAW_ANSWER};
-use crate::scorer::{accuracy, MatchMode, ScoringConfig};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -128,7 +128,7 @@ mod tests {
     fn agrees_with_the_spec_002_scorer() {
         let m = "{type: rag_accuracy}";
         let free = Schema::default();
-        // keypoint 检测幻觉现象 vs answer 可以检测幻觉: bigram recall 3/5 = 0.6 (scorer::accuracy's own example)
+        // keypoint 检测幻觉现象 vs answer 可以检测幻觉: bigram recall 3/5 = 0.6 (rag_rules::accuracy's own example)
         assert_eq!(
             score(m, &free, json!({"gold": ["检测幻觉现象"]}), "可以检测幻觉").value,
             Some(1.0)

@@ -1,7 +1,7 @@
 //! `rag_citation`: spec 002's citation (引用率) as a task metric, so the
 //! `rag_qa` preset describes the RAG scoring with the task contract.
 //!
-//! Formula (see `scorer::citation`, which this wraps unchanged): value 1 when the
+//! Formula (see `rag_rules::citation`, which this wraps unchanged): value 1 when the
 //! answer cites at least one `doc_hint` document and none outside `doc_hint`
 //! (`cited ∩ hint ≠ ∅` and `cited \ hint = ∅`, documents compared by lowercase
 //! file name), else 0. Keys: `pred_field` (default `raw_answer`), `label_field`
@@ -14,8 +14,8 @@ use super::{
     schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
+use crate::rag_rules::citation;
 use crate::schema::{Schema, RAW_ANSWER};
-use crate::scorer::citation;
 use serde_json::Value;
 use std::sync::Arc;
 

@@ -2,10 +2,10 @@
 
 use crate::dataset::rag::RagCase;
 use crate::provider::{Answer, CallError, ErrorKind, Usage};
+use crate::rag_rules::accuracy::{AccuracyVerdict, KeypointMatch};
+use crate::rag_rules::citation::CitationVerdict;
+use crate::rag_rules::ScoringConfig;
 use crate::run::{RunIdentity, RunInfo};
-use crate::scorer::accuracy::{AccuracyVerdict, KeypointMatch};
-use crate::scorer::citation::CitationVerdict;
-use crate::scorer::ScoringConfig;
 use crate::task::score::SampleResult;
 use serde::Serialize;
 use serde_json::Value;

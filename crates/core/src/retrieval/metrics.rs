@@ -18,7 +18,7 @@
 use super::dataset::{Ranked, RetrievalCase};
 use crate::metric::kinds;
 use crate::provider::CallError;
-use crate::scorer::citation::base_name;
+use crate::rag_rules::citation::base_name;
 use serde::Serialize;
 use std::collections::HashSet;
 

@@ -13,8 +13,8 @@
 use super::Task;
 use crate::metric::rag_accuracy::RagAccuracy;
 use crate::prompt::DEFAULT_SYSTEM_PROMPT;
+use crate::rag_rules::{MatchMode, ScoringConfig};
 use crate::schema::RAW_ANSWER;
-use crate::scorer::{MatchMode, ScoringConfig};
 use crate::template::{PromptTemplate, RawTemplate};
 use serde_json::json;
 use std::sync::Arc;

@@ -1,8 +1,9 @@
-//! Per-case scorers for the RAG evaluation of spec 002, and the registry the UI
-//! and reports read their metric list from.
-//!
-//! A scorer judges one case; aggregation (mean, std, breakdowns) lives in
-//! `report::aggregate`.
+//! Spec 002's two rules for one RAG case: keypoint accuracy (`accuracy`: the
+//! answer covers a gold keypoint, exactly or fuzzily, as `ScoringConfig` says)
+//! and citation (`citation`: the answer cites a `doc_hint` document and none
+//! outside it). The metric types `rag_accuracy` and `rag_citation` wrap them;
+//! the demo model and retrieval's source matching use them too. Aggregation
+//! (mean, std, breakdowns) lives in `report::aggregate`.
 
 pub mod accuracy;
 pub mod citation;
