@@ -27,7 +27,7 @@ pub fn kind(v: &Value) -> &'static str {
 
 /// One step of a path.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
+pub enum PathStep {
     /// An object key.
     Key(String),
     /// One array item.
@@ -40,7 +40,7 @@ pub enum Step {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JsonPath {
     text: String,
-    steps: Vec<Step>,
+    steps: Vec<PathStep>,
 }
 
 impl fmt::Display for JsonPath {
@@ -68,7 +68,7 @@ impl JsonPath {
                     if j == start {
                         return Err(at(start, "a key name after `.`"));
                     }
-                    steps.push(Step::Key(chars[start..j].iter().collect()));
+                    steps.push(PathStep::Key(chars[start..j].iter().collect()));
                     i = j;
                 }
                 '[' => {
@@ -80,11 +80,11 @@ impl JsonPath {
                     let inner: String = chars[i + 1..close].iter().collect();
                     let inner = inner.trim();
                     if inner == "*" {
-                        steps.push(Step::All);
+                        steps.push(PathStep::All);
                     } else if let Ok(n) = inner.parse::<usize>() {
-                        steps.push(Step::Index(n));
+                        steps.push(PathStep::Index(n));
                     } else if let Some(key) = quoted(inner) {
-                        steps.push(Step::Key(key));
+                        steps.push(PathStep::Key(key));
                     } else {
                         return Err(at(i + 1, "`*`, an index or a quoted key inside `[]`"));
                     }
@@ -95,7 +95,7 @@ impl JsonPath {
                     while j < chars.len() && chars[j] != '.' && chars[j] != '[' {
                         j += 1;
                     }
-                    steps.push(Step::Key(chars[i..j].iter().collect()));
+                    steps.push(PathStep::Key(chars[i..j].iter().collect()));
                     i = j;
                 }
                 _ => return Err(at(i, "`.` or `[`")),
@@ -122,13 +122,13 @@ impl JsonPath {
             let mut next = Vec::new();
             for v in at {
                 match (step, v) {
-                    (Step::Key(k), Value::Object(m)) => next.extend(m.get(k)),
-                    (Step::Index(i), Value::Array(a)) => next.extend(a.get(*i)),
-                    (Step::All, Value::Array(a)) => next.extend(a.iter()),
+                    (PathStep::Key(k), Value::Object(m)) => next.extend(m.get(k)),
+                    (PathStep::Index(i), Value::Array(a)) => next.extend(a.get(*i)),
+                    (PathStep::All, Value::Array(a)) => next.extend(a.iter()),
                     _ => {}
                 }
             }
-            if had && next.is_empty() && !matches!(step, Step::All) {
+            if had && next.is_empty() && !matches!(step, PathStep::All) {
                 return Err(format!(
                     "`{}` found nothing at step {} ({})",
                     self.text,
@@ -161,38 +161,38 @@ impl JsonPath {
     /// A value from which [`JsonPath::strings`] reads `items` back: the
     /// shape an endpoint with this path answers in (for the offline mock).
     pub fn nest(&self, items: &[String]) -> Value {
-        fn build(steps: &[Step], items: &[String]) -> Value {
+        fn build(steps: &[PathStep], items: &[String]) -> Value {
             match steps.split_first() {
                 None => Value::Array(items.iter().map(|s| Value::String(s.clone())).collect()),
-                Some((Step::Key(k), rest)) => {
+                Some((PathStep::Key(k), rest)) => {
                     let mut m = serde_json::Map::new();
                     m.insert(k.clone(), build(rest, items));
                     Value::Object(m)
                 }
-                Some((Step::Index(i), rest)) => {
+                Some((PathStep::Index(i), rest)) => {
                     let mut a = vec![Value::Null; *i];
                     a.push(build(rest, items));
                     Value::Array(a)
                 }
-                Some((Step::All, rest)) => {
+                Some((PathStep::All, rest)) => {
                     Value::Array(items.iter().map(|s| leaf(rest, s)).collect())
                 }
             }
         }
-        fn leaf(steps: &[Step], item: &str) -> Value {
+        fn leaf(steps: &[PathStep], item: &str) -> Value {
             match steps.split_first() {
                 None => Value::String(item.to_string()),
-                Some((Step::Key(k), rest)) => {
+                Some((PathStep::Key(k), rest)) => {
                     let mut m = serde_json::Map::new();
                     m.insert(k.clone(), leaf(rest, item));
                     Value::Object(m)
                 }
-                Some((Step::Index(i), rest)) => {
+                Some((PathStep::Index(i), rest)) => {
                     let mut a = vec![Value::Null; *i];
                     a.push(leaf(rest, item));
                     Value::Array(a)
                 }
-                Some((Step::All, rest)) => Value::Array(vec![leaf(rest, item)]),
+                Some((PathStep::All, rest)) => Value::Array(vec![leaf(rest, item)]),
             }
         }
         build(&self.steps, items)
@@ -207,11 +207,11 @@ fn quoted(s: &str) -> Option<String> {
     Some(s.to_string())
 }
 
-fn describe(step: &Step) -> String {
+fn describe(step: &PathStep) -> String {
     match step {
-        Step::Key(k) => format!("key `{k}`"),
-        Step::Index(i) => format!("item [{i}]"),
-        Step::All => "[*]".into(),
+        PathStep::Key(k) => format!("key `{k}`"),
+        PathStep::Index(i) => format!("item [{i}]"),
+        PathStep::All => "[*]".into(),
     }
 }
 

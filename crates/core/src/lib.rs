@@ -46,9 +46,8 @@ pub use lang::Lang;
 // wire, datasets, scoring settings, metrics, positions and comparisons.
 pub use compare::{
     check_gate, compare, fmt_p, level as ci_level, CaseDiff, CaseKey, CompareError, Comparison,
-    GateError, MetricRow, Models as CompareModels, Options as CompareOptions,
-    Outcome as GateOutcome, Pairing, Rule as GateRule, Verdict as GateVerdict,
-    SEED as COMPARE_SEED,
+    GateError, GateOutcome, GateVerdict, MetricRow, Models as CompareModels,
+    Options as CompareOptions, Pairing, Rule as GateRule, SEED as COMPARE_SEED,
 };
 pub use dataset::rag::{parse as parse_rag_dataset, RagCase, RagDataset};
 pub use dataset::sample::{parse as parse_samples, Sample};

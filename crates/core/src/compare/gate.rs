@@ -49,7 +49,7 @@ impl Rule {
 /// What a rule says about one row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum GateOutcome {
     /// The drop is within the allowance (or the metric rose).
     Within,
     /// The drop is larger than allowed, but not significant.
@@ -60,14 +60,14 @@ pub enum Outcome {
 
 /// A rule's verdict on one row, and why.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
+pub struct GateVerdict {
     /// The rule.
     pub rule: Rule,
     /// The row's model, when pairing goes by model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// The outcome.
-    pub outcome: Outcome,
+    pub outcome: GateOutcome,
     /// One line: the drop, the allowance, the test and its result.
     pub reason: String,
 }
@@ -128,7 +128,7 @@ pub fn check(
     rules: &[Rule],
     base_metrics: &[String],
     new_metrics: &[String],
-) -> Result<Vec<Verdict>, GateError> {
+) -> Result<Vec<GateVerdict>, GateError> {
     let mut out = Vec::new();
     for rule in rules {
         let m = &rule.metric;
@@ -165,7 +165,7 @@ pub fn level(alpha: f64) -> String {
     }
 }
 
-fn verdict(rule: &Rule, r: &MetricRow, alpha: f64) -> Verdict {
+fn verdict(rule: &Rule, r: &MetricRow, alpha: f64) -> GateVerdict {
     // `+ 0.0` turns a drop of -0 into 0.
     let drop = -r.delta + 0.0;
     let who = match &r.model {
@@ -174,7 +174,7 @@ fn verdict(rule: &Rule, r: &MetricRow, alpha: f64) -> Verdict {
     };
     let (outcome, reason) = if drop <= rule.max_drop + EPS {
         (
-            Outcome::Within,
+            GateOutcome::Within,
             format!(
                 "{who}: drop {drop:.4} within the allowed {} (base {:.4}, new {:.4}, n = {})",
                 rule.max_drop, r.base, r.new, r.n
@@ -204,7 +204,7 @@ fn verdict(rule: &Rule, r: &MetricRow, alpha: f64) -> Verdict {
         };
         if significant {
             (
-                Outcome::Fail,
+                GateOutcome::Fail,
                 format!(
                     "{who}: drop {drop:.4} > allowed {} and significant: {test}",
                     rule.max_drop
@@ -212,7 +212,7 @@ fn verdict(rule: &Rule, r: &MetricRow, alpha: f64) -> Verdict {
             )
         } else {
             (
-                Outcome::NotSignificant,
+                GateOutcome::NotSignificant,
                 format!(
                     "{who}: drop {drop:.4} > allowed {} but not significant: {test}",
                     rule.max_drop
@@ -220,7 +220,7 @@ fn verdict(rule: &Rule, r: &MetricRow, alpha: f64) -> Verdict {
             )
         }
     };
-    Verdict {
+    GateVerdict {
         rule: rule.clone(),
         model: r.model.clone(),
         outcome,

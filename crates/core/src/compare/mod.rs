@@ -53,7 +53,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use thiserror::Error;
 
-pub use gate::{check as check_gate, fmt_p, level, GateError, Outcome, Rule, Verdict};
+pub use gate::{check as check_gate, fmt_p, level, GateError, GateOutcome, GateVerdict, Rule};
 pub use stats::McNemar;
 
 /// Bootstrap resamples unless the caller says otherwise.

@@ -298,7 +298,7 @@ fn the_gate_has_three_outcomes_and_errors_on_unknown_metrics() {
         max_drop: d,
     };
     let v = check_gate(&c, &[rule(0.05)], &names, &names).expect("gate");
-    assert_eq!(v[0].outcome, Outcome::Fail);
+    assert_eq!(v[0].outcome, GateOutcome::Fail);
     assert!(
         v[0].reason.contains("McNemar exact p = 0.0020 < 0.05"),
         "{}",
@@ -307,7 +307,7 @@ fn the_gate_has_three_outcomes_and_errors_on_unknown_metrics() {
     let v = check_gate(&c, &[rule(0.1)], &names, &names).expect("gate");
     assert_eq!(
         v[0].outcome,
-        Outcome::Within,
+        GateOutcome::Within,
         "a drop of exactly 0.1 is allowed"
     );
     // A drop larger than allowed that chance explains: 2 regressions in 10.
@@ -315,7 +315,7 @@ fn the_gate_has_three_outcomes_and_errors_on_unknown_metrics() {
     let small_n: Vec<bool> = (0..10).map(|i| i < 6).collect();
     let c2 = compare(&binary(None, &small_b), &binary(None, &small_n), &opts()).expect("c2");
     let v = check_gate(&c2, &[rule(0.05)], &names, &names).expect("gate");
-    assert_eq!(v[0].outcome, Outcome::NotSignificant);
+    assert_eq!(v[0].outcome, GateOutcome::NotSignificant);
     assert!(v[0].reason.contains("p = 0.5000 ≥ 0.05"), "{}", v[0].reason);
     // At a stricter alpha (0.001) the first drop (p = 0.00195) is not significant.
     let strict = compare(
@@ -328,7 +328,7 @@ fn the_gate_has_three_outcomes_and_errors_on_unknown_metrics() {
     )
     .expect("strict");
     let v = check_gate(&strict, &[rule(0.05)], &names, &names).expect("gate");
-    assert_eq!(v[0].outcome, Outcome::NotSignificant);
+    assert_eq!(v[0].outcome, GateOutcome::NotSignificant);
     // Unknown metrics and metrics without pairs are errors, not verdicts.
     let other = vec!["f1".to_string()];
     let err = check_gate(&c, &[rule(0.05)], &names, &other).expect_err("missing");
@@ -370,7 +370,7 @@ fn a_continuous_metric_fails_the_gate_when_its_interval_excludes_zero() {
         max_drop: 0.02,
     };
     let v = check_gate(&c, &[rule], &names, &names).expect("gate");
-    assert_eq!(v[0].outcome, Outcome::Fail, "{}", v[0].reason);
+    assert_eq!(v[0].outcome, GateOutcome::Fail, "{}", v[0].reason);
     assert!(
         v[0].reason.contains("bootstrap interval"),
         "{}",
@@ -428,11 +428,14 @@ fn the_gate_checks_each_model_and_needs_a_paired_case() {
         max_drop: 0.0,
     };
     let v = check_gate(&c, &[rule("acc")], &b.metric_names(), &n.metric_names()).expect("gate");
-    let by: Vec<(Option<&str>, Outcome)> =
+    let by: Vec<(Option<&str>, GateOutcome)> =
         v.iter().map(|v| (v.model.as_deref(), v.outcome)).collect();
     assert_eq!(
         by,
-        vec![(Some("p"), Outcome::Fail), (Some("q"), Outcome::Within)]
+        vec![
+            (Some("p"), GateOutcome::Fail),
+            (Some("q"), GateOutcome::Within)
+        ]
     );
     assert!(
         v[0].reason.starts_with("acc (p): drop 1.0000"),

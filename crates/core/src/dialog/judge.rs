@@ -35,7 +35,7 @@
 //!   guessed at.
 
 use super::dataset::{Dialog, TurnPair};
-use super::score::{Judged, Judgements, TurnJudgement};
+use super::score::{JudgedPart, Judgements, TurnJudgement};
 use super::trace::{conversation_text, DialogTrace};
 use super::vocab::{ComplianceLabel, TurnStatus, RISK_TAGS};
 use crate::dataset::sample::Sample;
@@ -419,7 +419,7 @@ pub fn turn_judgement(parts: &[PartJudgement], info: &JudgeInfo) -> TurnJudgemen
     for p in parts {
         let raw = p.attempts.last().map(|a| a.raw.clone()).unwrap_or_default();
         let value = p.value();
-        let judged = |v| Judged {
+        let judged = |v| JudgedPart {
             value: v,
             raw: raw.clone(),
             error: p.error.clone(),
@@ -428,14 +428,14 @@ pub fn turn_judgement(parts: &[PartJudgement], info: &JudgeInfo) -> TurnJudgemen
             Part::RiskTags => j.risk_tags = Some(judged(value.and_then(tags_of))),
             Part::RubricHitItems => j.rubric_hit_items = Some(judged(value.and_then(tags_of))),
             Part::ComplianceLabel => {
-                j.compliance_label = Some(Judged {
+                j.compliance_label = Some(JudgedPart {
                     value: value.and_then(ComplianceLabel::parse),
                     raw: raw.clone(),
                     error: p.error.clone(),
                 })
             }
             Part::Score1To5 => {
-                j.score_1_5 = Some(Judged {
+                j.score_1_5 = Some(JudgedPart {
                     value: value.and_then(|v| v.parse::<f64>().ok()),
                     raw: raw.clone(),
                     error: p.error.clone(),

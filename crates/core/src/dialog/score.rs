@@ -39,7 +39,7 @@ use std::collections::BTreeMap;
 
 /// One judged value with the judge's raw answer; `value: None` is unscored.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Judged<T> {
+pub struct JudgedPart<T> {
     /// The verdict as read, `None` when it could not be read.
     pub value: Option<T>,
     /// The judge's whole answer.
@@ -54,16 +54,16 @@ pub struct Judged<T> {
 pub struct TurnJudgement {
     /// Risk tags the answer discloses (canonical tags or Chinese names).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub risk_tags: Option<Judged<Vec<String>>>,
+    pub risk_tags: Option<JudgedPart<Vec<String>>>,
     /// The answer's compliance label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compliance_label: Option<Judged<ComplianceLabel>>,
+    pub compliance_label: Option<JudgedPart<ComplianceLabel>>,
     /// The rubric items the answer meets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rubric_hit_items: Option<Judged<Vec<String>>>,
+    pub rubric_hit_items: Option<JudgedPart<Vec<String>>>,
     /// The overall explainability score, 1 to 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub score_1_5: Option<Judged<f64>>,
+    pub score_1_5: Option<JudgedPart<f64>>,
     /// Each part's judgement for the outputs (prompt, every attempt's raw
     /// answer and how its verdict was read, tokens, repairs), by part key.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -517,7 +517,7 @@ pub fn score_turn(
     if rubric.is_empty() {
         skip("m5", "no explainability_rubric_gt");
     } else {
-        let failed = |p: Option<&Judged<_>>| p.is_none_or(|p| p.error.is_some());
+        let failed = |p: Option<&JudgedPart<_>>| p.is_none_or(|p| p.error.is_some());
         let reason = match (rubric_part, score_part) {
             _ if rubric_hits.is_some() || score.is_some() => None,
             (None, None) => Some(NO_JUDGE),
@@ -607,7 +607,7 @@ pub const UNSCORED: &str = "unscored: the judge's verdict could not be read";
 pub const JUDGE_FAILED: &str = "unscored: the judge call failed";
 
 /// Records why a judged metric is not eligible: no verdict, or an unscored one.
-fn judge_skip<T>(skip: &mut impl FnMut(&str, &str), metric: &str, part: Option<&Judged<T>>) {
+fn judge_skip<T>(skip: &mut impl FnMut(&str, &str), metric: &str, part: Option<&JudgedPart<T>>) {
     match part {
         None => skip(metric, NO_JUDGE),
         Some(p) if p.value.is_none() && p.error.is_some() => skip(metric, JUDGE_FAILED),
@@ -955,7 +955,7 @@ mod tests {
                 turn(&d, 2, "z", TurnStatus::Ok),
             ],
         );
-        let judged = |v: Option<Vec<&str>>| Judged {
+        let judged = |v: Option<Vec<&str>>| JudgedPart {
             value: v.map(|v| v.into_iter().map(str::to_string).collect()),
             raw: "GRADE: ...".to_string(),
             error: None,
@@ -965,13 +965,13 @@ mod tests {
             1,
             TurnJudgement {
                 risk_tags: Some(judged(Some(vec!["市场不确定性", "汇率风险"]))),
-                compliance_label: Some(Judged {
+                compliance_label: Some(JudgedPart {
                     value: Some(ComplianceLabel::Compliant),
                     raw: "compliant".into(),
                     error: None,
                 }),
                 rubric_hit_items: Some(judged(Some(vec!["信息依据", "不在要求里"]))),
-                score_1_5: Some(Judged {
+                score_1_5: Some(JudgedPart {
                     value: Some(4.0),
                     raw: "4".into(),
                     error: None,
@@ -983,7 +983,7 @@ mod tests {
             3,
             TurnJudgement {
                 rubric_hit_items: Some(judged(None)),
-                score_1_5: Some(Judged {
+                score_1_5: Some(JudgedPart {
                     value: Some(9.0),
                     raw: "9/10".into(),
                     error: None,

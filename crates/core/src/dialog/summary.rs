@@ -35,7 +35,7 @@ use std::collections::BTreeMap;
 
 /// One metric of the summary.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MetricSummary {
+pub struct DialogMetric {
     /// `ok`, `no_eligible` or `not_run`.
     pub status: String,
     /// The value (`null` unless `status` is `ok`).
@@ -77,7 +77,7 @@ pub struct MetricsSummary {
     /// Judge verdicts were given for at least one turn.
     pub judge_used: bool,
     /// By metric name (`m1_memory_recall`, ...).
-    pub metrics: BTreeMap<String, MetricSummary>,
+    pub metrics: BTreeMap<String, DialogMetric>,
     /// The judge of the judged metrics, when one was used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeSummary>,
@@ -209,13 +209,13 @@ fn ratio(num: usize, den: usize) -> Option<f64> {
     (den > 0).then(|| num as f64 / den as f64)
 }
 
-fn metric(t: Tally<'_>, value: Option<f64>, definition: &str, details: Value) -> MetricSummary {
+fn metric(t: Tally<'_>, value: Option<f64>, definition: &str, details: Value) -> DialogMetric {
     let status = if t.eligible.is_empty() {
         "no_eligible"
     } else {
         "ok"
     };
-    MetricSummary {
+    DialogMetric {
         status: status.into(),
         value: value.filter(|_| !t.eligible.is_empty()),
         eligible_count: t.eligible.len(),
@@ -230,7 +230,7 @@ fn metric(t: Tally<'_>, value: Option<f64>, definition: &str, details: Value) ->
 }
 
 /// A judged metric without any judge verdict: not run.
-fn not_run(mut m: MetricSummary) -> MetricSummary {
+fn not_run(mut m: DialogMetric) -> DialogMetric {
     m.status = "not_run".into();
     m.value = None;
     m.skipped_count += m.eligible_count;
@@ -241,7 +241,7 @@ fn not_run(mut m: MetricSummary) -> MetricSummary {
 }
 
 /// Counts a judged metric's unscored rows.
-fn with_unscored(mut m: MetricSummary) -> MetricSummary {
+fn with_unscored(mut m: DialogMetric) -> DialogMetric {
     let n = m
         .skipped_reasons
         .iter()

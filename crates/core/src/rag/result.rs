@@ -23,7 +23,7 @@ pub struct RunConfig {
     pub system_prompt: String,
     /// The dataset's spec 003 `metadata.json`, when given.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub dataset_meta: Option<crate::report::metadata::DatasetMetadata>,
+    pub dataset_meta: Option<crate::report::DatasetMetadataFile>,
 }
 
 /// The outcome of one case: the answer and its verdicts, or the call error.

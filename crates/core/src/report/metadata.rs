@@ -1,4 +1,4 @@
-//! Spec 003 `DatasetMetadata`, read from an optional `metadata.json` beside a
+//! Spec 003 `DatasetMetadata` (`DatasetMetadataFile` here), read from an optional `metadata.json` beside a
 //! dataset: `dataset_id` and `version` (required strings), optional `name`,
 //! `source`, `created_at`, `generator_commit`, `filters`, `sampling`, `counts`,
 //! `languages`, `tags`, and `extra`. Keys the spec does not name are kept in
@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 /// The `metadata.json` of a dataset.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct DatasetMetadata {
+pub struct DatasetMetadataFile {
     /// Dataset id.
     pub dataset_id: String,
     /// Dataset version.
@@ -51,7 +51,7 @@ pub struct DatasetMetadata {
 pub type MetadataError = InputError;
 
 /// Parses `metadata.json` from raw bytes.
-pub fn parse(file: &str, bytes: &[u8]) -> Result<DatasetMetadata, MetadataError> {
+pub fn parse(file: &str, bytes: &[u8]) -> Result<DatasetMetadataFile, MetadataError> {
     let mut keys = Keys {
         file,
         obj: read_object(file, bytes)?,
@@ -75,7 +75,7 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<DatasetMetadata, MetadataError>
         }
     };
     extra.extend(keys.obj);
-    Ok(DatasetMetadata {
+    Ok(DatasetMetadataFile {
         dataset_id,
         version,
         name,
@@ -160,7 +160,7 @@ impl Keys<'_> {
 /// samples, each given as its `(language, tags)`. Every dataset format (RAG
 /// cases, spec 003 records, spec 004 samples) builds its block here.
 pub fn report_metadata<'a>(
-    meta: Option<&DatasetMetadata>,
+    meta: Option<&DatasetMetadataFile>,
     file_name: &str,
     samples: impl IntoIterator<Item = (Option<&'a str>, &'a [String])>,
     line_errors: usize,

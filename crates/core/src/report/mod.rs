@@ -17,9 +17,7 @@ pub use aggregate::{breakdowns, length_bucket, mean_std, summaries};
 pub use assemble::{assemble, ModelRows, ReportParts};
 
 pub use markdown::{cell, more, render as render_md, MarkdownParts, MAX_LISTED};
-pub use metadata::{
-    parse as parse_metadata, DatasetMetadata as DatasetMetadataFile, MetadataError,
-};
+pub use metadata::{parse as parse_metadata, DatasetMetadataFile, MetadataError};
 pub use metrics::{Counts, ReportMetrics, RunMetrics};
 pub use model::*;
 pub use outputs::render as render_outputs;

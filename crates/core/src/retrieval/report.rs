@@ -6,7 +6,7 @@
 use super::metrics::{Evaluated, Obtained, Row, METRICS};
 use crate::dataset::fingerprint::fingerprint;
 use crate::events::{CaseRecord, MetaRecord, Record, SummaryRecord};
-use crate::report::metadata::{report_metadata, DatasetMetadata as MetadataFile};
+use crate::report::metadata::{report_metadata, DatasetMetadataFile as MetadataFile};
 use crate::report::outputs::{Outputs, RunMeta};
 use crate::report::*;
 use crate::report::{error_value, RunRecord};

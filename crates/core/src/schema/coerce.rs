@@ -22,7 +22,7 @@ use unicode_normalization::UnicodeNormalization;
 
 /// What became of one value.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
+pub enum Coercion {
     /// Taken as it was.
     Parsed(Value),
     /// Converted; the reason says how.
@@ -61,20 +61,20 @@ pub fn split_items(s: &str) -> Vec<String> {
 }
 
 /// An `enum` value: one of `values`, matched exactly or by [`norm_text`].
-pub fn to_enum(v: &Value, values: &[Value]) -> Outcome {
+pub fn to_enum(v: &Value, values: &[Value]) -> Coercion {
     if values.contains(v) {
-        return Outcome::Parsed(v.clone());
+        return Coercion::Parsed(v.clone());
     }
     let Some(text) = scalar_text(v) else {
-        return Outcome::Rejected(rejected_kind(v, "one of the enum values"));
+        return Coercion::Rejected(rejected_kind(v, "one of the enum values"));
     };
     let key = norm_text(&text);
     match values
         .iter()
         .find(|d| scalar_text(d).is_some_and(|t| norm_text(&t) == key))
     {
-        Some(d) => Outcome::Coerced(d.clone(), format!("matched `{text}` to `{}`", show(d))),
-        None => Outcome::Rejected(format!(
+        Some(d) => Coercion::Coerced(d.clone(), format!("matched `{text}` to `{}`", show(d))),
+        None => Coercion::Rejected(format!(
             "not in enum values [{}]: `{text}`",
             values.iter().map(show).collect::<Vec<_>>().join(", ")
         )),
@@ -82,10 +82,10 @@ pub fn to_enum(v: &Value, values: &[Value]) -> Outcome {
 }
 
 /// An `int` value, rounded and clamped to `lo..=hi`.
-pub fn to_int(v: &Value, lo: Option<i64>, hi: Option<i64>) -> Outcome {
+pub fn to_int(v: &Value, lo: Option<i64>, hi: Option<i64>) -> Coercion {
     let (x, note) = match number_of(v, "an integer") {
         Ok(found) => found,
-        Err(reason) => return Outcome::Rejected(reason),
+        Err(reason) => return Coercion::Rejected(reason),
     };
     let mut notes: Vec<String> = note.into_iter().collect();
     let rounded = x.round();
@@ -94,7 +94,7 @@ pub fn to_int(v: &Value, lo: Option<i64>, hi: Option<i64>) -> Outcome {
     }
     let clamped = clamp(rounded, lo.map(|l| l as f64), hi.map(|h| h as f64));
     if clamped.abs() > i64::MAX as f64 {
-        return Outcome::Rejected(format!("{x} is out of the integer range"));
+        return Coercion::Rejected(format!("{x} is out of the integer range"));
     }
     let exact = v.as_i64().filter(|_| clamped == rounded);
     let out = Value::from(exact.unwrap_or(clamped as i64));
@@ -102,10 +102,10 @@ pub fn to_int(v: &Value, lo: Option<i64>, hi: Option<i64>) -> Outcome {
 }
 
 /// A `float` value, clamped to `lo..=hi`.
-pub fn to_float(v: &Value, lo: Option<f64>, hi: Option<f64>) -> Outcome {
+pub fn to_float(v: &Value, lo: Option<f64>, hi: Option<f64>) -> Coercion {
     let (x, note) = match number_of(v, "a number") {
         Ok(found) => found,
-        Err(reason) => return Outcome::Rejected(reason),
+        Err(reason) => return Coercion::Rejected(reason),
     };
     let clamped = clamp(x, lo, hi);
     let out = if clamped == x && note.is_none() {
@@ -116,14 +116,14 @@ pub fn to_float(v: &Value, lo: Option<f64>, hi: Option<f64>) -> Outcome {
     finish(out, note.into_iter().collect(), x, clamped)
 }
 
-fn finish(out: Value, mut notes: Vec<String>, before: f64, after: f64) -> Outcome {
+fn finish(out: Value, mut notes: Vec<String>, before: f64, after: f64) -> Coercion {
     if after != before {
         notes.push(format!("clamped {before} to {after}"));
-        return Outcome::Clamped(out, notes.join("; "));
+        return Coercion::Clamped(out, notes.join("; "));
     }
     match notes.is_empty() {
-        true => Outcome::Parsed(out),
-        false => Outcome::Coerced(out, notes.join("; ")),
+        true => Coercion::Parsed(out),
+        false => Coercion::Coerced(out, notes.join("; ")),
     }
 }
 
@@ -148,21 +148,21 @@ fn number_of(v: &Value, expected: &str) -> Result<(f64, Option<String>), String>
 }
 
 /// A `str` value.
-pub fn to_str(v: &Value) -> Outcome {
+pub fn to_str(v: &Value) -> Coercion {
     match v {
-        Value::String(_) => Outcome::Parsed(v.clone()),
+        Value::String(_) => Coercion::Parsed(v.clone()),
         Value::Number(_) | Value::Bool(_) => {
             let text = scalar_text(v).unwrap_or_default();
-            Outcome::Coerced(Value::String(text), format!("{} written as text", kind(v)))
+            Coercion::Coerced(Value::String(text), format!("{} written as text", kind(v)))
         }
-        other => Outcome::Rejected(rejected_kind(other, "a string")),
+        other => Coercion::Rejected(rejected_kind(other, "a string")),
     }
 }
 
 /// A `bool` value.
-pub fn to_bool(v: &Value) -> Outcome {
+pub fn to_bool(v: &Value) -> Coercion {
     let read = match v {
-        Value::Bool(_) => return Outcome::Parsed(v.clone()),
+        Value::Bool(_) => return Coercion::Parsed(v.clone()),
         Value::String(s) => match s.trim().to_lowercase().as_str() {
             "true" | "yes" | "1" => Some(true),
             "false" | "no" | "0" => Some(false),
@@ -176,13 +176,13 @@ pub fn to_bool(v: &Value) -> Outcome {
         _ => None,
     };
     match read {
-        Some(b) => Outcome::Coerced(Value::Bool(b), format!("read {} as {b}", show(v))),
-        None => Outcome::Rejected(rejected_kind(v, "a boolean")),
+        Some(b) => Coercion::Coerced(Value::Bool(b), format!("read {} as {b}", show(v))),
+        None => Coercion::Rejected(rejected_kind(v, "a boolean")),
     }
 }
 
 /// A `list` value: scalars only.
-pub fn to_list(v: &Value) -> Outcome {
+pub fn to_list(v: &Value) -> Coercion {
     match v {
         Value::Array(items) => {
             let kept: Vec<Value> = items
@@ -191,8 +191,8 @@ pub fn to_list(v: &Value) -> Outcome {
                 .cloned()
                 .collect();
             match items.len() - kept.len() {
-                0 => Outcome::Parsed(v.clone()),
-                n => Outcome::Coerced(
+                0 => Coercion::Parsed(v.clone()),
+                n => Coercion::Coerced(
                     Value::Array(kept),
                     format!("dropped {n} null or nested item(s) (use list_raw to keep objects)"),
                 ),
@@ -201,21 +201,21 @@ pub fn to_list(v: &Value) -> Outcome {
         Value::String(s) => {
             let items = split_items(s);
             let reason = format!("split the string into {} item(s)", items.len());
-            Outcome::Coerced(Value::from(items), reason)
+            Coercion::Coerced(Value::from(items), reason)
         }
-        other => Outcome::Rejected(rejected_kind(other, "an array")),
+        other => Coercion::Rejected(rejected_kind(other, "an array")),
     }
 }
 
 /// A `list_raw` value: any array, kept as is.
-pub fn to_list_raw(v: &Value) -> Outcome {
+pub fn to_list_raw(v: &Value) -> Coercion {
     match v {
-        Value::Array(_) => Outcome::Parsed(v.clone()),
-        Value::Object(_) => Outcome::Coerced(
+        Value::Array(_) => Coercion::Parsed(v.clone()),
+        Value::Object(_) => Coercion::Coerced(
             Value::Array(vec![v.clone()]),
             "wrapped a single object in an array".into(),
         ),
-        other => Outcome::Rejected(rejected_kind(other, "an array")),
+        other => Coercion::Rejected(rejected_kind(other, "an array")),
     }
 }
 
@@ -244,26 +244,28 @@ mod tests {
     fn enum_matches_exactly_or_folded_else_rejects_with_the_values() {
         assert_eq!(
             to_enum(&json!("neutral"), &values()),
-            Outcome::Parsed(json!("neutral"))
+            Coercion::Parsed(json!("neutral"))
         );
         assert_eq!(
             to_enum(&json!(" Positive "), &values()),
-            Outcome::Coerced(
+            Coercion::Coerced(
                 json!("positive"),
                 "matched ` Positive ` to `positive`".into()
             )
         );
         assert_eq!(
             to_enum(&json!("bullish"), &values()),
-            Outcome::Rejected("not in enum values [positive, neutral, negative]: `bullish`".into())
+            Coercion::Rejected(
+                "not in enum values [positive, neutral, negative]: `bullish`".into()
+            )
         );
         assert_eq!(
             to_enum(&json!(1), &[json!(1), json!(2)]),
-            Outcome::Parsed(json!(1))
+            Coercion::Parsed(json!(1))
         );
         assert_eq!(
             to_enum(&Value::Null, &values()),
-            Outcome::Rejected("null".into())
+            Coercion::Rejected("null".into())
         );
     }
 
@@ -271,37 +273,37 @@ mod tests {
     fn int_rounds_reads_strings_and_clamps() {
         assert_eq!(
             to_int(&json!(3), Some(-5), Some(5)),
-            Outcome::Parsed(json!(3))
+            Coercion::Parsed(json!(3))
         );
         assert_eq!(
             to_int(&json!(7), Some(-5), Some(5)),
-            Outcome::Clamped(json!(5), "clamped 7 to 5".into())
+            Coercion::Clamped(json!(5), "clamped 7 to 5".into())
         );
         assert_eq!(
             to_int(&json!(2.5), None, None),
-            Outcome::Coerced(json!(3), "rounded 2.5 to 3".into())
+            Coercion::Coerced(json!(3), "rounded 2.5 to 3".into())
         );
         assert_eq!(
             to_int(&json!("-9"), Some(-5), Some(5)),
-            Outcome::Clamped(
+            Coercion::Clamped(
                 json!(-5),
                 "read the string \"-9\" as a number; clamped -9 to -5".into()
             )
         );
         assert_eq!(
             to_int(&json!(true), None, None),
-            Outcome::Rejected("expected an integer, found a boolean".into())
+            Coercion::Rejected("expected an integer, found a boolean".into())
         );
         assert_eq!(
             to_int(&json!("high"), None, None),
-            Outcome::Rejected("expected an integer, found the string \"high\"".into())
+            Coercion::Rejected("expected an integer, found the string \"high\"".into())
         );
         assert!(matches!(
             to_int(&json!(1e300), None, None),
-            Outcome::Rejected(_)
+            Coercion::Rejected(_)
         ));
         assert!(
-            matches!(to_int(&json!(1e300), None, Some(9)), Outcome::Clamped(v, _) if v == json!(9))
+            matches!(to_int(&json!(1e300), None, Some(9)), Coercion::Clamped(v, _) if v == json!(9))
         );
     }
 
@@ -309,19 +311,19 @@ mod tests {
     fn float_keeps_numbers_and_clamps() {
         assert_eq!(
             to_float(&json!(0.25), Some(0.0), Some(1.0)),
-            Outcome::Parsed(json!(0.25))
+            Coercion::Parsed(json!(0.25))
         );
         assert_eq!(
             to_float(&json!(1.5), Some(0.0), Some(1.0)),
-            Outcome::Clamped(json!(1.0), "clamped 1.5 to 1".into())
+            Coercion::Clamped(json!(1.0), "clamped 1.5 to 1".into())
         );
         assert_eq!(
             to_float(&json!("0.5"), None, None),
-            Outcome::Coerced(json!(0.5), "read the string \"0.5\" as a number".into())
+            Coercion::Coerced(json!(0.5), "read the string \"0.5\" as a number".into())
         );
         assert!(matches!(
             to_float(&json!("NaN"), None, None),
-            Outcome::Rejected(_)
+            Coercion::Rejected(_)
         ));
     }
 
@@ -329,45 +331,45 @@ mod tests {
     fn str_bool_and_lists() {
         assert_eq!(
             to_str(&json!(3)),
-            Outcome::Coerced(json!("3"), "a number written as text".into())
+            Coercion::Coerced(json!("3"), "a number written as text".into())
         );
-        assert!(matches!(to_str(&json!([1])), Outcome::Rejected(_)));
+        assert!(matches!(to_str(&json!([1])), Coercion::Rejected(_)));
         assert_eq!(
             to_bool(&json!("Yes")),
-            Outcome::Coerced(json!(true), "read Yes as true".into())
+            Coercion::Coerced(json!(true), "read Yes as true".into())
         );
         assert_eq!(
             to_bool(&json!(0)),
-            Outcome::Coerced(json!(false), "read 0 as false".into())
+            Coercion::Coerced(json!(false), "read 0 as false".into())
         );
-        assert!(matches!(to_bool(&json!("maybe")), Outcome::Rejected(_)));
-        assert_eq!(to_list(&json!(["a", 1])), Outcome::Parsed(json!(["a", 1])));
+        assert!(matches!(to_bool(&json!("maybe")), Coercion::Rejected(_)));
+        assert_eq!(to_list(&json!(["a", 1])), Coercion::Parsed(json!(["a", 1])));
         assert_eq!(
             to_list(&json!(["a", null, {"x": 1}])),
-            Outcome::Coerced(
+            Coercion::Coerced(
                 json!(["a"]),
                 "dropped 2 null or nested item(s) (use list_raw to keep objects)".into()
             )
         );
         assert_eq!(
             to_list(&json!("ai, earnings、 云")),
-            Outcome::Coerced(
+            Coercion::Coerced(
                 json!(["ai", "earnings", "云"]),
                 "split the string into 3 item(s)".into()
             )
         );
         assert_eq!(
             to_list_raw(&json!([{"a": 1}])),
-            Outcome::Parsed(json!([{"a": 1}]))
+            Coercion::Parsed(json!([{"a": 1}]))
         );
         assert_eq!(
             to_list_raw(&json!({"a": 1})),
-            Outcome::Coerced(
+            Coercion::Coerced(
                 json!([{"a": 1}]),
                 "wrapped a single object in an array".into()
             )
         );
-        assert!(matches!(to_list_raw(&json!("x")), Outcome::Rejected(_)));
+        assert!(matches!(to_list_raw(&json!("x")), Coercion::Rejected(_)));
     }
 
     #[test]

@@ -12,7 +12,7 @@ pub mod coerce;
 pub mod extract;
 
 use crate::position::KeyError;
-use coerce::{scalar_text, Outcome};
+use coerce::{scalar_text, Coercion};
 pub use extract::extract_json;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -98,7 +98,7 @@ impl FieldKind {
     }
 
     /// Reads one present value as this type.
-    pub fn coerce(&self, v: &Value) -> Outcome {
+    pub fn coerce(&self, v: &Value) -> Coercion {
         match self {
             FieldKind::Enum { values } => coerce::to_enum(v, values),
             FieldKind::Int { lo, hi } => coerce::to_int(v, *lo, *hi),
@@ -248,12 +248,12 @@ fn default_of(raw: &RawField, kind: &FieldKind) -> Result<Value, KeyError> {
         });
     };
     match kind.coerce(d) {
-        Outcome::Parsed(v) => Ok(v),
-        Outcome::Coerced(_, why) | Outcome::Rejected(why) => Err(KeyError::new(
+        Coercion::Parsed(v) => Ok(v),
+        Coercion::Coerced(_, why) | Coercion::Rejected(why) => Err(KeyError::new(
             "default",
             format!("not a valid {} value: {why}", kind.type_name()),
         )),
-        Outcome::Clamped(_, _) => Err(KeyError::new("default", format!("{d} is outside lo..hi"))),
+        Coercion::Clamped(_, _) => Err(KeyError::new("default", format!("{d} is outside lo..hi"))),
     }
 }
 
@@ -387,10 +387,10 @@ fn read_field(spec: &FieldSpec, value: Option<&Value>) -> ParsedField {
         return defaulted(spec, "missing".into());
     };
     let (value, status, reason) = match spec.kind.coerce(value) {
-        Outcome::Parsed(v) => (v, ParseStatus::Parsed, None),
-        Outcome::Coerced(v, why) => (v, ParseStatus::Coerced, Some(why)),
-        Outcome::Clamped(v, why) => (v, ParseStatus::Clamped, Some(why)),
-        Outcome::Rejected(why) => return defaulted(spec, why),
+        Coercion::Parsed(v) => (v, ParseStatus::Parsed, None),
+        Coercion::Coerced(v, why) => (v, ParseStatus::Coerced, Some(why)),
+        Coercion::Clamped(v, why) => (v, ParseStatus::Clamped, Some(why)),
+        Coercion::Rejected(why) => return defaulted(spec, why),
     };
     ParsedField {
         field: spec.field.clone(),

@@ -17,7 +17,7 @@
 
 use crate::dataset::sample::{self, Sample};
 use crate::dataset::{rag, spec003, LineError};
-use crate::report::metadata::{report_metadata, DatasetMetadata as MetadataFile};
+use crate::report::metadata::{report_metadata, DatasetMetadataFile as MetadataFile};
 use crate::report::{self, length_bucket};
 use crate::task::contract::Task;
 use serde::Serialize;

@@ -11,16 +11,13 @@ use super::engine::TaskRunConfig;
 use super::report::{TaskInfo, TaskMetrics};
 use super::score::{AnswerStatus, SampleResult};
 use crate::events::record::SNIPPET_CHARS;
-use crate::events::{CaseRecord, MetaRecord, Record, SummaryRecord};
+use crate::events::{CaseRecord, MetaRecord, Record, SummaryMetrics, SummaryRecord};
 use crate::run::RunIdentity;
 use crate::schema::ParseStatus;
 use crate::text::truncate_chars;
 
 /// A task run's records are the one record family of every run.
 pub type TaskRecord = Record;
-
-/// The summary's counts of a task run.
-pub type SummaryMetrics = crate::events::SummaryMetrics;
 
 impl From<TaskMetrics> for SummaryMetrics {
     fn from(m: TaskMetrics) -> SummaryMetrics {
