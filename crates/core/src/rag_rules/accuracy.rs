@@ -10,6 +10,13 @@
 //! reworded phrases in Chinese (where a character carries a morpheme) and in
 //! English (where it behaves like a fuzzy substring test). Keypoints of one
 //! folded character can only match exactly.
+//!
+//! A keypoint that ends in a gloss in brackets, full-width or ASCII
+//! (`忠实度（Faithfulness）`, `检索系统（向量数据库或搜索引擎）`, `Faithfulness (忠实度)`),
+//! is also covered when its main part, or its whole gloss, is mentioned: spec
+//! 002's own example counts "LightRAG 的 RAGAS 包含忠实度指标" as covering
+//! `忠实度（Faithfulness）`. The whole keypoint is tried first, then the main part,
+//! then the gloss, each by the same rule; `part` says which one matched.
 
 use super::{MatchMode, ScoringConfig};
 use crate::text::fold;
@@ -27,6 +34,11 @@ pub struct KeypointMatch {
     pub method: &'static str,
     /// Bigram recall in [0, 1] (1 for an exact match).
     pub score: f64,
+    /// Which part of a glossed keypoint matched: `main` (before the
+    /// brackets) or `gloss` (inside them); absent when the whole keypoint
+    /// matched or nothing did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<&'static str>,
 }
 
 impl KeypointMatch {
@@ -41,6 +53,11 @@ impl KeypointMatch {
                 .into_iter()
                 .find(|m| *m == method)?,
             score: v.get("score")?.as_f64()?,
+            part: match v.get("part").and_then(|p| p.as_str()) {
+                Some("main") => Some("main"),
+                Some("gloss") => Some("gloss"),
+                _ => None,
+            },
         })
     }
 }
@@ -94,12 +111,57 @@ fn match_keypoint(
     answer_grams: &HashSet<(char, char)>,
     cfg: &ScoringConfig,
 ) -> KeypointMatch {
-    let k = fold(keypoint);
+    let whole = match_text(keypoint, keypoint, answer, answer_grams, cfg);
+    if whole.matched {
+        return whole;
+    }
+    let Some((main, gloss)) = split_gloss(keypoint) else {
+        return whole;
+    };
+    for (part, text) in [("main", main), ("gloss", gloss)] {
+        let m = match_text(keypoint, text, answer, answer_grams, cfg);
+        if m.matched {
+            return KeypointMatch {
+                part: Some(part),
+                ..m
+            };
+        }
+    }
+    whole
+}
+
+/// A keypoint's main part and its gloss, when it ends in one in brackets
+/// (`（…）` or `(…)`) with text before it; `None` otherwise.
+pub fn split_gloss(keypoint: &str) -> Option<(&str, &str)> {
+    let k = keypoint.trim_end();
+    let (open, close) = if k.ends_with('）') {
+        ('（', '）')
+    } else if k.ends_with(')') {
+        ('(', ')')
+    } else {
+        return None;
+    };
+    let at = k.rfind(open)?;
+    let main = k[..at].trim();
+    let gloss = k[at + open.len_utf8()..k.len() - close.len_utf8()].trim();
+    (!main.is_empty() && !gloss.is_empty()).then_some((main, gloss))
+}
+
+/// Whether `text` (the keypoint or one of its parts) is covered by the answer.
+fn match_text(
+    keypoint: &str,
+    text: &str,
+    answer: &str,
+    answer_grams: &HashSet<(char, char)>,
+    cfg: &ScoringConfig,
+) -> KeypointMatch {
+    let k = fold(text);
     let verdict = |matched, method, score| KeypointMatch {
         keypoint: keypoint.to_string(),
         matched,
         method,
         score,
+        part: None,
     };
     if !k.is_empty() && answer.contains(&k) {
         return verdict(true, "exact", 1.0);
@@ -126,6 +188,87 @@ mod tests {
 
     fn gold(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Spec 002's own examples: its question 1 answer covers the first
+    /// keypoint by its main part; the other answer covers none.
+    #[test]
+    fn spec_002_examples_cover_a_glossed_keypoint_by_its_main_part() {
+        let g = gold(&[
+            "忠实度（Faithfulness）",
+            "答案相关性（Answer Relevance）",
+            "上下文召回率（Context Recall）",
+            "上下文精确率（Context Precision）",
+        ]);
+        for cfg in [
+            ScoringConfig::default(),
+            ScoringConfig {
+                match_mode: MatchMode::Strict,
+                ..Default::default()
+            },
+        ] {
+            let v = score("LightRAG 的 RAGAS 包含忠实度指标", &g, &cfg);
+            assert!(v.passed);
+            assert_eq!(v.matched(), vec!["忠实度（Faithfulness）".to_string()]);
+            assert_eq!(v.keypoints[0].part, Some("main"));
+            assert_eq!(v.keypoints[0].method, "exact");
+            assert!(!score("LightRAG 支持自定义数据集", &g, &cfg).passed);
+        }
+    }
+
+    #[test]
+    fn a_gloss_covers_its_keypoint_in_either_bracket_style() {
+        let cfg = ScoringConfig {
+            match_mode: MatchMode::Strict,
+            ..Default::default()
+        };
+        let v = score(
+            "第一个组件是向量数据库或搜索引擎。",
+            &gold(&["检索系统（向量数据库或搜索引擎）"]),
+            &cfg,
+        );
+        assert!(v.passed);
+        assert_eq!(v.keypoints[0].part, Some("gloss"));
+        let v = score(
+            "It reports faithfulness.",
+            &gold(&["Faithfulness (忠实度)"]),
+            &cfg,
+        );
+        assert_eq!(v.keypoints[0].part, Some("main"));
+        // the whole keypoint first: no part named
+        let v = score(
+            "忠实度（Faithfulness）是指标之一",
+            &gold(&["忠实度（Faithfulness）"]),
+            &cfg,
+        );
+        assert_eq!((v.passed, v.keypoints[0].part), (true, None));
+        // a part mentioned only in passing is not enough: the whole gloss is needed
+        assert!(
+            !score(
+                "向量数据库",
+                &gold(&["检索系统（向量数据库或搜索引擎）"]),
+                &cfg
+            )
+            .passed
+        );
+        assert_eq!(split_gloss("没有注释"), None);
+        assert_eq!(split_gloss("（只有注释）"), None);
+        assert_eq!(split_gloss("A (b) (c)"), Some(("A (b)", "c")));
+    }
+
+    #[test]
+    fn the_part_that_matched_reads_back_from_the_detail() {
+        let v = score(
+            "包含忠实度",
+            &gold(&["忠实度（Faithfulness）"]),
+            &ScoringConfig::default(),
+        );
+        let json = serde_json::to_value(&v.keypoints[0]).expect("json");
+        assert_eq!(json["part"], "main");
+        assert_eq!(
+            KeypointMatch::from_json(&json),
+            Some(v.keypoints[0].clone())
+        );
     }
 
     #[test]
