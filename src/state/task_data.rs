@@ -14,9 +14,17 @@ pub const EVENT_EVAL_DEMO: &str = include_str!("../../www/demo/tasks/event_eval.
 /// The spec 003 demo records (support chats, Chinese and English).
 pub const SUPPORT_QA_DEMO: &str = include_str!("../../www/demo/tasks/support_qa.jsonl");
 
-/// The built-in demo dataset for a format: (file name, JSONL text).
-pub fn demo_dataset(format: DatasetFormat) -> (&'static str, &'static str) {
+/// The spec 004 demo news records with `news_title` / `news_body` (the
+/// `news_analysis` preset's, read through its `news_json` template).
+pub const NEWS_ANALYSIS_DEMO: &str = include_str!("../../www/demo/tasks/news_analysis.jsonl");
+
+/// The built-in demo dataset for a format and the task's prompt template:
+/// (file name, JSONL text).
+pub fn demo_dataset(format: DatasetFormat, template: Option<&str>) -> (&'static str, &'static str) {
     match format {
+        DatasetFormat::Samples if template == Some("news_json") => {
+            ("news_analysis.jsonl", NEWS_ANALYSIS_DEMO)
+        }
         DatasetFormat::Samples => ("event_eval.jsonl", EVENT_EVAL_DEMO),
         DatasetFormat::TestSamples => ("support_qa.jsonl", SUPPORT_QA_DEMO),
         DatasetFormat::Rag => (demo::DATASET_NAME, demo::DATASET),
@@ -71,13 +79,14 @@ pub struct RunData {
 /// could not be read is left out (its error is shown beside it).
 pub fn read(
     format: DatasetFormat,
+    template: Option<&str>,
     file: Option<&LoadedFile>,
     meta: Option<&LoadedMetadata>,
 ) -> RunData {
     let (name, bytes, is_demo): (&str, Rc<[u8]>, bool) = match file {
         Some(f) => (&f.name, f.bytes.clone(), false),
         None => {
-            let (name, text) = demo_dataset(format);
+            let (name, text) = demo_dataset(format, template);
             (name, Rc::from(text.as_bytes()), true)
         }
     };
@@ -155,7 +164,7 @@ mod tests {
     fn every_preset_has_a_demo_that_reads_cleanly_and_previews() {
         for p in PRESETS {
             let task = checked(p.yaml);
-            let run = read(task.format, None, None);
+            let run = read(task.format, Some(&task.task.prompt_template), None, None);
             assert!(run.is_demo);
             assert!(run.data.samples.len() >= 8, "{}", p.name);
             assert!(
@@ -170,7 +179,7 @@ mod tests {
             assert_eq!(messages.last().map(|m| m.role.as_str()), Some("user"));
         }
         let task = checked(PRESETS[0].yaml);
-        let run = read(task.format, None, None);
+        let run = read(task.format, Some(&task.task.prompt_template), None, None);
         let Preview::Messages {
             sample_id,
             messages,
@@ -185,7 +194,7 @@ mod tests {
     #[test]
     fn support_demo_mixes_languages_and_has_keywords() {
         let task = checked(PRESETS[1].yaml);
-        let run = read(task.format, None, None);
+        let run = read(task.format, Some(&task.task.prompt_template), None, None);
         let langs: Vec<&str> = run
             .data
             .samples
@@ -212,7 +221,7 @@ mod tests {
             "metadata.json",
             br#"{"dataset_id": "mine", "version": "3"}"#,
         );
-        let run = read(task.format, Some(&file), Some(&meta));
+        let run = read(task.format, None, Some(&file), Some(&meta));
         assert!(!run.is_demo);
         assert_eq!(run.data.samples.len(), 1);
         assert_eq!(run.data.errors[0].line, 2);
@@ -221,12 +230,15 @@ mod tests {
         assert_eq!(run.data.metadata.version, "3");
         let bad = LoadedMetadata::read("metadata.json", b"{");
         assert!(bad.parsed.is_err());
-        assert_eq!(read(task.format, Some(&file), Some(&bad)).metadata, None);
+        assert_eq!(
+            read(task.format, None, Some(&file), Some(&bad)).metadata,
+            None
+        );
         let empty = LoadedFile {
             name: "e.jsonl".into(),
             bytes: Rc::from(&b""[..]),
         };
-        let run = read(task.format, Some(&empty), None);
+        let run = read(task.format, None, Some(&empty), None);
         assert_eq!(preview(&task, &run.data), Preview::NoSample);
     }
 }

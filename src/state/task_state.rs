@@ -221,7 +221,7 @@ impl TaskState {
             file: None,
             dataset_url: None,
             metadata: None,
-            run_data: Rc::new(task_data::read(DatasetFormat::Samples, None, None)),
+            run_data: Rc::new(task_data::read(DatasetFormat::Samples, None, None, None)),
             preview: None,
             registry_file: REGISTRY_FILE.into(),
             registry_text: Rc::from(""),
@@ -342,8 +342,14 @@ impl TaskState {
             .checked
             .as_ref()
             .map_or(self.run_data.data.format, |t| t.format);
+        let template = self
+            .check
+            .checked
+            .as_ref()
+            .map(|t| t.task.prompt_template.as_str());
         self.run_data = Rc::new(task_data::read(
             format,
+            template,
             self.file.as_deref(),
             self.metadata.as_deref(),
         ));

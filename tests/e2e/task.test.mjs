@@ -438,3 +438,18 @@ test('a long task run (300 samples x 2 models) keeps only the rows in view in th
   assert.equal(await page.locator('[data-testid=sample-detail] [data-testid=sample-cell]').count(), 2, 'one whole cell per model');
   assert.deepEqual(errors, []);
 });
+
+test('news_analysis: the preset reads its own demo articles (news_title, news_body) and runs on the mock model', async () => {
+  const errors = [];
+  const page = await openTask(errors);
+  await page.selectOption('[data-testid=task-preset]', 'news_analysis');
+  await page.waitForFunction(() => document.querySelector('[data-testid=task-dataset-summary]')?.textContent.includes('news_analysis.jsonl'));
+  assert.match(await page.textContent('[data-testid=task-dataset-summary]'), /news_analysis\.jsonl.*8 valid samples/);
+  assert.match(await page.textContent('[data-testid=prompt-preview]'), /Title: Apple beats quarterly earnings/);
+  await startEnabled(page);
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  const cells = await page.locator('[data-testid=summary-metric][data-metric=summary_rouge] td').allTextContents();
+  assert.ok(cells.length >= 1 && cells.every((c) => /\d/.test(c)), cells.join('|'));
+  assert.deepEqual(errors, []);
+});

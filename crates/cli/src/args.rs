@@ -114,7 +114,7 @@ pub enum TaskCommand {
 /// Options of `evalpage task check`.
 #[derive(Debug, Args)]
 pub struct TaskCheckArgs {
-    /// A preset name (event_eval, support_qa, rag_qa) or a task YAML file.
+    /// A task YAML file, a name in bench/tasks/NAME.yaml, or a preset (event_eval, news_analysis, support_qa, support_judged, rag_qa).
     #[arg(value_name = "NAME|FILE.yaml")]
     pub task: String,
 }
@@ -122,7 +122,7 @@ pub struct TaskCheckArgs {
 /// Options of `evalpage score`.
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
-    /// A preset name (event_eval, support_qa, rag_qa) or a task YAML file.
+    /// A task YAML file, a name in bench/tasks/NAME.yaml, or a preset (event_eval, news_analysis, support_qa, support_judged, rag_qa).
     #[arg(
         long,
         value_name = "NAME|FILE.yaml",
@@ -224,8 +224,8 @@ pub struct RunArgs {
     /// five artifacts; --concurrency is workers_dialog.
     #[arg(long, value_name = "DATASET", conflicts_with_all = ["dataset", "task", "metadata", "price_in", "price_out", "retrieval"])]
     pub dialogs: Option<PathBuf>,
-    /// Run a task (a preset name: event_eval, support_qa, support_judged, rag_qa; or a task
-    /// YAML file) instead of the RAG check.
+    /// Run a task (a task YAML file, a name in bench/tasks/NAME.yaml, or a preset:
+    /// event_eval, news_analysis, support_qa, support_judged, rag_qa) instead of the RAG check.
     #[arg(long, value_name = "NAME|FILE.yaml", conflicts_with_all = ["provider", "endpoint", "model", "api_key_env", "system_prompt", "retrieval"])]
     pub task: Option<String>,
     /// A retrieval evaluation (spec 000): the dataset holds `{case_id, query,

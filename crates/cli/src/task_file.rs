@@ -50,6 +50,12 @@ pub fn load(spec: &str) -> Result<LoadedTask, CliError> {
     if path.is_file() {
         return load_file(path);
     }
+    // Spec 004's layout: a task NAME is `bench/tasks/NAME.yaml` (from the
+    // current directory), before a preset of the same name.
+    if let Some(found) = bench_task(spec) {
+        eprintln!("evalpage: task `{spec}` read from {}", found.display());
+        return load_file(&found);
+    }
     if let Some(p) = PRESETS.iter().find(|p| p.name == spec) {
         let task =
             Task::parse(&format!("{}.yaml", p.name), p.yaml).map_err(|e| invalid(spec, &e))?;
@@ -59,10 +65,30 @@ pub fn load(spec: &str) -> Result<LoadedTask, CliError> {
     Err(CliError::Input {
         path: spec.to_string(),
         message: format!(
-            "no such task file, and not a preset name (presets: {})",
+            "no such task file, no bench/tasks/{spec}.yaml, and not a preset name (presets: {})",
             names.join(", ")
         ),
     })
+}
+
+/// `bench/tasks/NAME.yaml` (or `.yml`) when `spec` is a bare name and the
+/// file exists.
+fn bench_task(spec: &str) -> Option<PathBuf> {
+    let bare = !spec.is_empty()
+        && spec
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    if !bare {
+        return None;
+    }
+    ["yaml", "yml"]
+        .iter()
+        .map(|ext| {
+            Path::new("bench")
+                .join("tasks")
+                .join(format!("{spec}.{ext}"))
+        })
+        .find(|p| p.is_file())
 }
 
 fn load_file(path: &Path) -> Result<LoadedTask, CliError> {

@@ -326,6 +326,45 @@ fn task_check_reports_located_errors_and_exits_2() {
     assert!(stderr.contains("no_such_prompt.yaml"), "{stderr}");
 }
 
+/// Spec 004's layout: `--task NAME` finds `bench/tasks/NAME.yaml` from the
+/// current directory, its template in `bench/prompts/`; a preset name not
+/// shadowed by a file is still the preset, and an unknown name says where it
+/// looked.
+#[test]
+fn a_task_name_is_found_in_bench_tasks_as_spec_004_lays_it_out() {
+    let dir = Scratch::new("bench-layout");
+    std::fs::create_dir_all(dir.0.join("bench/tasks")).expect("tasks dir");
+    std::fs::create_dir_all(dir.0.join("bench/prompts")).expect("prompts dir");
+    std::fs::copy(
+        data("custom_task.yaml"),
+        dir.0.join("bench/tasks/headlines.yaml"),
+    )
+    .expect("task");
+    std::fs::copy(
+        data("mood_prompt.yaml"),
+        dir.0.join("bench/prompts/mood_prompt.yaml"),
+    )
+    .expect("template");
+    let check = |name: &str| {
+        let mut cmd = evalpage();
+        cmd.current_dir(&dir.0).args(["task", "check", name]);
+        finish(cmd)
+    };
+    let out = check("headlines");
+    assert_ok(&out);
+    let (stdout, stderr) = texts(&out);
+    assert!(
+        stdout.starts_with("ok: headline_mood v2, template mood_prompt v3 ("),
+        "{stdout}"
+    );
+    assert!(stderr.contains("bench/tasks/headlines.yaml"), "{stderr}");
+    assert_ok(&check("news_analysis"));
+    let out = check("nowhere");
+    assert_eq!(out.status.code(), Some(2));
+    let (_, stderr) = texts(&out);
+    assert!(stderr.contains("no bench/tasks/nowhere.yaml"), "{stderr}");
+}
+
 #[test]
 fn task_check_accepts_a_task_with_a_template_file_beside_it_and_score_records_it() {
     let out = task_check(&data("custom_task.yaml"));

@@ -105,6 +105,58 @@ metrics:
     label_field: gt_keywords
 ";
 
+/// Spec 004 §4's suggestion for news records with `news_title` / `news_body`
+/// instead of `news_items`: the same labels as `event_eval` read from one
+/// article, and a one-sentence summary scored against `gt_summary` when the
+/// record has one.
+pub const NEWS_ANALYSIS_YAML: &str = "name: news_analysis
+version: v1
+prompt_template: news_json
+default_params:
+  response_format:
+    type: json_object
+
+parse_schema:
+  - field: sentiment
+    type: enum
+    values: [positive, neutral, negative]
+    default: neutral
+  - field: impact_score
+    type: int
+    default: 0
+    lo: -5
+    hi: 5
+  - field: keywords
+    type: list
+    default: []
+  - field: summary
+    type: str
+    default: ''
+
+metrics:
+  - type: exact_match
+    name: sentiment_acc
+    pred_field: sentiment
+    label_field: gt_sentiment
+  - type: numeric_error
+    name: impact
+    pred_field: impact_score
+    label_field: gt_impact_score
+    tolerance: 1
+  - type: list_overlap
+    name: keyword
+    pred_field: keywords
+    label_field: gt_keywords
+  - type: reference_rouge
+    name: summary_rouge
+    pred_field: summary
+    label_field: gt_summary
+    rouge_type: rougeL
+  - type: field_completeness
+    name: completeness
+    fields: [sentiment, impact_score, keywords, summary]
+";
+
 const SUPPORT_QA_YAML: &str = "name: support_qa
 version: v1
 prompt_template: support_qa
@@ -183,6 +235,11 @@ pub const PRESETS: &[Preset] = &[
         description: "Spec 002 RAG questions: keypoint accuracy and document citation.",
         yaml: RAG_QA_YAML,
     },
+    Preset {
+        name: "news_analysis",
+        description: "Spec 004 news records (news_title, news_body): sentiment, impact score, keywords and a summary of one article.",
+        yaml: NEWS_ANALYSIS_YAML,
+    },
 ];
 
 /// The preset task of that name. Presets are checked by the tests, so a
@@ -205,16 +262,29 @@ Return a JSON object with exactly these keys:
 - \"impact_score\": the expected impact on the stock, an integer from -5 (very negative) to 5 (very positive)
 - \"keywords\": a list of short lowercase keywords naming the main topics";
 
+const NEWS_JSON_USER: &str = "{% if ticker %}Ticker: {{ ticker }}
+
+{% endif %}Title: {{ news_title }}
+
+{{ news_body }}
+
+Return a JSON object with exactly these keys:
+- \"sentiment\": the sentiment of this article{% if ticker %} for {{ ticker }}{% endif %}, one of \"positive\", \"neutral\", \"negative\"
+- \"impact_score\": the expected impact on the stock, an integer from -5 (very negative) to 5 (very positive)
+- \"keywords\": a list of short lowercase keywords naming the main topics
+- \"summary\": the article in one sentence";
+
 const SUPPORT_QA_SYSTEM: &str = "You are a customer support assistant. Answer the customer's \
 question concisely and correctly, in the language of the question.";
 
 /// The names of the built-in templates.
-pub const TEMPLATE_NAMES: [&str; 3] = ["ie_json", "rag_qa", "support_qa"];
+pub const TEMPLATE_NAMES: [&str; 4] = ["ie_json", "news_json", "rag_qa", "support_qa"];
 
 /// A built-in template as written.
 pub fn builtin_raw_template(name: &str) -> Option<RawTemplate> {
     let (system, user) = match name {
         "ie_json" => (IE_JSON_SYSTEM, IE_JSON_USER),
+        "news_json" => (IE_JSON_SYSTEM, NEWS_JSON_USER),
         "rag_qa" => (DEFAULT_SYSTEM_PROMPT, "{{ q }}"),
         "support_qa" => (SUPPORT_QA_SYSTEM, "{{ prompt }}"),
         _ => return None,
@@ -282,6 +352,39 @@ mod tests {
                 ("sentiment_acc", Some(1.0)),
                 ("impact", Some(1.0)),
                 ("keyword", Some(0.5))
+            ]
+        );
+    }
+
+    #[test]
+    fn news_analysis_runs_on_a_news_title_and_body_record() {
+        let line = r#"{"sample_id":"N1","news_title":"Apple beats earnings","news_body":"Apple reported record AI revenue.","gt_sentiment":"positive","gt_impact_score":2,"gt_keywords":["ai","earnings"],"gt_summary":"Apple beat earnings on AI revenue."}"#;
+        let s: Sample = sample::parse("d.jsonl", line.as_bytes()).samples.remove(0);
+        let task = preset("news_analysis").expect("preset");
+        let prompt = builtin_template(&task.prompt_template)
+            .expect("template")
+            .render(&s, &task.serialize_fields)
+            .expect("renders");
+        let user = &prompt.messages[1].content;
+        assert!(
+            user.starts_with("Title: Apple beats earnings\n\nApple reported record AI revenue."),
+            "{user}"
+        );
+        assert!(!user.contains("Ticker"), "{user}");
+        let answer = task.parse_answer(r#"{"sentiment":"positive","impact_score":2,"keywords":["ai"],"summary":"Apple beat earnings on AI revenue."}"#);
+        let values: Vec<(String, Option<f64>)> = task
+            .score(&s, &answer)
+            .into_iter()
+            .map(|(n, s)| (n, s.value))
+            .collect();
+        assert_eq!(
+            values,
+            vec![
+                ("sentiment_acc".into(), Some(1.0)),
+                ("impact".into(), Some(1.0)),
+                ("keyword".into(), Some(2.0 / 3.0)),
+                ("summary_rouge".into(), Some(1.0)),
+                ("completeness".into(), Some(1.0)),
             ]
         );
     }
