@@ -326,7 +326,11 @@ impl TaskState {
         self.checked = (self.task_text.clone(), self.template_text.clone());
         self.check = Rc::new(check);
         if let Some(task) = self.check.checked.clone() {
-            if task.format != self.run_data.data.format {
+            // Another format, or another built-in demo for this task's template.
+            let demo = task_data::demo_dataset(task.format, Some(&task.task.prompt_template)).0;
+            if task.format != self.run_data.data.format
+                || (self.run_data.is_demo && self.run_data.data.name != demo)
+            {
                 self.reload();
             }
             self.preview = Some(Rc::new(task_data::preview(&task, &self.run_data.data)));
@@ -558,6 +562,10 @@ mod tests {
         let s = reduce(s, TaskAction::ChoosePreset("support_qa".into()));
         assert_eq!(s.run_data.data.format, DatasetFormat::TestSamples);
         assert_eq!(s.run_data.data.name, "support_qa.jsonl");
+        let s = reduce(s, TaskAction::ChoosePreset("news_analysis".into()));
+        assert_eq!(s.run_data.data.name, "news_analysis.jsonl");
+        let s = reduce(s, TaskAction::ChoosePreset("event_eval".into()));
+        assert_eq!(s.run_data.data.name, "event_eval.jsonl");
         let s = reduce(s, TaskAction::ChoosePreset("rag_qa".into()));
         assert_eq!(s.run_data.data.format, DatasetFormat::Rag);
         assert_eq!(s.run_data.data.samples.len(), 10);
