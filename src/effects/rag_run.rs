@@ -11,7 +11,8 @@ use evalpage_core::events::{PriorCall, Record};
 use evalpage_core::rag::{case_line, notes, start_line};
 use evalpage_core::rag::{Engine, RagKind, RunConfig};
 use evalpage_core::report::RunMetrics;
-use evalpage_core::run::Ended;
+use evalpage_core::report::EVENT_FILES;
+use evalpage_core::run::{Ended, Finish};
 use evalpage_core::Kind;
 use evalpage_core::RagCase;
 use evalpage_core::{demo, Lang};
@@ -151,6 +152,7 @@ impl RunView for RagView {
                 (Vec::new(), None)
             }
         };
+        files.extend(logs);
         let text = |name: &str| {
             files
                 .iter()
@@ -158,12 +160,13 @@ impl RunView for RagView {
                 .map(|(_, t)| t.clone())
                 .unwrap_or_default()
         };
-        // The page shows the report it offers for download.
-        let report_json = text("report.json");
+        // The page shows the report it offers for download (built again only
+        // when its files could not be rendered, to show the run anyway).
+        let report_json = text(RagKind::REPORT);
         let markdown = text("report.md");
+        let [jsonl, seq] = EVENT_FILES;
+        let (events_jsonl, events_json_seq) = (text(jsonl), text(seq));
         let report = report.unwrap_or_else(|| evalpage_core::rag::build(engine, ended_at_ms));
-        let [(_, events_jsonl), (_, events_json_seq)] = logs.clone();
-        files.extend(logs);
         self.log_new_lines();
         Rc::new(Artifacts {
             report_json,

@@ -80,10 +80,12 @@ pub fn identity(args: &RunArgs, clock: &Clock, run_id: String) -> RunIdentity {
     let argv = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let dataset = match (&args.dialogs, args.dataset.as_ref()) {
-        (Some(path), _) => path.display().to_string(),
-        (None, _) => args.dataset().display().to_string(),
-    };
+    let dataset = args
+        .dialogs
+        .as_deref()
+        .unwrap_or(args.dataset())
+        .display()
+        .to_string();
     RunIdentity {
         run_id,
         tool: "evalpage-cli".into(),

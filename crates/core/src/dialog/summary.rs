@@ -28,7 +28,7 @@ use super::judge::JudgeInfo;
 use super::score::TurnEval;
 use super::trace::{Counters, TRACE_VERSION};
 use super::vocab::TurnStatus;
-use crate::metric::{kinds, MetricType};
+use crate::metric::kinds;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -154,27 +154,16 @@ impl JudgeSummary {
     }
 }
 
-/// The metrics, in order: their registry lines (name, and the description
-/// that is each one's `definition`).
-pub const METRIC_TYPES: [MetricType; 7] = [
-    kinds::M1_MEMORY_RECALL,
-    kinds::M2_CONSTRAINT_CONTRADICTION,
-    kinds::M3_RISK_DISCLOSURE,
-    kinds::M3_RISK_DISCLOSURE_JUDGE,
-    kinds::M4_COMPLIANCE,
-    kinds::M4_COMPLIANCE_JUDGE,
-    kinds::M5_EXPLAINABILITY,
-];
-
-/// The metric names, in order.
+/// The metric names, in order: their registry lines' (`metric::kinds`),
+/// whose descriptions are each one's `definition`.
 pub const METRICS: [&str; 7] = [
-    METRIC_TYPES[0].name,
-    METRIC_TYPES[1].name,
-    METRIC_TYPES[2].name,
-    METRIC_TYPES[3].name,
-    METRIC_TYPES[4].name,
-    METRIC_TYPES[5].name,
-    METRIC_TYPES[6].name,
+    kinds::M1_MEMORY_RECALL.name,
+    kinds::M2_CONSTRAINT_CONTRADICTION.name,
+    kinds::M3_RISK_DISCLOSURE.name,
+    kinds::M3_RISK_DISCLOSURE_JUDGE.name,
+    kinds::M4_COMPLIANCE.name,
+    kinds::M4_COMPLIANCE_JUDGE.name,
+    kinds::M5_EXPLAINABILITY.name,
 ];
 
 struct Tally<'a> {
@@ -307,7 +296,7 @@ pub fn summarize_judged(
     let v = ratio(hit, resolvable);
     metrics.insert(
         METRICS[0].to_string(),
-        metric(t, v, METRIC_TYPES[0].description, details),
+        metric(t, v, kinds::M1_MEMORY_RECALL.description, details),
     );
 
     let t = tally(rows, "m2", |r| r.eligible_m2);
@@ -320,7 +309,12 @@ pub fn summarize_judged(
     let details = json!({"contradiction_turns": bad});
     metrics.insert(
         METRICS[1].to_string(),
-        metric(t, v, METRIC_TYPES[1].description, details),
+        metric(
+            t,
+            v,
+            kinds::M2_CONSTRAINT_CONTRADICTION.description,
+            details,
+        ),
     );
 
     let m3 = |t: Tally<'_>, hits: fn(&TurnEval) -> usize, def: &str| {
@@ -339,13 +333,17 @@ pub fn summarize_judged(
     let t = tally(rows, "m3", |r| r.eligible_m3);
     metrics.insert(
         METRICS[2].to_string(),
-        m3(t, |r| r.risk_tag_hits, METRIC_TYPES[2].description),
+        m3(
+            t,
+            |r| r.risk_tag_hits,
+            kinds::M3_RISK_DISCLOSURE.description,
+        ),
     );
     let t = tally(rows, "m3_judge", |r| r.eligible_m3_judge);
     let m = m3(
         t,
         |r| r.risk_tag_hits_judge.unwrap_or(0),
-        METRIC_TYPES[3].description,
+        kinds::M3_RISK_DISCLOSURE_JUDGE.description,
     );
     metrics.insert(
         METRICS[3].to_string(),
@@ -382,13 +380,17 @@ pub fn summarize_judged(
     let t = tally(rows, "m4", |r| r.eligible_m4);
     metrics.insert(
         METRICS[4].to_string(),
-        m4(t, |r| r.pred_compliance_label, METRIC_TYPES[4].description),
+        m4(
+            t,
+            |r| r.pred_compliance_label,
+            kinds::M4_COMPLIANCE.description,
+        ),
     );
     let t = tally(rows, "m4_judge", |r| r.eligible_m4_judge);
     let m = m4(
         t,
         |r| r.pred_compliance_label_judge,
-        METRIC_TYPES[5].description,
+        kinds::M4_COMPLIANCE_JUDGE.description,
     );
     metrics.insert(
         METRICS[5].to_string(),
@@ -420,7 +422,7 @@ pub fn summarize_judged(
     let mean = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
     let details = json!({"required_items": required, "met_items": met, "mean_judge_score_1_5": mean, "scored_turns": scores.len()});
     let v = ratio(met, required);
-    let mut m = metric(t, v, METRIC_TYPES[6].description, details);
+    let mut m = metric(t, v, kinds::M5_EXPLAINABILITY.description, details);
     if m.value.is_none() && mean.is_some() {
         m.status = "ok".into();
     }
