@@ -148,21 +148,26 @@ pub fn VirtualTable(p: &VirtualTableProps) -> Html {
     } = use_window(g, total);
     // The row with the keyboard focus, by `data-row`. Scrolling re-renders the
     // rows and may move or replace the focused one, which drops the focus to
-    // <body>; after each render it goes back to that row (or, once the row has
-    // left the DOM, to the table), so Tab and the arrow keys keep working.
+    // <body>: at once, or (Chromium) at its next rendering step, after this
+    // render's effects ran. Either way it goes back to that row (or, once the
+    // row has left the DOM, to the table), so Tab and the arrow keys keep
+    // working. The user leaves the row by moving the focus somewhere (a
+    // `focusout` with a `relatedTarget`) or by pressing a pointer anywhere.
     let focused = use_mut_ref(|| None::<u32>);
-    // True from this render until its DOM is patched: a row that loses the
-    // focus meanwhile was moved or removed by the render, not left by the user.
-    let rendering = use_mut_ref(|| false);
-    *rendering.borrow_mut() = true;
     let area = use_node_ref();
     {
-        let (focused, rendering, area) = (focused.clone(), rendering.clone(), area.clone());
+        let (focused, area) = (focused.clone(), area.clone());
         use_effect(move || {
-            *rendering.borrow_mut() = false;
             // Copied out first: focusing the row runs its focusin, which writes `focused`.
             let row = *focused.borrow();
             restore_focus(row, &area);
+        });
+    }
+    {
+        let focused = focused.clone();
+        use_effect_with((), move |()| {
+            let listener = PointerListener::new(move || *focused.borrow_mut() = None);
+            move || drop(listener)
         });
     }
     let onclick = {
@@ -193,19 +198,22 @@ pub fn VirtualTable(p: &VirtualTableProps) -> Html {
             }
         })
     };
-    // Focus moved on (Tab, a click elsewhere): forget the row. A row that a
-    // re-render moves (Chromium blurs it, still connected) or takes out of
-    // the DOM (no longer connected) keeps it.
+    // Focus moved on to another element (Tab, a click on a control): forget
+    // the row. Focus dropped to <body> (a re-render moved the row or took it
+    // out, or the window lost the focus): keep it, and put the focus back
+    // once this event is done with, if it is still on <body>.
     let onfocusout = {
-        let (focused, rendering) = (focused.clone(), rendering.clone());
+        let (focused, area) = (focused.clone(), area.clone());
         Callback::from(move |e: FocusEvent| {
-            let connected = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                .is_some_and(|el| el.is_connected());
-            if e.related_target().is_some() || (connected && !*rendering.borrow()) {
+            if e.related_target().is_some() {
                 *focused.borrow_mut() = None;
+                return;
             }
+            let (focused, area) = (focused.clone(), area.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let row = *focused.borrow();
+                restore_focus(row, &area);
+            });
         })
     };
     let cols = p.cols.to_string();
@@ -226,6 +234,38 @@ pub fn VirtualTable(p: &VirtualTableProps) -> Html {
                 </tbody>
             </table>
         </div>
+    }
+}
+
+/// A `pointerdown` listener on the document (capture phase), removed when
+/// dropped: a press anywhere means the user is choosing where the focus goes.
+struct PointerListener {
+    closure: wasm_bindgen::closure::Closure<dyn Fn()>,
+}
+
+impl PointerListener {
+    fn new(on_press: impl Fn() + 'static) -> Self {
+        let closure = wasm_bindgen::closure::Closure::<dyn Fn()>::new(on_press);
+        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+            let _ = doc.add_event_listener_with_callback_and_bool(
+                "pointerdown",
+                closure.as_ref().unchecked_ref(),
+                true,
+            );
+        }
+        Self { closure }
+    }
+}
+
+impl Drop for PointerListener {
+    fn drop(&mut self) {
+        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+            let _ = doc.remove_event_listener_with_callback_and_bool(
+                "pointerdown",
+                self.closure.as_ref().unchecked_ref(),
+                true,
+            );
+        }
     }
 }
 

@@ -230,5 +230,15 @@ test('the keyboard alone: Start runs the demo, the mode tabs switch, a viewer ro
     .then(() => true, () => false);
   assert.ok(scrolled, 'ArrowDown scrolls the table');
   assert.ok(await page.evaluate(() => document.activeElement.closest('.vtable') !== null), 'the focus stays in the table');
+
+  // A click on the page outside the table leaves the rows: scrolling the table
+  // with the wheel afterwards re-renders them but does not take the focus back.
+  await page.click('h1');
+  assert.equal(await focusedId(), 'BODY');
+  await page.hover('.vtable');
+  const before = await page.$eval('.vtable', (e) => e.scrollTop);
+  await page.mouse.wheel(0, 3000);
+  await page.waitForFunction((t) => document.querySelector('.vtable').scrollTop > t + 1000, before);
+  assert.equal(await focusedId(), 'BODY', 'a scroll after a click elsewhere leaves the focus where the click put it');
   assert.deepEqual(errors, []);
 });
