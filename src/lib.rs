@@ -17,10 +17,18 @@ pub mod viewer;
 
 /// Mounts the run modes' app on `<body>` (the `evalpage-web` bundle).
 pub fn start() {
+    evalpage_core::use_nfkc(nfkc);
     yew::Renderer::<app::App>::new().render();
+}
+
+/// Unicode NFKC by the browser (`String.prototype.normalize`): the core's
+/// matchers fold text with it, so the page carries no normalization tables.
+pub fn nfkc(s: &str) -> String {
+    js_sys::JsString::from(s).normalize("NFKC").into()
 }
 
 /// Mounts the viewer's page on `<body>` (the `evalpage-view` bundle).
 pub fn start_viewer() {
+    evalpage_core::use_nfkc(nfkc);
     yew::Renderer::<view_page::ViewerPage>::new().render();
 }

@@ -100,4 +100,5 @@ pub use task::{resumable as resumable_task, Inputs as TaskInputs, TEMPLATE_NAMES
 pub use task::{take_judged, FileAnswers};
 pub use task::{AnswerSource, RunDescription, TaskMetrics};
 pub use text::truncate_chars;
+pub use text::use_nfkc;
 pub use timefmt::utc_stamp;

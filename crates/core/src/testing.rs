@@ -14,3 +14,4 @@ pub use crate::task::synthetic::{
     generate, metric_types, parse_round, report_line, score_round, task, task_for, Generator,
     SyntheticSet, CHUNK,
 };
+pub use crate::text::fold;

@@ -6,12 +6,56 @@
 //! character removed. Removing instead of replacing means "MongoDB Atlas",
 //! "mongodb-atlas" and "ＭｏｎｇｏＤＢ　Ａｔｌａｓ" all fold to `mongodbatlas`, and
 //! Chinese text, which has no spaces, is compared the same way as English.
+//!
+//! NFKC is [`nfkc`]: the `unicode-normalization` crate's tables (feature
+//! `nfkc-tables`, on by default: the CLI), or the normalizer the host puts in
+//! with [`use_nfkc`] (the page: the browser's own `String.prototype.normalize`,
+//! which spares the page the tables' 68 KB gzipped; a Wasm test checks the two
+//! agree on every code point).
 
-use unicode_normalization::UnicodeNormalization;
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+/// The NFKC normalizer the host put in, if any.
+static NFKC: OnceLock<fn(&str) -> String> = OnceLock::new();
+
+/// Makes `f` the NFKC normalizer of every matcher, for the life of the
+/// program; false when one was already put in (the first one stays).
+pub fn use_nfkc(f: fn(&str) -> String) -> bool {
+    NFKC.set(f).is_ok()
+}
+
+/// Unicode NFKC of `s`: the normalizer put in with [`use_nfkc`], else the
+/// crate's tables. Text below U+00A0 is its own NFKC, and is not copied.
+///
+/// # Panics
+/// When the core was built without `nfkc-tables` and no normalizer was put
+/// in: a build that forgot its normalizer, never a matter of the text.
+pub fn nfkc(s: &str) -> Cow<'_, str> {
+    if s.chars().all(|c| c < '\u{a0}') {
+        return Cow::Borrowed(s);
+    }
+    match NFKC.get() {
+        Some(f) => Cow::Owned(f(s)),
+        None => Cow::Owned(tables(s)),
+    }
+}
+
+#[cfg(feature = "nfkc-tables")]
+fn tables(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    s.nfkc().collect()
+}
+
+#[cfg(not(feature = "nfkc-tables"))]
+fn tables(_: &str) -> String {
+    panic!("evalpage-core was built without `nfkc-tables` and no NFKC normalizer was put in with use_nfkc")
+}
 
 /// Folds text into its comparison key (see the module doc).
 pub fn fold(s: &str) -> String {
-    s.nfkc()
+    nfkc(s)
+        .chars()
         .flat_map(char::to_lowercase)
         .filter(|c| !is_separator(*c))
         .collect()
@@ -58,6 +102,18 @@ pub fn length_bucket(text: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nfkc_leaves_text_below_nbsp_alone_and_normalizes_the_rest() {
+        assert!(matches!(
+            nfkc("plain ASCII, tabs\tand C1 \u{85}"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            nfkc("ＭｏｎｇｏＤＢ\u{a0}ﬁ Cafe\u{301} ①"),
+            "MongoDB fi Café 1"
+        );
+    }
 
     #[test]
     fn folds_full_width_case_and_punctuation() {

@@ -12,7 +12,6 @@
 use regex_lite::Regex;
 use serde::Serialize;
 use std::sync::OnceLock;
-use unicode_normalization::UnicodeNormalization;
 
 const DOC_EXTENSIONS: &str =
     "md|markdown|mdx|txt|rst|adoc|pdf|docx?|pptx?|xlsx?|csv|jsonl?|ya?ml|html?|xml|tex|org|ipynb";
@@ -34,7 +33,7 @@ pub struct CitationVerdict {
 
 /// Scores one answer against the case's `doc_hint`.
 pub fn score(answer: &str, doc_hint: &[String]) -> CitationVerdict {
-    let text: String = answer.nfkc().collect::<String>().to_lowercase();
+    let text: String = crate::text::nfkc(answer).to_lowercase();
     // A hint that names no file (`/`, blank) would match every answer: ignore it.
     let expected: Vec<String> = doc_hint
         .iter()

@@ -18,7 +18,6 @@
 
 use crate::json_path::kind;
 use serde_json::{Number, Value};
-use unicode_normalization::UnicodeNormalization;
 
 /// What became of one value.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,7 +35,10 @@ pub enum Coercion {
 /// Case- and width-insensitive comparison key for enum values and list items:
 /// NFKC, lowercase, whitespace runs collapsed to one space, trimmed.
 pub fn norm_text(s: &str) -> String {
-    let lower: String = s.nfkc().flat_map(char::to_lowercase).collect();
+    let lower: String = crate::text::nfkc(s)
+        .chars()
+        .flat_map(char::to_lowercase)
+        .collect();
     lower.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
