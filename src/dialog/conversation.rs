@@ -8,7 +8,7 @@
 //! rendered only while open, so a long dataset keeps the page light.
 
 use crate::state::dialog::ShownDialog;
-use evalpage_core::dialog::{ComplianceLabel, DialogStatus, TurnEval, TurnStatus};
+use evalpage_core::dialog::{ComplianceLabel, DialogStatus, MetricRun, TurnEval, TurnStatus};
 use evalpage_core::Lang;
 use serde::Serialize;
 use std::rc::Rc;
@@ -130,27 +130,32 @@ pub fn DialogCard(p: &DialogCardProps) -> Html {
     }
 }
 
-fn not_eligible(lang: Lang, r: &TurnEval, metric: &str) -> String {
+/// Why a metric has no verdict on the turn: not eligible (§7), or eligible
+/// and not run or unscored.
+fn not_scored(lang: Lang, r: &TurnEval, metric: &str, status: MetricRun) -> String {
     let why = r
         .skip_reasons
         .get(metric)
         .cloned()
         .unwrap_or_else(|| format!("turn_status {}", code(&r.turn_status)));
-    format!("{} {why}", lang.pick("不计入：", "not eligible:"))
+    let lead = match status {
+        MetricRun::NotRun => lang.pick("未评：", "not run:"),
+        MetricRun::Unscored => lang.pick("无法评分：", "unscored:"),
+        _ => lang.pick("不计入：", "not eligible:"),
+    };
+    format!("{lead} {why}")
 }
 
 fn verdicts(lang: Lang, r: &TurnEval) -> Html {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    let m1 = if r.eligible_m1 {
+    let m1 = if r.m1_status == MetricRun::Scored {
+        let hits = r.key_hits();
         let keys: Vec<String> = r
             .required_keys_raw
             .iter()
             .enumerate()
-            .map(|(i, key)| match r.key_hit_flags.get(i).copied().flatten() {
-                Some(1) => {
-                    let sources = r.key_hit_sources.get(i).map(Vec::as_slice).unwrap_or(&[]);
-                    format!("{key} ✓ ({})", list(sources))
-                }
+            .map(|(i, key)| match hits.get(i).copied().flatten() {
+                Some((1, sources)) => format!("{key} ✓ ({})", list(sources)),
                 Some(_) => format!("{key} ✗"),
                 None => {
                     let why = r
@@ -164,9 +169,9 @@ fn verdicts(lang: Lang, r: &TurnEval) -> Html {
             .collect();
         keys.join("; ")
     } else {
-        not_eligible(lang, r, "m1")
+        not_scored(lang, r, "m1", r.m1_status)
     };
-    let m2 = if r.eligible_m2 {
+    let m2 = if r.m2_status == MetricRun::Scored {
         if r.forbidden_hits.is_empty() {
             format!(
                 "{} ({})",
@@ -181,9 +186,9 @@ fn verdicts(lang: Lang, r: &TurnEval) -> Html {
             )
         }
     } else {
-        not_eligible(lang, r, "m2")
+        not_scored(lang, r, "m2", r.m2_status)
     };
-    let m3 = if r.eligible_m3 {
+    let m3 = if r.m3_status == MetricRun::Scored {
         format!(
             "{} {} · {} {} ({}/{})",
             t("需披露", "required"),
@@ -194,9 +199,9 @@ fn verdicts(lang: Lang, r: &TurnEval) -> Html {
             r.risk_required_tags.len()
         )
     } else {
-        not_eligible(lang, r, "m3")
+        not_scored(lang, r, "m3", r.m3_status)
     };
-    let m4 = if r.eligible_m4 {
+    let m4 = if r.m4_status == MetricRun::Scored {
         let agree = r.pred_compliance_label == r.gt_compliance_label;
         format!(
             "{} {} · {} {} {}",
@@ -207,7 +212,7 @@ fn verdicts(lang: Lang, r: &TurnEval) -> Html {
             if agree { "✓" } else { "✗" }
         )
     } else {
-        not_eligible(lang, r, "m4")
+        not_scored(lang, r, "m4", r.m4_status)
     };
     html! {
         <ul class="verdicts" data-testid="turn-verdicts">

@@ -118,6 +118,15 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
             }
         }))
     };
+    let on_m1 = {
+        let state = p.mode.state.clone();
+        Callback::from(move |e: Event| {
+            let on = e
+                .target_dyn_into::<web_sys::HtmlInputElement>()
+                .is_some_and(|i| i.checked());
+            state.dispatch(DialogAction::SetM1FromConversation(on));
+        })
+    };
     let set = &s.set;
     let skipped: Vec<_> = set
         .dialogs
@@ -197,6 +206,12 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                 <label class="inline">{t("并行对话数（workers_dialog）", "Dialogs at once (workers_dialog)")}
                     <input type="number" min="1" max="64" data-testid="dialog-concurrency" value={s.concurrency.to_string()}
                         disabled={running} oninput={on_concurrency} />
+                </label>
+                <label class="inline">
+                    <input type="checkbox" data-testid="dialog-m1-conversation" checked={s.m1_from_conversation} disabled={running}
+                        onchange={on_m1} />
+                    {t(" M1 无召回记录时在发送的对话中检索（否则该轮不计入 M1）",
+                       " M1 without a recall trace: search the conversation sent (else the turn is not eligible for M1)")}
                 </label>
                 <p class="muted">{t("运行保存在本浏览器中，重新加载后可以继续（只发送未完成的轮次和评审调用）。每轮请求是到目前为止的对话：数据集的用户轮次和模型自己的回答。",
                     "The run is saved in this browser and can be resumed after a reload (only the unsettled turns and judge calls are sent). Each turn's request is the conversation so far: the dataset's user turns and the model's own answers.")}</p>

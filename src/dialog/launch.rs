@@ -15,7 +15,7 @@ use crate::state::keys::{KeyPrompt, Secret};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::{AppState, Mode};
-use evalpage_core::dialog::{resumable, DialogJudge, MOCK_MODEL_NAME};
+use evalpage_core::dialog::{resumable, DialogJudge, ScoreOptions, MOCK_MODEL_NAME};
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::run::RunIdentity;
 use evalpage_core::strip_query;
@@ -119,6 +119,9 @@ fn run_config(s: &DialogState, endpoint: Option<&OpenAiConfig>, t: &Takeover) ->
         dataset_name: s.dataset_name.clone(),
         system_prompt: None,
         notes: None,
+        scoring: ScoreOptions {
+            m1_from_conversation: s.m1_from_conversation,
+        },
     }
 }
 

@@ -8,7 +8,9 @@
 use super::keys::{KeyPrompt, Secret};
 use super::stored::{DialogInputs, StoredBytes, StoredFile};
 use super::{RunProgress, RunStatus};
-use evalpage_core::dialog::{render, Artifacts, DialogTrace, Judgements, MetricsSummary, TurnEval};
+use evalpage_core::dialog::{
+    render, Artifacts, DialogTrace, Judgements, MetricsSummary, ScoreOptions, TurnEval,
+};
 use evalpage_core::{demo, parse_dialogs, score_trace, DialogSet, LineError, OfflineRun};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -136,6 +138,9 @@ pub struct DialogState {
     /// Who judges M3/M4/M5: `none` (reported as not run), `mock` (the mock
     /// judge in the page) or `endpoint` (the dialogs' own endpoint and model).
     pub judge: String,
+    /// M1 of a turn without a recall trace searches the conversation sent
+    /// (`--m1-from-conversation`); off: such a turn is not eligible for M1.
+    pub m1_from_conversation: bool,
     /// The API key of the URL's origin (`keys`: typed for it, or saved for it).
     pub api_key: Secret,
     /// A run waiting for a click before its key is sent.
@@ -162,6 +167,7 @@ impl Default for DialogState {
             model: String::new(),
             concurrency: 4,
             judge: "none".into(),
+            m1_from_conversation: false,
             api_key: Secret::default(),
             key_prompt: None,
             error: None,
@@ -183,6 +189,7 @@ impl DialogState {
             model: self.model.clone(),
             judge: self.judge.clone(),
             concurrency: self.concurrency,
+            m1_from_conversation: self.m1_from_conversation,
         }
     }
 
@@ -218,6 +225,9 @@ impl DialogState {
             model_name: None,
             started_at_ms,
             ended_at_ms,
+            scoring: ScoreOptions {
+                m1_from_conversation: self.m1_from_conversation,
+            },
         };
         let scored = score_trace(&run, &self.set, &trace.bytes, &Judgements::new());
         let mut results = DialogResults::of(&scored.artifacts, Vec::new(), ended_at_ms)?;
@@ -242,6 +252,8 @@ pub enum DialogAction {
     SetConcurrency(usize),
     /// The judge choice (`none`, `mock`, `endpoint`).
     SetJudge(String),
+    /// M1 from the conversation sent (on) or only from recall traces (off).
+    SetM1FromConversation(bool),
     /// The key field (the URL's origin's key).
     SetKey(Secret),
     /// A run waits for a click before its key is sent (or no longer).
@@ -282,6 +294,7 @@ impl Reducible for DialogState {
             DialogAction::SetModel(m) => s.model = m,
             DialogAction::SetConcurrency(c) => s.concurrency = c.clamp(1, 64),
             DialogAction::SetJudge(j) => s.judge = j,
+            DialogAction::SetM1FromConversation(on) => s.m1_from_conversation = on,
             DialogAction::SetKey(k) => {
                 s.api_key = k;
                 s.key_prompt = None;
@@ -295,6 +308,7 @@ impl Reducible for DialogState {
                 s.url = i.url;
                 s.model = i.model;
                 s.judge = i.judge;
+                s.m1_from_conversation = i.m1_from_conversation;
                 s.concurrency = i.concurrency.clamp(1, 64);
                 s.api_key = key;
                 s.snapshot = None;

@@ -88,6 +88,9 @@ pub struct DialogInputs {
     pub judge: String,
     /// Dialogs in progress at most.
     pub concurrency: usize,
+    /// M1 from the conversation sent (no recall trace).
+    #[serde(default)]
+    pub m1_from_conversation: bool,
 }
 
 /// The inputs of a RAG check.

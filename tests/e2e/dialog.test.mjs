@@ -206,6 +206,36 @@ test('a dropped dialogs file and trace are scored as `evalpage score --dialogs` 
   await page.press('[data-testid=case-row][data-id=unaligned]', 'Enter');
   assert.equal(await page.getAttribute('[data-testid=case-detail] [data-testid=dialog-card][data-dialog-id=unaligned]', 'data-status'), 'skipped');
   assert.match(await page.textContent('[data-testid=case-detail] [data-testid=dialog-card][data-dialog-id=unaligned] summary'), /skipped/);
+
+  // A plain chat model's trace has no recall: M1 is not measured, unless the
+  // user asks to search the conversation sent, as --m1-from-conversation does.
+  const plain = path.join(dir, 'plain_trace.jsonl');
+  fs.writeFileSync(plain, fs.readFileSync(trace, 'utf8').trim().split('\n').map((l) => {
+    const t = JSON.parse(l);
+    for (const turn of t.turns ?? []) delete turn.recall;
+    return JSON.stringify(t);
+  }).join('\n') + '\n');
+  const scorePlain = async (status) => {
+    await page.setInputFiles('[data-testid=dialog-trace-file]', plain);
+    await page.click('[data-testid=dialog-score]');
+    await page.waitForFunction((want) => document.querySelector('[data-testid=dialog-metric][data-metric=m1_memory_recall] td:nth-child(2)')
+      ?.textContent === want, status);
+    const z = await downloadBytes(page, 'download-zip');
+    return new Map(readStoredZip(z.bytes));
+  };
+  let scored = await scorePlain('not_run');
+  let m1 = JSON.parse(scored.get('metrics_summary.json')).metrics.m1_memory_recall;
+  assert.equal(m1.status, 'not_run');
+  assert.ok(m1.details.turns_without_recall > 0, JSON.stringify(m1));
+  assert.match(await page.textContent('[data-testid=dialog-metric][data-metric=m1_memory_recall]'), /no recall trace/);
+  assert.equal(JSON.parse(scored.get('run_manifest.json')).m1_from_conversation, false);
+  await page.click('[data-testid=dialog-m1-conversation]');
+  scored = await scorePlain('ok');
+  const cliConversation = cliFiles(['score', '--m1-from-conversation', '--dialogs', dataset, '--dialog-trace', plain]);
+  assert.equal(JSON.parse(scored.get('run_manifest.json')).m1_from_conversation, true);
+  assert.equal(scored.get('turn_eval.jsonl'), cliConversation.get('turn_eval.jsonl'));
+  m1 = JSON.parse(scored.get('metrics_summary.json')).metrics.m1_memory_recall;
+  assert.equal(m1.status, 'ok');
   assert.deepEqual(errors, []);
 });
 

@@ -137,6 +137,11 @@ pub struct ScoreArgs {
     /// With --dialogs: the `dialog_trace.jsonl` (spec 001 v1 or v1.x) to score.
     #[arg(long, value_name = "FILE", requires = "dialogs", conflicts_with_all = ["task", "retrieval", "dataset", "responses", "metadata"])]
     pub dialog_trace: Option<PathBuf>,
+    /// With --dialogs: M1 of a turn without a `recall` trace searches the
+    /// conversation sent up to the turn (every key the user said is a hit);
+    /// without it such a turn is not eligible for M1. Recorded in run_manifest.json.
+    #[arg(long, requires = "dialogs")]
+    pub m1_from_conversation: bool,
     /// Score ranked source lists of a retrieval system (spec 000): --dataset has
     /// {case_id, query, expected_sources, bucket} lines, --responses
     /// {case_id, sources: [...]} lines, best first.
@@ -224,6 +229,11 @@ pub struct RunArgs {
     /// five artifacts; --concurrency is workers_dialog.
     #[arg(long, value_name = "DATASET", conflicts_with_all = ["dataset", "task", "metadata", "price_in", "price_out", "retrieval"])]
     pub dialogs: Option<PathBuf>,
+    /// With --dialogs: M1 of a turn without a `recall` trace searches the
+    /// conversation sent up to the turn (every key the user said is a hit);
+    /// without it such a turn is not eligible for M1. Recorded in run_manifest.json.
+    #[arg(long, requires = "dialogs")]
+    pub m1_from_conversation: bool,
     /// Run a task (a task YAML file, a name in bench/tasks/NAME.yaml, or a preset:
     /// event_eval, news_analysis, support_qa, support_judged, rag_qa) instead of the RAG check.
     #[arg(long, value_name = "NAME|FILE.yaml", conflicts_with_all = ["provider", "endpoint", "model", "api_key_env", "system_prompt", "retrieval"])]

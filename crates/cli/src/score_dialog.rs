@@ -14,6 +14,7 @@ use crate::score::{file_name, now_ms, read_dataset_bytes, read_input, report_ski
 use crate::score::{judge_settings, write_files, wrote};
 use evalpage_core::dialog::{
     parse_dialogs, prepare_trace, render, score_prepared, DialogJudge, JudgeOnlyKind, Judgements,
+    ScoreOptions,
 };
 use evalpage_core::OfflineRun;
 
@@ -41,6 +42,9 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
         model_name: None,
         started_at_ms,
         ended_at_ms: now_ms(),
+        scoring: ScoreOptions {
+            m1_from_conversation: args.m1_from_conversation,
+        },
     };
     let prepared = prepare_trace(&run, &set, &trace_bytes);
     let (judgements, info) = match &args.judge {
@@ -79,16 +83,8 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
         )
     })?;
     write_files(&args.out, &files)?;
-    for (name, m) in &scored.artifacts.summary.metrics {
-        let value = m.value.map_or("-".to_string(), |v| format!("{v:.3}"));
-        let unscored = m
-            .unscored_count
-            .map(|n| format!(", unscored {n}"))
-            .unwrap_or_default();
-        println!(
-            "[EVAL] {name}: {value} ({}; eligible {}, skipped {}, failed {}{unscored})",
-            m.status, m.eligible_count, m.skipped_count, m.failed_count
-        );
+    for line in evalpage_core::dialog::metric_lines(&scored.artifacts.summary) {
+        println!("{line}");
     }
     wrote(files.len(), 0, &args.out);
     Ok(())

@@ -135,8 +135,28 @@ fn check_artifacts(out: &Path) -> (Value, Value, Vec<Value>, Vec<Value>) {
             n,
             "one resolved key per raw key"
         );
-        assert_eq!(r["key_hit_flags"].as_array().map_or(0, Vec::len), n);
-        assert_eq!(r["key_hit_sources"].as_array().map_or(0, Vec::len), n);
+        let resolvable = r["resolved_keys"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|k| k["resolvable"] == true)
+            .count();
+        let flags = r["key_hit_flags"].as_array().cloned().unwrap_or_default();
+        let scored = r["m1_status"] == "scored";
+        assert_eq!(flags.len(), if scored { resolvable } else { 0 }, "{r}");
+        assert!(flags.iter().all(|f| f == 0 || f == 1), "§5: integers: {r}");
+        assert_eq!(
+            r["key_hit_sources"].as_array().map_or(0, Vec::len),
+            flags.len(),
+            "aligned with key_hit_flags"
+        );
+        for m in ["m1", "m2", "m3", "m3_judge", "m4", "m4_judge", "m5"] {
+            let status = r[format!("{m}_status")].as_str().unwrap_or_default();
+            assert!(
+                ["scored", "not_run", "unscored", "not_eligible"].contains(&status),
+                "{m}_status: {r}"
+            );
+        }
         for k in r["resolved_keys"].as_array().into_iter().flatten() {
             has(
                 k,
@@ -294,7 +314,7 @@ fn twenty_dialogs_against_the_mock_server_give_every_artifact_and_varied_metrics
             (
                 s["status"].as_str(),
                 s["value"].as_f64(),
-                s["eligible_count"].as_u64()
+                s["scored_count"].as_u64()
             ),
             (Some("not_run"), None, Some(0)),
             "{m}"
@@ -518,10 +538,27 @@ fn score_reads_a_v1_x_trace_reports_its_problems_and_scores_the_rest() {
     let first = &rows[0];
     assert_eq!(first["turn_status"], "ok");
     assert_eq!(
-        first["key_hit_flags"],
-        serde_json::json!([1]),
-        "no recall: the conversation is searched"
+        (
+            &first["key_hit_flags"],
+            &first["m1_status"],
+            &first["eligible_m1"]
+        ),
+        (
+            &serde_json::json!([]),
+            &serde_json::json!("not_run"),
+            &serde_json::json!(false)
+        ),
+        "no recall: M1 is not measured"
     );
+    assert!(first["skip_reasons"]["m1"]
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("no recall trace"));
+    assert_eq!(
+        summary["metrics"]["m1_memory_recall"]["details"]["turns_without_recall"],
+        1
+    );
+    assert_eq!(manifest["m1_from_conversation"], false);
     assert_eq!(first["pred_compliance_label"], "compliant");
     let m4 = &summary["metrics"]["m4_compliance"];
     assert_eq!(
@@ -529,4 +566,22 @@ fn score_reads_a_v1_x_trace_reports_its_problems_and_scores_the_rest() {
         (Some(1), Some(1.0))
     );
     assert!(m4["failed_count"].as_u64().unwrap_or(0) > 60);
+
+    // Asked to, M1 searches the conversation sent, and the manifest says so.
+    let out = dir.join("out-conversation");
+    let mut cmd = evalpage();
+    cmd.args(["score", "--m1-from-conversation", "--dialogs"])
+        .arg(&data)
+        .arg("--dialog-trace")
+        .arg(&trace)
+        .arg("--out")
+        .arg(&out);
+    assert_ok(&finish(cmd));
+    let (manifest, _, _, rows) = check_artifacts(&out);
+    assert_eq!(manifest["m1_from_conversation"], true);
+    assert_eq!(
+        (&rows[0]["key_hit_flags"], &rows[0]["m1_status"]),
+        (&serde_json::json!([1]), &serde_json::json!("scored")),
+        "the user's own words are in the conversation sent"
+    );
 }

@@ -7,7 +7,7 @@
 
 use evalpage_core::dialog::{
     parse_dialogs, prepare_trace, render, score_prepared, DialogJudge, JudgeOnlyEngine,
-    JudgeOnlyKind,
+    JudgeOnlyKind, MetricRun,
 };
 use evalpage_core::run::RunIdentity;
 use evalpage_core::run::{Command, Input, Kind, Pipeline, RunSettings, RunStatus};
@@ -167,18 +167,19 @@ fn judge_calls_follow_each_turn_and_unscored_verdicts_count_nowhere() {
         .all(|x| x.turn_status == evalpage_core::dialog::TurnStatus::Ok)));
 
     let m3 = &a.summary.metrics["m3_risk_disclosure_judge"];
-    assert_eq!((m3.status.as_str(), m3.eligible_count), ("ok", 2));
-    assert_eq!(m3.unscored_count, Some(1), "j turn 2: unreadable twice");
+    assert_eq!((m3.status.as_str(), m3.scored_count), ("ok", 2));
+    assert_eq!(m3.unscored_count, 1, "j turn 2: unreadable twice");
+    assert_eq!(m3.eligible_count, 3, "§7: every turn with required tags");
     assert!((m3.value.unwrap_or_default() - 2.0 / 3.0).abs() < 1e-9);
     let m4 = &a.summary.metrics["m4_compliance_judge"];
-    assert_eq!((m4.eligible_count, m4.value), (2, Some(0.5)));
-    assert_eq!(m4.unscored_count, Some(1), "k: the judge call failed");
+    assert_eq!((m4.scored_count, m4.value), (2, Some(0.5)));
+    assert_eq!(m4.unscored_count, 1, "k: the judge call failed");
     assert_eq!(
         m4.skipped_reasons.get("unscored: the judge call failed"),
         Some(&1)
     );
     let m5 = &a.summary.metrics["m5_explainability"];
-    assert_eq!((m5.eligible_count, m5.unscored_count), (2, Some(0)));
+    assert_eq!((m5.scored_count, m5.unscored_count), (2, 0));
     assert!((m5.value.unwrap_or_default() - 2.0 / 3.0).abs() < 1e-9);
     assert_eq!(m5.details["mean_judge_score_1_5"], json!(4.0));
     assert_eq!(m5.details["scored_turns"], json!(1));
@@ -212,7 +213,11 @@ fn judge_calls_follow_each_turn_and_unscored_verdicts_count_nowhere() {
         .iter()
         .find(|r| r.dialog_id == "j" && r.turn_pair_id == 2)
         .expect("row");
-    assert!(!row2.eligible_m3_judge && row2.eligible_m5);
+    assert!(row2.eligible_m3_judge && row2.eligible_m5, "§7 alone");
+    assert_eq!(
+        (row2.m3_judge_status, row2.m5_status),
+        (MetricRun::Unscored, MetricRun::Scored)
+    );
     assert_eq!(row2.judgements["score_1_5"]["outcome"], json!("failed"));
     assert_eq!(row2.judge_score_1_5, None);
 
@@ -259,7 +264,11 @@ fn the_mock_judge_plays_every_part_and_a_trace_is_judged_by_judge_only_jobs() {
         let m = &a.summary.metrics[name];
         assert_eq!(m.status, "ok", "{name}");
         assert!(m.eligible_count > 5, "{name}: {}", m.eligible_count);
-        assert!(m.unscored_count.is_some(), "{name}");
+        assert_eq!(
+            m.scored_count + m.unscored_count + m.not_run_count,
+            m.eligible_count,
+            "{name}"
+        );
         let v = m.value.unwrap_or(-1.0);
         assert!((0.0..=1.0).contains(&v), "{name}: {v}");
     }
@@ -280,6 +289,7 @@ fn the_mock_judge_plays_every_part_and_a_trace_is_judged_by_judge_only_jobs() {
         model_name: None,
         started_at_ms: 0,
         ended_at_ms: 1,
+        scoring: Default::default(),
     };
     let prepared = prepare_trace(&run, &set, trace);
     let kind = JudgeOnlyKind::new(judge(), "scored", 0, &set.dialogs, &prepared.traces);
@@ -300,9 +310,7 @@ fn the_mock_judge_plays_every_part_and_a_trace_is_judged_by_judge_only_jobs() {
     ] {
         assert_eq!(s.metrics[name].status, "ok", "{name}");
         assert_eq!(
-            s.metrics[name].eligible_count + s.metrics[name].unscored_count.unwrap_or(0),
-            a.summary.metrics[name].eligible_count
-                + a.summary.metrics[name].unscored_count.unwrap_or(0),
+            s.metrics[name].eligible_count, a.summary.metrics[name].eligible_count,
             "{name}: the same turns are judged"
         );
     }

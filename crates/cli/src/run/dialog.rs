@@ -24,7 +24,7 @@ use crate::error::CliError;
 use evalpage_core::dialog::{
     mock_reply, parse_dialogs, progress_file, TurnStatus, MOCK_MODEL_NAME,
 };
-use evalpage_core::dialog::{resumable as dialog_resumable, DialogJudge};
+use evalpage_core::dialog::{resumable as dialog_resumable, DialogJudge, ScoreOptions};
 use evalpage_core::events::ReadLog;
 use evalpage_core::report::Prices;
 use evalpage_core::run::Pipeline;
@@ -68,6 +68,9 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         dataset_name: name,
         system_prompt: args.system_prompt.clone(),
         notes: None,
+        scoring: ScoreOptions {
+            m1_from_conversation: args.m1_from_conversation,
+        },
     };
     let judge = match &args.judge {
         Some(name) => {

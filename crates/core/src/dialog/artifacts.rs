@@ -189,8 +189,32 @@ fn turn_eval_of(obj: Map<String, Value>) -> Result<TurnEval, KeyError> {
             ));
         }
     }
+    let mut obj = obj;
+    drop_null_flags(&mut obj);
     serde_json::from_value(Value::Object(obj))
         .map_err(|e| KeyError::whole(format!("not a spec 001 turn_eval row: {e}")))
+}
+
+/// Rows written before `key_hit_flags` held integers only (an unresolvable
+/// key had a `null` flag and an empty source list) read as §5 has them: the
+/// `null` flags and their source lists are dropped.
+fn drop_null_flags(obj: &mut Map<String, Value>) {
+    let Some(Value::Array(flags)) = obj.get("key_hit_flags") else {
+        return;
+    };
+    if !flags.iter().any(Value::is_null) {
+        return;
+    }
+    let keep: Vec<bool> = flags.iter().map(|f| !f.is_null()).collect();
+    for key in ["key_hit_flags", "key_hit_sources"] {
+        if let Some(Value::Array(list)) = obj.get_mut(key) {
+            let mut i = 0;
+            list.retain(|_| {
+                i += 1;
+                keep.get(i - 1).copied().unwrap_or(true)
+            });
+        }
+    }
 }
 
 /// Reads `turn_eval.jsonl` back (§5): one row per turn pair; a bad line (not
@@ -343,7 +367,22 @@ mod tests {
                 .collect::<Vec<_>>(),
             [("d1", 1), ("d1", 2)]
         );
-        assert_eq!(rows[0].key_hit_flags, vec![Some(1)]);
+        assert_eq!(rows[0].key_hit_flags, vec![1]);
+        // An earlier evalpage row: a null flag for an unresolvable key.
+        let old = good
+            .replace("\"key_hit_flags\":[1]", "\"key_hit_flags\":[1,null]")
+            .replace(
+                "\"key_hit_sources\":[[\"profile\"]]",
+                "\"key_hit_sources\":[[\"profile\"],[]]",
+            );
+        assert_ne!(old, good, "the fixture has the fields replaced");
+        let (rows_old, errors_old) = read_turn_evals("turn_eval.jsonl", old.as_bytes());
+        assert!(errors_old.is_empty(), "{errors_old:?}");
+        assert_eq!(rows_old[0].key_hit_flags, vec![1]);
+        assert_eq!(
+            rows_old[0].key_hit_sources,
+            vec![vec!["profile".to_string()]]
+        );
         let placed: Vec<(usize, Option<&str>)> = errors
             .iter()
             .map(|e| (e.line, e.field.as_deref()))

@@ -32,19 +32,22 @@ impl Finish for DialogKind {
     }
 }
 
-/// `[EVAL] NAME: value (status; eligible n, skipped n, failed n)` per metric.
+/// `[EVAL] NAME: value (status; eligible n, skipped n, failed n[, not run n][, unscored n])` per metric.
 pub fn metric_lines(summary: &MetricsSummary) -> Vec<String> {
     summary
         .metrics
         .iter()
         .map(|(name, m)| {
             let value = m.value.map_or("-".to_string(), |v| format!("{v:.3}"));
-            let unscored = m
-                .unscored_count
-                .map(|n| format!(", unscored {n}"))
-                .unwrap_or_default();
+            let mut not_scored = String::new();
+            if m.not_run_count > 0 {
+                not_scored += &format!(", not run {}", m.not_run_count);
+            }
+            if m.unscored_count > 0 {
+                not_scored += &format!(", unscored {}", m.unscored_count);
+            }
             format!(
-                "[EVAL] {name}: {value} ({}; eligible {}, skipped {}, failed {}{unscored})",
+                "[EVAL] {name}: {value} ({}; eligible {}, skipped {}, failed {}{not_scored})",
                 m.status, m.eligible_count, m.skipped_count, m.failed_count
             )
         })

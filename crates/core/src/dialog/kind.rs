@@ -44,7 +44,7 @@ use super::artifacts::{Artifacts, ProgressEvent};
 use super::dataset::{Dialog, DialogSet, TurnPair};
 use super::judge::{turn_judgement, DialogJudge, TurnProgress};
 use super::reply;
-use super::score::{score_dialog, TurnEval, TurnJudgement};
+use super::score::{score_dialog, MetricRun, ScoreOptions, TurnEval, TurnJudgement};
 use super::summary::summarize_judged;
 use super::trace::{
     conversation_text, Counters, DialogTrace, Recall, RunManifest, ShortTermTurn, TurnTrace,
@@ -82,6 +82,8 @@ pub struct DialogRunConfig {
     pub system_prompt: Option<String>,
     /// Free text for the manifest's `notes`.
     pub notes: Option<String>,
+    /// Scoring choices (M1 from the conversation), in the manifest.
+    pub scoring: ScoreOptions,
 }
 
 /// A dialog evaluation as a kind of the one engine.
@@ -346,6 +348,7 @@ impl DialogKind {
                 workers_judge: self.judge.as_ref().map_or(0, |j| j.settings.concurrency),
                 counters,
                 notes: self.cfg.notes.clone(),
+                m1_from_conversation: self.cfg.scoring.m1_from_conversation,
             },
             traces,
             rows,
@@ -526,38 +529,40 @@ pub(crate) fn skipped_trace(run_id: &str, d: &Dialog, why: &str) -> DialogTrace 
 /// A dialog's own M1–M4 values for its `case` record (`None`: no eligible turn).
 pub fn dialog_metrics(rows: &[TurnEval]) -> BTreeMap<String, Option<f64>> {
     let ratio = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
-    let e1: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m1).collect();
+    let scored = |status: fn(&TurnEval) -> MetricRun| -> Vec<&TurnEval> {
+        rows.iter()
+            .filter(|r| status(r) == MetricRun::Scored)
+            .collect()
+    };
+    let e1 = scored(|r| r.m1_status);
     let hit = e1
         .iter()
-        .flat_map(|r| r.key_hit_flags.iter().flatten())
+        .flat_map(|r| r.key_hit_flags.iter())
         .filter(|f| **f == 1)
         .count();
-    let res = e1
-        .iter()
-        .flat_map(|r| r.key_hit_flags.iter().flatten())
-        .count();
-    let e2: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m2).collect();
+    let res = e1.iter().map(|r| r.key_hit_flags.len()).sum();
+    let e2 = scored(|r| r.m2_status);
     let bad = e2
         .iter()
         .filter(|r| r.constraint_contradiction == 1)
         .count();
-    let e3: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m3).collect();
+    let e3 = scored(|r| r.m3_status);
     let req: usize = e3.iter().map(|r| r.risk_required_tags.len()).sum();
     let found: usize = e3.iter().map(|r| r.risk_tag_hits).sum();
-    let e4: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m4).collect();
+    let e4 = scored(|r| r.m4_status);
     let agree = e4
         .iter()
         .filter(|r| r.pred_compliance_label == r.gt_compliance_label)
         .count();
-    let e3j: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m3_judge).collect();
+    let e3j = scored(|r| r.m3_judge_status);
     let req_j: usize = e3j.iter().map(|r| r.risk_required_tags.len()).sum();
     let found_j: usize = e3j.iter().filter_map(|r| r.risk_tag_hits_judge).sum();
-    let e4j: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m4_judge).collect();
+    let e4j = scored(|r| r.m4_judge_status);
     let agree_j = e4j
         .iter()
         .filter(|r| r.pred_compliance_label_judge == r.gt_compliance_label)
         .count();
-    let e5: Vec<&TurnEval> = rows.iter().filter(|r| r.eligible_m5).collect();
+    let e5 = scored(|r| r.m5_status);
     let req5: usize = e5
         .iter()
         .filter(|r| r.rubric_hit_items.is_some())
@@ -644,7 +649,12 @@ impl Kind for DialogKind {
             }
             trace.extra.insert("judge_calls".into(), json!(judge_calls));
         }
-        let rows = score_dialog(d, &trace, self.judge.as_ref().map(|_| &judgements));
+        let rows = score_dialog(
+            d,
+            &trace,
+            self.judge.as_ref().map(|_| &judgements),
+            self.cfg.scoring,
+        );
         let logged: BTreeMap<String, serde_json::Value> = judgements
             .iter()
             .map(|(id, j)| (format!("turn_pair_{id}"), json!(j.detail)))

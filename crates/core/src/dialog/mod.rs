@@ -39,7 +39,7 @@ pub use offline::{
     prepare as prepare_trace, score_prepared, score_trace, Offline, OfflineRun, Prepared,
 };
 pub use resume::{resumable, DialogResumable};
-pub use score::{JudgedPart, Judgements, TurnEval, TurnJudgement};
+pub use score::{JudgedPart, Judgements, MetricRun, ScoreOptions, TurnEval, TurnJudgement};
 pub use summary::MetricsSummary;
 pub use trace::{read_traces, DialogTrace};
 pub use vocab::{ComplianceLabel, DialogStatus, TurnStatus};

@@ -25,7 +25,7 @@ use super::artifacts::{Artifacts, ProgressEvent};
 use super::dataset::DialogSet;
 use super::judge::JudgeInfo;
 use super::kind::{failed_turn, skipped_trace};
-use super::score::{score_dialogs, Judgements};
+use super::score::{score_dialogs, Judgements, ScoreOptions};
 use super::summary::summarize_judged;
 use super::trace::{read_traces, Counters, DialogTrace, RunManifest, TRACE_VERSION};
 use super::vocab::{DialogStatus, TurnStatus};
@@ -49,6 +49,8 @@ pub struct OfflineRun {
     pub started_at_ms: u64,
     /// End.
     pub ended_at_ms: u64,
+    /// Scoring choices (M1 from the conversation), in the manifest.
+    pub scoring: ScoreOptions,
 }
 
 /// The artifacts of a scored trace, and the trace's problems.
@@ -191,7 +193,7 @@ pub fn score_prepared(
         problems,
         mut progress,
     } = prepared;
-    let rows = score_dialogs(&set.dialogs, &traces, judgements);
+    let rows = score_dialogs(&set.dialogs, &traces, judgements, run.scoring);
     let counters = Counters::of(&traces, set.errors.len());
     let model = run
         .model_name
@@ -221,6 +223,7 @@ pub fn score_prepared(
                     "scored from {} without model calls; workers_dialog 0: no dialog was played here",
                     run.trace_file
                 )),
+                m1_from_conversation: run.scoring.m1_from_conversation,
             },
             traces,
             rows,

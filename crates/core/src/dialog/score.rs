@@ -2,9 +2,15 @@
 //! valid dialog, with M1–M5 and their eligibility, from the dataset's ground
 //! truth, the trace's predictions and optional judge verdicts.
 //!
-//! - M1 memory: §6 (`resolve.rs`); `key_hit_flags[i]` is 1 or 0 for a
-//!   resolvable key and `null` for an unresolvable one (one entry per raw
-//!   key, aligned with `resolved_keys` and `key_hit_sources`).
+//! - M1 memory: §6 (`resolve.rs`), over the turn's `recall` (short-term
+//!   window, long-term items, profile context). A turn without `recall` is
+//!   not eligible for M1 (`m1_status: "not_run"`): M1 measures what a memory
+//!   system recalled, and a plain chat model recalls nothing. Only with
+//!   [`ScoreOptions::m1_from_conversation`] is the conversation sent up to
+//!   the turn taken as its short-term window. `key_hit_flags` holds 1 or 0
+//!   for each resolvable key, in order, aligned with `key_hit_sources`; an
+//!   unresolvable key has no flag (`resolved_keys` lists every raw key with
+//!   its `resolvable`).
 //! - M2 constraint contradiction: the forbidden terms of the profile's
 //!   `constraints_gt` (see [`forbidden_terms`]) that the answer mentions in a
 //!   clause without a negation before them (`forbidden_hits`);
@@ -19,11 +25,15 @@
 //! - M5 explainability: needs the judge (`rubric_hit_items`,
 //!   `judge_score_1_5`).
 //!
-//! §7: a turn whose `turn_status` is not `ok` gets a row with every
-//! `eligible_*` false; an empty requirement list is not eligible; a metric
-//! with no prediction source for the turn (no trace `compliance`, no judge)
-//! is not eligible. `skip_reasons` says, per metric, why a turn is not
-//! eligible.
+//! §7: `eligible_m*` is the spec's alone: a turn whose `turn_status` is not
+//! `ok` gets a row with every `eligible_*` false, and an empty requirement
+//! list (or no ground truth for the metric) is not eligible; M1 also needs a
+//! recall trace (above). Whether an eligible metric was scored is apart, in
+//! `m1_status` .. `m5_status`, `m3_judge_status`, `m4_judge_status`:
+//! `scored`, `not_run` (nothing predicted it: no judge, no trace
+//! `compliance`, no recall trace), `unscored` (the judge's verdict could not
+//! be read, or its call failed) or `not_eligible`. `skip_reasons` says, per
+//! metric, why a turn is not eligible or not scored.
 //!
 //! The judge seam: [`TurnJudgement`] is what a judge said about one turn
 //! (each part optional, each with the judge's raw answer; a part whose value
@@ -73,6 +83,43 @@ pub struct TurnJudgement {
 /// Judgements by dialog id, then by `turn_pair_id`.
 pub type Judgements = BTreeMap<String, BTreeMap<usize, TurnJudgement>>;
 
+/// Choices of the scoring that the spec leaves to the run (recorded in
+/// `run_manifest.json`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScoreOptions {
+    /// M1 of a turn without `recall` searches the conversation sent up to
+    /// the turn as its short-term window (every key the user said earlier is
+    /// a hit), instead of not being measured.
+    pub m1_from_conversation: bool,
+}
+
+/// Whether a metric was scored on a turn (`m1_status`, ...).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricRun {
+    /// Scored: the metric has a value for the turn.
+    Scored,
+    /// Nothing predicted it (no judge, no trace `compliance`, no recall trace).
+    NotRun,
+    /// The judge's verdict could not be read, or its call failed.
+    Unscored,
+    /// §7: not eligible (no ground truth for it, or the turn failed).
+    #[default]
+    NotEligible,
+}
+
+impl MetricRun {
+    /// `scored`, `not_run`, `unscored`, `not_eligible`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MetricRun::Scored => "scored",
+            MetricRun::NotRun => "not_run",
+            MetricRun::Unscored => "unscored",
+            MetricRun::NotEligible => "not_eligible",
+        }
+    }
+}
+
 /// `m1_source_hits`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceHits {
@@ -107,17 +154,38 @@ pub struct TurnEval {
     pub eligible_m4: bool,
     /// M5 (judge) eligible.
     pub eligible_m5: bool,
-    /// M3 by the judge eligible.
+    /// M3 by the judge eligible (§7: as `eligible_m3`).
     pub eligible_m3_judge: bool,
-    /// M4 by the judge eligible.
+    /// M4 by the judge eligible (§7: as `eligible_m4`).
     pub eligible_m4_judge: bool,
+    /// Whether M1 was scored.
+    #[serde(default)]
+    pub m1_status: MetricRun,
+    /// Whether M2 was scored.
+    #[serde(default)]
+    pub m2_status: MetricRun,
+    /// Whether M3 (lexicon) was scored.
+    #[serde(default)]
+    pub m3_status: MetricRun,
+    /// Whether M3 by the judge was scored.
+    #[serde(default)]
+    pub m3_judge_status: MetricRun,
+    /// Whether M4 (trace compliance) was scored.
+    #[serde(default)]
+    pub m4_status: MetricRun,
+    /// Whether M4 by the judge was scored.
+    #[serde(default)]
+    pub m4_judge_status: MetricRun,
+    /// Whether M5 was scored.
+    #[serde(default)]
+    pub m5_status: MetricRun,
     /// `memory_required_keys_gt` as written.
     pub required_keys_raw: Vec<String>,
     /// One entry per raw key, in order.
     pub resolved_keys: Vec<ResolvedKey>,
-    /// 1 hit, 0 miss, `null` unresolvable; per raw key.
-    pub key_hit_flags: Vec<Option<u8>>,
-    /// The sources that hold each key; per raw key.
+    /// 1 hit, 0 miss, per resolvable key in order (none when M1 was not scored).
+    pub key_hit_flags: Vec<u8>,
+    /// The sources that hold each key, aligned with `key_hit_flags`.
     pub key_hit_sources: Vec<Vec<String>>,
     /// Keys hit by each source.
     pub m1_source_hits: SourceHits,
@@ -166,6 +234,26 @@ pub struct TurnEval {
     pub judgements: BTreeMap<String, Value>,
     /// Why a metric is not eligible, by metric (`m1`, `m3_judge`, ...).
     pub skip_reasons: BTreeMap<String, String>,
+}
+
+impl TurnEval {
+    /// Each raw key (as `required_keys_raw`) with its flag and the sources
+    /// that hold it: `None` for an unresolvable key, or when M1 was not scored.
+    pub fn key_hits(&self) -> Vec<Option<(u8, &[String])>> {
+        let mut next = 0;
+        self.resolved_keys
+            .iter()
+            .map(|k| {
+                if !k.resolvable {
+                    return None;
+                }
+                let i = next;
+                next += 1;
+                let sources = self.key_hit_sources.get(i).map_or(&[][..], Vec::as_slice);
+                self.key_hit_flags.get(i).map(|f| (*f, sources))
+            })
+            .collect()
+    }
 }
 
 /// Negations before a forbidden term in a constraint (`不投资股票`).
@@ -329,36 +417,46 @@ pub fn label_of_compliance(c: &Compliance) -> Option<ComplianceLabel> {
     }
 }
 
-/// The M1 sources of a turn: its `recall`, or when the trace has none, the
-/// conversation up to this turn (the earlier turns' user and answer texts
-/// and this user text), which is what a run without trace fields sent.
-fn sources(trace: &DialogTrace, turn: &TurnTrace) -> MemorySources {
-    match &turn.recall {
-        Some(r) => MemorySources {
+/// The M1 sources of a turn: its `recall`; without one, with
+/// `from_conversation`, the conversation up to this turn (the earlier turns'
+/// user and answer texts and this user text), which is what the run sent;
+/// else none (M1 is not measured).
+fn sources(
+    trace: &DialogTrace,
+    turn: &TurnTrace,
+    from_conversation: bool,
+) -> Option<MemorySources> {
+    if let Some(r) = &turn.recall {
+        return Some(MemorySources {
             short_term: r.short_term_text(),
             long_term: r.items.iter().map(|i| i.content.clone()).collect(),
             profile: r.profile_context.clone().unwrap_or_default(),
-        },
-        None => {
-            let mut lines: Vec<(&str, &str)> = Vec::new();
-            for t in trace
-                .turns
-                .iter()
-                .take_while(|t| t.turn_pair_id != turn.turn_pair_id)
-            {
-                lines.push(("user", &t.user_text));
-                if let Some(p) = &t.pred_assistant_text {
-                    lines.push(("assistant", p));
-                }
-            }
-            lines.push(("user", &turn.user_text));
-            MemorySources {
-                short_term: conversation_text(lines.into_iter()),
-                ..MemorySources::default()
-            }
+        });
+    }
+    if !from_conversation {
+        return None;
+    }
+    let mut lines: Vec<(&str, &str)> = Vec::new();
+    for t in trace
+        .turns
+        .iter()
+        .take_while(|t| t.turn_pair_id != turn.turn_pair_id)
+    {
+        lines.push(("user", &t.user_text));
+        if let Some(p) = &t.pred_assistant_text {
+            lines.push(("assistant", p));
         }
     }
+    lines.push(("user", &turn.user_text));
+    Some(MemorySources {
+        short_term: conversation_text(lines.into_iter()),
+        ..MemorySources::default()
+    })
 }
+
+/// The skip reason of a turn without a recall trace (M1 not measured).
+pub const NO_RECALL: &str =
+    "no recall trace: M1 measures what a memory system recalled (--m1-from-conversation counts the conversation sent)";
 
 /// Scores one turn pair of a valid dialog: its ground truth `pair`, the
 /// trace's `turn` (`None`: the trace has no such turn, scored as failed) and
@@ -369,6 +467,7 @@ pub fn score_turn(
     trace: &DialogTrace,
     turn: Option<&TurnTrace>,
     judged: Option<&TurnJudgement>,
+    options: ScoreOptions,
 ) -> TurnEval {
     let tags = &pair.tags;
     let status = turn.map_or(TurnStatus::Error, |t| t.turn_status);
@@ -387,35 +486,40 @@ pub fn score_turn(
         .iter()
         .map(|k| resolve(k, &dialog.profile_gt, &dialog.turns))
         .collect();
-    let srcs = turn.map(|t| sources(trace, t)).unwrap_or_default();
+    let any_resolvable = resolved.iter().any(|k| k.resolvable);
+    let srcs = turn.and_then(|t| sources(trace, t, options.m1_from_conversation));
     let mut source_hits = SourceHits::default();
     let (mut flags, mut held) = (Vec::new(), Vec::new());
-    for k in &resolved {
-        match (&k.target_text, k.resolvable && ok) {
-            (Some(target), true) => {
-                let h = srcs.hits(target);
-                for s in &h {
-                    match s.as_str() {
-                        "short_term" => source_hits.short_term += 1,
-                        "long_term" => source_hits.long_term += 1,
-                        _ => source_hits.profile += 1,
-                    }
+    if let (Some(srcs), true) = (&srcs, ok) {
+        for target in resolved
+            .iter()
+            .filter(|k| k.resolvable)
+            .filter_map(|k| k.target_text.as_ref())
+        {
+            let h = srcs.hits(target);
+            for s in &h {
+                match s.as_str() {
+                    "short_term" => source_hits.short_term += 1,
+                    "long_term" => source_hits.long_term += 1,
+                    _ => source_hits.profile += 1,
                 }
-                flags.push(Some(u8::from(!h.is_empty())));
-                held.push(h);
             }
-            _ => {
-                flags.push(None);
-                held.push(Vec::new());
-            }
+            flags.push(u8::from(!h.is_empty()));
+            held.push(h);
         }
     }
-    let any_resolvable = resolved.iter().any(|k| k.resolvable);
-    let eligible_m1 = ok && any_resolvable;
+    let eligible_m1 = ok && any_resolvable && srcs.is_some();
+    let m1_status = match (ok && any_resolvable, srcs.is_some()) {
+        (true, true) => MetricRun::Scored,
+        (true, false) => MetricRun::NotRun,
+        _ => MetricRun::NotEligible,
+    };
     if tags.memory_required_keys_gt.is_empty() {
         skip("m1", "no memory_required_keys_gt");
     } else if !any_resolvable {
         skip("m1", "no required key is resolvable");
+    } else if srcs.is_none() {
+        skip("m1", NO_RECALL);
     }
 
     // M2
@@ -465,7 +569,12 @@ pub fn score_turn(
             }
             out
         });
-    let eligible_m3_judge = eligible_m3 && judge_tags.is_some();
+    let eligible_m3_judge = eligible_m3;
+    let m3_judge_status = judged_status(
+        eligible_m3,
+        judge_tags.is_some(),
+        judged.and_then(|j| j.risk_tags.as_ref()),
+    );
     if !required.is_empty() {
         judge_skip(
             &mut skip,
@@ -482,8 +591,18 @@ pub fn score_turn(
     let judge_label = judged
         .and_then(|j| j.compliance_label.as_ref())
         .and_then(|l| l.value);
-    let eligible_m4 = ok && gt_label.is_some() && trace_label.is_some();
-    let eligible_m4_judge = ok && gt_label.is_some() && judge_label.is_some();
+    let eligible_m4 = ok && gt_label.is_some();
+    let eligible_m4_judge = eligible_m4;
+    let m4_status = match (eligible_m4, trace_label.is_some()) {
+        (true, true) => MetricRun::Scored,
+        (true, false) => MetricRun::NotRun,
+        _ => MetricRun::NotEligible,
+    };
+    let m4_judge_status = judged_status(
+        eligible_m4,
+        judge_label.is_some(),
+        judged.and_then(|j| j.compliance_label.as_ref()),
+    );
     if gt_label.is_none() {
         skip("m4", "no compliance_label_gt");
         skip("m4_judge", "no compliance_label_gt");
@@ -513,7 +632,8 @@ pub fn score_turn(
     let score = score_part
         .and_then(|s| s.value)
         .filter(|s| (1.0..=5.0).contains(s));
-    let eligible_m5 = ok && !rubric.is_empty() && (rubric_hits.is_some() || score.is_some());
+    let eligible_m5 = ok && !rubric.is_empty();
+    let mut m5_status = MetricRun::NotEligible;
     if rubric.is_empty() {
         skip("m5", "no explainability_rubric_gt");
     } else {
@@ -524,9 +644,17 @@ pub fn score_turn(
             (r, s) if failed(r) && s.is_none_or(|s| s.error.is_some()) => Some(JUDGE_FAILED),
             _ => Some(UNSCORED),
         };
+        m5_status = match reason {
+            None => MetricRun::Scored,
+            Some(NO_JUDGE) => MetricRun::NotRun,
+            Some(_) => MetricRun::Unscored,
+        };
         if let Some(r) = reason {
             skip("m5", r);
         }
+    }
+    if !eligible_m5 {
+        m5_status = MetricRun::NotEligible;
     }
     if !ok {
         for m in ["m1", "m2", "m3", "m3_judge", "m4", "m4_judge", "m5"] {
@@ -571,6 +699,21 @@ pub fn score_turn(
         eligible_m5,
         eligible_m3_judge,
         eligible_m4_judge,
+        m1_status,
+        m2_status: if eligible_m2 {
+            MetricRun::Scored
+        } else {
+            MetricRun::NotEligible
+        },
+        m3_status: if eligible_m3 {
+            MetricRun::Scored
+        } else {
+            MetricRun::NotEligible
+        },
+        m3_judge_status,
+        m4_status,
+        m4_judge_status,
+        m5_status,
         required_keys_raw: tags.memory_required_keys_gt.clone(),
         resolved_keys: resolved,
         key_hit_flags: flags,
@@ -606,6 +749,17 @@ pub const UNSCORED: &str = "unscored: the judge's verdict could not be read";
 /// The skip reason of a failed judge call (counted as `unscored_count`).
 pub const JUDGE_FAILED: &str = "unscored: the judge call failed";
 
+/// Whether a judged part was scored on a turn (`eligible` by §7, `has`
+/// a verdict, the judge's `part`).
+fn judged_status<T>(eligible: bool, has: bool, part: Option<&JudgedPart<T>>) -> MetricRun {
+    match (eligible, has, part) {
+        (false, _, _) => MetricRun::NotEligible,
+        (true, true, _) => MetricRun::Scored,
+        (true, false, None) => MetricRun::NotRun,
+        (true, false, Some(_)) => MetricRun::Unscored,
+    }
+}
+
 /// Records why a judged metric is not eligible: no verdict, or an unscored one.
 fn judge_skip<T>(skip: &mut impl FnMut(&str, &str), metric: &str, part: Option<&JudgedPart<T>>) {
     match part {
@@ -632,6 +786,7 @@ pub fn score_dialogs(
     dialogs: &[Dialog],
     traces: &[DialogTrace],
     judgements: &Judgements,
+    options: ScoreOptions,
 ) -> Vec<TurnEval> {
     let by_id: BTreeMap<&str, &DialogTrace> =
         traces.iter().map(|t| (t.dialog_id.as_str(), t)).collect();
@@ -640,7 +795,12 @@ pub fn score_dialogs(
         let Some(trace) = by_id.get(d.dialog_id.as_str()) else {
             continue;
         };
-        rows.extend(score_dialog(d, trace, judgements.get(&d.dialog_id)));
+        rows.extend(score_dialog(
+            d,
+            trace,
+            judgements.get(&d.dialog_id),
+            options,
+        ));
     }
     rows
 }
@@ -651,6 +811,7 @@ pub fn score_dialog(
     dialog: &Dialog,
     trace: &DialogTrace,
     judged: Option<&BTreeMap<usize, TurnJudgement>>,
+    options: ScoreOptions,
 ) -> Vec<TurnEval> {
     if !trace.valid_dialog || dialog.skip_reason().is_some() {
         return Vec::new();
@@ -664,7 +825,7 @@ pub fn score_dialog(
                 .iter()
                 .find(|t| t.turn_pair_id == p.turn_pair_id);
             let j = judged.and_then(|m| m.get(&p.turn_pair_id));
-            score_turn(dialog, p, trace, turn, j)
+            score_turn(dialog, p, trace, turn, j, options)
         })
         .collect()
 }
@@ -676,6 +837,15 @@ mod tests {
     use super::super::trace::{Counters, Recall, RecallItem};
     use super::*;
     use serde_json::json;
+
+    /// M1 only from recall traces (the default).
+    const RECALL: ScoreOptions = ScoreOptions {
+        m1_from_conversation: false,
+    };
+    /// M1 from the conversation when a turn has no recall trace.
+    const CONVERSATION: ScoreOptions = ScoreOptions {
+        m1_from_conversation: true,
+    };
 
     const DIALOG: &str = r#"{"dialog_id":"d1","profile_gt":{"risk_level_gt":"稳健","horizon_gt":"3年","liquidity_need_gt":"高","constraints_gt":["不投资加密货币","最大回撤不超过10%"],"preferences_gt":["债券基金"]},"turns":[
 {"role":"user","content":"我的风险偏好是稳健"},
@@ -722,7 +892,7 @@ mod tests {
             ..Recall::default()
         });
         let tr = trace(&d, vec![t0]);
-        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None);
+        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None, RECALL);
         assert_eq!(row.required_keys_raw.len(), 3);
         assert_eq!(
             row.resolved_keys.len(),
@@ -731,14 +901,20 @@ mod tests {
         );
         let res: Vec<bool> = row.resolved_keys.iter().map(|k| k.resolvable).collect();
         assert_eq!(res, [true, false, true]);
-        assert_eq!(row.key_hit_flags, [Some(1), None, Some(1)]);
+        assert_eq!(row.key_hit_flags, [1, 1], "one integer per resolvable key");
         assert_eq!(
             row.key_hit_sources,
             [
                 vec!["long_term".to_string(), "profile".into()],
-                vec![],
                 vec!["long_term".into()]
             ]
+        );
+        let hits = row.key_hits();
+        assert_eq!(hits.len(), 3);
+        assert_eq!(hits[1], None, "the unresolvable key has no flag");
+        assert_eq!(
+            hits[2].map(|(f, s)| (f, s.to_vec())),
+            Some((1, vec!["long_term".to_string()]))
         );
         assert_eq!(
             row.m1_source_hits,
@@ -749,10 +925,36 @@ mod tests {
             }
         );
         assert!(row.eligible_m1);
+        assert_eq!(row.m1_status, MetricRun::Scored);
     }
 
     #[test]
-    fn m1_without_recall_searches_the_conversation_and_unresolvable_keys_make_a_turn_ineligible() {
+    fn m1_without_a_recall_trace_is_not_measured_unless_asked_to_search_the_conversation() {
+        let d = dialog();
+        let tr = trace(&d, vec![turn(&d, 0, "您是稳健型", TurnStatus::Ok)]);
+        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None, RECALL);
+        assert!(!row.eligible_m1, "no recall: M1 measures nothing here");
+        assert_eq!(row.m1_status, MetricRun::NotRun);
+        assert!(row.key_hit_flags.is_empty());
+        assert_eq!(
+            row.skip_reasons.get("m1").map(String::as_str),
+            Some(NO_RECALL)
+        );
+        let s = summarize("r", "m", Counters::default(), std::slice::from_ref(&row));
+        let m1 = &s.metrics["m1_memory_recall"];
+        assert_eq!((m1.status.as_str(), m1.value), ("not_run", None));
+        assert_eq!(m1.details["turns_without_recall"], 1);
+        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None, CONVERSATION);
+        assert!(row.eligible_m1);
+        assert_eq!(
+            row.key_hit_flags,
+            [1, 1],
+            "the user said 稳健 in this turn's request"
+        );
+    }
+
+    #[test]
+    fn m1_from_the_conversation_and_unresolvable_keys_make_a_turn_ineligible() {
         let d = dialog();
         let tr = trace(
             &d,
@@ -762,20 +964,20 @@ mod tests {
                 turn(&d, 2, "再看看", TurnStatus::Ok),
             ],
         );
-        let rows = score_dialog(&d, &tr, None);
+        let rows = score_dialog(&d, &tr, None, CONVERSATION);
         assert_eq!(rows.len(), 3);
         // turn 1: no recall -> the conversation: user says 稳健, history 1 is there
-        assert_eq!(rows[0].key_hit_flags, [Some(1), None, Some(1)]);
+        assert_eq!(rows[0].key_hit_flags, [1, 1]);
         assert_eq!(rows[0].key_hit_sources[0], ["short_term"]);
         // turn 2: its only key is unresolvable -> not eligible, out of the denominator
         assert!(!rows[1].eligible_m1);
-        assert_eq!(rows[1].key_hit_flags, [None]);
+        assert!(rows[1].key_hit_flags.is_empty());
         assert_eq!(
             rows[1].skip_reasons.get("m1").map(String::as_str),
             Some("no required key is resolvable")
         );
         // turn 3: 3年 was never said
-        assert_eq!(rows[2].key_hit_flags, [Some(0)]);
+        assert_eq!(rows[2].key_hit_flags, [0]);
         assert!(rows[2].eligible_m1);
     }
 
@@ -805,7 +1007,7 @@ mod tests {
             "a negation in an earlier clause does not cover a later mention"
         );
         let tr = trace(&d, vec![turn(&d, 0, "买点加密货币吧", TurnStatus::Ok)]);
-        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None);
+        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None, RECALL);
         assert!(row.eligible_m2);
         assert_eq!(
             (row.constraint_contradiction, row.forbidden_hits.clone()),
@@ -813,7 +1015,14 @@ mod tests {
         );
         let mut plain = d.clone();
         plain.profile_gt.remove("constraints_gt");
-        let row = score_turn(&plain, &plain.pairs()[0], &tr, tr.turns.first(), None);
+        let row = score_turn(
+            &plain,
+            &plain.pairs()[0],
+            &tr,
+            tr.turns.first(),
+            None,
+            RECALL,
+        );
         assert!(!row.eligible_m2, "no forbidden term: not eligible");
     }
 
@@ -829,7 +1038,7 @@ mod tests {
                 TurnStatus::Ok,
             )],
         );
-        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None);
+        let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None, RECALL);
         assert_eq!(row.risk_required_tags, ["market_uncertainty", "汇率风险"]);
         assert_eq!(row.risk_required_unknown, ["汇率风险"]);
         assert_eq!(
@@ -841,7 +1050,8 @@ mod tests {
             ]
         );
         assert_eq!((row.risk_tag_hits, row.eligible_m3), (1, true));
-        assert!(!row.eligible_m3_judge);
+        assert!(row.eligible_m3_judge, "§7 alone: the ground truth is there");
+        assert_eq!(row.m3_judge_status, MetricRun::NotRun, "no judge ran");
         assert_eq!(
             row.risk_tag_hits_judge, None,
             "no judge: no judged value, not a 0"
@@ -885,10 +1095,16 @@ mod tests {
         t1.compliance = c(json!({"is_compliant": true, "violations": []}));
         let t0 = turn(&d, 0, "ok", TurnStatus::Ok);
         let tr = trace(&d, vec![t0, t1]);
-        let rows = score_dialog(&d, &tr, None);
-        assert!(!rows[0].eligible_m4, "no compliance in the trace");
+        let rows = score_dialog(&d, &tr, None, RECALL);
+        assert!(rows[0].eligible_m4, "§7 alone: the ground truth is there");
+        assert_eq!(
+            rows[0].m4_status,
+            MetricRun::NotRun,
+            "no compliance in the trace"
+        );
         assert_eq!(rows[0].pred_compliance_label, None);
         assert!(rows[1].eligible_m4);
+        assert_eq!(rows[1].m4_status, MetricRun::Scored);
         assert_eq!(
             (rows[1].pred_compliance_label, rows[1].gt_compliance_label),
             (
@@ -915,7 +1131,7 @@ mod tests {
                 t2,
             ],
         );
-        let rows = score_dialog(&d, &tr, None);
+        let rows = score_dialog(&d, &tr, None, RECALL);
         let r = &rows[2];
         assert_eq!(r.turn_status, TurnStatus::Timeout);
         assert!(
@@ -925,7 +1141,8 @@ mod tests {
             r.skip_reasons.get("m3").map(String::as_str),
             Some("turn_status is timeout")
         );
-        assert_eq!(r.key_hit_flags, [None], "a failed turn is not searched");
+        assert!(r.key_hit_flags.is_empty(), "a failed turn is not searched");
+        assert_eq!(r.m5_status, MetricRun::NotEligible);
         // pair 2 has empty risk and rubric lists
         assert!(!rows[1].eligible_m3 && !rows[1].eligible_m5);
         assert_eq!(
@@ -934,14 +1151,20 @@ mod tests {
         );
         // a missing trace turn is a failed turn
         let short = trace(&d, vec![turn(&d, 0, "x", TurnStatus::Ok)]);
-        let rows = score_dialog(&d, &short, None);
+        let rows = score_dialog(&d, &short, None, RECALL);
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[2].turn_status, TurnStatus::Error);
         // invalid dialog: no rows
         let mut invalid = tr.clone();
         invalid.valid_dialog = false;
-        assert!(score_dialog(&d, &invalid, None).is_empty());
-        assert!(score_dialogs(std::slice::from_ref(&d), &[invalid], &Judgements::new()).is_empty());
+        assert!(score_dialog(&d, &invalid, None, RECALL).is_empty());
+        assert!(score_dialogs(
+            std::slice::from_ref(&d),
+            &[invalid],
+            &Judgements::new(),
+            RECALL
+        )
+        .is_empty());
     }
 
     #[test]
@@ -991,9 +1214,13 @@ mod tests {
                 ..TurnJudgement::default()
             },
         );
-        let rows = score_dialog(&d, &tr, Some(&j));
+        let rows = score_dialog(&d, &tr, Some(&j), RECALL);
         let r = &rows[0];
         assert!(r.eligible_m3_judge && r.eligible_m4_judge && r.eligible_m5);
+        assert_eq!(
+            (r.m3_judge_status, r.m4_judge_status, r.m5_status),
+            (MetricRun::Scored, MetricRun::Scored, MetricRun::Scored)
+        );
         assert_eq!(r.risk_tag_hits_judge, Some(2));
         assert_eq!(
             r.rubric_hit_items.as_deref(),
@@ -1002,16 +1229,29 @@ mod tests {
         assert_eq!(r.judge_score_1_5, Some(4.0));
         assert_eq!(r.judge_raw.get("score_1_5").map(String::as_str), Some("4"));
         let r = &rows[2];
-        assert!(
-            !r.eligible_m5,
+        assert!(r.eligible_m5, "§7 alone: a rubric is there");
+        assert_eq!(
+            r.m5_status,
+            MetricRun::Unscored,
             "an unscored rubric and an out-of-scale score count nowhere"
+        );
+        assert_eq!(
+            rows[1].m5_status,
+            MetricRun::NotEligible,
+            "pair 2 has no rubric"
         );
         assert_eq!(r.skip_reasons.get("m5").map(String::as_str), Some(UNSCORED));
         let s = summarize("r", "m", Counters::default(), &rows);
         let m5 = &s.metrics["m5_explainability"];
         assert_eq!(
-            (m5.status.as_str(), m5.eligible_count, m5.skipped_count),
-            ("ok", 1, 2)
+            (
+                m5.status.as_str(),
+                m5.eligible_count,
+                m5.scored_count,
+                m5.unscored_count,
+                m5.skipped_count
+            ),
+            ("ok", 2, 1, 1, 1)
         );
         assert_eq!(m5.value, Some(0.5));
         assert_eq!(s.metrics["m3_risk_disclosure_judge"].value, Some(1.0));
@@ -1030,7 +1270,7 @@ mod tests {
                 t2,
             ],
         );
-        let rows = score_dialog(&d, &tr, None);
+        let rows = score_dialog(&d, &tr, None, CONVERSATION);
         let s = summarize("r", "m", Counters::default(), &rows);
         for (name, m) in &s.metrics {
             assert_eq!(
@@ -1056,7 +1296,16 @@ mod tests {
             "1 of 2 required tags (the unknown one cannot be hit)"
         );
         let m4 = &s.metrics["m4_compliance"];
-        assert_eq!((m4.status.as_str(), m4.value), ("no_eligible", None));
+        assert_eq!(
+            (
+                m4.status.as_str(),
+                m4.value,
+                m4.eligible_count,
+                m4.not_run_count
+            ),
+            ("not_run", None, 2, 2),
+            "the ground truth is there, the trace has no compliance"
+        );
         for name in [
             "m3_risk_disclosure_judge",
             "m4_compliance_judge",
@@ -1064,10 +1313,11 @@ mod tests {
         ] {
             let m = &s.metrics[name];
             assert_eq!(
-                (m.status.as_str(), m.value, m.eligible_count),
+                (m.status.as_str(), m.value, m.scored_count),
                 ("not_run", None, 0),
                 "{name}"
             );
+            assert_eq!(m.not_run_count, m.eligible_count, "{name}");
             assert!(m.reason.as_deref().unwrap_or_default().contains("judge"));
         }
         assert!(!s.judge_used);

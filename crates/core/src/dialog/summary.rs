@@ -4,20 +4,23 @@
 //!
 //! Decisions where the spec is silent:
 //! - Every `turn_eval.jsonl` row falls in exactly one of the three counts of
-//!   each metric: `failed` (its `turn_status` is not `ok`), `eligible`, or
-//!   `skipped` (ok but not eligible; `skipped_reasons` counts why).
-//! - `status`: `ok` (a value over ≥1 eligible turn), `no_eligible` (the
-//!   metric could run but no turn qualifies: `value` null), `not_run` (a
-//!   judged metric and no judge verdict at all: `value` null, `eligible_count`
-//!   0, `reason` says so). Never a made-up 0 or 1.
-//! - With a judge (`summarize_judged`), judged metrics are never `not_run`;
-//!   a turn whose verdict is unscored (unreadable after the repairs, or the
-//!   judge call failed) is skipped, out of the denominator, and counted in
-//!   the metric's `unscored_count`. The summary's `judge` names the judge
-//!   model, each part's prompt id and version, and the judge's calls,
-//!   repairs and tokens over the rows (and their cost when the judge has a
-//!   price).
-//! - Values: M1 = hit keys / resolvable keys of eligible turns (micro);
+//!   each metric: `failed` (its `turn_status` is not `ok`), `eligible` (§7,
+//!   the row's `eligible_*`), or `skipped` (ok but not eligible;
+//!   `skipped_reasons` counts why). An eligible row is `scored` (the value
+//!   is over these rows alone), `not_run` (nothing predicted it: no judge
+//!   verdict, no trace `compliance`) or `unscored` (the judge's verdict could
+//!   not be read after the repairs, or its call failed); never a pass or a
+//!   fail. `skipped_reasons` counts the not-run and unscored rows' reasons
+//!   too. M1 without a recall trace is not eligible (see `score.rs`): its
+//!   `details.turns_without_recall` counts those turns.
+//! - `status`: `ok` (a value over ≥1 scored turn), `no_eligible` (no turn
+//!   qualifies), `not_run` (eligible turns, none predicted: `reason` says
+//!   what is missing), `unscored` (eligible turns, every verdict unreadable).
+//!   `value` is null unless `ok`: never a made-up 0 or 1. The summary's
+//!   `judge` names the judge model, each part's prompt id and version, and
+//!   the judge's calls, repairs and tokens over the rows (and their cost
+//!   when the judge has a price).
+//! - Values: M1 = hit keys / resolvable keys of scored turns (micro);
 //!   M2 = eligible turns with a contradiction / eligible turns (lower is
 //!   better); M3 = required tags found / required tags (micro); M4 = turns
 //!   whose predicted label equals the ground truth / eligible turns; M5 =
@@ -25,7 +28,7 @@
 //!   `judge_score_1_5` beside it.
 
 use super::judge::JudgeInfo;
-use super::score::TurnEval;
+use super::score::{MetricRun, TurnEval, NO_RECALL};
 use super::trace::{Counters, TRACE_VERSION};
 use super::vocab::TurnStatus;
 use crate::metric::kinds;
@@ -36,12 +39,19 @@ use std::collections::BTreeMap;
 /// One metric of the summary.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DialogMetric {
-    /// `ok`, `no_eligible` or `not_run`.
+    /// `ok`, `no_eligible`, `not_run` or `unscored`.
     pub status: String,
     /// The value (`null` unless `status` is `ok`).
     pub value: Option<f64>,
-    /// Rows counted.
+    /// Rows eligible by §7.
     pub eligible_count: usize,
+    /// Eligible rows scored: the value's rows.
+    pub scored_count: usize,
+    /// Eligible rows nothing predicted (no judge verdict, no trace `compliance`).
+    pub not_run_count: usize,
+    /// Eligible rows whose judge verdict could not be read or whose judge
+    /// call failed (never a pass or a fail).
+    pub unscored_count: usize,
     /// Rows of ok turns not counted.
     pub skipped_count: usize,
     /// Rows of failed turns.
@@ -51,12 +61,8 @@ pub struct DialogMetric {
     /// Why the metric did not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// Skipped rows by reason.
+    /// Skipped, not-run and unscored rows by reason.
     pub skipped_reasons: BTreeMap<String, usize>,
-    /// Judged metrics: skipped rows whose verdict is unscored (never a pass
-    /// or a fail).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unscored_count: Option<usize>,
     /// Numerator, denominator and the metric's own extras.
     pub details: Map<String, Value>,
 }
@@ -167,15 +173,27 @@ pub const METRICS: [&str; 7] = [
 ];
 
 struct Tally<'a> {
+    /// The scored rows.
     eligible: Vec<&'a TurnEval>,
+    eligible_count: usize,
+    not_run: usize,
+    unscored: usize,
     skipped: usize,
     failed: usize,
     reasons: BTreeMap<String, usize>,
 }
 
-fn tally<'a>(rows: &'a [TurnEval], key: &str, eligible: fn(&TurnEval) -> bool) -> Tally<'a> {
+fn tally<'a>(
+    rows: &'a [TurnEval],
+    key: &str,
+    eligible: fn(&TurnEval) -> bool,
+    status: fn(&TurnEval) -> MetricRun,
+) -> Tally<'a> {
     let mut t = Tally {
         eligible: Vec::new(),
+        eligible_count: 0,
+        not_run: 0,
+        unscored: 0,
         skipped: 0,
         failed: 0,
         reasons: BTreeMap::new(),
@@ -183,13 +201,23 @@ fn tally<'a>(rows: &'a [TurnEval], key: &str, eligible: fn(&TurnEval) -> bool) -
     for r in rows {
         if r.turn_status != TurnStatus::Ok {
             t.failed += 1;
-        } else if eligible(r) {
-            t.eligible.push(r);
+            continue;
+        }
+        if eligible(r) {
+            t.eligible_count += 1;
+            match status(r) {
+                MetricRun::Scored => {
+                    t.eligible.push(r);
+                    continue;
+                }
+                MetricRun::Unscored => t.unscored += 1,
+                _ => t.not_run += 1,
+            }
         } else {
             t.skipped += 1;
-            let why = r.skip_reasons.get(key).cloned().unwrap_or_default();
-            *t.reasons.entry(why).or_default() += 1;
         }
+        let why = r.skip_reasons.get(key).cloned().unwrap_or_default();
+        *t.reasons.entry(why).or_default() += 1;
     }
     t
 }
@@ -198,48 +226,41 @@ fn ratio(num: usize, den: usize) -> Option<f64> {
     (den > 0).then(|| num as f64 / den as f64)
 }
 
-fn metric(t: Tally<'_>, value: Option<f64>, definition: &str, details: Value) -> DialogMetric {
-    let status = if t.eligible.is_empty() {
-        "no_eligible"
+/// A metric over the scored rows of `t`; `missing` says what a metric that
+/// nothing predicted lacked.
+fn metric(
+    t: Tally<'_>,
+    value: Option<f64>,
+    definition: &str,
+    details: Value,
+    missing: &str,
+) -> DialogMetric {
+    let (status, reason) = if !t.eligible.is_empty() {
+        ("ok", None)
+    } else if t.eligible_count == 0 {
+        ("no_eligible", None)
+    } else if t.not_run == t.eligible_count {
+        ("not_run", Some(missing.to_string()))
     } else {
-        "ok"
+        ("unscored", None)
     };
     DialogMetric {
         status: status.into(),
         value: value.filter(|_| !t.eligible.is_empty()),
-        eligible_count: t.eligible.len(),
+        eligible_count: t.eligible_count,
+        scored_count: t.eligible.len(),
+        not_run_count: t.not_run,
+        unscored_count: t.unscored,
         skipped_count: t.skipped,
         failed_count: t.failed,
         definition: definition.into(),
-        reason: None,
-        unscored_count: None,
+        reason,
         skipped_reasons: t.reasons,
         details: details.as_object().cloned().unwrap_or_default(),
     }
 }
 
-/// A judged metric without any judge verdict: not run.
-fn not_run(mut m: DialogMetric) -> DialogMetric {
-    m.status = "not_run".into();
-    m.value = None;
-    m.skipped_count += m.eligible_count;
-    m.eligible_count = 0;
-    m.reason =
-        Some("no judge model: this metric needs a judge's verdicts and none were given".into());
-    m
-}
-
-/// Counts a judged metric's unscored rows.
-fn with_unscored(mut m: DialogMetric) -> DialogMetric {
-    let n = m
-        .skipped_reasons
-        .iter()
-        .filter(|(why, _)| why.starts_with("unscored"))
-        .map(|(_, n)| n)
-        .sum();
-    m.unscored_count = Some(n);
-    m
-}
+const NO_JUDGE: &str = "no judge model: this metric needs a judge's verdicts and none were given";
 
 /// The summary of these rows, without a judge (judged metrics are `not_run`
 /// unless verdicts were given for some rows).
@@ -261,45 +282,54 @@ pub fn summarize_judged(
     judge: Option<&JudgeInfo>,
 ) -> MetricsSummary {
     let judge_used = judge.is_some() || rows.iter().any(|r| !r.judge_raw.is_empty());
-    let ran = |part: &str| judge.is_some() || rows.iter().any(|r| r.judge_raw.contains_key(part));
     let mut metrics = BTreeMap::new();
 
-    let t = tally(rows, "m1", |r| r.eligible_m1);
+    let t = tally(rows, "m1", |r| r.eligible_m1, |r| r.m1_status);
+    let without_recall = rows
+        .iter()
+        .filter(|r| r.m1_status == MetricRun::NotRun)
+        .count();
     let hit: usize = t
         .eligible
         .iter()
         .map(|r| {
             r.key_hit_flags
                 .iter()
-                .flatten()
                 .map(|f| usize::from(*f))
                 .sum::<usize>()
         })
         .sum();
-    let resolvable: usize = t
-        .eligible
-        .iter()
-        .map(|r| r.key_hit_flags.iter().flatten().count())
-        .sum();
+    let resolvable: usize = t.eligible.iter().map(|r| r.key_hit_flags.len()).sum();
     let unresolvable: usize = t
         .eligible
         .iter()
-        .map(|r| r.key_hit_flags.iter().filter(|f| f.is_none()).count())
+        .map(|r| r.resolved_keys.iter().filter(|k| !k.resolvable).count())
         .sum();
     let src = |f: fn(&TurnEval) -> usize| -> usize { t.eligible.iter().map(|r| f(r)).sum() };
     let details = json!({
         "hit_keys": hit, "resolvable_keys": resolvable, "unresolvable_keys": unresolvable,
+        "turns_without_recall": without_recall,
         "source_hits": {"short_term": src(|r| r.m1_source_hits.short_term),
                         "long_term": src(|r| r.m1_source_hits.long_term),
                         "profile": src(|r| r.m1_source_hits.profile)},
     });
     let v = ratio(hit, resolvable);
-    metrics.insert(
-        METRICS[0].to_string(),
-        metric(t, v, kinds::M1_MEMORY_RECALL.description, details),
+    let mut m1 = metric(
+        t,
+        v,
+        kinds::M1_MEMORY_RECALL.description,
+        details,
+        NO_RECALL,
     );
+    if m1.eligible_count == 0 && without_recall > 0 {
+        m1.status = "not_run".into();
+        m1.reason = Some(format!(
+            "{without_recall} turn(s) with memory keys and no recall trace: {NO_RECALL}"
+        ));
+    }
+    metrics.insert(METRICS[0].to_string(), m1);
 
-    let t = tally(rows, "m2", |r| r.eligible_m2);
+    let t = tally(rows, "m2", |r| r.eligible_m2, |r| r.m2_status);
     let bad = t
         .eligible
         .iter()
@@ -314,10 +344,11 @@ pub fn summarize_judged(
             v,
             kinds::M2_CONSTRAINT_CONTRADICTION.description,
             details,
+            "",
         ),
     );
 
-    let m3 = |t: Tally<'_>, hits: fn(&TurnEval) -> usize, def: &str| {
+    let m3 = |t: Tally<'_>, hits: fn(&TurnEval) -> usize, def: &str, missing: &str| {
         let required: usize = t.eligible.iter().map(|r| r.risk_required_tags.len()).sum();
         let found: usize = t.eligible.iter().map(|r| hits(r)).sum();
         let full = t
@@ -328,35 +359,36 @@ pub fn summarize_judged(
         let details = json!({"required_tags": required, "hit_tags": found, "full_coverage_turns": full,
             "full_coverage_rate": ratio(full, t.eligible.len())});
         let v = ratio(found, required);
-        metric(t, v, def, details)
+        metric(t, v, def, details, missing)
     };
-    let t = tally(rows, "m3", |r| r.eligible_m3);
+    let t = tally(rows, "m3", |r| r.eligible_m3, |r| r.m3_status);
     metrics.insert(
         METRICS[2].to_string(),
         m3(
             t,
             |r| r.risk_tag_hits,
             kinds::M3_RISK_DISCLOSURE.description,
+            "",
         ),
     );
-    let t = tally(rows, "m3_judge", |r| r.eligible_m3_judge);
+    let t = tally(
+        rows,
+        "m3_judge",
+        |r| r.eligible_m3_judge,
+        |r| r.m3_judge_status,
+    );
     let m = m3(
         t,
         |r| r.risk_tag_hits_judge.unwrap_or(0),
         kinds::M3_RISK_DISCLOSURE_JUDGE.description,
+        NO_JUDGE,
     );
-    metrics.insert(
-        METRICS[3].to_string(),
-        if ran("risk_tags") {
-            with_unscored(m)
-        } else {
-            not_run(m)
-        },
-    );
+    metrics.insert(METRICS[3].to_string(), m);
 
     let m4 = |t: Tally<'_>,
               pred: fn(&TurnEval) -> Option<super::vocab::ComplianceLabel>,
-              def: &str| {
+              def: &str,
+              missing: &str| {
         let agree = t
             .eligible
             .iter()
@@ -375,33 +407,33 @@ pub fn summarize_judged(
         }
         let details = json!({"agree_turns": agree, "confusion_gt_to_pred": confusion});
         let v = ratio(agree, t.eligible.len());
-        metric(t, v, def, details)
+        metric(t, v, def, details, missing)
     };
-    let t = tally(rows, "m4", |r| r.eligible_m4);
+    let t = tally(rows, "m4", |r| r.eligible_m4, |r| r.m4_status);
     metrics.insert(
         METRICS[4].to_string(),
         m4(
             t,
             |r| r.pred_compliance_label,
             kinds::M4_COMPLIANCE.description,
+            "the trace has no compliance for any eligible turn",
         ),
     );
-    let t = tally(rows, "m4_judge", |r| r.eligible_m4_judge);
+    let t = tally(
+        rows,
+        "m4_judge",
+        |r| r.eligible_m4_judge,
+        |r| r.m4_judge_status,
+    );
     let m = m4(
         t,
         |r| r.pred_compliance_label_judge,
         kinds::M4_COMPLIANCE_JUDGE.description,
+        NO_JUDGE,
     );
-    metrics.insert(
-        METRICS[5].to_string(),
-        if ran("compliance_label") {
-            with_unscored(m)
-        } else {
-            not_run(m)
-        },
-    );
+    metrics.insert(METRICS[5].to_string(), m);
 
-    let t = tally(rows, "m5", |r| r.eligible_m5);
+    let t = tally(rows, "m5", |r| r.eligible_m5, |r| r.m5_status);
     let required: usize = t
         .eligible
         .iter()
@@ -422,19 +454,14 @@ pub fn summarize_judged(
     let mean = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
     let details = json!({"required_items": required, "met_items": met, "mean_judge_score_1_5": mean, "scored_turns": scores.len()});
     let v = ratio(met, required);
-    let mut m = metric(t, v, kinds::M5_EXPLAINABILITY.description, details);
-    if m.value.is_none() && mean.is_some() {
-        m.status = "ok".into();
-    }
-    let judged5 = ran("rubric_hit_items") || ran("score_1_5");
-    metrics.insert(
-        METRICS[6].to_string(),
-        if judged5 {
-            with_unscored(m)
-        } else {
-            not_run(m)
-        },
+    let m = metric(
+        t,
+        v,
+        kinds::M5_EXPLAINABILITY.description,
+        details,
+        NO_JUDGE,
     );
+    metrics.insert(METRICS[6].to_string(), m);
 
     MetricsSummary {
         trace_version: TRACE_VERSION.into(),

@@ -326,6 +326,10 @@ pub struct RunManifest {
     /// Free text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// M1 of a turn without `recall` searched the conversation sent
+    /// (`--m1-from-conversation`); false: such a turn is not eligible for M1.
+    #[serde(default)]
+    pub m1_from_conversation: bool,
 }
 
 /// Reads `dialog_trace.jsonl` (§8): v1 and v1.x lines, unknown fields kept;
