@@ -410,6 +410,28 @@ test('a dialog run downloaded from the page, or its CLI files, shows its convers
     assert.deepEqual(row.slice(1, 6), [m.status, m.value === null ? '—' : m.value.toFixed(3), String(m.eligible_count), String(m.skipped_count), String(m.failed_count)], name);
   }
   assert.equal(await page.textContent('[data-testid=viewer-count]'), `${cliSummary.counters.total_dialogs} / ${cliSummary.counters.total_dialogs}`);
+
+  // Another producer's turn_eval.jsonl: spec 001 §5's own example row opens
+  // (evalpage's extras absent); a row without eligible_m3 is named with §5's list.
+  const foreign = tmpDir('viewer-dialog-foreign');
+  const section5 = {
+    trace_version: 'v1', run_id: '20260217_210500_abc123', dialog_id: '3e53acb5-c444-4640-8ac4-78ce4d26a104', turn_pair_id: 1,
+    eligible_m1: true, eligible_m2: false, eligible_m3: true, eligible_m4: true, eligible_m5: true,
+    required_keys_raw: ['profile_gt.risk_level_gt'],
+    resolved_keys: [{ key: 'profile_gt.risk_level_gt', resolvable: true, target_text: '稳健', resolver: 'profile_field' }],
+    key_hit_flags: [1], key_hit_sources: [['short_term']], m1_source_hits: { short_term: 1, long_term: 0, profile: 0 },
+    constraint_contradiction: 0, risk_required_tags: ['market_uncertainty'], risk_pred_tags: ['market_uncertainty', 'not_buy_sell_advice'],
+    risk_tag_hits: 1, forbidden_hits: [], pred_compliance_label: 'compliant', gt_compliance_label: 'compliant',
+    rubric_required: ['信息依据', '边界声明'], rubric_hit_items: ['信息依据', '边界声明'], judge_score_1_5: 4.0,
+  };
+  const { eligible_m3: _, ...withoutM3 } = { ...section5, turn_pair_id: 2 };
+  const foreignFile = path.join(foreign, 'turn_eval.jsonl');
+  fs.writeFileSync(foreignFile, `${JSON.stringify(section5)}\n${JSON.stringify(withoutM3)}\n`);
+  await page.setInputFiles('[data-testid=open-report]', foreignFile);
+  await page.waitForFunction(() => document.querySelector('[data-testid=viewer-summary]')?.textContent.includes('turn_eval.jsonl:2'));
+  const said = await page.textContent('[data-testid=viewer-summary]');
+  assert.match(said, /turn_eval\.jsonl:2: .*eligible_m3.*spec 001 §5 requires trace_version, run_id, dialog_id, turn_pair_id, eligible_m1/);
+  assert.equal(await page.textContent('[data-testid=viewer-count]'), '1 / 1');
   assert.deepEqual(errors, []);
   assert.deepEqual(viewErrors, []);
 });

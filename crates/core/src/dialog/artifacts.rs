@@ -159,7 +159,20 @@ struct KeyedRow {
     row: TurnEval,
 }
 
-fn turn_eval_of(obj: Map<String, Value>) -> Result<TurnEval, KeyError> {
+/// The fields spec 001 §5 requires of a `turn_eval.jsonl` row.
+const SECTION_5_REQUIRED: [&str; 9] = [
+    "trace_version",
+    "run_id",
+    "dialog_id",
+    "turn_pair_id",
+    "eligible_m1",
+    "eligible_m2",
+    "eligible_m3",
+    "eligible_m4",
+    "eligible_m5",
+];
+
+fn turn_eval_of(mut obj: Map<String, Value>) -> Result<TurnEval, KeyError> {
     match obj.get("trace_version") {
         Some(Value::String(v)) if is_v1(v) => {}
         Some(v) => {
@@ -168,11 +181,33 @@ fn turn_eval_of(obj: Map<String, Value>) -> Result<TurnEval, KeyError> {
                 format!("expected \"v1\" or \"v1.x\", found {v}"),
             ))
         }
-        None => return Err(KeyError::new("trace_version", "missing; expected \"v1\"")),
+        None => {
+            return Err(KeyError::new(
+                "trace_version",
+                format!(
+                    "missing; spec 001 §5 requires {}",
+                    SECTION_5_REQUIRED.join(", ")
+                ),
+            ))
+        }
     }
-    for key in ["run_id", "dialog_id", "turn_pair_id", "turn_status"] {
+    for key in SECTION_5_REQUIRED {
         if !obj.contains_key(key) {
-            return Err(KeyError::new(key, "missing; required by spec 001 §5"));
+            return Err(KeyError::new(
+                key,
+                format!(
+                    "missing; spec 001 §5 requires {}",
+                    SECTION_5_REQUIRED.join(", ")
+                ),
+            ));
+        }
+    }
+    for key in ["run_id", "dialog_id"] {
+        if let Some(v) = obj.get(key).filter(|v| !v.is_string()) {
+            return Err(KeyError::new(
+                key,
+                format!("expected a string, found {}", kind(v)),
+            ));
         }
     }
     if let Some(v) = obj.get("turn_pair_id").filter(|v| !v.is_u64()) {
@@ -181,15 +216,51 @@ fn turn_eval_of(obj: Map<String, Value>) -> Result<TurnEval, KeyError> {
             format!("expected a non-negative integer, found {}", kind(v)),
         ));
     }
-    if let Some(v) = obj.get("turn_status") {
-        if serde_json::from_value::<TurnStatus>(v.clone()).is_err() {
+    for m in 1..=5 {
+        let key = format!("eligible_m{m}");
+        if let Some(v) = obj.get(&key).filter(|v| !v.is_boolean()) {
             return Err(KeyError::new(
-                "turn_status",
-                format!("expected one of ok, timeout, error, skipped, found {v}"),
+                key,
+                format!("expected true or false, found {v}"),
             ));
         }
     }
-    let mut obj = obj;
+    if let Some(v) = obj.get("turn_status").filter(|v| !v.is_null()) {
+        if serde_json::from_value::<TurnStatus>(v.clone()).is_err() {
+            return Err(KeyError::new(
+                "turn_status",
+                format!("expected one of ok, timeout, error, found {v}"),
+            ));
+        }
+    }
+    if let Some(Value::Array(flags)) = obj.get("key_hit_flags") {
+        if let Some(v) = flags
+            .iter()
+            .find(|f| !(f.is_null() || f.as_u64().is_some_and(|n| n <= 1)))
+        {
+            return Err(KeyError::new(
+                "key_hit_flags",
+                format!("expected integers 0 or 1 (§5), found {v}"),
+            ));
+        }
+    }
+    // A row without evalpage's `m*_status` (another producer's, or an
+    // earlier evalpage's): an eligible metric was scored.
+    for (status, eligible) in [
+        ("m1_status", "eligible_m1"),
+        ("m2_status", "eligible_m2"),
+        ("m3_status", "eligible_m3"),
+        ("m4_status", "eligible_m4"),
+        ("m5_status", "eligible_m5"),
+        ("m3_judge_status", "eligible_m3_judge"),
+        ("m4_judge_status", "eligible_m4_judge"),
+    ] {
+        if !obj.contains_key(status) {
+            let scored = obj.get(eligible).and_then(Value::as_bool).unwrap_or(false);
+            let v = if scored { "scored" } else { "not_eligible" };
+            obj.insert(status.into(), Value::String(v.into()));
+        }
+    }
     drop_null_flags(&mut obj);
     serde_json::from_value(Value::Object(obj))
         .map_err(|e| KeyError::whole(format!("not a spec 001 turn_eval row: {e}")))
@@ -327,6 +398,7 @@ pub fn read_back(files: &[(String, Vec<u8>)]) -> Option<ReadBack> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialog::score::MetricRun;
 
     fn row_line(dialog: &str, pair: usize) -> String {
         let row = serde_json::json!({
@@ -344,6 +416,91 @@ mod tests {
             "judge_score_1_5": null, "skip_reasons": {"m3": "no risk_disclosure_required_gt"}
         });
         row.to_string()
+    }
+
+    /// Spec 001 §5's own example row, as another producer writes it.
+    const SECTION_5_ROW: &str = r#"{
+  "trace_version": "v1",
+  "run_id": "20260217_210500_abc123",
+  "dialog_id": "3e53acb5-c444-4640-8ac4-78ce4d26a104",
+  "turn_pair_id": 1,
+  "eligible_m1": true,
+  "eligible_m2": false,
+  "eligible_m3": true,
+  "eligible_m4": true,
+  "eligible_m5": true,
+  "required_keys_raw": ["profile_gt.risk_level_gt"],
+  "resolved_keys": [
+    {
+      "key": "profile_gt.risk_level_gt",
+      "resolvable": true,
+      "target_text": "稳健",
+      "resolver": "profile_field"
+    }
+  ],
+  "key_hit_flags": [1],
+  "key_hit_sources": [["short_term"]],
+  "m1_source_hits": {
+    "short_term": 1,
+    "long_term": 0,
+    "profile": 0
+  },
+  "constraint_contradiction": 0,
+  "risk_required_tags": ["market_uncertainty"],
+  "risk_pred_tags": ["market_uncertainty", "not_buy_sell_advice"],
+  "risk_tag_hits": 1,
+  "forbidden_hits": [],
+  "pred_compliance_label": "compliant",
+  "gt_compliance_label": "compliant",
+  "rubric_required": ["信息依据", "边界声明"],
+  "rubric_hit_items": ["信息依据", "边界声明"],
+  "judge_score_1_5": 4.0
+}"#;
+
+    #[test]
+    fn a_foreign_row_with_section_5_fields_only_opens_and_a_missing_one_is_named() {
+        let line = serde_json::from_str::<Value>(SECTION_5_ROW)
+            .map(|v| v.to_string())
+            .unwrap_or_default();
+        let (rows, errors) = read_turn_evals("turn_eval.jsonl", line.as_bytes());
+        assert!(errors.is_empty(), "{errors:?}");
+        let r = &rows[0];
+        assert_eq!(r.turn_status, None, "not in §5's row: absent, not made up");
+        assert_eq!(
+            (r.m1_status, r.m2_status),
+            (MetricRun::Scored, MetricRun::NotEligible)
+        );
+        assert_eq!(
+            r.key_hits()[0].map(|(f, s)| (f, s.to_vec())),
+            Some((1, vec!["short_term".to_string()]))
+        );
+        assert_eq!(r.judge_score_1_5, Some(4.0));
+        assert!(
+            r.forbidden_terms.is_empty() && r.skip_reasons.is_empty(),
+            "evalpage's extras read as absent"
+        );
+        // §5's required fields alone are enough.
+        let bare = r#"{"trace_version":"v1","run_id":"r","dialog_id":"d","turn_pair_id":2,"eligible_m1":false,"eligible_m2":false,"eligible_m3":false,"eligible_m4":false,"eligible_m5":false}"#;
+        let (rows, errors) = read_turn_evals("turn_eval.jsonl", bare.as_bytes());
+        assert!(errors.is_empty() && rows.len() == 1, "{errors:?}");
+        // A row missing a required field: that field is named, with §5's list.
+        let missing = line.replace("\"eligible_m3\":true,", "");
+        assert_ne!(missing, line);
+        let (rows, errors) = read_turn_evals("turn_eval.jsonl", missing.as_bytes());
+        assert!(rows.is_empty());
+        let e = errors[0].to_string();
+        assert!(
+            e.contains("eligible_m3") && e.contains("spec 001 §5 requires trace_version, run_id"),
+            "{e}"
+        );
+        assert!(!e.contains("turn_status"), "turn_status is not §5's: {e}");
+        // key_hit_flags are §5's integers.
+        let bad = line.replace("\"key_hit_flags\":[1]", "\"key_hit_flags\":[\"yes\"]");
+        let (_, errors) = read_turn_evals("turn_eval.jsonl", bad.as_bytes());
+        assert!(
+            errors[0].to_string().contains("key_hit_flags"),
+            "{errors:?}"
+        );
     }
 
     #[test]

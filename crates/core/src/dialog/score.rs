@@ -131,7 +131,9 @@ pub struct SourceHits {
     pub profile: usize,
 }
 
-/// One row of `turn_eval.jsonl` (§5).
+/// One row of `turn_eval.jsonl` (§5). §5's required fields are required;
+/// every other field (evalpage's own, and §5's optional ones) may be absent
+/// in a row another producer wrote, and reads as empty.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TurnEval {
     /// `v1`.
@@ -142,8 +144,9 @@ pub struct TurnEval {
     pub dialog_id: String,
     /// Pair number.
     pub turn_pair_id: usize,
-    /// The turn's status.
-    pub turn_status: TurnStatus,
+    /// The turn's status (`None`: a row from another producer that gives none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_status: Option<TurnStatus>,
     /// M1 eligible.
     pub eligible_m1: bool,
     /// M2 eligible.
@@ -155,8 +158,10 @@ pub struct TurnEval {
     /// M5 (judge) eligible.
     pub eligible_m5: bool,
     /// M3 by the judge eligible (§7: as `eligible_m3`).
+    #[serde(default)]
     pub eligible_m3_judge: bool,
     /// M4 by the judge eligible (§7: as `eligible_m4`).
+    #[serde(default)]
     pub eligible_m4_judge: bool,
     /// Whether M1 was scored.
     #[serde(default)]
@@ -180,50 +185,73 @@ pub struct TurnEval {
     #[serde(default)]
     pub m5_status: MetricRun,
     /// `memory_required_keys_gt` as written.
+    #[serde(default)]
     pub required_keys_raw: Vec<String>,
     /// One entry per raw key, in order.
+    #[serde(default)]
     pub resolved_keys: Vec<ResolvedKey>,
     /// 1 hit, 0 miss, per resolvable key in order (none when M1 was not scored).
+    #[serde(default)]
     pub key_hit_flags: Vec<u8>,
     /// The sources that hold each key, aligned with `key_hit_flags`.
+    #[serde(default)]
     pub key_hit_sources: Vec<Vec<String>>,
     /// Keys hit by each source.
+    #[serde(default)]
     pub m1_source_hits: SourceHits,
     /// The profile's forbidden terms (M2).
+    #[serde(default)]
     pub forbidden_terms: Vec<String>,
     /// Forbidden terms the answer recommends.
+    #[serde(default)]
     pub forbidden_hits: Vec<String>,
     /// 1 when `forbidden_hits` is not empty.
+    #[serde(default)]
     pub constraint_contradiction: u8,
     /// `risk_disclosure_required_gt` as written.
+    #[serde(default)]
     pub risk_required_raw: Vec<String>,
     /// The required tags in the canonical set (unknown names kept as written).
+    #[serde(default)]
     pub risk_required_tags: Vec<String>,
     /// Required tags outside the canonical set (the lexicon cannot find them).
+    #[serde(default)]
     pub risk_required_unknown: Vec<String>,
     /// Tags the lexicon finds in the answer.
+    #[serde(default)]
     pub risk_pred_tags: Vec<String>,
     /// `lexicon`.
+    #[serde(default)]
     pub risk_pred_source: String,
     /// Required tags found.
+    #[serde(default)]
     pub risk_tag_hits: usize,
     /// Tags the judge found, canonical (`null` without a judge verdict).
+    #[serde(default)]
     pub risk_pred_tags_judge: Option<Vec<String>>,
     /// Required tags the judge found.
+    #[serde(default)]
     pub risk_tag_hits_judge: Option<usize>,
     /// The label read from the trace's `compliance`.
+    #[serde(default)]
     pub pred_compliance_label: Option<ComplianceLabel>,
     /// `trace_compliance` when there is one.
+    #[serde(default)]
     pub pred_compliance_source: Option<String>,
     /// The ground-truth label.
+    #[serde(default)]
     pub gt_compliance_label: Option<ComplianceLabel>,
     /// The judge's label.
+    #[serde(default)]
     pub pred_compliance_label_judge: Option<ComplianceLabel>,
     /// `explainability_rubric_gt`.
+    #[serde(default)]
     pub rubric_required: Vec<String>,
     /// Required rubric items the judge says the answer meets.
+    #[serde(default)]
     pub rubric_hit_items: Option<Vec<String>>,
     /// The judge's score.
+    #[serde(default)]
     pub judge_score_1_5: Option<f64>,
     /// The judge's raw answers, by part.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -233,6 +261,7 @@ pub struct TurnEval {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub judgements: BTreeMap<String, Value>,
     /// Why a metric is not eligible, by metric (`m1`, `m3_judge`, ...).
+    #[serde(default)]
     pub skip_reasons: BTreeMap<String, String>,
 }
 
@@ -691,7 +720,7 @@ pub fn score_turn(
         run_id: trace.run_id.clone(),
         dialog_id: dialog.dialog_id.clone(),
         turn_pair_id: pair.turn_pair_id,
-        turn_status: status,
+        turn_status: Some(status),
         eligible_m1,
         eligible_m2,
         eligible_m3,
@@ -1133,7 +1162,7 @@ mod tests {
         );
         let rows = score_dialog(&d, &tr, None, RECALL);
         let r = &rows[2];
-        assert_eq!(r.turn_status, TurnStatus::Timeout);
+        assert_eq!(r.turn_status, Some(TurnStatus::Timeout));
         assert!(
             !(r.eligible_m1 || r.eligible_m2 || r.eligible_m3 || r.eligible_m4 || r.eligible_m5)
         );
@@ -1153,7 +1182,7 @@ mod tests {
         let short = trace(&d, vec![turn(&d, 0, "x", TurnStatus::Ok)]);
         let rows = score_dialog(&d, &short, None, RECALL);
         assert_eq!(rows.len(), 3);
-        assert_eq!(rows[2].turn_status, TurnStatus::Error);
+        assert_eq!(rows[2].turn_status, Some(TurnStatus::Error));
         // invalid dialog: no rows
         let mut invalid = tr.clone();
         invalid.valid_dialog = false;

@@ -46,11 +46,14 @@ pub struct DialogMetric {
     /// Rows eligible by §7.
     pub eligible_count: usize,
     /// Eligible rows scored: the value's rows.
+    #[serde(default)]
     pub scored_count: usize,
     /// Eligible rows nothing predicted (no judge verdict, no trace `compliance`).
+    #[serde(default)]
     pub not_run_count: usize,
     /// Eligible rows whose judge verdict could not be read or whose judge
     /// call failed (never a pass or a fail).
+    #[serde(default)]
     pub unscored_count: usize,
     /// Rows of ok turns not counted.
     pub skipped_count: usize,
@@ -199,7 +202,7 @@ fn tally<'a>(
         reasons: BTreeMap::new(),
     };
     for r in rows {
-        if r.turn_status != TurnStatus::Ok {
+        if r.turn_status.is_some_and(|s| s != TurnStatus::Ok) {
             t.failed += 1;
             continue;
         }

@@ -106,7 +106,8 @@ pub fn dialog_row(trace: Option<&DialogTrace>, rows: &[TurnEval], metrics: &[Str
     let input = t.and_then(|t| t.turns.first().map(|x| x.user_text.clone()));
     let status = match t {
         Some(t) => code(&t.dialog_status),
-        None if rows.iter().all(|r| r.turn_status == TurnStatus::Ok) => "ok".into(),
+        None if rows.iter().any(|r| r.turn_status.is_none()) => "unknown".into(),
+        None if rows.iter().all(|r| r.turn_status == Some(TurnStatus::Ok)) => "ok".into(),
         None => "partial".into(),
     };
     let error = t.and_then(|t| t.dialog_error.clone().or_else(|| t.skip_reason.clone()));
