@@ -62,8 +62,8 @@ test('the demo dialogs played in the page give the CLI demo run metrics', async 
   const errors = [];
   const page = await newPage(browser, errors);
   await openDialogMode(page);
-  assert.match(await page.textContent('[data-testid=dialog-dataset-summary]'), /demo_dialogs\.jsonl · 22 dialogs · 20 to play · 2 not aligned \(skipped\)/);
-  assert.match(await page.textContent('[data-testid=dialog-unaligned]'), /demo_dialogs\.jsonl:\d+: memfin-skip-greeting — turn 0 is an assistant turn/);
+  assert.match(await page.textContent('[data-testid=dialog-dataset-summary]'), /demo_dialogs\.jsonl · 22 dialogs · 21 to play · 1 not aligned \(skipped\)/);
+  assert.match(await page.textContent('[data-testid=dialog-unaligned]'), /demo_dialogs\.jsonl:\d+: memfin-skip-no-answer — no user turn is followed by an assistant turn/);
   assert.equal(await page.getAttribute('[data-testid=mode-dialog]', 'aria-selected'), 'true');
   const unlabelled = await page.evaluate(() => [...document.querySelectorAll('.dialog-mode input, .dialog-mode textarea, .dialog-mode select')]
     .filter((e) => e.labels.length === 0 || !e.labels[0].textContent.trim()).map((e) => e.dataset.testid));
@@ -265,7 +265,7 @@ test('a run against the mock endpoint through fetch records its trace fields and
   assert.equal(log[0].record_type, 'meta');
   assert.equal(log[0].backend, 'openai');
   assert.equal(log[0].endpoint, mock.url);
-  assert.equal(log.filter((r) => r.record_type === 'case').length, 20, 'the 20 aligned dialogs are played');
+  assert.equal(log.filter((r) => r.record_type === 'case').length, 21, 'the 21 aligned dialogs are played');
   assert.equal(log.at(-1).final_report_path, 'metrics_summary.json');
 
   // A base URL with a query (where keys hide) is refused before anything is sent.

@@ -16,9 +16,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-/// The first eight dialogs of the demo set: seven played (23 turn pairs, each
-/// judged for its ground truth) and one not aligned.
-const TURNS: usize = 2 + 3 + 4 + 5 + 2 + 3 + 4;
+/// The first eight dialogs of the demo set, all played (24 turn pairs, each
+/// judged for its ground truth; the eighth opens with an assistant greeting,
+/// sent as context).
+const TURNS: usize = 2 + 3 + 4 + 5 + 2 + 3 + 4 + 1;
 
 fn dialogs(dir: &Scratch) -> PathBuf {
     let all = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/demo/demo_dialogs.jsonl");
@@ -245,7 +246,7 @@ fn a_judged_dialog_run_killed_mid_run_resumes_from_its_log_and_writes_what_an_un
     // its log holds every turn and dialog again, so it could be resumed in turn
     let log_b = records(&b.join("report.events.jsonl"));
     assert_eq!(of_type(&log_b, "turn").count(), TURNS);
-    assert_eq!(of_type(&log_b, "case").count(), 7);
+    assert_eq!(of_type(&log_b, "case").count(), 8);
     assert_eq!(settled_calls(&log_b), asked_c);
     assert!(log_b.iter().all(|r| r["run_id"] == run_id.as_str()));
 }

@@ -267,8 +267,24 @@ fn twenty_dialogs_against_the_mock_server_give_every_artifact_and_varied_metrics
             c["valid_dialogs"].as_u64(),
             c["skipped_dialogs"].as_u64()
         ),
-        (Some(22), Some(20), Some(2))
+        (Some(22), Some(21), Some(1)),
+        "dialogs that do not alternate are aligned; one with no pair at all is skipped"
     );
+    let notes = |id: &str| {
+        traces
+            .iter()
+            .find(|t| t["dialog_id"] == id)
+            .map(|t| t["alignment_notes"].to_string())
+            .unwrap_or_default()
+    };
+    assert!(notes("memfin-greeting-first")
+        .contains("turn 0: an assistant turn that answers no user turn"));
+    let skipped = traces
+        .iter()
+        .find(|t| t["dialog_id"] == "memfin-skip-no-answer")
+        .map(|t| t["skip_reason"].to_string())
+        .unwrap_or_default();
+    assert!(skipped.contains("no turn pair to align"), "{skipped}");
     assert!(c["total_turn_pairs"].as_u64().unwrap_or(0) >= 60);
     assert!(traces
         .iter()
@@ -338,7 +354,7 @@ fn twenty_dialogs_against_the_mock_server_give_every_artifact_and_varied_metrics
         .collect();
     assert_eq!(types.first(), Some(&"meta"));
     assert_eq!(types.last(), Some(&"summary"));
-    assert_eq!(types.iter().filter(|t| **t == "case").count(), 20);
+    assert_eq!(types.iter().filter(|t| **t == "case").count(), 21);
     let summary_rec = log.records.last().cloned().unwrap_or_default();
     assert!(summary_rec["final_report_path"]
         .as_str()

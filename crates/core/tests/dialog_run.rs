@@ -300,3 +300,55 @@ fn the_mock_model_answers_every_turn_with_trace_fields() {
         .iter()
         .all(|t| t.compliance.is_some() && t.recall.is_some()));
 }
+
+#[test]
+fn a_dialog_that_does_not_alternate_sends_its_greeting_as_context_and_its_user_turns_in_a_row() {
+    let data = r#"{"dialog_id":"g","turns":[{"role":"assistant","content":"您好，我是助手"},{"role":"user","content":"你好"},{"role":"user","content":"我想买基金"},{"role":"assistant","content":"好的"},{"role":"assistant","content":"还有问题吗"},{"role":"user","content":"没有"},{"role":"assistant","content":"再见"}]}"#;
+    let set = parse_dialogs("dialogs.jsonl", data.as_bytes());
+    let mut e = DialogEngine::dialogs(
+        DialogRunConfig {
+            run: RunIdentity {
+                run_id: "run2".into(),
+                settings: RunSettings {
+                    concurrency: 1,
+                    max_attempts: 1,
+                    ..RunSettings::default()
+                },
+                ..RunIdentity::default()
+            },
+            model_name: "m".into(),
+            ..DialogRunConfig::default()
+        },
+        set,
+    );
+    let step = e.start(1);
+    assert_eq!(
+        sends(&step)[0].1,
+        pairs(&[
+            ("assistant", "您好，我是助手"),
+            ("user", "你好"),
+            ("user", "我想买基金"),
+        ]),
+        "the greeting is context, the two user turns go as consecutive messages"
+    );
+    let step = e.handle(say(0, CallOutcome::text("请说")), 2);
+    assert_eq!(
+        sends(&step)[0].1,
+        pairs(&[
+            ("assistant", "您好，我是助手"),
+            ("user", "你好"),
+            ("user", "我想买基金"),
+            ("assistant", "请说"),
+            ("assistant", "还有问题吗"),
+            ("user", "没有"),
+        ]),
+        "the dataset's second assistant turn stays where it stands, as context"
+    );
+    e.handle(say(0, CallOutcome::text("好")), 3);
+    let a = e.kind().artifacts(4);
+    assert_eq!(a.traces[0].turns.len(), 2, "two pairs played and scored");
+    assert_eq!(a.traces[0].turns[0].user_text, "你好\n我想买基金");
+    assert!(a.traces[0].extra["alignment_notes"]
+        .to_string()
+        .contains("consecutive user turns"));
+}

@@ -9,13 +9,25 @@
 //! `skip_reason` (§4.2), and is not played.
 //!
 //! Decisions where the spec is silent:
-//! - Alignment pairs each user turn with the assistant turn right after it:
-//!   `turn_pair_id` counts pairs from 1, `user_turn_abs_idx` and
-//!   `gt_assistant_abs_idx` are 0-based indices into `turns` (as in §4.3's
-//!   example, 0 and 1). Turns must alternate user, assistant, starting with a
-//!   user turn and ending with an assistant turn; otherwise (no turns, two
-//!   turns of one role in a row, a leading assistant turn, a trailing user
-//!   turn) the dialog is skipped and `skip_reason` says which turn broke it.
+//! - Alignment pairs the user turns with the assistant turn that follows
+//!   them (§4.3's pairs): `turn_pair_id` counts pairs from 1,
+//!   `user_turn_abs_idx` and `gt_assistant_abs_idx` are 0-based indices into
+//!   `turns` (as in §4.3's example, 0 and 1). Dialogs that do not alternate
+//!   strictly are aligned, not skipped:
+//!   - consecutive user turns are one pair, sent as consecutive user
+//!     messages; the pair's `user_text` is them joined by a line break and
+//!     its `user_turn_abs_idx` the first of them;
+//!   - an assistant turn that answers no user turn (a leading greeting, or a
+//!     second assistant turn in a row) is context: sent as an assistant
+//!     message where it stands, before the next pair's user turns, and never
+//!     scored (the ground truth of a pair is the assistant turn right after
+//!     its user turns);
+//!   - user turns at the end with no assistant turn after them are left out
+//!     (nothing to compare an answer with).
+//!
+//!   What was done is said in the dialog's `alignment_notes` (and the
+//!   trace's). Only a dialog with no pair at all is skipped, `skip_reason`
+//!   saying why.
 //! - A missing `gt_turn_tags` (or a missing list in it) is an empty
 //!   requirement, so the turn is not eligible for that metric (§7); a
 //!   missing `profile_gt` is an empty profile. `compliance_label_gt` must be
@@ -85,6 +97,12 @@ pub struct TurnPair {
     pub gt_assistant_text: String,
     /// The answer's ground-truth tags.
     pub tags: GtTurnTags,
+    /// Assistant turns that answer no user turn, sent before this pair's
+    /// user messages (a leading greeting, a second assistant turn in a row).
+    pub context_before: Vec<String>,
+    /// The pair's user turns, sent as consecutive messages (one, when the
+    /// dialog alternates).
+    pub user_messages: Vec<String>,
 }
 
 /// One dialog of the dataset.
@@ -106,6 +124,9 @@ pub struct Dialog {
     pub turns: Vec<Turn>,
     /// The aligned pairs, or why the dialog cannot be aligned.
     pub alignment: Result<Vec<TurnPair>, String>,
+    /// How turns that do not alternate strictly were aligned (empty when
+    /// they alternate).
+    pub alignment_notes: Vec<String>,
 }
 
 impl Dialog {
@@ -178,7 +199,7 @@ fn dialog_of(obj: &Map<String, Value>, line: usize, index: usize) -> Result<Dial
             ))
         }
     };
-    let alignment = align(&turns);
+    let (alignment, alignment_notes) = align(&turns);
     Ok(Dialog {
         dialog_id,
         dataset_index: index,
@@ -188,6 +209,7 @@ fn dialog_of(obj: &Map<String, Value>, line: usize, index: usize) -> Result<Dial
         profile_gt,
         turns,
         alignment,
+        alignment_notes,
     })
 }
 
@@ -310,50 +332,60 @@ fn tags_of(g: &Map<String, Value>, path: &str) -> Result<GtTurnTags, KeyError> {
     })
 }
 
-/// Pairs the turns (see the module doc), or says why they cannot be paired.
-pub fn align(turns: &[Turn]) -> Result<Vec<TurnPair>, String> {
+/// Pairs the turns (see the module doc), or says why they cannot be paired;
+/// with the notes on how turns that do not alternate were aligned.
+pub fn align(turns: &[Turn]) -> (Result<Vec<TurnPair>, String>, Vec<String>) {
     if turns.is_empty() {
-        return Err("the dialog has no turns".into());
+        return (Err("the dialog has no turns".into()), Vec::new());
     }
     let mut pairs = Vec::new();
-    for (i, chunk) in turns.chunks(2).enumerate() {
-        let at = 2 * i;
-        match chunk {
-            [u, a] if u.role == Role::User && a.role == Role::Assistant => pairs.push(TurnPair {
-                turn_pair_id: i + 1,
-                user_turn_abs_idx: at,
-                gt_assistant_abs_idx: at + 1,
-                user_text: u.content.clone(),
-                gt_assistant_text: a.content.clone(),
-                tags: a.tags.clone().unwrap_or_default(),
-            }),
-            [u, _] if u.role != Role::User => {
-                return Err(format!(
-                    "turn {at} is an assistant turn where a user turn was expected \
-                     (turns must alternate user, assistant, starting with the user)"
-                ))
+    let mut notes = Vec::new();
+    let mut context: Vec<String> = Vec::new();
+    let mut users: Vec<(usize, &Turn)> = Vec::new();
+    for (at, t) in turns.iter().enumerate() {
+        match t.role {
+            Role::User => users.push((at, t)),
+            Role::Assistant if users.is_empty() => {
+                notes.push(format!(
+                    "turn {at}: an assistant turn that answers no user turn, sent as context before the next user turn and not scored"
+                ));
+                context.push(t.content.clone());
             }
-            [_, _] => {
-                return Err(format!(
-                    "turn {} is a user turn right after the user turn {at}; \
-                     each user turn needs the assistant turn that answers it",
-                    at + 1
-                ))
-            }
-            [u] if u.role == Role::User => {
-                return Err(format!(
-                    "the last turn ({at}) is a user turn without an assistant turn after it"
-                ))
-            }
-            _ => {
-                return Err(format!(
-                    "turn {at} is an assistant turn where a user turn was expected \
-                     (turns must alternate user, assistant, starting with the user)"
-                ))
+            Role::Assistant => {
+                if users.len() > 1 {
+                    let idx: Vec<String> = users.iter().map(|(i, _)| i.to_string()).collect();
+                    notes.push(format!(
+                        "turns {}: consecutive user turns, sent as consecutive messages and answered by turn {at} as one pair",
+                        idx.join(", ")
+                    ));
+                }
+                let user_messages: Vec<String> =
+                    users.iter().map(|(_, u)| u.content.clone()).collect();
+                pairs.push(TurnPair {
+                    turn_pair_id: pairs.len() + 1,
+                    user_turn_abs_idx: users[0].0,
+                    gt_assistant_abs_idx: at,
+                    user_text: user_messages.join("\n"),
+                    gt_assistant_text: t.content.clone(),
+                    tags: t.tags.clone().unwrap_or_default(),
+                    context_before: std::mem::take(&mut context),
+                    user_messages,
+                });
+                users.clear();
             }
         }
     }
-    Ok(pairs)
+    if let Some((first, _)) = users.first() {
+        notes.push(format!(
+            "turn {first} on: user turns with no assistant turn after them, left out (no ground truth to compare with)"
+        ));
+    }
+    if pairs.is_empty() {
+        let why =
+            "no user turn is followed by an assistant turn, so there is no turn pair to align";
+        return (Err(why.into()), notes);
+    }
+    (Ok(pairs), notes)
 }
 
 #[cfg(test)]
@@ -406,24 +438,16 @@ mod tests {
     }
 
     #[test]
-    fn unalignable_dialogs_are_kept_with_a_skip_reason() {
+    fn only_a_dialog_without_any_pair_is_skipped_with_its_reason() {
         let cases = [
             (r#"{"dialog_id":"a","turns":[]}"#, "no turns"),
             (
                 r#"{"dialog_id":"b","turns":[{"role":"assistant","content":"欢迎"},{"role":"user","content":"嗯"}]}"#,
-                "turn 0 is an assistant turn",
+                "no turn pair to align",
             ),
             (
                 r#"{"dialog_id":"c","turns":[{"role":"user","content":"1"},{"role":"user","content":"2"}]}"#,
-                "turn 1 is a user turn right after the user turn 0",
-            ),
-            (
-                r#"{"dialog_id":"d","turns":[{"role":"user","content":"1"},{"role":"assistant","content":"2"},{"role":"user","content":"3"}]}"#,
-                "the last turn (2) is a user turn",
-            ),
-            (
-                r#"{"dialog_id":"e","turns":[{"role":"user","content":"1"},{"role":"assistant","content":"2"},{"role":"assistant","content":"3"},{"role":"user","content":"4"}]}"#,
-                "turn 2 is an assistant turn",
+                "no turn pair to align",
             ),
         ];
         for (line, why) in cases {
@@ -433,6 +457,46 @@ mod tests {
             assert!(reason.contains(why), "{line}: {reason}");
             assert!(set.dialogs[0].pairs().is_empty());
         }
+    }
+
+    #[test]
+    fn dialogs_that_do_not_alternate_are_aligned_as_section_4_3_pairs_allow() {
+        // A greeting first, two user turns in a row, a second assistant turn, a user turn last.
+        let line = r#"{"dialog_id":"g","turns":[{"role":"assistant","content":"您好，我是助手"},{"role":"user","content":"你好"},{"role":"user","content":"我想买基金"},{"role":"assistant","content":"好的","gt_turn_tags":{"risk_disclosure_required_gt":["市场不确定性"]}},{"role":"assistant","content":"还有问题吗"},{"role":"user","content":"没有"},{"role":"assistant","content":"再见"},{"role":"user","content":"谢谢"}]}"#;
+        let set = one(line);
+        let d = &set.dialogs[0];
+        assert_eq!(d.skip_reason(), None);
+        let pairs = d.pairs();
+        assert_eq!(pairs.len(), 2);
+        assert_eq!(
+            pairs[0].context_before,
+            ["您好，我是助手"],
+            "the greeting is context"
+        );
+        assert_eq!(pairs[0].user_messages, ["你好", "我想买基金"]);
+        assert_eq!(pairs[0].user_text, "你好\n我想买基金");
+        assert_eq!(
+            (pairs[0].user_turn_abs_idx, pairs[0].gt_assistant_abs_idx),
+            (1, 3)
+        );
+        assert_eq!(pairs[0].gt_assistant_text, "好的");
+        assert_eq!(pairs[0].tags.risk_disclosure_required_gt, ["市场不确定性"]);
+        assert_eq!(
+            pairs[1].context_before,
+            ["还有问题吗"],
+            "a second assistant turn is context"
+        );
+        assert_eq!(
+            (pairs[1].turn_pair_id, pairs[1].user_text.as_str()),
+            (2, "没有")
+        );
+        assert_eq!(d.alignment_notes.len(), 4, "{:?}", d.alignment_notes);
+        assert!(d.alignment_notes[0].starts_with("turn 0: an assistant turn"));
+        assert!(d.alignment_notes[1].starts_with("turns 1, 2: consecutive user turns"));
+        assert!(d.alignment_notes[2].starts_with("turn 4: an assistant turn"));
+        assert!(d.alignment_notes[3].starts_with("turn 7 on: user turns with no assistant turn"));
+        // A dialog that alternates has no note.
+        assert!(one(GOOD).dialogs[0].alignment_notes.is_empty());
     }
 
     #[test]

@@ -168,12 +168,20 @@ impl DialogKind {
         {
             m.push(ChatMessage::new("system", s));
         }
+        let ask = |m: &mut Vec<ChatMessage>, p: &TurnPair| {
+            for c in &p.context_before {
+                m.push(ChatMessage::new("assistant", c.clone()));
+            }
+            for u in &p.user_messages {
+                m.push(ChatMessage::new("user", u.clone()));
+            }
+        };
         for (p, a) in d.pairs().iter().zip(answers).take(k) {
-            m.push(ChatMessage::new("user", p.user_text.clone()));
+            ask(&mut m, p);
             m.push(ChatMessage::new("assistant", reply::read(a).text));
         }
         if let Some(p) = d.pairs().get(k) {
-            m.push(ChatMessage::new("user", p.user_text.clone()));
+            ask(&mut m, p);
         }
         m
     }
@@ -395,6 +403,9 @@ impl DialogKind {
         extra.insert("elapsed_ms".into(), json!(outcome.elapsed_ms));
         extra.insert("attempts".into(), json!(outcome.attempts));
         extra.insert("line".into(), json!(d.line));
+        if !d.alignment_notes.is_empty() {
+            extra.insert("alignment_notes".into(), json!(d.alignment_notes));
+        }
         if let Some(e) = &outcome.error {
             extra.insert("dialog_error_kind".into(), json!(e.kind));
         }
@@ -506,6 +517,9 @@ pub(crate) fn failed_turn(p: &TurnPair, status: TurnStatus, error: String) -> Tu
 pub(crate) fn skipped_trace(run_id: &str, d: &Dialog, why: &str) -> DialogTrace {
     let mut extra = serde_json::Map::new();
     extra.insert("line".into(), json!(d.line));
+    if !d.alignment_notes.is_empty() {
+        extra.insert("alignment_notes".into(), json!(d.alignment_notes));
+    }
     DialogTrace {
         trace_version: TRACE_VERSION.into(),
         run_id: run_id.into(),
