@@ -433,9 +433,9 @@ fn report_renders_saved_task_rag_and_retrieval_reports_again() {
         for title in [
             "整体指标",
             "用量、延迟与成本",
-            "按标签",
-            "按语言",
-            "按长度",
+            "按标签分解",
+            "按语言分解",
+            "按长度分解",
             "错误用例",
         ] {
             if theirs.contains(&format!("## {title}\n")) {

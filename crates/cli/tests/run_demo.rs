@@ -60,7 +60,10 @@ fn summary_names_the_final_report_and_run_id_has_the_documented_shape() {
     let (stdout, _) = texts(&out);
     assert!(stdout.starts_with("[EVAL] Evaluation started, total cases: 10"));
     let md = std::fs::read_to_string(out_dir.join("report.md")).expect("md");
-    assert!(md.starts_with("# Evaluation report"));
+    assert!(md.starts_with("# Experiment\n"), "spec 003 §3's headings");
+    for heading in ["## Overall Metrics", "## Error Cases"] {
+        assert!(md.contains(&format!("\n{heading}\n")), "{heading}: {md}");
+    }
 }
 
 #[test]

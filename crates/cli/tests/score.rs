@@ -255,7 +255,7 @@ fn support_qa_scores_spec_003_records_with_metadata() {
     );
     let md = std::fs::read_to_string(dir.join("report.md")).expect("md");
     assert!(
-        md.starts_with("# 评测报告") && md.contains("## 按语言"),
+        md.starts_with("# 实验") && md.contains("## 按语言分解"),
         "{md}"
     );
 }

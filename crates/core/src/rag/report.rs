@@ -179,21 +179,14 @@ pub fn rag_markdown(engine: &Engine, report: &EvaluationResult, lang: Lang) -> S
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
     let e = &report.report.experiment;
     let rc = &e.run_config;
-    let mut experiment = vec![
-        format!(
-            "{}: {} ({} {})",
-            t("数据集", "Dataset"),
-            e.dataset.name.as_deref().unwrap_or(""),
-            report.metrics.cases,
-            t("条用例", "cases")
-        ),
-        format!(
-            "{}: {} (model={})",
-            t("后端", "Backend"),
-            rc["backend"].as_str().unwrap_or(""),
-            rc["model"].as_str().unwrap_or("")
-        ),
-    ];
+    // Dataset, backend, run and evaluator config come first from the renderer.
+    let mut experiment = vec![format!(
+        "{}: {} ({} {})",
+        t("数据集文件", "Dataset file"),
+        e.dataset.name.as_deref().unwrap_or(""),
+        report.metrics.cases,
+        t("条用例", "cases")
+    )];
     if let Some(ep) = rc["endpoint"].as_str() {
         experiment.push(format!("Endpoint: {ep}"));
     }

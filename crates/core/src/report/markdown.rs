@@ -7,6 +7,7 @@
 
 use super::EvaluationResult;
 use crate::Lang;
+use serde_json::Value;
 use std::fmt::Write;
 
 /// Most rows listed per section of individual cases.
@@ -27,8 +28,8 @@ pub struct MarkdownParts {
 
 /// Renders `report.md`.
 pub fn render(report: &EvaluationResult, parts: &MarkdownParts, lang: Lang) -> String {
-    let mut md = format!("# {}\n\n", lang.pick("评测报告", "Evaluation report"));
-    for line in &parts.experiment {
+    let mut md = format!("# {}\n\n", lang.pick("实验", "Experiment"));
+    for line in spec_lines(report, lang).iter().chain(&parts.experiment) {
         let _ = writeln!(md, "- {line}");
     }
     md.push('\n');
@@ -39,9 +40,9 @@ pub fn render(report: &EvaluationResult, parts: &MarkdownParts, lang: Lang) -> S
     stopped(&mut md, report, lang);
     usage(&mut md, report, lang);
     for (dim, zh, en) in [
-        ("tag", "按标签", "By tag"),
-        ("language", "按语言", "By language"),
-        ("length", "按长度", "By length"),
+        ("tag", "按标签分解", "Breakdown by tag"),
+        ("language", "按语言分解", "Breakdown by language"),
+        ("length", "按长度分解", "Breakdown by length"),
     ] {
         breakdown(&mut md, report, dim, lang.pick(zh, en));
     }
@@ -51,12 +52,96 @@ pub fn render(report: &EvaluationResult, parts: &MarkdownParts, lang: Lang) -> S
         md.push_str(section);
     }
     if !parts.notes.is_empty() {
-        md.push_str("## Notes\n\n");
+        let _ = writeln!(md, "## {}\n", lang.pick("备注", "Notes"));
         for line in &parts.notes {
             let _ = writeln!(md, "{line}");
         }
     }
     md
+}
+
+/// Spec 003 §3's experiment lines, from the report's `experiment`: the
+/// dataset (id, version, samples), the backend and model, the run config's
+/// settings and the evaluator config's metrics.
+fn spec_lines(report: &EvaluationResult, lang: Lang) -> Vec<String> {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let e = &report.report.experiment;
+    let d = &e.dataset;
+    let samples = d
+        .counts
+        .get("sample_count")
+        .and_then(Value::as_u64)
+        .map(|n| format!(" ({n} {})", t("条样本", "samples")))
+        .unwrap_or_default();
+    let rc = &e.run_config;
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let model = match (&rc["model"], &rc["models"]) {
+        (Value::String(m), _) => m.clone(),
+        (_, Value::Array(ms)) => ms.iter().map(text).collect::<Vec<_>>().join(", "),
+        _ => String::new(),
+    };
+    let mut settings: Vec<String> = Vec::new();
+    let mut add = |obj: &serde_json::Map<String, Value>| {
+        for (k, v) in obj {
+            let skip = matches!(
+                k.as_str(),
+                "backend" | "model" | "models" | "endpoint" | "system_prompt"
+            );
+            if !skip && (v.is_number() || v.is_boolean() || v.is_string()) {
+                settings.push(format!("{k}={}", text(v)));
+            }
+        }
+    };
+    if let Some(obj) = rc.as_object() {
+        add(obj);
+        if let Some(p) = rc["parameters"].as_object() {
+            add(p);
+        }
+    }
+    let mut metrics: Vec<String> = e.evaluator_config["metrics"]
+        .as_array()
+        .map(|ms| {
+            ms.iter()
+                .filter_map(|m| m["name"].as_str().or_else(|| m.as_str()))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    if metrics.is_empty() {
+        for s in &report.report.summaries {
+            if !metrics.contains(&s.metric) {
+                metrics.push(s.metric.clone());
+            }
+        }
+    }
+    let mut lines = vec![format!(
+        "{}: {} {}{samples}",
+        t("数据集", "Dataset"),
+        d.dataset_id,
+        d.version
+    )];
+    if let Some(backend) = rc["backend"].as_str() {
+        lines.push(format!(
+            "{}: {backend} (model={model})",
+            t("后端", "Backend")
+        ));
+    }
+    if !settings.is_empty() {
+        lines.push(format!(
+            "{}: {}",
+            t("运行配置", "Run config"),
+            settings.join(", ")
+        ));
+    }
+    lines.push(format!(
+        "{}: metrics=[{}]",
+        t("评估配置", "Evaluator config"),
+        metrics.join(", ")
+    ));
+    lines
 }
 
 /// `| a | b |` with each cell made safe.
@@ -77,7 +162,7 @@ fn overall(md: &mut String, report: &EvaluationResult, lang: Lang) {
     let rows = &report.report.summaries;
     let by_model = rows.iter().any(|s| s.model.is_some());
     let extra = rows.iter().any(|s| s.skipped.is_some());
-    let _ = writeln!(md, "## {}\n", lang.pick("整体指标", "Overall metrics"));
+    let _ = writeln!(md, "## {}\n", lang.pick("整体指标", "Overall Metrics"));
     let mut names = vec!["metric", "mean", "std", "sample_count"];
     if by_model {
         names.insert(0, "model");
@@ -228,7 +313,7 @@ fn breakdown(md: &mut String, report: &EvaluationResult, dim: &str, title: &str)
 }
 
 fn error_cases(md: &mut String, report: &EvaluationResult, lang: Lang) {
-    let _ = writeln!(md, "## {}\n", lang.pick("错误用例", "Error cases"));
+    let _ = writeln!(md, "## {}\n", lang.pick("错误用例", "Error Cases"));
     let cases = &report.report.error_cases;
     if cases.is_empty() {
         let none = lang.pick(

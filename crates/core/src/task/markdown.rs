@@ -162,18 +162,18 @@ mod tests {
         let f = fixture();
         let input = f.input();
         let md = render(&input, &build(&input), Lang::En);
-        assert!(md.starts_with("# Evaluation report\n"));
+        assert!(md.starts_with("# Experiment\n"));
         assert!(md.contains("- Prompt template: ie_json v1 (builtin)"));
         assert!(
             md.contains("| m1 | impact | 0.500 | 0.500 | 2 | 0 | hit_rate=0.500, mae=1.500 |"),
             "{md}"
         );
-        assert!(md.contains("## By tag"));
-        assert!(!md.contains("## By length"));
+        assert!(md.contains("## Breakdown by tag"));
+        assert!(!md.contains("## Breakdown by length"));
         assert!(md.contains("| m1 | 2 | 2 | 0 | 1 |"));
         assert!(md.contains("| m2 | S2 | no_response |"));
         let zh = render(&input, &build(&input), Lang::Zh);
-        assert!(zh.starts_with("# 评测报告\n"));
+        assert!(zh.starts_with("# 实验\n"));
         assert_eq!(cell("a|b\nc"), "a\\|b c");
     }
 
