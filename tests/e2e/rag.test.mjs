@@ -44,7 +44,7 @@ test('file input + endpoint: metrics, downloads, json-seq reconciles, same repor
   const pct = (x) => `${(x * 100).toFixed(1)}%`;
   assert.equal(await page.textContent('[data-testid=metric-accuracy]'), pct(r.metrics.accuracy));
   assert.equal(await page.textContent('[data-testid=metric-citation]'), pct(r.metrics.citation_rate));
-  assert.match(md.text, /## Notes/);
+  assert.match(md.text, /## 备注/, 'the Chinese report translates Notes too');
 
   const dir = tmpDir('e2e');
   for (const f of [report, seq]) fs.writeFileSync(path.join(dir, f.name), f.text);
