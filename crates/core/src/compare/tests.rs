@@ -40,6 +40,7 @@ fn report(rows: &[(Option<&str>, &str, &str, f64)]) -> EvaluationResult {
                     filters: None,
                     sampling: None,
                     extra: Map::new(),
+                    counted: None,
                 },
                 run_config: json!({}),
                 evaluator_config: json!({}),

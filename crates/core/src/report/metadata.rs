@@ -155,9 +155,12 @@ impl Keys<'_> {
 }
 
 /// The report's dataset block: id, version and name from `meta` when given
-/// (else the file stem, `unversioned` and the file name), and `counts`
-/// (`sample_count`, `line_errors`), `languages` and `tags` counted from the
-/// samples, each given as its `(language, tags)`. Every dataset format (RAG
+/// (else the file stem, `unversioned` and the file name); `counts`
+/// (`sample_count`, `line_errors`), `languages` and `tags` as `meta` gives
+/// them (a `languages` or `tags` that is not a map of counts is counted
+/// instead), else counted from the samples, each given as its `(language,
+/// tags)`; `counted` holds the data's own figures where they differ from
+/// `meta`'s. Every dataset format (RAG
 /// cases, spec 003 records, spec 004 samples) builds its block here.
 pub fn report_metadata<'a>(
     meta: Option<&DatasetMetadataFile>,
@@ -177,14 +180,48 @@ pub fn report_metadata<'a>(
             *tags.entry(t.clone()).or_default() += 1;
         }
     }
-    // Counts given in metadata.json are kept; the two counted here win.
+    // metadata.json's own `sample_count`, `languages` and `tags` are kept as
+    // it gives them; what the data holds is counted beside them, in
+    // `counted`, when it differs (a filtered or sampled file, a stale
+    // metadata.json). `line_errors` is always this run's.
+    let own_map = |v: Option<&Value>| -> Option<BTreeMap<String, usize>> {
+        v.and_then(|v| serde_json::from_value(v.clone()).ok())
+    };
     let mut counts = meta
         .and_then(|m| m.counts.as_ref())
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
-    counts.insert("sample_count".into(), json!(sample_count));
+    let mut counted = Map::new();
+    match counts.get("sample_count").and_then(Value::as_u64) {
+        Some(n) if n != sample_count as u64 => {
+            counted.insert("sample_count".into(), json!(sample_count));
+        }
+        Some(_) => {}
+        None => {
+            counts.insert("sample_count".into(), json!(sample_count));
+        }
+    }
     counts.insert("line_errors".into(), json!(line_errors));
+    let mut keep = |key: &str,
+                    own: Option<BTreeMap<String, usize>>,
+                    data: BTreeMap<String, usize>| {
+        match own {
+            Some(own) => {
+                if own != data {
+                    counted.insert(key.into(), json!(data));
+                }
+                own
+            }
+            None => data,
+        }
+    };
+    let languages = keep(
+        "languages",
+        own_map(meta.and_then(|m| m.languages.as_ref())),
+        languages,
+    );
+    let tags = keep("tags", own_map(meta.and_then(|m| m.tags.as_ref())), tags);
     let base = crate::dataset::file_name(file_name);
     let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
     report::DatasetMetadata {
@@ -202,6 +239,7 @@ pub fn report_metadata<'a>(
         filters: meta.and_then(|m| m.filters.clone()),
         sampling: meta.and_then(|m| m.sampling.clone()),
         extra: meta.map(|m| m.extra.clone()).unwrap_or_default(),
+        counted: (!counted.is_empty()).then_some(counted),
     }
 }
 
@@ -242,11 +280,43 @@ mod tests {
         assert_eq!(v["extra"], json!({"owner": "qa"}));
         assert_eq!(
             v["counts"],
-            json!({"sample_count": 1, "raw_rows": 120, "line_errors": 1})
+            json!({"sample_count": 99, "raw_rows": 120, "line_errors": 1}),
+            "metadata.json's own sample_count is kept"
+        );
+        assert_eq!(
+            v["counted"],
+            json!({"sample_count": 1}),
+            "what the data holds, beside it"
         );
         let bare = report_metadata(None, "d.jsonl", [(None, tags.as_slice())], 0);
         let v = serde_json::to_value(&bare).expect("json");
         assert!(v.get("source").is_none() && v.get("extra").is_none());
+        assert!(v.get("counted").is_none(), "nothing to differ from");
+        assert_eq!(v["counts"]["sample_count"], 1);
+    }
+
+    #[test]
+    fn the_spec_example_languages_and_tags_are_kept_and_the_counted_ones_given_when_they_differ() {
+        let m = parse("metadata.json", SPEC.as_bytes()).expect("valid");
+        let (toy, other) = (vec!["toy".to_string()], vec!["other".to_string()]);
+        let same = [
+            (Some("ko"), toy.as_slice()),
+            (Some("ko"), toy.as_slice()),
+            (Some("en"), toy.as_slice()),
+        ];
+        let block = report_metadata(Some(&m), "toy.jsonl", same, 0);
+        assert_eq!(block.counted, None, "the data is what metadata.json says");
+        assert_eq!(block.languages.get("ko"), Some(&2));
+        let filtered = [(Some("en"), other.as_slice())];
+        let block = report_metadata(Some(&m), "toy.jsonl", filtered, 0);
+        let v = serde_json::to_value(&block).expect("json");
+        assert_eq!(v["languages"], json!({"ko": 2, "en": 1}));
+        assert_eq!(v["tags"], json!({"toy": 3}));
+        assert_eq!(v["counts"]["sample_count"], 3);
+        assert_eq!(
+            v["counted"],
+            json!({"sample_count": 1, "languages": {"en": 1}, "tags": {"other": 1}})
+        );
     }
 
     #[test]
@@ -277,7 +347,7 @@ mod tests {
     }
 
     #[test]
-    fn report_block_recounts_from_records() {
+    fn report_block_keeps_metadata_json_s_figures_and_counts_the_records_beside_them() {
         let data = "{\"id\":\"a\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"}],\"tags\":[\"t\"],\"metadata\":{\"language\":\"ko\"}}\n{\"id\":\"b\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"}]}";
         let set = spec003::parse("toy.jsonl", data.as_bytes());
         let meta = parse("metadata.json", SPEC.as_bytes()).ok();
@@ -286,8 +356,11 @@ mod tests {
             (r.dataset_id.as_str(), r.version.as_str()),
             ("toy_support_qa", "v1")
         );
-        assert_eq!(r.counts.get("sample_count"), Some(&json!(2)));
-        assert_eq!(r.languages.get("ko"), Some(&1));
+        assert_eq!(r.counts.get("sample_count"), Some(&json!(3)));
+        assert_eq!(r.languages.get("ko"), Some(&2));
+        let counted = r.counted.unwrap_or_default();
+        assert_eq!(counted.get("sample_count"), Some(&json!(2)));
+        assert_eq!(counted.get("languages"), Some(&json!({"ko": 1})));
         let bare = report_metadata(None, "toy.jsonl", tallies(&set.records), 1);
         assert_eq!(
             (bare.dataset_id.as_str(), bare.version.as_str()),

@@ -230,11 +230,11 @@ pub struct DatasetMetadata {
     pub version: String,
     /// File name.
     pub name: Option<String>,
-    /// `sample_count`, `line_errors`.
+    /// `sample_count` (`metadata.json`'s when it gives one), `line_errors`.
     pub counts: Map<String, Value>,
-    /// Cases per `metadata.language`.
+    /// Cases per `metadata.language` (`metadata.json`'s when it gives them).
     pub languages: BTreeMap<String, usize>,
-    /// Cases per tag.
+    /// Cases per tag (`metadata.json`'s when it gives them).
     pub tags: BTreeMap<String, usize>,
     /// Where the data came from (from `metadata.json`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -254,6 +254,10 @@ pub struct DatasetMetadata {
     /// Every other key of `metadata.json`.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
+    /// The data's own `sample_count`, `languages` and `tags` where they
+    /// differ from what `metadata.json` says (which the fields above keep).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted: Option<Map<String, Value>>,
 }
 
 /// Spec 003 `MetricSummary`, with the model when the run names it.
