@@ -166,7 +166,15 @@ pub fn VirtualTable(p: &VirtualTableProps) -> Html {
     {
         let focused = focused.clone();
         use_effect_with((), move |()| {
-            let listener = PointerListener::new(move || *focused.borrow_mut() = None);
+            // A press anywhere (capture phase): the user is choosing where the focus goes.
+            let listener = web_sys::window().and_then(|w| w.document()).map(|doc| {
+                gloo_events::EventListener::new_with_options(
+                    &doc,
+                    "pointerdown",
+                    gloo_events::EventListenerOptions::run_in_capture_phase(),
+                    move |_| *focused.borrow_mut() = None,
+                )
+            });
             move || drop(listener)
         });
     }
@@ -234,38 +242,6 @@ pub fn VirtualTable(p: &VirtualTableProps) -> Html {
                 </tbody>
             </table>
         </div>
-    }
-}
-
-/// A `pointerdown` listener on the document (capture phase), removed when
-/// dropped: a press anywhere means the user is choosing where the focus goes.
-struct PointerListener {
-    closure: wasm_bindgen::closure::Closure<dyn Fn()>,
-}
-
-impl PointerListener {
-    fn new(on_press: impl Fn() + 'static) -> Self {
-        let closure = wasm_bindgen::closure::Closure::<dyn Fn()>::new(on_press);
-        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
-            let _ = doc.add_event_listener_with_callback_and_bool(
-                "pointerdown",
-                closure.as_ref().unchecked_ref(),
-                true,
-            );
-        }
-        Self { closure }
-    }
-}
-
-impl Drop for PointerListener {
-    fn drop(&mut self) {
-        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
-            let _ = doc.remove_event_listener_with_callback_and_bool(
-                "pointerdown",
-                self.closure.as_ref().unchecked_ref(),
-                true,
-            );
-        }
     }
 }
 

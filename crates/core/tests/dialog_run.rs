@@ -20,28 +20,30 @@ not json
 fn engine() -> DialogEngine {
     let set = parse_dialogs("dialogs.jsonl", DATA.as_bytes());
     assert_eq!(set.errors.len(), 1);
-    DialogEngine::dialogs(
-        DialogRunConfig {
-            run: RunIdentity {
-                run_id: "run1".into(),
-                tool: "test".into(),
-                started_at_ms: 1_700_000_000_000,
-                dataset: "data/dialogs.jsonl".into(),
-                settings: RunSettings {
-                    concurrency: 2,
-                    max_attempts: 1,
-                    ..RunSettings::default()
-                },
-                ..RunIdentity::default()
+    DialogEngine::dialogs(config(), set)
+}
+
+/// The run of these tests: two dialogs at once, one attempt, a system prompt.
+fn config() -> DialogRunConfig {
+    DialogRunConfig {
+        run: RunIdentity {
+            run_id: "run1".into(),
+            tool: "test".into(),
+            started_at_ms: 1_700_000_000_000,
+            dataset: "data/dialogs.jsonl".into(),
+            settings: RunSettings {
+                concurrency: 2,
+                max_attempts: 1,
+                ..RunSettings::default()
             },
-            backend: "openai".into(),
-            model_name: "m".into(),
-            dataset_name: "dialogs.jsonl".into(),
-            system_prompt: Some("你是理财顾问".into()),
-            ..DialogRunConfig::default()
+            ..RunIdentity::default()
         },
-        set,
-    )
+        backend: "openai".into(),
+        model_name: "m".into(),
+        dataset_name: "dialogs.jsonl".into(),
+        system_prompt: Some("你是理财顾问".into()),
+        ..DialogRunConfig::default()
+    }
 }
 
 fn sends(step: &Step<Record>) -> Vec<(usize, Vec<(String, String)>)> {
@@ -305,22 +307,11 @@ fn the_mock_model_answers_every_turn_with_trace_fields() {
 fn a_dialog_that_does_not_alternate_sends_its_greeting_as_context_and_its_user_turns_in_a_row() {
     let data = r#"{"dialog_id":"g","turns":[{"role":"assistant","content":"您好，我是助手"},{"role":"user","content":"你好"},{"role":"user","content":"我想买基金"},{"role":"assistant","content":"好的"},{"role":"assistant","content":"还有问题吗"},{"role":"user","content":"没有"},{"role":"assistant","content":"再见"}]}"#;
     let set = parse_dialogs("dialogs.jsonl", data.as_bytes());
-    let mut e = DialogEngine::dialogs(
-        DialogRunConfig {
-            run: RunIdentity {
-                run_id: "run2".into(),
-                settings: RunSettings {
-                    concurrency: 1,
-                    max_attempts: 1,
-                    ..RunSettings::default()
-                },
-                ..RunIdentity::default()
-            },
-            model_name: "m".into(),
-            ..DialogRunConfig::default()
-        },
-        set,
-    );
+    let no_system_prompt = DialogRunConfig {
+        system_prompt: None,
+        ..config()
+    };
+    let mut e = DialogEngine::dialogs(no_system_prompt, set);
     let step = e.start(1);
     assert_eq!(
         sends(&step)[0].1,

@@ -177,7 +177,7 @@ pub const METRICS: [&str; 7] = [
 
 struct Tally<'a> {
     /// The scored rows.
-    eligible: Vec<&'a TurnEval>,
+    scored: Vec<&'a TurnEval>,
     eligible_count: usize,
     not_run: usize,
     unscored: usize,
@@ -193,7 +193,7 @@ fn tally<'a>(
     status: fn(&TurnEval) -> MetricRun,
 ) -> Tally<'a> {
     let mut t = Tally {
-        eligible: Vec::new(),
+        scored: Vec::new(),
         eligible_count: 0,
         not_run: 0,
         unscored: 0,
@@ -210,7 +210,7 @@ fn tally<'a>(
             t.eligible_count += 1;
             match status(r) {
                 MetricRun::Scored => {
-                    t.eligible.push(r);
+                    t.scored.push(r);
                     continue;
                 }
                 MetricRun::Unscored => t.unscored += 1,
@@ -238,7 +238,7 @@ fn metric(
     details: Value,
     missing: &str,
 ) -> DialogMetric {
-    let (status, reason) = if !t.eligible.is_empty() {
+    let (status, reason) = if !t.scored.is_empty() {
         ("ok", None)
     } else if t.eligible_count == 0 {
         ("no_eligible", None)
@@ -249,9 +249,9 @@ fn metric(
     };
     DialogMetric {
         status: status.into(),
-        value: value.filter(|_| !t.eligible.is_empty()),
+        value: value.filter(|_| !t.scored.is_empty()),
         eligible_count: t.eligible_count,
-        scored_count: t.eligible.len(),
+        scored_count: t.scored.len(),
         not_run_count: t.not_run,
         unscored_count: t.unscored,
         skipped_count: t.skipped,
@@ -293,7 +293,7 @@ pub fn summarize_judged(
         .filter(|r| r.m1_status == MetricRun::NotRun)
         .count();
     let hit: usize = t
-        .eligible
+        .scored
         .iter()
         .map(|r| {
             r.key_hit_flags
@@ -302,13 +302,13 @@ pub fn summarize_judged(
                 .sum::<usize>()
         })
         .sum();
-    let resolvable: usize = t.eligible.iter().map(|r| r.key_hit_flags.len()).sum();
+    let resolvable: usize = t.scored.iter().map(|r| r.key_hit_flags.len()).sum();
     let unresolvable: usize = t
-        .eligible
+        .scored
         .iter()
         .map(|r| r.resolved_keys.iter().filter(|k| !k.resolvable).count())
         .sum();
-    let src = |f: fn(&TurnEval) -> usize| -> usize { t.eligible.iter().map(|r| f(r)).sum() };
+    let src = |f: fn(&TurnEval) -> usize| -> usize { t.scored.iter().map(|r| f(r)).sum() };
     let details = json!({
         "hit_keys": hit, "resolvable_keys": resolvable, "unresolvable_keys": unresolvable,
         "turns_without_recall": without_recall,
@@ -334,11 +334,11 @@ pub fn summarize_judged(
 
     let t = tally(rows, "m2", |r| r.eligible_m2, |r| r.m2_status);
     let bad = t
-        .eligible
+        .scored
         .iter()
         .filter(|r| r.constraint_contradiction == 1)
         .count();
-    let v = ratio(bad, t.eligible.len());
+    let v = ratio(bad, t.scored.len());
     let details = json!({"contradiction_turns": bad});
     metrics.insert(
         METRICS[1].to_string(),
@@ -352,15 +352,15 @@ pub fn summarize_judged(
     );
 
     let m3 = |t: Tally<'_>, hits: fn(&TurnEval) -> usize, def: &str, missing: &str| {
-        let required: usize = t.eligible.iter().map(|r| r.risk_required_tags.len()).sum();
-        let found: usize = t.eligible.iter().map(|r| hits(r)).sum();
+        let required: usize = t.scored.iter().map(|r| r.risk_required_tags.len()).sum();
+        let found: usize = t.scored.iter().map(|r| hits(r)).sum();
         let full = t
-            .eligible
+            .scored
             .iter()
             .filter(|r| hits(r) == r.risk_required_tags.len())
             .count();
         let details = json!({"required_tags": required, "hit_tags": found, "full_coverage_turns": full,
-            "full_coverage_rate": ratio(full, t.eligible.len())});
+            "full_coverage_rate": ratio(full, t.scored.len())});
         let v = ratio(found, required);
         metric(t, v, def, details, missing)
     };
@@ -393,12 +393,12 @@ pub fn summarize_judged(
               def: &str,
               missing: &str| {
         let agree = t
-            .eligible
+            .scored
             .iter()
             .filter(|r| pred(r) == r.gt_compliance_label)
             .count();
         let mut confusion: BTreeMap<String, usize> = BTreeMap::new();
-        for r in &t.eligible {
+        for r in &t.scored {
             let name = |l: Option<super::vocab::ComplianceLabel>| l.map_or("none", |l| l.as_str());
             *confusion
                 .entry(format!(
@@ -409,7 +409,7 @@ pub fn summarize_judged(
                 .or_default() += 1;
         }
         let details = json!({"agree_turns": agree, "confusion_gt_to_pred": confusion});
-        let v = ratio(agree, t.eligible.len());
+        let v = ratio(agree, t.scored.len());
         metric(t, v, def, details, missing)
     };
     let t = tally(rows, "m4", |r| r.eligible_m4, |r| r.m4_status);
@@ -438,22 +438,18 @@ pub fn summarize_judged(
 
     let t = tally(rows, "m5", |r| r.eligible_m5, |r| r.m5_status);
     let required: usize = t
-        .eligible
+        .scored
         .iter()
         .filter(|r| r.rubric_hit_items.is_some())
         .map(|r| r.rubric_required.len())
         .sum();
     let met: usize = t
-        .eligible
+        .scored
         .iter()
         .filter_map(|r| r.rubric_hit_items.as_ref())
         .map(Vec::len)
         .sum();
-    let scores: Vec<f64> = t
-        .eligible
-        .iter()
-        .filter_map(|r| r.judge_score_1_5)
-        .collect();
+    let scores: Vec<f64> = t.scored.iter().filter_map(|r| r.judge_score_1_5).collect();
     let mean = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
     let details = json!({"required_items": required, "met_items": met, "mean_judge_score_1_5": mean, "scored_turns": scores.len()});
     let v = ratio(met, required);
