@@ -3,10 +3,10 @@
 //   node bench/browser_soak.mjs run <endpoint> <dataset.jsonl> <out-dir> [concurrency timeout_s max_attempts limit_s]
 //     the page in headless Chromium (?concurrency=C, endpoint filled in, timeout and
 //     max attempts set through the model panel's fields, dataset through the file
-//     input), Start, wait for run-status = done, download report.json and the json-seq
+//     input), Start, wait for run-status = done, download eval_rag_report.json and the json-seq
 //     log into <out-dir>, then check them as below. Gives up after limit_s seconds.
 //   node bench/browser_soak.mjs check <label> <dataset.jsonl> <out-dir> <wall_s> [mock.log]
-//     checks report.json + report.events.json-seq (or .jsonl) in <out-dir> against the
+//     checks eval_rag_report.json + eval_rag_report.events.json-seq (or .jsonl) in <out-dir> against the
 //     dataset: every case id exactly once per metric in `scores` and exactly once as a
 //     `case` record; each case ok or failed with a reason (error + error_detail when
 //     llm_call_ok is false); failed_calls / error_cases agree; prints cases, attempts,
@@ -18,11 +18,11 @@ import path from 'node:path';
 
 /** Parses a json-seq or JSONL event log. */
 function readEvents(dir) {
-  const seq = path.join(dir, 'report.events.json-seq');
+  const seq = path.join(dir, 'eval_rag_report.events.json-seq');
   if (fs.existsSync(seq)) {
     return fs.readFileSync(seq, 'utf8').split('\x1e').filter((c) => c.trim()).map((c) => JSON.parse(c));
   }
-  return fs.readFileSync(path.join(dir, 'report.events.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  return fs.readFileSync(path.join(dir, 'eval_rag_report.events.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
 }
 
 /** What kind a failed call was: `http 500`, `http 429`, `timeout`, or the detail's kind. */
@@ -40,7 +40,7 @@ export function check(label, datasetFile, dir, wallS, mockLog) {
   const idSet = new Set(ids);
   expect(idSet.size === ids.length, 'dataset ids are unique');
 
-  const report = JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8'));
+  const report = JSON.parse(fs.readFileSync(path.join(dir, 'eval_rag_report.json'), 'utf8'));
   const metrics = [...new Set(report.scores.map((s) => s.metric))];
   for (const m of metrics) {
     const seen = new Map();

@@ -4,7 +4,7 @@
 # --seed 7` (500s, 429s with Retry-After: 1, and hangs of 120 s), first with
 # `evalpage run --concurrency 16 --timeout-s 2 --max-attempts 4`, then in headless
 # Chromium with the same settings (bench/browser_soak.mjs). After each run:
-# `evalpage reconcile`, then checks that every case id is in report.json's scores
+# `evalpage reconcile`, then checks that every case id is in eval_rag_report.json's scores
 # exactly once per metric and exactly once as a `case` record, that each case is ok
 # or failed with error_detail; prints cases, attempts, failures by kind and wall time.
 # Each run is bounded (LIMIT_S, default 600 s); the mock servers are killed on exit.
@@ -60,7 +60,7 @@ kill "${MOCK_PIDS[0]}" 2>/dev/null || true
 if [ "$rc" != 0 ]; then
   echo "cli: evalpage run exited $rc after $wall s (124 = over LIMIT_S=$LIMIT_S)"; tail -3 "$WORK/cli.stderr"; status=1
 else
-  if "$BIN" reconcile --report "$WORK/cli/report.json" --events "$WORK/cli/report.events.json-seq" > "$WORK/cli.reconcile" 2>&1; then
+  if "$BIN" reconcile --report "$WORK/cli/eval_rag_report.json" --events "$WORK/cli/eval_rag_report.events.json-seq" > "$WORK/cli.reconcile" 2>&1; then
     echo "cli: reconcile ok"
   else
     echo "cli: RECONCILE FAILED"; cat "$WORK/cli.reconcile"; status=1
@@ -77,8 +77,8 @@ if [ "${SKIP_BROWSER:-0}" != 1 ]; then
   rc=$?
   set -e
   [ "$rc" = 0 ] || status=1
-  if [ -f "$WORK/browser/report.json" ]; then
-    if "$BIN" reconcile --report "$WORK/browser/report.json" --events "$WORK/browser/report.events.json-seq" > "$WORK/browser.reconcile" 2>&1; then
+  if [ -f "$WORK/browser/eval_rag_report.json" ]; then
+    if "$BIN" reconcile --report "$WORK/browser/eval_rag_report.json" --events "$WORK/browser/eval_rag_report.events.json-seq" > "$WORK/browser.reconcile" 2>&1; then
       echo "browser: reconcile ok"
     else
       echo "browser: RECONCILE FAILED"; cat "$WORK/browser.reconcile"; status=1

@@ -24,11 +24,11 @@ for (let i = 0; i < N; i += 1) lines.push(JSON.stringify({ ...demo[i % demo.leng
 const dataset = path.join(dir, 'bench.jsonl');
 fs.writeFileSync(dataset, `${lines.join('\n')}\n`);
 let t = Date.now();
-const cached = fs.existsSync(path.join(dir, 'out', 'report.json')) && fs.readFileSync(path.join(dir, 'n'), 'utf8') === String(N);
+const cached = fs.existsSync(path.join(dir, 'out', 'eval_rag_report.json')) && fs.readFileSync(path.join(dir, 'n'), 'utf8') === String(N);
 const run = cached ? { status: 0 } : spawnSync(BIN, ['run', '--dataset', dataset, '--provider', 'demo', '--concurrency', '64', '--out', path.join(dir, 'out')], { encoding: 'utf8', maxBuffer: 1 << 30 });
 if (run.status !== 0) { console.error(run.stderr); process.exit(1); }
 fs.writeFileSync(path.join(dir, 'n'), String(N));
-const report = path.join(dir, 'out', 'report.json');
+const report = path.join(dir, 'out', 'eval_rag_report.json');
 const mb = fs.statSync(report).size / 1e6;
 console.log(`report: ${N} cases, ${mb.toFixed(1)} MB (${cached ? 'kept from an earlier run in VIEWER_BENCH_DIR' : `made by evalpage run --provider demo in ${((Date.now() - t) / 1000).toFixed(1)} s`})`);
 

@@ -15,7 +15,7 @@ use crate::state::dialog::{DialogResults, DialogSnapshot, ShownDialog};
 use crate::state::{RunProgress, RunStatus};
 use evalpage_core::events::Record;
 use evalpage_core::report::Prices;
-use evalpage_core::run::Ended;
+use evalpage_core::run::{Ended, Finish};
 use evalpage_core::ChatMessage;
 use evalpage_core::{DialogEngine, DialogKind, Kind, OpenAiConfig};
 use std::rc::Rc;
@@ -53,7 +53,7 @@ impl RunView for DialogView {
 
     fn record(&self, event: &mut Record) -> bool {
         if let Record::Summary(s) = event {
-            s.final_report_path = Some("metrics_summary.json".to_string());
+            s.final_report_path = Some(<Self::Kind as Finish>::NAMES.report.to_string());
         }
         matches!(event, Record::Case(_))
     }

@@ -11,7 +11,6 @@ use evalpage_core::events::{PriorCall, Record};
 use evalpage_core::rag::{case_line, notes, start_line};
 use evalpage_core::rag::{Engine, RagKind, RunConfig};
 use evalpage_core::report::RunMetrics;
-use evalpage_core::report::EVENT_FILES;
 use evalpage_core::run::{Ended, Finish};
 use evalpage_core::Kind;
 use evalpage_core::RagCase;
@@ -68,7 +67,7 @@ impl RunView for RagView {
 
     fn record(&self, event: &mut Record) -> bool {
         if let Record::Summary(s) = event {
-            s.final_report_path = Some("report.json".to_string());
+            s.final_report_path = Some(<Self::Kind as Finish>::NAMES.report.to_string());
         }
         matches!(event, Record::Case(_))
     }
@@ -162,9 +161,9 @@ impl RunView for RagView {
         };
         // The page shows the report it offers for download (built again only
         // when its files could not be rendered, to show the run anyway).
-        let report_json = text(RagKind::REPORT);
+        let report_json = text(RagKind::NAMES.report);
         let markdown = text("report.md");
-        let [jsonl, seq] = EVENT_FILES;
+        let [jsonl, seq] = RagKind::NAMES.events();
         let (events_jsonl, events_json_seq) = (text(jsonl), text(seq));
         let report = report.unwrap_or_else(|| evalpage_core::rag::build(engine, ended_at_ms));
         self.log_new_lines();

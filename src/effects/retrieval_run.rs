@@ -14,7 +14,7 @@ use evalpage_core::events::Record;
 use evalpage_core::report::Prices;
 pub use evalpage_core::retrieval::RetrievalFiles;
 use evalpage_core::retrieval::Row;
-use evalpage_core::run::Ended;
+use evalpage_core::run::{Ended, Finish};
 use evalpage_core::ChatMessage;
 use evalpage_core::{ApiKey, Kind, RetrievalEngine, RetrievalKind};
 use std::rc::Rc;
@@ -45,7 +45,7 @@ impl RunView for RetrievalView {
 
     fn record(&self, event: &mut Record) -> bool {
         if let Record::Summary(s) = event {
-            s.final_report_path = Some("report.json".to_string());
+            s.final_report_path = Some(<Self::Kind as Finish>::NAMES.report.to_string());
         }
         matches!(event, Record::Case(_))
     }

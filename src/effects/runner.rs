@@ -19,7 +19,7 @@ use super::{fetch, now_ms};
 use crate::state::stored::StoredRun;
 use crate::state::{RunProgress, RunStatus};
 use evalpage_core::events::{jsonl_to_json_seq, to_jsonl};
-use evalpage_core::report::{Prices, EVENT_FILES};
+use evalpage_core::report::Prices;
 use evalpage_core::run::{self, Command, Input, Kind, Pipeline, RunSettings, Step};
 use evalpage_core::run::{finish as finish_run, Ended, Finish, RunEnd};
 use evalpage_core::{ApiKey, OpenAiConfig};
@@ -514,7 +514,7 @@ fn finish<V: RunView>(rc: &Shared<V>) {
             prices: ending.prices,
         };
         let ended = finish_run(&r.engine, ending.inputs, &end);
-        let [jsonl, seq] = EVENT_FILES;
+        let [jsonl, seq] = <V::Kind as Finish>::NAMES.events();
         let logs = [
             (jsonl.to_string(), r.events_jsonl.clone()),
             (seq.to_string(), jsonl_to_json_seq(&r.events_jsonl)),

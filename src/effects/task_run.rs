@@ -14,7 +14,7 @@ use crate::state::task_results::{labels, Labels, ResultGrid};
 use crate::state::{ModelCall, RunProgress, RunStatus, TaskArtifacts, TaskSnapshot};
 use evalpage_core::demo;
 use evalpage_core::events;
-use evalpage_core::run::Ended;
+use evalpage_core::run::{Ended, Finish};
 use evalpage_core::task::TaskFiles;
 
 use evalpage_core::task::SampleResult;
@@ -91,7 +91,7 @@ impl RunView for TaskView {
 
     fn record(&self, event: &mut TaskRecord) -> bool {
         if let TaskRecord::Summary(s) = event {
-            s.final_report_path = Some("report.json".to_string());
+            s.final_report_path = Some(<Self::Kind as Finish>::NAMES.report.to_string());
         }
         matches!(event, TaskRecord::Case(_))
     }

@@ -1,9 +1,11 @@
-//! Downloads of the finished run: report.json (the source of truth), the event
-//! log in json-seq and JSONL, and report.md.
+//! Downloads of the finished run: the report (the source of truth), the event
+//! log in json-seq and JSONL, under spec 000's names
+//! (`eval_rag_report.json`, `eval_rag_report.events.*`), and report.md.
 
 use crate::components::zip_button::ZipButton;
 use crate::effects::download;
 use crate::state::Artifacts;
+use evalpage_core::report::RAG_NAMES;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -41,9 +43,9 @@ pub fn Downloads(p: &DownloadsProps) -> Html {
     html! {
         <section class="panel downloads">
             <h2>{p.lang.pick("下载", "Downloads")}</h2>
-            {button("download-report", "report.json", "application/json", |a| &a.report_json)}
-            {button("download-events", "report.events.json-seq", "application/json-seq", |a| &a.events_json_seq)}
-            {button("download-events-jsonl", "report.events.jsonl", "application/jsonl", |a| &a.events_jsonl)}
+            {button("download-report", RAG_NAMES.report, "application/json", |a| &a.report_json)}
+            {button("download-events", RAG_NAMES.json_seq, "application/json-seq", |a| &a.events_json_seq)}
+            {button("download-events-jsonl", RAG_NAMES.jsonl, "application/jsonl", |a| &a.events_jsonl)}
             {button("download-md", "report.md", "text/markdown", |a| &a.markdown)}
             <ZipButton name={ZIP_NAME} files={Rc::new(a.files.clone())} ended_at_ms={a.ended_at_ms} />
         </section>

@@ -4,7 +4,7 @@
 //! template, the path of the ranked list in its answer), or, with no URL, to
 //! the demo retriever in the page. Metrics overall and per bucket and each
 //! case's row show as cases settle; at the end, the files `evalpage run
-//! --retrieval` writes, as one zip and `report.json`.
+//! --retrieval` writes, as one zip and `eval_retrieval_report.json`.
 
 mod cases;
 pub mod launch;
@@ -20,6 +20,7 @@ use crate::state::resume::Offers;
 use crate::state::retrieval::{RetrievalAction, RetrievalState, COLUMNS};
 use crate::state::{AppState, Mode, RunStatus};
 use cases::RetrievalCases;
+use evalpage_core::report::RETRIEVAL_NAMES;
 use evalpage_core::retrieval::Row;
 use evalpage_core::Lang;
 use launch::{RetrievalLaunch, RetrievalSlot};
@@ -270,8 +271,9 @@ fn results(lang: Lang, s: &RetrievalState) -> Html {
             let report = {
                 let a = a.clone();
                 Callback::from(move |_: MouseEvent| {
-                    let text = a.file("report.json").unwrap_or_default();
-                    if let Err(e) = download::save("report.json", "application/json", text) {
+                    let text = a.file(RETRIEVAL_NAMES.report).unwrap_or_default();
+                    if let Err(e) = download::save(RETRIEVAL_NAMES.report, "application/json", text)
+                    {
                         web_sys::console::error_1(&format!("download failed: {e}").into());
                     }
                 })
@@ -280,7 +282,7 @@ fn results(lang: Lang, s: &RetrievalState) -> Html {
                 <section class="panel downloads">
                     <h2>{t("下载", "Downloads")}</h2>
                     <ZipButton name={ZIP_NAME} files={Rc::new(a.files.clone())} ended_at_ms={a.ended_at_ms} />
-                    <button data-testid="download-retrieval-report" onclick={report}>{"report.json"}</button>
+                    <button data-testid="download-retrieval-report" onclick={report}>{RETRIEVAL_NAMES.report}</button>
                 </section>
             }
         }

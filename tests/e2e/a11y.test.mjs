@@ -116,7 +116,7 @@ test('dialog mode: no serious or critical violations before and after a run, a c
 });
 
 /**
- * A CLI demo run's report.json, to open in the viewer: over the demo dataset,
+ * A CLI demo run's report (eval_rag_report.json), to open in the viewer: over the demo dataset,
  * or over `cases` cases made of its lines (ids k000, k001, ...).
  */
 function demoReport(cases = 0) {
@@ -130,7 +130,7 @@ function demoReport(cases = 0) {
   }
   const run = cli(['run', '--dataset', dataset, '--provider', 'demo', '--out', out]);
   assert.equal(run.status, 0, run.stderr);
-  return path.join(out, 'report.json');
+  return path.join(out, 'eval_rag_report.json');
 }
 
 test('the viewer: no serious or critical violations, empty and with a report and a drill-down open', async (t) => {

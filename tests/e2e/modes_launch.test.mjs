@@ -78,8 +78,8 @@ test('retrieval: a key-protected endpoint gets the key; a reload mid-run is resu
     const out = tmpDir('modes-retrieval');
     const run = cli(['run', '--retrieval', '--dataset', CASES, '--k', '5', '--out', out]);
     assert.equal(run.status, 0, run.stderr);
-    const fromCli = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
-    const resumed = JSON.parse(files.get('report.json'));
+    const fromCli = JSON.parse(fs.readFileSync(path.join(out, 'eval_retrieval_report.json'), 'utf8'));
+    const resumed = JSON.parse(files.get('eval_retrieval_report.json'));
     assert.deepEqual(resumed.report.summaries, fromCli.report.summaries, 'the resumed run scores as an uninterrupted one');
 
     // Another origin has no key of its own: the field empties and nothing goes there with a key.

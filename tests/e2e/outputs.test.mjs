@@ -9,9 +9,10 @@ import {
   startSite, launch, newPage, waitStatus, downloadBytes, readStoredZip, cli, tmpDir, DEMO_DATASET,
 } from './helpers.mjs';
 
-const FILES = ['results.jsonl', 'scores.jsonl', 'summary.csv', 'report.md', 'report.json',
+// The report and its logs under spec 000's names.
+const FILES = ['results.jsonl', 'scores.jsonl', 'summary.csv', 'report.md', 'eval_rag_report.json', 'summary.json',
   'run_meta.json', 'dataset_fingerprint.json', 'model_snapshot.json',
-  'report.events.jsonl', 'report.events.json-seq'];
+  'eval_rag_report.events.jsonl', 'eval_rag_report.events.json-seq'];
 
 let site; let browser;
 before(async () => { site = await startSite(); browser = await launch(); });
@@ -48,8 +49,8 @@ test('the RAG check zips every file of the run, equal to what the CLI writes for
     return rows.map((r) => keep.map((i) => r[i]).join(','));
   };
   assert.deepEqual(untimed(files.get('summary.csv')), untimed(fs.readFileSync(path.join(out, 'summary.csv'), 'utf8')));
-  const fromCli = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
-  const fromPage = JSON.parse(files.get('report.json'));
+  const fromCli = JSON.parse(fs.readFileSync(path.join(out, 'eval_rag_report.json'), 'utf8'));
+  const fromPage = JSON.parse(files.get('eval_rag_report.json'));
   assert.deepEqual(fromPage.metrics, fromCli.metrics);
   assert.deepEqual(fromPage.report.summaries, fromCli.report.summaries);
   assert.deepEqual(errors, []);

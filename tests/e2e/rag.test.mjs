@@ -34,10 +34,12 @@ test('file input + endpoint: metrics, downloads, json-seq reconciles, same repor
   const jsonl = await download(page, 'download-events-jsonl');
   const md = await download(page, 'download-md');
   assert.deepEqual([report.name, seq.name, jsonl.name, md.name],
-    ['report.json', 'report.events.json-seq', 'report.events.jsonl', 'report.md']);
+    ['eval_rag_report.json', 'eval_rag_report.events.json-seq', 'eval_rag_report.events.jsonl', 'report.md'],
+    'spec 000 names the RAG report and its logs');
   const records = parseJsonSeq(seq.text);
   assert.equal(records[0].record_type, 'meta');
   assert.equal(records.at(-1).record_type, 'summary');
+  assert.equal(records.at(-1).final_report_path, 'eval_rag_report.json');
   assert.equal(records.filter((r) => r.record_type === 'case').length, 10);
   assert.equal(jsonl.text.trim().split('\n').length, records.length);
   const r = JSON.parse(report.text);
@@ -48,13 +50,13 @@ test('file input + endpoint: metrics, downloads, json-seq reconciles, same repor
 
   const dir = tmpDir('e2e');
   for (const f of [report, seq]) fs.writeFileSync(path.join(dir, f.name), f.text);
-  const rec = cli(['reconcile', '--report', path.join(dir, 'report.json'), '--events', path.join(dir, 'report.events.json-seq')]);
+  const rec = cli(['reconcile', '--report', path.join(dir, report.name), '--events', path.join(dir, seq.name)]);
   assert.equal(rec.status, 0, rec.stdout + rec.stderr);
 
   const out = tmpDir('cli');
   const run = cli(['run', '--dataset', DEMO_DATASET, '--endpoint', mock.url, '--model', 'evalpage-demo', '--temperature', '0', '--out', out]);
   assert.equal(run.status, 0, run.stderr);
-  const fromCli = comparable(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+  const fromCli = comparable(fs.readFileSync(path.join(out, 'eval_rag_report.json'), 'utf8'));
   const fromPage = comparable(report.text);
   assert.deepEqual(fromPage, fromCli);
   assert.deepEqual(errors, []);

@@ -28,7 +28,7 @@ function cliReport() {
   const run = cli(['run', '--dataset', DEMO_DATASET, '--endpoint', mock.url, '--model', 'evalpage-demo',
     '--temperature', '0', '--concurrency', '2', '--out', out]);
   assert.equal(run.status, 0, run.stderr);
-  return comparable(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+  return comparable(fs.readFileSync(path.join(out, 'eval_rag_report.json'), 'utf8'));
 }
 
 test('a reload mid-run offers the run back; resuming sends only unfinished cases; same report', async () => {
@@ -66,7 +66,7 @@ test('resume from a downloaded event log after a cancel; reconcile view agrees, 
   const cancelled = log.text.split('\x1e').filter((r) => r.includes('"kind":"cancelled"')).length;
   assert.ok(cancelled > 0 && cancelled < 10);
   const dir = tmpDir('resume-log');
-  const logPath = path.join(dir, 'report.events.json-seq');
+  const logPath = path.join(dir, 'eval_rag_report.events.json-seq');
   fs.writeFileSync(logPath, log.text);
 
   const fresh = await newPage(browser, []);
@@ -80,7 +80,7 @@ test('resume from a downloaded event log after a cancel; reconcile view agrees, 
   const report = await download(fresh, 'download-report');
   assert.deepEqual(comparable(report.text), cliReport());
   const events = await download(fresh, 'download-events');
-  const reportPath = path.join(dir, 'report.json');
+  const reportPath = path.join(dir, 'eval_rag_report.json');
   const eventsPath = path.join(dir, 'resumed.events.json-seq');
   fs.writeFileSync(reportPath, report.text);
   fs.writeFileSync(eventsPath, events.text);

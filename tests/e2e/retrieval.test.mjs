@@ -39,11 +39,11 @@ test('the demo retriever and the mock endpoint give the CLI numbers', async () =
   const out = tmpDir('retrieval-cli');
   const run = cli(['run', '--retrieval', '--dataset', CASES, '--k', '3', '--out', out]);
   assert.equal(run.status, 0, run.stderr);
-  const fromCli = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+  const fromCli = JSON.parse(fs.readFileSync(path.join(out, 'eval_retrieval_report.json'), 'utf8'));
 
   const offline = await runIn(page);
   assert.equal(await page.locator('[data-testid=case-row]').count(), 16);
-  const fromPage = JSON.parse(offline.get('report.json'));
+  const fromPage = JSON.parse(offline.get('eval_retrieval_report.json'));
   assert.deepEqual(fromPage.metrics, fromCli.metrics);
   assert.deepEqual(fromPage.report.summaries, fromCli.report.summaries);
   assert.deepEqual(fromPage.report.breakdowns, fromCli.report.breakdowns);
@@ -52,9 +52,9 @@ test('the demo retriever and the mock endpoint give the CLI numbers', async () =
   assert.match(overall, /all16/);
 
   const viaFetch = await runIn(page, { url: `${mock.url}/retrieve` });
-  const fetched = JSON.parse(viaFetch.get('report.json'));
+  const fetched = JSON.parse(viaFetch.get('eval_retrieval_report.json'));
   assert.deepEqual(fetched.report.summaries, fromCli.report.summaries);
-  const log = viaFetch.get('report.events.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+  const log = viaFetch.get('eval_retrieval_report.events.jsonl').trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(log[0].record_type, 'meta');
   assert.equal(log[0].k, 3);
   assert.equal(log[0].endpoint, `${mock.url}/retrieve`);
@@ -62,6 +62,7 @@ test('the demo retriever and the mock endpoint give the CLI numbers', async () =
   assert.equal(cases.length, 16);
   assert.ok(cases.every((c) => c.bucket && c.query && Array.isArray(c.expected_sources) && Array.isArray(c.topk)));
   assert.equal(log.at(-1).metrics.hit_cases, fromCli.metrics.hit_cases);
+  assert.equal(log.at(-1).final_report_path, 'eval_retrieval_report.json', 'the summary names spec 000\'s report');
   assert.deepEqual(errors, []);
 });
 
@@ -81,7 +82,7 @@ test('a bad cases line is reported and an answer without a list is a failed case
   assert.match(await page.textContent('[data-testid=retrieval-line-errors]'), /cases\.jsonl:2/);
   assert.match(await page.textContent('[data-testid=retrieval-dataset-summary]'), /2 valid cases/);
   const files = await runIn(page, { url: `${mock.url}/retrieve`, pathText: 'hits[*].doc' });
-  const report = JSON.parse(files.get('report.json'));
+  const report = JSON.parse(files.get('eval_retrieval_report.json'));
   assert.equal(report.metrics.failed_calls, 2);
   assert.equal(report.report.error_cases.length, 2);
   assert.match(report.report.error_cases[0].message, /no ranked list/);

@@ -271,7 +271,7 @@ test('the API key is absent from the downloads, URL, localStorage, console, mark
       files[f.name] = f.text;
       assert.ok(f.text.length > 0, f.name);
     }
-    assert.deepEqual(Object.keys(files).sort(), ['report.events.json-seq', 'report.events.jsonl', 'report.json', 'report.md']);
+    assert.deepEqual(Object.keys(files).sort(), ['eval_rag_report.events.json-seq', 'eval_rag_report.events.jsonl', 'eval_rag_report.json', 'report.md']);
     const parts = '(LEAKCHECK|qZvXw)';
     for (const [name, text] of Object.entries(files)) {
       assert.ok(!text.includes(KEY), `${name} holds the key`);

@@ -14,7 +14,7 @@ import {
 } from './helpers.mjs';
 
 const EVENT_DEMO = path.join(ROOT, 'www/demo/tasks/event_eval.jsonl');
-const FILES = ['results.jsonl', 'scores.jsonl', 'summary.csv', 'report.md', 'report.json',
+const FILES = ['results.jsonl', 'scores.jsonl', 'summary.csv', 'report.md', 'report.json', 'summary.json',
   'run_meta.json', 'dataset_fingerprint.json', 'model_snapshot.json',
   'report.events.jsonl', 'report.events.json-seq'];
 

@@ -33,10 +33,10 @@ test('a CLI report: summaries, search, filters and sort in the URL, a drill-down
   const run = cli(['run', '--dataset', DEMO_DATASET, '--provider', 'demo', '--out', out]);
   assert.equal(run.status, 0, run.stderr);
   const { page, errors } = await openViewer();
-  await page.setInputFiles('[data-testid=open-report]', path.join(out, 'report.json'));
+  await page.setInputFiles('[data-testid=open-report]', path.join(out, 'eval_rag_report.json'));
   await page.waitForSelector('[data-testid=case-row]');
   assert.equal(await rows(page), 10);
-  const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+  const report = JSON.parse(fs.readFileSync(path.join(out, 'eval_rag_report.json'), 'utf8'));
   const summaries = await page.textContent('[data-testid=viewer-summaries]');
   for (const s of report.report.summaries) {
     assert.ok(summaries.includes(s.metric) && summaries.includes(s.mean.toFixed(3)), `${s.metric} ${s.mean}`);
@@ -113,7 +113,7 @@ test('a cut-off event log, a zip from the page and ?report=<url> open too', asyn
   const zipFile = path.join(out, 'run.zip');
   fs.writeFileSync(zipFile, zip.bytes);
   await page.setInputFiles('[data-testid=open-report]', zipFile);
-  await page.waitForFunction(() => document.querySelector('[data-testid=viewer-summary] h2')?.textContent.includes('run.zip/report.json'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=viewer-summary] h2')?.textContent.includes('run.zip/eval_retrieval_report.json'));
   assert.equal(await page.textContent('[data-testid=viewer-count]'), '16 / 16');
   const means = (p) => p.locator('[data-testid=retrieval-summary] tbody tr').evaluateAll((rs) => rs.map((x) => x.textContent));
   const liveMeans = await means(r);

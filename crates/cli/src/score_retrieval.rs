@@ -11,6 +11,7 @@ use crate::score::{file_name, now_ms, read_dataset_bytes, read_input, read_metad
 use crate::score::{report_skipped, run_meta, write_files, wrote};
 use evalpage_core::events::{to_json_seq, to_jsonl};
 use evalpage_core::render_outputs as render;
+use evalpage_core::report::RETRIEVAL_NAMES;
 use evalpage_core::retrieval::{evaluate, METRICS};
 use evalpage_core::retrieval::{retrieval_outputs, retrieval_records, ListsFrom, RetrievalInputs};
 use evalpage_core::{parse_ranked, parse_retrieval_cases as parse_cases};
@@ -58,12 +59,17 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     let mut files = render(&retrieval_outputs(&evaluated, &inputs))
         .map_err(|e| CliError::output(&out.join("summary.csv"), std::io::Error::other(e)))?;
     let n_files = files.len();
-    let records = retrieval_records(&evaluated, &inputs);
+    let mut records = retrieval_records(&evaluated, &inputs);
+    for r in &mut records {
+        if let evalpage_core::events::Record::Summary(s) = r {
+            s.final_report_path = Some(out.join(RETRIEVAL_NAMES.report).display().to_string());
+        }
+    }
     let jsonl: String = records.iter().map(to_jsonl).collect();
     let seq: String = records.iter().map(to_json_seq).collect();
     files.extend([
-        ("report.events.jsonl", jsonl),
-        ("report.events.json-seq", seq),
+        (RETRIEVAL_NAMES.jsonl, jsonl),
+        (RETRIEVAL_NAMES.json_seq, seq),
     ]);
     write_files(out, &files)?;
     let counts = evaluated.counts();

@@ -141,7 +141,7 @@ fn keypoints_only_in_the_reasoning_no_longer_count_in_any_reasoning_style() {
         let mock = Mock::start(&["--answers", &answers, "--reasoning-style", style]);
         let out = dir.join(style);
         assert_ok(&run_rag(&mock.url, &dataset, &out, &[]));
-        let report = read_json(&out.join("report.json"));
+        let report = read_json(&out.join("eval_rag_report.json"));
         let after = (rate(&report, "accuracy"), rate(&report, "citation_rate"));
         let results = std::fs::read_to_string(out.join("results.jsonl")).expect("results");
         let was = before(&results, DATASET, inline);
@@ -164,7 +164,7 @@ fn keypoints_only_in_the_reasoning_no_longer_count_in_any_reasoning_style() {
             );
         }
         // the reasoning is kept: case records, score detail, results.jsonl
-        let log = std::fs::read_to_string(out.join("report.events.jsonl")).expect("log");
+        let log = std::fs::read_to_string(out.join("eval_rag_report.events.jsonl")).expect("log");
         let first_case: Value = log
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -192,7 +192,7 @@ fn token_and_cost_totals_equal_the_sums_of_the_scripted_answers() {
         &out,
         &["--price-in", "2.5", "--price-out", "10"],
     ));
-    let report = read_json(&out.join("report.json"));
+    let report = read_json(&out.join("eval_rag_report.json"));
     let sum = |k: usize| SCRIPT.iter().map(|s| s.3[k]).sum::<u64>();
     let (p, c, r) = (sum(0), sum(1), sum(2));
     let u = &report["report"]["usage"][0];
@@ -233,7 +233,7 @@ fn token_and_cost_totals_equal_the_sums_of_the_scripted_answers() {
     // no price, no cost
     let plain = dir.join("plain");
     assert_ok(&run_rag(&mock.url, &dataset, &plain, &[]));
-    let report = read_json(&plain.join("report.json"));
+    let report = read_json(&plain.join("eval_rag_report.json"));
     assert!(report["report"]["usage"][0].get("cost").is_none());
     let csv = std::fs::read_to_string(plain.join("summary.csv")).expect("csv");
     assert!(!csv.lines().next().unwrap_or("").contains("cost"));
@@ -245,7 +245,7 @@ fn token_and_cost_totals_equal_the_sums_of_the_scripted_answers() {
         &strict,
         &["--truncated-as-failure"],
     ));
-    let report = read_json(&strict.join("report.json"));
+    let report = read_json(&strict.join("eval_rag_report.json"));
     assert_eq!(report["metrics"]["truncated_cases"], 1);
     assert_eq!(report["metrics"]["failed_calls"], 1);
     let u = &report["report"]["usage"][0];
@@ -284,7 +284,7 @@ fn a_wrong_key_stops_the_run_and_a_resume_after_the_fix_sends_only_the_cases_wit
     // the rest against an endpoint that refuses the key
     let refusing = Mock::start_logged(&["--fail-status", "401"]);
     let b = dir.join("b");
-    let log_a = a.join("report.events.jsonl");
+    let log_a = a.join("eval_rag_report.events.jsonl");
     let out = run_rag(
         &refusing.url,
         &dataset,
@@ -302,7 +302,7 @@ fn a_wrong_key_stops_the_run_and_a_resume_after_the_fix_sends_only_the_cases_wit
         (1..=2).contains(&sent),
         "stopped after the first fatal answers, not {sent}"
     );
-    let log_b = b.join("report.events.jsonl");
+    let log_b = b.join("eval_rag_report.events.jsonl");
     let records: Vec<Value> = std::fs::read_to_string(&log_b)
         .expect("log")
         .lines()
@@ -315,7 +315,7 @@ fn a_wrong_key_stops_the_run_and_a_resume_after_the_fix_sends_only_the_cases_wit
             .count(),
         1
     );
-    let report = read_json(&b.join("report.json"));
+    let report = read_json(&b.join("eval_rag_report.json"));
     assert_eq!(
         report["metrics"]["cases"], 20,
         "every case stays in the denominator"
@@ -336,7 +336,7 @@ fn a_wrong_key_stops_the_run_and_a_resume_after_the_fix_sends_only_the_cases_wit
     );
     assert_ok(&out);
     assert_eq!(posts(&counting.stop_and_read_log()), 15);
-    let report = read_json(&c.join("report.json"));
+    let report = read_json(&c.join("eval_rag_report.json"));
     assert_eq!(
         (
             report["metrics"]["failed_calls"].as_u64(),
@@ -355,7 +355,7 @@ fn keep_going_on_fatal_sends_every_case() {
     let run = run_rag(&refusing.url, &dataset, &out, &["--keep-going-on-fatal"]);
     assert_ok(&run);
     assert_eq!(posts(&refusing.stop_and_read_log()), 6);
-    let report = read_json(&out.join("report.json"));
+    let report = read_json(&out.join("eval_rag_report.json"));
     assert_eq!(report["metrics"]["failed_calls"], 6);
     assert_eq!(report["metrics"]["not_run_cases"], 0);
 }

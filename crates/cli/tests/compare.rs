@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_ok, evalpage, finish, read_json, run_demo, texts, Scratch};
+use common::{assert_ok, evalpage, finish, read_json, run, run_demo, texts, Mock, Scratch};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -337,7 +337,7 @@ fn bad_input_exits_2_with_the_file_and_what_is_wrong() {
         ),
         (
             vec![p(&a), p(&empty)],
-            "a directory without report.json".into(),
+            "a directory without a report (looked for report.json, eval_rag_report.json, eval_retrieval_report.json;".into(),
         ),
         (
             vec![p(&a), p(&broken)],
@@ -410,45 +410,69 @@ fn report_renders_saved_task_rag_and_retrieval_reports_again() {
         .arg("--out")
         .arg(&retrieval);
     assert_ok(&finish(cmd));
-    for run in [&task, &rag, &retrieval] {
+    // A RAG check whose calls partly fail: its Notes name the failed calls.
+    let mock = Mock::start(&["--fail-rate", "0.5", "--seed", "3"]);
+    let failing = dir.join("rag-failing");
+    let demo = common::demo_dataset();
+    assert_ok(&run(&[
+        "--dataset",
+        p(&demo),
+        "--endpoint",
+        &mock.url,
+        "--model",
+        "evalpage-demo",
+        "--max-attempts",
+        "1",
+        "--lang",
+        "en",
+        "--out",
+        p(&failing),
+    ]));
+    let failed = read_json(&failing.join("eval_rag_report.json"))["metrics"]["failed_calls"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!((1..10).contains(&failed), "some calls fail: {failed}");
+    // Each kind's report under its name (spec 000's for RAG and retrieval).
+    for (run, name, lang) in [
+        (&task, "report.json", "zh"),
+        (&rag, "eval_rag_report.json", "zh"),
+        (&failing, "eval_rag_report.json", "en"),
+        (&retrieval, "eval_retrieval_report.json", "zh"),
+    ] {
+        assert!(run.join(name).is_file(), "{name}");
         let again = dir.join(&format!(
             "again-{}",
             run.file_name().and_then(|n| n.to_str()).unwrap_or("x")
         ));
         for format in ["md", "csv", "json"] {
-            assert_ok(&report(&[p(run), "--format", format, "--out", p(&again)]));
+            assert_ok(&report(&[
+                p(run),
+                "--format",
+                format,
+                "--out",
+                p(&again),
+                "--lang",
+                lang,
+            ]));
         }
-        // summary.csv and report.json come out byte for byte as the run wrote them.
+        // summary.csv and the report come out byte for byte as the run wrote them.
         assert_eq!(
             read(&again.join("summary.csv")),
             read(&run.join("summary.csv"))
         );
+        assert_eq!(read(&again.join(name)), read(&run.join(name)));
+        // report.md comes out as the run wrote it: every section, the RAG
+        // check's per-case table and Notes included.
         assert_eq!(
-            read(&again.join("report.json")),
-            read(&run.join("report.json"))
-        );
-        // report.md has the same report sections as the run's own.
-        let (mine, theirs) = (read(&again.join("report.md")), read(&run.join("report.md")));
-        assert!(theirs.contains("## 整体指标\n"));
-        for title in [
-            "整体指标",
-            "用量、延迟与成本",
-            "按标签分解",
-            "按语言分解",
-            "按长度分解",
-            "错误用例",
-        ] {
-            if theirs.contains(&format!("## {title}\n")) {
-                assert_eq!(section(&mine, title), section(&theirs, title), "{title}");
-            }
-        }
-        assert!(
-            mine.contains("- 来源: 重新渲染已保存的 report.json"),
-            "{mine}"
+            read(&again.join("report.md")),
+            read(&run.join("report.md")),
+            "{name}"
         );
     }
-    // Answers scored from a file, with parse problems and a skipped line: the
-    // same experiment lines and sections, parse problems as counts only.
+    // Answers scored from a file, with parse problems and a skipped line:
+    // from the folder (report and results.jsonl) the run's report.md, each
+    // parse problem listed; from a lone report the counts only, and the
+    // command says what it cannot show.
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/score");
     let scored = dir.join("scored");
     let mut cmd = evalpage();
@@ -460,11 +484,28 @@ fn report_renders_saved_task_rag_and_retrieval_reports_again() {
         .arg(&scored);
     assert_ok(&finish(cmd));
     let again = dir.join("again-scored");
-    assert_ok(&report(&[p(&scored), "--format", "md", "--out", p(&again)]));
-    let (mine, theirs) = (
-        read(&again.join("report.md")),
-        read(&scored.join("report.md")),
+    let out = report(&[p(&scored), "--format", "md", "--out", p(&again)]);
+    assert_ok(&out);
+    assert!(!texts(&out).1.contains("cannot show"), "nothing is missing");
+    let theirs = read(&scored.join("report.md"));
+    assert!(
+        section(&theirs, "解析问题").contains("| model | sample_id | problem |"),
+        "the run lists its parse problems"
     );
+    assert_eq!(read(&again.join("report.md")), theirs);
+    let lone = dir.join("lone");
+    std::fs::create_dir_all(&lone).expect("mkdir");
+    std::fs::copy(scored.join("report.json"), lone.join("report.json")).expect("copy");
+    let again = dir.join("again-lone");
+    let out = report(&[p(&lone), "--format", "md", "--out", p(&again)]);
+    assert_ok(&out);
+    let stderr = texts(&out).1;
+    assert!(
+        stderr.contains("alone cannot show the text of each parse problem")
+            && stderr.contains("results.jsonl, which was not given"),
+        "{stderr}"
+    );
+    let mine = read(&again.join("report.md"));
     for line in theirs.lines().filter(|l| l.starts_with("- ")) {
         assert!(mine.contains(line), "{line:?} missing in\n{mine}");
     }
@@ -485,7 +526,22 @@ fn report_renders_saved_task_rag_and_retrieval_reports_again() {
         "{mine}"
     );
 
-    // English, from the report.json path itself.
+    // A results.jsonl that cannot be read is named with its line.
+    let broken = dir.join("broken-run");
+    std::fs::create_dir_all(&broken).expect("mkdir");
+    std::fs::copy(scored.join("report.json"), broken.join("report.json")).expect("copy");
+    std::fs::write(broken.join("results.jsonl"), "{\"model\": \"m\"}\n").expect("write");
+    let out = report(&[p(&broken), "--format", "md", "--out", p(&dir.join("x"))]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        texts(&out)
+            .1
+            .contains("results.jsonl: line 1: `sample_id` missing"),
+        "{}",
+        texts(&out).1
+    );
+
+    // English, from the report.json path itself (results.jsonl beside it).
     let en = dir.join("en");
     assert_ok(&report(&[
         p(&task.join("report.json")),
@@ -500,4 +556,49 @@ fn report_renders_saved_task_rag_and_retrieval_reports_again() {
     assert!(md.contains("- Task: event_eval v1 (preset)"), "{md}");
     assert!(md.contains("- Models: mock-a, mock-b"), "{md}");
     assert!(md.contains("| mock-b | sentiment_acc | 0.625 |"), "{md}");
+}
+
+#[test]
+fn spec_003s_own_json_example_renders_with_spec_003s_markdown_structure() {
+    // Spec 003 §2's EvaluationResult, as the spec writes it (no evalpage
+    // `metrics`, no run): a report of another producer.
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/spec/003_example.json");
+    let dir = Scratch::new("spec-003");
+    let out = dir.join("md");
+    let done = report(&[
+        p(&example),
+        "--format",
+        "md",
+        "--out",
+        p(&out),
+        "--lang",
+        "en",
+    ]);
+    assert_ok(&done);
+    let md = read(&out.join("report.md"));
+    // §3's structure: its headings in its order, its experiment lines.
+    let mut at = 0;
+    for heading in [
+        "# Experiment\n",
+        "- Dataset: toy_support_qa v1 (3 samples)\n",
+        "- Backend: openai (model=gpt-4o-mini)\n",
+        "- Evaluator config: metrics=[exact_match, keyword_coverage]\n",
+        "## Overall Metrics\n",
+        "| exact_match | 0.660 | 0.470 | 3 |\n",
+        "## Breakdown by language\n",
+        "| exact_match | en | 0.000 | 0.000 | 1 |\n",
+        "## Error Cases\n",
+    ] {
+        let found = md[at..].find(heading);
+        assert!(found.is_some(), "{heading:?} after byte {at} in\n{md}");
+        at += found.unwrap_or(0) + heading.len();
+    }
+    assert!(
+        !texts(&done).1.contains("cannot show"),
+        "{}",
+        texts(&done).1
+    );
+    let csv = dir.join("csv");
+    assert_ok(&report(&[p(&example), "--format", "csv", "--out", p(&csv)]));
+    assert!(read(&csv.join("summary.csv")).contains("\ngpt-4o-mini,3,0.66,0.8,"));
 }

@@ -103,6 +103,33 @@ fn a_dialog_run_with_a_registry_judge_on_the_mock_server_has_judged_metrics() {
         assert_eq!(judge["prompts"][part]["language"], "zh");
     }
     assert!(judge["repairs"].as_u64().unwrap_or(0) > 0, "{judge}");
+    // Spec 003's LLMJudgeDetail per judged part, its turns named.
+    let details = summary["llm_judge_details"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let ids: Vec<&str> = details
+        .iter()
+        .filter_map(|d| d["prompt_id"].as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "dialog_risk_tags",
+            "dialog_compliance",
+            "dialog_rubric_items",
+            "dialog_explain_score"
+        ]
+    );
+    for d in &details {
+        let n = d["sample_count"].as_u64().unwrap_or(0);
+        assert!(n >= 10, "{d}");
+        assert_eq!(d["sample_ids"].as_array().map(Vec::len), Some(n as usize));
+        assert_eq!(d["judge_model"], "grader");
+        assert_eq!(d["language"], Value::Null, "dialogs carry no language");
+        assert_eq!(d["prompt_language"], "zh");
+    }
+    assert_eq!(details[0]["metric"], "m3_risk_disclosure_judge");
     assert!(judge["prompt_tokens"].as_u64().unwrap_or(0) > 0, "{judge}");
     let cost = judge["prompt_tokens"].as_f64().unwrap_or(0.0) / 1e6
         + judge["completion_tokens"].as_f64().unwrap_or(0.0) * 4.0 / 1e6;
@@ -217,6 +244,10 @@ fn a_dialog_run_with_a_registry_judge_on_the_mock_server_has_judged_metrics() {
     for name in JUDGED {
         assert_eq!(plain["metrics"][name]["status"], "not_run", "{name}");
     }
+    assert!(
+        plain.get("llm_judge_details").is_none(),
+        "no judge, no details"
+    );
 }
 
 #[test]

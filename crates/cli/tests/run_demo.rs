@@ -7,7 +7,10 @@ mod common;
 use common::*;
 use evalpage_core::events;
 
-const LOGS: [&str; 2] = ["report.events.json-seq", "report.events.jsonl"];
+const LOGS: [&str; 2] = [
+    "eval_rag_report.events.json-seq",
+    "eval_rag_report.events.jsonl",
+];
 
 #[test]
 fn demo_run_writes_reconciling_report_and_logs() {
@@ -15,10 +18,10 @@ fn demo_run_writes_reconciling_report_and_logs() {
     let out_dir = dir.join("out/nested");
     let out = run_demo(&demo_dataset(), &out_dir, &[]);
     assert_ok(&out);
-    for name in ["report.json", "report.md"].iter().chain(&LOGS) {
+    for name in ["eval_rag_report.json", "report.md"].iter().chain(&LOGS) {
         assert!(out_dir.join(name).is_file(), "{name} missing");
     }
-    let report = read_json(&out_dir.join("report.json"));
+    let report = read_json(&out_dir.join("eval_rag_report.json"));
     assert_eq!(report["metrics"]["cases"], 10);
     assert_eq!(
         report["report"]["experiment"]["run_config"]["backend"],
@@ -47,10 +50,11 @@ fn summary_names_the_final_report_and_run_id_has_the_documented_shape() {
     let out_dir = dir.join("out");
     let out = run_demo(&demo_dataset(), &out_dir, &["--lang", "en"]);
     assert_ok(&out);
-    let log = events::read(&std::fs::read(out_dir.join("report.events.jsonl")).expect("log"));
+    let log =
+        events::read(&std::fs::read(out_dir.join("eval_rag_report.events.jsonl")).expect("log"));
     let summary = log.of_type("summary").next().expect("summary");
     let path = summary["final_report_path"].as_str().unwrap_or("");
-    assert!(path.ends_with("report.json"), "{path}");
+    assert!(path.ends_with("eval_rag_report.json"), "{path}");
     let run_id = summary["run_id"].as_str().unwrap_or("");
     let shape = "eval_rag-20261125T221500Z-1a2b3c";
     assert!(
@@ -82,7 +86,7 @@ fn bad_lines_are_skipped_and_named_while_valid_lines_run() {
     let (_, stderr) = texts(&out);
     assert!(stderr.contains("skipped line mixed.jsonl:2:"), "{stderr}");
     assert!(stderr.contains("skipped line mixed.jsonl:3:"), "{stderr}");
-    let report = read_json(&out_dir.join("report.json"));
+    let report = read_json(&out_dir.join("eval_rag_report.json"));
     assert_eq!(report["metrics"]["cases"], 2);
     let counts = &report["report"]["experiment"]["dataset"]["counts"];
     assert_eq!(counts["line_errors"], 2);
@@ -150,7 +154,7 @@ fn reconcile_command_agrees_with_a_run_and_catches_a_cut_log() {
     let dir = Scratch::new("reconcile");
     let out_dir = dir.join("out");
     assert_ok(&run_demo(&demo_dataset(), &out_dir, &[]));
-    let report = out_dir.join("report.json");
+    let report = out_dir.join("eval_rag_report.json");
     let reconcile = |events: &std::path::Path| {
         let mut cmd = evalpage();
         cmd.args(["reconcile", "--report"])
@@ -159,10 +163,10 @@ fn reconcile_command_agrees_with_a_run_and_catches_a_cut_log() {
             .arg(events);
         finish(cmd)
     };
-    let good = reconcile(&out_dir.join("report.events.json-seq"));
+    let good = reconcile(&out_dir.join("eval_rag_report.events.json-seq"));
     assert_ok(&good);
     assert!(texts(&good).0.lines().all(|l| l.starts_with("ok ")));
-    let seq = std::fs::read(out_dir.join("report.events.json-seq")).expect("log");
+    let seq = std::fs::read(out_dir.join("eval_rag_report.events.json-seq")).expect("log");
     let cut = dir.write("cut.json-seq", "");
     std::fs::write(&cut, &seq[..seq.len() - 30]).expect("write cut log");
     let bad = reconcile(&cut);
@@ -183,10 +187,11 @@ fn a_rag_run_writes_the_same_files_as_every_run_with_run_records_and_its_metadat
     let meta_arg = meta.display().to_string();
     let out = run_demo(&demo_dataset(), &out_dir, &["--metadata", &meta_arg]);
     assert_ok(&out);
-    for name in evalpage_core::report::FILES.iter().chain(&LOGS) {
+    let names = evalpage_core::report::files(evalpage_core::report::RAG_NAMES.report);
+    for name in names.iter().chain(&LOGS) {
         assert!(out_dir.join(name).is_file(), "{name} missing");
     }
-    let report = read_json(&out_dir.join("report.json"));
+    let report = read_json(&out_dir.join("eval_rag_report.json"));
     let dataset = &report["report"]["experiment"]["dataset"];
     assert_eq!(dataset["dataset_id"], "lightrag_demo");
     assert_eq!(dataset["version"], "v3");

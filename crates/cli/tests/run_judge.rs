@@ -94,7 +94,9 @@ fn a_judged_task_against_the_mock_server_reports_every_judgement() {
         ),
         (Some("correctness"), Some("1"))
     );
-    assert_eq!(correct["language"], "en");
+    // Spec 003: the samples' language (these carry none), the prompt's apart.
+    assert_eq!(correct["language"], Value::Null);
+    assert_eq!(correct["prompt_language"], "en");
     assert!(correct["human_labelled"].as_u64().is_some_and(|n| n > 0));
     assert!(correct["human_agreement"].is_number());
     let pairwise = &details[1];

@@ -39,12 +39,14 @@ fn mock_endpoint_gives_the_same_report_as_the_demo_provider() {
     let (mock_out, demo_out) = (dir.join("mock"), dir.join("demo"));
     assert_ok(&run_against(&mock.url, &demo_dataset(), &mock_out, &[]));
     assert_ok(&run_demo(&demo_dataset(), &demo_out, &[]));
-    let a = read_json(&mock_out.join("report.json"));
-    let b = read_json(&demo_out.join("report.json"));
+    let a = read_json(&mock_out.join("eval_rag_report.json"));
+    let b = read_json(&demo_out.join("eval_rag_report.json"));
     let run_config = &a["report"]["experiment"]["run_config"];
     assert_eq!(run_config["backend"], "openai");
     assert_eq!(run_config["endpoint"], mock.url.as_str());
-    let log = events::read(&std::fs::read(mock_out.join("report.events.json-seq")).expect("log"));
+    let log = events::read(
+        &std::fs::read(mock_out.join("eval_rag_report.events.json-seq")).expect("log"),
+    );
     assert!(events::reconcile(&a, &log).ok);
     assert_eq!(comparable(a), comparable(b));
 }
@@ -81,16 +83,19 @@ fn a_killed_run_leaves_a_readable_log_prefix() {
     child.kill().expect("kill");
     let _ = child.wait();
     assert_eq!(lines.len(), 3, "{lines:?}");
-    for name in ["report.events.json-seq", "report.events.jsonl"] {
+    for name in [
+        "eval_rag_report.events.json-seq",
+        "eval_rag_report.events.jsonl",
+    ] {
         let log = events::read(&std::fs::read(out_dir.join(name)).expect("log"));
         assert!(log.skipped.is_empty() && !log.truncated_tail, "{name}");
         assert!(log.of_type("case").count() >= 2, "{name}");
         assert_eq!(log.of_type("summary").count(), 0, "{name}");
     }
-    assert!(!out_dir.join("report.json").exists());
+    assert!(!out_dir.join("eval_rag_report.json").exists());
 
     // cut the last record in half, as a crash mid-write would, then resume from it
-    let seq_path = out_dir.join("report.events.json-seq");
+    let seq_path = out_dir.join("eval_rag_report.events.json-seq");
     let mut seq = std::fs::read(&seq_path).expect("log");
     let settled_before = events::read(&seq).of_type("case").count();
     seq.truncate(seq.len() - 15);
@@ -119,17 +124,18 @@ fn a_killed_run_leaves_a_readable_log_prefix() {
         10 - settled,
         "only unsettled cases are sent:\n{requests}"
     );
-    let report = read_json(&dir.join("resumed/report.json"));
+    let report = read_json(&dir.join("resumed/eval_rag_report.json"));
     assert_eq!(report["metrics"]["cases"], 10);
     let full_dir = dir.join("full");
     assert_ok(&run_against(&mock.url, &demo_dataset(), &full_dir, &[]));
     assert_eq!(
         comparable(report),
-        comparable(read_json(&full_dir.join("report.json")))
+        comparable(read_json(&full_dir.join("eval_rag_report.json")))
     );
-    let log =
-        events::read(&std::fs::read(dir.join("resumed/report.events.json-seq")).expect("log"));
-    let full = read_json(&dir.join("resumed/report.json"));
+    let log = events::read(
+        &std::fs::read(dir.join("resumed/eval_rag_report.events.json-seq")).expect("log"),
+    );
+    let full = read_json(&dir.join("resumed/eval_rag_report.json"));
     assert!(
         events::reconcile(&full, &log).ok,
         "the resumed log reconciles on its own"
@@ -147,7 +153,7 @@ fn every_call_failing_with_500_is_recorded_after_all_attempts() {
         &["--concurrency", "10"],
     );
     assert_ok(&out);
-    let report = read_json(&dir.join("out/report.json"));
+    let report = read_json(&dir.join("out/eval_rag_report.json"));
     let errors = report["report"]["error_cases"]
         .as_array()
         .expect("error_cases");
@@ -178,7 +184,7 @@ fn rate_limits_are_retried_after_the_servers_retry_after() {
         started.elapsed() >= Duration::from_millis(1000),
         "Retry-After: 1 was not honoured"
     );
-    let report = read_json(&dir.join("out/report.json"));
+    let report = read_json(&dir.join("out/eval_rag_report.json"));
     for e in report["report"]["error_cases"]
         .as_array()
         .expect("error_cases")
@@ -204,7 +210,8 @@ fn a_hanging_endpoint_hits_the_timeout() {
         &["--timeout-s", "0.5", "--max-attempts", "1"],
     );
     assert_ok(&out);
-    let log = events::read(&std::fs::read(dir.join("out/report.events.jsonl")).expect("log"));
+    let log =
+        events::read(&std::fs::read(dir.join("out/eval_rag_report.events.jsonl")).expect("log"));
     let cases: Vec<&Value> = log.of_type("case").collect();
     assert_eq!(cases.len(), 2);
     for c in cases {
@@ -212,7 +219,7 @@ fn a_hanging_endpoint_hits_the_timeout() {
         assert_eq!(c["error_detail"]["kind"], "timeout", "{c}");
         assert_eq!(c["error_detail"]["timeout"], true, "{c}");
     }
-    let report = read_json(&dir.join("out/report.json"));
+    let report = read_json(&dir.join("out/eval_rag_report.json"));
     assert_eq!(report["report"]["error_cases"][0]["status"], "timeout");
 }
 
@@ -227,7 +234,8 @@ fn connection_refused_is_recorded_per_case_and_the_run_still_finishes() {
         &["--max-attempts", "1"],
     );
     assert_ok(&out);
-    let log = events::read(&std::fs::read(dir.join("out/report.events.jsonl")).expect("log"));
+    let log =
+        events::read(&std::fs::read(dir.join("out/eval_rag_report.events.jsonl")).expect("log"));
     assert_eq!(log.of_type("case").count(), 10);
     for c in log.of_type("case") {
         assert_eq!(c["llm_call_ok"], false);
@@ -235,7 +243,7 @@ fn connection_refused_is_recorded_per_case_and_the_run_still_finishes() {
         assert!(error.contains("connection refused"), "{c}");
         assert_eq!(c["error_detail"]["kind"], "network");
     }
-    let report = read_json(&dir.join("out/report.json"));
+    let report = read_json(&dir.join("out/eval_rag_report.json"));
     assert_eq!(report["metrics"]["failed_calls"], 10);
 }
 
@@ -267,7 +275,7 @@ fn the_api_key_reaches_the_server_but_no_output() {
             "the key leaked"
         );
     }
-    let argv = read_json(&out_dir.join("report.json"));
+    let argv = read_json(&out_dir.join("eval_rag_report.json"));
     assert_eq!(
         argv["report"]["experiment"]["run_config"]["backend"],
         "openai"

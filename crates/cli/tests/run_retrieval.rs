@@ -31,9 +31,9 @@ fn retrieve(out: &Path, extra: &[&str]) -> std::process::Output {
     run(&args)
 }
 
-/// metric -> mean, from report.json.
+/// metric -> mean, from eval_retrieval_report.json.
 fn means(dir: &Path) -> Vec<(String, f64)> {
-    let report = read_json(&dir.join("report.json"));
+    let report = read_json(&dir.join("eval_retrieval_report.json"));
     report["report"]["summaries"]
         .as_array()
         .expect("summaries")
@@ -48,7 +48,7 @@ fn means(dir: &Path) -> Vec<(String, f64)> {
 }
 
 fn records(dir: &Path) -> Vec<Value> {
-    let bytes = std::fs::read(dir.join("report.events.jsonl")).expect("log");
+    let bytes = std::fs::read(dir.join("eval_retrieval_report.events.jsonl")).expect("log");
     events::read(&bytes).records
 }
 
@@ -174,7 +174,7 @@ fn a_custom_body_and_list_path_are_used() {
     let offline = dir.join("offline");
     assert_ok(&retrieve(&offline, &[]));
     assert_eq!(means(&out), means(&offline));
-    let report = read_json(&out.join("report.json"));
+    let report = read_json(&out.join("eval_retrieval_report.json"));
     let rc = &report["report"]["experiment"]["run_config"];
     assert_eq!(rc["list_path"], "$.results[*].source");
     assert_eq!(rc["mode"], "run");
@@ -188,7 +188,7 @@ fn answers_without_a_list_and_a_closed_port_are_failed_cases_in_every_denominato
     let out = dir.join("wrong-path");
     let done = retrieve(&out, &["--endpoint", &url, "--list-path", "hits[*].doc"]);
     assert_ok(&done);
-    let report = read_json(&out.join("report.json"));
+    let report = read_json(&out.join("eval_retrieval_report.json"));
     let errors = report["report"]["error_cases"].as_array().expect("errors");
     assert_eq!(errors.len(), 16);
     let message = errors[0]["message"].as_str().expect("message");
@@ -219,7 +219,7 @@ fn answers_without_a_list_and_a_closed_port_are_failed_cases_in_every_denominato
         &out,
         &["--endpoint", &closed, "--max-attempts", "1"],
     ));
-    let report = read_json(&out.join("report.json"));
+    let report = read_json(&out.join("eval_retrieval_report.json"));
     assert_eq!(report["metrics"]["failed_calls"], 16);
 }
 
@@ -239,7 +239,7 @@ fn bad_templates_and_paths_are_refused_before_anything_runs() {
         let (_, stderr) = texts(&done);
         assert_eq!(done.status.code(), Some(2), "{stderr}");
         assert!(stderr.contains(want), "{stderr}");
-        assert!(!out.join("report.json").exists());
+        assert!(!out.join("eval_retrieval_report.json").exists());
     }
     // A body that renders to something that is not JSON: every case fails
     // without a call, and says why.
@@ -248,7 +248,7 @@ fn bad_templates_and_paths_are_refused_before_anything_runs() {
         &out,
         &["--body", "{\"q\": \"{{ query }}\" extra}"],
     ));
-    let report = read_json(&out.join("report.json"));
+    let report = read_json(&out.join("eval_retrieval_report.json"));
     let message = report["report"]["error_cases"][0]["message"]
         .as_str()
         .expect("message");
@@ -270,7 +270,8 @@ fn a_cut_retrieval_run_resumes_from_its_log_and_sends_only_the_rest() {
     assert_ok(&retrieve(&full, &["--endpoint", &full_url]));
 
     // the interrupted run: its log up to the sixth settled case
-    let text = std::fs::read_to_string(full.join("report.events.jsonl")).expect("log");
+    let text =
+        std::fs::read_to_string(full.join("eval_retrieval_report.events.jsonl")).expect("log");
     let mut kept = Vec::new();
     let mut cases = 0;
     for line in text.lines() {
@@ -312,8 +313,8 @@ fn a_cut_retrieval_run_resumes_from_its_log_and_sends_only_the_rest() {
     assert_eq!(sent, 10, "only the unsettled cases are sent");
 
     let (a, b) = (
-        read_json(&full.join("report.json")),
-        read_json(&resumed.join("report.json")),
+        read_json(&full.join("eval_retrieval_report.json")),
+        read_json(&resumed.join("eval_retrieval_report.json")),
     );
     assert_eq!(a["report"]["summaries"], b["report"]["summaries"]);
     assert_eq!(a["scores"], b["scores"]);

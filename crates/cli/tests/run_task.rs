@@ -53,12 +53,13 @@ fn every_file_text(dir: &Path) -> String {
     all
 }
 
-const FILES: [&str; 10] = [
+const FILES: [&str; 11] = [
     "results.jsonl",
     "scores.jsonl",
     "summary.csv",
     "report.md",
     "report.json",
+    "summary.json",
     "run_meta.json",
     "dataset_fingerprint.json",
     "model_snapshot.json",
@@ -89,6 +90,11 @@ fn mock_with_max_samples_writes_every_artifact_with_schema_valid_answers() {
     for f in FILES {
         assert!(s.join(f).is_file(), "{f} missing");
     }
+    // Spec 003's summary.json is the EvaluationReport the report holds.
+    assert_eq!(
+        read_json(&s.join("summary.json")),
+        read_json(&s.join("report.json"))["report"]
+    );
     let results = lines(&s.join("results.jsonl"));
     assert_eq!(results.len(), 6, "3 samples x 2 models");
     for r in &results {
@@ -238,17 +244,19 @@ fn failed_calls_and_unrenderable_prompts_are_recorded_cases() {
     assert!(stderr.contains("d.jsonl:2"), "{stderr}");
     let results = lines(&s.join("out/results.jsonl"));
     assert_eq!(results.len(), 2);
-    assert_eq!(results[0]["status"], "failed");
-    assert_eq!(results[0]["error"]["kind"], "network");
+    // Spec 003's status, evalpage's kind in error_detail.
+    assert_eq!(results[0]["status"], "error");
+    assert_eq!(results[0]["error_detail"]["kind"], "network");
+    assert_eq!(results[0]["error"]["error_type"], "network");
     assert_eq!(results[0]["attempts"], 2);
-    assert_eq!(results[1]["status"], "failed");
-    assert_eq!(results[1]["error"]["kind"], "prompt");
+    assert_eq!(results[1]["status"], "error");
+    assert_eq!(results[1]["error_detail"]["kind"], "prompt");
     assert_eq!(
         results[1]["attempts"], 0,
         "nothing is sent for a prompt that cannot be rendered"
     );
     assert!(
-        results[1]["error"]["cause"]
+        results[1]["error_detail"]["cause"]
             .as_str()
             .unwrap_or_default()
             .contains("ticker"),
@@ -323,7 +331,7 @@ fn the_rag_preset_as_a_task_scores_like_the_rag_run() {
     );
     assert_ok(&out);
     assert_ok(&run_demo(&dataset, &s.join("rag"), &[]));
-    let rag = read_json(&s.join("rag/report.json"));
+    let rag = read_json(&s.join("rag/eval_rag_report.json"));
     let task = read_json(&s.join("task/report.json"));
     let mean = |metric: &str| {
         task["report"]["summaries"]

@@ -102,6 +102,7 @@ fn event_eval_two_models_match_hand_computed_values() {
         "summary.csv",
         "report.md",
         "report.json",
+        "summary.json",
         "run_meta.json",
         "dataset_fingerprint.json",
         "model_snapshot.json",
@@ -144,7 +145,8 @@ fn event_eval_two_models_match_hand_computed_values() {
     assert_eq!(field_status(missing, "keywords"), "defaulted");
     assert!(result(&res, "alpha", "S5")["json_error"].is_string());
     let unanswered = result(&res, "beta", "S5");
-    assert_eq!(unanswered["status"], "no_response");
+    assert_eq!(unanswered["status"], "error");
+    assert_eq!(unanswered["error_detail"]["kind"], "no_response");
     assert_eq!(field_status(unanswered, "sentiment"), "defaulted");
     assert_eq!(unanswered["metrics"]["sentiment_acc"]["value"], 0.0);
 
@@ -249,9 +251,10 @@ fn support_qa_scores_spec_003_records_with_metadata() {
     };
     assert!(has("language", "ko") && has("tag", "billing") && has("length", "medium"));
     let res = results(&dir.0);
+    let toy3 = result(&res, "responses", "toy-003");
     assert_eq!(
-        result(&res, "responses", "toy-003")["status"],
-        "no_response"
+        (&toy3["status"], &toy3["error_detail"]["kind"]),
+        (&Value::from("error"), &Value::from("no_response"))
     );
     let md = std::fs::read_to_string(dir.join("report.md")).expect("md");
     assert!(
@@ -455,13 +458,16 @@ fn retrieval_lists_score_as_trec_eval_with_every_file_and_a_reconciling_log() {
         .args(["--lang", "en"]);
     let out = finish(cmd);
     assert_ok(&out);
-    for name in evalpage_core::report::FILES
+    // Spec 000's names for a retrieval evaluation's report and logs.
+    let names = evalpage_core::report::RETRIEVAL_NAMES;
+    for name in evalpage_core::report::files(names.report)
         .iter()
-        .chain(&["report.events.jsonl", "report.events.json-seq"])
+        .chain(&names.events())
     {
         assert!(out_dir.join(name).is_file(), "{name} missing");
     }
-    let report = read_json(&out_dir.join("report.json"));
+    assert!(!out_dir.join("report.json").exists());
+    let report = read_json(&out_dir.join(names.report));
     let expected = std::fs::read_to_string(fixtures.join("expected.jsonl")).expect("expected");
     let at5: Vec<Value> = expected
         .lines()
@@ -506,11 +512,13 @@ fn retrieval_lists_score_as_trec_eval_with_every_file_and_a_reconciling_log() {
         })
         .unwrap_or_default();
     assert_eq!(buckets, ["api", "faq", "howto"], "per bucket");
-    let log = evalpage_core::events::read(
-        &std::fs::read(out_dir.join("report.events.json-seq")).expect("log"),
-    );
+    let log =
+        evalpage_core::events::read(&std::fs::read(out_dir.join(names.json_seq)).expect("log"));
     let meta = log.of_type("meta").next().expect("meta");
     assert_eq!(meta["k"], 5);
+    let summary = log.of_type("summary").next().expect("summary");
+    let named = summary["final_report_path"].as_str().unwrap_or("");
+    assert!(named.ends_with(names.report), "{named}");
     let case = log.of_type("case").next().expect("case");
     for key in ["bucket", "query", "expected_sources", "hit_at_k", "topk"] {
         assert!(case.get(key).is_some(), "case record field {key}");

@@ -239,7 +239,8 @@ fn score_with_the_mock_judge_equals_the_mock_run_and_fails_an_unanswered_sample(
         .iter()
         .find(|r| r["model"] == "mock-b" && r["sample_id"] == "q3")
         .expect("mock-b q3");
-    assert_eq!(q3["status"], "no_response");
+    assert_eq!(q3["status"], "error");
+    assert_eq!(q3["error_detail"]["kind"], "no_response");
     for name in JUDGED {
         let m = &q3["metrics"][name];
         assert_eq!(m["value"], 0.0, "{name}: {m}");

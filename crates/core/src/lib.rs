@@ -74,10 +74,10 @@ pub use provider::{
 pub use rag::resumable;
 pub use rag::{Engine, RunConfig};
 pub use rag_rules::{MatchMode, ScoringConfig};
-pub use report::{render_outputs, saved_markdown, saved_summary_csv};
+pub use report::{render_outputs, saved_summary_csv};
 pub use report::{
-    set_prices, DatasetMetadataFile, EvaluationResult, Outputs, Price, Prices, RunMeta, RunMetrics,
-    EVENT_FILES, FILES,
+    set_prices, DatasetMetadataFile, EvaluationResult, Outputs, Price, Prices, ReportNames,
+    RunMeta, RunMetrics, EVENT_FILES, FILES,
 };
 pub use retrieval::{parse_cases as parse_retrieval_cases, parse_ranked, Ranked, RetrievalCase};
 pub use retrieval::{

@@ -280,7 +280,9 @@ fn answer_then_judge_then_repair_then_unscored() {
         (d["prompt_id"].as_str(), d["prompt_version"].as_str()),
         (Some("correctness"), Some("1"))
     );
-    assert_eq!(d["language"], "en");
+    // The samples carry no language; the prompt's is its own field.
+    assert_eq!(d["language"], Value::Null);
+    assert_eq!(d["prompt_language"], "en");
     assert_eq!(d["sample_count"], 5);
     assert_eq!(d["sample_ids"], json!(["s1", "s2", "s3", "s4", "s5"]));
     assert_eq!(d["judge_model"], "judge");

@@ -142,8 +142,7 @@ impl<K: Console + Finish> Checked<K> {
     /// drive the engine to the end, then the kind's end of run (its files,
     /// priced, and its last lines), written here.
     fn run(mut self, out_dir: &std::path::Path) -> Result<(), CliError> {
-        let mut out = Output::create(out_dir)?;
-        out.set_report(K::REPORT);
+        let mut out = Output::create(out_dir, K::NAMES)?;
         say(&self.start_line);
         run_to_end(&mut self.engine, self.call, &self.clock, &mut out)?;
         let end = RunEnd {
@@ -153,7 +152,7 @@ impl<K: Console + Finish> Checked<K> {
             prices: self.prices,
         };
         let ended = finish(&self.engine, self.inputs, &end)
-            .map_err(|e| CliError::output(&out.path(K::REPORT), std::io::Error::other(e)))?;
+            .map_err(|e| CliError::output(&out.path(K::NAMES.report), std::io::Error::other(e)))?;
         for (name, text) in &ended.files {
             out.write_file(name, text)?;
         }
@@ -164,7 +163,11 @@ impl<K: Console + Finish> Checked<K> {
             eprintln!("evalpage: the run stopped before every case settled");
         }
         if let Some(fatal) = self.engine.stopped() {
-            return Err(setup::stopped(fatal, ended.not_run, out_dir));
+            return Err(setup::stopped(
+                fatal,
+                ended.not_run,
+                &out.path(K::NAMES.jsonl),
+            ));
         }
         eprintln!(
             "evalpage: wrote {} files and 2 event logs to {}",

@@ -4,16 +4,10 @@
 
 use crate::error::CliError;
 use evalpage_core::events::{self, Record};
+use evalpage_core::report::ReportNames;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-
-/// File names inside the output directory.
-pub const JSON_SEQ: &str = "report.events.json-seq";
-/// JSONL event log.
-pub const JSONL: &str = "report.events.jsonl";
-/// Final report (the source of truth).
-pub const REPORT_JSON: &str = "report.json";
 
 /// The output directory and its open event logs.
 #[derive(Debug)]
@@ -21,15 +15,17 @@ pub struct Output {
     dir: PathBuf,
     seq: File,
     jsonl: File,
-    /// The file a `summary` record names as the final report.
-    report: &'static str,
+    /// The kind's report and event log names (a `summary` record names the
+    /// report).
+    names: ReportNames,
     /// A side log opened by its first line (a dialog run's progress file).
     side: Option<(String, File)>,
 }
 
 impl Output {
-    /// Creates the directory if needed and starts both event logs afresh.
-    pub fn create(dir: &Path) -> Result<Output, CliError> {
+    /// Creates the directory if needed and starts both event logs, named by
+    /// `names`, afresh.
+    pub fn create(dir: &Path, names: ReportNames) -> Result<Output, CliError> {
         std::fs::create_dir_all(dir).map_err(|e| CliError::output(dir, e))?;
         let open = |name: &str| {
             let path = dir.join(name);
@@ -37,16 +33,11 @@ impl Output {
         };
         Ok(Output {
             dir: dir.to_path_buf(),
-            seq: open(JSON_SEQ)?,
-            jsonl: open(JSONL)?,
-            report: REPORT_JSON,
+            seq: open(names.json_seq)?,
+            jsonl: open(names.jsonl)?,
+            names,
             side: None,
         })
-    }
-
-    /// Names the file a `summary` record points to (default `report.json`).
-    pub fn set_report(&mut self, name: &'static str) {
-        self.report = name;
     }
 
     /// Appends one line to the side log `name` (created afresh by its first
@@ -74,7 +65,7 @@ impl Output {
     /// given the path of the final report first.
     pub fn record(&mut self, mut record: Record) -> Result<(), CliError> {
         if let Record::Summary(s) = &mut record {
-            s.final_report_path = Some(self.path(self.report).display().to_string());
+            s.final_report_path = Some(self.path(self.names.report).display().to_string());
         }
         self.append_both(&events::to_jsonl(&record))
     }
@@ -83,8 +74,8 @@ impl Output {
     /// and behind the RFC 7464 record separator.
     fn append_both(&mut self, line: &str) -> Result<(), CliError> {
         append(&mut self.seq, &format!("\u{1e}{line}"))
-            .map_err(|e| CliError::output(&self.path(JSON_SEQ), e))?;
-        append(&mut self.jsonl, line).map_err(|e| CliError::output(&self.path(JSONL), e))
+            .map_err(|e| CliError::output(&self.path(self.names.json_seq), e))?;
+        append(&mut self.jsonl, line).map_err(|e| CliError::output(&self.path(self.names.jsonl), e))
     }
 
     /// Writes (replaces) one file in the output directory.
@@ -119,7 +110,8 @@ mod tests {
     #[test]
     fn records_are_appended_to_both_logs_and_summary_names_the_report() {
         let dir = scratch("output");
-        let mut out = Output::create(&dir.join("nested")).expect("create");
+        let names = evalpage_core::report::RAG_NAMES;
+        let mut out = Output::create(&dir.join("nested"), names).expect("create");
         out.record(Record::error("r", "boom", 1)).expect("write");
         out.record(Record::Summary(SummaryRecord {
             run_id: "r".into(),
@@ -130,12 +122,12 @@ mod tests {
             final_report_path: None,
         }))
         .expect("write");
-        let seq = std::fs::read(out.path(JSON_SEQ)).expect("read seq");
+        let seq = std::fs::read(out.path(names.json_seq)).expect("read seq");
         let log = events::read(&seq);
         assert_eq!(log.records.len(), 2);
         let path = log.records[1]["final_report_path"].as_str().unwrap_or("");
-        assert!(path.ends_with(REPORT_JSON), "{path}");
-        let jsonl = std::fs::read(out.path(JSONL)).expect("read jsonl");
+        assert!(path.ends_with("eval_rag_report.json"), "{path}");
+        let jsonl = std::fs::read(out.path(names.jsonl)).expect("read jsonl");
         assert_eq!(events::read(&jsonl).records, log.records);
         let _ = std::fs::remove_dir_all(dir);
     }

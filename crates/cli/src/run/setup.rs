@@ -248,7 +248,7 @@ pub(super) fn flag_price(args: &RunArgs) -> Option<evalpage_core::report::Price>
 pub(super) fn stopped(
     fatal: &evalpage_core::CallError,
     not_run: usize,
-    out_dir: &std::path::Path,
+    log: &std::path::Path,
 ) -> CliError {
     let at = fatal
         .url
@@ -261,7 +261,7 @@ pub(super) fn stopped(
          cases without an answer with the same command and --resume-from {}\n\
          (--keep-going-on-fatal sends every case anyway)",
         fatal.message,
-        out_dir.join("report.events.jsonl").display()
+        log.display()
     ))
 }
 

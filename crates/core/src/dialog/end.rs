@@ -5,11 +5,15 @@
 use super::artifacts::render;
 use super::kind::DialogKind;
 use super::summary::MetricsSummary;
-use crate::report::{Prices, RunMeta};
+use crate::report::{Prices, ReportNames, RunMeta, TASK_NAMES};
 use crate::run::{Ended, Finish, Pipeline};
 
 impl Finish for DialogKind {
-    const REPORT: &'static str = "metrics_summary.json";
+    /// Spec 001's summary; the event logs are named as a task run's.
+    const NAMES: ReportNames = ReportNames {
+        report: "metrics_summary.json",
+        ..TASK_NAMES
+    };
     /// Everything is in the engine.
     type Inputs = ();
 

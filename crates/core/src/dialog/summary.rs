@@ -27,11 +27,12 @@
 //!   required rubric items met / required items, with the mean
 //!   `judge_score_1_5` beside it.
 
-use super::judge::JudgeInfo;
+use super::judge::{JudgeInfo, Part};
 use super::score::{MetricRun, TurnEval, NO_RECALL};
 use super::trace::{Counters, TRACE_VERSION};
 use super::vocab::TurnStatus;
 use crate::metric::kinds;
+use crate::report::LlmJudgeDetail;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -90,6 +91,10 @@ pub struct MetricsSummary {
     /// The judge of the judged metrics, when one was used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeSummary>,
+    /// Spec 003's `LLMJudgeDetail` of each judged part (M3 and M4 by the
+    /// judge, M5's rubric items and its 1-5 score), when a judge ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub llm_judge_details: Vec<LlmJudgeDetail>,
 }
 
 /// The judge of a summary: who judged with which prompts, and its calls.
@@ -471,5 +476,80 @@ pub fn summarize_judged(
         judge_used,
         metrics,
         judge: judge.map(|j| JudgeSummary::of(j, rows)),
+        llm_judge_details: judge.map(|j| judge_details(j, rows)).unwrap_or_default(),
     }
+}
+
+/// The metric a judged part scores, and the criteria it is shown.
+fn part_metric(part: Part) -> (&'static str, &'static str) {
+    match part {
+        Part::RiskTags => (
+            kinds::M3_RISK_DISCLOSURE_JUDGE.name,
+            "which of the turn's required risk tags the answer discloses",
+        ),
+        Part::ComplianceLabel => (
+            kinds::M4_COMPLIANCE_JUDGE.name,
+            "the answer's compliance label",
+        ),
+        Part::RubricHitItems => (
+            kinds::M5_EXPLAINABILITY.name,
+            "which of the turn's rubric items the answer meets",
+        ),
+        Part::Score1To5 => (
+            kinds::M5_EXPLAINABILITY.name,
+            "how well the answer explains itself, 1 to 5",
+        ),
+    }
+}
+
+/// Spec 003's `LLMJudgeDetail` of each part the judge was asked about: its
+/// prompt, the turns judged (`dialog_id#turn_pair_id`), and how many of
+/// them came back scored. Dialogs carry no language, so `language` is null;
+/// the prompt's language is `prompt_language`.
+fn judge_details(judge: &JudgeInfo, rows: &[TurnEval]) -> Vec<LlmJudgeDetail> {
+    Part::ALL
+        .iter()
+        .filter_map(|&part| {
+            let judged: Vec<(&TurnEval, &Value)> = rows
+                .iter()
+                .filter_map(|r| r.judgements.get(part.key()).map(|v| (r, v)))
+                .collect();
+            let prompt = judge.prompts.get(part.key());
+            if judged.is_empty() && prompt.is_none() {
+                return None;
+            }
+            let (metric, criteria) = part_metric(part);
+            let scored = judged
+                .iter()
+                .filter(|(_, v)| v.get("outcome").and_then(Value::as_str) == Some("scored"))
+                .count();
+            let unscored = judged.len() - scored;
+            Some(LlmJudgeDetail {
+                model: None,
+                metric: metric.to_string(),
+                prompt_id: prompt
+                    .map_or(part.prompt_id(), |p| p.id.as_str())
+                    .to_string(),
+                prompt_version: prompt.map(|p| p.version.clone()).unwrap_or_default(),
+                language: None,
+                prompt_language: prompt.map(|p| p.language.clone()),
+                criteria: vec![criteria.to_string()],
+                sample_count: judged.len(),
+                sample_ids: judged
+                    .iter()
+                    .map(|(r, _)| format!("{}#{}", r.dialog_id, r.turn_pair_id))
+                    .collect(),
+                judge_model: Some(judge.model.clone()),
+                prompt_source: prompt.map(|p| p.source.clone()),
+                samples_per_case: 1,
+                unscored,
+                unscored_rate: (!judged.is_empty()).then(|| unscored as f64 / judged.len() as f64),
+                repairs: judged
+                    .iter()
+                    .filter_map(|(_, v)| v.get("repairs").and_then(Value::as_u64))
+                    .sum::<u64>() as usize,
+                ..LlmJudgeDetail::default()
+            })
+        })
+        .collect()
 }

@@ -1,14 +1,17 @@
-//! The end of a RAG check: `report.json` and the files beside it, priced,
+//! The end of a RAG check: `eval_rag_report.json` (spec 000's name) and the
+//! files beside it, priced,
 //! and the `[EVAL]` finish line.
 
 use super::console::finish_line;
 use super::report::{build, rag_outputs};
 use super::RagKind;
-use crate::report::{render_outputs, set_prices, Prices, RunMeta, RunMetrics};
+use crate::report::{
+    render_outputs, set_prices, Prices, ReportNames, RunMeta, RunMetrics, RAG_NAMES,
+};
 use crate::run::{Ended, Finish, Pipeline, RunStatus};
 
 impl Finish for RagKind {
-    const REPORT: &'static str = "report.json";
+    const NAMES: ReportNames = RAG_NAMES;
     /// The dataset file's bytes (for its fingerprint).
     type Inputs = Vec<u8>;
 

@@ -5,12 +5,12 @@ use super::{CaseResult, Engine};
 use crate::dataset::fingerprint::fingerprint;
 use crate::dataset::rag::RagCase;
 use crate::events::ErrorDetail;
-use crate::rag::console::{accuracy_reason, citation_reason, notes};
+use crate::rag::console::{accuracy_reason, citation_reason, notes_of};
 use crate::report::metadata::report_metadata;
 use crate::report::outputs::{Outputs, RunMeta};
 use crate::report::*;
-use crate::report::{error_value, RunRecord};
 use crate::report::{length_bucket, summaries};
+use crate::report::{Outcome, RunRecord};
 use crate::run::RunStatus;
 use crate::timefmt::rfc3339_ms;
 use crate::Lang;
@@ -174,8 +174,14 @@ fn dataset_metadata(engine: &Engine) -> DatasetMetadata {
 }
 
 /// `report.md` of the RAG check: the one renderer with the RAG check's
-/// experiment lines, its per-case results and its Notes.
-pub fn rag_markdown(engine: &Engine, report: &EvaluationResult, lang: Lang) -> String {
+/// experiment lines, its per-case results and its Notes, from the report
+/// and the settled cases (the run's, or a saved report's read back from its
+/// case details, so `evalpage report` renders the run's file again).
+pub fn rag_markdown(
+    report: &EvaluationResult,
+    settled: &[(&RagCase, &CaseResult)],
+    lang: Lang,
+) -> String {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
     let e = &report.report.experiment;
     let rc = &e.run_config;
@@ -206,13 +212,13 @@ pub fn rag_markdown(engine: &Engine, report: &EvaluationResult, lang: Lang) -> S
             report.metrics.failed_calls,
             report.metrics.cases
         )),
-        sections: vec![per_case(engine, lang)],
-        notes: notes(lang, engine),
+        sections: vec![per_case(settled, lang)],
+        notes: notes_of(lang, settled),
     };
     render_md(report, &parts, lang)
 }
 
-fn per_case(engine: &Engine, lang: Lang) -> String {
+fn per_case(settled: &[(&RagCase, &CaseResult)], lang: Lang) -> String {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
     let mut md = format!(
         "## {}\n\n| id | {} | {} | {} |\n|---|---|---|---|\n",
@@ -222,12 +228,11 @@ fn per_case(engine: &Engine, lang: Lang) -> String {
         t("引用率", "citation")
     );
     let mark = |b: bool| if b { "√" } else { "×" };
-    for r in engine.results().iter().flatten() {
-        let q = &engine.cases()[r.index].q;
+    for (case, r) in settled {
         md.push_str(&format!(
             "| {} | {} | {} | {} |\n",
             cell(&r.case_id),
-            cell(q),
+            cell(&case.q),
             mark(r.accurate()),
             mark(r.cited())
         ));
@@ -263,7 +268,8 @@ pub fn rag_outputs(
         .count();
     Outputs {
         report: report.clone(),
-        markdown: rag_markdown(engine, report, lang),
+        report_file: crate::report::RAG_NAMES.report,
+        markdown: rag_markdown(report, &engine.settled(), lang),
         results_jsonl: rag_results(engine, &report.report.experiment.dataset.dataset_id),
         samples: engine.cases().len(),
         default_model: info.model.clone(),
@@ -309,17 +315,23 @@ fn rag_results(engine: &Engine, dataset_id: &str) -> String {
     let info = &cfg.info;
     let mut out = String::new();
     for (case, r) in engine.settled() {
+        let detail = r.error.as_ref().map(ErrorDetail::from);
+        let (status, error, error_detail) = detail
+            .as_ref()
+            .map_or(Outcome::Answered, Outcome::Failed)
+            .fields();
         let record = RunRecord {
             sample_id: case.id.clone(),
             dataset_id: Some(dataset_id.to_string()),
             backend: info.backend.clone(),
             run_config: json!({"model": info.model, "endpoint": info.endpoint, "parameters": info.parameters}),
             response_text: r.answer.clone(),
-            status: r.error.as_ref().map_or("ok", |e| e.status()).to_string(),
+            status: status.to_string(),
             latency_ms: Some(r.elapsed_ms as f64),
             trace_id: format!("{}/{}", engine.config().run.run_id, case.id),
             attempts: r.attempts,
-            error: r.error.as_ref().map(|e| error_value(&ErrorDetail::from(e))),
+            error,
+            error_detail,
             raw: {
                 let mut raw = json!({"answer": r.answer});
                 merge(&mut raw, Value::Object(extras(r)));

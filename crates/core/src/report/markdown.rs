@@ -385,7 +385,12 @@ fn judges(md: &mut String, report: &EvaluationResult, lang: Lang) {
                 "{} v{} ({})",
                 d.prompt_id,
                 d.prompt_version,
-                d.language.as_deref().unwrap_or("-")
+                // The prompt's language (reports of earlier versions kept
+                // it in `language`).
+                d.prompt_language
+                    .as_deref()
+                    .or(d.language.as_deref())
+                    .unwrap_or("-")
             )),
             d.pass.to_string(),
             d.fail.to_string(),

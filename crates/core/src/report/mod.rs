@@ -21,7 +21,11 @@ pub use metadata::{parse as parse_metadata, DatasetMetadataFile, MetadataError};
 pub use metrics::{Counts, ReportMetrics, RunMetrics};
 pub use model::*;
 pub use outputs::render as render_outputs;
-pub use outputs::{Outputs, RunMeta, EVENT_FILES, FILES};
-pub use run_record::{answer_extras, error_value, ErrorDetail, RunRecord};
-pub use saved::{markdown as saved_markdown, summary_csv as saved_summary_csv};
+pub use outputs::{
+    files, Outputs, ReportNames, RunMeta, EVENT_FILES, EVENT_LOG_FILES, FILES, RAG_NAMES,
+    REPORT_FILES, RETRIEVAL_NAMES, TASK_NAMES,
+};
+pub use run_record::{answer_extras, error_value, ErrorDetail, Outcome, RunRecord};
+pub use saved::summary_csv as saved_summary_csv;
+pub use saved::{experiment_lines, skipped_lines, with_timings, SavedKind};
 pub use usage::{set_prices, CallStat, ModelLatency, ModelUsage, Price, Prices};

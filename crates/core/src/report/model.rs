@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EvaluationResult {
     /// Run-level counts (`metrics.cases` reconciles with the log's `cases_total`).
+    #[serde(default)]
     pub metrics: ReportMetrics,
     /// One verdict per case × model (task runs; the log's `case` records say the same).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -117,8 +118,12 @@ pub struct LlmJudgeDetail {
     pub prompt_id: String,
     /// Judge prompt version.
     pub prompt_version: String,
-    /// `zh` or `en` (one prompt, one language).
+    /// The judged samples' language when they share one, else null (spec
+    /// 003).
     pub language: Option<String>,
+    /// The judge prompt's language (`zh` or `en`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_language: Option<String>,
     /// The criteria shown to the judge.
     pub criteria: Vec<String>,
     /// Samples sent to the judge.

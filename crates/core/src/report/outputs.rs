@@ -5,6 +5,11 @@
 //! the file set, the names and `scores.jsonl` / `summary.csv` are the same
 //! for every kind.
 //!
+//! `summary.json`: spec 003's `EvaluationReport` alone (the report's
+//! `report`: experiment, summaries, breakdowns, error cases, judge details),
+//! as spec 003's file list names it; the report file holds it with the
+//! scores.
+//!
 //! `summary.csv`: one row per model, written with the `csv` crate. Columns:
 //! `model`, `samples` (dataset samples; unanswered ones included), then for
 //! each metric in report order `tm_<metric>` (the mean over the samples the
@@ -23,20 +28,87 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use thiserror::Error;
 
-/// The files of every run, in the order they are written.
-pub const FILES: [&str; 8] = [
+/// The files of every run whose report is `report.json` (a task run, `evalpage
+/// score`), in the order they are written. A RAG check and a retrieval run
+/// write the same files with their report under spec 000's name
+/// ([`RAG_NAMES`], [`RETRIEVAL_NAMES`]).
+pub const FILES: [&str; 9] = [
     "results.jsonl",
     "scores.jsonl",
     "summary.csv",
     "report.md",
     "report.json",
+    "summary.json",
     "run_meta.json",
     "dataset_fingerprint.json",
     "model_snapshot.json",
 ];
 
-/// The event log files of a run that called models (written as the run goes).
-pub const EVENT_FILES: [&str; 2] = ["report.events.jsonl", "report.events.json-seq"];
+/// The event log files of a run whose report is `report.json` (written as
+/// the run goes).
+pub const EVENT_FILES: [&str; 2] = TASK_NAMES.events();
+
+/// The names of a run's final report and of its two event logs, which spec
+/// 000 names after the report: `<stem>.events.jsonl` and
+/// `<stem>.events.json-seq`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReportNames {
+    /// The final report (the source of truth), as the log's `summary` names it.
+    pub report: &'static str,
+    /// The JSONL event log.
+    pub jsonl: &'static str,
+    /// The RFC 7464 json-seq event log.
+    pub json_seq: &'static str,
+}
+
+impl ReportNames {
+    /// Both event logs: JSONL, then json-seq.
+    pub const fn events(&self) -> [&'static str; 2] {
+        [self.jsonl, self.json_seq]
+    }
+}
+
+/// A task run's (and `evalpage score`'s) names.
+pub const TASK_NAMES: ReportNames = ReportNames {
+    report: "report.json",
+    jsonl: "report.events.jsonl",
+    json_seq: "report.events.json-seq",
+};
+
+/// A RAG check's names, as spec 000 lists them.
+pub const RAG_NAMES: ReportNames = ReportNames {
+    report: "eval_rag_report.json",
+    jsonl: "eval_rag_report.events.jsonl",
+    json_seq: "eval_rag_report.events.json-seq",
+};
+
+/// A retrieval run's names, as spec 000 lists them.
+pub const RETRIEVAL_NAMES: ReportNames = ReportNames {
+    report: "eval_retrieval_report.json",
+    jsonl: "eval_retrieval_report.events.jsonl",
+    json_seq: "eval_retrieval_report.events.json-seq",
+};
+
+/// Every name a saved `EvaluationResult` report has, for readers of a run's
+/// folder or zip, in the order they are looked for.
+pub const REPORT_FILES: [&str; 3] = [TASK_NAMES.report, RAG_NAMES.report, RETRIEVAL_NAMES.report];
+
+/// Every event log name of a run, in the order readers look for them.
+pub const EVENT_LOG_FILES: [&str; 6] = [
+    TASK_NAMES.jsonl,
+    TASK_NAMES.json_seq,
+    RAG_NAMES.jsonl,
+    RAG_NAMES.json_seq,
+    RETRIEVAL_NAMES.jsonl,
+    RETRIEVAL_NAMES.json_seq,
+];
+
+/// The files a run writes besides its event logs, its report named `report`.
+pub fn files(report: &'static str) -> [&'static str; 9] {
+    let mut names = FILES;
+    names[4] = report;
+    names
+}
 
 /// What `run_meta.json` records besides the task.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,6 +139,9 @@ pub struct CsvError(#[from] csv::Error);
 pub struct Outputs {
     /// The final report.
     pub report: EvaluationResult,
+    /// Its file name (`report.json`, or spec 000's name for a RAG check or a
+    /// retrieval run).
+    pub report_file: &'static str,
     /// `report.md`.
     pub markdown: String,
     /// `results.jsonl` (one `RunRecord` line per sample and model).
@@ -85,14 +160,15 @@ pub struct Outputs {
     pub model_snapshot: Value,
 }
 
-/// Renders [`FILES`] as `(name, contents)`, in that order.
+/// Renders [`files`] of `o.report_file` as `(name, contents)`, in that order.
 pub fn render(o: &Outputs) -> Result<Vec<(&'static str, String)>, CsvError> {
     Ok(vec![
         ("results.jsonl", o.results_jsonl.clone()),
         ("scores.jsonl", scores_jsonl(&o.report.scores)),
         ("summary.csv", summary_csv(o)?),
         ("report.md", o.markdown.clone()),
-        ("report.json", pretty(&o.report)),
+        (o.report_file, pretty(&o.report)),
+        ("summary.json", pretty(&o.report.report)),
         ("run_meta.json", pretty(&o.run_meta)),
         ("dataset_fingerprint.json", pretty(&o.fingerprint)),
         ("model_snapshot.json", pretty(&o.model_snapshot)),

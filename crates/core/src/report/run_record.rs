@@ -21,8 +21,8 @@ pub struct RunRecord {
     pub run_config: Value,
     /// The model's answer, when there is one.
     pub response_text: Option<String>,
-    /// `ok`, or why there is no answer (`error`, `timeout`, `cancelled`;
-    /// task runs: `failed`, `no_response`).
+    /// Spec 003's status: `ok`, `timeout` or `error` (the finer kind is
+    /// `error_detail.kind`).
     pub status: String,
     /// Time from first send to outcome, ms.
     pub latency_ms: Option<f64>,
@@ -30,21 +30,61 @@ pub struct RunRecord {
     pub trace_id: String,
     /// Attempts made (0 when nothing was sent).
     pub attempts: u32,
-    /// The error: spec 003's `message`, `error_type`, `status_code`, and the
-    /// event log's `error_detail` fields.
+    /// The error: spec 003's `message`, `error_type` (evalpage's kind) and
+    /// `status_code`.
     pub error: Option<Value>,
+    /// evalpage's own detail of a record that is not `ok`, as the event
+    /// log's `error_detail`: `kind` (`http`, `network`, `timeout`,
+    /// `invalid_response`, `cancelled`, `prompt`, `not_run`, `truncated`, or
+    /// `no_response` for a sample an answers file left out), `status_code`,
+    /// `cause`, `url`, `timeout`, `response_snippet`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_detail: Option<Value>,
     /// What the transport returned, as far as evalpage keeps it.
     pub raw: Value,
 }
 
-/// The `error` object of a `RunRecord` for a failed call.
-pub fn error_value(e: &ErrorDetail) -> Value {
-    let mut v = serde_json::to_value(e).unwrap_or_else(|_| json!({}));
-    if let Value::Object(m) = &mut v {
-        m.insert("message".into(), json!(e.cause));
-        m.insert("error_type".into(), json!(e.kind));
+/// What became of one sample's call, for its `RunRecord`.
+#[derive(Clone, Copy, Debug)]
+pub enum Outcome<'a> {
+    /// An answer came back.
+    Answered,
+    /// The call failed.
+    Failed(&'a ErrorDetail),
+    /// No answer and no failed call (an answers or lists file without this
+    /// sample): the cause.
+    NoResponse(&'a str),
+}
+
+impl Outcome<'_> {
+    /// Spec 003's status, then `error` and `error_detail`.
+    pub fn fields(self) -> (&'static str, Option<Value>, Option<Value>) {
+        match self {
+            Outcome::Answered => ("ok", None, None),
+            Outcome::Failed(e) => {
+                let status = match e.kind {
+                    ErrorKind::Timeout => "timeout",
+                    _ => "error",
+                };
+                let detail = serde_json::to_value(e).unwrap_or_else(|_| json!({}));
+                (status, Some(error_value(e)), Some(detail))
+            }
+            Outcome::NoResponse(cause) => (
+                "error",
+                Some(json!({"message": cause, "error_type": "no_response", "status_code": null})),
+                Some(
+                    json!({"kind": "no_response", "status_code": null, "cause": cause,
+                    "url": null, "timeout": false, "response_snippet": null}),
+                ),
+            ),
+        }
     }
-    v
+}
+
+/// Spec 003's `error` object of a `RunRecord` for a failed call: `message`,
+/// `error_type` and `status_code` (the rest is in its `error_detail`).
+pub fn error_value(e: &ErrorDetail) -> Value {
+    json!({"message": e.cause, "error_type": e.kind, "status_code": e.status_code})
 }
 
 /// What came with an answer besides its text, for score details and

@@ -1,16 +1,14 @@
-//! A saved `report.json` rendered again (`evalpage report`), whatever kind of
-//! run wrote it, from the report alone: `report.md` through the one renderer
-//! (`render_md`) with experiment lines read from the report's `experiment`
-//! block, and `summary.csv` through the one CSV writer (`outputs::summary_csv`)
-//! with its `samples`, default model and identity columns read back from the
-//! same block the way each kind wrote them. What only the run had (the RAG
-//! check's per-case table and Notes, the text of a task's parse problems) is
-//! not in `report.json` and is not re-rendered; every section spec 003 builds
-//! from the report is, and a task's parse-problem counts (from the report's
-//! case verdicts) and skipped input lines.
+//! What a report says about itself, for the renderers that work from a
+//! report (a run's and `evalpage report`'s alike): which kind of run wrote
+//! it, its experiment lines read from its `experiment` block, its skipped
+//! input lines, its usage rows' timings, and `summary.csv` through the one
+//! CSV writer (`outputs::summary_csv`) with its `samples`, default model and
+//! identity columns read back from the same block the way each kind wrote
+//! them. The kinds' `report.md` renderers use these, and `view::report_md`
+//! renders a saved run's file again through them.
 
 use super::outputs::{summary_csv as csv_of, CsvError, Outputs};
-use super::{cell, more, render_md, EvaluationResult, MarkdownParts, MAX_LISTED};
+use super::{cell, more, EvaluationResult, MAX_LISTED};
 use crate::Lang;
 use serde_json::Value;
 use std::fmt::Write;
@@ -38,93 +36,39 @@ pub fn with_timings(r: &EvaluationResult) -> EvaluationResult {
 
 /// Which kind of run wrote a report, read from its `experiment` block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub enum SavedKind {
     /// A task run (`evaluator_config.task`).
     Task,
     /// A retrieval run (`run_config.k`).
     Retrieval,
-    /// The RAG check (anything else).
+    /// The RAG check (`evaluator_config.keypoint_match`).
     Rag,
+    /// A spec 003 report of another producer (none of the above).
+    Other,
 }
 
-fn kind(r: &EvaluationResult) -> Kind {
-    let e = &r.report.experiment;
-    if e.evaluator_config.get("task").is_some() {
-        Kind::Task
-    } else if e.run_config.get("k").is_some() {
-        Kind::Retrieval
-    } else {
-        Kind::Rag
-    }
-}
-
-/// `report.md` of a saved report.
-pub fn markdown(r: &EvaluationResult, lang: Lang) -> String {
-    let r = &with_timings(r);
-    // The RAG check's line under the overall table, from the report's counts.
-    let after_overall = (kind(r) == Kind::Rag).then(|| {
-        format!(
-            "{}: {} / {}",
-            lang.pick("模型调用失败", "Failed model calls"),
-            r.metrics.counts.failed_calls,
-            r.metrics.cases
-        )
-    });
-    let sections = match kind(r) {
-        Kind::Task => vec![parse_problems(r, lang), skipped_lines(r, lang)],
-        Kind::Retrieval | Kind::Rag => Vec::new(),
-    };
-    let parts = MarkdownParts {
-        experiment: experiment_lines(r, lang),
-        after_overall,
-        sections,
-        notes: Vec::new(),
-    };
-    render_md(r, &parts, lang)
-}
-
-/// A task's parse-problem counts per model, from the report's case verdicts
-/// (`ok` and not passed: answered with a parse problem). The problems
-/// themselves are in the run's `results.jsonl`, not in the report.
-fn parse_problems(r: &EvaluationResult, lang: Lang) -> String {
-    let mut md = format!("## {}\n\n", lang.pick("解析问题", "Parse problems"));
-    md.push_str("| model | samples | answered | unanswered (failed / no response) | parse_problems |\n|---|---|---|---|---|\n");
-    let mut models: Vec<&str> = Vec::new();
-    for c in &r.cases {
-        if !models.contains(&c.model.as_str()) {
-            models.push(&c.model);
+impl SavedKind {
+    /// The kind of run that wrote `r`.
+    pub fn of(r: &EvaluationResult) -> SavedKind {
+        let e = &r.report.experiment;
+        if e.evaluator_config.get("task").is_some() {
+            SavedKind::Task
+        } else if e.run_config.get("k").is_some() {
+            SavedKind::Retrieval
+        } else if e.evaluator_config.get("keypoint_match").is_some() {
+            SavedKind::Rag
+        } else {
+            SavedKind::Other
         }
     }
-    let mut problems = 0;
-    for m in models {
-        let of: Vec<_> = r.cases.iter().filter(|c| c.model == m).collect();
-        let answered = of.iter().filter(|c| c.status == "ok").count();
-        let bad = of.iter().filter(|c| c.status == "ok" && !c.passed).count();
-        problems += bad;
-        let _ = writeln!(
-            md,
-            "| {} | {} | {answered} | {} | {bad} |",
-            cell(m),
-            of.len(),
-            of.len() - answered
-        );
-    }
-    if problems > 0 {
-        let _ = writeln!(
-            md,
-            "\n{}",
-            lang.pick(
-                "每个解析问题的详情在该次运行的 results.jsonl 中。",
-                "Each parse problem is described in the run's results.jsonl."
-            )
-        );
-    }
-    md.push('\n');
-    md
+}
+
+fn kind(r: &EvaluationResult) -> SavedKind {
+    SavedKind::of(r)
 }
 
 /// The input lines the run skipped, as the report lists them.
-fn skipped_lines(r: &EvaluationResult, lang: Lang) -> String {
+pub fn skipped_lines(r: &EvaluationResult, lang: Lang) -> String {
     let errors = r.report.line_errors.as_deref().unwrap_or_default();
     if errors.is_empty() {
         return String::new();
@@ -154,7 +98,7 @@ pub fn summary_csv(r: &EvaluationResult) -> Result<String, CsvError> {
         .map_or(r.metrics.cases, |n| n as usize);
     let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
     let (default_model, identity) = match kind(r) {
-        Kind::Task => {
+        SavedKind::Task => {
             let (t, p) = (&ec["task"], &ec["prompt_template"]);
             (
                 String::new(),
@@ -166,7 +110,7 @@ pub fn summary_csv(r: &EvaluationResult) -> Result<String, CsvError> {
                 ],
             )
         }
-        Kind::Retrieval => {
+        SavedKind::Retrieval => {
             let k = &rc["k"];
             let backend = rc["backend"].as_str().unwrap_or("responses").to_string();
             (
@@ -177,10 +121,12 @@ pub fn summary_csv(r: &EvaluationResult) -> Result<String, CsvError> {
                 ],
             )
         }
-        Kind::Rag => (text(&rc["model"]), vec![("kind".into(), "rag".into())]),
+        SavedKind::Rag => (text(&rc["model"]), vec![("kind".into(), "rag".into())]),
+        SavedKind::Other => (text(&rc["model"]), Vec::new()),
     };
     let o = Outputs {
         report: r.clone(),
+        report_file: super::TASK_NAMES.report,
         markdown: String::new(),
         results_jsonl: String::new(),
         samples,
@@ -220,7 +166,14 @@ pub fn experiment_lines(r: &EvaluationResult, lang: Lang) -> Vec<String> {
         ));
     }
     let d = &e.dataset;
-    let count = |k: &str| d.counts.get(k).and_then(Value::as_u64);
+    // The data's own figures (beside metadata.json's, when they differ).
+    let count = |k: &str| {
+        d.counted
+            .as_ref()
+            .and_then(|c| c.get(k))
+            .or_else(|| d.counts.get(k))
+            .and_then(Value::as_u64)
+    };
     let mut dataset = format!("{}: {} {}", t("数据集", "Dataset"), d.dataset_id, d.version);
     if let Some(n) = count("sample_count") {
         let _ = write!(dataset, " ({n} {}", t("条样本", "samples"));
@@ -230,7 +183,7 @@ pub fn experiment_lines(r: &EvaluationResult, lang: Lang) -> Vec<String> {
         dataset.push(')');
     }
     out.push(dataset);
-    let task = kind(r) == Kind::Task;
+    let task = kind(r) == SavedKind::Task;
     if task {
         // As a task run describes where its answers came from.
         let source = match (rc["mode"].as_str(), &e.run) {
@@ -274,12 +227,5 @@ pub fn experiment_lines(r: &EvaluationResult, lang: Lang) -> Vec<String> {
     if let Some(run) = e.run.as_ref().filter(|_| !task) {
         out.push(format!("Run: {} ({})", run.run_id, run.status));
     }
-    out.push(
-        t(
-            "来源: 重新渲染已保存的 report.json（只含报告记录的部分）",
-            "Source: a saved report.json, rendered again (only what the report records)",
-        )
-        .to_string(),
-    );
     out
 }

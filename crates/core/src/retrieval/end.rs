@@ -1,10 +1,13 @@
-//! The end of a retrieval run: `report.json` and the files beside it, and
+//! The end of a retrieval run: `eval_retrieval_report.json` (spec 000's
+//! name) and the files beside it, and
 //! the `[EVAL]` line of its hits.
 
 use super::engine::RetrievalKind;
 use super::report::{retrieval_outputs, RetrievalInputs};
 use crate::dataset::LineError;
-use crate::report::{render_outputs, DatasetMetadataFile, Prices, RunMeta};
+use crate::report::{
+    render_outputs, DatasetMetadataFile, Prices, ReportNames, RunMeta, RETRIEVAL_NAMES,
+};
 use crate::run::{Ended, Finish, Pipeline};
 use crate::Lang;
 
@@ -24,7 +27,7 @@ pub struct RetrievalFiles {
 }
 
 impl Finish for RetrievalKind {
-    const REPORT: &'static str = "report.json";
+    const NAMES: ReportNames = RETRIEVAL_NAMES;
     type Inputs = RetrievalFiles;
 
     /// A retrieval service is not a priced model: `prices` are not used.

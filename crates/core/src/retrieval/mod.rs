@@ -21,5 +21,6 @@ pub use metrics::{
     bucket_means, evaluate, score, source_key, Evaluated, Obtained, RetrievalScore, Row, METRICS,
 };
 pub use report::{
-    case_record, retrieval_outputs, retrieval_records, retrieval_report, ListsFrom, RetrievalInputs,
+    case_record, retrieval_markdown, retrieval_outputs, retrieval_records, retrieval_report,
+    ListsFrom, RetrievalInputs,
 };

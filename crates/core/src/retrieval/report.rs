@@ -9,7 +9,7 @@ use crate::events::{CaseRecord, MetaRecord, Record, SummaryRecord};
 use crate::report::metadata::{report_metadata, DatasetMetadataFile as MetadataFile};
 use crate::report::outputs::{Outputs, RunMeta};
 use crate::report::*;
-use crate::report::{error_value, RunRecord};
+use crate::report::{Outcome, RunRecord};
 use crate::run::{RunIdentity, RunSettings};
 use crate::timefmt::rfc3339_ms;
 use crate::Lang;
@@ -273,6 +273,49 @@ pub fn case_record(run_id: &str, n: usize, r: &Row, from: &ListsFrom, ts_ms: u64
     })
 }
 
+/// `report.md` of a retrieval evaluation, from its report alone (the run
+/// and `evalpage report` render it the same): the cases file, where the
+/// lists came from, `k` and the hit rate.
+pub fn retrieval_markdown(report: &EvaluationResult, lang: Lang) -> String {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let e = &report.report.experiment;
+    let rc = &e.run_config;
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    let m = &report.metrics;
+    let lists = match rc["responses"].as_str() {
+        Some(f) => format!("{}: {f}", t("排序列表", "Ranked lists")),
+        None => format!(
+            "{}: {} ({})",
+            t("检索端点", "Retrieval endpoint"),
+            text(&rc["endpoint"]),
+            text(&rc["list_path"])
+        ),
+    };
+    let parts = MarkdownParts {
+        experiment: vec![
+            format!(
+                "{}: {} ({} {})",
+                t("数据集", "Dataset"),
+                e.dataset.name.as_deref().unwrap_or_default(),
+                m.cases,
+                t("条用例", "cases")
+            ),
+            lists,
+            format!("k: {}", rc["k"]),
+            format!(
+                "hit_rate: {:.3} ({}/{})",
+                m.counts.hit_rate.unwrap_or(0.0),
+                m.counts.hit_cases.unwrap_or(0),
+                m.cases
+            ),
+        ],
+        after_overall: None,
+        sections: Vec::new(),
+        notes: Vec::new(),
+    };
+    render_md(report, &parts, lang)
+}
+
 /// Every file of the evaluation (see `report::outputs`).
 pub fn retrieval_outputs(e: &Evaluated, i: &RetrievalInputs<'_>) -> Outputs {
     let report = retrieval_report(e, i);
@@ -288,11 +331,14 @@ pub fn retrieval_outputs(e: &Evaluated, i: &RetrievalInputs<'_>) -> Outputs {
             if let Some(m) = run_config.as_object_mut() {
                 m.insert("k".into(), json!(e.k));
             }
-            let status = match (r.has_list(), r.error()) {
-                (true, _) => "ok",
-                (false, Some(_)) => "failed",
-                (false, None) => "no_response",
-            };
+            let detail = r.error().map(crate::events::ErrorDetail::from);
+            let missing = i.from.missing(r);
+            let (status, error, error_detail) = match (r.has_list(), &detail) {
+                (true, _) => Outcome::Answered,
+                (false, Some(e)) => Outcome::Failed(e),
+                (false, None) => Outcome::NoResponse(&missing),
+            }
+            .fields();
             let record = RunRecord {
                 sample_id: c.case_id.clone(),
                 dataset_id: Some(report.report.experiment.dataset.dataset_id.clone()),
@@ -303,9 +349,8 @@ pub fn retrieval_outputs(e: &Evaluated, i: &RetrievalInputs<'_>) -> Outputs {
                 latency_ms: latency_ms.map(|ms| ms as f64),
                 trace_id: format!("{}/{}", i.run_id, c.case_id),
                 attempts,
-                error: r
-                    .error()
-                    .map(|e| error_value(&crate::events::ErrorDetail::from(e))),
+                error,
+                error_detail,
                 raw: json!({"topk": s.topk}),
             };
             let mut v = serde_json::to_value(&record).unwrap_or_default();
@@ -321,38 +366,10 @@ pub fn retrieval_outputs(e: &Evaluated, i: &RetrievalInputs<'_>) -> Outputs {
             v.to_string() + "\n"
         })
         .collect();
-    let t = |zh: &'static str, en: &'static str| i.lang.pick(zh, en);
-    let counts = e.counts();
-    let parts = MarkdownParts {
-        experiment: vec![
-            format!(
-                "{}: {} ({} {})",
-                t("数据集", "Dataset"),
-                i.cases_file,
-                e.rows.len(),
-                t("条用例", "cases")
-            ),
-            match i.from {
-                ListsFrom::File(f) => format!("{}: {}", t("排序列表", "Ranked lists"), f),
-                ListsFrom::Endpoint { url, path, .. } => {
-                    format!("{}: {} ({path})", t("检索端点", "Retrieval endpoint"), url)
-                }
-            },
-            format!("k: {}", e.k),
-            format!(
-                "hit_rate: {:.3} ({}/{})",
-                counts.hit_rate.unwrap_or(0.0),
-                e.hit_cases(),
-                e.rows.len()
-            ),
-        ],
-        after_overall: None,
-        sections: Vec::new(),
-        notes: Vec::new(),
-    };
-    let markdown = render_md(&report, &parts, i.lang);
+    let markdown = retrieval_markdown(&report, i.lang);
     let m = i.meta;
     Outputs {
+        report_file: crate::report::RETRIEVAL_NAMES.report,
         markdown,
         results_jsonl: results,
         samples: e.rows.len(),

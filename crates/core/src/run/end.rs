@@ -7,7 +7,7 @@
 //! and the CLI write the same files from the same run.
 
 use super::{Kind, Pipeline, RunIdentity};
-use crate::report::{EvaluationResult, Prices, RunMeta};
+use crate::report::{EvaluationResult, Prices, ReportNames, RunMeta};
 
 /// What the shell adds at the end of a run, the same for every kind.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -41,8 +41,9 @@ pub struct Ended {
 
 /// The end of a run of one kind of evaluation.
 pub trait Finish: Kind + Sized {
-    /// The report file, as the event log's `summary` names it.
-    const REPORT: &'static str;
+    /// The report file, as the event log's `summary` names it, and the two
+    /// event logs.
+    const NAMES: ReportNames;
     /// What the files are rendered from besides the engine (the dataset's
     /// bytes and line errors, the language ...), read by the shell before
     /// the run and handed over at its end.

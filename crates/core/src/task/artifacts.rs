@@ -59,8 +59,9 @@ pub fn render(i: &Inputs<'_>) -> Result<Vec<(&'static str, String)>, CsvError> {
     let lines: Vec<usize> = i.data.samples.iter().map(|s| s.sample.line).collect();
     let fp = fingerprint::fingerprint(&i.data.name, i.dataset_bytes, &lines, i.data.errors.len());
     let outputs = Outputs {
-        markdown: markdown::render(&input, &rep, i.lang),
+        markdown: markdown::render(&rep, &markdown::ParseProblems::of(&input), i.lang),
         report: rep,
+        report_file: crate::report::TASK_NAMES.report,
         results_jsonl: results::render(i.data, i.info, i.source, &i.scored.models, i.prompts),
         samples: i.data.samples.len(),
         default_model: String::new(),

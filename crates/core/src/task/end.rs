@@ -9,7 +9,7 @@ use super::engine::TaskKind;
 use super::report::{AnswerSource, RunDescription, TaskInfo, TaskMetrics};
 use super::score::Scored;
 use crate::metric::Aggregate;
-use crate::report::{Prices, RunMeta};
+use crate::report::{Prices, ReportNames, RunMeta, TASK_NAMES};
 use crate::run::{Ended, Finish, Pipeline};
 use crate::Lang;
 
@@ -29,7 +29,7 @@ pub struct TaskFiles {
 }
 
 impl Finish for TaskKind {
-    const REPORT: &'static str = "report.json";
+    const NAMES: ReportNames = TASK_NAMES;
     type Inputs = TaskFiles;
 
     fn files(

@@ -1,122 +1,198 @@
 //! `report.md` of a task run: the one renderer (`report::render_md`) with a
-//! task's experiment lines (task, prompt template, dataset, answers, models,
-//! metrics) and its own sections: parse problems and skipped input lines.
+//! task's experiment lines, read from its report (task, prompt template,
+//! dataset, answers, models, metrics), and its own sections: parse problems
+//! and skipped input lines. Everything comes from what the run saves (the
+//! report and `results.jsonl`), so `evalpage report` renders a saved run's
+//! file again as the run wrote it.
 
-use super::report::TaskReport;
 use super::score::{ModelRun, SampleResult};
 use super::ReportInput;
-use crate::report::{cell, more, render_md, MarkdownParts, MAX_LISTED};
+use crate::report::{cell, experiment_lines, more, render_md, skipped_lines};
+use crate::report::{EvaluationResult, MarkdownParts, MAX_LISTED};
 use crate::schema::ParseStatus;
 use crate::Lang;
+use serde_json::Value;
 use std::fmt::Write;
 
-/// Renders `report.md`.
-pub fn render(input: &ReportInput<'_>, report: &TaskReport, lang: Lang) -> String {
-    let mut problems = String::new();
-    parse_problems(&mut problems, input, lang);
-    let mut skipped = String::new();
-    line_errors(&mut skipped, input, lang);
+/// One model's answers and parse problems.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModelProblems {
+    /// The model.
+    pub model: String,
+    /// Its samples.
+    pub samples: usize,
+    /// Samples it answered.
+    pub answered: usize,
+    /// Answers with a parse problem.
+    pub problems: usize,
+}
+
+/// A task run's parse problems: per model, then each problem (model,
+/// sample id, the problem in one line), models in order and samples in
+/// dataset order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParseProblems {
+    /// Per model.
+    pub models: Vec<ModelProblems>,
+    /// Every problem.
+    pub listed: Vec<(String, String, String)>,
+}
+
+impl ParseProblems {
+    /// The problems of a run's scored answers.
+    pub fn of(input: &ReportInput<'_>) -> ParseProblems {
+        let models = input.scored.models.iter();
+        let id = |r: &SampleResult| {
+            input
+                .data
+                .samples
+                .get(r.index)
+                .map_or(String::new(), |s| s.sample.id.clone())
+        };
+        ParseProblems {
+            models: models
+                .clone()
+                .map(|m: &ModelRun| ModelProblems {
+                    model: m.model.clone(),
+                    samples: m.results.len(),
+                    answered: m.answered(),
+                    problems: m.parse_problems(),
+                })
+                .collect(),
+            listed: models
+                .flat_map(|m| m.results.iter().map(move |r| (m, r)))
+                .filter(|(_, r)| r.has_parse_problem())
+                .map(|(m, r)| (m.model.clone(), id(r), problem(r)))
+                .collect(),
+        }
+    }
+
+    /// The problems as a run's `results.jsonl` records them (each line's
+    /// `model`, `sample_id`, `status`, `parse_problem`, `json_error` and
+    /// `parsed`). A line that is not a JSON object, or lacks `model` or
+    /// `sample_id`, is an error naming its line.
+    pub fn from_results(text: &str) -> Result<ParseProblems, String> {
+        let mut out = ParseProblems::default();
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let v: Value = serde_json::from_str(line)
+                .map_err(|e| format!("line {}: not JSON ({e})", n + 1))?;
+            let field = |k: &str| {
+                v.get(k)
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .ok_or_else(|| {
+                        format!(
+                            "line {}: `{k}` missing; a task run's line names its model and sample",
+                            n + 1
+                        )
+                    })
+            };
+            let (model, id) = (field("model")?, field("sample_id")?);
+            let index = match out.models.iter().position(|m| m.model == model) {
+                Some(i) => i,
+                None => {
+                    out.models.push(ModelProblems {
+                        model: model.clone(),
+                        ..ModelProblems::default()
+                    });
+                    out.models.len() - 1
+                }
+            };
+            let m = &mut out.models[index];
+            m.samples += 1;
+            if v.get("status").and_then(Value::as_str) == Some("ok") {
+                m.answered += 1;
+            }
+            if v.get("parse_problem").and_then(Value::as_bool) == Some(true) {
+                m.problems += 1;
+                out.listed.push((model, id, saved_problem(&v)));
+            }
+        }
+        Ok(out)
+    }
+
+    /// What a lone report gives: per model its samples, answers and the
+    /// answers whose verdict is not passed (`ok` and not passed: a parse
+    /// problem), and no problem's text.
+    pub fn from_report(r: &EvaluationResult) -> ParseProblems {
+        let mut out = ParseProblems::default();
+        for c in &r.cases {
+            let index = match out.models.iter().position(|m| m.model == c.model) {
+                Some(i) => i,
+                None => {
+                    out.models.push(ModelProblems {
+                        model: c.model.clone(),
+                        ..ModelProblems::default()
+                    });
+                    out.models.len() - 1
+                }
+            };
+            let m = &mut out.models[index];
+            m.samples += 1;
+            if c.status == "ok" {
+                m.answered += 1;
+                m.problems += usize::from(!c.passed);
+            }
+        }
+        out
+    }
+
+    /// The section.
+    fn render(&self, lang: Lang) -> String {
+        let mut md = format!("## {}\n\n", lang.pick("解析问题", "Parse problems"));
+        md.push_str("| model | samples | answered | unanswered (failed / no response) | parse_problems |\n|---|---|---|---|---|\n");
+        for m in &self.models {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} |",
+                cell(&m.model),
+                m.samples,
+                m.answered,
+                m.samples - m.answered,
+                m.problems
+            );
+        }
+        if !self.listed.is_empty() {
+            let _ = writeln!(md, "\n| model | sample_id | problem |\n|---|---|---|");
+        }
+        for (model, id, problem) in self.listed.iter().take(MAX_LISTED) {
+            let _ = writeln!(md, "| {} | {} | {} |", cell(model), cell(id), cell(problem));
+        }
+        more(&mut md, self.listed.len(), lang);
+        if self.listed.is_empty() && self.models.iter().any(|m| m.problems > 0) {
+            // Read back from a lone report: the problems are not in it.
+            let _ = writeln!(
+                md,
+                "\n{}",
+                lang.pick(
+                    "每个解析问题的详情在该次运行的 results.jsonl 中。",
+                    "Each parse problem is described in the run's results.jsonl."
+                )
+            );
+        }
+        md.push('\n');
+        md
+    }
+}
+
+/// Renders `report.md` of a task run from its report and its parse
+/// problems.
+pub fn render(report: &EvaluationResult, problems: &ParseProblems, lang: Lang) -> String {
     let parts = MarkdownParts {
-        experiment: experiment(input, lang),
+        experiment: experiment_lines(report, lang),
         after_overall: None,
-        sections: vec![problems, skipped],
+        sections: vec![problems.render(lang), skipped_lines(report, lang)],
         notes: Vec::new(),
     };
     render_md(report, &parts, lang)
 }
 
-fn experiment(input: &ReportInput<'_>, lang: Lang) -> Vec<String> {
-    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    let (i, d) = (input.info, &input.data.metadata);
-    let models: Vec<&str> = input
-        .scored
-        .models
-        .iter()
-        .map(|m| m.model.as_str())
-        .collect();
-    let metrics: Vec<String> = input
-        .task
-        .metrics
-        .iter()
-        .map(|m| format!("{} ({})", m.name, m.kind))
-        .collect();
-    vec![
-        format!(
-            "{}: {} {} ({})",
-            t("任务", "Task"),
-            i.name,
-            i.version,
-            i.source
-        ),
-        format!(
-            "{}: {} {} ({})",
-            t("提示词模板", "Prompt template"),
-            i.prompt_name,
-            i.prompt_version,
-            i.prompt_source
-        ),
-        format!(
-            "{}: {} {} ({} {}, {} {})",
-            t("数据集", "Dataset"),
-            d.dataset_id,
-            d.version,
-            input.data.samples.len(),
-            t("条样本", "samples"),
-            input.data.errors.len(),
-            t("行被跳过", "lines skipped")
-        ),
-        format!("{}: {}", t("回答来源", "Answers"), input.source.describe()),
-        format!("{}: {}", t("模型", "Models"), models.join(", ")),
-        format!("{}: {}", t("指标", "Metrics"), metrics.join(", ")),
-    ]
-}
-
-fn parse_problems(md: &mut String, input: &ReportInput<'_>, lang: Lang) {
-    let _ = writeln!(md, "## {}\n", lang.pick("解析问题", "Parse problems"));
-    let _ = writeln!(
-        md,
-        "| model | samples | answered | unanswered (failed / no response) | parse_problems |\n|---|---|---|---|---|"
-    );
-    for m in &input.scored.models {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} |",
-            cell(&m.model),
-            m.results.len(),
-            m.answered(),
-            m.results.len() - m.answered(),
-            m.parse_problems()
-        );
-    }
-    let listed: Vec<(&ModelRun, &SampleResult)> = input
-        .scored
-        .models
-        .iter()
-        .flat_map(|m| m.results.iter().map(move |r| (m, r)))
-        .filter(|(_, r)| r.has_parse_problem())
-        .collect();
-    if !listed.is_empty() {
-        let _ = writeln!(md, "\n| model | sample_id | problem |\n|---|---|---|");
-    }
-    for (m, r) in listed.iter().take(MAX_LISTED) {
-        let id = input
-            .data
-            .samples
-            .get(r.index)
-            .map_or("", |s| s.sample.id.as_str());
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} |",
-            cell(&m.model),
-            cell(id),
-            cell(&problem(r))
-        );
-    }
-    more(md, listed.len(), lang);
-    md.push('\n');
-}
-
-/// The parse problem of one answer, in one line.
+/// The parse problem of one answer, in one line: why no JSON object was
+/// found, else each field not taken as written (`field: status (reason)`).
 fn problem(r: &SampleResult) -> String {
     if let Some(e) = &r.parsed.json_error {
         return e.clone();
@@ -135,20 +211,22 @@ fn problem(r: &SampleResult) -> String {
     parts.join("; ")
 }
 
-fn line_errors(md: &mut String, input: &ReportInput<'_>, lang: Lang) {
-    if input.line_errors.is_empty() {
-        return;
+/// [`problem`] of a `results.jsonl` line.
+fn saved_problem(v: &Value) -> String {
+    if let Some(e) = v.get("json_error").and_then(Value::as_str) {
+        return e.to_string();
     }
-    let _ = writeln!(
-        md,
-        "## {}\n",
-        lang.pick("跳过的输入行", "Skipped input lines")
-    );
-    for e in input.line_errors.iter().take(MAX_LISTED) {
-        let _ = writeln!(md, "- {}", cell(&e.to_string()));
-    }
-    more(md, input.line_errors.len(), lang);
-    md.push('\n');
+    let fields = v.get("parsed").and_then(Value::as_array);
+    let parts: Vec<String> = fields
+        .into_iter()
+        .flatten()
+        .filter(|f| f.get("status").and_then(Value::as_str) != Some("parsed"))
+        .map(|f| {
+            let text = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or("");
+            format!("{}: {} ({})", text("field"), text("status"), text("reason"))
+        })
+        .collect();
+    parts.join("; ")
 }
 
 #[cfg(test)]
@@ -161,7 +239,8 @@ mod tests {
     fn sections_and_rows() {
         let f = fixture();
         let input = f.input();
-        let md = render(&input, &build(&input), Lang::En);
+        let problems = ParseProblems::of(&input);
+        let md = render(&build(&input), &problems, Lang::En);
         assert!(md.starts_with("# Experiment\n"));
         assert!(md.contains("- Prompt template: ie_json v1 (builtin)"));
         assert!(
@@ -172,7 +251,10 @@ mod tests {
         assert!(!md.contains("## Breakdown by length"));
         assert!(md.contains("| m1 | 2 | 2 | 0 | 1 |"));
         assert!(md.contains("| m2 | S2 | no_response |"));
-        let zh = render(&input, &build(&input), Lang::Zh);
+        let zh = render(&build(&input), &problems, Lang::Zh);
+        // The same section from the run's results.jsonl.
+        let again = ParseProblems::from_results(&f.results_jsonl()).expect("results");
+        assert_eq!(again, problems);
         assert!(zh.starts_with("# 实验\n"));
         assert_eq!(cell("a|b\nc"), "a\\|b c");
     }
@@ -183,7 +265,7 @@ mod tests {
         let (_, agg) = &mut f.scored.models[1].aggregates[0];
         (agg.sample_count, agg.skipped) = (0, 2);
         let input = f.input();
-        let md = render(&input, &build(&input), Lang::En);
+        let md = render(&build(&input), &ParseProblems::of(&input), Lang::En);
         assert!(
             md.contains("| m2 | sentiment_acc | - | - | 0 | 2 |"),
             "{md}"

@@ -47,6 +47,7 @@ pub use judging::TaskJudge;
 pub use judging::{
     judged_metrics, located as locate_errors, missing_judge, setups as judge_setups,
 };
+pub use markdown::{render as render_markdown, ParseProblems};
 pub use meta::run_meta;
 pub use mock::{answer as mock_answer, text as mock_text};
 pub use registry::{entry_line, merged_params, ModelEntry, Registry, RegistryError};

@@ -266,13 +266,13 @@ fn judge_details(input: &ReportInput<'_>) -> Vec<crate::report::LlmJudgeDetail> 
             continue;
         };
         for m in &input.scored.models {
-            let judged: Vec<(&str, &crate::metric::SampleScore)> = m
+            let judged: Vec<(&EvalSample, &crate::metric::SampleScore)> = m
                 .results
                 .iter()
                 .filter_map(|r| {
                     let s = &r.scores.get(k)?.1;
-                    let id = samples.get(r.index)?.sample.id.as_str();
-                    s.detail.contains_key("judgements").then_some((id, s))
+                    let sample = samples.get(r.index)?;
+                    s.detail.contains_key("judgements").then_some((sample, s))
                 })
                 .collect();
             let Some((_, first)) = judged.first() else {
@@ -302,10 +302,11 @@ fn judge_details(input: &ReportInput<'_>) -> Vec<crate::report::LlmJudgeDetail> 
                 metric: tm.name.clone(),
                 prompt_id: text("id").unwrap_or_default(),
                 prompt_version: text("version").unwrap_or_default(),
-                language: text("language"),
+                language: shared_language(judged.iter().map(|(s, _)| s.language.as_deref())),
+                prompt_language: text("language"),
                 criteria,
                 sample_count: judged.len(),
-                sample_ids: judged.iter().map(|(id, _)| id.to_string()).collect(),
+                sample_ids: judged.iter().map(|(s, _)| s.sample.id.clone()).collect(),
                 judge_model: first
                     .detail
                     .get("judge_model")
@@ -330,6 +331,13 @@ fn judge_details(input: &ReportInput<'_>) -> Vec<crate::report::LlmJudgeDetail> 
         }
     }
     out
+}
+
+/// Spec 003's `LLMJudgeDetail.language`: the judged samples' language when
+/// they all have the same one, else (mixed, or one without) null.
+pub fn shared_language<'a>(mut langs: impl Iterator<Item = Option<&'a str>>) -> Option<String> {
+    let first = langs.next()??;
+    langs.all(|l| l == Some(first)).then(|| first.to_string())
 }
 
 /// One model's tokens, latency and cost (its calls in this run; answers
@@ -525,6 +533,15 @@ fn experiment(input: &ReportInput<'_>) -> ExperimentMetadata {
 mod tests {
     use super::super::testing::fixture;
     use super::*;
+
+    #[test]
+    fn the_judge_detail_language_is_the_samples_when_they_share_one() {
+        let of = |langs: &[Option<&str>]| shared_language(langs.iter().copied());
+        assert_eq!(of(&[Some("ko"), Some("ko")]), Some("ko".into()));
+        assert_eq!(of(&[Some("ko"), Some("en")]), None, "mixed");
+        assert_eq!(of(&[Some("ko"), None]), None, "one without");
+        assert_eq!(of(&[]), None);
+    }
 
     #[test]
     fn report_has_a_model_on_every_aggregate_and_breakdowns_by_tag() {

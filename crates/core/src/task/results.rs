@@ -4,27 +4,28 @@
 //! Each line starts with spec 003's `RunRecord` (`sample_id`, `dataset_id`,
 //! `backend`, `run_config`, `response_text`, `status`, `latency_ms`,
 //! `trace_id`, `attempts`, `error`, `raw`), then the task's own keys:
-//! `model`, `task`, `task_version`, `prompt`, `prompt_version`, `sample_id`, `line` (the sample's dataset line), `status`
-//! (`ok`, `no_response`, or `failed` for a model call that failed),
-//! `response_line`, `fields` (the sample as read:
+//! `status` is spec 003's (`ok`, `timeout`, `error`); `error_detail.kind` says
+//! which failure (`no_response`: the answers file has none for the sample; a
+//! call's kind, e.g. `http`, when a model call failed). Then the task's own
+//! keys: `model`, `task`, `task_version`, `prompt`, `prompt_version`, `line`
+//! (the sample's dataset line), `response_line`, `fields` (the sample as read:
 //! inputs and labels), `raw_answer` (null when there was none), `json_error`
 //! (why no JSON object was found, when none was), `parsed` (per schema field:
 //! `field`, `value`, `status` = parsed / coerced / clamped / defaulted, and
 //! `reason` unless parsed), `parse_problem` (an answered sample whose JSON was
 //! missing or had a field not taken as written) and `metrics` (per task metric:
 //! `value` (null when skipped), `components`, `detail`); for answers from a
-//! model call in the run also `attempts`, `elapsed_ms` and, when it failed,
-//! `error` (the event log's `error_detail`); then `messages`, the prompt the
+//! model call in the run also `elapsed_ms`; then `messages`, the prompt the
 //! template renders for the sample (`role`, `content`: what was sent, or for
 //! answers read from a file what would have been), or `prompt_error` when it
 //! cannot be rendered.
 
 use super::data::TaskDataset;
 use super::report::{AnswerSource, TaskInfo};
-use super::score::{ModelRun, SampleResult};
+use super::score::{AnswerStatus, ModelRun, SampleResult, NO_RESPONSE as NO_ANSWER};
 use crate::metric::SampleScore;
 use crate::provider::ChatMessage;
-use crate::report::{error_value, RunRecord};
+use crate::report::{Outcome, RunRecord};
 use crate::schema::ParsedField;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -97,17 +98,24 @@ fn record(
             json!({"model": model, "responses": responses}),
         ),
     };
+    let outcome = match (r.status, &r.error) {
+        (AnswerStatus::Ok, _) => Outcome::Answered,
+        (_, Some(e)) => Outcome::Failed(e),
+        (_, None) => Outcome::NoResponse(NO_ANSWER),
+    };
+    let (status, error, error_detail) = outcome.fields();
     RunRecord {
         sample_id: id.to_string(),
         dataset_id: Some(data.metadata.dataset_id.clone()),
         backend,
         run_config,
         response_text: r.raw_answer.clone(),
-        status: r.status.code().to_string(),
+        status: status.to_string(),
         latency_ms: r.elapsed_ms.map(|ms| ms as f64),
         trace_id: format!("{model}/{id}"),
         attempts: r.attempts.unwrap_or(0),
-        error: r.error.as_ref().map(error_value),
+        error,
+        error_detail,
         raw: {
             let mut raw = json!({"answer": r.raw_answer, "response_line": r.response_line});
             if let Value::Object(m) = &mut raw {
@@ -182,7 +190,10 @@ mod tests {
         assert!(lines[1]["json_error"].is_string());
         assert_eq!(lines[1]["parsed"][0]["status"], "defaulted");
         assert_eq!(lines[3]["model"], "m2");
-        assert_eq!(lines[3]["status"], "no_response");
+        assert_eq!(lines[3]["status"], "error", "spec 003's status");
+        assert_eq!(lines[3]["error_detail"]["kind"], "no_response");
+        assert_eq!(lines[0]["status"], "ok");
+        assert!(lines[0].get("error_detail").is_none());
         assert_eq!(lines[3]["raw_answer"], Value::Null);
         assert_eq!(lines[3]["parse_problem"], false);
         assert_eq!(lines[3]["fields"]["gt_impact_score"], -3);

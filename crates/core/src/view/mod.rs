@@ -18,8 +18,10 @@ pub(crate) mod compare;
 pub(crate) mod dialog;
 mod lite;
 pub(crate) mod look;
+mod markdown;
 pub use dialog::{dialog_columns, dialog_row};
 pub use lite::Slices;
+pub use markdown::{report_md, Rendered};
 pub(crate) mod query;
 pub(crate) mod task;
 mod timing;
@@ -642,7 +644,8 @@ fn log_kind(meta: Option<&Value>, metrics: &[String]) -> String {
 /// Opens a saved run given as several files (a run's zip or folder, or
 /// files picked together), `label` naming them: a dialog evaluation's files
 /// (`dialog_trace.jsonl`, `turn_eval.jsonl`, `metrics_summary.json`, ...)
-/// open as one; else its `report.json` (with a task run's `results.jsonl`
+/// open as one; else its report (`report.json`, or spec 000's
+/// `eval_rag_report.json` / `eval_retrieval_report.json`; with `results.jsonl`
 /// for the task grid's view), else its event log. One file opens as
 /// [`load`] reads it.
 pub fn open_files(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, String> {
@@ -654,19 +657,16 @@ pub fn open_files(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, 
             .iter()
             .find(|(n, _)| crate::dataset::file_name(n) == want)
     };
-    let main = [
-        "report.json",
-        "report.events.jsonl",
-        "report.events.json-seq",
-    ]
-    .iter()
-    .find_map(|want| pick(want));
+    let main = crate::report::REPORT_FILES
+        .iter()
+        .chain(&crate::report::EVENT_LOG_FILES)
+        .find_map(|want| pick(want));
     let (name, bytes) = match (main, files) {
         (Some(f), _) => f,
         (None, [one]) => one,
         (None, _) => {
             return Err(format!(
-                "{label}: no report.json, event log or dialog evaluation files (it has: {})",
+                "{label}: no report.json (eval_rag_report.json, eval_retrieval_report.json), event log or dialog evaluation files (it has: {})",
                 files
                     .iter()
                     .map(|(n, _)| n.as_str())

@@ -100,14 +100,22 @@ fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyE
             "missing; every results.jsonl line names its sample",
         )
     })?;
-    let status = match obj.get("status").and_then(Value::as_str) {
-        Some("ok") => AnswerStatus::Ok,
-        Some("failed") => AnswerStatus::Failed,
-        Some("no_response") => AnswerStatus::NoResponse,
+    // Spec 003's status, the failure's kind in `error_detail`; files of
+    // earlier versions said `failed` or `no_response` in `status` itself.
+    let failure = obj
+        .get("error_detail")
+        .and_then(|d| d.get("kind"))
+        .and_then(Value::as_str);
+    let status = match (obj.get("status").and_then(Value::as_str), failure) {
+        (Some("ok"), _) => AnswerStatus::Ok,
+        (Some("error" | "timeout"), Some("no_response")) | (Some("no_response"), _) => {
+            AnswerStatus::NoResponse
+        }
+        (Some("error" | "timeout" | "failed"), _) => AnswerStatus::Failed,
         _ => {
             return Err(KeyError::new(
                 "status",
-                "expected ok, failed or no_response (a task run's results.jsonl)",
+                "expected ok, error or timeout (spec 003's RunRecord status)",
             ))
         }
     };
@@ -192,10 +200,10 @@ fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyE
                     .map(|a| a.min(u32::MAX as u64) as u32)
             }),
             elapsed_ms,
-            error: obj
-                .get("error")
-                .filter(|e| e.is_object())
-                .and_then(|e| serde_json::from_value::<ErrorDetail>(e.clone()).ok()),
+            error: ["error_detail", "error"]
+                .iter()
+                .filter_map(|k| obj.get(*k).filter(|e| e.is_object()))
+                .find_map(|e| serde_json::from_value::<ErrorDetail>(e.clone()).ok()),
             reasoning: raw
                 .get("reasoning")
                 .and_then(Value::as_str)

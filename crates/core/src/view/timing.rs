@@ -160,4 +160,32 @@ mod tests {
             "{notes}"
         );
     }
+
+    #[test]
+    fn spec_000_report_names_open_before_their_event_logs() {
+        let results = "{\"sample_id\": \"a\", \"latency_ms\": 7.0, \"attempts\": 1}\n";
+        for (report, log) in [
+            ("eval_rag_report.json", "eval_rag_report.events.jsonl"),
+            (
+                "eval_retrieval_report.json",
+                "eval_retrieval_report.events.jsonl",
+            ),
+        ] {
+            let files = vec![
+                (
+                    format!("run/{log}"),
+                    b"{\"record_type\":\"meta\"}\n".to_vec(),
+                ),
+                (format!("run/{report}"), REPORT.as_bytes().to_vec()),
+                ("run/results.jsonl".to_string(), results.as_bytes().to_vec()),
+            ];
+            let v = open_files("run", &files).expect("opens");
+            assert_eq!(v.rows.len(), 3, "{report} is the run's report");
+            assert_eq!(
+                v.rows[0].latency_ms,
+                Some(7.0),
+                "{report} with results.jsonl"
+            );
+        }
+    }
 }
