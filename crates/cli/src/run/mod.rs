@@ -9,6 +9,7 @@ mod driver;
 mod http;
 pub(crate) mod judge;
 mod output;
+mod progress;
 mod registry;
 mod resume;
 mod retrieval;
@@ -51,16 +52,19 @@ impl Console for RagKind {
 
 /// The one run loop of `evalpage run`, for every kind: drives the engine to
 /// the end, appending each record to both event logs as it comes and
-/// printing each settled job's `[EVAL]` line.
+/// printing each settled job's `[EVAL]` line (above a progress bar on a
+/// terminal).
 pub(crate) fn run_to_end<K: Console>(
     engine: &mut Pipeline<K>,
     call: driver::Caller,
     clock: &Clock,
     out: &mut Output,
+    progress: &mut progress::Progress,
 ) -> Result<(), CliError> {
     let mut side = 0;
-    driver::drive(engine, call, clock, |engine, events, finished| {
+    let ran = driver::drive(engine, call, clock, |engine, events, finished| {
         for record in events {
+            progress.record(&record);
             out.record(record)?;
         }
         if let Some((name, lines)) = K::side_log(engine, side) {
@@ -71,11 +75,14 @@ pub(crate) fn run_to_end<K: Console>(
         }
         for job in finished {
             if let Some(line) = K::job_line(engine, job) {
-                say(&line);
+                progress.say(&line);
             }
         }
+        progress.set(engine.progress().0);
         Ok(())
-    })
+    });
+    progress.finish();
+    ran
 }
 
 /// A run checked from `evalpage run`'s flags and ready to go: every input
@@ -144,7 +151,15 @@ impl<K: Console + Finish> Checked<K> {
     fn run(mut self, out_dir: &std::path::Path) -> Result<(), CliError> {
         let mut out = Output::create(out_dir, K::NAMES)?;
         say(&self.start_line);
-        run_to_end(&mut self.engine, self.call, &self.clock, &mut out)?;
+        let total = self.engine.progress().1;
+        let mut progress = progress::Progress::new(total, &self.prices);
+        run_to_end(
+            &mut self.engine,
+            self.call,
+            &self.clock,
+            &mut out,
+            &mut progress,
+        )?;
         let end = RunEnd {
             version: env!("CARGO_PKG_VERSION").into(),
             metadata: self.metadata,

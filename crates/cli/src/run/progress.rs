@@ -1,0 +1,136 @@
+//! What a person watching `evalpage run` sees. On a terminal: a progress
+//! bar (indicatif) with settled/total jobs, the rate, the time left, the
+//! failed calls and the cost so far (when the run's models are priced), the
+//! `[EVAL]` lines printed above it. When stdout is not a terminal (a pipe, a
+//! CI log): the plain `[EVAL]` lines only, as before.
+
+use super::output::say;
+use evalpage_core::events::Record;
+use evalpage_core::report::Prices;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+
+/// The progress of one run.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    failed: usize,
+    cost: f64,
+    prices: Prices,
+    /// The model of records that name none (a one-model run).
+    default_model: Option<String>,
+}
+
+impl Progress {
+    /// A bar over `total` jobs when stdout is a terminal; `prices` price the
+    /// answers' usage (no cost shown without them).
+    pub fn new(total: usize, prices: &Prices) -> Progress {
+        let bar = std::io::stdout().is_terminal().then(|| {
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stdout());
+            // The template is a constant; a bad one would be a programming error,
+            // so fall back to the default style rather than fail the run.
+            if let Ok(style) = ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} jobs  {per_sec}  ETA {eta}  {msg}",
+            ) {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Progress {
+            bar,
+            failed: 0,
+            cost: 0.0,
+            default_model: (prices.len() == 1)
+                .then(|| prices.keys().next().cloned())
+                .flatten(),
+            prices: prices.clone(),
+        }
+    }
+
+    /// Counts a record: a `case` with a failed call, and the cost of its
+    /// answer's usage.
+    pub fn record(&mut self, record: &Record) {
+        let Record::Case(c) = record else {
+            return;
+        };
+        if !c.llm_call_ok {
+            self.failed += 1;
+        }
+        let model = c.model.as_ref().or(self.default_model.as_ref());
+        if let (Some(u), Some(p)) = (&c.usage, model.and_then(|m| self.prices.get(m))) {
+            self.cost += u.prompt_tokens as f64 * p.in_per_mtok / 1e6
+                + u.completion_tokens as f64 * p.out_per_mtok / 1e6;
+        }
+    }
+
+    /// Prints a console line (above the bar on a terminal).
+    pub fn say(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => say(line),
+        }
+    }
+
+    /// Moves the bar to `done` settled jobs.
+    pub fn set(&self, done: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done as u64);
+            bar.set_message(self.message());
+        }
+    }
+
+    /// The bar's message: failures, and the cost when priced.
+    fn message(&self) -> String {
+        let mut m = format!("{} failed", self.failed);
+        if !self.prices.is_empty() {
+            m.push_str(&format!("  cost {:.4}", self.cost));
+        }
+        m
+    }
+
+    /// Clears the bar (the last lines stay plain).
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use evalpage_core::events::CaseRecord;
+    use evalpage_core::report::Price;
+    use evalpage_core::Usage;
+
+    #[test]
+    fn failures_and_the_priced_cost_are_counted_from_case_records() {
+        let prices = Prices::from([(
+            "m".to_string(),
+            Price {
+                in_per_mtok: 1.0,
+                out_per_mtok: 4.0,
+            },
+        )]);
+        let mut p = Progress::new(3, &prices);
+        let case = |ok: bool, usage: Option<Usage>| {
+            Record::Case(CaseRecord {
+                llm_call_ok: ok,
+                usage,
+                ..CaseRecord::default()
+            })
+        };
+        let u = Usage {
+            prompt_tokens: 1_000_000,
+            completion_tokens: 500_000,
+            reasoning_tokens: None,
+        };
+        p.record(&case(true, Some(u)));
+        p.record(&case(false, None));
+        p.record(&Record::error("r", "boom", 1));
+        assert_eq!(p.failed, 1);
+        assert!((p.cost - 3.0).abs() < 1e-12, "{}", p.cost);
+        assert_eq!(p.message(), "1 failed  cost 3.0000");
+        assert_eq!(Progress::new(1, &Prices::new()).message(), "0 failed");
+    }
+}
