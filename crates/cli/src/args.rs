@@ -32,6 +32,20 @@ pub enum Command {
     Compare(CompareArgs),
     /// Render a saved report.json again (report.md, summary.csv or report.json) without re-running it.
     Report(ReportArgs),
+    /// Join the shards of a run (`run --shard I/N`) into one run: the files an
+    /// unsharded run writes, nothing sent.
+    Merge(MergeArgs),
+}
+
+/// Options of `evalpage merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' output directories (or their event logs), every shard once.
+    #[arg(value_name = "SHARD", required = true)]
+    pub shards: Vec<PathBuf>,
+    /// Output directory of the joined run (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 /// Options of `evalpage compare`.
@@ -344,6 +358,11 @@ pub struct RunArgs {
     /// at its first unsettled turn, the judge's settled verdicts kept).
     #[arg(long, value_name = "FILE")]
     pub resume_from: Option<PathBuf>,
+    /// Run shard I of N: a deterministic 1/N of the samples (split by sample
+    /// id, the same on every machine); `evalpage merge` joins the N shards'
+    /// directories into one run.
+    #[arg(long, value_name = "I/N", value_parser = evalpage_core::run::Shard::parse)]
+    pub shard: Option<evalpage_core::run::Shard>,
     /// Output directory (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,

@@ -15,6 +15,7 @@
 mod args;
 mod compare;
 mod error;
+mod merge;
 mod mock;
 mod reconcile;
 mod report;
@@ -54,5 +55,6 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Task(TaskCommand::Check(a)) => Ok(task_check::check(&a)?),
         Command::Compare(a) => Ok(compare::execute(&a)?),
         Command::Report(a) => Ok(report::execute(&a)?),
+        Command::Merge(a) => Ok(merge::execute(&a)?),
     }
 }

@@ -134,14 +134,32 @@ pub(crate) fn check(args: &RunArgs) -> Result<RunPlan, CliError> {
     })
 }
 
+impl RunPlan {
+    /// Jobs the run would send a call for (none when an earlier run's log
+    /// settled them all).
+    pub(crate) fn unsent(&self) -> usize {
+        match self {
+            RunPlan::Rag(p) => p.engine.unsent(),
+            RunPlan::Task(p) => p.engine.unsent(),
+            RunPlan::Retrieval(p) => p.engine.unsent(),
+            RunPlan::Dialog(p) => p.engine.unsent(),
+        }
+    }
+
+    /// Runs the plan into `out`.
+    pub(crate) fn run(self, out: &std::path::Path) -> Result<(), CliError> {
+        match self {
+            RunPlan::Rag(p) => p.run(out),
+            RunPlan::Task(p) => p.run(out),
+            RunPlan::Retrieval(p) => p.run(out),
+            RunPlan::Dialog(p) => p.run(out),
+        }
+    }
+}
+
 /// Runs an evaluation: exit status 0 means it finished, failed cases included.
 pub fn execute(args: &RunArgs) -> Result<(), CliError> {
-    match check(args)? {
-        RunPlan::Rag(p) => p.run(&args.out),
-        RunPlan::Task(p) => p.run(&args.out),
-        RunPlan::Retrieval(p) => p.run(&args.out),
-        RunPlan::Dialog(p) => p.run(&args.out),
-    }
+    check(args)?.run(&args.out)
 }
 
 impl<K: Console + Finish> Checked<K> {

@@ -68,6 +68,7 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
         });
     let cases_bytes = read_dataset_bytes(args.dataset())?;
     let (cases, line_errors) = parse_retrieval_cases(&cases_file, &cases_bytes);
+    let cases = setup::in_shard(args, cases, |c| c.case_id.as_str());
     report_skipped(&line_errors);
     if cases.is_empty() {
         return Err(CliError::Input {

@@ -48,6 +48,18 @@ pub struct Loaded {
     pub bytes: Vec<u8>,
 }
 
+/// The items of `--shard I/N` (all of them without it), each named by its
+/// sample id; the count kept is said on stderr.
+pub fn in_shard<T>(args: &RunArgs, items: Vec<T>, id: impl Fn(&T) -> &str) -> Vec<T> {
+    let Some(shard) = args.shard else {
+        return items;
+    };
+    let total = items.len();
+    let kept: Vec<T> = items.into_iter().filter(|t| shard.holds(id(t))).collect();
+    eprintln!("evalpage: shard {shard}: {} of {total} samples", kept.len());
+    kept
+}
+
 /// Resolves the flags into a plan.
 pub fn plan(args: &RunArgs, clock: &Clock) -> Result<Plan, CliError> {
     let backend = backend(args)?;
@@ -67,7 +79,7 @@ pub fn plan(args: &RunArgs, clock: &Clock) -> Result<Plan, CliError> {
     };
     Ok(Plan {
         config,
-        cases: data.cases,
+        cases: in_shard(args, data.cases, |c| c.id.as_str()),
         backend,
         dataset_bytes: data.bytes,
     })

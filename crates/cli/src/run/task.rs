@@ -108,7 +108,11 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     let max = args
         .max_samples
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
-    let (bytes, data) = score::read_dataset(args.dataset(), args.metadata.as_deref(), format, max)?;
+    let (bytes, mut data) =
+        score::read_dataset(args.dataset(), args.metadata.as_deref(), format, max)?;
+    data.samples = setup::in_shard(args, std::mem::take(&mut data.samples), |s| {
+        s.sample.id.as_str()
+    });
     let (models, prices) = models(args, &loaded.task)?;
     let _settings = setup::settings(args);
     let backend = if args.mock { "mock" } else { "openai" };

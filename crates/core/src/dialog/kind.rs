@@ -749,7 +749,11 @@ impl Kind for DialogKind {
     }
 
     fn mock_answer(&self, job: usize, messages: &[ChatMessage]) -> Answer {
-        let _ = job;
+        // The job's own dialog: two dialogs that open with the same words are
+        // told apart (a conversation alone cannot tell them apart).
+        let dialogs = self
+            .dialog_of_job(job)
+            .map_or(self.dialogs.as_slice(), std::slice::from_ref);
         match crate::judge::mock::reply(messages, 0) {
             Some(text) => Answer {
                 usage: Some(crate::demo::usage(messages, &text, None)),
@@ -757,7 +761,7 @@ impl Kind for DialogKind {
                 finish_reason: Some("stop".into()),
                 ..Answer::default()
             },
-            None => super::mock::reply(&self.dialogs, messages),
+            None => super::mock::reply(dialogs, messages),
         }
     }
 

@@ -11,9 +11,11 @@ pub(crate) mod pipeline;
 mod protocol;
 mod result;
 pub(crate) mod scheduler;
+mod shard;
 
 pub use end::{finish, run_meta, Ended, Finish, RunEnd};
 pub use pipeline::{Call, JobOutcome, Kind, Pipeline, PriorJob};
 pub use protocol::{Command, Input, RunStatus, Step};
 pub use result::{AnswerPolicy, RunIdentity, RunInfo, RunSettings};
 pub use scheduler::{Scheduler, Settled};
+pub use shard::{shard_of, Shard};

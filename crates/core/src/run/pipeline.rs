@@ -387,6 +387,12 @@ impl<K: Kind> Pipeline<K> {
         self.status
     }
 
+    /// Jobs waiting for a call to be sent (before `start`: the jobs an
+    /// earlier run's taken-over calls did not settle).
+    pub fn unsent(&self) -> usize {
+        self.active.iter().filter(|a| a.is_some()).count()
+    }
+
     /// (settled jobs, all jobs).
     pub fn progress(&self) -> (usize, usize) {
         (self.n_settled, self.settled.len())
