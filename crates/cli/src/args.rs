@@ -35,6 +35,34 @@ pub enum Command {
     /// Join the shards of a run (`run --shard I/N`) into one run: the files an
     /// unsharded run writes, nothing sent.
     Merge(MergeArgs),
+    /// Look at or empty a response cache (`run --cache DIR`).
+    Cache(CacheArgs),
+}
+
+/// Options of `evalpage cache`.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: CacheCommand,
+}
+
+/// `evalpage cache stats|clear`.
+#[derive(Debug, Subcommand)]
+pub enum CacheCommand {
+    /// How many entries, how many bytes, the oldest entry's age.
+    Stats {
+        /// The cache directory.
+        dir: PathBuf,
+    },
+    /// Removes entries (all of them, or those older than --older-than).
+    Clear {
+        /// The cache directory.
+        dir: PathBuf,
+        /// Only entries stored longer ago than this (30m, 12h, 7d).
+        #[arg(long, value_name = "AGE")]
+        older_than: Option<String>,
+    },
 }
 
 /// Options of `evalpage merge`.
@@ -363,6 +391,11 @@ pub struct RunArgs {
     /// directories into one run.
     #[arg(long, value_name = "I/N", value_parser = evalpage_core::run::Shard::parse)]
     pub shard: Option<evalpage_core::run::Shard>,
+    /// Response cache directory: an answer already there for the same
+    /// endpoint, body and repeat is used without a request; answered calls
+    /// are stored (never a failed call or a truncated answer).
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
     /// Output directory (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,

@@ -13,6 +13,7 @@
 //! and gates on significant drops; `evalpage report` renders a saved report again.
 
 mod args;
+mod cache;
 mod compare;
 mod error;
 mod merge;
@@ -56,5 +57,6 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Compare(a) => Ok(compare::execute(&a)?),
         Command::Report(a) => Ok(report::execute(&a)?),
         Command::Merge(a) => Ok(merge::execute(&a)?),
+        Command::Cache(a) => Ok(cache::execute(&a)?),
     }
 }

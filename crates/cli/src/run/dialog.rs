@@ -83,7 +83,7 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
             settings.concurrency = usize::from(args.judge_concurrency.unwrap_or(args.concurrency));
             let mut judge = DialogJudge::new(j.model, settings, args.lang.into());
             judge.price = j.price;
-            Some((judge, j.answerer))
+            Some((judge, j.answerer.with_cache(setup::cache(args)?)))
         }
         None => None,
     };

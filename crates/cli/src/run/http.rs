@@ -3,11 +3,13 @@
 //! hands the answer to `provider::openai::parse_response`. Transport failures
 //! become `CallError`s of kind `Network` or `Timeout` that say what to check.
 
+use crate::cache::DirCache;
 use evalpage_core::{build_json_request, parse_json_response, HttpRequest};
 use evalpage_core::{build_request, parse_response, ApiKey, OpenAiConfig};
 use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use std::io;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Largest answer body read, in bytes.
 const BODY_LIMIT: u64 = 16 * 1024 * 1024;
@@ -18,6 +20,7 @@ pub struct HttpBackend {
     cfg: OpenAiConfig,
     agent: ureq::Agent,
     timeout: Duration,
+    cache: Option<Arc<DirCache>>,
 }
 
 impl HttpBackend {
@@ -32,14 +35,45 @@ impl HttpBackend {
             cfg,
             agent,
             timeout,
+            cache: None,
         }
     }
 
-    /// Sends one chat completion request and classifies what came back.
+    /// Answers from `cache` first, and stores what is worth keeping there.
+    pub fn with_cache(mut self, cache: Option<Arc<DirCache>>) -> HttpBackend {
+        self.cache = cache;
+        self
+    }
+
+    /// Sends one chat completion request (or takes its answer from the
+    /// cache) and classifies what came back.
     pub fn call(&self, messages: &[ChatMessage]) -> CallOutcome {
         let req = build_request(&self.cfg, messages);
-        send(&self.agent, &req, self.timeout, parse_response)
+        cached_send(self.cache.as_deref(), &req, || {
+            send(&self.agent, &req, self.timeout, parse_response)
+        })
     }
+}
+
+/// `send` through the cache, when there is one: a hit is answered without a
+/// request; an answer worth keeping is stored with its latency.
+fn cached_send(
+    cache: Option<&DirCache>,
+    req: &HttpRequest,
+    send: impl FnOnce() -> CallOutcome,
+) -> CallOutcome {
+    let Some(cache) = cache else {
+        return send();
+    };
+    if let Some(hit) = cache.get(&req.url, &req.body) {
+        return CallOutcome::Answer(hit);
+    }
+    let started = Instant::now();
+    let outcome = send();
+    if let CallOutcome::Answer(a) = &outcome {
+        cache.put(&req.url, &req.body, a, started.elapsed().as_millis() as u64);
+    }
+    outcome
 }
 
 /// A JSON endpoint that is not a chat model (a retrieval service).
@@ -49,6 +83,7 @@ pub struct JsonBackend {
     key: Option<ApiKey>,
     agent: ureq::Agent,
     timeout: Duration,
+    cache: Option<Arc<DirCache>>,
 }
 
 impl JsonBackend {
@@ -59,13 +94,23 @@ impl JsonBackend {
             key,
             agent: agent(timeout),
             timeout,
+            cache: None,
         }
     }
 
-    /// POSTs one body and classifies what came back.
+    /// Answers from `cache` first, and stores what is worth keeping there.
+    pub fn with_cache(mut self, cache: Option<Arc<DirCache>>) -> JsonBackend {
+        self.cache = cache;
+        self
+    }
+
+    /// POSTs one body (or takes its answer from the cache) and classifies
+    /// what came back.
     pub fn call(&self, body: &serde_json::Value) -> CallOutcome {
         let req = build_json_request(&self.url, body, self.key.as_ref());
-        send(&self.agent, &req, self.timeout, parse_json_response)
+        cached_send(self.cache.as_deref(), &req, || {
+            send(&self.agent, &req, self.timeout, parse_json_response)
+        })
     }
 }
 

@@ -33,6 +33,18 @@ pub(crate) enum JudgeAnswerer {
 }
 
 impl JudgeAnswerer {
+    /// An endpoint judge answers from `cache` first (the mock judge is not
+    /// cached: its repeats differ on purpose).
+    pub(crate) fn with_cache(
+        self,
+        cache: Option<std::sync::Arc<crate::cache::DirCache>>,
+    ) -> JudgeAnswerer {
+        match self {
+            JudgeAnswerer::Http(h) => JudgeAnswerer::Http(h.with_cache(cache)),
+            mock => mock,
+        }
+    }
+
     /// Answers one judge request (blocks until the endpoint answers).
     pub(crate) fn call(&self, job: usize, messages: &[ChatMessage]) -> CallOutcome {
         match self {

@@ -122,7 +122,9 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
     let timeout = Duration::from_secs_f64(args.timeout_s);
     let call: Caller = match backend {
         "http" => {
-            let http = Arc::new(JsonBackend::new(&endpoint.url, key, timeout));
+            let http = Arc::new(
+                JsonBackend::new(&endpoint.url, key, timeout).with_cache(setup::cache(args)?),
+            );
             Arc::new(move |_, r: &Request| match &r.body {
                 Some(body) => http.call(body),
                 None => CallOutcome::Failed(CallError::new(

@@ -48,6 +48,14 @@ pub struct Loaded {
     pub bytes: Vec<u8>,
 }
 
+/// `--cache DIR`, opened.
+pub fn cache(args: &RunArgs) -> Result<Option<std::sync::Arc<crate::cache::DirCache>>, CliError> {
+    args.cache
+        .as_deref()
+        .map(|d| crate::cache::DirCache::open(d).map(std::sync::Arc::new))
+        .transpose()
+}
+
 /// The items of `--shard I/N` (all of them without it), each named by its
 /// sample id; the count kept is said on stderr.
 pub fn in_shard<T>(args: &RunArgs, items: Vec<T>, id: impl Fn(&T) -> &str) -> Vec<T> {
@@ -197,7 +205,9 @@ fn openai(args: &RunArgs, key: Option<ApiKey>) -> Result<Backend, CliError> {
         params: Default::default(),
     };
     let timeout = Duration::from_secs_f64(args.timeout_s);
-    Ok(Backend::OpenAi(HttpBackend::new(cfg, timeout)))
+    Ok(Backend::OpenAi(
+        HttpBackend::new(cfg, timeout).with_cache(cache(args)?),
+    ))
 }
 
 fn need_endpoint() -> CliError {

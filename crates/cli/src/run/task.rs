@@ -95,8 +95,13 @@ fn judge(
     settings.concurrency = usize::from(args.judge_concurrency.unwrap_or(args.concurrency));
     let timeout = Duration::from_secs_f64(args.timeout_s);
     let registry = args.model_registry.as_deref();
-    let j = super::judge::task_judge(loaded, &name, registry, settings, timeout)?;
-    Ok(Some(j))
+    let (judge, answerer, price) =
+        super::judge::task_judge(loaded, &name, registry, settings, timeout)?;
+    Ok(Some((
+        judge,
+        answerer.with_cache(setup::cache(args)?),
+        price,
+    )))
 }
 
 /// Checks `--task`'s flags and inputs into a run ready to go (nothing is
@@ -104,6 +109,9 @@ fn judge(
 pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>, CliError> {
     let clock = Clock::start();
     let loaded = task_file::load(task_spec)?;
+    // `--cache DIR` is opened here so a directory that cannot be made is an
+    // error before anything runs.
+    setup::cache(args)?;
     let format = DatasetFormat::for_task(&loaded.task);
     let max = args
         .max_samples
@@ -314,6 +322,7 @@ fn http_backend(
         params: m.params.clone(),
     };
     HttpBackend::with_agent(cfg, agent.clone(), Duration::from_secs_f64(args.timeout_s))
+        .with_cache(setup::cache(args).ok().flatten())
 }
 
 /// `[EVAL] model sample_id - ok | parse problem: ... | failed: ...`.

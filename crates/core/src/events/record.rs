@@ -180,6 +180,10 @@ pub struct CaseRecord {
     /// Token counts of the answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// The answer came from the response cache: its original latency and
+    /// usage (the answer cost nothing in this run, so `usage` is absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached: Option<crate::provider::cache::CacheHit>,
     /// The answer was cut off at `max_tokens` (present and true only then).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
@@ -235,7 +239,8 @@ pub struct TurnCall {
 }
 
 /// The answer of a `case` record as the endpoint gave it (final text,
-/// reasoning, `finish_reason`, usage), for a resumed run to score again.
+/// reasoning, `finish_reason`, usage, the cache's mark), for a resumed run
+/// to score again.
 /// Fields of the wrong shape are left out.
 pub fn answer_of(record: &Value) -> Option<Answer> {
     let text = |k: &str| record.get(k).and_then(Value::as_str).map(str::to_string);
@@ -244,6 +249,9 @@ pub fn answer_of(record: &Value) -> Option<Answer> {
         reasoning: text("reasoning"),
         finish_reason: text("finish_reason"),
         usage: usage_of(record),
+        cached: record
+            .get("cached")
+            .and_then(|c| serde_json::from_value(c.clone()).ok()),
         ..Answer::default()
     })
 }

@@ -1,6 +1,7 @@
 //! Model providers as pure functions: build the request a transport should send,
 //! and turn what came back into a `CallOutcome`. No transport lives here.
 
+pub(crate) mod cache;
 pub(crate) mod openai;
 
 use serde::{Deserialize, Serialize};
@@ -186,6 +187,10 @@ pub struct Answer {
     /// `compliance`, `profile_snapshot`) for a dialog run. No other kind reads it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<serde_json::Value>,
+    /// Set when the answer came from the response cache (its original
+    /// latency and usage; `usage` above is then empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached: Option<cache::CacheHit>,
 }
 
 impl Answer {

@@ -268,6 +268,7 @@ fn answer_of(value: Value) -> Result<Answer, String> {
         finish_reason,
         usage,
         trace,
+        cached: None,
     })
 }
 

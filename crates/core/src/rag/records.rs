@@ -64,6 +64,7 @@ impl Record {
             reasoning: r.reasoning.clone(),
             finish_reason: r.finish_reason.clone(),
             usage: r.usage,
+            cached: r.cached.clone(),
             truncated: r.truncated(),
             ..CaseRecord::default()
         })

@@ -89,6 +89,7 @@ pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
                     truncated: r.truncated(),
                     elapsed_ms: Some(r.elapsed_ms),
                     usage: r.usage,
+                    cached: r.cached.is_some(),
                 }),
             )),
         }],
@@ -154,6 +155,7 @@ fn extras(r: &CaseResult) -> serde_json::Map<String, Value> {
         r.finish_reason.as_deref(),
         r.usage,
         r.truncated(),
+        r.cached.as_ref(),
     )
 }
 

@@ -45,6 +45,9 @@ pub struct CaseResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     /// The final call error, when it failed.
+    /// The answer came from the response cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached: Option<crate::provider::cache::CacheHit>,
     pub error: Option<CallError>,
     /// Attempts made (1 when the first call settled it).
     pub attempts: u32,
@@ -101,6 +104,7 @@ impl CaseResult {
             reasoning: r.reasoning.clone(),
             finish_reason: r.finish_reason.clone(),
             usage: r.usage,
+            cached: r.cached.clone(),
             error,
             attempts: r.attempts.unwrap_or(1),
             elapsed_ms: r.elapsed_ms.unwrap_or(0),

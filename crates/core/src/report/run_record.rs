@@ -88,13 +88,16 @@ pub fn error_value(e: &ErrorDetail) -> Value {
 }
 
 /// What came with an answer besides its text, for score details and
-/// `results.jsonl`'s `raw`: `reasoning`, `finish_reason`, `usage`, and
-/// `truncated: true`; each key only when there is something to say.
+/// `results.jsonl`'s `raw`: `reasoning`, `finish_reason`, `usage`,
+/// `truncated: true`, and `cached` (the cache's mark: original latency and
+/// usage) for an answer from the response cache; each key only when there is
+/// something to say.
 pub fn answer_extras(
     reasoning: Option<&str>,
     finish_reason: Option<&str>,
     usage: Option<crate::provider::Usage>,
     truncated: bool,
+    cached: Option<&crate::provider::cache::CacheHit>,
 ) -> serde_json::Map<String, Value> {
     let mut m = serde_json::Map::new();
     if let Some(r) = reasoning {
@@ -108,6 +111,9 @@ pub fn answer_extras(
     }
     if truncated {
         m.insert("truncated".into(), Value::Bool(true));
+    }
+    if let Some(c) = cached {
+        m.insert("cached".into(), serde_json::to_value(c).unwrap_or_default());
     }
     m
 }

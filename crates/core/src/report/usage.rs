@@ -44,6 +44,9 @@ pub struct CallStat {
     pub elapsed_ms: Option<u64>,
     /// Token counts, when the endpoint gave them.
     pub usage: Option<Usage>,
+    /// The answer came from the response cache (no usage, no cost, and not
+    /// in the latency: it was not asked in this run).
+    pub cached: bool,
 }
 
 /// One model's tokens, latency and cost (`report.usage` rows).
@@ -57,6 +60,10 @@ pub struct ModelUsage {
     pub role: Option<String>,
     /// Answered calls.
     pub answered: usize,
+    /// Answers taken from the response cache (counted in `answered`; their
+    /// tokens are not in this run's totals or cost).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached: usize,
     /// Calls that carried `usage`.
     pub with_usage: usize,
     /// Answers cut off at `max_tokens`.
@@ -123,9 +130,12 @@ impl ModelUsage {
         let mut usage_ms = 0u64;
         for c in calls {
             row.truncated += usize::from(c.truncated);
+            row.cached += usize::from(c.cached);
             if c.answered {
                 row.answered += 1;
-                latencies.extend(c.elapsed_ms);
+                if !c.cached {
+                    latencies.extend(c.elapsed_ms);
+                }
             }
             if let Some(u) = c.usage {
                 row.with_usage += 1;
@@ -177,6 +187,11 @@ pub fn set_prices(report: &mut EvaluationResult, prices: &Prices) {
     }
 }
 
+/// Serde's `skip_serializing_if` for counts that are 0.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,6 +206,7 @@ mod tests {
                 completion_tokens: c,
                 reasoning_tokens: r,
             }),
+            cached: false,
         }
     }
 
@@ -201,6 +217,15 @@ mod tests {
             truncated: false,
             elapsed_ms: Some(9_000),
             usage: None,
+            cached: false,
+        };
+        // A cached answer: answered, not in the latency, no usage.
+        let cached = CallStat {
+            answered: true,
+            truncated: false,
+            elapsed_ms: Some(1),
+            usage: None,
+            cached: true,
         };
         let mut row = ModelUsage::of(
             "m",
@@ -208,10 +233,11 @@ mod tests {
                 call(100, 10, 20, Some(5)),
                 call(300, 30, 40, None),
                 failed,
+                cached,
                 call(200, 20, 40, Some(1)),
             ],
         );
-        assert_eq!((row.answered, row.with_usage), (3, 3));
+        assert_eq!((row.answered, row.with_usage, row.cached), (4, 3, 1));
         assert_eq!(
             (
                 row.prompt_tokens,

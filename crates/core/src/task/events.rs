@@ -88,6 +88,7 @@ pub fn case(
         reasoning: r.reasoning.clone(),
         finish_reason: r.finish_reason.clone(),
         usage: r.usage,
+        cached: r.cached.clone(),
         truncated: r.truncated(),
         judgements: judgements(r),
         ..CaseRecord::default()

@@ -239,6 +239,7 @@ fn judge_usage(scored: &Scored) -> Option<crate::report::ModelUsage> {
                     usage: a
                         .get("usage")
                         .and_then(|u| serde_json::from_value(u.clone()).ok()),
+                    cached: false,
                 });
             }
         }
@@ -348,6 +349,7 @@ fn usage_of(m: &ModelRun) -> crate::report::ModelUsage {
         truncated: r.truncated(),
         elapsed_ms: r.elapsed_ms,
         usage: r.usage,
+        cached: r.cached.is_some(),
     });
     let mut row = crate::report::ModelUsage::of(&m.model, calls);
     if let Some(p) = m.price {
@@ -374,6 +376,7 @@ pub fn eval_scores(samples: &[EvalSample], run: &ModelRun, info: &TaskInfo) -> V
                 r.finish_reason.as_deref(),
                 r.usage,
                 r.truncated(),
+                r.cached.as_ref(),
             ));
             if !score.components.is_empty() {
                 detail.insert("components".into(), json!(score.components));

@@ -124,6 +124,7 @@ fn record(
                     r.finish_reason.as_deref(),
                     r.usage,
                     r.truncated(),
+                    r.cached.as_ref(),
                 ));
             }
             raw

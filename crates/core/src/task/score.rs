@@ -75,6 +75,10 @@ pub struct SampleResult {
     /// Token counts of the answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// The answer came from the response cache (its original latency and
+    /// usage).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached: Option<crate::provider::cache::CacheHit>,
 }
 
 impl SampleResult {
@@ -223,6 +227,7 @@ fn score_one(
         reasoning: None,
         finish_reason: None,
         usage: None,
+        cached: None,
     }
 }
 
@@ -269,6 +274,7 @@ pub fn score_call(
             Ok(a) => a.usage,
             Err(e) => e.usage.as_deref().copied(),
         },
+        cached: outcome.as_ref().ok().and_then(|a| a.cached.clone()),
     }
 }
 

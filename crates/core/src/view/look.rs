@@ -218,6 +218,9 @@ pub fn rag_case(data: &ViewData, row: &ViewRow) -> Option<(RagCase, CaseResult)>
         reasoning: text_of(&acc, &["reasoning"]),
         finish_reason: text_of(&acc, &["finish_reason"]),
         usage,
+        cached: acc
+            .get("cached")
+            .and_then(|c| serde_json::from_value(c.clone()).ok()),
         error,
         attempts: row.attempts.unwrap_or(0),
         elapsed_ms: row.latency_ms.map_or(0, |ms| ms.max(0.0) as u64),

@@ -215,6 +215,9 @@ fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyE
             usage: raw
                 .get("usage")
                 .and_then(|u| serde_json::from_value(u.clone()).ok()),
+            cached: raw
+                .get("cached")
+                .and_then(|c| serde_json::from_value(c.clone()).ok()),
         },
         sample_id,
     })
