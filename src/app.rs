@@ -63,6 +63,15 @@ pub fn App() -> Html {
             }
         })
     };
+    // *Reuse answers from earlier runs*: read by each run when it starts.
+    let reuse = use_state(crate::effects::cache::enabled);
+    let on_reuse = {
+        let reuse = reuse.clone();
+        Callback::from(move |on: bool| {
+            crate::effects::cache::set_enabled(on);
+            reuse.set(on);
+        })
+    };
     let body = match *mode {
         Mode::Rag => html! { <RagApp {rag} on_mode={on_mode.clone()} /> },
         Mode::Task => html! {
@@ -83,7 +92,7 @@ pub fn App() -> Html {
     };
     html! {
         <div class="page">
-            <Header {lang} {on_lang} mode={*mode} {on_mode} />
+            <Header {lang} {on_lang} mode={*mode} {on_mode} reuse={Some((*reuse, on_reuse))} />
             <main>{body}</main>
         </div>
     }

@@ -15,6 +15,10 @@ pub struct HeaderProps {
     pub mode: Mode,
     /// Switch mode.
     pub on_mode: Callback<Mode>,
+    /// *Reuse answers from earlier runs* (the run modes' page only): on or
+    /// off, and the switch.
+    #[prop_or_default]
+    pub reuse: Option<(bool, Callback<bool>)>,
 }
 
 /// The header.
@@ -47,6 +51,21 @@ pub fn Header(p: &HeaderProps) -> Html {
                 "在浏览器里评测 LLM / RAG：数据留在本机，结果可下载。",
                 "Evaluate an LLM or RAG system in your browser: your data stays on your machine.")}</p>
             <nav>{button(Lang::Zh, "中文")}{button(Lang::En, "English")}</nav>
+            {p.reuse.as_ref().map(|(on, cb)| {
+                let cb = cb.clone();
+                let onchange = Callback::from(move |e: Event| {
+                    let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                    cb.emit(input.checked());
+                });
+                html! {
+                    <label class="reuse" title={p.lang.pick(
+                        "同一端点、同一请求体已有的回答直接取自本浏览器的缓存（IndexedDB），不再发送请求；失败或被截断的回答不缓存。",
+                        "An answer this browser already has for the same endpoint and request body is taken from its cache (IndexedDB) without a request; failed and truncated answers are not kept.")}>
+                        <input type="checkbox" data-testid="reuse-answers" checked={*on} {onchange} />
+                        {p.lang.pick(" 复用之前运行的回答", " Reuse answers from earlier runs")}
+                    </label>
+                }
+            })}
         </header>
     }
 }

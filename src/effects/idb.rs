@@ -19,6 +19,9 @@ use crate::state::stored::StoredRun;
 const DB: &str = "evalpage";
 const RUNS: &str = "runs";
 const EVENTS: &str = "events";
+/// The response cache (*Reuse answers from earlier runs*): cache key ->
+/// JSON of a `CacheEntry` (no API key: see `evalpage_core::cache_key`).
+const CACHE: &str = "cache";
 
 fn err(e: JsValue) -> String {
     e.as_string().unwrap_or_else(|| format!("{e:?}"))
@@ -69,12 +72,13 @@ pub async fn open() -> Result<IdbDatabase, String> {
         .indexed_db()
         .map_err(err)?
         .ok_or("IndexedDB is not available in this browser")?;
-    let req: IdbOpenDbRequest = factory.open_with_u32(DB, 1).map_err(err)?;
+    // Version 2 added the response cache's store.
+    let req: IdbOpenDbRequest = factory.open_with_u32(DB, 2).map_err(err)?;
     let upgrade = {
         let req = req.clone();
         Closure::once_into_js(move || {
             if let Ok(db) = req.result().and_then(|r| r.dyn_into::<IdbDatabase>()) {
-                for name in [RUNS, EVENTS] {
+                for name in [RUNS, EVENTS, CACHE] {
                     if !db.object_store_names().contains(name) {
                         let _ = db.create_object_store(name);
                     }
@@ -186,6 +190,26 @@ pub async fn delete(db: &IdbDatabase, run_id: &str) -> Result<(), String> {
     tx.object_store(EVENTS)
         .map_err(err)?
         .delete(&event_range(run_id)?)
+        .map_err(err)?;
+    committed(&tx).await
+}
+
+/// The cache entry stored under `key`, as JSON, if any.
+pub async fn cache_get(db: &IdbDatabase, key: &str) -> Result<Option<String>, String> {
+    let tx = db.transaction_with_str(CACHE).map_err(err)?;
+    let store = tx.object_store(CACHE).map_err(err)?;
+    let found = done(&store.get(&JsValue::from_str(key)).map_err(err)?).await?;
+    Ok(found.as_string())
+}
+
+/// Stores a cache entry (JSON) under `key`.
+pub async fn cache_put(db: &IdbDatabase, key: &str, json: &str) -> Result<(), String> {
+    let tx = db
+        .transaction_with_str_and_mode(CACHE, IdbTransactionMode::Readwrite)
+        .map_err(err)?;
+    tx.object_store(CACHE)
+        .map_err(err)?
+        .put_with_key(&JsValue::from_str(json), &JsValue::from_str(key))
         .map_err(err)?;
     committed(&tx).await
 }

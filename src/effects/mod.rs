@@ -5,6 +5,7 @@
 //! shows of it;
 //! `saved` and `locks` find the unfinished runs no other tab is running.
 
+pub mod cache;
 pub mod debounce;
 pub mod dialog_run;
 pub mod download;

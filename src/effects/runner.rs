@@ -171,6 +171,9 @@ struct Runner<V: RunView> {
     finished: bool,
     /// Calls in flight; `None` for a call answered in the page (nothing to abort).
     in_flight: HashMap<usize, Option<fetch::Pending>>,
+    /// The run answers from the response cache first (the page's switch
+    /// when it started).
+    cache: bool,
     wake: Option<Timeout>,
     flush: Option<Timeout>,
     on_update: Callback<ViewUpdate<V>>,
@@ -199,6 +202,7 @@ impl<V: RunView> Handle<V> {
             journal: Journal::new(launch.persist.map(|p| (p.stored, p.replace))),
             finished: false,
             in_flight: HashMap::new(),
+            cache: super::cache::enabled(),
             wake: None,
             flush: None,
             on_update: launch.on_update,
@@ -357,10 +361,10 @@ fn send<V: RunView>(
     body: Option<serde_json::Value>,
 ) {
     let weak = Rc::downgrade(rc);
-    let (transport, timeout_ms) = {
+    let (transport, timeout_ms, cache) = {
         let r = rc.borrow();
         let t = r.view.transport(&r.engine, job, pool, &messages);
-        (t, r.settings.timeout_ms)
+        (t, r.settings.timeout_ms, r.cache)
     };
     let (cfg, key_for) = match transport {
         Transport::Local { answer, latency_ms } => {
@@ -384,7 +388,12 @@ fn send<V: RunView>(
                 timeout_ms,
                 move |signal, timed_out| async move {
                     let key = key.as_ref().map(|(k, owner)| (k, owner.as_str()));
-                    fetch::post_json(&url, &body, key, &signal, timed_out, timeout_ms).await
+                    // The cache's key: the URL and the body, never the API key.
+                    let req = evalpage_core::build_json_request(&url, &body, None);
+                    through_cache(cache, &req.url, &req.body, async {
+                        fetch::post_json(&url, &body, key, &signal, timed_out, timeout_ms).await
+                    })
+                    .await
                 },
                 on_done,
             );
@@ -407,7 +416,12 @@ fn send<V: RunView>(
                 cfg: &cfg,
                 key_for: key_for.as_deref(),
             };
-            fetch::chat(to, &messages, &signal, timed_out, timeout_ms).await
+            // The cache's key: the URL and the body (the API key travels in a header).
+            let req = evalpage_core::build_request(&cfg, &messages);
+            through_cache(cache, &req.url, &req.body, async {
+                fetch::chat(to, &messages, &signal, timed_out, timeout_ms).await
+            })
+            .await
         },
         on_done,
     );
@@ -417,6 +431,28 @@ fn send<V: RunView>(
         }
         Err(err) => spawn_local(async move { feed(&weak, job, CallOutcome::Failed(err)) }),
     }
+}
+
+/// `send` through the response cache when the run uses it: a hit answers
+/// without a request; an answer worth keeping is stored with its latency.
+async fn through_cache(
+    on: bool,
+    url: &str,
+    body: &str,
+    send: impl std::future::Future<Output = CallOutcome>,
+) -> CallOutcome {
+    if !on {
+        return send.await;
+    }
+    if let Some(hit) = super::cache::lookup(url, body).await {
+        return CallOutcome::Answer(hit);
+    }
+    let started = now_ms();
+    let outcome = send.await;
+    if let CallOutcome::Answer(a) = &outcome {
+        super::cache::store(url, body, a, now_ms().saturating_sub(started)).await;
+    }
+    outcome
 }
 
 fn feed<V: RunView>(weak: &Weak<RefCell<Runner<V>>>, job: usize, outcome: CallOutcome) {
