@@ -396,6 +396,11 @@ pub struct RunArgs {
     /// are stored (never a failed call or a truncated answer).
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
+    /// Stop the run once its priced usage reaches this cost (the prices'
+    /// currency): calls in flight finish, the rest are not run (exit 3); a
+    /// resume with a higher cap sends them.
+    #[arg(long, value_name = "COST", value_parser = price)]
+    pub max_cost: Option<f64>,
     /// Output directory (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,

@@ -100,7 +100,13 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
             )
         })
         .unwrap_or_default();
+    // Pools: the model, then the judge.
+    let pool_prices = vec![
+        setup::flag_price(args),
+        judge.as_ref().and_then(|j| j.price),
+    ];
     let mut engine = DialogEngine::judged_dialogs(cfg, set, judge);
+    setup::budget(args, &mut engine, pool_prices)?;
     // Each job's own dialog, for the mock: two dialogs that open with the
     // same words are told apart (the conversation alone cannot).
     let job_dialogs: Arc<Vec<Option<evalpage_core::dialog::Dialog>>> = Arc::new(

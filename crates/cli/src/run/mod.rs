@@ -226,6 +226,7 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
     let dataset_bytes = std::mem::take(&mut plan.dataset_bytes);
     let mut engine = Engine::new(plan.config, plan.cases);
     engine.set_policy(setup::policy(args));
+    setup::budget(args, &mut engine, vec![setup::flag_price(args)])?;
     if let Some(prior) = prior {
         let taken = engine.restore(prior.calls);
         let total = engine.cases().len();

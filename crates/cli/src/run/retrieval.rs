@@ -105,6 +105,8 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
         .map(|log| evalpage_core::resumable_retrieval(log, &cases));
     let mut engine = RetrievalEngine::new(cfg, cases);
     engine.set_policy(setup::policy(args));
+    // A retrieval service is not priced: a cap has nothing to count.
+    setup::budget(args, &mut engine, vec![None])?;
     if let Some(prior) = prior {
         if let Some(first) = prior.unknown.first() {
             eprintln!(

@@ -254,6 +254,27 @@ pub(super) fn policy(args: &RunArgs) -> evalpage_core::run::AnswerPolicy {
     }
 }
 
+/// `--max-cost`: the engine's cost cap over its pools' prices (by pool
+/// number). Refused when no pool has a price (nothing could be counted).
+pub fn budget<K: evalpage_core::run::Kind>(
+    args: &RunArgs,
+    engine: &mut evalpage_core::Pipeline<K>,
+    prices: Vec<Option<evalpage_core::report::Price>>,
+) -> Result<(), CliError> {
+    let Some(cap) = args.max_cost else {
+        return Ok(());
+    };
+    if prices.iter().all(Option::is_none) {
+        return Err(CliError::Usage(
+            "--max-cost needs a price to count: --price-in/--price-out, or \
+             price_in_per_mtok/price_out_per_mtok in the registry entries"
+                .into(),
+        ));
+    }
+    engine.set_budget(evalpage_core::run::Budget { cap, prices });
+    Ok(())
+}
+
 /// The price of `--price-in` / `--price-out` (a missing side counts as 0).
 pub(super) fn flag_price(args: &RunArgs) -> Option<evalpage_core::report::Price> {
     if args.price_in.is_none() && args.price_out.is_none() {
@@ -272,6 +293,17 @@ pub(super) fn stopped(
     not_run: usize,
     log: &std::path::Path,
 ) -> CliError {
+    if fatal
+        .message
+        .starts_with(evalpage_core::report::BUDGET_STOP)
+    {
+        return CliError::Stopped(format!(
+            "{}\n{not_run} case(s) were not sent (recorded as not_run). Send them with the same \
+             command, a higher --max-cost and --resume-from {}",
+            fatal.message,
+            log.display()
+        ));
+    }
     let at = fatal
         .url
         .as_deref()

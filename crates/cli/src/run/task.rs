@@ -149,6 +149,13 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     let mut engine =
         TaskEngine::judged(cfg, task.clone(), info.clone(), template, &data, task_judge);
     engine.set_policy(setup::policy(args));
+    // Pools: the models in order, then the judge.
+    let mut pool_prices: Vec<_> = model_settings
+        .iter()
+        .map(|m| prices.get(&m.name).copied())
+        .collect();
+    pool_prices.push(judge_price);
+    setup::budget(args, &mut engine, pool_prices)?;
     if let (Some(log), Some(path)) = (&log, &args.resume_from) {
         let prior = resumable(log, &engine);
         for key in prior.unknown.iter().take(5) {

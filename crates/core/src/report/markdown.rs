@@ -202,10 +202,31 @@ fn overall(md: &mut String, report: &EvaluationResult, lang: Lang) {
     md.push('\n');
 }
 
-/// A line when the run stopped at a fatal answer and left cases not run.
+/// A line when the run stopped at a fatal answer, or at its cost cap, and
+/// left cases not run.
 fn stopped(md: &mut String, report: &EvaluationResult, lang: Lang) {
     let n = report.metrics.not_run_cases;
-    if n > 0 {
+    let budget = format!("not run: {}", super::BUDGET_STOP);
+    let capped = report.report.error_cases.iter().find_map(|e| {
+        e.message
+            .as_deref()
+            .filter(|m| m.starts_with(&budget))
+            .map(|m| m.trim_start_matches("not run: ").to_string())
+    });
+    if let (true, Some(why)) = (n > 0, capped) {
+        let _ = writeln!(
+            md,
+            "{}\n",
+            match lang {
+                Lang::Zh => format!(
+                    "**运行达到费用上限而停止：{n} 个用例未运行**（{why}）。用更高的 `--max-cost` 和 `--resume-from` 续跑，只发送未得到回答的用例。"
+                ),
+                Lang::En => format!(
+                    "**The run stopped at its cost cap: {n} case(s) not run** ({why}). Resume with a higher `--max-cost` and `--resume-from`: only the cases without an answer are sent."
+                ),
+            }
+        );
+    } else if n > 0 {
         let _ = writeln!(
             md,
             "{}\n",

@@ -13,6 +13,10 @@ mod run_record;
 pub(crate) mod saved;
 pub(crate) mod usage;
 
+/// The start of the message of a run stopped at its cost cap (the `error`
+/// record, each not-run case's error, `report.md`'s line).
+pub const BUDGET_STOP: &str = "the run reached its cost cap";
+
 pub use aggregate::{breakdowns, length_bucket, mean_std, summaries};
 pub use assemble::{assemble, ModelRows, ReportParts};
 

@@ -14,7 +14,7 @@ pub(crate) mod scheduler;
 mod shard;
 
 pub use end::{finish, run_meta, Ended, Finish, RunEnd};
-pub use pipeline::{Call, JobOutcome, Kind, Pipeline, PriorJob};
+pub use pipeline::{Budget, Call, JobOutcome, Kind, Pipeline, PriorJob, BUDGET_STOP};
 pub use protocol::{Command, Input, RunStatus, Step};
 pub use result::{AnswerPolicy, RunIdentity, RunInfo, RunSettings};
 pub use scheduler::{Scheduler, Settled};

@@ -182,7 +182,23 @@ pub struct Pipeline<K> {
     policy: AnswerPolicy,
     /// The fatal answer that stopped the run, once one did.
     stopped: Option<CallError>,
+    /// The cost cap, when the run has one.
+    budget: Option<Budget>,
+    /// What the run's priced calls cost so far.
+    spent: f64,
 }
+
+/// What a run may spend: `cap` (in the prices' currency) over the calls of
+/// the priced pools (`prices[pool]`; an unpriced pool costs nothing).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Budget {
+    /// The cap.
+    pub cap: f64,
+    /// Each pool's price, by pool number.
+    pub prices: Vec<Option<crate::report::Price>>,
+}
+
+pub use crate::report::BUDGET_STOP;
 
 impl<K: Kind> Pipeline<K> {
     /// An engine over `kind`, every job's first call queued in its pool.
@@ -222,7 +238,23 @@ impl<K: Kind> Pipeline<K> {
             turn: 0,
             policy: AnswerPolicy::default(),
             stopped: None,
+            budget: None,
+            spent: 0.0,
         }
+    }
+
+    /// Sets the run's cost cap (before `start`): once the priced usage of
+    /// its answers reaches it, the run stops as at a fatal answer (calls in
+    /// flight finish, every other job is not run, an `error` record says
+    /// why); a resume sends the jobs not run.
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.budget = Some(budget);
+    }
+
+    /// What the run's priced calls cost so far (answers of this run; cached
+    /// answers and answers taken over from an earlier run cost nothing).
+    pub fn spent(&self) -> f64 {
+        self.spent
     }
 
     /// The kind.
@@ -367,9 +399,11 @@ impl<K: Kind> Pipeline<K> {
         match input {
             Input::Outcome { case, outcome } => {
                 if let Some(pool) = self.active.get(case).copied().flatten() {
+                    self.charge(pool, &outcome);
                     if let Some(s) = self.pools[pool].outcome(case, outcome, now_ms) {
                         self.call_settled(s, now_ms, &mut step);
                     }
+                    self.check_budget(now_ms, &mut step);
                 }
             }
             Input::Tick => {}
@@ -495,20 +529,61 @@ impl<K: Kind> Pipeline<K> {
             self.settle(s.job, s.outcome.err(), now_ms, &mut rest);
             not_sent += 1;
         }
-        let message = format!(
-            "the run stopped at a fatal answer, {not_sent} case(s) not sent: {}{}; \
-             fix it and resume from this event log to send only the cases without an answer",
-            fatal.message,
-            fatal
-                .url
-                .as_deref()
-                .map(|u| format!(" ({u})"))
-                .unwrap_or_default()
-        );
+        let message = if fatal.message.starts_with(BUDGET_STOP) {
+            format!(
+                "{}; {not_sent} case(s) not sent; resume from this event log with a higher cap \
+                 to send only the cases without an answer",
+                fatal.message
+            )
+        } else {
+            format!(
+                "the run stopped at a fatal answer, {not_sent} case(s) not sent: {}{}; \
+                 fix it and resume from this event log to send only the cases without an answer",
+                fatal.message,
+                fatal
+                    .url
+                    .as_deref()
+                    .map(|u| format!(" ({u})"))
+                    .unwrap_or_default()
+            )
+        };
         records.extend(self.kind.error(&message, now_ms));
         records.extend(rest.events);
         step.events = records;
         step.finished.extend(rest.finished);
+    }
+
+    /// Adds an attempt's priced usage to what the run spent.
+    fn charge(&mut self, pool: usize, outcome: &crate::provider::CallOutcome) {
+        let Some(price) = self
+            .budget
+            .as_ref()
+            .and_then(|b| b.prices.get(pool).copied().flatten())
+        else {
+            return;
+        };
+        let usage = match outcome {
+            crate::provider::CallOutcome::Answer(a) => a.usage,
+            crate::provider::CallOutcome::Failed(e) => e.usage.as_deref().copied(),
+        };
+        if let Some(u) = usage {
+            self.spent += u.prompt_tokens as f64 * price.in_per_mtok / 1e6
+                + u.completion_tokens as f64 * price.out_per_mtok / 1e6;
+        }
+    }
+
+    /// Stops the run once it spent its cap.
+    fn check_budget(&mut self, now_ms: u64, step: &mut Step<K::Record>) {
+        let Some(cap) = self.budget.as_ref().map(|b| b.cap) else {
+            return;
+        };
+        if self.spent >= cap && self.stopped.is_none() && self.status == RunStatus::Running {
+            let e = CallError::new(
+                ErrorKind::NotRun,
+                format!("{BUDGET_STOP} ({:.4} spent of a cap of {cap})", self.spent),
+            );
+            self.stop(&e, now_ms, step);
+        }
     }
 
     /// Counts one settled call of a job.
@@ -607,15 +682,18 @@ impl<K: Kind> Pipeline<K> {
     }
 }
 
-/// The error of a job that was not sent because the run stopped at `fatal`.
+/// The error of a job that was not sent because the run stopped at `fatal`
+/// (or at its cost cap).
 fn not_run(fatal: &CallError) -> CallError {
-    let mut e = CallError::new(
-        ErrorKind::NotRun,
+    let message = if fatal.message.starts_with(BUDGET_STOP) {
+        format!("not run: {}", fatal.message)
+    } else {
         format!(
             "not run: the run stopped at a fatal answer ({})",
             fatal.message
-        ),
-    );
+        )
+    };
+    let mut e = CallError::new(ErrorKind::NotRun, message);
     e.url = fatal.url.clone();
     e
 }
