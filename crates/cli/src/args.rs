@@ -401,6 +401,10 @@ pub struct RunArgs {
     /// resume with a higher cap sends them.
     #[arg(long, value_name = "COST", value_parser = price)]
     pub max_cost: Option<f64>,
+    /// Print what the run would send (calls, an upper bound of tokens and
+    /// cost per model), write it to estimate.json in --out, and send nothing.
+    #[arg(long)]
+    pub estimate: bool,
     /// Output directory (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,

@@ -118,3 +118,59 @@ fn a_cap_with_nothing_priced_is_refused() {
         texts(&out).1
     );
 }
+
+#[test]
+fn the_estimate_sends_nothing_and_bounds_the_runs_real_usage() {
+    let mock = Mock::start_logged(&[]);
+    let dir = Scratch::new("estimate");
+    let ds = demo_dataset();
+    let go = |out: &std::path::Path, extra: &[&str]| {
+        let mut a = vec![
+            "--dataset",
+            ds.to_str().unwrap_or_default(),
+            "--endpoint",
+            &mock.url,
+            "--model",
+            "evalpage-demo",
+            "--price-in",
+            "1",
+            "--price-out",
+            "2",
+            "--max-tokens",
+            "300",
+            "--out",
+            out.to_str().unwrap_or_default(),
+        ];
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    let est = dir.join("estimate");
+    let out = go(&est, &["--estimate"]);
+    assert_ok(&out);
+    assert!(
+        texts(&out)
+            .0
+            .contains("[EVAL] estimate: evalpage-demo: 10 call(s)"),
+        "{}",
+        texts(&out).0
+    );
+    assert!(!est.join("eval_rag_report.json").exists(), "nothing ran");
+    let real = dir.join("real");
+    assert_ok(&go(&real, &[]));
+    let log = mock.stop_and_read_log();
+    let posts = log.lines().filter(|l| l.contains("POST")).count();
+    assert_eq!(posts, 10, "only the real run sent requests:\n{log}");
+    let e = read_json(&est.join("estimate.json"))["models"][0].clone();
+    let u = read_json(&real.join("eval_rag_report.json"))["report"]["usage"][0].clone();
+    let at_most = |real: &str, bound: &str| {
+        let (r, b) = (
+            u[real].as_f64().unwrap_or(f64::MAX),
+            e[bound].as_f64().unwrap_or(0.0),
+        );
+        assert!(r <= b, "{real} {r} > {bound} {b}");
+    };
+    at_most("prompt_tokens", "prompt_tokens_max");
+    at_most("completion_tokens", "completion_tokens_max");
+    at_most("cost", "cost_max");
+    assert_eq!(e["calls"], 10);
+}

@@ -66,7 +66,7 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
     let cfg = DialogRunConfig {
         run: setup::identity(args, &clock, run_id),
         backend: backend.name().into(),
-        model_name: model,
+        model_name: model.clone(),
         endpoint,
         dataset_name: name,
         system_prompt: args.system_prompt.clone(),
@@ -101,12 +101,25 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         })
         .unwrap_or_default();
     // Pools: the model, then the judge.
+    let judge_model_name = judge.as_ref().map(|j| j.model.name.clone());
     let pool_prices = vec![
         setup::flag_price(args),
         judge.as_ref().and_then(|j| j.price),
     ];
     let mut engine = DialogEngine::judged_dialogs(cfg, set, judge);
-    setup::budget(args, &mut engine, pool_prices)?;
+    setup::budget(args, &mut engine, pool_prices.clone())?;
+    let pools = vec![
+        super::PoolInfo {
+            name: model.clone(),
+            price: pool_prices[0],
+            max_tokens: args.max_tokens.map(u64::from),
+        },
+        super::PoolInfo {
+            name: judge_model_name.unwrap_or_else(|| "judge".into()),
+            price: pool_prices[1],
+            max_tokens: None,
+        },
+    ];
     // Each job's own dialog, for the mock: two dialogs that open with the
     // same words are told apart (the conversation alone cannot).
     let job_dialogs: Arc<Vec<Option<evalpage_core::dialog::Dialog>>> = Arc::new(
@@ -155,6 +168,7 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         inputs: (),
         prices: Prices::new(),
         metadata: None,
+        pools,
     })
 }
 

@@ -99,6 +99,75 @@ pub(crate) struct Checked<K: Console + Finish> {
     prices: Prices,
     /// `--metadata`, as given.
     metadata: Option<String>,
+    /// Each pool's model, price and answer limit (`max_tokens`), by pool
+    /// number: what `--estimate` prices.
+    pools: Vec<PoolInfo>,
+}
+
+/// A pool as `--estimate` shows it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PoolInfo {
+    /// The model (or service) name.
+    pub name: String,
+    /// Its price, when set.
+    pub price: Option<evalpage_core::report::Price>,
+    /// Its answer limit, when set.
+    pub max_tokens: Option<u64>,
+}
+
+impl<K: Console + Finish> Checked<K> {
+    /// `--estimate`: the calls the run would send first, per model, with an
+    /// upper bound of their tokens and cost; written to `estimate.json`.
+    fn estimate(&self, out_dir: &std::path::Path) -> Result<(), CliError> {
+        let firsts = self.engine.first_calls();
+        let mut models = Vec::new();
+        for (pool, (calls, prompt_max)) in firsts.iter().enumerate() {
+            let info = self.pools.get(pool).cloned().unwrap_or_default();
+            if *calls == 0 && pool > 0 {
+                continue;
+            }
+            let completion_max = info.max_tokens.map(|m| m * *calls as u64);
+            let cost_max = match (info.price, completion_max) {
+                (Some(p), Some(c)) => {
+                    Some(*prompt_max as f64 * p.in_per_mtok / 1e6 + c as f64 * p.out_per_mtok / 1e6)
+                }
+                _ => None,
+            };
+            say(&format!(
+                "[EVAL] estimate: {}: {calls} call(s), at most {prompt_max} prompt tokens, {}{}",
+                info.name,
+                match (completion_max, info.max_tokens) {
+                    (Some(c), Some(m)) => format!("at most {c} completion tokens (max_tokens {m})"),
+                    _ => "completion tokens unbounded (no max_tokens: set --max-tokens or the model's max_tokens)".into(),
+                },
+                match (cost_max, info.price) {
+                    (Some(c), _) => format!(", cost at most {c:.4}"),
+                    (None, None) => ", no price".into(),
+                    (None, Some(_)) => ", cost unbounded".into(),
+                }
+            ));
+            models.push(serde_json::json!({
+                "name": info.name,
+                "calls": calls,
+                "prompt_tokens_max": prompt_max,
+                "max_tokens": info.max_tokens,
+                "completion_tokens_max": completion_max,
+                "price": info.price.map(|p| serde_json::json!({"in_per_mtok": p.in_per_mtok, "out_per_mtok": p.out_per_mtok})),
+                "cost_max": cost_max,
+            }));
+        }
+        let estimate = serde_json::json!({
+            "models": models,
+            "method": "each model's first calls (every case's; a resumed run's cases not taken over): prompt tokens at most the UTF-8 bytes of the messages plus 4 per message and 3 (a byte-level BPE tokenizer never makes more tokens than bytes); completion tokens at most max_tokens per call; cost from the prices per million tokens",
+            "not_counted": "calls that follow an answer (a judge's, a dialog's later turns): their prompts hold the answer",
+        });
+        std::fs::create_dir_all(out_dir).map_err(|e| CliError::output(out_dir, e))?;
+        let path = out_dir.join("estimate.json");
+        let text = crate::report::pretty(&estimate)?;
+        std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))?;
+        eprintln!("evalpage: nothing was sent; wrote {}", path.display());
+        Ok(())
+    }
 }
 
 /// `evalpage run` (the RAG check, `--task` or `--retrieval`), checked.
@@ -146,6 +215,16 @@ impl RunPlan {
         }
     }
 
+    /// `--estimate`: what the plan would send, into `out/estimate.json`.
+    pub(crate) fn estimate(&self, out: &std::path::Path) -> Result<(), CliError> {
+        match self {
+            RunPlan::Rag(p) => p.estimate(out),
+            RunPlan::Task(p) => p.estimate(out),
+            RunPlan::Retrieval(p) => p.estimate(out),
+            RunPlan::Dialog(p) => p.estimate(out),
+        }
+    }
+
     /// Runs the plan into `out`.
     pub(crate) fn run(self, out: &std::path::Path) -> Result<(), CliError> {
         match self {
@@ -159,7 +238,11 @@ impl RunPlan {
 
 /// Runs an evaluation: exit status 0 means it finished, failed cases included.
 pub fn execute(args: &RunArgs) -> Result<(), CliError> {
-    check(args)?.run(&args.out)
+    let plan = check(args)?;
+    if args.estimate {
+        return plan.estimate(&args.out);
+    }
+    plan.run(&args.out)
 }
 
 impl<K: Console + Finish> Checked<K> {
@@ -242,6 +325,11 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
         .map(|p| (engine.config().info.model.clone(), p))
         .into_iter()
         .collect();
+    let pools = vec![PoolInfo {
+        name: engine.config().info.model.clone(),
+        price: setup::flag_price(args),
+        max_tokens: args.max_tokens.map(u64::from),
+    }];
     Ok(Checked {
         start_line: start_line(lang, engine.cases().len()),
         engine,
@@ -250,5 +338,6 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
         inputs: dataset_bytes,
         prices,
         metadata: setup::metadata_name(args),
+        pools,
     })
 }

@@ -161,6 +161,10 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
             lang: args.lang.into(),
         },
         prices: Prices::new(),
+        pools: vec![super::PoolInfo {
+            name: "retrieval endpoint".into(),
+            ..super::PoolInfo::default()
+        }],
         metadata: setup::metadata_name(args),
     })
 }

@@ -155,7 +155,24 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         .map(|m| prices.get(&m.name).copied())
         .collect();
     pool_prices.push(judge_price);
-    setup::budget(args, &mut engine, pool_prices)?;
+    setup::budget(args, &mut engine, pool_prices.clone())?;
+    let mut pools: Vec<super::PoolInfo> = model_settings
+        .iter()
+        .zip(&pool_prices)
+        .map(|(m, price)| super::PoolInfo {
+            name: m.name.clone(),
+            price: *price,
+            max_tokens: m
+                .params
+                .get("max_tokens")
+                .and_then(serde_json::Value::as_u64),
+        })
+        .collect();
+    pools.push(super::PoolInfo {
+        name: judge_name.clone().unwrap_or_else(|| "judge".into()),
+        price: judge_price,
+        max_tokens: None,
+    });
     if let (Some(log), Some(path)) = (&log, &args.resume_from) {
         let prior = resumable(log, &engine);
         for key in prior.unknown.iter().take(5) {
@@ -226,6 +243,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         },
         prices,
         metadata: setup::metadata_name(args),
+        pools,
     })
 }
 

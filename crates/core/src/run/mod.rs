@@ -14,7 +14,8 @@ pub(crate) mod scheduler;
 mod shard;
 
 pub use end::{finish, run_meta, Ended, Finish, RunEnd};
-pub use pipeline::{Budget, Call, JobOutcome, Kind, Pipeline, PriorJob, BUDGET_STOP};
+pub use pipeline::BUDGET_STOP;
+pub use pipeline::{prompt_tokens_max, Budget, Call, JobOutcome, Kind, Pipeline, PriorJob};
 pub use protocol::{Command, Input, RunStatus, Step};
 pub use result::{AnswerPolicy, RunIdentity, RunInfo, RunSettings};
 pub use scheduler::{Scheduler, Settled};

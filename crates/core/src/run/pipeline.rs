@@ -427,6 +427,28 @@ impl<K: Kind> Pipeline<K> {
         self.active.iter().filter(|a| a.is_some()).count()
     }
 
+    /// Before `start`: per pool, the calls the run will send first (every
+    /// job's next call; a resumed run's jobs not taken over) and an upper
+    /// bound of their prompt tokens (see [`prompt_tokens_max`]). Calls that
+    /// follow an answer (a judge's, a dialog's later turns) depend on it and
+    /// are not counted.
+    pub fn first_calls(&self) -> Vec<(usize, u64)> {
+        let mut out = vec![(0usize, 0u64); self.pools.len()];
+        for (job, pool) in self.active.iter().enumerate() {
+            let Some(pool) = *pool else { continue };
+            if let (Ok(Some(c)), Some(slot)) =
+                (self.kind.call(job, &self.answers[job]), out.get_mut(pool))
+            {
+                slot.0 += 1;
+                slot.1 += match &c.body {
+                    Some(body) => body.to_string().len() as u64,
+                    None => prompt_tokens_max(&c.messages),
+                };
+            }
+        }
+        out
+    }
+
     /// (settled jobs, all jobs).
     pub fn progress(&self) -> (usize, usize) {
         (self.n_settled, self.settled.len())
@@ -696,4 +718,15 @@ fn not_run(fatal: &CallError) -> CallError {
     let mut e = CallError::new(ErrorKind::NotRun, message);
     e.url = fatal.url.clone();
     e
+}
+
+/// An upper bound of the prompt tokens of these chat messages: the UTF-8
+/// bytes of their text (a byte-level BPE tokenizer, as OpenAI's and most
+/// open models' are, never makes more tokens than bytes), plus 4 tokens per
+/// message and 3 for the reply's start (the chat format's own tokens).
+pub fn prompt_tokens_max(messages: &[ChatMessage]) -> u64 {
+    3 + messages
+        .iter()
+        .map(|m| (m.role.len() + m.content.len()) as u64 + 4)
+        .sum::<u64>()
 }
