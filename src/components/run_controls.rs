@@ -154,7 +154,12 @@ pub fn RunControls(p: &RunControlsProps) -> Html {
             if let (Some(line), false) = (&p.target, running) { {target_view(p.lang, line)} }
             if let (Some(prompt), false) = (&p.key_prompt, running) { {key_prompt_view(p.lang, prompt, &p.on_confirm_key, &p.on_dismiss_key)} }
             if let Some(e) = &p.error { <p class="error" data-testid="start-error">{e.to_string()}</p> }
-            if let Some(e) = stopped { <p class="error" data-testid="stopped">{format!("{} {e}. {}",
+            if let Some(e) = stopped.as_ref().filter(|e| e.starts_with(evalpage_core::report::BUDGET_STOP)) {
+                <p class="error" data-testid="stopped">{format!("{} {e}. {}",
+                    t("运行达到费用上限而停止：", "The run stopped at its cost cap:"),
+                    t("提高费用上限，然后用“从下载的事件日志续跑”只发送没有回答的用例。",
+                      "Raise the cap, then use \"Resume from a downloaded event log\": only the cases without an answer are sent."))}</p>
+            } else if let Some(e) = stopped { <p class="error" data-testid="stopped">{format!("{} {e}. {}",
                 t("运行在致命错误处停止：", "The run stopped at a fatal answer:"),
                 t("请修正（API 密钥、模型名称或端点地址），然后用“从下载的事件日志续跑”只发送没有回答的用例。",
                   "Fix it (the API key, the model name or the endpoint URL), then use \"Resume from a downloaded event log\": only the cases without an answer are sent."))}</p> }

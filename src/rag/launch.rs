@@ -166,6 +166,9 @@ impl ModeLaunch for RagLaunch {
         let started_ms = cfg.run.started_at_ms;
         let mut engine = Engine::new(cfg, cases);
         engine.set_policy(settings.policy());
+        if let Some(budget) = settings.budget() {
+            engine.set_budget(budget);
+        }
         engine.restore(prior.map(|p| p.calls).unwrap_or_default());
         let view = RagView::new(&engine, call)
             .with_dataset(dataset.text.clone())

@@ -40,8 +40,8 @@ pub fn MetricsPanel(p: &MetricsProps) -> Html {
                 "{} {}",
                 m.not_run_cases,
                 t(
-                    "个未运行（致命错误，修复后续跑）",
-                    "not run (fatal answer: fix it and resume)"
+                    "个未运行（运行已停止，续跑即可发送）",
+                    "not run (the run stopped: resume to send them)"
                 )
             ));
         }

@@ -112,6 +112,8 @@ pub struct ModelSettings {
     pub price_in: Option<f64>,
     /// Price per million completion tokens.
     pub price_out: Option<f64>,
+    /// Stop the run once its priced usage reaches this cost (needs a price).
+    pub max_cost: Option<f64>,
 }
 
 impl Default for ModelSettings {
@@ -135,6 +137,7 @@ impl Default for ModelSettings {
             keep_going_on_fatal: false,
             price_in: None,
             price_out: None,
+            max_cost: None,
         }
     }
 }
@@ -190,6 +193,14 @@ impl ModelSettings {
     }
 
     /// The price of the model, when one side is set (the other counts as 0).
+    /// The run's cost cap over its one model, when a cap and a price are set.
+    pub fn budget(&self) -> Option<evalpage_core::run::Budget> {
+        Some(evalpage_core::run::Budget {
+            cap: self.max_cost.filter(|c| c.is_finite() && *c > 0.0)?,
+            prices: vec![Some(self.price()?)],
+        })
+    }
+
     pub fn price(&self) -> Option<evalpage_core::Price> {
         if self.price_in.is_none() && self.price_out.is_none() {
             return None;
