@@ -65,12 +65,12 @@ pub use metric::{
 };
 pub use position::{InputError, PathLabel, Position};
 pub use prompt::DEFAULT_SYSTEM_PROMPT;
-pub use provider::cache::{cache_key, cacheable, CacheEntry, CacheHit, CACHE_KEY_VERSION};
+pub use provider::cache::{cache_key, cacheable, CacheEntry, CACHE_KEY_VERSION};
 pub use provider::openai::{build_json_request, parse_json_response};
 pub use provider::openai::{build_request, parse_response, HttpRequest, OpenAiConfig};
 pub use provider::{
-    strip_query, Answer, ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, ModelSettings,
-    Usage,
+    strip_query, Answer, ApiKey, CacheHit, CallError, CallOutcome, ChatMessage, ErrorKind,
+    ModelSettings, Usage,
 };
 pub use rag::resumable;
 pub use rag::{Engine, RunConfig};

@@ -183,7 +183,7 @@ pub struct CaseRecord {
     /// The answer came from the response cache: its original latency and
     /// usage (the answer cost nothing in this run, so `usage` is absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cached: Option<crate::provider::cache::CacheHit>,
+    pub cached: Option<crate::provider::CacheHit>,
     /// The answer was cut off at `max_tokens` (present and true only then).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,

@@ -10,25 +10,13 @@
 //! usage are kept there, apart, and the answer itself carries no usage (it
 //! cost nothing in this run).
 
-use super::{Answer, Usage};
+use super::{Answer, CacheHit};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// Version of the key's recipe: entries of another version are not used.
 pub const CACHE_KEY_VERSION: u32 = 1;
-
-/// Where a cached answer came from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CacheHit {
-    /// The answer's latency when it was first asked, ms.
-    pub latency_ms: u64,
-    /// Its usage then.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
-    /// When it was stored, ms since the epoch.
-    pub stored_at_ms: u64,
-}
 
 /// One cache entry, as a shell stores it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -86,6 +74,7 @@ pub fn cacheable(a: &Answer) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::Usage;
 
     #[test]
     fn the_key_ignores_key_order_and_the_query_but_not_the_model_or_the_repeat() {

@@ -190,7 +190,19 @@ pub struct Answer {
     /// Set when the answer came from the response cache (its original
     /// latency and usage; `usage` above is then empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cached: Option<cache::CacheHit>,
+    pub cached: Option<CacheHit>,
+}
+
+/// Where an answer from the response cache came from (see `cache`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CacheHit {
+    /// The answer's latency when it was first asked, ms.
+    pub latency_ms: u64,
+    /// Its usage then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// When it was stored, ms since the epoch.
+    pub stored_at_ms: u64,
 }
 
 impl Answer {

@@ -47,7 +47,7 @@ pub struct CaseResult {
     /// The final call error, when it failed.
     /// The answer came from the response cache.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cached: Option<crate::provider::cache::CacheHit>,
+    pub cached: Option<crate::provider::CacheHit>,
     pub error: Option<CallError>,
     /// Attempts made (1 when the first call settled it).
     pub attempts: u32,

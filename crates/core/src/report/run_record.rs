@@ -97,7 +97,7 @@ pub fn answer_extras(
     finish_reason: Option<&str>,
     usage: Option<crate::provider::Usage>,
     truncated: bool,
-    cached: Option<&crate::provider::cache::CacheHit>,
+    cached: Option<&crate::provider::CacheHit>,
 ) -> serde_json::Map<String, Value> {
     let mut m = serde_json::Map::new();
     if let Some(r) = reasoning {

@@ -78,7 +78,7 @@ pub struct SampleResult {
     /// The answer came from the response cache (its original latency and
     /// usage).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cached: Option<crate::provider::cache::CacheHit>,
+    pub cached: Option<crate::provider::CacheHit>,
 }
 
 impl SampleResult {
