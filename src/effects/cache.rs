@@ -7,7 +7,7 @@
 //! request is sent, the answer is used): it never fails a case.
 
 use super::idb;
-use evalpage_core::{cache_key, cacheable, Answer, CacheEntry, CACHE_KEY_VERSION};
+use evalpage_core::{cache_key, Answer, CacheEntry};
 use std::cell::{Cell, RefCell};
 use web_sys::IdbDatabase;
 
@@ -39,27 +39,18 @@ async fn db() -> Option<IdbDatabase> {
 pub async fn lookup(url: &str, body: &str) -> Option<Answer> {
     let key = cache_key(url, body, 0)?;
     let json = idb::cache_get(&db().await?, &key).await.ok()??;
-    let entry: CacheEntry = serde_json::from_str(&json).ok()?;
-    (entry.version == CACHE_KEY_VERSION && entry.key == key).then(|| entry.hit())
+    CacheEntry::read_hit(json.as_bytes(), url, body)
 }
 
 /// Stores an answer worth keeping, with its latency.
 pub async fn store(url: &str, body: &str, answer: &Answer, latency_ms: u64) {
-    let Some(key) = cache_key(url, body, 0).filter(|_| cacheable(answer)) else {
+    let Some(entry) = CacheEntry::of(url, body, answer, latency_ms, super::now_ms()) else {
         return;
-    };
-    let entry = CacheEntry {
-        version: CACHE_KEY_VERSION,
-        key: key.clone(),
-        url: evalpage_core::strip_query(url),
-        answer: answer.clone(),
-        latency_ms,
-        stored_at_ms: super::now_ms(),
     };
     let (Some(db), Ok(json)) = (db().await, serde_json::to_string(&entry)) else {
         return;
     };
-    if let Err(e) = idb::cache_put(&db, &key, &json).await {
+    if let Err(e) = idb::cache_put(&db, &entry.key, &json).await {
         web_sys::console::warn_1(&format!("the answer could not be cached: {e}").into());
     }
 }

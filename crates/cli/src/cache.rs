@@ -9,7 +9,7 @@
 
 use crate::args::{CacheArgs, CacheCommand};
 use crate::error::CliError;
-use evalpage_core::{cache_key, cacheable, Answer, CacheEntry, CACHE_KEY_VERSION};
+use evalpage_core::{cache_key, Answer, CacheEntry};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -38,25 +38,16 @@ impl DirCache {
     pub fn get(&self, url: &str, body: &str) -> Option<Answer> {
         let key = cache_key(url, body, 0)?;
         let bytes = std::fs::read(self.path(&key)).ok()?;
-        let entry: CacheEntry = serde_json::from_slice(&bytes).ok()?;
-        (entry.version == CACHE_KEY_VERSION && entry.key == key).then(|| entry.hit())
+        CacheEntry::read_hit(&bytes, url, body)
     }
 
     /// Stores an answer worth keeping; a store that fails is reported and
     /// the run goes on (the answer is used either way).
     pub fn put(&self, url: &str, body: &str, answer: &Answer, latency_ms: u64) {
-        let Some(key) = cache_key(url, body, 0).filter(|_| cacheable(answer)) else {
+        let Some(entry) = CacheEntry::of(url, body, answer, latency_ms, now_ms()) else {
             return;
         };
-        let entry = CacheEntry {
-            version: CACHE_KEY_VERSION,
-            key: key.clone(),
-            url: evalpage_core::strip_query(url),
-            answer: answer.clone(),
-            latency_ms,
-            stored_at_ms: now_ms(),
-        };
-        let path = self.path(&key);
+        let path = self.path(&entry.key);
         let stored = (|| -> std::io::Result<()> {
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)?;

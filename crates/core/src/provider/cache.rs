@@ -36,6 +36,36 @@ pub struct CacheEntry {
 }
 
 impl CacheEntry {
+    /// The entry of an answer to a request to `url` with this JSON `body`,
+    /// when it is worth keeping (not truncated, not itself a hit) and the
+    /// body is JSON: what a shell stores under `key`.
+    pub fn of(
+        url: &str,
+        body: &str,
+        answer: &Answer,
+        latency_ms: u64,
+        stored_at_ms: u64,
+    ) -> Option<CacheEntry> {
+        let key = cache_key(url, body, 0).filter(|_| cacheable(answer))?;
+        Some(CacheEntry {
+            version: CACHE_KEY_VERSION,
+            key,
+            url: super::strip_query(url),
+            answer: answer.clone(),
+            latency_ms,
+            stored_at_ms,
+        })
+    }
+
+    /// The answer stored as `json` for a request to `url` with this body,
+    /// marked as a hit; `None` when the entry is of another key or version
+    /// or cannot be read.
+    pub fn read_hit(json: &[u8], url: &str, body: &str) -> Option<Answer> {
+        let key = cache_key(url, body, 0)?;
+        let entry: CacheEntry = serde_json::from_slice(json).ok()?;
+        (entry.version == CACHE_KEY_VERSION && entry.key == key).then(|| entry.hit())
+    }
+
     /// The answer as a run uses it: marked as cached, its usage moved into
     /// the mark.
     pub fn hit(&self) -> Answer {
