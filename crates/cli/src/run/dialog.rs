@@ -40,6 +40,10 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
     let bytes = crate::score::read_dataset_bytes(path)?;
     let name = file_name(path);
     let mut set = parse_dialogs(&name, &bytes);
+    // The demo mock finds a conversation's dialog among all of the file's (as
+    // `evalpage mock-server --dialogs` and the page do), so a shard's answers
+    // are the unsharded run's.
+    let all_dialogs = Arc::new(set.dialogs.clone());
     set.dialogs = setup::in_shard(args, std::mem::take(&mut set.dialogs), |d| {
         d.dialog_id.as_str()
     });
@@ -120,22 +124,13 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
             max_tokens: None,
         },
     ];
-    // Each job's own dialog, for the mock: two dialogs that open with the
-    // same words are told apart (the conversation alone cannot).
-    let job_dialogs: Arc<Vec<Option<evalpage_core::dialog::Dialog>>> = Arc::new(
-        (0..evalpage_core::Kind::jobs(engine.kind()))
-            .map(|j| engine.kind().dialog_of_job(j).cloned())
-            .collect(),
-    );
     engine.set_policy(setup::policy(args));
     if let (Some(log), Some(path)) = (&log, &args.resume_from) {
         take_over(&mut engine, log, path);
     }
     let model: Caller = match backend {
-        Backend::Demo => Arc::new(move |job, r: &Request| {
-            let own = job_dialogs.get(job).and_then(Option::as_ref);
-            let dialogs = own.map_or(&[][..], std::slice::from_ref);
-            CallOutcome::Answer(mock_reply(dialogs, &r.messages))
+        Backend::Demo => Arc::new(move |_, r: &Request| {
+            CallOutcome::Answer(mock_reply(&all_dialogs, &r.messages))
         }),
         Backend::OpenAi(http) => {
             let http = Arc::new(http);
