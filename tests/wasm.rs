@@ -537,8 +537,9 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
 
 // ---- task mode -------------------------------------------------------------
 
+use evalpage_core::report::TASK_NAMES;
+use evalpage_core::FILES;
 use evalpage_core::{TaskEngine, TaskRunConfig};
-use evalpage_core::{EVENT_FILES, FILES};
 use evalpage_web::effects::task_run::{TaskRunHandle, TaskRunSpec, TaskRunUpdate};
 use evalpage_web::state::task_models::plan;
 use evalpage_web::state::{Mode, TaskArtifacts, TaskState};
@@ -664,7 +665,11 @@ async fn task_runner_scores_like_the_core_and_renders_every_artifact() {
         .expect("finished")
         .expect("artifacts render");
     let names: Vec<&str> = artifacts.files.iter().map(|(n, _)| n.as_str()).collect();
-    let all: Vec<&str> = FILES.iter().chain(EVENT_FILES.iter()).copied().collect();
+    let all: Vec<&str> = FILES
+        .iter()
+        .chain(TASK_NAMES.events().iter())
+        .copied()
+        .collect();
     assert_eq!(names, all);
     let report: serde_json::Value =
         serde_json::from_str(artifacts.file("report.json").expect("report")).expect("json");

@@ -39,7 +39,7 @@ async fn db() -> Option<IdbDatabase> {
 pub async fn lookup(url: &str, body: &str) -> Option<Answer> {
     let key = cache_key(url, body, 0)?;
     let json = idb::cache_get(&db().await?, &key).await.ok()??;
-    CacheEntry::read_hit(json.as_bytes(), url, body)
+    CacheEntry::read_hit(json.as_bytes(), &key)
 }
 
 /// Stores an answer worth keeping, with its latency.

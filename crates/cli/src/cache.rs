@@ -38,7 +38,7 @@ impl DirCache {
     pub fn get(&self, url: &str, body: &str) -> Option<Answer> {
         let key = cache_key(url, body, 0)?;
         let bytes = std::fs::read(self.path(&key)).ok()?;
-        CacheEntry::read_hit(&bytes, url, body)
+        CacheEntry::read_hit(&bytes, &key)
     }
 
     /// Stores an answer worth keeping; a store that fails is reported and

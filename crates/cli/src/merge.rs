@@ -125,13 +125,7 @@ fn read_shard(path: &Path) -> Result<ShardRun, CliError> {
         .ok_or_else(|| input("not an evalpage event log: its first record is not `meta`".into()))?;
     let argv: Vec<String> = meta
         .get("argv")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
+        .and_then(|a| serde_json::from_value(a.clone()).ok())
         .unwrap_or_default();
     let (shard, command) = split_argv(&argv).map_err(input)?;
     let shard = shard.ok_or_else(|| {

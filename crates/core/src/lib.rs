@@ -78,7 +78,7 @@ pub use rag_rules::{MatchMode, ScoringConfig};
 pub use report::{render_outputs, saved_summary_csv};
 pub use report::{
     set_prices, DatasetMetadataFile, EvaluationResult, Outputs, Price, Prices, ReportNames,
-    RunMeta, RunMetrics, EVENT_FILES, FILES,
+    RunMeta, RunMetrics, FILES,
 };
 pub use retrieval::{parse_cases as parse_retrieval_cases, parse_ranked, Ranked, RetrievalCase};
 pub use retrieval::{

@@ -21,6 +21,7 @@ use super::registry::{read_key, read_registry};
 use super::Checked;
 use super::{resume, setup};
 use crate::args::RunArgs;
+use crate::cache::DirCache;
 use crate::error::CliError;
 use crate::score;
 use crate::task_file::{self, LoadedTask};
@@ -78,6 +79,7 @@ impl Answerer {
 fn judge(
     args: &RunArgs,
     loaded: &LoadedTask,
+    cache: &Option<Arc<DirCache>>,
 ) -> Result<Option<(TaskJudge, JudgeAnswerer, Option<Price>)>, CliError> {
     let task = &loaded.task;
     if judged_metrics(task).is_empty() {
@@ -97,11 +99,7 @@ fn judge(
     let registry = args.model_registry.as_deref();
     let (judge, answerer, price) =
         super::judge::task_judge(loaded, &name, registry, settings, timeout)?;
-    Ok(Some((
-        judge,
-        answerer.with_cache(setup::cache(args)?),
-        price,
-    )))
+    Ok(Some((judge, answerer.with_cache(cache.clone()), price)))
 }
 
 /// Checks `--task`'s flags and inputs into a run ready to go (nothing is
@@ -109,9 +107,9 @@ fn judge(
 pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>, CliError> {
     let clock = Clock::start();
     let loaded = task_file::load(task_spec)?;
-    // `--cache DIR` is opened here so a directory that cannot be made is an
-    // error before anything runs.
-    setup::cache(args)?;
+    // `--cache DIR`, opened once for every model and the judge (a directory
+    // that cannot be made is an error before anything runs).
+    let cache = setup::cache(args)?;
     let format = DatasetFormat::for_task(&loaded.task);
     let max = args
         .max_samples
@@ -135,7 +133,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         models: model_settings.clone(),
     };
     let agent = http::agent(Duration::from_secs_f64(args.timeout_s));
-    let (task_judge, judge_answerer, judge_price) = match judge(args, &loaded)? {
+    let (task_judge, judge_answerer, judge_price) = match judge(args, &loaded, &cache)? {
         Some((j, a, p)) => (Some(j), Some(a), p),
         None => (None, None, None),
     };
@@ -200,7 +198,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
                     name: m.name.clone(),
                 }
             } else {
-                Answerer::Http(http_backend(&m, key, &agent, args))
+                Answerer::Http(http_backend(&m, key, &agent, args, cache.clone()))
             }
         })
         .collect();
@@ -337,6 +335,7 @@ fn http_backend(
     key: Option<ApiKey>,
     agent: &ureq::Agent,
     args: &RunArgs,
+    cache: Option<Arc<DirCache>>,
 ) -> HttpBackend {
     let cfg = OpenAiConfig {
         base_url: m.base_url.clone().unwrap_or_default(),
@@ -347,7 +346,7 @@ fn http_backend(
         params: m.params.clone(),
     };
     HttpBackend::with_agent(cfg, agent.clone(), Duration::from_secs_f64(args.timeout_s))
-        .with_cache(setup::cache(args).ok().flatten())
+        .with_cache(cache)
 }
 
 /// `[EVAL] model sample_id - ok | parse problem: ... | failed: ...`.

@@ -753,7 +753,6 @@ impl Kind for DialogKind {
         // `evalpage mock-server --dialogs` (which sees no job): two dialogs
         // that open with the same words are answered as the first of them.
         let _ = job;
-        let dialogs = self.dialogs.as_slice();
         match crate::judge::mock::reply(messages, 0) {
             Some(text) => Answer {
                 usage: Some(crate::demo::usage(messages, &text, None)),
@@ -761,7 +760,7 @@ impl Kind for DialogKind {
                 finish_reason: Some("stop".into()),
                 ..Answer::default()
             },
-            None => super::mock::reply(dialogs, messages),
+            None => super::mock::reply(&self.dialogs, messages),
         }
     }
 

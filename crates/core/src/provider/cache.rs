@@ -57,11 +57,10 @@ impl CacheEntry {
         })
     }
 
-    /// The answer stored as `json` for a request to `url` with this body,
-    /// marked as a hit; `None` when the entry is of another key or version
-    /// or cannot be read.
-    pub fn read_hit(json: &[u8], url: &str, body: &str) -> Option<Answer> {
-        let key = cache_key(url, body, 0)?;
+    /// The answer stored as `json` under `key` (its [`cache_key`]), marked
+    /// as a hit; `None` when the entry is of another key or version or
+    /// cannot be read.
+    pub fn read_hit(json: &[u8], key: &str) -> Option<Answer> {
         let entry: CacheEntry = serde_json::from_slice(json).ok()?;
         (entry.version == CACHE_KEY_VERSION && entry.key == key).then(|| entry.hit())
     }

@@ -44,10 +44,6 @@ pub const FILES: [&str; 9] = [
     "model_snapshot.json",
 ];
 
-/// The event log files of a run whose report is `report.json` (written as
-/// the run goes).
-pub const EVENT_FILES: [&str; 2] = TASK_NAMES.events();
-
 /// The names of a run's final report and of its two event logs, which spec
 /// 000 names after the report: `<stem>.events.jsonl` and
 /// `<stem>.events.json-seq`.

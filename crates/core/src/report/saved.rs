@@ -63,10 +63,6 @@ impl SavedKind {
     }
 }
 
-fn kind(r: &EvaluationResult) -> SavedKind {
-    SavedKind::of(r)
-}
-
 /// The input lines the run skipped, as the report lists them.
 pub fn skipped_lines(r: &EvaluationResult, lang: Lang) -> String {
     let errors = r.report.line_errors.as_deref().unwrap_or_default();
@@ -97,7 +93,7 @@ pub fn summary_csv(r: &EvaluationResult) -> Result<String, CsvError> {
         .and_then(Value::as_u64)
         .map_or(r.metrics.cases, |n| n as usize);
     let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
-    let (default_model, identity) = match kind(r) {
+    let (default_model, identity) = match SavedKind::of(r) {
         SavedKind::Task => {
             let (t, p) = (&ec["task"], &ec["prompt_template"]);
             (
@@ -183,7 +179,7 @@ pub fn experiment_lines(r: &EvaluationResult, lang: Lang) -> Vec<String> {
         dataset.push(')');
     }
     out.push(dataset);
-    let task = kind(r) == SavedKind::Task;
+    let task = SavedKind::of(r) == SavedKind::Task;
     if task {
         // As a task run describes where its answers came from.
         let source = match (rc["mode"].as_str(), &e.run) {
