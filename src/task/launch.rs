@@ -130,6 +130,7 @@ impl ModeLaunch for TaskLaunch {
                 ..RunIdentity::default()
             },
             backend: backend(&planned).into(),
+            repeats: Default::default(),
             models: planned.iter().map(|m| m.settings.clone()).collect(),
         };
         let prices = planned

@@ -391,6 +391,15 @@ pub struct RunArgs {
     /// directories into one run.
     #[arg(long, value_name = "I/N", value_parser = evalpage_core::run::Shard::parse)]
     pub shard: Option<evalpage_core::run::Shard>,
+    /// With --task: ask each sample N times (each answer its own call and
+    /// cache entry, each scored; pass@k and pass^k for 0/1 metrics)
+    /// [default: the task file's `repeats`, else 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeats: Option<u32>,
+    /// With --repeats: the k of pass@k and pass^k, comma-separated, each at
+    /// most N [default: the task file's `pass_k`, else 1 and N].
+    #[arg(long, value_name = "K,...", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
+    pub pass_k: Option<Vec<u32>>,
     /// Response cache directory: an answer already there for the same
     /// endpoint, body and repeat is used without a request; answered calls
     /// are stored (never a failed call or a truncated answer).

@@ -34,17 +34,18 @@ impl DirCache {
             .join(format!("{key}.json"))
     }
 
-    /// The cached answer of a request to `url` with this body, marked as a hit.
-    pub fn get(&self, url: &str, body: &str) -> Option<Answer> {
-        let key = cache_key(url, body, 0)?;
+    /// The cached answer of the `repeat`-th request to `url` with this body,
+    /// marked as a hit.
+    pub fn get(&self, url: &str, body: &str, repeat: u32) -> Option<Answer> {
+        let key = cache_key(url, body, repeat)?;
         let bytes = std::fs::read(self.path(&key)).ok()?;
         CacheEntry::read_hit(&bytes, &key)
     }
 
     /// Stores an answer worth keeping; a store that fails is reported and
     /// the run goes on (the answer is used either way).
-    pub fn put(&self, url: &str, body: &str, answer: &Answer, latency_ms: u64) {
-        let Some(entry) = CacheEntry::of(url, body, answer, latency_ms, now_ms()) else {
+    pub fn put(&self, url: &str, body: &str, repeat: u32, answer: &Answer, latency_ms: u64) {
+        let Some(entry) = CacheEntry::of(url, body, repeat, answer, latency_ms, now_ms()) else {
             return;
         };
         let path = self.path(&entry.key);
@@ -163,11 +164,11 @@ mod tests {
         let cache = DirCache::open(&dir).expect("open");
         let url = "http://127.0.0.1:1/v1/chat/completions?k=secret";
         let body = r#"{"model":"m","messages":[]}"#;
-        assert!(cache.get(url, body).is_none());
+        assert!(cache.get(url, body, 0).is_none());
         let answer = Answer::from("hello".to_string());
-        cache.put(url, body, &answer, 42);
+        cache.put(url, body, 0, &answer, 42);
         let hit = cache
-            .get(url, r#"{"messages":[],"model":"m"}"#)
+            .get(url, r#"{"messages":[],"model":"m"}"#, 0)
             .expect("a hit");
         assert_eq!(hit.text, "hello");
         assert_eq!(hit.cached.map(|c| c.latency_ms), Some(42));
@@ -180,8 +181,8 @@ mod tests {
             finish_reason: Some("length".into()),
             ..Answer::from("cut".to_string())
         };
-        cache.put(url, r#"{"model":"m2"}"#, &cut, 1);
-        assert!(cache.get(url, r#"{"model":"m2"}"#).is_none());
+        cache.put(url, r#"{"model":"m2"}"#, 0, &cut, 1);
+        assert!(cache.get(url, r#"{"model":"m2"}"#, 0).is_none());
         assert_eq!(parse_age("7d").ok(), Some(7 * 86_400_000));
         assert!(parse_age("7").is_err() && parse_age("xd").is_err());
         let _ = std::fs::remove_dir_all(dir);

@@ -287,6 +287,7 @@ fn the_mock_model_answers_every_turn_with_trace_fields() {
                     .collect(),
                 body: None,
                 pool: 0,
+                repeat: 0,
             })
             .chain(next.commands)
             .collect();

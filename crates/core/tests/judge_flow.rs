@@ -89,6 +89,7 @@ fn engine(metrics: &str, rows: &[Value], judge_limit: usize) -> Run {
             ..RunIdentity::default()
         },
         backend: "mock".into(),
+        repeats: Default::default(),
         models: vec![model("m")],
     };
     let judge = TaskJudge {

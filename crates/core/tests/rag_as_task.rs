@@ -75,6 +75,7 @@ fn task_engine() -> TaskEngine {
             ..RunIdentity::default()
         },
         backend: "openai".into(),
+        repeats: Default::default(),
         models: vec![ModelSettings {
             name: "m".into(),
             model: "m".into(),

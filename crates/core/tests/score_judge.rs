@@ -175,6 +175,7 @@ fn judged_answers_from_a_file_equal_a_judged_run_with_the_same_answers() {
             ..RunIdentity::default()
         },
         backend: "mock".into(),
+        repeats: Default::default(),
         models: models.iter().map(|m| model(m)).collect(),
     };
     let mut run = TaskEngine::judged(

@@ -64,6 +64,7 @@ fn setup(models: &[&str], concurrency: usize) -> (TaskEngine, TaskDataset) {
             ..RunIdentity::default()
         },
         backend: "mock".into(),
+        repeats: Default::default(),
         models: models.iter().map(|m| model(m)).collect(),
     };
     (TaskEngine::new(cfg, task, info(), &template, &data), data)

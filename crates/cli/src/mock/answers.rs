@@ -5,7 +5,10 @@
 //! (`{"prompt_tokens", "completion_tokens", "reasoning_tokens"}`, sent as given
 //! instead of the counted one). A chat request whose last user message equals
 //! a `q` gets that answer; any other gets the demo model's. Lets a test replay
-//! known answers (spec 002's three-case example) through real HTTP.
+//! known answers (spec 002's three-case example) through real HTTP. A line
+//! with `"answers": [...]` instead plays a sampled model: the n-th request
+//! for its `q` gets the n-th answer, round and round (so a run asking each
+//! sample several times gets known per-repeat outcomes).
 //!
 //! With `--task T --dataset D` the server also knows a task: every sample's
 //! prompt is rendered up front, and a request whose last user message is one of
@@ -56,7 +59,9 @@ pub use crate::args::ReasoningStyle;
 /// chat answer carries (`--reasoning-style`, `--finish-reason`, `--fail-status`).
 #[derive(Clone, Debug, Default)]
 pub struct Answers {
-    scripted: HashMap<String, Scripted>,
+    scripted: HashMap<String, Vec<Scripted>>,
+    /// How many times each scripted question was asked.
+    asked: Arc<Mutex<HashMap<String, usize>>>,
     task: Option<(Task, HashMap<String, Sample>)>,
     /// How reasoning is sent; with a style set, answers without scripted
     /// reasoning get a short deterministic one.
@@ -93,19 +98,33 @@ impl Answers {
             let v: Value = serde_json::from_str(text)
                 .map_err(|e| format!("{name}:{line}: not valid JSON: {e}"))?;
             let field = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-            match (field("q"), field("answer")) {
-                (Some(q), Some(a)) => map.insert(
+            let list: Option<Vec<String>> = v.get("answers").and_then(Value::as_array).map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            });
+            let answers = match (field("answer"), list) {
+                (Some(a), None) => vec![a],
+                (None, Some(l)) if !l.is_empty() => l,
+                _ => Vec::new(),
+            };
+            match field("q") {
+                Some(q) if !answers.is_empty() => map.insert(
                     q,
-                    Scripted {
-                        answer: a,
-                        reasoning: field("reasoning"),
-                        finish_reason: field("finish_reason"),
-                        usage: v.get("usage").filter(|u| u.is_object()).cloned(),
-                    },
+                    answers
+                        .into_iter()
+                        .map(|answer| Scripted {
+                            answer,
+                            reasoning: field("reasoning"),
+                            finish_reason: field("finish_reason"),
+                            usage: v.get("usage").filter(|u| u.is_object()).cloned(),
+                        })
+                        .collect(),
                 ),
                 _ => {
                     return Err(format!(
-                        "{name}:{line}: expected {{\"q\": string, \"answer\": string}}"
+                        "{name}:{line}: expected {{\"q\": string, \"answer\": string}} or {{\"q\": string, \"answers\": [string, ...]}}"
                     ))
                 }
             };
@@ -166,8 +185,18 @@ impl Answers {
             .rev()
             .find(|m| m.role == "user")
             .map(|m| m.content.as_str());
-        let mut out = match question.and_then(|q| self.scripted.get(q)) {
-            Some(s) => s.clone(),
+        let mut out = match question.and_then(|q| Some((q, self.scripted.get(q)?))) {
+            Some((q, list)) => {
+                let nth = match self.asked.lock() {
+                    Ok(mut asked) => {
+                        let n = asked.entry(q.to_string()).or_insert(0);
+                        *n += 1;
+                        *n - 1
+                    }
+                    Err(_) => 0,
+                };
+                list.get(nth % list.len().max(1)).cloned().unwrap_or_default()
+            }
             None => Scripted {
                 answer: self.unscripted(model, messages, question),
                 ..Scripted::default()

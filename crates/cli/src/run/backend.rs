@@ -19,7 +19,7 @@ impl Backend {
     pub fn call(&self, messages: &[ChatMessage]) -> CallOutcome {
         match self {
             Backend::Demo => CallOutcome::Answer(demo::reply(messages)),
-            Backend::OpenAi(http) => http.call(messages),
+            Backend::OpenAi(http) => http.call(messages, 0),
         }
     }
 

@@ -134,13 +134,13 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         }),
         Backend::OpenAi(http) => {
             let http = Arc::new(http);
-            Arc::new(move |_, r: &Request| http.call(&r.messages))
+            Arc::new(move |_, r: &Request| http.call(&r.messages, r.repeat))
         }
     };
     // pool 0: the model; pool 1: the judge
     let call: Caller = match judge_answerer {
         Some(judge) => Arc::new(move |job, r: &Request| match r.pool {
-            1 => judge.call(job, &r.messages),
+            1 => judge.call(job, &r.messages, r.repeat),
             _ => model(job, r),
         }),
         None => model,

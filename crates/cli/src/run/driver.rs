@@ -39,6 +39,8 @@ pub struct Request {
     pub messages: Vec<ChatMessage>,
     /// The JSON body to POST instead, when there is one.
     pub body: Option<serde_json::Value>,
+    /// Which asking of the same request this is (the cache keys on it).
+    pub repeat: u32,
 }
 
 /// Answers job `case`'s request; blocks until the endpoint answers, fails or
@@ -114,6 +116,7 @@ impl Driver {
                     messages,
                     body,
                     pool,
+                    repeat,
                 } => self.send(
                     case,
                     attempt,
@@ -121,6 +124,7 @@ impl Driver {
                         pool,
                         messages,
                         body,
+                        repeat,
                     },
                 ),
                 // The worker cannot be interrupted; forgetting the case makes its

@@ -45,11 +45,12 @@ impl HttpBackend {
         self
     }
 
-    /// Sends one chat completion request (or takes its answer from the
-    /// cache) and classifies what came back.
-    pub fn call(&self, messages: &[ChatMessage]) -> CallOutcome {
+    /// Sends one chat completion request, the `repeat`-th asking of it (0
+    /// unless the run asks each sample several times), or takes its answer
+    /// from the cache, and classifies what came back.
+    pub fn call(&self, messages: &[ChatMessage], repeat: u32) -> CallOutcome {
         let req = build_request(&self.cfg, messages);
-        cached_send(self.cache.as_deref(), &req, || {
+        cached_send(self.cache.as_deref(), &req, repeat, || {
             send(&self.agent, &req, self.timeout, parse_response)
         })
     }
@@ -60,18 +61,25 @@ impl HttpBackend {
 fn cached_send(
     cache: Option<&DirCache>,
     req: &HttpRequest,
+    repeat: u32,
     send: impl FnOnce() -> CallOutcome,
 ) -> CallOutcome {
     let Some(cache) = cache else {
         return send();
     };
-    if let Some(hit) = cache.get(&req.url, &req.body) {
+    if let Some(hit) = cache.get(&req.url, &req.body, repeat) {
         return CallOutcome::Answer(hit);
     }
     let started = Instant::now();
     let outcome = send();
     if let CallOutcome::Answer(a) = &outcome {
-        cache.put(&req.url, &req.body, a, started.elapsed().as_millis() as u64);
+        cache.put(
+            &req.url,
+            &req.body,
+            repeat,
+            a,
+            started.elapsed().as_millis() as u64,
+        );
     }
     outcome
 }
@@ -108,7 +116,7 @@ impl JsonBackend {
     /// what came back.
     pub fn call(&self, body: &serde_json::Value) -> CallOutcome {
         let req = build_json_request(&self.url, body, self.key.as_ref());
-        cached_send(self.cache.as_deref(), &req, || {
+        cached_send(self.cache.as_deref(), &req, 0, || {
             send(&self.agent, &req, self.timeout, parse_json_response)
         })
     }
@@ -222,7 +230,7 @@ mod tests {
             ..OpenAiConfig::default()
         };
         let backend = HttpBackend::new(cfg, Duration::from_secs(5));
-        let CallOutcome::Failed(e) = backend.call(&[ChatMessage::new("user", "hi")]) else {
+        let CallOutcome::Failed(e) = backend.call(&[ChatMessage::new("user", "hi")], 0) else {
             panic!("a closed port cannot answer")
         };
         assert_eq!(e.kind, ErrorKind::Network);

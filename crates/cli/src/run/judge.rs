@@ -45,14 +45,15 @@ impl JudgeAnswerer {
         }
     }
 
-    /// Answers one judge request (blocks until the endpoint answers).
-    pub(crate) fn call(&self, job: usize, messages: &[ChatMessage]) -> CallOutcome {
+    /// Answers one judge request (blocks until the endpoint answers); the
+    /// `repeat`-th asking of a sample has its own cache entry.
+    pub(crate) fn call(&self, job: usize, messages: &[ChatMessage], repeat: u32) -> CallOutcome {
         match self {
             JudgeAnswerer::Mock { seen } => match seen.lock() {
                 Ok(mut judge) => CallOutcome::Answer(judge.answer(job, messages)),
                 Err(_) => CallOutcome::Answer(MockJudge::default().answer(job, messages)),
             },
-            JudgeAnswerer::Http(h) => h.call(messages),
+            JudgeAnswerer::Http(h) => h.call(messages, repeat),
         }
     }
 }
@@ -171,7 +172,7 @@ pub(crate) fn judge_answers(
                 )),
             };
         }
-        judge.call(job, &r.messages)
+        judge.call(job, &r.messages, r.repeat)
     });
     drive(&mut engine, call, &clock, |_, _, _| Ok(()))?;
     Ok(engine)
@@ -186,7 +187,7 @@ pub(crate) fn judge_trace(
     let clock = Clock::start();
     let mut engine = JudgeOnlyEngine::over(kind);
     let answerer = Arc::new(answerer);
-    let call: Caller = Arc::new(move |job, r: &Request| answerer.call(job, &r.messages));
+    let call: Caller = Arc::new(move |job, r: &Request| answerer.call(job, &r.messages, r.repeat));
     drive(&mut engine, call, &clock, |_, _, _| Ok(()))?;
     Ok(engine)
 }

@@ -39,6 +39,7 @@ use evalpage_core::Sample;
 use evalpage_core::{merged_params, ModelEntry};
 use evalpage_core::{missing_judge, Price, TaskJudge};
 use evalpage_core::{strip_query, ApiKey, CallOutcome, ChatMessage};
+use evalpage_core::task::{Job, Repeats};
 use evalpage_core::{TaskEngine, TaskKind, TaskRunConfig};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -57,7 +58,7 @@ enum Answerer {
 }
 
 impl Answerer {
-    fn call(&self, sample: usize, messages: &[ChatMessage]) -> CallOutcome {
+    fn call(&self, sample: usize, messages: &[ChatMessage], repeat: u32) -> CallOutcome {
         match self {
             Answerer::Mock {
                 task,
@@ -69,7 +70,7 @@ impl Answerer {
                 }
                 None => CallOutcome::text(String::new()),
             },
-            Answerer::Http(h) => h.call(messages),
+            Answerer::Http(h) => h.call(messages, repeat),
         }
     }
 }
@@ -127,9 +128,16 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         clock.run_id().replacen("eval_rag", "eval_task", 1)
     })?;
     let model_settings: Vec<ModelSettings> = models.iter().map(|(m, _)| m.clone()).collect();
+    let from_task = loaded.task.repeats();
+    let repeats = Repeats::new(
+        args.repeats.unwrap_or(from_task.n),
+        args.pass_k.clone().unwrap_or(from_task.pass_k),
+    )
+    .map_err(|message| CliError::Usage(format!("--repeats/--pass-k: {message}")))?;
     let cfg = TaskRunConfig {
         run: setup::identity(args, &clock, run_id.clone()),
         backend: backend.into(),
+        repeats: repeats.clone(),
         models: model_settings.clone(),
     };
     let agent = http::agent(Duration::from_secs_f64(args.timeout_s));
@@ -186,6 +194,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         );
     }
     let n = data.samples.len();
+    let models_n = model_settings.len();
     let task_arc = Arc::new(task.clone());
     let samples = Arc::new(data.samples.iter().map(|s| s.sample.clone()).collect());
     let answerers: Vec<Answerer> = models
@@ -205,19 +214,25 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     // pools: one per model, in order, then the judge's
     let call: Caller = Arc::new(move |job, request: &Request| {
         let messages = &request.messages;
+        let sample = Job::of(job, n, models_n, repeats.n).map_or(0, |j| j.sample);
         match (answerers.get(request.pool), &judge_answerer) {
-            (Some(a), _) => a.call(job % n.max(1), messages),
-            (None, Some(j)) => j.call(job, messages),
+            (Some(a), _) => a.call(sample, messages, request.repeat),
+            (None, Some(j)) => j.call(job, messages, request.repeat),
             (None, None) => CallOutcome::text(String::new()),
         }
     });
     let start_line = format!(
-        "[EVAL] task {} ({} {}): {} samples x {} model(s){}",
+        "[EVAL] task {} ({} {}): {} samples x {} model(s){}{}",
         info.name,
         info.prompt_name,
         info.prompt_version,
         n,
         model_settings.len(),
+        if repeats.several() {
+            format!(" x {} repeats", repeats.n)
+        } else {
+            String::new()
+        },
         judge_name
             .as_ref()
             .map(|j| format!(", judged by {j}"))

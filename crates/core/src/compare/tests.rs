@@ -52,6 +52,7 @@ fn report(rows: &[(Option<&str>, &str, &str, f64)]) -> EvaluationResult {
             llm_judge_details: vec![],
             line_errors: None,
             usage: vec![],
+            repeats: None,
         },
     }
 }
@@ -403,6 +404,8 @@ fn models_and_metrics_come_from_scores_and_summaries() {
         sample_count: 0,
         skipped: Some(3),
         components: None,
+        pass_at_k: None,
+        pass_hat_k: None,
     });
     assert_eq!(models(&r), vec!["a", "b"]);
     assert_eq!(r.metric_names(), vec!["acc", "skipped_all"]);

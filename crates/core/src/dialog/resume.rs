@@ -49,7 +49,7 @@ pub fn resumable(log: &ReadLog, engine: &DialogEngine) -> DialogResumable {
     let index: HashMap<&str, usize> = (0..k.jobs())
         .filter_map(|job| Some((k.dialog_of_job(job)?.dialog_id.as_str(), job)))
         .collect();
-    let prior = prior_calls(log, |_, id| index.get(id).copied(), |_| false);
+    let prior = prior_calls(log, |_, id, _| index.get(id).copied(), |_| false);
     let mut out = DialogResumable {
         run_id: prior.run_id,
         unknown: prior.unknown,

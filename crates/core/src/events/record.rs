@@ -110,6 +110,10 @@ pub struct CaseRecord {
     /// Model name (task runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Which asking of the case this answer is (0-based), when the run asks
+    /// each case several times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
     /// Source line of the case.
     pub line: usize,
     /// The case passed (RAG: accuracy and citation; tasks: read without a parse problem).

@@ -68,15 +68,16 @@ pub struct Prior {
 }
 
 /// The one reader of an interrupted run's settled calls, for every kind of
-/// run: `job_of(model, case_id)` numbers a record's job in the new run
-/// (`None`: not one of its jobs). The last record of a job counts. A record
+/// run: `job_of(model, case_id, repeat)` numbers a record's job in the new
+/// run (`None`: not one of its jobs; `repeat` is the record's, when the run
+/// asked each case several times). The last record of a job counts. A record
 /// counts when its call succeeded and it carries the full `answer`, or when
 /// it failed for a reason other than a cancel; `skip` drops failures a kind
 /// finds again by itself (a task's prompt that cannot be rendered). A dialog
 /// run's `turn` records are read too (`Prior::turns`), by the same numbering.
 pub fn prior_calls(
     log: &ReadLog,
-    job_of: impl Fn(Option<&str>, &str) -> Option<usize>,
+    job_of: impl Fn(Option<&str>, &str, Option<u32>) -> Option<usize>,
     skip: impl Fn(&CallError) -> bool,
 ) -> Prior {
     let meta = log.of_type("meta").next();
@@ -96,8 +97,15 @@ pub fn prior_calls(
         let Some(id) = record.get("case_id").and_then(Value::as_str) else {
             continue;
         };
-        let key = model.map_or(id.to_string(), |m| format!("{m}/{id}"));
-        match job_of(model, id) {
+        let repeat = record
+            .get("repeat")
+            .and_then(Value::as_u64)
+            .and_then(|r| u32::try_from(r).ok());
+        let mut key = model.map_or(id.to_string(), |m| format!("{m}/{id}"));
+        if let Some(r) = repeat {
+            key.push_str(&format!("#{r}"));
+        }
+        match job_of(model, id, repeat) {
             Some(job) => {
                 latest.insert(job, (record, key));
             }
@@ -108,7 +116,7 @@ pub fn prior_calls(
         let Ok(turn) = serde_json::from_value::<TurnRecord>(record.clone()) else {
             continue;
         };
-        match job_of(None, &turn.case_id) {
+        match job_of(None, &turn.case_id, None) {
             Some(job) => {
                 out.turns
                     .entry(job)

@@ -58,6 +58,10 @@ fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> 
 }
 
 impl Metric for ExactMatch {
+    fn pass_fail(&self) -> bool {
+        true
+    }
+
     fn score(&self, input: &ScoreInput<'_>) -> SampleScore {
         let Some(label) = input.label(&self.label_field) else {
             return SampleScore::skipped(format!("label `{}` is missing", self.label_field));

@@ -274,6 +274,10 @@ impl LlmJudge {
 pub const NOT_JUDGED: &str = "not judged: llm_judge needs a judge model (`evalpage run --task ... --judge NAME`, or a judge in the page)";
 
 impl Metric for LlmJudge {
+    fn pass_fail(&self) -> bool {
+        true
+    }
+
     fn score(&self, _input: &ScoreInput<'_>) -> SampleScore {
         SampleScore::skipped(NOT_JUDGED)
     }

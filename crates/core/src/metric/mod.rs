@@ -165,6 +165,14 @@ pub trait Metric: fmt::Debug + Send + Sync {
     fn judge(&self) -> Option<&llm_judge::LlmJudge> {
         None
     }
+
+    /// True when a sample's value is a pass (1) or a fail (0) by the
+    /// metric's definition (an exact match, a hit): pass@k and pass^k are
+    /// given for it when a run asks each sample several times. An F1 or a
+    /// ROUGE score that happens to be 0 or 1 is not a pass.
+    fn pass_fail(&self) -> bool {
+        false
+    }
 }
 
 /// Builds a metric of one type from its YAML entry and the task schema.

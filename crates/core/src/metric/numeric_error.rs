@@ -81,6 +81,10 @@ pub fn number(v: &Value) -> Option<f64> {
 }
 
 impl Metric for NumericError {
+    fn pass_fail(&self) -> bool {
+        true
+    }
+
     fn score(&self, input: &ScoreInput<'_>) -> SampleScore {
         let Some(label) = input.label(&self.label_field).and_then(number) else {
             return SampleScore::skipped(format!(

@@ -98,6 +98,10 @@ pub fn strings(v: Option<&Value>) -> Vec<String> {
 }
 
 impl Metric for RagAccuracy {
+    fn pass_fail(&self) -> bool {
+        true
+    }
+
     fn score(&self, input: &ScoreInput<'_>) -> SampleScore {
         let gold: Vec<String> = strings(input.label(&self.label_field))
             .into_iter()

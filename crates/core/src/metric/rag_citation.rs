@@ -58,6 +58,10 @@ fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> 
 }
 
 impl Metric for RagCitation {
+    fn pass_fail(&self) -> bool {
+        true
+    }
+
     fn score(&self, input: &ScoreInput<'_>) -> SampleScore {
         let hints: Vec<String> = strings(input.label(&self.label_field))
             .into_iter()

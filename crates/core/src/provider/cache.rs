@@ -38,15 +38,17 @@ pub struct CacheEntry {
 impl CacheEntry {
     /// The entry of an answer to a request to `url` with this JSON `body`,
     /// when it is worth keeping (not truncated, not itself a hit) and the
-    /// body is JSON: what a shell stores under `key`.
+    /// body is JSON: what a shell stores under `key` (the `repeat`-th asking
+    /// of the request has its own entry).
     pub fn of(
         url: &str,
         body: &str,
+        repeat: u32,
         answer: &Answer,
         latency_ms: u64,
         stored_at_ms: u64,
     ) -> Option<CacheEntry> {
-        let key = cache_key(url, body, 0).filter(|_| cacheable(answer))?;
+        let key = cache_key(url, body, repeat).filter(|_| cacheable(answer))?;
         Some(CacheEntry {
             version: CACHE_KEY_VERSION,
             key,

@@ -49,6 +49,7 @@ impl RagKind {
         let run_cfg = TaskRunConfig {
             run: cfg.run.clone(),
             backend: cfg.info.backend.clone(),
+            repeats: Default::default(),
             models: vec![model],
         };
         let samples = cases.iter().map(rag_sample).collect();

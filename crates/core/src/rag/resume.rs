@@ -14,7 +14,7 @@ pub fn resumable(log: &ReadLog, cases: &[RagCase]) -> Resumable {
         .enumerate()
         .map(|(i, c)| (c.id.as_str(), i))
         .collect();
-    let prior = prior_calls(log, |_, id| index.get(id).copied(), |_| false);
+    let prior = prior_calls(log, |_, id, _| index.get(id).copied(), |_| false);
     Resumable {
         run_id: prior.run_id,
         dataset: prior.dataset,

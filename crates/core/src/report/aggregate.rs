@@ -31,6 +31,8 @@ pub fn summaries(scores: &[EvalScore], metrics: &[&str]) -> Vec<MetricSummary> {
                 sample_count: values.len(),
                 skipped: None,
                 components: None,
+                pass_at_k: None,
+                pass_hat_k: None,
             }
         })
         .collect()

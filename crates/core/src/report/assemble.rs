@@ -90,6 +90,7 @@ pub fn assemble(parts: ReportParts) -> EvaluationResult {
             llm_judge_details: parts.llm_judge_details,
             line_errors: parts.line_errors,
             usage,
+            repeats: None,
         },
     }
 }

@@ -170,6 +170,35 @@ fn overall(md: &mut String, report: &EvaluationResult, lang: Lang) {
     if extra {
         names.extend(["skipped", "components"]);
     }
+    // pass@k and pass^k of a run that asked each sample several times
+    let mut ks: Vec<&String> = rows
+        .iter()
+        .flat_map(|s| s.pass_at_k.iter().flat_map(|m| m.keys()))
+        .collect();
+    ks.sort_by_key(|k| k.parse::<u64>().unwrap_or(u64::MAX));
+    ks.dedup();
+    let pass_names: Vec<String> = ks
+        .iter()
+        .map(|k| format!("pass@{k}"))
+        .chain(ks.iter().map(|k| format!("pass^{k}")))
+        .collect();
+    names.extend(pass_names.iter().map(String::as_str));
+    if let Some(r) = &report.report.repeats {
+        let _ = writeln!(
+            md,
+            "{}\n",
+            match lang {
+                Lang::Zh => format!(
+                    "每个样本询问 {} 次：均值为全部回答的均值；pass@k（k 次中至少一次通过）与 pass^k（k 次全部通过）为无偏估计，仅对 0/1 指标给出。",
+                    r.n
+                ),
+                Lang::En => format!(
+                    "Each sample was asked {} times: means are over every answer; pass@k (at least one of k passes) and pass^k (all k pass) are unbiased estimates, for 0/1 metrics only.",
+                    r.n
+                ),
+            }
+        );
+    }
     let _ = writeln!(md, "{}", header(&names));
     for s in rows {
         // a metric no sample has a value for has no mean (the LLM judge
@@ -197,6 +226,10 @@ fn overall(md: &mut String, report: &EvaluationResult, lang: Lang) {
             cells.push(s.skipped.unwrap_or(0).to_string());
             cells.push(comps.join(", "));
         }
+        cells.extend(pass_names.iter().map(|name| {
+            s.figure(name)
+                .map_or_else(|| "-".to_string(), |v| format!("{v:.3}"))
+        }));
         let _ = writeln!(md, "{}", row(&cells));
     }
     md.push('\n');

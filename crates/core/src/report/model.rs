@@ -102,6 +102,36 @@ pub struct EvaluationReport {
     /// Tokens, latency and cost per model (see `report::usage`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub usage: Vec<super::ModelUsage>,
+    /// A run that asked each sample several times: how many, the k of
+    /// pass@k, and every sample's values per repeat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<RepeatSummary>,
+}
+
+/// The repeats of a run that asked each sample `n` times.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RepeatSummary {
+    /// Askings per sample.
+    pub n: u32,
+    /// The k of pass@k and pass^k.
+    pub pass_k: Vec<u32>,
+    /// One entry per model and sample, in report order.
+    pub samples: Vec<SampleRepeats>,
+}
+
+/// One sample's values over its repeats, per metric.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SampleRepeats {
+    /// Model name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Sample id.
+    pub sample_id: String,
+    /// Per metric: the value of each repeat in repeat order (null: the
+    /// metric could not score that answer).
+    pub values: BTreeMap<String, Vec<Option<f64>>>,
+    /// Per metric: the mean over the scored repeats (what `compare` pairs).
+    pub mean: BTreeMap<String, f64>,
 }
 
 /// spec 003's `LLMJudgeDetail` of one judged metric, with the judge's
@@ -285,6 +315,40 @@ pub struct MetricSummary {
     /// Aggregate components (`mae`, `hit_rate`, `precision`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub components: Option<BTreeMap<String, f64>>,
+    /// pass@k by k (a 0/1 metric of a run that asked each sample several
+    /// times): the mean over samples of `1 − C(n−c,k)/C(n,k)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_at_k: Option<BTreeMap<String, f64>>,
+    /// pass^k by k: the mean over samples of `C(c,k)/C(n,k)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_hat_k: Option<BTreeMap<String, f64>>,
+}
+
+impl MetricSummary {
+    /// A named figure of the summary: a component (`mae`), or `pass@k` /
+    /// `pass^k` for a k the run asked for.
+    pub fn figure(&self, name: &str) -> Option<f64> {
+        let of = |m: &Option<BTreeMap<String, f64>>, k: &str| m.as_ref()?.get(k).copied();
+        match (name.strip_prefix("pass@"), name.strip_prefix("pass^")) {
+            (Some(k), _) => of(&self.pass_at_k, k),
+            (_, Some(k)) => of(&self.pass_hat_k, k),
+            _ => of(&self.components, name),
+        }
+    }
+
+    /// The names of its figures: components in name order, then `pass@k`
+    /// and `pass^k` by k.
+    pub fn figure_names(&self) -> Vec<String> {
+        let keys = |m: &Option<BTreeMap<String, f64>>| -> Vec<String> {
+            let mut ks: Vec<&String> = m.iter().flat_map(|m| m.keys()).collect();
+            ks.sort_by_key(|k| k.parse::<u64>().unwrap_or(u64::MAX));
+            ks.into_iter().cloned().collect()
+        };
+        let mut out: Vec<String> = self.components.iter().flat_map(|c| c.keys().cloned()).collect();
+        out.extend(keys(&self.pass_at_k).into_iter().map(|k| format!("pass@{k}")));
+        out.extend(keys(&self.pass_hat_k).into_iter().map(|k| format!("pass^{k}")));
+        out
+    }
 }
 
 /// Spec 003 `MetricBreakdown`, with the model when the run names it.

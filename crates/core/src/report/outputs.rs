@@ -14,7 +14,9 @@
 //! `model`, `samples` (dataset samples; unanswered ones included), then for
 //! each metric in report order `tm_<metric>` (the mean over the samples the
 //! metric scored) followed by `tm_<metric>_<component>` for each aggregate
-//! component in name order. A component one model lacks is an empty cell.
+//! component in name order, then `tm_<metric>_pass@k` and `tm_<metric>_pass^k`
+//! for a run that asked each sample several times. A component one model
+//! lacks is an empty cell.
 //! Numbers are written in Rust's shortest round-trip form. Then the model's
 //! usage (`report.usage`): `truncated`, `prompt_tokens`, `completion_tokens`,
 //! `reasoning_tokens`, `latency_p50_ms`, `latency_p95_ms`,
@@ -205,7 +207,7 @@ impl Column {
         let value = match &self.component {
             None if s.sample_count == 0 => None,
             None => Some(s.mean),
-            Some(c) => s.components.as_ref().and_then(|m| m.get(c)).copied(),
+            Some(c) => s.figure(c),
         };
         value.map(|v| v.to_string()).unwrap_or_default()
     }
@@ -237,6 +239,19 @@ fn columns(summaries: &[MetricSummary]) -> Vec<Column> {
         out.extend(comps.into_iter().map(|c| Column {
             metric: m.to_string(),
             component: Some(c.clone()),
+        }));
+        // then pass@k and pass^k by k (a run with repeats)
+        let mut pass: Vec<String> = Vec::new();
+        for s in summaries.iter().filter(|s| s.metric == m) {
+            for name in s.figure_names() {
+                if name.starts_with("pass") && !pass.contains(&name) {
+                    pass.push(name);
+                }
+            }
+        }
+        out.extend(pass.into_iter().map(|c| Column {
+            metric: m.to_string(),
+            component: Some(c),
         }));
     }
     out

@@ -359,7 +359,7 @@ pub fn resumable(log: &ReadLog, cases: &[RetrievalCase]) -> Prior {
         .collect();
     prior_calls(
         log,
-        |_, id| index.get(id).copied(),
+        |_, id, _| index.get(id).copied(),
         |e| matches!(e.kind, ErrorKind::Prompt),
     )
 }

@@ -28,6 +28,10 @@ pub struct Call {
     /// A JSON body to POST as it is to the pool's endpoint instead of a chat
     /// request; the answer's text is then the response body.
     pub body: Option<serde_json::Value>,
+    /// Which asking of the same request this is (0 unless a run asks each
+    /// sample several times): repeats are separate calls with separate
+    /// cache entries.
+    pub repeat: u32,
 }
 
 impl Call {
@@ -37,7 +41,14 @@ impl Call {
             pool,
             messages,
             body: None,
+            repeat: 0,
         }
+    }
+
+    /// The same call as the `repeat`-th asking of its request.
+    pub fn repeat(mut self, repeat: u32) -> Call {
+        self.repeat = repeat;
+        self
     }
 
     /// A JSON request to a non-chat endpoint.
@@ -46,6 +57,7 @@ impl Call {
             pool,
             messages: Vec::new(),
             body: Some(body),
+            repeat: 0,
         }
     }
 }
@@ -644,9 +656,9 @@ impl<K: Kind> Pipeline<K> {
         for k in 0..n {
             let p = (self.turn + k) % n;
             for (job, attempt) in self.pools[p].dispatch(now_ms) {
-                let (messages, body) = match self.kind.call(job, &self.answers[job]) {
-                    Ok(Some(c)) => (c.messages, c.body),
-                    _ => (Vec::new(), None),
+                let (messages, body, repeat) = match self.kind.call(job, &self.answers[job]) {
+                    Ok(Some(c)) => (c.messages, c.body, c.repeat),
+                    _ => (Vec::new(), None, 0),
                 };
                 step.commands.push(Command::Send {
                     case: job,
@@ -654,6 +666,7 @@ impl<K: Kind> Pipeline<K> {
                     messages,
                     body,
                     pool: p,
+                    repeat,
                 });
             }
         }

@@ -40,6 +40,9 @@ pub enum Command {
         /// The pool (model) that answers it: the kind's numbering
         /// (`Kind::pools`), e.g. a task's models then its judge.
         pool: usize,
+        /// Which asking of the same request this is (see `Call::repeat`):
+        /// the response cache keys on it.
+        repeat: u32,
     },
     /// Abort the request in flight for this case; its outcome will be ignored.
     Abort {

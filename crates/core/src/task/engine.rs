@@ -4,8 +4,12 @@
 //! `Input` / `Command` / `Step` protocol, so the CLI and the page drive both
 //! kinds of run the same way.
 //!
-//! Jobs are numbered `model * samples + sample`; [`TaskEngine::job`] maps a
-//! number back. Each model has its own scheduler and therefore its own
+//! Jobs are numbered `(model * samples + sample) * repeats + repeat`
+//! (`model * samples + sample` when each sample is asked once);
+//! [`TaskEngine::job`] maps a number back. With `repeats` above 1 every
+//! sample is asked that many times, each repeat its own call (and its own
+//! cache entry), each answer scored on its own: a model's results hold one
+//! result per answer, sample by sample, repeats in order. Each model has its own scheduler and therefore its own
 //! concurrency limit: models usually live on different endpoints, and a 429
 //! from one should not slow the others. Dispatch takes turns between models,
 //! so every model progresses from the start.
@@ -37,6 +41,8 @@ pub struct TaskRunConfig {
     pub backend: String,
     /// The models, in report order.
     pub models: Vec<ModelSettings>,
+    /// How many times each sample is asked, and the k of pass@k.
+    pub repeats: super::repeats::Repeats,
 }
 
 /// One job: which model answers which sample.
@@ -46,6 +52,29 @@ pub struct Job {
     pub model: usize,
     /// Sample index in the dataset.
     pub sample: usize,
+    /// Which asking of the sample (0-based; 0 when each is asked once).
+    pub repeat: u32,
+}
+
+impl Job {
+    /// The job numbered `job` of a run over `samples` samples, `models`
+    /// models and `repeats` askings of each (see the module doc).
+    pub fn of(job: usize, samples: usize, models: usize, repeats: u32) -> Option<Job> {
+        let r = repeats.max(1) as usize;
+        let per_model = samples.checked_mul(r)?;
+        let model = job.checked_div(per_model)?;
+        let rest = job % per_model;
+        (model < models).then_some(Job {
+            model,
+            sample: rest / r,
+            repeat: (rest % r) as u32,
+        })
+    }
+
+    /// Where this job's result is kept among its model's results.
+    fn slot(self, repeats: u32) -> usize {
+        self.sample * repeats.max(1) as usize + self.repeat as usize
+    }
 }
 
 /// A task (spec 004) as a kind of evaluation: every sample × every model,
@@ -74,11 +103,8 @@ impl TaskKind {
         judge: Option<TaskJudge>,
     ) -> TaskKind {
         let prompts = render_prompts(&task, template, &samples);
-        let results = cfg
-            .models
-            .iter()
-            .map(|_| vec![None; samples.len()])
-            .collect();
+        let slots = samples.len() * cfg.repeats.n.max(1) as usize;
+        let results = cfg.models.iter().map(|_| vec![None; slots]).collect();
         TaskKind {
             task,
             info,
@@ -101,7 +127,7 @@ impl TaskKind {
         elapsed_ms: u64,
     ) -> Option<&SampleResult> {
         let j = self.job(job)?;
-        let r = score_call(
+        let mut r = score_call(
             &self.task,
             &self.samples[j.sample],
             j.sample,
@@ -109,18 +135,24 @@ impl TaskKind {
             attempts,
             elapsed_ms,
         );
-        let slot = &mut self.results[j.model][j.sample];
+        r.repeat = (self.cfg.repeats.several()).then_some(j.repeat);
+        let slot = self.results[j.model].get_mut(j.slot(self.cfg.repeats.n))?;
         *slot = Some(r);
         slot.as_ref()
     }
 
     fn job(&self, job: usize) -> Option<Job> {
-        let n = self.samples.len();
-        let model = job.checked_div(n)?;
-        (model < self.cfg.models.len()).then_some(Job {
-            model,
-            sample: job % n,
-        })
+        Job::of(
+            job,
+            self.samples.len(),
+            self.cfg.models.len(),
+            self.cfg.repeats.n,
+        )
+    }
+
+    fn result(&self, j: Job) -> Option<&SampleResult> {
+        let slot = j.slot(self.cfg.repeats.n);
+        self.results.get(j.model)?.get(slot)?.as_ref()
     }
 
     fn scored(&self) -> Scored {
@@ -143,6 +175,7 @@ impl TaskKind {
             models,
             unknown: Vec::new(),
             judge_price: None,
+            repeats: self.cfg.repeats.clone(),
         }
     }
 
@@ -166,7 +199,7 @@ impl Kind for TaskKind {
     }
 
     fn jobs(&self) -> usize {
-        self.samples.len() * self.cfg.models.len()
+        self.samples.len() * self.cfg.models.len() * self.cfg.repeats.n.max(1) as usize
     }
 
     fn pools(&self) -> Vec<RunSettings> {
@@ -185,10 +218,12 @@ impl Kind for TaskKind {
             };
             let sample = &self.samples[j.sample].sample;
             let next = judge.next_call(&self.task, sample, question(prompt), answers);
-            return Ok(next.map(|messages| Call::chat(self.cfg.models.len(), messages)));
+            return Ok(next.map(|messages| {
+                Call::chat(self.cfg.models.len(), messages).repeat(j.repeat)
+            }));
         }
         match &self.prompts[j.sample] {
-            Ok(messages) => Ok(Some(Call::chat(j.model, messages.clone()))),
+            Ok(messages) => Ok(Some(Call::chat(j.model, messages.clone()).repeat(j.repeat))),
             Err(why) => Err(CallError::new(
                 ErrorKind::Prompt,
                 format!("the prompt could not be rendered, nothing was sent: {why}"),
@@ -216,10 +251,11 @@ impl Kind for TaskKind {
             ),
         };
         self.settle_call(job, &answer, attempts, elapsed_ms);
-        if let (Some(judge), Ok(prompt), Some(r)) = (
+        let slot = j.slot(self.cfg.repeats.n);
+        if let (Some(judge), Ok(prompt), Some(Some(r))) = (
             &self.judge,
             &self.prompts[j.sample],
-            self.results[j.model][j.sample].as_mut(),
+            self.results[j.model].get_mut(slot),
         ) {
             let sample = &self.samples[j.sample].sample;
             judge.apply(sample, question(prompt), &outcome, r);
@@ -229,7 +265,7 @@ impl Kind for TaskKind {
 
     fn restored(&self, job: usize, now_ms: u64) -> Option<TaskRecord> {
         let j = self.job(job)?;
-        let r = self.results[j.model][j.sample].as_ref()?;
+        let r = self.result(j)?;
         Some(self.record(j, r, now_ms))
     }
 
@@ -350,10 +386,11 @@ impl Pipeline<TaskKind> {
                 continue;
             }
             taken += 1;
-            if let (Some(judge), Ok(prompt), Some(r)) = (
+            let slot = j.slot(k.cfg.repeats.n);
+            if let (Some(judge), Ok(prompt), Some(Some(r))) = (
                 &k.judge,
                 &k.prompts[j.sample],
-                k.results[j.model][j.sample].as_mut(),
+                k.results[j.model].get_mut(slot),
             ) {
                 let mut answers: Vec<Answer> = call.outcome.iter().cloned().collect();
                 answers.extend(later);
@@ -375,7 +412,7 @@ impl Pipeline<TaskKind> {
         self.kind().job(job)
     }
 
-    /// Samples × models.
+    /// Samples × models × repeats.
     pub fn jobs(&self) -> usize {
         self.kind().jobs()
     }
@@ -419,9 +456,21 @@ impl Pipeline<TaskKind> {
         &self.kind().prompts
     }
 
-    /// Per model, per sample results (`None` while unsettled).
+    /// Per model, per answer results (`None` while unsettled): sample by
+    /// sample, each sample's repeats in order.
     pub fn results(&self) -> &[Vec<Option<SampleResult>>] {
         &self.kind().results
+    }
+
+    /// The result of one job, once settled.
+    pub fn result(&self, job: usize) -> Option<&SampleResult> {
+        let k = self.kind();
+        k.result(k.job(job)?)
+    }
+
+    /// How many times each sample is asked.
+    pub fn repeats(&self) -> u32 {
+        self.kind().cfg.repeats.n.max(1)
     }
 
     /// Every model's settled results with their aggregates, for reports.

@@ -59,6 +59,7 @@ pub fn case(
         case_id: sample.sample.id.clone(),
         case_index: r.index,
         model: Some(model.to_string()),
+        repeat: r.repeat,
         line: sample.sample.line,
         passed: ok && !r.has_parse_problem(),
         llm_call_ok: ok,

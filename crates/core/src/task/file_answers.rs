@@ -141,6 +141,7 @@ impl FileAnswers {
                 settings: judge.settings,
             },
             backend: "responses".into(),
+            repeats: Default::default(),
             models,
         };
         let mut engine =

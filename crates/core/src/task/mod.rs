@@ -22,6 +22,7 @@ pub(crate) mod markdown;
 pub(crate) mod meta;
 pub(crate) mod mock;
 pub(crate) mod registry;
+pub(crate) mod repeats;
 pub(crate) mod report;
 pub(crate) mod responses;
 pub(crate) mod results;
@@ -40,7 +41,8 @@ pub use contract::{PromptTemplate, RawTemplate, RenderedPrompt, TaskError, TaskE
 pub use data::{load as load_dataset, load_first as load_first_dataset, rag_sample};
 pub use data::{DatasetFormat, EvalSample, TaskDataset};
 pub use end::{summary_lines, TaskFiles};
-pub use engine::{render_prompts, TaskEngine, TaskKind, TaskRunConfig};
+pub use engine::{render_prompts, Job, TaskEngine, TaskKind, TaskRunConfig};
+pub use repeats::Repeats;
 pub use events::{parse_problems, TaskRecord};
 pub use file_answers::{take_judged, FileAnswers};
 pub use judging::TaskJudge;

@@ -168,7 +168,7 @@ pub fn build(input: &ReportInput<'_>) -> EvaluationResult {
         .map(|m| ModelRows {
             model: Some(m.model.clone()),
             scores: eval_scores(samples, m, input.info),
-            summaries: summaries_of(m),
+            summaries: summaries_of(input.task, m, &scored.repeats.ks()),
             errors: errors
                 .iter()
                 .filter(|e| e.model.as_deref() == Some(m.model.as_str()))
@@ -200,6 +200,12 @@ pub fn build(input: &ReportInput<'_>) -> EvaluationResult {
         line_errors: Some(input.line_errors.to_vec()),
         llm_judge_details: judge_details(input),
     });
+    report.report.repeats = super::repeats::summary(
+        &scored.repeats,
+        &scored.models,
+        samples,
+        &input.task.metrics.iter().map(|m| m.name.clone()).collect::<Vec<_>>(),
+    );
     if let Some(u) = judge_usage(scored) {
         if let Some(run) = &mut report.report.experiment.run {
             run.latency.push(crate::report::ModelLatency::from(&u));
@@ -369,6 +375,9 @@ pub fn eval_scores(samples: &[EvalSample], run: &ModelRun, info: &TaskInfo) -> V
             let Some(value) = score.value else { continue };
             let mut detail = score.detail.clone();
             detail.insert("model".into(), json!(run.model));
+            if let Some(k) = r.repeat {
+                detail.insert("repeat".into(), json!(k));
+            }
             detail.insert("prompt".into(), json!(info.prompt_name));
             detail.insert("prompt_version".into(), json!(info.prompt_version));
             detail.extend(crate::report::answer_extras(
@@ -395,8 +404,9 @@ pub fn eval_scores(samples: &[EvalSample], run: &ModelRun, info: &TaskInfo) -> V
     out
 }
 
-fn summaries_of(run: &ModelRun) -> Vec<MetricSummary> {
-    run.aggregates
+fn summaries_of(task: &Task, run: &ModelRun, ks: &[u32]) -> Vec<MetricSummary> {
+    let mut out: Vec<MetricSummary> = run
+        .aggregates
         .iter()
         .map(|(metric, agg)| MetricSummary {
             model: Some(run.model.clone()),
@@ -406,8 +416,12 @@ fn summaries_of(run: &ModelRun) -> Vec<MetricSummary> {
             sample_count: agg.sample_count,
             skipped: Some(agg.skipped),
             components: Some(agg.components.clone()),
+            pass_at_k: None,
+            pass_hat_k: None,
         })
-        .collect()
+        .collect();
+    super::repeats::add_pass_k(task, run, &mut out, ks);
+    out
 }
 
 fn error_cases(input: &ReportInput<'_>) -> Vec<ErrorCase> {

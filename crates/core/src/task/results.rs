@@ -35,6 +35,8 @@ struct Line<'a> {
     #[serde(flatten)]
     record: RunRecord,
     model: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repeat: Option<u32>,
     task: &'a str,
     task_version: &'a str,
     prompt: &'a str,
@@ -112,7 +114,10 @@ fn record(
         response_text: r.raw_answer.clone(),
         status: status.to_string(),
         latency_ms: r.elapsed_ms.map(|ms| ms as f64),
-        trace_id: format!("{model}/{id}"),
+        trace_id: match r.repeat {
+            Some(k) => format!("{model}/{id}#{k}"),
+            None => format!("{model}/{id}"),
+        },
         attempts: r.attempts.unwrap_or(0),
         error,
         error_detail,
@@ -144,6 +149,7 @@ fn line_of(
     let line = Line {
         record: record(data, source, &run.model, &s.id, r),
         model: &run.model,
+        repeat: r.repeat,
         task: &info.name,
         task_version: &info.version,
         prompt: &info.prompt_name,

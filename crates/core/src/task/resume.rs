@@ -28,7 +28,8 @@ pub struct TaskResumable {
 }
 
 /// The settled calls of an interrupted task run, read by the one log
-/// reader (`events::prior_calls`) with a job numbered `model * samples + sample`.
+/// reader (`events::prior_calls`) with a job numbered as the engine numbers
+/// it (`(model * samples + sample) * repeats + repeat`).
 pub fn resumable(log: &ReadLog, engine: &TaskEngine) -> TaskResumable {
     let n = engine.samples().len();
     let samples: HashMap<&str, usize> = engine
@@ -44,7 +45,13 @@ pub fn resumable(log: &ReadLog, engine: &TaskEngine) -> TaskResumable {
         .enumerate()
         .map(|(i, m)| (m.name.as_str(), i))
         .collect();
-    let job_of = |model: Option<&str>, id: &str| Some(models.get(model?)? * n + samples.get(id)?);
+    let repeats = engine.repeats();
+    let job_of = |model: Option<&str>, id: &str, repeat: Option<u32>| {
+        let repeat = repeat.unwrap_or(0);
+        (repeat < repeats).then_some(())?;
+        let case = models.get(model?)? * n + samples.get(id)?;
+        Some(case * repeats as usize + repeat as usize)
+    };
     let prior = prior_calls(log, job_of, |e| e.kind == ErrorKind::Prompt);
     TaskResumable {
         run_id: prior.run_id,

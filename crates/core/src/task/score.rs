@@ -79,6 +79,10 @@ pub struct SampleResult {
     /// usage).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cached: Option<crate::provider::CacheHit>,
+    /// Which asking of the sample this answer is (0-based), when the run
+    /// asked each sample several times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
 }
 
 impl SampleResult {
@@ -146,6 +150,9 @@ pub struct Scored {
     pub judge_price: Option<crate::report::Price>,
     /// Responses naming a sample the dataset does not have (ignored).
     pub unknown: Vec<LineError>,
+    /// How many times each sample was asked, and the k of pass@k.
+    #[serde(skip)]
+    pub repeats: super::repeats::Repeats,
 }
 
 /// Scores every model's answers on every sample.
@@ -189,6 +196,7 @@ pub fn score(task: &Task, data: &TaskDataset, responses: &ResponseSet) -> Scored
         models,
         unknown,
         judge_price: None,
+        repeats: Default::default(),
     }
 }
 
@@ -228,6 +236,7 @@ fn score_one(
         finish_reason: None,
         usage: None,
         cached: None,
+        repeat: None,
     }
 }
 
@@ -275,6 +284,7 @@ pub fn score_call(
             Err(e) => e.usage.as_deref().copied(),
         },
         cached: outcome.as_ref().ok().and_then(|a| a.cached.clone()),
+        repeat: None,
     }
 }
 

@@ -114,6 +114,8 @@ mod tests {
             sample_count: 100,
             skipped: None,
             components: None,
+            pass_at_k: None,
+            pass_hat_k: None,
         };
         let b = bar(&s, false);
         assert!(

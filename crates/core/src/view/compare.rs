@@ -54,6 +54,7 @@ pub fn as_report(d: &ViewData) -> EvaluationResult {
             llm_judge_details: Vec::new(),
             line_errors: None,
             usage: Vec::new(),
+            repeats: None,
         },
     }
 }

@@ -96,6 +96,7 @@ fn body(r: Body) -> crate::report::EvaluationReport {
         llm_judge_details: Vec::new(),
         line_errors: None,
         usage: Vec::new(),
+        repeats: None,
     }
 }
 

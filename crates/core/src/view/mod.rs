@@ -770,6 +770,8 @@ pub fn summaries_of(data: &ViewData) -> Vec<MetricSummary> {
                 sample_count: n,
                 skipped: None,
                 components: None,
+                pass_at_k: None,
+                pass_hat_k: None,
             });
         }
     }

@@ -156,6 +156,10 @@ fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyE
     let raw_answer = text("raw_answer");
     let elapsed_ms = obj.get("elapsed_ms").and_then(Value::as_u64);
     let model = text("model");
+    let repeat = obj
+        .get("repeat")
+        .and_then(Value::as_u64)
+        .map(|r| r.min(u64::from(u32::MAX)) as u32);
     let messages = match obj.get("messages") {
         None | Some(Value::Null) => None,
         Some(v) => Some(
@@ -177,7 +181,10 @@ fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyE
         prompt_error: text("prompt_error"),
     };
     Ok(ResultLine {
-        key: format!("{}/{sample_id}", model.as_deref().unwrap_or("")),
+        key: match repeat {
+            Some(k) => format!("{}/{sample_id}#{k}", model.as_deref().unwrap_or("")),
+            None => format!("{}/{sample_id}", model.as_deref().unwrap_or("")),
+        },
         input,
         model,
         result: SampleResult {
@@ -218,6 +225,7 @@ fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyE
             cached: raw
                 .get("cached")
                 .and_then(|c| serde_json::from_value(c.clone()).ok()),
+            repeat,
         },
         sample_id,
     })

@@ -46,6 +46,14 @@ pub struct RawTask {
     pub parse_schema: Vec<RawField>,
     /// The metrics, at least one.
     pub metrics: Vec<RawMetric>,
+    /// Ask each sample this many times (each answer scored; pass@k for 0/1
+    /// metrics); `--repeats` overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<u32>,
+    /// The k of pass@k and pass^k (each at most `repeats`); default 1 and
+    /// `repeats`. `--pass-k` overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_k: Option<Vec<u32>>,
 }
 
 /// One built metric of a task.
@@ -104,6 +112,21 @@ impl TryFrom<RawTask> for Task {
         errors.extend(check_serialize_fields(&raw.serialize_fields));
         let schema = build_schema(&raw.parse_schema, &mut errors);
         let metrics = build_metrics(&raw, &schema, &mut errors);
+        if let Some(n) = raw.repeats.filter(|n| !(1..=MAX_REPEATS).contains(n)) {
+            errors.push(TaskError::at(
+                "repeats",
+                format!("expected a whole number from 1 to {MAX_REPEATS}, found {n}"),
+            ));
+        }
+        let n = raw.repeats.unwrap_or(1);
+        for (i, k) in raw.pass_k.iter().flatten().enumerate() {
+            if *k == 0 || *k > n {
+                errors.push(TaskError::at(
+                    format!("pass_k[{i}]"),
+                    format!("expected k from 1 to repeats ({n}), found {k}"),
+                ));
+            }
+        }
         if !errors.is_empty() {
             return Err(TaskErrors(errors));
         }
@@ -120,7 +143,19 @@ impl TryFrom<RawTask> for Task {
     }
 }
 
+/// The most askings per sample a run takes (a typo like 1000 would multiply
+/// the bill).
+pub const MAX_REPEATS: u32 = 100;
+
 impl Task {
+    /// How many times the task file asks each sample, and the k of pass@k.
+    pub fn repeats(&self) -> crate::task::Repeats {
+        crate::task::Repeats {
+            n: self.raw.repeats.unwrap_or(1),
+            pass_k: self.raw.pass_k.clone().unwrap_or_default(),
+        }
+    }
+
     /// Reads and validates a task file. Every error carries the file name, its
     /// key path and, where it can be found, the line.
     pub fn parse(file: &str, yaml: &str) -> Result<Task, TaskErrors> {

@@ -1,0 +1,194 @@
+//! Repeats: a run that asks each sample `n` times (`--repeats`, the task
+//! file's `repeats`, the page's field). Every answer is scored on its own
+//! and the metric's aggregate is over all answers (so `mean` is the mean
+//! over every answer). Besides it:
+//!
+//! - per sample, each metric's value per repeat and their mean
+//!   (`report.repeats.samples`; `compare` pairs samples by that mean);
+//! - for a pass/fail metric (`Metric::pass_fail`: exact match, numeric hit,
+//!   RAG accuracy and citation, a judge's verdict; and every scored value 0
+//!   or 1), pass@k and pass^k for each asked k
+//!   (`stats::pass_at_k`, `stats::pass_hat_k`): per sample over its scored
+//!   answers (n = scored repeats, c = passes), then the mean over samples
+//!   with at least k scored answers. A failed call is an answer scored 0
+//!   like any other, so it stays in every denominator; an answer the metric
+//!   could not score (a missing label) is not counted in n.
+
+use super::data::EvalSample;
+use super::score::ModelRun;
+use crate::report::{MetricSummary, RepeatSummary, SampleRepeats};
+use crate::task::contract::Task;
+use std::collections::BTreeMap;
+
+/// How many times each sample is asked, and the k of pass@k.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Repeats {
+    /// Askings per sample (1: once).
+    pub n: u32,
+    /// The k asked for (each at most `n`); empty: 1 and `n`.
+    pub pass_k: Vec<u32>,
+}
+
+impl Default for Repeats {
+    fn default() -> Repeats {
+        Repeats {
+            n: 1,
+            pass_k: Vec::new(),
+        }
+    }
+}
+
+impl Repeats {
+    /// `n` askings with these k (checked: every k from 1 to `n`).
+    pub fn new(n: u32, pass_k: Vec<u32>) -> Result<Repeats, String> {
+        let max = super::contract::MAX_REPEATS;
+        if !(1..=max).contains(&n) {
+            return Err(format!("repeats must be from 1 to {max}, found {n}"));
+        }
+        if let Some(k) = pass_k.iter().find(|k| **k == 0 || **k > n) {
+            return Err(format!(
+                "pass@k needs 1 <= k <= repeats ({n}); {k} is out of range"
+            ));
+        }
+        Ok(Repeats { n, pass_k })
+    }
+
+    /// True when each sample is asked more than once.
+    pub fn several(&self) -> bool {
+        self.n > 1
+    }
+
+    /// The k reported: the asked ones in order without duplicates, else 1
+    /// and `n`; none for a run that asks once.
+    pub fn ks(&self) -> Vec<u32> {
+        if !self.several() {
+            return Vec::new();
+        }
+        let mut ks = if self.pass_k.is_empty() {
+            vec![1, self.n]
+        } else {
+            self.pass_k.clone()
+        };
+        ks.sort_unstable();
+        ks.dedup();
+        ks
+    }
+
+    /// Reads a comma-separated list of k (`1,3,5`).
+    pub fn parse_ks(text: &str) -> Result<Vec<u32>, String> {
+        text.split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                t.parse::<u32>()
+                    .map_err(|_| format!("`{t}` is not a whole number (expected e.g. 1,3,5)"))
+            })
+            .collect()
+    }
+}
+
+/// Each sample's values per metric over its repeats, in answer order.
+fn per_sample(run: &ModelRun, metric: usize) -> BTreeMap<usize, Vec<Option<f64>>> {
+    let mut out: BTreeMap<usize, Vec<Option<f64>>> = BTreeMap::new();
+    for r in &run.results {
+        let v = r.scores.get(metric).and_then(|(_, s)| s.value);
+        out.entry(r.index).or_default().push(v);
+    }
+    out
+}
+
+/// pass@k and pass^k of one metric of one model, by k; `None` when the
+/// metric is not a pass/fail one (`Metric::pass_fail`, and every scored
+/// value 0 or 1: a judge on a scale is not), or scored nothing.
+pub fn pass_k(run: &ModelRun, metric: usize, ks: &[u32]) -> Option<[BTreeMap<String, f64>; 2]> {
+    let samples = per_sample(run, metric);
+    let scored: Vec<Vec<f64>> = samples
+        .values()
+        .map(|vs| vs.iter().flatten().copied().collect())
+        .collect();
+    let binary = scored.iter().flatten().all(|v| *v == 0.0 || *v == 1.0);
+    if ks.is_empty() || !binary || scored.iter().all(Vec::is_empty) {
+        return None;
+    }
+    let mut at = BTreeMap::new();
+    let mut hat = BTreeMap::new();
+    for &k in ks {
+        let k_us = k as usize;
+        let mut figures = (0.0, 0.0, 0usize);
+        for vs in &scored {
+            let (n, c) = (vs.len(), vs.iter().filter(|v| **v == 1.0).count());
+            if let (Some(a), Some(h)) = (
+                crate::stats::pass_at_k(n, c, k_us),
+                crate::stats::pass_hat_k(n, c, k_us),
+            ) {
+                figures = (figures.0 + a, figures.1 + h, figures.2 + 1);
+            }
+        }
+        if figures.2 > 0 {
+            let n = figures.2 as f64;
+            at.insert(k.to_string(), figures.0 / n);
+            hat.insert(k.to_string(), figures.1 / n);
+        }
+    }
+    Some([at, hat])
+}
+
+/// Adds pass@k and pass^k to a model's summaries (in task order) of the
+/// task's pass/fail metrics.
+pub fn add_pass_k(task: &Task, run: &ModelRun, summaries: &mut [MetricSummary], ks: &[u32]) {
+    for (k, s) in summaries.iter_mut().enumerate() {
+        let pass_fail = task.metrics.get(k).is_some_and(|m| m.metric.pass_fail());
+        if let (true, Some([at, hat])) = (pass_fail, pass_k(run, k, ks)) {
+            s.pass_at_k = Some(at);
+            s.pass_hat_k = Some(hat);
+        }
+    }
+}
+
+/// The report's `repeats`: every model's samples with their values per
+/// repeat; `None` for a run that asked once.
+pub fn summary(
+    repeats: &Repeats,
+    runs: &[ModelRun],
+    samples: &[EvalSample],
+    metrics: &[String],
+) -> Option<RepeatSummary> {
+    if !repeats.several() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for run in runs {
+        let by_metric: Vec<BTreeMap<usize, Vec<Option<f64>>>> =
+            (0..metrics.len()).map(|k| per_sample(run, k)).collect();
+        let indices: Vec<usize> = by_metric
+            .first()
+            .map(|m| m.keys().copied().collect())
+            .unwrap_or_default();
+        for i in indices {
+            let Some(sample) = samples.get(i) else {
+                continue;
+            };
+            let mut values = BTreeMap::new();
+            let mut mean = BTreeMap::new();
+            for (name, m) in metrics.iter().zip(&by_metric) {
+                let vs = m.get(&i).cloned().unwrap_or_default();
+                let scored: Vec<f64> = vs.iter().flatten().copied().collect();
+                if !scored.is_empty() {
+                    mean.insert(name.clone(), scored.iter().sum::<f64>() / scored.len() as f64);
+                }
+                values.insert(name.clone(), vs);
+            }
+            out.push(SampleRepeats {
+                model: Some(run.model.clone()),
+                sample_id: sample.sample.id.clone(),
+                values,
+                mean,
+            });
+        }
+    }
+    Some(RepeatSummary {
+        n: repeats.n,
+        pass_k: repeats.ks(),
+        samples: out,
+    })
+}
