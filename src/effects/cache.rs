@@ -35,16 +35,17 @@ async fn db() -> Option<IdbDatabase> {
     Some(db)
 }
 
-/// The cached answer of a request to `url` with this body, marked as a hit.
-pub async fn lookup(url: &str, body: &str) -> Option<Answer> {
-    let key = cache_key(url, body, 0)?;
+/// The cached answer of the `repeat`-th request to `url` with this body,
+/// marked as a hit.
+pub async fn lookup(url: &str, body: &str, repeat: u32) -> Option<Answer> {
+    let key = cache_key(url, body, repeat)?;
     let json = idb::cache_get(&db().await?, &key).await.ok()??;
     CacheEntry::read_hit(json.as_bytes(), &key)
 }
 
 /// Stores an answer worth keeping, with its latency.
-pub async fn store(url: &str, body: &str, answer: &Answer, latency_ms: u64) {
-    let Some(entry) = CacheEntry::of(url, body, answer, latency_ms, super::now_ms()) else {
+pub async fn store(url: &str, body: &str, repeat: u32, answer: &Answer, latency_ms: u64) {
+    let Some(entry) = CacheEntry::of(url, body, repeat, answer, latency_ms, super::now_ms()) else {
         return;
     };
     let (Some(db), Ok(json)) = (db().await, serde_json::to_string(&entry)) else {

@@ -260,8 +260,9 @@ fn apply<V: RunView>(rc: &Shared<V>, step: Step<<V::Kind as Kind>::Record>) {
                 messages,
                 body,
                 pool,
+                repeat,
                 ..
-            } => send(rc, case, pool, messages, body),
+            } => send(rc, case, pool, messages, body, repeat),
             Command::Abort { case } => {
                 let gone = rc.borrow_mut().in_flight.remove(&case);
                 if let Some(Some(pending)) = gone {
@@ -359,6 +360,7 @@ fn send<V: RunView>(
     pool: usize,
     messages: Vec<ChatMessage>,
     body: Option<serde_json::Value>,
+    repeat: u32,
 ) {
     let weak = Rc::downgrade(rc);
     let (transport, timeout_ms, cache) = {
@@ -390,7 +392,7 @@ fn send<V: RunView>(
                     let key = key.as_ref().map(|(k, owner)| (k, owner.as_str()));
                     // The cache's key: the URL and the body, never the API key.
                     let req = evalpage_core::build_json_request(&url, &body, None);
-                    through_cache(cache, &req.url, &req.body, async {
+                    through_cache(cache, &req.url, &req.body, repeat, async {
                         fetch::post_json(&url, &body, key, &signal, timed_out, timeout_ms).await
                     })
                     .await
@@ -418,7 +420,7 @@ fn send<V: RunView>(
             };
             // The cache's key: the URL and the body (the API key travels in a header).
             let req = evalpage_core::build_request(&cfg, &messages);
-            through_cache(cache, &req.url, &req.body, async {
+            through_cache(cache, &req.url, &req.body, repeat, async {
                 fetch::chat(to, &messages, &signal, timed_out, timeout_ms).await
             })
             .await
@@ -439,18 +441,19 @@ async fn through_cache(
     on: bool,
     url: &str,
     body: &str,
+    repeat: u32,
     send: impl std::future::Future<Output = CallOutcome>,
 ) -> CallOutcome {
     if !on {
         return send.await;
     }
-    if let Some(hit) = super::cache::lookup(url, body).await {
+    if let Some(hit) = super::cache::lookup(url, body, repeat).await {
         return CallOutcome::Answer(hit);
     }
     let started = now_ms();
     let outcome = send.await;
     if let CallOutcome::Answer(a) = &outcome {
-        super::cache::store(url, body, a, now_ms().saturating_sub(started)).await;
+        super::cache::store(url, body, repeat, a, now_ms().saturating_sub(started)).await;
     }
     outcome
 }

@@ -63,7 +63,8 @@ pub struct TaskRunSpec {
     pub prior_log: Option<Rc<str>>,
 }
 
-/// A settled call as the page shows it: model, sample, result.
+/// A settled call as the page shows it: model, answer (sample × repeats +
+/// repeat), result.
 pub type Shown = (usize, usize, Rc<SampleResult>);
 
 /// The task mode's side of the runner.
@@ -78,6 +79,8 @@ pub struct TaskView {
     judge_price: Option<evalpage_core::Price>,
     /// Results the page may count: saved first when persistence is on.
     results: ResultGrid,
+    /// How many times each sample is asked.
+    repeats: u32,
     /// Identical judge requests of a job seen so far: the mock judge's
     /// repeats differ as a real judge's do (as in the CLI).
     judged: std::cell::RefCell<evalpage_core::MockJudge>,
@@ -130,13 +133,16 @@ impl RunView for TaskView {
 
     fn settled(&self, engine: &TaskEngine, job: usize) -> Option<Shown> {
         let j = engine.job(job)?;
-        let r = engine.results()[j.model][j.sample].clone()?;
-        Some((j.model, j.sample, Rc::new(r)))
+        let r = engine.result(job)?.clone();
+        let slot = j.sample * engine.repeats() as usize + j.repeat as usize;
+        Some((j.model, slot, Rc::new(r)))
     }
 
     fn show(&mut self, shown: Vec<Shown>) {
-        for (model, sample, r) in shown {
-            self.results[model][sample] = Some(r);
+        for (model, slot, r) in shown {
+            if let Some(cell) = self.results.get_mut(model).and_then(|m| m.get_mut(slot)) {
+                *cell = Some(r);
+            }
         }
     }
 
@@ -148,6 +154,7 @@ impl RunView for TaskView {
             data: self.run_data.data.clone(),
             models: self.models.clone(),
             results: self.results.clone(),
+            repeats: self.repeats,
             labels: self.labels.clone(),
         }
     }
@@ -210,8 +217,10 @@ impl TaskRunSpec {
             .iter()
             .map(|s| Rc::new(labels(&self.task.task, &s.sample)))
             .collect();
+        let repeats = engine.repeats();
         let view = TaskView {
-            results: vec![vec![None; data.samples.len()]; models.len()],
+            results: vec![vec![None; data.samples.len() * repeats as usize]; models.len()],
+            repeats,
             labels: Rc::new(labels),
             task: self.task,
             run_data: self.run_data,

@@ -172,6 +172,10 @@ pub struct TaskRunSettings {
     /// Keep sending after a fatal answer (401, 403, 404) instead of stopping.
     #[serde(default)]
     pub keep_going_on_fatal: bool,
+    /// Ask each sample this many times (`None`: the task file's `repeats`,
+    /// else once).
+    #[serde(default)]
+    pub repeats: Option<u32>,
 }
 
 impl Default for TaskRunSettings {
@@ -183,11 +187,29 @@ impl Default for TaskRunSettings {
             mock_latency: 1.0,
             truncated_as_failure: false,
             keep_going_on_fatal: false,
+            repeats: None,
         }
     }
 }
 
 impl TaskRunSettings {
+    /// How many times each sample is asked, and the k of pass@k: the field
+    /// when set, else the task file's `repeats` (its `pass_k` kept while
+    /// every k fits, else 1 and N).
+    pub fn repeats(&self, task: &evalpage_core::task::Task) -> evalpage_core::task::Repeats {
+        let from_task = task.repeats();
+        let n = self
+            .repeats
+            .unwrap_or(from_task.n)
+            .clamp(1, evalpage_core::task::MAX_REPEATS);
+        evalpage_core::task::Repeats::new(n, from_task.pass_k.clone()).unwrap_or(
+            evalpage_core::task::Repeats {
+                n,
+                pass_k: Vec::new(),
+            },
+        )
+    }
+
     /// What the engine does with truncated and fatal answers.
     pub fn policy(&self) -> evalpage_core::AnswerPolicy {
         evalpage_core::AnswerPolicy {

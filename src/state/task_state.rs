@@ -40,10 +40,13 @@ pub struct TaskSnapshot {
     pub data: Rc<TaskDataset>,
     /// Model names, in column order.
     pub models: Rc<Vec<String>>,
-    /// Results by model, then sample.
+    /// Results by model, then answer: sample by sample, each sample's
+    /// repeats in order (one per sample when each is asked once).
     pub results: ResultGrid,
     /// Each sample's labels as shown (computed once per run).
     pub labels: Rc<Vec<Labels>>,
+    /// How many times each sample is asked.
+    pub repeats: u32,
 }
 
 /// The finished run's downloads.
@@ -249,7 +252,16 @@ impl TaskState {
         s
     }
 
-    /// True when the valid task has `llm_judge` metrics (a judge is chosen).
+    /// How many times the checked task file asks each sample (1 when it
+    /// does not say).
+    pub fn task_repeats(&self) -> u32 {
+        self.check
+            .checked
+            .as_ref()
+            .map_or(1, |c| c.task.repeats().n)
+    }
+
+    /// The checked task has `llm_judge` metrics.
     pub fn judged(&self) -> bool {
         self.check
             .checked

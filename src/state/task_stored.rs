@@ -24,7 +24,13 @@ impl StoredRun {
             status: "running".into(),
             dataset_name: state.run_data.data.name.clone(),
             lang: lang.code().into(),
-            total: state.run_data.data.samples.len() * inputs.models.len(),
+            total: state.run_data.data.samples.len()
+                * inputs.models.len()
+                * state
+                    .check
+                    .checked
+                    .as_ref()
+                    .map_or(1, |c| state.settings.repeats(&c.task).n as usize),
             inputs: StoredInputs::Task(inputs),
         }
     }

@@ -130,7 +130,7 @@ impl ModeLaunch for TaskLaunch {
                 ..RunIdentity::default()
             },
             backend: backend(&planned).into(),
-            repeats: Default::default(),
+            repeats: page.settings.repeats(&task.task),
             models: planned.iter().map(|m| m.settings.clone()).collect(),
         };
         let prices = planned

@@ -59,6 +59,7 @@ fn initial_state(params: &url::PageParams) -> TaskState {
             .truncated_as_failure
             .unwrap_or(d.truncated_as_failure),
         keep_going_on_fatal: params.keep_going.unwrap_or(d.keep_going_on_fatal),
+        repeats: d.repeats,
     };
     let e = &s.endpoint;
     s.endpoint = Rc::new(ModelSettings {
@@ -338,7 +339,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
                         on_clear_metadata={send(state, |_: ()| TaskAction::ClearMetadata)} />
                     <TaskModelsPanel {lang} choices={state.choices.clone()} selected={state.selected.clone()} {with_key}
                         registry_text={state.registry_text.clone()} registry={state.registry.clone()}
-                        pending={state.registry_pending()} settings={state.settings} disabled={running}
+                        pending={state.registry_pending()} settings={state.settings} task_repeats={state.task_repeats()} disabled={running}
                         on_toggle={send(state, |(n, on): (String, bool)| TaskAction::Toggle(n, on))}
                         on_key={send(state, |(n, k): (String, String)| TaskAction::SetKey(n, k))}
                         on_registry={send(state, TaskAction::EditRegistry)}

@@ -39,6 +39,9 @@ pub struct TaskModelsPanelProps {
     pub pending: bool,
     /// Scheduling.
     pub settings: TaskRunSettings,
+    /// The task file's `repeats` (1 when it does not say), shown until the
+    /// field is set.
+    pub task_repeats: u32,
     /// No edits while a run is going.
     pub disabled: bool,
     /// (model, ticked).
@@ -192,6 +195,10 @@ fn settings(p: &TaskModelsPanelProps) -> Html {
                 value={s.timeout_s.to_string()} oninput={typed(|s, v| s.timeout_s = v.parse().unwrap_or(s.timeout_s))} /></label>
             <label>{t("最多尝试次数", "Max attempts")}<input type="number" min="1" max="10" disabled={d}
                 value={s.max_attempts.to_string()} oninput={typed(|s, v| s.max_attempts = v.parse().unwrap_or(s.max_attempts))} /></label>
+            <label>{t("每个样本询问次数（pass@k）", "Asks per sample (pass@k)")}<input type="number" min="1" max="100" disabled={d}
+                data-testid="task-repeats" placeholder={p.task_repeats.to_string()}
+                value={s.repeats.map(|r| r.to_string()).unwrap_or_default()}
+                oninput={typed(|s, v| s.repeats = if v.is_empty() { None } else { v.parse().ok().or(s.repeats) })} /></label>
             <label class="check"><input type="checkbox" data-testid="task-truncated-as-failure" checked={s.truncated_as_failure} disabled={d}
                 onchange={edit(|s, v| s.truncated_as_failure = v == "true")} />
                 {t("被 max_tokens 截断的回答计为调用失败", "Count an answer cut off at max_tokens as a failed call")}</label>

@@ -156,9 +156,10 @@ pub fn TaskSampleTable(p: &TaskRunProps) -> Html {
         let s = only_problems.clone();
         Callback::from(move |_: Event| s.set(!*s))
     };
-    // The samples shown, in dataset order.
+    // The answers shown (a sample's repeats after it), in dataset order.
+    let per = run.repeats.max(1) as usize;
     let shown: Rc<Vec<u32>> = Rc::new(
-        (0..run.data.samples.len())
+        (0..run.data.samples.len() * per)
             .filter(|&i| !*only_problems || row_has_problem(&cells_of(run, i)))
             .map(|i| i as u32)
             .collect(),
@@ -169,11 +170,16 @@ pub fn TaskSampleTable(p: &TaskRunProps) -> Html {
             let Some(&i) = shown.get(k as usize) else {
                 return html! {};
             };
-            let Some(sample) = run.data.samples.get(i as usize) else {
+            let s = i as usize / per;
+            let Some(sample) = run.data.samples.get(s) else {
                 return html! {};
             };
-            let id = sample.sample.id.clone();
-            let labels = run.labels.get(i as usize).cloned().unwrap_or_default();
+            // a repeat is `id#r`, as in results.jsonl's trace_id and the viewer
+            let id = match per {
+                1 => sample.sample.id.clone(),
+                _ => format!("{}#{}", sample.sample.id, i as usize % per),
+            };
+            let labels = run.labels.get(s).cloned().unwrap_or_default();
             let cells = cells_of(&run, i as usize);
             html! { <Row key={i} index={i as usize} {id} {labels} {cells} selected={open == Some(i)} /> }
         })
@@ -203,14 +209,19 @@ pub fn TaskSampleTable(p: &TaskRunProps) -> Html {
     }
 }
 
-/// The drill-down of sample `i`: its whole row.
+/// The drill-down of answer `i` (a sample, or one repeat of it): its whole row.
 fn detail(lang: Lang, run: &TaskSnapshot, i: usize, close: Callback<MouseEvent>) -> Option<Html> {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    let sample = run.data.samples.get(i)?;
-    let labels = run.labels.get(i).cloned().unwrap_or_default();
+    let per = run.repeats.max(1) as usize;
+    let sample = run.data.samples.get(i / per)?;
+    let labels = run.labels.get(i / per).cloned().unwrap_or_default();
+    let id = match per {
+        1 => sample.sample.id.clone(),
+        _ => format!("{}#{}", sample.sample.id, i % per),
+    };
     Some(html! {
         <section class="case-detail" data-testid="sample-detail" aria-label={t("样本详情", "Sample detail")}>
-            <h3>{&sample.sample.id}<button class="link" onclick={close}>{t("关闭", "Close")}</button></h3>
+            <h3>{id}<button class="link" onclick={close}>{t("关闭", "Close")}</button></h3>
             if !labels.is_empty() {
                 <p class="muted">{ labels.iter().map(|(f, v)| format!("{f}: {v}")).collect::<Vec<_>>().join(" · ") }</p>
             }

@@ -36,7 +36,7 @@ pub fn TaskSummary(p: &TaskRunProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     let Some(run) = &p.run else { return html! {} };
     let cols = summarize(&run.task.task, &run.models, &run.results);
-    let total = run.data.samples.len();
+    let total = run.data.samples.len() * run.repeats.max(1) as usize;
     let count_row = |testid: &'static str, label: &'static str, f: fn(&ModelColumn) -> usize| {
         html! {
             <tr data-testid={testid}><th>{label}</th>

@@ -82,6 +82,22 @@ pub fn Charts(p: &ChartsProps) -> Html {
             n: b.sample_count,
         })
         .collect();
+    // pass@k / pass^k of a run that asked each sample several times
+    let passed: Vec<&evalpage_core::report::MetricSummary> = d
+        .summaries
+        .iter()
+        .filter(|s| s.pass_at_k.is_some())
+        .collect();
+    let pass_names: Vec<String> = passed
+        .iter()
+        .flat_map(|s| s.figure_names())
+        .filter(|n| n.starts_with("pass"))
+        .fold(Vec::new(), |mut acc, n| {
+            if !acc.contains(&n) {
+                acc.push(n);
+            }
+            acc
+        });
     let latencies: Vec<f64> = d.rows.iter().filter_map(|r| r.latency_ms).collect();
     let hist = histogram(&latencies, 20);
     let max = hist.iter().map(|(_, c)| *c).max().unwrap_or(1).max(1) as f64;
@@ -94,6 +110,20 @@ pub fn Charts(p: &ChartsProps) -> Html {
                         <td class="num">{format!("[{:.3}, {:.3}]", b.lo, b.hi)}</td><td class="num">{b.n}</td></tr>
                 }) }</tbody>
             </table>
+            if !passed.is_empty() {
+                <table class="cases" data-testid="viewer-pass-k">
+                    <caption>{t("每个样本多次询问：pass@k（k 次中至少一次通过）与 pass^k（k 次全部通过）",
+                        "Each sample asked several times: pass@k (at least one of k passes) and pass^k (all k pass)")}</caption>
+                    <thead><tr><th>{t("指标", "metric")}</th>
+                        { for pass_names.iter().map(|n| html!{ <th>{n}</th> }) }</tr></thead>
+                    <tbody>{ for passed.iter().map(|s| html!{
+                        <tr><td>{ match &s.model { Some(m) => format!("{m} · {}", s.metric), None => s.metric.clone() } }</td>
+                            { for pass_names.iter().map(|n| html!{
+                                <td class="num">{ s.figure(n).map_or_else(|| "-".to_string(), |v| format!("{v:.3}")) }</td>
+                            }) }</tr>
+                    }) }</tbody>
+                </table>
+            }
             { bars_svg("chart-metrics", t("各指标均值与 95% 置信区间", "Mean of each metric with its 95% interval").to_string(), &overall) }
             if !breakdown.is_empty() {
                 { bars_svg("chart-breakdowns", t("按标签与语言", "By tag and language").to_string(), &breakdown) }

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{assert_ok, finish, evalpage, read_json, Mock, Scratch};
+use common::{assert_ok, evalpage, finish, read_json, Mock, Scratch};
 use serde_json::Value;
 use std::path::Path;
 
@@ -135,7 +135,10 @@ fn three_repeats_send_three_calls_per_sample_and_pass_k_follows_the_formulas() {
     let mut passes: Vec<f64> = samples
         .iter()
         .map(|x| {
-            let vs = x["values"]["mood_acc"].as_array().cloned().unwrap_or_default();
+            let vs = x["values"]["mood_acc"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
             assert_eq!(vs.len(), 3, "three values per sample: {x}");
             vs.iter().filter_map(Value::as_f64).sum()
         })
@@ -152,18 +155,28 @@ fn three_repeats_send_three_calls_per_sample_and_pass_k_follows_the_formulas() {
     assert_eq!(repeats.len(), 9);
     assert_eq!(repeats.iter().filter(|r| **r == 2).count(), 3);
     let log = std::fs::read_to_string(out.join("report.events.jsonl")).unwrap_or_default();
-    let cases = log.lines().filter(|l| l.contains("\"record_type\":\"case\"")).count();
+    let cases = log
+        .lines()
+        .filter(|l| l.contains("\"record_type\":\"case\""))
+        .count();
     assert_eq!(cases, 9, "one case record per answer");
     // report.md and summary.csv carry pass@k
     let md = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();
     assert!(md.contains("pass@2"), "report.md names pass@k:\n{md}");
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap_or_default();
-    assert!(csv.contains("tm_mood_acc_pass@3") && csv.contains("tm_mood_acc_pass^2"), "{csv}");
+    assert!(
+        csv.contains("tm_mood_acc_pass@3") && csv.contains("tm_mood_acc_pass^2"),
+        "{csv}"
+    );
     // a second run from the cache: no request, the same figures
     let again = s.join("again");
     assert_ok(&run(&task, &ds, &reg, &again, &args));
     let log = mock.stop_and_read_log();
-    assert_eq!(posts(&log), 9, "3 per sample, then none from the cache:\n{log}");
+    assert_eq!(
+        posts(&log),
+        9,
+        "3 per sample, then none from the cache:\n{log}"
+    );
     let second = read_json(&again.join("report.json"));
     let (a, b) = (summary(&report), summary(&second));
     for key in ["mean", "pass_at_k", "pass_hat_k", "sample_count"] {
@@ -186,7 +199,10 @@ fn the_task_file_sets_repeats_and_bad_values_are_refused_where_they_are() {
     assert_ok(&finish(cmd));
     let report = read_json(&out.join("report.json"));
     assert_eq!(report["report"]["repeats"]["n"], 2);
-    assert_eq!(report["report"]["repeats"]["pass_k"], serde_json::json!([1, 2]));
+    assert_eq!(
+        report["report"]["repeats"]["pass_k"],
+        serde_json::json!([1, 2])
+    );
     assert_eq!(summary(&report)["sample_count"], 6);
     // k above the repeats: refused at the key, nothing run
     let bad = s.write("bad.yaml", &format!("{text}repeats: 2\npass_k: [1, 3]\n"));
@@ -198,7 +214,10 @@ fn the_task_file_sets_repeats_and_bad_values_are_refused_where_they_are() {
     let o = finish(cmd);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("pass_k[1]") && err.contains("bad.yaml"), "{err}");
+    assert!(
+        err.contains("pass_k[1]") && err.contains("bad.yaml"),
+        "{err}"
+    );
     // --pass-k above --repeats: a usage error
     let mut cmd = evalpage();
     cmd.args(["run", "--mock", "--task", &task, "--dataset", &ds])

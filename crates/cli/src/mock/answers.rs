@@ -195,7 +195,9 @@ impl Answers {
                     }
                     Err(_) => 0,
                 };
-                list.get(nth % list.len().max(1)).cloned().unwrap_or_default()
+                list.get(nth % list.len().max(1))
+                    .cloned()
+                    .unwrap_or_default()
             }
             None => Scripted {
                 answer: self.unscripted(model, messages, question),

@@ -18,8 +18,11 @@
 //! Unscored values are not paired either: a metric that could not score a
 //! sample (a missing label, an unreadable judge verdict) writes no `EvalScore`
 //! for it (`value` is always a number), so such a case simply has no score on
-//! that side. A repeated (model, metric, sample_id) keeps its first score; the
-//! repeats are counted in [`Comparison::duplicates`].
+//! that side. A run that asked each sample several times (`--repeats`) has
+//! one score per answer, each with its `detail.repeat`: a sample's value is
+//! then the mean over its repeats, and samples pair on that mean. Otherwise a
+//! repeated (model, metric, sample_id) keeps its first score; the repeats are
+//! counted in [`Comparison::duplicates`].
 //!
 //! **Statistics, per row, over the n paired cases only.** `base` and `new` are
 //! the paired means (so `delta = new - base` is the mean paired difference;
@@ -260,6 +263,8 @@ struct Side {
 impl Side {
     fn of(r: &EvaluationResult, by_model: bool, only: Option<&str>) -> Side {
         let mut side = Side::default();
+        // (row, sample_id) -> (sum, count) over the scores of a sample's repeats
+        let mut repeats: HashMap<(usize, String), (f64, usize)> = HashMap::new();
         for s in &r.scores {
             if !s.value.is_finite() {
                 continue;
@@ -283,9 +288,17 @@ impl Side {
                 }
             };
             let case = (row, s.sample_id.clone());
+            let repeat = s.detail.get("repeat").is_some();
+            if let (true, Some(sum)) = (repeat, repeats.get_mut(&case)) {
+                *sum = (sum.0 + s.value, sum.1 + 1);
+                continue;
+            }
             if side.cases.contains_key(&case) {
                 side.duplicates += 1;
                 continue;
+            }
+            if repeat {
+                repeats.insert(case.clone(), (s.value, 1));
             }
             side.cases.insert(case, side.rows[row].1.len());
             side.rows[row].1.push((s.sample_id.clone(), s.value));
@@ -294,6 +307,11 @@ impl Side {
                     model,
                     sample_id: s.sample_id.clone(),
                 });
+            }
+        }
+        for ((row, id), (sum, n)) in repeats {
+            if let Some(at) = side.cases.get(&(row, id)) {
+                side.rows[row].1[*at].1 = sum / n as f64;
             }
         }
         side

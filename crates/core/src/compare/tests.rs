@@ -451,3 +451,31 @@ fn the_gate_checks_each_model_and_needs_a_paired_case() {
         .expect_err("no pairs");
     assert_eq!(err, GateError::NoPairs("only_r".into()));
 }
+
+#[test]
+fn repeats_pair_by_the_per_sample_mean() {
+    // base: one answer per sample; new: three repeats each, numbered
+    let base = report(&[(None, "a", "acc", 1.0), (None, "b", "acc", 0.0)]);
+    let mut new = report(&[
+        (None, "a", "acc", 1.0),
+        (None, "a", "acc", 0.0),
+        (None, "a", "acc", 0.0),
+        (None, "b", "acc", 1.0),
+        (None, "b", "acc", 1.0),
+        (None, "b", "acc", 0.0),
+    ]);
+    for (i, s) in new.scores.iter_mut().enumerate() {
+        s.detail = json!({ "repeat": i % 3 });
+    }
+    let c = compare(&base, &new, &opts()).expect("comparable");
+    let acc = c.rows_of("acc").next().expect("acc");
+    assert_eq!(acc.n, 2, "two samples, not six answers");
+    assert_eq!(c.duplicates, (0, 0), "repeats are not duplicates");
+    assert!(
+        (acc.new - 0.5).abs() < 1e-12,
+        "mean of 1/3 and 2/3: {}",
+        acc.new
+    );
+    assert_eq!(acc.mcnemar, None, "a mean over repeats is not 0/1");
+    assert_eq!((acc.regressions, acc.improvements), (1, 1));
+}

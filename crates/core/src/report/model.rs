@@ -344,9 +344,21 @@ impl MetricSummary {
             ks.sort_by_key(|k| k.parse::<u64>().unwrap_or(u64::MAX));
             ks.into_iter().cloned().collect()
         };
-        let mut out: Vec<String> = self.components.iter().flat_map(|c| c.keys().cloned()).collect();
-        out.extend(keys(&self.pass_at_k).into_iter().map(|k| format!("pass@{k}")));
-        out.extend(keys(&self.pass_hat_k).into_iter().map(|k| format!("pass^{k}")));
+        let mut out: Vec<String> = self
+            .components
+            .iter()
+            .flat_map(|c| c.keys().cloned())
+            .collect();
+        out.extend(
+            keys(&self.pass_at_k)
+                .into_iter()
+                .map(|k| format!("pass@{k}")),
+        );
+        out.extend(
+            keys(&self.pass_hat_k)
+                .into_iter()
+                .map(|k| format!("pass^{k}")),
+        );
         out
     }
 }

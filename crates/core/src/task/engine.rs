@@ -218,9 +218,9 @@ impl Kind for TaskKind {
             };
             let sample = &self.samples[j.sample].sample;
             let next = judge.next_call(&self.task, sample, question(prompt), answers);
-            return Ok(next.map(|messages| {
-                Call::chat(self.cfg.models.len(), messages).repeat(j.repeat)
-            }));
+            return Ok(
+                next.map(|messages| Call::chat(self.cfg.models.len(), messages).repeat(j.repeat))
+            );
         }
         match &self.prompts[j.sample] {
             Ok(messages) => Ok(Some(Call::chat(j.model, messages.clone()).repeat(j.repeat))),

@@ -174,7 +174,10 @@ pub fn summary(
                 let vs = m.get(&i).cloned().unwrap_or_default();
                 let scored: Vec<f64> = vs.iter().flatten().copied().collect();
                 if !scored.is_empty() {
-                    mean.insert(name.clone(), scored.iter().sum::<f64>() / scored.len() as f64);
+                    mean.insert(
+                        name.clone(),
+                        scored.iter().sum::<f64>() / scored.len() as f64,
+                    );
                 }
                 values.insert(name.clone(), vs);
             }

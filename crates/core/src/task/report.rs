@@ -204,7 +204,12 @@ pub fn build(input: &ReportInput<'_>) -> EvaluationResult {
         &scored.repeats,
         &scored.models,
         samples,
-        &input.task.metrics.iter().map(|m| m.name.clone()).collect::<Vec<_>>(),
+        &input
+            .task
+            .metrics
+            .iter()
+            .map(|m| m.name.clone())
+            .collect::<Vec<_>>(),
     );
     if let Some(u) = judge_usage(scored) {
         if let Some(run) = &mut report.report.experiment.run {

@@ -450,6 +450,16 @@ fn look_of(kind: &str, exp: &crate::report::ExperimentMetadata) -> Look {
     }
 }
 
+/// A row's id: the sample id, with `#r` for one answer of a run that asked
+/// each sample several times (`repeat` of its score, record or line; the
+/// `trace_id` of `results.jsonl` says the same).
+pub fn answer_id(sample_id: &str, repeat: Option<&Value>) -> String {
+    match repeat.and_then(Value::as_u64) {
+        Some(r) => format!("{sample_id}#{r}"),
+        None => sample_id.to_string(),
+    }
+}
+
 /// The viewer's table of a `report.json`.
 pub fn from_report(r: &EvaluationResult, source: &str) -> ViewData {
     let mut b = Builder::new(
@@ -459,7 +469,8 @@ pub fn from_report(r: &EvaluationResult, source: &str) -> ViewData {
     for s in &r.scores {
         let model = s.model().map(str::to_string);
         let c = b.col(&s.metric);
-        let row = b.row(model, &s.sample_id, || {
+        let id = answer_id(&s.sample_id, s.detail.get("repeat"));
+        let row = b.row(model, &id, || {
             (s.tags.clone(), s.language.clone(), s.length_bucket.clone())
         });
         if let Some(c) = c {
@@ -488,6 +499,7 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
             continue;
         };
         let model = r.get("model").and_then(Value::as_str).map(str::to_string);
+        let id = answer_id(id, r.get("repeat"));
         if let Some(Value::Object(m)) = r.get("metrics") {
             for k in m.keys() {
                 if !metrics.contains(k) {
@@ -495,7 +507,7 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
                 }
             }
         }
-        latest.insert((model, id.to_string()), (n, r));
+        latest.insert((model, id), (n, r));
     }
     if metrics.is_empty() {
         metrics = ["accuracy", "citation"].map(String::from).to_vec();

@@ -259,7 +259,8 @@ pub fn attach(data: &mut ViewData, file: &str, bytes: &[u8]) {
     let mut by_sample: HashMap<String, Rc<SampleInput>> = HashMap::new();
     let mut unknown = 0;
     for l in lines {
-        match index.get(&(l.model.as_deref(), l.sample_id.as_str())) {
+        let id = super::answer_id(&l.sample_id, l.result.repeat.map(Value::from).as_ref());
+        match index.get(&(l.model.as_deref(), id.as_str())) {
             Some(&i) => {
                 results[i] = Some(l.result);
                 let shared = by_sample
