@@ -37,6 +37,35 @@ pub enum Command {
     Merge(MergeArgs),
     /// Look at or empty a response cache (`run --cache DIR`).
     Cache(CacheArgs),
+    /// Hand a run's calls to a batch engine (OpenAI Batch API, `vllm
+    /// run-batch`, Ray Data, Anthropic Message Batches) and score what comes
+    /// back: `batch export <run flags> --out DIR`, then `batch import DIR
+    /// ANSWERS...` (again for each further round).
+    #[command(subcommand)]
+    Batch(BatchCommand),
+}
+
+/// `evalpage batch export|import`.
+#[derive(Debug, Subcommand)]
+pub enum BatchCommand {
+    /// Write the run's calls as OpenAI Batch input under DIR/round-1/ (the
+    /// flags of `evalpage run`, --out naming the batch directory); nothing is sent.
+    Export(Box<RunArgs>),
+    /// Read batch answers (files or directories) into DIR: the run's files
+    /// when no call is left, else the next round's requests under DIR/round-N/.
+    Import(BatchImportArgs),
+}
+
+/// Options of `evalpage batch import`.
+#[derive(Debug, Args)]
+pub struct BatchImportArgs {
+    /// The batch directory `batch export` wrote.
+    pub dir: PathBuf,
+    /// Answer files or directories of them (JSONL or JSON): OpenAI Batch
+    /// output and error files, `vllm run-batch` output, Ray Data `write_json`
+    /// shards, Anthropic Message Batches results.
+    #[arg(value_name = "ANSWERS", required = true)]
+    pub answers: Vec<PathBuf>,
 }
 
 /// Options of `evalpage cache`.
@@ -417,6 +446,10 @@ pub struct RunArgs {
     /// Output directory (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Set by `evalpage batch`: every endpoint request is answered from the
+    /// batch's answers (or written to its next round), none is sent.
+    #[arg(skip)]
+    pub batch: Option<std::sync::Arc<crate::batch::Book>>,
 }
 
 impl RunArgs {

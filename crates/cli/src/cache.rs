@@ -9,7 +9,8 @@
 
 use crate::args::{CacheArgs, CacheCommand};
 use crate::error::CliError;
-use evalpage_core::{cache_key, Answer, CacheEntry};
+use crate::run::http::At;
+use evalpage_core::{cache_key, Answer, CacheEntry, CallOutcome, HttpRequest};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -62,6 +63,37 @@ impl DirCache {
                 "evalpage: could not store a cache entry in {}: {e}",
                 path.display()
             );
+        }
+    }
+}
+
+/// Where a backend takes answers from before (or instead of) sending: the
+/// response cache, or the answers of batch files (`evalpage batch`), which
+/// answer every request and send none.
+#[derive(Debug)]
+pub enum Store {
+    /// `--cache DIR`.
+    Dir(DirCache),
+    /// `evalpage batch export|import`.
+    Batch(std::sync::Arc<crate::batch::Book>),
+}
+
+impl Store {
+    /// The outcome of a request before sending it, when the store has one
+    /// (a batch store always has one: an answer, a failure, or not run).
+    pub fn lookup(&self, req: &HttpRequest, at: At) -> Option<CallOutcome> {
+        match self {
+            Store::Dir(d) => d
+                .get(&req.url, &req.body, at.repeat)
+                .map(CallOutcome::Answer),
+            Store::Batch(b) => Some(b.lookup(req, at)),
+        }
+    }
+
+    /// Keeps an answer that was sent for (the response cache stores it).
+    pub fn keep(&self, req: &HttpRequest, at: At, answer: &Answer, latency_ms: u64) {
+        if let Store::Dir(d) = self {
+            d.put(&req.url, &req.body, at.repeat, answer, latency_ms);
         }
     }
 }

@@ -13,6 +13,7 @@
 //! and gates on significant drops; `evalpage report` renders a saved report again.
 
 mod args;
+mod batch;
 mod cache;
 mod compare;
 mod error;
@@ -28,7 +29,7 @@ mod task_check;
 mod task_file;
 
 use anyhow::Context;
-use args::{Cli, Command, TaskCommand};
+use args::{BatchCommand, Cli, Command, TaskCommand};
 use clap::Parser;
 use error::CliError;
 use std::process::ExitCode;
@@ -58,5 +59,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Report(a) => Ok(report::execute(&a)?),
         Command::Merge(a) => Ok(merge::execute(&a)?),
         Command::Cache(a) => Ok(cache::execute(&a)?),
+        Command::Batch(BatchCommand::Export(a)) => Ok(batch::export(*a)?),
+        Command::Batch(BatchCommand::Import(a)) => Ok(batch::import(&a)?),
     }
 }

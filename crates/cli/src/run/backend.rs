@@ -16,10 +16,17 @@ pub enum Backend {
 
 impl Backend {
     /// Asks the model; blocks until it answers, fails or times out.
-    pub fn call(&self, messages: &[ChatMessage]) -> CallOutcome {
+    pub fn call(&self, messages: &[ChatMessage], job: usize) -> CallOutcome {
         match self {
             Backend::Demo => CallOutcome::Answer(demo::reply(messages)),
-            Backend::OpenAi(http) => http.call(messages, 0),
+            Backend::OpenAi(http) => http.call(
+                messages,
+                super::http::At {
+                    job,
+                    repeat: 0,
+                    judge: false,
+                },
+            ),
         }
     }
 
@@ -39,7 +46,10 @@ mod tests {
     #[test]
     fn demo_backend_answers_like_the_core_demo_model() {
         let m = vec![ChatMessage::new("user", "LightRAG支持哪些向量数据库？")];
-        assert_eq!(Backend::Demo.call(&m), CallOutcome::Answer(demo::reply(&m)));
+        assert_eq!(
+            Backend::Demo.call(&m, 0),
+            CallOutcome::Answer(demo::reply(&m))
+        );
         assert_eq!(Backend::Demo.name(), "demo");
     }
 }

@@ -134,7 +134,16 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         }),
         Backend::OpenAi(http) => {
             let http = Arc::new(http);
-            Arc::new(move |_, r: &Request| http.call(&r.messages, r.repeat))
+            Arc::new(move |job, r: &Request| {
+                http.call(
+                    &r.messages,
+                    super::http::At {
+                        job,
+                        repeat: r.repeat,
+                        judge: false,
+                    },
+                )
+            })
         }
     };
     // pool 0: the model; pool 1: the judge

@@ -3,7 +3,7 @@
 //! hands the answer to `provider::openai::parse_response`. Transport failures
 //! become `CallError`s of kind `Network` or `Timeout` that say what to check.
 
-use crate::cache::DirCache;
+use crate::cache::Store;
 use evalpage_core::{build_json_request, parse_json_response, HttpRequest};
 use evalpage_core::{build_request, parse_response, ApiKey, OpenAiConfig};
 use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
@@ -14,13 +14,26 @@ use std::time::{Duration, Instant};
 /// Largest answer body read, in bytes.
 const BODY_LIMIT: u64 = 16 * 1024 * 1024;
 
+/// Which call a request is: its job (for a batch request's `custom_id`) and
+/// which asking of the same request (the cache keys on it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct At {
+    /// The engine's job number.
+    pub job: usize,
+    /// The repeat index (0 unless each sample is asked several times).
+    pub repeat: u32,
+    /// A judge's call: what follows it does not hang on its verdict (but
+    /// for a repair), so a batch round can hold the job's next calls too.
+    pub judge: bool,
+}
+
 /// An OpenAI-compatible endpoint and the agent that talks to it.
 #[derive(Debug)]
 pub struct HttpBackend {
     cfg: OpenAiConfig,
     agent: ureq::Agent,
     timeout: Duration,
-    cache: Option<Arc<DirCache>>,
+    cache: Option<Arc<Store>>,
 }
 
 impl HttpBackend {
@@ -40,46 +53,39 @@ impl HttpBackend {
     }
 
     /// Answers from `cache` first, and stores what is worth keeping there.
-    pub fn with_cache(mut self, cache: Option<Arc<DirCache>>) -> HttpBackend {
+    pub fn with_cache(mut self, cache: Option<Arc<Store>>) -> HttpBackend {
         self.cache = cache;
         self
     }
 
-    /// Sends one chat completion request, the `repeat`-th asking of it (0
-    /// unless the run asks each sample several times), or takes its answer
-    /// from the cache, and classifies what came back.
-    pub fn call(&self, messages: &[ChatMessage], repeat: u32) -> CallOutcome {
+    /// Sends one chat completion request (or takes its answer from the
+    /// store: the cache, or a batch's answers) and classifies what came back.
+    pub fn call(&self, messages: &[ChatMessage], at: At) -> CallOutcome {
         let req = build_request(&self.cfg, messages);
-        cached_send(self.cache.as_deref(), &req, repeat, || {
+        cached_send(self.cache.as_deref(), &req, at, || {
             send(&self.agent, &req, self.timeout, parse_response)
         })
     }
 }
 
-/// `send` through the cache, when there is one: a hit is answered without a
-/// request; an answer worth keeping is stored with its latency.
+/// `send` through the store, when there is one: what it knows is answered
+/// without a request; an answer worth keeping is stored with its latency.
 fn cached_send(
-    cache: Option<&DirCache>,
+    store: Option<&Store>,
     req: &HttpRequest,
-    repeat: u32,
+    at: At,
     send: impl FnOnce() -> CallOutcome,
 ) -> CallOutcome {
-    let Some(cache) = cache else {
+    let Some(store) = store else {
         return send();
     };
-    if let Some(hit) = cache.get(&req.url, &req.body, repeat) {
-        return CallOutcome::Answer(hit);
+    if let Some(known) = store.lookup(req, at) {
+        return known;
     }
     let started = Instant::now();
     let outcome = send();
     if let CallOutcome::Answer(a) = &outcome {
-        cache.put(
-            &req.url,
-            &req.body,
-            repeat,
-            a,
-            started.elapsed().as_millis() as u64,
-        );
+        store.keep(req, at, a, started.elapsed().as_millis() as u64);
     }
     outcome
 }
@@ -91,7 +97,7 @@ pub struct JsonBackend {
     key: Option<ApiKey>,
     agent: ureq::Agent,
     timeout: Duration,
-    cache: Option<Arc<DirCache>>,
+    cache: Option<Arc<Store>>,
 }
 
 impl JsonBackend {
@@ -107,7 +113,7 @@ impl JsonBackend {
     }
 
     /// Answers from `cache` first, and stores what is worth keeping there.
-    pub fn with_cache(mut self, cache: Option<Arc<DirCache>>) -> JsonBackend {
+    pub fn with_cache(mut self, cache: Option<Arc<Store>>) -> JsonBackend {
         self.cache = cache;
         self
     }
@@ -116,7 +122,7 @@ impl JsonBackend {
     /// what came back.
     pub fn call(&self, body: &serde_json::Value) -> CallOutcome {
         let req = build_json_request(&self.url, body, self.key.as_ref());
-        cached_send(self.cache.as_deref(), &req, 0, || {
+        cached_send(self.cache.as_deref(), &req, At::default(), || {
             send(&self.agent, &req, self.timeout, parse_json_response)
         })
     }
@@ -230,7 +236,8 @@ mod tests {
             ..OpenAiConfig::default()
         };
         let backend = HttpBackend::new(cfg, Duration::from_secs(5));
-        let CallOutcome::Failed(e) = backend.call(&[ChatMessage::new("user", "hi")], 0) else {
+        let CallOutcome::Failed(e) = backend.call(&[ChatMessage::new("user", "hi")], At::default())
+        else {
             panic!("a closed port cannot answer")
         };
         assert_eq!(e.kind, ErrorKind::Network);

@@ -37,7 +37,7 @@ impl JudgeAnswerer {
     /// cached: its repeats differ on purpose).
     pub(crate) fn with_cache(
         self,
-        cache: Option<std::sync::Arc<crate::cache::DirCache>>,
+        cache: Option<std::sync::Arc<crate::cache::Store>>,
     ) -> JudgeAnswerer {
         match self {
             JudgeAnswerer::Http(h) => JudgeAnswerer::Http(h.with_cache(cache)),
@@ -48,12 +48,17 @@ impl JudgeAnswerer {
     /// Answers one judge request (blocks until the endpoint answers); the
     /// `repeat`-th asking of a sample has its own cache entry.
     pub(crate) fn call(&self, job: usize, messages: &[ChatMessage], repeat: u32) -> CallOutcome {
+        let at = super::http::At {
+            job,
+            repeat,
+            judge: true,
+        };
         match self {
             JudgeAnswerer::Mock { seen } => match seen.lock() {
                 Ok(mut judge) => CallOutcome::Answer(judge.answer(job, messages)),
                 Err(_) => CallOutcome::Answer(MockJudge::default().answer(job, messages)),
             },
-            JudgeAnswerer::Http(h) => h.call(messages, repeat),
+            JudgeAnswerer::Http(h) => h.call(messages, at),
         }
     }
 }

@@ -6,7 +6,7 @@ mod backend;
 mod clock;
 mod dialog;
 mod driver;
-mod http;
+pub(crate) mod http;
 pub(crate) mod judge;
 mod output;
 mod progress;
@@ -225,6 +225,40 @@ impl RunPlan {
         }
     }
 
+    /// Readies the plan for answers read from batch files: a failed call is
+    /// final (never asked again) and a fatal answer stops nothing (each
+    /// request of a batch stands alone). Returns each job's case id.
+    pub(crate) fn for_batch(&mut self) -> Vec<Option<String>> {
+        fn ready<K: Console + Finish>(p: &mut Checked<K>) -> Vec<Option<String>> {
+            p.engine.set_final_answers();
+            let policy = evalpage_core::AnswerPolicy {
+                keep_going_on_fatal: true,
+                ..p.engine.policy()
+            };
+            p.engine.set_policy(policy);
+            (0..p.engine.kind().jobs())
+                .map(|job| p.engine.kind().case_id(job))
+                .collect()
+        }
+        match self {
+            RunPlan::Rag(p) => ready(p),
+            RunPlan::Task(p) => ready(p),
+            RunPlan::Retrieval(p) => ready(p),
+            RunPlan::Dialog(p) => ready(p),
+        }
+    }
+
+    /// Runs the plan into `out` without a bar, per-case lines or the last
+    /// lines (a batch round's drive).
+    pub(crate) fn run_quiet(self, out: &std::path::Path) -> Result<(), CliError> {
+        match self {
+            RunPlan::Rag(p) => p.run_with(out, true),
+            RunPlan::Task(p) => p.run_with(out, true),
+            RunPlan::Retrieval(p) => p.run_with(out, true),
+            RunPlan::Dialog(p) => p.run_with(out, true),
+        }
+    }
+
     /// Runs the plan into `out`.
     pub(crate) fn run(self, out: &std::path::Path) -> Result<(), CliError> {
         match self {
@@ -249,11 +283,21 @@ impl<K: Console + Finish> Checked<K> {
     /// The one run path of every kind: open the logs, print the start line,
     /// drive the engine to the end, then the kind's end of run (its files,
     /// priced, and its last lines), written here.
-    fn run(mut self, out_dir: &std::path::Path) -> Result<(), CliError> {
+    fn run(self, out_dir: &std::path::Path) -> Result<(), CliError> {
+        self.run_with(out_dir, false)
+    }
+
+    /// [`Checked::run`], without a bar or per-case lines when `quiet`.
+    fn run_with(mut self, out_dir: &std::path::Path, quiet: bool) -> Result<(), CliError> {
         let mut out = Output::create(out_dir, K::NAMES)?;
-        say(&self.start_line);
+        if !quiet {
+            say(&self.start_line);
+        }
         let total = self.engine.progress().1;
         let mut progress = progress::Progress::new(total, &self.prices);
+        if quiet {
+            progress = progress.quiet();
+        }
         run_to_end(
             &mut self.engine,
             self.call,
@@ -272,7 +316,7 @@ impl<K: Console + Finish> Checked<K> {
         for (name, text) in &ended.files {
             out.write_file(name, text)?;
         }
-        for line in &ended.lines {
+        for line in ended.lines.iter().filter(|_| !quiet) {
             say(line);
         }
         if self.engine.status() == RunStatus::Cancelled {
@@ -285,11 +329,13 @@ impl<K: Console + Finish> Checked<K> {
                 &out.path(K::NAMES.jsonl),
             ));
         }
-        eprintln!(
-            "evalpage: wrote {} files and 2 event logs to {}",
-            ended.files.len(),
-            out_dir.display()
-        );
+        if !quiet {
+            eprintln!(
+                "evalpage: wrote {} files and 2 event logs to {}",
+                ended.files.len(),
+                out_dir.display()
+            );
+        }
         Ok(())
     }
 }
@@ -320,7 +366,7 @@ fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
     }
     let backend = std::sync::Arc::new(plan.backend);
     let call: driver::Caller =
-        std::sync::Arc::new(move |_, r: &driver::Request| backend.call(&r.messages));
+        std::sync::Arc::new(move |job, r: &driver::Request| backend.call(&r.messages, job));
     let prices = setup::flag_price(args)
         .map(|p| (engine.config().info.model.clone(), p))
         .into_iter()

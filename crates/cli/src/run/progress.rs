@@ -18,6 +18,8 @@ pub struct Progress {
     prices: Prices,
     /// The model of records that name none (a one-model run).
     default_model: Option<String>,
+    /// No bar and no per-case lines (a batch round's drive).
+    quiet: bool,
 }
 
 impl Progress {
@@ -44,6 +46,7 @@ impl Progress {
                 .then(|| prices.keys().next().cloned())
                 .flatten(),
             prices: prices.clone(),
+            quiet: false,
         }
     }
 
@@ -65,10 +68,22 @@ impl Progress {
 
     /// Prints a console line (above the bar on a terminal).
     pub fn say(&self, line: &str) {
+        if self.quiet {
+            return;
+        }
         match &self.bar {
             Some(bar) => bar.println(line),
             None => say(line),
         }
+    }
+
+    /// No bar and no per-case lines: the run's files are all it leaves.
+    pub fn quiet(mut self) -> Progress {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        self.quiet = true;
+        self
     }
 
     /// Moves the bar to `done` settled jobs.

@@ -48,11 +48,16 @@ pub struct Loaded {
     pub bytes: Vec<u8>,
 }
 
-/// `--cache DIR`, opened.
-pub fn cache(args: &RunArgs) -> Result<Option<std::sync::Arc<crate::cache::DirCache>>, CliError> {
+/// Where the run's endpoint backends take answers from first: `--cache
+/// DIR`, opened, or the answers of `evalpage batch` (which send nothing).
+pub fn cache(args: &RunArgs) -> Result<Option<std::sync::Arc<crate::cache::Store>>, CliError> {
+    use crate::cache::{DirCache, Store};
+    if let Some(book) = &args.batch {
+        return Ok(Some(std::sync::Arc::new(Store::Batch(book.clone()))));
+    }
     args.cache
         .as_deref()
-        .map(|d| crate::cache::DirCache::open(d).map(std::sync::Arc::new))
+        .map(|d| DirCache::open(d).map(|c| std::sync::Arc::new(Store::Dir(c))))
         .transpose()
 }
 

@@ -15,13 +15,14 @@
 
 use super::clock::Clock;
 use super::driver::{Caller, Request};
+use super::http::At;
 use super::http::{self, HttpBackend};
 use super::judge::JudgeAnswerer;
 use super::registry::{read_key, read_registry};
 use super::Checked;
 use super::{resume, setup};
 use crate::args::RunArgs;
-use crate::cache::DirCache;
+use crate::cache::Store;
 use crate::error::CliError;
 use crate::score;
 use crate::task_file::{self, LoadedTask};
@@ -58,7 +59,7 @@ enum Answerer {
 }
 
 impl Answerer {
-    fn call(&self, sample: usize, messages: &[ChatMessage], repeat: u32) -> CallOutcome {
+    fn call(&self, sample: usize, messages: &[ChatMessage], at: At) -> CallOutcome {
         match self {
             Answerer::Mock {
                 task,
@@ -70,7 +71,7 @@ impl Answerer {
                 }
                 None => CallOutcome::text(String::new()),
             },
-            Answerer::Http(h) => h.call(messages, repeat),
+            Answerer::Http(h) => h.call(messages, at),
         }
     }
 }
@@ -80,7 +81,7 @@ impl Answerer {
 fn judge(
     args: &RunArgs,
     loaded: &LoadedTask,
-    cache: &Option<Arc<DirCache>>,
+    cache: &Option<Arc<Store>>,
 ) -> Result<Option<(TaskJudge, JudgeAnswerer, Option<Price>)>, CliError> {
     let task = &loaded.task;
     if judged_metrics(task).is_empty() {
@@ -215,9 +216,14 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     let call: Caller = Arc::new(move |job, request: &Request| {
         let messages = &request.messages;
         let sample = Job::of(job, n, models_n, repeats.n).map_or(0, |j| j.sample);
+        let at = At {
+            job,
+            repeat: request.repeat,
+            judge: false,
+        };
         match (answerers.get(request.pool), &judge_answerer) {
-            (Some(a), _) => a.call(sample, messages, request.repeat),
-            (None, Some(j)) => j.call(job, messages, request.repeat),
+            (Some(a), _) => a.call(sample, messages, at),
+            (None, Some(j)) => j.call(job, messages, at.repeat),
             (None, None) => CallOutcome::text(String::new()),
         }
     });
@@ -350,7 +356,7 @@ fn http_backend(
     key: Option<ApiKey>,
     agent: &ureq::Agent,
     args: &RunArgs,
-    cache: Option<Arc<DirCache>>,
+    cache: Option<Arc<Store>>,
 ) -> HttpBackend {
     let cfg = OpenAiConfig {
         base_url: m.base_url.clone().unwrap_or_default(),

@@ -620,6 +620,10 @@ impl Kind for DialogKind {
         self.jobs.len()
     }
 
+    fn case_id(&self, job: usize) -> Option<String> {
+        Some(self.dialog_of_job(job)?.dialog_id.clone())
+    }
+
     fn pools(&self) -> Vec<RunSettings> {
         let mut pools = vec![self.cfg.run.settings];
         pools.extend(self.judge.as_ref().map(|j| j.settings));

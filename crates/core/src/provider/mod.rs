@@ -1,6 +1,7 @@
 //! Model providers as pure functions: build the request a transport should send,
 //! and turn what came back into a `CallOutcome`. No transport lives here.
 
+pub mod batch;
 pub(crate) mod cache;
 pub(crate) mod openai;
 

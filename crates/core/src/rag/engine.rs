@@ -132,6 +132,10 @@ impl Kind for RagKind {
         self.run.pools()
     }
 
+    fn case_id(&self, job: usize) -> Option<String> {
+        self.run.case_id(job)
+    }
+
     fn call(&self, job: usize, answers: &[Answer]) -> Result<Option<Call>, CallError> {
         self.run.call(job, answers)
     }

@@ -154,6 +154,13 @@ pub trait Kind {
         let _ = (job, answers, calls, now_ms);
         Vec::new()
     }
+    /// The id of the case (sample, question, dialog) `job` asks about, for
+    /// names a person reads (a batch request's `custom_id`); `None` by
+    /// default.
+    fn case_id(&self, job: usize) -> Option<String> {
+        let _ = job;
+        None
+    }
 }
 
 /// An earlier run's calls of one job, taken over by
@@ -283,6 +290,14 @@ impl<K: Kind> Pipeline<K> {
     /// (before `start`).
     pub fn set_policy(&mut self, policy: AnswerPolicy) {
         self.policy = policy;
+    }
+
+    /// Every answer is final (answers read from batch files): a failed call
+    /// is settled as failed at once, never asked again.
+    pub fn set_final_answers(&mut self) {
+        for p in &mut self.pools {
+            p.no_retries();
+        }
     }
 
     /// What the run does with truncated answers and fatal failures.

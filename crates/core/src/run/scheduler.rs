@@ -53,6 +53,8 @@ pub struct Scheduler {
     paused: bool,
     /// Set by [`Scheduler::stop`]: nothing new is sent and failures are not retried.
     stopped: bool,
+    /// Set by [`Scheduler::no_retries`]: failures are final.
+    final_answers: bool,
 }
 
 impl Scheduler {
@@ -71,6 +73,7 @@ impl Scheduler {
             done: 0,
             paused: false,
             stopped: false,
+            final_answers: false,
         }
     }
 
@@ -173,7 +176,11 @@ impl Scheduler {
                 if err.status_code == Some(429) && self.sent_epoch[job] == self.limit_epoch {
                     self.on_rate_limited();
                 }
-                if err.retryable() && attempt < self.settings.max_attempts && !self.stopped {
+                if err.retryable()
+                    && attempt < self.settings.max_attempts
+                    && !self.stopped
+                    && !self.final_answers
+                {
                     let due_ms = now_ms + self.backoff_ms(job, attempt, &err);
                     self.states[job] = JobState::Waiting { due_ms };
                     None
@@ -182,6 +189,11 @@ impl Scheduler {
                 }
             }
         }
+    }
+
+    /// Failures are final from now on (answers read from batch files).
+    pub fn no_retries(&mut self) {
+        self.final_answers = true;
     }
 
     /// Settles every unfinished job as cancelled, in order.

@@ -269,6 +269,11 @@ impl Kind for TaskKind {
         Some(self.record(j, r, now_ms))
     }
 
+    fn case_id(&self, job: usize) -> Option<String> {
+        let j = self.job(job)?;
+        Some(self.samples.get(j.sample)?.sample.id.clone())
+    }
+
     fn meta(&self, now_ms: u64) -> TaskRecord {
         events::meta(&self.cfg, &self.info, &self.dataset, self.jobs(), now_ms)
     }
