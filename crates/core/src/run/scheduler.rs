@@ -6,6 +6,7 @@
 
 use super::result::RunSettings;
 use crate::provider::{Answer, CallError, CallOutcome, ErrorKind};
+use std::collections::BTreeSet;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum JobState {
@@ -55,6 +56,11 @@ pub struct Scheduler {
     stopped: bool,
     /// Set by [`Scheduler::no_retries`]: failures are final.
     final_answers: bool,
+    /// The pending jobs, lowest first, and the waiting ones by due time:
+    /// what `dispatch` and `wake_at` look at, so a step costs the same with
+    /// 100,000 jobs as with 10.
+    pending: BTreeSet<usize>,
+    waiting: BTreeSet<(u64, usize)>,
 }
 
 impl Scheduler {
@@ -74,7 +80,32 @@ impl Scheduler {
             paused: false,
             stopped: false,
             final_answers: false,
+            pending: (0..n).collect(),
+            waiting: BTreeSet::new(),
         }
+    }
+
+    /// Moves `job` to `state`, keeping the pending and waiting sets.
+    fn set_state(&mut self, job: usize, state: JobState) {
+        match self.states[job] {
+            JobState::Pending => {
+                self.pending.remove(&job);
+            }
+            JobState::Waiting { due_ms } => {
+                self.waiting.remove(&(due_ms, job));
+            }
+            _ => {}
+        }
+        match state {
+            JobState::Pending => {
+                self.pending.insert(job);
+            }
+            JobState::Waiting { due_ms } => {
+                self.waiting.insert((due_ms, job));
+            }
+            _ => {}
+        }
+        self.states[job] = state;
     }
 
     /// A scheduler over `n` jobs that are not queued yet: [`Scheduler::queue`]
@@ -82,6 +113,7 @@ impl Scheduler {
     pub fn idle(settings: RunSettings, n: usize) -> Scheduler {
         let mut s = Scheduler::new(settings, n);
         s.states = vec![JobState::Idle; n];
+        s.pending.clear();
         s
     }
 
@@ -94,7 +126,7 @@ impl Scheduler {
             Some(JobState::Done) => self.done -= 1,
             _ => return false,
         }
-        self.states[job] = JobState::Pending;
+        self.set_state(job, JobState::Pending);
         self.attempts[job] = 0;
         self.first_sent_ms[job] = None;
         true
@@ -122,7 +154,7 @@ impl Scheduler {
             return false;
         }
         self.attempts[job] = attempts;
-        self.states[job] = JobState::Done;
+        self.set_state(job, JobState::Done);
         self.done += 1;
         true
     }
@@ -138,7 +170,7 @@ impl Scheduler {
             self.attempts[job] += 1;
             self.sent_epoch[job] = self.limit_epoch;
             self.first_sent_ms[job].get_or_insert(now_ms);
-            self.states[job] = JobState::InFlight;
+            self.set_state(job, JobState::InFlight);
             self.in_flight += 1;
             out.push((job, self.attempts[job]));
         }
@@ -149,13 +181,10 @@ impl Scheduler {
     /// retry that is already due but waits for a free slot goes out when the
     /// next outcome frees one.
     pub fn wake_at(&self, now_ms: u64) -> Option<u64> {
-        self.states
-            .iter()
-            .filter_map(|s| match s {
-                JobState::Waiting { due_ms } if *due_ms > now_ms => Some(*due_ms),
-                _ => None,
-            })
-            .min()
+        self.waiting
+            .range((now_ms.saturating_add(1), 0)..)
+            .next()
+            .map(|(due, _)| *due)
     }
 
     /// An outcome for a job in flight. Returns the settled job, or `None` when
@@ -182,7 +211,7 @@ impl Scheduler {
                     && !self.final_answers
                 {
                     let due_ms = now_ms + self.backoff_ms(job, attempt, &err);
-                    self.states[job] = JobState::Waiting { due_ms };
+                    self.set_state(job, JobState::Waiting { due_ms });
                     None
                 } else {
                     Some(self.finish(job, Err(err), now_ms, false))
@@ -246,7 +275,7 @@ impl Scheduler {
         aborted: bool,
     ) -> Settled {
         let started = self.first_sent_ms[job].unwrap_or(now_ms);
-        self.states[job] = JobState::Done;
+        self.set_state(job, JobState::Done);
         self.done += 1;
         Settled {
             job,
@@ -289,16 +318,11 @@ impl Scheduler {
 
     fn next_ready(&self, now_ms: u64) -> Option<usize> {
         let due = self
-            .states
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| match s {
-                JobState::Waiting { due_ms } if *due_ms <= now_ms => Some((*due_ms, i)),
-                _ => None,
-            })
-            .min()
-            .map(|(_, i)| i);
-        due.or_else(|| self.states.iter().position(|s| *s == JobState::Pending))
+            .waiting
+            .first()
+            .filter(|(due_ms, _)| *due_ms <= now_ms)
+            .map(|(_, i)| *i);
+        due.or_else(|| self.pending.first().copied())
     }
 
     fn backoff_ms(&self, job: usize, attempt: u32, err: &CallError) -> u64 {
