@@ -78,7 +78,7 @@ pub(crate) fn run_to_end<K: Console>(
                 progress.say(&line);
             }
         }
-        progress.set(engine.progress().0);
+        progress.set(engine.progress().0, engine.spent());
         Ok(())
     });
     progress.finish();

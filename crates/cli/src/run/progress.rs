@@ -16,8 +16,6 @@ pub struct Progress {
     failed: usize,
     cost: f64,
     prices: Prices,
-    /// The model of records that name none (a one-model run).
-    default_model: Option<String>,
     /// No bar and no per-case lines (a batch round's drive).
     quiet: bool,
 }
@@ -42,27 +40,18 @@ impl Progress {
             bar,
             failed: 0,
             cost: 0.0,
-            default_model: (prices.len() == 1)
-                .then(|| prices.keys().next().cloned())
-                .flatten(),
             prices: prices.clone(),
             quiet: false,
         }
     }
 
-    /// Counts a record: a `case` with a failed call, and the cost of its
-    /// answer's usage.
+    /// Counts a record: a `case` with a failed call.
     pub fn record(&mut self, record: &Record) {
         let Record::Case(c) = record else {
             return;
         };
         if !c.llm_call_ok {
             self.failed += 1;
-        }
-        let model = c.model.as_ref().or(self.default_model.as_ref());
-        if let (Some(u), Some(p)) = (&c.usage, model.and_then(|m| self.prices.get(m))) {
-            self.cost += u.prompt_tokens as f64 * p.in_per_mtok / 1e6
-                + u.completion_tokens as f64 * p.out_per_mtok / 1e6;
         }
     }
 
@@ -86,8 +75,10 @@ impl Progress {
         self
     }
 
-    /// Moves the bar to `done` settled jobs.
-    pub fn set(&self, done: usize) {
+    /// Moves the bar to `done` settled jobs, with the run's priced spending
+    /// so far (`Pipeline::spent`: every pool's calls, a judge's included).
+    pub fn set(&mut self, done: usize, spent: f64) {
+        self.cost = spent;
         if let Some(bar) = &self.bar {
             bar.set_position(done as u64);
             bar.set_message(self.message());
@@ -119,7 +110,7 @@ mod tests {
     use evalpage_core::Usage;
 
     #[test]
-    fn failures_and_the_priced_cost_are_counted_from_case_records() {
+    fn failures_are_counted_from_case_records_and_the_cost_is_the_runs() {
         let prices = Prices::from([(
             "m".to_string(),
             Price {
@@ -144,7 +135,7 @@ mod tests {
         p.record(&case(false, None));
         p.record(&Record::error("r", "boom", 1));
         assert_eq!(p.failed, 1);
-        assert!((p.cost - 3.0).abs() < 1e-12, "{}", p.cost);
+        p.set(2, 3.0);
         assert_eq!(p.message(), "1 failed  cost 3.0000");
         assert_eq!(Progress::new(1, &Prices::new()).message(), "0 failed");
     }

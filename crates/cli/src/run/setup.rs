@@ -267,6 +267,14 @@ pub fn budget<K: evalpage_core::run::Kind>(
     prices: Vec<Option<evalpage_core::report::Price>>,
 ) -> Result<(), CliError> {
     let Some(cap) = args.max_cost else {
+        // no cap: the run still counts what it spends (the progress bar's
+        // cost, a judge's calls included), and never stops for it
+        if prices.iter().any(Option::is_some) {
+            engine.set_budget(evalpage_core::run::Budget {
+                cap: f64::INFINITY,
+                prices,
+            });
+        }
         return Ok(());
     };
     if prices.iter().all(Option::is_none) {
