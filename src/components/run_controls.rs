@@ -40,6 +40,10 @@ pub struct RunControlsProps {
     /// The user declined.
     #[prop_or_default]
     pub on_dismiss_key: Callback<()>,
+    /// What the run would send (calls, an upper bound of tokens and cost),
+    /// shown beside Start while nothing runs.
+    #[prop_or_default]
+    pub estimate: Option<AttrValue>,
 }
 
 /// The line beside Start: the origin that receives requests and whether a
@@ -151,6 +155,7 @@ pub fn RunControls(p: &RunControlsProps) -> Html {
                 <span class="warning" data-testid="rate-limit">{format!("{} {now}/{max}", t("因限流降低并发：", "concurrency lowered after rate limits:"))}</span>
             }
             if let (Some(why), false) = (p.blocked, running) { <span class="muted" data-testid="start-blocked">{why}</span> }
+            if let (Some(e), false) = (&p.estimate, running) { <span class="muted" data-testid="estimate">{e.clone()}</span> }
             if let (Some(line), false) = (&p.target, running) { {target_view(p.lang, line)} }
             if let (Some(prompt), false) = (&p.key_prompt, running) { {key_prompt_view(p.lang, prompt, &p.on_confirm_key, &p.on_dismiss_key)} }
             if let Some(e) = &p.error { <p class="error" data-testid="start-error">{e.to_string()}</p> }

@@ -56,6 +56,9 @@ pub struct TaskRunSpec {
     pub prices: evalpage_core::Prices,
     /// The judge's price, when its registry entry has one (its usage row's cost).
     pub judge_price: Option<evalpage_core::Price>,
+    /// Stop the run once its priced usage reaches this cost (calls in
+    /// flight finish; the rest are not run).
+    pub max_cost: Option<f64>,
     /// Save the run as it goes (IndexedDB), to resume it after a reload.
     pub persist: Option<Persist>,
     /// The event log (JSONL or json-seq text) of the interrupted run this one
@@ -208,6 +211,21 @@ impl TaskRunSpec {
             judge,
         );
         engine.set_policy(self.policy);
+        // the pools' prices: the models' in order, then the judge's
+        let mut pool_prices: Vec<Option<evalpage_core::Price>> = models
+            .iter()
+            .map(|m| self.prices.get(m).copied())
+            .collect();
+        pool_prices.push(self.judge_price);
+        if pool_prices.iter().any(Option::is_some) {
+            engine.set_budget(evalpage_core::run::Budget {
+                cap: self
+                    .max_cost
+                    .filter(|c| c.is_finite() && *c > 0.0)
+                    .unwrap_or(f64::INFINITY),
+                prices: pool_prices,
+            });
+        }
         if let Some(log) = &self.prior_log {
             let prior = evalpage_core::task::resumable(&events::read(log.as_bytes()), &engine);
             engine.restore(prior.calls);

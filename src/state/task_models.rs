@@ -55,6 +55,24 @@ pub struct ModelChoice {
 }
 
 impl ModelChoice {
+    /// Its price (a registry entry's) and the request parameters it is sent
+    /// (`params`, the task's, under its own), keys aside: what an estimate
+    /// of a run needs.
+    pub fn price_and_params(
+        &self,
+        params: &serde_json::Map<String, serde_json::Value>,
+    ) -> (
+        Option<evalpage_core::Price>,
+        serde_json::Map<String, serde_json::Value>,
+    ) {
+        match &self.source {
+            ModelSource::Mock => (None, params.clone()),
+            ModelSource::Registry(e) | ModelSource::Endpoint(EndpointModel { entry: e, .. }) => {
+                (e.price(), merged_params(params, &e.default_params))
+            }
+        }
+    }
+
     /// The environment variable the registry names for the key, if any (the
     /// page asks for the key itself).
     pub fn key_env(&self) -> Option<&str> {
@@ -176,6 +194,9 @@ pub struct TaskRunSettings {
     /// else once).
     #[serde(default)]
     pub repeats: Option<u32>,
+    /// Stop the run once its priced usage (registry prices) reaches this cost.
+    #[serde(default)]
+    pub max_cost: Option<f64>,
 }
 
 impl Default for TaskRunSettings {
@@ -188,6 +209,7 @@ impl Default for TaskRunSettings {
             truncated_as_failure: false,
             keep_going_on_fatal: false,
             repeats: None,
+            max_cost: None,
         }
     }
 }

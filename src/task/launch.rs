@@ -147,6 +147,7 @@ impl ModeLaunch for TaskLaunch {
             policy: page.settings.policy(),
             prices,
             judge_price,
+            max_cost: page.settings.max_cost,
             persist: None,
             prior_log: t.log.clone(),
         };

@@ -60,6 +60,7 @@ fn initial_state(params: &url::PageParams) -> TaskState {
             .unwrap_or(d.truncated_as_failure),
         keep_going_on_fatal: params.keep_going.unwrap_or(d.keep_going_on_fatal),
         repeats: d.repeats,
+        max_cost: d.max_cost,
     };
     let e = &s.endpoint;
     s.endpoint = Rc::new(ModelSettings {
@@ -310,6 +311,21 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     let blocked = state.blocker().map(|(zh, en)| lang.pick(zh, en));
     let share = Rc::new(share_spec(state, lang));
     // The finished run's report, read once from its report.json.
+    // What Start would send, beside it: recomputed when the task, the data,
+    // the models or the settings change (prompts are rendered once per change).
+    let estimate = use_memo(
+        (
+            state.check.clone(),
+            state.run_data.clone(),
+            state.choices.clone(),
+            state.selected.clone(),
+            state.settings,
+            lang,
+        ),
+        |(check, run_data, choices, selected, settings, lang)| {
+            estimate_line(check, run_data, choices, selected, settings, *lang)
+        },
+    );
     let usage_report = use_memo(state.artifacts.clone(), |a| {
         a.as_ref()
             .and_then(|a| a.file("report.json"))
@@ -356,7 +372,8 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
             <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress.clone())}
                 blocked={if running { None } else { blocked }} error={state.start_error.clone()}
                 {on_start} {on_cancel} {on_pause} key_prompt={state.key_prompt.clone()} {on_confirm_key}
-                on_dismiss_key={send(state, |_: ()| TaskAction::PromptKey(None))} />
+                on_dismiss_key={send(state, |_: ()| TaskAction::PromptKey(None))}
+                estimate={(*estimate).clone()} />
             <ShareLink {lang} spec={share} />
             <TaskDownloads {lang} artifacts={state.artifacts.clone()} />
             <crate::components::usage_table::UsageTable {lang} report={(*usage_report).clone()} />
@@ -365,4 +382,62 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
             <ResumeLog {lang} task=true disabled={running} {on_resume_log} />
         </>
     }
+}
+
+/// The line beside Start: calls, and an upper bound of tokens and cost per
+/// model (`task::estimate`, as `evalpage run --estimate` counts them); `None`
+/// until a valid task, data and ticked models are there.
+fn estimate_line(
+    check: &crate::state::task_check::TaskCheck,
+    run_data: &crate::state::task_data::RunData,
+    choices: &[crate::state::task_models::ModelChoice],
+    selected: &BTreeSet<String>,
+    settings: &TaskRunSettings,
+    lang: Lang,
+) -> Option<AttrValue> {
+    let task = check.checked.as_ref()?;
+    let samples = &run_data.data.samples;
+    if samples.is_empty() {
+        return None;
+    }
+    let models: Vec<(String, Option<evalpage_core::Price>, Option<u64>)> = choices
+        .iter()
+        .filter(|c| selected.contains(&c.name))
+        .map(|c| {
+            let (price, params) = c.price_and_params(&task.task.default_params);
+            let max_tokens = params.get("max_tokens").and_then(serde_json::Value::as_u64);
+            (c.name.clone(), price, max_tokens)
+        })
+        .collect();
+    if models.is_empty() {
+        return None;
+    }
+    let prompts = evalpage_core::render_prompts(&task.task, &task.template, samples);
+    let repeats = settings.repeats(&task.task).n;
+    let parts: Vec<String> = evalpage_core::task::estimate(&prompts, repeats, &models)
+        .iter()
+        .map(|e| {
+            let completion = e.completion_tokens_max.map_or_else(
+                || lang.pick("输出不设上限（无 max_tokens）", "output unbounded (no max_tokens)").to_string(),
+                |c| format!("≤ {c} {}", lang.pick("输出 token", "completion tokens")),
+            );
+            let cost = e
+                .cost_max
+                .map(|c| format!(", {} ≤ {c:.4}", lang.pick("费用", "cost")))
+                .unwrap_or_default();
+            format!(
+                "{}: {} {}, ≤ {} {}, {completion}{cost}",
+                e.model,
+                e.calls,
+                lang.pick("次调用", "calls"),
+                e.prompt_tokens_max,
+                lang.pick("提示 token", "prompt tokens"),
+            )
+        })
+        .collect();
+    Some(AttrValue::from(format!(
+        "{} {}",
+        lang.pick("预计：", "Estimate:"),
+        parts.join("; ")
+    )))
 }

@@ -1,11 +1,13 @@
-// End-to-end: the RAG check's cost cap in the page against `evalpage
-// mock-server`: with prices and a cap typed in, the run stops once its priced
+// End-to-end: the cost cap in the page against `evalpage mock-server` (the
+// RAG check's, and the task mode's over registry prices with the estimate
+// beside Start): with prices and a cap typed in, the run stops once its priced
 // usage reaches the cap; the calls in flight finish, the rest are not run, and
 // the page and the report say it stopped at its cost cap.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import {
-  startMock, startSite, launch, newPage, waitStatus, download, useEndpoint,
+  startMock, startSite, launch, newPage, waitStatus, download, useEndpoint, ROOT,
 } from './helpers.mjs';
 
 let site; let mock; let browser;
@@ -33,4 +35,38 @@ test('a cost cap stops the run within one wave and says why', async () => {
   const md = (await download(page, 'download-md')).text;
   assert.match(md, /The run stopped at its cost cap/);
   assert.deepEqual(errors, []);
+});
+
+test('task mode: the estimate beside Start, and a cost cap over registry prices', async () => {
+  const taskMock = await startMock(['--latency-ms', '20', '--task', 'event_eval', '--dataset', path.join(ROOT, 'www/demo/tasks/event_eval.jsonl')]);
+  try {
+    const errors = [];
+    const page = await newPage(browser, errors);
+    await page.goto(`${site.url}/?mode=task&lang=en&concurrency=2`);
+    await page.waitForSelector('[data-testid=task-yaml]');
+    await page.click('[data-testid=task-models-panel] summary');
+    const registry = { models: [{ name: 'priced', base_url: taskMock.url, model: 'priced',
+      price_in_per_mtok: 1000, price_out_per_mtok: 1000, default_params: { max_tokens: 64 } }] };
+    await page.fill('[data-testid=registry]', JSON.stringify(registry, null, 2));
+    await page.waitForSelector('[data-testid=model-toggle-priced]');
+    await page.check('[data-testid=model-toggle-priced]');
+    await page.uncheck('[data-testid=model-toggle-mock-a]');
+    await page.uncheck('[data-testid=model-toggle-mock-b]');
+    await page.fill('[data-testid=task-max-cost]', '0.5');
+    const estimate = await page.textContent('[data-testid=estimate]');
+    // 8 samples, 64 completion tokens each at most
+    assert.match(estimate, /priced: 8 calls, ≤ \d+ prompt tokens, ≤ 512 completion tokens, cost ≤ \d+\.\d{4}/);
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'done');
+    assert.match(await page.textContent('[data-testid=stopped]'), /stopped at its cost cap/);
+    const report = JSON.parse((await download(page, 'download-task-report')).text);
+    assert.ok(report.metrics.not_run_cases > 0 && report.metrics.not_run_cases < 8, JSON.stringify(report.metrics));
+    const usage = report.report.usage.find((u) => u.model === 'priced');
+    assert.ok(usage.cost >= 0.5, `${usage.cost}`);
+    const bound = Number(estimate.match(/cost ≤ (\d+\.\d+)/)[1]);
+    assert.ok(usage.cost <= bound, `the estimate ${bound} bounds the spending ${usage.cost}`);
+    assert.deepEqual(errors, []);
+  } finally {
+    taskMock.stop();
+  }
 });

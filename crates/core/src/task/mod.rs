@@ -52,7 +52,7 @@ pub use markdown::{render as render_markdown, ParseProblems};
 pub use meta::run_meta;
 pub use mock::{answer as mock_answer, text as mock_text};
 pub use registry::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
-pub use repeats::Repeats;
+pub use repeats::{estimate, Estimate, Repeats};
 pub use report::{build as build_report, AnswerSource, RunDescription, TaskMetrics};
 pub use report::{ReportInput, TaskInfo, TaskReport};
 pub use responses::parse as parse_responses;

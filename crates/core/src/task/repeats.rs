@@ -195,3 +195,87 @@ pub fn summary(
         samples: out,
     })
 }
+
+/// What one model of a task run would send: an upper bound, as `evalpage
+/// run --estimate` gives it (prompt tokens at most the UTF-8 bytes of the
+/// messages plus 4 per message and 3; completion tokens at most `max_tokens`
+/// per call; the cost from the model's price). Calls that follow an answer
+/// (a judge's) are not counted: their prompts hold the answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// The model.
+    pub model: String,
+    /// Calls: renderable samples × repeats.
+    pub calls: u64,
+    /// Prompt tokens, at most.
+    pub prompt_tokens_max: u64,
+    /// Completion tokens, at most (`None` without `max_tokens`).
+    pub completion_tokens_max: Option<u64>,
+    /// Cost, at most (`None` without a price or without `max_tokens`).
+    pub cost_max: Option<f64>,
+}
+
+/// The estimate of each model (name, price, `max_tokens`) over these
+/// rendered prompts, each asked `repeats` times.
+pub fn estimate(
+    prompts: &[Result<Vec<crate::provider::ChatMessage>, String>],
+    repeats: u32,
+    models: &[(String, Option<crate::report::Price>, Option<u64>)],
+) -> Vec<Estimate> {
+    let r = u64::from(repeats.max(1));
+    let (calls, prompt): (u64, u64) = prompts
+        .iter()
+        .flatten()
+        .map(|m| (1, crate::run::prompt_tokens_max(m)))
+        .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    models
+        .iter()
+        .map(|(name, price, max_tokens)| {
+            let completion = max_tokens.map(|m| m * calls * r);
+            Estimate {
+                model: name.clone(),
+                calls: calls * r,
+                prompt_tokens_max: prompt * r,
+                completion_tokens_max: completion,
+                cost_max: match (price, completion) {
+                    (Some(p), Some(c)) => Some(
+                        (prompt * r) as f64 * p.in_per_mtok / 1e6 + c as f64 * p.out_per_mtok / 1e6,
+                    ),
+                    _ => None,
+                },
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod estimate_tests {
+    use super::*;
+    use crate::provider::ChatMessage;
+    use crate::report::Price;
+
+    #[test]
+    fn calls_tokens_and_cost_scale_with_repeats_and_skip_unrenderable_prompts() {
+        let prompts = vec![
+            Ok(vec![ChatMessage::new("user", "abcd")]),
+            Err("missing field".to_string()),
+            Ok(vec![ChatMessage::new("user", "ab")]),
+        ];
+        let price = Price {
+            in_per_mtok: 1.0,
+            out_per_mtok: 2.0,
+        };
+        let e = estimate(
+            &prompts,
+            3,
+            &[("m".into(), Some(price), Some(10)), ("free".into(), None, None)],
+        );
+        // one prompt: 3 + (4 + 4) + 4 = 15; the other 13
+        assert_eq!(e[0].calls, 6);
+        assert_eq!(e[0].prompt_tokens_max, (15 + 13) * 3);
+        assert_eq!(e[0].completion_tokens_max, Some(60));
+        let cost = 84.0 / 1e6 + 60.0 * 2.0 / 1e6;
+        assert!((e[0].cost_max.unwrap_or(0.0) - cost).abs() < 1e-15);
+        assert_eq!((e[1].completion_tokens_max, e[1].cost_max), (None, None));
+    }
+}
