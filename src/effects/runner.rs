@@ -48,6 +48,9 @@ pub enum Transport {
     /// An OpenAI-compatible endpoint, with what its key (if any) was entered
     /// for (an origin or a base URL): the key goes to that origin only.
     OpenAi(OpenAiConfig, Option<String>),
+    /// Already settled, nothing sent (an answer read from a batch file, or
+    /// why there is none).
+    Settled(CallOutcome),
     /// A JSON endpoint that is not a chat model (a retrieval service): the
     /// job's body POSTed to this URL, with its key (if any) and the origin
     /// the key was entered for: the key goes to that origin only.
@@ -377,6 +380,11 @@ fn send<V: RunView>(
                 }
                 feed(&weak, job, CallOutcome::Answer(answer));
             });
+            return;
+        }
+        Transport::Settled(outcome) => {
+            rc.borrow_mut().in_flight.insert(job, None);
+            spawn_local(async move { feed(&weak, job, outcome) });
             return;
         }
         Transport::OpenAi(cfg, key_for) => (cfg, key_for),

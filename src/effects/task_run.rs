@@ -59,6 +59,9 @@ pub struct TaskRunSpec {
     /// Stop the run once its priced usage reaches this cost (calls in
     /// flight finish; the rest are not run).
     pub max_cost: Option<f64>,
+    /// Answers imported from batch files: the models' calls are answered
+    /// from them (final, never retried), nothing is sent to the models.
+    pub batch: Option<Rc<crate::state::task_batch::BatchAnswers>>,
     /// Save the run as it goes (IndexedDB), to resume it after a reload.
     pub persist: Option<Persist>,
     /// The event log (JSONL or json-seq text) of the interrupted run this one
@@ -82,6 +85,8 @@ pub struct TaskView {
     judge_price: Option<evalpage_core::Price>,
     /// Results the page may count: saved first when persistence is on.
     results: ResultGrid,
+    /// Answers imported from batch files, for the models' calls.
+    batch: Option<Rc<crate::state::task_batch::BatchAnswers>>,
     /// How many times each sample is asked.
     repeats: u32,
     /// Identical judge requests of a job seen so far: the mock judge's
@@ -109,6 +114,9 @@ impl RunView for TaskView {
         pool: usize,
         messages: &[ChatMessage],
     ) -> Transport {
+        if let (Some(b), true) = (&self.batch, pool < engine.config().models.len()) {
+            return Transport::Settled(b.outcome(job));
+        }
         // `calls` holds the models in order, then the judge: a pool's index.
         let Some(call) = self.calls.get(pool) else {
             return Transport::Local {
@@ -211,11 +219,17 @@ impl TaskRunSpec {
             judge,
         );
         engine.set_policy(self.policy);
+        if self.batch.is_some() {
+            // each batch answer stands alone and is final
+            engine.set_final_answers();
+            engine.set_policy(evalpage_core::AnswerPolicy {
+                keep_going_on_fatal: true,
+                ..self.policy
+            });
+        }
         // the pools' prices: the models' in order, then the judge's
-        let mut pool_prices: Vec<Option<evalpage_core::Price>> = models
-            .iter()
-            .map(|m| self.prices.get(m).copied())
-            .collect();
+        let mut pool_prices: Vec<Option<evalpage_core::Price>> =
+            models.iter().map(|m| self.prices.get(m).copied()).collect();
         pool_prices.push(self.judge_price);
         if pool_prices.iter().any(Option::is_some) {
             engine.set_budget(evalpage_core::run::Budget {
@@ -239,6 +253,7 @@ impl TaskRunSpec {
         let view = TaskView {
             results: vec![vec![None; data.samples.len() * repeats as usize]; models.len()],
             repeats,
+            batch: self.batch,
             labels: Rc::new(labels),
             task: self.task,
             run_data: self.run_data,

@@ -14,6 +14,7 @@ pub mod retrieval;
 pub mod settings;
 pub mod share;
 pub mod stored;
+pub mod task_batch;
 pub mod task_check;
 pub mod task_data;
 pub mod task_models;

@@ -55,6 +55,24 @@ pub struct ModelChoice {
 }
 
 impl ModelChoice {
+    /// How its requests are made, keys aside (`None` for a mock model,
+    /// which answers in the page): what a batch file's bodies come from,
+    /// the same bodies a run sends.
+    pub fn request_config(
+        &self,
+        params: &serde_json::Map<String, serde_json::Value>,
+    ) -> Option<OpenAiConfig> {
+        let (ModelSource::Registry(e) | ModelSource::Endpoint(EndpointModel { entry: e, .. })) =
+            &self.source
+        else {
+            return None;
+        };
+        match endpoint_model(params, e, None).call {
+            ModelCall::OpenAi(cfg, _) => Some(cfg),
+            ModelCall::Mock(_) => None,
+        }
+    }
+
     /// Its price (a registry entry's) and the request parameters it is sent
     /// (`params`, the task's, under its own), keys aside: what an estimate
     /// of a run needs.

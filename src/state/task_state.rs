@@ -129,6 +129,9 @@ pub struct TaskState {
     pub load_error: Option<Rc<str>>,
     /// The judge of `llm_judge` metrics: `mock` or a model of the list.
     pub judge: Rc<str>,
+    /// Answers imported from batch files: Start scores them instead of
+    /// calling the models (see `task_batch`).
+    pub batch: Option<Rc<super::task_batch::BatchAnswers>>,
 }
 
 impl Default for TaskState {
@@ -184,6 +187,8 @@ pub enum TaskAction {
     AddEndpoint(EndpointModel),
     /// Forget every key typed in the endpoint form.
     ForgetKeys,
+    /// Batch answers were imported (or dropped).
+    SetBatch(Option<Rc<super::task_batch::BatchAnswers>>),
     /// A run waits for a click before a key goes over plain `http://` (or no longer does).
     PromptKey(Option<Rc<KeyPrompt>>),
     /// The user agreed to send a key to this origin over plain `http://`.
@@ -247,6 +252,7 @@ impl TaskState {
             start_error: None,
             load_error: None,
             judge: Rc::from(super::task_models::MOCK_JUDGE),
+            batch: None,
         };
         s.recheck();
         s
@@ -494,6 +500,7 @@ impl Reducible for TaskState {
                 next.endpoints = Rc::new(endpoints);
                 next.choices = Rc::new(choices(&next.registry.registry, &next.endpoints));
             }
+            TaskAction::SetBatch(b) => next.batch = b,
             TaskAction::ForgetKeys => {
                 next.ring = Rc::default();
                 next.endpoint = Rc::new(ModelSettings {

@@ -148,6 +148,7 @@ impl ModeLaunch for TaskLaunch {
             prices,
             judge_price,
             max_cost: page.settings.max_cost,
+            batch: page.batch.clone(),
             persist: None,
             prior_log: t.log.clone(),
         };

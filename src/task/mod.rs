@@ -3,6 +3,7 @@
 //! keeps the task, its data and its run), its launch glue (`launch`) and its
 //! own panels. Shared panels are in `components/`.
 
+pub mod batch_panel;
 pub mod dataset_panel;
 pub mod downloads;
 pub mod editor;
@@ -28,6 +29,7 @@ use crate::state::task_models::{
     endpoint_name, EndpointModel, ModelSource, TaskRunSettings, MOCK_MODELS,
 };
 use crate::state::{Mode, ModelSettings, RunStatus, TaskAction, TaskState};
+use batch_panel::TaskBatchPanel;
 use dataset_panel::TaskDatasetPanel;
 use downloads::TaskDownloads;
 use editor::TaskEditor;
@@ -326,6 +328,26 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
             estimate_line(check, run_data, choices, selected, settings, *lang)
         },
     );
+    let on_batch_export = {
+        let s = state.clone();
+        Callback::from(move |_: ()| -> Result<(), String> {
+            let files = crate::state::task_batch::export(&s)?;
+            let zip = crate::archive::zip_files(&files, crate::effects::now_ms())?;
+            crate::effects::download::save_bytes("evalpage-batch.zip", "application/zip", &zip)
+        })
+    };
+    let on_batch_files = {
+        let s = state.clone();
+        Callback::from(move |list: Vec<web_sys::File>| {
+            let s = s.clone();
+            files::read_all_then(list, move |read| match read {
+                Ok(files) => s.dispatch(TaskAction::SetBatch(Some(Rc::new(
+                    crate::state::task_batch::BatchAnswers::read(&files),
+                )))),
+                Err(e) => s.dispatch(TaskAction::LoadFailed(Rc::from(e))),
+            });
+        })
+    };
     let usage_report = use_memo(state.artifacts.clone(), |a| {
         a.as_ref()
             .and_then(|a| a.file("report.json"))
@@ -374,6 +396,8 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
                 {on_start} {on_cancel} {on_pause} key_prompt={state.key_prompt.clone()} {on_confirm_key}
                 on_dismiss_key={send(state, |_: ()| TaskAction::PromptKey(None))}
                 estimate={(*estimate).clone()} />
+            <TaskBatchPanel {lang} batch={state.batch.clone()} disabled={running} on_export={on_batch_export}
+                on_files={on_batch_files} on_clear={send(state, |_: ()| TaskAction::SetBatch(None))} />
             <ShareLink {lang} spec={share} />
             <TaskDownloads {lang} artifacts={state.artifacts.clone()} />
             <crate::components::usage_table::UsageTable {lang} report={(*usage_report).clone()} />
@@ -418,7 +442,13 @@ fn estimate_line(
         .iter()
         .map(|e| {
             let completion = e.completion_tokens_max.map_or_else(
-                || lang.pick("输出不设上限（无 max_tokens）", "output unbounded (no max_tokens)").to_string(),
+                || {
+                    lang.pick(
+                        "输出不设上限（无 max_tokens）",
+                        "output unbounded (no max_tokens)",
+                    )
+                    .to_string()
+                },
                 |c| format!("≤ {c} {}", lang.pick("输出 token", "completion tokens")),
             );
             let cost = e

@@ -268,7 +268,10 @@ mod estimate_tests {
         let e = estimate(
             &prompts,
             3,
-            &[("m".into(), Some(price), Some(10)), ("free".into(), None, None)],
+            &[
+                ("m".into(), Some(price), Some(10)),
+                ("free".into(), None, None),
+            ],
         );
         // one prompt: 3 + (4 + 4) + 4 = 15; the other 13
         assert_eq!(e[0].calls, 6);

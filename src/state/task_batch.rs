@@ -1,0 +1,196 @@
+//! Batch files in the task mode: the same files as `evalpage batch export`
+//! and the answers of the engines that run them, read back.
+//!
+//! Export: every model call of the run Start would make (ticked endpoint
+//! models × samples × repeats) as OpenAI Batch input, one file per model
+//! (`round-1/requests-<model>.jsonl`, at most 50,000 lines each) with the
+//! CLI's `custom_id`s (`j<job>-c0-<sample>`: the run's job numbers, so the
+//! CLI's round-1 answers of the same task, data and models in the same order
+//! are read here too) and a `batch.json` that says what was exported. Mock
+//! models answer in the page and are not exported.
+//!
+//! Import: answer files of any engine the core reads
+//! (`run::batch::read_answers`), joined on `custom_id`: each job's first call
+//! (the model's answer) is taken from them; a request without an answer line
+//! is `not_run`, a failed one a failed case with its cause. Later calls (a
+//! judge's) are made by the page as in any run.
+
+use super::task_models::TaskRunSettings;
+use super::task_state::TaskState;
+use evalpage_core::run::batch::{self, read_answers};
+use evalpage_core::{CallOutcome, LineError};
+use std::collections::HashMap;
+
+/// Answers read from batch files, by job.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BatchAnswers {
+    /// The files read.
+    pub files: Vec<String>,
+    /// Each job's first call's outcome (an answer beats a failure).
+    pub by_job: HashMap<usize, CallOutcome>,
+    /// Lines that are not a batch answer (reported and skipped).
+    pub errors: Vec<LineError>,
+    /// Answers to later calls (a judge's), which the page makes itself.
+    pub later_calls: usize,
+    /// Answers whose `custom_id` is not one evalpage wrote (ignored).
+    pub unknown: usize,
+}
+
+impl BatchAnswers {
+    /// Reads answer files: (name, bytes).
+    pub fn read(files: &[(String, Vec<u8>)]) -> BatchAnswers {
+        let mut out = BatchAnswers::default();
+        for (name, bytes) in files {
+            out.files.push(name.clone());
+            let (answers, errors) = read_answers(name, bytes);
+            out.errors.extend(errors);
+            for a in answers {
+                match batch::job_of(&a.custom_id) {
+                    Some((job, 0)) => {
+                        let keep_old = matches!(
+                            (out.by_job.get(&job), &a.outcome),
+                            (Some(CallOutcome::Answer(_)), CallOutcome::Failed(_))
+                        );
+                        if !keep_old {
+                            out.by_job.insert(job, a.outcome);
+                        }
+                    }
+                    Some(_) => out.later_calls += 1,
+                    None => out.unknown += 1,
+                }
+            }
+        }
+        out
+    }
+
+    /// The outcome of job `job`'s model call.
+    pub fn outcome(&self, job: usize) -> CallOutcome {
+        self.by_job.get(&job).cloned().unwrap_or_else(|| {
+            CallOutcome::Failed(evalpage_core::CallError::new(
+                evalpage_core::ErrorKind::NotRun,
+                "no answer line for this request in the imported batch answers",
+            ))
+        })
+    }
+}
+
+/// The files of a batch export of the run `state` would start: (path, text).
+pub fn export(state: &TaskState) -> Result<Vec<(String, String)>, String> {
+    let task = state
+        .check
+        .checked
+        .as_ref()
+        .ok_or("the task is not valid")?;
+    let samples = &state.run_data.data.samples;
+    let n = samples.len();
+    let settings: &TaskRunSettings = &state.settings;
+    let repeats = settings.repeats(&task.task).n;
+    let r = repeats.max(1) as usize;
+    let prompts = evalpage_core::render_prompts(&task.task, &task.template, samples);
+    let models: Vec<_> = state
+        .choices
+        .iter()
+        .filter(|c| state.selected.contains(&c.name))
+        .collect();
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut listed = Vec::new();
+    let mut total = 0usize;
+    for (m, choice) in models.iter().enumerate() {
+        let Some(cfg) = choice.request_config(&task.task.default_params) else {
+            continue;
+        };
+        let mut lines = Vec::new();
+        for (i, prompt) in prompts.iter().enumerate() {
+            let Ok(messages) = prompt else { continue };
+            let req = evalpage_core::build_request(&cfg, messages);
+            let body: serde_json::Value =
+                serde_json::from_str(&req.body).map_err(|e| e.to_string())?;
+            for rep in 0..r {
+                let job = (m * n + i) * r + rep;
+                let id = batch::custom_id(job, 0, Some(&samples[i].sample.id));
+                lines.push(batch::request_line(&id, &body));
+            }
+        }
+        total += lines.len();
+        let part = file_part(&cfg.model);
+        for (k, chunk) in lines.chunks(batch::LINES_PER_FILE).enumerate() {
+            let name = match k {
+                0 => format!("round-1/requests-{part}.jsonl"),
+                _ => format!("round-1/requests-{part}-{}.jsonl", k + 1),
+            };
+            listed.push(name.clone());
+            files.push((name, chunk.iter().map(|l| format!("{l}\n")).collect()));
+        }
+    }
+    if total == 0 {
+        return Err("nothing to export: tick an endpoint or registry model (mock models answer in the page)".into());
+    }
+    let manifest = serde_json::json!({
+        "version": 1,
+        "made_by": "evalpage page",
+        "task": task.info.name,
+        "task_version": task.info.version,
+        "dataset": state.run_data.data.name,
+        "models": models.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+        "repeats": repeats,
+        "rounds": [{"round": 1, "requests": total, "files": listed}],
+    });
+    files.push((
+        "batch.json".into(),
+        serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?,
+    ));
+    Ok(files)
+}
+
+/// A model name as a file name part (as the CLI names request files).
+fn file_part(model: &str) -> String {
+    model
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect::<String>()
+        .trim_matches('.')
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_read_by_job_and_an_answer_beats_a_failure() {
+        let ok = |id: &str, t: &str| {
+            format!(
+            "{{\"custom_id\": \"{id}\", \"response\": {{\"status_code\": 200, \"body\": {{\"choices\": [{{\"message\": {{\"content\": \"{t}\"}}, \"finish_reason\": \"stop\"}}]}}}}}}\n"
+        )
+        };
+        let failed = |id: &str| {
+            format!("{{\"custom_id\": \"{id}\", \"error\": {{\"code\": \"server_error\", \"message\": \"x\"}}}}\n")
+        };
+        let a = format!(
+            "{}{}{}",
+            ok("j0-c0-s1", "A"),
+            failed("j1-c0-s2"),
+            ok("j1-c1-s2", "judge")
+        );
+        let b = format!("{}{}not json\n", failed("j0-c0-s1"), ok("j1-c0-s2", "B"));
+        let read = BatchAnswers::read(&[
+            ("a.jsonl".into(), a.into_bytes()),
+            ("b.jsonl".into(), b.into_bytes()),
+        ]);
+        let text = |job| match read.outcome(job) {
+            CallOutcome::Answer(a) => a.text,
+            CallOutcome::Failed(e) => format!("failed: {:?}", e.kind),
+        };
+        assert_eq!(text(0), "A");
+        assert_eq!(text(1), "B");
+        assert_eq!(text(2), "failed: NotRun");
+        assert_eq!(read.later_calls, 1);
+        assert_eq!(read.errors.len(), 1);
+    }
+}
