@@ -237,7 +237,7 @@ impl TaskRunSettings {
     /// when set, else the task file's `repeats` (its `pass_k` kept while
     /// every k fits, else 1 and N).
     pub fn repeats(&self, task: &evalpage_core::task::Task) -> evalpage_core::task::Repeats {
-        let from_task = task.repeats();
+        let from_task = evalpage_core::task::Repeats::of(task);
         let n = self
             .repeats
             .unwrap_or(from_task.n)

@@ -264,7 +264,7 @@ impl TaskState {
         self.check
             .checked
             .as_ref()
-            .map_or(1, |c| c.task.repeats().n)
+            .map_or(1, |c| evalpage_core::task::Repeats::of(&c.task).n)
     }
 
     /// The checked task has `llm_judge` metrics.

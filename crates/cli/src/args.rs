@@ -449,7 +449,7 @@ pub struct RunArgs {
     /// Set by `evalpage batch`: every endpoint request is answered from the
     /// batch's answers (or written to its next round), none is sent.
     #[arg(skip)]
-    pub batch: Option<std::sync::Arc<crate::batch::Book>>,
+    pub batch: Option<std::sync::Arc<crate::store::Book>>,
 }
 
 impl RunArgs {

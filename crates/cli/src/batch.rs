@@ -24,17 +24,16 @@
 
 use crate::args::{BatchImportArgs, Cli, Command, RunArgs};
 use crate::error::CliError;
-use crate::run::http::At;
+use crate::store::{Book, Waiting};
 use clap::Parser;
 use evalpage_core::run::batch::{self, read_answers};
-use evalpage_core::{cache_key, mock_judge_reply, Answer, CallError, CallOutcome, ChatMessage};
-use evalpage_core::{ErrorKind, HttpRequest};
+use evalpage_core::{Answer, CallError, CallOutcome};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 const MANIFEST: &str = "batch.json";
 const INDEX: &str = "requests.index.jsonl";
@@ -85,118 +84,6 @@ struct Kept {
     error: Option<CallError>,
 }
 
-/// A request found in this drive, for the next round.
-#[derive(Debug)]
-struct Waiting {
-    custom_id: String,
-    job: usize,
-    nth: usize,
-    key: String,
-    body: Value,
-}
-
-/// What a batch drive answers requests from (see the module doc).
-#[derive(Debug, Default)]
-pub struct Book {
-    /// By `custom_id`.
-    answers: HashMap<String, CallOutcome>,
-    /// Every request written, by (job, request key, occurrence of that key
-    /// in the job): its `custom_id`.
-    written: HashMap<(usize, String, usize), String>,
-    /// Requests written per job (for the next `custom_id`).
-    per_job: HashMap<usize, usize>,
-    /// The round this drive's new requests go to.
-    round: usize,
-    /// Each job's case id, for `custom_id`s.
-    names: OnceLock<Vec<Option<String>>>,
-    /// This drive's state: how often each (job, key) was asked, and the
-    /// requests found waiting.
-    drive: Mutex<Drive>,
-}
-
-#[derive(Debug, Default)]
-struct Drive {
-    seen: HashMap<(usize, String), usize>,
-    new_per_job: HashMap<usize, usize>,
-    waiting: Vec<Waiting>,
-}
-
-impl Book {
-    /// The outcome of one request (never sent). A request the batch
-    /// answered gets its answer; one written but not answered is not run;
-    /// a new one waits for the next round. A judge's new request is
-    /// answered meanwhile by the offline mock judge, so the job goes on to
-    /// its later judge calls, which go into the same round (they do not
-    /// hang on this verdict; a repair that the real verdict calls for
-    /// comes in a round after).
-    pub fn lookup(&self, req: &HttpRequest, at: At) -> CallOutcome {
-        let Some(key) = cache_key(&req.url, &req.body, at.repeat) else {
-            return CallOutcome::Failed(CallError::new(
-                ErrorKind::InvalidResponse,
-                "this request's body is not JSON; it cannot go into a batch file",
-            ));
-        };
-        let Ok(mut drive) = self.drive.lock() else {
-            return not_run("the batch's book is unusable".into());
-        };
-        let nth = {
-            let n = drive.seen.entry((at.job, key.clone())).or_insert(0);
-            *n += 1;
-            *n - 1
-        };
-        if let Some(id) = self.written.get(&(at.job, key.clone(), nth)) {
-            return match self.answers.get(id) {
-                Some(o) => o.clone(),
-                None => not_run(format!(
-                    "no answer line for `{id}` in the batch answers imported"
-                )),
-            };
-        }
-        let name = self
-            .names
-            .get()
-            .and_then(|n| n.get(at.job))
-            .and_then(|n| n.as_deref());
-        let new = {
-            let n = drive.new_per_job.entry(at.job).or_insert(0);
-            *n += 1;
-            *n - 1
-        };
-        let call = self.per_job.get(&at.job).copied().unwrap_or(0) + new;
-        let body: Value = serde_json::from_str(&req.body).unwrap_or(Value::Null);
-        let stand_in = at
-            .judge
-            .then(|| {
-                let messages: Vec<ChatMessage> =
-                    serde_json::from_value(body.get("messages")?.clone()).ok()?;
-                mock_judge_reply(&messages, nth as u64)
-            })
-            .flatten();
-        drive.waiting.push(Waiting {
-            custom_id: batch::custom_id(at.job, call, name),
-            job: at.job,
-            nth,
-            key,
-            body,
-        });
-        match stand_in {
-            Some(verdict) => CallOutcome::Answer(Answer::from(verdict)),
-            None => not_run(format!("waiting for round {}'s answer", self.round)),
-        }
-    }
-
-    fn take_waiting(&self) -> Vec<Waiting> {
-        self.drive
-            .lock()
-            .map(|mut d| std::mem::take(&mut d.waiting))
-            .unwrap_or_default()
-    }
-}
-
-fn not_run(message: String) -> CallOutcome {
-    CallOutcome::Failed(CallError::new(ErrorKind::NotRun, message))
-}
-
 /// `evalpage batch export <run flags> --out DIR`.
 pub fn export(args: RunArgs) -> Result<(), CliError> {
     for (given, flag) in [
@@ -237,10 +124,7 @@ pub fn export(args: RunArgs) -> Result<(), CliError> {
         rounds: Vec::new(),
     };
     std::fs::create_dir_all(&dir).map_err(|e| CliError::output(&dir, e))?;
-    let book = Book {
-        round: 1,
-        ..Book::default()
-    };
+    let book = Book::new(HashMap::new(), HashMap::new(), 1);
     let waiting = drive(args, &dir, book)?;
     if waiting.is_empty() {
         let _ = std::fs::remove_dir_all(dir.join(DRIVE));
@@ -347,20 +231,11 @@ pub fn import(a: &BatchImportArgs) -> Result<(), CliError> {
         return Err(CliError::Usage("the batch's command is not a run".into()));
     };
     let round = manifest.rounds.len() + 1;
-    let mut per_job: HashMap<usize, usize> = HashMap::new();
-    for i in &index {
-        *per_job.entry(i.job).or_default() += 1;
-    }
-    let book = Book {
-        answers: answers.into_iter().collect(),
-        written: index
-            .iter()
-            .map(|i| ((i.job, i.key.clone(), i.nth), i.custom_id.clone()))
-            .collect(),
-        per_job,
-        round,
-        ..Book::default()
-    };
+    let written = index
+        .iter()
+        .map(|i| ((i.job, i.key.clone(), i.nth), i.custom_id.clone()))
+        .collect();
+    let book = Book::new(answers.into_iter().collect(), written, round);
     let waiting = drive(*args, dir, book)?;
     if waiting.is_empty() {
         finish(dir)?;
@@ -382,8 +257,7 @@ fn drive(mut args: RunArgs, dir: &Path, book: Book) -> Result<Vec<Waiting>, CliE
     let _ = std::fs::remove_dir_all(&out);
     args.out = out.clone();
     let mut plan = crate::run::check(&args)?;
-    let names = plan.for_batch();
-    let _ = book.names.set(names);
+    book.name_jobs(plan.for_batch());
     plan.run_quiet(&out)?;
     Ok(book.take_waiting())
 }
@@ -627,6 +501,7 @@ fn write_lines<T: Serialize>(path: &Path, items: impl Iterator<Item = T>) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use evalpage_core::ErrorKind;
 
     #[test]
     fn out_is_dropped_from_the_command() {

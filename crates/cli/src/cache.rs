@@ -7,10 +7,8 @@
 //! of the URL without its query and of the request body, and keys travel in
 //! headers.
 
-use crate::args::{CacheArgs, CacheCommand};
 use crate::error::CliError;
-use crate::run::http::At;
-use evalpage_core::{cache_key, Answer, CacheEntry, CallOutcome, HttpRequest};
+use evalpage_core::{cache_key, Answer, CacheEntry};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -67,37 +65,6 @@ impl DirCache {
     }
 }
 
-/// Where a backend takes answers from before (or instead of) sending: the
-/// response cache, or the answers of batch files (`evalpage batch`), which
-/// answer every request and send none.
-#[derive(Debug)]
-pub enum Store {
-    /// `--cache DIR`.
-    Dir(DirCache),
-    /// `evalpage batch export|import`.
-    Batch(std::sync::Arc<crate::batch::Book>),
-}
-
-impl Store {
-    /// The outcome of a request before sending it, when the store has one
-    /// (a batch store always has one: an answer, a failure, or not run).
-    pub fn lookup(&self, req: &HttpRequest, at: At) -> Option<CallOutcome> {
-        match self {
-            Store::Dir(d) => d
-                .get(&req.url, &req.body, at.repeat)
-                .map(CallOutcome::Answer),
-            Store::Batch(b) => Some(b.lookup(req, at)),
-        }
-    }
-
-    /// Keeps an answer that was sent for (the response cache stores it).
-    pub fn keep(&self, req: &HttpRequest, at: At, answer: &Answer, latency_ms: u64) {
-        if let Store::Dir(d) = self {
-            d.put(&req.url, &req.body, at.repeat, answer, latency_ms);
-        }
-    }
-}
-
 fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -149,10 +116,18 @@ fn parse_age(text: &str) -> Result<u64, CliError> {
     }
 }
 
+/// What `evalpage cache` does.
+pub enum Action<'a> {
+    /// `stats DIR`.
+    Stats(&'a Path),
+    /// `clear DIR [--older-than AGE]`.
+    Clear(&'a Path, Option<&'a str>),
+}
+
 /// `evalpage cache stats|clear`.
-pub fn execute(args: &CacheArgs) -> Result<(), CliError> {
-    match &args.command {
-        CacheCommand::Stats { dir } => {
+pub fn execute(action: Action<'_>) -> Result<(), CliError> {
+    match action {
+        Action::Stats(dir) => {
             let all = entries(dir)?;
             let bytes: u64 = all.iter().map(|(_, _, b)| b).sum();
             let oldest = all.iter().map(|(_, t, _)| *t).filter(|t| *t > 0).min();
@@ -170,8 +145,8 @@ pub fn execute(args: &CacheArgs) -> Result<(), CliError> {
             );
             Ok(())
         }
-        CacheCommand::Clear { dir, older_than } => {
-            let limit = older_than.as_deref().map(parse_age).transpose()?;
+        Action::Clear(dir, older_than) => {
+            let limit = older_than.map(parse_age).transpose()?;
             let now = now_ms();
             let mut removed = 0;
             for (path, stored, _) in entries(dir)? {

@@ -25,11 +25,12 @@ mod run;
 mod score;
 mod score_dialog;
 mod score_retrieval;
+mod store;
 mod task_check;
 mod task_file;
 
 use anyhow::Context;
-use args::{BatchCommand, Cli, Command, TaskCommand};
+use args::{BatchCommand, CacheCommand, Cli, Command, TaskCommand};
 use clap::Parser;
 use error::CliError;
 use std::process::ExitCode;
@@ -58,7 +59,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Compare(a) => Ok(compare::execute(&a)?),
         Command::Report(a) => Ok(report::execute(&a)?),
         Command::Merge(a) => Ok(merge::execute(&a)?),
-        Command::Cache(a) => Ok(cache::execute(&a)?),
+        Command::Cache(a) => Ok(cache::execute(match &a.command {
+            CacheCommand::Stats { dir } => cache::Action::Stats(dir),
+            CacheCommand::Clear { dir, older_than } => {
+                cache::Action::Clear(dir, older_than.as_deref())
+            }
+        })?),
         Command::Batch(BatchCommand::Export(a)) => Ok(batch::export(*a)?),
         Command::Batch(BatchCommand::Import(a)) => Ok(batch::import(&a)?),
     }

@@ -3,7 +3,8 @@
 //! hands the answer to `provider::openai::parse_response`. Transport failures
 //! become `CallError`s of kind `Network` or `Timeout` that say what to check.
 
-use crate::cache::Store;
+pub use crate::store::At;
+use crate::store::Store;
 use evalpage_core::{build_json_request, parse_json_response, HttpRequest};
 use evalpage_core::{build_request, parse_response, ApiKey, OpenAiConfig};
 use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
@@ -13,19 +14,6 @@ use std::time::{Duration, Instant};
 
 /// Largest answer body read, in bytes.
 const BODY_LIMIT: u64 = 16 * 1024 * 1024;
-
-/// Which call a request is: its job (for a batch request's `custom_id`) and
-/// which asking of the same request (the cache keys on it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct At {
-    /// The engine's job number.
-    pub job: usize,
-    /// The repeat index (0 unless each sample is asked several times).
-    pub repeat: u32,
-    /// A judge's call: what follows it does not hang on its verdict (but
-    /// for a repair), so a batch round can hold the job's next calls too.
-    pub judge: bool,
-}
 
 /// An OpenAI-compatible endpoint and the agent that talks to it.
 #[derive(Debug)]

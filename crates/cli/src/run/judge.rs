@@ -37,7 +37,7 @@ impl JudgeAnswerer {
     /// cached: its repeats differ on purpose).
     pub(crate) fn with_cache(
         self,
-        cache: Option<std::sync::Arc<crate::cache::Store>>,
+        cache: Option<std::sync::Arc<crate::store::Store>>,
     ) -> JudgeAnswerer {
         match self {
             JudgeAnswerer::Http(h) => JudgeAnswerer::Http(h.with_cache(cache)),

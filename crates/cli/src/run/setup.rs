@@ -50,8 +50,9 @@ pub struct Loaded {
 
 /// Where the run's endpoint backends take answers from first: `--cache
 /// DIR`, opened, or the answers of `evalpage batch` (which send nothing).
-pub fn cache(args: &RunArgs) -> Result<Option<std::sync::Arc<crate::cache::Store>>, CliError> {
-    use crate::cache::{DirCache, Store};
+pub fn cache(args: &RunArgs) -> Result<Option<std::sync::Arc<crate::store::Store>>, CliError> {
+    use crate::cache::DirCache;
+    use crate::store::Store;
     if let Some(book) = &args.batch {
         return Ok(Some(std::sync::Arc::new(Store::Batch(book.clone()))));
     }

@@ -22,9 +22,9 @@ use super::registry::{read_key, read_registry};
 use super::Checked;
 use super::{resume, setup};
 use crate::args::RunArgs;
-use crate::cache::Store;
 use crate::error::CliError;
 use crate::score;
+use crate::store::Store;
 use crate::task_file::{self, LoadedTask};
 use evalpage_core::judged_metrics;
 use evalpage_core::parse_problems;
@@ -129,7 +129,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         clock.run_id().replacen("eval_rag", "eval_task", 1)
     })?;
     let model_settings: Vec<ModelSettings> = models.iter().map(|(m, _)| m.clone()).collect();
-    let from_task = loaded.task.repeats();
+    let from_task = Repeats::of(&loaded.task);
     let repeats = Repeats::new(
         args.repeats.unwrap_or(from_task.n),
         args.pass_k.clone().unwrap_or(from_task.pass_k),

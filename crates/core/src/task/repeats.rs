@@ -14,78 +14,11 @@
 //!   like any other, so it stays in every denominator; an answer the metric
 //!   could not score (a missing label) is not counted in n.
 
+pub use super::contract::Repeats;
 use super::data::EvalSample;
 use super::score::ModelRun;
 use crate::report::{MetricSummary, RepeatSummary, SampleRepeats};
-use crate::task::contract::Task;
 use std::collections::BTreeMap;
-
-/// How many times each sample is asked, and the k of pass@k.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Repeats {
-    /// Askings per sample (1: once).
-    pub n: u32,
-    /// The k asked for (each at most `n`); empty: 1 and `n`.
-    pub pass_k: Vec<u32>,
-}
-
-impl Default for Repeats {
-    fn default() -> Repeats {
-        Repeats {
-            n: 1,
-            pass_k: Vec::new(),
-        }
-    }
-}
-
-impl Repeats {
-    /// `n` askings with these k (checked: every k from 1 to `n`).
-    pub fn new(n: u32, pass_k: Vec<u32>) -> Result<Repeats, String> {
-        let max = super::contract::MAX_REPEATS;
-        if !(1..=max).contains(&n) {
-            return Err(format!("repeats must be from 1 to {max}, found {n}"));
-        }
-        if let Some(k) = pass_k.iter().find(|k| **k == 0 || **k > n) {
-            return Err(format!(
-                "pass@k needs 1 <= k <= repeats ({n}); {k} is out of range"
-            ));
-        }
-        Ok(Repeats { n, pass_k })
-    }
-
-    /// True when each sample is asked more than once.
-    pub fn several(&self) -> bool {
-        self.n > 1
-    }
-
-    /// The k reported: the asked ones in order without duplicates, else 1
-    /// and `n`; none for a run that asks once.
-    pub fn ks(&self) -> Vec<u32> {
-        if !self.several() {
-            return Vec::new();
-        }
-        let mut ks = if self.pass_k.is_empty() {
-            vec![1, self.n]
-        } else {
-            self.pass_k.clone()
-        };
-        ks.sort_unstable();
-        ks.dedup();
-        ks
-    }
-
-    /// Reads a comma-separated list of k (`1,3,5`).
-    pub fn parse_ks(text: &str) -> Result<Vec<u32>, String> {
-        text.split(',')
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(|t| {
-                t.parse::<u32>()
-                    .map_err(|_| format!("`{t}` is not a whole number (expected e.g. 1,3,5)"))
-            })
-            .collect()
-    }
-}
 
 /// Each sample's values per metric over its repeats, in answer order.
 fn per_sample(run: &ModelRun, metric: usize) -> BTreeMap<usize, Vec<Option<f64>>> {
@@ -134,10 +67,10 @@ pub fn pass_k(run: &ModelRun, metric: usize, ks: &[u32]) -> Option<[BTreeMap<Str
 }
 
 /// Adds pass@k and pass^k to a model's summaries (in task order) of the
-/// task's pass/fail metrics.
-pub fn add_pass_k(task: &Task, run: &ModelRun, summaries: &mut [MetricSummary], ks: &[u32]) {
+/// metrics `pass_fail` marks (`Metric::pass_fail`, in task order).
+pub fn add_pass_k(pass_fail: &[bool], run: &ModelRun, summaries: &mut [MetricSummary], ks: &[u32]) {
     for (k, s) in summaries.iter_mut().enumerate() {
-        let pass_fail = task.metrics.get(k).is_some_and(|m| m.metric.pass_fail());
+        let pass_fail = pass_fail.get(k).copied().unwrap_or(false);
         if let (true, Some([at, hat])) = (pass_fail, pass_k(run, k, ks)) {
             s.pass_at_k = Some(at);
             s.pass_hat_k = Some(hat);

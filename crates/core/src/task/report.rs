@@ -425,7 +425,8 @@ fn summaries_of(task: &Task, run: &ModelRun, ks: &[u32]) -> Vec<MetricSummary> {
             pass_hat_k: None,
         })
         .collect();
-    super::repeats::add_pass_k(task, run, &mut out, ks);
+    let pass_fail: Vec<bool> = task.metrics.iter().map(|m| m.metric.pass_fail()).collect();
+    super::repeats::add_pass_k(&pass_fail, run, &mut out, ks);
     out
 }
 

@@ -152,7 +152,7 @@ pub struct Scored {
     pub unknown: Vec<LineError>,
     /// How many times each sample was asked, and the k of pass@k.
     #[serde(skip)]
-    pub repeats: super::repeats::Repeats,
+    pub repeats: super::contract::Repeats,
 }
 
 /// Scores every model's answers on every sample.

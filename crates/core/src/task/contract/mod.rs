@@ -11,6 +11,8 @@
 //! See `yaml` for the YAML crate and its behaviour with tabs and anchors.
 
 pub mod builtin;
+mod repeats;
+pub use repeats::Repeats;
 
 pub use crate::template::yaml;
 pub use crate::template::{PromptTemplate, RawTemplate, RenderedPrompt, TaskError, TaskErrors};
@@ -148,14 +150,6 @@ impl TryFrom<RawTask> for Task {
 pub const MAX_REPEATS: u32 = 100;
 
 impl Task {
-    /// How many times the task file asks each sample, and the k of pass@k.
-    pub fn repeats(&self) -> crate::task::Repeats {
-        crate::task::Repeats {
-            n: self.raw.repeats.unwrap_or(1),
-            pass_k: self.raw.pass_k.clone().unwrap_or_default(),
-        }
-    }
-
     /// Reads and validates a task file. Every error carries the file name, its
     /// key path and, where it can be found, the line.
     pub fn parse(file: &str, yaml: &str) -> Result<Task, TaskErrors> {
