@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  startMock, startSite, launch, newPage, waitStatus, downloadBytes, readStoredZip, tmpDir, ROOT,
+  startMock, startSite, launch, newPage, waitStatus, downloadBytes, readStoredZip, tmpDir, ROOT, startAgain,
 } from './helpers.mjs';
 
 let site; let browser; let mock;
@@ -84,16 +84,7 @@ test('export, answer elsewhere, import: scored like a live run, nothing sent', a
 
   // the same run live: the same scores for every answered case
   await page.click('[data-testid=batch-clear]');
-  // the status reads done from the run before for a moment after Start
-  await page.evaluate(() => {
-    window.__leftDone = false;
-    new MutationObserver(() => {
-      if (document.querySelector('[data-testid=run-status]')?.textContent !== 'done') window.__leftDone = true;
-    }).observe(document.body, { subtree: true, childList: true, characterData: true });
-  });
-  await page.click('[data-testid=start]');
-  await page.waitForFunction(() => window.__leftDone
-    && document.querySelector('[data-testid=run-status]')?.textContent === 'done');
+  await startAgain(page);
   assert.equal(sent.length, 8, 'the live run calls the model');
   const live = new Map(readStoredZip((await downloadBytes(page, 'download-zip')).bytes));
   for (const l of live.get('results.jsonl').trim().split('\n').map((x) => JSON.parse(x))) {

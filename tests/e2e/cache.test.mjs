@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startMock, startSite, launch, newPage, waitStatus, download, useEndpoint,
+  startMock, startSite, launch, newPage, waitStatus, download, useEndpoint, startAgain,
 } from './helpers.mjs';
 
 let site; let mock; let browser;
@@ -26,15 +26,7 @@ const countPosts = (page) => {
  * reads `done` again.
  */
 async function runAgain(page, previous) {
-  await page.evaluate(() => {
-    window.__leftDone = false;
-    new MutationObserver(() => {
-      if (document.querySelector('[data-testid=run-status]')?.textContent !== 'done') window.__leftDone = true;
-    }).observe(document.body, { subtree: true, childList: true, characterData: true });
-  });
-  await page.click('[data-testid=start]');
-  await page.waitForFunction(() => window.__leftDone
-    && document.querySelector('[data-testid=run-status]')?.textContent === 'done');
+  await startAgain(page);
   const report = JSON.parse((await download(page, 'download-report')).text);
   assert.notEqual(report.report.experiment.run.run_id, previous.report.experiment.run.run_id, 'a new run');
   return report;

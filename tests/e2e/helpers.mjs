@@ -217,3 +217,20 @@ export async function watchMost(page, selector) {
     new MutationObserver(count).observe(document.body, { childList: true, subtree: true });
   }, selector);
 }
+
+/**
+ * Clicks Start once for another run on a page whose last run is done, and
+ * waits until that new run is done: the status still reads `done` from the
+ * run before for a moment after Start, so it waits to see it leave `done`.
+ */
+export async function startAgain(page) {
+  await page.evaluate(() => {
+    window.__leftDone = false;
+    new MutationObserver(() => {
+      if (document.querySelector('[data-testid=run-status]')?.textContent !== 'done') window.__leftDone = true;
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await page.click('[data-testid=start]');
+  await page.waitForFunction(() => window.__leftDone
+    && document.querySelector('[data-testid=run-status]')?.textContent === 'done');
+}

@@ -212,28 +212,21 @@ fn anthropic(result: &Value) -> Result<CallOutcome, String> {
     match kind {
         "succeeded" => {
             let m = result.get("message").ok_or("`result.message` is missing")?;
-            let text: String = m
-                .get("content")
-                .and_then(Value::as_array)
-                .map(|blocks| {
-                    blocks
-                        .iter()
-                        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                        .filter_map(|b| b.get("text").and_then(Value::as_str))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let reasoning: String = m
-                .get("content")
-                .and_then(Value::as_array)
-                .map(|blocks| {
-                    blocks
-                        .iter()
-                        .filter(|b| b.get("type").and_then(Value::as_str) == Some("thinking"))
-                        .filter_map(|b| b.get("thinking").and_then(Value::as_str))
-                        .collect()
-                })
-                .unwrap_or_default();
+            // the content blocks of one type, their `field` joined
+            let blocks = |kind: &str, field: &str| -> String {
+                m.get("content")
+                    .and_then(Value::as_array)
+                    .map(|blocks| {
+                        blocks
+                            .iter()
+                            .filter(|b| b.get("type").and_then(Value::as_str) == Some(kind))
+                            .filter_map(|b| b.get(field).and_then(Value::as_str))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            let text = blocks("text", "text");
+            let reasoning = blocks("thinking", "thinking");
             let tokens = |k: &str| {
                 m.get("usage")
                     .and_then(|u| u.get(k))
