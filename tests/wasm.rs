@@ -571,6 +571,7 @@ fn task_spec(run_id: &str, latency: f64) -> TaskRunSpec {
                 ..RunIdentity::default()
             },
             backend: "mock".into(),
+            repeats: Default::default(),
             models: planned.iter().map(|m| m.settings.clone()).collect(),
         },
         task,
@@ -581,6 +582,8 @@ fn task_spec(run_id: &str, latency: f64) -> TaskRunSpec {
         policy: Default::default(),
         prices: Default::default(),
         judge_price: None,
+        max_cost: None,
+        batch: None,
         persist: None,
         prior_log: None,
     }
