@@ -2,10 +2,13 @@
 // tests and the browser benchmark. It behaves like a plain static host: the
 // site can live under a prefix (`/some/sub/path/`), a folder is answered by its
 // index.html, a folder asked for without its trailing slash is redirected to
-// the slash form (301, query kept), and anything else missing is a 404.
+// the slash form (301, query kept), and anything else missing is a 404. With
+// `compress`, it answers as a production host does: brotli (quality 11) when
+// the browser accepts it, else gzip (level 9), each file compressed once.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
@@ -17,7 +20,8 @@ const TYPES = {
  * Serves `root` at `prefix` (default `/`; e.g. `/some/sub/path/`) on a loopback
  * port (0 = a free one). Resolves with the `http.Server`.
  */
-export function serveDir(root, port = 0, { prefix = '/' } = {}) {
+export function serveDir(root, port = 0, { prefix = '/', compress = false } = {}) {
+  const packed = new Map();
   const base = `/${prefix.split('/').filter(Boolean).join('/')}/`.replace('//', '/');
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
@@ -37,7 +41,22 @@ export function serveDir(root, port = 0, { prefix = '/' } = {}) {
     }
     fs.readFile(file, (err, data) => {
       if (err) { res.writeHead(404).end('not found'); return; }
-      res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream' });
+      const headers = { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream' };
+      const accepts = String(req.headers['accept-encoding'] || '');
+      const encoding = !compress ? null : accepts.includes('br') ? 'br' : accepts.includes('gzip') ? 'gzip' : null;
+      if (encoding) {
+        const key = `${encoding} ${file}`;
+        if (!packed.has(key)) {
+          packed.set(key, encoding === 'br'
+            ? zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } })
+            : zlib.gzipSync(data, { level: 9 }));
+        }
+        headers['Content-Encoding'] = encoding;
+        res.writeHead(200, headers);
+        res.end(packed.get(key));
+        return;
+      }
+      res.writeHead(200, headers);
       res.end(data);
     });
   });
