@@ -5,7 +5,8 @@
 // button is there and enabled with the built-in demo data), the bytes the
 // page transferred, and for the viewer the time until the first rows of a
 // 1,000-case report show (navigation, then the file picked at once). Each
-// figure is the median of RUNS (default 3) fresh loads. Numbers only.
+// figure is the median of RUNS (default 3) fresh loads. ENCODING=gzip serves
+// gzip only (a host without brotli). Numbers only.
 //
 //   node bench/load_time.mjs
 // Needs the release builds (scripts/test.sh makes them, or
@@ -29,8 +30,9 @@ const run = spawnSync(BIN, ['run', '--dataset', path.join(dir, 'd.jsonl'), '--pr
 if (run.status !== 0) { console.error(run.stderr); process.exit(1); }
 const report = path.join(dir, 'out', 'eval_rag_report.json');
 
-// served as a production host serves it: brotli, else gzip
-const site = await startSite('/', { compress: true });
+// served as a production host serves it: brotli (ENCODING=gzip: a host without brotli)
+const ENCODING = process.env.ENCODING === 'gzip' ? 'gzip' : 'br';
+const site = await startSite('/', { compress: ENCODING });
 const browser = await launch();
 
 /** One fresh, throttled load of `query`; `ready` resolves when the mode is usable. */
@@ -53,14 +55,15 @@ async function load(query, ready) {
   return { ms, bytes };
 }
 
-const startable = (page) => page.waitForFunction(
-  () => document.querySelector('[data-testid=start]')?.disabled === false, null, { timeout: 60000 });
+/** Waits until the mode's Start button (`testid`) is there and enabled. */
+const startable = (testid) => (page) => page.waitForFunction(
+  (id) => document.querySelector(`[data-testid=${id}]`)?.disabled === false, testid, { timeout: 60000 });
 
 const modes = [
-  ['RAG check', '?lang=en', startable],
-  ['task', '?mode=task&lang=en', startable],
-  ['retrieval', '?mode=retrieval&lang=en', startable],
-  ['dialogs', '?mode=dialog&lang=en', startable],
+  ['RAG check', '?lang=en', startable('start')],
+  ['task', '?mode=task&lang=en', startable('start')],
+  ['retrieval', '?mode=retrieval&lang=en', startable('retrieval-start')],
+  ['dialogs', '?mode=dialog&lang=en', startable('dialog-start')],
   ['viewer, first rows of 1,000 cases', '?mode=view&lang=en', async (page) => {
     await page.waitForSelector('[data-testid=open-report]', { timeout: 60000 });
     await page.setInputFiles('[data-testid=open-report]', report);
@@ -68,7 +71,7 @@ const modes = [
   }],
 ];
 try {
-  console.log(`throttled: ${MBIT} Mbit/s, ${RTT_MS} ms round trip, cache disabled; median of ${RUNS} loads`);
+  console.log(`throttled: ${MBIT} Mbit/s, ${RTT_MS} ms round trip, cache disabled, served ${ENCODING}; median of ${RUNS} loads`);
   for (const [label, query, ready] of modes) {
     const runs = [];
     for (let i = 0; i < RUNS; i += 1) runs.push(await load(query, ready));

@@ -33,7 +33,7 @@ export function startMock(args = []) {
  * Serves dist/ on a free loopback port, at `prefix` (default `/`); `url` is the
  * site's address without the trailing slash (`http://127.0.0.1:PORT/some/sub`).
  */
-export async function startSite(prefix = '/', { compress = false } = {}) {
+export async function startSite(prefix = '/', { compress = null } = {}) {
   const server = await serveDir(path.join(ROOT, 'dist'), 0, { prefix, compress });
   const at = prefix.replace(/\/+$/, '');
   return { url: `http://127.0.0.1:${server.address().port}${at}`, stop: () => server.close() };

@@ -3,8 +3,9 @@
 // site can live under a prefix (`/some/sub/path/`), a folder is answered by its
 // index.html, a folder asked for without its trailing slash is redirected to
 // the slash form (301, query kept), and anything else missing is a 404. With
-// `compress`, it answers as a production host does: brotli (quality 11) when
-// the browser accepts it, else gzip (level 9), each file compressed once.
+// `compress: 'br'`, it answers as a production host does: brotli (quality 11)
+// when the browser accepts it, else gzip (level 9); with `compress: 'gzip'` as
+// a host without brotli does; each file compressed once.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,7 +44,9 @@ export function serveDir(root, port = 0, { prefix = '/', compress = false } = {}
       if (err) { res.writeHead(404).end('not found'); return; }
       const headers = { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream' };
       const accepts = String(req.headers['accept-encoding'] || '');
-      const encoding = !compress ? null : accepts.includes('br') ? 'br' : accepts.includes('gzip') ? 'gzip' : null;
+      // compress: 'br' (brotli when accepted, else gzip), 'gzip' (a host without brotli), or off
+      const brotli = compress === 'br' && accepts.includes('br');
+      const encoding = brotli ? 'br' : compress && accepts.includes('gzip') ? 'gzip' : null;
       if (encoding) {
         const key = `${encoding} ${file}`;
         if (!packed.has(key)) {
