@@ -220,25 +220,14 @@ impl TaskRunSpec {
         );
         engine.set_policy(self.policy);
         if self.batch.is_some() {
-            // each batch answer stands alone and is final
-            engine.set_final_answers();
-            engine.set_policy(evalpage_core::AnswerPolicy {
-                keep_going_on_fatal: true,
-                ..self.policy
-            });
+            engine.answers_from_batch();
         }
         // the pools' prices: the models' in order, then the judge's
         let mut pool_prices: Vec<Option<evalpage_core::Price>> =
             models.iter().map(|m| self.prices.get(m).copied()).collect();
         pool_prices.push(self.judge_price);
-        if pool_prices.iter().any(Option::is_some) {
-            engine.set_budget(evalpage_core::run::Budget {
-                cap: self
-                    .max_cost
-                    .filter(|c| c.is_finite() && *c > 0.0)
-                    .unwrap_or(f64::INFINITY),
-                prices: pool_prices,
-            });
+        if let Some(budget) = evalpage_core::run::Budget::new(self.max_cost, pool_prices) {
+            engine.set_budget(budget);
         }
         if let Some(log) = &self.prior_log {
             let prior = evalpage_core::task::resumable(&events::read(log.as_bytes()), &engine);

@@ -47,11 +47,7 @@ impl BatchAnswers {
             for a in answers {
                 match batch::job_of(&a.custom_id) {
                     Some((job, 0)) => {
-                        let keep_old = matches!(
-                            (out.by_job.get(&job), &a.outcome),
-                            (Some(CallOutcome::Answer(_)), CallOutcome::Failed(_))
-                        );
-                        if !keep_old {
+                        if batch::replaces(out.by_job.get(&job), &a.outcome) {
                             out.by_job.insert(job, a.outcome);
                         }
                     }
@@ -92,14 +88,11 @@ pub fn export(state: &TaskState) -> Result<Vec<(String, String)>, String> {
         .iter()
         .filter(|c| state.selected.contains(&c.name))
         .collect();
-    let mut files: Vec<(String, String)> = Vec::new();
-    let mut listed = Vec::new();
-    let mut total = 0usize;
+    let mut requests: Vec<(String, serde_json::Value)> = Vec::new();
     for (m, choice) in models.iter().enumerate() {
         let Some(cfg) = choice.request_config(&task.task.default_params) else {
             continue;
         };
-        let mut lines = Vec::new();
         for (i, prompt) in prompts.iter().enumerate() {
             let Ok(messages) = prompt else { continue };
             let req = evalpage_core::build_request(&cfg, messages);
@@ -108,20 +101,17 @@ pub fn export(state: &TaskState) -> Result<Vec<(String, String)>, String> {
             for rep in 0..r {
                 let job = (m * n + i) * r + rep;
                 let id = batch::custom_id(job, 0, Some(&samples[i].sample.id));
-                lines.push(batch::request_line(&id, &body));
+                requests.push((id, body.clone()));
             }
         }
-        total += lines.len();
-        let part = file_part(&cfg.model);
-        for (k, chunk) in lines.chunks(batch::LINES_PER_FILE).enumerate() {
-            let name = match k {
-                0 => format!("round-1/requests-{part}.jsonl"),
-                _ => format!("round-1/requests-{part}-{}.jsonl", k + 1),
-            };
-            listed.push(name.clone());
-            files.push((name, chunk.iter().map(|l| format!("{l}\n")).collect()));
-        }
     }
+    let total = requests.len();
+    let mut files: Vec<(String, String)> =
+        batch::request_files(requests.iter().map(|(id, body)| (id.as_str(), body)))
+            .into_iter()
+            .map(|(name, text)| (format!("round-1/{name}"), text))
+            .collect();
+    let listed: Vec<String> = files.iter().map(|(name, _)| name.clone()).collect();
     if total == 0 {
         return Err("nothing to export: tick an endpoint or registry model (mock models answer in the page)".into());
     }
@@ -140,22 +130,6 @@ pub fn export(state: &TaskState) -> Result<Vec<(String, String)>, String> {
         serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?,
     ));
     Ok(files)
-}
-
-/// A model name as a file name part (as the CLI names request files).
-fn file_part(model: &str) -> String {
-    model
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect::<String>()
-        .trim_matches('.')
-        .to_string()
 }
 
 #[cfg(test)]

@@ -170,16 +170,9 @@ pub fn TaskSampleTable(p: &TaskRunProps) -> Html {
             let Some(&i) = shown.get(k as usize) else {
                 return html! {};
             };
-            let s = i as usize / per;
-            let Some(sample) = run.data.samples.get(s) else {
+            let Some((id, labels)) = answer_of(&run, i as usize) else {
                 return html! {};
             };
-            // a repeat is `id#r`, as in results.jsonl's trace_id and the viewer
-            let id = match per {
-                1 => sample.sample.id.clone(),
-                _ => format!("{}#{}", sample.sample.id, i as usize % per),
-            };
-            let labels = run.labels.get(s).cloned().unwrap_or_default();
             let cells = cells_of(&run, i as usize);
             html! { <Row key={i} index={i as usize} {id} {labels} {cells} selected={open == Some(i)} /> }
         })
@@ -209,16 +202,20 @@ pub fn TaskSampleTable(p: &TaskRunProps) -> Html {
     }
 }
 
+/// Answer `i`'s id and its sample's labels: the sample id, and `#r` for a
+/// repeat (as in results.jsonl's `trace_id` and the viewer).
+fn answer_of(run: &TaskSnapshot, i: usize) -> Option<(String, Labels)> {
+    let per = run.repeats.max(1) as usize;
+    let sample = run.data.samples.get(i / per)?;
+    let repeat = (per > 1).then(|| serde_json::Value::from(i % per));
+    let id = evalpage_core::view::answer_id(&sample.sample.id, repeat.as_ref());
+    Some((id, run.labels.get(i / per).cloned().unwrap_or_default()))
+}
+
 /// The drill-down of answer `i` (a sample, or one repeat of it): its whole row.
 fn detail(lang: Lang, run: &TaskSnapshot, i: usize, close: Callback<MouseEvent>) -> Option<Html> {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    let per = run.repeats.max(1) as usize;
-    let sample = run.data.samples.get(i / per)?;
-    let labels = run.labels.get(i / per).cloned().unwrap_or_default();
-    let id = match per {
-        1 => sample.sample.id.clone(),
-        _ => format!("{}#{}", sample.sample.id, i % per),
-    };
+    let (id, labels) = answer_of(run, i)?;
     Some(html! {
         <section class="case-detail" data-testid="sample-detail" aria-label={t("样本详情", "Sample detail")}>
             <h3>{id}<button class="link" onclick={close}>{t("关闭", "Close")}</button></h3>

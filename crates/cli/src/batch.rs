@@ -30,7 +30,6 @@ use evalpage_core::run::batch::{self, read_answers};
 use evalpage_core::{Answer, CallError, CallOutcome};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -274,31 +273,13 @@ fn write_round(
     waiting.sort_by(|a, b| (a.job, &a.custom_id).cmp(&(b.job, &b.custom_id)));
     let folder = dir.join(format!("round-{round}"));
     std::fs::create_dir_all(&folder).map_err(|e| CliError::output(&folder, e))?;
-    let mut by_model: BTreeMap<String, Vec<&Waiting>> = BTreeMap::new();
-    for w in &waiting {
-        let model = w
-            .body
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or("model");
-        by_model.entry(file_part(model)).or_default().push(w);
-    }
     let mut files = Vec::new();
-    for (model, items) in &by_model {
-        for (n, chunk) in items.chunks(batch::LINES_PER_FILE).enumerate() {
-            let name = match n {
-                0 => format!("requests-{model}.jsonl"),
-                _ => format!("requests-{model}-{}.jsonl", n + 1),
-            };
-            let mut text = String::new();
-            for w in chunk {
-                text.push_str(&batch::request_line(&w.custom_id, &w.body));
-                text.push('\n');
-            }
-            let path = folder.join(&name);
-            std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))?;
-            files.push(format!("round-{round}/{name}"));
-        }
+    for (name, text) in
+        batch::request_files(waiting.iter().map(|w| (w.custom_id.as_str(), &w.body)))
+    {
+        let path = folder.join(&name);
+        std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))?;
+        files.push(format!("round-{round}/{name}"));
     }
     let mut index: Vec<Indexed> = read_lines(&dir.join(INDEX)).unwrap_or_default();
     index.extend(waiting.iter().map(|w| Indexed {
@@ -353,11 +334,7 @@ fn merged(kept: Vec<Kept>) -> BTreeMap<String, CallOutcome> {
             (None, Some(e)) => CallOutcome::Failed(e),
             (None, None) => continue,
         };
-        let keep_old = matches!(
-            (out.get(&k.custom_id), &outcome),
-            (Some(CallOutcome::Answer(_)), CallOutcome::Failed(_))
-        );
-        if !keep_old {
+        if batch::replaces(out.get(&k.custom_id), &outcome) {
             out.insert(k.custom_id, outcome);
         }
     }
@@ -433,30 +410,12 @@ fn run_flags(argv: Vec<String>) -> Vec<String> {
     out
 }
 
-/// A model name as a file name part.
-fn file_part(model: &str) -> String {
-    let s: String = model
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    s.trim_matches('.').to_string()
-}
-
 fn sha256_of(path: &Path) -> Result<String, CliError> {
     let bytes = std::fs::read(path).map_err(|e| CliError::Input {
         path: path.display().to_string(),
         message: format!("cannot read the dataset: {e}"),
     })?;
-    Ok(Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(evalpage_core::sha256_hex(&bytes))
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, CliError> {
@@ -539,10 +498,5 @@ mod tests {
             (text("a"), text("b"), text("c")),
             ("1".into(), "2".into(), "y".into())
         );
-    }
-
-    #[test]
-    fn model_names_become_file_names() {
-        assert_eq!(file_part("Qwen/Qwen2.5-7B"), "Qwen_Qwen2.5-7B");
     }
 }

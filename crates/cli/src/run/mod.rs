@@ -230,12 +230,7 @@ impl RunPlan {
     /// request of a batch stands alone). Returns each job's case id.
     pub(crate) fn for_batch(&mut self) -> Vec<Option<String>> {
         fn ready<K: Console + Finish>(p: &mut Checked<K>) -> Vec<Option<String>> {
-            p.engine.set_final_answers();
-            let policy = evalpage_core::AnswerPolicy {
-                keep_going_on_fatal: true,
-                ..p.engine.policy()
-            };
-            p.engine.set_policy(policy);
+            p.engine.answers_from_batch();
             (0..p.engine.kind().jobs())
                 .map(|job| p.engine.kind().case_id(job))
                 .collect()

@@ -267,25 +267,19 @@ pub fn budget<K: evalpage_core::run::Kind>(
     engine: &mut evalpage_core::Pipeline<K>,
     prices: Vec<Option<evalpage_core::report::Price>>,
 ) -> Result<(), CliError> {
-    let Some(cap) = args.max_cost else {
-        // no cap: the run still counts what it spends (the progress bar's
-        // cost, a judge's calls included), and never stops for it
-        if prices.iter().any(Option::is_some) {
-            engine.set_budget(evalpage_core::run::Budget {
-                cap: f64::INFINITY,
-                prices,
-            });
+    // without a cap the run still counts what it spends (the progress
+    // bar's cost, a judge's calls included), and never stops for it
+    match evalpage_core::run::Budget::new(args.max_cost, prices) {
+        Some(budget) => engine.set_budget(budget),
+        None if args.max_cost.is_some() => {
+            return Err(CliError::Usage(
+                "--max-cost needs a price to count: --price-in/--price-out, or \
+                 price_in_per_mtok/price_out_per_mtok in the registry entries"
+                    .into(),
+            ))
         }
-        return Ok(());
-    };
-    if prices.iter().all(Option::is_none) {
-        return Err(CliError::Usage(
-            "--max-cost needs a price to count: --price-in/--price-out, or \
-             price_in_per_mtok/price_out_per_mtok in the registry entries"
-                .into(),
-        ));
+        None => {}
     }
-    engine.set_budget(evalpage_core::run::Budget { cap, prices });
     Ok(())
 }
 

@@ -82,6 +82,60 @@ pub fn request_line(custom_id: &str, body: &Value) -> String {
     )
 }
 
+/// The request files of one round: `(custom_id, body)` pairs grouped by the
+/// body's `model` into `requests-<model>.jsonl` (the model reduced to
+/// `[A-Za-z0-9._-]`), at most [`LINES_PER_FILE`] lines each
+/// (`requests-<model>-2.jsonl` beyond), in the order given: (file name, text).
+pub fn request_files<'a>(
+    requests: impl IntoIterator<Item = (&'a str, &'a Value)>,
+) -> Vec<(String, String)> {
+    let mut by_model: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for (custom_id, body) in requests {
+        let model = body.get("model").and_then(Value::as_str).unwrap_or("model");
+        by_model
+            .entry(file_part(model))
+            .or_default()
+            .push(request_line(custom_id, body));
+    }
+    let mut out = Vec::new();
+    for (model, lines) in by_model {
+        for (n, chunk) in lines.chunks(LINES_PER_FILE).enumerate() {
+            let name = match n {
+                0 => format!("requests-{model}.jsonl"),
+                _ => format!("requests-{model}-{}.jsonl", n + 1),
+            };
+            out.push((name, chunk.iter().map(|l| format!("{l}\n")).collect()));
+        }
+    }
+    out
+}
+
+/// A model name as a file name part.
+fn file_part(model: &str) -> String {
+    model
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect::<String>()
+        .trim_matches('.')
+        .to_string()
+}
+
+/// Whether `new` replaces `old` for the same `custom_id` when several
+/// answer files are read (a retry of the failed requests): an answer beats
+/// a failure; between two of the same kind, the later one wins.
+pub fn replaces(old: Option<&CallOutcome>, new: &CallOutcome) -> bool {
+    !matches!(
+        (old, new),
+        (Some(CallOutcome::Answer(_)), CallOutcome::Failed(_))
+    )
+}
+
 /// One answer read back: the call it answers and what came.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BatchAnswer {
@@ -365,6 +419,39 @@ mod tests {
         assert!(err("j3-c0").message.contains("model overloaded"));
         assert!(err("j7-c0").message.contains("too long"));
         assert!(err("j8-c0").message.contains("expired"));
+    }
+
+    #[test]
+    fn request_files_are_one_per_model_and_split_at_the_line_limit() {
+        let a = json!({"model": "Qwen/Qwen2.5-7B"});
+        let b = json!({"model": "m"});
+        let ids: Vec<String> = (0..LINES_PER_FILE + 1)
+            .map(|i| format!("j{i}-c0"))
+            .collect();
+        let mut reqs: Vec<(&str, &Value)> = ids.iter().map(|i| (i.as_str(), &a)).collect();
+        reqs.push(("j0-c1", &b));
+        let files = request_files(reqs);
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "requests-Qwen_Qwen2.5-7B.jsonl",
+                "requests-Qwen_Qwen2.5-7B-2.jsonl",
+                "requests-m.jsonl"
+            ]
+        );
+        assert_eq!(files[0].1.lines().count(), LINES_PER_FILE);
+        assert_eq!(files[1].1.lines().count(), 1);
+    }
+
+    #[test]
+    fn an_answer_beats_a_failure_whatever_the_order() {
+        let ok = CallOutcome::Answer(Answer::from("a".to_string()));
+        let failed = CallOutcome::Failed(CallError::new(ErrorKind::Http, "500"));
+        assert!(replaces(None, &failed));
+        assert!(replaces(Some(&failed), &ok));
+        assert!(!replaces(Some(&ok), &failed));
+        assert!(replaces(Some(&ok), &ok));
     }
 
     #[test]

@@ -217,6 +217,21 @@ pub struct Budget {
     pub prices: Vec<Option<crate::report::Price>>,
 }
 
+impl Budget {
+    /// The budget of a run with these pool prices and this cap: `None` when
+    /// no pool has a price (nothing to count); without a cap (or with one
+    /// that is not a number of 0 or more) the run counts what it spends
+    /// ([`Pipeline::spent`]) and never stops for it.
+    pub fn new(cap: Option<f64>, prices: Vec<Option<crate::report::Price>>) -> Option<Budget> {
+        prices.iter().any(Option::is_some).then(|| Budget {
+            cap: cap
+                .filter(|c| c.is_finite() && *c >= 0.0)
+                .unwrap_or(f64::INFINITY),
+            prices,
+        })
+    }
+}
+
 pub use crate::report::BUDGET_STOP;
 
 impl<K: Kind> Pipeline<K> {
@@ -292,12 +307,15 @@ impl<K: Kind> Pipeline<K> {
         self.policy = policy;
     }
 
-    /// Every answer is final (answers read from batch files): a failed call
-    /// is settled as failed at once, never asked again.
-    pub fn set_final_answers(&mut self) {
+    /// The answers come from batch files (after [`Pipeline::set_policy`]):
+    /// every answer is final, so a failed call is settled as failed at once
+    /// and never asked again, and a fatal answer stops nothing (each request
+    /// of a batch stands alone).
+    pub fn answers_from_batch(&mut self) {
         for p in &mut self.pools {
             p.no_retries();
         }
+        self.policy.keep_going_on_fatal = true;
     }
 
     /// What the run does with truncated answers and fatal failures.
