@@ -246,33 +246,24 @@ fn stopped(md: &mut String, report: &EvaluationResult, lang: Lang) {
             .filter(|m| m.starts_with(&budget))
             .map(|m| m.trim_start_matches("not run: ").to_string())
     });
-    if let (true, Some(why)) = (n > 0, capped) {
-        let _ = writeln!(
-            md,
-            "{}\n",
-            match lang {
-                Lang::Zh => format!(
-                    "**运行达到费用上限而停止：{n} 个用例未运行**（{why}）。用更高的 `--max-cost` 和 `--resume-from` 续跑，只发送未得到回答的用例。"
-                ),
-                Lang::En => format!(
-                    "**The run stopped at its cost cap: {n} case(s) not run** ({why}). Resume with a higher `--max-cost` and `--resume-from`: only the cases without an answer are sent."
-                ),
-            }
-        );
-    } else if n > 0 {
-        let _ = writeln!(
-            md,
-            "{}\n",
-            match lang {
-                Lang::Zh => format!(
-                    "**运行因致命错误（401/403/404）停止：{n} 个用例未运行。** 修复后用 `--resume-from` 续跑，只发送未得到回答的用例。"
-                ),
-                Lang::En => format!(
-                    "**The run stopped at a fatal answer (401/403/404): {n} case(s) not run.** Fix it and resume (`--resume-from`): only the cases without an answer are sent."
-                ),
-            }
-        );
+    if n == 0 {
+        return;
     }
+    let line = match (capped, lang) {
+        (Some(why), Lang::Zh) => format!(
+            "**运行达到费用上限而停止：{n} 个用例未运行**（{why}）。用更高的 `--max-cost` 和 `--resume-from` 续跑，只发送未得到回答的用例。"
+        ),
+        (Some(why), Lang::En) => format!(
+            "**The run stopped at its cost cap: {n} case(s) not run** ({why}). Resume with a higher `--max-cost` and `--resume-from`: only the cases without an answer are sent."
+        ),
+        (None, Lang::Zh) => format!(
+            "**运行因致命错误（401/403/404）停止：{n} 个用例未运行。** 修复后用 `--resume-from` 续跑，只发送未得到回答的用例。"
+        ),
+        (None, Lang::En) => format!(
+            "**The run stopped at a fatal answer (401/403/404): {n} case(s) not run.** Fix it and resume (`--resume-from`): only the cases without an answer are sent."
+        ),
+    };
+    let _ = writeln!(md, "{line}\n");
 }
 
 /// Tokens, latency and cost per model (`report.usage`), when a model answered
