@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Prints the raw, gzipped (gzip -9) and brotli (quality 11, node's zlib) size of
-# the release bundles in dist/: every file, then
-# what each page loads (wasm + its wasm-bindgen js + www/init.js + css): the run
-# modes' page (evalpage-web: RAG, task, retrieval, dialogs) and the viewer's
-# (evalpage-view, `?mode=view`).
+# the release bundles in dist/: every file, then per mode what its first load
+# downloads (index.html + www/init.js + css + the mode's wasm-bindgen js and
+# wasm: each mode is its own bundle, see www/init.js), and what opening each
+# other mode adds afterwards (that mode's js and wasm, fetched once).
 # Build first: `trunk build --release --offline` (scripts/serve.sh and scripts/test.sh do).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,15 +19,33 @@ for f in "$DIST"/*.wasm "$DIST"/*.js "$DIST"/*.css; do
   RAW[$n]=$(stat -c %s "$f"); GZ[$n]=$(gzip -9 -c "$f" | wc -c); BR[$n]=$(brotli_size "$f")
   printf '%-48s %10d %10d %10d\n' "$n" "${RAW[$n]}" "${GZ[$n]}" "${BR[$n]}"
 done
-page() { # label, bundle prefix
+for f in "$DIST"/index.html; do
+  RAW[index.html]=$(stat -c %s "$f"); GZ[index.html]=$(gzip -9 -c "$f" | wc -c); BR[index.html]=$(brotli_size "$f")
+done
+kb() { printf '%.1f' "$(echo "$1/1024" | bc -l)"; }
+sizes() { # bundle prefix, with the shell's files too (1) or not (0): "raw gz br"
   local raw=0 gz=0 br=0 n
   for n in "${!RAW[@]}"; do
     case "$n" in
-      "$2"-*|init.js|style-*.css) raw=$((raw + RAW[$n])); gz=$((gz + GZ[$n])); br=$((br + BR[$n])) ;;
+      "$1"-*) ;;
+      init.js|style-*.css|index.html) [ "$2" = 1 ] || continue ;;
+      *) continue ;;
     esac
+    raw=$((raw + RAW[$n])); gz=$((gz + GZ[$n])); br=$((br + BR[$n]))
   done
-  [ "$raw" -gt 0 ] || { echo "no $2 bundle in $DIST" >&2; exit 1; }
-  printf '%s: %.1f KB raw, %.1f KB gzipped, %.1f KB brotli\n' "$1" "$(echo "$raw/1024" | bc -l)" "$(echo "$gz/1024" | bc -l)" "$(echo "$br/1024" | bc -l)"
+  echo "$raw $gz $br"
 }
-page "run modes' page (evalpage-web)" evalpage-web
-page "viewer's page (evalpage-view)" evalpage-view
+MODES=(rag:evalpage-web task:evalpage-task retrieval:evalpage-retrieval dialog:evalpage-dialog view:evalpage-view)
+echo
+echo "first load of each mode (index.html + init.js + css + the mode's js and wasm):"
+for m in "${MODES[@]}"; do
+  read -r raw gz br <<<"$(sizes "${m#*:}" 1)"
+  [ "$raw" -gt 0 ] || { echo "no ${m#*:} bundle in $DIST" >&2; exit 1; }
+  printf '  %-10s %8s KB raw %8s KB gzip %8s KB brotli\n' "${m%%:*}" "$(kb "$raw")" "$(kb "$gz")" "$(kb "$br")"
+done
+echo
+echo "opening a mode afterwards adds (its js and wasm, once per page load; the same from any mode):"
+for m in "${MODES[@]}"; do
+  read -r raw gz br <<<"$(sizes "${m#*:}" 0)"
+  printf '  %-10s %8s KB raw %8s KB gzip %8s KB brotli\n' "${m%%:*}" "$(kb "$raw")" "$(kb "$gz")" "$(kb "$br")"
+done

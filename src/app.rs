@@ -1,68 +1,135 @@
-//! The page's router: the header with the mode switch and the language, the
-//! mode kept in the URL (`?mode=task`), and the state both modes share (the
-//! unfinished runs offered after a reload). Served at `/` and `/eval`. Each
-//! mode lives in its folder: `rag` (the RAG check), `task` (task runs) and
-//! `retrieval` (spec 000's retrieval evaluation) and `dialog` (spec 001's
-//! multi-turn dialogs);
-//! their state and runs are kept for the whole page load, so switching modes
-//! loses nothing. The viewer (`?mode=view`) is not here: it is its own Wasm
-//! bundle (`view_page.rs`, `src/bin/view.rs`), opened by a new page load.
+//! The page's shell, and the root of each run mode's bundle. Each mode is its
+//! own Wasm bundle (a bin in `src/bin/`: `evalpage-web` the RAG check,
+//! `evalpage-task`, `evalpage-retrieval`, `evalpage-dialog`, and the viewer's
+//! `evalpage-view`, `view_page.rs`), which `www/init.js` loads into this one
+//! document when the mode is first opened (`effects/modes.rs`). A root runs
+//! only its own mode's hooks, and once loaded it keeps its state and its run
+//! for the page load: switching modes hides it, and switching back shows it
+//! as it was. What every root shares is `use_shell`: the header (modes,
+//! language, *Reuse answers*), the URL's parameters, the key ring and
+//! language (`AppState`), and the unfinished runs offered after a reload.
+//! Served at `/` and `/eval`.
 
 use crate::components::header::{use_document_lang, Header};
 use crate::dialog::{use_dialog, DialogApp};
-use crate::effects::url;
+use crate::effects::{modes, storage, url};
 use crate::launch;
 use crate::rag::{use_rag, RagApp};
 use crate::retrieval::{use_retrieval, RetrievalApp};
-use crate::state::resume::Offers;
-use crate::state::{AppAction, Mode, RunStatus};
+use crate::state::resume::{Offers, OffersAction};
+use crate::state::{AppAction, AppState, Mode};
 use crate::task::{use_task, TaskApp};
+use evalpage_core::Lang;
+use std::rc::Rc;
 use yew::prelude::*;
 
-/// The application root.
-#[component]
-pub fn App() -> Html {
-    let params = use_memo((), |_| url::read());
-    let mode = use_state(|| params.mode.unwrap_or_default());
+/// The page's first state: the saved RAG settings under the URL's
+/// parameters, the key ring, and the key field holding the key of the
+/// endpoint's own origin (or nothing).
+fn page_state(p: &url::PageParams) -> AppState {
+    let (stored, keys) = storage::load();
+    // In task mode the endpoint, model and sampling of the URL are the task's
+    // endpoint form (a task share link), not the RAG check's.
+    let task = p.mode == Some(Mode::Task);
+    let own = url::PageParams {
+        endpoint: p.endpoint.clone().filter(|_| !task),
+        model: p.model.clone().filter(|_| !task),
+        provider: p.provider.filter(|_| !task),
+        temperature: p.temperature.filter(|_| !task),
+        max_tokens: p.max_tokens.filter(|_| !task),
+        ..p.clone()
+    };
+    let mut settings = own.apply(stored);
+    settings.api_key = url::origin(&settings.base_url)
+        .and_then(|o| keys.get(&o).map(String::from))
+        .unwrap_or_default();
+    AppState {
+        lang: p.lang.unwrap_or(Lang::Zh),
+        settings: Rc::new(settings),
+        keys: Rc::new(keys),
+        ..AppState::default()
+    }
+}
+
+/// Whether the mode `mine` is the one shown: the URL's mode when the bundle
+/// starts, then on each `evalpage-show` (`then` runs when it shows again).
+#[hook]
+pub fn use_shown(mine: Mode, then: Callback<()>) -> bool {
+    let shown = use_state(|| modes::current() == mine);
+    {
+        let shown = shown.clone();
+        use_effect_with((), move |_| {
+            let listener = modes::on_show(Callback::from(move |_| {
+                let me = modes::current() == mine;
+                if me {
+                    then.emit(());
+                }
+                shown.set(me);
+            }));
+            move || drop(listener)
+        });
+    }
+    *shown
+}
+
+/// What every run mode's root shares.
+pub struct Shell {
+    /// The URL's parameters when the bundle started; `mode` is the mode the
+    /// page was opened in, whose parameters they are.
+    pub params: Rc<url::PageParams>,
+    /// The page's language and key ring (the RAG check's state in its root).
+    pub app: UseReducerHandle<AppState>,
+    /// The unfinished runs offered after a reload.
+    pub offers: UseReducerHandle<Offers>,
+    /// This mode is the one shown.
+    pub shown: bool,
+    /// Open another mode.
+    pub on_mode: Callback<Mode>,
+    mine: Mode,
+    reuse: (bool, Callback<bool>),
+}
+
+/// The shell of the run mode `mine`: its state, the offers (looked up again
+/// each time the mode shows, and the run another mode picked resumed here),
+/// the language the URL gives when it shows.
+#[hook]
+pub fn use_shell(mine: Mode) -> Shell {
+    let params = use_memo((), |_| {
+        let mut p = url::read();
+        p.mode = modes::first().or(p.mode);
+        p
+    });
+    let app = use_reducer(|| page_state(&params));
     let offers = use_reducer(Offers::default);
     {
         let offers = offers.clone();
-        use_effect_with((), move |_| launch::find_unfinished(&offers));
+        use_effect_with((), move |_| {
+            launch::find_unfinished(&offers);
+            if let Some(id) = modes::take_resume() {
+                offers.dispatch(OffersAction::Pick(Some(id)));
+            }
+        });
     }
-    let rag = use_rag(params.clone(), offers.clone());
-    let (task_state, task_slot) = use_task(params.clone());
-    let retrieval = use_retrieval(offers.clone(), rag.state.clone());
-    let dialog = use_dialog(offers.clone(), rag.state.clone());
-    let lang = rag.state.lang;
-    use_document_lang(lang);
-    let on_lang = {
-        let s = rag.state.clone();
-        Callback::from(move |l| s.dispatch(AppAction::SetLang(l)))
-    };
-    // A run going in any mode: opening the viewer (a new page load) stops it.
-    let live = rag.state.status() == RunStatus::Running
-        || task_state.status() == RunStatus::Running
-        || retrieval.state.running()
-        || dialog.state.running();
-    let on_mode = {
-        let mode = mode.clone();
-        Callback::from(move |m: Mode| {
-            if m == Mode::View {
-                // The viewer is its own bundle: a new page load.
-                let leave = !live
-                    || url::confirm_leave(lang.pick(
-                        "打开查看器会停止正在进行的运行（RAG 与任务运行可在重新打开后继续）。继续？",
-                        "Opening the viewer stops the run in progress (RAG and task runs can be resumed afterwards). Open it?",
-                    ));
-                if leave {
-                    url::open_mode(m, lang);
-                }
-            } else {
-                url::set_mode(m);
-                mode.set(m);
+    let again = {
+        let (app, offers) = (app.clone(), offers.clone());
+        Callback::from(move |_: ()| {
+            if let Some(l) = url::read().lang {
+                app.dispatch(AppAction::SetLang(l));
+            }
+            launch::find_unfinished(&offers);
+            if let Some(id) = modes::take_resume() {
+                offers.dispatch(OffersAction::Pick(Some(id)));
             }
         })
     };
+    let shown = use_shown(mine, again);
+    let lang = app.lang;
+    use_document_lang(lang, shown);
+    let on_mode = Callback::from(move |m: Mode| {
+        if m != mine {
+            modes::open(m, lang);
+        }
+    });
     // *Reuse answers from earlier runs*: read by each run when it starts.
     let reuse = use_state(crate::effects::cache::enabled);
     let on_reuse = {
@@ -72,28 +139,76 @@ pub fn App() -> Html {
             reuse.set(on);
         })
     };
-    let body = match *mode {
-        Mode::Rag => html! { <RagApp {rag} on_mode={on_mode.clone()} /> },
-        Mode::Task => html! {
-            <TaskApp {lang} state={task_state} slot={task_slot} {params}
-                offers={offers.clone()} on_mode={on_mode.clone()} />
-        },
-        Mode::Retrieval => {
-            html! { <RetrievalApp {lang} mode={retrieval} on_mode={on_mode.clone()} /> }
-        }
-        Mode::Dialog => html! { <DialogApp {lang} mode={dialog} on_mode={on_mode.clone()} /> },
-        // www/init.js loads the viewer's own bundle for `?mode=view`; this
-        // bundle only gets here when that bundle is missing from the build.
-        Mode::View => html! {
-            <p class="error" role="alert">{lang.pick(
-                "此构建缺少查看器（evalpage-view）：请用 trunk build 重新构建。",
-                "This build has no viewer bundle (evalpage-view): rebuild with trunk build.")}</p>
-        },
-    };
-    html! {
-        <div class="page">
-            <Header {lang} {on_lang} mode={*mode} {on_mode} reuse={Some((*reuse, on_reuse))} />
-            <main>{body}</main>
-        </div>
+    Shell {
+        params,
+        app,
+        offers,
+        shown,
+        on_mode,
+        mine,
+        reuse: (*reuse, on_reuse),
     }
+}
+
+impl Shell {
+    /// The page around the mode's `body`; nothing while another mode shows.
+    pub fn page(&self, body: Html) -> Html {
+        if !self.shown {
+            return html! {};
+        }
+        let lang = self.app.lang;
+        let on_lang = {
+            let app = self.app.clone();
+            Callback::from(move |l| app.dispatch(AppAction::SetLang(l)))
+        };
+        html! {
+            <div class="page">
+                <Header {lang} {on_lang} mode={self.mine} on_mode={self.on_mode.clone()}
+                    reuse={Some(self.reuse.clone())} />
+                <main>{body}</main>
+            </div>
+        }
+    }
+}
+
+/// The RAG check's root (the `evalpage-web` bundle).
+#[component]
+pub fn RagRoot() -> Html {
+    let shell = use_shell(Mode::Rag);
+    let rag = use_rag(
+        shell.params.clone(),
+        shell.app.clone(),
+        shell.offers.clone(),
+    );
+    shell.page(html! { <RagApp {rag} on_mode={shell.on_mode.clone()} /> })
+}
+
+/// The task mode's root (the `evalpage-task` bundle).
+#[component]
+pub fn TaskRoot() -> Html {
+    let shell = use_shell(Mode::Task);
+    let (state, slot) = use_task(shell.params.clone());
+    let lang = shell.app.lang;
+    shell.page(html! {
+        <TaskApp {lang} {state} {slot} params={shell.params.clone()}
+            offers={shell.offers.clone()} on_mode={shell.on_mode.clone()} />
+    })
+}
+
+/// The retrieval mode's root (the `evalpage-retrieval` bundle).
+#[component]
+pub fn RetrievalRoot() -> Html {
+    let shell = use_shell(Mode::Retrieval);
+    let mode = use_retrieval(shell.offers.clone(), shell.app.clone());
+    let lang = shell.app.lang;
+    shell.page(html! { <RetrievalApp {lang} {mode} on_mode={shell.on_mode.clone()} /> })
+}
+
+/// The dialog mode's root (the `evalpage-dialog` bundle).
+#[component]
+pub fn DialogRoot() -> Html {
+    let shell = use_shell(Mode::Dialog);
+    let mode = use_dialog(shell.offers.clone(), shell.app.clone());
+    let lang = shell.app.lang;
+    shell.page(html! { <DialogApp {lang} {mode} on_mode={shell.on_mode.clone()} /> })
 }

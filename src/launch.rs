@@ -205,7 +205,8 @@ pub fn resume_offer<M: ModeLaunch>(m: &M, offer: &Offer) {
 }
 
 /// *Resume it* on an offer: resumed here when it is a run of this mode,
-/// else picked, and resumed by its mode once `on_mode` shows that mode.
+/// else handed to its mode (`modes::resume_next`), resumed there once
+/// `on_mode` shows that mode (its bundle loaded if need be).
 pub fn resume_picked<M: ModeLaunch>(m: &M, run_id: &str, on_mode: &Callback<Mode>) {
     let Some(offer) = m.offers().get(run_id) else {
         return;
@@ -213,8 +214,7 @@ pub fn resume_picked<M: ModeLaunch>(m: &M, run_id: &str, on_mode: &Callback<Mode
     if offer.mode() == M::MODE {
         return resume_offer(m, &offer);
     }
-    m.offers()
-        .dispatch(OffersAction::Pick(Some(run_id.to_string())));
+    crate::effects::modes::resume_next(run_id);
     on_mode.emit(offer.mode());
 }
 

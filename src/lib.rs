@@ -15,20 +15,18 @@ pub mod task;
 pub mod view_page;
 pub mod viewer;
 
-/// Mounts the run modes' app on `<body>` (the `evalpage-web` bundle).
-pub fn start() {
+/// Mounts the root `C` of the bundle of `mode` on the element `www/init.js`
+/// made for it (on `<body>` when there is none).
+pub fn start<C: yew::BaseComponent<Properties = ()>>(mode: state::Mode) {
     evalpage_core::use_nfkc(nfkc);
-    yew::Renderer::<app::App>::new().render();
+    match effects::modes::root(mode) {
+        Some(root) => yew::Renderer::<C>::with_root(root).render(),
+        None => yew::Renderer::<C>::new().render(),
+    };
 }
 
 /// Unicode NFKC by the browser (`String.prototype.normalize`): the core's
 /// matchers fold text with it, so the page carries no normalization tables.
 pub fn nfkc(s: &str) -> String {
     js_sys::JsString::from(s).normalize("NFKC").into()
-}
-
-/// Mounts the viewer's page on `<body>` (the `evalpage-view` bundle).
-pub fn start_viewer() {
-    evalpage_core::use_nfkc(nfkc);
-    yew::Renderer::<view_page::ViewerPage>::new().render();
 }

@@ -383,7 +383,7 @@ async fn the_page_runs_the_demo_from_the_start_button() {
         .expect("body")
         .append_child(&root)
         .expect("append");
-    yew::Renderer::<evalpage_web::app::App>::with_root(root.clone()).render();
+    yew::Renderer::<evalpage_web::app::RagRoot>::with_root(root.clone()).render();
     let find = |id: &str| {
         root.query_selector(&format!("[data-testid={id}]"))
             .ok()

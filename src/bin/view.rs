@@ -1,5 +1,7 @@
 //! Entry point of the viewer's bundle (`?mode=view`): renders the viewer page only.
 
+use evalpage_web::{state::Mode, view_page::ViewerPage};
+
 fn main() {
-    evalpage_web::start_viewer();
+    evalpage_web::start::<ViewerPage>(Mode::View);
 }

@@ -72,8 +72,11 @@ pub fn Header(p: &HeaderProps) -> Html {
 
 /// Keeps `<html lang>` on the language shown, so screen readers pronounce it right.
 #[hook]
-pub fn use_document_lang(lang: Lang) {
-    use_effect_with(lang, |l| {
+pub fn use_document_lang(lang: Lang, shown: bool) {
+    use_effect_with((lang, shown), |(l, shown)| {
+        if !*shown {
+            return;
+        }
         if let Some(root) = web_sys::window()
             .and_then(|w| w.document())
             .and_then(|d| d.document_element())

@@ -78,9 +78,10 @@ pub fn DialogApp(p: &DialogAppProps) -> Html {
     };
     {
         let m = p.mode.clone();
-        use_effect_with(m.offers.pending.clone(), move |_| {
-            run_launch::resume_pending(&m)
-        });
+        use_effect_with(
+            (m.offers.pending.clone(), m.offers.list.clone()),
+            move |_| run_launch::resume_pending(&m),
+        );
     }
     let (on_resume, on_discard) = run_launch::offer_buttons(&p.mode, &p.on_mode);
     let on_score = {

@@ -14,6 +14,7 @@ pub mod files;
 pub mod idb;
 pub mod journal;
 pub mod locks;
+pub mod modes;
 pub mod rag_run;
 pub mod report_slices;
 pub mod retrieval_run;

@@ -17,7 +17,7 @@ use crate::components::{
     reconcile_view::ReconcileView, resume_banner::ResumeBanner, resume_log::ResumeLog,
     run_controls::RunControls, share_link::ShareLink,
 };
-use crate::effects::{files, storage, url};
+use crate::effects::{files, url};
 use crate::launch as run_launch;
 use crate::state::keys::TargetLine;
 use crate::state::resume::Offers;
@@ -28,7 +28,7 @@ use console::ConsolePanel;
 use dataset_panel::DatasetPanel;
 use downloads::Downloads;
 use error_summary::ErrorSummary;
-use evalpage_core::{demo, Lang};
+use evalpage_core::demo;
 use metrics::MetricsPanel;
 use model_panel::ModelPanel;
 use std::rc::Rc;
@@ -39,41 +39,17 @@ fn load_bytes(state: &UseReducerHandle<AppState>, name: &str, bytes: &[u8]) {
     state.dispatch(AppAction::SetDataset(launch::dataset(name, bytes)));
 }
 
-/// The first state: the saved settings under the URL's parameters, the key
-/// field holding the key of the endpoint's own origin (or nothing).
-fn initial_state(p: &url::PageParams) -> AppState {
-    let (stored, keys) = storage::load();
-    // In task mode the endpoint, model and sampling of the URL are the task's
-    // endpoint form (a task share link), not the RAG check's.
-    let task = p.mode == Some(Mode::Task);
-    let own = url::PageParams {
-        endpoint: p.endpoint.clone().filter(|_| !task),
-        model: p.model.clone().filter(|_| !task),
-        provider: p.provider.filter(|_| !task),
-        temperature: p.temperature.filter(|_| !task),
-        max_tokens: p.max_tokens.filter(|_| !task),
-        ..p.clone()
-    };
-    let mut settings = own.apply(stored);
-    settings.api_key = url::origin(&settings.base_url)
-        .and_then(|o| keys.get(&o).map(String::from))
-        .unwrap_or_default();
-    AppState {
-        lang: p.lang.unwrap_or(Lang::Zh),
-        settings: Rc::new(settings),
-        keys: Rc::new(keys),
-        ..AppState::default()
-    }
-}
-
 /// The RAG check's state and run, kept for the whole page load (switching
 /// modes does not lose them): loads `?dataset=` (else the demo; in task mode
 /// that parameter is the task's) once, and
 /// starts the run once it is loaded when `?autorun=1` asks (never sending a
 /// key by itself).
 #[hook]
-pub fn use_rag(params: Rc<url::PageParams>, offers: UseReducerHandle<Offers>) -> RagLaunch {
-    let state = use_reducer(|| initial_state(&params));
+pub fn use_rag(
+    params: Rc<url::PageParams>,
+    state: UseReducerHandle<AppState>,
+    offers: UseReducerHandle<Offers>,
+) -> RagLaunch {
     let slot = use_memo((), |_| RagSlot::default());
     let autorun_done = use_mut_ref(|| false);
     let rag = RagLaunch {
@@ -143,9 +119,10 @@ pub fn RagApp(p: &RagAppProps) -> Html {
     let state = &rag.state;
     {
         let rag = rag.clone();
-        use_effect_with(rag.offers.pending.clone(), move |_| {
-            run_launch::resume_pending(&rag)
-        });
+        use_effect_with(
+            (rag.offers.pending.clone(), rag.offers.list.clone()),
+            move |_| run_launch::resume_pending(&rag),
+        );
     }
     let on_start = {
         let rag = rag.clone();

@@ -98,9 +98,10 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
     let on_dismiss = endpoint_fields::on_dismiss(&p.mode);
     {
         let m = p.mode.clone();
-        use_effect_with(m.offers.pending.clone(), move |_| {
-            run_launch::resume_pending(&m)
-        });
+        use_effect_with(
+            (m.offers.pending.clone(), m.offers.list.clone()),
+            move |_| run_launch::resume_pending(&m),
+        );
     }
     let (on_resume, on_discard) = run_launch::offer_buttons(&p.mode, &p.on_mode);
     let on_file = {

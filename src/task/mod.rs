@@ -270,9 +270,10 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     };
     {
         let task = task.clone();
-        use_effect_with(p.offers.pending.clone(), move |_| {
-            run_launch::resume_pending(&task)
-        });
+        use_effect_with(
+            (p.offers.pending.clone(), p.offers.list.clone()),
+            move |_| run_launch::resume_pending(&task),
+        );
     }
     let on_start = {
         let task = task.clone();

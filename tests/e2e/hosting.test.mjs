@@ -82,7 +82,7 @@ test('a folder asked for without its slash is redirected, and the page boots the
   }
 });
 
-test('the viewer is its own bundle: each page loads one .wasm, and the tabs go between them keeping the language', async () => {
+test('each mode is its own bundle: a page loads the URL mode\'s .wasm only, and the tabs add each other mode\'s once, keeping the language', async () => {
   const errors = [];
   const page = await watchedPage(errors);
   const wasms = () => page.evaluate(() => performance.getEntriesByType('resource')
@@ -90,27 +90,34 @@ test('the viewer is its own bundle: each page loads one .wasm, and the tabs go b
   await page.goto(`${site.url}/?lang=en&demo_latency=0`);
   await page.waitForSelector('[data-testid=dataset-summary]');
   const run = await wasms();
-  assert.equal(run.length, 1, `the run page loads one .wasm: ${run}`);
+  assert.equal(run.length, 1, `the RAG check loads one .wasm: ${run}`);
   assert.match(run[0], /^evalpage-web-[0-9a-f]+_bg\.wasm$/);
 
   await page.click('[data-testid=mode-view]');
   await page.waitForSelector('[data-testid=open-report]');
   assert.equal(new URL(page.url()).searchParams.get('mode'), 'view');
-  const view = await wasms();
-  assert.equal(view.length, 1, `the viewer loads one .wasm: ${view}`);
+  const view = (await wasms()).filter((n) => !run.includes(n));
+  assert.equal(view.length, 1, `the viewer adds one .wasm: ${view}`);
   assert.match(view[0], /^evalpage-view-[0-9a-f]+_bg\.wasm$/);
   assert.equal(await page.getAttribute('html', 'lang'), 'en');
   assert.equal(await page.getAttribute('[data-testid=mode-view]', 'aria-selected'), 'true');
   const runSize = fs.statSync(path.join(DIST, run[0])).size;
   const viewSize = fs.statSync(path.join(DIST, view[0])).size;
-  assert.ok(viewSize < runSize, `the viewer's wasm (${viewSize} B) is smaller than the run modes' (${runSize} B)`);
+  assert.ok(viewSize < runSize, `the viewer's wasm (${viewSize} B) is smaller than the RAG check's (${runSize} B)`);
 
   await page.click('[data-testid=mode-task]');
   await page.waitForSelector('[data-testid=task-yaml]');
   const u = new URL(page.url());
   assert.equal(u.searchParams.get('mode'), 'task');
   assert.equal(u.searchParams.get('lang'), 'en');
-  assert.deepEqual(await wasms(), run);
+  const task = (await wasms()).filter((n) => !run.includes(n) && !view.includes(n));
+  assert.equal(task.length, 1, `the task mode adds one .wasm: ${task}`);
+  assert.match(task[0], /^evalpage-task-[0-9a-f]+_bg\.wasm$/);
+  await page.click('[data-testid=mode-rag]');
+  await page.waitForSelector('[data-testid=dataset-summary]');
+  await page.click('[data-testid=mode-view]');
+  await page.waitForSelector('[data-testid=open-report]');
+  assert.equal((await wasms()).length, 3, 'a mode opened again loads nothing');
   assert.deepEqual(errors, []);
   await page.context().close();
 });

@@ -1,0 +1,8 @@
+//! Entry point of the dialog mode's bundle (`?mode=dialog`), loaded by
+//! `www/init.js` when the mode is first opened: renders that mode only.
+
+use evalpage_web::{app::DialogRoot, state::Mode};
+
+fn main() {
+    evalpage_web::start::<DialogRoot>(Mode::Dialog);
+}

@@ -1,0 +1,8 @@
+//! Entry point of the retrieval mode's bundle (`?mode=retrieval`), loaded by
+//! `www/init.js` when the mode is first opened: renders that mode only.
+
+use evalpage_web::{app::RetrievalRoot, state::Mode};
+
+fn main() {
+    evalpage_web::start::<RetrievalRoot>(Mode::Retrieval);
+}
