@@ -43,6 +43,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::sync::Arc;
 use thiserror::Error;
 
 /// A template file as written.
@@ -110,7 +111,11 @@ pub enum TemplateError {
 #[derive(Clone)]
 pub struct PromptTemplate {
     raw: RawTemplate,
-    env: Environment<'static>,
+    /// What renders the texts: the Jinja engine ([`PromptTemplate::new`]) or
+    /// plain placeholders ([`PromptTemplate::plain`]). Behind a trait object,
+    /// so a bundle that only makes plain templates (the page's RAG check)
+    /// links no Jinja engine.
+    engine: Arc<dyn Engine>,
     /// Values set by the run rather than the sample (see [`PromptTemplate::with_var`]).
     vars: BTreeMap<String, String>,
 }
@@ -162,7 +167,37 @@ impl PromptTemplate {
         }
         Ok(PromptTemplate {
             raw,
-            env,
+            engine: Arc::new(Jinja { env }),
+            vars: BTreeMap::new(),
+        })
+    }
+
+    /// A template whose texts are literal text and `{{ field }}` placeholders
+    /// only (the built-in `rag_qa`), rendered without the Jinja engine: a
+    /// placeholder prints a text field as it is and a number or boolean as
+    /// Jinja prints it, a missing field is the same
+    /// [`TemplateError::MissingField`], and a single trailing newline is
+    /// dropped, so it renders exactly what [`PromptTemplate::new`] renders.
+    /// Any other Jinja syntax (`{%`, `{#`, filters, expressions) is refused.
+    pub fn plain(raw: RawTemplate) -> Result<PromptTemplate, TemplateError> {
+        let mut parts = Vec::new();
+        for (part, text) in PARTS
+            .into_iter()
+            .zip([raw.system.clone(), Some(raw.user.clone())])
+        {
+            let Some(text) = text else { continue };
+            let segments =
+                plain_segments(&text).map_err(|(line, message)| TemplateError::Syntax {
+                    template: raw.name.clone(),
+                    part,
+                    line,
+                    message,
+                })?;
+            parts.push((part, segments));
+        }
+        Ok(PromptTemplate {
+            raw,
+            engine: Arc::new(Plain { parts }),
             vars: BTreeMap::new(),
         })
     }
@@ -212,10 +247,9 @@ impl PromptTemplate {
 
     /// The top-level variables the template reads (the sample fields it needs).
     pub fn variables(&self) -> BTreeSet<String> {
-        PARTS
-            .iter()
-            .filter_map(|p| self.env.get_template(p).ok())
-            .flat_map(|t| t.undeclared_variables(false))
+        self.engine
+            .variables()
+            .into_iter()
             .filter(|v| !self.vars.contains_key(v))
             .collect()
     }
@@ -227,16 +261,7 @@ impl PromptTemplate {
         serialize_fields: &[String],
     ) -> Result<RenderedPrompt, TemplateError> {
         let ctx = self.context(sample, serialize_fields)?;
-        let mut messages = Vec::with_capacity(2);
-        for part in PARTS {
-            let Ok(t) = self.env.get_template(part) else {
-                continue;
-            };
-            let text = t
-                .render(Jv::from(ctx.clone()))
-                .map_err(|e| self.render_error(part, &t, &ctx, sample, &e))?;
-            messages.push(ChatMessage::new(part, text));
-        }
+        let messages = self.engine.render(&self.raw.name, &ctx, sample)?;
         Ok(RenderedPrompt {
             template: self.raw.name.clone(),
             version: self.raw.version.clone(),
@@ -248,16 +273,16 @@ impl PromptTemplate {
         &self,
         sample: &Sample,
         serialize_fields: &[String],
-    ) -> Result<BTreeMap<String, Jv>, TemplateError> {
-        let mut ctx: BTreeMap<String, Jv> = sample
+    ) -> Result<BTreeMap<String, Value>, TemplateError> {
+        let mut ctx: BTreeMap<String, Value> = sample
             .fields
             .iter()
-            .map(|(k, v)| (k.clone(), to_jinja(v)))
+            .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         ctx.entry("sample_id".into())
-            .or_insert_with(|| Jv::from(sample.id.clone()));
+            .or_insert_with(|| Value::String(sample.id.clone()));
         for (k, v) in &self.vars {
-            ctx.insert(k.clone(), Jv::from(v.clone()));
+            ctx.insert(k.clone(), Value::String(v.clone()));
         }
         for field in serialize_fields {
             let v = sample
@@ -271,35 +296,189 @@ impl PromptTemplate {
                 })?;
             ctx.insert(
                 field.clone(),
-                Jv::from(serde_json::to_string(v).unwrap_or_default()),
+                Value::String(serde_json::to_string(v).unwrap_or_default()),
             );
         }
         Ok(ctx)
     }
+}
 
-    fn render_error(
+/// What renders a template's parts over a sample's context.
+trait Engine: Send + Sync {
+    /// The top-level variables the parts read.
+    fn variables(&self) -> BTreeSet<String>;
+    /// The messages of the parts, in order.
+    fn render(
         &self,
-        part: &'static str,
-        t: &minijinja::Template<'_, '_>,
-        ctx: &BTreeMap<String, Jv>,
+        template: &str,
+        ctx: &BTreeMap<String, Value>,
         sample: &Sample,
-        e: &minijinja::Error,
-    ) -> TemplateError {
-        match (e.kind(), culprit(t, ctx)) {
-            (ErrorKind::UndefinedError, Some(field)) => TemplateError::MissingField {
-                template: self.raw.name.clone(),
-                part,
-                field,
-                sample_id: sample.id.clone(),
-            },
-            _ => TemplateError::Render {
-                template: self.raw.name.clone(),
-                part,
-                line: e.line().unwrap_or(1),
-                sample_id: sample.id.clone(),
-                message: describe(e),
-            },
+    ) -> Result<Vec<ChatMessage>, TemplateError>;
+}
+
+/// The Jinja engine (minijinja), one template per part.
+struct Jinja {
+    env: Environment<'static>,
+}
+
+impl Engine for Jinja {
+    fn variables(&self) -> BTreeSet<String> {
+        PARTS
+            .iter()
+            .filter_map(|p| self.env.get_template(p).ok())
+            .flat_map(|t| t.undeclared_variables(false))
+            .collect()
+    }
+
+    fn render(
+        &self,
+        template: &str,
+        ctx: &BTreeMap<String, Value>,
+        sample: &Sample,
+    ) -> Result<Vec<ChatMessage>, TemplateError> {
+        let ctx: BTreeMap<String, Jv> = ctx.iter().map(|(k, v)| (k.clone(), to_jinja(v))).collect();
+        let mut messages = Vec::with_capacity(2);
+        for part in PARTS {
+            let Ok(t) = self.env.get_template(part) else {
+                continue;
+            };
+            let text = t.render(Jv::from(ctx.clone())).map_err(|e| {
+                match (e.kind(), culprit(&t, &ctx)) {
+                    (ErrorKind::UndefinedError, Some(field)) => TemplateError::MissingField {
+                        template: template.to_string(),
+                        part,
+                        field,
+                        sample_id: sample.id.clone(),
+                    },
+                    _ => TemplateError::Render {
+                        template: template.to_string(),
+                        part,
+                        line: e.line().unwrap_or(1),
+                        sample_id: sample.id.clone(),
+                        message: describe(&e),
+                    },
+                }
+            })?;
+            messages.push(ChatMessage::new(part, text));
         }
+        Ok(messages)
+    }
+}
+
+/// A piece of a plain template: text as written, or a field to print.
+#[derive(Clone, Debug, PartialEq)]
+enum Segment {
+    Text(String),
+    Field(String),
+}
+
+/// A plain template's parts ([`PromptTemplate::plain`]).
+struct Plain {
+    parts: Vec<(&'static str, Vec<Segment>)>,
+}
+
+/// `text` as literal text and `{{ name }}` placeholders, its single trailing
+/// newline dropped (as Jinja does); `(line, message)` where it is not that.
+fn plain_segments(text: &str) -> Result<Vec<Segment>, (usize, String)> {
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    let line_of = |at: usize| text[..at].matches('\n').count() + 1;
+    for tag in ["{%", "{#"] {
+        if let Some(at) = text.find(tag) {
+            return Err((line_of(at), format!("`{tag}` needs the Jinja engine; a plain template has text and {{{{ field }}}} only")));
+        }
+    }
+    let mut out = Vec::new();
+    let mut rest = text;
+    let mut at = 0;
+    while let Some(open) = rest.find("{{") {
+        if open > 0 {
+            out.push(Segment::Text(rest[..open].to_string()));
+        }
+        let Some(close) = rest[open..].find("}}") else {
+            return Err((line_of(at + open), "`{{` is not closed".to_string()));
+        };
+        let name = rest[open + 2..open + close].trim();
+        let ident = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !ident {
+            return Err((
+                line_of(at + open),
+                format!("`{{{{ {name} }}}}` is not a plain field name"),
+            ));
+        }
+        out.push(Segment::Field(name.to_string()));
+        at += open + close + 2;
+        rest = &rest[open + close + 2..];
+    }
+    if !rest.is_empty() {
+        out.push(Segment::Text(rest.to_string()));
+    }
+    Ok(out)
+}
+
+impl Engine for Plain {
+    fn variables(&self) -> BTreeSet<String> {
+        self.parts
+            .iter()
+            .flat_map(|(_, s)| s)
+            .filter_map(|s| match s {
+                Segment::Field(f) => Some(f.clone()),
+                Segment::Text(_) => None,
+            })
+            .collect()
+    }
+
+    fn render(
+        &self,
+        template: &str,
+        ctx: &BTreeMap<String, Value>,
+        sample: &Sample,
+    ) -> Result<Vec<ChatMessage>, TemplateError> {
+        let mut messages = Vec::with_capacity(self.parts.len());
+        for (part, segments) in &self.parts {
+            let mut text = String::new();
+            for s in segments {
+                match s {
+                    Segment::Text(t) => text.push_str(t),
+                    Segment::Field(f) => match ctx.get(f) {
+                        Some(Value::String(v)) => text.push_str(v),
+                        // Jinja's spelling (minijinja prints Python's).
+                        Some(Value::Bool(b)) => text.push_str(if *b { "True" } else { "False" }),
+                        Some(Value::Null) => text.push_str("none"),
+                        Some(Value::Number(n)) => text.push_str(&n.to_string()),
+                        Some(other) => {
+                            return Err(TemplateError::Render {
+                                template: template.to_string(),
+                                part,
+                                line: 1,
+                                sample_id: sample.id.clone(),
+                                message: format!(
+                                "`{f}` is {}; a plain template prints text, numbers and booleans",
+                                if other.is_null() {
+                                    "null"
+                                } else {
+                                    "a list or an object"
+                                }
+                            ),
+                            })
+                        }
+                        None => {
+                            return Err(TemplateError::MissingField {
+                                template: template.to_string(),
+                                part,
+                                field: f.clone(),
+                                sample_id: sample.id.clone(),
+                            })
+                        }
+                    },
+                }
+            }
+            messages.push(ChatMessage::new(part, text));
+        }
+        Ok(messages)
     }
 }
 
@@ -483,5 +662,68 @@ mod tests {
         let inline = PromptTemplate::parse("t.yaml", "name: t\nversion: v1\nuser: \"{% if %}\"\n")
             .expect_err("syntax");
         assert_eq!(inline.0[0].line, Some(3));
+    }
+
+    /// A plain template renders what the Jinja engine renders from the same
+    /// text, and refuses what only Jinja can do.
+    #[test]
+    fn plain_templates_render_as_jinja_does() {
+        let s = sample(
+            json!({"q": "What is {{ x }}?", "n": 3, "f": 1.5, "g": 2.0, "b": true, "list": [1]}),
+        );
+        for (system, user) in [
+            (None, "{{ q }}"),
+            (
+                Some("Sys {{q}} {{ n }}\n"),
+                "{{ f }}/{{ g }}/{{ b }}/{{ c }}/{{ z }}\n\n",
+            ),
+            (Some(""), "{{ sample_id }}: {{ q }}"),
+            (None, "no fields at all"),
+        ] {
+            let raw = RawTemplate {
+                name: "t".into(),
+                version: "v1".into(),
+                system: system.map(str::to_string),
+                user: user.into(),
+            };
+            let plain = PromptTemplate::plain(raw.clone()).expect("plain");
+            let jinja = PromptTemplate::new(raw).expect("jinja");
+            assert_eq!(plain.render(&s, &[]), jinja.render(&s, &[]), "{user}");
+            assert_eq!(plain.variables(), jinja.variables());
+            assert_eq!(
+                plain.render(&s, &["list".into()]),
+                jinja.render(&s, &["list".into()])
+            );
+        }
+        let raw = |user: &str| RawTemplate {
+            name: "t".into(),
+            version: "v1".into(),
+            system: None,
+            user: user.into(),
+        };
+        let missing = PromptTemplate::plain(raw("a {{ nope }}")).expect("plain");
+        assert_eq!(
+            missing.render(&s, &[]),
+            PromptTemplate::new(raw("a {{ nope }}"))
+                .expect("jinja")
+                .render(&s, &[])
+        );
+        for bad in [
+            "{% if q %}x{% endif %}",
+            "{# c #}",
+            "{{ q | upper }}",
+            "line\n{{ q",
+            "{{ 1 + 2 }}",
+        ] {
+            let Err(TemplateError::Syntax { line, .. }) = PromptTemplate::plain(raw(bad)) else {
+                panic!("{bad} is not plain")
+            };
+            assert_eq!(line, if bad.starts_with("line") { 2 } else { 1 }, "{bad}");
+        }
+        let list = PromptTemplate::plain(raw("{{ list }}")).expect("plain");
+        assert!(matches!(
+            list.render(&s, &[]),
+            Err(TemplateError::Render { .. })
+        ));
     }
 }

@@ -10,13 +10,17 @@
 //! `expected` and `metadata.keywords`) and `rag_qa` (spec 002's accuracy and
 //! citation over `gold` and `doc_hint`).
 
-use super::Task;
+use super::{RawTask, Task, TaskMetric};
 use crate::metric::rag_accuracy::RagAccuracy;
+use crate::metric::rag_citation::RagCitation;
+use crate::metric::RawMetric;
 use crate::prompt::DEFAULT_SYSTEM_PROMPT;
 use crate::rag_rules::{MatchMode, ScoringConfig};
+use crate::schema::Schema;
 use crate::schema::RAW_ANSWER;
 use crate::template::{PromptTemplate, RawTemplate};
 use serde_json::json;
+use serde_json::Map;
 use std::sync::Arc;
 
 /// One built-in task.
@@ -40,26 +44,74 @@ pub const RAG_SYSTEM_VAR: &str = "rag_system_prompt";
 /// page lets users edit it; a blank one sends no system message, as spec 002's
 /// page does). The system prompt is a value, never read as a template.
 pub fn rag_qa(scoring: ScoringConfig, system_prompt: &str) -> Option<(Task, PromptTemplate)> {
-    let mut task = preset("rag_qa")?;
+    // Built in code rather than parsed from `RAG_QA_YAML` (a test checks they
+    // agree), so the page's RAG check links no YAML reader, metric registry or
+    // Jinja engine.
     let mode = match scoring.match_mode {
         MatchMode::Strict => "strict",
         MatchMode::Fuzzy => "fuzzy",
     };
-    for (built, raw) in task.metrics.iter_mut().zip(task.raw.metrics.iter_mut()) {
-        if built.kind == "rag_accuracy" {
-            built.metric = Arc::new(RagAccuracy {
-                pred_field: RAW_ANSWER.to_string(),
-                label_field: "gold".to_string(),
-                config: scoring,
-            });
-            raw.keys.insert("match_mode".into(), json!(mode));
-            raw.keys
-                .insert("fuzzy_threshold".into(), json!(scoring.fuzzy_threshold));
-        }
-    }
+    let metric = |kind: &str, name: &str, keys: Vec<(&str, serde_json::Value)>| RawMetric {
+        name: Some(name.to_string()),
+        ..RawMetric::new(kind, keys)
+    };
+    let raw = RawTask {
+        name: "rag_qa".into(),
+        version: "v1".into(),
+        prompt_template: "rag_qa".into(),
+        default_params: Map::new(),
+        serialize_fields: Vec::new(),
+        parse_schema: Vec::new(),
+        metrics: vec![
+            metric(
+                "rag_accuracy",
+                "accuracy",
+                vec![
+                    ("label_field", json!("gold")),
+                    ("match_mode", json!(mode)),
+                    ("fuzzy_threshold", json!(scoring.fuzzy_threshold)),
+                ],
+            ),
+            metric(
+                "rag_citation",
+                "citation",
+                vec![("label_field", json!("doc_hint"))],
+            ),
+        ],
+        repeats: None,
+        pass_k: None,
+    };
+    let task = Task {
+        name: raw.name.clone(),
+        version: raw.version.clone(),
+        prompt_template: raw.prompt_template.clone(),
+        default_params: Map::new(),
+        serialize_fields: Vec::new(),
+        schema: Schema::default(),
+        metrics: vec![
+            TaskMetric {
+                name: "accuracy".into(),
+                kind: "rag_accuracy".into(),
+                metric: Arc::new(RagAccuracy {
+                    pred_field: RAW_ANSWER.to_string(),
+                    label_field: "gold".to_string(),
+                    config: scoring,
+                }),
+            },
+            TaskMetric {
+                name: "citation".into(),
+                kind: "rag_citation".into(),
+                metric: Arc::new(RagCitation {
+                    pred_field: RAW_ANSWER.to_string(),
+                    label_field: "doc_hint".to_string(),
+                }),
+            },
+        ],
+        raw,
+    };
     let mut raw = builtin_raw_template("rag_qa")?;
     raw.system = (!system_prompt.trim().is_empty()).then(|| format!("{{{{ {RAG_SYSTEM_VAR} }}}}"));
-    let template = PromptTemplate::new(raw)
+    let template = PromptTemplate::plain(raw)
         .ok()?
         .with_var(RAG_SYSTEM_VAR, system_prompt);
     Some((task, template))
@@ -441,5 +493,84 @@ mod tests {
                 ("citation".into(), Some(1.0))
             ]
         );
+    }
+
+    /// `rag_qa` is built in code; it must be the preset's YAML with the run's
+    /// matching, and score and render as the parsed preset and the Jinja
+    /// template do.
+    #[test]
+    fn rag_qa_built_in_code_equals_the_parsed_preset() {
+        let lines = [
+            r#"{"q":"服务返回NaN怎么办？","gold":["API密钥配置错误","模型端点错误"],"doc_hint":["lightrag_faq.md"]}"#,
+            r#"{"q":"What is {{ q }}?\n","gold":["a b","c"],"doc_hint":["x.md","y.md"]}"#,
+        ];
+        let answers = [
+            "可能是API密钥配置错误。来自 lightrag_faq.md",
+            "a  b and C, see y.md",
+            "",
+            "nothing at all",
+        ];
+        for (match_mode, threshold) in [
+            (MatchMode::Fuzzy, 0.6),
+            (MatchMode::Strict, 0.6),
+            (MatchMode::Fuzzy, 0.9),
+        ] {
+            let scoring = ScoringConfig {
+                match_mode,
+                fuzzy_threshold: threshold,
+            };
+            for system in ["", "Be brief. {{ not a template }}"] {
+                let (task, template) = rag_qa(scoring, system).expect("rag_qa");
+                let mut parsed = preset("rag_qa").expect("preset");
+                for raw in parsed
+                    .raw
+                    .metrics
+                    .iter_mut()
+                    .filter(|m| m.kind == "rag_accuracy")
+                {
+                    let mode = if match_mode == MatchMode::Strict {
+                        "strict"
+                    } else {
+                        "fuzzy"
+                    };
+                    raw.keys.insert("match_mode".into(), json!(mode));
+                    raw.keys.insert("fuzzy_threshold".into(), json!(threshold));
+                }
+                assert_eq!(task.raw, parsed.raw);
+                assert_eq!(task.schema, parsed.schema);
+                let names = |t: &Task| {
+                    t.metrics
+                        .iter()
+                        .map(|m| (m.name.clone(), m.kind.clone()))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(names(&task), names(&parsed));
+                let parsed =
+                    Task::try_from(parsed.raw.clone()).expect("the preset with the run's matching");
+                let mut jinja_raw = builtin_raw_template("rag_qa").expect("template");
+                jinja_raw.system =
+                    (!system.trim().is_empty()).then(|| format!("{{{{ {RAG_SYSTEM_VAR} }}}}"));
+                let jinja = PromptTemplate::new(jinja_raw)
+                    .expect("jinja")
+                    .with_var(RAG_SYSTEM_VAR, system);
+                for line in lines {
+                    let case = rag::parse("rag.jsonl", line.as_bytes()).cases.remove(0);
+                    let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(line) else {
+                        panic!("object")
+                    };
+                    let s = Sample::new(case.id.clone(), fields);
+                    assert_eq!(template.render(&s, &[]), jinja.render(&s, &[]));
+                    for answer in answers {
+                        let values = |t: &Task| {
+                            t.score(&s, &t.parse_answer(answer))
+                                .into_iter()
+                                .map(|(n, s)| (n, s.value))
+                                .collect::<Vec<_>>()
+                        };
+                        assert_eq!(values(&task), values(&parsed), "{answer}");
+                    }
+                }
+            }
+        }
     }
 }
