@@ -25,9 +25,8 @@ use super::{
 use crate::position::KeyError;
 use crate::schema::coerce::scalar_text;
 use crate::schema::Schema;
-use regex_lite::Regex;
 use serde_json::Value;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
@@ -122,11 +121,42 @@ pub fn last_step(steps: &Value) -> Option<String> {
     }
 }
 
-fn number_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(r"-?\d+(?:,\d{3})*(?:\.\d+)?").expect("constant pattern is a valid regex")
-    })
+/// Every number written in `text`, in order: what the pattern
+/// `-?\d+(?:,\d{3})*(?:\.\d+)?` finds (leftmost first, non-overlapping,
+/// ASCII digits), matched by hand so the page carries no regex engine.
+fn numbers(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    let digits_from = |mut i: usize| {
+        while digit(i) {
+            i += 1;
+        }
+        i
+    };
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < b.len() {
+        let start = at;
+        let first = if b[at] == b'-' && digit(at + 1) {
+            at + 1
+        } else {
+            at
+        };
+        if !digit(first) {
+            at += 1;
+            continue;
+        }
+        let mut end = digits_from(first);
+        while b.get(end) == Some(&b',') && (1..=3).all(|k| digit(end + k)) {
+            end += 4;
+        }
+        if b.get(end) == Some(&b'.') && digit(end + 1) {
+            end = digits_from(end + 1);
+        }
+        found.push(&text[start..end]);
+        at = end;
+    }
+    found
 }
 
 /// A number written as `42`, `-3.5`, `1,234` or `12%`.
@@ -146,10 +176,7 @@ fn contains_run(hay: &[String], needle: &[String]) -> bool {
 /// Whether `answer` agrees with `conclusion`, and by which rule.
 pub fn consistent(answer: &str, conclusion: &str) -> (bool, &'static str) {
     if let Some(a) = as_number(answer) {
-        let last = number_re()
-            .find_iter(conclusion)
-            .last()
-            .and_then(|m| as_number(m.as_str()));
+        let last = numbers(conclusion).last().and_then(|m| as_number(m));
         return (last.is_some_and(|c| same_number(a, c)), "last number");
     }
     let (ta, tc) = (tokenize(answer), tokenize(conclusion));
@@ -266,5 +293,42 @@ mod tests {
             .key,
             "conclusion_field"
         );
+    }
+
+    /// The hand matcher finds what the regex it replaces finds.
+    #[test]
+    fn numbers_equal_the_regex() {
+        let re = regex_lite::Regex::new(r"-?\d+(?:,\d{3})*(?:\.\d+)?").expect("pattern");
+        let mut texts: Vec<String> = [
+            "so the answer is 42",
+            "-3.5 and 1,234,567.89 then 12%",
+            "1,2345 1,23 ,123 -,5 --7 -.5 3. .5",
+            "v1.2.3 a-1b 1,234,5678 0.0001 ١٢٣ 4٫5 ２３",
+            "",
+            "-",
+            "1,",
+            "1.",
+            "9,999.",
+            "x1,000,000y",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut seed: u64 = 11;
+        let alphabet: Vec<char> = "0123456789,.-a ４".chars().collect();
+        for _ in 0..3000 {
+            let mut t = String::new();
+            for _ in 0..16 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                t.push(alphabet[(seed >> 33) as usize % alphabet.len()]);
+            }
+            texts.push(t);
+        }
+        for t in &texts {
+            let want: Vec<&str> = re.find_iter(t).map(|m| m.as_str()).collect();
+            assert_eq!(numbers(t), want, "{t:?}");
+        }
     }
 }

@@ -9,9 +9,7 @@
 //! document extension (`.md`, `.pdf`, `.txt`, ... and any extension used by a hint);
 //! a cited name that is not a hint makes the citation wrong, and the reason names it.
 
-use regex_lite::Regex;
 use serde::Serialize;
-use std::sync::OnceLock;
 
 const DOC_EXTENSIONS: &str =
     "md|markdown|mdx|txt|rst|adoc|pdf|docx?|pptx?|xlsx?|csv|jsonl?|ya?ml|html?|xml|tex|org|ipynb";
@@ -46,10 +44,10 @@ pub fn score(answer: &str, doc_hint: &[String]) -> CitationVerdict {
             push_unique(&mut cited, pos, hint.clone());
         }
     }
-    for m in doc_regex(&expected).find_iter(&text) {
-        let name = base_name(m.as_str());
+    for (start, found) in doc_names(&text, &extensions(&expected)) {
+        let name = base_name(found);
         if !expected.iter().any(|h| h.to_lowercase() == name) {
-            push_unique(&mut cited, m.start(), name);
+            push_unique(&mut cited, start, name);
         }
     }
     cited.sort_by_key(|(pos, _)| *pos);
@@ -87,23 +85,80 @@ pub fn base_name(path: &str) -> String {
         .to_string()
 }
 
-fn doc_regex(hints: &[String]) -> Regex {
-    static DEFAULT: OnceLock<Regex> = OnceLock::new();
-    let extra: Vec<String> = hints
+/// The document extensions looked for: [`DOC_EXTENSIONS`] with each `?`
+/// spelled out (the longer form first), then those of the hints that are not
+/// among them.
+fn extensions(hints: &[String]) -> Vec<String> {
+    let mut exts: Vec<String> = Vec::new();
+    for e in DOC_EXTENSIONS.split('|') {
+        match e.find('?') {
+            // `docx?` is `docx` then `doc`; `ya?ml` is `yaml` then `yml`.
+            Some(q) => {
+                exts.push(e.replace('?', ""));
+                exts.push(format!("{}{}", &e[..q - 1], &e[q + 1..]));
+            }
+            None => exts.push(e.to_string()),
+        }
+    }
+    let extra = hints
         .iter()
         .filter_map(|h| h.rsplit_once('.').map(|(_, ext)| ext.to_lowercase()))
         .filter(|ext| !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric()))
-        .filter(|ext| !DOC_EXTENSIONS.split('|').any(|d| d == ext))
-        .collect();
-    let build = |exts: &str| {
-        let pattern = format!(r"[a-z0-9_\-./\\]*[a-z0-9_\-]\.(?:{exts})\b");
-        Regex::new(&pattern).expect("document pattern is a valid regex")
+        .filter(|ext| !DOC_EXTENSIONS.split('|').any(|d| d == ext));
+    exts.extend(extra);
+    exts
+}
+
+/// In a character of a path (`[a-z0-9_\-./\\]`).
+fn in_path(b: u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'-' | b'.' | b'/' | b'\\')
+}
+
+/// Ends a file name before its extension (`[a-z0-9_\-]`).
+fn ends_name(b: u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'-')
+}
+
+/// Every file name with one of `exts` in the lowercased `text`, with where it
+/// starts: what the pattern `[a-z0-9_\-./\\]*[a-z0-9_\-]\.(?:EXTS)\b` finds
+/// (leftmost first, non-overlapping), matched by hand so the page carries no
+/// regex engine. From each start the longest path is tried first, then
+/// shorter ones, and the extensions in their order; the extension must end at
+/// a non-word character (ASCII `\b`).
+fn doc_names<'t>(text: &'t str, exts: &[String]) -> Vec<(usize, &'t str)> {
+    let b = text.as_bytes();
+    let word = |i: usize| {
+        b.get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
     };
-    if extra.is_empty() {
-        DEFAULT.get_or_init(|| build(DOC_EXTENSIONS)).clone()
-    } else {
-        build(&format!("{DOC_EXTENSIONS}|{}", extra.join("|")))
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < b.len() {
+        if !in_path(b[at]) {
+            at += 1;
+            continue;
+        }
+        let run_end = (at..b.len()).find(|&i| !in_path(b[i])).unwrap_or(b.len());
+        let hit = (at..run_end).rev().find_map(|k| {
+            if !ends_name(b[k]) || b.get(k + 1) != Some(&b'.') {
+                return None;
+            }
+            let ext = exts.iter().find(|e| {
+                let end = k + 2 + e.len();
+                b.get(k + 2..end) == Some(e.as_bytes()) && !word(end)
+            })?;
+            Some(k + 2 + ext.len())
+        });
+        match hit {
+            Some(end) => {
+                found.push((at, &text[at..end]));
+                at = end;
+            }
+            // No start inside this run can match (its candidates are a subset).
+            None => at = run_end,
+        }
     }
+    found
 }
 
 #[cfg(test)]
@@ -161,5 +216,52 @@ mod tests {
         let v = score("see notes.wiki and other.wiki", &hints(&["notes.wiki"]));
         assert_eq!(v.wrong, vec!["other.wiki".to_string()]);
         assert!(score("手册见 产品手册.md", &hints(&["产品手册.md"])).passed);
+    }
+
+    /// The hand matcher finds what the regex it replaces finds.
+    #[test]
+    fn doc_names_equal_the_regex() {
+        let pattern = |exts: &[String]| {
+            let mut listed = DOC_EXTENSIONS.to_string();
+            let extra: Vec<&String> = exts.iter().skip(24).collect();
+            for e in extra {
+                listed.push('|');
+                listed.push_str(e);
+            }
+            regex_lite::Regex::new(&format!(r"[a-z0-9_\-./\\]*[a-z0-9_\-]\.(?:{listed})\b"))
+                .expect("pattern")
+        };
+        let mut texts: Vec<String> = vec![
+            "参考 lightrag_evaluation.md。".into(),
+            "see docs/a.md, b.markdown and c.mdx; d.docx e.doc f.yml g.yaml h.htm i.html".into(),
+            "a.md.bak x.mdz y.md_ z.md-1 ../up/a.txt \\win\\b.pdf .md a..md -.md _.md".into(),
+            "file.jsonl file.json.gz 1.5.md v1.2.3 report.final.pdf/ q.ipynb1 r.ipynb".into(),
+            "no names here. 句号。.md。 a.md.md.md x.custom y.custom2 z.weird a.md参考 b.pdfé c.txt١".into(),
+            "https://host/path/to/read_me.md?x=1#frag (see [t](docs/t.md))".into(),
+        ];
+        for line in include_str!("../../../../www/demo/demo_dataset.jsonl").lines() {
+            texts.push(line.to_lowercase());
+        }
+        let mut seed: u64 = 7;
+        let alphabet: Vec<char> = "ab.md/\\_-x1 。docxyamlpf".chars().collect();
+        for _ in 0..2000 {
+            let mut t = String::new();
+            for _ in 0..24 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                t.push(alphabet[(seed >> 33) as usize % alphabet.len()]);
+            }
+            texts.push(t);
+        }
+        for hints in [hints(&[]), hints(&["x.custom", "notes.weird", "a.MD"])] {
+            let exts = extensions(&hints);
+            let re = pattern(&exts);
+            for t in &texts {
+                let want: Vec<(usize, &str)> =
+                    re.find_iter(t).map(|m| (m.start(), m.as_str())).collect();
+                assert_eq!(doc_names(t, &exts), want, "{t:?}");
+            }
+        }
     }
 }
