@@ -91,7 +91,7 @@ pub struct Shell {
 
 /// The shell of the run mode `mine`: its state, the offers (looked up again
 /// each time the mode shows, and the run another mode picked resumed here),
-/// the language the URL gives when it shows.
+/// the language the URL gives and the key ring in storage when it shows.
 #[hook]
 pub fn use_shell(mine: Mode) -> Shell {
     let params = use_memo((), |_| {
@@ -115,6 +115,12 @@ pub fn use_shell(mine: Mode) -> Shell {
         Callback::from(move |_: ()| {
             if let Some(l) = url::read().lang {
                 app.dispatch(AppAction::SetLang(l));
+            }
+            // Keys typed in another mode meanwhile (each bundle holds its own
+            // copy of the ring; storage is the one they share).
+            let (_, keys) = storage::load();
+            if keys != *app.keys {
+                app.dispatch(AppAction::SetKeys(Rc::new(keys)));
             }
             launch::find_unfinished(&offers);
             if let Some(id) = modes::take_resume() {

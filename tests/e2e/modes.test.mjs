@@ -114,3 +114,19 @@ test('a first load that fails is a message with Retry, not a blank page', async 
   assert.deepEqual(errors, []);
   await page.context().close();
 });
+
+test('a key typed in one mode is there in a mode loaded before it was typed', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?mode=retrieval&lang=en`);
+  await page.waitForSelector('[data-testid=retrieval-start]');
+  await page.click('[data-testid=mode-dialog]');
+  await page.waitForSelector('[data-testid=dialog-url]');
+  await page.fill('[data-testid=dialog-url]', 'http://127.0.0.1:9/v1');
+  await page.fill('[data-testid=dialog-key]', 'sk-typed-in-dialogs');
+  await page.click('[data-testid=mode-retrieval]');
+  await page.fill('[data-testid=retrieval-url]', 'http://127.0.0.1:9/search');
+  assert.equal(await page.inputValue('[data-testid=retrieval-key]'), 'sk-typed-in-dialogs');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});

@@ -28,6 +28,12 @@
 //!   template, the part (`system`/`user`) and the field; `{% if x is defined %}`
 //!   and `{% if x %}` work on missing fields (minijinja's semi-strict mode);
 //! - a single trailing newline is dropped, as Jinja does by default.
+//!
+//! A template of literal text and `{{ field }}` placeholders only can also be
+//! made with [`PromptTemplate::plain`], which renders the same text without
+//! the Jinja engine: the built-in `rag_qa` is one, so the page's RAG check
+//! links no minijinja (the engine is a trait object, linked only where a
+//! Jinja template is made).
 
 pub mod error;
 mod filters;
