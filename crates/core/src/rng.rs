@@ -39,3 +39,14 @@ impl SplitMix64 {
         ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
     }
 }
+
+/// `n` strings of `len` characters drawn from `alphabet` (tests that compare
+/// a matcher with the pattern it replaces on generated text).
+#[cfg(test)]
+pub(crate) fn strings(seed: u64, alphabet: &str, n: usize, len: usize) -> Vec<String> {
+    let chars: Vec<char> = alphabet.chars().collect();
+    let mut rng = SplitMix64::new(seed);
+    (0..n)
+        .map(|_| (0..len).map(|_| chars[rng.below(chars.len())]).collect())
+        .collect()
+}

@@ -314,18 +314,7 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let mut seed: u64 = 11;
-        let alphabet: Vec<char> = "0123456789,.-a ４".chars().collect();
-        for _ in 0..3000 {
-            let mut t = String::new();
-            for _ in 0..16 {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                t.push(alphabet[(seed >> 33) as usize % alphabet.len()]);
-            }
-            texts.push(t);
-        }
+        texts.extend(crate::rng::strings(11, "0123456789,.-a ４", 3000, 16));
         for t in &texts {
             let want: Vec<&str> = re.find_iter(t).map(|m| m.as_str()).collect();
             assert_eq!(numbers(t), want, "{t:?}");

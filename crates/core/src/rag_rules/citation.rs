@@ -242,18 +242,12 @@ mod tests {
         for line in include_str!("../../../../www/demo/demo_dataset.jsonl").lines() {
             texts.push(line.to_lowercase());
         }
-        let mut seed: u64 = 7;
-        let alphabet: Vec<char> = "ab.md/\\_-x1 。docxyamlpf".chars().collect();
-        for _ in 0..2000 {
-            let mut t = String::new();
-            for _ in 0..24 {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                t.push(alphabet[(seed >> 33) as usize % alphabet.len()]);
-            }
-            texts.push(t);
-        }
+        texts.extend(crate::rng::strings(
+            7,
+            "ab.md/\\_-x1 。docxyamlpf",
+            2000,
+            24,
+        ));
         for hints in [hints(&[]), hints(&["x.custom", "notes.weird", "a.MD"])] {
             let exts = extensions(&hints);
             let re = pattern(&exts);
