@@ -6,5 +6,5 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 . scripts/setup.sh
-echo "[serve] building (first release build takes a minute or two), then serving http://127.0.0.1:8080/" >&2
+echo "[serve] building (the first release build of the five mode bundles takes a few minutes on 2 cores), then serving http://127.0.0.1:8080/" >&2
 exec trunk serve --release --offline --no-autoreload --address 127.0.0.1 --port "${PORT:-8080}"
