@@ -105,8 +105,14 @@ pub fn use_shell(mine: Mode) -> Shell {
         let offers = offers.clone();
         use_effect_with((), move |_| {
             launch::find_unfinished(&offers);
-            if let Some(id) = modes::take_resume() {
-                offers.dispatch(OffersAction::Pick(Some(id)));
+            // `resume=` is honoured when another mode of this page wrote it
+            // (this bundle was loaded by a switch), never from a link the
+            // page was opened with: a link does not resume a run by itself.
+            let picked = modes::take_resume();
+            if modes::first() != Some(mine) {
+                if let Some(id) = picked {
+                    offers.dispatch(OffersAction::Pick(Some(id)));
+                }
             }
         });
     }

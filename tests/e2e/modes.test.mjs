@@ -130,3 +130,29 @@ test('a key typed in one mode is there in a mode loaded before it was typed', as
   assert.deepEqual(errors, []);
   await page.context().close();
 });
+
+test('a link naming resume= does not resume a run by itself; the offer waits for a click', async () => {
+  const errors = [];
+  const context = await browser.newContext();
+  const first = await context.newPage();
+  first.on('pageerror', (e) => errors.push(e.message));
+  await first.goto(`${site.url}/?mode=task&lang=en&concurrency=1&demo_latency=4`);
+  await first.waitForSelector('[data-testid=start]:not([disabled])');
+  await first.click('[data-testid=start]');
+  await first.waitForFunction(() => Number(document.querySelector('[data-testid=progress]')?.textContent.split('/')[0]) >= 1);
+  await first.close();
+
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${site.url}/?mode=task&lang=en`);
+  const runId = await (await page.waitForSelector('[data-testid=resume-offer]')).getAttribute('data-run-id');
+  await page.goto(`${site.url}/?mode=task&lang=en&resume=${runId}`);
+  await page.waitForSelector(`[data-testid=resume-offer][data-run-id="${runId}"]`);
+  await page.waitForTimeout(500);
+  assert.equal(await page.textContent('[data-testid=run-status]'), 'idle', 'nothing runs without a click');
+  assert.equal(new URL(page.url()).searchParams.get('resume'), null, 'the parameter is dropped');
+  await page.click('[data-testid=resume-run]');
+  await waitStatus(page, 'done');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
