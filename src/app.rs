@@ -72,6 +72,16 @@ pub fn use_shown(mine: Mode, then: Callback<()>) -> bool {
     *shown
 }
 
+/// Reads the unfinished runs into `offers`, and takes the run the URL asks
+/// this mode to resume (`resume=`, always dropped from the URL), picking it
+/// when `honour` says so.
+fn look_up(offers: &UseReducerHandle<Offers>, honour: bool) {
+    launch::find_unfinished(offers);
+    if let (Some(id), true) = (modes::take_resume(), honour) {
+        offers.dispatch(OffersAction::Pick(Some(id)));
+    }
+}
+
 /// What every run mode's root shares.
 pub struct Shell {
     /// The URL's parameters when the bundle started; `mode` is the mode the
@@ -102,19 +112,11 @@ pub fn use_shell(mine: Mode) -> Shell {
     let app = use_reducer(|| page_state(&params));
     let offers = use_reducer(Offers::default);
     {
+        // `resume=` is honoured when another mode of this page wrote it (this
+        // bundle was loaded by a switch), never from a link the page was
+        // opened with: a link does not resume a run by itself.
         let offers = offers.clone();
-        use_effect_with((), move |_| {
-            launch::find_unfinished(&offers);
-            // `resume=` is honoured when another mode of this page wrote it
-            // (this bundle was loaded by a switch), never from a link the
-            // page was opened with: a link does not resume a run by itself.
-            let picked = modes::take_resume();
-            if modes::first() != Some(mine) {
-                if let Some(id) = picked {
-                    offers.dispatch(OffersAction::Pick(Some(id)));
-                }
-            }
-        });
+        use_effect_with((), move |_| look_up(&offers, modes::first() != Some(mine)));
     }
     let again = {
         let (app, offers) = (app.clone(), offers.clone());
@@ -124,14 +126,8 @@ pub fn use_shell(mine: Mode) -> Shell {
             }
             // Keys typed in another mode meanwhile (each bundle holds its own
             // copy of the ring; storage is the one they share).
-            let (_, keys) = storage::load();
-            if keys != *app.keys {
-                app.dispatch(AppAction::SetKeys(Rc::new(keys)));
-            }
-            launch::find_unfinished(&offers);
-            if let Some(id) = modes::take_resume() {
-                offers.dispatch(OffersAction::Pick(Some(id)));
-            }
+            app.dispatch(AppAction::SetKeys(Rc::new(storage::load().1)));
+            look_up(&offers, true);
         })
     };
     let shown = use_shown(mine, again);

@@ -85,7 +85,8 @@ function showStatus() {
     retry.addEventListener('click', () => { state.delete(mode); tries += 1; open(); });
     p.append(' ', retry);
     // Back to the mode shown before, when there is one (its state is kept).
-    const back = state.get(shownBefore) === 'ready' ? shownBefore : null;
+    // (shownBefore is only ever a mode that runs)
+    const back = shownBefore;
     if (back) {
       const b = document.createElement('button');
       b.dataset.testid = 'mode-load-back';

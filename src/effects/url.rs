@@ -144,38 +144,6 @@ pub fn share_link(pairs: &[(&'static str, String)]) -> Option<String> {
     Some(u.href())
 }
 
-/// Writes `mode` into the page URL (without reloading or adding a history
-/// entry), so a reload or a shared link opens the same mode. Other
-/// parameters are kept.
-pub fn set_mode(mode: Mode) {
-    let pairs = match mode {
-        Mode::Rag => Vec::new(),
-        _ => vec![("mode", mode.code().to_string())],
-    };
-    set_params(&["mode"], &pairs);
-}
-
-/// Opens `mode` in this page with the language `lang`: a new page load, as the
-/// viewer and the run modes are separate Wasm bundles (www/init.js picks the
-/// bundle from `?mode=`). Nothing else of the URL is carried over.
-pub fn open_mode(mode: Mode, lang: Lang) {
-    let mut pairs = vec![("lang", lang.code().to_string())];
-    if mode != Mode::Rag {
-        pairs.insert(0, ("mode", mode.code().to_string()));
-    }
-    if let (Some(w), Some(href)) = (web_sys::window(), share_link(&pairs)) {
-        let _ = w.location().assign(&href);
-    }
-}
-
-/// Asks the user (the browser's confirm dialog) before a page load would stop a
-/// live run; `true` outside a browser's reach too, so nothing is blocked.
-pub fn confirm_leave(message: &str) -> bool {
-    web_sys::window()
-        .and_then(|w| w.confirm_with_message(message).ok())
-        .unwrap_or(true)
-}
-
 /// `path` resolved against `base` (a relative path of a manifest), as the
 /// browser resolves links; `None` when it cannot be.
 pub fn resolve(path: &str, base: &str) -> Option<String> {

@@ -313,7 +313,6 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     let with_key: Rc<BTreeSet<String>> = Rc::new(state.keys.keys().cloned().collect());
     let blocked = state.blocker().map(|(zh, en)| lang.pick(zh, en));
     let share = Rc::new(share_spec(state, lang));
-    // The finished run's report, read once from its report.json.
     // What Start would send, beside it: recomputed when the task, the data,
     // the models or the settings change (prompts are rendered once per change).
     let estimate = use_memo(
@@ -349,6 +348,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
             });
         })
     };
+    // The finished run's report, read once from its report.json.
     let usage_report = use_memo(state.artifacts.clone(), |a| {
         a.as_ref()
             .and_then(|a| a.file("report.json"))
