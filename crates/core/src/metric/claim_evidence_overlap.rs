@@ -47,7 +47,6 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: claim_evidence_overlap\npred_field: claims\nlabel_field: gt_evidence\n",
-    build: Some(build),
 };
 
 /// A built `claim_evidence_overlap`.
@@ -61,7 +60,7 @@ pub struct ClaimEvidenceOverlap {
     pub evidence_key: String,
 }
 
-fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+pub(super) fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let pred = raw.required_string("pred_field")?;
     let evidence_key = raw.string("evidence_key")?.unwrap_or("evidence");
     if evidence_key.is_empty() {

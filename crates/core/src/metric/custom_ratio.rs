@@ -41,7 +41,6 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: custom_ratio\nnumerator_field: keywords\ndenominator_field: gt_keywords\n",
-    build: Some(build),
 };
 
 /// Where one side of the ratio is read.
@@ -62,7 +61,7 @@ pub struct CustomRatio {
     pub denominator: Source,
 }
 
-fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+pub(super) fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let source = |key: &str| -> Result<Source, KeyError> {
         let name = raw.required_string(key)?;
         Ok(match schema.get(name) {

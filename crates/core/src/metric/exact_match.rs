@@ -37,7 +37,6 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: exact_match\npred_field: sentiment\nlabel_field: gt_sentiment\n",
-    build: Some(build),
 };
 
 /// A built `exact_match`.
@@ -49,7 +48,7 @@ pub struct ExactMatch {
     pub label_field: String,
 }
 
-fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+pub(super) fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let pred = raw.required_string("pred_field")?;
     Ok(Arc::new(ExactMatch {
         pred_field: schema_field(schema, "pred_field", pred, &[])?,

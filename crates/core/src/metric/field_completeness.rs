@@ -28,7 +28,6 @@ pub const TYPE: MetricType = MetricType {
         description: "The parse_schema fields to check (default: every field).",
     }],
     example: "type: field_completeness\nfields: [sentiment, impact_score, keywords]\n",
-    build: Some(build),
 };
 
 /// A built `field_completeness`.
@@ -38,7 +37,7 @@ pub struct FieldCompleteness {
     pub fields: Vec<String>,
 }
 
-fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+pub(super) fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let fields: Vec<String> = match raw.strings("fields")? {
         Some(list) => list
             .iter()

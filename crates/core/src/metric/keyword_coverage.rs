@@ -40,7 +40,6 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: keyword_coverage\nlabel_field: metadata.keywords\n",
-    build: Some(build),
 };
 
 /// A built `keyword_coverage`.
@@ -52,7 +51,7 @@ pub struct KeywordCoverage {
     pub label_field: String,
 }
 
-fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+pub(super) fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let pred = raw.string("pred_field")?.unwrap_or(RAW_ANSWER);
     Ok(Arc::new(KeywordCoverage {
         pred_field: schema_field(schema, "pred_field", pred, &[])?,

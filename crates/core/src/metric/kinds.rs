@@ -21,7 +21,6 @@ const fn fixed(
         needs,
         keys: &[],
         example: "",
-        build: None,
     }
 }
 

@@ -43,7 +43,6 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: list_overlap\npred_field: keywords\nlabel_field: gt_keywords\n",
-    build: Some(build),
 };
 
 /// A built `list_overlap`.
@@ -55,7 +54,7 @@ pub struct ListOverlap {
     pub label_field: String,
 }
 
-fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+pub(super) fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let pred = raw.required_string("pred_field")?;
     Ok(Arc::new(ListOverlap {
         pred_field: schema_field(schema, "pred_field", pred, &["list", "list_raw", "str"])?,

@@ -93,7 +93,6 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: llm_judge\nname: judged_correct\njudge: correctness\nlanguage: en\nreference_field: gt_summary\npred_field: summary\n",
-    build: Some(build),
 };
 
 /// Which prompt a metric uses.
@@ -158,7 +157,7 @@ fn whole(
     }
 }
 
-fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+pub(super) fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let judge = raw.string("judge")?.unwrap_or("correctness");
     let language = match raw.string("language")? {
         None => None,

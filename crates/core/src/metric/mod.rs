@@ -231,8 +231,6 @@ pub struct MetricType {
     /// A `metrics` entry of a task type, as YAML (block style, no leading
     /// dash); empty for the other kinds.
     pub example: &'static str,
-    /// A task type's constructor; None for metrics a task cannot name.
-    pub build: Option<BuildFn>,
 }
 
 impl MetricType {
@@ -306,6 +304,41 @@ pub const RAG_CITATION_DESCRIPTION: (&str, &str) = (
     rag_citation::TYPE.description_zh,
 );
 
+/// The task metric types' constructors, by type name: the one place that
+/// names every constructor. Kept apart from [`REGISTRY`], which only describes,
+/// so a caller that lists the types (the page's metric panels) does not link
+/// them, and through `llm_judge` the judge prompts' YAML and Jinja.
+const CONSTRUCTORS: &[(&str, BuildFn)] = &[
+    (field_completeness::TYPE.name, field_completeness::build),
+    (reference_rouge::TYPE.name, reference_rouge::build),
+    (custom_ratio::TYPE.name, custom_ratio::build),
+    (exact_match::TYPE.name, exact_match::build),
+    (numeric_error::TYPE.name, numeric_error::build),
+    (list_overlap::TYPE.name, list_overlap::build),
+    (
+        reasoning_consistency::TYPE.name,
+        reasoning_consistency::build,
+    ),
+    (
+        claim_evidence_overlap::TYPE.name,
+        claim_evidence_overlap::build,
+    ),
+    (keyword_coverage::TYPE.name, keyword_coverage::build),
+    (rag_accuracy::TYPE.name, rag_accuracy::build),
+    (rag_citation::TYPE.name, rag_citation::build),
+    (token_f1::TYPE.name, token_f1::build),
+    (llm_judge::TYPE.name, llm_judge::build),
+];
+
+/// The constructor of a task metric type; None for a metric a task cannot
+/// name (a retrieval or dialog metric) or an unknown name.
+fn constructor(name: &str) -> Option<BuildFn> {
+    CONSTRUCTORS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, build)| *build)
+}
+
 /// The registry line of a type name.
 pub fn metric_type(name: &str) -> Option<&'static MetricType> {
     REGISTRY.iter().find(|t| t.name == name)
@@ -327,7 +360,7 @@ pub fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyErr
             ),
         )
     })?;
-    let Some(build) = t.build else {
+    let Some(build) = constructor(t.name) else {
         return Err(KeyError::new(
             "type",
             format!(
@@ -503,7 +536,8 @@ mod tests {
             .all(|t| !t.needs.is_empty() && !t.description_zh.is_empty()));
         assert!(REGISTRY
             .iter()
-            .all(|t| t.build.is_some() == (t.kind == MetricKind::Task)));
+            .all(|t| constructor(t.name).is_some() == (t.kind == MetricKind::Task)));
+        assert_eq!(CONSTRUCTORS.len(), of_kind(MetricKind::Task).count());
         let s = schema("[{field: a, type: str}]");
         let e = build_error("{type: hit_at_k}", &s);
         assert_eq!(e.key, "type");

@@ -41,7 +41,6 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: numeric_error\npred_field: impact_score\nlabel_field: gt_impact_score\ntolerance: 1\n",
-    build: Some(build),
 };
 
 /// A built `numeric_error`.
@@ -55,7 +54,7 @@ pub struct NumericError {
     pub tolerance: f64,
 }
 
-fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+pub(super) fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let pred = raw.required_string("pred_field")?;
     let tolerance = raw.number("tolerance")?.unwrap_or(0.0);
     if !(tolerance.is_finite() && tolerance >= 0.0) {

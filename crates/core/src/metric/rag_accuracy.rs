@@ -47,7 +47,6 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: rag_accuracy\nlabel_field: gold\nmatch_mode: fuzzy\nfuzzy_threshold: 0.6\n",
-    build: Some(build),
 };
 
 /// A built `rag_accuracy`.
@@ -61,7 +60,7 @@ pub struct RagAccuracy {
     pub config: ScoringConfig,
 }
 
-fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+pub(super) fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let pred = raw.string("pred_field")?.unwrap_or(RAW_ANSWER);
     let mut config = ScoringConfig::default();
     if let Some(mode) = raw.string("match_mode")? {

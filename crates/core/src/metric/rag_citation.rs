@@ -37,7 +37,6 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: rag_citation\nlabel_field: doc_hint\n",
-    build: Some(build),
 };
 
 /// A built `rag_citation`.
@@ -49,7 +48,7 @@ pub struct RagCitation {
     pub label_field: String,
 }
 
-fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+pub(super) fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let pred = raw.string("pred_field")?.unwrap_or(RAW_ANSWER);
     Ok(Arc::new(RagCitation {
         pred_field: schema_field(schema, "pred_field", pred, &[])?,

@@ -50,7 +50,6 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: reasoning_consistency\nanswer_field: final_answer\nsteps_field: steps\n",
-    build: Some(build),
 };
 
 /// A built `reasoning_consistency`.
@@ -64,7 +63,7 @@ pub struct ReasoningConsistency {
     pub conclusion_field: Option<String>,
 }
 
-fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+pub(super) fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let answer = raw.string("answer_field")?.unwrap_or("final_answer");
     let optional = |key: &str, default: &str| -> Result<Option<String>, KeyError> {
         match raw.string(key)? {

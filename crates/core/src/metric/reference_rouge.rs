@@ -56,7 +56,6 @@ pub const TYPE: MetricType = MetricType {
     ],
     example:
         "type: reference_rouge\npred_field: summary\nlabel_field: gt_summary\nrouge_type: rougeL\n",
-    build: Some(build),
 };
 
 /// The ROUGE types, as rouge-score names them.
@@ -73,7 +72,7 @@ pub struct ReferenceRouge {
     pub rouge_type: &'static str,
 }
 
-fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+pub(super) fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let pred = raw.required_string("pred_field")?;
     let wanted = raw.string("rouge_type")?.unwrap_or("rougeL");
     let rouge_type = ROUGE_TYPES

@@ -60,7 +60,6 @@ pub const TYPE: MetricType = MetricType {
         },
     ],
     example: "type: token_f1\npred_field: final_answer\nlabel_field: gt_answers\n",
-    build: Some(build),
 };
 
 /// A built `token_f1`.
@@ -72,7 +71,7 @@ pub struct TokenF1 {
     pub label_field: String,
 }
 
-fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
+pub(super) fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let pred = raw.string("pred_field")?.unwrap_or(RAW_ANSWER);
     Ok(Arc::new(TokenF1 {
         pred_field: schema_field(schema, "pred_field", pred, &[])?,
