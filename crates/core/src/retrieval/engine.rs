@@ -6,11 +6,19 @@
 //!
 //! The endpoint is given by its URL, a JSON request body template and the path
 //! of the ranked source list in its answer ([`crate::json_path`]). The body
-//! template is rendered with the task template engine (minijinja) over the
-//! case's `case_id`, `query`, `bucket` and the run's `k`; string values need
-//! `|tojson` (`{"query": {{ query|tojson }}, "top_k": {{ k }}}`, the default),
-//! and the rendered text must be JSON. The expected sources are never given
-//! to the template: the system under test must not see the answer key.
+//! template is JSON text with `{{ field }}` and `{{ field|tojson }}`
+//! placeholders over the case's `case_id`, `query`, `bucket` and the run's
+//! `k`, rendered without the Jinja engine ([`PromptTemplate::plain`]: the
+//! same text Jinja would render; anything more, `{% if %}` or another filter,
+//! is refused when the endpoint is set up). String values need `|tojson`
+//! (`{"query": {{ query|tojson }}, "top_k": {{ k }}}`, the default), and the
+//! rendered text must be JSON. The expected sources are never given to the
+//! template: the system under test must not see the answer key.
+//!
+//! Decision (issue 20): the body used to go through the whole Jinja engine.
+//! A request body is JSON with values put in, and the plain engine does that
+//! byte for byte as Jinja did, so the page's retrieval mode no longer loads
+//! minijinja (about 45 KB of its gzipped first load).
 //!
 //! A case whose body cannot be rendered is failed without a call
 //! (`ErrorKind::Prompt`); an answer that is not JSON, or whose path finds no
@@ -60,7 +68,7 @@ impl RetrievalEndpoint {
         body_template: &str,
         list_path: &str,
     ) -> Result<RetrievalEndpoint, String> {
-        let body = PromptTemplate::new(RawTemplate {
+        let body = PromptTemplate::plain(RawTemplate {
             name: "retrieval_body".into(),
             version: "v1".into(),
             system: None,
@@ -398,6 +406,29 @@ mod tests {
             .expect("compiles");
         let why = loose.body(&case(), 4).expect_err("a quote breaks the JSON");
         assert!(why.contains("tojson"), "{why}");
+    }
+
+    /// The body is rendered by the plain engine: a placeholder, `|tojson`
+    /// and nothing else, and what more it is asked is refused up front.
+    #[test]
+    fn a_body_that_needs_more_than_placeholders_is_refused_up_front() {
+        for (body, why) in [
+            (
+                r#"{"q": {{ query|upper }}}"#,
+                "`|upper` needs the Jinja engine",
+            ),
+            (
+                r#"{% if bucket %}{"q": 1}{% endif %}"#,
+                "`{%` needs the Jinja engine",
+            ),
+            (r#"{"k": {{ k + 1 }}}"#, "not a plain field name"),
+        ] {
+            let e = RetrievalEndpoint::new("u", "http", body, DEFAULT_PATH).expect_err("refused");
+            assert!(
+                e.starts_with("request body template") && e.contains(why),
+                "{e}"
+            );
+        }
     }
 
     #[test]

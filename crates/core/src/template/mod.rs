@@ -29,10 +29,11 @@
 //!   and `{% if x %}` work on missing fields (minijinja's semi-strict mode);
 //! - a single trailing newline is dropped, as Jinja does by default.
 //!
-//! A template of literal text and `{{ field }}` placeholders only can also be
-//! made with [`PromptTemplate::plain`], which renders the same text without
-//! the Jinja engine: the built-in `rag_qa` is one, so the page's RAG check
-//! links no minijinja (the engine is a trait object, linked only where a
+//! A template of literal text and `{{ field }}` or `{{ field|tojson }}`
+//! placeholders only can also be made with [`PromptTemplate::plain`], which
+//! renders the same text without the Jinja engine: the built-in `rag_qa` and
+//! a retrieval request body are such, so the page's RAG check and retrieval
+//! mode link no minijinja (the engine is a trait object, linked only where a
 //! Jinja template is made).
 
 pub mod error;
@@ -178,13 +179,17 @@ impl PromptTemplate {
         })
     }
 
-    /// A template whose texts are literal text and `{{ field }}` placeholders
-    /// only (the built-in `rag_qa`), rendered without the Jinja engine: a
+    /// A template whose texts are literal text and `{{ field }}` or
+    /// `{{ field|tojson }}` placeholders only (the built-in `rag_qa`, a
+    /// retrieval request body), rendered without the Jinja engine: a
     /// placeholder prints a text field as it is and a number or boolean as
-    /// Jinja prints it, a missing field is the same
-    /// [`TemplateError::MissingField`], and a single trailing newline is
-    /// dropped, so it renders exactly what [`PromptTemplate::new`] renders.
-    /// Any other Jinja syntax (`{%`, `{#`, filters, expressions) is refused.
+    /// Jinja prints it, `|tojson` prints any value as the Jinja filter does
+    /// (compact JSON, object keys sorted, non-ASCII kept), a missing field is
+    /// the same [`TemplateError::MissingField`] (`null` with `|tojson`, as the
+    /// filter prints an undefined value), and a single trailing newline
+    /// is dropped, so it renders exactly what [`PromptTemplate::new`] renders.
+    /// Any other Jinja syntax (`{%`, `{#`, other filters, expressions) is
+    /// refused.
     pub fn plain(raw: RawTemplate) -> Result<PromptTemplate, TemplateError> {
         let mut parts = Vec::new();
         for (part, text) in PARTS
@@ -371,11 +376,12 @@ impl Engine for Jinja {
     }
 }
 
-/// A piece of a plain template: text as written, or a field to print.
+/// A piece of a plain template: text as written, or a field to print (as
+/// JSON when `json`: `{{ field|tojson }}`).
 #[derive(Clone, Debug, PartialEq)]
 enum Segment {
     Text(String),
-    Field(String),
+    Field { name: String, json: bool },
 }
 
 /// A plain template's parts ([`PromptTemplate::plain`]).
@@ -383,14 +389,15 @@ struct Plain {
     parts: Vec<(&'static str, Vec<Segment>)>,
 }
 
-/// `text` as literal text and `{{ name }}` placeholders, its single trailing
-/// newline dropped (as Jinja does); `(line, message)` where it is not that.
+/// `text` as literal text and `{{ name }}` or `{{ name|tojson }}`
+/// placeholders, its single trailing newline dropped (as Jinja does);
+/// `(line, message)` where it is not that.
 fn plain_segments(text: &str) -> Result<Vec<Segment>, (usize, String)> {
     let text = text.strip_suffix('\n').unwrap_or(text);
     let line_of = |at: usize| text[..at].matches('\n').count() + 1;
     for tag in ["{%", "{#"] {
         if let Some(at) = text.find(tag) {
-            return Err((line_of(at), format!("`{tag}` needs the Jinja engine; a plain template has text and {{{{ field }}}} only")));
+            return Err((line_of(at), format!("`{tag}` needs the Jinja engine; a plain template has text, {{{{ field }}}} and {{{{ field|tojson }}}} only")));
         }
     }
     let mut out = Vec::new();
@@ -403,7 +410,17 @@ fn plain_segments(text: &str) -> Result<Vec<Segment>, (usize, String)> {
         let Some(close) = rest[open..].find("}}") else {
             return Err((line_of(at + open), "`{{` is not closed".to_string()));
         };
-        let name = rest[open + 2..open + close].trim();
+        let inside = &rest[open + 2..open + close];
+        let (name, filter) = match inside.split_once('|') {
+            Some((name, filter)) => (name.trim(), Some(filter.trim())),
+            None => (inside.trim(), None),
+        };
+        if let Some(filter) = filter.filter(|f| *f != "tojson") {
+            return Err((
+                line_of(at + open),
+                format!("`|{filter}` needs the Jinja engine; a plain template's only filter is `|tojson`"),
+            ));
+        }
         let ident = name
             .chars()
             .next()
@@ -415,7 +432,10 @@ fn plain_segments(text: &str) -> Result<Vec<Segment>, (usize, String)> {
                 format!("`{{{{ {name} }}}}` is not a plain field name"),
             ));
         }
-        out.push(Segment::Field(name.to_string()));
+        out.push(Segment::Field {
+            name: name.to_string(),
+            json: filter.is_some(),
+        });
         at += open + close + 2;
         rest = &rest[open + close + 2..];
     }
@@ -431,7 +451,7 @@ impl Engine for Plain {
             .iter()
             .flat_map(|(_, s)| s)
             .filter_map(|s| match s {
-                Segment::Field(f) => Some(f.clone()),
+                Segment::Field { name, .. } => Some(name.clone()),
                 Segment::Text(_) => None,
             })
             .collect()
@@ -449,7 +469,12 @@ impl Engine for Plain {
             for s in segments {
                 match s {
                     Segment::Text(t) => text.push_str(t),
-                    Segment::Field(f) => match ctx.get(f) {
+                    Segment::Field { name: f, json } => match ctx.get(f) {
+                        // Object keys are sorted (serde_json's map is ordered),
+                        // as the Jinja filter prints them.
+                        Some(v) if *json => text.push_str(&v.to_string()),
+                        // Jinja's filter gets the undefined value: `null`.
+                        None if *json => text.push_str("null"),
                         Some(Value::String(v)) => text.push_str(v),
                         // Jinja's spelling (minijinja prints Python's).
                         Some(Value::Bool(b)) => text.push_str(if *b { "True" } else { "False" }),
@@ -675,7 +700,8 @@ mod tests {
     #[test]
     fn plain_templates_render_as_jinja_does() {
         let s = sample(
-            json!({"q": "What is {{ x }}?", "n": 3, "f": 1.5, "g": 2.0, "b": true, "list": [1]}),
+            json!({"q": "What is {{ x }}? \"准确\"\n\u{1}", "n": 3, "f": 1.5, "g": 2.0, "b": true, "list": [1],
+                "m": {"z": [null, -0.25], "a": {"é": "x"}}, "z": null, "e": 1e21, "big": 18446744073709551615u64, "tiny": 1.5e-7}),
         );
         for (system, user) in [
             (None, "{{ q }}"),
@@ -685,6 +711,10 @@ mod tests {
             ),
             (Some(""), "{{ sample_id }}: {{ q }}"),
             (None, "no fields at all"),
+            (
+                Some("{{q|tojson}}"),
+                r#"{"query": {{ q | tojson }}, "k": {{ n|tojson }}, "all": [{{ list|tojson }}, {{ m|tojson }}, {{ b|tojson }}, {{ f|tojson }}, {{ g|tojson }}, {{ z|tojson }}, {{ e|tojson }}, {{ big|tojson }}, {{ tiny|tojson }}]}"#,
+            ),
         ] {
             let raw = RawTemplate {
                 name: "t".into(),
@@ -714,7 +744,16 @@ mod tests {
                 .expect("jinja")
                 .render(&s, &[])
         );
+        let missing = PromptTemplate::plain(raw("{{ nope|tojson }}")).expect("plain");
+        assert_eq!(
+            missing.render(&s, &[]),
+            PromptTemplate::new(raw("{{ nope|tojson }}"))
+                .expect("jinja")
+                .render(&s, &[])
+        );
         for bad in [
+            "{{ q|tojson|upper }}",
+            "{{ q|tojson(indent=2) }}",
             "{% if q %}x{% endif %}",
             "{# c #}",
             "{{ q | upper }}",
