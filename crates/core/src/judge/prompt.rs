@@ -123,82 +123,102 @@ pub struct JudgePrompt {
     template: PromptTemplate,
 }
 
-/// The built-in prompts' files: (id, language, text).
+/// The built-in prompts' files (`judges/*.yaml`, turned into JSON by
+/// build.rs so reading them needs no YAML parser): (id, language, JSON).
 const BUILTIN: [(&str, Lang, &str); 6] = [
     (
         "correctness",
         Lang::En,
-        include_str!("../../judges/correctness.en.yaml"),
+        include_str!(concat!(env!("OUT_DIR"), "/judges/correctness.en.json")),
     ),
     (
         "correctness",
         Lang::Zh,
-        include_str!("../../judges/correctness.zh.yaml"),
+        include_str!(concat!(env!("OUT_DIR"), "/judges/correctness.zh.json")),
     ),
     (
         "rubric",
         Lang::En,
-        include_str!("../../judges/rubric.en.yaml"),
+        include_str!(concat!(env!("OUT_DIR"), "/judges/rubric.en.json")),
     ),
     (
         "rubric",
         Lang::Zh,
-        include_str!("../../judges/rubric.zh.yaml"),
+        include_str!(concat!(env!("OUT_DIR"), "/judges/rubric.zh.json")),
     ),
     (
         "pairwise",
         Lang::En,
-        include_str!("../../judges/pairwise.en.yaml"),
+        include_str!(concat!(env!("OUT_DIR"), "/judges/pairwise.en.json")),
     ),
     (
         "pairwise",
         Lang::Zh,
-        include_str!("../../judges/pairwise.zh.yaml"),
+        include_str!(concat!(env!("OUT_DIR"), "/judges/pairwise.zh.json")),
     ),
 ];
 
 /// The built-in dialog judge prompts (spec 001's judged metrics, see
-/// `dialog::judge`): (id, language, text). Not for `llm_judge` metrics.
+/// `dialog::judge`): (id, language, JSON as for [`BUILTIN`]). Not for
+/// `llm_judge` metrics.
 const DIALOG: [(&str, Lang, &str); 8] = [
     (
         "dialog_risk_tags",
         Lang::Zh,
-        include_str!("../../judges/dialog_risk_tags.zh.yaml"),
+        include_str!(concat!(env!("OUT_DIR"), "/judges/dialog_risk_tags.zh.json")),
     ),
     (
         "dialog_risk_tags",
         Lang::En,
-        include_str!("../../judges/dialog_risk_tags.en.yaml"),
+        include_str!(concat!(env!("OUT_DIR"), "/judges/dialog_risk_tags.en.json")),
     ),
     (
         "dialog_compliance",
         Lang::Zh,
-        include_str!("../../judges/dialog_compliance.zh.yaml"),
+        include_str!(concat!(
+            env!("OUT_DIR"),
+            "/judges/dialog_compliance.zh.json"
+        )),
     ),
     (
         "dialog_compliance",
         Lang::En,
-        include_str!("../../judges/dialog_compliance.en.yaml"),
+        include_str!(concat!(
+            env!("OUT_DIR"),
+            "/judges/dialog_compliance.en.json"
+        )),
     ),
     (
         "dialog_rubric_items",
         Lang::Zh,
-        include_str!("../../judges/dialog_rubric_items.zh.yaml"),
+        include_str!(concat!(
+            env!("OUT_DIR"),
+            "/judges/dialog_rubric_items.zh.json"
+        )),
     ),
     (
         "dialog_rubric_items",
         Lang::En,
-        include_str!("../../judges/dialog_rubric_items.en.yaml"),
+        include_str!(concat!(
+            env!("OUT_DIR"),
+            "/judges/dialog_rubric_items.en.json"
+        )),
     ),
     (
         "dialog_explain_score",
         Lang::Zh,
-        include_str!("../../judges/dialog_explain_score.zh.yaml"),
+        include_str!(concat!(
+            env!("OUT_DIR"),
+            "/judges/dialog_explain_score.zh.json"
+        )),
     ),
     (
         "dialog_explain_score",
         Lang::En,
-        include_str!("../../judges/dialog_explain_score.en.yaml"),
+        include_str!(concat!(
+            env!("OUT_DIR"),
+            "/judges/dialog_explain_score.en.json"
+        )),
     ),
 ];
 
@@ -213,10 +233,14 @@ pub const DIALOG_IDS: [&str; 4] = [
 
 /// A built-in dialog judge prompt by id and language.
 pub fn dialog_builtin(id: &str, language: Lang) -> Option<JudgePrompt> {
-    let (_, _, text) = DIALOG.iter().find(|(i, l, _)| *i == id && *l == language)?;
-    let mut p = JudgePrompt::parse(&format!("judges/{id}.{}.yaml", code(language)), text).ok()?;
-    p.source = "builtin".into();
-    Some(p)
+    let (_, _, json) = DIALOG.iter().find(|(i, l, _)| *i == id && *l == language)?;
+    from_builtin(json)
+}
+
+/// A built-in prompt from its JSON (checked against its YAML by the tests).
+fn from_builtin(json: &str) -> Option<JudgePrompt> {
+    let raw: RawJudgePrompt = serde_json::from_str(json).ok()?;
+    JudgePrompt::from_raw(raw, "builtin").ok()
 }
 
 /// What a prompt may need from its metric.
@@ -227,12 +251,10 @@ pub const BUILTIN_IDS: [&str; 3] = ["correctness", "rubric", "pairwise"];
 
 /// A built-in prompt by id and language.
 pub fn builtin(id: &str, language: Lang) -> Option<JudgePrompt> {
-    let (_, _, text) = BUILTIN
+    let (_, _, json) = BUILTIN
         .iter()
         .find(|(i, l, _)| *i == id && *l == language)?;
-    let mut p = JudgePrompt::parse(&format!("judges/{id}.{}.yaml", code(language)), text).ok()?;
-    p.source = "builtin".into();
-    Some(p)
+    from_builtin(json)
 }
 
 /// `zh` or `en`.
@@ -591,6 +613,32 @@ fn check_scale(s: &RawScale, mode: Mode) -> Result<CheckedScale, TaskError> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Each built-in prompt read from build.rs's JSON is the prompt its
+    /// YAML file gives through [`JudgePrompt::parse`].
+    #[test]
+    fn every_builtin_is_its_yaml_file() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/judges");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).expect("judges/") {
+            let path = entry.expect("entry").path();
+            let name = path.file_name().and_then(|n| n.to_str()).expect("name");
+            let Some((id, lang)) = name.strip_suffix(".yaml").and_then(|s| s.rsplit_once('.'))
+            else {
+                continue;
+            };
+            let lang = Lang::parse(lang).expect("zh or en");
+            let yaml = std::fs::read_to_string(&path).expect("read");
+            let mut parsed = JudgePrompt::parse(name, &yaml).expect("parses");
+            parsed.source = "builtin".into();
+            let built = builtin(id, lang)
+                .or_else(|| dialog_builtin(id, lang))
+                .unwrap_or_else(|| panic!("{name} is not built in"));
+            assert_eq!(built, parsed, "{name}");
+            seen += 1;
+        }
+        assert_eq!(seen, BUILTIN.len() + DIALOG.len());
+    }
 
     #[test]
     fn every_builtin_parses_in_both_languages() {
