@@ -2,8 +2,10 @@
 # Prints the raw, gzipped (gzip -9) and brotli (quality 11, node's zlib) size of
 # the release bundles in dist/: every file, then per mode what its first load
 # downloads (index.html + www/init.js + css + the mode's wasm-bindgen js and
-# wasm: each mode is its own bundle, see www/init.js), and what opening each
-# other mode adds afterwards (that mode's js and wasm, fetched once).
+# wasm, and the split loader its js imports: each mode is its own bundle, see
+# www/init.js), what opening each other mode adds afterwards (the same, fetched
+# once), and each bundle's split modules (`<bundle>.split_<point>.wasm`, fetched
+# when their point is first called: the zip of a finished run).
 # Build first: `trunk build --release --offline` (scripts/serve.sh and scripts/test.sh do).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,6 +29,7 @@ sizes() { # bundle prefix, with the shell's files too (1) or not (0): "raw gz br
   local raw=0 gz=0 br=0 n
   for n in "${!RAW[@]}"; do
     case "$n" in
+      "$1"-*.split_*.wasm) continue ;;
       "$1"-*) ;;
       init.js|style-*.css|index.html) [ "$2" = 1 ] || continue ;;
       *) continue ;;
@@ -48,4 +51,9 @@ echo "opening a mode afterwards adds (its js and wasm, once per page load; the s
 for m in "${MODES[@]}"; do
   read -r raw gz br <<<"$(sizes "${m#*:}" 0)"
   printf '  %-10s %8s KB raw %8s KB gzip %8s KB brotli\n' "${m%%:*}" "$(kb "$raw")" "$(kb "$gz")" "$(kb "$br")"
+done
+echo
+echo "fetched later, when a split point is first called (not in any first load):"
+for n in $(printf '%s\n' "${!RAW[@]}" | grep '\.split_.*\.wasm$' | sort); do
+  printf '  %-44s %8s KB raw %8s KB gzip %8s KB brotli\n' "$n" "$(kb "${RAW[$n]}")" "$(kb "${GZ[$n]}")" "$(kb "${BR[$n]}")"
 done

@@ -1,46 +1,94 @@
 #!/bin/sh
 # Trunk post_build hook (see Trunk.toml), run in Trunk's staging directory:
-#  1. builds the other modes' Wasm bundles (bins `evalpage-task`, `evalpage-retrieval`,
-#     `evalpage-dialog` and the viewer's `evalpage-view`; Trunk built the RAG check's,
-#     `evalpage-web`) the way Trunk builds its bundle (cargo, wasm-bindgen --target web,
-#     and in release wasm-opt -Oz), names their files by a hash of the .wasm, and writes
-#     their names on index.html's loader <script> (data-evalpage-<mode>-js/-wasm), where
-#     www/init.js finds each mode's bundle when the mode is first opened;
-#  2. copies index.html to eval/ (spec 002's /eval address) with its relative paths
+#  1. builds every mode's Wasm bundle: the bins `evalpage-web` (the RAG check),
+#     `evalpage-task`, `evalpage-retrieval`, `evalpage-dialog` and the viewer's
+#     `evalpage-view`, in one cargo call. Each is split at its wasm-split points
+#     (`#[wasm_split(..)]`, wasm_split_helpers; code that only a split point reaches
+#     goes into a module fetched when that point is first called, e.g. the zip of
+#     a finished run): wasm-split-cli cuts the module (cargo links it with
+#     --emit-relocs), wasm-bindgen --target web runs on the main
+#     module (keeping the table and stack exports the split modules import), and in
+#     release wasm-opt -Oz runs on every module. Trunk cannot run a step between
+#     cargo and wasm-bindgen, so what it builds from index.html's rust link (which
+#     only keeps it from building the crate on its own) is removed here;
+#  2. names each bundle's files by a hash of its modules
+#     (`<bin>-<hash>.js`, `<bin>-<hash>_bg.wasm`, `<bin>-<hash>.split.js` and
+#     `<bin>-<hash>.split_<point>.wasm`) and writes the js and wasm names on
+#     index.html's loader <script> (data-evalpage-js / -wasm for the RAG check,
+#     data-evalpage-<mode>-js / -wasm for the others), where www/init.js finds each
+#     mode's bundle when the mode is first opened;
+#  3. copies index.html to eval/ (spec 002's /eval address) with its relative paths
 #     ("./x") made to reach one level up ("../x"), so eval/ works under any prefix too.
 set -eu
 : "${TRUNK_STAGING_DIR:?run by trunk as a post_build hook}"
 ROOT="${TRUNK_SOURCE_DIR:-$(pwd)}"
 cd "$ROOT"
 PROFILE="${TRUNK_PROFILE:-debug}"
-MODES="task retrieval dialog view"
 TARGET_DIR="$(cargo metadata --format-version 1 --no-deps --offline | sed 's/.*"target_directory":"\([^"]*\)".*/\1/')"
-BINS=""
-for m in $MODES; do BINS="$BINS --bin evalpage-$m"; done
-if [ "$PROFILE" = release ]; then
-  # shellcheck disable=SC2086
-  cargo build --offline --release --target wasm32-unknown-unknown $BINS
-else
-  # shellcheck disable=SC2086
-  cargo build --offline --target wasm32-unknown-unknown $BINS
-fi
+# One cargo call per bin, so that only the bins with split points are linked with
+# relocations kept (which wasm-split-cli needs; -C link-args reaches only the final
+# link): the task mode and the viewer have none (src/bin/task.rs says why), and go
+# straight to wasm-bindgen.
+SPLIT="rag retrieval dialog"
+bin_of() { if [ "$1" = rag ]; then echo evalpage-web; else echo "evalpage-$1"; fi; }
+for m in rag task retrieval dialog view; do
+  set -- --offline --target wasm32-unknown-unknown --bin "$(bin_of "$m")"
+  [ "$PROFILE" = release ] && set -- "$@" --release
+  case " $SPLIT " in
+    *" $m "*) cargo rustc "$@" -- -C link-args=--emit-relocs ;;
+    *) cargo rustc "$@" ;;
+  esac
+done
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
-for m in $MODES; do
-  name="evalpage-$m"
-  wasm-bindgen --target web --no-typescript --out-dir "$OUT" --out-name "$name" \
-    "$TARGET_DIR/wasm32-unknown-unknown/$PROFILE/$name.wasm"
-  if [ "$PROFILE" = release ]; then
-    wasm-opt -Oz --output "$OUT/opt.wasm" "$OUT/${name}_bg.wasm"
-    mv "$OUT/opt.wasm" "$OUT/${name}_bg.wasm"
+# What Trunk made of index.html's one rust link is not used.
+rm -f "$TRUNK_STAGING_DIR"/evalpage-view-*.js "$TRUNK_STAGING_DIR"/evalpage-view-*_bg.wasm
+for m in rag task retrieval dialog view; do
+  name="$(bin_of "$m")"
+  if [ "$m" = rag ]; then attr=evalpage; else attr="evalpage-$m"; fi
+  rm -rf "$OUT/split" "$OUT/bg"
+  mkdir -p "$OUT/split"
+  case " $SPLIT " in
+    *" $m "*)
+      wasm-split-cli --target web --out-name "$name" \
+        "$TARGET_DIR/wasm32-unknown-unknown/$PROFILE/$name.wasm" "$OUT/split" >/dev/null
+      wasm-bindgen --target web --no-typescript --keep-lld-exports --out-dir "$OUT/bg" --out-name "$name" \
+        "$OUT/split/$name.wasm" ;;
+    *)
+      wasm-bindgen --target web --no-typescript --out-dir "$OUT/bg" --out-name "$name" \
+        "$TARGET_DIR/wasm32-unknown-unknown/$PROFILE/$name.wasm" ;;
+  esac
+  mv "$OUT/bg/${name}_bg.wasm" "$OUT/split/main.wasm"
+  for f in "$OUT"/split/*.wasm; do
+    [ "$PROFILE" = release ] || continue
+    # The split modules declare no features; these are the ones rustc's
+    # wasm32 target emits (the main module's come from its target_features section).
+    wasm-opt -Oz --quiet --enable-reference-types --enable-bulk-memory --enable-nontrapping-float-to-int \
+      --enable-sign-ext --enable-multivalue --enable-mutable-globals --output "$OUT/opt.wasm" "$f"
+    mv "$OUT/opt.wasm" "$f"
+  done
+  rm -f "$OUT/split/$name.wasm"
+  HASH="$(cat "$OUT/split/main.wasm" "$OUT"/split/split_*.wasm 2>/dev/null | sha256sum | cut -c1-16)"
+  base="$name-$HASH"
+  cp "$OUT/split/main.wasm" "$TRUNK_STAGING_DIR/${base}_bg.wasm"
+  set -- "$OUT"/split/split_*.wasm
+  if [ -e "$1" ]; then
+    # The split loader imports the glue and fetches its modules by the names
+    # wasm-split-cli gave them; give them the bundle's hashed names.
+    sed "s#\"\./$name\.js\"#\"./$base.js\"#; s#\"\./split_\([a-z0-9_]*\)\.wasm\"#\"./$base.split_\1.wasm\"#g" \
+      "$OUT/split/__wasm_split.js" > "$TRUNK_STAGING_DIR/$base.split.js"
+    for f in "$OUT"/split/split_*.wasm; do
+      cp "$f" "$TRUNK_STAGING_DIR/$base.$(basename "$f")"
+    done
+    # (only the import statement: the imports object keeps the name the module imports by)
+    sed "s#from \"\./__wasm_split\.js\"#from \"./$base.split.js\"#" "$OUT/bg/$name.js" > "$TRUNK_STAGING_DIR/$base.js"
+  else
+    cp "$OUT/bg/$name.js" "$TRUNK_STAGING_DIR/$base.js"
   fi
-  HASH="$(sha256sum "$OUT/${name}_bg.wasm" | cut -c1-16)"
-  cp "$OUT/$name.js" "$TRUNK_STAGING_DIR/$name-$HASH.js"
-  cp "$OUT/${name}_bg.wasm" "$TRUNK_STAGING_DIR/$name-${HASH}_bg.wasm"
-  sed -i "s#data-evalpage-js=#data-evalpage-$m-js=\"./$name-$HASH.js\" data-evalpage-$m-wasm=\"./$name-${HASH}_bg.wasm\" data-evalpage-js=#" \
+  sed -i "s#<script type=\"module\" src=\"\./init\.js\"#& data-$attr-js=\"./$base.js\" data-$attr-wasm=\"./${base}_bg.wasm\"#" \
     "$TRUNK_STAGING_DIR/index.html"
-  grep -q "$name-$HASH.js" "$TRUNK_STAGING_DIR/index.html" || {
-    echo "post_build: no loader <script data-evalpage-js> in index.html to name the $m bundle on" >&2
+  grep -q "$base.js" "$TRUNK_STAGING_DIR/index.html" || {
+    echo "post_build: no loader <script type=\"module\" src=\"./init.js\"> in index.html to name the $m bundle on" >&2
     exit 1
   }
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what evalpage needs and is missing, idempotently: the wasm32 target,
 # Trunk 0.21.14, wasm-bindgen-cli 0.2.130 (must equal the wasm-bindgen crate in
-# Cargo.lock), Debian's Chromium + ChromeDriver, and the npm tools (wasm-opt from
+# Cargo.lock), wasm-split-cli 0.2.4 (wasm_split_cli_support, for the split points
+# of scripts/post_build.sh), Debian's Chromium + ChromeDriver, and the npm tools (wasm-opt from
 # binaryen, playwright-core,
 # axe-core for the accessibility test). Source it (`. scripts/setup.sh`) to get PATH set.
 set -euo pipefail
@@ -25,6 +26,10 @@ fi
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen 0.2.130" ]; then
   say "installing wasm-bindgen-cli 0.2.130 (about 2 minutes, once per machine)"
   cargo install wasm-bindgen-cli --version 0.2.130
+fi
+if ! cargo install --list | grep -qx 'wasm_split_cli_support v0.2.4:'; then
+  say "installing wasm-split-cli 0.2.4 (about a minute, once per machine)"
+  cargo install --locked wasm_split_cli_support --version 0.2.4 --features build-binary
 fi
 if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/node_modules/playwright-core" ] \
   || [ ! -f "$ROOT/node_modules/axe-core/axe.min.js" ]; then

@@ -16,9 +16,14 @@ pub mod view_page;
 pub mod viewer;
 
 /// Mounts the root `C` of the bundle of `mode` on the element `www/init.js`
-/// made for it (on `<body>` when there is none).
-pub fn start<C: yew::BaseComponent<Properties = ()>>(mode: state::Mode) {
+/// made for it (on `<body>` when there is none). `zipper` is the bin's split
+/// point for a finished run's zip ([`zip_split_point!`]; none in the viewer).
+pub fn start<C: yew::BaseComponent<Properties = ()>>(
+    mode: state::Mode,
+    zipper: Option<components::zip_button::Zipper>,
+) {
     evalpage_core::use_nfkc(nfkc);
+    components::zip_button::set_zipper(zipper);
     match effects::modes::root(mode) {
         Some(root) => yew::Renderer::<C>::with_root(root).render(),
         None => yew::Renderer::<C>::new().render(),

@@ -1,8 +1,10 @@
-//! Entry point of the RAG check's bundle (`evalpage-web`, built by Trunk): the
+//! Entry point of the RAG check's bundle (`evalpage-web`): the
 //! page's first load when the URL names no other mode.
 
 use evalpage_web::{app::RagRoot, state::Mode};
 
+evalpage_web::zip_split_point!();
+
 fn main() {
-    evalpage_web::start::<RagRoot>(Mode::Rag);
+    evalpage_web::start::<RagRoot>(Mode::Rag, Some(zipper));
 }

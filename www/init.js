@@ -2,12 +2,11 @@
 // runs under the Content-Security-Policy in index.html (script-src 'self', no
 // 'unsafe-inline'), and loads each mode's code when the mode is first opened.
 //
-// Each mode is its own Wasm bundle (one bin per mode, src/bin/): Trunk builds the
-// RAG check's and writes its files on the <script> that loads this file
-// (`pattern_script` in Trunk.toml: data-evalpage-js / data-evalpage-wasm); the
-// post-build hook (scripts/post_build.sh) builds the others and writes theirs
-// beside them (data-evalpage-<mode>-js / -wasm). The first load fetches the
-// URL's mode only. A mode opened later (the Rust side writes `?mode=` and fires
+// Each mode is its own Wasm bundle (one bin per mode, src/main.rs and src/bin/):
+// the post-build hook (scripts/post_build.sh) builds them and writes their files
+// on the <script> that loads this file (data-evalpage-js / data-evalpage-wasm for
+// the RAG check, data-evalpage-<mode>-js / -wasm for the others). The first load
+// fetches the URL's mode only. A mode opened later (the Rust side writes `?mode=` and fires
 // `evalpage-open`, src/effects/modes.rs) is fetched once, mounted on its own
 // element #evalpage-<mode>, and kept: every loaded mode hears `evalpage-show`,
 // shows itself when it is the URL's mode and hides (keeping its state and its
@@ -46,6 +45,8 @@ document.documentElement.dataset.evalpageFirstMode = modeOf();
 
 // mode -> 'loading' | 'ready' | Error
 const state = new Map();
+// Modes whose script itself failed to import.
+const importFailed = new Set();
 let tries = 0;
 // The last mode that ran while shown (where a failed mode's page leads back to).
 let shownBefore = null;
@@ -117,9 +118,21 @@ async function load(mode) {
       root.id = `evalpage-${mode}`;
       document.body.insertBefore(root, line);
     }
-    // A retry imports the script afresh (a failed import may be remembered).
-    const { default: init } = await import(here(js) + (tries ? `?retry=${tries}` : ''));
-    const wasmModule = await init({ module_or_path: here(wasm) });
+    // A retry after a failed import imports the script afresh (a failed import
+    // may be remembered); after a failed .wasm it imports the same script, which
+    // its split loader (<bundle>.split.js) imports too: the two must be one module.
+    // The .wasm is fetched while the script (and the split loader it imports)
+    // loads, not after: one round trip less before the mode can start.
+    const wasmFetch = fetch(here(wasm));
+    wasmFetch.catch(() => {}); // awaited below; a failure is reported there
+    let glue;
+    try {
+      glue = await import(here(js) + (importFailed.has(mode) ? `?retry=${tries}` : ''));
+    } catch (e) {
+      importFailed.add(mode);
+      throw e;
+    }
+    const wasmModule = await glue.default({ module_or_path: wasmFetch });
     state.set(mode, 'ready');
     if (modeOf() === mode) shownBefore = mode;
     dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { mode, wasm: wasmModule } }));

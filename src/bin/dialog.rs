@@ -3,6 +3,8 @@
 
 use evalpage_web::{app::DialogRoot, state::Mode};
 
+evalpage_web::zip_split_point!();
+
 fn main() {
-    evalpage_web::start::<DialogRoot>(Mode::Dialog);
+    evalpage_web::start::<DialogRoot>(Mode::Dialog, Some(zipper));
 }

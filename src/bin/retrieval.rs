@@ -3,6 +3,8 @@
 
 use evalpage_web::{app::RetrievalRoot, state::Mode};
 
+evalpage_web::zip_split_point!();
+
 fn main() {
-    evalpage_web::start::<RetrievalRoot>(Mode::Retrieval);
+    evalpage_web::start::<RetrievalRoot>(Mode::Retrieval, Some(zipper));
 }

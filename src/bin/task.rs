@@ -1,8 +1,10 @@
 //! Entry point of the task mode's bundle (`?mode=task`), loaded by
 //! `www/init.js` when the mode is first opened: renders that mode only.
 
-use evalpage_web::{app::TaskRoot, state::Mode};
+use evalpage_web::{app::TaskRoot, components::zip_button::zip_here, state::Mode};
 
 fn main() {
-    evalpage_web::start::<TaskRoot>(Mode::Task);
+    // No split point for the zip: the task mode's batch export has the zip
+    // writer in its first load anyway.
+    evalpage_web::start::<TaskRoot>(Mode::Task, Some(zip_here));
 }

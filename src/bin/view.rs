@@ -3,5 +3,5 @@
 use evalpage_web::{state::Mode, view_page::ViewerPage};
 
 fn main() {
-    evalpage_web::start::<ViewerPage>(Mode::View);
+    evalpage_web::start::<ViewerPage>(Mode::View, None);
 }

@@ -113,7 +113,7 @@ fn finished(lang: Lang, r: &Rc<DialogResults>) -> Html {
             }
             { summary_table(lang, &r.summary) }
             <div class="downloads">
-                <ZipButton name={ZIP_NAME} files={r.files.clone()} ended_at_ms={r.ended_at_ms} />
+                <ZipButton name={ZIP_NAME} files={r.files.clone()} ended_at_ms={r.ended_at_ms} {lang} />
                 <button data-testid="download-dialog-summary" onclick={summary_download}>{"metrics_summary.json"}</button>
             </div>
         </>

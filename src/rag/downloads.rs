@@ -47,7 +47,7 @@ pub fn Downloads(p: &DownloadsProps) -> Html {
             {button("download-events", RAG_NAMES.json_seq, "application/json-seq", |a| &a.events_json_seq)}
             {button("download-events-jsonl", RAG_NAMES.jsonl, "application/jsonl", |a| &a.events_jsonl)}
             {button("download-md", "report.md", "text/markdown", |a| &a.markdown)}
-            <ZipButton name={ZIP_NAME} files={Rc::new(a.files.clone())} ended_at_ms={a.ended_at_ms} />
+            <ZipButton name={ZIP_NAME} files={Rc::new(a.files.clone())} ended_at_ms={a.ended_at_ms} lang={p.lang} />
         </section>
     }
 }

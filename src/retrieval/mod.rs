@@ -282,7 +282,7 @@ fn results(lang: Lang, s: &RetrievalState) -> Html {
             html! {
                 <section class="panel downloads">
                     <h2>{t("下载", "Downloads")}</h2>
-                    <ZipButton name={ZIP_NAME} files={Rc::new(a.files.clone())} ended_at_ms={a.ended_at_ms} />
+                    <ZipButton name={ZIP_NAME} files={Rc::new(a.files.clone())} ended_at_ms={a.ended_at_ms} {lang} />
                     <button data-testid="download-retrieval-report" onclick={report}>{RETRIEVAL_NAMES.report}</button>
                 </section>
             }

@@ -42,7 +42,7 @@ pub fn TaskDownloads(p: &TaskDownloadsProps) -> Html {
     html! {
         <section class="panel downloads">
             <h2>{p.lang.pick("下载", "Downloads")}</h2>
-            <ZipButton name={ZIP_NAME} files={Rc::new(a.files.clone())} ended_at_ms={a.ended_at_ms} />
+            <ZipButton name={ZIP_NAME} files={Rc::new(a.files.clone())} ended_at_ms={a.ended_at_ms} lang={p.lang} />
             <button data-testid="download-task-report" onclick={report_json}>{"report.json"}</button>
         </section>
     }

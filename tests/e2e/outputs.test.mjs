@@ -55,3 +55,24 @@ test('the RAG check zips every file of the run, equal to what the CLI writes for
   assert.deepEqual(fromPage.report.summaries, fromCli.report.summaries);
   assert.deepEqual(errors, []);
 });
+
+test('the zip writer comes with the first zip, not with the page; when it cannot be fetched the button says so, and the next click makes the zip', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  let fail = true;
+  await page.route('**/*.split_zip.wasm', (route) => (fail ? route.abort() : route.continue()));
+  await page.goto(`${site.url}/?lang=en&provider=demo&demo_latency=0&autorun=1`);
+  await waitStatus(page, 'done');
+  const wasms = () => page.evaluate(() => performance.getEntriesByType('resource')
+    .map((e) => new URL(e.name).pathname.split('/').pop()).filter((n) => n.endsWith('.wasm')));
+  assert.deepEqual(await wasms(), (await wasms()).filter((n) => !n.includes('split')), 'no zip code before a zip is asked for');
+  await page.click('[data-testid=download-zip]');
+  await page.waitForSelector('[data-testid=zip-failed]');
+  assert.match(await page.textContent('[data-testid=zip-failed]'), /could not be fetched/);
+  fail = false;
+  const zip = await downloadBytes(page, 'download-zip');
+  assert.deepEqual(readStoredZip(zip.bytes).map(([name]) => name), FILES);
+  assert.equal(await page.locator('[data-testid=zip-failed]').count(), 0, 'the line goes once the zip is made');
+  assert.equal((await wasms()).filter((n) => n.endsWith('.split_zip.wasm')).length >= 1, true, 'the zip code was fetched');
+  assert.deepEqual(errors, []);
+});
