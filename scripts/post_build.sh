@@ -2,7 +2,7 @@
 # Trunk post_build hook (see Trunk.toml), run in Trunk's staging directory:
 #  1. builds every mode's Wasm bundle: the bins `evalpage-web` (the RAG check),
 #     `evalpage-task`, `evalpage-retrieval`, `evalpage-dialog` and the viewer's
-#     `evalpage-view`, in one cargo call. Each is split at its wasm-split points
+#     `evalpage-view`. A bin with wasm-split points is split at them
 #     (`#[wasm_split(..)]`, wasm_split_helpers; code that only a split point reaches
 #     goes into a module fetched when that point is first called, e.g. the zip of
 #     a finished run): wasm-split-cli cuts the module (cargo links it with
@@ -59,14 +59,15 @@ for m in rag task retrieval dialog view; do
         "$TARGET_DIR/wasm32-unknown-unknown/$PROFILE/$name.wasm" ;;
   esac
   mv "$OUT/bg/${name}_bg.wasm" "$OUT/split/main.wasm"
-  for f in "$OUT"/split/*.wasm; do
-    [ "$PROFILE" = release ] || continue
-    # The split modules declare no features; these are the ones rustc's
-    # wasm32 target emits (the main module's come from its target_features section).
-    wasm-opt -Oz --quiet --enable-reference-types --enable-bulk-memory --enable-nontrapping-float-to-int \
-      --enable-sign-ext --enable-multivalue --enable-mutable-globals --output "$OUT/opt.wasm" "$f"
-    mv "$OUT/opt.wasm" "$f"
-  done
+  if [ "$PROFILE" = release ]; then
+    for f in "$OUT"/split/*.wasm; do
+      # The split modules declare no features; these are the ones rustc's
+      # wasm32 target emits (the main module's come from its target_features section).
+      wasm-opt -Oz --quiet --enable-reference-types --enable-bulk-memory --enable-nontrapping-float-to-int \
+        --enable-sign-ext --enable-multivalue --enable-mutable-globals --output "$OUT/opt.wasm" "$f"
+      mv "$OUT/opt.wasm" "$f"
+    done
+  fi
   rm -f "$OUT/split/$name.wasm"
   HASH="$(cat "$OUT/split/main.wasm" "$OUT"/split/split_*.wasm 2>/dev/null | sha256sum | cut -c1-16)"
   base="$name-$HASH"

@@ -50,10 +50,16 @@ pub(crate) fn set_zipper(zipper: Option<Zipper>) {
     ZIPPER.with(|z| z.set(zipper));
 }
 
+/// The zip itself, wherever it is called from (a bin's split point or
+/// [`zip_here`]).
+pub fn write_zip(files: &[(String, String)], ended_at_ms: u64) -> Result<Vec<u8>, ZipError> {
+    crate::archive::zip_files(files, ended_at_ms).map_err(ZipError::Write)
+}
+
 /// A [`Zipper`] without a split point, for a bin whose first load has the zip
 /// writer anyway (the task mode's batch export zips too).
 pub fn zip_here(files: Rc<Vec<(String, String)>>, ended_at_ms: u64) -> ZipFuture {
-    Box::pin(async move { crate::archive::zip_files(&files, ended_at_ms).map_err(ZipError::Write) })
+    Box::pin(async move { write_zip(&files, ended_at_ms) })
 }
 
 /// Declares, in a bin, the wasm-split point of the run's zip and a
@@ -66,8 +72,7 @@ macro_rules! zip_split_point {
             files: ::std::rc::Rc<::std::vec::Vec<(String, String)>>,
             ended_at_ms: u64,
         ) -> ::std::result::Result<::std::vec::Vec<u8>, $crate::components::zip_button::ZipError> {
-            $crate::archive::zip_files(&files, ended_at_ms)
-                .map_err($crate::components::zip_button::ZipError::Write)
+            $crate::components::zip_button::write_zip(&files, ended_at_ms)
         }
 
         fn zipper(

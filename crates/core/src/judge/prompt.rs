@@ -123,39 +123,22 @@ pub struct JudgePrompt {
     template: PromptTemplate,
 }
 
-/// The built-in prompts' files (`judges/*.yaml`, turned into JSON by
-/// build.rs so reading them needs no YAML parser): (id, language, JSON).
+/// A built-in prompt's file, `judges/<name>.yaml`, as the JSON build.rs makes
+/// of it (so reading it needs no YAML parser).
+macro_rules! judge_json {
+    ($name:literal) => {
+        include_str!(concat!(env!("OUT_DIR"), "/judges/", $name, ".json"))
+    };
+}
+
+/// The built-in prompts' files: (id, language, JSON, see [`judge_json!`]).
 const BUILTIN: [(&str, Lang, &str); 6] = [
-    (
-        "correctness",
-        Lang::En,
-        include_str!(concat!(env!("OUT_DIR"), "/judges/correctness.en.json")),
-    ),
-    (
-        "correctness",
-        Lang::Zh,
-        include_str!(concat!(env!("OUT_DIR"), "/judges/correctness.zh.json")),
-    ),
-    (
-        "rubric",
-        Lang::En,
-        include_str!(concat!(env!("OUT_DIR"), "/judges/rubric.en.json")),
-    ),
-    (
-        "rubric",
-        Lang::Zh,
-        include_str!(concat!(env!("OUT_DIR"), "/judges/rubric.zh.json")),
-    ),
-    (
-        "pairwise",
-        Lang::En,
-        include_str!(concat!(env!("OUT_DIR"), "/judges/pairwise.en.json")),
-    ),
-    (
-        "pairwise",
-        Lang::Zh,
-        include_str!(concat!(env!("OUT_DIR"), "/judges/pairwise.zh.json")),
-    ),
+    ("correctness", Lang::En, judge_json!("correctness.en")),
+    ("correctness", Lang::Zh, judge_json!("correctness.zh")),
+    ("rubric", Lang::En, judge_json!("rubric.en")),
+    ("rubric", Lang::Zh, judge_json!("rubric.zh")),
+    ("pairwise", Lang::En, judge_json!("pairwise.en")),
+    ("pairwise", Lang::Zh, judge_json!("pairwise.zh")),
 ];
 
 /// The built-in dialog judge prompts (spec 001's judged metrics, see
@@ -165,60 +148,42 @@ const DIALOG: [(&str, Lang, &str); 8] = [
     (
         "dialog_risk_tags",
         Lang::Zh,
-        include_str!(concat!(env!("OUT_DIR"), "/judges/dialog_risk_tags.zh.json")),
+        judge_json!("dialog_risk_tags.zh"),
     ),
     (
         "dialog_risk_tags",
         Lang::En,
-        include_str!(concat!(env!("OUT_DIR"), "/judges/dialog_risk_tags.en.json")),
+        judge_json!("dialog_risk_tags.en"),
     ),
     (
         "dialog_compliance",
         Lang::Zh,
-        include_str!(concat!(
-            env!("OUT_DIR"),
-            "/judges/dialog_compliance.zh.json"
-        )),
+        judge_json!("dialog_compliance.zh"),
     ),
     (
         "dialog_compliance",
         Lang::En,
-        include_str!(concat!(
-            env!("OUT_DIR"),
-            "/judges/dialog_compliance.en.json"
-        )),
+        judge_json!("dialog_compliance.en"),
     ),
     (
         "dialog_rubric_items",
         Lang::Zh,
-        include_str!(concat!(
-            env!("OUT_DIR"),
-            "/judges/dialog_rubric_items.zh.json"
-        )),
+        judge_json!("dialog_rubric_items.zh"),
     ),
     (
         "dialog_rubric_items",
         Lang::En,
-        include_str!(concat!(
-            env!("OUT_DIR"),
-            "/judges/dialog_rubric_items.en.json"
-        )),
+        judge_json!("dialog_rubric_items.en"),
     ),
     (
         "dialog_explain_score",
         Lang::Zh,
-        include_str!(concat!(
-            env!("OUT_DIR"),
-            "/judges/dialog_explain_score.zh.json"
-        )),
+        judge_json!("dialog_explain_score.zh"),
     ),
     (
         "dialog_explain_score",
         Lang::En,
-        include_str!(concat!(
-            env!("OUT_DIR"),
-            "/judges/dialog_explain_score.en.json"
-        )),
+        judge_json!("dialog_explain_score.en"),
     ),
 ];
 
