@@ -5,7 +5,9 @@
 # wasm, and the split loader its js imports: each mode is its own bundle, see
 # www/init.js), what opening each other mode adds afterwards (the same, fetched
 # once), and each bundle's split modules (`<bundle>.split_<point>.wasm`, fetched
-# when their point is first called: the zip of a finished run).
+# when their point is first called: the zip of a finished run, the dialog
+# judge's prompts; `<bundle>.chunk_<n>.wasm`, code two points share, fetched
+# with the first of them).
 # Build first: `trunk build --release --offline` (scripts/serve.sh and scripts/test.sh do).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,7 +31,7 @@ sizes() { # bundle prefix, with the shell's files too (1) or not (0): "raw gz br
   local raw=0 gz=0 br=0 n
   for n in "${!RAW[@]}"; do
     case "$n" in
-      "$1"-*.split_*.wasm) continue ;;
+      "$1"-*.split_*.wasm|"$1"-*.chunk_*.wasm) continue ;;
       "$1"-*) ;;
       init.js|style-*.css|index.html) [ "$2" = 1 ] || continue ;;
       *) continue ;;
@@ -54,6 +56,6 @@ for m in "${MODES[@]}"; do
 done
 echo
 echo "fetched later, when a split point is first called (not in any first load):"
-for n in $(printf '%s\n' "${!RAW[@]}" | grep '\.split_.*\.wasm$' | sort); do
+for n in $(printf '%s\n' "${!RAW[@]}" | grep -E '\.(split|chunk)_.*\.wasm$' | sort); do
   printf '  %-44s %8s KB raw %8s KB gzip %8s KB brotli\n' "$n" "$(kb "${RAW[$n]}")" "$(kb "${GZ[$n]}")" "$(kb "${BR[$n]}")"
 done

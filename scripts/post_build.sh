@@ -12,8 +12,9 @@
 #     cargo and wasm-bindgen, so what it builds from index.html's rust link (which
 #     only keeps it from building the crate on its own) is removed here;
 #  2. names each bundle's files by a hash of its modules
-#     (`<bin>-<hash>.js`, `<bin>-<hash>_bg.wasm`, `<bin>-<hash>.split.js` and
-#     `<bin>-<hash>.split_<point>.wasm`) and writes the js and wasm names on
+#     (`<bin>-<hash>.js`, `<bin>-<hash>_bg.wasm`, `<bin>-<hash>.split.js`,
+#     `<bin>-<hash>.split_<point>.wasm` and `<bin>-<hash>.chunk_<n>.wasm`, the
+#     code two points share) and writes the js and wasm names on
 #     index.html's loader <script> (data-evalpage-js / -wasm for the RAG check,
 #     data-evalpage-<mode>-js / -wasm for the others), where www/init.js finds each
 #     mode's bundle when the mode is first opened;
@@ -69,17 +70,18 @@ for m in rag task retrieval dialog view; do
     done
   fi
   rm -f "$OUT/split/$name.wasm"
-  HASH="$(cat "$OUT/split/main.wasm" "$OUT"/split/split_*.wasm 2>/dev/null | sha256sum | cut -c1-16)"
+  HASH="$(cat "$OUT/split/main.wasm" "$OUT"/split/split_*.wasm "$OUT"/split/chunk_*.wasm 2>/dev/null | sha256sum | cut -c1-16)"
   base="$name-$HASH"
   cp "$OUT/split/main.wasm" "$TRUNK_STAGING_DIR/${base}_bg.wasm"
   set -- "$OUT"/split/split_*.wasm
   if [ -e "$1" ]; then
     # The split loader imports the glue and fetches its modules by the names
-    # wasm-split-cli gave them; give them the bundle's hashed names.
-    sed "s#\"\./$name\.js\"#\"./$base.js\"#; s#\"\./split_\([a-z0-9_]*\)\.wasm\"#\"./$base.split_\1.wasm\"#g" \
+    # wasm-split-cli gave them (split_<point>.wasm, and chunk_<n>.wasm for code
+    # that two points share); give them the bundle's hashed names.
+    sed "s#\"\./$name\.js\"#\"./$base.js\"#; s#\"\./\(split\|chunk\)_\([a-z0-9_]*\)\.wasm\"#\"./$base.\1_\2.wasm\"#g" \
       "$OUT/split/__wasm_split.js" > "$TRUNK_STAGING_DIR/$base.split.js"
-    for f in "$OUT"/split/split_*.wasm; do
-      cp "$f" "$TRUNK_STAGING_DIR/$base.$(basename "$f")"
+    for f in "$OUT"/split/split_*.wasm "$OUT"/split/chunk_*.wasm; do
+      [ -e "$f" ] && cp "$f" "$TRUNK_STAGING_DIR/$base.$(basename "$f")"
     done
     # (only the import statement: the imports object keeps the name the module imports by)
     sed "s#from \"\./__wasm_split\.js\"#from \"./$base.split.js\"#" "$OUT/bg/$name.js" > "$TRUNK_STAGING_DIR/$base.js"

@@ -1,9 +1,9 @@
-//! The one launch path of both modes: a fresh run, a run resumed from this
-//! browser's storage after a reload, a run resumed from a downloaded event
-//! log, and discarding an offered run. What differs per mode (how the page's
-//! inputs become a run, how a stored run's inputs come back, which logs fit)
-//! is a [`ModeLaunch`]: `rag::launch` (the RAG check) and `task::launch`
-//! (task runs).
+//! The one launch path of every run mode: a fresh run, a run resumed from
+//! this browser's storage after a reload, a run resumed from a downloaded
+//! event log, and discarding an offered run. What differs per mode (how the
+//! page's inputs become a run, the code a run needs beyond the first load,
+//! how a stored run's inputs come back, which logs fit) is a [`ModeLaunch`]:
+//! `rag::launch`, `task::launch`, `retrieval::launch` and `dialog::launch`.
 
 use crate::effects::locks::{self, RunLock};
 use crate::effects::runner::{Handle, Launch, Persist, RunView, Update, ViewUpdate};
@@ -16,6 +16,8 @@ use evalpage_core::run::Pipeline;
 use evalpage_core::Lang;
 use serde_json::Value;
 use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 use yew::{Callback, UseReducerHandle};
 
@@ -103,6 +105,9 @@ pub enum Event<V: RunView> {
     Update(ViewUpdate<V>),
 }
 
+/// A split module on its way (see [`ModeLaunch::fetch`]).
+pub type Fetching = Pin<Box<dyn Future<Output = Result<(), String>>>>;
+
 /// One mode as the launch path sees it.
 pub trait ModeLaunch: Clone + 'static {
     /// The mode.
@@ -110,7 +115,7 @@ pub trait ModeLaunch: Clone + 'static {
     /// The mode's run view.
     type View: RunView;
     /// The page's inputs a run is made of.
-    type Page;
+    type Page: Clone + 'static;
     /// Where the mode's run is kept.
     fn slot(&self) -> &Slot<Self::View>;
     /// The unfinished runs offered (a resumed run is offered no more).
@@ -119,6 +124,12 @@ pub trait ModeLaunch: Clone + 'static {
     fn lang(&self) -> Lang;
     /// The page's inputs as they are.
     fn page(&self) -> Self::Page;
+    /// The code a run of `page` needs that is not loaded yet (a split
+    /// module), fetched before [`ModeLaunch::prepare`]; its error says why the
+    /// run cannot start. `None` when there is nothing to fetch.
+    fn fetch(&self, _page: &Self::Page) -> Option<Fetching> {
+        None
+    }
     /// Builds the run of `page`, or says why it cannot start.
     fn prepare(&self, page: &Self::Page, t: &Takeover) -> Result<Prepared<Self::View>, String>;
     /// The page with a stored run's inputs (shown at once), and why it
@@ -134,6 +145,23 @@ pub trait ModeLaunch: Clone + 'static {
 /// interrupted run) once this tab holds its lock; a problem shows as a
 /// failed start with the reason.
 pub fn start<M: ModeLaunch>(m: &M, page: &M::Page, takeover: Takeover) {
+    if m.slot().is_running() {
+        return;
+    }
+    let Some(fetching) = m.fetch(page) else {
+        return prepared(m, page, takeover);
+    };
+    let (m, page) = (m.clone(), page.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        match fetching.await {
+            Ok(()) => prepared(&m, &page, takeover),
+            Err(why) => m.tell(Event::Failed(Rc::from(why))),
+        }
+    });
+}
+
+/// [`start`] once the run's code is loaded.
+fn prepared<M: ModeLaunch>(m: &M, page: &M::Page, takeover: Takeover) {
     if m.slot().is_running() {
         return;
     }

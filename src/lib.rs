@@ -15,15 +15,24 @@ pub mod task;
 pub mod view_page;
 pub mod viewer;
 
+/// The code a bin fetches after its first load, at wasm-split points it
+/// declares (none in the viewer): the zip of a finished run
+/// ([`zip_split_point!`]) and the dialog judge's prompts
+/// ([`judge_split_point!`]).
+#[derive(Default)]
+pub struct Splits {
+    /// What makes a finished run's zip.
+    pub zipper: Option<components::zip_button::Zipper>,
+    /// What makes the dialog judge's prompts (the dialog mode's bin).
+    pub judge_prompts: Option<dialog::judges::PromptMaker>,
+}
+
 /// Mounts the root `C` of the bundle of `mode` on the element `www/init.js`
-/// made for it (on `<body>` when there is none). `zipper` is the bin's split
-/// point for a finished run's zip ([`zip_split_point!`]; none in the viewer).
-pub fn start<C: yew::BaseComponent<Properties = ()>>(
-    mode: state::Mode,
-    zipper: Option<components::zip_button::Zipper>,
-) {
+/// made for it (on `<body>` when there is none), with the bin's split points.
+pub fn start<C: yew::BaseComponent<Properties = ()>>(mode: state::Mode, splits: Splits) {
     evalpage_core::use_nfkc(nfkc);
-    components::zip_button::set_zipper(zipper);
+    components::zip_button::set_zipper(splits.zipper);
+    dialog::judges::set_maker(splits.judge_prompts);
     match effects::modes::root(mode) {
         Some(root) => yew::Renderer::<C>::with_root(root).render(),
         None => yew::Renderer::<C>::new().render(),

@@ -1,10 +1,16 @@
 //! Entry point of the RAG check's bundle (`evalpage-web`): the
 //! page's first load when the URL names no other mode.
 
-use evalpage_web::{app::RagRoot, state::Mode};
+use evalpage_web::{app::RagRoot, state::Mode, Splits};
 
 evalpage_web::zip_split_point!();
 
 fn main() {
-    evalpage_web::start::<RagRoot>(Mode::Rag, Some(zipper));
+    evalpage_web::start::<RagRoot>(
+        Mode::Rag,
+        Splits {
+            zipper: Some(zipper),
+            ..Splits::default()
+        },
+    );
 }

@@ -4,11 +4,12 @@
 //! inputs brought back after a reload (only the unsettled turns and judge
 //! calls are sent again: `dialog::resumable`), and what the page is told.
 
+use super::judges;
 use crate::effects::dialog_run::DialogView;
 use crate::effects::runner::Update;
 use crate::effects::{now_ms, url};
 use crate::launch::{
-    endpoint_fields, endpoint_key, EndpointMode, Event, ModeLaunch, Prepared, Slot,
+    endpoint_fields, endpoint_key, EndpointMode, Event, Fetching, ModeLaunch, Prepared, Slot,
 };
 use crate::state::dialog::{DialogAction, DialogState};
 use crate::state::keys::{KeyPrompt, Secret};
@@ -129,12 +130,27 @@ fn run_config(s: &DialogState, endpoint: Option<&OpenAiConfig>, t: &Takeover) ->
 /// endpoint with its key) and where its calls go.
 type Judging = (Option<DialogJudge>, Option<Option<OpenAiConfig>>);
 
+/// Whether the page's run is judged (its prompts are then needed).
+fn judged(s: &DialogState) -> bool {
+    matches!(s.judge.as_str(), "mock" | "endpoint")
+}
+
 fn judging(
     s: &DialogState,
     cfg: &DialogRunConfig,
     endpoint: Option<&OpenAiConfig>,
     lang: Lang,
 ) -> Result<Judging, String> {
+    if !judged(s) {
+        return Ok((None, None));
+    }
+    let prompts = judges::made(lang).ok_or_else(|| {
+        lang.pick(
+            "评审提示词尚未加载",
+            "The judge's prompts are not loaded yet",
+        )
+        .to_string()
+    })?;
     let judge_model = |name: &str, base_url: Option<String>| ModelSettings {
         name: name.to_string(),
         model: name.to_string(),
@@ -145,14 +161,18 @@ fn judging(
     let settings = cfg.run.settings;
     Ok(match (s.judge.as_str(), endpoint) {
         ("mock", _) => (
-            Some(DialogJudge::new(judge_model("mock", None), settings, lang)),
+            Some(DialogJudge::with_prompts(
+                judge_model("mock", None),
+                settings,
+                prompts,
+            )),
             Some(None),
         ),
         ("endpoint", Some(c)) => (
-            Some(DialogJudge::new(
+            Some(DialogJudge::with_prompts(
                 judge_model(&c.model, Some(c.base_url.clone())),
                 settings,
-                lang,
+                prompts,
             )),
             Some(Some(c.clone())),
         ),
@@ -188,6 +208,12 @@ impl ModeLaunch for DialogLaunch {
 
     fn page(&self) -> Rc<DialogState> {
         Rc::new((*self.state).clone())
+    }
+
+    fn fetch(&self, s: &Rc<DialogState>) -> Option<Fetching> {
+        let lang = self.lang();
+        (judged(s) && judges::made(lang).is_none())
+            .then(|| Box::pin(judges::make(lang)) as Fetching)
     }
 
     fn prepare(&self, s: &Rc<DialogState>, t: &Takeover) -> Result<Prepared<DialogView>, String> {

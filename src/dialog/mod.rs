@@ -12,6 +12,7 @@
 
 pub mod conversation;
 mod inputs;
+pub mod judges;
 pub mod launch;
 pub mod results;
 mod table;

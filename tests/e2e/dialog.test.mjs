@@ -4,7 +4,8 @@
 // in the page are scored with no model call as `evalpage score --dialogs`
 // scores them, with the bad line, the unaligned dialog and the trace's
 // problem listed; a run against `evalpage mock-server --dialog-trace field`
-// through fetch records the endpoint's trace fields and sends no key.
+// through fetch records the endpoint's trace fields and sends no key; the
+// judge's code (a split module) is fetched at the first judged Start.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -292,5 +293,30 @@ test('with the mock judge, M3/M4/M5 by the judge are judged as the CLI judges th
   assert.ok(Object.keys(judged(pageSummary)).length >= 3, JSON.stringify(pageSummary.metrics));
   assert.ok(Object.values(judged(pageSummary)).every(([status]) => status !== 'not_run'), JSON.stringify(judged(pageSummary)));
   assert.deepEqual(judged(pageSummary), judged(cliSummary));
+  assert.deepEqual(errors, []);
+});
+
+test('the judge\'s code comes with the first judged run, not with the page; when it cannot be fetched Start says so, and the next Start runs', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  let fail = true;
+  await page.route('**/*.split_judges.wasm', (route) => (fail ? route.abort() : route.continue()));
+  await openDialogMode(page);
+  const wasms = () => page.evaluate(() => performance.getEntriesByType('resource')
+    .map((e) => new URL(e.name).pathname.split('/').pop()).filter((n) => n.endsWith('.wasm')));
+  assert.deepEqual((await wasms()).filter((n) => /\.(split|chunk)_/.test(n)), [], 'no judge code in the first load');
+  await page.selectOption('[data-testid=dialog-judge]', 'mock');
+  await page.click('[data-testid=dialog-start]');
+  await page.waitForSelector('[data-testid=dialog-error]');
+  assert.match(await page.textContent('[data-testid=dialog-error]'), /judge's code could not be fetched; check the network and press Start again/);
+  const status = await page.evaluate(() => document.querySelector('[data-testid=run-status]')?.textContent ?? null);
+  assert.ok(status !== 'running' && status !== 'done', `no run started (status ${status})`);
+  fail = false;
+  const { files } = await startRun(page);
+  const summary = JSON.parse(files.get('metrics_summary.json'));
+  const judged = Object.entries(summary.metrics).filter(([k]) => /judge|m5/.test(k));
+  assert.ok(judged.length >= 3 && judged.every(([, v]) => v.status !== 'not_run'), JSON.stringify(summary.metrics));
+  assert.equal(await page.locator('[data-testid=dialog-error]').count(), 0, 'the error goes when the run starts');
+  assert.ok((await wasms()).some((n) => n.endsWith('.split_judges.wasm')), 'the judge code was fetched');
   assert.deepEqual(errors, []);
 });

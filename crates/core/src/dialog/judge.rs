@@ -145,6 +145,20 @@ pub struct JudgeInfo {
     pub price_out_per_mtok: Option<f64>,
 }
 
+/// The built-in prompts of the judged parts, in [`Part::ALL`]'s order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JudgePrompts(Vec<JudgePrompt>);
+
+/// The built-in judge prompts in `language` (compiled by the Jinja engine).
+pub fn prompts(language: Lang) -> JudgePrompts {
+    JudgePrompts(
+        Part::ALL
+            .iter()
+            .filter_map(|p| dialog_builtin(p.prompt_id(), language))
+            .collect(),
+    )
+}
+
 /// The judge of a dialog evaluation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DialogJudge {
@@ -245,10 +259,17 @@ impl TurnProgress {
 impl DialogJudge {
     /// The judge with the built-in prompts in `language`.
     pub fn new(model: ModelSettings, settings: RunSettings, language: Lang) -> DialogJudge {
-        let prompts = Part::ALL
-            .iter()
-            .filter_map(|p| dialog_builtin(p.prompt_id(), language))
-            .collect();
+        DialogJudge::with_prompts(model, settings, prompts(language))
+    }
+
+    /// The judge with prompts made beforehand by [`prompts`] (the page makes
+    /// them behind a wasm-split point: they are what links the Jinja engine).
+    pub fn with_prompts(
+        model: ModelSettings,
+        settings: RunSettings,
+        prompts: JudgePrompts,
+    ) -> DialogJudge {
+        let JudgePrompts(prompts) = prompts;
         DialogJudge {
             model,
             settings,

@@ -32,7 +32,9 @@ pub(crate) mod vocab;
 pub use artifacts::{file_names, progress_file, render, Artifacts, ProgressEvent};
 pub use dataset::{parse as parse_dialogs, Dialog, DialogSet};
 pub use end::metric_lines;
-pub use judge::{DialogJudge, JudgeInfo, JudgeOnlyEngine, JudgeOnlyKind};
+pub use judge::{
+    prompts as judge_prompts, DialogJudge, JudgeInfo, JudgeOnlyEngine, JudgeOnlyKind, JudgePrompts,
+};
 pub use kind::{DialogEngine, DialogKind, DialogRunConfig};
 pub use mock::{answer as mock_answer, reply as mock_reply, MODEL_NAME as MOCK_MODEL_NAME};
 pub use offline::{
