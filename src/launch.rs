@@ -15,7 +15,8 @@ use evalpage_core::events::{self, ReadLog};
 use evalpage_core::run::Pipeline;
 use evalpage_core::Lang;
 use serde_json::Value;
-use std::cell::RefCell;
+use std::any::Any;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -108,6 +109,113 @@ pub enum Event<V: RunView> {
 /// A split module on its way (see [`ModeLaunch::fetch`]).
 pub type Fetching = Pin<Box<dyn Future<Output = Result<(), String>>>>;
 
+/// A run of mode `M` made ready to start, or why it cannot start.
+pub type Preparing<M> = Result<Prepared<<M as ModeLaunch>::View>, String>;
+
+/// What prepares and starts a run of mode `M` ([`ModeLaunch::prepare`] and
+/// [`Handle::launch`]), reached through the bin's run code ([`RunCode`]):
+/// with a split point ([`run_split_point!`]) the runner, the engine, the
+/// scorers and the end of the run are in no first load and are fetched at
+/// the first *Start* (or resume) of the page load.
+pub struct RunFns<M: ModeLaunch> {
+    /// The mode's [`ModeLaunch::prepare`].
+    pub prepare: fn(&M, &M::Page, &Takeover) -> Preparing<M>,
+    /// [`Handle::launch`] of the mode's view.
+    pub launch: fn(Launch<M::View>) -> Handle<M::View>,
+}
+
+impl<M: ModeLaunch> Clone for RunFns<M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<M: ModeLaunch> Copy for RunFns<M> {}
+
+/// The [`RunFns`] of mode `M`.
+pub fn run_fns<M: ModeLaunch>() -> RunFns<M> {
+    RunFns {
+        prepare: M::prepare,
+        launch: Handle::launch,
+    }
+}
+
+/// The split module with the run code did not load.
+#[derive(Debug)]
+pub struct NotLoaded;
+
+impl From<wasm_split_helpers::SplitLoaderError> for NotLoaded {
+    fn from(_: wasm_split_helpers::SplitLoaderError) -> NotLoaded {
+        NotLoaded
+    }
+}
+
+/// The bin's [`RunFns`] on their way, as `Box<dyn Any>` (each bin runs one
+/// mode; [`start`] takes them back as its mode's).
+pub type RunCodeFuture = Pin<Box<dyn Future<Output = Result<Box<dyn Any>, NotLoaded>>>>;
+
+/// What gives the bin's [`RunFns`]: its split point ([`run_split_point!`])
+/// or [`run_here`].
+pub type RunCode = fn() -> RunCodeFuture;
+
+/// A [`RunCode`] without a split point, for a bin whose first load has the
+/// run code anyway (the task mode's: see `src/bin/task.rs`).
+pub fn run_here<M: ModeLaunch>() -> RunCodeFuture {
+    Box::pin(async { Ok(Box::new(run_fns::<M>()) as Box<dyn Any>) })
+}
+
+/// Declares, in a bin, the wasm-split point of the run code of mode `$mode`
+/// (a [`ModeLaunch`]) and a [`RunCode`] named `run_code` that calls it, for
+/// [`crate::start`].
+#[macro_export]
+macro_rules! run_split_point {
+    ($mode:ty) => {
+        #[::wasm_split_helpers::wasm_split(run, fallible)]
+        fn run_fns() -> ::std::result::Result<
+            ::std::boxed::Box<dyn ::std::any::Any>,
+            $crate::launch::NotLoaded,
+        > {
+            Ok(::std::boxed::Box::new($crate::launch::run_fns::<$mode>()))
+        }
+
+        fn run_code() -> $crate::launch::RunCodeFuture {
+            ::std::boxed::Box::pin(run_fns())
+        }
+    };
+}
+
+thread_local! {
+    static RUN_CODE: Cell<Option<RunCode>> = const { Cell::new(None) };
+    static LOADED: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+}
+
+/// The bin's run code, set once by [`crate::start`] (or by a test that
+/// mounts a mode's root itself).
+pub fn set_run_code(code: Option<RunCode>) {
+    RUN_CODE.with(|c| c.set(code));
+}
+
+/// The run code of mode `M`, once loaded.
+fn loaded<M: ModeLaunch>() -> Option<RunFns<M>> {
+    LOADED.with(|l| l.borrow().as_ref()?.downcast_ref::<RunFns<M>>().copied())
+}
+
+/// Loads the bin's run code (once per page load; a failed fetch is tried
+/// again at the next call), or says, in `lang`, why it could not.
+async fn load_run_code(lang: Lang) -> Result<(), String> {
+    let not_loaded = || {
+        lang.pick(
+            "运行评测的代码未能加载，请检查网络后再点一次“开始”",
+            "The code that runs the evaluation could not be fetched; check the network and press Start again",
+        )
+        .to_string()
+    };
+    let code = RUN_CODE.with(Cell::get).ok_or_else(not_loaded)?;
+    let fns = code().await.map_err(|NotLoaded| not_loaded())?;
+    LOADED.with(|l| *l.borrow_mut() = Some(fns));
+    Ok(())
+}
+
 /// One mode as the launch path sees it.
 pub trait ModeLaunch: Clone + 'static {
     /// The mode.
@@ -148,12 +256,23 @@ pub fn start<M: ModeLaunch>(m: &M, page: &M::Page, takeover: Takeover) {
     if m.slot().is_running() {
         return;
     }
-    let Some(fetching) = m.fetch(page) else {
+    let code = loaded::<M>().is_none();
+    let fetching = m.fetch(page);
+    if !code && fetching.is_none() {
         return prepared(m, page, takeover);
-    };
+    }
     let (m, page) = (m.clone(), page.clone());
     wasm_bindgen_futures::spawn_local(async move {
-        match fetching.await {
+        let loaded = match (code, fetching) {
+            (true, Some(f)) => match load_run_code(m.lang()).await {
+                Ok(()) => f.await,
+                Err(why) => Err(why),
+            },
+            (true, None) => load_run_code(m.lang()).await,
+            (false, Some(f)) => f.await,
+            (false, None) => Ok(()),
+        };
+        match loaded {
             Ok(()) => prepared(&m, &page, takeover),
             Err(why) => m.tell(Event::Failed(Rc::from(why))),
         }
@@ -165,7 +284,14 @@ fn prepared<M: ModeLaunch>(m: &M, page: &M::Page, takeover: Takeover) {
     if m.slot().is_running() {
         return;
     }
-    let p = match m.prepare(page, &takeover) {
+    let Some(RunFns { prepare, launch }) = loaded::<M>() else {
+        let why = m.lang().pick(
+            "运行评测的代码尚未加载",
+            "The code that runs the evaluation is not loaded yet",
+        );
+        return m.tell(Event::Failed(Rc::from(why)));
+    };
+    let p = match prepare(m, page, &takeover) {
         Ok(p) => p,
         Err(why) => return m.tell(Event::Failed(Rc::from(why))),
     };
@@ -196,7 +322,7 @@ fn prepared<M: ModeLaunch>(m: &M, page: &M::Page, takeover: Takeover) {
         if takeover.run_id.is_some() {
             m.offers().dispatch(OffersAction::Remove(run_id));
         }
-        let handle = Handle::launch(Launch {
+        let handle = launch(Launch {
             engine: p.engine,
             view: p.view,
             started_ms: p.started_ms,

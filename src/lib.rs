@@ -16,15 +16,18 @@ pub mod view_page;
 pub mod viewer;
 
 /// The code a bin fetches after its first load, at wasm-split points it
-/// declares (none in the viewer): the zip of a finished run
-/// ([`zip_split_point!`]) and the dialog judge's prompts
-/// ([`judge_split_point!`]).
+/// declares (none in the viewer): the run code ([`run_split_point!`]), the
+/// zip of a finished run ([`zip_split_point!`]) and the dialog judge's
+/// prompts ([`judge_split_point!`]).
 #[derive(Default)]
 pub struct Splits {
     /// What makes a finished run's zip.
     pub zipper: Option<components::zip_button::Zipper>,
     /// What makes the dialog judge's prompts (the dialog mode's bin).
     pub judge_prompts: Option<dialog::judges::PromptMaker>,
+    /// What runs the bin's mode ([`run_split_point!`], or
+    /// [`launch::run_here`]; none in the viewer).
+    pub run: Option<launch::RunCode>,
 }
 
 /// Mounts the root `C` of the bundle of `mode` on the element `www/init.js`
@@ -33,6 +36,7 @@ pub fn start<C: yew::BaseComponent<Properties = ()>>(mode: state::Mode, splits: 
     evalpage_core::use_nfkc(nfkc);
     components::zip_button::set_zipper(splits.zipper);
     dialog::judges::set_maker(splits.judge_prompts);
+    launch::set_run_code(splits.run);
     match effects::modes::root(mode) {
         Some(root) => yew::Renderer::<C>::with_root(root).render(),
         None => yew::Renderer::<C>::new().render(),

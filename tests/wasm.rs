@@ -383,6 +383,10 @@ async fn the_page_runs_the_demo_from_the_start_button() {
         .expect("body")
         .append_child(&root)
         .expect("append");
+    // What `evalpage_web::start` sets from the bin (here without a split point).
+    evalpage_web::launch::set_run_code(Some(
+        evalpage_web::launch::run_here::<evalpage_web::rag::launch::RagLaunch>,
+    ));
     yew::Renderer::<evalpage_web::app::RagRoot>::with_root(root.clone()).render();
     let find = |id: &str| {
         root.query_selector(&format!("[data-testid={id}]"))

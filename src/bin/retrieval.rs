@@ -3,12 +3,14 @@
 
 use evalpage_web::{app::RetrievalRoot, state::Mode, Splits};
 
+evalpage_web::run_split_point!(evalpage_web::retrieval::launch::RetrievalLaunch);
 evalpage_web::zip_split_point!();
 
 fn main() {
     evalpage_web::start::<RetrievalRoot>(
         Mode::Retrieval,
         Splits {
+            run: Some(run_code),
             zipper: Some(zipper),
             ..Splits::default()
         },

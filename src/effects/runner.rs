@@ -153,11 +153,21 @@ pub struct Launch<V: RunView> {
 }
 
 /// A handle on a running evaluation. Dropping it does not stop the run; `cancel` does.
-pub struct Handle<V: RunView>(Rc<RefCell<Runner<V>>>);
+pub struct Handle<V: RunView> {
+    rc: Rc<RefCell<Runner<V>>>,
+    /// [`control`], called through a pointer made by [`Handle::launch`]: a
+    /// page that launches through a split point (`crate::launch::Launcher`)
+    /// then reaches the engine's input handling and everything after it only
+    /// from the split module.
+    control: fn(&Shared<V>, Input),
+}
 
 impl<V: RunView> Clone for Handle<V> {
     fn clone(&self) -> Self {
-        Handle(self.0.clone())
+        Handle {
+            rc: self.rc.clone(),
+            control: self.control,
+        }
     }
 }
 
@@ -213,26 +223,33 @@ impl<V: RunView> Handle<V> {
         let rc = Rc::new(RefCell::new(runner));
         let step = rc.borrow_mut().engine.start(now_ms());
         apply(&rc, step);
-        Handle(rc)
+        Handle {
+            rc,
+            control: control::<V>,
+        }
     }
 
     /// Cancels the run: aborts requests in flight and settles the rest as cancelled.
     pub fn cancel(&self) {
-        let step = self.0.borrow_mut().engine.handle(Input::Cancel, now_ms());
-        apply(&self.0, step);
+        (self.control)(&self.rc, Input::Cancel);
     }
 
     /// Pauses (nothing new is sent) or resumes.
     pub fn set_paused(&self, paused: bool) {
         let input = if paused { Input::Pause } else { Input::Resume };
-        let step = self.0.borrow_mut().engine.handle(input, now_ms());
-        apply(&self.0, step);
+        (self.control)(&self.rc, input);
     }
 
     /// True while the engine still has jobs to settle.
     pub fn is_running(&self) -> bool {
-        self.0.borrow().engine.status() == run::RunStatus::Running
+        self.rc.borrow().engine.status() == run::RunStatus::Running
     }
+}
+
+/// Hands the engine a control input (cancel, pause, resume) and applies its step.
+fn control<V: RunView>(rc: &Shared<V>, input: Input) {
+    let step = rc.borrow_mut().engine.handle(input, now_ms());
+    apply(rc, step);
 }
 
 /// Records a step's events (each `case` with what its job shows), performs

@@ -68,7 +68,9 @@ test('a mode not yet loaded shows that it loads; the mode left keeps its run goi
   await page.waitForSelector('[data-testid=dialog-start]');
   await page.click('[data-testid=mode-rag]');
   assert.equal(await page.textContent('[data-testid=run-status]'), 'done', 'shown again as it was');
-  assert.equal((await wasms(page)).length, 2, 'each bundle was fetched once');
+  const fetched = await wasms(page);
+  assert.equal(fetched.filter((n) => n.endsWith('_bg.wasm')).length, 2, `each bundle was fetched once: ${fetched}`);
+  assert.equal(new Set(fetched).size, fetched.length, `each split module (the RAG check's run code) once: ${fetched}`);
   assert.deepEqual(errors, []);
   await page.context().close();
 });
