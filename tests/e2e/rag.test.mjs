@@ -263,3 +263,28 @@ test('a long live run (500 cases) keeps only the rows in view in the DOM, every 
   assert.ok(Math.abs(height - (502 * 20 + 2 * 12.8)) <= 2, `console scroll height ${height} px`);
   assert.deepEqual(errors, []);
 });
+
+test('the run code comes with the first Start, not with the page; when it cannot be fetched Start says so, and the next Start runs', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  let fail = true;
+  await page.route('**/*.split_run.wasm', (route) => (fail ? route.abort() : route.continue()));
+  await page.goto(`${site.url}/?lang=en&demo_latency=0`);
+  await page.waitForSelector('[data-testid=dataset-summary]');
+  const wasms = () => page.evaluate(() => performance.getEntriesByType('resource')
+    .map((e) => new URL(e.name).pathname.split('/').pop()).filter((n) => n.endsWith('.wasm')));
+  assert.deepEqual((await wasms()).filter((n) => /\.(split|chunk)_/.test(n)), [], 'no run code in the first load');
+  await page.click('[data-testid=start]');
+  await page.waitForSelector('[data-testid=start-error]');
+  assert.match(await page.textContent('[data-testid=start-error]'), /code that runs the evaluation could not be fetched; check the network and press Start again/);
+  const status = await page.textContent('[data-testid=run-status]');
+  assert.ok(!['running', 'done'].includes(status), `no run started (status ${status})`);
+  fail = false;
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  assert.equal(await page.textContent('[data-testid=progress]'), '10/10');
+  assert.equal(await page.locator('[data-testid=start-error]').count(), 0, 'the error goes when the run starts');
+  assert.ok((await wasms()).some((n) => n.endsWith('.split_run.wasm')), 'the run code was fetched');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
