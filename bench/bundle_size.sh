@@ -4,10 +4,11 @@
 # downloads (index.html + www/init.js + css + the mode's wasm-bindgen js and
 # wasm, and the split loader its js imports: each mode is its own bundle, see
 # www/init.js), what opening each other mode adds afterwards (the same, fetched
-# once), and each bundle's split modules (`<bundle>.split_<point>.wasm`, fetched
-# when their point is first called: the zip of a finished run, the dialog
-# judge's prompts; `<bundle>.chunk_<n>.wasm`, code two points share, fetched
-# with the first of them).
+# once), and each bundle's split modules (`<bundle>.split_<point>.wasm`: the
+# run code, fetched once the page is up or at the first Start; the zip of a
+# finished run and the dialog judge's prompts, fetched when their point is
+# first called; `<bundle>.chunk_<n>.wasm`, code two points share, fetched with
+# the first of them).
 # Build first: `trunk build --release --offline` (scripts/serve.sh and scripts/test.sh do).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -55,7 +56,8 @@ for m in "${MODES[@]}"; do
   printf '  %-10s %8s KB raw %8s KB gzip %8s KB brotli\n' "${m%%:*}" "$(kb "$raw")" "$(kb "$gz")" "$(kb "$br")"
 done
 echo
-echo "fetched later, when a split point is first called (not in any first load):"
+echo "fetched after the first load (not in any): the run code (split_run) in the background once the page is up"
+echo "or at the first Start, the others when their point is first called; a chunk is code two points share:"
 for n in $(printf '%s\n' "${!RAW[@]}" | grep -E '\.(split|chunk)_.*\.wasm$' | sort); do
   printf '  %-44s %8s KB raw %8s KB gzip %8s KB brotli\n' "$n" "$(kb "${RAW[$n]}")" "$(kb "${GZ[$n]}")" "$(kb "${BR[$n]}")"
 done

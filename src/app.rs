@@ -118,6 +118,8 @@ pub fn use_shell(mine: Mode) -> Shell {
         let offers = offers.clone();
         use_effect_with((), move |_| look_up(&offers, modes::first() != Some(mine)));
     }
+    // The run code (a split module) once the page is up.
+    use_effect_with((), |_| launch::prefetch_run_code());
     let again = {
         let (app, offers) = (app.clone(), offers.clone());
         Callback::from(move |_: ()| {

@@ -200,6 +200,18 @@ fn loaded<M: ModeLaunch>() -> Option<RunFns<M>> {
     LOADED.with(|l| l.borrow().as_ref()?.downcast_ref::<RunFns<M>>().copied())
 }
 
+/// Fetches the bin's run code in the background once a mode's page is up,
+/// so that *Start* seldom waits for it; a failed fetch here says nothing
+/// (the first *Start* fetches again, and says so if that fails too).
+pub fn prefetch_run_code() {
+    if LOADED.with(|l| l.borrow().is_some()) || RUN_CODE.with(Cell::get).is_none() {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async {
+        let _ = load_run_code(Lang::En).await;
+    });
+}
+
 /// Loads the bin's run code (once per page load; a failed fetch is tried
 /// again at the next call), or says, in `lang`, why it could not.
 async fn load_run_code(lang: Lang) -> Result<(), String> {

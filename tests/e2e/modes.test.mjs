@@ -30,9 +30,11 @@ for (const [mode, bundle, ready] of MODES) {
     await page.goto(`${site.url}/?mode=${mode}&lang=en`);
     await page.waitForSelector(ready);
     assert.equal(await page.getAttribute(`[data-testid=mode-${mode}]`, 'aria-selected'), 'true');
-    const loaded = await wasms(page);
-    assert.equal(loaded.length, 1, `one .wasm: ${loaded}`);
+    const all = await wasms(page);
+    const loaded = all.filter((n) => n.endsWith('_bg.wasm'));
+    assert.equal(loaded.length, 1, `one bundle: ${all}`);
     assert.ok(loaded[0].startsWith(`${bundle}-`), loaded[0]);
+    assert.ok(all.every((n) => n.startsWith(`${bundle}-`)), `the rest are its own split modules (its run code): ${all}`);
     assert.equal(await page.locator('[data-testid=mode-loading]').count(), 0);
     assert.equal(await page.locator('.page header').count(), 1, 'one header');
     assert.deepEqual(errors, []);
