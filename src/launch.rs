@@ -115,8 +115,9 @@ pub type Preparing<M> = Result<Prepared<<M as ModeLaunch>::View>, String>;
 /// What prepares and starts a run of mode `M` ([`ModeLaunch::prepare`] and
 /// [`Handle::launch`]), reached through the bin's run code ([`RunCode`]):
 /// with a split point ([`run_split_point!`]) the runner, the engine, the
-/// scorers and the end of the run are in no first load and are fetched at
-/// the first *Start* (or resume) of the page load.
+/// scorers and the end of the run are in no first load: they are fetched
+/// once the page is up ([`prefetch_run_code`]), at the latest at the first
+/// *Start* (or resume) of the page load.
 pub struct RunFns<M: ModeLaunch> {
     /// The mode's [`ModeLaunch::prepare`].
     pub prepare: fn(&M, &M::Page, &Takeover) -> Preparing<M>,
