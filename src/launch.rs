@@ -11,6 +11,7 @@ use crate::effects::saved;
 use crate::state::resume::{Offer, Offers, OffersAction, Takeover};
 use crate::state::stored::StoredRun;
 use crate::state::Mode;
+use crate::NotLoaded;
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::run::Pipeline;
 use evalpage_core::Lang;
@@ -141,16 +142,6 @@ pub fn run_fns<M: ModeLaunch>() -> RunFns<M> {
     }
 }
 
-/// The split module with the run code did not load.
-#[derive(Debug)]
-pub struct NotLoaded;
-
-impl From<wasm_split_helpers::SplitLoaderError> for NotLoaded {
-    fn from(_: wasm_split_helpers::SplitLoaderError) -> NotLoaded {
-        NotLoaded
-    }
-}
-
 /// The bin's [`RunFns`] on their way, as `Box<dyn Any>` (each bin runs one
 /// mode; [`start`] takes them back as its mode's).
 pub type RunCodeFuture = Pin<Box<dyn Future<Output = Result<Box<dyn Any>, NotLoaded>>>>;
@@ -172,10 +163,8 @@ pub fn run_here<M: ModeLaunch>() -> RunCodeFuture {
 macro_rules! run_split_point {
     ($mode:ty) => {
         #[::wasm_split_helpers::wasm_split(run, fallible)]
-        fn run_fns() -> ::std::result::Result<
-            ::std::boxed::Box<dyn ::std::any::Any>,
-            $crate::launch::NotLoaded,
-        > {
+        fn run_fns(
+        ) -> ::std::result::Result<::std::boxed::Box<dyn ::std::any::Any>, $crate::NotLoaded> {
             Ok(::std::boxed::Box::new($crate::launch::run_fns::<$mode>()))
         }
 
@@ -276,16 +265,16 @@ pub fn start<M: ModeLaunch>(m: &M, page: &M::Page, takeover: Takeover) {
     }
     let (m, page) = (m.clone(), page.clone());
     wasm_bindgen_futures::spawn_local(async move {
-        let loaded = match (code, fetching) {
-            (true, Some(f)) => match load_run_code(m.lang()).await {
-                Ok(()) => f.await,
-                Err(why) => Err(why),
-            },
-            (true, None) => load_run_code(m.lang()).await,
-            (false, Some(f)) => f.await,
-            (false, None) => Ok(()),
+        let loaded = async {
+            if code {
+                load_run_code(m.lang()).await?;
+            }
+            match fetching {
+                Some(f) => f.await,
+                None => Ok(()),
+            }
         };
-        match loaded {
+        match loaded.await {
             Ok(()) => prepared(&m, &page, takeover),
             Err(why) => m.tell(Event::Failed(Rc::from(why))),
         }

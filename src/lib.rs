@@ -30,6 +30,17 @@ pub struct Splits {
     pub run: Option<launch::RunCode>,
 }
 
+/// A split module that did not load (its fetch failed; the next call of its
+/// point tries again).
+#[derive(Debug)]
+pub struct NotLoaded;
+
+impl From<wasm_split_helpers::SplitLoaderError> for NotLoaded {
+    fn from(_: wasm_split_helpers::SplitLoaderError) -> NotLoaded {
+        NotLoaded
+    }
+}
+
 /// Mounts the root `C` of the bundle of `mode` on the element `www/init.js`
 /// made for it (on `<body>` when there is none), with the bin's split points.
 pub fn start<C: yew::BaseComponent<Properties = ()>>(mode: state::Mode, splits: Splits) {

@@ -7,21 +7,12 @@
 //! dialog bin ([`judge_split_point!`]) and handed to [`crate::start`], for
 //! the reason `components::zip_button` gives.
 
+use crate::NotLoaded;
 use evalpage_core::dialog::JudgePrompts;
 use evalpage_core::Lang;
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
-
-/// The split module with the judge's prompts did not load.
-#[derive(Debug)]
-pub struct NotLoaded;
-
-impl From<wasm_split_helpers::SplitLoaderError> for NotLoaded {
-    fn from(_: wasm_split_helpers::SplitLoaderError) -> NotLoaded {
-        NotLoaded
-    }
-}
 
 /// The prompts on their way.
 pub type PromptsFuture = Pin<Box<dyn Future<Output = Result<JudgePrompts, NotLoaded>>>>;
@@ -77,10 +68,7 @@ macro_rules! judge_split_point {
         #[::wasm_split_helpers::wasm_split(judges, fallible)]
         fn make_judge_prompts(
             lang: ::evalpage_core::Lang,
-        ) -> ::std::result::Result<
-            ::evalpage_core::dialog::JudgePrompts,
-            $crate::dialog::judges::NotLoaded,
-        > {
+        ) -> ::std::result::Result<::evalpage_core::dialog::JudgePrompts, $crate::NotLoaded> {
             Ok(::evalpage_core::dialog::judge_prompts(lang))
         }
 

@@ -156,7 +156,7 @@ pub struct Launch<V: RunView> {
 pub struct Handle<V: RunView> {
     rc: Rc<RefCell<Runner<V>>>,
     /// [`control`], called through a pointer made by [`Handle::launch`]: a
-    /// page that launches through a split point (`crate::launch::Launcher`)
+    /// page that launches through a split point (`crate::launch::RunFns`)
     /// then reaches the engine's input handling and everything after it only
     /// from the split module.
     control: fn(&Shared<V>, Input),
