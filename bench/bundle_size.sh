@@ -5,7 +5,8 @@
 # wasm, and the split loader its js imports: each mode is its own bundle, see
 # www/init.js), what opening each other mode adds afterwards (the same, fetched
 # once), and each bundle's split modules (`<bundle>.split_<point>.wasm`: the
-# run code, fetched once the page is up or at the first Start; the zip of a
+# run code and the task mode's checks (the YAML reader and the Jinja engine),
+# fetched once the page is up or at the first Start; the zip of a
 # finished run and the dialog judge's prompts, fetched when their point is
 # first called; `<bundle>.chunk_<n>.wasm`, code two points share, fetched with
 # the first of them).
@@ -56,8 +57,9 @@ for m in "${MODES[@]}"; do
   printf '  %-10s %8s KB raw %8s KB gzip %8s KB brotli\n' "${m%%:*}" "$(kb "$raw")" "$(kb "$gz")" "$(kb "$br")"
 done
 echo
-echo "fetched after the first load (not in any): the run code (split_run) in the background once the page is up"
-echo "or at the first Start, the others when their point is first called; a chunk is code two points share:"
+echo "fetched after the first load (not in any): the run code (split_run) and the task mode's checks (split_task_code)"
+echo "in the background once the page is up or at the first Start, the others when their point is first called;"
+echo "a chunk is code two points share, fetched with the first of them:"
 for n in $(printf '%s\n' "${!RAW[@]}" | grep -E '\.(split|chunk)_.*\.wasm$' | sort); do
   printf '  %-44s %8s KB raw %8s KB gzip %8s KB brotli\n' "$n" "$(kb "${RAW[$n]}")" "$(kb "${GZ[$n]}")" "$(kb "${BR[$n]}")"
 done

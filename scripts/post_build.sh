@@ -28,9 +28,8 @@ PROFILE="${TRUNK_PROFILE:-debug}"
 TARGET_DIR="$(cargo metadata --format-version 1 --no-deps --offline | sed 's/.*"target_directory":"\([^"]*\)".*/\1/')"
 # One cargo call per bin, so that only the bins with split points are linked with
 # relocations kept (which wasm-split-cli needs; -C link-args reaches only the final
-# link): the task mode and the viewer have none (src/bin/task.rs says why), and go
-# straight to wasm-bindgen.
-SPLIT="rag retrieval dialog"
+# link): the viewer has none, and goes straight to wasm-bindgen.
+SPLIT="rag task retrieval dialog"
 bin_of() { if [ "$1" = rag ]; then echo evalpage-web; else echo "evalpage-$1"; fi; }
 for m in rag task retrieval dialog view; do
   set -- --offline --target wasm32-unknown-unknown --bin "$(bin_of "$m")"

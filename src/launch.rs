@@ -147,11 +147,11 @@ pub fn run_fns<M: ModeLaunch>() -> RunFns<M> {
 pub type RunCodeFuture = Pin<Box<dyn Future<Output = Result<Box<dyn Any>, NotLoaded>>>>;
 
 /// What gives the bin's [`RunFns`]: its split point ([`run_split_point!`])
-/// or [`run_here`].
+/// or, in a test, [`run_here`].
 pub type RunCode = fn() -> RunCodeFuture;
 
-/// A [`RunCode`] without a split point, for a bin whose first load has the
-/// run code anyway (the task mode's: see `src/bin/task.rs`).
+/// A [`RunCode`] without a split point, for a test that mounts a mode's root
+/// itself (every bin declares [`run_split_point!`]).
 pub fn run_here<M: ModeLaunch>() -> RunCodeFuture {
     Box::pin(async { Ok(Box::new(run_fns::<M>()) as Box<dyn Any>) })
 }

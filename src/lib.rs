@@ -17,17 +17,19 @@ pub mod viewer;
 
 /// The code a bin fetches after its first load, at wasm-split points it
 /// declares (none in the viewer): the run code ([`run_split_point!`]), the
-/// zip of a finished run ([`zip_split_point!`]) and the dialog judge's
-/// prompts ([`judge_split_point!`]).
+/// zip of a finished run ([`zip_split_point!`]), the dialog judge's
+/// prompts ([`judge_split_point!`]) and the task mode's checks
+/// ([`task_code_split_point!`]).
 #[derive(Default)]
 pub struct Splits {
     /// What makes a finished run's zip.
     pub zipper: Option<components::zip_button::Zipper>,
     /// What makes the dialog judge's prompts (the dialog mode's bin).
     pub judge_prompts: Option<dialog::judges::PromptMaker>,
-    /// What runs the bin's mode ([`run_split_point!`], or
-    /// [`launch::run_here`]; none in the viewer).
+    /// What runs the bin's mode ([`run_split_point!`]; none in the viewer).
     pub run: Option<launch::RunCode>,
+    /// What checks a task and renders its prompts (the task mode's bin).
+    pub task_code: Option<task::code::CodeLoader>,
 }
 
 /// A split module that did not load (its fetch failed; the next call of its
@@ -48,6 +50,7 @@ pub fn start<C: yew::BaseComponent<Properties = ()>>(mode: state::Mode, splits: 
     components::zip_button::set_zipper(splits.zipper);
     dialog::judges::set_maker(splits.judge_prompts);
     launch::set_run_code(splits.run);
+    task::code::set_loader(splits.task_code);
     match effects::modes::root(mode) {
         Some(root) => yew::Renderer::<C>::with_root(root).render(),
         None => yew::Renderer::<C>::new().render(),

@@ -14,6 +14,7 @@ fn main() {
             run: Some(run_code),
             zipper: Some(zipper),
             judge_prompts: Some(judge_prompts),
+            ..Splits::default()
         },
     );
 }

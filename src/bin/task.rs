@@ -1,19 +1,19 @@
 //! Entry point of the task mode's bundle (`?mode=task`), loaded by
 //! `www/init.js` when the mode is first opened: renders that mode only.
 
-use evalpage_web::launch::run_here;
-use evalpage_web::task::launch::TaskLaunch;
-use evalpage_web::{app::TaskRoot, components::zip_button::zip_here, state::Mode, Splits};
+use evalpage_web::{app::TaskRoot, state::Mode, Splits};
+
+evalpage_web::run_split_point!(evalpage_web::task::launch::TaskLaunch);
+evalpage_web::zip_split_point!();
+evalpage_web::task_code_split_point!();
 
 fn main() {
-    // No split points yet (built without wasm-split): the run code is
-    // handed as it is, and so is the zip writer, which the task mode's batch
-    // export has in its first load anyway.
     evalpage_web::start::<TaskRoot>(
         Mode::Task,
         Splits {
-            run: Some(run_here::<TaskLaunch>),
-            zipper: Some(zip_here),
+            run: Some(run_code),
+            zipper: Some(zipper),
+            task_code: Some(task_code),
             ..Splits::default()
         },
     );

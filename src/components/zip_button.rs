@@ -50,16 +50,31 @@ pub(crate) fn set_zipper(zipper: Option<Zipper>) {
     ZIPPER.with(|z| z.set(zipper));
 }
 
-/// The zip itself, wherever it is called from (a bin's split point or
-/// [`zip_here`]).
+/// The zip itself, called from a bin's split point.
 pub fn write_zip(files: &[(String, String)], ended_at_ms: u64) -> Result<Vec<u8>, ZipError> {
     crate::archive::zip_files(files, ended_at_ms).map_err(ZipError::Write)
 }
 
-/// A [`Zipper`] without a split point, for a bin whose first load has the zip
-/// writer anyway (the task mode's batch export zips too).
-pub fn zip_here(files: Rc<Vec<(String, String)>>, ended_at_ms: u64) -> ZipFuture {
-    Box::pin(async move { write_zip(&files, ended_at_ms) })
+/// The zip of `files` ended at `ended_at_ms` (fetching the writer the first
+/// time), or why it was not made, in `lang`.
+pub async fn zip(
+    files: Rc<Vec<(String, String)>>,
+    ended_at_ms: u64,
+    lang: Lang,
+) -> Result<Vec<u8>, String> {
+    let made = match ZIPPER.with(Cell::get) {
+        Some(zipper) => zipper(files, ended_at_ms).await,
+        None => Err(ZipError::Write("this bundle makes no zip".into())),
+    };
+    made.map_err(|e| match e {
+        ZipError::NotLoaded => lang
+            .pick(
+                "打包代码未能加载，请检查网络后再点一次",
+                "the code that makes the zip could not be fetched; check the network and click again",
+            )
+            .to_string(),
+        ZipError::Write(e) => e,
+    })
 }
 
 /// Declares, in a bin, the wasm-split point of the run's zip and a
@@ -107,20 +122,9 @@ pub fn ZipButton(p: &ZipButtonProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             let (files, failed) = (files.clone(), failed.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                let made = match ZIPPER.with(Cell::get) {
-                    Some(zipper) => zipper(files, ended).await,
-                    None => Err(ZipError::Write("this bundle makes no zip".into())),
-                };
-                let why = match made {
+                let why = match zip(files, ended, lang).await {
                     Ok(bytes) => download::save_bytes(name, "application/zip", &bytes).err(),
-                    Err(ZipError::NotLoaded) => Some(
-                        lang.pick(
-                            "打包代码未能加载，请检查网络后再点一次",
-                            "the code that makes the zip could not be fetched; check the network and click again",
-                        )
-                        .to_string(),
-                    ),
-                    Err(ZipError::Write(e)) => Some(e),
+                    Err(e) => Some(e),
                 };
                 if let Some(e) = &why {
                     web_sys::console::error_1(&format!("download of {name} failed: {e}").into());

@@ -16,6 +16,7 @@ pub mod share;
 pub mod stored;
 pub mod task_batch;
 pub mod task_check;
+pub mod task_code;
 pub mod task_data;
 pub mod task_models;
 pub mod task_results;

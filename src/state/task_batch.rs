@@ -82,7 +82,9 @@ pub fn export(state: &TaskState) -> Result<Vec<(String, String)>, String> {
     let settings: &TaskRunSettings = &state.settings;
     let repeats = settings.repeats(&task.task).n;
     let r = repeats.max(1) as usize;
-    let prompts = evalpage_core::render_prompts(&task.task, &task.template, samples);
+    let prompts = state
+        .prompts()
+        .ok_or("the code that checks the task is not loaded yet")?;
     let models: Vec<_> = state
         .choices
         .iter()

@@ -1,13 +1,14 @@
 //! The task mode's reducer: the editors' texts and what their checks found,
 //! the dataset, the models and keys, and the latest snapshot of the run.
-//! Pure: checking and reading call the core; effects live in `effects/`.
+//! Pure: reading calls the core, checking calls the task's code
+//! (`task_code`, which the page fetches after its first load); effects live
+//! in `effects/`.
 
 use super::app_state::{RunProgress, RunStatus};
 use super::keys::{KeyPrompt, KeyRing};
 use super::settings::{ModelSettings, Provider};
-use super::task_check::{
-    check_registry, check_task, CheckedTask, RegistryCheck, TaskCheck, TaskSource,
-};
+use super::task_check::{check_registry, CheckedTask, RegistryCheck, TaskCheck, TaskSource};
+use super::task_code::{Prompts, TaskCode};
 use super::task_data::{self, LoadedFile, LoadedMetadata, Preview, RunData};
 use super::task_models::{
     choices, keys_that_fit, BoundKey, EndpointModel, KeySources, Keys, ModelChoice,
@@ -81,6 +82,11 @@ pub struct TaskState {
     pub template_file: String,
     /// The template YAML as edited (for a task that names no built-in template).
     pub template_text: Rc<str>,
+    /// The code that checks the task and renders prompts: `None` until the
+    /// page has fetched it (the task stays unchecked until then).
+    pub code: Option<TaskCode>,
+    /// The last fetch of that code failed (the editor offers to try again).
+    pub code_failed: bool,
     /// The last check of task and template.
     pub check: Rc<TaskCheck>,
     checked: (Rc<str>, Rc<str>),
@@ -135,6 +141,7 @@ pub struct TaskState {
 }
 
 impl Default for TaskState {
+    /// The default preset, checked ([`TaskState::with_preset`]).
     fn default() -> Self {
         TaskState::with_preset(DEFAULT_PRESET)
     }
@@ -155,6 +162,10 @@ pub enum TaskAction {
     LoadTemplate(String, String),
     /// Check the task and template texts (debounced after edits).
     Check,
+    /// The code that checks the task arrived: check what the editors hold.
+    CodeLoaded(TaskCode),
+    /// That code could not be fetched.
+    CodeFailed,
     /// The registry editor's text changed (checked on `CheckRegistry`).
     EditRegistry(String),
     /// A registry file was loaded: (name, text).
@@ -207,8 +218,14 @@ pub enum TaskAction {
 
 impl TaskState {
     /// A fresh state showing `preset` (the default preset if unknown), with
-    /// both mock models ticked.
+    /// both mock models ticked, checked with [`TaskCode::HERE`].
     pub fn with_preset(preset: &str) -> TaskState {
+        TaskState::new(preset, Some(TaskCode::HERE))
+    }
+
+    /// A fresh state showing `preset`, checked with `code` when there is code
+    /// (the page's first state has none: it is fetched after the first load).
+    pub fn new(preset: &str, code: Option<TaskCode>) -> TaskState {
         let p = PRESETS
             .iter()
             .find(|p| p.name == preset)
@@ -220,6 +237,8 @@ impl TaskState {
             task_text: Rc::from(p.yaml),
             template_file: TEMPLATE_FILE.into(),
             template_text: Rc::from(""),
+            code,
+            code_failed: false,
             check: Rc::new(TaskCheck {
                 errors: Vec::new(),
                 template: super::task_check::TemplateNeed::Unknown,
@@ -307,7 +326,13 @@ impl TaskState {
     }
 
     /// Why the run cannot start now, in Chinese and English, if it cannot.
+    /// While the code that checks the task is on its way, only the models
+    /// are asked for: *Start* fetches that code, checks, then runs (or
+    /// says what is wrong), as it does with the run's own code.
     pub fn blocker(&self) -> Option<(&'static str, &'static str)> {
+        if self.code.is_none() {
+            return self.no_model();
+        }
         if self.pending() {
             return Some(("正在检查……", "Checking…"));
         }
@@ -320,21 +345,47 @@ impl TaskState {
         if self.run_data.data.samples.is_empty() {
             return Some(("数据集中没有有效样本", "The dataset has no valid sample"));
         }
+        self.no_model()
+    }
+
+    fn no_model(&self) -> Option<(&'static str, &'static str)> {
         let ticked = self.choices.iter().any(|c| self.selected.contains(&c.name));
-        if !ticked {
-            return Some(("请至少勾选一个模型", "Tick at least one model"));
+        (!ticked).then_some(("请至少勾选一个模型", "Tick at least one model"))
+    }
+
+    /// This state checked with `code` (nothing changes when it has code).
+    pub fn with_code(&self, code: TaskCode) -> TaskState {
+        let mut next = self.clone();
+        if next.code.is_none() {
+            next.code = Some(code);
+            next.code_failed = false;
+            next.refresh();
         }
-        None
+        next
+    }
+
+    /// Each sample's prompt as the task renders it, when the task is valid
+    /// and its code is here.
+    pub fn prompts(&self) -> Option<Prompts> {
+        let (code, task) = (self.code?, self.check.checked.as_ref()?);
+        Some((code.prompts)(
+            &task.task,
+            &task.template,
+            &self.run_data.data.samples,
+        ))
     }
 
     /// Checks task and template and, when the task is valid, reads the
     /// dataset in its format and renders the preview.
     fn recheck(&mut self) {
+        let Some(code) = self.code else {
+            return;
+        };
         let preset_yaml = self
             .preset
             .and_then(|n| PRESETS.iter().find(|p| p.name == n))
             .map(|p| p.yaml);
-        let check = check_task(&TaskSource {
+        let check = (code.check)(&TaskSource {
             task_file: &self.task_file,
             task_text: &self.task_text,
             preset_yaml,
@@ -351,7 +402,7 @@ impl TaskState {
             {
                 self.reload();
             }
-            self.preview = Some(Rc::new(task_data::preview(&task, &self.run_data.data)));
+            self.preview = Some(Rc::new((code.preview)(&task, &self.run_data.data)));
         } else {
             self.preview = None;
         }
@@ -375,8 +426,8 @@ impl TaskState {
             self.file.as_deref(),
             self.metadata.as_deref(),
         ));
-        if let Some(task) = &self.check.checked {
-            self.preview = Some(Rc::new(task_data::preview(task, &self.run_data.data)));
+        if let (Some(task), Some(code)) = (&self.check.checked, self.code) {
+            self.preview = Some(Rc::new((code.preview)(task, &self.run_data.data)));
         }
     }
 
@@ -419,6 +470,8 @@ impl TaskState {
                 self.recheck();
             }
             TaskAction::Check => self.recheck(),
+            TaskAction::CodeLoaded(code) => *self = self.with_code(code),
+            TaskAction::CodeFailed => self.code_failed = true,
             TaskAction::EditRegistry(text) => self.registry_text = Rc::from(text),
             TaskAction::LoadRegistry(name, text) => {
                 self.registry_file = name;
@@ -515,7 +568,14 @@ impl Reducible for TaskState {
                 next.plain_http_ok = Rc::new(ok);
             }
             TaskAction::StartFailed(e) => next.start_error = Some(e),
-            TaskAction::Restore(state) => return state,
+            // A stored run's inputs were read with the code this state had
+            // then: if the code came since, they are checked with it.
+            TaskAction::Restore(state) => {
+                return match (state.code, next.code) {
+                    (None, Some(code)) => Rc::new(state.with_code(code)),
+                    _ => state,
+                }
+            }
             TaskAction::Started => {
                 next.key_prompt = None;
                 next.run = None;
@@ -573,6 +633,53 @@ mod tests {
         assert!(s.preview.is_none());
         let s = reduce(s, TaskAction::ChoosePreset("event_eval".into()));
         assert_eq!(s.blocker(), None);
+    }
+
+    #[test]
+    fn without_its_code_the_task_waits_unchecked_and_start_asks_only_for_models() {
+        let s = Rc::new(TaskState::new("support_qa", None));
+        assert!(s.check.checked.is_none() && s.check.errors.is_empty());
+        assert!(s.task_pending() && s.preview.is_none() && s.prompts().is_none());
+        assert_eq!(s.blocker(), None, "Start fetches the code, then checks");
+        let s = reduce(s, TaskAction::Check);
+        assert!(s.task_pending(), "nothing checks without the code");
+        let none = reduce(s.clone(), TaskAction::Toggle("mock-a".into(), false));
+        let none = reduce(none, TaskAction::Toggle("mock-b".into(), false));
+        assert_eq!(none.blocker().map(|b| b.1), Some("Tick at least one model"));
+        let s = reduce(s, TaskAction::CodeFailed);
+        assert!(s.code_failed);
+        let s = reduce(s, TaskAction::CodeLoaded(TaskCode::HERE));
+        assert!(!s.code_failed && !s.task_pending());
+        assert_eq!(s.preset, Some("support_qa"));
+        assert_eq!(s.run_data.data.format, DatasetFormat::TestSamples);
+        assert!(matches!(
+            s.preview.as_deref(),
+            Some(Preview::Messages { .. })
+        ));
+        assert_eq!(s.prompts().map(|p| p.len()), Some(8));
+        assert_eq!(s.blocker(), None);
+        assert_eq!(*s, TaskState::with_preset("support_qa"));
+    }
+
+    #[test]
+    fn a_broken_task_edited_before_the_code_came_is_reported_once_it_comes() {
+        let s = Rc::new(TaskState::new("event_eval", None));
+        let broken = format!("{}oops: 1\n", s.task_text);
+        let s = reduce(s, TaskAction::EditTask(broken));
+        let s = reduce(s, TaskAction::Check);
+        assert!(s.check.errors.is_empty());
+        // A run's page taken before the code came is checked with it.
+        let checked = s.with_code(TaskCode::HERE);
+        assert!(checked.check.errors[0]
+            .text
+            .contains("unknown field `oops`"));
+        assert!(checked.blocker().is_some());
+        // A stored run restored from a state without code, while the code
+        // came in between, is checked too.
+        let stale = Rc::new(TaskState::new("support_qa", None));
+        let now = reduce(s, TaskAction::CodeLoaded(TaskCode::HERE));
+        let restored = reduce(now, TaskAction::Restore(stale));
+        assert!(restored.code.is_some() && restored.check.checked.is_some());
     }
 
     #[test]

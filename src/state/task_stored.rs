@@ -108,7 +108,7 @@ impl TaskState {
             .as_deref()
             .and_then(|n| PRESETS.iter().find(|p| p.name == n))
             .map(|p| p.name);
-        let mut next = TaskState::with_preset(preset.unwrap_or(DEFAULT_PRESET));
+        let mut next = TaskState::new(preset.unwrap_or(DEFAULT_PRESET), self.code);
         next.preset = preset;
         next.task_file = s.task.file.clone();
         next.task_text = Rc::from(s.task.text.as_str());

@@ -19,8 +19,9 @@ pub struct TaskBatchPanelProps {
     pub batch: Option<Rc<BatchAnswers>>,
     /// No changes while a run is going.
     pub disabled: bool,
-    /// Builds and downloads the export; why it could not.
-    pub on_export: Callback<(), Result<(), String>>,
+    /// Builds and downloads the export, then calls back with why it could
+    /// not (`None` when it was saved).
+    pub on_export: Callback<Callback<Option<String>>>,
     /// Answer files were chosen.
     pub on_files: Callback<Vec<web_sys::File>>,
     /// Drop the imported answers.
@@ -34,7 +35,10 @@ pub fn TaskBatchPanel(p: &TaskBatchPanelProps) -> Html {
     let error = use_state(|| None::<String>);
     let export = {
         let (cb, error) = (p.on_export.clone(), error.clone());
-        Callback::from(move |_: MouseEvent| error.set(cb.emit(()).err()))
+        Callback::from(move |_: MouseEvent| {
+            let error = error.clone();
+            cb.emit(Callback::from(move |why| error.set(why)))
+        })
     };
     let files = {
         let cb = p.on_files.clone();

@@ -40,6 +40,10 @@ pub struct TaskEditorProps {
     pub on_task_file: Callback<web_sys::File>,
     /// A template file was chosen.
     pub on_template_file: Callback<web_sys::File>,
+    /// The code that checks the task could not be fetched.
+    pub code_failed: bool,
+    /// Fetch that code again.
+    pub on_retry: Callback<()>,
 }
 
 /// The task editor.
@@ -79,6 +83,12 @@ pub fn TaskEditor(p: &TaskEditorProps) -> Html {
                 value={p.task_text.clone()} errors={p.check.errors.clone()} pending={p.pending}
                 ok_text={ok_text(&p.check)} accept=".yaml,.yml,.txt" rows={18} disabled={p.disabled}
                 on_input={p.on_task.clone()} on_settle={p.on_check.clone()} on_file={p.on_task_file.clone()} />
+            if p.code_failed {
+                <p class="error" data-testid="task-code-error">
+                    {crate::task::code::not_loaded(p.lang)}{" "}
+                    <button data-testid="task-code-retry" onclick={p.on_retry.reform(|_| ())}>{t("重试", "Try again")}</button>
+                </p>
+            }
             <crate::components::metric_hints::MetricHints lang={p.lang} />
             { template_editor(p) }
         </section>

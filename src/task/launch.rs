@@ -7,7 +7,7 @@ use crate::effects::runner::Update;
 use crate::effects::task_run::{TaskRunSpec, TaskView};
 use crate::effects::{now_ms, url};
 use crate::launch::start_fresh;
-use crate::launch::{Event, ModeLaunch, Prepared, Slot};
+use crate::launch::{Event, Fetching, ModeLaunch, Prepared, Slot};
 use crate::state::keys::{self, KeyPrompt};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{StoredInputs, StoredRun};
@@ -16,6 +16,8 @@ use crate::state::task_models::{
 };
 use crate::state::ModelSettings;
 use crate::state::{Mode, TaskAction, TaskState};
+use crate::task::code;
+use crate::NotLoaded;
 use evalpage_core::events::ReadLog;
 use evalpage_core::run::RunIdentity;
 use evalpage_core::Lang;
@@ -84,8 +86,23 @@ impl ModeLaunch for TaskLaunch {
         Rc::new((*self.state).clone())
     }
 
+    /// The code that checks the task, when *Start* comes before it.
+    fn fetch(&self, page: &Rc<TaskState>) -> Option<Fetching> {
+        if page.code.is_some() || code::loaded().is_some() {
+            return None;
+        }
+        let (state, lang) = (self.state.clone(), self.lang);
+        Some(Box::pin(async move {
+            code::load(state)
+                .await
+                .map_err(|NotLoaded| code::not_loaded(lang).to_string())
+        }))
+    }
+
     fn prepare(&self, page: &Rc<TaskState>, t: &Takeover) -> Result<Prepared<TaskView>, String> {
         let lang = self.lang;
+        // A page made before the task's code came is checked now.
+        let page = &code::checked(page);
         if let Some((zh, en)) = page.blocker() {
             return Err(lang.pick(zh, en).to_string());
         }
@@ -184,6 +201,16 @@ impl ModeLaunch for TaskLaunch {
                 .to_string(),
             );
         };
+        if page.code.is_none() {
+            let why = match page.code_failed {
+                true => code::not_loaded(lang),
+                false => lang.pick(
+                    "任务仍在检查中，请稍后再试",
+                    "The task is still being checked; try again in a moment",
+                ),
+            };
+            return Some(why.to_string());
+        }
         let field = |k: &str| meta.get(k).and_then(Value::as_str).unwrap_or_default();
         let task = page.check.checked.as_ref().map(|t| t.info.name.as_str());
         if meta.get("task").is_none() {

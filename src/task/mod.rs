@@ -4,6 +4,7 @@
 //! own panels. Shared panels are in `components/`.
 
 pub mod batch_panel;
+pub mod code;
 pub mod dataset_panel;
 pub mod downloads;
 pub mod editor;
@@ -50,7 +51,7 @@ use yew::prelude::*;
 /// it ticks, the endpoint form, and the scheduling of `?concurrency=`,
 /// `?demo_latency=`, `?timeout=` and `?attempts=`.
 fn initial_state(params: &url::PageParams) -> TaskState {
-    let mut s = TaskState::with_preset(params.task.as_deref().unwrap_or_default());
+    let mut s = TaskState::new(params.task.as_deref().unwrap_or_default(), None);
     let d = TaskRunSettings::default();
     s.settings = TaskRunSettings {
         concurrency: params.concurrency.map_or(d.concurrency, |c| c.clamp(1, 64)),
@@ -188,6 +189,13 @@ pub fn use_task(params: Rc<url::PageParams>) -> (UseReducerHandle<TaskState>, Ta
             .then(|| params.dataset.clone())
             .flatten();
         use_effect_with((), move |_| {
+            // The code that checks the task: a failure shows under the editor.
+            wasm_bindgen_futures::spawn_local({
+                let state = state.clone();
+                async move {
+                    let _ = code::load(state).await;
+                }
+            });
             if let Some(u) = wanted {
                 files::fetch_then(u.clone(), move |read| match read {
                     Ok((name, bytes)) => {
@@ -291,6 +299,15 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
         let state = state.clone();
         Callback::from(move |_: ()| launch::add_endpoint(&state))
     };
+    let on_retry = {
+        let state = state.clone();
+        Callback::from(move |_: ()| {
+            let state = state.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = code::load(state).await;
+            });
+        })
+    };
     let on_pause = {
         let slot = p.slot.clone();
         Callback::from(move |paused: bool| slot.set_paused(paused))
@@ -315,25 +332,41 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     let share = Rc::new(share_spec(state, lang));
     // What Start would send, beside it: recomputed when the task, the data,
     // the models or the settings change (prompts are rendered once per change).
-    let estimate = use_memo(
-        (
-            state.check.clone(),
-            state.run_data.clone(),
-            state.choices.clone(),
-            state.selected.clone(),
-            state.settings,
-            lang,
-        ),
-        |(check, run_data, choices, selected, settings, lang)| {
-            estimate_line(check, run_data, choices, selected, settings, *lang)
-        },
-    );
+    let estimate = {
+        let s = state.clone();
+        use_memo(
+            (
+                state.check.clone(),
+                state.run_data.clone(),
+                state.choices.clone(),
+                state.selected.clone(),
+                state.settings,
+                state.code.is_some(),
+                lang,
+            ),
+            move |_| estimate_line(&s, lang),
+        )
+    };
     let on_batch_export = {
         let s = state.clone();
-        Callback::from(move |_: ()| -> Result<(), String> {
-            let files = crate::state::task_batch::export(&s)?;
-            let zip = crate::archive::zip_files(&files, crate::effects::now_ms())?;
-            crate::effects::download::save_bytes("evalpage-batch.zip", "application/zip", &zip)
+        Callback::from(move |done: Callback<Option<String>>| {
+            let files = match crate::state::task_batch::export(&s) {
+                Ok(files) => Rc::new(files),
+                Err(e) => return done.emit(Some(e)),
+            };
+            wasm_bindgen_futures::spawn_local(async move {
+                let saved =
+                    crate::components::zip_button::zip(files, crate::effects::now_ms(), lang)
+                        .await
+                        .and_then(|zip| {
+                            crate::effects::download::save_bytes(
+                                "evalpage-batch.zip",
+                                "application/zip",
+                                &zip,
+                            )
+                        });
+                done.emit(saved.err());
+            });
         })
     };
     let on_batch_files = {
@@ -362,11 +395,12 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
                 <div class="column">
                     <TaskEditor {lang} preset={state.preset} task_text={state.task_text.clone()}
                         template_text={state.template_text.clone()} check={state.check.clone()}
-                        pending={state.task_pending()} disabled={running}
+                        pending={state.task_pending() && !state.code_failed} disabled={running}
                         on_preset={send(state, TaskAction::ChoosePreset)} on_task={send(state, TaskAction::EditTask)}
                         on_template={send(state, TaskAction::EditTemplate)} on_check={send(state, |_: ()| TaskAction::Check)}
                         on_task_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadTask))}
-                        on_template_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadTemplate))} />
+                        on_template_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadTemplate))}
+                        code_failed={state.code_failed} {on_retry} />
                     <PromptPreview {lang} preview={state.preview.clone()} />
                 </div>
                 <div class="column">
@@ -412,22 +446,15 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
 /// The line beside Start: calls, and an upper bound of tokens and cost per
 /// model (`task::estimate`, as `evalpage run --estimate` counts them); `None`
 /// until a valid task, data and ticked models are there.
-fn estimate_line(
-    check: &crate::state::task_check::TaskCheck,
-    run_data: &crate::state::task_data::RunData,
-    choices: &[crate::state::task_models::ModelChoice],
-    selected: &BTreeSet<String>,
-    settings: &TaskRunSettings,
-    lang: Lang,
-) -> Option<AttrValue> {
-    let task = check.checked.as_ref()?;
-    let samples = &run_data.data.samples;
-    if samples.is_empty() {
+fn estimate_line(state: &TaskState, lang: Lang) -> Option<AttrValue> {
+    let task = state.check.checked.as_ref()?;
+    if state.run_data.data.samples.is_empty() {
         return None;
     }
-    let models: Vec<(String, Option<evalpage_core::Price>, Option<u64>)> = choices
+    let models: Vec<(String, Option<evalpage_core::Price>, Option<u64>)> = state
+        .choices
         .iter()
-        .filter(|c| selected.contains(&c.name))
+        .filter(|c| state.selected.contains(&c.name))
         .map(|c| {
             let (price, params) = c.price_and_params(&task.task.default_params);
             let max_tokens = params.get("max_tokens").and_then(serde_json::Value::as_u64);
@@ -437,7 +464,8 @@ fn estimate_line(
     if models.is_empty() {
         return None;
     }
-    let prompts = evalpage_core::render_prompts(&task.task, &task.template, samples);
+    let prompts = state.prompts()?;
+    let settings = &state.settings;
     let repeats = settings.repeats(&task.task).n;
     let parts: Vec<String> = evalpage_core::task::estimate(&prompts, repeats, &models)
         .iter()

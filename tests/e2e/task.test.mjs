@@ -112,6 +112,54 @@ test('event_eval: preview, a broken YAML blocks the run, two mock models side by
   assert.deepEqual(errors, []);
 });
 
+test('the code that checks a task comes after the first load: Start pressed before it fetches it, then runs', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  const requested = [];
+  page.on('request', (r) => { if (r.url().endsWith('.wasm')) requested.push(new URL(r.url()).pathname.split('/').pop()); });
+  // The checking code is held back until Start has been pressed.
+  const held = [];
+  let hold = true;
+  await page.route('**/*.split_task_code.wasm', (route) => (hold ? held.push(route) : route.continue()));
+  await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
+  await page.waitForSelector('[data-testid=task-yaml]');
+  assert.match(requested[0], /^evalpage-task-[0-9a-f]+_bg\.wasm$/, `the bundle first: ${requested}`);
+  assert.match(await page.textContent('[data-testid=task-yaml-status]'), /checking/);
+  await page.click('[data-testid=start]');
+  hold = false;
+  for (const r of held.splice(0)) await r.continue();
+  await waitStatus(page, 'done');
+  assert.equal(await page.textContent('[data-testid=progress]'), '16/16');
+  assert.match(await page.textContent('[data-testid=task-yaml-status]'), /✓ event_eval v1/);
+  await page.waitForSelector('[data-testid=prompt-preview]');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('the code that checks a task fails to load: the editor says so with a retry, Start says so too, the retry checks and runs', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  let fail = true;
+  await page.route('**/*.split_task_code.wasm', (route) => (fail ? route.abort() : route.continue()));
+  await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
+  await page.waitForSelector('[data-testid=task-code-error]');
+  assert.match(await page.textContent('[data-testid=task-code-error]'), /code that checks the task could not be fetched; check the network and try again/);
+  assert.doesNotMatch(await page.textContent('[data-testid=task-yaml-status]'), /checking/);
+  await page.click('[data-testid=start]');
+  await page.waitForSelector('[data-testid=start-error]');
+  assert.match(await page.textContent('[data-testid=start-error]'), /code that checks the task could not be fetched/);
+  fail = false;
+  await page.click('[data-testid=task-code-retry]');
+  await page.waitForSelector('[data-testid=prompt-preview]');
+  assert.match(await page.textContent('[data-testid=task-yaml-status]'), /✓ event_eval v1/);
+  assert.equal(await page.locator('[data-testid=task-code-error]').count(), 0, 'the error goes once the code is here');
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  assert.equal(await page.textContent('[data-testid=progress]'), '16/16');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
 test('a registry model on mock-server: the key is sent, never downloaded or stored; a bad dataset line is listed and skipped', async () => {
   const KEY = 'sk-e2e-TASK-SECRET-9137';
   const mock = await startMock();

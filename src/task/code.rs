@@ -1,0 +1,96 @@
+//! The task mode's code that checks a task and renders its prompts
+//! ([`TaskCode`]: the YAML reader and the Jinja engine) behind a wasm-split
+//! point, so that neither is in the task mode's first load. The page fetches
+//! it as soon as the mode is up ([`load`], from `use_task`) and hands it to
+//! the state; a failed fetch shows under the editor with a retry. *Start*
+//! pressed before it came fetches it first (`TaskLaunch::fetch`) and checks
+//! the task with it before the run is prepared. The point is declared in the
+//! task bin ([`task_code_split_point!`]) and handed to [`crate::start`], for
+//! the reason `components::zip_button` gives.
+
+use crate::state::task_code::TaskCode;
+use crate::state::{TaskAction, TaskState};
+use crate::NotLoaded;
+use evalpage_core::Lang;
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use yew::UseReducerHandle;
+
+/// The code on its way.
+pub type CodeFuture = Pin<Box<dyn Future<Output = Result<TaskCode, NotLoaded>>>>;
+
+/// What gives the task code: the task bin's split point, see
+/// [`task_code_split_point!`].
+pub type CodeLoader = fn() -> CodeFuture;
+
+thread_local! {
+    static LOADER: Cell<Option<CodeLoader>> = const { Cell::new(None) };
+    static LOADED: Cell<Option<TaskCode>> = const { Cell::new(None) };
+}
+
+/// The bin's loader, set once by [`crate::start`] (or by a test that mounts
+/// the task mode's root itself).
+pub fn set_loader(loader: Option<CodeLoader>) {
+    LOADER.with(|l| l.set(loader));
+}
+
+/// The task code, once loaded in this page load.
+pub fn loaded() -> Option<TaskCode> {
+    LOADED.with(Cell::get)
+}
+
+/// `page` checked with the loaded code if it was made before the code came.
+pub fn checked(page: &Rc<TaskState>) -> Rc<TaskState> {
+    match (page.code, loaded()) {
+        (None, Some(code)) => Rc::new(page.with_code(code)),
+        _ => page.clone(),
+    }
+}
+
+/// Loads the task code (once per page load; a failed fetch is tried again at
+/// the next call) and hands it to `state`, or tells `state` it failed.
+pub async fn load(state: UseReducerHandle<TaskState>) -> Result<(), NotLoaded> {
+    let code = match (loaded(), LOADER.with(Cell::get)) {
+        (Some(code), _) => Ok(code),
+        (None, Some(loader)) => loader().await,
+        (None, None) => Err(NotLoaded),
+    };
+    match code {
+        Ok(code) => {
+            LOADED.with(|l| l.set(Some(code)));
+            state.dispatch(TaskAction::CodeLoaded(code));
+            Ok(())
+        }
+        Err(NotLoaded) => {
+            state.dispatch(TaskAction::CodeFailed);
+            Err(NotLoaded)
+        }
+    }
+}
+
+/// Why a task cannot be checked: its code could not be fetched, in `lang`.
+pub fn not_loaded(lang: Lang) -> &'static str {
+    lang.pick(
+        "检查任务的代码未能加载，请检查网络后重试",
+        "The code that checks the task could not be fetched; check the network and try again",
+    )
+}
+
+/// Declares, in a bin, the wasm-split point of the task code and a
+/// [`CodeLoader`] named `task_code` that calls it, for [`crate::start`].
+#[macro_export]
+macro_rules! task_code_split_point {
+    () => {
+        #[::wasm_split_helpers::wasm_split(task_code, fallible)]
+        fn load_task_code(
+        ) -> ::std::result::Result<$crate::state::task_code::TaskCode, $crate::NotLoaded> {
+            Ok($crate::state::task_code::TaskCode::HERE)
+        }
+
+        fn task_code() -> $crate::task::code::CodeFuture {
+            ::std::boxed::Box::pin(load_task_code())
+        }
+    };
+}
