@@ -1,7 +1,7 @@
 //! The task mode's code that checks a task and renders its prompts
 //! ([`TaskCode`]: the YAML reader and the Jinja engine) behind a wasm-split
 //! point, so that neither is in the task mode's first load. The page fetches
-//! it as soon as the mode is up ([`load`], from `use_task`) and hands it to
+//! it as soon as the mode is up ([`fetch`], from `use_task`) and hands it to
 //! the state; a failed fetch shows under the editor with a retry. *Start*
 //! pressed before it came fetches it first (`TaskLaunch::fetch`) and checks
 //! the task with it before the run is prepared. The point is declared in the
@@ -68,6 +68,14 @@ pub async fn load(state: UseReducerHandle<TaskState>) -> Result<(), NotLoaded> {
             Err(NotLoaded)
         }
     }
+}
+
+/// [`load`] in the background (the page's first fetch, and *Try again*): a
+/// failure shows under the editor.
+pub fn fetch(state: UseReducerHandle<TaskState>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = load(state).await;
+    });
 }
 
 /// Why a task cannot be checked: its code could not be fetched, in `lang`.

@@ -189,13 +189,7 @@ pub fn use_task(params: Rc<url::PageParams>) -> (UseReducerHandle<TaskState>, Ta
             .then(|| params.dataset.clone())
             .flatten();
         use_effect_with((), move |_| {
-            // The code that checks the task: a failure shows under the editor.
-            wasm_bindgen_futures::spawn_local({
-                let state = state.clone();
-                async move {
-                    let _ = code::load(state).await;
-                }
-            });
+            code::fetch(state.clone());
             if let Some(u) = wanted {
                 files::fetch_then(u.clone(), move |read| match read {
                     Ok((name, bytes)) => {
@@ -301,12 +295,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     };
     let on_retry = {
         let state = state.clone();
-        Callback::from(move |_: ()| {
-            let state = state.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let _ = code::load(state).await;
-            });
-        })
+        Callback::from(move |_: ()| code::fetch(state.clone()))
     };
     let on_pause = {
         let slot = p.slot.clone();
