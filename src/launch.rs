@@ -8,6 +8,7 @@
 use crate::effects::locks::{self, RunLock};
 use crate::effects::runner::{Handle, Launch, Persist, RunView, Update, ViewUpdate};
 use crate::effects::saved;
+use crate::split::{self, Loader, SplitCode, SplitFuture};
 use crate::state::resume::{Offer, Offers, OffersAction, Takeover};
 use crate::state::stored::StoredRun;
 use crate::state::Mode;
@@ -17,7 +18,7 @@ use evalpage_core::run::Pipeline;
 use evalpage_core::Lang;
 use serde_json::Value;
 use std::any::Any;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -142,18 +143,18 @@ pub fn run_fns<M: ModeLaunch>() -> RunFns<M> {
     }
 }
 
-/// The bin's [`RunFns`] on their way, as `Box<dyn Any>` (each bin runs one
-/// mode; [`start`] takes them back as its mode's).
-pub type RunCodeFuture = Pin<Box<dyn Future<Output = Result<Box<dyn Any>, NotLoaded>>>>;
+/// The bin's [`RunFns`] as `Rc<dyn Any>` (each bin runs one mode; [`start`]
+/// takes them back as its mode's).
+pub type AnyRunFns = Rc<dyn Any>;
 
 /// What gives the bin's [`RunFns`]: its split point ([`run_split_point!`])
 /// or, in a test, [`run_here`].
-pub type RunCode = fn() -> RunCodeFuture;
+pub type RunCode = Loader<AnyRunFns>;
 
 /// A [`RunCode`] without a split point, for a test that mounts a mode's root
 /// itself (every bin declares [`run_split_point!`]).
-pub fn run_here<M: ModeLaunch>() -> RunCodeFuture {
-    Box::pin(async { Ok(Box::new(run_fns::<M>()) as Box<dyn Any>) })
+pub fn run_here<M: ModeLaunch>() -> SplitFuture<AnyRunFns> {
+    Box::pin(async { Ok(Rc::new(run_fns::<M>()) as AnyRunFns) })
 }
 
 /// Declares, in a bin, the wasm-split point of the run code of mode `$mode`
@@ -163,59 +164,54 @@ pub fn run_here<M: ModeLaunch>() -> RunCodeFuture {
 macro_rules! run_split_point {
     ($mode:ty) => {
         #[::wasm_split_helpers::wasm_split(run, fallible)]
-        fn run_fns(
-        ) -> ::std::result::Result<::std::boxed::Box<dyn ::std::any::Any>, $crate::NotLoaded> {
-            Ok(::std::boxed::Box::new($crate::launch::run_fns::<$mode>()))
+        fn run_fns() -> ::std::result::Result<$crate::launch::AnyRunFns, $crate::NotLoaded> {
+            Ok(::std::rc::Rc::new($crate::launch::run_fns::<$mode>()))
         }
 
-        fn run_code() -> $crate::launch::RunCodeFuture {
+        fn run_code() -> $crate::split::SplitFuture<$crate::launch::AnyRunFns> {
             ::std::boxed::Box::pin(run_fns())
         }
     };
 }
 
 thread_local! {
-    static RUN_CODE: Cell<Option<RunCode>> = const { Cell::new(None) };
-    static LOADED: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+    static RUN: SplitCode<AnyRunFns> = const { SplitCode::new() };
 }
 
 /// The bin's run code, set once by [`crate::start`] (or by a test that
 /// mounts a mode's root itself).
 pub fn set_run_code(code: Option<RunCode>) {
-    RUN_CODE.with(|c| c.set(code));
+    RUN.with(|c| c.set_loader(code));
 }
 
 /// The run code of mode `M`, once loaded.
 fn loaded<M: ModeLaunch>() -> Option<RunFns<M>> {
-    LOADED.with(|l| l.borrow().as_ref()?.downcast_ref::<RunFns<M>>().copied())
+    RUN.with(SplitCode::loaded)?
+        .downcast_ref::<RunFns<M>>()
+        .copied()
 }
 
 /// Fetches the bin's run code in the background once a mode's page is up,
 /// so that *Start* seldom waits for it; a failed fetch here says nothing
 /// (the first *Start* fetches again, and says so if that fails too).
 pub fn prefetch_run_code() {
-    if LOADED.with(|l| l.borrow().is_some()) || RUN_CODE.with(Cell::get).is_none() {
-        return;
+    if RUN.with(SplitCode::to_load) {
+        wasm_bindgen_futures::spawn_local(async {
+            let _ = split::load(&RUN).await;
+        });
     }
-    wasm_bindgen_futures::spawn_local(async {
-        let _ = load_run_code(Lang::En).await;
-    });
 }
 
 /// Loads the bin's run code (once per page load; a failed fetch is tried
 /// again at the next call), or says, in `lang`, why it could not.
 async fn load_run_code(lang: Lang) -> Result<(), String> {
-    let not_loaded = || {
+    split::load(&RUN).await.map(drop).map_err(|NotLoaded| {
         lang.pick(
             "运行评测的代码未能加载，请检查网络后再点一次“开始”",
             "The code that runs the evaluation could not be fetched; check the network and press Start again",
         )
         .to_string()
-    };
-    let code = RUN_CODE.with(Cell::get).ok_or_else(not_loaded)?;
-    let fns = code().await.map_err(|NotLoaded| not_loaded())?;
-    LOADED.with(|l| *l.borrow_mut() = Some(fns));
-    Ok(())
+    })
 }
 
 /// One mode as the launch path sees it.

@@ -10,6 +10,7 @@ pub mod effects;
 pub mod launch;
 pub mod rag;
 pub mod retrieval;
+pub mod split;
 pub mod state;
 pub mod task;
 pub mod view_page;
@@ -25,11 +26,11 @@ pub struct Splits {
     /// What makes a finished run's zip.
     pub zipper: Option<components::zip_button::Zipper>,
     /// What makes the dialog judge's prompts (the dialog mode's bin).
-    pub judge_prompts: Option<dialog::judges::PromptMaker>,
+    pub judge_prompts: Option<split::Loader<dialog::judges::PromptMaker>>,
     /// What runs the bin's mode ([`run_split_point!`]; none in the viewer).
     pub run: Option<launch::RunCode>,
     /// What checks a task and renders its prompts (the task mode's bin).
-    pub task_code: Option<task::code::CodeLoader>,
+    pub task_code: Option<split::Loader<state::task_code::TaskCode>>,
 }
 
 /// A split module that did not load (its fetch failed; the next call of its
@@ -48,7 +49,7 @@ impl From<wasm_split_helpers::SplitLoaderError> for NotLoaded {
 pub fn start<C: yew::BaseComponent<Properties = ()>>(mode: state::Mode, splits: Splits) {
     evalpage_core::use_nfkc(nfkc);
     components::zip_button::set_zipper(splits.zipper);
-    dialog::judges::set_maker(splits.judge_prompts);
+    dialog::judges::set_loader(splits.judge_prompts);
     launch::set_run_code(splits.run);
     task::code::set_loader(splits.task_code);
     match effects::modes::root(mode) {

@@ -212,8 +212,7 @@ impl ModeLaunch for DialogLaunch {
 
     fn fetch(&self, s: &Rc<DialogState>) -> Option<Fetching> {
         let lang = self.lang();
-        (judged(s) && judges::made(lang).is_none())
-            .then(|| Box::pin(judges::make(lang)) as Fetching)
+        (judged(s) && !judges::ready()).then(|| Box::pin(judges::make(lang)) as Fetching)
     }
 
     fn prepare(&self, s: &Rc<DialogState>, t: &Takeover) -> Result<Prepared<DialogView>, String> {

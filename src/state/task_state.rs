@@ -356,12 +356,17 @@ impl TaskState {
     /// This state checked with `code` (nothing changes when it has code).
     pub fn with_code(&self, code: TaskCode) -> TaskState {
         let mut next = self.clone();
-        if next.code.is_none() {
-            next.code = Some(code);
-            next.code_failed = false;
-            next.refresh();
-        }
+        next.take_code(code);
         next
+    }
+
+    /// Takes `code` and checks what the editors hold, unless it has code.
+    fn take_code(&mut self, code: TaskCode) {
+        if self.code.is_none() {
+            self.code = Some(code);
+            self.code_failed = false;
+            self.refresh();
+        }
     }
 
     /// Each sample's prompt as the task renders it, when the task is valid
@@ -470,7 +475,7 @@ impl TaskState {
                 self.recheck();
             }
             TaskAction::Check => self.recheck(),
-            TaskAction::CodeLoaded(code) => *self = self.with_code(code),
+            TaskAction::CodeLoaded(code) => self.take_code(code),
             TaskAction::CodeFailed => self.code_failed = true,
             TaskAction::EditRegistry(text) => self.registry_text = Rc::from(text),
             TaskAction::LoadRegistry(name, text) => {

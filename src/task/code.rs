@@ -8,37 +8,30 @@
 //! task bin ([`task_code_split_point!`]) and handed to [`crate::start`], for
 //! the reason `components::zip_button` gives.
 
+use crate::split::{self, Loader, SplitCode, SplitFuture};
 use crate::state::task_code::TaskCode;
 use crate::state::{TaskAction, TaskState};
 use crate::NotLoaded;
 use evalpage_core::Lang;
-use std::cell::Cell;
-use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
 use yew::UseReducerHandle;
 
 /// The code on its way.
-pub type CodeFuture = Pin<Box<dyn Future<Output = Result<TaskCode, NotLoaded>>>>;
-
-/// What gives the task code: the task bin's split point, see
-/// [`task_code_split_point!`].
-pub type CodeLoader = fn() -> CodeFuture;
+pub type CodeFuture = SplitFuture<TaskCode>;
 
 thread_local! {
-    static LOADER: Cell<Option<CodeLoader>> = const { Cell::new(None) };
-    static LOADED: Cell<Option<TaskCode>> = const { Cell::new(None) };
+    static CODE: SplitCode<TaskCode> = const { SplitCode::new() };
 }
 
-/// The bin's loader, set once by [`crate::start`] (or by a test that mounts
-/// the task mode's root itself).
-pub fn set_loader(loader: Option<CodeLoader>) {
-    LOADER.with(|l| l.set(loader));
+/// The bin's split point ([`task_code_split_point!`]), set once by
+/// [`crate::start`].
+pub fn set_loader(loader: Option<Loader<TaskCode>>) {
+    CODE.with(|c| c.set_loader(loader));
 }
 
 /// The task code, once loaded in this page load.
 pub fn loaded() -> Option<TaskCode> {
-    LOADED.with(Cell::get)
+    CODE.with(SplitCode::loaded)
 }
 
 /// `page` checked with the loaded code if it was made before the code came.
@@ -52,22 +45,12 @@ pub fn checked(page: &Rc<TaskState>) -> Rc<TaskState> {
 /// Loads the task code (once per page load; a failed fetch is tried again at
 /// the next call) and hands it to `state`, or tells `state` it failed.
 pub async fn load(state: UseReducerHandle<TaskState>) -> Result<(), NotLoaded> {
-    let code = match (loaded(), LOADER.with(Cell::get)) {
-        (Some(code), _) => Ok(code),
-        (None, Some(loader)) => loader().await,
-        (None, None) => Err(NotLoaded),
-    };
-    match code {
-        Ok(code) => {
-            LOADED.with(|l| l.set(Some(code)));
-            state.dispatch(TaskAction::CodeLoaded(code));
-            Ok(())
-        }
-        Err(NotLoaded) => {
-            state.dispatch(TaskAction::CodeFailed);
-            Err(NotLoaded)
-        }
-    }
+    let code = split::load(&CODE).await;
+    state.dispatch(match code {
+        Ok(code) => TaskAction::CodeLoaded(code),
+        Err(NotLoaded) => TaskAction::CodeFailed,
+    });
+    code.map(drop)
 }
 
 /// [`load`] in the background (the page's first fetch, and *Try again*): a
@@ -87,7 +70,7 @@ pub fn not_loaded(lang: Lang) -> &'static str {
 }
 
 /// Declares, in a bin, the wasm-split point of the task code and a
-/// [`CodeLoader`] named `task_code` that calls it, for [`crate::start`].
+/// loader named `task_code` that calls it, for [`crate::start`].
 #[macro_export]
 macro_rules! task_code_split_point {
     () => {
