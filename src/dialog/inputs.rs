@@ -210,8 +210,8 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                 <label class="inline">
                     <input type="checkbox" data-testid="dialog-m1-conversation" checked={s.m1_from_conversation} disabled={running}
                         onchange={on_m1} />
-                    {t(" M1 无召回记录时在发送的对话中检索（否则该轮不计入 M1）",
-                       " M1 without a recall trace: search the conversation sent (else the turn is not eligible for M1)")}
+                    {t(" 端点未返回召回记录（recall）时，M1 在发送的对话中检索（否则该轮的 M1 记为未运行）",
+                       " M1 when the endpoint returns no recall: search the conversation sent (else the turn's M1 is not run)")}
                 </label>
                 <p class="muted">{t("运行保存在本浏览器中，重新加载后可以继续（只发送未完成的轮次和评审调用）。每轮请求是到目前为止的对话：数据集的用户轮次和模型自己的回答。",
                     "The run is saved in this browser and can be resumed after a reload (only the unsettled turns and judge calls are sent). Each turn's request is the conversation so far: the dataset's user turns and the model's own answers.")}</p>

@@ -261,6 +261,8 @@ test('a run against the mock endpoint through fetch records its trace fields and
   assert.ok(turns.every((t) => t.turn_status === 'ok' && t.trace_source === 'evalpage_trace'), 'fields from evalpage_trace');
   assert.ok(turns.every((t) => t.recall && typeof t.recall.short_term_context === 'string' && t.compliance));
   assert.ok(turns.some((t) => t.recall.items.length > 0), 'long-term recall items');
+  const m1 = JSON.parse(files.get('metrics_summary.json')).metrics.m1_memory_recall;
+  assert.ok(m1.status === 'ok' && m1.value > 0 && m1.details.turns_without_recall === 0, 'M1 from the recall the endpoint returned');
   assert.ok(turns.some((t) => Array.isArray(t.tools) && t.tools[0].tool_name === 'risk_template'));
   const log = files.get('report.events.jsonl').trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(log[0].record_type, 'meta');
@@ -277,6 +279,50 @@ test('a run against the mock endpoint through fetch records its trace fields and
   assert.match(await page.textContent('[data-testid=dialog-error]'), /may not carry a user name, a password or a query: put a key in the key field/);
   assert.equal(sent.length, before);
   assert.deepEqual(errors, []);
+});
+
+test('a live run: a plain chat endpoint gives M1 no value, the recall it returns gives one, the switch takes the conversation', async () => {
+  // `evalpage mock-server` without --dialog-trace: a plain chat model, no recall.
+  const plain = await startMock([]);
+  try {
+    const m1Of = (files) => JSON.parse(files.get('metrics_summary.json')).metrics.m1_memory_recall;
+    const turnsOf = (files) => files.get('dialog_trace.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+    const runIn = async (conversation) => {
+      const errors = [];
+      const page = await newPage(browser, errors);
+      await openDialogMode(page);
+      if (conversation) await page.click('[data-testid=dialog-m1-conversation]');
+      const { files } = await startRun(page, { url: plain.url, model: 'plain', workers: '2' });
+      const shown = await page.textContent('[data-testid=dialog-metric][data-metric=m1_memory_recall]');
+      assert.deepEqual(errors, []);
+      await page.context().close();
+      return { files, shown };
+    };
+    const cliRun = (extra) => cliFiles(['run', '--dialogs', DIALOGS, '--endpoint', plain.url, '--model', 'plain', '--concurrency', '2', ...extra]);
+
+    let { files, shown } = await runIn(false);
+    let m1 = m1Of(files);
+    assert.equal(m1.status, 'not_run', JSON.stringify(m1));
+    assert.equal(m1.value, null);
+    assert.ok(m1.details.turns_without_recall > 0);
+    assert.equal(m1.not_run_count, m1.eligible_count, '§7: eligible, not run');
+    assert.match(shown, /had no recall trace/);
+    assert.deepEqual(metricsOf(files.get('metrics_summary.json')).metrics, metricsOf(cliRun([]).get('metrics_summary.json')).metrics);
+    assert.equal(JSON.parse(files.get('run_manifest.json')).m1_from_conversation, false);
+    const traces = turnsOf(files).filter((t) => t.valid_dialog);
+    assert.ok(traces.flatMap((t) => t.turns).every((t) => t.recall === undefined && typeof t.latency_ms === 'number'));
+    assert.ok(traces.every((t) => t.session_id === `session_${t.dialog_id}` && t.user_id === `eval_user_${t.dialog_id}` && t.worker_id < 2));
+
+    ({ files, shown } = await runIn(true));
+    m1 = m1Of(files);
+    assert.equal(m1.status, 'ok', JSON.stringify(m1));
+    assert.deepEqual(metricsOf(files.get('metrics_summary.json')).metrics,
+      metricsOf(cliRun(['--m1-from-conversation']).get('metrics_summary.json')).metrics);
+    assert.equal(JSON.parse(files.get('run_manifest.json')).m1_from_conversation, true);
+    assert.equal(turnsOf(files)[0].turns[0].recall.source, 'run_conversation');
+  } finally {
+    plain.stop();
+  }
 });
 
 test('with the mock judge, M3/M4/M5 by the judge are judged as the CLI judges them', async () => {

@@ -155,15 +155,16 @@ pub struct ReportArgs {
     /// A saved report.json, or the run directory holding it.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// What to render.
-    #[arg(long, value_enum)]
+    /// What to render [default: md].
+    #[arg(long, value_enum, default_value_t = ReportFormat::Md)]
     pub format: ReportFormat,
-    /// Output directory (created if missing).
+    /// Output directory (created if missing); without it the rendering is
+    /// printed on standard output.
     #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// Language of report.md.
-    #[arg(long, value_enum, default_value_t = LangArg::Zh)]
-    pub lang: LangArg,
+    pub out: Option<PathBuf>,
+    /// Language of report.md [default: the one the run recorded, else zh].
+    #[arg(long, value_enum)]
+    pub lang: Option<LangArg>,
 }
 
 fn parse_alpha(s: &str) -> Result<f64, String> {
@@ -210,7 +211,8 @@ pub struct ScoreArgs {
     pub dialog_trace: Option<PathBuf>,
     /// With --dialogs: M1 of a turn without a `recall` trace searches the
     /// conversation sent up to the turn (every key the user said is a hit);
-    /// without it such a turn is not eligible for M1. Recorded in run_manifest.json.
+    /// without it such a turn is not run for M1 (a plain chat model recalls
+    /// nothing). Recorded in run_manifest.json.
     #[arg(long, requires = "dialogs")]
     pub m1_from_conversation: bool,
     /// Score ranked source lists of a retrieval system (spec 000): --dataset has
@@ -302,7 +304,8 @@ pub struct RunArgs {
     pub dialogs: Option<PathBuf>,
     /// With --dialogs: M1 of a turn without a `recall` trace searches the
     /// conversation sent up to the turn (every key the user said is a hit);
-    /// without it such a turn is not eligible for M1. Recorded in run_manifest.json.
+    /// without it such a turn is not run for M1 (a plain chat model recalls
+    /// nothing). Recorded in run_manifest.json.
     #[arg(long, requires = "dialogs")]
     pub m1_from_conversation: bool,
     /// Run a task (a task YAML file, a name in bench/tasks/NAME.yaml, or a preset:

@@ -1,24 +1,35 @@
-//! `evalpage report FILE --format md|csv|json --out DIR`: a saved run (its
-//! directory, or its report with `results.jsonl` beside it) rendered again
-//! without re-running it, through the core's renderers (`view::report_md`,
-//! the same kind's renderer the run used, so `report.md` comes out as the run
-//! wrote it; `saved_summary_csv`; the report type's own serializer). A lone
-//! report renders what it holds, and the command says on stderr what it
-//! cannot show and why. Also the one reader of saved reports that `evalpage
-//! compare` uses. Exit 2 when the file cannot be read or is not a report, 1
-//! when the output cannot be written.
+//! `evalpage report FILE [--format md|csv|json] [--out DIR] [--lang zh|en]`:
+//! a saved run (its directory, or its report with `results.jsonl` beside it)
+//! rendered again without re-running it, through the core's renderers
+//! (`view::report_md`, the same kind's renderer the run used, in the
+//! language the run recorded, so `report.md` comes out as the run wrote it;
+//! `saved_summary_csv`; the report type's own serializer). Without `--out`
+//! the rendering goes to standard output: `evalpage report DIR` prints the
+//! run's report.md. A lone report renders what it holds, and the command
+//! says on stderr what it cannot show and why, and what it had to guess (the
+//! language of a report written before runs recorded it). Also the one
+//! reader of saved reports that `evalpage compare` uses. Exit 2 when the
+//! file cannot be read or is not a report, 1 when the output cannot be
+//! written.
 
 use crate::args::{ReportArgs, ReportFormat};
 use crate::error::CliError;
+use evalpage_core::dialog::{metric_lines, MetricsSummary};
 use evalpage_core::report::REPORT_FILES;
 use evalpage_core::{saved_summary_csv, EvaluationResult, Lang};
 use std::path::{Path, PathBuf};
 
 /// Renders the report in the asked format into `--out`.
 pub fn execute(args: &ReportArgs) -> Result<(), CliError> {
+    if let Some(summary) = dialog_summary(&args.file)? {
+        return print_dialog(args, &summary);
+    }
     let (path, report) = read_report(&args.file)?;
     let (name, text) = match args.format {
-        ReportFormat::Md => ("report.md", markdown(&path, &report, args.lang.into())?),
+        ReportFormat::Md => {
+            let lang = language(&path, &report, args.lang.map(Lang::from));
+            ("report.md", markdown(&path, &report, lang)?)
+        }
         ReportFormat::Csv => (
             "summary.csv",
             saved_summary_csv(&report).map_err(|e| CliError::Input {
@@ -38,8 +49,16 @@ pub fn execute(args: &ReportArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::Usage(format!("cannot serialize the report: {e}")))?,
         ),
     };
-    std::fs::create_dir_all(&args.out).map_err(|e| CliError::output(&args.out, e))?;
-    let target = args.out.join(name);
+    let Some(out) = &args.out else {
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        return stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush())
+            .map_err(|e| CliError::output(Path::new("standard output"), e));
+    };
+    std::fs::create_dir_all(out).map_err(|e| CliError::output(out, e))?;
+    let target = out.join(name);
     std::fs::write(&target, text).map_err(|e| CliError::output(&target, e))?;
     eprintln!(
         "evalpage: rendered {} as {}",
@@ -47,6 +66,70 @@ pub fn execute(args: &ReportArgs) -> Result<(), CliError> {
         target.display()
     );
     Ok(())
+}
+
+/// A dialog run's directory (spec 001: `metrics_summary.json`, no report):
+/// its summary, read.
+fn dialog_summary(given: &Path) -> Result<Option<(PathBuf, MetricsSummary)>, CliError> {
+    let path = given.join("metrics_summary.json");
+    if !given.is_dir() || !path.is_file() || REPORT_FILES.iter().any(|n| given.join(n).is_file()) {
+        return Ok(None);
+    }
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(&path).map_err(|e| CliError::Input {
+        path: shown.clone(),
+        message: format!("cannot read it: {e}"),
+    })?;
+    let summary = serde_json::from_slice(&bytes).map_err(|e| CliError::Input {
+        path: format!("{shown}:{}:{}", e.line(), e.column()),
+        message: format!("not a spec 001 metrics_summary.json: {e}"),
+    })?;
+    Ok(Some((path, summary)))
+}
+
+/// A dialog run writes no report.md: its metric lines, as the run printed
+/// them, on standard output (`--format md`, no `--out`); other asks are
+/// refused, saying where the run's files are.
+fn print_dialog(
+    args: &ReportArgs,
+    (path, summary): &(PathBuf, MetricsSummary),
+) -> Result<(), CliError> {
+    if args.format != ReportFormat::Md || args.out.is_some() {
+        return Err(CliError::Input {
+            path: args.file.display().to_string(),
+            message: "a dialog run (spec 001) writes no report.json or report.md to render: its \
+                      summary is metrics_summary.json, beside run_manifest.json, dialog_trace.jsonl \
+                      and turn_eval.jsonl (`evalpage report DIR` alone prints its metric lines)"
+                .into(),
+        });
+    }
+    eprintln!(
+        "evalpage: {} is a dialog run's summary (spec 001): its metric lines",
+        path.display()
+    );
+    for line in metric_lines(summary) {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// The language to render `report.md` in: `--lang` when given, else the
+/// one the run recorded, else Chinese, said on stderr (a report written
+/// before runs recorded their language).
+fn language(path: &Path, report: &EvaluationResult, asked: Option<Lang>) -> Lang {
+    if let Some(lang) = asked {
+        return lang;
+    }
+    if let Some(lang) = report.report.experiment.report_language {
+        return lang;
+    }
+    eprintln!(
+        "evalpage: {} does not record the language its report.md was written in \
+         (a report written before runs recorded it): rendered in Chinese (zh); \
+         --lang en renders it in English",
+        path.display()
+    );
+    Lang::Zh
 }
 
 /// `report.md` of the report read from `path`, with the run's

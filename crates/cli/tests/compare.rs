@@ -444,17 +444,28 @@ fn report_renders_saved_task_rag_and_retrieval_reports_again() {
             "again-{}",
             run.file_name().and_then(|n| n.to_str()).unwrap_or("x")
         ));
-        for format in ["md", "csv", "json"] {
-            assert_ok(&report(&[
-                p(run),
-                "--format",
-                format,
-                "--out",
-                p(&again),
-                "--lang",
-                lang,
-            ]));
+        assert_eq!(
+            read_json(&run.join(name))["report"]["experiment"]["report_language"],
+            lang,
+            "the run records the language of its report.md"
+        );
+        for format in ["csv", "json"] {
+            assert_ok(&report(&[p(run), "--format", format, "--out", p(&again)]));
         }
+        // `evalpage report DIR` alone prints the run's report.md, in its language.
+        let printed = report(&[p(run)]);
+        assert_ok(&printed);
+        assert_eq!(
+            texts(&printed).0,
+            read(&run.join("report.md")),
+            "{name} on stdout"
+        );
+        assert!(
+            texts(&printed).1.is_empty(),
+            "nothing guessed: {}",
+            texts(&printed).1
+        );
+        assert_ok(&report(&[p(run), "--out", p(&again)]));
         // summary.csv and the report come out byte for byte as the run wrote them.
         assert_eq!(
             read(&again.join("summary.csv")),
@@ -469,6 +480,27 @@ fn report_renders_saved_task_rag_and_retrieval_reports_again() {
             "{name}"
         );
     }
+    // A report written before runs recorded their language still renders,
+    // in Chinese, and the command says it guessed; --lang chooses.
+    let old = dir.join("old-report");
+    std::fs::create_dir_all(&old).expect("mkdir");
+    let mut written = read_json(&failing.join("eval_rag_report.json"));
+    if let Some(e) = written["report"]["experiment"].as_object_mut() {
+        e.remove("report_language");
+    }
+    std::fs::write(old.join("eval_rag_report.json"), written.to_string()).expect("write");
+    let guessed = report(&[p(&old)]);
+    assert_ok(&guessed);
+    let (md, stderr) = texts(&guessed);
+    assert!(
+        stderr.contains("does not record the language")
+            && stderr.contains("rendered in Chinese (zh)"),
+        "{stderr}"
+    );
+    assert!(md.starts_with("# 实验"), "{md}");
+    let english = report(&[p(&old), "--lang", "en"]);
+    assert_ok(&english);
+    assert_eq!(texts(&english).0, read(&failing.join("report.md")));
     // Answers scored from a file, with parse problems and a skipped line:
     // from the folder (report and results.jsonl) the run's report.md, each
     // parse problem listed; from a lone report the counts only, and the

@@ -562,9 +562,9 @@ fn score_reads_a_v1_x_trace_reports_its_problems_and_scores_the_rest() {
         (
             &serde_json::json!([]),
             &serde_json::json!("not_run"),
-            &serde_json::json!(false)
+            &serde_json::json!(true)
         ),
-        "no recall: M1 is not measured"
+        "no recall: eligible by §7, M1 not run"
     );
     assert!(first["skip_reasons"]["m1"]
         .as_str()
@@ -600,4 +600,131 @@ fn score_reads_a_v1_x_trace_reports_its_problems_and_scores_the_rest() {
         (&serde_json::json!([1]), &serde_json::json!("scored")),
         "the user's own words are in the conversation sent"
     );
+}
+
+/// `run --dialogs` of the demo dialogs against `evalpage mock-server` started
+/// with `mock_flags`, with `extra` run flags: (stdout, summary, rows, traces, manifest).
+fn run_against(
+    mock_flags: &[&str],
+    extra: &[&str],
+    name: &str,
+) -> (String, Value, Vec<Value>, Vec<Value>, Value) {
+    let data = dataset();
+    let data_s = data.to_str().expect("utf-8");
+    let mock = Mock::start(mock_flags);
+    let dir = Scratch::new(name);
+    let out = dir.join("out");
+    let mut cmd = evalpage();
+    cmd.args([
+        "run",
+        "--dialogs",
+        data_s,
+        "--endpoint",
+        &mock.url,
+        "--model",
+        "plain",
+    ])
+    .args(extra)
+    .arg("--out")
+    .arg(&out);
+    let o = finish(cmd);
+    assert_ok(&o);
+    let (manifest, summary, traces, rows) = check_artifacts(&out);
+    // `evalpage report DIR` of a dialog run prints the metric lines the run printed
+    let mut cmd = evalpage();
+    cmd.arg("report").arg(&out);
+    let r = finish(cmd);
+    assert_ok(&r);
+    let printed = texts(&r).0;
+    let stdout = texts(&o).0;
+    assert!(!printed.is_empty());
+    for line in printed.lines() {
+        assert!(
+            stdout.contains(line),
+            "{line} not in the run's output:\n{stdout}"
+        );
+    }
+    (stdout, summary, rows, traces, manifest)
+}
+
+#[test]
+fn run_m1_comes_from_the_recall_the_endpoint_returned_or_the_opt_in_only() {
+    let data = dataset();
+    let data_s = data.to_str().expect("utf-8");
+    // A plain chat endpoint returns no recall: M1 has no value, and says why.
+    let (stdout, summary, rows, traces, manifest) = run_against(&[], &[], "m1-plain");
+    let m1 = &summary["metrics"]["m1_memory_recall"];
+    assert_eq!(m1["status"], "not_run", "{m1}");
+    assert_eq!(m1["value"], Value::Null);
+    let without = m1["details"]["turns_without_recall"].as_u64().unwrap_or(0);
+    assert!(without > 0, "{m1}");
+    assert_eq!(
+        m1["not_run_count"].as_u64(),
+        Some(without),
+        "§7: eligible, not run"
+    );
+    assert_eq!(m1["eligible_count"].as_u64(), Some(without));
+    assert!(
+        m1["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("had no recall trace"),
+        "{m1}"
+    );
+    assert!(stdout.contains(&format!("no recall {without}")), "{stdout}");
+    assert_eq!(manifest["m1_from_conversation"], false);
+    assert!(
+        traces
+            .iter()
+            .flat_map(|t| t["turns"].as_array().cloned().unwrap_or_default())
+            .all(|t| t.get("recall").is_none()),
+        "no recall is made up"
+    );
+    assert!(rows
+        .iter()
+        .filter(|r| r["m1_status"] == "not_run")
+        .all(|r| r["eligible_m1"] == true));
+    // spec 001's per-turn and per-dialog fields the run knows
+    let played: Vec<&Value> = traces
+        .iter()
+        .filter(|t| t["valid_dialog"] == true)
+        .collect();
+    for t in &played {
+        let id = t["dialog_id"].as_str().unwrap_or_default();
+        assert_eq!(t["session_id"], format!("session_{id}"));
+        assert_eq!(t["user_id"], format!("eval_user_{id}"));
+        assert!(
+            t["worker_id"].as_u64().is_some_and(|w| w < 4),
+            "{}",
+            t["worker_id"]
+        );
+        for turn in t["turns"].as_array().cloned().unwrap_or_default() {
+            assert!(turn["latency_ms"].as_f64().is_some(), "{turn}");
+        }
+    }
+
+    // An endpoint that returns recall (spec 001 §4.3's shape in `evalpage_trace`): M1 from it.
+    let (_, summary, rows, _, _) = run_against(
+        &["--dialog-trace", "field", "--dialogs", data_s],
+        &[],
+        "m1-recall",
+    );
+    let m1 = &summary["metrics"]["m1_memory_recall"];
+    assert_eq!(m1["status"], "ok", "{m1}");
+    assert!(
+        m1["value"].as_f64().is_some_and(|v| v > 0.0 && v < 1.0),
+        "{m1}"
+    );
+    assert_eq!(m1["details"]["turns_without_recall"], 0);
+    assert!(rows
+        .iter()
+        .any(|r| r["m1_source_hits"]["long_term"].as_u64().unwrap_or(0) > 0));
+
+    // The opt-in: the conversation sent is the recall, marked so, and the manifest says it.
+    let (_, summary, _, traces, manifest) =
+        run_against(&[], &["--m1-from-conversation"], "m1-conversation");
+    assert_eq!(manifest["m1_from_conversation"], true);
+    assert_eq!(summary["metrics"]["m1_memory_recall"]["status"], "ok");
+    let turn = &traces[0]["turns"][0];
+    assert_eq!(turn["recall"]["source"], "run_conversation", "{turn}");
 }

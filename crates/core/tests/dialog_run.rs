@@ -148,16 +148,42 @@ fn dialogs_are_played_turn_by_turn_with_the_conversation_so_far() {
     assert_eq!(a0[1].pred_assistant_text.as_deref(), Some("可以看看债券。"));
     assert_eq!(a0[0].extra["trace_source"], "evalpage_trace");
     assert_eq!(a0[1].extra["trace_source"], "message");
+    assert!(a0[0].recall.is_some(), "the endpoint's recall is recorded");
     assert_eq!(
-        a0[1]
-            .recall
-            .as_ref()
-            .and_then(|r| r.short_term_context.clone())
-            .as_deref(),
-        Some("user: 我是稳健型\nassistant: 市场存在不确定性。\nuser: 推荐什么"),
-        "without recall from the endpoint, the conversation the run sent"
+        a0[1].recall, None,
+        "without recall from the endpoint the turn has none"
     );
+    // spec 001 §4.2/§4.3 fields the run knows: each turn's call time, the
+    // worker slot, one session and one user per dialog
+    let latency: Vec<Option<f64>> = a0.iter().map(|t| t.latency_ms).collect();
+    assert_eq!(latency, [Some(100.0), Some(100.0)]);
+    let who = |i: usize| {
+        let t = &a.traces[i];
+        (t.worker_id, t.session_id.clone(), t.user_id.clone())
+    };
+    assert_eq!(
+        who(0),
+        (
+            Some(0),
+            Some("session_a".into()),
+            Some("eval_user_a".into())
+        )
+    );
+    assert_eq!(
+        who(2),
+        (
+            Some(1),
+            Some("session_c".into()),
+            Some("eval_user_c".into())
+        )
+    );
+    assert_eq!(who(1), (None, None, None), "a skipped dialog is not played");
     let c = &a.traces[2].turns;
+    assert_eq!(
+        (c[0].latency_ms, c[1].latency_ms),
+        (Some(300.0), Some(100.0)),
+        "the failed turn's call time too"
+    );
     assert_eq!(
         (c[0].turn_status, c[1].turn_status),
         (TurnStatus::Ok, TurnStatus::Timeout)
@@ -166,7 +192,17 @@ fn dialogs_are_played_turn_by_turn_with_the_conversation_so_far() {
 
     assert_eq!(a.rows.len(), 4, "no rows for the skipped dialog");
     let m1 = &a.summary.metrics["m1_memory_recall"];
-    assert_eq!((m1.eligible_count, m1.value), (2, Some(1.0)));
+    assert_eq!(
+        (
+            m1.eligible_count,
+            m1.scored_count,
+            m1.not_run_count,
+            m1.value
+        ),
+        (2, 1, 1, Some(1.0)),
+        "§7: both turns with keys are eligible; the one without recall is not run"
+    );
+    assert_eq!(m1.details["turns_without_recall"], 1);
     let m4 = &a.summary.metrics["m4_compliance"];
     assert_eq!((m4.eligible_count, m4.value), (2, Some(0.5)));
     assert_eq!(a.manifest.counters.total_dialogs, 3);
@@ -226,6 +262,50 @@ fn dialogs_are_played_turn_by_turn_with_the_conversation_so_far() {
             "run_finished"
         ]
     );
+}
+
+#[test]
+fn only_the_opt_in_takes_the_conversation_sent_as_a_plain_models_recall() {
+    let play = |from_conversation: bool| {
+        let mut cfg = config();
+        cfg.scoring.m1_from_conversation = from_conversation;
+        let set = parse_dialogs("dialogs.jsonl", DATA.as_bytes());
+        let mut e = DialogEngine::dialogs(cfg, set);
+        e.start(0);
+        e.handle(say(0, CallOutcome::text("市场存在不确定性。")), 1);
+        e.handle(say(0, CallOutcome::text("债券")), 2);
+        e.handle(say(1, CallOutcome::text("答一")), 3);
+        e.handle(say(1, CallOutcome::text("答二")), 4);
+        assert_eq!(e.status(), RunStatus::Done);
+        e.kind().artifacts(5)
+    };
+    let plain = play(false);
+    assert!(plain.traces[0].turns.iter().all(|t| t.recall.is_none()));
+    let m1 = &plain.summary.metrics["m1_memory_recall"];
+    assert_eq!(
+        (
+            m1.status.as_str(),
+            m1.value,
+            m1.eligible_count,
+            m1.not_run_count
+        ),
+        ("not_run", None, 2, 2),
+        "a plain model recalls nothing: M1 has no value"
+    );
+    assert_eq!(m1.details["turns_without_recall"], 2);
+    assert!(!plain.manifest.m1_from_conversation);
+
+    let opted = play(true);
+    let r = opted.traces[0].turns[1].recall.clone().unwrap_or_default();
+    assert_eq!(r.extra.get("source"), Some(&json!("run_conversation")));
+    assert_eq!(
+        r.short_term_context.as_deref(),
+        Some("user: 我是稳健型\nassistant: 市场存在不确定性。\nuser: 推荐什么"),
+        "the conversation the run sent"
+    );
+    let m1 = &opted.summary.metrics["m1_memory_recall"];
+    assert_eq!((m1.status.as_str(), m1.value), ("ok", Some(1.0)));
+    assert!(opted.manifest.m1_from_conversation);
 }
 
 #[test]

@@ -45,6 +45,7 @@ fn report(rows: &[(Option<&str>, &str, &str, f64)]) -> EvaluationResult {
                 run_config: json!({}),
                 evaluator_config: json!({}),
                 run: None,
+                report_language: None,
             },
             summaries: vec![],
             breakdowns: vec![],

@@ -127,6 +127,10 @@ pub struct Dialog {
     /// How turns that do not alternate strictly were aligned (empty when
     /// they alternate).
     pub alignment_notes: Vec<String>,
+    /// `session_id`, if the line gives one (spec 001 §4.2).
+    pub session_id: Option<String>,
+    /// `user_id`, if the line gives one (spec 001 §4.2).
+    pub user_id: Option<String>,
 }
 
 impl Dialog {
@@ -138,6 +142,22 @@ impl Dialog {
     /// Why the dialog is skipped, if it is.
     pub fn skip_reason(&self) -> Option<&str> {
         self.alignment.as_ref().err().map(String::as_str)
+    }
+
+    /// The trace's `session_id`: the line's, else `session_{dialog_id}`
+    /// (each dialog is one session of the system under test).
+    pub fn session(&self) -> String {
+        self.session_id
+            .clone()
+            .unwrap_or_else(|| format!("session_{}", self.dialog_id))
+    }
+
+    /// The trace's `user_id`: the line's, else `eval_user_{dialog_id}` (each
+    /// dialog is played by its own evaluation user).
+    pub fn user(&self) -> String {
+        self.user_id
+            .clone()
+            .unwrap_or_else(|| format!("eval_user_{}", self.dialog_id))
     }
 }
 
@@ -210,6 +230,8 @@ fn dialog_of(obj: &Map<String, Value>, line: usize, index: usize) -> Result<Dial
         turns,
         alignment,
         alignment_notes,
+        session_id: text_field(obj, "session_id")?,
+        user_id: text_field(obj, "user_id")?,
     })
 }
 

@@ -36,7 +36,8 @@ impl Finish for DialogKind {
     }
 }
 
-/// `[EVAL] NAME: value (status; eligible n, skipped n, failed n[, not run n][, unscored n])` per metric.
+/// `[EVAL] NAME: value (status; eligible n, skipped n, failed n[, not run n][, unscored n][, no recall n])` per metric
+/// (`no recall`: M1's eligible turns whose endpoint returned no recall).
 pub fn metric_lines(summary: &MetricsSummary) -> Vec<String> {
     summary
         .metrics
@@ -49,6 +50,13 @@ pub fn metric_lines(summary: &MetricsSummary) -> Vec<String> {
             }
             if m.unscored_count > 0 {
                 not_scored += &format!(", unscored {}", m.unscored_count);
+            }
+            let no_recall = m
+                .details
+                .get("turns_without_recall")
+                .and_then(|v| v.as_u64());
+            if let Some(n) = no_recall.filter(|n| *n > 0) {
+                not_scored += &format!(", no recall {n}");
             }
             format!(
                 "[EVAL] {name}: {value} ({}; eligible {}, skipped {}, failed {}{not_scored})",

@@ -7,8 +7,11 @@
 //! job first, so a dialog's next turn goes out before dialogs not yet
 //! started, and about `workers_dialog` dialogs are in progress at once.
 //!
-//! Each answer is read for spec 001's trace fields (`reply.rs`); without
-//! `recall`, the turn's recall is the conversation the run sent
+//! Each answer is read for spec 001's trace fields (`reply.rs`). A turn has
+//! a `recall` only when the system under test returned one: a plain chat
+//! model recalls nothing, so its turns are not measured for M1 (`not_run`).
+//! Only with the opt-in `ScoreOptions::m1_from_conversation` is the
+//! conversation the run sent recorded as the turn's recall
 //! (`recall.source: "run_conversation"`), so M1 searches what the model saw.
 //!
 //! Decisions where the spec is silent:
@@ -20,8 +23,14 @@
 //!   answered, `failed` when none was. None of these turns is eligible (§7).
 //! - Skipped dialogs (not aligned) are not jobs: their trace lines are made
 //!   up front (`dialog_status: skipped`, `valid_dialog: false`).
-//! - Per-turn latency is not measured (the engine times jobs, not calls);
-//!   the dialog's `elapsed_ms` and `attempts` are recorded on its trace line.
+//! - A turn's `latency_ms` is its call's time from first send to answer
+//!   (retries included; the judge's calls not); the dialog's `elapsed_ms`
+//!   and `attempts` (judge calls included) are on its trace line.
+//! - `worker_id` is the worker slot that played the dialog (0-based: the
+//!   lowest free among the dialogs in progress when its first turn went
+//!   out, see `JobOutcome::worker`); `session_id` and `user_id` are the
+//!   dataset line's when it gives them, else `session_{dialog_id}` and
+//!   `eval_user_{dialog_id}`: one session and one user per dialog.
 //! - The event log (spec 000) gets `meta`, one `turn` record per turn pair
 //!   as it settles (its answer and judging done: every call's answer as
 //!   read, with its attempts and time, what a resume takes over, see
@@ -365,12 +374,25 @@ impl DialogKind {
         }
     }
 
-    fn trace(&self, d: &Dialog, outcome: &JobOutcome) -> DialogTrace {
+    /// The trace line of a played dialog: `outcome.answers` are its turns'
+    /// answers, `starts[i]` where turn `i`'s call is among `outcome.calls`.
+    fn trace(&self, d: &Dialog, outcome: &JobOutcome, starts: &[usize]) -> DialogTrace {
         let pairs = d.pairs();
         let answered = outcome.answers.len();
+        // The failed turn's call is the job's last (a judge call is carried on past).
+        let failed_call = (outcome.error.is_some()
+            && outcome.calls.len() > starts.last().map_or(0, |s| s + 1))
+        .then(|| outcome.calls.len() - 1);
+        let latency = |i: usize| -> Option<f64> {
+            let at = starts
+                .get(i)
+                .copied()
+                .or(failed_call.filter(|_| i == answered))?;
+            outcome.calls.get(at).map(|(_, ms)| *ms as f64)
+        };
         let mut turns = Vec::with_capacity(pairs.len());
         for (i, p) in pairs.iter().enumerate() {
-            let t = match outcome.answers.get(i) {
+            let mut t = match outcome.answers.get(i) {
                 Some(a) => self.answered_turn(d, p, &outcome.answers[..i], a),
                 None if i == answered => {
                     let e = outcome.error.clone().unwrap_or_else(|| {
@@ -392,6 +414,7 @@ impl DialogKind {
                     format!("not sent: turn pair {} failed before it", answered + 1),
                 ),
             };
+            t.latency_ms = latency(i);
             turns.push(t);
         }
         let status = match answered {
@@ -419,9 +442,9 @@ impl DialogKind {
             dialog_status: status,
             valid_dialog: true,
             skip_reason: None,
-            worker_id: None,
-            session_id: None,
-            user_id: None,
+            worker_id: outcome.worker,
+            session_id: Some(d.session()),
+            user_id: Some(d.user()),
             turns,
             dialog_error: outcome.error.as_ref().map(|e| e.message.clone()),
             extra,
@@ -433,7 +456,8 @@ impl DialogKind {
         let r = reply::read(a);
         let mut extra = serde_json::Map::new();
         let recall = match r.recall {
-            Some(recall) => recall,
+            Some(recall) => Some(recall),
+            None if !self.cfg.scoring.m1_from_conversation => None,
             None => {
                 let sent: Vec<ChatMessage> = self
                     .messages(d, earlier, p.turn_pair_id - 1)
@@ -458,7 +482,7 @@ impl DialogKind {
                 recall
                     .extra
                     .insert("source".into(), json!("run_conversation"));
-                recall
+                Some(recall)
             }
         };
         extra.insert("trace_source".into(), json!(r.source.unwrap_or("run")));
@@ -474,7 +498,7 @@ impl DialogKind {
         TurnTrace {
             pred_assistant_text: Some(r.text),
             turn_status: TurnStatus::Ok,
-            recall: Some(recall),
+            recall,
             tools: r.tools,
             compliance: r.compliance,
             profile_snapshot: r.profile_snapshot,
@@ -651,10 +675,10 @@ impl Kind for DialogKind {
         let split = self.split(d, &outcome.answers);
         let judge_calls = outcome.answers.len() - split.turns.len();
         let turns = JobOutcome {
-            answers: split.turns,
+            answers: split.turns.clone(),
             ..outcome.clone()
         };
-        let mut trace = self.trace(d, &turns);
+        let mut trace = self.trace(d, &turns, &split.starts);
         let mut judgements: BTreeMap<usize, TurnJudgement> = BTreeMap::new();
         if let Some(j) = &self.judge {
             let info = j.info();

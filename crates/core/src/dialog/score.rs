@@ -4,8 +4,10 @@
 //!
 //! - M1 memory: §6 (`resolve.rs`), over the turn's `recall` (short-term
 //!   window, long-term items, profile context). A turn without `recall` is
-//!   not eligible for M1 (`m1_status: "not_run"`): M1 measures what a memory
-//!   system recalled, and a plain chat model recalls nothing. Only with
+//!   eligible (§7) but not run for M1 (`m1_status: "not_run"`): M1 measures
+//!   what a memory system recalled, and a plain chat model recalls nothing.
+//!   An eligible turn none of whose keys resolves is `unscored` (§6 keeps
+//!   unresolvable keys out of the denominator). Only with
 //!   [`ScoreOptions::m1_from_conversation`] is the conversation sent up to
 //!   the turn taken as its short-term window. `key_hit_flags` holds 1 or 0
 //!   for each resolvable key, in order, aligned with `key_hit_sources`; an
@@ -27,12 +29,12 @@
 //!
 //! §7: `eligible_m*` is the spec's alone: a turn whose `turn_status` is not
 //! `ok` gets a row with every `eligible_*` false, and an empty requirement
-//! list (or no ground truth for the metric) is not eligible; M1 also needs a
-//! recall trace (above). Whether an eligible metric was scored is apart, in
+//! list (or no ground truth for the metric) is not eligible. Whether an
+//! eligible metric was scored is apart, in
 //! `m1_status` .. `m5_status`, `m3_judge_status`, `m4_judge_status`:
 //! `scored`, `not_run` (nothing predicted it: no judge, no trace
 //! `compliance`, no recall trace), `unscored` (the judge's verdict could not
-//! be read, or its call failed) or `not_eligible`. `skip_reasons` says, per
+//! be read, or its call failed; for M1, no key resolves) or `not_eligible`. `skip_reasons` says, per
 //! metric, why a turn is not eligible or not scored.
 //!
 //! The judge seam: [`TurnJudgement`] is what a judge said about one turn
@@ -483,9 +485,12 @@ fn sources(
     })
 }
 
-/// The skip reason of a turn without a recall trace (M1 not measured).
-pub const NO_RECALL: &str =
-    "no recall trace: M1 measures what a memory system recalled (--m1-from-conversation counts the conversation sent)";
+/// The reason of a turn without a recall trace (M1 not run).
+pub const NO_RECALL: &str = "no recall trace: the system under test returned no `recall` for this turn (spec 001 §4.3), and M1 measures what a memory system recalled (the opt-in --m1-from-conversation, or the page's switch, counts the conversation sent)";
+
+/// The reason of an eligible turn none of whose keys resolves (§6: an
+/// unresolvable key is not in the denominator, so nothing is left to check).
+pub const NO_RESOLVABLE_KEY: &str = "no required key is resolvable (§6)";
 
 /// Scores one turn pair of a valid dialog: its ground truth `pair`, the
 /// trace's `turn` (`None`: the trace has no such turn, scored as failed) and
@@ -537,18 +542,20 @@ pub fn score_turn(
             held.push(h);
         }
     }
-    let eligible_m1 = ok && any_resolvable && srcs.is_some();
-    let m1_status = match (ok && any_resolvable, srcs.is_some()) {
-        (true, true) => MetricRun::Scored,
-        (true, false) => MetricRun::NotRun,
-        _ => MetricRun::NotEligible,
+    // §7 alone: an ok turn with required keys is eligible.
+    let eligible_m1 = ok && !tags.memory_required_keys_gt.is_empty();
+    let m1_status = match (eligible_m1, srcs.is_some(), any_resolvable) {
+        (false, _, _) => MetricRun::NotEligible,
+        (true, false, _) => MetricRun::NotRun,
+        (true, true, false) => MetricRun::Unscored,
+        (true, true, true) => MetricRun::Scored,
     };
     if tags.memory_required_keys_gt.is_empty() {
         skip("m1", "no memory_required_keys_gt");
-    } else if !any_resolvable {
-        skip("m1", "no required key is resolvable");
     } else if srcs.is_none() {
         skip("m1", NO_RECALL);
+    } else if !any_resolvable {
+        skip("m1", NO_RESOLVABLE_KEY);
     }
 
     // M2
@@ -962,8 +969,8 @@ mod tests {
         let d = dialog();
         let tr = trace(&d, vec![turn(&d, 0, "您是稳健型", TurnStatus::Ok)]);
         let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None, RECALL);
-        assert!(!row.eligible_m1, "no recall: M1 measures nothing here");
-        assert_eq!(row.m1_status, MetricRun::NotRun);
+        assert!(row.eligible_m1, "§7 alone decides eligibility");
+        assert_eq!(row.m1_status, MetricRun::NotRun, "no recall: M1 not run");
         assert!(row.key_hit_flags.is_empty());
         assert_eq!(
             row.skip_reasons.get("m1").map(String::as_str),
@@ -972,7 +979,15 @@ mod tests {
         let s = summarize("r", "m", Counters::default(), std::slice::from_ref(&row));
         let m1 = &s.metrics["m1_memory_recall"];
         assert_eq!((m1.status.as_str(), m1.value), ("not_run", None));
+        assert_eq!(
+            (m1.eligible_count, m1.not_run_count, m1.skipped_count),
+            (1, 1, 0)
+        );
         assert_eq!(m1.details["turns_without_recall"], 1);
+        assert!(m1
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.starts_with("1 eligible turn(s) had no recall")));
         let row = score_turn(&d, &d.pairs()[0], &tr, tr.turns.first(), None, CONVERSATION);
         assert!(row.eligible_m1);
         assert_eq!(
@@ -983,7 +998,7 @@ mod tests {
     }
 
     #[test]
-    fn m1_from_the_conversation_and_unresolvable_keys_make_a_turn_ineligible() {
+    fn m1_from_the_conversation_and_a_turn_whose_keys_do_not_resolve_is_unscored() {
         let d = dialog();
         let tr = trace(
             &d,
@@ -998,12 +1013,13 @@ mod tests {
         // turn 1: no recall -> the conversation: user says 稳健, history 1 is there
         assert_eq!(rows[0].key_hit_flags, [1, 1]);
         assert_eq!(rows[0].key_hit_sources[0], ["short_term"]);
-        // turn 2: its only key is unresolvable -> not eligible, out of the denominator
-        assert!(!rows[1].eligible_m1);
+        // turn 2: its only key is unresolvable -> eligible (§7), unscored, out of the denominator
+        assert!(rows[1].eligible_m1);
+        assert_eq!(rows[1].m1_status, MetricRun::Unscored);
         assert!(rows[1].key_hit_flags.is_empty());
         assert_eq!(
             rows[1].skip_reasons.get("m1").map(String::as_str),
-            Some("no required key is resolvable")
+            Some(NO_RESOLVABLE_KEY)
         );
         // turn 3: 3年 was never said
         assert_eq!(rows[2].key_hit_flags, [0]);
@@ -1311,13 +1327,16 @@ mod tests {
         }
         let m1 = &s.metrics["m1_memory_recall"];
         assert_eq!(
-            (m1.status.as_str(), m1.eligible_count, m1.value),
-            ("ok", 1, Some(1.0))
+            (
+                m1.status.as_str(),
+                m1.eligible_count,
+                m1.scored_count,
+                m1.unscored_count,
+                m1.value
+            ),
+            ("ok", 2, 1, 1, Some(1.0))
         );
-        assert_eq!(
-            m1.skipped_reasons.get("no required key is resolvable"),
-            Some(&1)
-        );
+        assert_eq!(m1.skipped_reasons.get(NO_RESOLVABLE_KEY), Some(&1));
         let m3 = &s.metrics["m3_risk_disclosure"];
         assert_eq!(
             m3.value,

@@ -11,8 +11,9 @@
 //!   verdict, no trace `compliance`) or `unscored` (the judge's verdict could
 //!   not be read after the repairs, or its call failed); never a pass or a
 //!   fail. `skipped_reasons` counts the not-run and unscored rows' reasons
-//!   too. M1 without a recall trace is not eligible (see `score.rs`): its
-//!   `details.turns_without_recall` counts those turns.
+//!   too. M1 of a turn without a recall trace is eligible and `not_run`
+//!   (see `score.rs`): `details.turns_without_recall` counts those turns and
+//!   `reason` says so whenever there is one, even beside a value.
 //! - `status`: `ok` (a value over ≥1 scored turn), `no_eligible` (no turn
 //!   qualifies), `not_run` (eligible turns, none predicted: `reason` says
 //!   what is missing), `unscored` (eligible turns, every verdict unreadable).
@@ -329,10 +330,9 @@ pub fn summarize_judged(
         details,
         NO_RECALL,
     );
-    if m1.eligible_count == 0 && without_recall > 0 {
-        m1.status = "not_run".into();
+    if without_recall > 0 {
         m1.reason = Some(format!(
-            "{without_recall} turn(s) with memory keys and no recall trace: {NO_RECALL}"
+            "{without_recall} eligible turn(s) had no recall trace: {NO_RECALL}"
         ));
     }
     metrics.insert(METRICS[0].to_string(), m1);

@@ -50,6 +50,7 @@ pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
         })
         .collect();
     let experiment = ExperimentMetadata {
+        report_language: None, // set where report.md is rendered
         dataset: dataset_metadata(engine),
         run_config: json!({
             "backend": cfg.info.backend,
@@ -268,8 +269,10 @@ pub fn rag_outputs(
         .flatten()
         .filter(|r| r.call_ok())
         .count();
+    let mut written = report.clone();
+    written.report.experiment.report_language = Some(lang);
     Outputs {
-        report: report.clone(),
+        report: written,
         report_file: crate::report::RAG_NAMES.report,
         markdown: rag_markdown(report, &engine.settled(), lang),
         results_jsonl: rag_results(engine, &report.report.experiment.dataset.dataset_id),

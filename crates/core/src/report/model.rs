@@ -236,6 +236,10 @@ pub struct ExperimentMetadata {
     /// none when nothing was run (answers scored from a file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<RunTimes>,
+    /// The language `report.md` was written in, so `evalpage report` renders
+    /// it again as it was; none in a report written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_language: Option<crate::Lang>,
 }
 
 /// The report's `run`: the run's id and timings (what differs between identical runs).

@@ -167,6 +167,7 @@ pub fn retrieval_report(e: &Evaluated, i: &RetrievalInputs<'_>) -> EvaluationRes
         })
         .collect();
     let experiment = ExperimentMetadata {
+        report_language: None, // set where report.md is rendered
         dataset,
         run_config: {
             let mut c = json!({"mode": i.from.command(), "kind": "retrieval", "run_id": i.run_id, "k": e.k});
@@ -318,7 +319,8 @@ pub fn retrieval_markdown(report: &EvaluationResult, lang: Lang) -> String {
 
 /// Every file of the evaluation (see `report::outputs`).
 pub fn retrieval_outputs(e: &Evaluated, i: &RetrievalInputs<'_>) -> Outputs {
-    let report = retrieval_report(e, i);
+    let mut report = retrieval_report(e, i);
+    report.report.experiment.report_language = Some(i.lang);
     let lines: Vec<usize> = e.rows.iter().map(|r| r.case.line).collect();
     let fp = fingerprint(i.cases_file, i.cases_bytes, &lines, i.line_errors.len());
     let results: String = e

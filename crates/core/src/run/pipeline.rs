@@ -78,6 +78,10 @@ pub struct JobOutcome {
     /// (the failed call included), so a kind can tell its calls apart (a
     /// task's answer from its judge calls).
     pub calls: Vec<(u32, u64)>,
+    /// The worker that played the job: the lowest slot (0-based) free among
+    /// the jobs in progress when its first call went out, held until it
+    /// settled (spec 001's `worker_id`); `None` when no call went out.
+    pub worker: Option<usize>,
 }
 
 impl JobOutcome {
@@ -193,6 +197,10 @@ pub struct Pipeline<K> {
     attempts: Vec<u32>,
     elapsed: Vec<u64>,
     calls: Vec<Vec<(u32, u64)>>,
+    /// Each job's worker slot (see [`JobOutcome::worker`]).
+    worker: Vec<Option<usize>>,
+    /// Which worker slots a job in progress holds.
+    busy: Vec<bool>,
     settled: Vec<bool>,
     restored: Vec<bool>,
     n_settled: usize,
@@ -265,6 +273,8 @@ impl<K: Kind> Pipeline<K> {
             attempts: vec![0; n],
             elapsed: vec![0; n],
             calls: vec![Vec::new(); n],
+            worker: vec![None; n],
+            busy: Vec::new(),
             settled: vec![false; n],
             restored: vec![false; n],
             n_settled: 0,
@@ -679,7 +689,11 @@ impl<K: Kind> Pipeline<K> {
             attempts: self.attempts[job],
             elapsed_ms: self.elapsed[job],
             calls: std::mem::take(&mut self.calls[job]),
+            worker: self.worker[job],
         };
+        if let Some(slot) = self.worker[job].and_then(|w| self.busy.get_mut(w)) {
+            *slot = false;
+        }
         step.events.extend(self.kind.settle(job, outcome, now_ms));
         step.finished.push(job);
     }
@@ -689,6 +703,7 @@ impl<K: Kind> Pipeline<K> {
         for k in 0..n {
             let p = (self.turn + k) % n;
             for (job, attempt) in self.pools[p].dispatch(now_ms) {
+                self.take_worker(job);
                 let (messages, body, repeat) = match self.kind.call(job, &self.answers[job]) {
                     Ok(Some(c)) => (c.messages, c.body, c.repeat),
                     _ => (Vec::new(), None, 0),
@@ -707,6 +722,22 @@ impl<K: Kind> Pipeline<K> {
             self.turn = (self.turn + 1) % n;
         }
         step.wake_at = self.pools.iter().filter_map(|p| p.wake_at(now_ms)).min();
+    }
+
+    /// Gives `job` the lowest free worker slot, unless it holds one.
+    fn take_worker(&mut self, job: usize) {
+        if self.worker.get(job).is_none_or(Option::is_some) {
+            return;
+        }
+        let slot = match self.busy.iter().position(|b| !b) {
+            Some(free) => free,
+            None => {
+                self.busy.push(false);
+                self.busy.len() - 1
+            }
+        };
+        self.busy[slot] = true;
+        self.worker[job] = Some(slot);
     }
 
     /// The run cannot go on (a shell lost its storage or its transport, or

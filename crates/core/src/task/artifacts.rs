@@ -55,7 +55,8 @@ pub fn render(i: &Inputs<'_>) -> Result<Vec<(&'static str, String)>, CsvError> {
         times: matches!(i.source, AnswerSource::Run(_))
             .then_some((i.meta.started_at_ms, i.meta.ended_at_ms)),
     };
-    let rep = report::build(&input);
+    let mut rep = report::build(&input);
+    rep.report.experiment.report_language = Some(i.lang);
     let lines: Vec<usize> = i.data.samples.iter().map(|s| s.sample.line).collect();
     let fp = fingerprint::fingerprint(&i.data.name, i.dataset_bytes, &lines, i.data.errors.len());
     let outputs = Outputs {

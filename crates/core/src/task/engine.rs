@@ -405,6 +405,7 @@ impl Pipeline<TaskKind> {
                     attempts: call.attempts,
                     elapsed_ms: call.elapsed_ms,
                     calls: Vec::new(),
+                    worker: None,
                 };
                 judge.apply(&k.samples[j.sample].sample, question(prompt), &outcome, r);
             }

@@ -505,6 +505,7 @@ fn experiment(input: &ReportInput<'_>) -> ExperimentMetadata {
         .map(|m| json!({"type": m.kind, "name": m.name}))
         .collect();
     ExperimentMetadata {
+        report_language: None, // set where report.md is rendered
         run: match (input.source, input.times) {
             (AnswerSource::Run(r), Some((started, ended))) => Some(crate::report::RunTimes {
                 run_id: r.run_id.clone(),

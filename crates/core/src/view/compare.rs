@@ -47,6 +47,7 @@ pub fn as_report(d: &ViewData) -> EvaluationResult {
                 run_config: Value::Null,
                 evaluator_config: Value::Null,
                 run: None,
+                report_language: None,
             },
             summaries: Vec::new(),
             breakdowns: Vec::new(),
