@@ -18,7 +18,8 @@
 use super::task_models::TaskRunSettings;
 use super::task_state::TaskState;
 use evalpage_core::run::batch::{self, read_answers};
-use evalpage_core::{CallOutcome, LineError};
+use evalpage_core::task::{TaskDataset, PROMPT_STOP};
+use evalpage_core::{CallOutcome, ChatMessage, LineError};
 use std::collections::HashMap;
 
 /// Answers read from batch files, by job.
@@ -115,7 +116,7 @@ pub fn export(state: &TaskState) -> Result<Vec<(String, String)>, String> {
             .collect();
     let listed: Vec<String> = files.iter().map(|(name, _)| name.clone()).collect();
     if total == 0 {
-        return Err("nothing to export: tick an endpoint or registry model (mock models answer in the page)".into());
+        return Err(nothing_to_export(&state.run_data.data, &prompts));
     }
     let manifest = serde_json::json!({
         "version": 1,
@@ -134,9 +135,54 @@ pub fn export(state: &TaskState) -> Result<Vec<(String, String)>, String> {
     Ok(files)
 }
 
+/// Why an export has no request: no sample's prompt renders (the first
+/// sample's file, line and cause, which names the template's missing field),
+/// else no ticked model takes requests.
+fn nothing_to_export(data: &TaskDataset, prompts: &[Result<Vec<ChatMessage>, String>]) -> String {
+    let first = data
+        .samples
+        .iter()
+        .zip(prompts)
+        .find_map(|(s, p)| p.as_ref().err().map(|e| (s.sample.line, e)));
+    match first {
+        Some((line, why)) if prompts.iter().all(Result::is_err) => format!(
+            "nothing to export: {PROMPT_STOP} ({} sample(s)); the first, {}:{line}: {why}; add the \
+             field to the samples or change the template",
+            prompts.len(),
+            data.name
+        ),
+        _ => {
+            "nothing to export: tick an endpoint or registry model (mock models answer in the page)"
+                .into()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_export_no_prompt_of_which_renders_names_the_missing_field() {
+        let text =
+            "{\"sample_id\":\"A\",\"news_items\":[]}\n{\"sample_id\":\"B\",\"news_items\":[]}\n";
+        let data = evalpage_core::load_task_dataset(
+            "d.jsonl",
+            text.as_bytes(),
+            evalpage_core::DatasetFormat::Samples,
+            None,
+        );
+        let why = "template `ie_json` (user): sample `A` has no field `ticker`".to_string();
+        let none = vec![Err(why.clone()), Err(why)];
+        assert_eq!(
+            nothing_to_export(&data, &none),
+            "nothing to export: no sample's prompt could be rendered (2 sample(s)); the first, \
+             d.jsonl:1: template `ie_json` (user): sample `A` has no field `ticker`; add the field \
+             to the samples or change the template"
+        );
+        let some = vec![Err("x".to_string()), Ok(Vec::new())];
+        assert!(nothing_to_export(&data, &some).contains("tick an endpoint"));
+    }
 
     #[test]
     fn answers_are_read_by_job_and_an_answer_beats_a_failure() {

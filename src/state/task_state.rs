@@ -15,8 +15,9 @@ use super::task_models::{
     TaskRunSettings, MOCK_MODELS,
 };
 use super::task_results::{Labels, ResultGrid};
-use evalpage_core::task::PRESETS;
 use evalpage_core::task::{DatasetFormat, TaskDataset};
+use evalpage_core::task::{PRESETS, PROMPT_STOP};
+use evalpage_core::Lang;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use yew::Reducible;
@@ -48,6 +49,45 @@ pub struct TaskSnapshot {
     pub labels: Rc<Vec<Labels>>,
     /// How many times each sample is asked.
     pub repeats: u32,
+}
+
+impl TaskSnapshot {
+    /// Why the run stopped before sending anything, as the task mode shows
+    /// it under the run controls: no sample's prompt renders (the core's
+    /// reason, naming the template and the missing field with the first
+    /// sample's file and line), then what to do. `None` for any other run,
+    /// whose stop (a fatal answer, the cost cap) the run controls show.
+    pub fn prompt_stop(&self, lang: Lang) -> Option<String> {
+        let why = self
+            .progress
+            .stopped
+            .as_deref()
+            .filter(|m| is_prompt_stop(m))?;
+        Some(match lang {
+            Lang::Zh => format!(
+                "运行未发送任何请求就停止了：{why}。请给样本补上该字段或修改模板（“提示词预览”显示第一个样本的提示词），然后重新开始评测。"
+            ),
+            Lang::En => format!(
+                "The run stopped before sending anything: {why}. Add the field to the samples or change the template (the prompt preview shows the first sample's prompt), then start the evaluation again."
+            ),
+        })
+    }
+
+    /// The progress the run controls show: without the stop
+    /// [`TaskSnapshot::prompt_stop`] shows (it is no fatal answer to fix in
+    /// the key, model or URL).
+    pub fn controls_progress(&self) -> RunProgress {
+        let mut progress = self.progress.clone();
+        if progress.stopped.as_deref().is_some_and(is_prompt_stop) {
+            progress.stopped = None;
+        }
+        progress
+    }
+}
+
+/// True for the core's message of a run no sample's prompt of which renders.
+fn is_prompt_stop(message: &str) -> bool {
+    message.starts_with(PROMPT_STOP)
 }
 
 /// The finished run's downloads.
@@ -607,6 +647,46 @@ mod tests {
 
     fn reduce(s: Rc<TaskState>, a: TaskAction) -> Rc<TaskState> {
         s.reduce(a)
+    }
+
+    #[test]
+    fn a_run_no_prompt_of_which_renders_shows_its_own_stop_not_the_fatal_answer_line() {
+        let s = TaskState::default();
+        let Some(task) = s.check.checked.clone() else {
+            panic!("the default task is valid")
+        };
+        let snapshot = |stopped: &str| TaskSnapshot {
+            status: RunStatus::Done,
+            progress: RunProgress {
+                stopped: Some(stopped.to_string()),
+                ..RunProgress::default()
+            },
+            task: task.clone(),
+            data: s.run_data.data.clone(),
+            models: Rc::new(Vec::new()),
+            results: Vec::new(),
+            labels: Rc::new(Vec::new()),
+            repeats: 1,
+        };
+        let why = format!("{PROMPT_STOP} (2 sample(s)): template `ie_json` v1 (builtin; reads news_items, ticker): field `ticker` (user) is missing from 2 sample(s), first d.jsonl:1, sample `A`");
+        let stopped = snapshot(&why);
+        assert_eq!(stopped.controls_progress().stopped, None);
+        assert_eq!(
+            stopped.prompt_stop(Lang::En),
+            Some(format!("The run stopped before sending anything: {why}. Add the field to the samples or change the template (the prompt preview shows the first sample's prompt), then start the evaluation again."))
+        );
+        let zh = stopped.prompt_stop(Lang::Zh).unwrap_or_default();
+        assert!(
+            zh.starts_with("运行未发送任何请求就停止了：no sample's prompt"),
+            "{zh}"
+        );
+        // a fatal answer stays the run controls' to show
+        let fatal = snapshot("HTTP 401: invalid key");
+        assert_eq!(fatal.prompt_stop(Lang::En), None);
+        assert_eq!(
+            fatal.controls_progress().stopped.as_deref(),
+            Some("HTTP 401: invalid key")
+        );
     }
 
     #[test]

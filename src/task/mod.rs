@@ -415,11 +415,14 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
                         on_forget_keys={send(state, |_: ()| TaskAction::ForgetKeys)} target={endpoint_target(state)} />
                 </div>
             </section>
-            <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress.clone())}
+            <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.controls_progress())}
                 blocked={if running { None } else { blocked }} error={state.start_error.clone()}
                 {on_start} {on_cancel} {on_pause} key_prompt={state.key_prompt.clone()} {on_confirm_key}
                 on_dismiss_key={send(state, |_: ()| TaskAction::PromptKey(None))}
                 estimate={(*estimate).clone()} />
+            if let Some(why) = state.run.as_ref().and_then(|r| r.prompt_stop(lang)) {
+                <section class="panel"><p class="error" data-testid="stopped">{why}</p></section>
+            }
             <TaskBatchPanel {lang} batch={state.batch.clone()} disabled={running} on_export={on_batch_export}
                 on_files={on_batch_files} on_clear={send(state, |_: ()| TaskAction::SetBatch(None))} />
             <ShareLink {lang} spec={share} />

@@ -109,6 +109,30 @@ test('event_eval: preview, a broken YAML blocks the run, two mock models side by
   assert.deepEqual(report.scores, fromCli.scores);
   assert.deepEqual(report.report.summaries, fromCli.report.summaries);
   assert.deepEqual(report.metrics, fromCli.metrics);
+  // spec 003's four sections, a breakdown by length even for untagged samples
+  assert.match(files.get('report.md'), /## Breakdown by length/);
+  assert.deepEqual(errors, []);
+});
+
+test('a template no sample can fill stops the run before any call, naming the field', async () => {
+  const errors = [];
+  const page = await openTask(errors);
+  const yaml = (await page.inputValue('[data-testid=task-yaml]')).replace('prompt_template: ie_json', 'prompt_template: my_prompt');
+  await page.fill('[data-testid=task-yaml]', yaml);
+  await page.fill('[data-testid=template-yaml]', 'name: my_prompt\nversion: v3\nuser: "Rate {{ tickr }}"\n');
+  await page.waitForSelector('[data-testid=prompt-preview-error]');
+  await startEnabled(page);
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  const stopped = await page.textContent('[data-testid=stopped]');
+  assert.match(stopped, /The run stopped before sending anything: no sample's prompt could be rendered \(8 sample\(s\)\)/);
+  assert.match(stopped, /field `tickr`/);
+  assert.equal(await page.locator('[data-testid=stopped]').count(), 1);
+  const files = await zipFiles(page);
+  const report = JSON.parse(files.get('report.json'));
+  assert.equal(report.report.error_cases.length, 16, 'every case recorded as failed, none dropped');
+  const records = parseJsonSeq(files.get('report.events.json-seq'));
+  assert.ok(records.some((r) => r.record_type === 'error' && /tickr/.test(r.message)), 'the log says why');
   assert.deepEqual(errors, []);
 });
 

@@ -21,6 +21,10 @@
 //! later line beats an earlier one of the same kind). Answers are joined on
 //! `custom_id`, never on line order. The run's command is run again from the
 //! directory `import` is started in (paths as given to `export`).
+//!
+//! An export whose run stops before any request (a task whose prompt renders
+//! for no sample) writes nothing and exits 3 as `run` does, its error naming
+//! the template's missing field.
 
 use crate::args::{BatchImportArgs, Cli, Command, RunArgs};
 use crate::error::CliError;
@@ -124,7 +128,7 @@ pub fn export(args: RunArgs) -> Result<(), CliError> {
     };
     std::fs::create_dir_all(&dir).map_err(|e| CliError::output(&dir, e))?;
     let book = Book::new(HashMap::new(), HashMap::new(), 1);
-    let waiting = drive(args, &dir, book)?;
+    let waiting = drive(args, &dir, book).map_err(|e| nothing_sent(&dir, e))?;
     if waiting.is_empty() {
         let _ = std::fs::remove_dir_all(dir.join(DRIVE));
         return Err(CliError::Usage(
@@ -136,6 +140,23 @@ pub fn export(args: RunArgs) -> Result<(), CliError> {
     let mut manifest = manifest;
     write_round(&dir, &mut manifest, 1, waiting)?;
     Ok(())
+}
+
+/// An export whose run stopped before any request (a task whose prompt
+/// renders for no sample): the drive's files are dropped and the error says
+/// why nothing can be exported (other errors pass as they are).
+fn nothing_sent(dir: &Path, e: CliError) -> CliError {
+    let _ = std::fs::remove_dir_all(dir.join(DRIVE));
+    match e {
+        CliError::Stopped(message) if message.starts_with(crate::run::NOTHING_SENT) => {
+            CliError::Stopped(format!(
+                "nothing to export: {}\n{}",
+                message.lines().next().unwrap_or_default(),
+                crate::run::PROMPT_FIX.replace("run again", "export again")
+            ))
+        }
+        other => other,
+    }
 }
 
 /// `evalpage batch import DIR ANSWERS...`.

@@ -1,6 +1,7 @@
 //! The CLI's error type. Each variant knows its exit code: 2 for problems with
 //! what the user gave (flags, environment, dataset), 3 for a run stopped at a
-//! fatal answer (401, 403, 404), 1 for other failures while running.
+//! fatal answer (401, 403, 404) or before sending anything (a task whose
+//! prompt renders for no sample), 1 for other failures while running.
 
 use std::io;
 use std::path::Path;
@@ -54,7 +55,8 @@ pub enum CliError {
         /// The underlying error.
         source: io::Error,
     },
-    /// The run stopped at a fatal answer (401, 403, 404): what to fix.
+    /// The run stopped at a fatal answer (401, 403, 404), or before sending
+    /// anything because no sample's prompt renders: what to fix.
     #[error("{0}")]
     Stopped(String),
     /// `evalpage compare`: a --fail-if-drop rule failed (the reasons are printed).

@@ -15,7 +15,10 @@
 //! (`evalpage_core::FileAnswers`). Everything else is scored as without a
 //! judge. Exit 0 when scoring finished, 2 when the inputs cannot be used (no
 //! valid sample, no valid response, a bad task, a flag that does not apply),
-//! 3 when the judge gave a fatal answer (401, 403, 404; nothing is written).
+//! 3 when the judge gave a fatal answer (401, 403, 404) or has no question to
+//! judge because no sample's prompt renders (nothing is written; the error
+//! names the template's missing field). Samples are measured for the
+//! breakdown by length as a run measures them (`task::measure_lengths`).
 
 use crate::args::ScoreArgs;
 use crate::error::CliError;
@@ -159,7 +162,9 @@ fn score_task(args: &ScoreArgs, spec: &str) -> Result<(), CliError> {
         (None, true) => None,
     };
     let format = DatasetFormat::for_task(&loaded.task);
-    let (bytes, data) = read_dataset(args.dataset(), args.metadata.as_deref(), format, None)?;
+    let (bytes, mut data) = read_dataset(args.dataset(), args.metadata.as_deref(), format, None)?;
+    // the breakdown by length, measured as a run measures it
+    evalpage_core::task::measure_lengths(&loaded.task, &loaded.template, &mut data.samples);
     let resp = read_responses(args.responses())?;
     let mut scored = evalpage_core::task::score_responses(&loaded.task, &data, &resp);
     report_skipped(&scored.unknown);
@@ -215,8 +220,17 @@ pub(crate) fn judge_settings(args: &ScoreArgs) -> (RunSettings, Duration) {
 }
 
 /// The judge gave an answer that would be the same for every call (401,
-/// 403, 404): what it said and what to fix; nothing is written.
+/// 403, 404), or has nothing to judge (no sample's prompt renders, so no
+/// question): what it said and what to fix; nothing is written.
 fn judge_stopped(fatal: &evalpage_core::CallError) -> CliError {
+    if fatal.kind == evalpage_core::ErrorKind::Prompt {
+        return CliError::Stopped(format!(
+            "the judge has no question to judge: {}\n\
+             nothing was written; {}",
+            fatal.message,
+            crate::run::PROMPT_FIX.replace("run again", "score again")
+        ));
+    }
     let at = fatal
         .url
         .as_deref()

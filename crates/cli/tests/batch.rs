@@ -5,7 +5,8 @@
 //! them errors and one missing), and imported: the same scores as `evalpage
 //! run` against the same server, the errors as failed cases with their cause,
 //! the missing one `not_run`; a retry file fills it in. A judged task takes
-//! two rounds.
+//! two rounds. A task whose prompt renders for no sample has nothing to
+//! export, and the error names the missing field.
 
 mod common;
 
@@ -372,4 +373,51 @@ fn models_that_answer_in_process_have_nothing_to_export() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(texts(&out).1.contains("nothing to export"));
+}
+
+#[test]
+fn a_task_whose_prompt_renders_for_no_sample_has_nothing_to_export_and_says_why() {
+    let s = Scratch::new("batch-no-prompt");
+    // no sample has `ticker`, which the template prints
+    let data = s.join("d.jsonl");
+    std::fs::write(
+        &data,
+        concat!(
+            "{\"sample_id\":\"A\",\"news_items\":[],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":0,\"gt_keywords\":[]}\n",
+            "{\"sample_id\":\"B\",\"news_items\":[],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":0,\"gt_keywords\":[]}\n",
+        ),
+    )
+    .expect("write dataset");
+    let mock = Mock::start(&[]);
+    let registry = s.join("r.json");
+    std::fs::write(
+        &registry,
+        format!(r#"[{{"name": "m", "base_url": "{}"}}]"#, mock.url),
+    )
+    .expect("write registry");
+    let dir = s.join("b");
+    let out = batch(&[
+        "export",
+        "--task",
+        "event_eval",
+        "--dataset",
+        data.to_str().unwrap_or_default(),
+        "--models",
+        "m",
+        "--model-registry",
+        registry.to_str().unwrap_or_default(),
+        "--out",
+        dir.to_str().unwrap_or_default(),
+    ]);
+    let stderr = texts(&out).1;
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("nothing to export: the run stopped before sending anything")
+            && stderr.contains("field `ticker` (user) is missing from 2 sample(s)")
+            && stderr.contains("d.jsonl:1, sample `A`")
+            && stderr.contains("then export again"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("in process"), "not the cause: {stderr}");
+    assert!(!dir.join("batch.json").exists() && !dir.join(".drive").exists());
 }

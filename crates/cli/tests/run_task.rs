@@ -2,7 +2,9 @@
 //! server on loopback: the offline mock model, several models from a registry
 //! over HTTP with injected 500s (the same scores as the in-process mock), keys
 //! that never reach a file, failed calls that stay recorded, prompts that cannot
-//! be rendered, bad dataset lines, and the refusals that exit 2.
+//! be rendered (a run where none renders stops before any request, exit 3),
+//! bad dataset lines, the refusals that exit 2, and the breakdown by length of
+//! untagged samples in the run's, `score`'s and `report`'s report.md.
 
 mod common;
 
@@ -459,4 +461,191 @@ fn registry_prices_give_a_cost_per_model_and_a_fatal_answer_stops_the_task_run()
     let report = read_json(&out_dir.join("report.json"));
     assert!(report["metrics"]["not_run_cases"].as_u64().unwrap_or(0) > 0);
     assert_ok(&reconcile(&out_dir));
+}
+
+/// Two samples without `ticker`, which the `ie_json` template's user part
+/// prints, and a bad line between them.
+const NO_TICKER: &str = concat!(
+    "{\"sample_id\":\"A\",\"news_items\":[],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":0,\"gt_keywords\":[]}\n",
+    "not json at all\n",
+    "{\"sample_id\":\"B\",\"news_items\":[],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":0,\"gt_keywords\":[]}\n",
+);
+
+fn posts(log: &str) -> usize {
+    log.lines()
+        .filter(|l| l.contains("POST /v1/chat/completions"))
+        .count()
+}
+
+#[test]
+fn a_task_whose_prompt_renders_for_no_sample_stops_before_any_request_and_exits_3() {
+    let s = Scratch::new("task-no-prompt");
+    let dataset = s.write("d.jsonl", NO_TICKER);
+    let ds = dataset.to_str().unwrap_or_default();
+    let counting = Mock::start_logged(&[]);
+    let registry = s.write(
+        "r.json",
+        &format!(r#"[{{"name": "m", "base_url": "{}"}}]"#, counting.url),
+    );
+    let out_dir = s.join("out");
+    let reg = registry.to_str().unwrap_or_default();
+    let args = ["--task", "event_eval", "--dataset", ds, "--models", "m"];
+    let out = task_run(
+        &[&args[..], &["--model-registry", reg]].concat(),
+        &out_dir,
+        &[],
+    );
+    let (_, stderr) = texts(&out);
+    // as a run whose endpoint refuses every call: exit 3, the cause named
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(
+            "the run stopped before sending anything: no sample's prompt could be rendered"
+        ) && stderr.contains("template `ie_json` v1 (builtin; reads news_items, ticker)")
+            && stderr.contains("field `ticker` (user) is missing from 2 sample(s), first ")
+            && stderr.contains("d.jsonl:1, sample `A`")
+            && stderr.contains("evalpage task check"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("--resume-from"),
+        "nothing to resume: {stderr}"
+    );
+    assert_eq!(
+        posts(&counting.stop_and_read_log()),
+        0,
+        "no request is sent"
+    );
+    // the files are written as a fatal stop writes them
+    for f in FILES {
+        assert!(out_dir.join(f).is_file(), "{f} missing");
+    }
+    let results = lines(&out_dir.join("results.jsonl"));
+    assert_eq!(results.len(), 2, "every case is recorded");
+    for r in &results {
+        assert_eq!(r["status"], "error", "{r}");
+        assert_eq!(r["error_detail"]["kind"], "prompt", "{r}");
+        assert_eq!(r["attempts"], 0, "{r}");
+    }
+    let log = lines(&out_dir.join("report.events.jsonl"));
+    let error = log
+        .iter()
+        .find(|r| r["record_type"] == "error")
+        .expect("an error record");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(message.contains("field `ticker`"), "{message}");
+    assert_eq!(
+        log.last().map(|r| r["record_type"].clone()),
+        Some("summary".into())
+    );
+    let md = std::fs::read_to_string(out_dir.join("report.md")).expect("report.md");
+    assert!(md.contains("has no field `ticker`"), "{md}");
+    assert_ok(&reconcile(&out_dir));
+    // the in-process mock stops the same way
+    let mock_dir = s.join("mock");
+    let out = task_run(&[&args[..], &["--mock"]].concat(), &mock_dir, &[]);
+    let (_, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("field `ticker` (user)"), "{stderr}");
+    // one sample that renders: the rest runs, the failed one stays a case, exit 0
+    let some = s.write(
+        "some.jsonl",
+        &format!("{NO_TICKER}{}", r#"{"sample_id":"C","ticker":"X","news_items":[],"gt_sentiment":"neutral","gt_impact_score":0,"gt_keywords":[]}"#),
+    );
+    let out = task_run(
+        &[
+            "--task",
+            "event_eval",
+            "--dataset",
+            some.to_str().unwrap_or_default(),
+            "--mock",
+        ],
+        &s.join("some"),
+        &[],
+    );
+    assert_ok(&out);
+    assert_eq!(lines(&s.join("some/results.jsonl")).len(), 3);
+}
+
+#[test]
+fn untagged_samples_get_the_breakdown_by_length_in_run_score_and_report() {
+    let s = Scratch::new("task-length");
+    let tagged = std::fs::read_to_string(data("event_dataset.jsonl")).expect("dataset");
+    // the same samples without tags or language
+    let untagged: String = tagged
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|mut v| {
+            if let Some(o) = v.as_object_mut() {
+                o.remove("tags");
+                o.remove("language");
+            }
+            format!("{v}\n")
+        })
+        .collect();
+    let dataset = s.write("d.jsonl", &untagged);
+    let ds = dataset.to_str().unwrap_or_default();
+    let run_dir = s.join("run");
+    let args = [
+        "--task",
+        "event_eval",
+        "--dataset",
+        ds,
+        "--mock",
+        "--lang",
+        "en",
+    ];
+    assert_ok(&task_run(&args, &run_dir, &[]));
+    let md = std::fs::read_to_string(run_dir.join("report.md")).expect("report.md");
+    assert!(!md.contains("## Breakdown by tag"), "{md}");
+    let section = |md: &str| -> String {
+        let from = md
+            .find("## Breakdown by length")
+            .unwrap_or_else(|| panic!("{md}"));
+        let rest = &md[from..];
+        let end = rest[3..].find("\n## ").map_or(rest.len(), |e| e + 3);
+        rest[..end].to_string()
+    };
+    let run_section = section(&md);
+    assert!(
+        run_section.contains("| mock | sentiment_acc | short |"),
+        "{run_section}"
+    );
+    // Chinese: the same section under its own title
+    let zh_dir = s.join("zh");
+    assert_ok(&task_run(&args[..args.len() - 2], &zh_dir, &[]));
+    let zh = std::fs::read_to_string(zh_dir.join("report.md")).expect("report.md");
+    assert!(zh.contains("## 按长度分解"), "{zh}");
+    // `evalpage report` renders the run's file again, the section included
+    let again_dir = s.join("again");
+    let mut cmd = evalpage();
+    cmd.arg("report")
+        .arg(&run_dir)
+        .args(["--format", "md", "--lang", "en", "--out"])
+        .arg(&again_dir);
+    assert_ok(&finish(cmd));
+    let again = std::fs::read_to_string(again_dir.join("report.md")).expect("report.md");
+    assert_eq!(section(&again), run_section);
+    // `evalpage score` of answers from a file measures the samples alike
+    let score_dir = s.join("score");
+    let mut cmd = evalpage();
+    cmd.args([
+        "score",
+        "--task",
+        "event_eval",
+        "--lang",
+        "en",
+        "--dataset",
+        ds,
+    ])
+    .arg("--responses")
+    .arg(data("event_responses.jsonl"))
+    .arg("--out")
+    .arg(&score_dir);
+    assert_ok(&finish(cmd));
+    let scored = std::fs::read_to_string(score_dir.join("report.md")).expect("report.md");
+    assert!(
+        section(&scored).contains("| alpha | sentiment_acc | short |"),
+        "{scored}"
+    );
 }

@@ -489,3 +489,49 @@ fn a_metric_with_no_scored_sample_is_shown_as_a_dash_never_0() {
         .expect("tm_correct");
     assert_eq!(row.get(at), Some(&""), "no number: {csv}");
 }
+
+#[test]
+fn a_judge_with_no_renderable_question_says_which_field_is_missing_and_writes_nothing() {
+    let task = example("judged_qa.yaml").display().to_string();
+    let s = Scratch::new("score-judge-no-prompt");
+    // `question`, which the template prints, is `q` in every sample
+    let data = s.write(
+        "d.jsonl",
+        concat!(
+            "{\"sample_id\":\"q1\",\"q\":\"How?\",\"expected\":\"So.\",\"baseline\":\"No.\"}\n",
+            "{\"sample_id\":\"q2\",\"q\":\"Where?\",\"expected\":\"There.\",\"baseline\":\"No.\"}\n",
+        ),
+    );
+    let responses = s.write(
+        "r.jsonl",
+        concat!(
+            "{\"sample_id\":\"q1\",\"model\":\"m\",\"response\":\"So.\"}\n",
+            "{\"sample_id\":\"q2\",\"model\":\"m\",\"response\":\"There.\"}\n",
+        ),
+    );
+    let (data, responses) = (data.display().to_string(), responses.display().to_string());
+    let out_dir = s.join("out");
+    let args = [
+        "--task",
+        &task,
+        "--dataset",
+        &data,
+        "--responses",
+        &responses,
+        "--out",
+        &out_dir.display().to_string(),
+    ];
+    let out = score(&[&args[..], &["--judge", "mock"]].concat());
+    let (_, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("the judge has no question to judge: no sample's prompt could be rendered")
+            && stderr.contains("field `question` (user) is missing from 2 sample(s)")
+            && stderr.contains("d.jsonl:1, sample `q1`")
+            && !stderr.contains("fatal answer"),
+        "{stderr}"
+    );
+    assert!(!out_dir.join("report.json").exists(), "nothing is written");
+    // without a judge the answers are scored as before
+    assert_ok(&score(&args));
+}

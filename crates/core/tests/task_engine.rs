@@ -429,3 +429,72 @@ fn a_task_scores_the_final_answer_not_the_json_in_the_reasoning() {
         .iter()
         .all(|r| r.reasoning.as_deref().is_some_and(|t| t.contains("bogus"))));
 }
+
+#[test]
+fn a_task_whose_prompt_renders_for_no_sample_stops_before_any_call() {
+    let task = preset("event_eval").expect("preset");
+    let template = builtin_template("ie_json").expect("template");
+    // no sample has `ticker`, which the template's user part reads
+    let lines = concat!(
+        "{\"sample_id\":\"S1\",\"news_items\":[],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":0,\"gt_keywords\":[]}\n",
+        "{\"sample_id\":\"S2\",\"news_items\":[],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":0,\"gt_keywords\":[]}\n",
+    );
+    let data = evalpage_core::task::load_dataset(
+        "d.jsonl",
+        lines.as_bytes(),
+        DatasetFormat::Samples,
+        None,
+    );
+    let (base, _) = setup(&["a", "b"], 2);
+    let mut engine = TaskEngine::new(base.config().clone(), task, info(), &template, &data);
+    let step = engine.start(0);
+    assert!(
+        step.commands.is_empty(),
+        "nothing is sent: {:?}",
+        step.commands
+    );
+    assert_eq!(engine.status(), RunStatus::Done);
+    let stop = engine.stopped().expect("the run stops");
+    assert_eq!(stop.kind, ErrorKind::Prompt);
+    assert!(
+        stop.message.starts_with(evalpage_core::task::PROMPT_STOP)
+            && stop
+                .message
+                .contains("field `ticker` (user) is missing from 2 sample(s), first d.jsonl:1"),
+        "{}",
+        stop.message
+    );
+    // every case is recorded, failed with its own cause; then the error, then the summary
+    let kinds: Vec<&str> = step.events.iter().map(kind_of).collect();
+    assert_eq!(
+        kinds,
+        ["meta", "case", "case", "case", "case", "error", "summary"]
+    );
+    let Some(TaskRecord::Error(e)) = step.events.get(5) else {
+        panic!("an error record")
+    };
+    let message = &e.message;
+    assert!(
+        message.starts_with("the run stopped before sending anything: no sample's prompt")
+            && message.contains("`ticker`"),
+        "{message}"
+    );
+    for r in engine.results().iter().flatten() {
+        let cause = r.as_ref().and_then(|r| r.error.as_ref()).map(|e| e.kind);
+        assert_eq!(cause, Some(ErrorKind::Prompt));
+    }
+    // one sample that renders: the run goes on, and never stops
+    let (mut partial, _) = setup(&["a"], 2);
+    drive(&mut partial, |e, job, _| mock_answer(e, job));
+    assert!(partial.stopped().is_none());
+}
+
+fn kind_of(r: &TaskRecord) -> &'static str {
+    match r {
+        TaskRecord::Meta(_) => "meta",
+        TaskRecord::Case(_) => "case",
+        TaskRecord::Error(_) => "error",
+        TaskRecord::Summary(_) => "summary",
+        TaskRecord::Turn(_) => "turn",
+    }
+}

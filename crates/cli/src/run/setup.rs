@@ -294,13 +294,31 @@ pub(super) fn flag_price(args: &RunArgs) -> Option<evalpage_core::report::Price>
     })
 }
 
+/// The first words of the error of a run that stopped before sending
+/// anything.
+pub(crate) const NOTHING_SENT: &str = "the run stopped before sending anything";
+
+/// What to do about a task run no sample's prompt of which renders.
+pub(crate) const PROMPT_FIX: &str = "add the field to the samples or change the template \
+     (`evalpage task check TASK` lists the fields it reads), then run again";
+
 /// The error of a run that stopped at a fatal answer: what happened, what to
-/// fix, and how to send only the cases without an answer.
+/// fix, and how to send only the cases without an answer. A task run whose
+/// prompt renders for no sample stops the same way, before sending anything
+/// (its first line names the missing field; nothing to resume).
 pub(super) fn stopped(
     fatal: &evalpage_core::CallError,
     not_run: usize,
     log: &std::path::Path,
 ) -> CliError {
+    if fatal.kind == evalpage_core::ErrorKind::Prompt {
+        return CliError::Stopped(format!(
+            "{NOTHING_SENT}: {}\n{PROMPT_FIX}; every case is recorded \
+             as failed, with its cause, in the report and in {}",
+            fatal.message,
+            log.display()
+        ));
+    }
     if fatal
         .message
         .starts_with(evalpage_core::report::BUDGET_STOP)

@@ -136,6 +136,16 @@ pub trait Kind {
         let _ = (job, answers, error);
         None
     }
+    /// Why no call of the run can be made at all, known before any is sent
+    /// (a task whose prompt renders for no sample): `start` settles every job
+    /// as [`Kind::call`] says, then stops the run with this error as at a
+    /// fatal answer (its `error` record, [`Pipeline::stopped`]), whatever the
+    /// policy, since nothing could be sent anyway. The error's kind is
+    /// `ErrorKind::Prompt` and its message says what to fix. `None` (the
+    /// default) when the run can go.
+    fn cannot_run(&self) -> Option<CallError> {
+        None
+    }
     /// A run-level error record (spec 000's `error`), e.g. the fatal answer
     /// that stopped the run; `None` when the kind's log has none.
     fn error(&self, _message: &str, _now_ms: u64) -> Option<Self::Record> {
@@ -413,7 +423,9 @@ impl<K: Kind> Pipeline<K> {
 
     /// Starts the run: `meta`, the records of restored jobs, the records of
     /// taken-over answers, jobs that settle at start (their first call cannot
-    /// be made, or taken-over calls ended them), and the first requests.
+    /// be made, or taken-over calls ended them), and the first requests; or,
+    /// when the kind says no call can be made ([`Kind::cannot_run`]), the
+    /// stop's `error` record instead of any request.
     pub fn start(&mut self, now_ms: u64) -> Step<K::Record> {
         let mut step = Step::default();
         if self.status != RunStatus::Idle {
@@ -439,6 +451,9 @@ impl<K: Kind> Pipeline<K> {
             if let Some(error) = self.at_start[job].take() {
                 self.settle(job, error, now_ms, &mut step);
             }
+        }
+        if let Some(e) = self.kind.cannot_run() {
+            self.stop(&e, now_ms, &mut step);
         }
         self.dispatch(now_ms, &mut step);
         self.finish_if_done(now_ms, &mut step);
@@ -606,25 +621,7 @@ impl<K: Kind> Pipeline<K> {
             self.settle(s.job, s.outcome.err(), now_ms, &mut rest);
             not_sent += 1;
         }
-        let message = if fatal.message.starts_with(BUDGET_STOP) {
-            format!(
-                "{}; {not_sent} case(s) not sent; resume from this event log with a higher cap \
-                 to send only the cases without an answer",
-                fatal.message
-            )
-        } else {
-            format!(
-                "the run stopped at a fatal answer, {not_sent} case(s) not sent: {}{}; \
-                 fix it and resume from this event log to send only the cases without an answer",
-                fatal.message,
-                fatal
-                    .url
-                    .as_deref()
-                    .map(|u| format!(" ({u})"))
-                    .unwrap_or_default()
-            )
-        };
-        records.extend(self.kind.error(&message, now_ms));
+        records.extend(self.kind.error(&stop_message(fatal, not_sent), now_ms));
         records.extend(rest.events);
         step.events = records;
         step.finished.extend(rest.finished);
@@ -779,6 +776,35 @@ impl<K: Kind> Pipeline<K> {
             step.events.push(self.kind.summary(false, now_ms));
         }
     }
+}
+
+/// The `error` record's message of a run stopped at `fatal` with `not_sent`
+/// jobs left unsent: what stopped it and what to do.
+fn stop_message(fatal: &CallError, not_sent: usize) -> String {
+    if fatal.message.starts_with(BUDGET_STOP) {
+        return format!(
+            "{}; {not_sent} case(s) not sent; resume from this event log with a higher cap \
+             to send only the cases without an answer",
+            fatal.message
+        );
+    }
+    if fatal.kind == ErrorKind::Prompt {
+        return format!(
+            "the run stopped before sending anything: {}; add the field to the samples or \
+             change the template, then run again",
+            fatal.message
+        );
+    }
+    format!(
+        "the run stopped at a fatal answer, {not_sent} case(s) not sent: {}{}; \
+         fix it and resume from this event log to send only the cases without an answer",
+        fatal.message,
+        fatal
+            .url
+            .as_deref()
+            .map(|u| format!(" ({u})"))
+            .unwrap_or_default()
+    )
 }
 
 /// The error of a job that was not sent because the run stopped at `fatal`

@@ -24,7 +24,7 @@ pub struct Inputs<'a> {
     pub info: &'a TaskInfo,
     /// Each sample's rendered prompt, by sample index (`results.jsonl`'s
     /// `messages`): the engine's (`TaskEngine::prompts`, what was sent), or
-    /// `engine::render_prompts` for answers read from a file.
+    /// `prompts::render_prompts` for answers read from a file.
     pub prompts: &'a [Result<Vec<ChatMessage>, String>],
     /// The dataset as loaded.
     pub data: &'a TaskDataset,

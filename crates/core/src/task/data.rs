@@ -12,8 +12,11 @@
 //!   length bucket from `q`;
 //! - anything else: spec 004 generic samples (`sample_id` + any fields), read by
 //!   `dataset::sample`; tags from a `tags` array of strings, language from
-//!   `language` or `metadata.language`, no length bucket (there is no single
-//!   question text to measure).
+//!   `language` or `metadata.language`; no length bucket when read (there is
+//!   no single question text to measure): it is set once the prompt template
+//!   is known, from the fields the template reads
+//!   (`prompts::measure_lengths`, which the run engine and `evalpage score`
+//!   call).
 
 use crate::dataset::sample::{self, Sample};
 use crate::dataset::{rag, spec003, LineError};
@@ -66,7 +69,9 @@ pub struct EvalSample {
     pub tags: Vec<String>,
     /// Language for the breakdown by language.
     pub language: Option<String>,
-    /// `short`, `medium` or `long`, when the format has a question text.
+    /// `short`, `medium` or `long`: from the question text of the formats
+    /// that have one; for generic samples set by `prompts::measure_lengths`
+    /// (`None` until then).
     pub length_bucket: Option<String>,
 }
 

@@ -34,11 +34,13 @@ impl Finish for TaskKind {
 
     fn files(
         engine: &Pipeline<TaskKind>,
-        i: TaskFiles,
+        mut i: TaskFiles,
         meta: &RunMeta,
         prices: &Prices,
     ) -> Result<Ended, String> {
         let cfg = engine.config();
+        // the report's breakdown by length, as the engine measured its samples
+        engine.kind().measure(&mut i.data.samples);
         let mut scored = engine.scored();
         for m in &mut scored.models {
             m.price = prices.get(&m.model).copied();

@@ -17,7 +17,11 @@
 //! Prompts are rendered once, up front. A sample whose prompt cannot be
 //! rendered (a field the template needs is missing) is settled for every model
 //! as a failed case (`ErrorKind::Prompt`) without a call: it is reported, it
-//! stays in every denominator, and the rest runs.
+//! stays in every denominator, and the rest runs. When no sample's prompt
+//! renders, the run stops at start, before any call, with an error naming the
+//! missing field ([`Kind::cannot_run`], `prompts::no_prompt_renders`); every
+//! case is still recorded as failed. Generic samples get their length bucket
+//! here, from the fields the template reads (`prompts::measure_lengths`).
 //!
 //! With a judge (`judging::TaskJudge`, for the task's `llm_judge` metrics) a
 //! job is the answer call then its judge calls, on one more pool, the
@@ -26,11 +30,13 @@
 use super::data::{EvalSample, TaskDataset};
 use super::events::{self, TaskRecord};
 use super::judging::{question, TaskJudge};
+use super::prompts::{measure_with, no_prompt_renders, render_all, template_reads};
 use super::report::{ModelSettings, TaskInfo, TaskMetrics};
 use super::score::{aggregate, score_call, ModelRun, SampleResult, Scored};
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 use crate::run::{Call, JobOutcome, Kind, Pipeline, RunIdentity, RunSettings};
 use crate::task::contract::{PromptTemplate, Task};
+use std::collections::BTreeSet;
 
 /// Who runs what (recorded in `meta`, never a key).
 #[derive(Clone, Debug, PartialEq)]
@@ -89,20 +95,32 @@ pub struct TaskKind {
     prompts: Vec<Result<Vec<ChatMessage>, String>>,
     results: Vec<Vec<Option<SampleResult>>>,
     judge: Option<Box<TaskJudge>>,
+    /// The sample fields the template reads (what a length is measured on).
+    reads: BTreeSet<String>,
+    /// Why nothing can be sent: no sample's prompt renders.
+    blocked: Option<String>,
 }
 
 impl TaskKind {
-    /// The kind over these samples: prompts rendered once, up front.
+    /// The kind over these samples: prompts rendered once, up front, and
+    /// lengths measured (see the module doc).
     pub(crate) fn new(
         cfg: TaskRunConfig,
         task: Task,
         info: TaskInfo,
         template: &PromptTemplate,
         dataset: String,
-        samples: Vec<EvalSample>,
+        mut samples: Vec<EvalSample>,
         judge: Option<TaskJudge>,
     ) -> TaskKind {
-        let prompts = render_prompts(&task, template, &samples);
+        let rendered = render_all(&task, template, &samples);
+        let blocked = no_prompt_renders(template, &info, &dataset, &samples, &rendered);
+        let prompts = rendered
+            .into_iter()
+            .map(|r| r.map_err(|e| e.to_string()))
+            .collect();
+        let reads = template_reads(&task, template);
+        measure_with(&reads, &mut samples);
         let slots = samples.len() * cfg.repeats.n.max(1) as usize;
         let results = cfg.models.iter().map(|_| vec![None; slots]).collect();
         TaskKind {
@@ -113,8 +131,17 @@ impl TaskKind {
             prompts,
             results,
             judge: judge.map(Box::new),
+            reads,
+            blocked,
             cfg,
         }
+    }
+
+    /// Sets the length bucket of every sample without one, as this run's
+    /// samples got theirs (for the report's dataset, read apart from the
+    /// engine's).
+    pub(crate) fn measure(&self, samples: &mut [EvalSample]) {
+        measure_with(&self.reads, samples);
     }
 
     /// Scores the final outcome of `job` and keeps it; the result, or `None`
@@ -276,6 +303,11 @@ impl Kind for TaskKind {
 
     fn meta(&self, now_ms: u64) -> TaskRecord {
         events::meta(&self.cfg, &self.info, &self.dataset, self.jobs(), now_ms)
+    }
+
+    fn cannot_run(&self) -> Option<CallError> {
+        let why = self.blocked.as_ref()?;
+        Some(CallError::new(ErrorKind::Prompt, why.clone()))
     }
 
     fn error(&self, message: &str, now_ms: u64) -> Option<TaskRecord> {
@@ -484,23 +516,4 @@ impl Pipeline<TaskKind> {
     pub fn scored(&self) -> Scored {
         self.kind().scored()
     }
-}
-
-/// Each sample's prompt as the template renders it (the messages sent), or
-/// why it cannot be rendered: the run's requests and `results.jsonl`'s
-/// `messages` both come from here.
-pub fn render_prompts(
-    task: &Task,
-    template: &PromptTemplate,
-    samples: &[EvalSample],
-) -> Vec<Result<Vec<ChatMessage>, String>> {
-    samples
-        .iter()
-        .map(|s| {
-            template
-                .render(&s.sample, &task.serialize_fields)
-                .map(|p| p.messages)
-                .map_err(|e| e.to_string())
-        })
-        .collect()
 }

@@ -248,7 +248,15 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("## Breakdown by tag"));
-        assert!(!md.contains("## Breakdown by length"));
+        // untagged or not, generic samples are measured (spec 003 §3)
+        assert!(
+            md.contains("## Breakdown by length\n\n| model | metric | length |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| m1 | sentiment_acc | short | 0.500 |"),
+            "{md}"
+        );
         assert!(md.contains("| m1 | 2 | 2 | 0 | 1 |"));
         assert!(md.contains("| m2 | S2 | no_response |"));
         let zh = render(&build(&input), &problems, Lang::Zh);
@@ -257,6 +265,22 @@ mod tests {
         assert_eq!(again, problems);
         assert!(zh.starts_with("# 实验\n"));
         assert_eq!(cell("a|b\nc"), "a\\|b c");
+    }
+
+    #[test]
+    fn untagged_samples_without_language_still_get_the_breakdown_by_length() {
+        let mut f = fixture();
+        for s in &mut f.data.samples {
+            (s.tags, s.language) = (Vec::new(), None);
+        }
+        let input = f.input();
+        let problems = ParseProblems::of(&input);
+        let md = render(&build(&input), &problems, Lang::En);
+        assert!(!md.contains("## Breakdown by tag"), "{md}");
+        assert!(!md.contains("## Breakdown by language"), "{md}");
+        assert!(md.contains("## Breakdown by length"), "{md}");
+        let zh = render(&build(&input), &problems, Lang::Zh);
+        assert!(zh.contains("## 按长度分解"), "{zh}");
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub(crate) mod judging;
 pub(crate) mod markdown;
 pub(crate) mod meta;
 pub(crate) mod mock;
+pub(crate) mod prompts;
 pub(crate) mod registry;
 pub(crate) mod repeats;
 pub(crate) mod report;
@@ -41,7 +42,7 @@ pub use contract::{PromptTemplate, RawTemplate, RenderedPrompt, TaskError, TaskE
 pub use data::{load as load_dataset, load_first as load_first_dataset, rag_sample};
 pub use data::{DatasetFormat, EvalSample, TaskDataset};
 pub use end::{summary_lines, TaskFiles};
-pub use engine::{render_prompts, Job, TaskEngine, TaskKind, TaskRunConfig};
+pub use engine::{Job, TaskEngine, TaskKind, TaskRunConfig};
 pub use events::{parse_problems, TaskRecord};
 pub use file_answers::{take_judged, FileAnswers};
 pub use judging::TaskJudge;
@@ -51,6 +52,7 @@ pub use judging::{
 pub use markdown::{render as render_markdown, ParseProblems};
 pub use meta::run_meta;
 pub use mock::{answer as mock_answer, text as mock_text};
+pub use prompts::{measure_lengths, render_prompts, template_reads, PROMPT_STOP};
 pub use registry::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
 pub use repeats::{estimate, Estimate, Repeats};
 pub use report::{build as build_report, AnswerSource, RunDescription, TaskMetrics};

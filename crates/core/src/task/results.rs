@@ -58,7 +58,7 @@ struct Line<'a> {
 }
 
 /// Renders `results.jsonl`; `prompts` are the samples' rendered prompts
-/// (`engine::render_prompts`), by sample index.
+/// (`prompts::render_prompts`), by sample index.
 pub fn render(
     data: &TaskDataset,
     info: &TaskInfo,

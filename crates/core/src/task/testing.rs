@@ -59,7 +59,10 @@ const RESPONSES: &str = concat!(
 /// Builds the fixture.
 pub fn fixture() -> Fixture {
     let task = preset("event_eval").expect("preset");
-    let data = load("d.jsonl", DATA.as_bytes(), DatasetFormat::Samples, None);
+    let template = crate::task::contract::builtin_template("ie_json").expect("template");
+    let mut data = load("d.jsonl", DATA.as_bytes(), DatasetFormat::Samples, None);
+    // as every shell does once it has the template (the breakdown by length)
+    super::prompts::measure_lengths(&task, &template, &mut data.samples);
     let resp = responses::parse("r.jsonl", RESPONSES.as_bytes());
     let scored = score(&task, &data, &resp);
     let info = TaskInfo {
@@ -70,8 +73,7 @@ pub fn fixture() -> Fixture {
         prompt_version: "v1".into(),
         prompt_source: "builtin".into(),
     };
-    let template = crate::task::contract::builtin_template("ie_json").expect("template");
-    let prompts = super::engine::render_prompts(&task, &template, &data.samples);
+    let prompts = super::prompts::render_prompts(&task, &template, &data.samples);
     Fixture {
         task,
         prompts,
