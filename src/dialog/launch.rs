@@ -6,6 +6,7 @@
 
 use super::judges;
 use crate::effects::dialog_run::DialogView;
+use crate::effects::entropy;
 use crate::effects::runner::Update;
 use crate::effects::{now_ms, url};
 use crate::launch::{
@@ -20,6 +21,7 @@ use evalpage_core::dialog::{resumable, DialogJudge, ScoreOptions, MOCK_MODEL_NAM
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::run::RunIdentity;
 use evalpage_core::strip_query;
+use evalpage_core::RunKind;
 use evalpage_core::{
     DialogEngine, DialogRunConfig, Lang, ModelSettings, OpenAiConfig, RunSettings,
 };
@@ -83,12 +85,10 @@ fn endpoint(s: &DialogState, lang: Lang) -> Result<Option<OpenAiConfig>, String>
 
 fn run_config(s: &DialogState, endpoint: Option<&OpenAiConfig>, t: &Takeover) -> DialogRunConfig {
     let started_at_ms = t.started_at_ms.unwrap_or_else(now_ms);
-    // The id the CLI gives a run (two runs started in the same ms would share
-    // it: the Web Lock on the id then refuses the second).
     let run_id = t
         .run_id
         .clone()
-        .unwrap_or_else(|| format!("eval_dialog-{started_at_ms}"));
+        .unwrap_or_else(|| RunKind::Dialog.run_id(started_at_ms, entropy()));
     let mut argv = vec![
         "mode=dialog".to_string(),
         format!("dialogs={}", s.dataset_name),

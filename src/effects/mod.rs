@@ -28,3 +28,8 @@ pub mod url;
 pub fn now_ms() -> u64 {
     js_sys::Date::now() as u64
 }
+
+/// 24 random bits from the browser, for run ids (`RunKind::run_id`).
+pub fn entropy() -> u32 {
+    (js_sys::Math::random() * f64::from(1u32 << 24)) as u32
+}

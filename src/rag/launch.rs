@@ -3,6 +3,7 @@
 //! (a key goes only to the origin it was saved for, after a click), and the
 //! model panel's edits.
 
+use crate::effects::entropy;
 use crate::effects::rag_run::RagView;
 use crate::effects::storage;
 use crate::effects::{now_ms, url};
@@ -16,6 +17,7 @@ use evalpage_core::rag;
 use evalpage_core::rag::{Engine, RunConfig};
 use evalpage_core::run::RunIdentity;
 use evalpage_core::run::RunInfo;
+use evalpage_core::RunKind;
 use evalpage_core::{demo, Lang};
 use serde_json::json;
 use std::rc::Rc;
@@ -50,12 +52,7 @@ fn run_config(
     if params.autorun {
         argv.push("autorun=1".into());
     }
-    let fresh_id = || {
-        format!(
-            "eval_rag-{started}-{:x}",
-            (js_sys::Math::random() * 65536.0) as u32
-        )
-    };
+    let fresh_id = || RunKind::Rag.run_id(started, entropy());
     RunConfig {
         run: RunIdentity {
             run_id: t.run_id.clone().unwrap_or_else(fresh_id),

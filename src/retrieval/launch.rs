@@ -3,6 +3,7 @@
 //! origin), the key rules before a run starts, a stored run's inputs brought
 //! back after a reload, and what the page is told.
 
+use crate::effects::entropy;
 use crate::effects::now_ms;
 use crate::effects::retrieval_run::{RetrievalFiles, RetrievalView};
 use crate::effects::runner::Update;
@@ -16,6 +17,7 @@ use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::{AppState, Mode};
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::run::RunIdentity;
+use evalpage_core::RunKind;
 use evalpage_core::{resumable_retrieval, Lang, RunSettings};
 use evalpage_core::{RetrievalEndpoint, RetrievalEngine, RetrievalRunConfig};
 use std::rc::Rc;
@@ -44,12 +46,10 @@ fn run_config(
     t: &Takeover,
 ) -> RetrievalRunConfig {
     let started = t.started_at_ms.unwrap_or_else(now_ms);
-    // The id the CLI gives a run (two runs started in the same ms would share
-    // it: the Web Lock on the id then refuses the second).
     let run_id = t
         .run_id
         .clone()
-        .unwrap_or_else(|| format!("eval_retrieval-{started}"));
+        .unwrap_or_else(|| RunKind::Retrieval.run_id(started, entropy()));
     let mut argv = vec![format!("k={}", s.k), format!("list_path={}", s.path)];
     if !demo {
         argv.push(format!("endpoint={}", endpoint.url));

@@ -3,6 +3,7 @@
 //! keys, page parameters without secrets), brings a stored run's inputs back
 //! (keys typed again), and refuses a log of another task or dataset.
 
+use crate::effects::entropy;
 use crate::effects::runner::Update;
 use crate::effects::task_run::{TaskRunSpec, TaskView};
 use crate::effects::{now_ms, url};
@@ -22,6 +23,7 @@ use evalpage_core::events::ReadLog;
 use evalpage_core::run::RunIdentity;
 use evalpage_core::Lang;
 use evalpage_core::ModelEntry;
+use evalpage_core::RunKind;
 use evalpage_core::TaskRunConfig;
 use serde_json::Value;
 use std::rc::Rc;
@@ -117,12 +119,10 @@ impl ModeLaunch for TaskLaunch {
             page.settings.mock_latency,
         )?;
         let started = t.started_at_ms.unwrap_or_else(now_ms);
-        let run_id = t.run_id.clone().unwrap_or_else(|| {
-            format!(
-                "eval_task-{started}-{:x}",
-                (js_sys::Math::random() * 65536.0) as u32
-            )
-        });
+        let run_id = t
+            .run_id
+            .clone()
+            .unwrap_or_else(|| RunKind::Task.run_id(started, entropy()));
         let judge = plan_judge(
             &task.task,
             &page.choices,

@@ -74,7 +74,9 @@ test('the demo dialogs played in the page give the CLI demo run metrics', async 
   const { name, files } = await startRun(page);
   assert.equal(name, 'evalpage-dialog-run.zip');
   const runId = JSON.parse(files.get('run_manifest.json')).run_id;
-  assert.match(runId, /^eval_dialog-\d+$/);
+  assert.match(runId, /^eval_dialog-\d{8}T\d{6}Z-[0-9a-f]{6}$/, 'the id the CLI gives a dialog run');
+  assert.equal(JSON.parse(files.get('run_manifest.json')).kind, 'dialog');
+  assert.equal(JSON.parse(files.get('report.events.jsonl').split('\n')[0]).kind, 'dialog');
   assert.deepEqual([...files.keys()], [...FIVE, `progress_${runId}.jsonl`, 'report.events.jsonl', 'report.events.json-seq']);
   assert.deepEqual(metricsOf(files.get('metrics_summary.json')), metricsOf(fromCli.get('metrics_summary.json')));
   assert.deepEqual(rowsOf(files.get('turn_eval.jsonl')), rowsOf(fromCli.get('turn_eval.jsonl')));

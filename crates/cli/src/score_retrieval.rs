@@ -7,7 +7,7 @@
 
 use crate::args::ScoreArgs;
 use crate::error::CliError;
-use crate::score::{file_name, now_ms, read_dataset_bytes, read_input, read_metadata};
+use crate::score::{file_name, read_dataset_bytes, read_input, read_metadata};
 use crate::score::{report_skipped, run_meta, write_files, wrote};
 use evalpage_core::events::{to_json_seq, to_jsonl};
 use evalpage_core::render_outputs as render;
@@ -18,7 +18,8 @@ use evalpage_core::{parse_ranked, parse_retrieval_cases as parse_cases};
 
 /// Runs `evalpage score --retrieval`.
 pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
-    let started_at_ms = now_ms();
+    let clock = crate::run::clock::Clock::start();
+    let started_at_ms = clock.started_at_ms();
     let (cases_file, cases_bytes) = (
         file_name(args.dataset()),
         read_dataset_bytes(args.dataset())?,
@@ -43,7 +44,7 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     };
     let meta = run_meta(args, started_at_ms);
     let line_errors: Vec<_> = case_errors.into_iter().chain(list_errors).collect();
-    let run_id = format!("eval_retrieval-{started_at_ms}");
+    let run_id = clock.run_id(evalpage_core::RunKind::Retrieval);
     let from = ListsFrom::File(lists_file.clone());
     let inputs = RetrievalInputs {
         cases_file: &cases_file,

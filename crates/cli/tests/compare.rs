@@ -449,6 +449,21 @@ fn report_renders_saved_task_rag_and_retrieval_reports_again() {
             lang,
             "the run records the language of its report.md"
         );
+        let kind = match name {
+            "report.json" => "task",
+            "eval_rag_report.json" => "rag",
+            _ => "retrieval",
+        };
+        assert_eq!(
+            read_json(&run.join(name))["report"]["experiment"]["run_config"]["kind"],
+            kind,
+            "each kind tags its report"
+        );
+        let log = std::fs::read_to_string(run.join(name.replace(".json", ".events.jsonl")))
+            .unwrap_or_default();
+        let meta: Value =
+            serde_json::from_str(log.lines().next().unwrap_or("{}")).unwrap_or_default();
+        assert_eq!(meta["kind"], kind, "and its log's meta record");
         for format in ["csv", "json"] {
             assert_ok(&report(&[p(run), "--format", format, "--out", p(&again)]));
         }

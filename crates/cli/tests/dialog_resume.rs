@@ -128,10 +128,20 @@ fn five_files(out: &Path, urls: &[&str]) -> Vec<(String, String)> {
             for url in urls {
                 text = text.replace(url, "URL");
             }
+            // times, and the worker slot (which dialogs were in progress together)
             let timeless = |v: &mut Value| {
                 for key in ["ts", "started_at", "ended_at", "elapsed_ms"] {
                     if let Some(x) = v.get_mut(key) {
                         *x = Value::Null;
+                    }
+                }
+                // (a dialog the resume took over whole was played by no worker of its own)
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("worker_id");
+                }
+                if let Some(turns) = v.get_mut("turns").and_then(Value::as_array_mut) {
+                    for t in turns {
+                        t["latency_ms"] = Value::Null;
                     }
                 }
             };

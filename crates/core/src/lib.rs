@@ -25,6 +25,7 @@ pub mod report;
 pub mod retrieval;
 mod rng;
 pub mod run;
+mod run_kind;
 mod schema;
 mod stats;
 pub mod task;
@@ -35,6 +36,7 @@ mod timefmt;
 pub mod view;
 
 pub use lang::Lang;
+pub use run_kind::RunKind;
 
 // The facade. The shells (the page and the CLI), the tests, benches and fuzz
 // targets reach the core through ten public modules, each a front door whose

@@ -65,7 +65,7 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
     };
     // A resumed run keeps the interrupted run's id (and so its progress file's name).
     let (log, run_id) = resume::log_and_run_id(args.resume_from.as_deref(), || {
-        clock.run_id().replacen("eval_rag", "eval_dialog", 1)
+        clock.run_id(evalpage_core::RunKind::Dialog)
     })?;
     let cfg = DialogRunConfig {
         run: setup::identity(args, &clock, run_id),

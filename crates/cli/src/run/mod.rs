@@ -3,7 +3,7 @@
 //! (`driver`), and the outputs are written as they are produced (`output`).
 
 mod backend;
-mod clock;
+pub(crate) mod clock;
 mod dialog;
 mod driver;
 pub(crate) mod http;

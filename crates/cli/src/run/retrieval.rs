@@ -59,7 +59,6 @@ fn body_template(args: &RunArgs) -> Result<String, CliError> {
 /// The retrieval run's plan.
 pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
     let clock = Clock::start();
-    let started_at_ms = clock.now_ms();
     let cases_file = args
         .dataset()
         .file_name()
@@ -91,7 +90,7 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
     };
     // A resumed run keeps the interrupted run's id.
     let (log, run_id) = super::resume::log_and_run_id(args.resume_from.as_deref(), || {
-        format!("eval_retrieval-{started_at_ms}")
+        clock.run_id(evalpage_core::RunKind::Retrieval)
     })?;
     let cfg = RetrievalRunConfig {
         run: setup::identity(args, &clock, run_id),

@@ -79,7 +79,7 @@ pub fn plan(args: &RunArgs, clock: &Clock) -> Result<Plan, CliError> {
     let backend = backend(args)?;
     let data = load_dataset(args.dataset())?;
     let config = RunConfig {
-        run: identity(args, clock, clock.run_id()),
+        run: identity(args, clock, clock.run_id(evalpage_core::RunKind::Rag)),
         info: run_info(args, &backend, &data),
         scoring: scoring(args),
         system_prompt: args

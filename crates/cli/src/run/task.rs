@@ -126,7 +126,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     let backend = if args.mock { "mock" } else { "openai" };
     // A resumed run keeps the interrupted run's id.
     let (log, run_id) = resume::log_and_run_id(args.resume_from.as_deref(), || {
-        clock.run_id().replacen("eval_rag", "eval_task", 1)
+        clock.run_id(evalpage_core::RunKind::Task)
     })?;
     let model_settings: Vec<ModelSettings> = models.iter().map(|(m, _)| m.clone()).collect();
     let from_task = Repeats::of(&loaded.task);

@@ -631,7 +631,7 @@ impl Kind for JudgeOnlyKind {
         Record::Meta(MetaRecord {
             model: Some(self.judge.model.name.clone()),
             endpoint: self.judge.model.base_url.clone(),
-            ..MetaRecord::of(&self.run, "", "judge", self.jobs.len(), now_ms)
+            ..MetaRecord::of(None, &self.run, "", "judge", self.jobs.len(), now_ms)
         })
     }
 

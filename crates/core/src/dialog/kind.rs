@@ -366,6 +366,7 @@ impl DialogKind {
                 counters,
                 notes: self.cfg.notes.clone(),
                 m1_from_conversation: self.cfg.scoring.m1_from_conversation,
+                kind: Some(crate::RunKind::Dialog.tag().into()),
             },
             traces,
             rows,
@@ -745,7 +746,14 @@ impl Kind for DialogKind {
         Record::Meta(MetaRecord {
             model: Some(c.model_name.clone()),
             endpoint: c.endpoint.clone(),
-            ..MetaRecord::of(&c.run, &c.dataset_name, &c.backend, self.jobs.len(), now_ms)
+            ..MetaRecord::of(
+                Some(crate::RunKind::Dialog),
+                &c.run,
+                &c.dataset_name,
+                &c.backend,
+                self.jobs.len(),
+                now_ms,
+            )
         })
     }
 

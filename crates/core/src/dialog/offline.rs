@@ -224,6 +224,7 @@ pub fn score_prepared(
                     run.trace_file
                 )),
                 m1_from_conversation: run.scoring.m1_from_conversation,
+                kind: Some(crate::RunKind::Dialog.tag().into()),
             },
             traces,
             rows,

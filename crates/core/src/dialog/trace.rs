@@ -330,6 +330,10 @@ pub struct RunManifest {
     /// (`--m1-from-conversation`); false: such a turn is not eligible for M1.
     #[serde(default)]
     pub m1_from_conversation: bool,
+    /// `dialog`: the kind tag every run writes (see `RunKind`); absent in
+    /// a manifest written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 /// Reads `dialog_trace.jsonl` (§8): v1 and v1.x lines, unknown fields kept;

@@ -48,6 +48,11 @@ pub struct MetaRecord {
     pub tool: String,
     /// Event schema version.
     pub schema_version: u32,
+    /// The kind of run (`rag`, `task`, `retrieval`, `dialog`): what a
+    /// reader looks at first ([`crate::RunKind::read`]); absent in logs
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
     /// Task name (task runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<String>,
@@ -335,6 +340,7 @@ impl MetaRecord {
     /// (id, tool, argv, scheduling): the one builder of every kind's `meta`,
     /// which fills in its own fields with struct update syntax.
     pub fn of(
+        kind: Option<crate::RunKind>,
         run: &RunIdentity,
         dataset: &str,
         backend: &str,
@@ -346,6 +352,7 @@ impl MetaRecord {
             ts_ms,
             tool: run.tool.clone(),
             schema_version: SCHEMA_VERSION,
+            kind: kind.map(|k| k.tag().to_string()),
             dataset: dataset.to_string(),
             cases_total,
             backend: backend.to_string(),

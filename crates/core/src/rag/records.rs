@@ -16,7 +16,14 @@ impl Record {
             endpoint: i.endpoint.clone(),
             scoring: Some(cfg.scoring),
             lang: Some(i.lang.code().to_string()),
-            ..MetaRecord::of(&cfg.run, &i.dataset_name, &i.backend, cases_total, ts_ms)
+            ..MetaRecord::of(
+                Some(crate::RunKind::Rag),
+                &cfg.run,
+                &i.dataset_name,
+                &i.backend,
+                cases_total,
+                ts_ms,
+            )
         })
     }
 

@@ -53,6 +53,7 @@ pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
         report_language: None, // set where report.md is rendered
         dataset: dataset_metadata(engine),
         run_config: json!({
+            "kind": crate::RunKind::Rag.tag(),
             "backend": cfg.info.backend,
             "model": cfg.info.model,
             "endpoint": cfg.info.endpoint,

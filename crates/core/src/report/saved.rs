@@ -9,7 +9,7 @@
 
 use super::outputs::{summary_csv as csv_of, CsvError, Outputs};
 use super::{cell, more, EvaluationResult, MAX_LISTED};
-use crate::Lang;
+use crate::{Lang, RunKind};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -34,33 +34,12 @@ pub fn with_timings(r: &EvaluationResult) -> EvaluationResult {
     r
 }
 
-/// Which kind of run wrote a report, read from its `experiment` block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SavedKind {
-    /// A task run (`evaluator_config.task`).
-    Task,
-    /// A retrieval run (`run_config.k`).
-    Retrieval,
-    /// The RAG check (`evaluator_config.keypoint_match`).
-    Rag,
-    /// A spec 003 report of another producer (none of the above).
-    Other,
-}
-
-impl SavedKind {
-    /// The kind of run that wrote `r`.
-    pub fn of(r: &EvaluationResult) -> SavedKind {
-        let e = &r.report.experiment;
-        if e.evaluator_config.get("task").is_some() {
-            SavedKind::Task
-        } else if e.run_config.get("k").is_some() {
-            SavedKind::Retrieval
-        } else if e.evaluator_config.get("keypoint_match").is_some() {
-            SavedKind::Rag
-        } else {
-            SavedKind::Other
-        }
-    }
+/// Which kind of run wrote a report: its `run_config.kind` tag, else the
+/// keys of a report written before the tag (the one reader, [`RunKind::read`]);
+/// `None` for another producer's spec 003 report.
+pub fn report_kind(r: &EvaluationResult) -> Option<RunKind> {
+    let e = &r.report.experiment;
+    RunKind::read(&[&e.run_config, &e.evaluator_config], &[])
 }
 
 /// The input lines the run skipped, as the report lists them.
@@ -93,8 +72,8 @@ pub fn summary_csv(r: &EvaluationResult) -> Result<String, CsvError> {
         .and_then(Value::as_u64)
         .map_or(r.metrics.cases, |n| n as usize);
     let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
-    let (default_model, identity) = match SavedKind::of(r) {
-        SavedKind::Task => {
+    let (default_model, identity) = match report_kind(r) {
+        Some(RunKind::Task) => {
             let (t, p) = (&ec["task"], &ec["prompt_template"]);
             (
                 String::new(),
@@ -106,7 +85,7 @@ pub fn summary_csv(r: &EvaluationResult) -> Result<String, CsvError> {
                 ],
             )
         }
-        SavedKind::Retrieval => {
+        Some(RunKind::Retrieval) => {
             let k = &rc["k"];
             let backend = rc["backend"].as_str().unwrap_or("responses").to_string();
             (
@@ -117,8 +96,8 @@ pub fn summary_csv(r: &EvaluationResult) -> Result<String, CsvError> {
                 ],
             )
         }
-        SavedKind::Rag => (text(&rc["model"]), vec![("kind".into(), "rag".into())]),
-        SavedKind::Other => (text(&rc["model"]), Vec::new()),
+        Some(RunKind::Rag) => (text(&rc["model"]), vec![("kind".into(), "rag".into())]),
+        Some(RunKind::Dialog) | None => (text(&rc["model"]), Vec::new()),
     };
     let o = Outputs {
         report: r.clone(),
@@ -179,7 +158,7 @@ pub fn experiment_lines(r: &EvaluationResult, lang: Lang) -> Vec<String> {
         dataset.push(')');
     }
     out.push(dataset);
-    let task = SavedKind::of(r) == SavedKind::Task;
+    let task = report_kind(r) == Some(RunKind::Task);
     if task {
         // As a task run describes where its answers came from.
         let source = match (rc["mode"].as_str(), &e.run) {

@@ -273,7 +273,14 @@ impl Kind for RetrievalKind {
         Record::Meta(MetaRecord {
             endpoint: (e.backend != "mock").then(|| e.url.clone()),
             k: Some(c.k),
-            ..MetaRecord::of(&c.run, &c.dataset, &e.backend, self.cases.len(), now_ms)
+            ..MetaRecord::of(
+                Some(crate::RunKind::Retrieval),
+                &c.run,
+                &c.dataset,
+                &e.backend,
+                self.cases.len(),
+                now_ms,
+            )
         })
     }
 

@@ -170,7 +170,7 @@ pub fn retrieval_report(e: &Evaluated, i: &RetrievalInputs<'_>) -> EvaluationRes
         report_language: None, // set where report.md is rendered
         dataset,
         run_config: {
-            let mut c = json!({"mode": i.from.command(), "kind": "retrieval", "run_id": i.run_id, "k": e.k});
+            let mut c = json!({"mode": i.from.command(), "kind": crate::RunKind::Retrieval.tag(), "run_id": i.run_id, "k": e.k});
             if let (Some(m), serde_json::Value::Object(from)) = (c.as_object_mut(), i.from.config())
             {
                 m.extend(from);
@@ -225,7 +225,14 @@ pub fn retrieval_records(e: &Evaluated, i: &RetrievalInputs<'_>) -> Vec<Record> 
         },
     };
     let (cases, backend) = (e.rows.len(), i.from.backend());
-    let meta = MetaRecord::of(&run, i.cases_file, backend, cases, i.meta.started_at_ms);
+    let meta = MetaRecord::of(
+        Some(crate::RunKind::Retrieval),
+        &run,
+        i.cases_file,
+        backend,
+        cases,
+        i.meta.started_at_ms,
+    );
     let mut out = vec![Record::Meta(MetaRecord {
         k: Some(e.k),
         ..meta
@@ -381,14 +388,14 @@ pub fn retrieval_outputs(e: &Evaluated, i: &RetrievalInputs<'_>) -> Outputs {
             ("k".into(), e.k.to_string()),
         ],
         run_meta: json!({
-            "tool": m.tool, "version": m.version, "command": i.from.command(), "kind": "retrieval",
+            "tool": m.tool, "version": m.version, "command": i.from.command(), "kind": crate::RunKind::Retrieval.tag(),
             "run_id": i.run_id, "k": e.k, "dataset": m.dataset, "responses": i.from.name(),
             "metadata": m.metadata, "argv": m.argv,
             "started_at": rfc3339_ms(m.started_at_ms), "ended_at": rfc3339_ms(m.ended_at_ms),
             "started_at_ms": m.started_at_ms, "ended_at_ms": m.ended_at_ms,
         }),
         fingerprint: serde_json::to_value(&fp).unwrap_or_default(),
-        model_snapshot: json!({"kind": "retrieval", "models": [{
+        model_snapshot: json!({"kind": crate::RunKind::Retrieval.tag(), "models": [{
             "name": i.from.backend(),
             "source": match i.from { ListsFrom::File(_) => "ranked lists file", ListsFrom::Endpoint { .. } => "retrieval endpoint" },
             "file": i.from.name(),

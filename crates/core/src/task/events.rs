@@ -40,7 +40,14 @@ pub fn meta(
         prompt: Some(info.prompt_name.clone()),
         prompt_version: Some(info.prompt_version.clone()),
         models: Some(cfg.models.clone()),
-        ..MetaRecord::of(&cfg.run, dataset, &cfg.backend, cases_total, ts_ms)
+        ..MetaRecord::of(
+            Some(crate::RunKind::Task),
+            &cfg.run,
+            dataset,
+            &cfg.backend,
+            cases_total,
+            ts_ms,
+        )
     })
 }
 

@@ -524,11 +524,13 @@ fn experiment(input: &ReportInput<'_>) -> ExperimentMetadata {
         dataset: input.data.metadata.clone(),
         run_config: match input.source {
             AnswerSource::Score { responses } => json!({
+                "kind": crate::RunKind::Task.tag(),
                 "mode": "score",
                 "responses": responses,
                 "models": models,
             }),
             AnswerSource::Run(run) => json!({
+                "kind": crate::RunKind::Task.tag(),
                 "mode": "run",
                 "run_id": run.run_id,
                 "backend": run.backend,

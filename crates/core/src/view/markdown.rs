@@ -8,10 +8,11 @@
 //! what could not be.
 
 use crate::rag::{rag_markdown, CaseResult};
-use crate::report::{with_timings, EvaluationResult, SavedKind};
+use crate::report::{report_kind, with_timings, EvaluationResult};
 use crate::retrieval::retrieval_markdown;
 use crate::task::{render_markdown, ParseProblems};
 use crate::Lang;
+use crate::RunKind;
 
 /// A saved report rendered again.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,8 +32,8 @@ pub fn report_md(
 ) -> Result<Rendered, String> {
     let r = with_timings(report);
     let mut missing = Vec::new();
-    let markdown = match SavedKind::of(&r) {
-        SavedKind::Task => {
+    let markdown = match report_kind(&r) {
+        Some(RunKind::Task) => {
             let problems = match results {
                 Some(text) => ParseProblems::from_results(text)?,
                 None => {
@@ -47,16 +48,16 @@ pub fn report_md(
             };
             render_markdown(&r, &problems, lang)
         }
-        SavedKind::Rag => {
+        Some(RunKind::Rag) => {
             let data = super::from_report(&r, "report");
             let cases = super::rag_cases(&data);
             let settled: Vec<(&crate::dataset::rag::RagCase, &CaseResult)> =
                 cases.iter().map(|(_, c, r)| (c, r)).collect();
             rag_markdown(&r, &settled, lang)
         }
-        SavedKind::Retrieval => retrieval_markdown(&r, lang),
+        Some(RunKind::Retrieval) => retrieval_markdown(&r, lang),
         // Another producer's report: spec 003's sections from the report.
-        SavedKind::Other => crate::report::render_md(&r, &Default::default(), lang),
+        Some(RunKind::Dialog) | None => crate::report::render_md(&r, &Default::default(), lang),
     };
     Ok(Rendered { markdown, missing })
 }

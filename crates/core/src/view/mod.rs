@@ -28,6 +28,7 @@ mod timing;
 
 use crate::events::ReadLog;
 use crate::report::{EvaluationResult, MetricBreakdown, MetricSummary};
+use crate::RunKind;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -410,28 +411,16 @@ impl Builder {
     }
 }
 
-/// The kind of a report's run: `retrieval` (its run config says so), `task`
-/// (its evaluator config names a task), `rag` (the RAG check: spec 002's two
-/// metrics and no task), else the run config's `kind` or `mode`, or `run`.
+/// The kind of a report's run: the one reader's ([`RunKind::read`]), else
+/// (another producer's report) its run config's `kind` or `mode`, or `run`.
 fn kind_of(exp: &crate::report::ExperimentMetadata) -> String {
-    let (rc, ec) = (&exp.run_config, &exp.evaluator_config);
-    if let Some(kind) = text_of(rc, &["kind"]) {
-        return kind;
+    let rc = &exp.run_config;
+    match RunKind::read(&[rc, &exp.evaluator_config], &[]) {
+        Some(k) => k.tag().into(),
+        None => text_of(rc, &["kind"])
+            .or_else(|| text_of(rc, &["mode"]))
+            .unwrap_or_else(|| "run".into()),
     }
-    if ec.get("task").is_some_and(Value::is_object) {
-        return "task".into();
-    }
-    let rag = ec
-        .get("metrics")
-        .and_then(Value::as_array)
-        .is_some_and(|ms| {
-            ms.iter()
-                .any(|m| m.get("type").and_then(Value::as_str) == Some("rag_accuracy"))
-        });
-    if rag {
-        return "rag".into();
-    }
-    text_of(rc, &["mode"]).unwrap_or_else(|| "run".into())
 }
 
 /// The live views of a kind of run.
@@ -631,26 +620,13 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
     data
 }
 
-/// The kind of run an event log records: a task (`meta.task`), a retrieval
-/// evaluation (`meta.k`), the RAG check (`meta.scoring`), dialogs (spec 001's
-/// metrics in the `case` records), else `run`.
+/// The kind of a log's run: the one reader's ([`RunKind::read`]) over its
+/// `meta` record and its metrics, else `run`.
 fn log_kind(meta: Option<&Value>, metrics: &[String]) -> String {
-    let has = |k: &str| meta.and_then(|m| m.get(k)).is_some_and(|v| !v.is_null());
-    let kind = if has("task") {
-        "task"
-    } else if has("k") {
-        "retrieval"
-    } else if has("scoring") {
-        "rag"
-    } else if metrics
-        .iter()
-        .any(|m| crate::dialog::summary::METRICS.contains(&m.as_str()))
-    {
-        "dialog"
-    } else {
-        "run"
-    };
-    kind.to_string()
+    let meta = meta.unwrap_or(&Value::Null);
+    RunKind::read(&[meta], metrics)
+        .map_or("run", RunKind::tag)
+        .to_string()
 }
 
 /// Opens a saved run given as several files (a run's zip or folder, or
