@@ -148,11 +148,11 @@ pub fn export(args: RunArgs) -> Result<(), CliError> {
 fn nothing_sent(dir: &Path, e: CliError) -> CliError {
     let _ = std::fs::remove_dir_all(dir.join(DRIVE));
     match e {
-        CliError::Stopped(message) if message.starts_with(crate::run::NOTHING_SENT) => {
+        CliError::Stopped(message) if message.starts_with(crate::error::NOTHING_SENT) => {
             CliError::Stopped(format!(
                 "nothing to export: {}\n{}",
                 message.lines().next().unwrap_or_default(),
-                crate::run::PROMPT_FIX.replace("run again", "export again")
+                crate::error::PROMPT_FIX.replace("run again", "export again")
             ))
         }
         other => other,

@@ -98,6 +98,14 @@ impl CliError {
     }
 }
 
+/// The first words of the error of a run that stopped before sending
+/// anything (`run`, `batch export` and `score` match on them).
+pub(crate) const NOTHING_SENT: &str = "the run stopped before sending anything";
+
+/// What to do about a task run no sample's prompt of which renders.
+pub(crate) const PROMPT_FIX: &str = "add the field to the samples or change the template \
+     (`evalpage task check TASK` lists the fields it reads), then run again";
+
 #[cfg(test)]
 mod tests {
     use super::*;

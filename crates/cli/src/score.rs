@@ -228,7 +228,7 @@ fn judge_stopped(fatal: &evalpage_core::CallError) -> CliError {
             "the judge has no question to judge: {}\n\
              nothing was written; {}",
             fatal.message,
-            crate::run::PROMPT_FIX.replace("run again", "score again")
+            crate::error::PROMPT_FIX.replace("run again", "score again")
         ));
     }
     let at = fatal

@@ -25,7 +25,6 @@ use evalpage_core::rag::{Engine, RagKind};
 use evalpage_core::report::Prices;
 use evalpage_core::run::{finish, Finish, Kind, Pipeline, RunEnd, RunStatus};
 use output::{say, Output};
-pub(crate) use setup::{NOTHING_SENT, PROMPT_FIX};
 
 /// What the one run loop needs from a kind besides the engine: the console
 /// line of a settled job.

@@ -7,7 +7,7 @@ use super::backend::Backend;
 use super::clock::Clock;
 use super::http::HttpBackend;
 use crate::args::{MatchModeArg, Provider, RunArgs};
-use crate::error::CliError;
+use crate::error::{CliError, NOTHING_SENT, PROMPT_FIX};
 use evalpage_core::demo;
 use evalpage_core::rag;
 use evalpage_core::rag::RunConfig;
@@ -293,14 +293,6 @@ pub(super) fn flag_price(args: &RunArgs) -> Option<evalpage_core::report::Price>
         out_per_mtok: args.price_out.unwrap_or(0.0),
     })
 }
-
-/// The first words of the error of a run that stopped before sending
-/// anything.
-pub(crate) const NOTHING_SENT: &str = "the run stopped before sending anything";
-
-/// What to do about a task run no sample's prompt of which renders.
-pub(crate) const PROMPT_FIX: &str = "add the field to the samples or change the template \
-     (`evalpage task check TASK` lists the fields it reads), then run again";
 
 /// The error of a run that stopped at a fatal answer: what happened, what to
 /// fix, and how to send only the cases without an answer. A task run whose
