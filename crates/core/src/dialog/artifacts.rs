@@ -10,9 +10,9 @@
 //!   turn counts; events `run_started`, `dialog_skipped`, `dialog_finished`,
 //!   `run_finished`. `ts` is ISO 8601 UTC with milliseconds.
 
-use super::score::TurnEval;
 use super::summary::MetricsSummary;
 use super::trace::{is_v1, read_traces, DialogTrace, RunManifest, TRACE_VERSION};
+use super::turn_eval::TurnEval;
 use super::vocab::{DialogStatus, TurnStatus};
 use crate::dataset::jsonl::read_objects;
 use crate::dataset::{file_name, kind, LineError};
@@ -398,7 +398,7 @@ pub fn read_back(files: &[(String, Vec<u8>)]) -> Option<ReadBack> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialog::score::MetricRun;
+    use crate::dialog::turn_eval::MetricRun;
 
     fn row_line(dialog: &str, pair: usize) -> String {
         let row = serde_json::json!({

@@ -35,8 +35,8 @@
 //!   guessed at.
 
 use super::dataset::{Dialog, TurnPair};
-use super::score::{JudgedPart, Judgements, TurnJudgement};
 use super::trace::{conversation_text, DialogTrace};
+use super::turn_eval::{JudgedPart, Judgements, TurnJudgement};
 use super::vocab::{ComplianceLabel, TurnStatus, RISK_TAGS};
 use crate::dataset::sample::Sample;
 use crate::events::{MetaRecord, Record, SummaryRecord};

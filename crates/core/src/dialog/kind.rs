@@ -53,12 +53,13 @@ use super::artifacts::{Artifacts, ProgressEvent};
 use super::dataset::{Dialog, DialogSet, TurnPair};
 use super::judge::{turn_judgement, DialogJudge, TurnProgress};
 use super::reply;
-use super::score::{score_dialog, MetricRun, ScoreOptions, TurnEval, TurnJudgement};
+use super::score::score_dialog;
 use super::summary::summarize_judged;
 use super::trace::{
     conversation_text, Counters, DialogTrace, Recall, RunManifest, ShortTermTurn, TurnTrace,
     TRACE_VERSION,
 };
+use super::turn_eval::{MetricRun, ScoreOptions, TurnEval, TurnJudgement};
 use super::vocab::{DialogStatus, TurnStatus};
 use crate::events::{
     CaseRecord, ErrorDetail, MetaRecord, Record, SummaryMetrics, SummaryRecord, TurnCall,

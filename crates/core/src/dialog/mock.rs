@@ -25,7 +25,7 @@
 //! the conversation window as recall.
 
 use super::dataset::{Dialog, TurnPair};
-use super::score::forbidden_terms;
+use super::metrics::m2_constraint::forbidden_terms;
 use super::trace::conversation_text;
 use super::vocab::{canonical_tag, cue_of};
 use crate::demo::{fnv1a, usage};

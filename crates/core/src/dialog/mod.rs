@@ -1,8 +1,10 @@
 //! Spec 001 multi-turn dialog evaluation (issue 11, the dialog part): the
 //! dialog dataset and its turn-pair alignment (`dataset`), the trace records
 //! and their v1/v1.x reader (`trace`), the enums and risk-tag set (`vocab`),
-//! the §6 resolver (`resolve`), M1–M5 per turn pair with §7's eligibility
-//! (`score`) and the summary (`summary`), the five artifacts (`artifacts`),
+//! the §6 resolver (`resolve`), the `turn_eval.jsonl` row (`turn_eval`),
+//! M1–M5 one unit per metric with §7's eligibility and its aggregate
+//! (`metrics`, registered once), run over each turn pair (`score`) and over
+//! the rows (`summary`), the five artifacts (`artifacts`),
 //! the run as a kind of the one engine (`kind`, reading endpoint trace
 //! fields with `reply`), resuming a run from its event log's `turn` records
 //! (`resume`), scoring a trace produced elsewhere (`offline`), and the
@@ -19,6 +21,7 @@ pub(crate) mod dataset;
 mod end;
 pub(crate) mod judge;
 pub(crate) mod kind;
+pub(crate) mod metrics;
 pub(crate) mod mock;
 pub(crate) mod offline;
 pub(crate) mod reply;
@@ -27,6 +30,7 @@ pub(crate) mod resume;
 pub(crate) mod score;
 pub(crate) mod summary;
 pub(crate) mod trace;
+pub(crate) mod turn_eval;
 pub(crate) mod vocab;
 
 pub use artifacts::{file_names, progress_file, render, Artifacts, ProgressEvent};
@@ -41,7 +45,7 @@ pub use offline::{
     prepare as prepare_trace, score_prepared, score_trace, Offline, OfflineRun, Prepared,
 };
 pub use resume::{resumable, DialogResumable};
-pub use score::{JudgedPart, Judgements, MetricRun, ScoreOptions, TurnEval, TurnJudgement};
 pub use summary::MetricsSummary;
 pub use trace::{read_traces, DialogTrace};
+pub use turn_eval::{JudgedPart, Judgements, MetricRun, ScoreOptions, TurnEval, TurnJudgement};
 pub use vocab::{ComplianceLabel, DialogStatus, TurnStatus};

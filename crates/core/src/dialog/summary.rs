@@ -12,8 +12,9 @@
 //!   not be read after the repairs, or its call failed); never a pass or a
 //!   fail. `skipped_reasons` counts the not-run and unscored rows' reasons
 //!   too. M1 of a turn without a recall trace is eligible and `not_run`
-//!   (see `score.rs`): `details.turns_without_recall` counts those turns and
-//!   `reason` says so whenever there is one, even beside a value.
+//!   (see `metrics/m1_memory.rs`): `details.turns_without_recall` counts
+//!   those turns and `reason` says so whenever there is one, even beside a
+//!   value.
 //! - `status`: `ok` (a value over ≥1 scored turn), `no_eligible` (no turn
 //!   qualifies), `not_run` (eligible turns, none predicted: `reason` says
 //!   what is missing), `unscored` (eligible turns, every verdict unreadable).
@@ -21,21 +22,25 @@
 //!   `judge` names the judge model, each part's prompt id and version, and
 //!   the judge's calls, repairs and tokens over the rows (and their cost
 //!   when the judge has a price).
-//! - Values: M1 = hit keys / resolvable keys of scored turns (micro);
-//!   M2 = eligible turns with a contradiction / eligible turns (lower is
-//!   better); M3 = required tags found / required tags (micro); M4 = turns
-//!   whose predicted label equals the ground truth / eligible turns; M5 =
-//!   required rubric items met / required items, with the mean
+//! - Values and details: each metric's own aggregate, in its unit
+//!   (`metrics/`, one file per metric with its formula), iterated in
+//!   `metrics::REGISTRY` order; the counts and the status are the same for
+//!   every metric, here. M1 = hit keys / resolvable keys of scored turns
+//!   (micro); M2 = eligible turns with a contradiction / eligible turns
+//!   (lower is better); M3 = required tags found / required tags (micro);
+//!   M4 = turns whose predicted label equals the ground truth / eligible
+//!   turns; M5 = required rubric items met / required items, with the mean
 //!   `judge_score_1_5` beside it.
 
 use super::judge::{JudgeInfo, Part};
-use super::score::{MetricRun, TurnEval, NO_RECALL};
+use super::metrics::{Aggregate, TurnMetric, NAMES, REGISTRY};
 use super::trace::{Counters, TRACE_VERSION};
+use super::turn_eval::{MetricRun, TurnEval};
 use super::vocab::TurnStatus;
 use crate::metric::kinds;
 use crate::report::LlmJudgeDetail;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// One metric of the summary.
@@ -169,17 +174,10 @@ impl JudgeSummary {
     }
 }
 
-/// The metric names, in order: their registry lines' (`metric::kinds`),
-/// whose descriptions are each one's `definition`.
-pub const METRICS: [&str; 7] = [
-    kinds::M1_MEMORY_RECALL.name,
-    kinds::M2_CONSTRAINT_CONTRADICTION.name,
-    kinds::M3_RISK_DISCLOSURE.name,
-    kinds::M3_RISK_DISCLOSURE_JUDGE.name,
-    kinds::M4_COMPLIANCE.name,
-    kinds::M4_COMPLIANCE_JUDGE.name,
-    kinds::M5_EXPLAINABILITY.name,
-];
+/// The metric names, in order: the dialog metrics' registry
+/// (`metrics::REGISTRY`, their `metric::kinds` lines' order), whose
+/// descriptions are each one's `definition`.
+pub const METRICS: [&str; NAMES.len()] = NAMES;
 
 struct Tally<'a> {
     /// The scored rows.
@@ -192,12 +190,7 @@ struct Tally<'a> {
     reasons: BTreeMap<String, usize>,
 }
 
-fn tally<'a>(
-    rows: &'a [TurnEval],
-    key: &str,
-    eligible: fn(&TurnEval) -> bool,
-    status: fn(&TurnEval) -> MetricRun,
-) -> Tally<'a> {
+fn tally<'a>(rows: &'a [TurnEval], m: &TurnMetric) -> Tally<'a> {
     let mut t = Tally {
         scored: Vec::new(),
         eligible_count: 0,
@@ -212,9 +205,10 @@ fn tally<'a>(
             t.failed += 1;
             continue;
         }
-        if eligible(r) {
+        let (eligible, status) = (m.run)(r);
+        if eligible {
             t.eligible_count += 1;
-            match status(r) {
+            match status {
                 MetricRun::Scored => {
                     t.scored.push(r);
                     continue;
@@ -225,51 +219,40 @@ fn tally<'a>(
         } else {
             t.skipped += 1;
         }
-        let why = r.skip_reasons.get(key).cloned().unwrap_or_default();
+        let why = r.skip_reasons.get(m.key).cloned().unwrap_or_default();
         *t.reasons.entry(why).or_default() += 1;
     }
     t
 }
 
-fn ratio(num: usize, den: usize) -> Option<f64> {
-    (den > 0).then(|| num as f64 / den as f64)
-}
-
-/// A metric over the scored rows of `t`; `missing` says what a metric that
-/// nothing predicted lacked.
-fn metric(
-    t: Tally<'_>,
-    value: Option<f64>,
-    definition: &str,
-    details: Value,
-    missing: &str,
-) -> DialogMetric {
+/// A metric over the scored rows of `t`, with its aggregate `a`; `m.not_run`
+/// says what a metric that nothing predicted lacked, and the aggregate's own
+/// reason, when it gives one, is the metric's.
+fn metric(t: Tally<'_>, a: Aggregate, m: &TurnMetric) -> DialogMetric {
     let (status, reason) = if !t.scored.is_empty() {
         ("ok", None)
     } else if t.eligible_count == 0 {
         ("no_eligible", None)
     } else if t.not_run == t.eligible_count {
-        ("not_run", Some(missing.to_string()))
+        ("not_run", Some(m.not_run.to_string()))
     } else {
         ("unscored", None)
     };
     DialogMetric {
         status: status.into(),
-        value: value.filter(|_| !t.scored.is_empty()),
+        value: a.value.filter(|_| !t.scored.is_empty()),
         eligible_count: t.eligible_count,
         scored_count: t.scored.len(),
         not_run_count: t.not_run,
         unscored_count: t.unscored,
         skipped_count: t.skipped,
         failed_count: t.failed,
-        definition: definition.into(),
-        reason,
+        definition: m.ty.description.into(),
+        reason: a.reason.or(reason),
         skipped_reasons: t.reasons,
-        details: details.as_object().cloned().unwrap_or_default(),
+        details: a.details.as_object().cloned().unwrap_or_default(),
     }
 }
-
-const NO_JUDGE: &str = "no judge model: this metric needs a judge's verdicts and none were given";
 
 /// The summary of these rows, without a judge (judged metrics are `not_run`
 /// unless verdicts were given for some rows).
@@ -291,182 +274,14 @@ pub fn summarize_judged(
     judge: Option<&JudgeInfo>,
 ) -> MetricsSummary {
     let judge_used = judge.is_some() || rows.iter().any(|r| !r.judge_raw.is_empty());
-    let mut metrics = BTreeMap::new();
-
-    let t = tally(rows, "m1", |r| r.eligible_m1, |r| r.m1_status);
-    let without_recall = rows
+    let metrics = REGISTRY
         .iter()
-        .filter(|r| r.m1_status == MetricRun::NotRun)
-        .count();
-    let hit: usize = t
-        .scored
-        .iter()
-        .map(|r| {
-            r.key_hit_flags
-                .iter()
-                .map(|f| usize::from(*f))
-                .sum::<usize>()
+        .map(|m| {
+            let t = tally(rows, m);
+            let a = (m.aggregate)(&t.scored, rows);
+            (m.ty.name.to_string(), metric(t, a, m))
         })
-        .sum();
-    let resolvable: usize = t.scored.iter().map(|r| r.key_hit_flags.len()).sum();
-    let unresolvable: usize = t
-        .scored
-        .iter()
-        .map(|r| r.resolved_keys.iter().filter(|k| !k.resolvable).count())
-        .sum();
-    let src = |f: fn(&TurnEval) -> usize| -> usize { t.scored.iter().map(|r| f(r)).sum() };
-    let details = json!({
-        "hit_keys": hit, "resolvable_keys": resolvable, "unresolvable_keys": unresolvable,
-        "turns_without_recall": without_recall,
-        "source_hits": {"short_term": src(|r| r.m1_source_hits.short_term),
-                        "long_term": src(|r| r.m1_source_hits.long_term),
-                        "profile": src(|r| r.m1_source_hits.profile)},
-    });
-    let v = ratio(hit, resolvable);
-    let mut m1 = metric(
-        t,
-        v,
-        kinds::M1_MEMORY_RECALL.description,
-        details,
-        NO_RECALL,
-    );
-    if without_recall > 0 {
-        m1.reason = Some(format!(
-            "{without_recall} eligible turn(s) had no recall trace: {NO_RECALL}"
-        ));
-    }
-    metrics.insert(METRICS[0].to_string(), m1);
-
-    let t = tally(rows, "m2", |r| r.eligible_m2, |r| r.m2_status);
-    let bad = t
-        .scored
-        .iter()
-        .filter(|r| r.constraint_contradiction == 1)
-        .count();
-    let v = ratio(bad, t.scored.len());
-    let details = json!({"contradiction_turns": bad});
-    metrics.insert(
-        METRICS[1].to_string(),
-        metric(
-            t,
-            v,
-            kinds::M2_CONSTRAINT_CONTRADICTION.description,
-            details,
-            "",
-        ),
-    );
-
-    let m3 = |t: Tally<'_>, hits: fn(&TurnEval) -> usize, def: &str, missing: &str| {
-        let required: usize = t.scored.iter().map(|r| r.risk_required_tags.len()).sum();
-        let found: usize = t.scored.iter().map(|r| hits(r)).sum();
-        let full = t
-            .scored
-            .iter()
-            .filter(|r| hits(r) == r.risk_required_tags.len())
-            .count();
-        let details = json!({"required_tags": required, "hit_tags": found, "full_coverage_turns": full,
-            "full_coverage_rate": ratio(full, t.scored.len())});
-        let v = ratio(found, required);
-        metric(t, v, def, details, missing)
-    };
-    let t = tally(rows, "m3", |r| r.eligible_m3, |r| r.m3_status);
-    metrics.insert(
-        METRICS[2].to_string(),
-        m3(
-            t,
-            |r| r.risk_tag_hits,
-            kinds::M3_RISK_DISCLOSURE.description,
-            "",
-        ),
-    );
-    let t = tally(
-        rows,
-        "m3_judge",
-        |r| r.eligible_m3_judge,
-        |r| r.m3_judge_status,
-    );
-    let m = m3(
-        t,
-        |r| r.risk_tag_hits_judge.unwrap_or(0),
-        kinds::M3_RISK_DISCLOSURE_JUDGE.description,
-        NO_JUDGE,
-    );
-    metrics.insert(METRICS[3].to_string(), m);
-
-    let m4 = |t: Tally<'_>,
-              pred: fn(&TurnEval) -> Option<super::vocab::ComplianceLabel>,
-              def: &str,
-              missing: &str| {
-        let agree = t
-            .scored
-            .iter()
-            .filter(|r| pred(r) == r.gt_compliance_label)
-            .count();
-        let mut confusion: BTreeMap<String, usize> = BTreeMap::new();
-        for r in &t.scored {
-            let name = |l: Option<super::vocab::ComplianceLabel>| l.map_or("none", |l| l.as_str());
-            *confusion
-                .entry(format!(
-                    "{}->{}",
-                    name(r.gt_compliance_label),
-                    name(pred(r))
-                ))
-                .or_default() += 1;
-        }
-        let details = json!({"agree_turns": agree, "confusion_gt_to_pred": confusion});
-        let v = ratio(agree, t.scored.len());
-        metric(t, v, def, details, missing)
-    };
-    let t = tally(rows, "m4", |r| r.eligible_m4, |r| r.m4_status);
-    metrics.insert(
-        METRICS[4].to_string(),
-        m4(
-            t,
-            |r| r.pred_compliance_label,
-            kinds::M4_COMPLIANCE.description,
-            "the trace has no compliance for any eligible turn",
-        ),
-    );
-    let t = tally(
-        rows,
-        "m4_judge",
-        |r| r.eligible_m4_judge,
-        |r| r.m4_judge_status,
-    );
-    let m = m4(
-        t,
-        |r| r.pred_compliance_label_judge,
-        kinds::M4_COMPLIANCE_JUDGE.description,
-        NO_JUDGE,
-    );
-    metrics.insert(METRICS[5].to_string(), m);
-
-    let t = tally(rows, "m5", |r| r.eligible_m5, |r| r.m5_status);
-    let required: usize = t
-        .scored
-        .iter()
-        .filter(|r| r.rubric_hit_items.is_some())
-        .map(|r| r.rubric_required.len())
-        .sum();
-    let met: usize = t
-        .scored
-        .iter()
-        .filter_map(|r| r.rubric_hit_items.as_ref())
-        .map(Vec::len)
-        .sum();
-    let scores: Vec<f64> = t.scored.iter().filter_map(|r| r.judge_score_1_5).collect();
-    let mean = (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
-    let details = json!({"required_items": required, "met_items": met, "mean_judge_score_1_5": mean, "scored_turns": scores.len()});
-    let v = ratio(met, required);
-    let m = metric(
-        t,
-        v,
-        kinds::M5_EXPLAINABILITY.description,
-        details,
-        NO_JUDGE,
-    );
-    metrics.insert(METRICS[6].to_string(), m);
-
+        .collect();
     MetricsSummary {
         trace_version: TRACE_VERSION.into(),
         run_id: run_id.into(),
@@ -552,4 +367,79 @@ fn judge_details(judge: &JudgeInfo, rows: &[TurnEval]) -> Vec<LlmJudgeDetail> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::metrics::m1_memory::NO_RESOLVABLE_KEY;
+    use super::super::metrics::testing::*;
+
+    #[test]
+    fn the_summary_counts_every_row_once_per_metric_and_reports_judged_metrics_not_run() {
+        let d = dialog();
+        let mut t2 = turn(&d, 2, "", TurnStatus::Error);
+        t2.pred_assistant_text = None;
+        let tr = trace(
+            &d,
+            vec![
+                turn(&d, 0, "您是稳健型，市场不确定", TurnStatus::Ok),
+                turn(&d, 1, "y", TurnStatus::Ok),
+                t2,
+            ],
+        );
+        let rows = score_dialog(&d, &tr, None, CONVERSATION);
+        let s = summarize("r", "m", Counters::default(), &rows);
+        for (name, m) in &s.metrics {
+            assert_eq!(
+                m.eligible_count + m.skipped_count + m.failed_count,
+                3,
+                "{name}"
+            );
+            assert_eq!(m.failed_count, 1, "{name}");
+        }
+        let m1 = &s.metrics["m1_memory_recall"];
+        assert_eq!(
+            (
+                m1.status.as_str(),
+                m1.eligible_count,
+                m1.scored_count,
+                m1.unscored_count,
+                m1.value
+            ),
+            ("ok", 2, 1, 1, Some(1.0))
+        );
+        assert_eq!(m1.skipped_reasons.get(NO_RESOLVABLE_KEY), Some(&1));
+        let m3 = &s.metrics["m3_risk_disclosure"];
+        assert_eq!(
+            m3.value,
+            Some(0.5),
+            "1 of 2 required tags (the unknown one cannot be hit)"
+        );
+        let m4 = &s.metrics["m4_compliance"];
+        assert_eq!(
+            (
+                m4.status.as_str(),
+                m4.value,
+                m4.eligible_count,
+                m4.not_run_count
+            ),
+            ("not_run", None, 2, 2),
+            "the ground truth is there, the trace has no compliance"
+        );
+        for name in [
+            "m3_risk_disclosure_judge",
+            "m4_compliance_judge",
+            "m5_explainability",
+        ] {
+            let m = &s.metrics[name];
+            assert_eq!(
+                (m.status.as_str(), m.value, m.scored_count),
+                ("not_run", None, 0),
+                "{name}"
+            );
+            assert_eq!(m.not_run_count, m.eligible_count, "{name}");
+            assert!(m.reason.as_deref().unwrap_or_default().contains("judge"));
+        }
+        assert!(!s.judge_used);
+    }
 }
