@@ -14,7 +14,7 @@ use crate::state::stored::StoredRun;
 use crate::state::Mode;
 use crate::NotLoaded;
 use evalpage_core::events::{self, ReadLog};
-use evalpage_core::run::Pipeline;
+use evalpage_core::run::{Pipeline, StartError};
 use evalpage_core::Lang;
 use serde_json::Value;
 use std::any::Any;
@@ -245,6 +245,19 @@ pub trait ModeLaunch: Clone + 'static {
     fn log_problem(&self, log: &ReadLog) -> Option<String>;
     /// Tells the page.
     fn tell(&self, event: Event<Self::View>);
+}
+
+/// What a run that cannot start as asked says (every mode starts through
+/// `Pipeline::prepare`).
+pub fn start_error(lang: Lang, e: &StartError) -> String {
+    match e {
+        StartError::CapWithoutPrice => lang
+            .pick(
+                "花费上限需要价格才能计算：请给模型（或评审）填写价格",
+                "A cost cap needs a price to count: give the model (or the judge) a price",
+            )
+            .to_string(),
+    }
 }
 
 /// Starts a run of `page` (a fresh one, or one that takes over an

@@ -583,10 +583,7 @@ fn task_spec(run_id: &str, latency: f64) -> TaskRunSpec {
         calls: planned.into_iter().map(|m| m.call).collect(),
         judge: None,
         lang: Lang::En,
-        policy: Default::default(),
-        prices: Default::default(),
-        judge_price: None,
-        max_cost: None,
+        start: Default::default(),
         batch: None,
         persist: None,
         prior_log: None,
@@ -664,7 +661,7 @@ async fn task_runner_scores_like_the_core_and_renders_every_artifact() {
     let expected = task_reference_scores(&spec);
     assert!(matches!(spec.calls[0], ModelCall::Mock(_)));
     let (finished, on_update) = finished_sink();
-    let _handle = TaskRunHandle::start(spec, on_update);
+    let _handle = TaskRunHandle::start(spec, on_update).expect("a run without a cap starts");
     wait_for(|| finished.borrow().is_some(), "the task run to finish").await;
     let artifacts = finished
         .borrow()
@@ -692,7 +689,8 @@ async fn task_runner_scores_like_the_core_and_renders_every_artifact() {
 #[wasm_bindgen_test]
 async fn task_cancel_settles_every_job() {
     let (finished, on_update) = finished_sink();
-    let handle = TaskRunHandle::start(task_spec("task-cancel", 5.0), on_update);
+    let handle = TaskRunHandle::start(task_spec("task-cancel", 5.0), on_update)
+        .expect("a run without a cap starts");
     assert!(handle.is_running());
     handle.cancel();
     wait_for(
@@ -740,7 +738,7 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
         replace: false,
     });
     let (finished, on_update) = finished_sink();
-    let _handle = TaskRunHandle::start(spec, on_update);
+    let _handle = TaskRunHandle::start(spec, on_update).expect("a run without a cap starts");
     wait_for(
         || finished.borrow().is_some(),
         "the persisted task run to finish",
@@ -772,7 +770,7 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
         replace: true,
     });
     let (finished, on_update) = finished_sink();
-    let _handle = TaskRunHandle::start(spec, on_update);
+    let _handle = TaskRunHandle::start(spec, on_update).expect("a run without a cap starts");
     wait_for(
         || finished.borrow().is_some(),
         "the resumed task run to finish",

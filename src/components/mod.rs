@@ -13,6 +13,7 @@ pub mod reconcile_view;
 pub mod resume_banner;
 pub mod resume_log;
 pub mod run_controls;
+pub mod run_limits;
 pub mod share_link;
 pub mod usage_table;
 pub mod virtual_table;

@@ -4,6 +4,7 @@
 
 use super::launch::DialogLaunch;
 use crate::components::key_field::KeyField;
+use crate::components::run_limits::RunLimits;
 use crate::components::{chosen_file, field, use_drop_zone, DropZone};
 use crate::effects::{files, url};
 use crate::launch::endpoint_fields;
@@ -213,6 +214,8 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                     {t(" 端点未返回召回记录（recall）时，M1 在发送的对话中检索（否则该轮的 M1 记为未运行）",
                        " M1 when the endpoint returns no recall: search the conversation sent (else the turn's M1 is not run)")}
                 </label>
+                <RunLimits {lang} prefix="dialog" limits={s.limits.clone()} priced=true disabled={running}
+                    on_change={{ let state = p.mode.state.clone(); Callback::from(move |l| state.dispatch(DialogAction::SetLimits(l))) }} />
                 <p class="muted">{t("运行保存在本浏览器中，重新加载后可以继续（只发送未完成的轮次和评审调用）。每轮请求是到目前为止的对话：数据集的用户轮次和模型自己的回答。",
                     "The run is saved in this browser and can be resumed after a reload (only the unsettled turns and judge calls are sent). Each turn's request is the conversation so far: the dataset's user turns and the model's own answers.")}</p>
                 <div class="controls">

@@ -10,21 +10,20 @@ use crate::effects::entropy;
 use crate::effects::runner::Update;
 use crate::effects::{now_ms, url};
 use crate::launch::{
-    endpoint_fields, endpoint_key, EndpointMode, Event, Fetching, ModeLaunch, Prepared, Slot,
+    endpoint_fields, endpoint_key, start_error, EndpointMode, Event, Fetching, ModeLaunch,
+    Prepared, Slot,
 };
 use crate::state::dialog::{DialogAction, DialogState};
 use crate::state::keys::{KeyPrompt, Secret};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::{AppState, Mode};
-use evalpage_core::dialog::{resumable, DialogJudge, ScoreOptions, MOCK_MODEL_NAME};
+use evalpage_core::dialog::{DialogJudge, ScoreOptions, MOCK_MODEL_NAME};
 use evalpage_core::events::{self, ReadLog};
-use evalpage_core::run::RunIdentity;
+use evalpage_core::run::{Pipeline, RunIdentity};
 use evalpage_core::strip_query;
 use evalpage_core::RunKind;
-use evalpage_core::{
-    DialogEngine, DialogRunConfig, Lang, ModelSettings, OpenAiConfig, RunSettings,
-};
+use evalpage_core::{DialogKind, DialogRunConfig, Lang, ModelSettings, OpenAiConfig, RunSettings};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -252,11 +251,11 @@ impl ModeLaunch for DialogLaunch {
             inputs: StoredInputs::Dialog(s.inputs()),
         };
         let started_ms = cfg.run.started_at_ms;
-        let mut engine = DialogEngine::judged_dialogs(cfg, s.set.as_ref().clone(), judge);
-        if let Some(log) = &t.log {
-            let prior = resumable(&events::read(log.as_bytes()), &engine);
-            engine.restore(prior.jobs);
-        }
+        let spec = s.limits.start_spec(&cfg.model_name, s.judge == "endpoint");
+        let kind = DialogKind::judged(cfg, s.set.as_ref().clone(), judge);
+        let log = t.log.as_ref().map(|log| events::read(log.as_bytes()));
+        let (engine, _) =
+            Pipeline::prepare(kind, &spec, log.as_ref()).map_err(|e| start_error(lang, &e))?;
         let view = DialogView::new(&engine, endpoint, key_for, judge_call);
         Ok(Prepared {
             engine,

@@ -14,7 +14,7 @@ use crate::state::task_results::{labels, Labels, ResultGrid};
 use crate::state::{ModelCall, RunProgress, RunStatus, TaskArtifacts, TaskSnapshot};
 use evalpage_core::demo;
 use evalpage_core::events;
-use evalpage_core::run::{Ended, Finish};
+use evalpage_core::run::{Ended, Finish, Pipeline, StartError, StartSpec};
 use evalpage_core::task::TaskFiles;
 
 use evalpage_core::task::SampleResult;
@@ -50,15 +50,9 @@ pub struct TaskRunSpec {
     pub judge: Option<(TaskJudge, ModelCall)>,
     /// Language of `report.md`.
     pub lang: Lang,
-    /// What the engine does with truncated and fatal answers.
-    pub policy: evalpage_core::AnswerPolicy,
-    /// Prices of the priced models, by name (the report's cost).
-    pub prices: evalpage_core::Prices,
-    /// The judge's price, when its registry entry has one (its usage row's cost).
-    pub judge_price: Option<evalpage_core::Price>,
-    /// Stop the run once its priced usage reaches this cost (calls in
-    /// flight finish; the rest are not run).
-    pub max_cost: Option<f64>,
+    /// The start every kind shares: the answer policy, the cost cap, the
+    /// models' prices by name and the judge's (the report's cost).
+    pub start: StartSpec,
     /// Answers imported from batch files: the models' calls are answered
     /// from them (final, never retried), nothing is sent to the models.
     pub batch: Option<Rc<crate::state::task_batch::BatchAnswers>>,
@@ -81,8 +75,8 @@ pub struct TaskView {
     models: Rc<Vec<String>>,
     labels: Rc<Vec<Labels>>,
     lang: Lang,
+    /// Every priced model, the judge's price under its name.
     prices: evalpage_core::Prices,
-    judge_price: Option<evalpage_core::Price>,
     /// Results the page may count: saved first when persistence is on.
     results: ResultGrid,
     /// Answers imported from batch files, for the models' calls.
@@ -171,10 +165,7 @@ impl RunView for TaskView {
     }
 
     fn ending(&mut self, engine: &TaskEngine) -> Ending<TaskKind> {
-        let mut prices = self.prices.clone();
-        if let (Some(judge), Some(price)) = (engine.judge(), self.judge_price) {
-            prices.entry(judge.model.name.clone()).or_insert(price);
-        }
+        let _ = engine;
         Ending {
             inputs: TaskFiles {
                 task: self.task.task.clone(),
@@ -183,7 +174,7 @@ impl RunView for TaskView {
                 dataset_bytes: self.run_data.bytes.to_vec(),
                 lang: self.lang,
             },
-            prices,
+            prices: self.prices.clone(),
             metadata: self.run_data.metadata.clone(),
         }
     }
@@ -204,13 +195,13 @@ impl RunView for TaskView {
 impl TaskRunSpec {
     /// The engine (with the calls of `prior_log` restored) and the view of
     /// this run; `persist` is left to the caller.
-    pub fn parts(mut self) -> (TaskEngine, TaskView) {
+    pub fn parts(mut self) -> Result<(TaskEngine, TaskView), StartError> {
         let data = &self.run_data.data;
         let models: Vec<String> = self.cfg.models.iter().map(|m| m.name.clone()).collect();
         let (judge, judge_call) = self.judge.take().unzip();
         // The judge's pool comes after the models': its call goes last.
         self.calls.extend(judge_call);
-        let mut engine = TaskEngine::judged(
+        let kind = TaskKind::judged(
             self.cfg,
             self.task.task.clone(),
             self.task.info.clone(),
@@ -218,21 +209,12 @@ impl TaskRunSpec {
             data,
             judge,
         );
-        engine.set_policy(self.policy);
+        let log = self.prior_log.as_ref().map(|l| events::read(l.as_bytes()));
+        let (mut engine, _) = Pipeline::prepare(kind, &self.start, log.as_ref())?;
         if self.batch.is_some() {
             engine.answers_from_batch();
         }
-        // the pools' prices: the models' in order, then the judge's
-        let mut pool_prices: Vec<Option<evalpage_core::Price>> =
-            models.iter().map(|m| self.prices.get(m).copied()).collect();
-        pool_prices.push(self.judge_price);
-        if let Some(budget) = evalpage_core::run::Budget::new(self.max_cost, pool_prices) {
-            engine.set_budget(budget);
-        }
-        if let Some(log) = &self.prior_log {
-            let prior = evalpage_core::task::resumable(&events::read(log.as_bytes()), &engine);
-            engine.restore(prior.calls);
-        }
+        let prices = engine.priced(&self.start);
         let labels = data
             .samples
             .iter()
@@ -249,26 +231,28 @@ impl TaskRunSpec {
             calls: self.calls,
             models: Rc::new(models),
             lang: self.lang,
-            prices: self.prices,
-            judge_price: self.judge_price,
+            prices,
             judged: Default::default(),
         };
-        (engine, view)
+        Ok((engine, view))
     }
 }
 
 impl Handle<TaskView> {
-    /// Starts a task run.
-    pub fn start(mut spec: TaskRunSpec, on_update: Callback<TaskRunUpdate>) -> TaskRunHandle {
+    /// Starts a task run (refused as `Pipeline::prepare` refuses it).
+    pub fn start(
+        mut spec: TaskRunSpec,
+        on_update: Callback<TaskRunUpdate>,
+    ) -> Result<TaskRunHandle, StartError> {
         let started_ms = spec.cfg.run.started_at_ms;
         let persist = spec.persist.take();
-        let (engine, view) = spec.parts();
-        Handle::launch(Launch {
+        let (engine, view) = spec.parts()?;
+        Ok(Handle::launch(Launch {
             engine,
             view,
             started_ms,
             persist,
             on_update,
-        })
+        }))
     }
 }

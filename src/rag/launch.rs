@@ -7,16 +7,17 @@ use crate::effects::entropy;
 use crate::effects::rag_run::RagView;
 use crate::effects::storage;
 use crate::effects::{now_ms, url};
-use crate::launch::{start_fresh, Event, ModeLaunch, Prepared, Slot};
+use crate::launch::{start_error, start_fresh, Event, ModeLaunch, Prepared, Slot};
 use crate::state::keys::{self, KeyRing};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{RagInputs, StoredInputs, StoredRun};
 use crate::state::{AppAction, AppState, LoadedDataset, Mode, ModelCall, ModelSettings, Provider};
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::rag;
-use evalpage_core::rag::{Engine, RunConfig};
+use evalpage_core::rag::{RagKind, RunConfig};
 use evalpage_core::run::RunIdentity;
 use evalpage_core::run::RunInfo;
+use evalpage_core::run::{Pipeline, StartSpec};
 use evalpage_core::RunKind;
 use evalpage_core::{demo, Lang};
 use serde_json::json;
@@ -144,10 +145,6 @@ impl ModeLaunch for RagLaunch {
         };
         let cfg = run_config(settings, lang, dataset, &self.params, t);
         let cases = dataset.parsed.cases.clone();
-        let prior = t
-            .log
-            .as_ref()
-            .map(|log| evalpage_core::rag::resumable(&events::read(log.as_bytes()), &cases));
         let stored = StoredRun {
             run_id: cfg.run.run_id.clone(),
             started_at_ms: cfg.run.started_at_ms,
@@ -161,12 +158,19 @@ impl ModeLaunch for RagLaunch {
             }),
         };
         let started_ms = cfg.run.started_at_ms;
-        let mut engine = Engine::new(cfg, cases);
-        engine.set_policy(settings.policy());
-        if let Some(budget) = settings.budget() {
-            engine.set_budget(budget);
-        }
-        engine.restore(prior.map(|p| p.calls).unwrap_or_default());
+        let spec = StartSpec {
+            policy: settings.policy(),
+            max_cost: settings.max_cost,
+            prices: settings
+                .price()
+                .map(|p| (cfg.info.model.clone(), p))
+                .into_iter()
+                .collect(),
+            judge_price: None,
+        };
+        let log = t.log.as_ref().map(|log| events::read(log.as_bytes()));
+        let (engine, _) = Pipeline::prepare(RagKind::new(cfg, cases), &spec, log.as_ref())
+            .map_err(|e| start_error(lang, &e))?;
         let view = RagView::new(&engine, call)
             .with_dataset(dataset.text.clone())
             .with_price(settings.price());

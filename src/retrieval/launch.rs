@@ -8,7 +8,7 @@ use crate::effects::now_ms;
 use crate::effects::retrieval_run::{RetrievalFiles, RetrievalView};
 use crate::effects::runner::Update;
 use crate::launch::{
-    endpoint_fields, endpoint_key, EndpointMode, Event, ModeLaunch, Prepared, Slot,
+    endpoint_fields, endpoint_key, start_error, EndpointMode, Event, ModeLaunch, Prepared, Slot,
 };
 use crate::state::keys::{KeyPrompt, Secret};
 use crate::state::resume::{Offers, Takeover};
@@ -16,10 +16,10 @@ use crate::state::retrieval::{RetrievalAction, RetrievalState};
 use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::{AppState, Mode};
 use evalpage_core::events::{self, ReadLog};
-use evalpage_core::run::RunIdentity;
+use evalpage_core::run::{Pipeline, RunIdentity, StartSpec};
 use evalpage_core::RunKind;
-use evalpage_core::{resumable_retrieval, Lang, RunSettings};
-use evalpage_core::{RetrievalEndpoint, RetrievalEngine, RetrievalRunConfig};
+use evalpage_core::{Lang, RunSettings};
+use evalpage_core::{RetrievalEndpoint, RetrievalKind, RetrievalRunConfig};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -138,11 +138,15 @@ impl ModeLaunch for RetrievalLaunch {
             inputs: StoredInputs::Retrieval(s.inputs()),
         };
         let started_ms = cfg.run.started_at_ms;
-        let mut engine = RetrievalEngine::new(cfg, s.cases.as_ref().clone());
-        if let Some(log) = &t.log {
-            let prior = resumable_retrieval(&events::read(log.as_bytes()), engine.cases());
-            engine.restore(prior.calls);
-        }
+        // A retrieval service is not priced: only the answer policy applies.
+        let spec = StartSpec {
+            policy: s.limits.start_spec("", false).policy,
+            ..StartSpec::default()
+        };
+        let kind = RetrievalKind::new(cfg, s.cases.as_ref().clone());
+        let log = t.log.as_ref().map(|log| events::read(log.as_bytes()));
+        let (engine, _) =
+            Pipeline::prepare(kind, &spec, log.as_ref()).map_err(|e| start_error(lang, &e))?;
         let files = RetrievalFiles {
             cases_file: s.dataset_name.clone(),
             cases_bytes: s.dataset_bytes.to_vec(),

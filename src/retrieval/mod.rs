@@ -11,6 +11,7 @@ pub mod launch;
 
 use crate::components::key_field::KeyField;
 use crate::components::resume_banner::ResumeBanner;
+use crate::components::run_limits::RunLimits;
 use crate::components::zip_button::ZipButton;
 use crate::components::{chosen_file, field, use_drop_zone, DropZone};
 use crate::effects::{self, download, files};
@@ -180,6 +181,8 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
                     <input type="number" min="1" max="64" data-testid="retrieval-concurrency" value={s.concurrency.to_string()}
                         disabled={running} oninput={number(RetrievalAction::SetConcurrency)} />
                 </label>
+                <RunLimits {lang} prefix="retrieval" limits={s.limits.clone()} priced=false disabled={running}
+                    on_change={{ let state = p.mode.state.clone(); Callback::from(move |l| state.dispatch(RetrievalAction::SetLimits(l))) }} />
                 <p class="muted">{t("运行保存在本浏览器中，重新加载后可以继续（只发送未完成的用例）。",
                     "The run is saved in this browser and can be resumed after a reload (only the unsettled cases are sent).")}</p>
                 <div class="controls">

@@ -6,6 +6,7 @@
 //! with the times passed in.
 
 use super::keys::{KeyPrompt, Secret};
+use super::limits::Limits;
 use super::stored::{DialogInputs, StoredBytes, StoredFile};
 use super::{RunProgress, RunStatus};
 use evalpage_core::dialog::{
@@ -141,6 +142,8 @@ pub struct DialogState {
     /// M1 of a turn without a recall trace searches the conversation sent
     /// (`--m1-from-conversation`); off: such a turn is not eligible for M1.
     pub m1_from_conversation: bool,
+    /// The answer policy, the model's price and the cost cap.
+    pub limits: Limits,
     /// The API key of the URL's origin (`keys`: typed for it, or saved for it).
     pub api_key: Secret,
     /// A run waiting for a click before its key is sent.
@@ -168,6 +171,7 @@ impl Default for DialogState {
             concurrency: 4,
             judge: "none".into(),
             m1_from_conversation: false,
+            limits: Limits::default(),
             api_key: Secret::default(),
             key_prompt: None,
             error: None,
@@ -190,6 +194,7 @@ impl DialogState {
             judge: self.judge.clone(),
             concurrency: self.concurrency,
             m1_from_conversation: self.m1_from_conversation,
+            limits: self.limits.clone(),
         }
     }
 
@@ -254,6 +259,8 @@ pub enum DialogAction {
     SetJudge(String),
     /// M1 from the conversation sent (on) or only from recall traces (off).
     SetM1FromConversation(bool),
+    /// The answer policy, the price and the cap.
+    SetLimits(Limits),
     /// The key field (the URL's origin's key).
     SetKey(Secret),
     /// A run waits for a click before its key is sent (or no longer).
@@ -295,6 +302,7 @@ impl Reducible for DialogState {
             DialogAction::SetConcurrency(c) => s.concurrency = c.clamp(1, 64),
             DialogAction::SetJudge(j) => s.judge = j,
             DialogAction::SetM1FromConversation(on) => s.m1_from_conversation = on,
+            DialogAction::SetLimits(l) => s.limits = l,
             DialogAction::SetKey(k) => {
                 s.api_key = k;
                 s.key_prompt = None;
@@ -309,6 +317,7 @@ impl Reducible for DialogState {
                 s.model = i.model;
                 s.judge = i.judge;
                 s.m1_from_conversation = i.m1_from_conversation;
+                s.limits = i.limits;
                 s.concurrency = i.concurrency.clamp(1, 64);
                 s.api_key = key;
                 s.snapshot = None;

@@ -9,6 +9,7 @@
 pub mod app_state;
 pub mod dialog;
 pub mod keys;
+pub mod limits;
 pub mod resume;
 pub mod retrieval;
 pub mod settings;

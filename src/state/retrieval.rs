@@ -4,6 +4,7 @@
 //! is `effects::retrieval_run`.
 
 use super::keys::{KeyPrompt, Secret};
+use super::limits::Limits;
 use super::stored::{RetrievalInputs, StoredBytes, StoredFile};
 use super::{RunProgress, RunStatus, TaskArtifacts};
 use evalpage_core::retrieval::{bucket_means, Row, METRICS};
@@ -67,6 +68,8 @@ pub struct RetrievalState {
     pub k: usize,
     /// Requests in flight at most.
     pub concurrency: usize,
+    /// The answer policy (a retrieval service is not priced: no cap).
+    pub limits: Limits,
     /// The API key of the URL's origin (`keys`: typed for it, or saved for it).
     pub api_key: Secret,
     /// A run waiting for a click before its key is sent.
@@ -91,6 +94,7 @@ impl Default for RetrievalState {
             path: RETRIEVAL_PATH.to_string(),
             k: 5,
             concurrency: 4,
+            limits: Limits::default(),
             api_key: Secret::default(),
             key_prompt: None,
             error: None,
@@ -126,6 +130,7 @@ impl RetrievalState {
             path: self.path.clone(),
             k: self.k,
             concurrency: self.concurrency,
+            limits: self.limits.clone(),
         }
     }
 
@@ -152,6 +157,8 @@ pub enum RetrievalAction {
     SetK(usize),
     /// Concurrency.
     SetConcurrency(usize),
+    /// The answer policy.
+    SetLimits(Limits),
     /// The key field (the URL's origin's key).
     SetKey(Secret),
     /// A run waits for a click before its key is sent (or no longer).
@@ -185,6 +192,7 @@ impl Reducible for RetrievalState {
             RetrievalAction::SetPath(p) => s.path = p,
             RetrievalAction::SetK(k) => s.k = k.max(1),
             RetrievalAction::SetConcurrency(c) => s.concurrency = c.clamp(1, 64),
+            RetrievalAction::SetLimits(l) => s.limits = l,
             RetrievalAction::SetKey(k) => {
                 s.api_key = k;
                 s.key_prompt = None;
@@ -197,6 +205,7 @@ impl Reducible for RetrievalState {
                 s.path = i.path;
                 s.k = i.k.max(1);
                 s.concurrency = i.concurrency.clamp(1, 64);
+                s.limits = i.limits;
                 s.api_key = key;
             }
             RetrievalAction::Started => {

@@ -192,14 +192,6 @@ impl ModelSettings {
         }
     }
 
-    /// The run's cost cap over its one model, when a cap and a price are set.
-    pub fn budget(&self) -> Option<evalpage_core::run::Budget> {
-        Some(evalpage_core::run::Budget {
-            cap: self.max_cost.filter(|c| c.is_finite() && *c > 0.0)?,
-            prices: vec![Some(self.price()?)],
-        })
-    }
-
     /// The price of the model, when one side is set (the other counts as 0).
     pub fn price(&self) -> Option<evalpage_core::Price> {
         if self.price_in.is_none() && self.price_out.is_none() {

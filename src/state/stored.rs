@@ -73,6 +73,9 @@ pub struct RetrievalInputs {
     pub k: usize,
     /// Requests in flight at most.
     pub concurrency: usize,
+    /// The answer policy.
+    #[serde(default)]
+    pub limits: super::limits::Limits,
 }
 
 /// The inputs of a dialog run (never a key).
@@ -91,6 +94,9 @@ pub struct DialogInputs {
     /// M1 from the conversation sent (no recall trace).
     #[serde(default)]
     pub m1_from_conversation: bool,
+    /// The answer policy, the price and the cap.
+    #[serde(default)]
+    pub limits: super::limits::Limits,
 }
 
 /// The inputs of a RAG check.

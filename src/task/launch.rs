@@ -7,7 +7,7 @@ use crate::effects::entropy;
 use crate::effects::runner::Update;
 use crate::effects::task_run::{TaskRunSpec, TaskView};
 use crate::effects::{now_ms, url};
-use crate::launch::start_fresh;
+use crate::launch::{start_error, start_fresh};
 use crate::launch::{Event, Fetching, ModeLaunch, Prepared, Slot};
 use crate::state::keys::{self, KeyPrompt};
 use crate::state::resume::{Offers, Takeover};
@@ -20,7 +20,7 @@ use crate::state::{Mode, TaskAction, TaskState};
 use crate::task::code;
 use crate::NotLoaded;
 use evalpage_core::events::ReadLog;
-use evalpage_core::run::RunIdentity;
+use evalpage_core::run::{RunIdentity, StartSpec};
 use evalpage_core::Lang;
 use evalpage_core::ModelEntry;
 use evalpage_core::RunKind;
@@ -161,15 +161,17 @@ impl ModeLaunch for TaskLaunch {
             calls: planned.into_iter().map(|m| m.call).collect(),
             judge,
             lang,
-            policy: page.settings.policy(),
-            prices,
-            judge_price,
-            max_cost: page.settings.max_cost,
+            start: StartSpec {
+                policy: page.settings.policy(),
+                max_cost: page.settings.max_cost,
+                prices,
+                judge_price,
+            },
             batch: page.batch.clone(),
             persist: None,
             prior_log: t.log.clone(),
         };
-        let (engine, view) = spec.parts();
+        let (engine, view) = spec.parts().map_err(|e| start_error(lang, &e))?;
         Ok(Prepared {
             engine,
             view,

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import {
-  startMock, startSite, launch, newPage, waitStatus, download, useEndpoint, ROOT,
+  startMock, startSite, launch, newPage, waitStatus, download, downloadBytes, readStoredZip, useEndpoint, ROOT,
 } from './helpers.mjs';
 
 let site; let mock; let browser;
@@ -70,3 +70,27 @@ test('task mode: the estimate beside Start, and a cost cap over registry prices'
     taskMock.stop();
   }
 });
+
+test('the dialog mode has the cap and the answer policy too: a capped dialog run stops and says why', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?lang=en&mode=dialog`);
+  await page.waitForSelector('[data-testid=dialog-dataset-summary]');
+  await page.fill('[data-testid=dialog-url]', mock.url);
+  await page.fill('[data-testid=dialog-model]', 'plain');
+  await page.fill('[data-testid=dialog-concurrency]', '2');
+  await page.fill('[data-testid=dialog-price-in]', '1000');
+  await page.fill('[data-testid=dialog-price-out]', '1000');
+  await page.fill('[data-testid=dialog-max-cost]', '0.3');
+  await page.click('[data-testid=dialog-start]');
+  await waitStatus(page, 'done');
+  assert.match(await page.textContent('[data-testid=dialog-progress]'), /the run reached its cost cap/);
+  const zip = await downloadBytes(page, 'download-zip');
+  const files = new Map(readStoredZip(zip.bytes));
+  const log = files.get('report.events.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+  assert.ok(log.some((r) => r.record_type === 'error' && r.message.includes('cost cap')), 'the log says why');
+  const notRun = log.filter((r) => r.record_type === 'case' && /^not run/.test(r.error ?? ''));
+  assert.ok(notRun.length > 0 && notRun.length < 21, `some dialogs not run: ${notRun.length}`);
+  assert.deepEqual(errors, []);
+});
+

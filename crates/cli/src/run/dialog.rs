@@ -24,12 +24,12 @@ use crate::error::CliError;
 use evalpage_core::dialog::{
     mock_reply, parse_dialogs, progress_file, TurnStatus, MOCK_MODEL_NAME,
 };
-use evalpage_core::dialog::{resumable as dialog_resumable, DialogJudge, ScoreOptions};
-use evalpage_core::events::ReadLog;
+use evalpage_core::dialog::{DialogJudge, ScoreOptions};
 use evalpage_core::report::Prices;
 use evalpage_core::run::Pipeline;
+use evalpage_core::run::Start as _;
 use evalpage_core::{strip_query, CallOutcome};
-use evalpage_core::{DialogEngine, DialogKind, DialogRunConfig};
+use evalpage_core::{DialogKind, DialogRunConfig};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -106,28 +106,26 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         .unwrap_or_default();
     // Pools: the model, then the judge.
     let judge_model_name = judge.as_ref().map(|j| j.model.name.clone());
-    let pool_prices = vec![
-        setup::flag_price(args),
-        judge.as_ref().and_then(|j| j.price),
-    ];
-    let mut engine = DialogEngine::judged_dialogs(cfg, set, judge);
-    setup::budget(args, &mut engine, pool_prices.clone())?;
+    let prices = setup::flag_price(args)
+        .map(|p| (model.clone(), p))
+        .into_iter()
+        .collect();
+    let spec = setup::start_spec(args, prices, judge.as_ref().and_then(|j| j.price));
+    let kind = DialogKind::judged(cfg, set, judge);
+    let pool_prices = spec.pool_prices(&kind.pool_models());
+    let engine = setup::prepare(args, kind, &spec, log.as_ref())?;
     let pools = vec![
         super::PoolInfo {
             name: model.clone(),
-            price: pool_prices[0],
+            price: pool_prices.first().copied().flatten(),
             max_tokens: args.max_tokens.map(u64::from),
         },
         super::PoolInfo {
             name: judge_model_name.unwrap_or_else(|| "judge".into()),
-            price: pool_prices[1],
+            price: pool_prices.get(1).copied().flatten(),
             max_tokens: None,
         },
     ];
-    engine.set_policy(setup::policy(args));
-    if let (Some(log), Some(path)) = (&log, &args.resume_from) {
-        take_over(&mut engine, log, path);
-    }
     let model: Caller = match backend {
         Backend::Demo => Arc::new(move |_, r: &Request| {
             CallOutcome::Answer(mock_reply(&all_dialogs, &r.messages))
@@ -177,30 +175,6 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
 }
 
 /// `--resume-from`: the interrupted run's settled turns, taken over.
-fn take_over(engine: &mut DialogEngine, log: &ReadLog, path: &Path) {
-    let prior = dialog_resumable(log, engine);
-    for id in prior.unknown.iter().take(5) {
-        eprintln!(
-            "evalpage: {}: dialog `{id}` is not played in this run; ignored",
-            path.display()
-        );
-    }
-    for id in prior.unfit.iter().take(5) {
-        eprintln!(
-            "evalpage: {}: dialog `{id}`: a recorded turn does not fit this run (another \
-             model, judge or question); played again from that turn",
-            path.display()
-        );
-    }
-    let (turns, settled) = (prior.turns, prior.settled);
-    let taken = engine.restore(prior.jobs);
-    let total = evalpage_core::Kind::jobs(engine.kind());
-    eprintln!(
-        "evalpage: resuming: {settled} of {total} dialogs already settled, {turns} turn(s) \
-         of {taken} dialog(s) taken over, sending the rest"
-    );
-}
-
 fn file_name(path: &Path) -> String {
     path.file_name().map_or_else(
         || path.display().to_string(),

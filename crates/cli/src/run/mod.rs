@@ -339,33 +339,28 @@ impl<K: Console + Finish> Checked<K> {
 fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
     let clock = Clock::start();
     let mut plan = setup::plan(args, &clock)?;
-    let prior = match &args.resume_from {
-        Some(path) => Some(resume::load(path, &plan.cases)?),
-        None => None,
-    };
-    if let Some(run_id) = prior.as_ref().and_then(|p| p.run_id.clone()) {
+    let log = args
+        .resume_from
+        .as_deref()
+        .map(resume::read_log)
+        .transpose()?;
+    // A resumed run keeps the interrupted run's id.
+    if let Some(run_id) = log.as_ref().and_then(resume::run_id) {
         plan.config.run.run_id = run_id;
     }
     let lang = plan.config.info.lang;
     let dataset_bytes = std::mem::take(&mut plan.dataset_bytes);
-    let mut engine = Engine::new(plan.config, plan.cases);
-    engine.set_policy(setup::policy(args));
-    setup::budget(args, &mut engine, vec![setup::flag_price(args)])?;
-    if let Some(prior) = prior {
-        let taken = engine.restore(prior.calls);
-        let total = engine.cases().len();
-        eprintln!(
-            "evalpage: resuming: {taken} of {total} cases already settled, sending {}",
-            total - taken
-        );
-    }
+    let prices = setup::flag_price(args)
+        .map(|p| (plan.config.info.model.clone(), p))
+        .into_iter()
+        .collect();
+    let spec = setup::start_spec(args, prices, None);
+    let kind = evalpage_core::rag::RagKind::new(plan.config, plan.cases);
+    let engine = setup::prepare(args, kind, &spec, log.as_ref())?;
+    let prices = engine.priced(&spec);
     let backend = std::sync::Arc::new(plan.backend);
     let call: driver::Caller =
         std::sync::Arc::new(move |job, r: &driver::Request| backend.call(&r.messages, job));
-    let prices = setup::flag_price(args)
-        .map(|p| (engine.config().info.model.clone(), p))
-        .into_iter()
-        .collect();
     let pools = vec![PoolInfo {
         name: engine.config().info.model.clone(),
         price: setup::flag_price(args),

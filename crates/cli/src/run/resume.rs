@@ -4,8 +4,7 @@
 //! the interrupted run's id.
 
 use crate::error::CliError;
-use evalpage_core::events::{self, ReadLog, Resumable};
-use evalpage_core::RagCase;
+use evalpage_core::events::{self, ReadLog};
 use std::path::Path;
 
 /// Reads an event log (json-seq or JSONL); a cut last record is reported and ignored.
@@ -47,19 +46,4 @@ pub fn log_and_run_id(
     let log = resume_from.map(read_log).transpose()?;
     let run_id = log.as_ref().and_then(run_id).unwrap_or_else(fresh);
     Ok((log, run_id))
-}
-
-/// Reads the log and matches it against the dataset.
-pub fn load(path: &Path, cases: &[RagCase]) -> Result<Resumable, CliError> {
-    let log = read_log(path)?;
-    let prior = evalpage_core::rag::resumable(&log, cases);
-    if !prior.unknown_ids.is_empty() {
-        eprintln!(
-            "evalpage: {}: {} case ids are not in the dataset and are ignored (first: {})",
-            path.display(),
-            prior.unknown_ids.len(),
-            prior.unknown_ids[0]
-        );
-    }
-    Ok(prior)
 }

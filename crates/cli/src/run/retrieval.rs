@@ -14,7 +14,7 @@ use evalpage_core::report::Prices;
 use evalpage_core::retrieval::RetrievalFiles;
 use evalpage_core::{parse_retrieval_cases, Pipeline};
 use evalpage_core::{CallError, CallOutcome, ErrorKind};
-use evalpage_core::{RetrievalEndpoint, RetrievalEngine, RetrievalKind, RetrievalRunConfig};
+use evalpage_core::{RetrievalEndpoint, RetrievalKind, RetrievalRunConfig};
 use evalpage_core::{RETRIEVAL_BODY, RETRIEVAL_PATH};
 use std::sync::Arc;
 use std::time::Duration;
@@ -99,27 +99,9 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
         endpoint: endpoint.clone(),
     };
     let queries: Vec<String> = cases.iter().map(|c| c.query.clone()).collect();
-    let prior = log
-        .as_ref()
-        .map(|log| evalpage_core::resumable_retrieval(log, &cases));
-    let mut engine = RetrievalEngine::new(cfg, cases);
-    engine.set_policy(setup::policy(args));
     // A retrieval service is not priced: a cap has nothing to count.
-    setup::budget(args, &mut engine, vec![None])?;
-    if let Some(prior) = prior {
-        if let Some(first) = prior.unknown.first() {
-            eprintln!(
-                "evalpage: --resume-from: {} case ids are not in the dataset and are ignored (first: {first})",
-                prior.unknown.len()
-            );
-        }
-        let taken = engine.restore(prior.calls);
-        let total = engine.cases().len();
-        eprintln!(
-            "evalpage: resuming: {taken} of {total} cases already settled, sending {}",
-            total - taken
-        );
-    }
+    let spec = setup::start_spec(args, Default::default(), None);
+    let engine = setup::prepare(args, RetrievalKind::new(cfg, cases), &spec, log.as_ref())?;
     let timeout = Duration::from_secs_f64(args.timeout_s);
     let call: Caller = match backend {
         "http" => {

@@ -9,11 +9,15 @@ use super::http::HttpBackend;
 use crate::args::{MatchModeArg, Provider, RunArgs};
 use crate::error::{CliError, NOTHING_SENT, PROMPT_FIX};
 use evalpage_core::demo;
+use evalpage_core::events::ReadLog;
 use evalpage_core::rag;
 use evalpage_core::rag::RunConfig;
+use evalpage_core::report::{Price, Prices};
 use evalpage_core::run::RunIdentity;
 use evalpage_core::run::{RunInfo, RunSettings};
+use evalpage_core::run::{Start, StartError, StartSpec};
 use evalpage_core::OpenAiConfig;
+use evalpage_core::Pipeline;
 use evalpage_core::RagCase;
 use evalpage_core::DEFAULT_SYSTEM_PROMPT;
 use evalpage_core::{strip_query, ApiKey};
@@ -260,27 +264,51 @@ pub(super) fn policy(args: &RunArgs) -> evalpage_core::run::AnswerPolicy {
     }
 }
 
-/// `--max-cost`: the engine's cost cap over its pools' prices (by pool
-/// number). Refused when no pool has a price (nothing could be counted).
-pub fn budget<K: evalpage_core::run::Kind>(
-    args: &RunArgs,
-    engine: &mut evalpage_core::Pipeline<K>,
-    prices: Vec<Option<evalpage_core::report::Price>>,
-) -> Result<(), CliError> {
-    // without a cap the run still counts what it spends (the progress
-    // bar's cost, a judge's calls included), and never stops for it
-    match evalpage_core::run::Budget::new(args.max_cost, prices) {
-        Some(budget) => engine.set_budget(budget),
-        None if args.max_cost.is_some() => {
-            return Err(CliError::Usage(
-                "--max-cost needs a price to count: --price-in/--price-out, or \
-                 price_in_per_mtok/price_out_per_mtok in the registry entries"
-                    .into(),
-            ))
-        }
-        None => {}
+/// The start of a run as its flags ask: the answer policy, `--max-cost`,
+/// and the models' and the judge's prices. The kind builds its engine from
+/// it ([`prepare`]).
+pub(super) fn start_spec(args: &RunArgs, prices: Prices, judge_price: Option<Price>) -> StartSpec {
+    StartSpec {
+        policy: policy(args),
+        max_cost: args.max_cost,
+        prices,
+        judge_price,
     }
-    Ok(())
+}
+
+/// The engine of `kind`, started as `spec` asks and taking over what `log`
+/// (`--resume-from`) settled, saying on stderr what it took over.
+pub(super) fn prepare<K: Start<Log = ReadLog>>(
+    args: &RunArgs,
+    kind: K,
+    spec: &StartSpec,
+    log: Option<&ReadLog>,
+) -> Result<Pipeline<K>, CliError> {
+    let (engine, taken) = Pipeline::prepare(kind, spec, log).map_err(|e| match e {
+        StartError::CapWithoutPrice => CliError::Usage(
+            "--max-cost needs a price to count: --price-in/--price-out, or \
+             price_in_per_mtok/price_out_per_mtok in the registry entries"
+                .into(),
+        ),
+    })?;
+    if let Some(t) = taken {
+        let shown = args
+            .resume_from
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        for note in t.notes.iter().take(5) {
+            eprintln!("evalpage: {shown}: {note}");
+        }
+        eprintln!(
+            "evalpage: resuming: {} of {} {} already settled, sending {}",
+            t.jobs,
+            t.total,
+            t.unit,
+            t.total.saturating_sub(t.jobs)
+        );
+    }
+    Ok(engine)
 }
 
 /// The price of `--price-in` / `--price-out` (a missing side counts as 0).

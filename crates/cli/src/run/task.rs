@@ -29,7 +29,7 @@ use crate::task_file::{self, LoadedTask};
 use evalpage_core::judged_metrics;
 use evalpage_core::parse_problems;
 use evalpage_core::report::Prices;
-use evalpage_core::resumable_task as resumable;
+use evalpage_core::run::Start as _;
 use evalpage_core::task::DatasetFormat;
 use evalpage_core::task::Task;
 use evalpage_core::task::TaskFiles;
@@ -153,16 +153,11 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         info,
         ..
     } = &loaded;
-    let mut engine =
-        TaskEngine::judged(cfg, task.clone(), info.clone(), template, &data, task_judge);
-    engine.set_policy(setup::policy(args));
+    let kind = TaskKind::judged(cfg, task.clone(), info.clone(), template, &data, task_judge);
     // Pools: the models in order, then the judge.
-    let mut pool_prices: Vec<_> = model_settings
-        .iter()
-        .map(|m| prices.get(&m.name).copied())
-        .collect();
-    pool_prices.push(judge_price);
-    setup::budget(args, &mut engine, pool_prices.clone())?;
+    let spec = setup::start_spec(args, prices, judge_price);
+    let pool_prices = spec.pool_prices(&kind.pool_models());
+    let engine = setup::prepare(args, kind, &spec, log.as_ref())?;
     let mut pools: Vec<super::PoolInfo> = model_settings
         .iter()
         .zip(&pool_prices)
@@ -180,20 +175,6 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         price: judge_price,
         max_tokens: None,
     });
-    if let (Some(log), Some(path)) = (&log, &args.resume_from) {
-        let prior = resumable(log, &engine);
-        for key in prior.unknown.iter().take(5) {
-            eprintln!(
-                "evalpage: {}: `{key}` is not a sample and model of this run; ignored",
-                path.display()
-            );
-        }
-        let taken = engine.restore(prior.calls);
-        eprintln!(
-            "evalpage: resuming: {taken} of {} cases already settled, sending the rest",
-            engine.jobs()
-        );
-    }
     let n = data.samples.len();
     let models_n = model_settings.len();
     let task_arc = Arc::new(task.clone());
@@ -244,10 +225,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
             .map(|j| format!(", judged by {j}"))
             .unwrap_or_default()
     );
-    let mut prices = prices;
-    if let (Some(name), Some(price)) = (judge_name, judge_price) {
-        prices.entry(name).or_insert(price);
-    }
+    let prices = engine.priced(&spec);
     Ok(Checked {
         engine,
         call,

@@ -22,7 +22,7 @@ use super::kind::{DialogEngine, DialogKind};
 use crate::events::resume::prior_calls;
 use crate::events::{ReadLog, TurnRecord};
 use crate::provider::Answer;
-use crate::run::{Kind, PriorJob};
+use crate::run::{Kind, PoolModel, PriorJob, Start, TakenOver};
 use std::collections::{BTreeMap, HashMap};
 
 /// What can be taken over from a dialog run's log.
@@ -160,6 +160,48 @@ impl DialogEngine {
             .map(|(job, p)| self.restore_calls(job, p))
             .filter(|taken| *taken)
             .count()
+    }
+}
+
+/// A dialog run's pools are the model's, then the judge's; a resume takes
+/// over each dialog's settled turns.
+impl Start for DialogKind {
+    type Log = ReadLog;
+
+    fn pool_models(&self) -> Vec<PoolModel> {
+        let model = PoolModel {
+            name: self.config().model_name.clone(),
+            judge: false,
+        };
+        let judge = self.judge().map(|j| PoolModel {
+            name: j.model.name.clone(),
+            judge: true,
+        });
+        std::iter::once(model).chain(judge).collect()
+    }
+
+    fn take_over(engine: &mut DialogEngine, log: &ReadLog) -> TakenOver {
+        let prior = resumable(log, engine);
+        let mut notes: Vec<String> = prior
+            .unknown
+            .iter()
+            .map(|id| format!("dialog `{id}` is not played in this run; ignored"))
+            .collect();
+        notes.extend(prior.unfit.iter().map(|id| {
+            format!(
+                "dialog `{id}`: a recorded turn does not fit this run (another model, judge or \
+                 question); played again from that turn"
+            )
+        }));
+        let turns = prior.turns;
+        let dialogs = engine.restore(prior.jobs);
+        notes.push(format!("{turns} turn(s) of {dialogs} dialog(s) taken over"));
+        TakenOver {
+            unit: "dialogs",
+            jobs: prior.settled,
+            total: engine.kind().jobs(),
+            notes,
+        }
     }
 }
 

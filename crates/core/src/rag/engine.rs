@@ -6,9 +6,11 @@
 use super::result::{CaseResult, RunConfig};
 use crate::dataset::rag::RagCase;
 use crate::events::resume::PriorCall;
+use crate::events::ReadLog;
 use crate::events::Record;
 use crate::provider::{Answer, CallError, ChatMessage, ModelSettings};
 use crate::run::{Call, JobOutcome, Kind, Pipeline};
+use crate::run::{PoolModel, Start, TakenOver};
 use crate::run::{RunIdentity, RunSettings};
 use crate::task::contract::builtin::rag_qa;
 use crate::task::data::rag_sample;
@@ -26,7 +28,9 @@ pub struct RagKind {
 }
 
 impl RagKind {
-    fn new(cfg: RunConfig, cases: Vec<RagCase>) -> RagKind {
+    /// The RAG check of `cases` as `cfg` says (its engine: [`Engine::new`],
+    /// or `Pipeline::prepare` for a run that starts from a shell's spec).
+    pub fn new(cfg: RunConfig, cases: Vec<RagCase>) -> RagKind {
         // The preset and its template are checked by the tests: `rag_qa`
         // always builds, and the system prompt is a value, not a template.
         let (task, template) = rag_qa(cfg.scoring, &cfg.system_prompt)
@@ -228,5 +232,33 @@ impl Pipeline<RagKind> {
     /// Per-case results in dataset order (`None` while unfinished).
     pub fn results(&self) -> &[Option<CaseResult>] {
         &self.kind().results
+    }
+}
+
+/// The RAG check calls one model; a resume takes over its settled cases.
+impl Start for RagKind {
+    type Log = ReadLog;
+
+    fn pool_models(&self) -> Vec<PoolModel> {
+        vec![PoolModel {
+            name: self.cfg.info.model.clone(),
+            judge: false,
+        }]
+    }
+
+    fn take_over(engine: &mut Engine, log: &ReadLog) -> TakenOver {
+        let prior = super::resume::resumable(log, engine.cases());
+        let notes = prior
+            .unknown_ids
+            .iter()
+            .map(|id| format!("case `{id}` is not in this dataset; ignored"))
+            .collect();
+        let jobs = engine.restore(prior.calls);
+        TakenOver {
+            unit: "cases",
+            jobs,
+            total: engine.cases().len(),
+            notes,
+        }
     }
 }

@@ -38,6 +38,7 @@ use crate::events::{MetaRecord, Record, SummaryRecord};
 use crate::json_path::JsonPath;
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 use crate::run::{Call, JobOutcome, Kind, Pipeline, PriorJob, RunIdentity, RunSettings};
+use crate::run::{PoolModel, Start, TakenOver};
 use crate::template::{PromptTemplate, RawTemplate};
 use serde_json::{json, Map, Value};
 
@@ -302,18 +303,25 @@ impl Kind for RetrievalKind {
 /// The retrieval run: the one [`Pipeline`] over cases with [`RetrievalKind`].
 pub type RetrievalEngine = Pipeline<RetrievalKind>;
 
-impl Pipeline<RetrievalKind> {
+impl RetrievalKind {
     /// A run over these cases; bodies are rendered once, up front.
-    pub fn new(cfg: RetrievalRunConfig, cases: Vec<RetrievalCase>) -> RetrievalEngine {
+    pub fn new(cfg: RetrievalRunConfig, cases: Vec<RetrievalCase>) -> RetrievalKind {
         let bodies = cases.iter().map(|c| cfg.endpoint.body(c, cfg.k)).collect();
         let rows = vec![None; cases.len()];
-        Pipeline::over(RetrievalKind {
+        RetrievalKind {
             answers: vec![None; cases.len()],
             cfg,
             cases,
             bodies,
             rows,
-        })
+        }
+    }
+}
+
+impl Pipeline<RetrievalKind> {
+    /// A run over these cases (see [`RetrievalKind::new`]).
+    pub fn new(cfg: RetrievalRunConfig, cases: Vec<RetrievalCase>) -> RetrievalEngine {
+        Pipeline::over(RetrievalKind::new(cfg, cases))
     }
 
     /// Takes over the cases an interrupted run settled (from its event log,
@@ -377,6 +385,35 @@ pub fn resumable(log: &ReadLog, cases: &[RetrievalCase]) -> Prior {
         |_, id, _| index.get(id).copied(),
         |e| matches!(e.kind, ErrorKind::Prompt),
     )
+}
+
+/// A retrieval run calls one endpoint (unpriced); a resume takes over its
+/// settled cases.
+impl Start for RetrievalKind {
+    type Log = ReadLog;
+
+    fn pool_models(&self) -> Vec<PoolModel> {
+        vec![PoolModel {
+            name: self.cfg.endpoint.url.clone(),
+            judge: false,
+        }]
+    }
+
+    fn take_over(engine: &mut RetrievalEngine, log: &ReadLog) -> TakenOver {
+        let prior = resumable(log, engine.cases());
+        let notes = prior
+            .unknown
+            .iter()
+            .map(|id| format!("case `{id}` is not in this dataset; ignored"))
+            .collect();
+        let jobs = engine.restore(prior.calls);
+        TakenOver {
+            unit: "cases",
+            jobs,
+            total: engine.cases().len(),
+            notes,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -33,8 +33,10 @@ use super::judging::{question, TaskJudge};
 use super::prompts::{measure_with, no_prompt_renders, render_all, template_reads};
 use super::report::{ModelSettings, TaskInfo, TaskMetrics};
 use super::score::{aggregate, score_call, ModelRun, SampleResult, Scored};
+use crate::events::ReadLog;
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 use crate::run::{Call, JobOutcome, Kind, Pipeline, RunIdentity, RunSettings};
+use crate::run::{PoolModel, Start, TakenOver};
 use crate::task::contract::{PromptTemplate, Task};
 use std::collections::BTreeSet;
 
@@ -348,6 +350,30 @@ pub use crate::events::resume::PriorCall;
 /// The task run: the one [`Pipeline`] over samples × models with [`TaskKind`].
 pub type TaskEngine = Pipeline<TaskKind>;
 
+impl TaskKind {
+    /// A run of `task` over `data` with the models of `cfg`, its `llm_judge`
+    /// metrics judged by `judge` (on its own pool); its engine:
+    /// `Pipeline::prepare` (or [`TaskEngine::judged`]).
+    pub fn judged(
+        cfg: TaskRunConfig,
+        task: Task,
+        info: TaskInfo,
+        template: &PromptTemplate,
+        data: &TaskDataset,
+        judge: Option<TaskJudge>,
+    ) -> TaskKind {
+        TaskKind::new(
+            cfg,
+            task,
+            info,
+            template,
+            data.name.clone(),
+            data.samples.clone(),
+            judge,
+        )
+    }
+}
+
 impl Pipeline<TaskKind> {
     /// A run of `task` over `data` with the models of `cfg`.
     pub fn new(
@@ -369,15 +395,7 @@ impl Pipeline<TaskKind> {
         data: &TaskDataset,
         judge: Option<TaskJudge>,
     ) -> TaskEngine {
-        Pipeline::over(TaskKind::new(
-            cfg,
-            task,
-            info,
-            template,
-            data.name.clone(),
-            data.samples.clone(),
-            judge,
-        ))
+        Pipeline::over(TaskKind::judged(cfg, task, info, template, data, judge))
     }
 
     /// Takes over calls an earlier, interrupted run settled (see `resume`),
@@ -515,5 +533,39 @@ impl Pipeline<TaskKind> {
     /// Unsettled samples (a report of a cancelled or unfinished run) are left out.
     pub fn scored(&self) -> Scored {
         self.kind().scored()
+    }
+}
+
+/// A task run's pools are its models' in order, then the judge's; a resume
+/// takes over the settled calls of its samples × models.
+impl Start for TaskKind {
+    type Log = ReadLog;
+
+    fn pool_models(&self) -> Vec<PoolModel> {
+        let models = self.cfg.models.iter().map(|m| PoolModel {
+            name: m.name.clone(),
+            judge: false,
+        });
+        let judge = self.judge.as_ref().map(|j| PoolModel {
+            name: j.model.name.clone(),
+            judge: true,
+        });
+        models.chain(judge).collect()
+    }
+
+    fn take_over(engine: &mut TaskEngine, log: &ReadLog) -> TakenOver {
+        let prior = super::resume::resumable(log, engine);
+        let notes = prior
+            .unknown
+            .iter()
+            .map(|key| format!("`{key}` is not a sample and model of this run; ignored"))
+            .collect();
+        let jobs = engine.restore(prior.calls);
+        TakenOver {
+            unit: "cases",
+            jobs,
+            total: engine.jobs(),
+            notes,
+        }
     }
 }
