@@ -10,6 +10,7 @@ pub(crate) mod http;
 pub(crate) mod judge;
 mod output;
 mod progress;
+mod rag;
 mod registry;
 mod resume;
 mod retrieval;
@@ -20,8 +21,7 @@ use crate::args::RunArgs;
 use crate::error::CliError;
 use clock::Clock;
 use evalpage_core::events::Record;
-use evalpage_core::rag::{case_line, start_line};
-use evalpage_core::rag::{Engine, RagKind};
+use evalpage_core::rag::RagKind;
 use evalpage_core::report::Prices;
 use evalpage_core::run::{finish, Finish, Kind, Pipeline, RunEnd, RunStatus};
 use output::{say, Output};
@@ -36,17 +36,6 @@ pub(crate) trait Console: Kind<Record = Record> + Sized {
     /// `progress_{run_id}.jsonl`): its file name and its lines from `from` on.
     fn side_log(_engine: &Pipeline<Self>, _from: usize) -> Option<(String, Vec<String>)> {
         None
-    }
-}
-
-impl Console for RagKind {
-    fn job_line(engine: &Engine, job: usize) -> Option<String> {
-        let lang = engine.config().info.lang;
-        let (c, r) = (
-            engine.cases().get(job)?,
-            engine.results().get(job)?.as_ref()?,
-        );
-        Some(case_line(lang, c, r))
     }
 }
 
@@ -199,7 +188,7 @@ pub(crate) fn check(args: &RunArgs) -> Result<RunPlan, CliError> {
         (_, Some(path)) => RunPlan::Dialog(Box::new(dialog::plan(args, path)?)),
         (Some(spec), None) => RunPlan::Task(Box::new(task::plan(args, spec)?)),
         (None, None) if args.retrieval => RunPlan::Retrieval(Box::new(retrieval::plan(args)?)),
-        (None, None) => RunPlan::Rag(Box::new(rag_plan(args)?)),
+        (None, None) => RunPlan::Rag(Box::new(rag::plan(args)?)),
     })
 }
 
@@ -333,47 +322,4 @@ impl<K: Console + Finish> Checked<K> {
         }
         Ok(())
     }
-}
-
-/// The RAG check's plan.
-fn rag_plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
-    let clock = Clock::start();
-    let mut plan = setup::plan(args, &clock)?;
-    let log = args
-        .resume_from
-        .as_deref()
-        .map(resume::read_log)
-        .transpose()?;
-    // A resumed run keeps the interrupted run's id.
-    if let Some(run_id) = log.as_ref().and_then(resume::run_id) {
-        plan.config.run.run_id = run_id;
-    }
-    let lang = plan.config.info.lang;
-    let dataset_bytes = std::mem::take(&mut plan.dataset_bytes);
-    let prices = setup::flag_price(args)
-        .map(|p| (plan.config.info.model.clone(), p))
-        .into_iter()
-        .collect();
-    let spec = setup::start_spec(args, prices, None);
-    let kind = evalpage_core::rag::RagKind::new(plan.config, plan.cases);
-    let engine = setup::prepare(args, kind, &spec, log.as_ref())?;
-    let prices = engine.priced(&spec);
-    let backend = std::sync::Arc::new(plan.backend);
-    let call: driver::Caller =
-        std::sync::Arc::new(move |job, r: &driver::Request| backend.call(&r.messages, job));
-    let pools = vec![PoolInfo {
-        name: engine.config().info.model.clone(),
-        price: setup::flag_price(args),
-        max_tokens: args.max_tokens.map(u64::from),
-    }];
-    Ok(Checked {
-        start_line: start_line(lang, engine.cases().len()),
-        engine,
-        call,
-        clock,
-        inputs: dataset_bytes,
-        prices,
-        metadata: setup::metadata_name(args),
-        pools,
-    })
 }

@@ -1,56 +1,23 @@
-//! From flags to a ready run: the dataset's valid cases (bad lines reported on
-//! stderr), the backend (demo or an OpenAI-compatible endpoint with its key from
-//! the environment) and the engine's `RunConfig`. Every refusal is a `CliError`
-//! that says what to give instead.
+//! What every kind's `evalpage run` shares, from flags to a ready run: the
+//! backend (an OpenAI-compatible endpoint with its key from the environment,
+//! or the demo), the run's identity and scheduling, the shard, the cache,
+//! the start spec every kind is prepared from, and the error of a run that
+//! stopped. Every refusal is a `CliError` that says what to give instead.
 
 use super::backend::Backend;
 use super::clock::Clock;
 use super::http::HttpBackend;
-use crate::args::{MatchModeArg, Provider, RunArgs};
+use crate::args::{Provider, RunArgs};
 use crate::error::{CliError, NOTHING_SENT, PROMPT_FIX};
-use evalpage_core::demo;
 use evalpage_core::events::ReadLog;
-use evalpage_core::rag;
-use evalpage_core::rag::RunConfig;
 use evalpage_core::report::{Price, Prices};
 use evalpage_core::run::RunIdentity;
-use evalpage_core::run::{RunInfo, RunSettings};
+use evalpage_core::run::RunSettings;
 use evalpage_core::run::{Start, StartError, StartSpec};
+use evalpage_core::ApiKey;
 use evalpage_core::OpenAiConfig;
 use evalpage_core::Pipeline;
-use evalpage_core::RagCase;
-use evalpage_core::DEFAULT_SYSTEM_PROMPT;
-use evalpage_core::{strip_query, ApiKey};
-use evalpage_core::{MatchMode, ScoringConfig};
-use serde_json::json;
-use std::path::Path;
 use std::time::Duration;
-
-/// Everything `evalpage run` needs to start the engine.
-#[derive(Debug)]
-pub struct Plan {
-    /// The engine's configuration.
-    pub config: RunConfig,
-    /// The dataset's valid cases.
-    pub cases: Vec<RagCase>,
-    /// Who answers.
-    pub backend: Backend,
-    /// The dataset file's bytes.
-    pub dataset_bytes: Vec<u8>,
-}
-
-/// The dataset's cases, with the name recorded in the report.
-#[derive(Debug)]
-pub struct Loaded {
-    /// File name of the dataset.
-    pub name: String,
-    /// Valid cases.
-    pub cases: Vec<RagCase>,
-    /// Lines skipped.
-    pub skipped: usize,
-    /// The file's bytes (for its fingerprint).
-    pub bytes: Vec<u8>,
-}
 
 /// Where the run's endpoint backends take answers from first: `--cache
 /// DIR`, opened, or the answers of `evalpage batch` (which send nothing).
@@ -76,31 +43,6 @@ pub fn in_shard<T>(args: &RunArgs, items: Vec<T>, id: impl Fn(&T) -> &str) -> Ve
     let kept: Vec<T> = items.into_iter().filter(|t| shard.holds(id(t))).collect();
     eprintln!("evalpage: shard {shard}: {} of {total} samples", kept.len());
     kept
-}
-
-/// Resolves the flags into a plan.
-pub fn plan(args: &RunArgs, clock: &Clock) -> Result<Plan, CliError> {
-    let backend = backend(args)?;
-    let data = load_dataset(args.dataset())?;
-    let config = RunConfig {
-        run: identity(args, clock, clock.run_id(evalpage_core::RunKind::Rag)),
-        info: run_info(args, &backend, &data),
-        scoring: scoring(args),
-        system_prompt: args
-            .system_prompt
-            .clone()
-            .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_string()),
-        dataset_meta: match &args.metadata {
-            Some(p) => Some(crate::score::read_metadata(p)?),
-            None => None,
-        },
-    };
-    Ok(Plan {
-        config,
-        cases: in_shard(args, data.cases, |c| c.id.as_str()),
-        backend,
-        dataset_bytes: data.bytes,
-    })
 }
 
 /// Who runs what, the same for every kind `evalpage run` plays: the run
@@ -129,51 +71,6 @@ pub fn identity(args: &RunArgs, clock: &Clock, run_id: String) -> RunIdentity {
 /// `--metadata`, as given (the report's run metadata names it).
 pub fn metadata_name(args: &RunArgs) -> Option<String> {
     args.metadata.as_ref().map(|p| p.display().to_string())
-}
-
-/// The RAG check's model and dataset, as recorded in the log and report.
-fn run_info(args: &RunArgs, backend: &Backend, data: &Loaded) -> RunInfo {
-    let (model, endpoint) = match backend {
-        Backend::Demo => (demo::MODEL_NAME.to_string(), None),
-        Backend::OpenAi(_) => (
-            args.model.clone().unwrap_or_default(),
-            args.endpoint.as_deref(),
-        ),
-    };
-    RunInfo {
-        lang: args.lang.into(),
-        backend: backend.name().to_string(),
-        model: model.trim().to_string(),
-        endpoint: endpoint.map(|e| strip_query(e.trim())),
-        parameters: json!({"temperature": args.temperature, "max_tokens": args.max_tokens}),
-        dataset_name: data.name.clone(),
-        dataset_line_errors: data.skipped,
-    }
-}
-
-/// Reads and parses the dataset, printing one `skipped line` message per bad line.
-pub fn load_dataset(path: &Path) -> Result<Loaded, CliError> {
-    let shown = path.display().to_string();
-    let bytes = crate::score::read_dataset_bytes(path)?;
-    let name = path
-        .file_name()
-        .map_or(shown.clone(), |n| n.to_string_lossy().into_owned());
-    let data = rag::parse(&name, &bytes);
-    for e in &data.errors {
-        eprintln!("evalpage: skipped line {e}");
-    }
-    if data.cases.is_empty() {
-        return Err(CliError::NoCases {
-            path: shown,
-            skipped: data.errors.len(),
-        });
-    }
-    Ok(Loaded {
-        name,
-        cases: data.cases,
-        skipped: data.errors.len(),
-        bytes,
-    })
 }
 
 /// Picks the backend: demo, or openai when an endpoint and a model are given.
@@ -365,16 +262,6 @@ pub(super) fn stopped(
     ))
 }
 
-fn scoring(args: &RunArgs) -> ScoringConfig {
-    ScoringConfig {
-        match_mode: match args.match_mode {
-            MatchModeArg::Strict => MatchMode::Strict,
-            MatchModeArg::Fuzzy => MatchMode::Fuzzy,
-        },
-        fuzzy_threshold: args.fuzzy_threshold,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -433,14 +320,6 @@ mod tests {
             "en",
         ]);
         assert_eq!(settings(&a).timeout_ms, 1500);
-        assert_eq!(scoring(&a).match_mode, MatchMode::Strict);
         assert_eq!(Lang::from(a.lang), Lang::En);
-    }
-
-    #[test]
-    fn missing_dataset_names_the_path() {
-        let e = load_dataset(Path::new("/nonexistent/evalpage/x.jsonl")).expect_err("missing");
-        assert!(e.to_string().contains("/nonexistent/evalpage/x.jsonl"));
-        assert_eq!(e.exit_code(), 2);
     }
 }
