@@ -27,7 +27,6 @@ use evalpage_core::dialog::{
 use evalpage_core::dialog::{DialogJudge, ScoreOptions};
 use evalpage_core::report::Prices;
 use evalpage_core::run::Pipeline;
-use evalpage_core::run::Start as _;
 use evalpage_core::{strip_query, CallOutcome};
 use evalpage_core::{DialogKind, DialogRunConfig};
 use std::path::Path;
@@ -105,27 +104,13 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         })
         .unwrap_or_default();
     // Pools: the model, then the judge.
-    let judge_model_name = judge.as_ref().map(|j| j.model.name.clone());
     let prices = setup::flag_price(args)
         .map(|p| (model.clone(), p))
         .into_iter()
         .collect();
     let spec = setup::start_spec(args, prices, judge.as_ref().and_then(|j| j.price));
     let kind = DialogKind::judged(cfg, set, judge);
-    let pool_prices = spec.pool_prices(&kind.pool_models());
     let engine = setup::prepare(args, kind, &spec, log.as_ref())?;
-    let pools = vec![
-        super::PoolInfo {
-            name: model.clone(),
-            price: pool_prices.first().copied().flatten(),
-            max_tokens: args.max_tokens.map(u64::from),
-        },
-        super::PoolInfo {
-            name: judge_model_name.unwrap_or_else(|| "judge".into()),
-            price: pool_prices.get(1).copied().flatten(),
-            max_tokens: None,
-        },
-    ];
     let model: Caller = match backend {
         Backend::Demo => Arc::new(move |_, r: &Request| {
             CallOutcome::Answer(mock_reply(&all_dialogs, &r.messages))
@@ -170,7 +155,8 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         inputs: (),
         prices: Prices::new(),
         metadata: None,
-        pools,
+        spec,
+        max_tokens: vec![args.max_tokens.map(u64::from), None],
     })
 }
 

@@ -88,61 +88,41 @@ pub(crate) struct Checked<K: Console + Finish> {
     prices: Prices,
     /// `--metadata`, as given.
     metadata: Option<String>,
-    /// Each pool's model, price and answer limit (`max_tokens`), by pool
-    /// number: what `--estimate` prices.
-    pools: Vec<PoolInfo>,
+    /// How the run was started (its prices: what `--estimate` prices).
+    spec: evalpage_core::run::StartSpec,
+    /// Each pool's answer limit (`max_tokens`), by pool number.
+    max_tokens: Vec<Option<u64>>,
 }
 
-/// A pool as `--estimate` shows it.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct PoolInfo {
-    /// The model (or service) name.
-    pub name: String,
-    /// Its price, when set.
-    pub price: Option<evalpage_core::report::Price>,
-    /// Its answer limit, when set.
-    pub max_tokens: Option<u64>,
-}
-
-impl<K: Console + Finish> Checked<K> {
+impl<K: Console + Finish + evalpage_core::run::Start> Checked<K> {
     /// `--estimate`: the calls the run would send first, per model, with an
     /// upper bound of their tokens and cost; written to `estimate.json`.
     fn estimate(&self, out_dir: &std::path::Path) -> Result<(), CliError> {
-        let firsts = self.engine.first_calls();
         let mut models = Vec::new();
-        for (pool, (calls, prompt_max)) in firsts.iter().enumerate() {
-            let info = self.pools.get(pool).cloned().unwrap_or_default();
-            if *calls == 0 && pool > 0 {
-                continue;
-            }
-            let completion_max = info.max_tokens.map(|m| m * *calls as u64);
-            let cost_max = match (info.price, completion_max) {
-                (Some(p), Some(c)) => {
-                    Some(*prompt_max as f64 * p.in_per_mtok / 1e6 + c as f64 * p.out_per_mtok / 1e6)
-                }
-                _ => None,
-            };
+        for e in self.engine.estimate(&self.spec, &self.max_tokens) {
             say(&format!(
-                "[EVAL] estimate: {}: {calls} call(s), at most {prompt_max} prompt tokens, {}{}",
-                info.name,
-                match (completion_max, info.max_tokens) {
+                "[EVAL] estimate: {}: {} call(s), at most {} prompt tokens, {}{}",
+                e.model,
+                e.calls,
+                e.prompt_tokens_max,
+                match (e.completion_tokens_max, e.max_tokens) {
                     (Some(c), Some(m)) => format!("at most {c} completion tokens (max_tokens {m})"),
                     _ => "completion tokens unbounded (no max_tokens: set --max-tokens or the model's max_tokens)".into(),
                 },
-                match (cost_max, info.price) {
+                match (e.cost_max, e.price) {
                     (Some(c), _) => format!(", cost at most {c:.4}"),
                     (None, None) => ", no price".into(),
                     (None, Some(_)) => ", cost unbounded".into(),
                 }
             ));
             models.push(serde_json::json!({
-                "name": info.name,
-                "calls": calls,
-                "prompt_tokens_max": prompt_max,
-                "max_tokens": info.max_tokens,
-                "completion_tokens_max": completion_max,
-                "price": info.price.map(|p| serde_json::json!({"in_per_mtok": p.in_per_mtok, "out_per_mtok": p.out_per_mtok})),
-                "cost_max": cost_max,
+                "name": e.model,
+                "calls": e.calls,
+                "prompt_tokens_max": e.prompt_tokens_max,
+                "max_tokens": e.max_tokens,
+                "completion_tokens_max": e.completion_tokens_max,
+                "price": e.price.map(|p| serde_json::json!({"in_per_mtok": p.in_per_mtok, "out_per_mtok": p.out_per_mtok})),
+                "cost_max": e.cost_max,
             }));
         }
         let estimate = serde_json::json!({

@@ -4,7 +4,7 @@
 
 use super::backend::Backend;
 use super::clock::Clock;
-use super::{driver, resume, setup, Checked, Console, PoolInfo};
+use super::{driver, resume, setup, Checked, Console};
 use crate::args::{MatchModeArg, RunArgs};
 use crate::error::CliError;
 use evalpage_core::rag::{self, case_line, start_line, Engine, RagKind, RunConfig};
@@ -52,11 +52,6 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
     let backend = std::sync::Arc::new(plan.backend);
     let call: driver::Caller =
         std::sync::Arc::new(move |job, r: &driver::Request| backend.call(&r.messages, job));
-    let pools = vec![PoolInfo {
-        name: engine.config().info.model.clone(),
-        price: setup::flag_price(args),
-        max_tokens: args.max_tokens.map(u64::from),
-    }];
     Ok(Checked {
         start_line: start_line(lang, engine.cases().len()),
         engine,
@@ -65,7 +60,8 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
         inputs: dataset_bytes,
         prices,
         metadata: setup::metadata_name(args),
-        pools,
+        spec,
+        max_tokens: vec![args.max_tokens.map(u64::from)],
     })
 }
 

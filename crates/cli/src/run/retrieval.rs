@@ -142,10 +142,8 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
             lang: args.lang.into(),
         },
         prices: Prices::new(),
-        pools: vec![super::PoolInfo {
-            name: "retrieval endpoint".into(),
-            ..super::PoolInfo::default()
-        }],
+        spec,
+        max_tokens: vec![None],
         metadata: setup::metadata_name(args),
     })
 }

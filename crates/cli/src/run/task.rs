@@ -29,7 +29,6 @@ use crate::task_file::{self, LoadedTask};
 use evalpage_core::judged_metrics;
 use evalpage_core::parse_problems;
 use evalpage_core::report::Prices;
-use evalpage_core::run::Start as _;
 use evalpage_core::task::DatasetFormat;
 use evalpage_core::task::Task;
 use evalpage_core::task::TaskFiles;
@@ -154,27 +153,18 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         ..
     } = &loaded;
     let kind = TaskKind::judged(cfg, task.clone(), info.clone(), template, &data, task_judge);
-    // Pools: the models in order, then the judge.
     let spec = setup::start_spec(args, prices, judge_price);
-    let pool_prices = spec.pool_prices(&kind.pool_models());
     let engine = setup::prepare(args, kind, &spec, log.as_ref())?;
-    let mut pools: Vec<super::PoolInfo> = model_settings
+    // Pools: the models in order, then the judge.
+    let max_tokens: Vec<Option<u64>> = model_settings
         .iter()
-        .zip(&pool_prices)
-        .map(|(m, price)| super::PoolInfo {
-            name: m.name.clone(),
-            price: *price,
-            max_tokens: m
-                .params
+        .map(|m| {
+            m.params
                 .get("max_tokens")
-                .and_then(serde_json::Value::as_u64),
+                .and_then(serde_json::Value::as_u64)
         })
+        .chain([None])
         .collect();
-    pools.push(super::PoolInfo {
-        name: judge_name.clone().unwrap_or_else(|| "judge".into()),
-        price: judge_price,
-        max_tokens: None,
-    });
     let n = data.samples.len();
     let models_n = model_settings.len();
     let task_arc = Arc::new(task.clone());
@@ -240,7 +230,8 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         },
         prices,
         metadata: setup::metadata_name(args),
-        pools,
+        spec,
+        max_tokens,
     })
 }
 

@@ -21,7 +21,7 @@ pub use protocol::{Command, Input, RunStatus, Step};
 pub use result::{AnswerPolicy, RunIdentity, RunInfo, RunSettings};
 pub use scheduler::{Scheduler, Settled};
 pub use shard::{shard_of, Shard};
-pub use start::{PoolModel, Start, StartError, StartSpec, TakenOver};
+pub use start::{Estimate, PoolModel, Start, StartError, StartSpec, TakenOver};
 
 /// Batch files: a run's calls as OpenAI Batch input, and the answers of the
 /// engines that run them read back (see `provider::batch`).

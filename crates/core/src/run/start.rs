@@ -116,6 +116,81 @@ impl<K: Start> Pipeline<K> {
     }
 }
 
+/// What one pool of a run would send first: an upper bound, as `evalpage
+/// run --estimate` and the task page give it (prompt tokens at most the
+/// UTF-8 bytes of the messages plus 4 per message and 3; completion tokens
+/// at most `max_tokens` per call; the cost from the model's price). Calls
+/// that follow an answer (a judge's, a dialog's later turns) are not
+/// counted: their prompts hold the answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// The model.
+    pub model: String,
+    /// Calls.
+    pub calls: u64,
+    /// Prompt tokens, at most.
+    pub prompt_tokens_max: u64,
+    /// Completion tokens, at most (`None` without `max_tokens`).
+    pub completion_tokens_max: Option<u64>,
+    /// Cost, at most (`None` without a price or without `max_tokens`).
+    pub cost_max: Option<f64>,
+    /// The price it was priced with.
+    pub price: Option<Price>,
+    /// The answer limit per call.
+    pub max_tokens: Option<u64>,
+}
+
+impl Estimate {
+    /// The bound of `calls` calls of `model` whose prompts hold at most
+    /// `prompt_tokens_max` tokens in all.
+    pub fn new(
+        model: &str,
+        calls: u64,
+        prompt_tokens_max: u64,
+        price: Option<Price>,
+        max_tokens: Option<u64>,
+    ) -> Estimate {
+        let completion = max_tokens.map(|m| m * calls);
+        let cost_max = match (price, completion) {
+            (Some(p), Some(c)) => Some(
+                prompt_tokens_max as f64 * p.in_per_mtok / 1e6 + c as f64 * p.out_per_mtok / 1e6,
+            ),
+            _ => None,
+        };
+        Estimate {
+            model: model.to_string(),
+            calls,
+            prompt_tokens_max,
+            completion_tokens_max: completion,
+            cost_max,
+            price,
+            max_tokens,
+        }
+    }
+}
+
+impl<K: Start> Pipeline<K> {
+    /// The estimate of the calls each pool would send first (every job's
+    /// first call; a resumed run's jobs not taken over), priced as `spec`
+    /// prices them, with each pool's answer limit (`max_tokens[pool]`). A
+    /// pool after the first with no first call (a judge) is left out.
+    pub fn estimate(&self, spec: &StartSpec, max_tokens: &[Option<u64>]) -> Vec<Estimate> {
+        let pools = self.kind().pool_models();
+        let prices = spec.pool_prices(&pools);
+        self.first_calls()
+            .into_iter()
+            .enumerate()
+            .filter(|(pool, (calls, _))| *pool == 0 || *calls > 0)
+            .map(|(pool, (calls, prompt))| {
+                let name = pools.get(pool).map_or("", |p| p.name.as_str());
+                let price = prices.get(pool).copied().flatten();
+                let limit = max_tokens.get(pool).copied().flatten();
+                Estimate::new(name, calls as u64, prompt, price, limit)
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,6 +34,7 @@ pub(crate) mod synthetic;
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub use crate::run::Estimate;
 pub use crate::template::yaml::locate as locate_in_yaml;
 pub use artifacts::{render as render_files, Inputs};
 pub use contract::builtin::{rag_qa, Preset, TEMPLATE_NAMES};
@@ -54,7 +55,7 @@ pub use meta::run_meta;
 pub use mock::{answer as mock_answer, text as mock_text};
 pub use prompts::{measure_lengths, render_prompts, template_reads, PROMPT_STOP};
 pub use registry::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
-pub use repeats::{estimate, Estimate, Repeats};
+pub use repeats::{estimate, Repeats};
 pub use report::{build as build_report, AnswerSource, RunDescription, TaskMetrics};
 pub use report::{ReportInput, TaskInfo, TaskReport};
 pub use responses::parse as parse_responses;

@@ -18,6 +18,7 @@ pub use super::contract::Repeats;
 use super::data::EvalSample;
 use super::score::ModelRun;
 use crate::report::{MetricSummary, RepeatSummary, SampleRepeats};
+use crate::run::Estimate;
 use std::collections::BTreeMap;
 
 /// Each sample's values per metric over its repeats, in answer order.
@@ -129,25 +130,6 @@ pub fn summary(
     })
 }
 
-/// What one model of a task run would send: an upper bound, as `evalpage
-/// run --estimate` gives it (prompt tokens at most the UTF-8 bytes of the
-/// messages plus 4 per message and 3; completion tokens at most `max_tokens`
-/// per call; the cost from the model's price). Calls that follow an answer
-/// (a judge's) are not counted: their prompts hold the answer.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Estimate {
-    /// The model.
-    pub model: String,
-    /// Calls: renderable samples × repeats.
-    pub calls: u64,
-    /// Prompt tokens, at most.
-    pub prompt_tokens_max: u64,
-    /// Completion tokens, at most (`None` without `max_tokens`).
-    pub completion_tokens_max: Option<u64>,
-    /// Cost, at most (`None` without a price or without `max_tokens`).
-    pub cost_max: Option<f64>,
-}
-
 /// The estimate of each model (name, price, `max_tokens`) over these
 /// rendered prompts, each asked `repeats` times.
 pub fn estimate(
@@ -164,19 +146,7 @@ pub fn estimate(
     models
         .iter()
         .map(|(name, price, max_tokens)| {
-            let completion = max_tokens.map(|m| m * calls * r);
-            Estimate {
-                model: name.clone(),
-                calls: calls * r,
-                prompt_tokens_max: prompt * r,
-                completion_tokens_max: completion,
-                cost_max: match (price, completion) {
-                    (Some(p), Some(c)) => Some(
-                        (prompt * r) as f64 * p.in_per_mtok / 1e6 + c as f64 * p.out_per_mtok / 1e6,
-                    ),
-                    _ => None,
-                },
-            }
+            Estimate::new(name, calls * r, prompt * r, *price, *max_tokens)
         })
         .collect()
 }
