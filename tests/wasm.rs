@@ -81,8 +81,14 @@ fn reference_report() -> serde_json::Value {
     normalized(serde_json::to_value(evalpage_core::rag::build(&engine, 1)).expect("json"))
 }
 
+/// The report without the run's timings, and without the language of the
+/// report.md it was written with (the core's report builder writes no
+/// report.md; the run's files record it, see the browser test).
 fn normalized(mut v: serde_json::Value) -> serde_json::Value {
     v["report"]["experiment"]["run"] = serde_json::Value::Null;
+    if let Some(e) = v["report"]["experiment"].as_object_mut() {
+        e.remove("report_language");
+    }
     v
 }
 
@@ -116,8 +122,12 @@ async fn browser_runner_gives_the_same_report_as_the_core() {
     );
     wait_for(|| finished.borrow().is_some(), "the run to finish").await;
     let json = finished.borrow().clone().unwrap_or_default();
-    let got = normalized(serde_json::from_str(&json).expect("report.json parses"));
-    assert_eq!(got, reference_report());
+    let written: serde_json::Value = serde_json::from_str(&json).expect("report.json parses");
+    assert_eq!(
+        written["report"]["experiment"]["report_language"], "zh",
+        "the run's report records its report.md language"
+    );
+    assert_eq!(normalized(written), reference_report());
 }
 
 #[wasm_bindgen_test]
@@ -526,8 +536,12 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
     )
     .await;
     let json = finished.borrow().clone().unwrap_or_default();
-    let got = normalized(serde_json::from_str(&json).expect("report.json parses"));
-    assert_eq!(got, reference_report());
+    let written: serde_json::Value = serde_json::from_str(&json).expect("report.json parses");
+    assert_eq!(
+        written["report"]["experiment"]["report_language"], "zh",
+        "the run's report records its report.md language"
+    );
+    assert_eq!(normalized(written), reference_report());
     TimeoutFuture::new(100).await;
     assert!(
         idb::runs(&db)
@@ -623,10 +637,15 @@ fn task_reference_scores(spec: &TaskRunSpec) -> Vec<serde_json::Value> {
         take(step, &mut queue);
     }
     let scored = engine.scored();
+    // the samples as the engine measured them (their length buckets)
+    let data = evalpage_core::task::TaskDataset {
+        samples: engine.samples().to_vec(),
+        ..spec.run_data.data.as_ref().clone()
+    };
     let report = evalpage_core::task::build_report(&evalpage_core::task::ReportInput {
         task: &spec.task.task,
         info: &spec.task.info,
-        data: &spec.run_data.data,
+        data: &data,
         source: &evalpage_core::AnswerSource::Score {
             responses: "-".into(),
         },
@@ -813,7 +832,7 @@ async fn a_running_task_run_is_in_indexeddb_without_any_key() {
         replace: false,
     });
     let (finished, on_update) = finished_sink();
-    let handle = TaskRunHandle::start(spec, on_update);
+    let handle = TaskRunHandle::start(spec, on_update).expect("a run without a cap starts");
     TimeoutFuture::new(300).await;
     let runs = idb::runs(&db).await.expect("runs");
     let run = runs
