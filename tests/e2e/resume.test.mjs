@@ -23,10 +23,11 @@ const countPosts = (page) => {
   page.on('request', (r) => { if (r.method() === 'POST' && r.url().includes('/chat/completions')) seen.n += 1; });
   return seen;
 };
+/** The CLI's report of the same run, in the page's language (the report records it). */
 function cliReport() {
   const out = tmpDir('resume-cli');
   const run = cli(['run', '--dataset', DEMO_DATASET, '--endpoint', mock.url, '--model', 'evalpage-demo',
-    '--temperature', '0', '--concurrency', '2', '--out', out]);
+    '--temperature', '0', '--concurrency', '2', '--lang', 'en', '--out', out]);
   assert.equal(run.status, 0, run.stderr);
   return comparable(fs.readFileSync(path.join(out, 'eval_rag_report.json'), 'utf8'));
 }
