@@ -19,7 +19,7 @@
 //! eligible or not scored.
 
 use super::dataset::{Dialog, TurnPair};
-use super::metrics::{TurnInput, REGISTRY};
+use super::metrics::{TurnInput, REGISTRY, SCORERS};
 use super::trace::{DialogTrace, TurnTrace, TRACE_VERSION};
 use super::turn_eval::{Judgements, ScoreOptions, TurnEval, TurnJudgement};
 use super::vocab::TurnStatus;
@@ -59,8 +59,8 @@ pub fn score_turn(
         judgements: judged.map(|j| j.detail.clone()).unwrap_or_default(),
         ..TurnEval::default()
     };
-    for metric in REGISTRY {
-        let why = (metric.score)(&input, &mut row);
+    for (metric, score) in REGISTRY.iter().zip(SCORERS) {
+        let why = score(&input, &mut row);
         let why = match input.ok() {
             true => why.map(str::to_string),
             false => Some(format!("turn_status is {}", status_name(status))),

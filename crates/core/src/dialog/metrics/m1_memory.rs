@@ -38,7 +38,6 @@ use serde_json::json;
 pub const M1: TurnMetric = TurnMetric {
     ty: &kinds::M1_MEMORY_RECALL,
     key: "m1",
-    score,
     run: |r| (r.eligible_m1, r.m1_status),
     aggregate,
     not_run: NO_RECALL,
@@ -88,7 +87,7 @@ fn sources(
     })
 }
 
-fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
+pub(super) fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
     let keys = &t.pair.tags.memory_required_keys_gt;
     let resolved: Vec<ResolvedKey> = keys
         .iter()

@@ -23,7 +23,6 @@ use serde_json::{json, Value};
 pub const M2: TurnMetric = TurnMetric {
     ty: &kinds::M2_CONSTRAINT_CONTRADICTION,
     key: "m2",
-    score,
     run: |r| (r.eligible_m2, r.m2_status),
     aggregate,
     not_run: "",
@@ -150,7 +149,7 @@ pub fn forbidden_hits(answer: &str, terms: &[String]) -> Vec<String> {
         .collect()
 }
 
-fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
+pub(super) fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
     let terms = forbidden_terms(&t.dialog.profile_gt);
     let hits = if t.ok() {
         forbidden_hits(t.answer, &terms)

@@ -30,7 +30,6 @@ use serde_json::json;
 pub const M3: TurnMetric = TurnMetric {
     ty: &kinds::M3_RISK_DISCLOSURE,
     key: "m3",
-    score,
     run: |r| (r.eligible_m3, r.m3_status),
     aggregate: |scored, _| aggregate_by(scored, |r| r.risk_tag_hits),
     not_run: "",
@@ -40,7 +39,6 @@ pub const M3: TurnMetric = TurnMetric {
 pub const M3_JUDGE: TurnMetric = TurnMetric {
     ty: &kinds::M3_RISK_DISCLOSURE_JUDGE,
     key: "m3_judge",
-    score: score_judge,
     run: |r| (r.eligible_m3_judge, r.m3_judge_status),
     aggregate: |scored, _| aggregate_by(scored, |r| r.risk_tag_hits_judge.unwrap_or(0)),
     not_run: NO_JUDGE_MODEL,
@@ -73,7 +71,7 @@ fn count_hits(required: &[String], pred: &[String]) -> usize {
     required.iter().filter(|t| pred.contains(t)).count()
 }
 
-fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
+pub(super) fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
     let raw = &t.pair.tags.risk_disclosure_required_gt;
     let (required, unknown) = required_tags(raw);
     let predicted = if t.ok() {
@@ -98,7 +96,7 @@ fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
     none.then_some(NO_REQUIRED)
 }
 
-fn score_judge(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
+pub(super) fn score_judge(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
     let (required, _) = required_tags(&t.pair.tags.risk_disclosure_required_gt);
     let part = t.judged.and_then(|j| j.risk_tags.as_ref());
     let judge_tags: Option<Vec<String>> = part.and_then(|p| p.value.as_ref()).map(|tags| {

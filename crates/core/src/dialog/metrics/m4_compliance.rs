@@ -29,7 +29,6 @@ use std::collections::BTreeMap;
 pub const M4: TurnMetric = TurnMetric {
     ty: &kinds::M4_COMPLIANCE,
     key: "m4",
-    score,
     run: |r| (r.eligible_m4, r.m4_status),
     aggregate: |scored, _| aggregate_by(scored, |r| r.pred_compliance_label),
     not_run: "the trace has no compliance for any eligible turn",
@@ -39,7 +38,6 @@ pub const M4: TurnMetric = TurnMetric {
 pub const M4_JUDGE: TurnMetric = TurnMetric {
     ty: &kinds::M4_COMPLIANCE_JUDGE,
     key: "m4_judge",
-    score: score_judge,
     run: |r| (r.eligible_m4_judge, r.m4_judge_status),
     aggregate: |scored, _| aggregate_by(scored, |r| r.pred_compliance_label_judge),
     not_run: NO_JUDGE_MODEL,
@@ -87,7 +85,7 @@ pub fn label_of_compliance(c: &Compliance) -> Option<ComplianceLabel> {
     }
 }
 
-fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
+pub(super) fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
     let gt = t.pair.tags.compliance_label_gt;
     let label = t
         .turn
@@ -112,7 +110,7 @@ fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
     }
 }
 
-fn score_judge(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
+pub(super) fn score_judge(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
     let gt = t.pair.tags.compliance_label_gt;
     let part = t.judged.and_then(|j| j.compliance_label.as_ref());
     let label = part.and_then(|l| l.value);

@@ -25,13 +25,12 @@ use serde_json::json;
 pub const M5: TurnMetric = TurnMetric {
     ty: &kinds::M5_EXPLAINABILITY,
     key: "m5",
-    score,
     run: |r| (r.eligible_m5, r.m5_status),
     aggregate,
     not_run: NO_JUDGE_MODEL,
 };
 
-fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
+pub(super) fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
     let rubric = &t.pair.tags.explainability_rubric_gt;
     let rubric_part = t.judged.and_then(|j| j.rubric_hit_items.as_ref());
     let score_part = t.judged.and_then(|j| j.score_1_5.as_ref());

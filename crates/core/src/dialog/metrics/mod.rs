@@ -10,9 +10,10 @@
 //! reason), its aggregate for `metrics_summary.json` (value, details, the
 //! `not_run` reason), and its tests at the bottom.
 //!
-//! [`REGISTRY`] lists them once, in summary order; `score::score_turn` and
-//! `summary::summarize_judged` iterate it. Adding a dialog metric is one file
-//! here, one line in [`REGISTRY`], its registry line in `metric/kinds.rs`
+//! [`REGISTRY`] lists them once, in summary order, and [`SCORERS`] their
+//! scorers in the same order; `score::score_turn` runs the scorers and
+//! `summary::summarize_judged` the aggregates. Adding a dialog metric is one
+//! file here, one line in [`REGISTRY`] and one in [`SCORERS`], its registry line in `metric/kinds.rs`
 //! (which `metric::REGISTRY` lists for the page and the docs) and its fields
 //! in `TurnEval`.
 //!
@@ -29,7 +30,7 @@ mod m4_compliance;
 mod m5_explain;
 mod unit;
 
-pub use unit::{Aggregate, TurnInput, TurnMetric};
+pub use unit::{Aggregate, Scorer, TurnInput, TurnMetric};
 
 /// Every dialog metric, in summary order (their `metric::kinds` lines'
 /// order): the one list the scoring of a turn and the summary iterate.
@@ -41,6 +42,20 @@ pub const REGISTRY: &[TurnMetric] = &[
     m4_compliance::M4,
     m4_compliance::M4_JUDGE,
     m5_explain::M5,
+];
+
+/// How each metric of [`REGISTRY`] scores one turn, in the same order (a
+/// length that differs does not compile): apart from the registry so that
+/// the summary of saved rows, which the viewer's bundle reads, links none
+/// of the scoring.
+pub const SCORERS: [Scorer; REGISTRY.len()] = [
+    m1_memory::score,
+    m2_constraint::score,
+    m3_risk::score,
+    m3_risk::score_judge,
+    m4_compliance::score,
+    m4_compliance::score_judge,
+    m5_explain::score,
 ];
 
 /// The metric names, in [`REGISTRY`] order.

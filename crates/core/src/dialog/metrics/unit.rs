@@ -49,6 +49,14 @@ pub struct Aggregate {
     pub reason: Option<String>,
 }
 
+/// How a metric scores one turn (Inspect AI's scorer): fills the metric's
+/// fields of the row, its `eligible_<key>` (§7) and `<key>_status`, and
+/// returns why the turn is not eligible or not scored. A failed turn's reason
+/// is replaced by its status (`score::score_turn`). Listed in
+/// `metrics::SCORERS`, apart from the [`TurnMetric`]s, so that what only
+/// reads saved rows (the viewer's summary) links no scoring.
+pub type Scorer = fn(&TurnInput<'_>, &mut TurnEval) -> Option<&'static str>;
+
 /// One dialog metric of spec 001: declared as a `const` in its own file and
 /// listed once in `metrics::REGISTRY`.
 #[derive(Clone, Copy)]
@@ -59,11 +67,6 @@ pub struct TurnMetric {
     /// The key of its row fields: `eligible_<key>`, `<key>_status` and
     /// `skip_reasons[<key>]`.
     pub key: &'static str,
-    /// Scores one turn: fills the metric's fields of the row, its
-    /// `eligible_<key>` (§7) and `<key>_status`, and returns why the turn is
-    /// not eligible or not scored. A failed turn's reason is replaced by its
-    /// status (`score::score_turn`).
-    pub score: fn(&TurnInput<'_>, &mut TurnEval) -> Option<&'static str>,
     /// The row's `eligible_<key>` and `<key>_status`.
     pub run: fn(&TurnEval) -> (bool, MetricRun),
     /// The aggregate over the scored rows (`scored`) of all `rows`.
