@@ -255,7 +255,7 @@ impl fmt::Debug for MetricType {
 
 /// Every metric of every kind, in documentation order: the task metric
 /// types, then the retrieval and the dialog metrics. The page's metric
-/// panels, `task check` and the README's table read this list.
+/// panels, `task check` and the guide's metrics table (docs/guide/metrics.md) read this list.
 pub const REGISTRY: &[MetricType] = &[
     field_completeness::TYPE,
     reference_rouge::TYPE,

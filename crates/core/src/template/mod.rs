@@ -10,14 +10,15 @@
 //! `serde` (values are converted from `serde_json` here instead); with them
 //! off, minijinja has no dependencies at all. The seven filters prompts use
 //! most (`length`, `join`, `default`, `trim`, `lower`, `upper`, `tojson`) are
-//! written by hand in `filters`. Cost, from TOOLCHAIN.md's table
-//! (a small Yew page, release, before wasm-opt): the page with upon 0.11 is
-//! 635 KB raw / 260 KB gzipped, with minijinja 3 without default features
-//! 828 / 323 (+193 KB raw, +63 KB gz over upon; +392 KB raw over the 436 KB page
-//! with no YAML or template crate), with minijinja 3's default features
-//! 1,208 / 451. `upon` is lighter but only Jinja-like: it has `else if` for
-//! `elif`, no `{% set %}`, no `is defined` and no comparison operators, so
-//! prompts copied from other tools would not render.
+//! written by hand in `filters`. Cost, measured on a small Yew page built in
+//! release, before wasm-opt (docs/BENCHMARKS.md, "Choosing the template and
+//! YAML crates"): the page with upon 0.11 is 635 KB raw / 260 KB gzipped, with
+//! minijinja 3 without default features 828 / 323 (+193 KB raw, +63 KB gz over
+//! upon; +392 KB raw over the 436 KB page with no YAML or template crate), with
+//! minijinja 3's default features 1,208 / 451. `upon` is lighter but only
+//! Jinja-like: it has `else if` for `elif`, no `{% set %}`, no `is defined`
+//! and no comparison operators, so prompts copied from other tools would not
+//! render.
 //!
 //! Rendering rules:
 //! - every sample field is a variable (`sample_id` is added when the sample has

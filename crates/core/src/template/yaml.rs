@@ -2,8 +2,9 @@
 //!
 //! The crate is `serde_yaml_ng` 0.10 (a maintained fork of `serde_yaml` 0.9 on
 //! `unsafe-libyaml`, a pure-Rust translation of libyaml, so it builds for
-//! wasm32). TOOLCHAIN.md measured it at +104 KB raw / +44 KB gzipped in the
-//! release Wasm bundle (436 -> 540 KB). Its behaviour, pinned by the tests below:
+//! wasm32). It adds 104 KB raw / 44 KB gzipped to a small release Wasm page
+//! (436 -> 540 KB raw; docs/BENCHMARKS.md, "Choosing the template and YAML
+//! crates"). Its behaviour, pinned by the tests below:
 //! - errors carry a line and column, and the key path (`metrics[1]: unknown
 //!   field ...`) in their text, which [`from_yaml`] splits into `TaskError` parts;
 //! - a tab used for indentation is a syntax error (YAML forbids tabs there), and
