@@ -17,6 +17,7 @@ mod batch;
 mod cache;
 mod compare;
 mod error;
+mod files;
 mod merge;
 mod mock;
 mod reconcile;

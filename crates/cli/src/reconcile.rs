@@ -25,7 +25,7 @@ pub fn check(args: &ReconcileArgs) -> Result<(), CliError> {
     }
 }
 
-use crate::score::read_input as read;
+use crate::files::read_input as read;
 
 /// `ok   name: report=.. log=..` per check, then the notes.
 pub fn render(rec: &Reconciliation) -> Vec<String> {

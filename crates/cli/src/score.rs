@@ -2,8 +2,8 @@
 //! against a task (this file), ranked source lists of a retrieval system
 //! (`score_retrieval`), or a dialog trace (`score_dialog`). This file checks
 //! the flags for the kind of scoring they ask for (a flag that cannot apply
-//! is an error naming it, exit 2), holds what the three share (reading
-//! inputs, `run_meta.json`'s identity, writing the files), and scores a
+//! is an error naming it, exit 2; what the three share, reading inputs and
+//! writing files, is in `files`), and scores a
 //! task: it reads the inputs, calls the core (`evalpage_core::task`) and
 //! writes the artifacts; bad input lines are reported on stderr and skipped.
 //!
@@ -22,21 +22,17 @@
 
 use crate::args::ScoreArgs;
 use crate::error::CliError;
+use crate::files::{judge_settings, now_ms, read_dataset, read_input, report_skipped};
+use crate::files::{run_meta, write_files, wrote};
 use crate::run::judge::{judge_answers, task_judge};
 use crate::task_file::{self, LoadedTask};
 use crate::{score_dialog, score_retrieval};
 
-use evalpage_core::run::RunSettings;
 use evalpage_core::task::{DatasetFormat, Scored, TaskDataset};
 use evalpage_core::LineError;
-use evalpage_core::RunMeta;
 use evalpage_core::{judged_metrics, take_judged, FileAnswers};
 use evalpage_core::{render_prompts, AnswerSource};
 use std::path::Path;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-/// The judge's requests in flight at once when `--judge-concurrency` is not given.
-const JUDGE_CONCURRENCY: u16 = 4;
 
 /// What `evalpage score` scores, from its flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,16 +205,6 @@ fn score_task(args: &ScoreArgs, spec: &str) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The judge's pool (`--judge-concurrency`, default 4; the engine's
-/// retries and timeout) and its request timeout, for every judged scoring.
-pub(crate) fn judge_settings(args: &ScoreArgs) -> (RunSettings, Duration) {
-    let settings = RunSettings {
-        concurrency: usize::from(args.judge_concurrency.unwrap_or(JUDGE_CONCURRENCY)),
-        ..RunSettings::default()
-    };
-    (settings, Duration::from_millis(settings.timeout_ms))
-}
-
 /// The judge gave an answer that would be the same for every call (401,
 /// 403, 404), or has nothing to judge (no sample's prompt renders, so no
 /// question): what it said and what to fix; nothing is written.
@@ -252,61 +238,6 @@ struct Inputs<'a> {
     line_errors: &'a [LineError],
 }
 
-/// The bytes of a dataset file; an error naming the path when it cannot be read.
-pub(crate) fn read_dataset_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|source| CliError::DatasetRead {
-        path: path.display().to_string(),
-        source,
-    })
-}
-
-/// The bytes of another input file (answers, metadata, a log): an error naming
-/// the path when it cannot be read.
-pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|e| CliError::Input {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })
-}
-
-/// Reads a task's dataset (and its optional `metadata.json`), reporting each
-/// skipped line on stderr; an error when no sample is usable.
-pub(crate) fn read_dataset(
-    path: &Path,
-    metadata: Option<&Path>,
-    format: DatasetFormat,
-    max: Option<usize>,
-) -> Result<(Vec<u8>, TaskDataset), CliError> {
-    let name = path.display().to_string();
-    let bytes = read_dataset_bytes(path)?;
-    let meta = match metadata {
-        Some(p) => Some(read_metadata(p)?),
-        None => None,
-    };
-    let data = evalpage_core::task::load_first_dataset(&name, &bytes, format, meta.as_ref(), max);
-    report_skipped(&data.errors);
-    if data.samples.is_empty() {
-        return Err(CliError::Input {
-            path: name,
-            message: format!(
-                "no valid sample ({} line(s) skipped); this task reads {}",
-                data.errors.len(),
-                format.describe()
-            ),
-        });
-    }
-    Ok((bytes, data))
-}
-
-pub fn read_metadata(path: &Path) -> Result<evalpage_core::report::DatasetMetadataFile, CliError> {
-    let shown = path.display().to_string();
-    let bytes = read_input(path)?;
-    evalpage_core::report::parse_metadata(&shown, &bytes).map_err(|e| CliError::Input {
-        path: shown,
-        message: e.to_string(),
-    })
-}
-
 fn read_responses(path: &Path) -> Result<evalpage_core::task::ResponseSet, CliError> {
     let shown = path.display().to_string();
     let bytes = read_input(path)?;
@@ -322,12 +253,6 @@ fn read_responses(path: &Path) -> Result<evalpage_core::task::ResponseSet, CliEr
         });
     }
     Ok(set)
-}
-
-pub(crate) fn report_skipped(errors: &[LineError]) {
-    for e in errors {
-        eprintln!("evalpage: skipped {e}");
-    }
 }
 
 /// Renders and writes every file of a task scoring; returns how many.
@@ -353,65 +278,10 @@ fn write_all(args: &ScoreArgs, i: &Inputs<'_>, started_at_ms: u64) -> Result<usi
     write_files(out, &files)
 }
 
-/// `run_meta.json`'s identity of a scoring that reads `--dataset` (a task's
-/// answers, ranked lists): this tool, the command line (`score` takes no
-/// key, so it holds none), the dataset and metadata files, the times.
-pub(crate) fn run_meta(args: &ScoreArgs, started_at_ms: u64) -> RunMeta {
-    RunMeta {
-        tool: "evalpage-cli".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        argv: std::env::args_os()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect(),
-        dataset: args.dataset().display().to_string(),
-        metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
-        started_at_ms,
-        ended_at_ms: now_ms(),
-    }
-}
-
-/// Writes `(name, text)` files into `dir` (created if missing); returns how
-/// many. Every scoring writes its files through here.
-pub(crate) fn write_files<N: AsRef<str>>(
-    dir: &Path,
-    files: &[(N, String)],
-) -> Result<usize, CliError> {
-    std::fs::create_dir_all(dir).map_err(|e| CliError::output(dir, e))?;
-    for (name, text) in files {
-        let path = dir.join(name.as_ref());
-        std::fs::write(&path, text).map_err(|e| CliError::output(&path, e))?;
-    }
-    Ok(files.len())
-}
-
-/// The last line of every scoring, on stderr: what it wrote where.
-pub(crate) fn wrote(files: usize, logs: usize, dir: &Path) {
-    let logs = match logs {
-        0 => String::new(),
-        n => format!(" and {n} event logs"),
-    };
-    eprintln!("evalpage: wrote {files} files{logs} to {}", dir.display());
-}
-
-/// The file name shown in reports: the path's last part.
-pub(crate) fn file_name(path: &Path) -> String {
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
-}
-
 /// One line per model on stdout: answered, parse problems, metric means. A
 /// metric with no scored sample has no mean: `name=- (N skipped)`, never 0.
 pub(crate) fn print_summary(scored: &Scored) {
     for line in evalpage_core::task::summary_lines(scored) {
         println!("{line}");
     }
-}
-
-pub(crate) fn now_ms() -> u64 {
-    let since = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
 }

@@ -9,9 +9,9 @@
 
 use crate::args::ScoreArgs;
 use crate::error::CliError;
+use crate::files::{file_name, now_ms, read_dataset_bytes, read_input, report_skipped};
+use crate::files::{judge_settings, write_files, wrote};
 use crate::run::judge::{judge_trace, resolve};
-use crate::score::{file_name, now_ms, read_dataset_bytes, read_input, report_skipped};
-use crate::score::{judge_settings, write_files, wrote};
 use evalpage_core::dialog::{
     parse_dialogs, prepare_trace, render, score_prepared, DialogJudge, JudgeOnlyKind, Judgements,
     ScoreOptions,

@@ -7,8 +7,8 @@
 
 use crate::args::ScoreArgs;
 use crate::error::CliError;
-use crate::score::{file_name, read_dataset_bytes, read_input, read_metadata};
-use crate::score::{report_skipped, run_meta, write_files, wrote};
+use crate::files::{file_name, read_dataset_bytes, read_input, read_metadata};
+use crate::files::{report_skipped, run_meta, write_files, wrote};
 use evalpage_core::events::{to_json_seq, to_jsonl};
 use evalpage_core::render_outputs as render;
 use evalpage_core::report::RETRIEVAL_NAMES;

@@ -144,9 +144,9 @@ impl Answers {
     ) -> Result<Answers, CliError> {
         let dialogs = match dataset {
             Some(path) => {
-                let bytes = crate::score::read_dataset_bytes(path)?;
+                let bytes = crate::files::read_dataset_bytes(path)?;
                 let set = evalpage_core::parse_dialogs(&path.display().to_string(), &bytes);
-                crate::score::report_skipped(&set.errors);
+                crate::files::report_skipped(&set.errors);
                 set.dialogs
             }
             None => Vec::new(),
@@ -159,7 +159,7 @@ impl Answers {
     pub fn with_task(mut self, spec: &str, dataset: &Path) -> Result<Answers, CliError> {
         let loaded = task_file::load(spec)?;
         let format = DatasetFormat::for_task(&loaded.task);
-        let (_, data) = crate::score::read_dataset(dataset, None, format, None)?;
+        let (_, data) = crate::files::read_dataset(dataset, None, format, None)?;
         let mut by_prompt = HashMap::new();
         for s in data.samples {
             if let Ok(p) = loaded

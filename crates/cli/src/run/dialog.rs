@@ -36,7 +36,7 @@ use std::sync::Arc;
 pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, CliError> {
     let clock = Clock::start();
     let backend = setup::backend(args)?;
-    let bytes = crate::score::read_dataset_bytes(path)?;
+    let bytes = crate::files::read_dataset_bytes(path)?;
     let name = file_name(path);
     let mut set = parse_dialogs(&name, &bytes);
     // The demo mock finds a conversation's dialog among all of the file's (as

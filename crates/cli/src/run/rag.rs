@@ -104,7 +104,7 @@ fn config(args: &RunArgs, clock: &Clock) -> Result<Plan, CliError> {
             .clone()
             .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_string()),
         dataset_meta: match &args.metadata {
-            Some(p) => Some(crate::score::read_metadata(p)?),
+            Some(p) => Some(crate::files::read_metadata(p)?),
             None => None,
         },
     };
@@ -139,7 +139,7 @@ fn run_info(args: &RunArgs, backend: &Backend, data: &Loaded) -> RunInfo {
 /// Reads and parses the dataset, printing one `skipped line` message per bad line.
 pub(super) fn load_dataset(path: &Path) -> Result<Loaded, CliError> {
     let shown = path.display().to_string();
-    let bytes = crate::score::read_dataset_bytes(path)?;
+    let bytes = crate::files::read_dataset_bytes(path)?;
     let name = path
         .file_name()
         .map_or(shown.clone(), |n| n.to_string_lossy().into_owned());

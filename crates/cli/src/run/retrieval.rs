@@ -9,7 +9,7 @@ use super::http::JsonBackend;
 use super::{setup, Checked, Console};
 use crate::args::RunArgs;
 use crate::error::CliError;
-use crate::score::{read_dataset_bytes, read_input, read_metadata, report_skipped};
+use crate::files::{read_dataset_bytes, read_input, read_metadata, report_skipped};
 use evalpage_core::report::Prices;
 use evalpage_core::retrieval::RetrievalFiles;
 use evalpage_core::{parse_retrieval_cases, Pipeline};

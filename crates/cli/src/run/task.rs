@@ -23,7 +23,6 @@ use super::Checked;
 use super::{resume, setup};
 use crate::args::RunArgs;
 use crate::error::CliError;
-use crate::score;
 use crate::store::Store;
 use crate::task_file::{self, LoadedTask};
 use evalpage_core::judged_metrics;
@@ -116,7 +115,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         .max_samples
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let (bytes, mut data) =
-        score::read_dataset(args.dataset(), args.metadata.as_deref(), format, max)?;
+        crate::files::read_dataset(args.dataset(), args.metadata.as_deref(), format, max)?;
     data.samples = setup::in_shard(args, std::mem::take(&mut data.samples), |s| {
         s.sample.id.as_str()
     });
