@@ -4,10 +4,8 @@
 #![cfg(target_arch = "wasm32")]
 
 use evalpage_core::demo;
-use evalpage_core::rag;
-use evalpage_core::rag::{Engine, RunConfig};
-use evalpage_core::run::RunIdentity;
-use evalpage_core::run::{Command, Input, RunInfo, RunSettings};
+use evalpage_core::rag::{self, Engine, RunConfig};
+use evalpage_core::run::{Command, Input, RunIdentity, RunInfo, RunSettings};
 use evalpage_core::CallOutcome;
 use evalpage_core::Lang;
 use evalpage_core::ScoringConfig;
@@ -555,9 +553,8 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
 
 // ---- task mode -------------------------------------------------------------
 
-use evalpage_core::report::TASK_NAMES;
-use evalpage_core::FILES;
-use evalpage_core::{TaskEngine, TaskRunConfig};
+use evalpage_core::report::{FILES, TASK_NAMES};
+use evalpage_core::task::{TaskEngine, TaskRunConfig};
 use evalpage_web::effects::task_run::{TaskRunHandle, TaskRunSpec, TaskRunUpdate};
 use evalpage_web::state::task_models::plan;
 use evalpage_web::state::{Mode, TaskArtifacts, TaskState};
@@ -646,7 +643,7 @@ fn task_reference_scores(spec: &TaskRunSpec) -> Vec<serde_json::Value> {
         task: &spec.task.task,
         info: &spec.task.info,
         data: &data,
-        source: &evalpage_core::AnswerSource::Score {
+        source: &evalpage_core::task::AnswerSource::Score {
             responses: "-".into(),
         },
         scored: &scored,

@@ -2,7 +2,8 @@
 //! (`report.usage`, the latency in the run's timings): the same numbers as
 //! `report.md` and `summary.csv`. Cost shows only for a priced model.
 
-use evalpage_core::{EvaluationResult, Lang};
+use evalpage_core::report::EvaluationResult;
+use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
 

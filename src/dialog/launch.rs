@@ -18,12 +18,14 @@ use crate::state::keys::{KeyPrompt, Secret};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::{AppState, Mode};
-use evalpage_core::dialog::{DialogJudge, ScoreOptions, MOCK_MODEL_NAME};
+use evalpage_core::dialog::{
+    DialogJudge, DialogKind, DialogRunConfig, ScoreOptions, MOCK_MODEL_NAME,
+};
 use evalpage_core::events::{self, ReadLog};
-use evalpage_core::run::{Pipeline, RunIdentity};
+use evalpage_core::run::{Pipeline, RunIdentity, RunSettings};
 use evalpage_core::strip_query;
 use evalpage_core::RunKind;
-use evalpage_core::{DialogKind, DialogRunConfig, Lang, ModelSettings, OpenAiConfig, RunSettings};
+use evalpage_core::{Lang, ModelSettings, OpenAiConfig};
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -13,11 +13,12 @@
 use super::runner::{Ending, Handle, RunView, Transport, Update};
 use crate::state::dialog::{DialogResults, DialogSnapshot, ShownDialog};
 use crate::state::{RunProgress, RunStatus};
+use evalpage_core::dialog::{DialogEngine, DialogKind};
 use evalpage_core::events::Record;
 use evalpage_core::report::Prices;
-use evalpage_core::run::{Ended, Finish};
+use evalpage_core::run::{Ended, Finish, Kind};
 use evalpage_core::ChatMessage;
-use evalpage_core::{DialogEngine, DialogKind, Kind, OpenAiConfig};
+use evalpage_core::OpenAiConfig;
 use std::rc::Rc;
 
 /// Pretend latency of the dialog mock per turn, ms.

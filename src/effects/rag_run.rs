@@ -8,12 +8,9 @@
 use super::runner::{Ending, Handle, Launch, Persist, RunView, Transport, Update};
 use crate::state::{Artifacts, ModelCall, RunProgress, RunSnapshot, RunStatus};
 use evalpage_core::events::{PriorCall, Record};
-use evalpage_core::rag::{case_line, notes, start_line};
-use evalpage_core::rag::{Engine, RagKind, RunConfig};
+use evalpage_core::rag::{case_line, notes, start_line, Engine, RagCase, RagKind, RunConfig};
 use evalpage_core::report::RunMetrics;
-use evalpage_core::run::{Ended, Finish};
-use evalpage_core::Kind;
-use evalpage_core::RagCase;
+use evalpage_core::run::{Ended, Finish, Kind};
 use evalpage_core::{demo, Lang};
 use evalpage_core::{ChatMessage, ErrorKind};
 use std::rc::Rc;
@@ -40,7 +37,7 @@ pub struct RagView {
     /// The dataset file's text (for `dataset_fingerprint.json`).
     dataset: Rc<str>,
     /// The model's price, if set (the report's cost).
-    price: Option<evalpage_core::Price>,
+    price: Option<evalpage_core::report::Price>,
     /// Console lines already logged to the browser's console.
     logged: usize,
 }
@@ -199,7 +196,7 @@ impl RagView {
     }
 
     /// The model's price per million tokens, for the report's cost.
-    pub fn with_price(mut self, price: Option<evalpage_core::Price>) -> RagView {
+    pub fn with_price(mut self, price: Option<evalpage_core::report::Price>) -> RagView {
         self.price = price;
         self
     }

@@ -13,10 +13,10 @@ use crate::state::{RunProgress, RunStatus, TaskArtifacts};
 use evalpage_core::events::Record;
 use evalpage_core::report::Prices;
 pub use evalpage_core::retrieval::RetrievalFiles;
-use evalpage_core::retrieval::Row;
-use evalpage_core::run::{Ended, Finish};
+use evalpage_core::retrieval::{RetrievalEngine, RetrievalKind, Row};
+use evalpage_core::run::{Ended, Finish, Kind};
+use evalpage_core::ApiKey;
 use evalpage_core::ChatMessage;
-use evalpage_core::{ApiKey, Kind, RetrievalEngine, RetrievalKind};
 use std::rc::Rc;
 
 /// Pretend latency of the demo retriever, ms.

@@ -17,12 +17,12 @@ use evalpage_core::events;
 use evalpage_core::run::{Ended, Finish, Pipeline, StartError, StartSpec};
 use evalpage_core::task::TaskFiles;
 
-use evalpage_core::task::SampleResult;
+use evalpage_core::run::Kind;
+use evalpage_core::task::{
+    SampleResult, TaskEngine, TaskJudge, TaskKind, TaskRecord, TaskRunConfig,
+};
 use evalpage_core::ChatMessage;
-use evalpage_core::Kind;
 use evalpage_core::Lang;
-use evalpage_core::TaskRecord;
-use evalpage_core::{TaskEngine, TaskJudge, TaskKind, TaskRunConfig};
 use std::rc::Rc;
 use yew::Callback;
 
@@ -76,7 +76,7 @@ pub struct TaskView {
     labels: Rc<Vec<Labels>>,
     lang: Lang,
     /// Every priced model, the judge's price under its name.
-    prices: evalpage_core::Prices,
+    prices: evalpage_core::report::Prices,
     /// Results the page may count: saved first when persistence is on.
     results: ResultGrid,
     /// Answers imported from batch files, for the models' calls.

@@ -8,10 +8,8 @@
 
 use crate::components::virtual_table::{settled, Geometry, VirtualTable};
 use crate::state::RunSnapshot;
-use evalpage_core::rag::reasons;
-use evalpage_core::rag::CaseResult;
+use evalpage_core::rag::{reasons, CaseResult, RagCase};
 use evalpage_core::Lang;
-use evalpage_core::RagCase;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -16,10 +16,10 @@ use crate::state::retrieval::{RetrievalAction, RetrievalState};
 use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::{AppState, Mode};
 use evalpage_core::events::{self, ReadLog};
-use evalpage_core::run::{Pipeline, RunIdentity, StartSpec};
+use evalpage_core::retrieval::{RetrievalEndpoint, RetrievalKind, RetrievalRunConfig};
+use evalpage_core::run::{Pipeline, RunIdentity, RunSettings, StartSpec};
+use evalpage_core::Lang;
 use evalpage_core::RunKind;
-use evalpage_core::{Lang, RunSettings};
-use evalpage_core::{RetrievalEndpoint, RetrievalKind, RetrievalRunConfig};
 use std::rc::Rc;
 use yew::prelude::*;
 

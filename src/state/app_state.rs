@@ -3,10 +3,9 @@
 
 use super::keys::{Confirmed, KeyPrompt, KeyRing};
 use super::ModelSettings;
-use evalpage_core::rag::CaseResult;
+use evalpage_core::rag::{CaseResult, RagCase, RagDataset};
 use evalpage_core::report::{EvaluationResult, RunMetrics};
 use evalpage_core::Lang;
-use evalpage_core::{RagCase, RagDataset};
 use std::rc::Rc;
 use yew::Reducible;
 

@@ -9,10 +9,11 @@ use super::keys::{KeyPrompt, Secret};
 use super::limits::Limits;
 use super::stored::{DialogInputs, StoredBytes, StoredFile};
 use super::{RunProgress, RunStatus};
+use evalpage_core::dialog::{parse_dialogs, score_trace, DialogSet, OfflineRun};
 use evalpage_core::dialog::{
     render, Artifacts, DialogTrace, Judgements, MetricsSummary, ScoreOptions, TurnEval,
 };
-use evalpage_core::{demo, parse_dialogs, score_trace, DialogSet, LineError, OfflineRun};
+use evalpage_core::{demo, LineError};
 use std::collections::HashMap;
 use std::rc::Rc;
 use yew::Reducible;

@@ -4,8 +4,7 @@
 //! The kind builds its engine from the [`StartSpec`] these make.
 
 use evalpage_core::report::Price;
-use evalpage_core::run::StartSpec;
-use evalpage_core::AnswerPolicy;
+use evalpage_core::run::{AnswerPolicy, StartSpec};
 use serde::{Deserialize, Serialize};
 
 /// The run's limits as the page's fields hold them (stored with a run).

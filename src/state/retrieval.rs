@@ -7,9 +7,10 @@ use super::keys::{KeyPrompt, Secret};
 use super::limits::Limits;
 use super::stored::{RetrievalInputs, StoredBytes, StoredFile};
 use super::{RunProgress, RunStatus, TaskArtifacts};
-use evalpage_core::retrieval::{bucket_means, Row, METRICS};
-use evalpage_core::RetrievalCase;
-use evalpage_core::{demo, parse_retrieval_cases, LineError, RETRIEVAL_BODY, RETRIEVAL_PATH};
+use evalpage_core::retrieval::{
+    bucket_means, parse_cases, RetrievalCase, Row, DEFAULT_BODY, DEFAULT_PATH, METRICS,
+};
+use evalpage_core::{demo, LineError};
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -90,8 +91,8 @@ impl Default for RetrievalState {
             cases: Rc::default(),
             line_errors: Rc::default(),
             url: String::new(),
-            body: RETRIEVAL_BODY.to_string(),
-            path: RETRIEVAL_PATH.to_string(),
+            body: DEFAULT_BODY.to_string(),
+            path: DEFAULT_PATH.to_string(),
             k: 5,
             concurrency: 4,
             limits: Limits::default(),
@@ -111,7 +112,7 @@ impl Default for RetrievalState {
 
 impl RetrievalState {
     fn load(&mut self, name: &str, bytes: &[u8]) {
-        let (cases, errors) = parse_retrieval_cases(name, bytes);
+        let (cases, errors) = parse_cases(name, bytes);
         self.dataset_name = name.to_string();
         self.dataset_bytes = Rc::from(bytes);
         self.cases = Rc::new(cases);

@@ -185,19 +185,19 @@ impl ModelSettings {
     }
 
     /// What the engine does with truncated and fatal answers.
-    pub fn policy(&self) -> evalpage_core::AnswerPolicy {
-        evalpage_core::AnswerPolicy {
+    pub fn policy(&self) -> evalpage_core::run::AnswerPolicy {
+        evalpage_core::run::AnswerPolicy {
             truncated_as_failure: self.truncated_as_failure,
             keep_going_on_fatal: self.keep_going_on_fatal,
         }
     }
 
     /// The price of the model, when one side is set (the other counts as 0).
-    pub fn price(&self) -> Option<evalpage_core::Price> {
+    pub fn price(&self) -> Option<evalpage_core::report::Price> {
         if self.price_in.is_none() && self.price_out.is_none() {
             return None;
         }
-        Some(evalpage_core::Price {
+        Some(evalpage_core::report::Price {
             in_per_mtok: self.price_in.unwrap_or(0.0).max(0.0),
             out_per_mtok: self.price_out.unwrap_or(0.0).max(0.0),
         })

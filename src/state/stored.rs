@@ -10,7 +10,7 @@
 use super::app_state::Mode;
 use super::settings::ModelSettings;
 use super::task_models::TaskRunSettings;
-use evalpage_core::ModelEntry;
+use evalpage_core::task::ModelEntry;
 use serde::{Deserialize, Serialize};
 
 /// A run as kept in IndexedDB (the `runs` store, keyed by run id).

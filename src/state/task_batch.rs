@@ -166,10 +166,10 @@ mod tests {
     fn an_export_no_prompt_of_which_renders_names_the_missing_field() {
         let text =
             "{\"sample_id\":\"A\",\"news_items\":[]}\n{\"sample_id\":\"B\",\"news_items\":[]}\n";
-        let data = evalpage_core::load_task_dataset(
+        let data = evalpage_core::task::load_dataset(
             "d.jsonl",
             text.as_bytes(),
-            evalpage_core::DatasetFormat::Samples,
+            evalpage_core::task::DatasetFormat::Samples,
             None,
         );
         let why = "template `ie_json` (user): sample `A` has no field `ticker`".to_string();

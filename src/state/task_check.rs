@@ -4,10 +4,10 @@
 //! found, so the page can list it as the CLI's `task check` prints it.
 
 use super::task_models::MOCK_MODELS;
-use evalpage_core::task::{builtin_template, locate_in_yaml, PromptTemplate, Task, TaskErrors};
-use evalpage_core::task::{DatasetFormat, TaskInfo};
-use evalpage_core::TEMPLATE_NAMES;
-use evalpage_core::{entry_line, Registry, RegistryError};
+use evalpage_core::task::{
+    builtin_template, entry_line, locate_in_yaml, DatasetFormat, PromptTemplate, Registry,
+    RegistryError, Task, TaskErrors, TaskInfo, TEMPLATE_NAMES,
+};
 use evalpage_core::{PathLabel, Position};
 use std::rc::Rc;
 

@@ -22,7 +22,7 @@ pub struct TaskCode {
     pub check: fn(&TaskSource<'_>) -> TaskCheck,
     /// Renders the first sample's prompt ([`task_data::preview`]).
     pub preview: fn(&CheckedTask, &TaskDataset) -> Preview,
-    /// Renders every sample's prompt ([`evalpage_core::render_prompts`]).
+    /// Renders every sample's prompt ([`evalpage_core::task::render_prompts`]).
     pub prompts: fn(&Task, &PromptTemplate, &[EvalSample]) -> Prompts,
 }
 
@@ -31,7 +31,7 @@ impl TaskCode {
     pub const HERE: TaskCode = TaskCode {
         check: check_task,
         preview: task_data::preview,
-        prompts: evalpage_core::render_prompts,
+        prompts: evalpage_core::task::render_prompts,
     };
 }
 

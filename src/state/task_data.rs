@@ -4,9 +4,9 @@
 
 use evalpage_core::demo;
 
+use evalpage_core::report::DatasetMetadataFile as DatasetMetadata;
+use evalpage_core::task::{load_dataset as load, DatasetFormat, TaskDataset};
 use evalpage_core::ChatMessage;
-use evalpage_core::DatasetMetadataFile as DatasetMetadata;
-use evalpage_core::{load_task_dataset as load, DatasetFormat, TaskDataset};
 use std::rc::Rc;
 
 /// The spec 004 demo samples (event extraction from news items).

@@ -8,11 +8,11 @@
 
 use super::keys::KeyRing;
 use evalpage_core::run::RunSettings;
-use evalpage_core::task::Task;
+use evalpage_core::task::{
+    judge_setups, judged_metrics, merged_params, ModelEntry, Registry, Task, TaskJudge,
+};
 use evalpage_core::ModelSettings;
 use evalpage_core::OpenAiConfig;
-use evalpage_core::{judge_setups, judged_metrics, TaskJudge};
-use evalpage_core::{merged_params, ModelEntry, Registry};
 use evalpage_core::{strip_query, ApiKey};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -80,7 +80,7 @@ impl ModelChoice {
         &self,
         params: &serde_json::Map<String, serde_json::Value>,
     ) -> (
-        Option<evalpage_core::Price>,
+        Option<evalpage_core::report::Price>,
         serde_json::Map<String, serde_json::Value>,
     ) {
         match &self.source {
@@ -188,7 +188,7 @@ pub struct PlannedModel {
     /// How it is called (holds the key, if any).
     pub call: ModelCall,
     /// Its price per million tokens (a registry entry's), for the report's cost.
-    pub price: Option<evalpage_core::Price>,
+    pub price: Option<evalpage_core::report::Price>,
 }
 
 /// Scheduling of a task run, as the user sets it.
@@ -251,8 +251,8 @@ impl TaskRunSettings {
     }
 
     /// What the engine does with truncated and fatal answers.
-    pub fn policy(&self) -> evalpage_core::AnswerPolicy {
-        evalpage_core::AnswerPolicy {
+    pub fn policy(&self) -> evalpage_core::run::AnswerPolicy {
+        evalpage_core::run::AnswerPolicy {
             truncated_as_failure: self.truncated_as_failure,
             keep_going_on_fatal: self.keep_going_on_fatal,
         }
@@ -357,7 +357,7 @@ pub fn plan_judge(
     keys: KeySources<'_>,
     mock_latency: f64,
     settings: RunSettings,
-) -> Result<Option<(TaskJudge, ModelCall, Option<evalpage_core::Price>)>, String> {
+) -> Result<Option<(TaskJudge, ModelCall, Option<evalpage_core::report::Price>)>, String> {
     if judged_metrics(task).is_empty() {
         return Ok(None);
     }

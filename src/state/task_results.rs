@@ -4,13 +4,11 @@
 //! status, the parse problems and the metric values. Aggregates come from the
 //! task's own metrics, so the page shows what `report.json` will say.
 
-use evalpage_core::task::Task;
-use evalpage_core::task::{AnswerStatus, SampleResult};
+use evalpage_core::task::{aggregate, parse_problems, AnswerStatus, SampleResult, Task};
 use evalpage_core::truncate_chars;
 use evalpage_core::Aggregate;
 use evalpage_core::ParseStatus;
 use evalpage_core::Sample;
-use evalpage_core::{aggregate_task_metrics, parse_problems};
 use std::rc::Rc;
 
 /// Results by model, then by sample (`None` while unsettled).
@@ -43,7 +41,7 @@ pub fn summarize(task: &Task, models: &[String], grid: &ResultGrid) -> Vec<Model
         .zip(grid)
         .map(|(model, results)| {
             let settled: Vec<&SampleResult> = results.iter().flatten().map(Rc::as_ref).collect();
-            let metrics = aggregate_task_metrics(task, settled.iter().copied());
+            let metrics = aggregate(task, settled.iter().copied());
             ModelColumn {
                 model: model.clone(),
                 settled: settled.len(),
@@ -188,9 +186,7 @@ pub fn row_has_problem(cells: &[Option<Rc<SampleResult>>]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use evalpage_core::task::preset;
-    use evalpage_core::task::{aggregate, score_call};
-    use evalpage_core::{load_task_dataset as load, DatasetFormat};
+    use evalpage_core::task::{aggregate, load_dataset as load, preset, score_call, DatasetFormat};
     use evalpage_core::{CallError, ErrorKind};
 
     fn grid() -> (Task, ResultGrid) {

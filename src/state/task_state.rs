@@ -15,8 +15,7 @@ use super::task_models::{
     TaskRunSettings, MOCK_MODELS,
 };
 use super::task_results::{Labels, ResultGrid};
-use evalpage_core::task::{DatasetFormat, TaskDataset};
-use evalpage_core::task::{PRESETS, PROMPT_STOP};
+use evalpage_core::task::{DatasetFormat, TaskDataset, PRESETS, PROMPT_STOP};
 use evalpage_core::Lang;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -331,7 +330,7 @@ impl TaskState {
         self.check
             .checked
             .as_ref()
-            .is_some_and(|c| !evalpage_core::judged_metrics(&c.task).is_empty())
+            .is_some_and(|c| !evalpage_core::task::judged_metrics(&c.task).is_empty())
     }
 
     /// The keys a run of this state may use.

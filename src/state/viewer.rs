@@ -6,11 +6,10 @@
 //! `view`.
 
 use super::{RunProgress, RunSnapshot, RunStatus};
-use evalpage_core::rag::notes_of;
+use evalpage_core::rag::{notes_of, RagCase};
+use evalpage_core::report::RunMetrics;
 use evalpage_core::view::{compare_views, rag_cases, Facets, Look, Manifest, Query, ViewData};
-use evalpage_core::{
-    CompareError, CompareModels, CompareOptions, Comparison, Lang, RagCase, RunMetrics,
-};
+use evalpage_core::{CompareError, CompareModels, CompareOptions, Comparison, Lang};
 use std::ops::Deref;
 use std::rc::Rc;
 use yew::Reducible;

@@ -35,8 +35,8 @@ use dataset_panel::TaskDatasetPanel;
 use downloads::TaskDownloads;
 use editor::TaskEditor;
 use endpoint_panel::EndpointPanel;
-use evalpage_core::task::PRESETS;
-use evalpage_core::{Lang, ModelEntry};
+use evalpage_core::task::{ModelEntry, PRESETS};
+use evalpage_core::Lang;
 use models_panel::TaskModelsPanel;
 use prompt_preview::PromptPreview;
 use sample_table::TaskSampleTable;
@@ -374,7 +374,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     let usage_report = use_memo(state.artifacts.clone(), |a| {
         a.as_ref()
             .and_then(|a| a.file("report.json"))
-            .and_then(|t| serde_json::from_str::<evalpage_core::EvaluationResult>(t).ok())
+            .and_then(|t| serde_json::from_str::<evalpage_core::report::EvaluationResult>(t).ok())
             .map(std::rc::Rc::new)
     });
     html! {
@@ -443,7 +443,7 @@ fn estimate_line(state: &TaskState, lang: Lang) -> Option<AttrValue> {
     if state.run_data.data.samples.is_empty() {
         return None;
     }
-    let models: Vec<(String, Option<evalpage_core::Price>, Option<u64>)> = state
+    let models: Vec<(String, Option<evalpage_core::report::Price>, Option<u64>)> = state
         .choices
         .iter()
         .filter(|c| state.selected.contains(&c.name))

@@ -6,10 +6,10 @@
 
 use crate::args::ScoreArgs;
 use crate::error::CliError;
+use evalpage_core::report::RunMeta;
 use evalpage_core::run::RunSettings;
 use evalpage_core::task::{DatasetFormat, TaskDataset};
 use evalpage_core::LineError;
-use evalpage_core::RunMeta;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

@@ -15,8 +15,8 @@
 use crate::args::{ReportArgs, ReportFormat};
 use crate::error::CliError;
 use evalpage_core::dialog::{metric_lines, MetricsSummary};
-use evalpage_core::report::REPORT_FILES;
-use evalpage_core::{saved_summary_csv, EvaluationResult, Lang};
+use evalpage_core::report::{saved_summary_csv, EvaluationResult, REPORT_FILES};
+use evalpage_core::Lang;
 use std::path::{Path, PathBuf};
 
 /// Renders the report in the asked format into `--out`.

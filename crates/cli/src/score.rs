@@ -12,7 +12,7 @@
 //! from the responses file (no request) and each judge call sent to the
 //! judge's own pool (`--judge-concurrency`, default 4), so the judged
 //! values, outcomes and `llm_judge_details` are the run's
-//! (`evalpage_core::FileAnswers`). Everything else is scored as without a
+//! (`evalpage_core::task::FileAnswers`). Everything else is scored as without a
 //! judge. Exit 0 when scoring finished, 2 when the inputs cannot be used (no
 //! valid sample, no valid response, a bad task, a flag that does not apply),
 //! 3 when the judge gave a fatal answer (401, 403, 404) or has no question to
@@ -28,10 +28,11 @@ use crate::run::judge::{judge_answers, task_judge};
 use crate::task_file::{self, LoadedTask};
 use crate::{score_dialog, score_retrieval};
 
-use evalpage_core::task::{DatasetFormat, Scored, TaskDataset};
+use evalpage_core::task::{
+    judged_metrics, render_prompts, take_judged, AnswerSource, DatasetFormat, FileAnswers, Scored,
+    TaskDataset,
+};
 use evalpage_core::LineError;
-use evalpage_core::{judged_metrics, take_judged, FileAnswers};
-use evalpage_core::{render_prompts, AnswerSource};
 use std::path::Path;
 
 /// What `evalpage score` scores, from its flags.

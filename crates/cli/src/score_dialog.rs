@@ -1,6 +1,6 @@
 //! `evalpage score --dialogs DATASET --dialog-trace TRACE --out DIR`: a spec
 //! 001 dialog trace produced elsewhere, scored against the dialog dataset
-//! with no model call (`evalpage_core::score_trace`), written as spec 001's
+//! with no model call (`evalpage_core::dialog::score_trace`), written as spec 001's
 //! five artifacts. Bad lines of either file are reported on stderr (file,
 //! line, field) and skipped. Judged metrics (M3 and M4 by a judge, M5) are
 //! judged with `--judge NAME|mock` (a run of judge-only jobs over the
@@ -12,11 +12,11 @@ use crate::error::CliError;
 use crate::files::{file_name, now_ms, read_dataset_bytes, read_input, report_skipped};
 use crate::files::{judge_settings, write_files, wrote};
 use crate::run::judge::{judge_trace, resolve};
+use evalpage_core::dialog::OfflineRun;
 use evalpage_core::dialog::{
     parse_dialogs, prepare_trace, render, score_prepared, DialogJudge, JudgeOnlyKind, Judgements,
     ScoreOptions,
 };
-use evalpage_core::OfflineRun;
 
 /// Runs `evalpage score --dialogs`.
 pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
@@ -62,7 +62,7 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
             );
             eprintln!(
                 "evalpage: judging {} turn(s) with {} (up to {} at once)",
-                evalpage_core::Kind::jobs(&kind),
+                evalpage_core::run::Kind::jobs(&kind),
                 kind.judge().model.name,
                 kind.judge().settings.concurrency
             );

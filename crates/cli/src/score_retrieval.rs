@@ -10,11 +10,11 @@ use crate::error::CliError;
 use crate::files::{file_name, read_dataset_bytes, read_input, read_metadata};
 use crate::files::{report_skipped, run_meta, write_files, wrote};
 use evalpage_core::events::{to_json_seq, to_jsonl};
-use evalpage_core::render_outputs as render;
-use evalpage_core::report::RETRIEVAL_NAMES;
-use evalpage_core::retrieval::{evaluate, METRICS};
-use evalpage_core::retrieval::{retrieval_outputs, retrieval_records, ListsFrom, RetrievalInputs};
-use evalpage_core::{parse_ranked, parse_retrieval_cases as parse_cases};
+use evalpage_core::report::{render_outputs as render, RETRIEVAL_NAMES};
+use evalpage_core::retrieval::{
+    evaluate, parse_cases, parse_ranked, retrieval_outputs, retrieval_records, ListsFrom,
+    RetrievalInputs, METRICS,
+};
 
 /// Runs `evalpage score --retrieval`.
 pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {

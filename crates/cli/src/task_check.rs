@@ -22,7 +22,7 @@ fn summary_line(t: &LoadedTask) -> String {
         .map(|m| format!("{} ({})", m.name, m.kind))
         .collect();
     let vars: Vec<String> = t.template.variables().into_iter().collect();
-    let judged = evalpage_core::judged_metrics(&t.task);
+    let judged = evalpage_core::task::judged_metrics(&t.task);
     let judge_note = if judged.is_empty() {
         String::new()
     } else {

@@ -9,10 +9,11 @@
 //! with the metric's keys checked against it (errors on the task's lines).
 
 use crate::error::CliError;
-use evalpage_core::task::TaskInfo;
-use evalpage_core::task::{self, builtin_template, PromptTemplate, Task, TaskErrors, PRESETS};
-use evalpage_core::TEMPLATE_NAMES;
-use evalpage_core::{judge_setups, judged_metrics, locate_task_errors, JudgePrompt};
+use evalpage_core::task::{
+    self, builtin_template, judge_setups, judged_metrics, locate_errors, PromptTemplate, Task,
+    TaskErrors, TaskInfo, PRESETS, TEMPLATE_NAMES,
+};
+use evalpage_core::JudgePrompt;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -40,7 +41,7 @@ impl LoadedTask {
             .file
             .clone()
             .unwrap_or_else(|| (self.info.source.clone(), String::new()));
-        invalid(&file, &locate_task_errors(&file, &text, errors))
+        invalid(&file, &locate_errors(&file, &text, errors))
     }
 }
 
@@ -132,7 +133,7 @@ fn with_builtin(task: Task, source: String, spec: &str) -> Result<LoadedTask, Cl
         message: format!("built-in template `{}` is missing", task.prompt_template),
     })?;
     if let Err(errors) = judge_setups(&task, &BTreeMap::new()) {
-        let e = locate_task_errors(spec, "", errors);
+        let e = locate_errors(spec, "", errors);
         return Err(invalid(spec, &e));
     }
     let info = info_of(&task, &template, source, "builtin".into());
@@ -178,7 +179,7 @@ fn read_judges(
         judges.insert(file.to_string(), prompt);
     }
     judge_setups(task, &judges)
-        .map_err(|errors| invalid(shown, &locate_task_errors(shown, text, errors)))?;
+        .map_err(|errors| invalid(shown, &locate_errors(shown, text, errors)))?;
     Ok(judges)
 }
 

@@ -108,7 +108,7 @@ type Inline = fn(&str, &str) -> String;
 /// Accuracy and citation rate of `results.jsonl` scored the way the product
 /// did before this change: the whole `content` (reasoning block included).
 fn before(results: &str, dataset: &str, inline: impl Fn(&str, &str) -> String) -> (f64, f64) {
-    let cases = evalpage_core::parse_rag_dataset("d.jsonl", dataset.as_bytes()).cases;
+    let cases = evalpage_core::rag::parse("d.jsonl", dataset.as_bytes()).cases;
     let (mut acc, mut cit) = (0, 0);
     for (line, case) in results.lines().zip(&cases) {
         let v: Value = serde_json::from_str(line).expect("json line");

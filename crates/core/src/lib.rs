@@ -38,28 +38,27 @@ pub mod view;
 pub use lang::Lang;
 pub use run_kind::RunKind;
 
-// The facade. The shells (the page and the CLI), the tests, benches and fuzz
-// targets reach the core through ten public modules, each a front door whose
-// own submodules are private (a deep import does not compile): the four kinds
-// of evaluation (`rag`, `task`, `retrieval`, `dialog`), the run engine
-// (`run`), the event log (`events`), the report (`report`), the viewer's
-// looks (`view`), the built-in demo (`demo`) and a door for tests and
-// benches (`testing`); and through the items re-exported here: the model
-// wire, datasets, scoring settings, metrics, positions and comparisons.
+// The facade: one door per item. The shells (the page and the CLI), the tests,
+// benches and fuzz targets reach the core through ten public modules, each a
+// front door whose own submodules are private (a deep import does not
+// compile): the four kinds of evaluation (`rag`, `task`, `retrieval`,
+// `dialog`), the run engine (`run`), the event log (`events`), the report
+// (`report`), the viewer's looks (`view`), the built-in demo (`demo`) and a
+// door for tests and benches (`testing`). An item of one of those modules is
+// named only through it (`evalpage_core::task::TaskEngine`): this root
+// re-exports nothing from a public module, and no public module re-exports
+// another's item. What the root re-exports are items of private modules that
+// every kind shares (the model wire, sample datasets, scoring settings,
+// metrics, positions, comparisons), each reachable only here.
+// crates/core/tests/facade.rs checks the rule.
 pub use compare::{
     check_gate, compare, fmt_p, level as ci_level, CaseDiff, CaseKey, CompareError, Comparison,
     GateError, GateOutcome, GateVerdict, MetricRow, Models as CompareModels,
     Options as CompareOptions, Pairing, Rule as GateRule, SEED as COMPARE_SEED,
 };
 pub use dataset::fingerprint::sha256_hex;
-pub use dataset::rag::{parse as parse_rag_dataset, RagCase, RagDataset};
 pub use dataset::sample::{parse as parse_samples, Sample};
 pub use dataset::{numbered_lines, LineError};
-pub use dialog::{
-    parse_dialogs, score_trace, DialogEngine, DialogKind, DialogRunConfig, DialogSet, Offline,
-    OfflineRun,
-};
-pub use events::{read as read_events, reconcile, Record, SummaryRecord};
 pub use judge::mock::{reply as mock_judge_reply, MockJudge};
 pub use judge::prompt::{dialog_builtin as dialog_judge_prompt, JudgePrompt};
 pub use metric::{
@@ -75,34 +74,9 @@ pub use provider::{
     strip_query, Answer, ApiKey, CacheHit, CallError, CallOutcome, ChatMessage, ErrorKind,
     ModelSettings, Usage,
 };
-pub use rag::resumable;
-pub use rag::{Engine, RunConfig};
 pub use rag_rules::{MatchMode, ScoringConfig};
-pub use report::{render_outputs, saved_summary_csv};
-pub use report::{
-    set_prices, DatasetMetadataFile, EvaluationResult, Outputs, Price, Prices, ReportNames,
-    RunMeta, RunMetrics, FILES,
-};
-pub use retrieval::{parse_cases as parse_retrieval_cases, parse_ranked, Ranked, RetrievalCase};
-pub use retrieval::{
-    resumable as resumable_retrieval, RetrievalEndpoint, RetrievalEngine, RetrievalKind,
-    RetrievalRunConfig, DEFAULT_BODY as RETRIEVAL_BODY, DEFAULT_PATH as RETRIEVAL_PATH,
-};
 pub use rng::SplitMix64;
-pub use run::{
-    AnswerPolicy, Command, Input, Kind, Pipeline, RunInfo, RunSettings, RunStatus, Step,
-};
 pub use schema::ParseStatus;
-pub use task::{aggregate as aggregate_task_metrics, AnswerStatus};
-pub use task::{entry_line, merged_params, ModelEntry, Registry, RegistryError};
-pub use task::{judge_setups, judged_metrics};
-pub use task::{load_dataset as load_task_dataset, DatasetFormat, TaskDataset};
-pub use task::{locate_errors as locate_task_errors, missing_judge, TaskJudge};
-pub use task::{parse_problems, TaskRecord};
-pub use task::{render_prompts, TaskEngine, TaskKind, TaskRunConfig};
-pub use task::{resumable as resumable_task, Inputs as TaskInputs, TEMPLATE_NAMES};
-pub use task::{take_judged, FileAnswers};
-pub use task::{AnswerSource, RunDescription, TaskMetrics};
 pub use text::truncate_chars;
 pub use text::use_nfkc;
 pub use timefmt::utc_stamp;

@@ -9,10 +9,11 @@ use evalpage_core::dialog::{
     parse_dialogs, prepare_trace, render, score_prepared, DialogJudge, JudgeOnlyEngine,
     JudgeOnlyKind, MetricRun,
 };
-use evalpage_core::run::RunIdentity;
-use evalpage_core::run::{Command, Input, Kind, Pipeline, RunSettings, RunStatus};
+use evalpage_core::dialog::{DialogEngine, DialogRunConfig, OfflineRun};
+use evalpage_core::events::Record;
+use evalpage_core::run::{Command, Input, Kind, Pipeline, RunIdentity, RunSettings, RunStatus};
 use evalpage_core::{Answer, CallError, CallOutcome, ChatMessage, ErrorKind};
-use evalpage_core::{DialogEngine, DialogRunConfig, Lang, ModelSettings, OfflineRun, Record};
+use evalpage_core::{Lang, ModelSettings};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 
@@ -250,7 +251,7 @@ fn the_mock_judge_plays_every_part_and_a_trace_is_judged_by_judge_only_jobs() {
     let bytes = evalpage_core::demo::DIALOG_DATASET.as_bytes().to_vec();
     let set = parse_dialogs("memfin_dialogs.jsonl", &bytes);
     let mut e = DialogEngine::judged_dialogs(config(), set.clone(), Some(judge()));
-    let mock = evalpage_core::DialogKind::judged(config(), set.clone(), Some(judge()));
+    let mock = evalpage_core::dialog::DialogKind::judged(config(), set.clone(), Some(judge()));
     let (sent, _) = drive(&mut e, |job, _, m| {
         CallOutcome::Answer(mock.mock_answer(job, m))
     });

@@ -4,11 +4,12 @@
 //! ends its dialog, unaligned dialogs are traced as skipped, and the five
 //! artifacts hold spec 001's required fields.
 
-use evalpage_core::dialog::{parse_dialogs, render, DialogStatus, TurnStatus};
-use evalpage_core::run::RunIdentity;
-use evalpage_core::run::{Command, Input, RunSettings, RunStatus, Step};
+use evalpage_core::dialog::{
+    parse_dialogs, render, DialogEngine, DialogRunConfig, DialogStatus, TurnStatus,
+};
+use evalpage_core::events::Record;
+use evalpage_core::run::{Command, Input, RunIdentity, RunSettings, RunStatus, Step};
 use evalpage_core::{Answer, CallError, CallOutcome, ErrorKind};
-use evalpage_core::{DialogEngine, DialogRunConfig, Record};
 use serde_json::{json, Value};
 
 const DATA: &str = r#"{"dialog_id":"a","profile_gt":{"risk_level_gt":"稳健","constraints_gt":["不投资股票"]},"turns":[{"role":"user","content":"我是稳健型"},{"role":"assistant","content":"好","gt_turn_tags":{"memory_required_keys_gt":["profile_gt.risk_level_gt"],"risk_disclosure_required_gt":["市场不确定性"],"compliance_label_gt":"compliant"}},{"role":"user","content":"推荐什么"},{"role":"assistant","content":"债券","gt_turn_tags":{"memory_required_keys_gt":["history_turn_index:1"],"compliance_label_gt":"compliant"}}]}
@@ -351,7 +352,7 @@ fn the_mock_model_answers_every_turn_with_trace_fields() {
             .iter()
             .map(|(r, c)| evalpage_core::ChatMessage::new(r, c.clone()))
             .collect();
-        let answer = evalpage_core::Kind::mock_answer(e.kind(), job, &msgs);
+        let answer = evalpage_core::run::Kind::mock_answer(e.kind(), job, &msgs);
         assert!(answer.trace.is_some());
         now += 1;
         let next = e.handle(say(job, CallOutcome::Answer(answer)), now);

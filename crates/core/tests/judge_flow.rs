@@ -6,18 +6,15 @@
 //! `LLMJudgeDetail` and the Markdown LLM judge section.
 
 use evalpage_core::events::{read, reconcile, to_jsonl, Record};
-use evalpage_core::judge_setups as setups;
-use evalpage_core::run::RunIdentity;
-use evalpage_core::run::{Command, Input, RunSettings, RunStatus};
-use evalpage_core::task::{missing_judge, TaskJudge};
-use evalpage_core::task::{AnswerSource, RunDescription, TaskInfo};
-use evalpage_core::task::{DatasetFormat, TaskDataset};
-use evalpage_core::task::{PromptTemplate, Task};
-use evalpage_core::task::{TaskEngine, TaskRunConfig};
+use evalpage_core::report::RunMeta;
+use evalpage_core::run::{Command, Input, Kind, RunIdentity, RunSettings, RunStatus};
+use evalpage_core::task::{
+    judge_setups as setups, missing_judge, AnswerSource, DatasetFormat, PromptTemplate,
+    RunDescription, Task, TaskDataset, TaskEngine, TaskInfo, TaskJudge, TaskRunConfig,
+};
+use evalpage_core::Lang;
 use evalpage_core::ModelSettings;
-use evalpage_core::RunMeta;
 use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
-use evalpage_core::{Kind, Lang};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 

@@ -6,13 +6,11 @@
 mod common;
 
 use common::*;
-use evalpage_core::run::RunIdentity;
-use evalpage_core::run::{Command, Input, RunSettings};
-use evalpage_core::task::DatasetFormat;
-use evalpage_core::task::TaskInfo;
-use evalpage_core::task::{builtin_template, preset};
-use evalpage_core::task::{TaskEngine, TaskRunConfig};
-use evalpage_core::Engine;
+use evalpage_core::rag::Engine;
+use evalpage_core::run::{Command, Input, RunIdentity, RunSettings};
+use evalpage_core::task::{
+    builtin_template, preset, DatasetFormat, TaskEngine, TaskInfo, TaskRunConfig,
+};
 use evalpage_core::ModelSettings;
 use evalpage_core::{CallOutcome, ChatMessage};
 use evalpage_core::{MatchMode, ScoringConfig};

@@ -5,16 +5,12 @@
 //! never sent, and its judged metrics a fail; every other metric and status
 //! is `score::score`'s.
 
-use evalpage_core::judge_setups as setups;
-use evalpage_core::run::RunIdentity;
-use evalpage_core::run::{Command, Input, RunSettings, RunStatus};
-use evalpage_core::task::TaskJudge;
-use evalpage_core::task::{build_report as build, AnswerSource, ReportInput, TaskInfo};
-use evalpage_core::task::{score_responses as score, NO_RESPONSE};
-use evalpage_core::task::{take_judged, FileAnswers};
-use evalpage_core::task::{AnswerStatus, DatasetFormat, Scored, TaskDataset};
-use evalpage_core::task::{PromptTemplate, Task};
-use evalpage_core::task::{TaskEngine, TaskRunConfig};
+use evalpage_core::run::{Command, Input, RunIdentity, RunSettings, RunStatus};
+use evalpage_core::task::{
+    build_report as build, judge_setups as setups, score_responses as score, take_judged,
+    AnswerSource, AnswerStatus, DatasetFormat, FileAnswers, PromptTemplate, ReportInput, Scored,
+    Task, TaskDataset, TaskEngine, TaskInfo, TaskJudge, TaskRunConfig, NO_RESPONSE,
+};
 use evalpage_core::MockJudge;
 use evalpage_core::ModelSettings;
 use evalpage_core::{CallOutcome, ChatMessage};

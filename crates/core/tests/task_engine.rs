@@ -4,14 +4,12 @@
 //! the report, and cancel settles everything.
 
 use evalpage_core::events::{read, reconcile, to_jsonl};
-use evalpage_core::run::RunIdentity;
-use evalpage_core::run::{Command, Input, RunSettings, RunStatus, Step};
-use evalpage_core::task::TaskRecord;
-use evalpage_core::task::{builtin_template, preset};
-use evalpage_core::task::{AnswerSource, RunDescription, TaskInfo};
-use evalpage_core::task::{DatasetFormat, TaskDataset};
-use evalpage_core::task::{TaskEngine, TaskRunConfig};
-use evalpage_core::RunMeta;
+use evalpage_core::report::RunMeta;
+use evalpage_core::run::{Command, Input, RunIdentity, RunSettings, RunStatus, Step};
+use evalpage_core::task::{
+    builtin_template, preset, AnswerSource, DatasetFormat, RunDescription, TaskDataset, TaskEngine,
+    TaskInfo, TaskRecord, TaskRunConfig,
+};
 use evalpage_core::{CallError, CallOutcome, ErrorKind};
 use evalpage_core::{Lang, ModelSettings};
 use serde_json::{Map, Value};

@@ -8,15 +8,15 @@
 
 mod common;
 
-use evalpage_core::dialog::{parse_dialogs, render, DialogJudge};
-use evalpage_core::rag::{notes, notes_of, reasons};
-use evalpage_core::run::RunIdentity;
-use evalpage_core::run::{Command, Input, Kind, Pipeline, RunSettings, RunStatus, Step};
-use evalpage_core::view::dialog_columns;
-use evalpage_core::view::{open_files, rag_cases, Look};
-use evalpage_core::Engine;
+use evalpage_core::dialog::{parse_dialogs, render, DialogEngine, DialogJudge, DialogRunConfig};
+use evalpage_core::events::Record;
+use evalpage_core::rag::{notes, notes_of, reasons, Engine, RagCase};
+use evalpage_core::run::{
+    Command, Input, Kind, Pipeline, RunIdentity, RunSettings, RunStatus, Step,
+};
+use evalpage_core::view::{dialog_columns, open_files, rag_cases, Look};
 use evalpage_core::{CallOutcome, ChatMessage};
-use evalpage_core::{DialogEngine, DialogRunConfig, Lang, ModelSettings, RagCase, Record};
+use evalpage_core::{Lang, ModelSettings};
 use std::collections::VecDeque;
 
 /// Runs an engine to the end with its kind's mock model answering every

@@ -31,8 +31,7 @@ use crate::task_file;
 use evalpage_core::demo;
 use evalpage_core::dialog::Dialog;
 use evalpage_core::numbered_lines;
-use evalpage_core::task::DatasetFormat;
-use evalpage_core::task::Task;
+use evalpage_core::task::{DatasetFormat, Task};
 use evalpage_core::ChatMessage;
 use evalpage_core::{mock_judge_reply, Sample};
 use serde_json::Value;
@@ -145,7 +144,7 @@ impl Answers {
         let dialogs = match dataset {
             Some(path) => {
                 let bytes = crate::files::read_dataset_bytes(path)?;
-                let set = evalpage_core::parse_dialogs(&path.display().to_string(), &bytes);
+                let set = evalpage_core::dialog::parse_dialogs(&path.display().to_string(), &bytes);
                 crate::files::report_skipped(&set.errors);
                 set.dialogs
             }

@@ -671,7 +671,7 @@ mod tests {
     #[test]
     fn the_dialog_mock_sends_trace_fields_as_a_field_or_in_the_message() {
         let line = r#"{"dialog_id":"d","profile_gt":{"risk_level_gt":"稳健","constraints_gt":["不投资股票"]},"turns":[{"role":"user","content":"我是稳健型"},{"role":"assistant","content":"好的。","gt_turn_tags":{"risk_disclosure_required_gt":["市场不确定性"]}}]}"#;
-        let set = evalpage_core::parse_dialogs("d.jsonl", line.as_bytes());
+        let set = evalpage_core::dialog::parse_dialogs("d.jsonl", line.as_bytes());
         let m = [ChatMessage::new("user", "我是稳健型")];
         let mut a = Answers::default();
         a.dialog = Some((DialogTraceStyle::Field, set.dialogs));

@@ -24,11 +24,10 @@ use crate::error::CliError;
 use evalpage_core::dialog::{
     mock_reply, parse_dialogs, progress_file, TurnStatus, MOCK_MODEL_NAME,
 };
-use evalpage_core::dialog::{DialogJudge, ScoreOptions};
+use evalpage_core::dialog::{DialogJudge, DialogKind, DialogRunConfig, ScoreOptions};
 use evalpage_core::report::Prices;
 use evalpage_core::run::Pipeline;
 use evalpage_core::{strip_query, CallOutcome};
-use evalpage_core::{DialogKind, DialogRunConfig};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -138,7 +137,7 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         None => model,
     };
     let k = engine.kind();
-    let playable = evalpage_core::Kind::jobs(engine.kind());
+    let playable = evalpage_core::run::Kind::jobs(engine.kind());
     let start_line = format!(
         "[EVAL] dialogs {}: {} dialog(s), {} to play, {} skipped (not aligned), up to {} at once{judge_line}",
         k.config().dataset_name,

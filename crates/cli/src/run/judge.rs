@@ -14,7 +14,7 @@ use crate::task_file::LoadedTask;
 use evalpage_core::dialog::{JudgeOnlyEngine, JudgeOnlyKind};
 use evalpage_core::report::Price;
 use evalpage_core::run::RunSettings;
-use evalpage_core::{judge_setups, FileAnswers, TaskEngine, TaskJudge};
+use evalpage_core::task::{judge_setups, FileAnswers, TaskEngine, TaskJudge};
 use evalpage_core::{strip_query, CallError, CallOutcome, ChatMessage, ErrorKind};
 use evalpage_core::{MockJudge, ModelSettings, OpenAiConfig};
 use serde_json::Map;

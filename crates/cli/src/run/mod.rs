@@ -144,11 +144,11 @@ pub(crate) enum RunPlan {
     /// The RAG check of spec 002.
     Rag(Box<Checked<RagKind>>),
     /// A spec 004 task over one or more models.
-    Task(Box<Checked<evalpage_core::TaskKind>>),
+    Task(Box<Checked<evalpage_core::task::TaskKind>>),
     /// Spec 000's retrieval evaluation against a retrieval endpoint.
-    Retrieval(Box<Checked<evalpage_core::RetrievalKind>>),
+    Retrieval(Box<Checked<evalpage_core::retrieval::RetrievalKind>>),
     /// Spec 001 dialogs played turn by turn.
-    Dialog(Box<Checked<evalpage_core::DialogKind>>),
+    Dialog(Box<Checked<evalpage_core::dialog::DialogKind>>),
 }
 
 /// Raw flags to a checked plan.

@@ -7,10 +7,10 @@ use super::clock::Clock;
 use super::{driver, resume, setup, Checked, Console};
 use crate::args::{MatchModeArg, RunArgs};
 use crate::error::CliError;
-use evalpage_core::rag::{self, case_line, start_line, Engine, RagKind, RunConfig};
+use evalpage_core::rag::{self, case_line, start_line, Engine, RagCase, RagKind, RunConfig};
 use evalpage_core::run::RunInfo;
 use evalpage_core::DEFAULT_SYSTEM_PROMPT;
-use evalpage_core::{demo, strip_query, MatchMode, RagCase, ScoringConfig};
+use evalpage_core::{demo, strip_query, MatchMode, ScoringConfig};
 use serde_json::json;
 use std::path::Path;
 

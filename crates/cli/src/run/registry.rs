@@ -4,7 +4,8 @@
 //! (`run/judge.rs`).
 
 use crate::error::CliError;
-use evalpage_core::{ApiKey, ModelEntry, Registry};
+use evalpage_core::task::{ModelEntry, Registry};
+use evalpage_core::ApiKey;
 use std::path::Path;
 
 /// The registry file, checked (errors placed on its lines).

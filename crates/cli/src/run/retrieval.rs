@@ -11,11 +11,12 @@ use crate::args::RunArgs;
 use crate::error::CliError;
 use crate::files::{read_dataset_bytes, read_input, read_metadata, report_skipped};
 use evalpage_core::report::Prices;
-use evalpage_core::retrieval::RetrievalFiles;
-use evalpage_core::{parse_retrieval_cases, Pipeline};
+use evalpage_core::retrieval::{
+    parse_cases, RetrievalEndpoint, RetrievalFiles, RetrievalKind, RetrievalRunConfig,
+    DEFAULT_BODY, DEFAULT_PATH,
+};
+use evalpage_core::run::Pipeline;
 use evalpage_core::{CallError, CallOutcome, ErrorKind};
-use evalpage_core::{RetrievalEndpoint, RetrievalKind, RetrievalRunConfig};
-use evalpage_core::{RETRIEVAL_BODY, RETRIEVAL_PATH};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -42,7 +43,7 @@ impl Console for RetrievalKind {
 /// the default.
 fn body_template(args: &RunArgs) -> Result<String, CliError> {
     match args.body.as_deref() {
-        None => Ok(RETRIEVAL_BODY.to_string()),
+        None => Ok(DEFAULT_BODY.to_string()),
         Some(b) => match b.strip_prefix('@') {
             Some(path) => {
                 let bytes = read_input(std::path::Path::new(path))?;
@@ -66,7 +67,7 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
             n.to_string_lossy().into_owned()
         });
     let cases_bytes = read_dataset_bytes(args.dataset())?;
-    let (cases, line_errors) = parse_retrieval_cases(&cases_file, &cases_bytes);
+    let (cases, line_errors) = parse_cases(&cases_file, &cases_bytes);
     let cases = setup::in_shard(args, cases, |c| c.case_id.as_str());
     report_skipped(&line_errors);
     if cases.is_empty() {
@@ -79,7 +80,7 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
         Some(url) => (url.clone(), "http"),
         None => ("demo-retriever".to_string(), "mock"),
     };
-    let list_path = args.list_path.as_deref().unwrap_or(RETRIEVAL_PATH);
+    let list_path = args.list_path.as_deref().unwrap_or(DEFAULT_PATH);
     let endpoint = RetrievalEndpoint::new(&url, backend, &body_template(args)?, list_path)
         .map_err(|e| CliError::Usage(format!("--retrieval: {e}")))?;
     let key = setup::read_key(args.api_key_env.as_deref())?;

@@ -11,12 +11,9 @@ use crate::args::{Provider, RunArgs};
 use crate::error::{CliError, NOTHING_SENT, PROMPT_FIX};
 use evalpage_core::events::ReadLog;
 use evalpage_core::report::{Price, Prices};
-use evalpage_core::run::RunIdentity;
-use evalpage_core::run::RunSettings;
-use evalpage_core::run::{Start, StartError, StartSpec};
+use evalpage_core::run::{Pipeline, RunIdentity, RunSettings, Start, StartError, StartSpec};
 use evalpage_core::ApiKey;
 use evalpage_core::OpenAiConfig;
-use evalpage_core::Pipeline;
 use std::time::Duration;
 
 /// Where the run's endpoint backends take answers from first: `--cache

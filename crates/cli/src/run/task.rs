@@ -25,21 +25,15 @@ use crate::args::RunArgs;
 use crate::error::CliError;
 use crate::store::Store;
 use crate::task_file::{self, LoadedTask};
-use evalpage_core::judged_metrics;
-use evalpage_core::parse_problems;
-use evalpage_core::report::Prices;
-use evalpage_core::task::DatasetFormat;
-use evalpage_core::task::Task;
-use evalpage_core::task::TaskFiles;
-use evalpage_core::task::{Job, Repeats};
-use evalpage_core::AnswerStatus;
+use evalpage_core::report::{Price, Prices};
+use evalpage_core::task::{
+    judged_metrics, merged_params, missing_judge, parse_problems, AnswerStatus, DatasetFormat, Job,
+    ModelEntry, Repeats, Task, TaskEngine, TaskFiles, TaskJudge, TaskKind, TaskRunConfig,
+};
 use evalpage_core::ModelSettings;
 use evalpage_core::OpenAiConfig;
 use evalpage_core::Sample;
-use evalpage_core::{merged_params, ModelEntry};
-use evalpage_core::{missing_judge, Price, TaskJudge};
 use evalpage_core::{strip_query, ApiKey, CallOutcome, ChatMessage};
-use evalpage_core::{TaskEngine, TaskKind, TaskRunConfig};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use std::time::Duration;

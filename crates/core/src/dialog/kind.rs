@@ -62,11 +62,10 @@ use super::trace::{
 use super::turn_eval::{MetricRun, ScoreOptions, TurnEval, TurnJudgement};
 use super::vocab::{DialogStatus, TurnStatus};
 use crate::events::{
-    CaseRecord, ErrorDetail, MetaRecord, Record, SummaryMetrics, SummaryRecord, TurnCall,
-    TurnRecord,
+    CaseRecord, MetaRecord, Record, SummaryMetrics, SummaryRecord, TurnCall, TurnRecord,
 };
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
-use crate::report::Counts;
+use crate::report::{Counts, ErrorDetail};
 use crate::run::{Call, JobOutcome, Kind, Pipeline, RunIdentity, RunSettings};
 use crate::text::truncate_chars;
 use crate::timefmt::rfc3339_ms;

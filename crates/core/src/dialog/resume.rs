@@ -418,7 +418,7 @@ mod tests {
             case_id: "memfin-004".into(),
             case_index: 3,
             llm_call_ok: false,
-            error_detail: Some(crate::events::ErrorDetail::from(&CallError::new(
+            error_detail: Some(crate::report::ErrorDetail::from(&CallError::new(
                 ErrorKind::Cancelled,
                 "cancelled",
             ))),

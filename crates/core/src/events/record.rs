@@ -3,7 +3,7 @@
 use crate::provider::ModelSettings;
 use crate::provider::{Answer, Usage};
 use crate::rag_rules::ScoringConfig;
-pub use crate::report::ErrorDetail;
+use crate::report::ErrorDetail;
 use crate::report::{Counts, ReportMetrics, RunMetrics};
 use crate::run::RunIdentity;
 use serde::{Deserialize, Serialize};

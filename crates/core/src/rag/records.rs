@@ -3,7 +3,8 @@
 use super::result::{CaseResult, RunConfig};
 use crate::dataset::rag::RagCase;
 use crate::events::record::SNIPPET_CHARS;
-use crate::events::{CaseRecord, ErrorDetail, MetaRecord, Record, SummaryRecord};
+use crate::events::{CaseRecord, MetaRecord, Record, SummaryRecord};
+use crate::report::ErrorDetail;
 use crate::report::RunMetrics;
 use crate::text::truncate_chars;
 

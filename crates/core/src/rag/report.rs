@@ -4,10 +4,10 @@
 use super::{CaseResult, Engine};
 use crate::dataset::fingerprint::fingerprint;
 use crate::dataset::rag::RagCase;
-use crate::events::ErrorDetail;
 use crate::rag::console::{accuracy_reason, citation_reason, notes_of};
 use crate::report::metadata::report_metadata;
 use crate::report::outputs::{Outputs, RunMeta};
+use crate::report::ErrorDetail;
 use crate::report::*;
 use crate::report::{length_bucket, summaries};
 use crate::report::{Outcome, RunRecord};

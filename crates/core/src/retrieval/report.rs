@@ -276,7 +276,7 @@ pub fn case_record(run_id: &str, n: usize, r: &Row, from: &ListsFrom, ts_ms: u64
         hit_at_k: Some(s.hit_at_k),
         topk: Some(s.topk.clone()),
         error: (!r.has_list()).then(|| from.missing(r)),
-        error_detail: r.error().map(crate::events::ErrorDetail::from),
+        error_detail: r.error().map(crate::report::ErrorDetail::from),
         ..CaseRecord::default()
     })
 }
@@ -340,7 +340,7 @@ pub fn retrieval_outputs(e: &Evaluated, i: &RetrievalInputs<'_>) -> Outputs {
             if let Some(m) = run_config.as_object_mut() {
                 m.insert("k".into(), json!(e.k));
             }
-            let detail = r.error().map(crate::events::ErrorDetail::from);
+            let detail = r.error().map(crate::report::ErrorDetail::from);
             let missing = i.from.missing(r);
             let (status, error, error_detail) = match (r.has_list(), &detail) {
                 (true, _) => Outcome::Answered,

@@ -15,7 +15,6 @@ mod shard;
 mod start;
 
 pub use end::{finish, run_meta, Ended, Finish, RunEnd};
-pub use pipeline::BUDGET_STOP;
 pub use pipeline::{prompt_tokens_max, Budget, Call, JobOutcome, Kind, Pipeline, PriorJob};
 pub use protocol::{Command, Input, RunStatus, Step};
 pub use result::{AnswerPolicy, RunIdentity, RunInfo, RunSettings};

@@ -250,7 +250,7 @@ impl Budget {
     }
 }
 
-pub use crate::report::BUDGET_STOP;
+use crate::report::BUDGET_STOP;
 
 impl<K: Kind> Pipeline<K> {
     /// An engine over `kind`, every job's first call queued in its pool.

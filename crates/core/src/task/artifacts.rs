@@ -6,14 +6,15 @@ use super::data::TaskDataset;
 use super::meta::{self, RunMeta};
 use super::report::{self, AnswerSource, ReportInput, TaskInfo};
 use super::score::Scored;
-use super::{fingerprint, markdown, results};
+use super::{markdown, results};
+use crate::dataset::fingerprint;
 use crate::dataset::LineError;
 use crate::provider::ChatMessage;
 use crate::report::outputs::{self, Outputs};
 use crate::task::contract::Task;
 use crate::Lang;
 
-pub use crate::report::outputs::CsvError;
+pub(crate) use crate::report::outputs::CsvError;
 
 /// Everything the artifacts are rendered from.
 #[derive(Clone, Copy, Debug)]

@@ -345,7 +345,7 @@ impl Kind for TaskKind {
     }
 }
 
-pub use crate::events::resume::PriorCall;
+pub(crate) use crate::events::resume::PriorCall;
 
 /// The task run: the one [`Pipeline`] over samples × models with [`TaskKind`].
 pub type TaskEngine = Pipeline<TaskKind>;

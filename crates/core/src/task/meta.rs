@@ -9,7 +9,7 @@ use super::report::{AnswerSource, TaskInfo};
 use super::score::ModelRun;
 use serde_json::{json, Map, Value};
 
-pub use crate::report::outputs::RunMeta;
+pub(crate) use crate::report::outputs::RunMeta;
 
 /// `run_meta.json`.
 pub fn run_meta(meta: &RunMeta, info: &TaskInfo, source: &AnswerSource) -> Value {

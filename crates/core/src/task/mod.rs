@@ -10,11 +10,10 @@
 //! `run_meta.json` and `model_snapshot.json`. The CLI only reads and writes files.
 
 pub(crate) mod artifacts;
+pub(crate) mod contract;
 pub(crate) mod data;
 mod end;
 pub(crate) mod engine;
-pub use crate::dataset::fingerprint;
-pub(crate) mod contract;
 pub(crate) mod events;
 pub(crate) mod file_answers;
 pub(crate) mod judging;
@@ -34,7 +33,6 @@ pub(crate) mod synthetic;
 #[cfg(test)]
 pub(crate) mod testing;
 
-pub use crate::run::Estimate;
 pub use crate::template::yaml::locate as locate_in_yaml;
 pub use artifacts::{render as render_files, Inputs};
 pub use contract::builtin::{rag_qa, Preset, TEMPLATE_NAMES};

@@ -85,7 +85,7 @@ pub struct RunDescription {
     pub settings: crate::run::RunSettings,
 }
 
-pub use crate::provider::ModelSettings;
+pub(crate) use crate::provider::ModelSettings;
 
 impl AnswerSource {
     /// One line for reports: the responses file, or the backend and run id.

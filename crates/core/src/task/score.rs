@@ -10,9 +10,9 @@
 use super::data::{EvalSample, TaskDataset};
 use super::responses::ResponseSet;
 use crate::dataset::LineError;
-use crate::events::ErrorDetail;
 use crate::metric::{Aggregate, SampleScore};
 use crate::provider::{Answer, CallError, ErrorKind, Usage};
+use crate::report::ErrorDetail;
 use crate::schema::{ParseStatus, ParsedAnswer};
 use crate::task::contract::Task;
 use serde::Serialize;

@@ -3,13 +3,11 @@
 #![allow(dead_code)]
 
 use evalpage_core::events::Record;
-use evalpage_core::run::RunIdentity;
-use evalpage_core::run::{Command, Input, RunInfo, RunSettings, Step};
+use evalpage_core::rag::{self, Engine, RagCase, RunConfig};
+use evalpage_core::run::{Command, Input, RunIdentity, RunInfo, RunSettings, Step};
 use evalpage_core::Lang;
 use evalpage_core::ScoringConfig;
-use evalpage_core::{rag, RagCase};
 use evalpage_core::{CallError, CallOutcome, ErrorKind};
-use evalpage_core::{Engine, RunConfig};
 use serde_json::json;
 
 pub fn config(run_id: &str, concurrency: usize) -> RunConfig {
