@@ -2,7 +2,9 @@
 # Runner overhead: `evalpage run` and the page in headless Chromium against
 # `evalpage mock-server --latency-ms 50`, N cases (default 500) at concurrency C
 # (default 16). Prints wall time / ideal, where ideal = N x 0.05 / C for the CLI and
-# N x 0.05 / min(C, 6) for the browser (6 HTTP/1.1 connections per origin).
+# N x 0.05 / min(C, 6) for the browser (6 HTTP/1.1 connections per origin), and the
+# page's time against a bare `fetch` loop of the same requests from the same page
+# (bench/browser_overhead.mjs): the runner's own cost.
 # CACHE=1 runs both with the response cache on (the CLI's --cache DIR, the page's
 # *Reuse answers from earlier runs*): a first run that stores every answer, then a
 # second run whose every answer is a hit (its wall time per case is the lookup cost).
