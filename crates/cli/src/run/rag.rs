@@ -174,17 +174,7 @@ fn scoring(args: &RunArgs) -> ScoringConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::args::{Cli, Command};
-    use clap::Parser;
-
-    fn args(extra: &[&str]) -> RunArgs {
-        let mut argv = vec!["evalpage", "run", "--dataset", "d.jsonl", "--out", "o"];
-        argv.extend_from_slice(extra);
-        match Cli::try_parse_from(argv).map(|c| c.command) {
-            Ok(Command::Run(a)) => *a,
-            other => panic!("not a run: {other:?}"),
-        }
-    }
+    use crate::run::setup::tests::args;
 
     #[test]
     fn the_match_flags_make_the_scoring() {

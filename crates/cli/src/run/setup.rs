@@ -260,13 +260,14 @@ pub(super) fn stopped(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::args::{Cli, Command};
     use clap::Parser;
     use evalpage_core::Lang;
 
-    fn args(extra: &[&str]) -> RunArgs {
+    /// `evalpage run --dataset d.jsonl --out o` and `extra`, parsed.
+    pub(in crate::run) fn args(extra: &[&str]) -> RunArgs {
         let mut argv = vec!["evalpage", "run", "--dataset", "d.jsonl", "--out", "o"];
         argv.extend_from_slice(extra);
         match Cli::try_parse_from(argv).map(|c| c.command) {

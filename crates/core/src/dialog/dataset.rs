@@ -246,6 +246,22 @@ fn text_field(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, Key
     }
 }
 
+/// The strings of the list at `key` of `obj` (a profile's
+/// `constraints_gt`, ...): none when it is missing or not a list, and an
+/// item that is not a string left out (reading, not checking: `parse`
+/// checks the lists a dialog must have).
+pub(crate) fn strings_of(obj: &Map<String, Value>, key: &str) -> Vec<String> {
+    obj.get(key)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// A list of strings (missing or null: empty).
 fn strings(v: Option<&Value>, path: &str) -> Result<Vec<String>, KeyError> {
     match v {

@@ -142,18 +142,7 @@ pub fn answer(dialogs: &[Dialog], messages: &[ChatMessage]) -> (String, Value) {
             .unwrap_or("")
             .to_string()
     };
-    let list = |k: &str| -> Vec<String> {
-        profile
-            .get(k)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let list = |k: &str| super::dataset::strings_of(profile, k);
     let mut profile_lines = vec![
         format!("风险等级: {}", field("risk_level_gt")),
         format!("投资期限: {}", field("horizon_gt")),

@@ -248,17 +248,7 @@ impl Start for RagKind {
 
     fn take_over(engine: &mut Engine, log: &ReadLog) -> TakenOver {
         let prior = super::resume::resumable(log, engine.cases());
-        let notes = prior
-            .unknown_ids
-            .iter()
-            .map(|id| format!("case `{id}` is not in this dataset; ignored"))
-            .collect();
         let jobs = engine.restore(prior.calls);
-        TakenOver {
-            unit: "cases",
-            jobs,
-            total: engine.cases().len(),
-            notes,
-        }
+        TakenOver::cases(jobs, engine.cases().len(), &prior.unknown_ids)
     }
 }

@@ -401,18 +401,8 @@ impl Start for RetrievalKind {
 
     fn take_over(engine: &mut RetrievalEngine, log: &ReadLog) -> TakenOver {
         let prior = resumable(log, engine.cases());
-        let notes = prior
-            .unknown
-            .iter()
-            .map(|id| format!("case `{id}` is not in this dataset; ignored"))
-            .collect();
         let jobs = engine.restore(prior.calls);
-        TakenOver {
-            unit: "cases",
-            jobs,
-            total: engine.cases().len(),
-            notes,
-        }
+        TakenOver::cases(jobs, engine.cases().len(), &prior.unknown)
     }
 }
 

@@ -46,6 +46,22 @@ pub struct TakenOver {
     pub notes: Vec<String>,
 }
 
+impl TakenOver {
+    /// What a run of cases took over: `jobs` of `total` cases, and a note for
+    /// each case id of the log that is not in this run's dataset.
+    pub fn cases(jobs: usize, total: usize, unknown: &[String]) -> TakenOver {
+        TakenOver {
+            jobs,
+            total,
+            unit: "cases",
+            notes: unknown
+                .iter()
+                .map(|id| format!("case `{id}` is not in this dataset; ignored"))
+                .collect(),
+        }
+    }
+}
+
 /// A kind whose run starts through [`Pipeline::prepare`].
 pub trait Start: Kind + Sized {
     /// The model each pool calls, by pool number.

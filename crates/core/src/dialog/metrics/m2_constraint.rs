@@ -73,18 +73,7 @@ const ANSWER_NEGATIONS: [&str; 12] = [
 /// Constraints without a lead (`最大回撤不超过10%`) give no term: they are
 /// not a lexical check.
 pub fn forbidden_terms(profile: &serde_json::Map<String, Value>) -> Vec<String> {
-    let list = |k: &str| -> Vec<String> {
-        profile
-            .get(k)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let list = |k: &str| crate::dialog::dataset::strings_of(profile, k);
     let mut terms = Vec::new();
     for c in list("constraints_gt") {
         let Some((at, lead)) = CONSTRAINT_LEADS
