@@ -27,31 +27,17 @@
 //! job is the answer call then its judge calls, on one more pool, the
 //! judge's (index = number of models); see `judge::flow` for their order.
 
+pub use super::config::TaskRunConfig;
 use super::data::{EvalSample, TaskDataset};
 use super::events::{self, TaskRecord};
 use super::judging::{question, TaskJudge};
 use super::prompts::{measure_with, no_prompt_renders, render_all, template_reads};
-use super::report::{ModelSettings, TaskInfo, TaskMetrics};
+use super::report::{TaskInfo, TaskMetrics};
 use super::score::{aggregate, score_call, ModelRun, SampleResult, Scored};
-use crate::events::ReadLog;
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 use crate::run::{Call, JobOutcome, Kind, Pipeline, RunIdentity, RunSettings};
-use crate::run::{PoolModel, Start, TakenOver};
 use crate::task::contract::{PromptTemplate, Task};
 use std::collections::BTreeSet;
-
-/// Who runs what (recorded in `meta`, never a key).
-#[derive(Clone, Debug, PartialEq)]
-pub struct TaskRunConfig {
-    /// Who runs what, and the scheduling of each model's pool.
-    pub run: RunIdentity,
-    /// `mock` or `openai`.
-    pub backend: String,
-    /// The models, in report order.
-    pub models: Vec<ModelSettings>,
-    /// How many times each sample is asked, and the k of pass@k.
-    pub repeats: super::repeats::Repeats,
-}
 
 /// One job: which model answers which sample.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,14 +75,14 @@ impl Job {
 /// one call each, one pool per model.
 #[derive(Debug)]
 pub struct TaskKind {
-    cfg: TaskRunConfig,
+    pub(super) cfg: TaskRunConfig,
     task: Task,
     info: TaskInfo,
     dataset: String,
     samples: Vec<EvalSample>,
     prompts: Vec<Result<Vec<ChatMessage>, String>>,
     results: Vec<Vec<Option<SampleResult>>>,
-    judge: Option<Box<TaskJudge>>,
+    pub(super) judge: Option<Box<TaskJudge>>,
     /// The sample fields the template reads (what a length is measured on).
     reads: BTreeSet<String>,
     /// Why nothing can be sent: no sample's prompt renders.
@@ -533,39 +519,5 @@ impl Pipeline<TaskKind> {
     /// Unsettled samples (a report of a cancelled or unfinished run) are left out.
     pub fn scored(&self) -> Scored {
         self.kind().scored()
-    }
-}
-
-/// A task run's pools are its models' in order, then the judge's; a resume
-/// takes over the settled calls of its samples × models.
-impl Start for TaskKind {
-    type Log = ReadLog;
-
-    fn pool_models(&self) -> Vec<PoolModel> {
-        let models = self.cfg.models.iter().map(|m| PoolModel {
-            name: m.name.clone(),
-            judge: false,
-        });
-        let judge = self.judge.as_ref().map(|j| PoolModel {
-            name: j.model.name.clone(),
-            judge: true,
-        });
-        models.chain(judge).collect()
-    }
-
-    fn take_over(engine: &mut TaskEngine, log: &ReadLog) -> TakenOver {
-        let prior = super::resume::resumable(log, engine);
-        let notes = prior
-            .unknown
-            .iter()
-            .map(|key| format!("`{key}` is not a sample and model of this run; ignored"))
-            .collect();
-        let jobs = engine.restore(prior.calls);
-        TakenOver {
-            unit: "cases",
-            jobs,
-            total: engine.jobs(),
-            notes,
-        }
     }
 }

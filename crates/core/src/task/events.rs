@@ -6,8 +6,8 @@
 //! was read without a parse problem; `summary.metrics` carries the same counts
 //! as `report.json`'s top-level `metrics` (`cases_total` = `cases`).
 
+use super::config::TaskRunConfig;
 use super::data::EvalSample;
-use super::engine::TaskRunConfig;
 use super::report::{TaskInfo, TaskMetrics};
 use super::score::{AnswerStatus, SampleResult};
 use crate::events::record::SNIPPET_CHARS;

@@ -10,6 +10,7 @@
 //! `run_meta.json` and `model_snapshot.json`. The CLI only reads and writes files.
 
 pub(crate) mod artifacts;
+mod config;
 pub(crate) mod contract;
 pub(crate) mod data;
 mod end;

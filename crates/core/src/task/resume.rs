@@ -8,10 +8,11 @@
 //! are sent again; records naming a model or sample this run does not have are
 //! reported; prompt failures are not taken over (they are found again at start).
 
-use super::engine::{PriorCall, TaskEngine};
+use super::engine::{PriorCall, TaskEngine, TaskKind};
 use crate::events::resume::prior_calls;
 use crate::events::ReadLog;
 use crate::provider::ErrorKind;
+use crate::run::{PoolModel, Start, TakenOver};
 use std::collections::HashMap;
 
 /// What can be taken over from a task run's log.
@@ -58,5 +59,39 @@ pub fn resumable(log: &ReadLog, engine: &TaskEngine) -> TaskResumable {
         calls: prior.calls,
         unknown: prior.unknown,
         rerun: prior.rerun,
+    }
+}
+
+/// A task run's pools are its models' in order, then the judge's; a resume
+/// takes over the settled calls of its samples × models.
+impl Start for TaskKind {
+    type Log = ReadLog;
+
+    fn pool_models(&self) -> Vec<PoolModel> {
+        let models = self.cfg.models.iter().map(|m| PoolModel {
+            name: m.name.clone(),
+            judge: false,
+        });
+        let judge = self.judge.as_ref().map(|j| PoolModel {
+            name: j.model.name.clone(),
+            judge: true,
+        });
+        models.chain(judge).collect()
+    }
+
+    fn take_over(engine: &mut TaskEngine, log: &ReadLog) -> TakenOver {
+        let prior = resumable(log, engine);
+        let notes = prior
+            .unknown
+            .iter()
+            .map(|key| format!("`{key}` is not a sample and model of this run; ignored"))
+            .collect();
+        let jobs = engine.restore(prior.calls);
+        TakenOver {
+            unit: "cases",
+            jobs,
+            total: engine.jobs(),
+            notes,
+        }
     }
 }
