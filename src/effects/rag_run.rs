@@ -36,8 +36,8 @@ pub struct RagView {
     console: Vec<Rc<str>>,
     /// The dataset file's text (for `dataset_fingerprint.json`).
     dataset: Rc<str>,
-    /// The model's price, if set (the report's cost).
-    price: Option<evalpage_core::report::Price>,
+    /// The run's priced models (the report's cost), as the start priced them.
+    prices: evalpage_core::report::Prices,
     /// Console lines already logged to the browser's console.
     logged: usize,
 }
@@ -121,11 +121,10 @@ impl RunView for RagView {
         }
     }
 
-    fn ending(&mut self, engine: &Engine) -> Ending<RagKind> {
-        let model = engine.config().info.model.clone();
+    fn ending(&mut self, _: &Engine) -> Ending<RagKind> {
         Ending {
             inputs: self.dataset.as_bytes().to_vec(),
-            prices: self.price.map(|p| (model, p)).into_iter().collect(),
+            prices: self.prices.clone(),
             metadata: None,
         }
     }
@@ -190,14 +189,14 @@ impl RagView {
             results: vec![None; n],
             console: vec![Rc::from(start_line(lang, n))],
             dataset: Rc::from(""),
-            price: None,
+            prices: Default::default(),
             logged: 0,
         }
     }
 
-    /// The model's price per million tokens, for the report's cost.
-    pub fn with_price(mut self, price: Option<evalpage_core::report::Price>) -> RagView {
-        self.price = price;
+    /// The run's priced models (`Pipeline::priced`), for the report's cost.
+    pub fn with_prices(mut self, prices: evalpage_core::report::Prices) -> RagView {
+        self.prices = prices;
         self
     }
 

@@ -164,8 +164,7 @@ impl RunView for TaskView {
         }
     }
 
-    fn ending(&mut self, engine: &TaskEngine) -> Ending<TaskKind> {
-        let _ = engine;
+    fn ending(&mut self, _: &TaskEngine) -> Ending<TaskKind> {
         Ending {
             inputs: TaskFiles {
                 task: self.task.task.clone(),

@@ -15,9 +15,9 @@ use crate::state::{AppAction, AppState, LoadedDataset, Mode, ModelCall, ModelSet
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::rag;
 use evalpage_core::rag::{RagKind, RunConfig};
+use evalpage_core::run::Pipeline;
 use evalpage_core::run::RunIdentity;
 use evalpage_core::run::RunInfo;
-use evalpage_core::run::{Pipeline, StartSpec};
 use evalpage_core::RunKind;
 use evalpage_core::{demo, Lang};
 use serde_json::json;
@@ -158,22 +158,13 @@ impl ModeLaunch for RagLaunch {
             }),
         };
         let started_ms = cfg.run.started_at_ms;
-        let spec = StartSpec {
-            policy: settings.policy(),
-            max_cost: settings.max_cost,
-            prices: settings
-                .price()
-                .map(|p| (cfg.info.model.clone(), p))
-                .into_iter()
-                .collect(),
-            judge_price: None,
-        };
+        let spec = settings.limits().start_spec(&cfg.info.model, false);
         let log = t.log.as_ref().map(|log| events::read(log.as_bytes()));
         let (engine, _) = Pipeline::prepare(RagKind::new(cfg, cases), &spec, log.as_ref())
             .map_err(|e| start_error(lang, &e))?;
         let view = RagView::new(&engine, call)
             .with_dataset(dataset.text.clone())
-            .with_price(settings.price());
+            .with_prices(engine.priced(&spec));
         Ok(Prepared {
             engine,
             view,

@@ -184,23 +184,16 @@ impl ModelSettings {
         }
     }
 
-    /// What the engine does with truncated and fatal answers.
-    pub fn policy(&self) -> evalpage_core::run::AnswerPolicy {
-        evalpage_core::run::AnswerPolicy {
+    /// The run's limits (answer policy, price, cost cap), as every mode
+    /// that calls a model holds them: the start of the run is made from them.
+    pub fn limits(&self) -> super::limits::Limits {
+        super::limits::Limits {
             truncated_as_failure: self.truncated_as_failure,
             keep_going_on_fatal: self.keep_going_on_fatal,
+            price_in: self.price_in,
+            price_out: self.price_out,
+            max_cost: self.max_cost,
         }
-    }
-
-    /// The price of the model, when one side is set (the other counts as 0).
-    pub fn price(&self) -> Option<evalpage_core::report::Price> {
-        if self.price_in.is_none() && self.price_out.is_none() {
-            return None;
-        }
-        Some(evalpage_core::report::Price {
-            in_per_mtok: self.price_in.unwrap_or(0.0).max(0.0),
-            out_per_mtok: self.price_out.unwrap_or(0.0).max(0.0),
-        })
     }
 
     /// Scoring settings.

@@ -676,7 +676,7 @@ impl Kind for DialogKind {
         let split = self.split(d, &outcome.answers);
         let judge_calls = outcome.answers.len() - split.turns.len();
         let turns = JobOutcome {
-            answers: split.turns.clone(),
+            answers: split.turns,
             ..outcome.clone()
         };
         let mut trace = self.trace(d, &turns, &split.starts);

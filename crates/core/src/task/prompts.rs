@@ -186,15 +186,9 @@ mod tests {
     use super::*;
     use crate::task::contract::{builtin_template, preset};
 
+    /// The event_eval preset's names, as the task fixture has them.
     fn info() -> TaskInfo {
-        TaskInfo {
-            name: "event_eval".into(),
-            version: "v1".into(),
-            source: "preset".into(),
-            prompt_name: "ie_json".into(),
-            prompt_version: "v1".into(),
-            prompt_source: "builtin".into(),
-        }
+        crate::task::testing::fixture().info
     }
 
     fn setup(lines: &str) -> (Task, PromptTemplate, Vec<EvalSample>) {
