@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scoring throughput (issue 3): scores N synthetic samples (default 100000, seed 7;
-# evalpage_core::task_run::synthetic) with every metric type on its own, reading
+# evalpage_core::testing, over the core's task::synthetic) with every metric type on its own, reading
 # the answers only (parse_only), and with all metrics together; natively
 # (evalpage-score-bench, release) and in headless Chromium (tests/wasm_bench.rs,
 # release Wasm). Prints one line per round: place, round, samples, seconds,

@@ -7,7 +7,7 @@
 //! for the page load: switching modes hides it, and switching back shows it
 //! as it was. What every root shares is `use_shell`: the header (modes,
 //! language, *Reuse answers*), the URL's parameters, the key ring and
-//! language (`AppState`), and the unfinished runs offered after a reload.
+//! language (`ShellState`), and the unfinished runs offered after a reload.
 //! Served at `/` and `/eval`.
 
 use crate::components::header::{use_document_lang, Header};
@@ -17,37 +17,18 @@ use crate::launch;
 use crate::rag::{use_rag, RagApp};
 use crate::retrieval::{use_retrieval, RetrievalApp};
 use crate::state::resume::{Offers, OffersAction};
-use crate::state::{AppAction, AppState, Mode};
+use crate::state::{Mode, ShellAction, ShellState};
 use crate::task::{use_task, TaskApp};
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// The page's first state: the saved RAG settings under the URL's
-/// parameters, the key ring, and the key field holding the key of the
-/// endpoint's own origin (or nothing).
-fn page_state(p: &url::PageParams) -> AppState {
-    let (stored, keys) = storage::load();
-    // In task mode the endpoint, model and sampling of the URL are the task's
-    // endpoint form (a task share link), not the RAG check's.
-    let task = p.mode == Some(Mode::Task);
-    let own = url::PageParams {
-        endpoint: p.endpoint.clone().filter(|_| !task),
-        model: p.model.clone().filter(|_| !task),
-        provider: p.provider.filter(|_| !task),
-        temperature: p.temperature.filter(|_| !task),
-        max_tokens: p.max_tokens.filter(|_| !task),
-        ..p.clone()
-    };
-    let mut settings = own.apply(stored);
-    settings.api_key = url::origin(&settings.base_url)
-        .and_then(|o| keys.get(&o).map(String::from))
-        .unwrap_or_default();
-    AppState {
+/// The shell's first state: the URL's language and the key ring in storage.
+fn shell_state(p: &url::PageParams) -> ShellState {
+    ShellState {
         lang: p.lang.unwrap_or(Lang::Zh),
-        settings: Rc::new(settings),
-        keys: Rc::new(keys),
-        ..AppState::default()
+        keys: Rc::new(storage::load().1),
+        ..ShellState::default()
     }
 }
 
@@ -87,8 +68,8 @@ pub struct Shell {
     /// The URL's parameters when the bundle started; `mode` is the mode the
     /// page was opened in, whose parameters they are.
     pub params: Rc<url::PageParams>,
-    /// The page's language and key ring (the RAG check's state in its root).
-    pub app: UseReducerHandle<AppState>,
+    /// The page's language and key ring.
+    pub state: UseReducerHandle<ShellState>,
     /// The unfinished runs offered after a reload.
     pub offers: UseReducerHandle<Offers>,
     /// This mode is the one shown.
@@ -109,7 +90,7 @@ pub fn use_shell(mine: Mode) -> Shell {
         p.mode = modes::first().or(p.mode);
         p
     });
-    let app = use_reducer(|| page_state(&params));
+    let state = use_reducer(|| shell_state(&params));
     let offers = use_reducer(Offers::default);
     {
         // `resume=` is honoured when another mode of this page wrote it (this
@@ -121,19 +102,19 @@ pub fn use_shell(mine: Mode) -> Shell {
     // The run code (a split module) once the page is up.
     use_effect_with((), |_| launch::prefetch_run_code());
     let again = {
-        let (app, offers) = (app.clone(), offers.clone());
+        let (state, offers) = (state.clone(), offers.clone());
         Callback::from(move |_: ()| {
             if let Some(l) = url::read().lang {
-                app.dispatch(AppAction::SetLang(l));
+                state.dispatch(ShellAction::SetLang(l));
             }
             // Keys typed in another mode meanwhile (each bundle holds its own
             // copy of the ring; storage is the one they share).
-            app.dispatch(AppAction::SetKeys(Rc::new(storage::load().1)));
+            state.dispatch(ShellAction::SetKeys(Rc::new(storage::load().1)));
             look_up(&offers, true);
         })
     };
     let shown = use_shown(mine, again);
-    let lang = app.lang;
+    let lang = state.lang;
     use_document_lang(lang, shown);
     let on_mode = Callback::from(move |m: Mode| {
         if m != mine {
@@ -151,7 +132,7 @@ pub fn use_shell(mine: Mode) -> Shell {
     };
     Shell {
         params,
-        app,
+        state,
         offers,
         shown,
         on_mode,
@@ -166,10 +147,10 @@ impl Shell {
         if !self.shown {
             return html! {};
         }
-        let lang = self.app.lang;
+        let lang = self.state.lang;
         let on_lang = {
-            let app = self.app.clone();
-            Callback::from(move |l| app.dispatch(AppAction::SetLang(l)))
+            let state = self.state.clone();
+            Callback::from(move |l| state.dispatch(ShellAction::SetLang(l)))
         };
         html! {
             <div class="page">
@@ -187,7 +168,7 @@ pub fn RagRoot() -> Html {
     let shell = use_shell(Mode::Rag);
     let rag = use_rag(
         shell.params.clone(),
-        shell.app.clone(),
+        shell.state.clone(),
         shell.offers.clone(),
     );
     shell.page(html! { <RagApp {rag} on_mode={shell.on_mode.clone()} /> })
@@ -198,7 +179,7 @@ pub fn RagRoot() -> Html {
 pub fn TaskRoot() -> Html {
     let shell = use_shell(Mode::Task);
     let (state, slot) = use_task(shell.params.clone());
-    let lang = shell.app.lang;
+    let lang = shell.state.lang;
     shell.page(html! {
         <TaskApp {lang} {state} {slot} params={shell.params.clone()}
             offers={shell.offers.clone()} on_mode={shell.on_mode.clone()} />
@@ -209,8 +190,8 @@ pub fn TaskRoot() -> Html {
 #[component]
 pub fn RetrievalRoot() -> Html {
     let shell = use_shell(Mode::Retrieval);
-    let mode = use_retrieval(shell.offers.clone(), shell.app.clone());
-    let lang = shell.app.lang;
+    let mode = use_retrieval(shell.offers.clone(), shell.state.clone());
+    let lang = shell.state.lang;
     shell.page(html! { <RetrievalApp {lang} {mode} on_mode={shell.on_mode.clone()} /> })
 }
 
@@ -218,7 +199,7 @@ pub fn RetrievalRoot() -> Html {
 #[component]
 pub fn DialogRoot() -> Html {
     let shell = use_shell(Mode::Dialog);
-    let mode = use_dialog(shell.offers.clone(), shell.app.clone());
-    let lang = shell.app.lang;
+    let mode = use_dialog(shell.offers.clone(), shell.state.clone());
+    let lang = shell.state.lang;
     shell.page(html! { <DialogApp {lang} {mode} on_mode={shell.on_mode.clone()} /> })
 }

@@ -116,7 +116,7 @@ pub type Preparing<M> = Result<Prepared<<M as ModeLaunch>::View>, String>;
 
 /// What prepares and starts a run of mode `M` ([`ModeLaunch::prepare`] and
 /// [`Handle::launch`]), reached through the bin's run code ([`RunCode`]):
-/// with a split point ([`run_split_point!`]) the runner, the engine, the
+/// with the `run` split point the runner, the engine, the
 /// scorers and the end of the run are in no first load: they are fetched
 /// once the page is up ([`prefetch_run_code`]), at the latest at the first
 /// *Start* (or resume) of the page load.
@@ -136,7 +136,7 @@ impl<M: ModeLaunch> Clone for RunFns<M> {
 impl<M: ModeLaunch> Copy for RunFns<M> {}
 
 /// The [`RunFns`] of mode `M`.
-pub fn run_fns<M: ModeLaunch>() -> RunFns<M> {
+fn run_fns<M: ModeLaunch>() -> RunFns<M> {
     RunFns {
         prepare: M::prepare,
         launch: Handle::launch,
@@ -147,31 +147,20 @@ pub fn run_fns<M: ModeLaunch>() -> RunFns<M> {
 /// takes them back as its mode's).
 pub type AnyRunFns = Rc<dyn Any>;
 
-/// What gives the bin's [`RunFns`]: its split point ([`run_split_point!`])
-/// or, in a test, [`run_here`].
+/// What gives the bin's [`RunFns`]: its split point (`run`, declared with
+/// [`split_point!`](crate::split_point) over [`run_code`]) or, in a test,
+/// [`run_here`].
 pub type RunCode = Loader<AnyRunFns>;
 
 /// A [`RunCode`] without a split point, for a test that mounts a mode's root
-/// itself (every bin declares [`run_split_point!`]).
+/// itself (every run mode's bin declares the `run` point).
 pub fn run_here<M: ModeLaunch>() -> SplitFuture<AnyRunFns> {
-    Box::pin(async { Ok(Rc::new(run_fns::<M>()) as AnyRunFns) })
+    Box::pin(async { Ok(run_code::<M>()) })
 }
 
-/// Declares, in a bin, the wasm-split point of the run code of mode `$mode`
-/// (a [`ModeLaunch`]) and a [`RunCode`] named `run_code` that calls it, for
-/// [`crate::start`].
-#[macro_export]
-macro_rules! run_split_point {
-    ($mode:ty) => {
-        #[::wasm_split_helpers::wasm_split(run, fallible)]
-        fn run_fns() -> ::std::result::Result<$crate::launch::AnyRunFns, $crate::NotLoaded> {
-            Ok(::std::rc::Rc::new($crate::launch::run_fns::<$mode>()))
-        }
-
-        fn run_code() -> $crate::split::SplitFuture<$crate::launch::AnyRunFns> {
-            ::std::boxed::Box::pin(run_fns())
-        }
-    };
+/// The run code of mode `M`, as the `run` point gives it.
+pub fn run_code<M: ModeLaunch>() -> AnyRunFns {
+    Rc::new(run_fns::<M>())
 }
 
 thread_local! {
@@ -196,7 +185,7 @@ fn loaded<M: ModeLaunch>() -> Option<RunFns<M>> {
 /// (the first *Start* fetches again, and says so if that fails too).
 pub fn prefetch_run_code() {
     if RUN.with(SplitCode::to_load) {
-        wasm_bindgen_futures::spawn_local(async {
+        crate::effects::spawn(async {
             let _ = split::load(&RUN).await;
         });
     }
@@ -273,7 +262,7 @@ pub fn start<M: ModeLaunch>(m: &M, page: &M::Page, takeover: Takeover) {
         return prepared(m, page, takeover);
     }
     let (m, page) = (m.clone(), page.clone());
-    wasm_bindgen_futures::spawn_local(async move {
+    crate::effects::spawn(async move {
         let loaded = async {
             if code {
                 load_run_code(m.lang()).await?;
@@ -443,34 +432,34 @@ pub fn discard(offers: &UseReducerHandle<Offers>, offer: &Offer) {
 pub mod endpoint_key {
     use crate::effects::{storage, url};
     use crate::state::keys::{self, KeyPrompt, Secret};
-    use crate::state::{AppAction, AppState};
+    use crate::state::{ShellAction, ShellState};
     use std::rc::Rc;
     use yew::UseReducerHandle;
 
     /// The key saved for `url`'s origin (what the key field shows once the
     /// URL names another origin).
-    pub fn saved(app: &AppState, url: &str) -> Secret {
+    pub fn saved(shell: &ShellState, url: &str) -> Secret {
         url::origin(url)
-            .and_then(|o| app.keys.get(&o).map(Secret::new))
+            .and_then(|o| shell.keys.get(&o).map(Secret::new))
             .unwrap_or_default()
     }
 
     /// A key typed for `url`: saved for its origin (in the storage that
     /// origin's key was kept in; this tab's session for a new one; a blank
     /// key forgets it), which confirms the origin for this page load.
-    pub fn typed(app: &UseReducerHandle<AppState>, url: &str, key: &Secret) {
+    pub fn typed(shell: &UseReducerHandle<ShellState>, url: &str, key: &Secret) {
         let Some(origin) = url::origin(url) else {
             return;
         };
-        let remembered = app.keys.origins().iter().any(|(o, r)| *o == origin && *r);
-        let mut ring = (*app.keys).clone();
+        let remembered = shell.keys.origins().iter().any(|(o, r)| *o == origin && *r);
+        let mut ring = (*shell.keys).clone();
         ring.set(&origin, key.get(), remembered);
-        if ring != *app.keys {
+        if ring != *shell.keys {
             storage::save_keys(&ring);
-            app.dispatch(AppAction::SetKeys(Rc::new(ring)));
+            shell.dispatch(ShellAction::SetKeys(Rc::new(ring)));
         }
         if !key.is_empty() {
-            app.dispatch(AppAction::Confirm(origin, false));
+            shell.dispatch(ShellAction::Confirm(origin, false));
         }
     }
 
@@ -482,7 +471,7 @@ pub mod endpoint_key {
     /// `None` when the field is blank; `Err` when the field's key is not the
     /// one saved for the URL's own origin (it must be typed again).
     pub fn bound(
-        app: &AppState,
+        shell: &ShellState,
         url: &str,
         key: &Secret,
     ) -> Result<Option<(evalpage_core::ApiKey, String)>, NotThisOrigins> {
@@ -490,7 +479,7 @@ pub mod endpoint_key {
             return Ok(None);
         };
         let origin = url::origin(url).ok_or(NotThisOrigins)?;
-        match app.keys.get(&origin) {
+        match shell.keys.get(&origin) {
             Some(saved) if saved == key.get() => Ok(Some((k, origin))),
             _ => Err(NotThisOrigins),
         }
@@ -504,7 +493,7 @@ pub mod endpoint_key {
     /// `Ok(None)`: no key goes; `Err(Some(prompt))`: wait for a click;
     /// `Err(None)`: the field's key is not this origin's.
     pub fn gate(
-        app: &UseReducerHandle<AppState>,
+        shell: &UseReducerHandle<ShellState>,
         url: &str,
         key: &Secret,
         plain_http_ok: bool,
@@ -515,15 +504,15 @@ pub mod endpoint_key {
         let Some(target) = url::target(url) else {
             return Err(None);
         };
-        if app.keys.get(&target.origin) != Some(key.get()) {
+        if shell.keys.get(&target.origin) != Some(key.get()) {
             return Err(None);
         }
-        let mut confirmed = (*app.confirmed).clone();
+        let mut confirmed = (*shell.confirmed).clone();
         confirmed.origins.insert(target.origin.clone());
         if plain_http_ok {
             confirmed.plain_http.insert(target.origin.clone());
         }
-        app.dispatch(AppAction::Confirm(target.origin.clone(), plain_http_ok));
+        shell.dispatch(ShellAction::Confirm(target.origin.clone(), plain_http_ok));
         keys::gate_key(key.get(), Some(&target), &confirmed).map_err(Some)?;
         Ok(Some(target.origin))
     }
@@ -552,7 +541,7 @@ pub fn offer_buttons<M: ModeLaunch>(
 /// the page's one key ring ([`endpoint_key`]).
 pub trait EndpointMode: ModeLaunch {
     /// The page's keys (by origin).
-    fn app(&self) -> &UseReducerHandle<crate::state::AppState>;
+    fn shell(&self) -> &UseReducerHandle<crate::state::ShellState>;
     /// The URL as typed.
     fn url(&self) -> String;
     /// The key field.
@@ -580,7 +569,7 @@ pub mod endpoint_fields {
         let m = m.clone();
         Callback::from(move |v: String| {
             if url::origin(&m.url()) != url::origin(&v) {
-                m.set_key(endpoint_key::saved(m.app(), &v));
+                m.set_key(endpoint_key::saved(m.shell(), &v));
             }
             m.set_url(v);
         })
@@ -591,7 +580,7 @@ pub mod endpoint_fields {
         let m = m.clone();
         Callback::from(move |v: String| {
             let key = Secret::new(&v);
-            endpoint_key::typed(m.app(), m.url().trim(), &key);
+            endpoint_key::typed(m.shell(), m.url().trim(), &key);
             m.set_key(key);
         })
     }
@@ -619,7 +608,7 @@ pub mod endpoint_fields {
         if url.trim().is_empty() {
             return start_fresh(m);
         }
-        match endpoint_key::gate(m.app(), url.trim(), &m.key(), plain_http_ok) {
+        match endpoint_key::gate(m.shell(), url.trim(), &m.key(), plain_http_ok) {
             Ok(_) => start_fresh(m),
             Err(Some(prompt)) => m.set_prompt(Some(Rc::new(prompt))),
             Err(None) => m.tell(Event::Failed(Rc::from(m.lang().pick(
@@ -634,9 +623,10 @@ pub mod endpoint_fields {
     /// it* confirms it.
     pub fn resumed_key<M: EndpointMode>(m: &M, stored_url: &str) -> Secret {
         if let Some(o) = url::origin(stored_url) {
-            m.app().dispatch(crate::state::AppAction::Confirm(o, false));
+            m.shell()
+                .dispatch(crate::state::ShellAction::Confirm(o, false));
         }
-        endpoint_key::saved(m.app(), stored_url)
+        endpoint_key::saved(m.shell(), stored_url)
     }
 
     /// Why a file cannot be resumed from: it holds no event record.

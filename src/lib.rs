@@ -16,21 +16,20 @@ pub mod task;
 pub mod view_page;
 pub mod viewer;
 
-/// The code a bin fetches after its first load, at wasm-split points it
-/// declares (none in the viewer): the run code ([`run_split_point!`]), the
-/// zip of a finished run ([`zip_split_point!`]), the dialog judge's
-/// prompts ([`judge_split_point!`]) and the task mode's checks
-/// ([`task_code_split_point!`]).
+/// The code a bin fetches after its first load: the loaders of the
+/// wasm-split points it declares with [`split_point!`] (none in the viewer).
+/// Each is named after its point.
 #[derive(Default)]
 pub struct Splits {
-    /// What makes a finished run's zip.
-    pub zipper: Option<components::zip_button::Zipper>,
-    /// What makes the dialog judge's prompts (the dialog mode's bin).
-    pub judge_prompts: Option<split::Loader<dialog::judges::PromptMaker>>,
-    /// What runs the bin's mode ([`run_split_point!`]; none in the viewer).
+    /// `run`: what runs the bin's mode ([`launch::run_code`]).
     pub run: Option<launch::RunCode>,
-    /// What checks a task and renders its prompts (the task mode's bin).
-    pub task_code: Option<split::Loader<state::task_code::TaskCode>>,
+    /// `zip`: what makes a finished run's zip (`archive::zip_files`).
+    pub zip: Option<split::Loader<components::zip_button::Zipper>>,
+    /// `judges`: what makes the dialog judge's prompts (the dialog mode's bin).
+    pub judges: Option<split::Loader<dialog::judges::PromptMaker>>,
+    /// `task_code`: what checks a task and renders its prompts (the task
+    /// mode's bin).
+    pub task_code: Option<split::Loader<task::state::code::TaskCode>>,
 }
 
 /// A split module that did not load (its fetch failed; the next call of its
@@ -48,8 +47,8 @@ impl From<wasm_split_helpers::SplitLoaderError> for NotLoaded {
 /// made for it (on `<body>` when there is none), with the bin's split points.
 pub fn start<C: yew::BaseComponent<Properties = ()>>(mode: state::Mode, splits: Splits) {
     evalpage_core::use_nfkc(nfkc);
-    components::zip_button::set_zipper(splits.zipper);
-    dialog::judges::set_loader(splits.judge_prompts);
+    components::zip_button::set_loader(splits.zip);
+    dialog::judges::set_loader(splits.judges);
     launch::set_run_code(splits.run);
     task::code::set_loader(splits.task_code);
     match effects::modes::root(mode) {

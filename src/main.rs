@@ -1,17 +1,20 @@
 //! Entry point of the RAG check's bundle (`evalpage-web`): the
 //! page's first load when the URL names no other mode.
 
-use evalpage_web::{app::RagRoot, state::Mode, Splits};
+use evalpage_web::components::zip_button::Zipper;
+use evalpage_web::launch::{run_code, AnyRunFns};
+use evalpage_web::rag::launch::RagLaunch;
+use evalpage_web::{app::RagRoot, archive, split_point, state::Mode, Splits};
 
-evalpage_web::run_split_point!(evalpage_web::rag::launch::RagLaunch);
-evalpage_web::zip_split_point!();
+split_point!(run, run: AnyRunFns = run_code::<RagLaunch>());
+split_point!(zip, zip: Zipper = archive::zip_files);
 
 fn main() {
     evalpage_web::start::<RagRoot>(
         Mode::Rag,
         Splits {
-            run: Some(run_code),
-            zipper: Some(zipper),
+            run: Some(run),
+            zip: Some(zip),
             ..Splits::default()
         },
     );

@@ -1,10 +1,18 @@
 //! Code a bin fetches after its first load, from a wasm-split point it
-//! declares and hands to [`crate::start`]: the point's loader, and what it
-//! gave once it has loaded (kept for the page load, so that a page can ask
-//! for it synchronously). The run code (`launch`), the dialog judge's prompts
-//! (`dialog::judges`) and the task mode's checks (`task::code`) each keep one
-//! [`SplitCode`]; wasm_split_helpers caches a module once it has loaded and
-//! fetches again after a failure.
+//! declares with [`split_point!`](crate::split_point) and hands to
+//! [`crate::start`]: the point's loader, and what it gave once it has loaded
+//! (kept for the page load, so that a page can ask for it synchronously).
+//! Each point gives one value (a table of functions, or one function) that
+//! is reachable only through the point, so the linker puts the code behind
+//! it in the split module. The run code (`launch`), the zip writer
+//! (`components::zip_button`), the dialog judge's prompts (`dialog::judges`)
+//! and the task mode's checks (`task::code`) each keep one [`SplitCode`];
+//! wasm_split_helpers caches a module once it has loaded and fetches again
+//! after a failure.
+//!
+//! A point is declared in the bin, not in this crate: `wasm_split` exports
+//! the split function from the crate it is written in, so written here it
+//! would be linked into every bin, the viewer's too.
 
 use crate::NotLoaded;
 use std::cell::{Cell, RefCell};
@@ -15,7 +23,7 @@ use std::thread::LocalKey;
 /// What a split point gives, on its way.
 pub type SplitFuture<T> = Pin<Box<dyn Future<Output = Result<T, NotLoaded>>>>;
 
-/// A bin's split point (declared by one of the crate's `*_split_point!` macros).
+/// A bin's split point (declared by [`split_point!`](crate::split_point)).
 pub type Loader<T> = fn() -> SplitFuture<T>;
 
 /// One split point's loader and what it gave.
@@ -68,4 +76,24 @@ pub async fn load<T: Clone + 'static>(
     let t = loader().await?;
     code.with(|c| *c.loaded.borrow_mut() = Some(t.clone()));
     Ok(t)
+}
+
+/// Declares, in a bin, the wasm-split point `$module` and a [`Loader`] named
+/// `$loader` that fetches it and gives `$value` (of type `$t`), for a field
+/// of [`crate::Splits`]:
+///
+/// ```ignore
+/// evalpage_web::split_point!(zip, zipper: Zipper = evalpage_web::archive::zip_files);
+/// ```
+#[macro_export]
+macro_rules! split_point {
+    ($module:ident, $loader:ident: $t:ty = $value:expr) => {
+        fn $loader() -> $crate::split::SplitFuture<$t> {
+            #[::wasm_split_helpers::wasm_split($module, fallible)]
+            fn $loader() -> ::std::result::Result<$t, $crate::NotLoaded> {
+                Ok($value)
+            }
+            ::std::boxed::Box::pin($loader())
+        }
+    };
 }

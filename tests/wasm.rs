@@ -10,9 +10,9 @@ use evalpage_core::CallOutcome;
 use evalpage_core::Lang;
 use evalpage_core::ScoringConfig;
 use evalpage_web::effects::idb;
-use evalpage_web::effects::rag_run::{RunHandle, RunUpdate};
 use evalpage_web::effects::runner::Persist;
 use evalpage_web::effects::{storage, url};
+use evalpage_web::rag::run::{RunHandle, RunUpdate};
 use evalpage_web::state::keys::KeyRing;
 use evalpage_web::state::stored::{RagInputs, StoredInputs, StoredRun};
 use evalpage_web::state::{ModelCall, ModelSettings, Provider};
@@ -555,9 +555,10 @@ async fn a_persisted_run_saves_as_it_goes_and_gives_the_reference_report() {
 
 use evalpage_core::report::{FILES, TASK_NAMES};
 use evalpage_core::task::{TaskEngine, TaskRunConfig};
-use evalpage_web::effects::task_run::{TaskRunHandle, TaskRunSpec, TaskRunUpdate};
-use evalpage_web::state::task_models::plan;
-use evalpage_web::state::{Mode, TaskArtifacts, TaskState};
+use evalpage_web::state::{Mode, RunFiles};
+use evalpage_web::task::run::{TaskRunHandle, TaskRunSpec, TaskRunUpdate};
+use evalpage_web::task::state::models::plan;
+use evalpage_web::task::state::TaskState;
 
 /// The default task state's run (event_eval demo, mock-a and mock-b) with this mock latency.
 fn task_spec(run_id: &str, latency: f64) -> TaskRunSpec {
@@ -658,7 +659,7 @@ fn task_reference_scores(spec: &TaskRunSpec) -> Vec<serde_json::Value> {
 }
 
 /// Where a finished task run's artifacts (or why they failed) land.
-type Finished = Rc<RefCell<Option<Result<Rc<TaskArtifacts>, Rc<str>>>>>;
+type Finished = Rc<RefCell<Option<Result<Rc<RunFiles>, Rc<str>>>>>;
 
 fn finished_sink() -> (Finished, yew::Callback<TaskRunUpdate>) {
     let finished: Finished = Rc::default();

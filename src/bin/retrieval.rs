@@ -1,17 +1,20 @@
 //! Entry point of the retrieval mode's bundle (`?mode=retrieval`), loaded by
 //! `www/init.js` when the mode is first opened: renders that mode only.
 
-use evalpage_web::{app::RetrievalRoot, state::Mode, Splits};
+use evalpage_web::components::zip_button::Zipper;
+use evalpage_web::launch::{run_code, AnyRunFns};
+use evalpage_web::retrieval::launch::RetrievalLaunch;
+use evalpage_web::{app::RetrievalRoot, archive, split_point, state::Mode, Splits};
 
-evalpage_web::run_split_point!(evalpage_web::retrieval::launch::RetrievalLaunch);
-evalpage_web::zip_split_point!();
+split_point!(run, run: AnyRunFns = run_code::<RetrievalLaunch>());
+split_point!(zip, zip: Zipper = archive::zip_files);
 
 fn main() {
     evalpage_web::start::<RetrievalRoot>(
         Mode::Retrieval,
         Splits {
-            run: Some(run_code),
-            zipper: Some(zipper),
+            run: Some(run),
+            zip: Some(zip),
             ..Splits::default()
         },
     );

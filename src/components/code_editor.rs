@@ -6,7 +6,7 @@
 
 use super::chosen_file;
 use crate::effects::debounce::{Debounce, CHECK_DELAY_MS};
-use crate::state::task_check::EditorError;
+use crate::task::state::check::EditorError;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;

@@ -41,7 +41,7 @@ fn copy(text: &str, done: Callback<bool>) -> bool {
     let Ok(promise) = promise.dyn_into::<js_sys::Promise>() else {
         return false;
     };
-    wasm_bindgen_futures::spawn_local(async move {
+    crate::effects::spawn(async move {
         let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
         done.emit(ok);
     });

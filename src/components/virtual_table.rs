@@ -218,7 +218,7 @@ pub fn VirtualTable(p: &VirtualTableProps) -> Html {
                 return;
             }
             let (focused, area) = (focused.clone(), area.clone());
-            wasm_bindgen_futures::spawn_local(async move {
+            crate::effects::spawn(async move {
                 let row = *focused.borrow();
                 restore_focus(row, &area);
             });

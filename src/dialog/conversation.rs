@@ -7,7 +7,7 @@
 //! required vs predicted tags, M4 ground truth vs predicted label). Turns are
 //! rendered only while open, so a long dataset keeps the page light.
 
-use crate::state::dialog::ShownDialog;
+use crate::dialog::state::ShownDialog;
 use evalpage_core::dialog::{ComplianceLabel, DialogStatus, MetricRun, TurnEval, TurnStatus};
 use evalpage_core::Lang;
 use serde::Serialize;

@@ -4,8 +4,8 @@
 //! them is fetched (once per page load) when a run with a judge is first
 //! started, before the run is prepared (`ModeLaunch::fetch`), and a failed
 //! fetch fails that start with a message (the next *Start* tries again). The
-//! point is declared in the dialog bin ([`judge_split_point!`]) and handed to
-//! [`crate::start`], for the reason `components::zip_button` gives.
+//! point (`judges`) is declared in the dialog bin with
+//! [`split_point!`](crate::split_point).
 
 use crate::split::{self, Loader, SplitCode};
 use crate::NotLoaded;
@@ -45,21 +45,4 @@ pub async fn make(lang: Lang) -> Result<(), String> {
         )
         .to_string()
     })
-}
-
-/// Declares, in a bin, the wasm-split point of the dialog judge's prompts and
-/// a loader named `judge_prompts` that calls it, for [`crate::start`].
-#[macro_export]
-macro_rules! judge_split_point {
-    () => {
-        #[::wasm_split_helpers::wasm_split(judges, fallible)]
-        fn make_judge_prompts(
-        ) -> ::std::result::Result<$crate::dialog::judges::PromptMaker, $crate::NotLoaded> {
-            Ok(::evalpage_core::dialog::judge_prompts)
-        }
-
-        fn judge_prompts() -> $crate::split::SplitFuture<$crate::dialog::judges::PromptMaker> {
-            ::std::boxed::Box::pin(make_judge_prompts())
-        }
-    };
 }

@@ -5,7 +5,8 @@
 //! calls are sent again: `dialog::resumable`), and what the page is told.
 
 use super::judges;
-use crate::effects::dialog_run::DialogView;
+use crate::dialog::run::DialogView;
+use crate::dialog::state::{DialogAction, DialogState};
 use crate::effects::entropy;
 use crate::effects::runner::Update;
 use crate::effects::{now_ms, url};
@@ -13,11 +14,10 @@ use crate::launch::{
     endpoint_fields, endpoint_key, start_error, EndpointMode, Event, Fetching, ModeLaunch,
     Prepared, Slot,
 };
-use crate::state::dialog::{DialogAction, DialogState};
 use crate::state::keys::{KeyPrompt, Secret};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{StoredInputs, StoredRun};
-use crate::state::{AppState, Mode};
+use crate::state::{Mode, ShellState};
 use evalpage_core::dialog::{
     DialogJudge, DialogKind, DialogRunConfig, ScoreOptions, MOCK_MODEL_NAME,
 };
@@ -42,7 +42,7 @@ pub struct DialogLaunch {
     /// The unfinished runs offered.
     pub offers: UseReducerHandle<Offers>,
     /// The page's keys (by origin) and language.
-    pub app: UseReducerHandle<AppState>,
+    pub shell: UseReducerHandle<ShellState>,
 }
 
 /// The endpoint typed in the mode, checked: `None` for the dialog mock.
@@ -204,7 +204,7 @@ impl ModeLaunch for DialogLaunch {
     }
 
     fn lang(&self) -> Lang {
-        self.app.lang
+        self.shell.lang
     }
 
     fn page(&self) -> Rc<DialogState> {
@@ -229,7 +229,7 @@ impl ModeLaunch for DialogLaunch {
         let mut endpoint = endpoint(s, lang)?;
         let mut key_for = None;
         if let Some(cfg) = endpoint.as_mut() {
-            let bound = endpoint_key::bound(&self.app, &cfg.base_url, &s.api_key).map_err(|_| {
+            let bound = endpoint_key::bound(&self.shell, &cfg.base_url, &s.api_key).map_err(|_| {
                 lang.pick(
                     "密钥框中的密钥不是为该端点的源保存的，请重新输入",
                     "The key in the field is not the one saved for this endpoint's origin: type it again",
@@ -297,8 +297,8 @@ impl ModeLaunch for DialogLaunch {
 }
 
 impl EndpointMode for DialogLaunch {
-    fn app(&self) -> &UseReducerHandle<AppState> {
-        &self.app
+    fn shell(&self) -> &UseReducerHandle<ShellState> {
+        &self.shell
     }
     fn url(&self) -> String {
         self.state.url.clone()

@@ -15,14 +15,16 @@ mod inputs;
 pub mod judges;
 pub mod launch;
 pub mod results;
+pub mod run;
+pub mod state;
 mod table;
 
 use crate::components::resume_banner::ResumeBanner;
+use crate::dialog::state::{DialogAction, DialogState};
 use crate::effects::now_ms;
 use crate::launch as run_launch;
-use crate::state::dialog::{DialogAction, DialogState};
 use crate::state::resume::Offers;
-use crate::state::{AppState, Mode};
+use crate::state::{Mode, ShellState};
 use evalpage_core::Lang;
 use launch::{DialogLaunch, DialogSlot};
 use std::rc::Rc;
@@ -35,7 +37,7 @@ use yew::prelude::*;
 #[hook]
 pub fn use_dialog(
     offers: UseReducerHandle<Offers>,
-    app: UseReducerHandle<AppState>,
+    shell: UseReducerHandle<ShellState>,
 ) -> DialogLaunch {
     let state = use_reducer(DialogState::default);
     let slot = use_memo((), |_| DialogSlot::default());
@@ -43,7 +45,7 @@ pub fn use_dialog(
         state,
         slot: (*slot).clone(),
         offers,
-        app,
+        shell,
     }
 }
 

@@ -6,10 +6,10 @@
 
 use super::table::DialogTable;
 use crate::components::zip_button::ZipButton;
+use crate::dialog::state::{DialogResults, DialogState};
 use crate::effects::download;
-use crate::state::dialog::{DialogResults, DialogState};
-use crate::state::viewer::Shared;
 use crate::state::RunStatus;
+use crate::viewer::state::Shared;
 use evalpage_core::dialog::MetricsSummary;
 use evalpage_core::Lang;
 use std::rc::Rc;

@@ -9,8 +9,8 @@
 use super::conversation::DialogCard;
 use crate::components::metric_cells;
 use crate::components::virtual_table::{settled, Geometry, VirtualTable};
-use crate::state::dialog::ShownDialog;
-use crate::state::viewer::Shared;
+use crate::dialog::state::ShownDialog;
+use crate::viewer::state::Shared;
 use evalpage_core::view::{dialog_columns, dialog_row};
 use evalpage_core::Lang;
 use std::rc::Rc;

@@ -10,7 +10,7 @@ use gloo_timers::callback::Timeout;
 use std::cell::Cell;
 use std::future::Future;
 use std::rc::Rc;
-use wasm_bindgen_futures::spawn_local;
+
 use web_sys::{AbortController, AbortSignal};
 
 /// A call in flight with its own timeout: `abort` cancels it; dropping it
@@ -49,7 +49,7 @@ where
         })
     };
     let future = call(controller.signal(), timed_out);
-    spawn_local(async move { done(future.await) });
+    super::spawn(async move { done(future.await) });
     Ok(Pending {
         controller,
         _timer: timer,

@@ -2,7 +2,7 @@
 //! fetches a dataset named by the page URL. `read_then` and `fetch_then`
 //! spawn the reading here, so components only pass a callback.
 
-use wasm_bindgen_futures::{spawn_local, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 use web_sys::File;
 
 /// A file's name and bytes, or why it could not be read.
@@ -10,7 +10,7 @@ pub type Read = Result<(String, Vec<u8>), String>;
 
 /// Reads `file`, then calls `then` with its name and bytes.
 pub fn read_then(file: File, then: impl FnOnce(Read) + 'static) {
-    spawn_local(async move { then(read(file).await) });
+    super::spawn(async move { then(read(file).await) });
 }
 
 /// Reads every file of `list` in turn, then calls `then` with each name and
@@ -19,7 +19,7 @@ pub fn read_all_then(
     list: Vec<File>,
     then: impl FnOnce(Result<Vec<(String, Vec<u8>)>, String>) + 'static,
 ) {
-    spawn_local(async move {
+    super::spawn(async move {
         let mut out = Vec::with_capacity(list.len());
         for file in list {
             match read(file).await {
@@ -33,7 +33,7 @@ pub fn read_all_then(
 
 /// Fetches `url`, then calls `then` with its file name and bytes.
 pub fn fetch_then(url: String, then: impl FnOnce(Read) + 'static) {
-    spawn_local(async move { then(fetch_url(&url).await) });
+    super::spawn(async move { then(fetch_url(&url).await) });
 }
 
 /// The file's name and bytes.

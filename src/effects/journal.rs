@@ -8,7 +8,7 @@
 
 use super::idb;
 use crate::state::stored::StoredRun;
-use wasm_bindgen_futures::spawn_local;
+
 use web_sys::IdbDatabase;
 
 struct Saver {
@@ -164,7 +164,7 @@ impl<T> Journal<T> {
         else {
             return;
         };
-        spawn_local(async move {
+        super::spawn(async move {
             if let Err(e) = idb::delete(&db, &run_id).await {
                 web_sys::console::warn_1(
                     &format!("evalpage: could not drop the saved run {run_id}: {e}").into(),

@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::{spawn_local, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 
 /// The lock name of a run.
 fn name(run_id: &str) -> String {
@@ -107,7 +107,7 @@ async fn try_lock(run_id: &str) -> Option<RunLock> {
 /// tab runs it).
 pub fn lock(run_id: &str, then: impl FnOnce(Option<RunLock>) + 'static) {
     let run_id = run_id.to_string();
-    spawn_local(async move { then(try_lock(&run_id).await) });
+    super::spawn(async move { then(try_lock(&run_id).await) });
 }
 
 /// The run ids whose lock some tab holds now (empty without Web Locks).

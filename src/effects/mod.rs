@@ -1,13 +1,12 @@
-//! The only code that touches the browser: fetch, files, downloads, storage
-//! (web storage, IndexedDB, Web Locks), timers and the URL, and the only code
-//! that spawns async work (the page passes callbacks in). `runner` drives a
-//! run of any kind; `rag_run`, `task_run`, `retrieval_run` and `dialog_run` are what each kind
-//! shows of it;
-//! `saved` and `locks` find the unfinished runs no other tab is running.
+//! The browser's services: fetch, files, downloads, storage (web storage,
+//! IndexedDB, Web Locks), timers and the URL. `runner` drives a run of any
+//! kind (each mode's `run` module says what that mode shows of it) and
+//! `journal` keeps its write-ahead record; `saved` and `locks` find the
+//! unfinished runs no other tab is running. Async work is started here:
+//! [`spawn`] is the page's one way to spawn it.
 
 pub mod cache;
 pub mod debounce;
-pub mod dialog_run;
 pub mod download;
 pub mod fetch;
 pub mod files;
@@ -15,14 +14,18 @@ pub mod idb;
 pub mod journal;
 pub mod locks;
 pub mod modes;
-pub mod rag_run;
 pub mod report_slices;
-pub mod retrieval_run;
 pub mod runner;
 pub mod saved;
 pub mod storage;
-pub mod task_run;
 pub mod url;
+
+/// Runs `work` on the page's event loop: the one place the page spawns
+/// async work (`scripts/test.sh` checks that nothing else calls
+/// `spawn_local`).
+pub fn spawn(work: impl std::future::Future<Output = ()> + 'static) {
+    wasm_bindgen_futures::spawn_local(work);
+}
 
 /// Milliseconds since the Unix epoch, from the browser's clock.
 pub fn now_ms() -> u64 {

@@ -4,7 +4,7 @@
 //! first slice, the whole table when every score is read.
 
 use evalpage_core::view::{Slices, ViewData};
-use wasm_bindgen_futures::spawn_local;
+
 use yew::Callback;
 
 /// Scores read per slice (a few tens of milliseconds).
@@ -17,7 +17,7 @@ pub fn read(
     on_first: Callback<ViewData>,
     on_done: Callback<Result<ViewData, String>>,
 ) {
-    spawn_local(async move {
+    super::spawn(async move {
         let mut first = true;
         loop {
             match s.step(SLICE) {

@@ -29,7 +29,7 @@ use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
-use wasm_bindgen_futures::spawn_local;
+
 use yew::Callback;
 
 /// Least time between two progress updates of the page, in ms.
@@ -324,7 +324,7 @@ fn pump<V: RunView>(rc: &Shared<V>) {
         }
         Take::Write(batch) => {
             let weak = Rc::downgrade(rc);
-            spawn_local(async move {
+            super::spawn(async move {
                 let written = batch.write().await;
                 let Some(rc) = weak.upgrade() else { return };
                 if let Err(e) = &written {
@@ -391,7 +391,7 @@ fn send<V: RunView>(
     let (cfg, key_for) = match transport {
         Transport::Local { answer, latency_ms } => {
             rc.borrow_mut().in_flight.insert(job, None);
-            spawn_local(async move {
+            super::spawn(async move {
                 if latency_ms > 0 {
                     gloo_timers::future::TimeoutFuture::new(latency_ms).await;
                 }
@@ -401,7 +401,7 @@ fn send<V: RunView>(
         }
         Transport::Settled(outcome) => {
             rc.borrow_mut().in_flight.insert(job, None);
-            spawn_local(async move { feed(&weak, job, outcome) });
+            super::spawn(async move { feed(&weak, job, outcome) });
             return;
         }
         Transport::OpenAi(cfg, key_for) => (cfg, key_for),
@@ -428,7 +428,7 @@ fn send<V: RunView>(
                 Ok(pending) => {
                     rc.borrow_mut().in_flight.insert(job, Some(pending));
                 }
-                Err(err) => spawn_local(async move { feed(&weak, job, CallOutcome::Failed(err)) }),
+                Err(err) => super::spawn(async move { feed(&weak, job, CallOutcome::Failed(err)) }),
             };
         }
     };
@@ -456,7 +456,7 @@ fn send<V: RunView>(
         Ok(pending) => {
             rc.borrow_mut().in_flight.insert(job, Some(pending));
         }
-        Err(err) => spawn_local(async move { feed(&weak, job, CallOutcome::Failed(err)) }),
+        Err(err) => super::spawn(async move { feed(&weak, job, CallOutcome::Failed(err)) }),
     }
 }
 

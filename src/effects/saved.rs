@@ -7,7 +7,7 @@ use crate::state::resume::Offer;
 use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::Provider;
 use evalpage_core::events;
-use wasm_bindgen_futures::spawn_local;
+
 use yew::Callback;
 
 /// The origins a stored run's requests go to, as the browser reads them.
@@ -53,7 +53,7 @@ async fn unfinished() -> Result<Vec<Offer>, String> {
 /// Looks for the unfinished runs saved in this browser that no tab is
 /// running (newest first) and hands them to `then`.
 pub fn find_unfinished(then: Callback<Vec<Offer>>) {
-    spawn_local(async move {
+    super::spawn(async move {
         match unfinished().await {
             Ok(offers) => then.emit(offers),
             Err(e) => web_sys::console::warn_1(
@@ -65,7 +65,7 @@ pub fn find_unfinished(then: Callback<Vec<Offer>>) {
 
 /// Deletes a saved run and its events, then calls `then`.
 pub fn discard(run_id: String, then: impl FnOnce() + 'static) {
-    spawn_local(async move {
+    super::spawn(async move {
         let deleted = async {
             let db = idb::open().await?;
             idb::delete(&db, &run_id).await

@@ -7,7 +7,7 @@
 //! reasons (the cells the viewer's drill-down of a RAG run shows too).
 
 use crate::components::virtual_table::{settled, Geometry, VirtualTable};
-use crate::state::RunSnapshot;
+use crate::rag::state::RunSnapshot;
 use evalpage_core::rag::{reasons, CaseResult, RagCase};
 use evalpage_core::Lang;
 use std::rc::Rc;

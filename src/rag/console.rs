@@ -6,7 +6,7 @@
 //! thousands. Every line is also in the browser's console and the event log.
 
 use crate::components::virtual_table::{use_window, Geometry, Window};
-use crate::state::RunSnapshot;
+use crate::rag::state::RunSnapshot;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -2,7 +2,7 @@
 //! every line error.
 
 use crate::components::{use_drop_zone, DropZone};
-use crate::state::LoadedDataset;
+use crate::rag::state::LoadedDataset;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;

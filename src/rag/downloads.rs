@@ -4,7 +4,7 @@
 
 use crate::components::zip_button::ZipButton;
 use crate::effects::download;
-use crate::state::Artifacts;
+use crate::rag::state::Artifacts;
 use evalpage_core::report::RAG_NAMES;
 use evalpage_core::Lang;
 use std::rc::Rc;

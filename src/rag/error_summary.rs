@@ -1,7 +1,8 @@
 //! The error summary (every failing case with its reasons), the CORS hint when
 //! calls could not reach the endpoint, and the Notes.
 
-use crate::state::{Artifacts, Provider, RunSnapshot, PRESETS};
+use crate::rag::state::{Artifacts, RunSnapshot};
+use crate::state::{Provider, PRESETS};
 use evalpage_core::rag::reasons;
 use evalpage_core::Lang;
 use std::rc::Rc;

@@ -3,15 +3,14 @@
 //! (a key goes only to the origin it was saved for, after a click), and the
 //! model panel's edits.
 
-use crate::effects::entropy;
-use crate::effects::rag_run::RagView;
-use crate::effects::storage;
-use crate::effects::{now_ms, url};
+use crate::effects::{entropy, now_ms, storage, url};
 use crate::launch::{start_error, start_fresh, Event, ModeLaunch, Prepared, Slot};
+use crate::rag::run::RagView;
+use crate::rag::state::{LoadedDataset, RagAction, RagState};
 use crate::state::keys::{self, KeyRing};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{RagInputs, StoredInputs, StoredRun};
-use crate::state::{AppAction, AppState, LoadedDataset, Mode, ModelCall, ModelSettings, Provider};
+use crate::state::{Mode, ModelCall, ModelSettings, Provider, ShellAction, ShellState};
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::rag;
 use evalpage_core::rag::{RagKind, RunConfig};
@@ -30,8 +29,10 @@ pub type RagSlot = Slot<RagView>;
 /// The RAG check as the launch path sees it.
 #[derive(Clone, PartialEq)]
 pub struct RagLaunch {
-    /// The page state.
-    pub state: UseReducerHandle<AppState>,
+    /// The mode's state.
+    pub state: UseReducerHandle<RagState>,
+    /// The language and the key ring.
+    pub shell: UseReducerHandle<ShellState>,
     /// Its run.
     pub slot: RagSlot,
     /// Page parameters.
@@ -112,7 +113,7 @@ impl ModeLaunch for RagLaunch {
     }
 
     fn lang(&self) -> Lang {
-        self.state.lang
+        self.shell.lang
     }
 
     fn page(&self) -> Self::Page {
@@ -120,7 +121,7 @@ impl ModeLaunch for RagLaunch {
     }
 
     fn prepare(&self, page: &Self::Page, t: &Takeover) -> Result<Prepared<RagView>, String> {
-        let lang = self.state.lang;
+        let lang = self.shell.lang;
         let fail = |zh: &str, en: &str| Err(lang.pick(zh, en).to_string());
         let (Some(dataset), settings) = page else {
             return fail("请先加载数据集", "Load a dataset first");
@@ -133,7 +134,7 @@ impl ModeLaunch for RagLaunch {
         }
         let call = match settings.provider {
             Provider::Demo => ModelCall::Mock(settings.demo_latency_scale),
-            Provider::Openai => match key_origin(&self.state.keys, settings) {
+            Provider::Openai => match key_origin(&self.shell.keys, settings) {
                 Ok(origin) => ModelCall::OpenAi(settings.openai_config(), origin),
                 Err(()) => {
                     return fail(
@@ -187,23 +188,23 @@ impl ModeLaunch for RagLaunch {
         let settings = ModelSettings {
             api_key: origin
                 .as_deref()
-                .and_then(|o| self.state.keys.get(o))
+                .and_then(|o| self.shell.keys.get(o))
                 .unwrap_or_default()
                 .to_string(),
             ..s.settings.clone()
         };
         if let Some(o) = origin {
-            self.state.dispatch(AppAction::Confirm(o, false));
+            self.shell.dispatch(ShellAction::Confirm(o, false));
         }
         let settings = Rc::new(settings);
-        self.state.dispatch(AppAction::SetDataset(data.clone()));
+        self.state.dispatch(RagAction::SetDataset(data.clone()));
         self.state
-            .dispatch(AppAction::SetSettings(settings.clone()));
+            .dispatch(RagAction::SetSettings(settings.clone()));
         ((Some(data), settings), None)
     }
 
     fn log_problem(&self, log: &ReadLog) -> Option<String> {
-        let lang = self.state.lang;
+        let lang = self.shell.lang;
         if self.state.dataset.is_none() {
             return Some(lang.pick("请先加载数据集", "Load a dataset first").into());
         }
@@ -220,10 +221,10 @@ impl ModeLaunch for RagLaunch {
     fn tell(&self, event: Event<RagView>) {
         use crate::effects::runner::Update;
         let action = match event {
-            Event::Started => AppAction::Started,
-            Event::Failed(why) => AppAction::StartFailed(why),
-            Event::Update(Update::Progress(snap)) => AppAction::Progress(snap),
-            Event::Update(Update::Finished(snap, a)) => AppAction::Finished(snap, a),
+            Event::Started => RagAction::Started,
+            Event::Failed(why) => RagAction::StartFailed(why),
+            Event::Update(Update::Progress(snap)) => RagAction::Progress(snap),
+            Event::Update(Update::Finished(snap, a)) => RagAction::Finished(snap, a),
         };
         self.state.dispatch(action);
     }
@@ -238,16 +239,17 @@ pub fn start_checked(m: &RagLaunch, by_click: bool, plain_http_ok: bool) {
     let state = &m.state;
     let settings = state.settings.clone();
     let target = url::target(&settings.base_url);
-    let mut confirmed = (*state.confirmed).clone();
+    let mut confirmed = (*m.shell.confirmed).clone();
     if let (Some(t), true) = (&target, by_click) {
         confirmed.origins.insert(t.origin.clone());
         if plain_http_ok {
             confirmed.plain_http.insert(t.origin.clone());
         }
-        state.dispatch(AppAction::Confirm(t.origin.clone(), plain_http_ok));
+        m.shell
+            .dispatch(ShellAction::Confirm(t.origin.clone(), plain_http_ok));
     }
     if let Err(prompt) = keys::gate(&settings, target.as_ref(), &confirmed) {
-        return state.dispatch(AppAction::PromptKey(Some(Rc::new(prompt))));
+        return state.dispatch(RagAction::PromptKey(Some(Rc::new(prompt))));
     }
     start_fresh(m)
 }
@@ -255,9 +257,10 @@ pub fn start_checked(m: &RagLaunch, by_click: bool, plain_http_ok: bool) {
 /// Applies an edit of the model panel: the key field follows the endpoint's
 /// origin (see `keys::settle`), a typed key is saved for its origin and
 /// confirms it, and the settings are saved without the key.
-pub fn edit_settings(state: &UseReducerHandle<AppState>, new: ModelSettings) {
+pub fn edit_settings(m: &RagLaunch, new: ModelSettings) {
+    let (state, shell) = (&m.state, &m.shell);
     let old = state.settings.clone();
-    let mut ring = (*state.keys).clone();
+    let mut ring = (*shell.keys).clone();
     let old_origin = url::origin(&old.base_url);
     let new_origin = url::origin(&new.base_url);
     let (kept, typed) = keys::settle(
@@ -267,30 +270,55 @@ pub fn edit_settings(state: &UseReducerHandle<AppState>, new: ModelSettings) {
         new_origin.as_deref(),
         &mut ring,
     );
-    if ring != *state.keys {
+    if ring != *shell.keys {
         storage::save_keys(&ring);
-        state.dispatch(AppAction::SetKeys(Rc::new(ring)));
+        shell.dispatch(ShellAction::SetKeys(Rc::new(ring)));
     }
     if let (true, Some(origin)) = (typed, new_origin) {
-        state.dispatch(AppAction::Confirm(origin, false));
+        shell.dispatch(ShellAction::Confirm(origin, false));
     }
     storage::save_settings(&kept);
-    state.dispatch(AppAction::PromptKey(None));
-    state.dispatch(AppAction::SetSettings(Rc::new(kept)));
+    state.dispatch(RagAction::PromptKey(None));
+    state.dispatch(RagAction::SetSettings(Rc::new(kept)));
 }
 
 /// *Forget keys*: removes every saved key from both storages and empties the
 /// key field.
-pub fn forget_keys(state: &UseReducerHandle<AppState>) {
+pub fn forget_keys(m: &RagLaunch) {
+    let state = &m.state;
     let ring = KeyRing::default();
     storage::save_keys(&ring);
-    state.dispatch(AppAction::SetKeys(Rc::new(ring)));
-    state.dispatch(AppAction::PromptKey(None));
+    m.shell.dispatch(ShellAction::SetKeys(Rc::new(ring)));
+    state.dispatch(RagAction::PromptKey(None));
     let settings = ModelSettings {
         api_key: String::new(),
         ..(*state.settings).clone()
     };
-    state.dispatch(AppAction::SetSettings(Rc::new(settings)));
+    state.dispatch(RagAction::SetSettings(Rc::new(settings)));
+}
+
+/// The mode's first state: the saved settings under the URL's parameters,
+/// the key field holding the key of the endpoint's own origin (or nothing).
+pub fn first_state(p: &url::PageParams, keys: &KeyRing) -> RagState {
+    // In task mode the endpoint, model and sampling of the URL are the task's
+    // endpoint form (a task share link), not the RAG check's.
+    let task = p.mode == Some(Mode::Task);
+    let own = url::PageParams {
+        endpoint: p.endpoint.clone().filter(|_| !task),
+        model: p.model.clone().filter(|_| !task),
+        provider: p.provider.filter(|_| !task),
+        temperature: p.temperature.filter(|_| !task),
+        max_tokens: p.max_tokens.filter(|_| !task),
+        ..p.clone()
+    };
+    let mut settings = own.apply(storage::load().0);
+    settings.api_key = url::origin(&settings.base_url)
+        .and_then(|o| keys.get(&o).map(String::from))
+        .unwrap_or_default();
+    RagState {
+        settings: Rc::new(settings),
+        ..RagState::default()
+    }
 }
 
 /// Parses dataset bytes into a loaded dataset.

@@ -1,7 +1,7 @@
 //! Overall accuracy and citation rate, live as cases finish, with failed,
 //! truncated and not-run cases and the tokens used so far.
 
-use crate::state::RunSnapshot;
+use crate::rag::state::RunSnapshot;
 use evalpage_core::rag::percent;
 use evalpage_core::Lang;
 use evalpage_core::{RAG_ACCURACY_DESCRIPTION, RAG_CITATION_DESCRIPTION};

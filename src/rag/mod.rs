@@ -11,6 +11,8 @@ pub mod error_summary;
 pub mod launch;
 pub mod metrics;
 pub mod model_panel;
+pub mod run;
+pub mod state;
 
 use self::launch::{RagLaunch, RagSlot};
 use crate::components::{
@@ -22,7 +24,7 @@ use crate::launch as run_launch;
 use crate::state::keys::TargetLine;
 use crate::state::resume::Offers;
 use crate::state::share::{self, DatasetSource};
-use crate::state::{AppAction, AppState, Mode, ModelSettings, Provider, RunStatus};
+use crate::state::{Mode, ModelSettings, Provider, RunStatus, ShellState};
 use case_table::CaseTable;
 use console::ConsolePanel;
 use dataset_panel::DatasetPanel;
@@ -31,12 +33,13 @@ use error_summary::ErrorSummary;
 use evalpage_core::demo;
 use metrics::MetricsPanel;
 use model_panel::ModelPanel;
+use state::{RagAction, RagState};
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// Parses bytes into a dataset and hands it to the reducer.
-fn load_bytes(state: &UseReducerHandle<AppState>, name: &str, bytes: &[u8]) {
-    state.dispatch(AppAction::SetDataset(launch::dataset(name, bytes)));
+fn load_bytes(state: &UseReducerHandle<RagState>, name: &str, bytes: &[u8]) {
+    state.dispatch(RagAction::SetDataset(launch::dataset(name, bytes)));
 }
 
 /// The RAG check's state and run, kept for the whole page load (switching
@@ -47,13 +50,15 @@ fn load_bytes(state: &UseReducerHandle<AppState>, name: &str, bytes: &[u8]) {
 #[hook]
 pub fn use_rag(
     params: Rc<url::PageParams>,
-    state: UseReducerHandle<AppState>,
+    shell: UseReducerHandle<ShellState>,
     offers: UseReducerHandle<Offers>,
 ) -> RagLaunch {
+    let state = use_reducer(|| launch::first_state(&params, &shell.keys));
     let slot = use_memo((), |_| RagSlot::default());
     let autorun_done = use_mut_ref(|| false);
     let rag = RagLaunch {
         state: state.clone(),
+        shell,
         slot: (*slot).clone(),
         params: params.clone(),
         offers,
@@ -69,9 +74,9 @@ pub fn use_rag(
                 Ok((name, bytes)) => {
                     let mut d = (*launch::dataset(&name, &bytes)).clone();
                     d.url = Some(Rc::from(u.as_str()));
-                    state.dispatch(AppAction::SetDataset(Rc::new(d)));
+                    state.dispatch(RagAction::SetDataset(Rc::new(d)));
                 }
-                Err(e) => state.dispatch(AppAction::LoadFailed(Rc::from(e))),
+                Err(e) => state.dispatch(RagAction::LoadFailed(Rc::from(e))),
             }),
             None => load_bytes(&state, demo::DATASET_NAME, demo::DATASET.as_bytes()),
         });
@@ -100,7 +105,7 @@ pub struct RagAppProps {
 
 /// Where the next run's requests go, shown beside Start: the endpoint's
 /// origin and whether a key goes with them, or the offline demo model.
-fn target_line(state: &AppState) -> Option<Rc<TargetLine>> {
+fn target_line(state: &RagState) -> Option<Rc<TargetLine>> {
     let s = &state.settings;
     let line = match s.provider {
         Provider::Demo => TargetLine::Offline,
@@ -138,11 +143,11 @@ pub fn RagApp(p: &RagAppProps) -> Html {
     };
     let on_dismiss_key = {
         let state = state.clone();
-        Callback::from(move |_: ()| state.dispatch(AppAction::PromptKey(None)))
+        Callback::from(move |_: ()| state.dispatch(RagAction::PromptKey(None)))
     };
     let on_forget_keys = {
-        let state = state.clone();
-        Callback::from(move |_: ()| launch::forget_keys(&state))
+        let rag = rag.clone();
+        Callback::from(move |_: ()| launch::forget_keys(&rag))
     };
     let on_pause = {
         let slot = rag.slot.clone();
@@ -159,13 +164,13 @@ pub fn RagApp(p: &RagAppProps) -> Html {
             let rag = rag.clone();
             files::read_then(file, move |read| match read {
                 Ok((_, bytes)) => run_launch::resume_from_log(&rag, &bytes),
-                Err(e) => rag.state.dispatch(AppAction::StartFailed(Rc::from(e))),
+                Err(e) => rag.state.dispatch(RagAction::StartFailed(Rc::from(e))),
             });
         })
     };
     let on_settings = {
-        let s = state.clone();
-        Callback::from(move |new: ModelSettings| launch::edit_settings(&s, new))
+        let rag = rag.clone();
+        Callback::from(move |new: ModelSettings| launch::edit_settings(&rag, new))
     };
     let on_file = {
         let s = state.clone();
@@ -173,7 +178,7 @@ pub fn RagApp(p: &RagAppProps) -> Html {
             let s = s.clone();
             files::read_then(file, move |read| match read {
                 Ok((name, bytes)) => load_bytes(&s, &name, &bytes),
-                Err(e) => s.dispatch(AppAction::LoadFailed(Rc::from(e))),
+                Err(e) => s.dispatch(RagAction::LoadFailed(Rc::from(e))),
             });
         })
     };
@@ -181,7 +186,7 @@ pub fn RagApp(p: &RagAppProps) -> Html {
         let s = state.clone();
         Callback::from(move |_: ()| load_bytes(&s, demo::DATASET_NAME, demo::DATASET.as_bytes()))
     };
-    let lang = state.lang;
+    let lang = rag.shell.lang;
     let status = state.status();
     let running = status == RunStatus::Running;
     let source = state
@@ -196,7 +201,7 @@ pub fn RagApp(p: &RagAppProps) -> Html {
                 <DatasetPanel {lang} dataset={state.dataset.clone()} error={state.load_error.clone()}
                     disabled={running} {on_file} {on_demo} />
                 <ModelPanel {lang} settings={state.settings.clone()} disabled={running} on_change={on_settings}
-                    key_origins={Rc::new(state.keys.origins())} on_forget_keys={on_forget_keys} />
+                    key_origins={Rc::new(rag.shell.keys.origins())} on_forget_keys={on_forget_keys} />
             </section>
             <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress.clone())} error={state.start_error.clone()}
                 {on_start} {on_cancel} {on_pause} target={target_line(state)}

@@ -5,16 +5,16 @@
 
 use crate::effects::entropy;
 use crate::effects::now_ms;
-use crate::effects::retrieval_run::{RetrievalFiles, RetrievalView};
 use crate::effects::runner::Update;
 use crate::launch::{
     endpoint_fields, endpoint_key, start_error, EndpointMode, Event, ModeLaunch, Prepared, Slot,
 };
+use crate::retrieval::run::{RetrievalFiles, RetrievalView};
+use crate::retrieval::state::{RetrievalAction, RetrievalState};
 use crate::state::keys::{KeyPrompt, Secret};
 use crate::state::resume::{Offers, Takeover};
-use crate::state::retrieval::{RetrievalAction, RetrievalState};
 use crate::state::stored::{StoredInputs, StoredRun};
-use crate::state::{AppState, Mode};
+use crate::state::{Mode, ShellState};
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::retrieval::{RetrievalEndpoint, RetrievalKind, RetrievalRunConfig};
 use evalpage_core::run::{Pipeline, RunIdentity, RunSettings, StartSpec};
@@ -36,7 +36,7 @@ pub struct RetrievalLaunch {
     /// The unfinished runs offered.
     pub offers: UseReducerHandle<Offers>,
     /// The page's keys (by origin) and language.
-    pub app: UseReducerHandle<AppState>,
+    pub shell: UseReducerHandle<ShellState>,
 }
 
 fn run_config(
@@ -87,7 +87,7 @@ impl ModeLaunch for RetrievalLaunch {
     }
 
     fn lang(&self) -> Lang {
-        self.app.lang
+        self.shell.lang
     }
 
     fn page(&self) -> Rc<RetrievalState> {
@@ -119,7 +119,7 @@ impl ModeLaunch for RetrievalLaunch {
         let key = if demo {
             None
         } else {
-            endpoint_key::bound(&self.app, url, &s.api_key).map_err(|_| {
+            endpoint_key::bound(&self.shell, url, &s.api_key).map_err(|_| {
                 lang.pick(
                     "密钥框中的密钥不是为该端点的源保存的，请重新输入",
                     "The key in the field is not the one saved for this endpoint's origin: type it again",
@@ -193,8 +193,8 @@ impl ModeLaunch for RetrievalLaunch {
 }
 
 impl EndpointMode for RetrievalLaunch {
-    fn app(&self) -> &UseReducerHandle<AppState> {
-        &self.app
+    fn shell(&self) -> &UseReducerHandle<ShellState> {
+        &self.shell
     }
     fn url(&self) -> String {
         self.state.url.clone()

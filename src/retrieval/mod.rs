@@ -8,6 +8,8 @@
 
 mod cases;
 pub mod launch;
+pub mod run;
+pub mod state;
 
 use crate::components::key_field::KeyField;
 use crate::components::resume_banner::ResumeBanner;
@@ -16,10 +18,10 @@ use crate::components::zip_button::ZipButton;
 use crate::components::{chosen_file, field, use_drop_zone, DropZone};
 use crate::effects::{self, download, files};
 use crate::launch::{self as run_launch, endpoint_fields};
+use crate::retrieval::state::{RetrievalAction, RetrievalState, COLUMNS};
 use crate::state::keys::TargetLine;
 use crate::state::resume::Offers;
-use crate::state::retrieval::{RetrievalAction, RetrievalState, COLUMNS};
-use crate::state::{AppState, Mode, RunStatus};
+use crate::state::{Mode, RunStatus, ShellState};
 use cases::RetrievalCases;
 use evalpage_core::report::RETRIEVAL_NAMES;
 use evalpage_core::retrieval::Row;
@@ -38,7 +40,7 @@ pub const ZIP_NAME: &str = "evalpage-retrieval-run.zip";
 #[hook]
 pub fn use_retrieval(
     offers: UseReducerHandle<Offers>,
-    app: UseReducerHandle<AppState>,
+    shell: UseReducerHandle<ShellState>,
 ) -> RetrievalLaunch {
     let state = use_reducer(RetrievalState::default);
     let slot = use_memo((), |_| RetrievalSlot::default());
@@ -46,7 +48,7 @@ pub fn use_retrieval(
         state,
         slot: (*slot).clone(),
         offers,
-        app,
+        shell,
     }
 }
 

@@ -3,7 +3,7 @@
 //! offered with its dataset, mode, settled/total and origin), and which of
 //! them the user picked.
 
-use super::app_state::Mode;
+use super::shell::Mode;
 use super::stored::{StoredInputs, StoredRun};
 use evalpage_core::Lang;
 use std::rc::Rc;
@@ -165,8 +165,8 @@ impl Reducible for Offers {
 mod tests {
     use super::*;
     use crate::state::stored::RagInputs;
-    use crate::state::task_state::TaskState;
     use crate::state::ModelSettings;
+    use crate::task::state::TaskState;
 
     fn rag(run_id: &str) -> Offer {
         Offer {

@@ -8,9 +8,9 @@
 //! check (its errors shown, nothing runs), and an endpoint in it gets no key
 //! but the one saved for its own origin, sent after a click (see `keys`).
 
-use super::task_data::LoadedFile;
-use super::task_models::TaskRunSettings;
 use super::{ModelSettings, Provider};
+use crate::task::state::data::LoadedFile;
+use crate::task::state::models::TaskRunSettings;
 use evalpage_core::Lang;
 use evalpage_core::MatchMode;
 

@@ -7,9 +7,9 @@
 //! only in `TaskState::keys`, which has no `Serialize`. Pure data; the effects
 //! that read and write it are `effects::idb` and `effects::runner`.
 
-use super::app_state::Mode;
 use super::settings::ModelSettings;
-use super::task_models::TaskRunSettings;
+use super::shell::Mode;
+use crate::task::state::models::TaskRunSettings;
 use evalpage_core::task::ModelEntry;
 use serde::{Deserialize, Serialize};
 

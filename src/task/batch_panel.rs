@@ -2,10 +2,10 @@
 //! input (one zip: `batch.json` and `round-1/requests-<model>.jsonl`, the
 //! files `evalpage batch export` writes), and import the answers of a batch
 //! engine (OpenAI, vLLM, Ray Data, Anthropic), which Start then scores
-//! instead of calling the models (see `state::task_batch`).
+//! instead of calling the models (see `task::state::batch`).
 
 use crate::components::chosen_files;
-use crate::state::task_batch::BatchAnswers;
+use crate::task::state::batch::BatchAnswers;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;

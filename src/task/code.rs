@@ -4,13 +4,12 @@
 //! it as soon as the mode is up ([`fetch`], from `use_task`) and hands it to
 //! the state; a failed fetch shows under the editor with a retry. *Start*
 //! pressed before it came fetches it first (`TaskLaunch::fetch`) and checks
-//! the task with it before the run is prepared. The point is declared in the
-//! task bin ([`task_code_split_point!`]) and handed to [`crate::start`], for
-//! the reason `components::zip_button` gives.
+//! the task with it before the run is prepared. The point (`task_code`) is
+//! declared in the task bin with [`split_point!`](crate::split_point).
 
 use crate::split::{self, Loader, SplitCode, SplitFuture};
-use crate::state::task_code::TaskCode;
-use crate::state::{TaskAction, TaskState};
+use crate::task::state::code::TaskCode;
+use crate::task::state::{TaskAction, TaskState};
 use crate::NotLoaded;
 use evalpage_core::Lang;
 use std::rc::Rc;
@@ -23,8 +22,7 @@ thread_local! {
     static CODE: SplitCode<TaskCode> = const { SplitCode::new() };
 }
 
-/// The bin's split point ([`task_code_split_point!`]), set once by
-/// [`crate::start`].
+/// The bin's split point, set once by [`crate::start`].
 pub fn set_loader(loader: Option<Loader<TaskCode>>) {
     CODE.with(|c| c.set_loader(loader));
 }
@@ -56,7 +54,7 @@ pub async fn load(state: UseReducerHandle<TaskState>) -> Result<(), NotLoaded> {
 /// [`load`] in the background (the page's first fetch, and *Try again*): a
 /// failure shows under the editor.
 pub fn fetch(state: UseReducerHandle<TaskState>) {
-    wasm_bindgen_futures::spawn_local(async move {
+    crate::effects::spawn(async move {
         let _ = load(state).await;
     });
 }
@@ -67,21 +65,4 @@ pub fn not_loaded(lang: Lang) -> &'static str {
         "检查任务的代码未能加载，请检查网络后重试",
         "The code that checks the task could not be fetched; check the network and try again",
     )
-}
-
-/// Declares, in a bin, the wasm-split point of the task code and a
-/// loader named `task_code` that calls it, for [`crate::start`].
-#[macro_export]
-macro_rules! task_code_split_point {
-    () => {
-        #[::wasm_split_helpers::wasm_split(task_code, fallible)]
-        fn load_task_code(
-        ) -> ::std::result::Result<$crate::state::task_code::TaskCode, $crate::NotLoaded> {
-            Ok($crate::state::task_code::TaskCode::HERE)
-        }
-
-        fn task_code() -> $crate::task::code::CodeFuture {
-            ::std::boxed::Box::pin(load_task_code())
-        }
-    };
 }

@@ -3,7 +3,7 @@
 //! skipped line (file:line: field: message) and the first samples.
 
 use crate::components::{use_drop_zone, DropZone};
-use crate::state::task_data::{LoadedMetadata, RunData};
+use crate::task::state::data::{LoadedMetadata, RunData};
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;

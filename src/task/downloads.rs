@@ -3,7 +3,7 @@
 
 use crate::components::zip_button::ZipButton;
 use crate::effects::download;
-use crate::state::TaskArtifacts;
+use crate::state::RunFiles;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -17,7 +17,7 @@ pub struct TaskDownloadsProps {
     /// Language.
     pub lang: Lang,
     /// Artifacts, once the run stopped.
-    pub artifacts: Option<Rc<TaskArtifacts>>,
+    pub artifacts: Option<Rc<RunFiles>>,
 }
 
 fn report(name: &str, e: String) {

@@ -3,7 +3,7 @@
 //! a second editor for the template's YAML.
 
 use crate::components::code_editor::CodeEditor;
-use crate::state::task_check::{TaskCheck, TemplateNeed};
+use crate::task::state::check::{TaskCheck, TemplateNeed};
 use evalpage_core::task::PRESETS;
 use evalpage_core::Lang;
 use std::rc::Rc;

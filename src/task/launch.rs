@@ -5,19 +5,20 @@
 
 use crate::effects::entropy;
 use crate::effects::runner::Update;
-use crate::effects::task_run::{TaskRunSpec, TaskView};
 use crate::effects::{now_ms, url};
 use crate::launch::{start_error, start_fresh};
 use crate::launch::{Event, Fetching, ModeLaunch, Prepared, Slot};
 use crate::state::keys::{self, KeyPrompt};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{StoredInputs, StoredRun};
-use crate::state::task_models::{
+use crate::state::Mode;
+use crate::state::ModelSettings;
+use crate::task::code;
+use crate::task::run::{TaskRunSpec, TaskView};
+use crate::task::state::models::{
     backend, endpoint_name, plan, plan_judge, EndpointModel, ModelSource, PlannedModel,
 };
-use crate::state::ModelSettings;
-use crate::state::{Mode, TaskAction, TaskState};
-use crate::task::code;
+use crate::task::state::{TaskAction, TaskState};
 use crate::NotLoaded;
 use evalpage_core::events::ReadLog;
 use evalpage_core::run::{RunIdentity, StartSpec};

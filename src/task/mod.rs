@@ -12,7 +12,9 @@ pub mod endpoint_panel;
 pub mod launch;
 pub mod models_panel;
 pub mod prompt_preview;
+pub mod run;
 pub mod sample_table;
+pub mod state;
 pub mod summary;
 
 use self::launch::{TaskLaunch, TaskSlot};
@@ -25,11 +27,12 @@ use crate::launch as run_launch;
 use crate::state::keys::TargetLine;
 use crate::state::resume::Offers;
 use crate::state::share;
-use crate::state::task_data::{LoadedFile, LoadedMetadata};
-use crate::state::task_models::{
+use crate::state::{Mode, ModelSettings, RunStatus};
+use crate::task::state::data::{LoadedFile, LoadedMetadata};
+use crate::task::state::models::{
     endpoint_name, EndpointModel, ModelSource, TaskRunSettings, MOCK_MODELS,
 };
-use crate::state::{Mode, ModelSettings, RunStatus, TaskAction, TaskState};
+use crate::task::state::{TaskAction, TaskState};
 use batch_panel::TaskBatchPanel;
 use dataset_panel::TaskDatasetPanel;
 use downloads::TaskDownloads;
@@ -339,11 +342,11 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     let on_batch_export = {
         let s = state.clone();
         Callback::from(move |done: Callback<Option<String>>| {
-            let files = match crate::state::task_batch::export(&s) {
+            let files = match crate::task::state::batch::export(&s) {
                 Ok(files) => Rc::new(files),
                 Err(e) => return done.emit(Some(e)),
             };
-            wasm_bindgen_futures::spawn_local(async move {
+            crate::effects::spawn(async move {
                 let saved =
                     crate::components::zip_button::zip(files, crate::effects::now_ms(), lang)
                         .await
@@ -364,7 +367,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
             let s = s.clone();
             files::read_all_then(list, move |read| match read {
                 Ok(files) => s.dispatch(TaskAction::SetBatch(Some(Rc::new(
-                    crate::state::task_batch::BatchAnswers::read(&files),
+                    crate::task::state::batch::BatchAnswers::read(&files),
                 )))),
                 Err(e) => s.dispatch(TaskAction::LoadFailed(Rc::from(e))),
             });

@@ -5,8 +5,8 @@
 
 use crate::components::code_editor::CodeEditor;
 use crate::components::field;
-use crate::state::task_check::RegistryCheck;
-use crate::state::task_models::{EndpointModel, ModelChoice, ModelSource, TaskRunSettings};
+use crate::task::state::check::RegistryCheck;
+use crate::task::state::models::{EndpointModel, ModelChoice, ModelSource, TaskRunSettings};
 use evalpage_core::Lang;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -156,7 +156,7 @@ fn judge(p: &TaskModelsPanelProps) -> Html {
             }
         })
     };
-    let mock = crate::state::task_models::MOCK_JUDGE;
+    let mock = crate::task::state::models::MOCK_JUDGE;
     html! {
         <label data-testid="task-judge-row">{t("评审模型（llm_judge 指标）", "Judge (for the llm_judge metrics)")}
             <select data-testid="task-judge" disabled={p.disabled} {onchange}>

@@ -1,7 +1,7 @@
 //! The prompt of the dataset's first sample as the model will receive it,
 //! or why it cannot be rendered; updated live with the task and dataset.
 
-use crate::state::task_data::Preview;
+use crate::task::state::data::Preview;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -10,8 +10,8 @@
 
 use super::summary::TaskRunProps;
 use crate::components::virtual_table::{Geometry, VirtualTable};
-use crate::state::task_results::{cell, row_has_problem, CellView, Labels};
-use crate::state::TaskSnapshot;
+use crate::task::state::results::{cell, row_has_problem, CellView, Labels};
+use crate::task::state::TaskSnapshot;
 use evalpage_core::task::SampleResult;
 use evalpage_core::Lang;
 use std::rc::Rc;

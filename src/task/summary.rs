@@ -2,8 +2,8 @@
 //! samples settled, answered, failed and parse problems, then each metric's
 //! mean (± std, n) and its components (MAE, hit rate, precision, ...).
 
-use crate::state::task_results::{component_names, summarize, ModelColumn};
-use crate::state::TaskSnapshot;
+use crate::task::state::results::{component_names, summarize, ModelColumn};
+use crate::task::state::TaskSnapshot;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;

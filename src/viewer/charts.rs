@@ -2,7 +2,7 @@
 //! 95% interval (`evalpage_core::view::chart`), the breakdowns as bars, and
 //! the latency histogram when the run has latencies.
 
-use crate::state::viewer::Shared;
+use crate::viewer::state::Shared;
 use evalpage_core::view::{bar, histogram, Bar, ViewData};
 use evalpage_core::Lang;
 use yew::prelude::*;

@@ -5,7 +5,7 @@
 //! improvements; then the cases that regressed or improved, and the cases
 //! present in one run only.
 
-use crate::state::viewer::Shared;
+use crate::viewer::state::Shared;
 use evalpage_core::{fmt_p, CaseDiff, Comparison, Lang};
 use yew::prelude::*;
 

@@ -23,15 +23,15 @@
 use crate::components::metric_cells;
 use crate::dialog::conversation::DialogCard;
 use crate::dialog::results::summary_table;
+use crate::dialog::state::ShownDialog;
 use crate::rag::case_table::{answer_cell, mark, reason_cell};
 use crate::rag::error_summary::ErrorSummary;
 use crate::rag::metrics::MetricsPanel;
 use crate::retrieval::{case_cells, case_head, means_table};
-use crate::state::dialog::ShownDialog;
-use crate::state::task_results::cell;
-use crate::state::viewer::{rag_view, Shared};
 use crate::state::Provider;
 use crate::task::sample_table::cell_html;
+use crate::task::state::results::cell;
+use crate::viewer::state::{rag_view, Shared};
 use evalpage_core::rag::reasons;
 use evalpage_core::view::{
     rag_case, retrieval_means, retrieval_row, Look, SampleInput, ViewData, ViewRow,
@@ -228,7 +228,7 @@ pub fn LookSummary(p: &LookProps) -> Html {
             Some(v) => html! {
                 <div data-testid="rag-look">
                     <MetricsPanel {lang} run={Some(v.run.clone())} />
-                    <ErrorSummary {lang} run={Some(v.run.clone())} artifacts={None::<Rc<crate::state::Artifacts>>}
+                    <ErrorSummary {lang} run={Some(v.run.clone())} artifacts={None::<Rc<crate::rag::state::Artifacts>>}
                         provider={Provider::Demo} base_url={String::new()} notes={Some(v.notes.clone())} />
                 </div>
             },

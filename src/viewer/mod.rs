@@ -14,12 +14,13 @@
 mod charts;
 mod compare;
 mod looks;
+pub mod state;
 mod table;
 
 use crate::archive;
 use crate::components::{chosen_files, use_drop_zone_files, DropZone};
 use crate::effects::{files, report_slices, url};
-use crate::state::viewer::{Shared, ViewerAction, ViewerState};
+use crate::viewer::state::{Shared, ViewerAction, ViewerState};
 use charts::Charts;
 use compare::{ComparePanel, SideBySide};
 use evalpage_core::view::{

@@ -7,7 +7,7 @@
 use super::looks;
 use crate::components::metric_cells;
 use crate::components::virtual_table::{Geometry, VirtualTable};
-use crate::state::viewer::Shared;
+use crate::viewer::state::Shared;
 use evalpage_core::view::ViewData;
 use evalpage_core::Lang;
 use yew::prelude::*;

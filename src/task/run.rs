@@ -4,14 +4,15 @@
 //! core's renderer (as the CLI writes them) with both event logs.
 //!
 //! With `prior_log`, the calls an interrupted run settled are restored first
-//! (the core's `task_run::resume`) and only the rest is sent. Keys live only
+//! (the task kind's `run::Start` impl) and only the rest is sent. Keys live only
 //! in the `OpenAiConfig`s of `calls`, never in what is stored.
 
-use super::runner::{Ending, Handle, Launch, Persist, RunView, Transport, Update};
-use crate::state::task_check::CheckedTask;
-use crate::state::task_data::RunData;
-use crate::state::task_results::{labels, Labels, ResultGrid};
-use crate::state::{ModelCall, RunProgress, RunStatus, TaskArtifacts, TaskSnapshot};
+use crate::effects::runner::{Ending, Handle, Launch, Persist, RunView, Transport, Update};
+use crate::state::{ModelCall, RunFiles, RunProgress, RunStatus};
+use crate::task::state::check::CheckedTask;
+use crate::task::state::data::RunData;
+use crate::task::state::results::{labels, Labels, ResultGrid};
+use crate::task::state::TaskSnapshot;
 use evalpage_core::demo;
 use evalpage_core::events;
 use evalpage_core::run::{Ended, Finish, Pipeline, StartError, StartSpec};
@@ -34,7 +35,7 @@ pub type TaskRunHandle = Handle<TaskView>;
 
 /// What the task runner tells the page: progress, then the artifacts or why
 /// they could not be rendered.
-pub type TaskRunUpdate = Update<TaskSnapshot, Result<Rc<TaskArtifacts>, Rc<str>>>;
+pub type TaskRunUpdate = Update<TaskSnapshot, Result<Rc<RunFiles>, Rc<str>>>;
 
 /// Everything a task run needs.
 pub struct TaskRunSpec {
@@ -55,7 +56,7 @@ pub struct TaskRunSpec {
     pub start: StartSpec,
     /// Answers imported from batch files: the models' calls are answered
     /// from them (final, never retried), nothing is sent to the models.
-    pub batch: Option<Rc<crate::state::task_batch::BatchAnswers>>,
+    pub batch: Option<Rc<crate::task::state::batch::BatchAnswers>>,
     /// Save the run as it goes (IndexedDB), to resume it after a reload.
     pub persist: Option<Persist>,
     /// The event log (JSONL or json-seq text) of the interrupted run this one
@@ -80,7 +81,7 @@ pub struct TaskView {
     /// Results the page may count: saved first when persistence is on.
     results: ResultGrid,
     /// Answers imported from batch files, for the models' calls.
-    batch: Option<Rc<crate::state::task_batch::BatchAnswers>>,
+    batch: Option<Rc<crate::task::state::batch::BatchAnswers>>,
     /// How many times each sample is asked.
     repeats: u32,
     /// Identical judge requests of a job seen so far: the mock judge's
@@ -92,7 +93,7 @@ impl RunView for TaskView {
     type Kind = TaskKind;
     type Shown = Shown;
     type Snapshot = TaskSnapshot;
-    type Artifacts = Result<Rc<TaskArtifacts>, Rc<str>>;
+    type Artifacts = Result<Rc<RunFiles>, Rc<str>>;
 
     fn record(&self, event: &mut TaskRecord) -> bool {
         if let TaskRecord::Summary(s) = event {
@@ -184,10 +185,10 @@ impl RunView for TaskView {
         ended: Result<Ended, String>,
         logs: [(String, String); 2],
         ended_at_ms: u64,
-    ) -> Result<Rc<TaskArtifacts>, Rc<str>> {
+    ) -> Result<Rc<RunFiles>, Rc<str>> {
         let mut files = ended.map_err(|e| Rc::from(e.as_str()))?.files;
         files.extend(logs);
-        Ok(Rc::new(TaskArtifacts { files, ended_at_ms }))
+        Ok(Rc::new(RunFiles { files, ended_at_ms }))
     }
 }
 

@@ -1,12 +1,12 @@
 //! The retrieval mode's page state (spec 000's retrieval evaluation): the
 //! cases loaded, the endpoint (URL, request body template, list path), `k`
 //! and concurrency, and the run's snapshot and files. Pure: the run itself
-//! is `effects::retrieval_run`.
+//! is `retrieval::run`.
 
-use super::keys::{KeyPrompt, Secret};
-use super::limits::Limits;
-use super::stored::{RetrievalInputs, StoredBytes, StoredFile};
-use super::{RunProgress, RunStatus, TaskArtifacts};
+use crate::state::keys::{KeyPrompt, Secret};
+use crate::state::limits::Limits;
+use crate::state::stored::{RetrievalInputs, StoredBytes, StoredFile};
+use crate::state::{RunFiles, RunProgress, RunStatus};
 use evalpage_core::retrieval::{
     bucket_means, parse_cases, RetrievalCase, Row, DEFAULT_BODY, DEFAULT_PATH, METRICS,
 };
@@ -80,7 +80,7 @@ pub struct RetrievalState {
     /// The run, once started.
     pub snapshot: Option<Rc<RetrievalSnapshot>>,
     /// Its files, once it stopped (or why they could not be rendered).
-    pub artifacts: Option<Result<Rc<TaskArtifacts>, Rc<str>>>,
+    pub artifacts: Option<Result<Rc<RunFiles>, Rc<str>>>,
 }
 
 impl Default for RetrievalState {
@@ -173,7 +173,7 @@ pub enum RetrievalAction {
     /// Progress.
     Progress(Rc<RetrievalSnapshot>),
     /// The run stopped.
-    Finished(Rc<RetrievalSnapshot>, Result<Rc<TaskArtifacts>, Rc<str>>),
+    Finished(Rc<RetrievalSnapshot>, Result<Rc<RunFiles>, Rc<str>>),
 }
 
 impl Reducible for RetrievalState {

@@ -7,9 +7,9 @@
 //! token, to that origin only; the run is saved and resumed after a reload
 //! through the one launch path (`retrieval::launch`).
 
-use super::runner::{Ending, Handle, RunView, Transport, Update};
-use crate::state::retrieval::RetrievalSnapshot;
-use crate::state::{RunProgress, RunStatus, TaskArtifacts};
+use crate::effects::runner::{Ending, Handle, RunView, Transport, Update};
+use crate::retrieval::state::RetrievalSnapshot;
+use crate::state::{RunFiles, RunProgress, RunStatus};
 use evalpage_core::events::Record;
 use evalpage_core::report::Prices;
 pub use evalpage_core::retrieval::RetrievalFiles;
@@ -26,7 +26,7 @@ const DEMO_LATENCY_MS: u32 = 60;
 pub type RetrievalRunHandle = Handle<RetrievalView>;
 
 /// What the runner tells the retrieval page.
-pub type RetrievalUpdate = Update<RetrievalSnapshot, Result<Rc<TaskArtifacts>, Rc<str>>>;
+pub type RetrievalUpdate = Update<RetrievalSnapshot, Result<Rc<RunFiles>, Rc<str>>>;
 
 /// The retrieval mode's side of the runner.
 pub struct RetrievalView {
@@ -41,7 +41,7 @@ impl RunView for RetrievalView {
     type Kind = RetrievalKind;
     type Shown = (usize, Row);
     type Snapshot = RetrievalSnapshot;
-    type Artifacts = Result<Rc<TaskArtifacts>, Rc<str>>;
+    type Artifacts = Result<Rc<RunFiles>, Rc<str>>;
 
     fn record(&self, event: &mut Record) -> bool {
         if let Record::Summary(s) = event {
@@ -111,10 +111,10 @@ impl RunView for RetrievalView {
         ended: Result<Ended, String>,
         logs: [(String, String); 2],
         ended_at_ms: u64,
-    ) -> Result<Rc<TaskArtifacts>, Rc<str>> {
+    ) -> Result<Rc<RunFiles>, Rc<str>> {
         let mut files = ended.map_err(|e| Rc::from(e.as_str()))?.files;
         files.extend(logs);
-        Ok(Rc::new(TaskArtifacts { files, ended_at_ms }))
+        Ok(Rc::new(RunFiles { files, ended_at_ms }))
     }
 }
 

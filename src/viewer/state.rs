@@ -5,7 +5,8 @@
 //! reading files is `effects::files`, the rows and queries are the core's
 //! `view`.
 
-use super::{RunProgress, RunSnapshot, RunStatus};
+use crate::rag::state::RunSnapshot;
+use crate::state::{RunProgress, RunStatus};
 use evalpage_core::rag::{notes_of, RagCase};
 use evalpage_core::report::RunMetrics;
 use evalpage_core::view::{compare_views, rag_cases, Facets, Look, Manifest, Query, ViewData};

@@ -15,8 +15,8 @@
 //! is `not_run`, a failed one a failed case with its cause. Later calls (a
 //! judge's) are made by the page as in any run.
 
-use super::task_models::TaskRunSettings;
-use super::task_state::TaskState;
+use super::models::TaskRunSettings;
+use super::TaskState;
 use evalpage_core::run::batch::{self, read_answers};
 use evalpage_core::task::{TaskDataset, PROMPT_STOP};
 use evalpage_core::{CallOutcome, ChatMessage, LineError};

@@ -3,12 +3,12 @@
 //! starts, and the task state made back from it when the run is resumed
 //! (keys typed again: a stored run has none). Pure functions.
 
-use super::stored::{
+use super::data::{LoadedFile, LoadedMetadata};
+use super::models::{EndpointModel, ModelSource};
+use super::{TaskState, DEFAULT_PRESET};
+use crate::state::stored::{
     StoredBytes, StoredFile, StoredInputs, StoredModel, StoredRun, StoredTask, TaskInputs,
 };
-use super::task_data::{LoadedFile, LoadedMetadata};
-use super::task_models::{EndpointModel, ModelSource};
-use super::task_state::{TaskState, DEFAULT_PRESET};
 use evalpage_core::task::PRESETS;
 use evalpage_core::Lang;
 use std::rc::Rc;
@@ -204,7 +204,7 @@ impl TaskState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::TaskAction;
+    use crate::task::state::TaskAction;
     use yew::Reducible;
 
     const REGISTRY: &str =
@@ -285,7 +285,7 @@ mod tests {
     #[test]
     fn an_endpoint_form_model_is_stored_with_its_origin_and_its_key_is_asked_again() {
         use crate::state::keys::KeyRing;
-        use crate::state::task_models::EndpointModel;
+        use crate::task::state::models::EndpointModel;
         use evalpage_core::task::ModelEntry;
         let origin = "http://127.0.0.1:8091".to_string();
         let entry = ModelEntry {

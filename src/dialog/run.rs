@@ -10,8 +10,8 @@
 //! run is saved and resumed after a reload through the one launch path
 //! (`dialog::launch`).
 
-use super::runner::{Ending, Handle, RunView, Transport, Update};
-use crate::state::dialog::{DialogResults, DialogSnapshot, ShownDialog};
+use crate::dialog::state::{DialogResults, DialogSnapshot, ShownDialog};
+use crate::effects::runner::{Ending, Handle, RunView, Transport, Update};
 use crate::state::{RunProgress, RunStatus};
 use evalpage_core::dialog::{DialogEngine, DialogKind};
 use evalpage_core::events::Record;

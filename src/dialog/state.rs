@@ -2,13 +2,13 @@
 //! loaded (the built-in demo dialogs or a file), an optional dialog trace to
 //! score, the endpoint (base URL and model; empty: the dialog mock in the
 //! page), `workers_dialog`, and the run's snapshot and results. Pure: the run
-//! is `effects::dialog_run`; scoring a trace is the core's `score_trace`,
+//! is `dialog::run`; scoring a trace is the core's `score_trace`,
 //! with the times passed in.
 
-use super::keys::{KeyPrompt, Secret};
-use super::limits::Limits;
-use super::stored::{DialogInputs, StoredBytes, StoredFile};
-use super::{RunProgress, RunStatus};
+use crate::state::keys::{KeyPrompt, Secret};
+use crate::state::limits::Limits;
+use crate::state::stored::{DialogInputs, StoredBytes, StoredFile};
+use crate::state::{RunProgress, RunStatus};
 use evalpage_core::dialog::{parse_dialogs, score_trace, DialogSet, OfflineRun};
 use evalpage_core::dialog::{
     render, Artifacts, DialogTrace, Judgements, MetricsSummary, ScoreOptions, TurnEval,

@@ -10,13 +10,13 @@ use evalpage_core::ChatMessage;
 use std::rc::Rc;
 
 /// The spec 004 demo samples (event extraction from news items).
-pub const EVENT_EVAL_DEMO: &str = include_str!("../../www/demo/tasks/event_eval.jsonl");
+pub const EVENT_EVAL_DEMO: &str = include_str!("../../../www/demo/tasks/event_eval.jsonl");
 /// The spec 003 demo records (support chats, Chinese and English).
-pub const SUPPORT_QA_DEMO: &str = include_str!("../../www/demo/tasks/support_qa.jsonl");
+pub const SUPPORT_QA_DEMO: &str = include_str!("../../../www/demo/tasks/support_qa.jsonl");
 
 /// The spec 004 demo news records with `news_title` / `news_body` (the
 /// `news_analysis` preset's, read through its `news_json` template).
-pub const NEWS_ANALYSIS_DEMO: &str = include_str!("../../www/demo/tasks/news_analysis.jsonl");
+pub const NEWS_ANALYSIS_DEMO: &str = include_str!("../../../www/demo/tasks/news_analysis.jsonl");
 
 /// The built-in demo dataset for a format and the task's prompt template:
 /// (file name, JSONL text).
@@ -122,7 +122,7 @@ pub enum Preview {
 }
 
 /// Renders the first sample's prompt with the task's template.
-pub fn preview(task: &super::task_check::CheckedTask, data: &TaskDataset) -> Preview {
+pub fn preview(task: &super::check::CheckedTask, data: &TaskDataset) -> Preview {
     let Some(first) = data.samples.first() else {
         return Preview::NoSample;
     };
@@ -144,11 +144,11 @@ pub fn preview(task: &super::task_check::CheckedTask, data: &TaskDataset) -> Pre
 
 #[cfg(test)]
 mod tests {
-    use super::super::task_check::{check_task, TaskSource};
+    use super::super::check::{check_task, TaskSource};
     use super::*;
     use evalpage_core::task::PRESETS;
 
-    fn checked(yaml: &str) -> Rc<super::super::task_check::CheckedTask> {
+    fn checked(yaml: &str) -> Rc<super::super::check::CheckedTask> {
         check_task(&TaskSource {
             task_file: "t.yaml",
             task_text: yaml,

@@ -6,7 +6,7 @@
 //! and how each is called (the mock, or an OpenAI-compatible endpoint with
 //! its key).
 
-use super::keys::KeyRing;
+use crate::state::keys::KeyRing;
 use evalpage_core::run::RunSettings;
 use evalpage_core::task::{
     judge_setups, judged_metrics, merged_params, ModelEntry, Registry, Task, TaskJudge,
@@ -178,7 +178,7 @@ pub fn keys_that_fit(keys: &Keys, registry: &Registry) -> Keys {
         .collect()
 }
 
-pub use super::settings::ModelCall;
+pub use crate::state::settings::ModelCall;
 
 /// One model of a run: what is recorded and how it is called.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,8 +5,9 @@
 //! case table's results and counts, and at the end `report.json`, the two
 //! event logs, `report.md` and the Notes.
 
-use super::runner::{Ending, Handle, Launch, Persist, RunView, Transport, Update};
-use crate::state::{Artifacts, ModelCall, RunProgress, RunSnapshot, RunStatus};
+use crate::effects::runner::{Ending, Handle, Launch, Persist, RunView, Transport, Update};
+use crate::rag::state::{Artifacts, RunSnapshot};
+use crate::state::{ModelCall, RunProgress, RunStatus};
 use evalpage_core::events::{PriorCall, Record};
 use evalpage_core::rag::{case_line, notes, start_line, Engine, RagCase, RagKind, RunConfig};
 use evalpage_core::report::RunMetrics;

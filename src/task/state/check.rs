@@ -3,7 +3,7 @@
 //! the model registry JSON. Every problem keeps the line and key path the core
 //! found, so the page can list it as the CLI's `task check` prints it.
 
-use super::task_models::MOCK_MODELS;
+use super::models::MOCK_MODELS;
 use evalpage_core::task::{
     builtin_template, entry_line, locate_in_yaml, DatasetFormat, PromptTemplate, Registry,
     RegistryError, Task, TaskErrors, TaskInfo, TEMPLATE_NAMES,

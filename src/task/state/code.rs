@@ -6,8 +6,8 @@
 //! (`TaskAction::CodeLoaded`); until then the editors say they are checking.
 //! Tests and the run itself use [`TaskCode::HERE`].
 
-use super::task_check::{check_task, CheckedTask, TaskCheck, TaskSource};
-use super::task_data::{self, Preview};
+use super::check::{check_task, CheckedTask, TaskCheck, TaskSource};
+use super::data::{self, Preview};
 use evalpage_core::task::{EvalSample, PromptTemplate, Task, TaskDataset};
 use evalpage_core::ChatMessage;
 use std::fmt;
@@ -20,7 +20,7 @@ pub type Prompts = Vec<Result<Vec<ChatMessage>, String>>;
 pub struct TaskCode {
     /// Checks the task and its template ([`check_task`]).
     pub check: fn(&TaskSource<'_>) -> TaskCheck,
-    /// Renders the first sample's prompt ([`task_data::preview`]).
+    /// Renders the first sample's prompt ([`data::preview`]).
     pub preview: fn(&CheckedTask, &TaskDataset) -> Preview,
     /// Renders every sample's prompt ([`evalpage_core::task::render_prompts`]).
     pub prompts: fn(&Task, &PromptTemplate, &[EvalSample]) -> Prompts,
@@ -30,7 +30,7 @@ impl TaskCode {
     /// The functions themselves: whatever names this is linked with them.
     pub const HERE: TaskCode = TaskCode {
         check: check_task,
-        preview: task_data::preview,
+        preview: data::preview,
         prompts: evalpage_core::task::render_prompts,
     };
 }

@@ -1,20 +1,30 @@
 //! The task mode's reducer: the editors' texts and what their checks found,
 //! the dataset, the models and keys, and the latest snapshot of the run.
 //! Pure: reading calls the core, checking calls the task's code
-//! (`task_code`, which the page fetches after its first load); effects live
-//! in `effects/`.
+//! ([`code`], which the page fetches after its first load); the mode's
+//! effects are `task::run` and `task::launch`. `check` holds the editors'
+//! checks, `data` the dataset, `models` the model list, `results` the grid,
+//! `batch` the batch files and `stored` the IndexedDB record of a run.
 
-use super::app_state::{RunProgress, RunStatus};
-use super::keys::{KeyPrompt, KeyRing};
-use super::settings::{ModelSettings, Provider};
-use super::task_check::{check_registry, CheckedTask, RegistryCheck, TaskCheck, TaskSource};
-use super::task_code::{Prompts, TaskCode};
-use super::task_data::{self, LoadedFile, LoadedMetadata, Preview, RunData};
-use super::task_models::{
+pub mod batch;
+pub mod check;
+pub mod code;
+pub mod data;
+pub mod models;
+pub mod results;
+pub mod stored;
+
+use self::check::{check_registry, CheckedTask, RegistryCheck, TaskCheck, TaskSource};
+use self::code::{Prompts, TaskCode};
+use self::data::{LoadedFile, LoadedMetadata, Preview, RunData};
+use self::models::{
     choices, keys_that_fit, BoundKey, EndpointModel, KeySources, Keys, ModelChoice,
     TaskRunSettings, MOCK_MODELS,
 };
-use super::task_results::{Labels, ResultGrid};
+use self::results::{Labels, ResultGrid};
+use crate::state::keys::{KeyPrompt, KeyRing};
+use crate::state::settings::{ModelSettings, Provider};
+use crate::state::{RunFiles, RunProgress, RunStatus};
 use evalpage_core::task::{DatasetFormat, TaskDataset, PRESETS, PROMPT_STOP};
 use evalpage_core::Lang;
 use std::collections::BTreeSet;
@@ -89,25 +99,6 @@ fn is_prompt_stop(message: &str) -> bool {
     message.starts_with(PROMPT_STOP)
 }
 
-/// The finished run's downloads.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TaskArtifacts {
-    /// The eight artifacts, then the two event logs: (file name, text).
-    pub files: Vec<(String, String)>,
-    /// When the run ended (the zip entries' time), ms since the epoch.
-    pub ended_at_ms: u64,
-}
-
-impl TaskArtifacts {
-    /// The text of one file.
-    pub fn file(&self, name: &str) -> Option<&str> {
-        self.files
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, t)| t.as_str())
-    }
-}
-
 /// The whole task mode state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskState {
@@ -167,7 +158,7 @@ pub struct TaskState {
     /// Latest run snapshot.
     pub run: Option<Rc<TaskSnapshot>>,
     /// Downloads of the finished run.
-    pub artifacts: Option<Rc<TaskArtifacts>>,
+    pub artifacts: Option<Rc<RunFiles>>,
     /// Why the run could not start, or its artifacts could not be rendered.
     pub start_error: Option<Rc<str>>,
     /// Why a file could not be read.
@@ -176,7 +167,7 @@ pub struct TaskState {
     pub judge: Rc<str>,
     /// Answers imported from batch files: Start scores them instead of
     /// calling the models (see `task_batch`).
-    pub batch: Option<Rc<super::task_batch::BatchAnswers>>,
+    pub batch: Option<Rc<self::batch::BatchAnswers>>,
 }
 
 impl Default for TaskState {
@@ -238,7 +229,7 @@ pub enum TaskAction {
     /// Forget every key typed in the endpoint form.
     ForgetKeys,
     /// Batch answers were imported (or dropped).
-    SetBatch(Option<Rc<super::task_batch::BatchAnswers>>),
+    SetBatch(Option<Rc<self::batch::BatchAnswers>>),
     /// A run waits for a click before a key goes over plain `http://` (or no longer does).
     PromptKey(Option<Rc<KeyPrompt>>),
     /// The user agreed to send a key to this origin over plain `http://`.
@@ -252,7 +243,7 @@ pub enum TaskAction {
     /// Progress from the runner.
     Progress(Rc<TaskSnapshot>),
     /// The run stopped, with its artifacts or why they could not be rendered.
-    Finished(Rc<TaskSnapshot>, Result<Rc<TaskArtifacts>, Rc<str>>),
+    Finished(Rc<TaskSnapshot>, Result<Rc<RunFiles>, Rc<str>>),
 }
 
 impl TaskState {
@@ -280,14 +271,14 @@ impl TaskState {
             code_failed: false,
             check: Rc::new(TaskCheck {
                 errors: Vec::new(),
-                template: super::task_check::TemplateNeed::Unknown,
+                template: self::check::TemplateNeed::Unknown,
                 checked: None,
             }),
             checked: (Rc::from(""), Rc::from("")),
             file: None,
             dataset_url: None,
             metadata: None,
-            run_data: Rc::new(task_data::read(DatasetFormat::Samples, None, None, None)),
+            run_data: Rc::new(data::read(DatasetFormat::Samples, None, None, None)),
             preview: None,
             registry_file: REGISTRY_FILE.into(),
             registry_text: Rc::from(""),
@@ -309,7 +300,7 @@ impl TaskState {
             artifacts: None,
             start_error: None,
             load_error: None,
-            judge: Rc::from(super::task_models::MOCK_JUDGE),
+            judge: Rc::from(self::models::MOCK_JUDGE),
             batch: None,
         };
         s.recheck();
@@ -440,7 +431,7 @@ impl TaskState {
         self.check = Rc::new(check);
         if let Some(task) = self.check.checked.clone() {
             // Another format, or another built-in demo for this task's template.
-            let demo = task_data::demo_dataset(task.format, Some(&task.task.prompt_template)).0;
+            let demo = data::demo_dataset(task.format, Some(&task.task.prompt_template)).0;
             if task.format != self.run_data.data.format
                 || (self.run_data.is_demo && self.run_data.data.name != demo)
             {
@@ -464,7 +455,7 @@ impl TaskState {
             .checked
             .as_ref()
             .map(|t| t.task.prompt_template.as_str());
-        self.run_data = Rc::new(task_data::read(
+        self.run_data = Rc::new(data::read(
             format,
             template,
             self.file.as_deref(),

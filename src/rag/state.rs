@@ -1,0 +1,174 @@
+//! The RAG check's reducer: the loaded dataset, the settings and the latest
+//! snapshot of the run. Pure: the mode's effects are `rag::run` and
+//! `rag::launch`.
+
+use crate::state::keys::KeyPrompt;
+use crate::state::{ModelSettings, RunProgress, RunStatus};
+use evalpage_core::rag::{CaseResult, RagCase, RagDataset};
+use evalpage_core::report::{EvaluationResult, RunMetrics};
+use std::rc::Rc;
+use yew::Reducible;
+
+/// Where the dataset came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedDataset {
+    /// Parsed cases and line errors.
+    pub parsed: RagDataset,
+    /// The file's text (kept so an interrupted run can be resumed after a reload).
+    pub text: Rc<str>,
+    /// The URL it was fetched from (`?dataset=`); `None` for a local file
+    /// or the demo. A share link carries it.
+    pub url: Option<Rc<str>>,
+}
+
+impl LoadedDataset {
+    /// Where it came from, as a share link sees it.
+    pub fn source(&self) -> crate::state::share::DatasetSource {
+        use crate::state::share::DatasetSource;
+        match &self.url {
+            Some(u) => DatasetSource::Url(u.to_string()),
+            None if self.parsed.name == evalpage_core::demo::DATASET_NAME
+                && &*self.text == evalpage_core::demo::DATASET =>
+            {
+                DatasetSource::Demo
+            }
+            None => DatasetSource::Local(self.parsed.name.clone()),
+        }
+    }
+}
+
+/// What the runner reports after each batch of progress.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSnapshot {
+    /// Status.
+    pub status: RunStatus,
+    /// Counts, times and the scheduling state.
+    pub progress: RunProgress,
+    /// The cases of this run.
+    pub cases: Rc<Vec<RagCase>>,
+    /// Results by case index.
+    pub results: Vec<Option<Rc<CaseResult>>>,
+    /// Counts so far.
+    pub metrics: RunMetrics,
+    /// `[EVAL]` console lines so far.
+    pub console: Vec<Rc<str>>,
+    /// Cases that failed with a network error (CORS or unreachable).
+    pub network_errors: usize,
+}
+
+/// The finished run's downloads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Artifacts {
+    /// `report.json`.
+    pub report_json: String,
+    /// `report.events.json-seq`.
+    pub events_json_seq: String,
+    /// `report.events.jsonl`.
+    pub events_jsonl: String,
+    /// `report.md`.
+    pub markdown: String,
+    /// Notes lines.
+    pub notes: Vec<String>,
+    /// The report itself.
+    pub report: Rc<EvaluationResult>,
+    /// Every file of the run (the files every run writes and both event
+    /// logs), for the zip.
+    pub files: Vec<(String, String)>,
+    /// When the run ended, ms (the zip's file times).
+    pub ended_at_ms: u64,
+}
+
+/// The RAG check's state.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct RagState {
+    /// The dataset, once loaded.
+    pub dataset: Option<Rc<LoadedDataset>>,
+    /// Why loading failed, if it did.
+    pub load_error: Option<Rc<str>>,
+    /// Model settings.
+    pub settings: Rc<ModelSettings>,
+    /// Latest run snapshot.
+    pub run: Option<Rc<RunSnapshot>>,
+    /// Downloads of the finished run.
+    pub artifacts: Option<Rc<Artifacts>>,
+    /// Why the run could not start, if it could not.
+    pub start_error: Option<Rc<str>>,
+    /// A run waiting for the user to confirm where its key goes.
+    pub key_prompt: Option<Rc<KeyPrompt>>,
+}
+
+/// Everything that changes the RAG check's state.
+#[derive(Clone, Debug)]
+pub enum RagAction {
+    /// A dataset was loaded.
+    SetDataset(Rc<LoadedDataset>),
+    /// A dataset could not be loaded.
+    LoadFailed(Rc<str>),
+    /// Settings edited.
+    SetSettings(Rc<ModelSettings>),
+    /// The run could not start.
+    StartFailed(Rc<str>),
+    /// A run started: clear the previous run's results and errors.
+    Started,
+    /// Progress from the runner.
+    Progress(Rc<RunSnapshot>),
+    /// The run stopped and its artifacts are ready.
+    Finished(Rc<RunSnapshot>, Rc<Artifacts>),
+    /// A run waits for a click before its key is sent (or no longer does).
+    PromptKey(Option<Rc<KeyPrompt>>),
+}
+
+impl RagState {
+    /// The status shown for the run.
+    pub fn status(&self) -> RunStatus {
+        if self.start_error.is_some() {
+            return RunStatus::Failed;
+        }
+        self.run.as_ref().map_or(RunStatus::Idle, |r| r.status)
+    }
+}
+
+impl Reducible for RagState {
+    type Action = RagAction;
+
+    fn reduce(self: Rc<Self>, action: RagAction) -> Rc<Self> {
+        let mut next = (*self).clone();
+        match action {
+            RagAction::SetDataset(d) => {
+                next.dataset = Some(d);
+                next.load_error = None;
+            }
+            RagAction::LoadFailed(e) => next.load_error = Some(e),
+            RagAction::SetSettings(s) => next.settings = s,
+            RagAction::StartFailed(e) => next.start_error = Some(e),
+            RagAction::Started => {
+                next.key_prompt = None;
+                next.run = None;
+                next.artifacts = None;
+                next.start_error = None;
+            }
+            RagAction::Progress(snap) => next.run = Some(snap),
+            RagAction::Finished(snap, artifacts) => {
+                next.run = Some(snap);
+                next.artifacts = Some(artifacts);
+            }
+            RagAction::PromptKey(prompt) => next.key_prompt = prompt,
+        }
+        Rc::new(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_error_shows_as_failed_and_a_start_clears_it() {
+        let s = Rc::new(RagState::default());
+        assert_eq!(s.status(), RunStatus::Idle);
+        let s = s.reduce(RagAction::StartFailed(Rc::from("no cases")));
+        assert_eq!(s.status().code(), "failed");
+        let s = s.reduce(RagAction::Started);
+        assert_eq!(s.status(), RunStatus::Idle);
+    }
+}

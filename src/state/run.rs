@@ -1,0 +1,72 @@
+//! What every run mode shows of a run: its status, its progress and the
+//! files of a finished run.
+
+/// The run's state as shown (`data-testid="run-status"` text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Nothing started.
+    Idle,
+    /// Cases in flight.
+    Running,
+    /// Finished.
+    Done,
+    /// Cancelled by the user.
+    Cancelled,
+    /// Could not start or broke down.
+    Failed,
+}
+
+impl RunStatus {
+    /// `idle`, `running`, `done`, `cancelled`, `failed`.
+    pub fn code(self) -> &'static str {
+        match self {
+            RunStatus::Idle => "idle",
+            RunStatus::Running => "running",
+            RunStatus::Done => "done",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Failed => "failed",
+        }
+    }
+}
+
+/// What the run controls show: counts, times and the scheduling state.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunProgress {
+    /// Settled cases.
+    pub done: usize,
+    /// All cases.
+    pub total: usize,
+    /// Start time, ms.
+    pub started_ms: u64,
+    /// Time of this snapshot, ms.
+    pub now_ms: u64,
+    /// Paused by the user.
+    pub paused: bool,
+    /// Current concurrency limit (lower than configured after 429s).
+    pub limit: usize,
+    /// Configured concurrency.
+    pub concurrency: usize,
+    /// Why the run is not being saved in this browser, if it is not.
+    pub save_error: Option<String>,
+    /// The fatal answer (401, 403, 404) that stopped the run, if one did.
+    pub stopped: Option<String>,
+}
+
+/// The finished run's downloads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunFiles {
+    /// The eight artifacts, then the two event logs: (file name, text).
+    pub files: Vec<(String, String)>,
+    /// When the run ended (the zip entries' time), ms since the epoch.
+    pub ended_at_ms: u64,
+}
+
+impl RunFiles {
+    /// The text of one file.
+    pub fn file(&self, name: &str) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t.as_str())
+    }
+}
