@@ -19,16 +19,32 @@ try {
   const cache = process.env.CACHE === '1';
   if (cache) await page.check('[data-testid=reuse-answers]');
   const sent = [];
-  const record = (r) => { if (r.method() === 'POST' && r.url().startsWith(url)) sent.push([r.url(), r.postData()]); };
+  let firstAt = null; let lastAt = null;
+  const ours = (r) => r.method() === 'POST' && r.url().startsWith(url);
+  const record = (r) => {
+    if (!ours(r)) return;
+    sent.push([r.url(), r.postData()]);
+    firstAt ??= Date.now();
+  };
+  const answered = (r) => { if (ours(r)) lastAt = Date.now(); };
   page.on('request', record);
+  page.on('requestfinished', answered);
   const t0 = Date.now();
   await page.click('[data-testid=start]');
   await waitStatus(page, 'done', 600000);
-  const wall = (Date.now() - t0) / 1000;
+  const t1 = Date.now();
+  const wall = (t1 - t0) / 1000;
   const ideal = (Number(n) * Number(latencyMs)) / 1000 / Math.min(Number(c), 6);
   const progress = await page.textContent('[data-testid=progress]');
   console.log(`browser${cache ? ' (cache on, storing)' : ''}: ${n} cases (${progress}), concurrency ${c} (browser opens at most 6), wall ${wall.toFixed(2)} s, ideal ${ideal.toFixed(2)} s, ratio ${(wall / ideal).toFixed(2)}`);
   page.off('request', record);
+  page.off('requestfinished', answered);
+  if (firstAt !== null && lastAt !== null) {
+    // Where the page's time goes: before its first request (prepare, storage),
+    // between its first request and its last answer (per case), after it (the
+    // end of the run: the files rendered, the last write, the last render).
+    console.log(`browser phases: click -> first request ${firstAt - t0} ms; first request -> last answer ${((lastAt - firstAt) / 1000).toFixed(2)} s; last answer -> done ${t1 - lastAt} ms`);
+  }
   if (!cache) {
     const bare = await page.evaluate(async ({ requests, workers }) => {
       let next = 0;
@@ -43,13 +59,14 @@ try {
       await Promise.all(Array.from({ length: workers }, one));
       return (performance.now() - t) / 1000;
     }, { requests: sent, workers: Number(c) });
-    console.log(`browser bare fetch loop of the same ${sent.length} requests, concurrency ${c}: wall ${bare.toFixed(2)} s; the page takes ${(wall / bare).toFixed(2)}x the bare loop`);
+    const middle = (lastAt - firstAt) / 1000;
+    console.log(`browser bare fetch loop of the same ${sent.length} requests, concurrency ${c}: wall ${bare.toFixed(2)} s; the page takes ${(wall / bare).toFixed(2)}x the bare loop (${(middle / bare).toFixed(2)}x from its first request to its last answer), ${((wall - bare) * 1000 / Number(n)).toFixed(2)} ms per case more`);
   }
   if (cache) {
-    const t1 = Date.now();
+    const t2 = Date.now();
     await page.click('[data-testid=start]');
     await waitStatus(page, 'done', 600000);
-    const hits = (Date.now() - t1) / 1000;
+    const hits = (Date.now() - t2) / 1000;
     console.log(`browser (cache on, every answer a hit): ${n} cases, wall ${hits.toFixed(2)} s, ${(hits * 1000 / Number(n)).toFixed(2)} ms per case, lookup included`);
   }
 } finally {

@@ -48,6 +48,11 @@ async fn done(req: &IdbRequest) -> Result<JsValue, String> {
 
 /// Resolves when the transaction commits.
 async fn committed(tx: &IdbTransaction) -> Result<(), String> {
+    on_commit(tx).await.map(|_| ()).map_err(err)
+}
+
+/// The commit (or failure) of `tx`, listened for from now on.
+fn on_commit(tx: &IdbTransaction) -> JsFuture {
     let promise = Promise::new(&mut |resolve: Function, reject: Function| {
         let ok = Closure::once_into_js(move || {
             let _ = resolve.call0(&JsValue::NULL);
@@ -62,7 +67,7 @@ async fn committed(tx: &IdbTransaction) -> Result<(), String> {
         tx.set_onerror(Some(fail.unchecked_ref()));
         tx.set_onabort(Some(fail.unchecked_ref()));
     });
-    JsFuture::from(promise).await.map(|_| ()).map_err(err)
+    JsFuture::from(promise)
 }
 
 /// Opens (and if needed creates) the database.
@@ -128,8 +133,23 @@ async fn write(
     replace_events: bool,
 ) -> Result<(), String> {
     let stores = Array::of2(&JsValue::from_str(RUNS), &JsValue::from_str(EVENTS));
-    let tx = db
-        .transaction_with_str_sequence_and_mode(&stores, IdbTransactionMode::Readwrite)
+    // Relaxed durability: the transaction counts as committed once the browser
+    // has handed it to the operating system, without waiting for the disk. A
+    // killed tab or browser keeps it (the journal is write-ahead against that);
+    // a power cut may lose the last writes, and a resume then asks those
+    // cases again. Waiting for the disk would hold every call behind a flush.
+    // (web-sys has the options only behind its unstable APIs, so the call is
+    // made through `Reflect`.)
+    let options = js_sys::Object::new();
+    js_sys::Reflect::set(&options, &"durability".into(), &"relaxed".into()).map_err(err)?;
+    let transaction: js_sys::Function = js_sys::Reflect::get(db, &"transaction".into())
+        .map_err(err)?
+        .dyn_into()
+        .map_err(err)?;
+    let tx: IdbTransaction = transaction
+        .call3(db, &stores, &"readwrite".into(), &options)
+        .map_err(err)?
+        .dyn_into()
         .map_err(err)?;
     if let Some(run) = run {
         let runs = tx.object_store(RUNS).map_err(err)?;
@@ -150,7 +170,16 @@ async fn write(
             .put_with_key(&JsValue::from_str(line), &key)
             .map_err(err)?;
     }
-    committed(&tx).await
+    // Commit now rather than when the transaction goes idle: a run's next call
+    // waits for this commit (web-sys marks `commit` deprecated, so through
+    // `Reflect`; a browser without it commits when idle, as before).
+    let done = on_commit(&tx);
+    if let Ok(commit) = js_sys::Reflect::get(&tx, &"commit".into()) {
+        if let Some(commit) = commit.dyn_ref::<js_sys::Function>() {
+            commit.call0(&tx).map_err(err)?;
+        }
+    }
+    done.await.map(|_| ()).map_err(err)
 }
 
 /// Every stored run, newest first (records of an earlier shape are skipped).

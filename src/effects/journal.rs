@@ -1,10 +1,12 @@
-//! The write-ahead journal both runners keep: event lines queue here with
-//! what each one settles, are written to IndexedDB in one transaction per
-//! batch (`idb::save` with the run record when its status changed, else
-//! `idb::append`), and are released to the page only once that
-//! transaction has committed. Without persistence (or after a failed write,
-//! which is reported and ends persistence for the run) items are released at
-//! once. Used by `runner` for every kind of run.
+//! The write-ahead journal of every run: event lines queue here with what
+//! each one settles, are written to IndexedDB in one transaction per batch
+//! (`idb::save` with the run record when its status changed, else
+//! `idb::append`), and are released to the page only once that transaction
+//! has committed. [`Journal::mark`] and [`Journal::is_saved`] tell the runner
+//! when the lines queued so far are on disk: it holds the calls a step asks
+//! for until then, so a settled case is saved before the next call goes out.
+//! Without persistence (or after a failed write, which is reported and ends
+//! persistence for the run) everything counts as saved at once.
 
 use super::idb;
 use crate::state::stored::StoredRun;
@@ -25,6 +27,8 @@ pub struct Journal<T> {
     saver: Option<Saver>,
     pending: Vec<((u32, String), Option<T>)>,
     next_seq: u32,
+    /// Every line before this sequence number is saved.
+    saved: u32,
     error: Option<String>,
 }
 
@@ -46,11 +50,18 @@ pub struct Batch<T> {
     db: Option<IdbDatabase>,
     replace: bool,
     lines: Vec<(u32, String)>,
+    /// The sequence number after the batch's last line.
+    upto: u32,
     /// Items released once the batch is written.
     pub items: Vec<T>,
 }
 
 impl<T> Batch<T> {
+    /// The mark after the batch's last line (for [`Journal::written`]).
+    pub fn upto(&self) -> u32 {
+        self.upto
+    }
+
     /// Writes the batch's lines, and the run record when it changed, in one
     /// transaction (opening the database the first time).
     pub async fn write(&self) -> Result<IdbDatabase, String> {
@@ -80,6 +91,7 @@ impl<T> Journal<T> {
             }),
             pending: Vec::new(),
             next_seq: 0,
+            saved: 0,
             error: None,
         }
     }
@@ -89,6 +101,17 @@ impl<T> Journal<T> {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.pending.push(((seq, line), item));
+    }
+
+    /// The mark of the lines queued so far (see [`Journal::is_saved`]).
+    pub fn mark(&self) -> u32 {
+        self.next_seq
+    }
+
+    /// True once every line queued before `mark` is saved (always, without
+    /// persistence).
+    pub fn is_saved(&self, mark: u32) -> bool {
+        self.saver.is_none() || self.saved >= mark
     }
 
     /// True when nothing waits and no write is under way.
@@ -112,6 +135,7 @@ impl<T> Journal<T> {
             std::mem::take(&mut self.pending).into_iter().unzip();
         let items = items.into_iter().flatten().collect();
         let Some(s) = self.saver.as_mut() else {
+            self.saved = self.next_seq;
             return Take::Release(items);
         };
         update(&mut s.record);
@@ -125,16 +149,19 @@ impl<T> Journal<T> {
             db: s.db.clone(),
             replace: s.replace,
             lines,
+            upto: self.next_seq,
             items,
         });
         s.replace = false;
         Take::Write(batch)
     }
 
-    /// Records how a batch's write went; a failure ends persistence for the run.
-    pub fn written(&mut self, result: Result<IdbDatabase, String>) {
+    /// Records how the write of the batch that ends at `upto` went; a failure
+    /// ends persistence for the run.
+    pub fn written(&mut self, upto: u32, result: Result<IdbDatabase, String>) {
         match result {
             Ok(db) => {
+                self.saved = self.saved.max(upto);
                 if let Some(s) = self.saver.as_mut() {
                     s.writing = false;
                     s.db = Some(db);

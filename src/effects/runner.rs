@@ -6,9 +6,11 @@
 //! `FLUSH_MS`. This is the only place that spawns a run's async work.
 //!
 //! With persistence, every event line goes through the write-ahead
-//! [`Journal`]: a settled job reaches the page only once the IndexedDB
-//! transaction holding its `case` record has committed, and a run that ends
-//! is deleted from storage (its downloads are the record).
+//! [`Journal`]: the calls a step asks for go out only once the lines before
+//! them are saved (so a killed browser re-asks, on resume, only the calls
+//! that were in flight), a settled job reaches the page only once the
+//! IndexedDB transaction holding its `case` record has committed, and a run
+//! that ends is deleted from storage (its downloads are the record).
 //!
 //! What differs between kinds (the RAG check, task runs) is a [`RunView`]:
 //! how a job is sent, what a settled job shows, the snapshot the page gets
@@ -32,8 +34,9 @@ use std::rc::{Rc, Weak};
 
 use yew::Callback;
 
-/// Least time between two progress updates of the page, in ms.
-const FLUSH_MS: u32 = 250;
+/// Least time between two progress updates of the page, in ms: at 250 the
+/// re-rendering took about 5% of a fast run's time (`bench/runner_overhead.sh`).
+const FLUSH_MS: u32 = 500;
 
 /// How one call goes out.
 #[derive(Clone, Debug)]
@@ -184,6 +187,9 @@ struct Runner<V: RunView> {
     finished: bool,
     /// Calls in flight; `None` for a call answered in the page (nothing to abort).
     in_flight: HashMap<usize, Option<fetch::Pending>>,
+    /// Calls the engine asked for, each waiting until the journal lines
+    /// queued before it (up to its mark) are saved.
+    held: Vec<(u32, Command)>,
     /// The run answers from the response cache first (the page's switch
     /// when it started).
     cache: bool,
@@ -215,6 +221,7 @@ impl<V: RunView> Handle<V> {
             journal: Journal::new(launch.persist.map(|p| (p.stored, p.replace))),
             finished: false,
             in_flight: HashMap::new(),
+            held: Vec::new(),
             cache: super::cache::enabled(),
             wake: None,
             flush: None,
@@ -253,9 +260,10 @@ fn control<V: RunView>(rc: &Shared<V>, input: Input) {
 }
 
 /// Records a step's events (each `case` with what its job shows), performs
-/// its commands, and moves what is saved to the page.
+/// its commands (a call waits until the lines before it are saved), and
+/// moves what is saved to the page.
 fn apply<V: RunView>(rc: &Shared<V>, step: Step<<V::Kind as Kind>::Record>) {
-    let commands = {
+    let (commands, mark) = {
         let mut guard = rc.borrow_mut();
         let r = &mut *guard;
         let mut settled = step.finished.iter().map(|&j| r.view.settled(&r.engine, j));
@@ -270,25 +278,21 @@ fn apply<V: RunView>(rc: &Shared<V>, step: Step<<V::Kind as Kind>::Record>) {
             };
             r.journal.push(line, item);
         }
-        step.commands
+        (step.commands, r.journal.mark())
     };
     schedule_wake(rc, step.wake_at);
     for command in commands {
-        match command {
-            Command::Send {
-                case,
-                messages,
-                body,
-                pool,
-                repeat,
-                ..
-            } => send(rc, case, pool, messages, body, repeat),
-            Command::Abort { case } => {
-                let gone = rc.borrow_mut().in_flight.remove(&case);
-                if let Some(Some(pending)) = gone {
-                    pending.abort();
-                }
-            }
+        if let Command::Abort { case } = &command {
+            // A call still held never went out: it is dropped, not aborted.
+            let case = *case;
+            rc.borrow_mut()
+                .held
+                .retain(|(_, held)| !matches!(held, Command::Send { case: c, .. } if *c == case));
+            perform(rc, command);
+        } else if rc.borrow().journal.is_saved(mark) {
+            perform(rc, command);
+        } else {
+            rc.borrow_mut().held.push((mark, command));
         }
     }
     if stopped(&rc.borrow()) {
@@ -296,8 +300,46 @@ fn apply<V: RunView>(rc: &Shared<V>, step: Step<<V::Kind as Kind>::Record>) {
         r.flush = None;
         r.wake = None;
         r.in_flight.clear();
+        r.held.clear();
     }
     pump(rc);
+}
+
+/// Sends a call, or aborts one in flight.
+fn perform<V: RunView>(rc: &Shared<V>, command: Command) {
+    match command {
+        Command::Send {
+            case,
+            messages,
+            body,
+            pool,
+            repeat,
+            ..
+        } => send(rc, case, pool, messages, body, repeat),
+        Command::Abort { case } => {
+            let gone = rc.borrow_mut().in_flight.remove(&case);
+            if let Some(Some(pending)) = gone {
+                pending.abort();
+            }
+        }
+    }
+}
+
+/// Sends the held calls whose lines are now saved, in the order they were asked for.
+fn release_held<V: RunView>(rc: &Shared<V>) {
+    let ready: Vec<Command> = {
+        let mut guard = rc.borrow_mut();
+        let r = &mut *guard;
+        let journal = &r.journal;
+        let (ready, wait): (Vec<_>, Vec<_>) = std::mem::take(&mut r.held)
+            .into_iter()
+            .partition(|(mark, _)| journal.is_saved(*mark));
+        r.held = wait;
+        ready.into_iter().map(|(_, c)| c).collect()
+    };
+    for command in ready {
+        perform(rc, command);
+    }
 }
 
 fn stopped<V: RunView>(r: &Runner<V>) -> bool {
@@ -319,6 +361,7 @@ fn pump<V: RunView>(rc: &Shared<V>) {
     match take {
         Take::Wait => after_drain(rc),
         Take::Release(items) => {
+            release_held(rc);
             show(rc, items);
             after_drain(rc);
         }
@@ -330,7 +373,8 @@ fn pump<V: RunView>(rc: &Shared<V>) {
                 if let Err(e) = &written {
                     record_storage_failure(&rc, e);
                 }
-                rc.borrow_mut().journal.written(written);
+                rc.borrow_mut().journal.written(batch.upto(), written);
+                release_held(&rc);
                 show(&rc, batch.items);
                 pump(&rc);
             });
@@ -416,8 +460,11 @@ fn send<V: RunView>(
                 move |signal, timed_out| async move {
                     let key = key.as_ref().map(|(k, owner)| (k, owner.as_str()));
                     // The cache's key: the URL and the body, never the API key.
-                    let req = evalpage_core::build_json_request(&url, &body, None);
-                    through_cache(cache, &req.url, &req.body, repeat, async {
+                    let key_of = || {
+                        let req = evalpage_core::build_json_request(&url, &body, None);
+                        (req.url, req.body)
+                    };
+                    through_cache(cache.then(key_of), repeat, async {
                         fetch::post_json(&url, &body, key, &signal, timed_out, timeout_ms).await
                     })
                     .await
@@ -443,9 +490,13 @@ fn send<V: RunView>(
                 cfg: &cfg,
                 key_for: key_for.as_deref(),
             };
-            // The cache's key: the URL and the body (the API key travels in a header).
-            let req = evalpage_core::build_request(&cfg, &messages);
-            through_cache(cache, &req.url, &req.body, repeat, async {
+            // The cache's key: the URL and the body (the API key travels in a
+            // header), made only when the run uses the cache.
+            let key_of = || {
+                let req = evalpage_core::build_request(&cfg, &messages);
+                (req.url, req.body)
+            };
+            through_cache(cache.then(key_of), repeat, async {
                 fetch::chat(to, &messages, &signal, timed_out, timeout_ms).await
             })
             .await
@@ -460,25 +511,24 @@ fn send<V: RunView>(
     }
 }
 
-/// `send` through the response cache when the run uses it: a hit answers
-/// without a request; an answer worth keeping is stored with its latency.
+/// `send` through the response cache when the run uses it (`key`: the
+/// request's URL and body): a hit answers without a request; an answer worth
+/// keeping is stored with its latency.
 async fn through_cache(
-    on: bool,
-    url: &str,
-    body: &str,
+    key: Option<(String, String)>,
     repeat: u32,
     send: impl std::future::Future<Output = CallOutcome>,
 ) -> CallOutcome {
-    if !on {
+    let Some((url, body)) = key else {
         return send.await;
-    }
-    if let Some(hit) = super::cache::lookup(url, body, repeat).await {
+    };
+    if let Some(hit) = super::cache::lookup(&url, &body, repeat).await {
         return CallOutcome::Answer(hit);
     }
     let started = now_ms();
     let outcome = send.await;
     if let CallOutcome::Answer(a) = &outcome {
-        super::cache::store(url, body, repeat, a, now_ms().saturating_sub(started)).await;
+        super::cache::store(&url, &body, repeat, a, now_ms().saturating_sub(started)).await;
     }
     outcome
 }
