@@ -8,7 +8,8 @@
 //! as it was. What every root shares is `use_shell`: the header (modes,
 //! language, *Reuse answers*), the URL's parameters, the key ring and
 //! language (`ShellState`), and the unfinished runs offered after a reload.
-//! Served at `/` and `/eval`.
+//! [`start`] mounts a bin's root with the loaders of its split points
+//! ([`Splits`]). Served at `/` and `/eval`.
 
 use crate::components::header::{use_document_lang, Header};
 use crate::dialog::{use_dialog, DialogApp};
@@ -16,6 +17,7 @@ use crate::effects::{modes, storage, url};
 use crate::launch;
 use crate::rag::{use_rag, RagApp};
 use crate::retrieval::{use_retrieval, RetrievalApp};
+use crate::split::Loader;
 use crate::state::resume::{Offers, OffersAction};
 use crate::state::{Mode, ShellAction, ShellState};
 use crate::task::{use_task, TaskApp};
@@ -202,4 +204,34 @@ pub fn DialogRoot() -> Html {
     let mode = use_dialog(shell.offers.clone(), shell.state.clone());
     let lang = shell.state.lang;
     shell.page(html! { <DialogApp {lang} {mode} on_mode={shell.on_mode.clone()} /> })
+}
+
+/// The code a bin fetches after its first load: the loaders of the
+/// wasm-split points it declares with [`split_point!`](crate::split_point)
+/// (none in the viewer), each named after its point.
+#[derive(Default)]
+pub struct Splits {
+    /// `run`: what runs the bin's mode ([`launch::run_code`]).
+    pub run: Option<launch::RunCode>,
+    /// `zip`: what makes a finished run's zip (`archive::zip_files`).
+    pub zip: Option<Loader<crate::components::zip_button::Zipper>>,
+    /// `judges`: what makes the dialog judge's prompts (the dialog mode's bin).
+    pub judges: Option<Loader<crate::dialog::judges::PromptMaker>>,
+    /// `task_code`: what checks a task and renders its prompts (the task
+    /// mode's bin).
+    pub task_code: Option<Loader<crate::task::state::code::TaskCode>>,
+}
+
+/// Mounts the root `C` of the bundle of `mode` on the element `www/init.js`
+/// made for it (on `<body>` when there is none), with the bin's split points.
+pub fn start<C: yew::BaseComponent<Properties = ()>>(mode: Mode, splits: Splits) {
+    evalpage_core::use_nfkc(crate::nfkc);
+    crate::components::zip_button::set_loader(splits.zip);
+    crate::dialog::judges::set_loader(splits.judges);
+    launch::set_run_code(splits.run);
+    crate::task::code::set_loader(splits.task_code);
+    match modes::root(mode) {
+        Some(root) => yew::Renderer::<C>::with_root(root).render(),
+        None => yew::Renderer::<C>::new().render(),
+    };
 }

@@ -1,16 +1,17 @@
 //! Entry point of the RAG check's bundle (`evalpage-web`): the
 //! page's first load when the URL names no other mode.
 
+use evalpage_web::app::{RagRoot, Splits};
 use evalpage_web::components::zip_button::Zipper;
 use evalpage_web::launch::{run_code, AnyRunFns};
 use evalpage_web::rag::launch::RagLaunch;
-use evalpage_web::{app::RagRoot, archive, split_point, state::Mode, Splits};
+use evalpage_web::{archive, split_point, state::Mode};
 
 split_point!(run, run: AnyRunFns = run_code::<RagLaunch>());
 split_point!(zip, zip: Zipper = archive::zip_files);
 
 fn main() {
-    evalpage_web::start::<RagRoot>(
+    evalpage_web::app::start::<RagRoot>(
         Mode::Rag,
         Splits {
             run: Some(run),

@@ -1,6 +1,6 @@
 //! Code a bin fetches after its first load, from a wasm-split point it
 //! declares with [`split_point!`](crate::split_point) and hands to
-//! [`crate::start`]: the point's loader, and what it gave once it has loaded
+//! [`crate::app::start`]: the point's loader, and what it gave once it has loaded
 //! (kept for the page load, so that a page can ask for it synchronously).
 //! Each point gives one value (a table of functions, or one function) that
 //! is reachable only through the point, so the linker puts the code behind
@@ -47,7 +47,7 @@ impl<T: Clone + 'static> SplitCode<T> {
         }
     }
 
-    /// The bin's loader (set once by [`crate::start`], or by a test that
+    /// The bin's loader (set once by [`crate::app::start`], or by a test that
     /// mounts a mode's root itself).
     pub fn set_loader(&self, loader: Option<Loader<T>>) {
         self.loader.set(loader);
@@ -80,7 +80,7 @@ pub async fn load<T: Clone + 'static>(
 
 /// Declares, in a bin, the wasm-split point `$module` and a [`Loader`] named
 /// `$loader` that fetches it and gives `$value` (of type `$t`), for a field
-/// of [`crate::Splits`]:
+/// of [`crate::app::Splits`]:
 ///
 /// ```ignore
 /// evalpage_web::split_point!(zip, zipper: Zipper = evalpage_web::archive::zip_files);

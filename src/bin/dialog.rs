@@ -1,17 +1,18 @@
 //! Entry point of the dialog mode's bundle (`?mode=dialog`), loaded by
 //! `www/init.js` when the mode is first opened: renders that mode only.
 
+use evalpage_web::app::{DialogRoot, Splits};
 use evalpage_web::components::zip_button::Zipper;
 use evalpage_web::dialog::{judges::PromptMaker, launch::DialogLaunch};
 use evalpage_web::launch::{run_code, AnyRunFns};
-use evalpage_web::{app::DialogRoot, archive, split_point, state::Mode, Splits};
+use evalpage_web::{archive, split_point, state::Mode};
 
 split_point!(run, run: AnyRunFns = run_code::<DialogLaunch>());
 split_point!(zip, zip: Zipper = archive::zip_files);
 split_point!(judges, judges: PromptMaker = evalpage_core::dialog::judge_prompts);
 
 fn main() {
-    evalpage_web::start::<DialogRoot>(
+    evalpage_web::app::start::<DialogRoot>(
         Mode::Dialog,
         Splits {
             run: Some(run),

@@ -1,16 +1,17 @@
 //! Entry point of the retrieval mode's bundle (`?mode=retrieval`), loaded by
 //! `www/init.js` when the mode is first opened: renders that mode only.
 
+use evalpage_web::app::{RetrievalRoot, Splits};
 use evalpage_web::components::zip_button::Zipper;
 use evalpage_web::launch::{run_code, AnyRunFns};
 use evalpage_web::retrieval::launch::RetrievalLaunch;
-use evalpage_web::{app::RetrievalRoot, archive, split_point, state::Mode, Splits};
+use evalpage_web::{archive, split_point, state::Mode};
 
 split_point!(run, run: AnyRunFns = run_code::<RetrievalLaunch>());
 split_point!(zip, zip: Zipper = archive::zip_files);
 
 fn main() {
-    evalpage_web::start::<RetrievalRoot>(
+    evalpage_web::app::start::<RetrievalRoot>(
         Mode::Retrieval,
         Splits {
             run: Some(run),

@@ -1,17 +1,18 @@
 //! Entry point of the task mode's bundle (`?mode=task`), loaded by
 //! `www/init.js` when the mode is first opened: renders that mode only.
 
+use evalpage_web::app::{Splits, TaskRoot};
 use evalpage_web::components::zip_button::Zipper;
 use evalpage_web::launch::{run_code, AnyRunFns};
 use evalpage_web::task::{launch::TaskLaunch, state::code::TaskCode};
-use evalpage_web::{app::TaskRoot, archive, split_point, state::Mode, Splits};
+use evalpage_web::{archive, split_point, state::Mode};
 
 split_point!(run, run: AnyRunFns = run_code::<TaskLaunch>());
 split_point!(zip, zip: Zipper = archive::zip_files);
 split_point!(task_code, task_code: TaskCode = TaskCode::HERE);
 
 fn main() {
-    evalpage_web::start::<TaskRoot>(
+    evalpage_web::app::start::<TaskRoot>(
         Mode::Task,
         Splits {
             run: Some(run),

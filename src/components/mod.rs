@@ -1,7 +1,6 @@
 //! The components both modes use, one per file: props in, callbacks out.
 //! Each mode's own components live in its folder (`rag/`, `task/`).
 
-pub mod code_editor;
 pub mod endpoint_form;
 pub mod field;
 pub mod header;

@@ -22,7 +22,7 @@ thread_local! {
     static ZIPPER: SplitCode<Zipper> = const { SplitCode::new() };
 }
 
-/// The bin's split point, set once by [`crate::start`].
+/// The bin's split point, set once by [`crate::app::start`].
 pub(crate) fn set_loader(loader: Option<Loader<Zipper>>) {
     ZIPPER.with(|z| z.set_loader(loader));
 }

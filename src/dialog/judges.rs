@@ -20,7 +20,7 @@ thread_local! {
     static MAKER: SplitCode<PromptMaker> = const { SplitCode::new() };
 }
 
-/// The bin's split point, set once by [`crate::start`].
+/// The bin's split point, set once by [`crate::app::start`].
 pub(crate) fn set_loader(loader: Option<Loader<PromptMaker>>) {
     MAKER.with(|m| m.set_loader(loader));
 }

@@ -22,7 +22,7 @@ thread_local! {
     static CODE: SplitCode<TaskCode> = const { SplitCode::new() };
 }
 
-/// The bin's split point, set once by [`crate::start`].
+/// The bin's split point, set once by [`crate::app::start`].
 pub fn set_loader(loader: Option<Loader<TaskCode>>) {
     CODE.with(|c| c.set_loader(loader));
 }

@@ -2,7 +2,7 @@
 //! located errors, and, when the task names a template that is not built in,
 //! a second editor for the template's YAML.
 
-use crate::components::code_editor::CodeEditor;
+use crate::task::code_editor::CodeEditor;
 use crate::task::state::check::{TaskCheck, TemplateNeed};
 use evalpage_core::task::PRESETS;
 use evalpage_core::Lang;

@@ -5,6 +5,7 @@
 
 pub mod batch_panel;
 pub mod code;
+pub mod code_editor;
 pub mod dataset_panel;
 pub mod downloads;
 pub mod editor;

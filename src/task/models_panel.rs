@@ -3,8 +3,8 @@
 //! an `api_key_env` (kept in memory only); the registry editor (file or
 //! textarea, live located errors); and the run's scheduling.
 
-use crate::components::code_editor::CodeEditor;
 use crate::components::field;
+use crate::task::code_editor::CodeEditor;
 use crate::task::state::check::RegistryCheck;
 use crate::task::state::models::{EndpointModel, ModelChoice, ModelSource, TaskRunSettings};
 use evalpage_core::Lang;

@@ -4,7 +4,7 @@
 //! typing has paused (`on_settle`, debounced). Clicking a problem (or Enter on
 //! it) selects its line in the textarea.
 
-use super::chosen_file;
+use crate::components::chosen_file;
 use crate::effects::debounce::{Debounce, CHECK_DELAY_MS};
 use crate::task::state::check::EditorError;
 use evalpage_core::Lang;
