@@ -21,7 +21,6 @@ use crate::args::RunArgs;
 use crate::error::CliError;
 use clock::Clock;
 use evalpage_core::events::Record;
-use evalpage_core::rag::RagKind;
 use evalpage_core::report::Prices;
 use evalpage_core::run::{finish, Finish, Kind, Pipeline, RunEnd, RunStatus};
 use output::{say, Output};
@@ -139,19 +138,55 @@ impl<K: Console + Finish + evalpage_core::run::Start> Checked<K> {
     }
 }
 
-/// `evalpage run` (the RAG check, `--task` or `--retrieval`), checked.
-pub(crate) enum RunPlan {
-    /// The RAG check of spec 002.
-    Rag(Box<Checked<RagKind>>),
-    /// A spec 004 task over one or more models.
-    Task(Box<Checked<evalpage_core::task::TaskKind>>),
-    /// Spec 000's retrieval evaluation against a retrieval endpoint.
-    Retrieval(Box<Checked<evalpage_core::retrieval::RetrievalKind>>),
-    /// Spec 001 dialogs played turn by turn.
-    Dialog(Box<Checked<evalpage_core::dialog::DialogKind>>),
+/// `evalpage run` (the RAG check, `--task`, `--retrieval` or `--dialogs`),
+/// checked: one kind's [`Checked`] plan, behind the one interface every kind
+/// shares, so that a kind is named once, in [`check`].
+pub(crate) type RunPlan = Box<dyn Plan>;
+
+/// What the commands do with a checked plan, whatever its kind.
+pub(crate) trait Plan {
+    /// Jobs the run would send a call for (none when an earlier run's log
+    /// settled them all).
+    fn unsent(&self) -> usize;
+    /// `--estimate`: what the plan would send, into `out/estimate.json`.
+    fn estimate(&self, out: &std::path::Path) -> Result<(), CliError>;
+    /// Readies the plan for answers read from batch files: a failed call is
+    /// final (never asked again) and a fatal answer stops nothing (each
+    /// request of a batch stands alone). Returns each job's case id.
+    fn for_batch(&mut self) -> Vec<Option<String>>;
+    /// Runs the plan into `out` without a bar, per-case lines or the last
+    /// lines (a batch round's drive).
+    fn run_quiet(self: Box<Self>, out: &std::path::Path) -> Result<(), CliError>;
+    /// Runs the plan into `out`.
+    fn run(self: Box<Self>, out: &std::path::Path) -> Result<(), CliError>;
 }
 
-/// Raw flags to a checked plan.
+impl<K: Console + Finish + evalpage_core::run::Start + 'static> Plan for Checked<K> {
+    fn unsent(&self) -> usize {
+        self.engine.unsent()
+    }
+
+    fn estimate(&self, out: &std::path::Path) -> Result<(), CliError> {
+        Checked::estimate(self, out)
+    }
+
+    fn for_batch(&mut self) -> Vec<Option<String>> {
+        self.engine.answers_from_batch();
+        (0..self.engine.kind().jobs())
+            .map(|job| self.engine.kind().case_id(job))
+            .collect()
+    }
+
+    fn run_quiet(self: Box<Self>, out: &std::path::Path) -> Result<(), CliError> {
+        self.run_with(out, true)
+    }
+
+    fn run(self: Box<Self>, out: &std::path::Path) -> Result<(), CliError> {
+        self.run_with(out, false)
+    }
+}
+
+/// Raw flags to a checked plan: the one place each kind is named.
 pub(crate) fn check(args: &RunArgs) -> Result<RunPlan, CliError> {
     let judged = args.judge.is_some() || args.judge_concurrency.is_some();
     if (judged || args.model_registry.is_some()) && args.task.is_none() && args.dialogs.is_none() {
@@ -165,73 +200,11 @@ pub(crate) fn check(args: &RunArgs) -> Result<RunPlan, CliError> {
         ));
     }
     Ok(match (&args.task, &args.dialogs) {
-        (_, Some(path)) => RunPlan::Dialog(Box::new(dialog::plan(args, path)?)),
-        (Some(spec), None) => RunPlan::Task(Box::new(task::plan(args, spec)?)),
-        (None, None) if args.retrieval => RunPlan::Retrieval(Box::new(retrieval::plan(args)?)),
-        (None, None) => RunPlan::Rag(Box::new(rag::plan(args)?)),
+        (_, Some(path)) => Box::new(dialog::plan(args, path)?),
+        (Some(spec), None) => Box::new(task::plan(args, spec)?),
+        (None, None) if args.retrieval => Box::new(retrieval::plan(args)?),
+        (None, None) => Box::new(rag::plan(args)?),
     })
-}
-
-impl RunPlan {
-    /// Jobs the run would send a call for (none when an earlier run's log
-    /// settled them all).
-    pub(crate) fn unsent(&self) -> usize {
-        match self {
-            RunPlan::Rag(p) => p.engine.unsent(),
-            RunPlan::Task(p) => p.engine.unsent(),
-            RunPlan::Retrieval(p) => p.engine.unsent(),
-            RunPlan::Dialog(p) => p.engine.unsent(),
-        }
-    }
-
-    /// `--estimate`: what the plan would send, into `out/estimate.json`.
-    pub(crate) fn estimate(&self, out: &std::path::Path) -> Result<(), CliError> {
-        match self {
-            RunPlan::Rag(p) => p.estimate(out),
-            RunPlan::Task(p) => p.estimate(out),
-            RunPlan::Retrieval(p) => p.estimate(out),
-            RunPlan::Dialog(p) => p.estimate(out),
-        }
-    }
-
-    /// Readies the plan for answers read from batch files: a failed call is
-    /// final (never asked again) and a fatal answer stops nothing (each
-    /// request of a batch stands alone). Returns each job's case id.
-    pub(crate) fn for_batch(&mut self) -> Vec<Option<String>> {
-        fn ready<K: Console + Finish>(p: &mut Checked<K>) -> Vec<Option<String>> {
-            p.engine.answers_from_batch();
-            (0..p.engine.kind().jobs())
-                .map(|job| p.engine.kind().case_id(job))
-                .collect()
-        }
-        match self {
-            RunPlan::Rag(p) => ready(p),
-            RunPlan::Task(p) => ready(p),
-            RunPlan::Retrieval(p) => ready(p),
-            RunPlan::Dialog(p) => ready(p),
-        }
-    }
-
-    /// Runs the plan into `out` without a bar, per-case lines or the last
-    /// lines (a batch round's drive).
-    pub(crate) fn run_quiet(self, out: &std::path::Path) -> Result<(), CliError> {
-        match self {
-            RunPlan::Rag(p) => p.run_with(out, true),
-            RunPlan::Task(p) => p.run_with(out, true),
-            RunPlan::Retrieval(p) => p.run_with(out, true),
-            RunPlan::Dialog(p) => p.run_with(out, true),
-        }
-    }
-
-    /// Runs the plan into `out`.
-    pub(crate) fn run(self, out: &std::path::Path) -> Result<(), CliError> {
-        match self {
-            RunPlan::Rag(p) => p.run(out),
-            RunPlan::Task(p) => p.run(out),
-            RunPlan::Retrieval(p) => p.run(out),
-            RunPlan::Dialog(p) => p.run(out),
-        }
-    }
 }
 
 /// Runs an evaluation: exit status 0 means it finished, failed cases included.
@@ -244,14 +217,10 @@ pub fn execute(args: &RunArgs) -> Result<(), CliError> {
 }
 
 impl<K: Console + Finish> Checked<K> {
-    /// The one run path of every kind: open the logs, print the start line,
-    /// drive the engine to the end, then the kind's end of run (its files,
-    /// priced, and its last lines), written here.
-    fn run(self, out_dir: &std::path::Path) -> Result<(), CliError> {
-        self.run_with(out_dir, false)
-    }
-
-    /// [`Checked::run`], without a bar or per-case lines when `quiet`.
+    /// The one run path of every kind: open the logs, print the start line
+    /// (unless `quiet`), drive the engine to the end (with no bar or per-case
+    /// lines when `quiet`), then the kind's end of run (its files, priced,
+    /// and its last lines), written here.
     fn run_with(mut self, out_dir: &std::path::Path, quiet: bool) -> Result<(), CliError> {
         let mut out = Output::create(out_dir, K::NAMES)?;
         if !quiet {

@@ -1,6 +1,6 @@
 //! `evalpage run --retrieval`: spec 000's retrieval evaluation against a
 //! retrieval endpoint (or the offline demo retriever), through the one run
-//! path (`Checked::run`): the engine's scheduler, retries and 429 limits,
+//! path (`Checked::run_with`): the engine's scheduler, retries and 429 limits,
 //! both event logs written record by record, then every run's files.
 
 use super::clock::Clock;
