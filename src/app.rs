@@ -29,7 +29,7 @@ use yew::prelude::*;
 fn shell_state(p: &url::PageParams) -> ShellState {
     ShellState {
         lang: p.lang.unwrap_or(Lang::Zh),
-        keys: Rc::new(storage::load().1),
+        keys: Rc::new(storage::load_keys()),
         ..ShellState::default()
     }
 }
@@ -111,7 +111,7 @@ pub fn use_shell(mine: Mode) -> Shell {
             }
             // Keys typed in another mode meanwhile (each bundle holds its own
             // copy of the ring; storage is the one they share).
-            state.dispatch(ShellAction::SetKeys(Rc::new(storage::load().1)));
+            state.dispatch(ShellAction::SetKeys(Rc::new(storage::load_keys())));
             look_up(&offers, true);
         })
     };

@@ -258,7 +258,7 @@ fn keys_are_saved_by_origin_in_session_storage_unless_remembered() {
         !get(&local, "evalpage.settings").contains("sk-"),
         "settings never hold a key"
     );
-    let (settings, back) = storage::load();
+    let (settings, back) = (storage::load_settings(), storage::load_keys());
     assert_eq!(
         settings.api_key, "",
         "the key field is filled by origin, not from settings"
@@ -279,7 +279,7 @@ fn a_key_of_an_earlier_version_belongs_to_the_saved_endpoint_only() {
     };
     storage::save_settings(&saved);
     local.set_item("evalpage.api_key", "sk-legacy").ok();
-    let (_, ring) = storage::load();
+    let ring = storage::load_keys();
     assert_eq!(ring.get("http://127.0.0.1:9999"), Some("sk-legacy"));
     assert_eq!(ring.origins().len(), 1);
     assert_eq!(

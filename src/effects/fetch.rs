@@ -10,7 +10,6 @@ use gloo_timers::callback::Timeout;
 use std::cell::Cell;
 use std::future::Future;
 use std::rc::Rc;
-
 use web_sys::{AbortController, AbortSignal};
 
 /// A call in flight with its own timeout: `abort` cancels it; dropping it

@@ -10,7 +10,6 @@
 
 use super::idb;
 use crate::state::stored::StoredRun;
-
 use web_sys::IdbDatabase;
 
 struct Saver {
@@ -135,7 +134,6 @@ impl<T> Journal<T> {
             std::mem::take(&mut self.pending).into_iter().unzip();
         let items = items.into_iter().flatten().collect();
         let Some(s) = self.saver.as_mut() else {
-            self.saved = self.next_seq;
             return Take::Release(items);
         };
         update(&mut s.record);

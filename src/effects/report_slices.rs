@@ -4,7 +4,6 @@
 //! first slice, the whole table when every score is read.
 
 use evalpage_core::view::{Slices, ViewData};
-
 use yew::Callback;
 
 /// Scores read per slice (a few tens of milliseconds).

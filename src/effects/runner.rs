@@ -3,7 +3,7 @@
 //! a model answered in the page after a pretend latency), feeds the outcomes
 //! back, honours `wake_at` for retries, aborts what is in flight on cancel,
 //! keeps the event log, and reports snapshots to the page at most every
-//! `FLUSH_MS`. This is the only place that spawns a run's async work.
+//! `FLUSH_MS`. A run's async work is started here alone (through `effects::spawn`).
 //!
 //! With persistence, every event line goes through the write-ahead
 //! [`Journal`]: the calls a step asks for go out only once the lines before
@@ -31,7 +31,6 @@ use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
-
 use yew::Callback;
 
 /// Least time between two progress updates of the page, in ms: at 250 the

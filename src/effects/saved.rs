@@ -7,7 +7,6 @@ use crate::state::resume::Offer;
 use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::Provider;
 use evalpage_core::events;
-
 use yew::Callback;
 
 /// The origins a stored run's requests go to, as the browser reads them.

@@ -28,17 +28,21 @@ fn read_keys(st: &Option<web_sys::Storage>) -> BTreeMap<String, String> {
         .unwrap_or_default()
 }
 
-/// Loads saved settings (the key field empty) and the saved keys.
-pub fn load() -> (ModelSettings, KeyRing) {
-    let settings: ModelSettings = local()
+/// The saved settings (the key field empty).
+pub fn load_settings() -> ModelSettings {
+    local()
         .and_then(|st| st.get_item(SETTINGS).ok().flatten())
         .and_then(|json| serde_json::from_str(&json).ok())
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// The saved keys (a key of an earlier version moved to its origin first).
+pub fn load_keys() -> KeyRing {
     let mut ring = KeyRing::default();
     ring.absorb(read_keys(&session()), false);
     ring.absorb(read_keys(&local()), true);
-    migrate_legacy(&settings, &mut ring);
-    (settings, ring)
+    migrate_legacy(&load_settings(), &mut ring);
+    ring
 }
 
 /// An earlier version kept one key, entered for the saved settings'

@@ -311,7 +311,7 @@ pub fn first_state(p: &url::PageParams, keys: &KeyRing) -> RagState {
         max_tokens: p.max_tokens.filter(|_| !task),
         ..p.clone()
     };
-    let mut settings = own.apply(storage::load().0);
+    let mut settings = own.apply(storage::load_settings());
     settings.api_key = url::origin(&settings.base_url)
         .and_then(|o| keys.get(&o).map(String::from))
         .unwrap_or_default();
