@@ -16,7 +16,7 @@ use crate::launch::{
 };
 use crate::state::keys::{KeyPrompt, Secret};
 use crate::state::resume::{Offers, Takeover};
-use crate::state::stored::{StoredInputs, StoredRun};
+use crate::state::stored::{DialogInputs, StoredInputs, StoredRun};
 use crate::state::{Mode, ShellState};
 use evalpage_core::dialog::{
     DialogJudge, DialogKind, DialogRunConfig, ScoreOptions, MOCK_MODEL_NAME,
@@ -250,7 +250,16 @@ impl ModeLaunch for DialogLaunch {
             dataset_name: s.dataset_name.clone(),
             lang: lang.code().into(),
             total: s.playable(),
-            inputs: StoredInputs::Dialog(s.inputs()),
+            inputs: StoredInputs::of(&s.inputs()),
+            shown: format!(
+                "{} · {}",
+                s.dataset_name,
+                match s.model.trim() {
+                    "" => "mock",
+                    m => m,
+                }
+            ),
+            origins: url::origin(&s.url).into_iter().collect(),
         };
         let started_ms = cfg.run.started_at_ms;
         let spec = s.limits.start_spec(&cfg.model_name, s.judge == "endpoint");
@@ -268,7 +277,7 @@ impl ModeLaunch for DialogLaunch {
     }
 
     fn restore(&self, stored: &StoredRun) -> (Rc<DialogState>, Option<String>) {
-        let StoredInputs::Dialog(i) = &stored.inputs else {
+        let Some(i) = stored.inputs.read::<DialogInputs>() else {
             let why = self
                 .lang()
                 .pick("这不是对话运行", "That is not a dialog run");

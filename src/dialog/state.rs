@@ -28,7 +28,7 @@ pub struct ShownDialog {
 }
 
 /// What the runner shows of a dialog run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct DialogSnapshot {
     /// Run status.
     pub status: RunStatus,
@@ -36,6 +36,16 @@ pub struct DialogSnapshot {
     pub progress: RunProgress,
     /// Each played dialog once settled, by job.
     pub dialogs: Rc<Vec<Option<Rc<ShownDialog>>>>,
+}
+
+/// Equal when they show the same counts and the same dialogs, a settled
+/// dialog equal to itself only (see `state::same_each`).
+impl PartialEq for DialogSnapshot {
+    fn eq(&self, o: &Self) -> bool {
+        self.status == o.status
+            && self.progress == o.progress
+            && crate::state::same_each(&self.dialogs, &o.dialogs)
+    }
 }
 
 /// What a finished run or a scored trace leaves behind.

@@ -2,45 +2,26 @@
 //! other tab is running (each with its settled count and the origins its
 //! requests go to), and discarding one.
 
-use super::{idb, locks, url};
+use super::{idb, locks};
 use crate::state::resume::Offer;
-use crate::state::stored::{StoredInputs, StoredRun};
-use crate::state::Provider;
 use evalpage_core::events;
 use yew::Callback;
-
-/// The origins a stored run's requests go to, as the browser reads them.
-fn origins(s: &StoredRun) -> Vec<String> {
-    let mut out: Vec<String> = match &s.inputs {
-        StoredInputs::Rag(r) if r.settings.provider == Provider::Openai => {
-            url::origin(&r.settings.base_url).into_iter().collect()
-        }
-        StoredInputs::Rag(_) => Vec::new(),
-        StoredInputs::Retrieval(r) => url::origin(&r.url).into_iter().collect(),
-        StoredInputs::Dialog(d) => url::origin(&d.url).into_iter().collect(),
-        StoredInputs::Task(t) => t
-            .models
-            .iter()
-            .filter_map(|m| m.entry.as_ref())
-            .filter_map(|e| url::origin(&e.base_url))
-            .collect(),
-    };
-    out.dedup();
-    out
-}
 
 async fn unfinished() -> Result<Vec<Offer>, String> {
     let db = idb::open().await?;
     let live = locks::held().await;
     let mut out = Vec::new();
     for stored in idb::runs(&db).await? {
+        // A record of a mode this page does not have (a newer page wrote
+        // it) is left as it is.
+        let Some(mode) = stored.mode() else { continue };
         if stored.status != "running" || live.contains(&stored.run_id) {
             continue;
         }
         let events = idb::events(&db, &stored.run_id).await?;
         let done = events::read(events.as_bytes()).of_type("case").count();
         out.push(Offer {
-            origins: origins(&stored),
+            mode,
             stored,
             events: events.into(),
             done,

@@ -153,10 +153,15 @@ impl ModeLaunch for RagLaunch {
             dataset_name: dataset.parsed.name.clone(),
             lang: lang.code().into(),
             total: cases.len(),
-            inputs: StoredInputs::Rag(RagInputs {
+            inputs: StoredInputs::of(&RagInputs {
                 dataset_text: dataset.text.to_string(),
                 settings: (**settings).clone(),
             }),
+            shown: dataset.parsed.name.clone(),
+            origins: match settings.provider {
+                Provider::Openai => url::origin(&settings.base_url).into_iter().collect(),
+                _ => Vec::new(),
+            },
         };
         let started_ms = cfg.run.started_at_ms;
         let spec = settings.limits().start_spec(&cfg.info.model, false);
@@ -175,7 +180,7 @@ impl ModeLaunch for RagLaunch {
     }
 
     fn restore(&self, stored: &StoredRun) -> (Self::Page, Option<String>) {
-        let StoredInputs::Rag(s) = &stored.inputs else {
+        let Some(s) = stored.inputs.read::<RagInputs>() else {
             let why = self
                 .lang()
                 .pick("这不是 RAG 检查的运行", "That is not a RAG check's run");

@@ -38,7 +38,7 @@ impl LoadedDataset {
 }
 
 /// What the runner reports after each batch of progress.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct RunSnapshot {
     /// Status.
     pub status: RunStatus,
@@ -56,8 +56,25 @@ pub struct RunSnapshot {
     pub network_errors: usize,
 }
 
+/// Two snapshots are equal when they show the same thing: the same counts
+/// and the same results, a result being equal to itself only (each settled
+/// case's result is one `Rc`, made once and shared by every later snapshot).
+/// The views compare their props at every flush; comparing cases and
+/// results by content would walk every case each time.
+impl PartialEq for RunSnapshot {
+    fn eq(&self, o: &Self) -> bool {
+        self.status == o.status
+            && self.progress == o.progress
+            && self.metrics == o.metrics
+            && self.network_errors == o.network_errors
+            && self.console.len() == o.console.len()
+            && Rc::ptr_eq(&self.cases, &o.cases)
+            && crate::state::same_each(&self.results, &o.results)
+    }
+}
+
 /// The finished run's downloads.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Artifacts {
     /// `report.json`.
     pub report_json: String,
@@ -76,6 +93,14 @@ pub struct Artifacts {
     pub files: Vec<(String, String)>,
     /// When the run ended, ms (the zip's file times).
     pub ended_at_ms: u64,
+}
+
+/// A finished run's downloads are equal when they are of the same report:
+/// every file is made from it, once.
+impl PartialEq for Artifacts {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.report, &o.report) && self.ended_at_ms == o.ended_at_ms
+    }
 }
 
 /// The RAG check's state.

@@ -4,8 +4,8 @@
 //! back after a reload, and what the page is told.
 
 use crate::effects::entropy;
-use crate::effects::now_ms;
 use crate::effects::runner::Update;
+use crate::effects::{now_ms, url};
 use crate::launch::{
     endpoint_fields, endpoint_key, start_error, EndpointMode, Event, ModeLaunch, Prepared, Slot,
 };
@@ -13,7 +13,7 @@ use crate::retrieval::run::{RetrievalFiles, RetrievalView};
 use crate::retrieval::state::{RetrievalAction, RetrievalState};
 use crate::state::keys::{KeyPrompt, Secret};
 use crate::state::resume::{Offers, Takeover};
-use crate::state::stored::{StoredInputs, StoredRun};
+use crate::state::stored::{RetrievalInputs, StoredInputs, StoredRun};
 use crate::state::{Mode, ShellState};
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::retrieval::{RetrievalEndpoint, RetrievalKind, RetrievalRunConfig};
@@ -135,7 +135,9 @@ impl ModeLaunch for RetrievalLaunch {
             dataset_name: s.dataset_name.clone(),
             lang: lang.code().into(),
             total: s.cases.len(),
-            inputs: StoredInputs::Retrieval(s.inputs()),
+            inputs: StoredInputs::of(&s.inputs()),
+            shown: s.dataset_name.clone(),
+            origins: url::origin(&s.url).into_iter().collect(),
         };
         let started_ms = cfg.run.started_at_ms;
         // A retrieval service is not priced: only the answer policy applies.
@@ -164,7 +166,7 @@ impl ModeLaunch for RetrievalLaunch {
     }
 
     fn restore(&self, stored: &StoredRun) -> (Rc<RetrievalState>, Option<String>) {
-        let StoredInputs::Retrieval(i) = &stored.inputs else {
+        let Some(i) = stored.inputs.read::<RetrievalInputs>() else {
             let why = self
                 .lang()
                 .pick("这不是检索评测的运行", "That is not a retrieval run");

@@ -17,6 +17,6 @@ pub mod share;
 pub mod shell;
 pub mod stored;
 
-pub use run::{RunFiles, RunProgress, RunStatus};
+pub use run::{same_each, RunFiles, RunProgress, RunStatus};
 pub use settings::{ModelCall, ModelSettings, Preset, Provider, PRESETS};
 pub use shell::{Mode, ShellAction, ShellState};

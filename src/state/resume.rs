@@ -4,7 +4,7 @@
 //! them the user picked.
 
 use super::shell::Mode;
-use super::stored::{StoredInputs, StoredRun};
+use super::stored::StoredRun;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::Reducible;
@@ -25,14 +25,14 @@ pub struct Takeover {
 /// no other tab is running.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Offer {
+    /// Its mode (a record of a mode the page does not have is not offered).
+    pub mode: Mode,
     /// The stored run.
     pub stored: StoredRun,
     /// Its saved event lines (JSONL).
     pub events: Rc<str>,
     /// Jobs already settled (its `case` records).
     pub done: usize,
-    /// The origins its requests go to (endpoints only), as the browser reads them.
-    pub origins: Vec<String>,
 }
 
 impl Offer {
@@ -49,62 +49,44 @@ impl Offer {
     /// that will receive the requests (and a key, if one is saved for them).
     pub fn summary(&self, lang: Lang) -> String {
         let s = &self.stored;
-        let to = if self.origins.is_empty() {
+        let to = if s.origins.is_empty() {
             String::new()
         } else {
-            let origins = self.origins.join(", ");
+            let origins = s.origins.join(", ");
             format!(" {} {origins}", lang.pick("请求将发往", "Requests go to"))
         };
-        match &s.inputs {
-            StoredInputs::Rag(_) => format!(
-                "{} {} ({}): {}/{} {}{to}",
+        let (what, unit) = match self.mode {
+            Mode::Rag => (
                 lang.pick("发现未完成的运行", "Unfinished run"),
-                s.run_id,
-                s.dataset_name,
-                self.done,
-                s.total,
                 lang.pick("条已完成。", "cases settled."),
             ),
-            StoredInputs::Retrieval(_) => format!(
-                "{} {} ({}): {}/{} {}{to}",
+            Mode::Retrieval => (
                 lang.pick("发现未完成的检索评测", "Unfinished retrieval run"),
-                s.run_id,
-                s.dataset_name,
-                self.done,
-                s.total,
                 lang.pick("条用例已完成。", "cases settled."),
             ),
-            StoredInputs::Dialog(d) => format!(
-                "{} {} ({} · {}): {}/{} {}{to}",
+            Mode::Dialog => (
                 lang.pick("发现未完成的对话运行", "Unfinished dialog run"),
-                s.run_id,
-                s.dataset_name,
-                if d.model.trim().is_empty() {
-                    "mock"
-                } else {
-                    d.model.trim()
-                },
-                self.done,
-                s.total,
                 lang.pick("个对话已完成。", "dialogs settled."),
             ),
-            StoredInputs::Task(t) => format!(
-                "{} {} ({} · {} · {}): {}/{} {}{to}",
+            Mode::Task | Mode::View => (
                 lang.pick("发现未完成的任务运行", "Unfinished task run"),
-                s.run_id,
-                t.task.name,
-                s.dataset_name,
-                t.model_names(),
-                self.done,
-                s.total,
                 lang.pick("次调用已完成。", "calls settled."),
             ),
-        }
+        };
+        let shown = if s.shown.is_empty() {
+            &s.dataset_name
+        } else {
+            &s.shown
+        };
+        format!(
+            "{what} {} ({shown}): {}/{} {unit}{to}",
+            s.run_id, self.done, s.total
+        )
     }
 
     /// The run's mode.
     pub fn mode(&self) -> Mode {
-        self.stored.mode()
+        self.mode
     }
 }
 
@@ -164,12 +146,13 @@ impl Reducible for Offers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::stored::RagInputs;
+    use crate::state::stored::{RagInputs, StoredInputs};
     use crate::state::ModelSettings;
     use crate::task::state::TaskState;
 
     fn rag(run_id: &str) -> Offer {
         Offer {
+            mode: Mode::Rag,
             stored: StoredRun {
                 run_id: run_id.into(),
                 started_at_ms: 1,
@@ -177,14 +160,15 @@ mod tests {
                 dataset_name: "a.jsonl".into(),
                 lang: "en".into(),
                 total: 10,
-                inputs: StoredInputs::Rag(RagInputs {
+                inputs: StoredInputs::of(&RagInputs {
                     dataset_text: String::new(),
                     settings: ModelSettings::default(),
                 }),
+                shown: String::new(),
+                origins: vec!["http://127.0.0.1:8091".into()],
             },
             events: Rc::from(""),
             done: 3,
-            origins: vec!["http://127.0.0.1:8091".into()],
         }
     }
 
@@ -194,12 +178,13 @@ mod tests {
             rag("eval_rag-1").summary(Lang::En),
             "Unfinished run eval_rag-1 (a.jsonl): 3/10 cases settled. Requests go to http://127.0.0.1:8091"
         );
-        let stored = StoredRun::of_task(&TaskState::default(), "eval_task-1", 1, Lang::En);
+        let stored =
+            StoredRun::of_task(&TaskState::default(), "eval_task-1", 1, Lang::En, |_| None);
         let task = Offer {
+            mode: Mode::Task,
             stored,
             events: Rc::from(""),
             done: 5,
-            origins: Vec::new(),
         };
         assert_eq!(task.mode(), Mode::Task);
         assert_eq!(

@@ -1,6 +1,8 @@
 //! What every run mode shows of a run: its status, its progress and the
 //! files of a finished run.
 
+use std::rc::Rc;
+
 /// The run's state as shown (`data-testid="run-status"` text).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunStatus {
@@ -69,4 +71,17 @@ impl RunFiles {
             .find(|(n, _)| n == name)
             .map(|(_, t)| t.as_str())
     }
+}
+
+/// Whether two lists of settled results hold the same results, each compared
+/// by identity: a result is made once, as one `Rc`, and every later snapshot
+/// shares it, so this is what changed between two snapshots without walking
+/// what each result holds.
+pub fn same_each<T>(a: &[Option<Rc<T>>], b: &[Option<Rc<T>>]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (Some(x), Some(y)) => Rc::ptr_eq(x, y),
+            (None, None) => true,
+            _ => false,
+        })
 }

@@ -30,32 +30,77 @@ pub struct StoredRun {
     pub total: usize,
     /// The mode's inputs.
     pub inputs: StoredInputs,
+    /// What the resume offer names of the run besides its id, as the mode
+    /// wrote it (the task and its models, the dialog model); empty in a
+    /// record written before it was kept, which then names its dataset.
+    #[serde(default)]
+    pub shown: String,
+    /// The origins its requests go to, as the mode read them from its
+    /// inputs when the run started (the resume offer names them).
+    #[serde(default)]
+    pub origins: Vec<String>,
 }
 
 impl StoredRun {
-    /// The run's mode.
-    pub fn mode(&self) -> Mode {
-        match self.inputs {
-            StoredInputs::Rag(_) => Mode::Rag,
-            StoredInputs::Task(_) => Mode::Task,
-            StoredInputs::Retrieval(_) => Mode::Retrieval,
-            StoredInputs::Dialog(_) => Mode::Dialog,
-        }
+    /// The run's mode; `None` for a record of a mode this page does not have.
+    pub fn mode(&self) -> Option<Mode> {
+        self.inputs.mode()
     }
 }
 
-/// What a run is made of, by mode (`"mode": "rag" | "task"` in the JSON).
+/// A mode's inputs as kept in a run's record: each mode reads and writes its
+/// own (`ModeInputs`), so the other modes' bundles carry no reader of them.
+pub trait ModeInputs: Serialize + serde::de::DeserializeOwned {
+    /// The mode whose inputs these are.
+    const MODE: Mode;
+}
+
+/// What a run is made of: its mode's inputs, as JSON with a `"mode"` tag
+/// (`"rag"`, `"task"`, `"retrieval"`, `"dialog"`) that names the mode.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "lowercase")]
-pub enum StoredInputs {
-    /// A RAG check.
-    Rag(RagInputs),
-    /// A task run.
-    Task(TaskInputs),
-    /// A retrieval evaluation.
-    Retrieval(RetrievalInputs),
-    /// A dialog run.
-    Dialog(DialogInputs),
+#[serde(transparent)]
+pub struct StoredInputs(serde_json::Value);
+
+impl StoredInputs {
+    /// The record of `inputs`, tagged with their mode.
+    pub fn of<I: ModeInputs>(inputs: &I) -> StoredInputs {
+        // The inputs are plain structs with string keys: they always turn
+        // into a JSON object.
+        let mut value = serde_json::to_value(inputs).unwrap_or_default();
+        if let Some(o) = value.as_object_mut() {
+            o.insert("mode".into(), I::MODE.code().into());
+        }
+        StoredInputs(value)
+    }
+
+    /// The mode named by the tag.
+    pub fn mode(&self) -> Option<Mode> {
+        Mode::parse(self.0.get("mode")?.as_str()?)
+    }
+
+    /// The inputs, when they are `I`'s mode's and read as such.
+    pub fn read<I: ModeInputs>(&self) -> Option<I> {
+        if self.mode() != Some(I::MODE) {
+            return None;
+        }
+        serde_json::from_value(self.0.clone()).ok()
+    }
+}
+
+impl ModeInputs for RagInputs {
+    const MODE: Mode = Mode::Rag;
+}
+
+impl ModeInputs for TaskInputs {
+    const MODE: Mode = Mode::Task;
+}
+
+impl ModeInputs for RetrievalInputs {
+    const MODE: Mode = Mode::Retrieval;
+}
+
+impl ModeInputs for DialogInputs {
+    const MODE: Mode = Mode::Dialog;
 }
 
 /// The inputs of a retrieval evaluation (never a key).
@@ -221,28 +266,60 @@ mod tests {
         assert_eq!(back, odd);
     }
 
-    #[test]
-    fn one_record_shape_for_both_modes_tagged_by_mode_and_without_the_key() {
-        let rag = StoredRun {
+    fn rag() -> StoredRun {
+        StoredRun {
             run_id: "r".into(),
             started_at_ms: 1,
             status: "running".into(),
             dataset_name: "d.jsonl".into(),
             lang: "en".into(),
             total: 3,
-            inputs: StoredInputs::Rag(RagInputs {
+            inputs: StoredInputs::of(&RagInputs {
                 dataset_text: "{}".into(),
                 settings: ModelSettings {
                     api_key: "sk-never-stored".into(),
                     ..ModelSettings::default()
                 },
             }),
-        };
-        let json = serde_json::to_string(&rag).expect("json");
-        assert!(json.contains(r#""inputs":{"mode":"rag""#), "{json}");
+            shown: "d.jsonl".into(),
+            origins: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn one_record_shape_for_every_mode_tagged_by_mode_and_without_the_key() {
+        let json = serde_json::to_string(&rag()).expect("json");
+        assert!(json.contains(r#""mode":"rag""#), "{json}");
         assert!(!json.contains("sk-never-stored"));
         let back: StoredRun = serde_json::from_str(&json).expect("parses");
-        assert_eq!(back.mode(), Mode::Rag);
+        assert_eq!(back.mode(), Some(Mode::Rag));
         assert_eq!(back.run_id, "r");
+        let inputs = back.inputs.read::<RagInputs>().expect("the RAG inputs");
+        assert_eq!(inputs.dataset_text, "{}");
+        assert!(
+            back.inputs.read::<DialogInputs>().is_none(),
+            "another mode's record"
+        );
+    }
+
+    #[test]
+    fn a_record_written_before_the_offer_fields_still_reads() {
+        let mut v = serde_json::to_value(rag()).expect("json");
+        let o = v.as_object_mut().expect("an object");
+        o.remove("shown");
+        o.remove("origins");
+        let back: StoredRun = serde_json::from_value(v).expect("parses");
+        assert_eq!(back.mode(), Some(Mode::Rag));
+        assert!(back.shown.is_empty() && back.origins.is_empty());
+        assert!(back.inputs.read::<RagInputs>().is_some());
+    }
+
+    #[test]
+    fn a_record_of_an_unknown_mode_names_none() {
+        let v = serde_json::json!({"run_id": "x", "started_at_ms": 1, "status": "running",
+            "dataset_name": "d", "lang": "en", "total": 1, "inputs": {"mode": "gguf"}});
+        let back: StoredRun = serde_json::from_value(v).expect("parses");
+        assert_eq!(back.mode(), None);
+        assert!(back.inputs.read::<RagInputs>().is_none());
     }
 }

@@ -10,7 +10,7 @@ use crate::launch::{start_error, start_fresh};
 use crate::launch::{Event, Fetching, ModeLaunch, Prepared, Slot};
 use crate::state::keys::{self, KeyPrompt};
 use crate::state::resume::{Offers, Takeover};
-use crate::state::stored::{StoredInputs, StoredRun};
+use crate::state::stored::{StoredRun, TaskInputs};
 use crate::state::Mode;
 use crate::state::ModelSettings;
 use crate::task::code;
@@ -136,7 +136,7 @@ impl ModeLaunch for TaskLaunch {
             Some((j, call, price)) => (Some((j, call)), price),
             None => (None, None),
         };
-        let stored = StoredRun::of_task(page, &run_id, started, lang);
+        let stored = StoredRun::of_task(page, &run_id, started, lang, url::origin);
         let cfg = TaskRunConfig {
             run: RunIdentity {
                 run_id,
@@ -181,12 +181,12 @@ impl ModeLaunch for TaskLaunch {
     }
 
     fn restore(&self, stored: &StoredRun) -> (Rc<TaskState>, Option<String>) {
-        let StoredInputs::Task(s) = &stored.inputs else {
+        let Some(s) = stored.inputs.read::<TaskInputs>() else {
             let why = self.lang.pick("这不是任务运行", "That is not a task run");
             return (self.page(), Some(why.into()));
         };
-        let restored = self.state.restored(s);
-        let problem = restored.resume_problem(s, self.lang);
+        let restored = self.state.restored(&s);
+        let problem = restored.resume_problem(&s, self.lang);
         let restored = Rc::new(restored);
         self.state.dispatch(TaskAction::Restore(restored.clone()));
         (restored, problem)

@@ -39,7 +39,7 @@ const TEMPLATE_FILE: &str = "template.yaml";
 const REGISTRY_FILE: &str = "registry.json";
 
 /// What the runner reports: progress and the results so far.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct TaskSnapshot {
     /// Status.
     pub status: RunStatus,
@@ -58,6 +58,27 @@ pub struct TaskSnapshot {
     pub labels: Rc<Vec<Labels>>,
     /// How many times each sample is asked.
     pub repeats: u32,
+}
+
+/// Equal when they show the same thing: the same run (task, data, models
+/// and labels are made once per run) with the same counts and results, a
+/// result equal to itself only (see `state::same_each`).
+impl PartialEq for TaskSnapshot {
+    fn eq(&self, o: &Self) -> bool {
+        self.status == o.status
+            && self.progress == o.progress
+            && self.repeats == o.repeats
+            && Rc::ptr_eq(&self.task, &o.task)
+            && Rc::ptr_eq(&self.data, &o.data)
+            && Rc::ptr_eq(&self.models, &o.models)
+            && Rc::ptr_eq(&self.labels, &o.labels)
+            && self.results.len() == o.results.len()
+            && self
+                .results
+                .iter()
+                .zip(&o.results)
+                .all(|(a, b)| crate::state::same_each(a, b))
+    }
 }
 
 impl TaskSnapshot {

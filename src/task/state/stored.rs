@@ -15,9 +15,27 @@ use std::rc::Rc;
 
 impl StoredRun {
     /// The record of a task run about to start from `state` (which must
-    /// have a checked task), with its identity.
-    pub fn of_task(state: &TaskState, run_id: &str, started_at_ms: u64, lang: Lang) -> StoredRun {
+    /// have a checked task), with its identity; `origin` reads the origin of
+    /// each endpoint model's base URL (the resume offer names them).
+    pub fn of_task(
+        state: &TaskState,
+        run_id: &str,
+        started_at_ms: u64,
+        lang: Lang,
+        origin: fn(&str) -> Option<String>,
+    ) -> StoredRun {
         let inputs = TaskInputs::of(state);
+        let mut origins: Vec<String> = (inputs.models.iter())
+            .filter_map(|m| m.entry.as_ref())
+            .filter_map(|e| origin(&e.base_url))
+            .collect();
+        origins.dedup();
+        let shown = format!(
+            "{} · {} · {}",
+            inputs.task.name,
+            state.run_data.data.name,
+            inputs.model_names()
+        );
         StoredRun {
             run_id: run_id.to_string(),
             started_at_ms,
@@ -31,7 +49,9 @@ impl StoredRun {
                     .checked
                     .as_ref()
                     .map_or(1, |c| state.settings.repeats(&c.task).n as usize),
-            inputs: StoredInputs::Task(inputs),
+            inputs: StoredInputs::of(&inputs),
+            shown,
+            origins,
         }
     }
 }
@@ -225,17 +245,14 @@ mod tests {
         s.reduce(TaskAction::SetKey("local".into(), "sk-stored-never".into()))
     }
 
-    fn inputs(s: &StoredRun) -> &TaskInputs {
-        match &s.inputs {
-            StoredInputs::Task(t) => t,
-            _ => panic!("a task run's record"),
-        }
+    fn inputs(s: &StoredRun) -> TaskInputs {
+        s.inputs.read::<TaskInputs>().expect("a task run's record")
     }
 
     #[test]
     fn a_stored_run_round_trips_through_json_without_the_key_and_restores_the_inputs() {
         let s = edited();
-        let stored = StoredRun::of_task(&s, "run-1", 42, Lang::En);
+        let stored = StoredRun::of_task(&s, "run-1", 42, Lang::En, |_| None);
         assert_eq!(stored.total, 2);
         assert_eq!(inputs(&stored).model_names(), "mock-b, local");
         let json = serde_json::to_string(&stored).expect("json");
@@ -243,7 +260,7 @@ mod tests {
         assert!(json.contains("LOCAL_KEY"));
         let back: StoredRun = serde_json::from_str(&json).expect("parses");
         assert_eq!(back, stored);
-        let back = inputs(&back);
+        let back = &inputs(&back);
         let fresh = TaskState::default();
         let restored = fresh.restored(back);
         assert_eq!(restored.preset, Some("support_qa"));
@@ -269,8 +286,8 @@ mod tests {
     #[test]
     fn a_changed_registry_or_a_rag_record_is_refused() {
         let s = edited();
-        let stored = StoredRun::of_task(&s, "run-2", 1, Lang::Zh);
-        let mut stored = inputs(&stored).clone();
+        let stored = StoredRun::of_task(&s, "run-2", 1, Lang::Zh, |_| None);
+        let mut stored = inputs(&stored);
         stored.registry.content = StoredBytes::Text("[]".into());
         let restored = s.restored(&stored);
         let problem = restored.resume_problem(&stored, Lang::En).expect("gone");
@@ -307,10 +324,10 @@ mod tests {
             origin: origin.clone(),
         };
         let s = s.reduce(TaskAction::AddEndpoint(added));
-        let stored = StoredRun::of_task(&s, "run-3", 1, Lang::En);
+        let stored = StoredRun::of_task(&s, "run-3", 1, Lang::En, |_| None);
         let json = serde_json::to_string(&stored).expect("json");
         assert!(!json.contains("sk-form-never-stored"));
-        let inputs = inputs(&stored);
+        let inputs = &inputs(&stored);
         assert_eq!(inputs.model_names(), "mock-a, mock-b, evalpage-demo");
         let fresh = TaskState::default();
         let restored = fresh.restored(inputs);

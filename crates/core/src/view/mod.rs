@@ -686,15 +686,19 @@ pub fn load(name: &str, bytes: &[u8]) -> Result<ViewData, String> {
             "{name}: expected a report.json (a JSON object) or an event log (.jsonl / .json-seq)"
         ));
     }
-    let lite = std::str::from_utf8(bytes).ok().and_then(|text| {
-        serde_json::from_str::<lite::Report<'_>>(text)
-            .ok()
-            .map(|r| (text, r))
-    });
-    if let Some((text, r)) = lite {
+    // Read as text once: every typed reader below then shares one
+    // instantiation of serde_json's reader (a `from_slice` beside the
+    // `from_str`s doubled each report type's deserializer in the viewer).
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{name}: not UTF-8 text at byte {}: expected a report.json",
+            e.valid_up_to()
+        )
+    })?;
+    if let Ok(r) = serde_json::from_str::<lite::Report<'_>>(text) {
         return Ok(lite::view(text, r, name));
     }
-    match serde_json::from_slice::<EvaluationResult>(bytes) {
+    match serde_json::from_str::<EvaluationResult>(text) {
         Ok(r) => Ok(from_report(&r, name)),
         Err(e) => {
             // One JSON object per line with `record_type`: an event log.
