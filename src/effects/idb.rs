@@ -72,6 +72,30 @@ fn on_commit(tx: &IdbTransaction) -> JsFuture {
 
 /// Opens (and if needed creates) the database.
 pub async fn open() -> Result<IdbDatabase, String> {
+    if let Some(db) = OPEN.with(|c| c.borrow().clone()) {
+        return Ok(db);
+    }
+    let db = open_new().await?;
+    // The page keeps one connection: a run's first write and every cache
+    // lookup then skip opening the database. A newer page in another tab
+    // that upgrades the database asks this one to let go: it is closed, and
+    // the next call opens the database again.
+    let on_change = Closure::once_into_js(move || {
+        if let Some(db) = OPEN.with(|c| c.borrow_mut().take()) {
+            db.close();
+        }
+    });
+    db.set_onversionchange(Some(on_change.unchecked_ref()));
+    OPEN.with(|c| *c.borrow_mut() = Some(db.clone()));
+    Ok(db)
+}
+
+thread_local! {
+    /// The page's connection to the database, once opened.
+    static OPEN: std::cell::RefCell<Option<IdbDatabase>> = const { std::cell::RefCell::new(None) };
+}
+
+async fn open_new() -> Result<IdbDatabase, String> {
     let factory = web_sys::window()
         .ok_or("no window")?
         .indexed_db()
@@ -132,7 +156,11 @@ async fn write(
     events: &[(u32, String)],
     replace_events: bool,
 ) -> Result<(), String> {
-    let stores = Array::of2(&JsValue::from_str(RUNS), &JsValue::from_str(EVENTS));
+    // An append touches the events alone: its transaction is scoped to them.
+    let stores = match run {
+        Some(_) => Array::of2(&JsValue::from_str(RUNS), &JsValue::from_str(EVENTS)),
+        None => Array::of1(&JsValue::from_str(EVENTS)),
+    };
     // Relaxed durability: the transaction counts as committed once the browser
     // has handed it to the operating system, without waiting for the disk. A
     // killed tab or browser keeps it (the journal is write-ahead against that);
