@@ -436,13 +436,15 @@ fn stored(run_id: &str, status: &str) -> StoredRun {
         dataset_name: demo::DATASET_NAME.into(),
         lang: "zh".into(),
         total: 10,
-        inputs: StoredInputs::Rag(RagInputs {
+        inputs: StoredInputs::of(&RagInputs {
             dataset_text: demo::DATASET.into(),
             settings: ModelSettings {
                 api_key: "sk-never-stored".into(),
                 ..ModelSettings::default()
             },
         }),
+        shown: demo::DATASET_NAME.into(),
+        origins: Vec::new(),
     }
 }
 
@@ -464,9 +466,7 @@ async fn indexeddb_keeps_runs_and_their_events_in_order_without_the_key() {
         ("running", 10),
         "the record as saved"
     );
-    let StoredInputs::Rag(inputs) = &run.inputs else {
-        panic!("a RAG run")
-    };
+    let inputs = run.inputs.read::<RagInputs>().expect("a RAG run");
     assert_eq!(inputs.settings.api_key, "", "the key is not persisted");
     let text = idb::events(&db, "r-idb").await.expect("events");
     let expected: String = lines.iter().map(|(_, l)| l.clone()).collect();
@@ -751,7 +751,9 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
     let mut spec = task_spec("task-persisted", 1.0);
     let expected = task_reference_scores(&spec);
     spec.persist = Some(Persist {
-        stored: StoredRun::of_task(&TaskState::default(), "task-persisted", 0, Lang::En),
+        stored: StoredRun::of_task(&TaskState::default(), "task-persisted", 0, Lang::En, |_| {
+            None
+        }),
         replace: false,
     });
     let (finished, on_update) = finished_sink();
@@ -783,7 +785,7 @@ async fn a_persisted_task_run_is_stored_as_it_goes_then_dropped_and_a_cut_log_re
     let mut spec = task_spec("task-resumed", 0.0);
     spec.prior_log = Some(Rc::from(cut.as_str()));
     spec.persist = Some(Persist {
-        stored: StoredRun::of_task(&TaskState::default(), "task-resumed", 0, Lang::En),
+        stored: StoredRun::of_task(&TaskState::default(), "task-resumed", 0, Lang::En, |_| None),
         replace: true,
     });
     let (finished, on_update) = finished_sink();
@@ -826,7 +828,7 @@ async fn a_running_task_run_is_in_indexeddb_without_any_key() {
     let db = idb::open().await.expect("open");
     let mut spec = task_spec("task-running", 20.0);
     spec.persist = Some(Persist {
-        stored: StoredRun::of_task(&TaskState::default(), "task-running", 0, Lang::En),
+        stored: StoredRun::of_task(&TaskState::default(), "task-running", 0, Lang::En, |_| None),
         replace: false,
     });
     let (finished, on_update) = finished_sink();
@@ -848,7 +850,7 @@ async fn a_running_task_run_is_in_indexeddb_without_any_key() {
             .await
             .expect("runs")
             .iter()
-            .filter(|r| r.mode() == Mode::Rag)
+            .filter(|r| r.mode() == Some(Mode::Rag))
             .all(|r| r.run_id != "task-running"),
         "a task record is not read as a RAG run"
     );
