@@ -96,3 +96,15 @@ for m in rag task retrieval dialog view; do
 done
 mkdir -p "$TRUNK_STAGING_DIR/eval"
 sed 's#="\./#="../#g' "$TRUNK_STAGING_DIR/index.html" > "$TRUNK_STAGING_DIR/eval/index.html"
+# The engine of the model file on this device, which www/local_model.js fetches
+# only when a model file is picked: @wllama/wllama's ES module (one file, its
+# worker inside), its .wasm (llama.cpp) and its licence.
+WLLAMA="$ROOT/node_modules/@wllama/wllama"
+[ -f "$WLLAMA/esm/index.js" ] || {
+  echo "post_build: node_modules/@wllama/wllama is missing: run scripts/setup.sh" >&2
+  exit 1
+}
+mkdir -p "$TRUNK_STAGING_DIR/vendor/wllama"
+cp "$WLLAMA/esm/index.js" "$TRUNK_STAGING_DIR/vendor/wllama/wllama.js"
+cp "$WLLAMA/esm/wasm/wllama.wasm" "$TRUNK_STAGING_DIR/vendor/wllama/wllama.wasm"
+cp "$WLLAMA/LICENCE" "$TRUNK_STAGING_DIR/vendor/wllama/LICENCE"

@@ -32,8 +32,9 @@ if ! cargo install --list | grep -qx 'wasm_split_cli_support v0.2.4:'; then
   cargo install --locked wasm_split_cli_support --version 0.2.4 --features build-binary
 fi
 if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/node_modules/playwright-core" ] \
-  || [ ! -f "$ROOT/node_modules/axe-core/axe.min.js" ]; then
-  say "installing npm tools (binaryen's wasm-opt, playwright-core, axe-core)"
+  || [ ! -f "$ROOT/node_modules/axe-core/axe.min.js" ] \
+  || [ ! -f "$ROOT/node_modules/@wllama/wllama/esm/index.js" ]; then
+  say "installing npm packages (binaryen's wasm-opt, playwright-core, axe-core; @wllama/wllama, the in-page model engine)"
   (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 export CHROMEDRIVER=/usr/bin/chromedriver

@@ -2,7 +2,8 @@
 # Installs what is missing and runs every test: formatting and lints, native unit
 # and integration tests (core, CLI with its mock endpoint, web state), the core's
 # purity check, Wasm tests in headless Chromium, then the end-to-end tests in a
-# real browser against the release build and `evalpage mock-server`.
+# real browser against the release build and `evalpage mock-server` (and a real
+# GGUF model run in the page, fetched once per machine by scripts/test_model.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -28,6 +29,10 @@ cargo test -p evalpage-web --target wasm32-unknown-unknown
 step "release builds for the end-to-end tests"
 cargo build --release -p evalpage-cli
 trunk build --release --offline
+
+step "the GGUF model the end-to-end tests run in the page (once per machine)"
+EVALPAGE_GGUF="$(bash scripts/test_model.sh)"
+export EVALPAGE_GGUF
 
 step "end-to-end tests in Chromium"
 node --test --test-concurrency=1 tests/e2e/

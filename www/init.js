@@ -30,6 +30,14 @@ const NAMES = {
   view: ['查看器', 'viewer'],
 };
 const here = (p) => new URL(p, document.baseURI).href;
+// The model file on this device: its module (local_model.js, beside this
+// file) and the engine it loads are fetched only when a model file is picked
+// (src/effects/local_model.rs calls this).
+let localModel = null;
+globalThis.evalpageLocalModel = () => (localModel ??= import(new URL('./local_model.js', import.meta.url).href).catch((e) => {
+  localModel = null;
+  throw e;
+}));
 const params = () => new URLSearchParams(location.search);
 const modeOf = () => (MODES.includes(params().get('mode')) ? params().get('mode') : 'rag');
 const en = () => params().get('lang') === 'en';

@@ -50,8 +50,14 @@ pub struct RunControlsProps {
 /// key goes with them, with a warning for plain `http://` to a remote host.
 pub(crate) fn target_view(lang: Lang, line: &TargetLine) -> Html {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    let TargetLine::Endpoint { target, with_key } = line else {
-        return html! { <span class="muted" data-testid="target-origin">{t("离线演示模型：不发送任何请求", "Offline demo model: no request leaves the page")}</span> };
+    let (target, with_key) = match line {
+        TargetLine::Endpoint { target, with_key } => (target, with_key),
+        TargetLine::Offline => {
+            return html! { <span class="muted" data-testid="target-origin">{t("离线演示模型：不发送任何请求", "Offline demo model: no request leaves the page")}</span> };
+        }
+        TargetLine::InPage => {
+            return html! { <span class="muted" data-testid="target-origin">{t("本机模型文件在页面内运行：不发送任何请求", "The model file on this device runs in the page: no request leaves it")}</span> };
+        }
     };
     let key = if *with_key {
         t(

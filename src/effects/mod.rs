@@ -12,6 +12,7 @@ pub mod fetch;
 pub mod files;
 pub mod idb;
 pub mod journal;
+pub mod local_model;
 pub mod locks;
 pub mod modes;
 pub mod report_slices;

@@ -25,7 +25,7 @@ use evalpage_core::report::Prices;
 use evalpage_core::run::{self, Command, Input, Kind, Pipeline, RunSettings, Step};
 use evalpage_core::run::{finish as finish_run, Ended, Finish, RunEnd};
 use evalpage_core::{ApiKey, OpenAiConfig};
-use evalpage_core::{CallOutcome, ChatMessage};
+use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use gloo_timers::callback::Timeout;
 use serde::Serialize;
 use std::cell::RefCell;
@@ -53,6 +53,9 @@ pub enum Transport {
     /// Already settled, nothing sent (an answer read from a batch file, or
     /// why there is none).
     Settled(CallOutcome),
+    /// The model file on this device: the request this config builds is
+    /// answered by the engine in the page (`effects::local_model`).
+    InPage(OpenAiConfig),
     /// A JSON endpoint that is not a chat model (a retrieval service): the
     /// job's body POSTed to this URL, with its key (if any) and the origin
     /// the key was entered for: the key goes to that origin only.
@@ -448,6 +451,30 @@ fn send<V: RunView>(
             return;
         }
         Transport::OpenAi(cfg, key_for) => (cfg, key_for),
+        Transport::InPage(cfg) => {
+            let on_done = {
+                let weak = weak.clone();
+                move |outcome| feed(&weak, job, outcome)
+            };
+            let started = fetch::start(
+                timeout_ms,
+                move |signal, timed_out| async move {
+                    let outcome = super::local_model::chat(&cfg, &messages, &signal).await;
+                    if timed_out.get() {
+                        let why = format!("no answer within {} s", timeout_ms / 1000);
+                        return CallOutcome::Failed(CallError::new(ErrorKind::Timeout, why));
+                    }
+                    outcome
+                },
+                on_done,
+            );
+            return match started {
+                Ok(pending) => {
+                    rc.borrow_mut().in_flight.insert(job, Some(pending));
+                }
+                Err(err) => super::spawn(async move { feed(&weak, job, CallOutcome::Failed(err)) }),
+            };
+        }
         Transport::Json(url, key) => {
             let on_done = {
                 let weak = weak.clone();

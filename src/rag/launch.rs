@@ -8,6 +8,7 @@ use crate::launch::{start_error, start_fresh, Event, ModeLaunch, Prepared, Slot}
 use crate::rag::run::RagView;
 use crate::rag::state::{LoadedDataset, RagAction, RagState};
 use crate::state::keys::{self, KeyRing};
+use crate::state::local::LocalModelInfo;
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{RagInputs, StoredInputs, StoredRun};
 use crate::state::{Mode, ModelCall, ModelSettings, Provider, ShellAction, ShellState};
@@ -47,9 +48,16 @@ fn run_config(
     d: &LoadedDataset,
     params: &url::PageParams,
     t: &Takeover,
+    local: Option<&LocalModelInfo>,
 ) -> RunConfig {
     let started = t.started_at_ms.unwrap_or_else(now_ms);
     let demo = s.provider == Provider::Demo;
+    let mut parameters = json!({ "temperature": s.temperature, "max_tokens": s.max_tokens });
+    if let Some(info) = local {
+        // What the report says of the model file: engine, file, size,
+        // SHA-256, architecture, quantisation, context, threads, CPU or GPU.
+        parameters["local_model"] = json!(info);
+    }
     let mut argv = vec![format!("provider={}", s.provider.code())];
     if params.autorun {
         argv.push("autorun=1".into());
@@ -67,13 +75,14 @@ fn run_config(
         info: RunInfo {
             lang,
             backend: s.provider.code().into(),
-            model: if demo {
-                demo::MODEL_NAME.into()
-            } else {
-                s.model.trim().into()
+            model: match (demo, local) {
+                (true, _) => demo::MODEL_NAME.into(),
+                (_, Some(info)) => info.file.clone(),
+                _ => s.model.trim().into(),
             },
-            endpoint: (!demo).then(|| evalpage_core::strip_query(s.base_url.trim())),
-            parameters: json!({ "temperature": s.temperature, "max_tokens": s.max_tokens }),
+            endpoint: (s.provider == Provider::Openai)
+                .then(|| evalpage_core::strip_query(s.base_url.trim())),
+            parameters,
             dataset_name: d.parsed.name.clone(),
             dataset_line_errors: d.parsed.errors.len(),
         },
@@ -134,6 +143,15 @@ impl ModeLaunch for RagLaunch {
         }
         let call = match settings.provider {
             Provider::Demo => ModelCall::Mock(settings.demo_latency_scale),
+            Provider::Local => match self.state.local.loaded() {
+                Some(info) => ModelCall::InPage(settings.in_page_config(&info.file)),
+                None => {
+                    return fail(
+                        "请先选择本机的 GGUF 模型文件，并等它加载完成",
+                        "Pick a GGUF model file on this device first, and wait until it is loaded",
+                    )
+                }
+            },
             Provider::Openai => match key_origin(&self.shell.keys, settings) {
                 Ok(origin) => ModelCall::OpenAi(settings.openai_config(), origin),
                 Err(()) => {
@@ -144,7 +162,10 @@ impl ModeLaunch for RagLaunch {
                 }
             },
         };
-        let cfg = run_config(settings, lang, dataset, &self.params, t);
+        let local = (settings.provider == Provider::Local)
+            .then(|| self.state.local.loaded())
+            .flatten();
+        let cfg = run_config(settings, lang, dataset, &self.params, t, local);
         let cases = dataset.parsed.cases.clone();
         let stored = StoredRun {
             run_id: cfg.run.run_id.clone(),

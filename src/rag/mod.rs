@@ -109,6 +109,7 @@ fn target_line(state: &RagState) -> Option<Rc<TargetLine>> {
     let s = &state.settings;
     let line = match s.provider {
         Provider::Demo => TargetLine::Offline,
+        Provider::Local => TargetLine::InPage,
         Provider::Openai => TargetLine::Endpoint {
             with_key: !s.api_key.trim().is_empty(),
             target: url::target(&s.base_url)?,
@@ -182,6 +183,14 @@ pub fn RagApp(p: &RagAppProps) -> Html {
             });
         })
     };
+    let on_local_file = {
+        let s = state.clone();
+        Callback::from(move |file: web_sys::File| {
+            let s = s.clone();
+            let then = Callback::from(move |l| s.dispatch(RagAction::SetLocal(l)));
+            crate::effects::local_model::pick(file, then);
+        })
+    };
     let on_demo = {
         let s = state.clone();
         Callback::from(move |_: ()| load_bytes(&s, demo::DATASET_NAME, demo::DATASET.as_bytes()))
@@ -201,7 +210,8 @@ pub fn RagApp(p: &RagAppProps) -> Html {
                 <DatasetPanel {lang} dataset={state.dataset.clone()} error={state.load_error.clone()}
                     disabled={running} {on_file} {on_demo} />
                 <ModelPanel {lang} settings={state.settings.clone()} disabled={running} on_change={on_settings}
-                    key_origins={Rc::new(rag.shell.keys.origins())} on_forget_keys={on_forget_keys} />
+                    key_origins={Rc::new(rag.shell.keys.origins())} on_forget_keys={on_forget_keys}
+                    local={state.local.clone()} {on_local_file} />
             </section>
             <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress.clone())} error={state.start_error.clone()}
                 {on_start} {on_cancel} {on_pause} target={target_line(state)}

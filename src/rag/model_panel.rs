@@ -1,9 +1,11 @@
-//! Model choice of the RAG check: the offline demo model or an
+//! Model choice of the RAG check: the offline demo model, an
 //! OpenAI-compatible endpoint (the shared endpoint form: presets, base URL,
-//! model, the key in sessionStorage unless remembered), and run settings.
+//! model, the key in sessionStorage unless remembered) or a GGUF model file
+//! on this device run in the page, and run settings.
 
 use crate::components::endpoint_form::EndpointForm;
 use crate::components::field;
+use crate::state::local::LocalModel;
 use crate::state::{ModelSettings, Provider};
 use evalpage_core::Lang;
 use evalpage_core::MatchMode;
@@ -27,6 +29,58 @@ pub struct ModelPanelProps {
     /// *Forget keys* pressed.
     #[prop_or_default]
     pub on_forget_keys: Callback<()>,
+    /// The model file on this device.
+    #[prop_or_default]
+    pub local: LocalModel,
+    /// A model file picked.
+    #[prop_or_default]
+    pub on_local_file: Callback<web_sys::File>,
+}
+
+/// The model file on this device: the file input and where the file stands.
+fn local_view(p: &ModelPanelProps) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let onchange = {
+        let cb = p.on_local_file.clone();
+        Callback::from(move |e: Event| {
+            if let Some(f) = crate::components::chosen_file(&e) {
+                cb.emit(f);
+            }
+        })
+    };
+    let status = match &p.local {
+        LocalModel::None => html! {},
+        LocalModel::Loading(name) => html! {
+            <p data-testid="local-model-status" data-state="loading">{format!("{} {name} …", t("正在读取并加载", "Reading and loading"))}</p>
+        },
+        LocalModel::Failed(why) => html! {
+            <p class="error" data-testid="local-model-status" data-state="failed">{why.clone()}</p>
+        },
+        LocalModel::Loaded(i) => {
+            let device = if i.webgpu {
+                t("CPU（浏览器有 WebGPU）", "CPU (the browser has WebGPU)")
+            } else {
+                "CPU"
+            };
+            html! {
+                <p data-testid="local-model-status" data-state="loaded">{format!(
+                    "{} {} · {} {} · {} · {} {} · {} ms",
+                    t("已加载", "Loaded"), i.file, i.architecture, i.quantisation, device,
+                    i.threads, t("线程", "thread(s)"), i.load_ms)}<br />
+                    <small>{format!("SHA-256 {} · {} {}", i.sha256, t("对话模板：", "chat template:"), i.chat_template)}</small></p>
+            }
+        }
+    };
+    html! {
+        <div data-testid="local-model">
+            <label id="local-model-hint">{t(
+                "选择本机的 GGUF 模型文件（只在本机读取，不会上传；模型在页面内运行）：",
+                "Pick a GGUF model file on this device (read here, never uploaded; the model runs in the page):")}</label>
+            <input type="file" accept=".gguf" data-testid="local-model-file" aria-labelledby="local-model-hint"
+                disabled={p.disabled || matches!(p.local, LocalModel::Loading(_))} {onchange} />
+            {status}
+        </div>
+    }
 }
 
 type Edit = fn(&mut ModelSettings, String);
@@ -52,16 +106,19 @@ pub fn ModelPanel(p: &ModelPanelProps) -> Html {
     let edit = |f: Edit| apply(f).reform(|e: Event| field::value(&e).unwrap_or_default());
     let typed = |f: Edit| field::on_input(apply(f));
     let openai = s.provider == Provider::Openai;
+    let local = s.provider == Provider::Local;
     let d = p.disabled;
     html! {
         <section class="panel" data-testid="model-panel">
             <h2>{t("模型", "Model")}</h2>
             <label>{t("提供方", "Provider")}
                 <select data-testid="provider" disabled={d} onchange={edit(|s, v| s.provider = Provider::parse(&v).unwrap_or_default())}>
-                    <option value="demo" selected={!openai}>{t("内置离线演示模型", "Built-in offline demo model")}</option>
+                    <option value="demo" selected={s.provider == Provider::Demo}>{t("内置离线演示模型", "Built-in offline demo model")}</option>
                     <option value="openai" selected={openai}>{t("OpenAI 兼容端点", "OpenAI-compatible endpoint")}</option>
+                    <option value="local" selected={local}>{t("本机模型文件（GGUF，在页面内运行）", "A model file on this device (GGUF, run in the page)")}</option>
                 </select>
             </label>
+            if local { {local_view(p)} }
             <EndpointForm lang={p.lang} settings={s.clone()} disabled={d} on_change={p.on_change.clone()} remember=true
                 dimmed={!openai} key_origins={p.key_origins.clone()} on_forget_keys={p.on_forget_keys.clone()} />
             <div class="grid">

@@ -83,6 +83,7 @@ impl RunView for RagView {
                 latency_ms: (demo::latency_ms(messages) as f64 * scale) as u32,
             },
             ModelCall::OpenAi(cfg, key_for) => Transport::OpenAi(cfg.clone(), key_for.clone()),
+            ModelCall::InPage(cfg) => Transport::InPage(cfg.clone()),
         }
     }
 

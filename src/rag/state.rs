@@ -120,6 +120,8 @@ pub struct RagState {
     pub start_error: Option<Rc<str>>,
     /// A run waiting for the user to confirm where its key goes.
     pub key_prompt: Option<Rc<KeyPrompt>>,
+    /// The model file on this device, when that provider is chosen.
+    pub local: crate::state::local::LocalModel,
 }
 
 /// Everything that changes the RAG check's state.
@@ -131,6 +133,8 @@ pub enum RagAction {
     LoadFailed(Rc<str>),
     /// Settings edited.
     SetSettings(Rc<ModelSettings>),
+    /// The model file on this device: being loaded, loaded, or failed.
+    SetLocal(crate::state::local::LocalModel),
     /// The run could not start.
     StartFailed(Rc<str>),
     /// A run started: clear the previous run's results and errors.
@@ -165,6 +169,7 @@ impl Reducible for RagState {
             }
             RagAction::LoadFailed(e) => next.load_error = Some(e),
             RagAction::SetSettings(s) => next.settings = s,
+            RagAction::SetLocal(l) => next.local = l,
             RagAction::StartFailed(e) => next.start_error = Some(e),
             RagAction::Started => {
                 next.key_prompt = None;

@@ -100,6 +100,8 @@ pub struct Target {
 pub enum TargetLine {
     /// The offline demo model: nothing leaves the page.
     Offline,
+    /// The model file on this device, run in the page: nothing leaves it.
+    InPage,
     /// Requests go to this endpoint, with or without a key.
     Endpoint {
         /// Origin and transport.
@@ -197,7 +199,7 @@ pub fn gate(
     target: Option<&Target>,
     confirmed: &Confirmed,
 ) -> Result<(), KeyPrompt> {
-    if settings.provider == Provider::Demo {
+    if settings.provider != Provider::Openai {
         return Ok(());
     }
     gate_key(&settings.api_key, target, confirmed)

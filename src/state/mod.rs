@@ -10,6 +10,7 @@
 
 pub mod keys;
 pub mod limits;
+pub mod local;
 pub mod resume;
 pub mod run;
 pub mod settings;

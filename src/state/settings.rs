@@ -18,6 +18,9 @@ pub enum ModelCall {
     /// An OpenAI-compatible endpoint, with the origin or base URL its key (if
     /// any) was entered for: the key goes to that origin only.
     OpenAi(OpenAiConfig, Option<String>),
+    /// The model file on this device, run in the page: the request the
+    /// config builds is answered by the page's engine, never sent.
+    InPage(OpenAiConfig),
 }
 
 /// Which model answers.
@@ -29,14 +32,17 @@ pub enum Provider {
     Demo,
     /// An OpenAI-compatible endpoint.
     Openai,
+    /// A GGUF model file on this device, run in the page.
+    Local,
 }
 
 impl Provider {
-    /// Parses `demo` / `openai`.
+    /// Parses `demo` / `openai` / `local`.
     pub fn parse(s: &str) -> Option<Provider> {
         match s {
             "demo" => Some(Provider::Demo),
             "openai" => Some(Provider::Openai),
+            "local" => Some(Provider::Local),
             _ => None,
         }
     }
@@ -46,9 +52,14 @@ impl Provider {
         match self {
             Provider::Demo => "demo",
             Provider::Openai => "openai",
+            Provider::Local => "local",
         }
     }
 }
+
+/// What the requests of the model file on this device name as their address
+/// (in error details): they are answered in the page, not sent.
+pub const IN_PAGE_URL: &str = "in-page:model-file";
 
 /// A known OpenAI-compatible server kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,11 +166,29 @@ impl ModelSettings {
         }
     }
 
+    /// The request of the model file on this device: an endpoint's, named
+    /// by the file, with no key; it never leaves the page.
+    pub fn in_page_config(&self, file: &str) -> OpenAiConfig {
+        OpenAiConfig {
+            base_url: IN_PAGE_URL.into(),
+            model: file.to_string(),
+            api_key: None,
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            params: Default::default(),
+        }
+    }
+
     /// Calls the page really keeps in flight. Browsers speak HTTP/2 only over
     /// TLS and open at most 6 HTTP/1.1 connections per origin, so to a plain
     /// `http://` endpoint more than 6 would only queue inside the browser, where
     /// each request's timeout is already running.
     pub fn effective_concurrency(&self) -> usize {
+        // The model in the page answers one request at a time: more in
+        // flight would only queue there, each with its timeout running.
+        if self.provider == Provider::Local {
+            return 1;
+        }
         let wanted = self.concurrency.clamp(1, 64);
         let plain_http = self
             .base_url
@@ -206,7 +235,7 @@ impl ModelSettings {
 
     /// What is wrong with these settings for starting a run, if anything.
     pub fn problem(&self) -> Option<(&'static str, &'static str)> {
-        if self.provider == Provider::Demo {
+        if self.provider != Provider::Openai {
             return None;
         }
         let url = self.base_url.trim();

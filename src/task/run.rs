@@ -134,6 +134,7 @@ impl RunView for TaskView {
                 }
             }
             ModelCall::OpenAi(cfg, key_for) => Transport::OpenAi(cfg.clone(), key_for.clone()),
+            ModelCall::InPage(cfg) => Transport::InPage(cfg.clone()),
         }
     }
 

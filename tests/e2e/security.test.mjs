@@ -14,8 +14,11 @@ import {
   useEndpoint, watchCsp, dumpIndexedDb, DEMO_DATASET,
 } from './helpers.mjs';
 
+// worker-src allows blob: for the engine of the model file on this device
+// (@wllama/wllama starts its Web Worker from a blob: URL of its own code).
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
-  + "connect-src 'self' http: https:; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; form-action 'none'";
+  + "connect-src 'self' http: https:; img-src 'self' data: blob:; worker-src 'self' blob:; object-src 'none'; "
+  + "base-uri 'none'; form-action 'none'";
 
 // Each payload sets window.__xss (or calls alert) if it ever runs.
 const P = {

@@ -68,7 +68,7 @@ impl ModelChoice {
             return None;
         };
         match endpoint_model(params, e, None).call {
-            ModelCall::OpenAi(cfg, _) => Some(cfg),
+            ModelCall::OpenAi(cfg, _) | ModelCall::InPage(cfg) => Some(cfg),
             ModelCall::Mock(_) => None,
         }
     }
@@ -269,7 +269,7 @@ impl TaskRunSettings {
                 .trim()
                 .to_ascii_lowercase()
                 .starts_with("http://"),
-            ModelCall::Mock(_) => false,
+            ModelCall::Mock(_) | ModelCall::InPage(_) => false,
         });
         let mut concurrency = self.concurrency.clamp(1, 64);
         if plain_http {

