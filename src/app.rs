@@ -220,6 +220,8 @@ pub struct Splits {
     /// `task_code`: what checks a task and renders its prompts (the task
     /// mode's bin).
     pub task_code: Option<Loader<crate::task::state::code::TaskCode>>,
+    /// `local`: what loads a model file on this device (the RAG check's bin).
+    pub local: Option<Loader<crate::effects::local_model::LocalLoad>>,
 }
 
 /// Mounts the root `C` of the bundle of `mode` on the element `www/init.js`
@@ -230,6 +232,7 @@ pub fn start<C: yew::BaseComponent<Properties = ()>>(mode: Mode, splits: Splits)
     crate::dialog::judges::set_loader(splits.judges);
     launch::set_run_code(splits.run);
     crate::task::code::set_loader(splits.task_code);
+    crate::effects::local_model::set_loader(splits.local);
     match modes::root(mode) {
         Some(root) => yew::Renderer::<C>::with_root(root).render(),
         None => yew::Renderer::<C>::new().render(),

@@ -6,7 +6,8 @@
 //! is reachable only through the point, so the linker puts the code behind
 //! it in the split module. The run code (`launch`), the zip writer
 //! (`components::zip_button`), the dialog judge's prompts (`dialog::judges`)
-//! and the task mode's checks (`task::code`) each keep one [`SplitCode`];
+//! the task mode's checks (`task::code`) and the loader of a model file run
+//! in the page (`effects::local_model`) each keep one [`SplitCode`];
 //! wasm_split_helpers caches a module once it has loaded and fetches again
 //! after a failure.
 //!

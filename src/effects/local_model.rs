@@ -5,6 +5,9 @@
 //! request body the core builds for an OpenAI-compatible endpoint, answered by
 //! the engine in OpenAI's shape and read by the same parser, so an answer from
 //! the file is recorded as one from an endpoint is; nothing is sent anywhere.
+//! Loading a file (its SHA-256, the description's reader) sits behind the RAG
+//! bin's wasm-split point `local`, so no first load carries it; a call is made
+//! by the run code, itself behind the point `run`.
 
 use crate::state::local::LocalModelInfo;
 use evalpage_core::{build_request, parse_response, OpenAiConfig};
@@ -73,6 +76,27 @@ async fn sha256(file: &File) -> Result<String, String> {
         .collect())
 }
 
+/// A file on its way into the engine (see [`load`]).
+pub type Loading =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<LocalModelInfo, String>>>>;
+
+/// What loads a file: [`load_boxed`], reached through the bin's split point.
+pub type LocalLoad = fn(File) -> Loading;
+
+/// [`load`], boxed: the value of the split point `local`.
+pub fn load_boxed(file: File) -> Loading {
+    Box::pin(load(file))
+}
+
+thread_local! {
+    static LOADER: crate::split::SplitCode<LocalLoad> = const { crate::split::SplitCode::new() };
+}
+
+/// The bin's split point, set once by [`crate::app::start`].
+pub(crate) fn set_loader(loader: Option<crate::split::Loader<LocalLoad>>) {
+    LOADER.with(|l| l.set_loader(loader));
+}
+
 /// Reads `file` (its SHA-256 first), loads it into the engine and says what
 /// it is; the error says what went wrong, naming the file.
 pub async fn load(file: File) -> Result<LocalModelInfo, String> {
@@ -118,6 +142,10 @@ pub fn pick(file: File, then: yew::Callback<crate::state::local::LocalModel>) {
     use crate::state::local::LocalModel;
     then.emit(LocalModel::Loading(file.name()));
     super::spawn(async move {
+        let Ok(load) = crate::split::load(&LOADER).await else {
+            let why = "the code that loads a model file could not be fetched: check the network and pick the file again";
+            return then.emit(LocalModel::Failed(why.into()));
+        };
         then.emit(match load(file).await {
             Ok(info) => LocalModel::Loaded(std::rc::Rc::new(info)),
             Err(why) => LocalModel::Failed(why),
