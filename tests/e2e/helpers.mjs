@@ -33,8 +33,8 @@ export function startMock(args = []) {
  * Serves dist/ on a free loopback port, at `prefix` (default `/`); `url` is the
  * site's address without the trailing slash (`http://127.0.0.1:PORT/some/sub`).
  */
-export async function startSite(prefix = '/', { compress = null } = {}) {
-  const server = await serveDir(path.join(ROOT, 'dist'), 0, { prefix, compress });
+export async function startSite(prefix = '/', { compress = null, isolated = false } = {}) {
+  const server = await serveDir(path.join(ROOT, 'dist'), 0, { prefix, compress, isolated });
   const at = prefix.replace(/\/+$/, '');
   return { url: `http://127.0.0.1:${server.address().port}${at}`, stop: () => server.close() };
 }

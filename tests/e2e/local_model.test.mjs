@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startSite, launch, newPage, waitStatus, download, DEMO_DATASET } from './helpers.mjs';
+import { startSite, startMock, useEndpoint, launch, newPage, waitStatus, download, DEMO_DATASET } from './helpers.mjs';
 
 const MODEL = process.env.EVALPAGE_GGUF
   || path.join(os.homedir(), '.cache/evalpage/models/gemma-3-270m-q4_k_m.gguf');
@@ -126,6 +126,43 @@ test('Cancel stops the model in the page mid-answer, and every case is accounted
     assert.ok(next < 20000, `the engine was free after the cancel (next answer in ${Math.round(next)} ms)`);
     assert.deepEqual(errors, []);
   } finally {
+    await browser.close();
+    site.stop();
+  }
+});
+
+test('served cross-origin isolated (as scripts/serve.sh serves it), the model runs on every core, and a run against the mock endpoint still works', { timeout: 600000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const two = path.join(dir, 'two.jsonl');
+  fs.writeFileSync(two, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 2).join('\n') + '\n');
+  const site = await startSite('/', { isolated: true });
+  const browser = await launch();
+  const errors = [];
+  const mock = await startMock();
+  try {
+    const page = await newPage(browser, errors);
+    await page.goto(`${site.url}/?lang=en&max_tokens=8`);
+    assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
+    await page.setInputFiles('[data-testid=dataset-file]', two);
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    const shown = await page.textContent('[data-testid=local-model-status]');
+    assert.match(shown, new RegExp(`· ${cores} thread\\(s\\)`), shown);
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'done', 300000);
+    const report = (await download(page, 'download-report')).text;
+    assert.match(report, /"multithread":\s*true/);
+    // The headers do not get in the way of an endpoint: it answers with CORS.
+    await page.goto(`${site.url}/?lang=en`);
+    await useEndpoint(page, mock.url);
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'done', 120000);
+    assert.match(await page.textContent('[data-testid=progress]'), /10\/10/);
+    assert.deepEqual(errors, []);
+  } finally {
+    mock.stop();
     await browser.close();
     site.stop();
   }

@@ -19,9 +19,11 @@ const TYPES = {
 
 /**
  * Serves `root` at `prefix` (default `/`; e.g. `/some/sub/path/`) on a loopback
- * port (0 = a free one). Resolves with the `http.Server`.
+ * port (0 = a free one). With `isolated`, the page is cross-origin isolated
+ * (COOP same-origin, COEP require-corp), as `scripts/serve.sh` serves it.
+ * Resolves with the `http.Server`.
  */
-export function serveDir(root, port = 0, { prefix = '/', compress = false } = {}) {
+export function serveDir(root, port = 0, { prefix = '/', compress = false, isolated = false } = {}) {
   const packed = new Map();
   const base = `/${prefix.split('/').filter(Boolean).join('/')}/`.replace('//', '/');
   const server = http.createServer((req, res) => {
@@ -43,6 +45,10 @@ export function serveDir(root, port = 0, { prefix = '/', compress = false } = {}
     fs.readFile(file, (err, data) => {
       if (err) { res.writeHead(404).end('not found'); return; }
       const headers = { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream' };
+      if (isolated) {
+        headers['Cross-Origin-Opener-Policy'] = 'same-origin';
+        headers['Cross-Origin-Embedder-Policy'] = 'require-corp';
+      }
       const accepts = String(req.headers['accept-encoding'] || '');
       // compress: 'br' (brotli when accepted, else gzip), 'gzip' (a host without brotli), or off
       const brotli = compress === 'br' && accepts.includes('br');
