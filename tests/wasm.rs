@@ -442,6 +442,7 @@ fn stored(run_id: &str, status: &str) -> StoredRun {
                 api_key: "sk-never-stored".into(),
                 ..ModelSettings::default()
             },
+            local_model: None,
         }),
         shown: demo::DATASET_NAME.into(),
         origins: Vec::new(),

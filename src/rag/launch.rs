@@ -8,7 +8,7 @@ use crate::launch::{start_error, start_fresh, Event, ModeLaunch, Prepared, Slot}
 use crate::rag::run::RagView;
 use crate::rag::state::{LoadedDataset, RagAction, RagState};
 use crate::state::keys::{self, KeyRing};
-use crate::state::local::LocalModelInfo;
+use crate::state::local::{LocalModelInfo, LocalRef};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{RagInputs, StoredInputs, StoredRun};
 use crate::state::{Mode, ModelCall, ModelSettings, Provider, ShellAction, ShellState};
@@ -177,6 +177,10 @@ impl ModeLaunch for RagLaunch {
             inputs: StoredInputs::of(&RagInputs {
                 dataset_text: dataset.text.to_string(),
                 settings: (**settings).clone(),
+                local_model: local.map(|i| LocalRef {
+                    file: i.file.clone(),
+                    sha256: i.sha256.clone(),
+                }),
             }),
             shown: dataset.parsed.name.clone(),
             origins: match settings.provider {
@@ -207,6 +211,12 @@ impl ModeLaunch for RagLaunch {
                 .pick("这不是 RAG 检查的运行", "That is not a RAG check's run");
             return (self.page(), Some(why.into()));
         };
+        // A run of a model file goes on only with that very file.
+        if let Some(why) =
+            (s.local_model.as_ref()).and_then(|r| r.refusal(self.state.local.loaded(), self.lang()))
+        {
+            return (self.page(), Some(why));
+        }
         let data = dataset(&stored.dataset_name, s.dataset_text.as_bytes());
         // The stored run's endpoint gets the key saved for its own origin, if
         // any; the banner named that origin and the click on Resume confirms it.

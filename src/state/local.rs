@@ -55,6 +55,50 @@ pub struct LocalModelInfo {
     pub load_ms: u64,
 }
 
+/// Which model file a run asks: its name and SHA-256.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LocalRef {
+    /// The file's name.
+    pub file: String,
+    /// Its SHA-256 (hex).
+    pub sha256: String,
+}
+
+impl LocalRef {
+    /// Why a run of this file cannot go on with `loaded` (none, or another
+    /// file), in `lang`'s words; `None` when it is the same file.
+    pub fn refusal(
+        &self,
+        loaded: Option<&LocalModelInfo>,
+        lang: evalpage_core::Lang,
+    ) -> Option<String> {
+        let short = self.sha256.get(..12).unwrap_or(&self.sha256);
+        match loaded {
+            Some(l) if l.sha256 == self.sha256 => None,
+            Some(l) => Some(match lang {
+                evalpage_core::Lang::Zh => format!(
+                    "该运行使用的模型文件是 {}（SHA-256 {short}…），当前加载的 {} 是另一个文件：请选择原文件后再继续",
+                    self.file, l.file
+                ),
+                _ => format!(
+                    "This run was made with the model file {} (SHA-256 {short}…); the loaded {} is another file: pick that file, then resume",
+                    self.file, l.file
+                ),
+            }),
+            None => Some(match lang {
+                evalpage_core::Lang::Zh => format!(
+                    "该运行使用本机模型文件 {}（SHA-256 {short}…）：请先选择该文件，等它加载完成后再继续",
+                    self.file
+                ),
+                _ => format!(
+                    "This run uses the model file {} (SHA-256 {short}…): pick it, wait until it is loaded, then resume",
+                    self.file
+                ),
+            }),
+        }
+    }
+}
+
 /// Where the model file stands.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub enum LocalModel {
@@ -76,5 +120,41 @@ impl LocalModel {
             LocalModel::Loaded(i) => Some(i),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use evalpage_core::Lang;
+
+    fn info(sha: &str) -> LocalModelInfo {
+        serde_json::from_value(serde_json::json!({
+            "engine": "e", "file": "other.gguf", "size_bytes": 1, "sha256": sha
+        }))
+        .expect("an engine's description")
+    }
+
+    #[test]
+    fn a_run_of_a_model_file_goes_on_with_that_file_only() {
+        let r = LocalRef {
+            file: "gemma.gguf".into(),
+            sha256: "a5fd3b62230aa5ec60212297".into(),
+        };
+        assert_eq!(
+            r.refusal(Some(&info("a5fd3b62230aa5ec60212297")), Lang::En),
+            None
+        );
+        let other = r
+            .refusal(Some(&info("ffff")), Lang::En)
+            .expect("another file");
+        assert!(
+            other.contains("gemma.gguf")
+                && other.contains("a5fd3b62230a…")
+                && other.contains("other.gguf"),
+            "{other}"
+        );
+        let none = r.refusal(None, Lang::En).expect("no file");
+        assert!(none.contains("pick it"), "{none}");
     }
 }

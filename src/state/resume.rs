@@ -163,6 +163,7 @@ mod tests {
                 inputs: StoredInputs::of(&RagInputs {
                     dataset_text: String::new(),
                     settings: ModelSettings::default(),
+                    local_model: None,
                 }),
                 shown: String::new(),
                 origins: vec!["http://127.0.0.1:8091".into()],

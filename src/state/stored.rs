@@ -151,6 +151,10 @@ pub struct RagInputs {
     pub dataset_text: String,
     /// Settings of the run (never the key).
     pub settings: ModelSettings,
+    /// The model file on this device the run asks, when it asks one: a
+    /// resume runs only with the very same file (by SHA-256).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_model: Option<crate::state::local::LocalRef>,
 }
 
 /// The inputs of a task run.
@@ -280,6 +284,7 @@ mod tests {
                     api_key: "sk-never-stored".into(),
                     ..ModelSettings::default()
                 },
+                local_model: None,
             }),
             shown: "d.jsonl".into(),
             origins: Vec::new(),

@@ -167,3 +167,46 @@ test('served cross-origin isolated (as scripts/serve.sh serves it), the model ru
     site.stop();
   }
 });
+
+test('a run of a model file resumed after a reload goes on only with that very file (by SHA-256)', { timeout: 600000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const two = path.join(dir, 'two.jsonl');
+  fs.writeFileSync(two, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 2).join('\n') + '\n');
+  // Another file of the same name: the same bytes and one more at the end.
+  const otherDir = path.join(dir, 'other');
+  fs.mkdirSync(otherDir);
+  const other = path.join(otherDir, path.basename(MODEL));
+  fs.copyFileSync(MODEL, other);
+  fs.appendFileSync(other, Buffer.from([0]));
+  const site = await startSite();
+  const browser = await launch();
+  const errors = [];
+  try {
+    const page = await newPage(browser, errors);
+    await page.goto(`${site.url}/?lang=en&max_tokens=64`);
+    await page.setInputFiles('[data-testid=dataset-file]', two);
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'running');
+    await page.reload();
+    await page.waitForSelector('[data-testid=resume-offer]');
+    await page.click('[data-testid=resume-run]');
+    assert.match(await page.textContent('[data-testid=start-error]'), /uses the model file gemma-3-270m-q4_k_m\.gguf \(SHA-256 a5fd3b62230a…\): pick it/);
+    await page.setInputFiles('[data-testid=local-model-file]', other);
+    await page.waitForSelector('[data-testid=local-model-status]:is([data-state=loaded], [data-state=failed])', { timeout: 300000 });
+    await page.click('[data-testid=resume-run]');
+    assert.match(await page.textContent('[data-testid=start-error]'), /gemma-3-270m-q4_k_m\.gguf \(SHA-256 a5fd3b62230a…\)/);
+    assert.equal(await page.textContent('[data-testid=run-status]'), 'failed', 'nothing ran with another file');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+    await page.click('[data-testid=resume-run]');
+    await waitStatus(page, 'done', 300000);
+    assert.match(await page.textContent('[data-testid=progress]'), /2\/2/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
+});
