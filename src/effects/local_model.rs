@@ -10,9 +10,10 @@
 //! by the run code, itself behind the point `run`.
 
 use crate::state::local::LocalModelInfo;
-use evalpage_core::{build_request, parse_response, OpenAiConfig, Sha256Stream};
+use evalpage_core::{build_request, parse_response, OpenAiConfig};
 use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use js_sys::{Function, Promise, Reflect, Uint8Array};
+use sha2::{Digest, Sha256};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, File};
@@ -59,16 +60,20 @@ async fn call(name: &str, args: &[&JsValue]) -> Result<JsValue, String> {
 async fn sha256(file: &File) -> Result<String, String> {
     const CHUNK: f64 = 8.0 * 1024.0 * 1024.0;
     let size = file.size();
-    let mut hasher = Sha256Stream::default();
+    let mut hasher = Sha256::new();
     let mut at = 0.0;
     while at < size {
         let end = (at + CHUNK).min(size);
         let part = file.slice_with_f64_and_f64(at, end).map_err(message)?;
         let bytes = JsFuture::from(part.array_buffer()).await.map_err(message)?;
-        hasher.update(&Uint8Array::new(&bytes).to_vec());
+        hasher.update(Uint8Array::new(&bytes).to_vec());
         at = end;
     }
-    Ok(hasher.hex())
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
 }
 
 /// A file on its way into the engine (see [`load`]).

@@ -141,13 +141,9 @@ impl ModeLaunch for RagLaunch {
         if let Some((zh, en)) = settings.problem() {
             return fail(zh, en);
         }
-        // The model file on this device, when that is the provider.
-        let local = (settings.provider == Provider::Local)
-            .then(|| self.state.local.loaded())
-            .flatten();
         let call = match settings.provider {
             Provider::Demo => ModelCall::Mock(settings.demo_latency_scale),
-            Provider::Local => match local {
+            Provider::Local => match self.state.local.loaded() {
                 Some(info) => ModelCall::InPage(settings.in_page_config(&info.file)),
                 None => {
                     return fail(
@@ -166,6 +162,9 @@ impl ModeLaunch for RagLaunch {
                 }
             },
         };
+        let local = (settings.provider == Provider::Local)
+            .then(|| self.state.local.loaded())
+            .flatten();
         let cfg = run_config(settings, lang, dataset, &self.params, t, local);
         let cases = dataset.parsed.cases.clone();
         let stored = StoredRun {

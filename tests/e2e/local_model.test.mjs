@@ -23,46 +23,25 @@ function sha256(file) {
   return h.digest('hex');
 }
 
-/** A dataset of the demo's first two cases, in a fresh folder. */
-function twoCases() {
-  const two = twoCases();
-  return two;
-}
-
-/** Runs `body(page, site)` on the page served from dist/ (cross-origin isolated when asked), then checks it threw no page error. */
-async function onPage(body, { isolated = false } = {}) {
-  const site = await startSite('/', { isolated });
+test('a GGUF file on this device answers the RAG check inside the page, and no request leaves its origin', { timeout: 900000 }, async () => {
+  assert.ok(fs.existsSync(MODEL), `the test model ${MODEL} is missing: scripts/test.sh assembles it`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const two = path.join(dir, 'two.jsonl');
+  fs.writeFileSync(two, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 2).join('\n') + '\n');
+  const site = await startSite();
   const browser = await launch();
   const errors = [];
   try {
-    await body(await newPage(browser, errors), site);
-    assert.deepEqual(errors, []);
-  } finally {
-    await browser.close();
-    site.stop();
-  }
-}
-
-/** Chooses the model file provider and picks `file`, as a person does. */
-async function pickModel(page, file = MODEL) {
-  await page.selectOption('[data-testid=provider]', 'local');
-  await page.setInputFiles('[data-testid=local-model-file]', file);
-}
-
-/** Waits until the picked file is loaded. */
-const loaded = (page) => page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
-
-test('a GGUF file on this device answers the RAG check inside the page, and no request leaves its origin', { timeout: 900000 }, async () => {
-  assert.ok(fs.existsSync(MODEL), `the test model ${MODEL} is missing: scripts/test.sh assembles it`);
-  const two = twoCases();
-  await onPage(async (page, site) => {
+    const page = await newPage(browser, errors);
     const seen = [];
     page.on('request', (r) => seen.push(r.url()));
     await page.goto(`${site.url}/?lang=en&max_tokens=8`);
     await page.setInputFiles('[data-testid=dataset-file]', two);
-    await pickModel(page);
-    await loaded(page);
-    const shown = await page.textContent('[data-testid=local-model-status]');
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    const status = page.locator('[data-testid=local-model-status]');
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+    const shown = await status.textContent();
     assert.match(shown, /gemma-3-270m-q4_k_m\.gguf · gemma3 Q4_K_M/, shown);
     assert.match(shown, /Gemma turns \(the file has none\)/, 'the file has no chat template: Gemma\'s turns are applied');
     assert.match(await page.textContent('[data-testid=target-origin]'), /no request leaves/);
@@ -81,34 +60,54 @@ test('a GGUF file on this device answers the RAG check inside the page, and no r
     const away = seen.filter((u) => !(u.startsWith(origin) || u.startsWith('blob:') || u.startsWith('data:')));
     assert.deepEqual(away, [], 'nothing leaves the page\'s origin');
     assert.ok(seen.some((u) => u.endsWith('/vendor/wllama/wllama.wasm')), 'the engine is the page\'s own copy');
-  });
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
 });
 
 test('a file that is not GGUF is refused, naming the file, before the engine is fetched', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
   const fake = path.join(dir, 'weights.gguf');
   fs.writeFileSync(fake, 'this is not a model\n');
-  await onPage(async (page, site) => {
+  const site = await startSite();
+  const browser = await launch();
+  const errors = [];
+  try {
+    const page = await newPage(browser, errors);
     const seen = [];
     page.on('request', (r) => seen.push(r.url()));
     await page.goto(`${site.url}/?lang=en`);
-    await pickModel(page, fake);
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', fake);
     await page.waitForSelector('[data-testid=local-model-status][data-state=failed]');
     assert.match(await page.textContent('[data-testid=local-model-status]'), /weights\.gguf: not a GGUF file/);
     assert.ok(!seen.some((u) => u.includes('/vendor/wllama/')), 'the engine is not fetched for it');
     await page.click('[data-testid=start]');
     assert.match(await page.textContent('[data-testid=start-error]').catch(() => page.textContent('body')), /Pick a GGUF model file/);
-  });
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
 });
 
 test('Cancel stops the model in the page mid-answer, and every case is accounted for', { timeout: 300000 }, async () => {
-  const two = twoCases();
-  await onPage(async (page, site) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const two = path.join(dir, 'two.jsonl');
+  fs.writeFileSync(two, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 2).join('\n') + '\n');
+  const site = await startSite();
+  const browser = await launch();
+  const errors = [];
+  try {
+    const page = await newPage(browser, errors);
     // 2,000 tokens would take minutes on one thread: only an abort ends it soon.
     await page.goto(`${site.url}/?lang=en&max_tokens=2000&timeout=600`);
     await page.setInputFiles('[data-testid=dataset-file]', two);
-    await pickModel(page);
-    await loaded(page);
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
     await page.click('[data-testid=start]');
     await waitStatus(page, 'running');
     const clicked = Date.now();
@@ -125,50 +124,70 @@ test('Cancel stops the model in the page mid-answer, and every case is accounted
       return performance.now() - t;
     });
     assert.ok(next < 20000, `the engine was free after the cancel (next answer in ${Math.round(next)} ms)`);
-  });
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
 });
 
 test('served cross-origin isolated (as scripts/serve.sh serves it), the model runs on every core, and a run against the mock endpoint still works', { timeout: 600000 }, async () => {
-  const two = twoCases();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const two = path.join(dir, 'two.jsonl');
+  fs.writeFileSync(two, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 2).join('\n') + '\n');
+  const site = await startSite('/', { isolated: true });
+  const browser = await launch();
+  const errors = [];
   const mock = await startMock();
   try {
-    await onPage(async (page, site) => {
-      await page.goto(`${site.url}/?lang=en&max_tokens=8`);
-      assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
-      await page.setInputFiles('[data-testid=dataset-file]', two);
-      await pickModel(page);
-      await loaded(page);
-      const cores = await page.evaluate(() => navigator.hardwareConcurrency);
-      const shown = await page.textContent('[data-testid=local-model-status]');
-      assert.match(shown, new RegExp(`· ${cores} thread\\(s\\)`), shown);
-      await page.click('[data-testid=start]');
-      await waitStatus(page, 'done', 300000);
-      const report = (await download(page, 'download-report')).text;
-      assert.match(report, /"multithread":\s*true/);
-      // The headers do not get in the way of an endpoint: it answers with CORS.
-      await page.goto(`${site.url}/?lang=en`);
-      await useEndpoint(page, mock.url);
-      await page.click('[data-testid=start]');
-      await waitStatus(page, 'done', 120000);
-      assert.match(await page.textContent('[data-testid=progress]'), /10\/10/);
-    }, { isolated: true });
+    const page = await newPage(browser, errors);
+    await page.goto(`${site.url}/?lang=en&max_tokens=8`);
+    assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
+    await page.setInputFiles('[data-testid=dataset-file]', two);
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    const shown = await page.textContent('[data-testid=local-model-status]');
+    assert.match(shown, new RegExp(`· ${cores} thread\\(s\\)`), shown);
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'done', 300000);
+    const report = (await download(page, 'download-report')).text;
+    assert.match(report, /"multithread":\s*true/);
+    // The headers do not get in the way of an endpoint: it answers with CORS.
+    await page.goto(`${site.url}/?lang=en`);
+    await useEndpoint(page, mock.url);
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'done', 120000);
+    assert.match(await page.textContent('[data-testid=progress]'), /10\/10/);
+    assert.deepEqual(errors, []);
   } finally {
     mock.stop();
+    await browser.close();
+    site.stop();
   }
 });
 
 test('a run of a model file resumed after a reload goes on only with that very file (by SHA-256)', { timeout: 600000 }, async () => {
-  const two = twoCases();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const two = path.join(dir, 'two.jsonl');
+  fs.writeFileSync(two, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 2).join('\n') + '\n');
   // Another file of the same name: the same bytes and one more at the end.
-  const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const otherDir = path.join(dir, 'other');
+  fs.mkdirSync(otherDir);
   const other = path.join(otherDir, path.basename(MODEL));
   fs.copyFileSync(MODEL, other);
   fs.appendFileSync(other, Buffer.from([0]));
-  await onPage(async (page, site) => {
+  const site = await startSite();
+  const browser = await launch();
+  const errors = [];
+  try {
+    const page = await newPage(browser, errors);
     await page.goto(`${site.url}/?lang=en&max_tokens=64`);
     await page.setInputFiles('[data-testid=dataset-file]', two);
-    await pickModel(page);
-    await loaded(page);
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
     await page.click('[data-testid=start]');
     await waitStatus(page, 'running');
     await page.reload();
@@ -181,9 +200,13 @@ test('a run of a model file resumed after a reload goes on only with that very f
     assert.match(await page.textContent('[data-testid=start-error]'), /gemma-3-270m-q4_k_m\.gguf \(SHA-256 a5fd3b62230a…\)/);
     assert.equal(await page.textContent('[data-testid=run-status]'), 'failed', 'nothing ran with another file');
     await page.setInputFiles('[data-testid=local-model-file]', MODEL);
-    await loaded(page);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
     await page.click('[data-testid=resume-run]');
     await waitStatus(page, 'done', 300000);
     assert.match(await page.textContent('[data-testid=progress]'), /2\/2/);
-  });
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
 });

@@ -56,7 +56,7 @@ pub use compare::{
     GateError, GateOutcome, GateVerdict, MetricRow, Models as CompareModels,
     Options as CompareOptions, Pairing, Rule as GateRule, SEED as COMPARE_SEED,
 };
-pub use dataset::fingerprint::{sha256_hex, Sha256Stream};
+pub use dataset::fingerprint::sha256_hex;
 pub use dataset::sample::{parse as parse_samples, Sample};
 pub use dataset::{numbered_lines, LineError};
 pub use judge::mock::{reply as mock_judge_reply, MockJudge};

@@ -32,30 +32,10 @@ pub struct Fingerprint {
 
 /// Hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let mut digest = Sha256Stream::default();
-    digest.update(bytes);
-    digest.hex()
-}
-
-/// The hex SHA-256 of data given a piece at a time: a file read in slices
-/// (a model file the page hashes as it reads it) is never held whole.
-#[derive(Default)]
-pub struct Sha256Stream(Sha256);
-
-impl Sha256Stream {
-    /// Adds the next piece.
-    pub fn update(&mut self, piece: &[u8]) {
-        self.0.update(piece);
-    }
-
-    /// The hex digest of every piece given.
-    pub fn hex(self) -> String {
-        self.0
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    }
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Fingerprints `bytes`; `sample_lines` are the 1-based lines that gave a valid sample.
