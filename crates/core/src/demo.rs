@@ -186,6 +186,7 @@ pub fn usage(messages: &[ChatMessage], text: &str, reasoning: Option<&str>) -> U
         prompt_tokens: messages.iter().map(|m| count_tokens(&m.content)).sum(),
         completion_tokens: count_tokens(text) + reasoning_tokens,
         reasoning_tokens: Some(reasoning_tokens),
+        timings: None,
     }
 }
 

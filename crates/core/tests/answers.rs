@@ -192,7 +192,7 @@ fn keypoints_and_documents_named_only_in_the_reasoning_do_not_count() {
         .reasoning
         .as_deref()
         .is_some_and(|t| t.starts_with("maybe k")));
-    assert_eq!(c.usage.map(|u| u.completion_tokens), Some(20));
+    assert_eq!(c.usage.clone().map(|u| u.completion_tokens), Some(20));
     // usage summed per model, cost only with a price
     let mut report = build(&e, now);
     let u = &report.report.usage[0];
@@ -225,7 +225,8 @@ fn keypoints_and_documents_named_only_in_the_reasoning_do_not_count() {
         serde_json::to_value(Usage {
             prompt_tokens: 10,
             completion_tokens: 20,
-            reasoning_tokens: Some(15)
+            reasoning_tokens: Some(15),
+            timings: None,
         })
         .expect("json")
     );

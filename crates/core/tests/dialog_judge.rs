@@ -29,6 +29,7 @@ fn judge() -> DialogJudge {
             base_url: None,
             api_key_env: None,
             params: serde_json::Map::new(),
+            engine: None,
         },
         RunSettings {
             concurrency: 2,

@@ -36,6 +36,7 @@ fn model(name: &str) -> ModelSettings {
         base_url: None,
         api_key_env: None,
         params: Map::new(),
+        engine: None,
     }
 }
 

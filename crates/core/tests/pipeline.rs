@@ -357,3 +357,46 @@ fn taken_over_answers_go_on_at_the_next_call_on_its_pool_or_settle_at_start() {
         "only before start"
     );
 }
+
+#[test]
+fn a_capped_pool_keeps_one_call_in_flight_while_the_others_keep_theirs() {
+    let mut e = engine(3);
+    e.cap_pool(ANSWER, 1);
+    e.cap_pool(7, 1); // no such pool: nothing happens
+    assert_eq!(e.current_limits(), [1, 1]);
+    let step = e.start(0);
+    assert_eq!(
+        sends(&step),
+        [(0, "q0".into())],
+        "one answer call at a time"
+    );
+    let step = e.handle(outcome(0, answer("A0")), 10);
+    assert_eq!(sends(&step), [(0, "judge: A0".into()), (1, "q1".into())]);
+    // A success never lifts a capped pool above its cap.
+    let step = e.handle(outcome(1, answer("A1")), 20);
+    assert_eq!(sends(&step), [(2, "q2".into())]);
+    assert_eq!(e.current_limits(), [1, 1]);
+}
+
+#[test]
+fn a_stopped_engine_stops_the_run_even_when_fatal_answers_do_not_and_its_case_is_asked_again() {
+    let mut e = engine(3);
+    e.set_policy(evalpage_core::run::AnswerPolicy {
+        keep_going_on_fatal: true,
+        ..Default::default()
+    });
+    e.start(0);
+    let died = CallError::new(ErrorKind::EngineStopped, "the engine's worker stopped");
+    assert!(died.fatal() && died.unsettled() && !died.retryable());
+    let step = e.handle(outcome(0, CallOutcome::Failed(died)), 10);
+    assert_eq!(sends(&step), [], "nothing more is asked");
+    let stopped = e.stopped().expect("the run stopped");
+    assert_eq!(stopped.kind, ErrorKind::EngineStopped);
+    assert!(
+        step.events
+            .iter()
+            .any(|l| l.contains("load the model file again and resume")),
+        "{:?}",
+        step.events
+    );
+}

@@ -80,6 +80,7 @@ fn task_engine() -> TaskEngine {
             base_url: None,
             api_key_env: None,
             params: Map::new(),
+            engine: None,
         }],
     };
     let info = TaskInfo {

@@ -40,6 +40,7 @@ fn model(name: &str) -> ModelSettings {
         base_url: None,
         api_key_env: None,
         params: Map::new(),
+        engine: None,
     }
 }
 

@@ -150,6 +150,7 @@ fn mock_judge() -> DialogJudge {
             base_url: None,
             api_key_env: None,
             params: serde_json::Map::new(),
+            engine: None,
         },
         RunSettings::default(),
         Lang::Zh,

@@ -88,6 +88,7 @@ pub(crate) fn resolve(
                 base_url: None,
                 api_key_env: None,
                 params: Map::new(),
+                engine: None,
             },
             answerer: JudgeAnswerer::Mock {
                 seen: Mutex::new(MockJudge::default()),
@@ -117,6 +118,7 @@ pub(crate) fn resolve(
         base_url: Some(strip_query(entry.base_url.trim())),
         api_key_env: entry.api_key_env.clone(),
         params: entry.default_params.clone(),
+        engine: None,
     };
     let cfg = OpenAiConfig {
         base_url: model.base_url.clone().unwrap_or_default(),

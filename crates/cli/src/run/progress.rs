@@ -130,6 +130,7 @@ mod tests {
             prompt_tokens: 1_000_000,
             completion_tokens: 500_000,
             reasoning_tokens: None,
+            timings: None,
         };
         p.record(&case(true, Some(u)));
         p.record(&case(false, None));

@@ -262,6 +262,7 @@ fn models_and_prices(args: &RunArgs, task: &Task) -> Result<(Models, Prices), Cl
                     base_url: None,
                     api_key_env: None,
                     params: task.default_params.clone(),
+                    engine: None,
                 };
                 (s, None)
             })
@@ -310,6 +311,7 @@ fn settings_of(e: &ModelEntry, task: &Task, args: &RunArgs) -> ModelSettings {
         base_url: Some(strip_query(e.base_url.trim())),
         api_key_env: e.api_key_env.clone(),
         params,
+        engine: None,
     }
 }
 

@@ -248,6 +248,7 @@ mod tests {
             base_url: None,
             api_key_env: None,
             params: serde_json::Map::new(),
+            engine: None,
         };
         let judge = DialogJudge::new(grader, one_at_a_time(), Lang::Zh);
         Pipeline::judged_dialogs(cfg, set, Some(judge))

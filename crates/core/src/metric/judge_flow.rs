@@ -279,7 +279,7 @@ pub fn take(
     attempts.push(Attempt {
         raw: a.text.clone(),
         verdict,
-        usage: a.usage,
+        usage: a.usage.clone(),
     });
     match repair {
         Some(message) => {

@@ -291,6 +291,7 @@ fn anthropic(result: &Value) -> Result<CallOutcome, String> {
                     prompt_tokens: i,
                     completion_tokens: o,
                     reasoning_tokens: None,
+                    timings: None,
                 }),
                 _ => None,
             };
@@ -405,7 +406,7 @@ mod tests {
             Some(CallOutcome::Answer(a)) => {
                 assert_eq!(a.text, "D");
                 assert_eq!(a.finish_reason.as_deref(), Some("length"));
-                assert_eq!(a.usage.map(|u| u.completion_tokens), Some(9));
+                assert_eq!(a.usage.clone().map(|u| u.completion_tokens), Some(9));
             }
             other => panic!("{other:?}"),
         }

@@ -71,11 +71,11 @@ impl CacheEntry {
     /// the mark.
     pub fn hit(&self) -> Answer {
         let mut a = self.answer.clone();
-        a.cached = Some(CacheHit {
+        a.cached = Some(Box::new(CacheHit {
             latency_ms: self.latency_ms,
             usage: a.usage.take(),
             stored_at_ms: self.stored_at_ms,
-        });
+        }));
         a
     }
 }
@@ -150,6 +150,7 @@ mod tests {
             prompt_tokens: 10,
             completion_tokens: 5,
             reasoning_tokens: None,
+            timings: None,
         };
         let entry = CacheEntry {
             version: CACHE_KEY_VERSION,
@@ -157,7 +158,7 @@ mod tests {
             url: "u".into(),
             answer: Answer {
                 text: "a".into(),
-                usage: Some(usage),
+                usage: Some(usage.clone()),
                 ..Answer::default()
             },
             latency_ms: 120,
@@ -166,7 +167,7 @@ mod tests {
         let hit = entry.hit();
         assert_eq!(hit.usage, None, "a cached answer costs nothing");
         assert_eq!(
-            hit.cached,
+            hit.cached.as_deref().cloned(),
             Some(CacheHit {
                 latency_ms: 120,
                 usage: Some(usage),

@@ -73,6 +73,11 @@ pub enum ErrorKind {
     /// The answer was cut off at `max_tokens` (`finish_reason: "length"`) and
     /// the run counts truncated answers as failed calls.
     Truncated,
+    /// The engine that answers in the page (a model file on this device)
+    /// stopped: its worker died or aborted, so every later call would fail
+    /// the same way. The run stops as at a fatal answer, and the case is
+    /// asked again when the run is resumed with the file loaded again.
+    EngineStopped,
 }
 
 /// A failed call, with what the event log's `error_detail` needs.
@@ -129,20 +134,25 @@ impl CallError {
             | ErrorKind::Cancelled
             | ErrorKind::Prompt
             | ErrorKind::NotRun
-            | ErrorKind::Truncated => false,
+            | ErrorKind::Truncated
+            | ErrorKind::EngineStopped => false,
         }
     }
 
     /// An answer that will be the same for every case: 401 (the key), 403 (no
     /// access), 404 (unknown model or path). The run stops sending at one.
     pub fn fatal(&self) -> bool {
-        self.kind == ErrorKind::Http && matches!(self.status_code, Some(401 | 403 | 404))
+        self.kind == ErrorKind::EngineStopped
+            || self.kind == ErrorKind::Http && matches!(self.status_code, Some(401 | 403 | 404))
     }
 
     /// True for failures that say nothing about the case and are sent again on
-    /// resume: cancelled and not run.
+    /// resume: cancelled, not run, and a call the in-page engine died under.
     pub fn unsettled(&self) -> bool {
-        matches!(self.kind, ErrorKind::Cancelled | ErrorKind::NotRun)
+        matches!(
+            self.kind,
+            ErrorKind::Cancelled | ErrorKind::NotRun | ErrorKind::EngineStopped
+        )
     }
 
     /// The status word for reports: `timeout`, `cancelled`, `not_run` or `error`.
@@ -157,7 +167,7 @@ impl CallError {
 }
 
 /// Token counts of one answer, as the endpoint's `usage` gives them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Tokens of the prompt.
     pub prompt_tokens: u64,
@@ -166,6 +176,26 @@ pub struct Usage {
     /// Reasoning tokens (`completion_tokens_details.reasoning_tokens`), when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_tokens: Option<u64>,
+    /// How long the engine took over the prompt and the answer, when it says
+    /// (llama.cpp's `timings`: its own server, and the model file in the page).
+    /// Boxed to keep an answer small.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timings: Option<Box<Timings>>,
+}
+
+/// The engine's own timing of one answer (llama.cpp's top-level `timings`):
+/// tokens it evaluated and the time it took, for the prompt (those not
+/// taken from its cache) and for the generated tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timings {
+    /// Prompt tokens evaluated.
+    pub prompt_n: u64,
+    /// Time over them, µs.
+    pub prompt_us: u64,
+    /// Tokens generated.
+    pub predicted_n: u64,
+    /// Time over them, µs.
+    pub predicted_us: u64,
 }
 
 /// A model's answer: the final text that every metric scores, kept apart from
@@ -190,8 +220,9 @@ pub struct Answer {
     pub trace: Option<serde_json::Value>,
     /// Set when the answer came from the response cache (its original
     /// latency and usage; `usage` above is then empty).
+    /// Boxed to keep an answer small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cached: Option<CacheHit>,
+    pub cached: Option<Box<CacheHit>>,
 }
 
 /// Where an answer from the response cache came from (see `cache`).
@@ -268,6 +299,12 @@ pub struct ModelSettings {
     pub api_key_env: Option<String>,
     /// Request parameters (task `default_params` merged with the registry's).
     pub params: serde_json::Map<String, serde_json::Value>,
+    /// What answers in place of an endpoint, for a model file run in the
+    /// page: the engine and its version, the file (name, size, SHA-256),
+    /// architecture, quantisation, context, threads, CPU or WebGPU. `None`
+    /// for an endpoint or a mock model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<serde_json::Value>,
 }
 
 #[cfg(test)]

@@ -224,7 +224,10 @@ fn answer_of(value: Value) -> Result<Answer, String> {
             kind(&value)
         ));
     };
-    let usage = top.get("usage").and_then(usage_of);
+    let usage = top.get("usage").and_then(usage_of).map(|mut u| {
+        u.timings = top.get("timings").and_then(timings_of).map(Box::new);
+        u
+    });
     let trace = top.get("evalpage_trace").filter(|t| t.is_object()).cloned();
     let choice = first_choice(top)?;
     let finish_reason = choice
@@ -309,6 +312,23 @@ fn usage_of(v: &Value) -> Option<Usage> {
         prompt_tokens: prompt.unwrap_or(0),
         completion_tokens: completion.unwrap_or(0),
         reasoning_tokens: count(v.pointer("/completion_tokens_details/reasoning_tokens")),
+        timings: None,
+    })
+}
+
+/// llama.cpp's `timings` (`prompt_n`, `prompt_ms`, `predicted_n`,
+/// `predicted_ms`); `None` unless each is a non-negative finite number.
+fn timings_of(v: &Value) -> Option<super::Timings> {
+    let n = |k: &str| v.get(k).and_then(Value::as_u64);
+    let us = |k: &str| {
+        let ms = v.get(k).and_then(Value::as_f64)?;
+        (ms.is_finite() && ms >= 0.0).then(|| (ms * 1000.0).round() as u64)
+    };
+    Some(super::Timings {
+        prompt_n: n("prompt_n")?,
+        prompt_us: us("prompt_ms")?,
+        predicted_n: n("predicted_n")?,
+        predicted_us: us("predicted_ms")?,
     })
 }
 
@@ -574,6 +594,30 @@ mod tests {
     }
 
     #[test]
+    fn llama_cpp_timings_are_read_and_hostile_ones_ignored() {
+        let body = r#"{"choices":[{"message":{"content":"ok"},"finish_reason":"stop"}],
+            "usage":{"prompt_tokens":12,"completion_tokens":3},
+            "timings":{"prompt_n":12,"prompt_ms":450.5,"predicted_n":3,"predicted_ms":212.25}}"#;
+        let t = answer(body).usage.and_then(|u| u.timings).expect("timings");
+        assert_eq!(
+            (t.prompt_n, t.prompt_us, t.predicted_n, t.predicted_us),
+            (12, 450_500, 3, 212_250)
+        );
+        for bad in [
+            r#""timings":{"prompt_n":-1,"prompt_ms":1,"predicted_n":1,"predicted_ms":1}"#,
+            r#""timings":{"prompt_n":1,"prompt_ms":-5,"predicted_n":1,"predicted_ms":1}"#,
+            r#""timings":"fast""#,
+            r#""timings":{"prompt_n":1}"#,
+        ] {
+            let body = format!(
+                r#"{{"choices":[{{"message":{{"content":"ok"}}}}],"usage":{{"prompt_tokens":1,"completion_tokens":1}},{bad}}}"#
+            );
+            let u = answer(&body).usage.expect("usage");
+            assert_eq!(u.timings, None, "{bad}");
+        }
+    }
+
+    #[test]
     fn reasoning_fields_usage_and_finish_reason_are_read() {
         let body = r#"{"choices":[{"message":{"content":"Paris","reasoning_content":"capital of France"},"finish_reason":"length"}],
             "usage":{"prompt_tokens":12,"completion_tokens":30,"completion_tokens_details":{"reasoning_tokens":25}}}"#;
@@ -586,7 +630,8 @@ mod tests {
             Some(Usage {
                 prompt_tokens: 12,
                 completion_tokens: 30,
-                reasoning_tokens: Some(25)
+                reasoning_tokens: Some(25),
+                timings: None,
             })
         );
         let a = answer(

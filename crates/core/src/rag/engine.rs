@@ -49,6 +49,7 @@ impl RagKind {
             base_url: cfg.info.endpoint.clone(),
             api_key_env: None,
             params: cfg.info.parameters.as_object().cloned().unwrap_or_default(),
+            engine: None,
         };
         let run_cfg = TaskRunConfig {
             run: cfg.run.clone(),

@@ -71,7 +71,7 @@ impl Record {
             error_detail: r.error.as_ref().map(ErrorDetail::from),
             reasoning: r.reasoning.clone(),
             finish_reason: r.finish_reason.clone(),
-            usage: r.usage,
+            usage: r.usage.clone(),
             cached: r.cached.clone(),
             truncated: r.truncated(),
             ..CaseRecord::default()

@@ -90,7 +90,7 @@ pub fn build(engine: &Engine, now_ms: u64) -> EvaluationResult {
                     answered: r.call_ok(),
                     truncated: r.truncated(),
                     elapsed_ms: Some(r.elapsed_ms),
-                    usage: r.usage,
+                    usage: r.usage.clone(),
                     cached: r.cached.is_some(),
                 }),
             )),
@@ -155,7 +155,7 @@ fn extras(r: &CaseResult) -> serde_json::Map<String, Value> {
     crate::report::answer_extras(
         r.reasoning.as_deref(),
         r.finish_reason.as_deref(),
-        r.usage,
+        r.usage.clone(),
         r.truncated(),
         r.cached.as_ref(),
     )

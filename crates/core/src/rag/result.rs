@@ -73,7 +73,7 @@ impl CaseResult {
             timeout: e.timeout,
             response_snippet: e.response_snippet.clone(),
             retry_after_ms: None,
-            usage: r.usage.map(Box::new),
+            usage: r.usage.clone().map(Box::new),
         });
         let answered = error.is_none() && r.raw_answer.is_some();
         let score = |kind: &str| {
@@ -103,7 +103,7 @@ impl CaseResult {
             answer: r.raw_answer.clone().filter(|_| answered),
             reasoning: r.reasoning.clone(),
             finish_reason: r.finish_reason.clone(),
-            usage: r.usage,
+            usage: r.usage.clone(),
             cached: r.cached.clone(),
             error,
             attempts: r.attempts.unwrap_or(1),
@@ -129,7 +129,7 @@ impl CaseResult {
             text: self.answer.clone()?,
             reasoning: self.reasoning.clone(),
             finish_reason: self.finish_reason.clone(),
-            usage: self.usage,
+            usage: self.usage.clone(),
             ..Answer::default()
         })
     }

@@ -294,6 +294,11 @@ fn usage(md: &mut String, report: &EvaluationResult, lang: Lang) {
         "latency_p95_ms",
         "output_tokens_per_s",
     ];
+    // The engine's own speeds, when it timed itself (llama.cpp).
+    let timed = rows.iter().any(|u| u.decode_tokens_per_s.is_some());
+    if timed {
+        names.extend(["prompt_tokens_per_s", "decode_tokens_per_s"]);
+    }
     if priced {
         names.extend(["price_in_per_mtok", "price_out_per_mtok", "cost"]);
     }
@@ -315,6 +320,10 @@ fn usage(md: &mut String, report: &EvaluationResult, lang: Lang) {
             opt(u.latency_p95_ms),
             num(u.output_tokens_per_s, 1),
         ];
+        if timed {
+            cells.push(num(u.prompt_tokens_per_s, 1));
+            cells.push(num(u.decode_tokens_per_s, 1));
+        }
         if priced {
             cells.push(num(u.price_in_per_mtok, 4));
             cells.push(num(u.price_out_per_mtok, 4));

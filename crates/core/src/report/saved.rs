@@ -29,6 +29,8 @@ pub fn with_timings(r: &EvaluationResult) -> EvaluationResult {
             u.latency_p50_ms = l.latency_p50_ms;
             u.latency_p95_ms = l.latency_p95_ms;
             u.output_tokens_per_s = l.output_tokens_per_s;
+            u.prompt_tokens_per_s = l.prompt_tokens_per_s;
+            u.decode_tokens_per_s = l.decode_tokens_per_s;
         }
     }
     r

@@ -34,7 +34,7 @@ pub struct Price {
 }
 
 /// One call as the usage row counts it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallStat {
     /// The call answered (latency is over answered calls only).
     pub answered: bool,
@@ -84,6 +84,13 @@ pub struct ModelUsage {
     /// Completion tokens per second of answering time (as above).
     #[serde(skip)]
     pub output_tokens_per_s: Option<f64>,
+    /// Prompt tokens per second as the engine timed them (llama.cpp's
+    /// `timings`), over the calls that carried them (as above).
+    #[serde(skip)]
+    pub prompt_tokens_per_s: Option<f64>,
+    /// Generated tokens per second as the engine timed them (as above).
+    #[serde(skip)]
+    pub decode_tokens_per_s: Option<f64>,
     /// Price per million prompt tokens, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price_in_per_mtok: Option<f64>,
@@ -106,6 +113,13 @@ pub struct ModelLatency {
     pub latency_p95_ms: Option<u64>,
     /// Completion tokens per second of answering time.
     pub output_tokens_per_s: Option<f64>,
+    /// Prompt tokens per second, as the engine timed them (llama.cpp's own
+    /// server, or a model file run in the page); absent when it did not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens_per_s: Option<f64>,
+    /// Generated tokens per second, as the engine timed them (as above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decode_tokens_per_s: Option<f64>,
 }
 
 impl From<&ModelUsage> for ModelLatency {
@@ -115,6 +129,8 @@ impl From<&ModelUsage> for ModelLatency {
             latency_p50_ms: u.latency_p50_ms,
             latency_p95_ms: u.latency_p95_ms,
             output_tokens_per_s: u.output_tokens_per_s,
+            prompt_tokens_per_s: u.prompt_tokens_per_s,
+            decode_tokens_per_s: u.decode_tokens_per_s,
         }
     }
 }
@@ -128,6 +144,7 @@ impl ModelUsage {
         };
         let mut latencies = Vec::new();
         let mut usage_ms = 0u64;
+        let mut timed = crate::provider::Timings::default();
         for c in calls {
             row.truncated += usize::from(c.truncated);
             row.cached += usize::from(c.cached);
@@ -145,6 +162,12 @@ impl ModelUsage {
                     .reasoning_tokens
                     .saturating_add(u.reasoning_tokens.unwrap_or(0));
                 usage_ms = usage_ms.saturating_add(c.elapsed_ms.unwrap_or(0));
+                if let Some(t) = u.timings.as_deref() {
+                    timed.prompt_n = timed.prompt_n.saturating_add(t.prompt_n);
+                    timed.prompt_us = timed.prompt_us.saturating_add(t.prompt_us);
+                    timed.predicted_n = timed.predicted_n.saturating_add(t.predicted_n);
+                    timed.predicted_us = timed.predicted_us.saturating_add(t.predicted_us);
+                }
             }
         }
         latencies.sort_unstable();
@@ -152,6 +175,9 @@ impl ModelUsage {
         row.latency_p95_ms = percentile(&latencies, 95);
         row.output_tokens_per_s = (row.with_usage > 0 && usage_ms > 0)
             .then(|| row.completion_tokens as f64 * 1000.0 / usage_ms as f64);
+        let per_s = |n: u64, us: u64| (us > 0).then(|| n as f64 * 1e6 / us as f64);
+        row.prompt_tokens_per_s = per_s(timed.prompt_n, timed.prompt_us);
+        row.decode_tokens_per_s = per_s(timed.predicted_n, timed.predicted_us);
         row
     }
 
@@ -205,9 +231,46 @@ mod tests {
                 prompt_tokens: p,
                 completion_tokens: c,
                 reasoning_tokens: r,
+                timings: None,
             }),
             cached: false,
         }
+    }
+
+    #[test]
+    fn the_engines_own_timings_give_prompt_and_decode_speeds() {
+        let timed = |prompt_n, prompt_us, predicted_n, predicted_us| {
+            let mut c = call(1_000, prompt_n, predicted_n, None);
+            if let Some(u) = c.usage.as_mut() {
+                u.timings = Some(Box::new(crate::provider::Timings {
+                    prompt_n,
+                    prompt_us,
+                    predicted_n,
+                    predicted_us,
+                }));
+            }
+            c
+        };
+        let row = ModelUsage::of(
+            "gemma.gguf",
+            [
+                timed(100, 2_000_000, 30, 2_000_000),
+                timed(60, 2_000_000, 10, 2_000_000),
+                call(5, 1, 1, None),
+            ],
+        );
+        assert_eq!(row.prompt_tokens_per_s, Some(40.0), "160 tokens in 4 s");
+        assert_eq!(row.decode_tokens_per_s, Some(10.0), "40 tokens in 4 s");
+        let latency = ModelLatency::from(&row);
+        assert_eq!(latency.decode_tokens_per_s, Some(10.0));
+        // An endpoint that does not time itself has neither.
+        let plain = ModelUsage::of("m", [call(5, 1, 1, None)]);
+        assert_eq!(
+            (plain.prompt_tokens_per_s, plain.decode_tokens_per_s),
+            (None, None)
+        );
+        let json = serde_json::to_string(&ModelLatency::from(&plain)).expect("json");
+        assert!(!json.contains("decode"), "{json}");
     }
 
     #[test]

@@ -524,6 +524,15 @@ impl<K: Kind> Pipeline<K> {
         (self.n_settled, self.settled.len())
     }
 
+    /// Never more than `most` calls of `pool` in flight (set before
+    /// `start`): a model that answers one call at a time (a model file run
+    /// in the page) gets one, while the run's other pools keep theirs.
+    pub fn cap_pool(&mut self, pool: usize, most: usize) {
+        if let Some(p) = self.pools.get_mut(pool) {
+            p.cap(most);
+        }
+    }
+
     /// Each pool's current concurrency limit (lowered after its 429s).
     pub fn current_limits(&self) -> Vec<usize> {
         self.pools.iter().map(Scheduler::current_limit).collect()
@@ -553,7 +562,10 @@ impl<K: Kind> Pipeline<K> {
             }
             Ok(a) => a,
             Err(e) => {
-                let fatal = e.fatal() && !self.policy.keep_going_on_fatal;
+                // A stopped engine stops the run even when fatal answers do not:
+                // every later call would fail the same way.
+                let fatal = e.fatal() && !self.policy.keep_going_on_fatal
+                    || e.kind == ErrorKind::EngineStopped;
                 let stand_in = match e.kind {
                     _ if fatal || self.stopped.is_some() => None,
                     ErrorKind::Cancelled | ErrorKind::NotRun => None,
@@ -637,8 +649,8 @@ impl<K: Kind> Pipeline<K> {
             return;
         };
         let usage = match outcome {
-            crate::provider::CallOutcome::Answer(a) => a.usage,
-            crate::provider::CallOutcome::Failed(e) => e.usage.as_deref().copied(),
+            crate::provider::CallOutcome::Answer(a) => a.usage.clone(),
+            crate::provider::CallOutcome::Failed(e) => e.usage.as_deref().cloned(),
         };
         if let Some(u) = usage {
             self.spent += u.prompt_tokens as f64 * price.in_per_mtok / 1e6
@@ -792,6 +804,13 @@ fn stop_message(fatal: &CallError, not_sent: usize) -> String {
         return format!(
             "the run stopped before sending anything: {}; add the field to the samples or \
              change the template, then run again",
+            fatal.message
+        );
+    }
+    if fatal.kind == ErrorKind::EngineStopped {
+        return format!(
+            "the run stopped, {not_sent} case(s) not asked: {}; load the model file again and \
+             resume the run to ask only the cases without an answer",
             fatal.message
         );
     }

@@ -316,6 +316,14 @@ impl Scheduler {
         self.limit
     }
 
+    /// Never more than `most` calls in flight (at least one), whatever the
+    /// run's settings say: for a model that answers one call at a time.
+    pub fn cap(&mut self, most: usize) {
+        let most = most.max(1);
+        self.settings.concurrency = self.settings.concurrency.min(most);
+        self.limit = self.limit.min(most);
+    }
+
     fn next_ready(&self, now_ms: u64) -> Option<usize> {
         let due = self
             .waiting

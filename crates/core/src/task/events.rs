@@ -95,7 +95,7 @@ pub fn case(
         error_detail: r.error.clone(),
         reasoning: r.reasoning.clone(),
         finish_reason: r.finish_reason.clone(),
-        usage: r.usage,
+        usage: r.usage.clone(),
         cached: r.cached.clone(),
         truncated: r.truncated(),
         judgements: judgements(r),

@@ -129,6 +129,7 @@ impl FileAnswers {
                 base_url: None,
                 api_key_env: None,
                 params: Default::default(),
+                engine: None,
             })
             .collect();
         let cfg = TaskRunConfig {

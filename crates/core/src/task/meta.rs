@@ -63,16 +63,22 @@ pub fn model_snapshot(
                 AnswerSource::Score { .. } => None,
             };
             match called {
-                Some(m) => json!({
-                    "name": r.model,
-                    "source": "called in this run",
-                    "model": m.model,
-                    "base_url": m.base_url,
-                    "api_key_env": m.api_key_env,
-                    "answered": r.answered(),
-                    "samples": r.results.len(),
-                    "settings": Value::Object(m.params.clone()),
-                }),
+                Some(m) => {
+                    let mut v = json!({
+                        "name": r.model,
+                        "source": "called in this run",
+                        "model": m.model,
+                        "base_url": m.base_url,
+                        "api_key_env": m.api_key_env,
+                        "answered": r.answered(),
+                        "samples": r.results.len(),
+                        "settings": Value::Object(m.params.clone()),
+                    });
+                    if let Some(engine) = &m.engine {
+                        v["engine"] = engine.clone();
+                    }
+                    v
+                }
                 None => json!({
                     "name": r.model,
                     "source": "responses file",

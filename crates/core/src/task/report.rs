@@ -359,7 +359,7 @@ fn usage_of(m: &ModelRun) -> crate::report::ModelUsage {
         answered: r.status == AnswerStatus::Ok,
         truncated: r.truncated(),
         elapsed_ms: r.elapsed_ms,
-        usage: r.usage,
+        usage: r.usage.clone(),
         cached: r.cached.is_some(),
     });
     let mut row = crate::report::ModelUsage::of(&m.model, calls);
@@ -388,7 +388,7 @@ pub fn eval_scores(samples: &[EvalSample], run: &ModelRun, info: &TaskInfo) -> V
             detail.extend(crate::report::answer_extras(
                 r.reasoning.as_deref(),
                 r.finish_reason.as_deref(),
-                r.usage,
+                r.usage.clone(),
                 r.truncated(),
                 r.cached.as_ref(),
             ));

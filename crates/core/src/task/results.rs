@@ -127,7 +127,7 @@ fn record(
                 m.extend(crate::report::answer_extras(
                     r.reasoning.as_deref(),
                     r.finish_reason.as_deref(),
-                    r.usage,
+                    r.usage.clone(),
                     r.truncated(),
                     r.cached.as_ref(),
                 ));

@@ -280,10 +280,13 @@ pub fn score_call(
         reasoning: outcome.as_ref().ok().and_then(|a| a.reasoning.clone()),
         finish_reason: outcome.as_ref().ok().and_then(|a| a.finish_reason.clone()),
         usage: match outcome {
-            Ok(a) => a.usage,
-            Err(e) => e.usage.as_deref().copied(),
+            Ok(a) => a.usage.clone(),
+            Err(e) => e.usage.as_deref().cloned(),
         },
-        cached: outcome.as_ref().ok().and_then(|a| a.cached.clone()),
+        cached: outcome
+            .as_ref()
+            .ok()
+            .and_then(|a| a.cached.as_deref().cloned()),
         repeat: None,
     }
 }
