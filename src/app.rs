@@ -220,7 +220,8 @@ pub struct Splits {
     /// `task_code`: what checks a task and renders its prompts (the task
     /// mode's bin).
     pub task_code: Option<Loader<crate::task::state::code::TaskCode>>,
-    /// `local`: what loads a model file on this device (the RAG check's bin).
+    /// `local`: what loads a model file on this device (the bins of the
+    /// modes that call a model).
     pub local: Option<Loader<crate::effects::local_model::LocalLoad>>,
 }
 

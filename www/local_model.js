@@ -16,6 +16,36 @@
 
 let engine = null;
 let described = null;
+// Why the engine stopped under a run (its worker died or aborted), until a
+// file is loaded again; and what fails the generation waiting on it then.
+let stopped = null;
+let died = null;
+
+// A stopped engine: every later request fails at once with this, which the
+// page reads as the run's end (src/effects/local_model.rs).
+const STOPPED = 'ENGINE_STOPPED: ';
+
+// Watches the engine's worker: an error there (it crashed, or its code
+// aborted) fails the generation waiting on it instead of leaving it waiting.
+function watch(w) {
+  let fail = () => {};
+  const promise = new Promise((_, reject) => { fail = reject; });
+  promise.catch(() => {});
+  // wllama keeps its worker in `proxy.worker` (3.x).
+  w.proxy?.worker?.addEventListener('error', (ev) => {
+    ev.preventDefault?.();
+    fail(new Error(`the engine's worker stopped: ${ev.message || 'an error in the worker'}`));
+  });
+  return { promise, fail };
+}
+
+async function stop(why) {
+  stopped = why;
+  const old = engine;
+  engine = null;
+  died = null;
+  try { await old?.exit(); } catch { /* already gone */ }
+}
 
 // Chat templates (Jinja, as the engine reads them) by the model family's
 // turn format, for a file that carries no `tokenizer.chat_template`: without
@@ -31,7 +61,7 @@ const GEMMA = "{{ bos_token }}{% set ns = namespace(prefix='') %}"
 const LLAMA3 = "{{ bos_token }}{% for m in messages %}"
   + "{{ '<|start_header_id|>' + m['role'] + '<|end_header_id|>\n\n' + (m['content'] | trim) + '<|eot_id|>' }}{% endfor %}"
   + "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{% endif %}";
-const TEMPLATE_OF_ARCH = {
+export const TEMPLATE_OF_ARCH = {
   gemma: ['Gemma', GEMMA], gemma2: ['Gemma', GEMMA], gemma3: ['Gemma', GEMMA], gemma3n: ['Gemma', GEMMA],
   llama: ['Llama 3', LLAMA3],
 };
@@ -98,8 +128,18 @@ async function ggufHead(file) {
   return head;
 }
 
+// Tokens a request that names no max_tokens may generate: without a bound a
+// small model can run on to the end of its context (minutes on a CPU).
+const DEFAULT_MAX_TOKENS = 512;
+
+// The engine reads a file as one ArrayBuffer, which a browser caps at 2 GiB.
+const MAX_FILE = 2 ** 31 - 1;
+
 export async function load(file, nCtx) {
   const head = await ggufHead(file);
+  if (file.size > MAX_FILE) {
+    throw new Error(`${file.name}: ${file.size} bytes is larger than the browser can hold as one file for the engine (2 GiB); use a smaller quantisation, or split it with llama-gguf-split`);
+  }
   if (engine) {
     const old = engine;
     engine = null;
@@ -132,6 +172,8 @@ export async function load(file, nCtx) {
   const ctx = w.getLoadedContextInfo();
   const meta = w.getModelMetadata().meta;
   engine = w;
+  stopped = null;
+  died = watch(w);
   described = {
     engine: 'llama.cpp (@wllama/wllama)',
     engine_version: typeof Wllama.getLibllamaVersion === 'function' ? Wllama.getLibllamaVersion() : '',
@@ -148,18 +190,85 @@ export async function load(file, nCtx) {
     webgpu: w.isSupportWebGPU(),
     chat_template: head.chat_template ? 'the file\'s own' : builtin ? `${builtin[0]} turns (the file has none)` : 'ChatML (the file has none)',
     load_ms: Math.round(performance.now() - started),
+    default_max_tokens: DEFAULT_MAX_TOKENS,
   };
   return JSON.stringify(described);
 }
 
-export async function chat(body, signal) {
+// One generation at a time: a model of the list and a judge may both be this
+// file, and the engine answers one request at a time.
+let queue = Promise.resolve();
+
+export function chat(body, signal) {
+  const turn = queue.then(() => answer(body, signal));
+  queue = turn.catch(() => {});
+  return turn;
+}
+
+async function answer(body, signal) {
+  if (stopped) throw new Error(`${STOPPED}${stopped}`);
   if (!engine) throw new Error('no model file is loaded');
+  if (signal?.aborted) throw new DOMException('cancelled', 'AbortError');
   const req = JSON.parse(body);
   const params = { messages: req.messages, stream: false, abortSignal: signal };
   for (const k of ['temperature', 'top_p', 'max_tokens', 'seed', 'stop', 'presence_penalty', 'frequency_penalty']) {
     if (req[k] !== undefined && req[k] !== null) params[k] = req[k];
   }
-  const answer = await engine.createChatCompletion(params);
-  answer.model = described.file;
-  return JSON.stringify(answer);
+  if (params.max_tokens === undefined) params.max_tokens = DEFAULT_MAX_TOKENS;
+  let answered;
+  try {
+    answered = await Promise.race([engine.createChatCompletion(params), died.promise]);
+  } catch (e) {
+    if (signal?.aborted || e?.name === 'AbortError') throw e;
+    // The worker died or its code aborted (wllama's RuntimeError rejects
+    // everything waiting on it): nothing more will come from this engine.
+    if (e?.name === 'RuntimeError' || /worker stopped/.test(e?.message || '')) {
+      await stop(e.message || String(e));
+      throw new Error(`${STOPPED}${stopped}`);
+    }
+    throw e;
+  }
+  answered.model = described.file;
+  return JSON.stringify(answered);
+}
+
+// The model file at `url` (same origin, or a host that allows CORS), from
+// this browser's Cache Storage when it was fetched before, else fetched once
+// and kept there: a second visit does not download it again. The File handed
+// back is backed by the stored copy, not held in memory.
+export async function fromUrl(url) {
+  const abs = new URL(url, location.href);
+  const name = decodeURIComponent(abs.pathname.split('/').pop() || '') || 'model.gguf';
+  let cache = null;
+  try {
+    cache = await caches.open('evalpage-models');
+  } catch {
+    // No Cache Storage (not a secure context): fetched every time.
+  }
+  let hit = cache ? await cache.match(abs.href) : undefined;
+  const cached = !!hit;
+  if (!hit) {
+    let res;
+    try {
+      res = await fetch(abs.href, { mode: 'cors', credentials: 'omit' });
+    } catch (e) {
+      throw new Error(`${abs.href}: could not be fetched (${e?.message || e}); a file on another host must allow CORS`);
+    }
+    if (!res.ok) throw new Error(`${abs.href}: the server answered HTTP ${res.status}`);
+    if (cache) {
+      try {
+        await cache.put(abs.href, res);
+      } catch (e) {
+        const full = e?.name === 'QuotaExceededError';
+        throw new Error(full
+          ? `${name}: larger than this browser lets the page keep (${e.message}); pick the file from disk instead`
+          : `${abs.href}: could not be downloaded and kept (${e?.name || 'Error'}: ${e?.message || e})`);
+      }
+      hit = await cache.match(abs.href);
+    } else {
+      hit = res;
+    }
+  }
+  const blob = await hit.blob();
+  return { file: new File([blob], name, { type: 'application/octet-stream' }), cached };
 }

@@ -5,6 +5,7 @@ pub mod endpoint_form;
 pub mod field;
 pub mod header;
 pub mod key_field;
+pub mod local_model_field;
 pub mod metric_cells;
 pub mod metric_hints;
 pub mod metric_list;

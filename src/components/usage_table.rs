@@ -37,6 +37,10 @@ pub fn UsageTable(p: &UsageTableProps) -> Html {
             .as_ref()
             .and_then(|run| run.latency.iter().find(|l| l.model == model))
     };
+    // The engine's own speeds, when it timed itself (a model file in the page).
+    let timed = rows
+        .iter()
+        .any(|u| latency(&u.model).is_some_and(|l| l.decode_tokens_per_s.is_some()));
     html! {
         <section class="panel" data-testid="usage">
             <h2>{t("用量、延迟与成本", "Tokens, latency and cost")}</h2>
@@ -45,6 +49,7 @@ pub fn UsageTable(p: &UsageTableProps) -> Html {
                     <th>{t("模型", "Model")}</th><th>{t("输入 token", "Prompt tokens")}</th>
                     <th>{t("输出 token", "Completion tokens")}</th><th>{t("推理 token", "Reasoning tokens")}</th>
                     <th>{t("截断", "Truncated")}</th><th>{"p50 ms"}</th><th>{"p95 ms"}</th><th>{t("输出 token/秒", "Output tokens/s")}</th>
+                    if timed { <th>{t("提示处理 token/秒", "Prompt tokens/s")}</th><th>{t("生成 token/秒", "Decode tokens/s")}</th> }
                     if priced { <th>{t("成本", "Cost")}</th> }
                 </tr></thead>
                 <tbody>
@@ -57,6 +62,10 @@ pub fn UsageTable(p: &UsageTableProps) -> Html {
                                 <td>{opt(l.and_then(|l| l.latency_p50_ms))}</td>
                                 <td>{opt(l.and_then(|l| l.latency_p95_ms))}</td>
                                 <td>{opt(l.and_then(|l| l.output_tokens_per_s).map(|v| format!("{v:.1}")))}</td>
+                                if timed {
+                                    <td data-testid="usage-prompt-speed">{opt(l.and_then(|l| l.prompt_tokens_per_s).map(|v| format!("{v:.1}")))}</td>
+                                    <td data-testid="usage-decode-speed">{opt(l.and_then(|l| l.decode_tokens_per_s).map(|v| format!("{v:.1}")))}</td>
+                                }
                                 if priced { <td data-testid="usage-cost">{opt(u.cost.map(|c| format!("{c:.6}")))}</td> }
                             </tr>
                         }

@@ -4,10 +4,11 @@
 
 use super::launch::DialogLaunch;
 use crate::components::key_field::KeyField;
+use crate::components::local_model_field::LocalModelField;
 use crate::components::run_limits::RunLimits;
 use crate::components::{chosen_file, field, use_drop_zone, DropZone};
 use crate::dialog::state::{DialogAction, DialogState};
-use crate::effects::{files, url};
+use crate::effects::{files, local_model, url};
 use crate::launch::endpoint_fields;
 use crate::state::keys::TargetLine;
 use evalpage_core::Lang;
@@ -119,6 +120,22 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
             }
         }))
     };
+    let on_provider = {
+        let state = p.mode.state.clone();
+        Callback::from(move |e: Event| {
+            if let Some(v) = input_value(&e) {
+                state.dispatch(DialogAction::SetByFile(v == "local"));
+            }
+        })
+    };
+    let on_local = {
+        let state = p.mode.state.clone();
+        Callback::from(move |source| {
+            let state = state.clone();
+            let then = Callback::from(move |l| state.dispatch(DialogAction::SetLocal(l)));
+            local_model::pick(source, then);
+        })
+    };
     let on_m1 = {
         let state = p.mode.state.clone();
         Callback::from(move |e: Event| {
@@ -186,6 +203,17 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
             </section>
             <section class="panel" data-testid="dialog-endpoint-panel">
                 <h2>{t("逐轮播放对话", "Play the dialogs")}</h2>
+                <label class="inline">{t("回答者 ", "Answered by ")}
+                    <select data-testid="dialog-provider" disabled={running} onchange={on_provider}>
+                        <option value="endpoint" selected={!s.by_file}>{t("下面的端点（留空：对话模拟模型）", "the endpoint below (empty: the dialog mock)")}</option>
+                        <option value="local" selected={s.by_file}>{t("本机模型文件（GGUF，在页面内运行）", "a model file on this device (GGUF, run in the page)")}</option>
+                    </select>
+                </label>
+                if s.by_file || s.judge == "local" {
+                    <LocalModelField {lang} local={s.local.clone()} disabled={running}
+                        on_file={on_local.reform(local_model::Source::File)}
+                        on_url={on_local.reform(local_model::Source::Url)} />
+                }
                 <label>{t("基础 URL（OpenAI 兼容；留空：页面内的对话模拟模型）",
                           "Base URL (OpenAI-compatible; empty: the dialog mock in the page)")}
                     <input type="url" data-testid="dialog-url" value={s.url.clone()} disabled={running}
@@ -202,6 +230,7 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                         <option value="none" selected={s.judge == "none"}>{t("无（报告为未运行）", "none (reported as not run)")}</option>
                         <option value="mock" selected={s.judge == "mock"}>{t("内置模拟评审", "built-in mock judge")}</option>
                         <option value="endpoint" selected={s.judge == "endpoint"}>{t("上面的端点与模型", "the endpoint and model above")}</option>
+                        <option value="local" selected={s.judge == "local"}>{t("本机模型文件", "the model file on this device")}</option>
                     </select>
                 </label>
                 <label class="inline">{t("并行对话数（workers_dialog）", "Dialogs at once (workers_dialog)")}

@@ -15,9 +15,10 @@ use crate::launch::{
     Prepared, Slot,
 };
 use crate::state::keys::{KeyPrompt, Secret};
+use crate::state::local::LocalModelInfo;
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{DialogInputs, StoredInputs, StoredRun};
-use crate::state::{Mode, ShellState};
+use crate::state::{Mode, ModelCall, ShellState};
 use evalpage_core::dialog::{
     DialogJudge, DialogKind, DialogRunConfig, ScoreOptions, MOCK_MODEL_NAME,
 };
@@ -84,7 +85,12 @@ fn endpoint(s: &DialogState, lang: Lang) -> Result<Option<OpenAiConfig>, String>
     }))
 }
 
-fn run_config(s: &DialogState, endpoint: Option<&OpenAiConfig>, t: &Takeover) -> DialogRunConfig {
+fn run_config(
+    s: &DialogState,
+    endpoint: Option<&OpenAiConfig>,
+    file: Option<&LocalModelInfo>,
+    t: &Takeover,
+) -> DialogRunConfig {
     let started_at_ms = t.started_at_ms.unwrap_or_else(now_ms);
     let run_id = t
         .run_id
@@ -95,13 +101,17 @@ fn run_config(s: &DialogState, endpoint: Option<&OpenAiConfig>, t: &Takeover) ->
         format!("dialogs={}", s.dataset_name),
         format!("workers_dialog={}", s.concurrency),
     ];
-    let (backend, model_name) = match endpoint {
-        Some(cfg) => {
+    let (backend, model_name) = match (file, endpoint) {
+        (Some(info), _) => {
+            argv.push(format!("model_file={}", info.file));
+            ("local", info.file.clone())
+        }
+        (None, Some(cfg)) => {
             argv.push(format!("endpoint={}", cfg.base_url));
             argv.push(format!("model={}", cfg.model));
             ("openai", cfg.model.clone())
         }
-        None => ("demo", MOCK_MODEL_NAME.to_string()),
+        (None, None) => ("demo", MOCK_MODEL_NAME.to_string()),
     };
     DialogRunConfig {
         run: RunIdentity {
@@ -120,26 +130,33 @@ fn run_config(s: &DialogState, endpoint: Option<&OpenAiConfig>, t: &Takeover) ->
         endpoint: endpoint.map(|c| c.base_url.clone()),
         dataset_name: s.dataset_name.clone(),
         system_prompt: None,
-        notes: None,
+        // What the manifest says of a model file run in the page.
+        notes: file.map(|info| {
+            format!(
+                "model file on this device, run in the page: {}",
+                serde_json::to_string(info).unwrap_or_default()
+            )
+        }),
         scoring: ScoreOptions {
             m1_from_conversation: s.m1_from_conversation,
         },
     }
 }
 
-/// The judge of M3/M4/M5 (`none`, the mock judge, or the dialogs' own
-/// endpoint with its key) and where its calls go.
-type Judging = (Option<DialogJudge>, Option<Option<OpenAiConfig>>);
+/// The judge of M3/M4/M5 (`none`, the mock judge, the dialogs' own
+/// endpoint with its key, or the model file in the page) and how its calls
+/// are answered.
+type Judging = (Option<DialogJudge>, Option<ModelCall>);
 
 /// Whether the page's run is judged (its prompts are then needed).
 fn judged(s: &DialogState) -> bool {
-    matches!(s.judge.as_str(), "mock" | "endpoint")
+    matches!(s.judge.as_str(), "mock" | "endpoint" | "local")
 }
 
 fn judging(
     s: &DialogState,
     cfg: &DialogRunConfig,
-    endpoint: Option<&OpenAiConfig>,
+    endpoint: Option<&ModelCall>,
     lang: Lang,
 ) -> Result<Judging, String> {
     if !judged(s) {
@@ -158,26 +175,30 @@ fn judging(
         base_url,
         api_key_env: None,
         params: Default::default(),
+        engine: None,
     };
     let settings = cfg.run.settings;
+    let judge = |model: ModelSettings, call: ModelCall| {
+        (
+            Some(DialogJudge::with_prompts(model, settings, prompts.clone())),
+            Some(call),
+        )
+    };
     Ok(match (s.judge.as_str(), endpoint) {
-        ("mock", _) => (
-            Some(DialogJudge::with_prompts(
-                judge_model("mock", None),
-                settings,
-                prompts,
-            )),
-            Some(None),
+        ("mock", _) => judge(judge_model("mock", None), ModelCall::Mock(1.0)),
+        ("endpoint", Some(c @ ModelCall::OpenAi(cfg, _))) => judge(
+            judge_model(&cfg.model, Some(cfg.base_url.clone())),
+            c.clone(),
         ),
-        ("endpoint", Some(c)) => (
-            Some(DialogJudge::with_prompts(
-                judge_model(&c.model, Some(c.base_url.clone())),
-                settings,
-                prompts,
-            )),
-            Some(Some(c.clone())),
-        ),
-        ("endpoint", None) => {
+        ("local", _) => {
+            let info = s.local.loaded().ok_or_else(|| no_file(lang))?;
+            let model = ModelSettings {
+                engine: serde_json::to_value(info).ok(),
+                ..judge_model(&info.file, None)
+            };
+            judge(model, ModelCall::InPage(in_page(info)))
+        }
+        ("endpoint", _) => {
             return Err(lang
                 .pick(
                     "评审选择了端点，但没有填写基础 URL",
@@ -187,6 +208,25 @@ fn judging(
         }
         _ => (None, None),
     })
+}
+
+/// Why a run that asks the model file cannot start.
+fn no_file(lang: Lang) -> String {
+    lang.pick(
+        "请先在“本机模型文件”中选择 GGUF 文件，等它加载完成",
+        "Pick the GGUF file under “A model file on this device” and wait until it is loaded",
+    )
+    .to_string()
+}
+
+/// How the model file in the page is asked: the request an endpoint would
+/// get, answered by the engine in the page.
+fn in_page(info: &LocalModelInfo) -> OpenAiConfig {
+    OpenAiConfig {
+        base_url: crate::state::settings::IN_PAGE_URL.into(),
+        model: info.file.clone(),
+        ..OpenAiConfig::default()
+    }
 }
 
 impl ModeLaunch for DialogLaunch {
@@ -226,7 +266,15 @@ impl ModeLaunch for DialogLaunch {
                 )
                 .to_string());
         }
-        let mut endpoint = endpoint(s, lang)?;
+        let file = match s.by_file {
+            true => Some(s.local.loaded().ok_or_else(|| no_file(lang))?),
+            false => None,
+        };
+        // With the file answering, the endpoint is read only when it judges.
+        let mut endpoint = match (file, s.judge.as_str()) {
+            (Some(_), j) if j != "endpoint" => None,
+            _ => endpoint(s, lang)?,
+        };
         let mut key_for = None;
         if let Some(cfg) = endpoint.as_mut() {
             let bound = endpoint_key::bound(&self.shell, &cfg.base_url, &s.api_key).map_err(|_| {
@@ -241,7 +289,14 @@ impl ModeLaunch for DialogLaunch {
                 key_for = Some(origin);
             }
         }
-        let cfg = run_config(s, endpoint.as_ref(), t);
+        let asked = endpoint.as_ref().filter(|_| file.is_none());
+        let cfg = run_config(s, asked, file, t);
+        let endpoint = endpoint.map(|c| ModelCall::OpenAi(c, key_for));
+        let model = match (file, &endpoint) {
+            (Some(info), _) => ModelCall::InPage(in_page(info)),
+            (None, Some(call)) => call.clone(),
+            (None, None) => ModelCall::Mock(1.0),
+        };
         let (judge, judge_call) = judging(s, &cfg, endpoint.as_ref(), lang)?;
         let stored = StoredRun {
             run_id: cfg.run.run_id.clone(),
@@ -251,23 +306,16 @@ impl ModeLaunch for DialogLaunch {
             lang: lang.code().into(),
             total: s.playable(),
             inputs: StoredInputs::of(&s.inputs()),
-            shown: format!(
-                "{} · {}",
-                s.dataset_name,
-                match s.model.trim() {
-                    "" => "mock",
-                    m => m,
-                }
-            ),
+            shown: format!("{} · {}", s.dataset_name, s.model_shown()),
             origins: url::origin(&s.url).into_iter().collect(),
         };
         let started_ms = cfg.run.started_at_ms;
         let spec = s.limits.start_spec(&cfg.model_name, s.judge == "endpoint");
         let kind = DialogKind::judged(cfg, s.set.as_ref().clone(), judge);
         let log = t.log.as_ref().map(|log| events::read(log.as_bytes()));
-        let (engine, _) =
+        let (mut engine, _) =
             Pipeline::prepare(kind, &spec, log.as_ref()).map_err(|e| start_error(lang, &e))?;
-        let view = DialogView::new(&engine, endpoint, key_for, judge_call);
+        let view = DialogView::new(&mut engine, model, judge_call);
         Ok(Prepared {
             engine,
             view,
@@ -287,7 +335,10 @@ impl ModeLaunch for DialogLaunch {
         let action = || DialogAction::Restore(Box::new(i.clone()), key.clone());
         let page = self.page().reduce(action());
         self.state.dispatch(action());
-        (page, None)
+        // A run of a model file goes on with that very file only.
+        let problem =
+            (i.local_model.as_ref()).and_then(|r| r.refusal(page.local.loaded(), self.lang()));
+        (page, problem)
     }
 
     fn log_problem(&self, log: &ReadLog) -> Option<String> {

@@ -12,13 +12,13 @@
 
 use crate::dialog::state::{DialogResults, DialogSnapshot, ShownDialog};
 use crate::effects::runner::{Ending, Handle, RunView, Transport, Update};
+use crate::state::ModelCall;
 use crate::state::{RunProgress, RunStatus};
 use evalpage_core::dialog::{DialogEngine, DialogKind};
 use evalpage_core::events::Record;
 use evalpage_core::report::Prices;
 use evalpage_core::run::{Ended, Finish, Kind};
 use evalpage_core::ChatMessage;
-use evalpage_core::OpenAiConfig;
 use std::rc::Rc;
 
 /// Pretend latency of the dialog mock per turn, ms.
@@ -32,15 +32,15 @@ pub type DialogUpdate = Update<DialogSnapshot, Result<Rc<DialogResults>, Rc<str>
 
 /// The dialog mode's side of the runner.
 pub struct DialogView {
-    /// The endpoint (with its key, if any); `None`: the dialog mock in the page.
-    endpoint: Option<OpenAiConfig>,
-    /// The origin the key was entered for.
-    key_for: Option<String>,
+    /// Who answers the turns: the endpoint (with its key, if any, and the
+    /// origin it was entered for), the model file in the page, or the
+    /// dialog mock (`Mock`).
+    model: ModelCall,
     /// Settled dialogs, by job.
     shown: Vec<Option<Rc<ShownDialog>>>,
-    /// The judge on pool 1, if any: an endpoint, or (`None` inside) the mock
-    /// judge in the page.
-    judge: Option<Option<OpenAiConfig>>,
+    /// The judge on pool 1, if any: an endpoint, the model file, or the
+    /// mock judge in the page (`Mock`).
+    judge: Option<ModelCall>,
     /// Identical judge requests of a job seen so far (the mock judge's
     /// repeats differ, as the CLI's do).
     judged: std::cell::RefCell<evalpage_core::MockJudge>,
@@ -66,19 +66,18 @@ impl RunView for DialogView {
         pool: usize,
         messages: &[ChatMessage],
     ) -> Transport {
-        if let (1, Some(judge)) = (pool, &self.judge) {
-            return match judge {
-                Some(cfg) => Transport::OpenAi(cfg.clone(), self.key_for.clone()),
-                None => Transport::Local {
-                    answer: self.judged.borrow_mut().answer(job, messages),
-                    latency_ms: MOCK_LATENCY_MS,
+        let (call, judging) = match (pool, &self.judge) {
+            (1, Some(judge)) => (judge, true),
+            _ => (&self.model, false),
+        };
+        match call {
+            ModelCall::OpenAi(cfg, key_for) => Transport::OpenAi(cfg.clone(), key_for.clone()),
+            ModelCall::InPage(cfg) => Transport::InPage(cfg.clone()),
+            ModelCall::Mock(_) => Transport::Local {
+                answer: match judging {
+                    true => self.judged.borrow_mut().answer(job, messages),
+                    false => engine.kind().mock_answer(job, messages),
                 },
-            };
-        }
-        match &self.endpoint {
-            Some(cfg) => Transport::OpenAi(cfg.clone(), self.key_for.clone()),
-            None => Transport::Local {
-                answer: engine.kind().mock_answer(job, messages),
                 latency_ms: MOCK_LATENCY_MS,
             },
         }
@@ -142,19 +141,22 @@ impl RunView for DialogView {
 }
 
 impl DialogView {
-    /// The view of a run over `engine`: against `endpoint` (its key, if
-    /// any, entered for `key_for`), or the dialog mock in the page when it
-    /// is `None`; `judge` is the judge on pool 1 (an endpoint, or the mock
-    /// judge when `None` inside).
+    /// The view of a run over `engine`, its turns answered by `model` and
+    /// judged by `judge` on pool 1, if any. A pool answered by the model
+    /// file in the page keeps one call in flight (the engine answers one at
+    /// a time).
     pub fn new(
-        engine: &DialogEngine,
-        endpoint: Option<OpenAiConfig>,
-        key_for: Option<String>,
-        judge: Option<Option<OpenAiConfig>>,
+        engine: &mut DialogEngine,
+        model: ModelCall,
+        judge: Option<ModelCall>,
     ) -> DialogView {
+        for (pool, call) in [Some(&model), judge.as_ref()].into_iter().enumerate() {
+            if matches!(call, Some(ModelCall::InPage(_))) {
+                engine.cap_pool(pool, 1);
+            }
+        }
         DialogView {
-            endpoint,
-            key_for,
+            model,
             shown: vec![None; engine.kind().jobs()],
             judge,
             judged: Default::default(),

@@ -7,6 +7,7 @@
 
 use crate::state::keys::{KeyPrompt, Secret};
 use crate::state::limits::Limits;
+use crate::state::local::{LocalModel, LocalRef};
 use crate::state::stored::{DialogInputs, StoredBytes, StoredFile};
 use crate::state::{RunProgress, RunStatus};
 use evalpage_core::dialog::{parse_dialogs, score_trace, DialogSet, OfflineRun};
@@ -165,6 +166,11 @@ pub struct DialogState {
     pub snapshot: Option<Rc<DialogSnapshot>>,
     /// The results of the run or of the scored trace (or why there are none).
     pub results: Option<Result<Rc<DialogResults>, Rc<str>>>,
+    /// The turns are answered by the model file on this device (not the
+    /// endpoint or the mock).
+    pub by_file: bool,
+    /// The model file on this device.
+    pub local: LocalModel,
 }
 
 impl Default for DialogState {
@@ -188,6 +194,8 @@ impl Default for DialogState {
             error: None,
             snapshot: None,
             results: None,
+            by_file: false,
+            local: LocalModel::None,
         }
     }
 }
@@ -206,6 +214,24 @@ impl DialogState {
             concurrency: self.concurrency,
             m1_from_conversation: self.m1_from_conversation,
             limits: self.limits.clone(),
+            by_file: self.by_file,
+            local_model: (self.by_file || self.judge == "local")
+                .then(|| self.local.loaded())
+                .flatten()
+                .map(|i| LocalRef {
+                    file: i.file.clone(),
+                    sha256: i.sha256.clone(),
+                }),
+        }
+    }
+
+    /// The name of the model that answers the turns.
+    pub fn model_shown(&self) -> &str {
+        match (self.by_file, self.local.loaded(), self.model.trim()) {
+            (true, Some(i), _) => &i.file,
+            (true, None, _) => "model file",
+            (false, _, "") => "mock",
+            (false, _, m) => m,
         }
     }
 
@@ -288,6 +314,10 @@ pub enum DialogAction {
     Finished(Rc<DialogSnapshot>, Result<Rc<DialogResults>, Rc<str>>),
     /// A trace was scored.
     Scored(Rc<DialogResults>),
+    /// The turns are answered by the model file (true) or the endpoint.
+    SetByFile(bool),
+    /// Where the model file on this device stands.
+    SetLocal(LocalModel),
 }
 
 impl Reducible for DialogState {
@@ -309,6 +339,8 @@ impl Reducible for DialogState {
                 s.error = None;
             }
             DialogAction::SetUrl(u) => s.url = u,
+            DialogAction::SetByFile(on) => s.by_file = on,
+            DialogAction::SetLocal(l) => s.local = l,
             DialogAction::SetModel(m) => s.model = m,
             DialogAction::SetConcurrency(c) => s.concurrency = c.clamp(1, 64),
             DialogAction::SetJudge(j) => s.judge = j,
@@ -328,6 +360,7 @@ impl Reducible for DialogState {
                 s.model = i.model;
                 s.judge = i.judge;
                 s.m1_from_conversation = i.m1_from_conversation;
+                s.by_file = i.by_file;
                 s.limits = i.limits;
                 s.concurrency = i.concurrency.clamp(1, 64);
                 s.api_key = key;

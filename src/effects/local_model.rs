@@ -18,6 +18,9 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, File};
 
+/// How `www/local_model.js` starts the error of an engine that stopped.
+const ENGINE_STOPPED: &str = "ENGINE_STOPPED: ";
+
 /// The context the engine is given (prompt and answer together).
 pub const CONTEXT: u32 = 4096;
 
@@ -76,16 +79,36 @@ async fn sha256(file: &File) -> Result<String, String> {
         .collect())
 }
 
+/// Where a model file comes from: picked from disk, or a URL fetched once
+/// and kept in this browser's storage (Cache Storage), read from there on
+/// the next visit.
+pub enum Source {
+    /// A file picked or dropped.
+    File(File),
+    /// The file's URL (same origin, or a host that allows CORS).
+    Url(String),
+}
+
+impl Source {
+    /// What the status line says is loading.
+    pub fn shown(&self) -> String {
+        match self {
+            Source::File(f) => f.name(),
+            Source::Url(u) => u.clone(),
+        }
+    }
+}
+
 /// A file on its way into the engine (see [`load`]).
 pub type Loading =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<LocalModelInfo, String>>>>;
 
 /// What loads a file: [`load_boxed`], reached through the bin's split point.
-pub type LocalLoad = fn(File) -> Loading;
+pub type LocalLoad = fn(Source) -> Loading;
 
 /// [`load`], boxed: the value of the split point `local`.
-pub fn load_boxed(file: File) -> Loading {
-    Box::pin(load(file))
+pub fn load_boxed(source: Source) -> Loading {
+    Box::pin(load(source))
 }
 
 thread_local! {
@@ -97,9 +120,31 @@ pub(crate) fn set_loader(loader: Option<crate::split::Loader<LocalLoad>>) {
     LOADER.with(|l| l.set_loader(loader));
 }
 
-/// Reads `file` (its SHA-256 first), loads it into the engine and says what
-/// it is; the error says what went wrong, naming the file.
-pub async fn load(file: File) -> Result<LocalModelInfo, String> {
+/// The file at `url`, from this browser's storage when it was fetched
+/// before (and whether it was), else fetched and kept there.
+async fn from_url(url: &str) -> Result<(File, bool), String> {
+    let got = call("fromUrl", &[&JsValue::from_str(url)]).await?;
+    let file: File = Reflect::get(&got, &"file".into())
+        .map_err(message)?
+        .dyn_into()
+        .map_err(|_| format!("{url}: the page could not read the downloaded file"))?;
+    let cached = Reflect::get(&got, &"cached".into())
+        .ok()
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    Ok((file, cached))
+}
+
+/// Reads the file (its SHA-256 first), loads it into the engine and says
+/// what it is; the error says what went wrong, naming the file.
+pub async fn load(source: Source) -> Result<LocalModelInfo, String> {
+    let (file, url, from_cache) = match source {
+        Source::File(f) => (f, None, false),
+        Source::Url(u) => {
+            let (f, cached) = from_url(&u).await?;
+            (f, Some(evalpage_core::strip_query(&u)), cached)
+        }
+    };
     let name = file.name();
     let sha = sha256(&file)
         .await
@@ -111,6 +156,8 @@ pub async fn load(file: File) -> Result<LocalModelInfo, String> {
     let mut info: LocalModelInfo = serde_json::from_str(&text)
         .map_err(|e| format!("{name}: the engine's description of the model: {e}"))?;
     info.sha256 = sha;
+    info.source_url = url;
+    info.from_cache = from_cache;
     Ok(info)
 }
 
@@ -129,24 +176,32 @@ pub async fn chat(
             ErrorKind::InvalidResponse,
             "the model in this page gave no answer text",
         )),
-        Err(e) => CallOutcome::Failed(CallError::new(
-            ErrorKind::Network,
-            format!("the model in this page failed: {e}"),
-        )),
+        Err(e) => match e.strip_prefix(ENGINE_STOPPED) {
+            // Every later call would fail the same way: the run stops, and
+            // goes on once the file is loaded again and the run resumed.
+            Some(why) => CallOutcome::Failed(CallError::new(
+                ErrorKind::EngineStopped,
+                format!("{} ({why})", crate::state::local::ENGINE_STOPPED),
+            )),
+            None => CallOutcome::Failed(CallError::new(
+                ErrorKind::Network,
+                format!("the model in this page failed: {e}"),
+            )),
+        },
     }
 }
 
-/// Loads the picked `file` and tells `then` where it stands: loading at
-/// once, then loaded or why not.
-pub fn pick(file: File, then: yew::Callback<crate::state::local::LocalModel>) {
+/// Loads the model file from `source` and tells `then` where it stands:
+/// loading at once, then loaded or why not.
+pub fn pick(source: Source, then: yew::Callback<crate::state::local::LocalModel>) {
     use crate::state::local::LocalModel;
-    then.emit(LocalModel::Loading(file.name()));
+    then.emit(LocalModel::Loading(source.shown()));
     super::spawn(async move {
         let Ok(load) = crate::split::load(&LOADER).await else {
             let why = "the code that loads a model file could not be fetched: check the network and pick the file again";
             return then.emit(LocalModel::Failed(why.into()));
         };
-        then.emit(match load(file).await {
+        then.emit(match load(source).await {
             Ok(info) => LocalModel::Loaded(std::rc::Rc::new(info)),
             Err(why) => LocalModel::Failed(why),
         })

@@ -348,12 +348,21 @@ fn stopped<V: RunView>(r: &Runner<V>) -> bool {
     r.engine.status() != run::RunStatus::Running
 }
 
+/// The run stopped because the engine in the page stopped under it.
+fn engine_stopped<V: RunView>(r: &Runner<V>) -> bool {
+    r.engine
+        .stopped()
+        .is_some_and(|e| e.kind == ErrorKind::EngineStopped)
+}
+
 /// Moves saved jobs to the page: at once without persistence, otherwise
 /// after the IndexedDB transaction holding their `case` records has committed.
 fn pump<V: RunView>(rc: &Shared<V>) {
     let take = {
         let mut r = rc.borrow_mut();
         let status = match r.engine.status() {
+            // Resumable once the model file is loaded again: saved as unfinished.
+            _ if engine_stopped(&r) => "running",
             run::RunStatus::Done => "done",
             run::RunStatus::Cancelled => "cancelled",
             _ => "running",
@@ -662,6 +671,10 @@ fn finish<V: RunView>(rc: &Shared<V>) {
         let artifacts = r.view.finished(&r.engine, ended, logs, ended_at_ms);
         (snapshot(r), artifacts, r.on_update.clone())
     };
-    rc.borrow().journal.forget();
+    // A run the in-page engine stopped under stays saved: once the model
+    // file is loaded again it is resumed like an interrupted run.
+    if !engine_stopped(&rc.borrow()) {
+        rc.borrow().journal.forget();
+    }
     cb.emit(Update::Finished(Rc::new(snap), artifacts));
 }

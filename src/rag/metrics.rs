@@ -49,7 +49,7 @@ pub fn MetricsPanel(p: &MetricsProps) -> Html {
     });
     let tokens = p.run.as_ref().map(|r| {
         let (mut prompt, mut completion) = (0u64, 0u64);
-        for u in r.results.iter().flatten().filter_map(|c| c.usage) {
+        for u in r.results.iter().flatten().filter_map(|c| c.usage.as_ref()) {
             prompt += u.prompt_tokens;
             completion += u.completion_tokens;
         }

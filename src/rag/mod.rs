@@ -19,7 +19,7 @@ use crate::components::{
     reconcile_view::ReconcileView, resume_banner::ResumeBanner, resume_log::ResumeLog,
     run_controls::RunControls, share_link::ShareLink,
 };
-use crate::effects::{files, url};
+use crate::effects::{files, local_model, url};
 use crate::launch as run_launch;
 use crate::state::keys::TargetLine;
 use crate::state::resume::Offers;
@@ -183,14 +183,16 @@ pub fn RagApp(p: &RagAppProps) -> Html {
             });
         })
     };
-    let on_local_file = {
+    let on_local = {
         let s = state.clone();
-        Callback::from(move |file: web_sys::File| {
+        Callback::from(move |source: local_model::Source| {
             let s = s.clone();
             let then = Callback::from(move |l| s.dispatch(RagAction::SetLocal(l)));
-            crate::effects::local_model::pick(file, then);
+            local_model::pick(source, then);
         })
     };
+    let on_local_file = on_local.reform(local_model::Source::File);
+    let on_local_url = on_local.reform(local_model::Source::Url);
     let on_demo = {
         let s = state.clone();
         Callback::from(move |_: ()| load_bytes(&s, demo::DATASET_NAME, demo::DATASET.as_bytes()))
@@ -211,7 +213,7 @@ pub fn RagApp(p: &RagAppProps) -> Html {
                     disabled={running} {on_file} {on_demo} />
                 <ModelPanel {lang} settings={state.settings.clone()} disabled={running} on_change={on_settings}
                     key_origins={Rc::new(rag.shell.keys.origins())} on_forget_keys={on_forget_keys}
-                    local={state.local.clone()} {on_local_file} />
+                    local={state.local.clone()} {on_local_file} {on_local_url} />
             </section>
             <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.progress.clone())} error={state.start_error.clone()}
                 {on_start} {on_cancel} {on_pause} target={target_line(state)}

@@ -5,6 +5,7 @@
 
 use crate::components::endpoint_form::EndpointForm;
 use crate::components::field;
+use crate::components::local_model_field::LocalModelField;
 use crate::state::local::LocalModel;
 use crate::state::{ModelSettings, Provider};
 use evalpage_core::Lang;
@@ -35,52 +36,9 @@ pub struct ModelPanelProps {
     /// A model file picked.
     #[prop_or_default]
     pub on_local_file: Callback<web_sys::File>,
-}
-
-/// The model file on this device: the file input and where the file stands.
-fn local_view(p: &ModelPanelProps) -> Html {
-    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
-    let onchange = {
-        let cb = p.on_local_file.clone();
-        Callback::from(move |e: Event| {
-            if let Some(f) = crate::components::chosen_file(&e) {
-                cb.emit(f);
-            }
-        })
-    };
-    let status = match &p.local {
-        LocalModel::None => html! {},
-        LocalModel::Loading(name) => html! {
-            <p data-testid="local-model-status" data-state="loading">{format!("{} {name} …", t("正在读取并加载", "Reading and loading"))}</p>
-        },
-        LocalModel::Failed(why) => html! {
-            <p class="error" data-testid="local-model-status" data-state="failed">{why.clone()}</p>
-        },
-        LocalModel::Loaded(i) => {
-            let device = if i.webgpu {
-                t("CPU（浏览器有 WebGPU）", "CPU (the browser has WebGPU)")
-            } else {
-                "CPU"
-            };
-            html! {
-                <p data-testid="local-model-status" data-state="loaded">{format!(
-                    "{} {} · {} {} · {} · {} {} · {} ms",
-                    t("已加载", "Loaded"), i.file, i.architecture, i.quantisation, device,
-                    i.threads, t("线程", "thread(s)"), i.load_ms)}<br />
-                    <small>{format!("SHA-256 {} · {} {}", i.sha256, t("对话模板：", "chat template:"), i.chat_template)}</small></p>
-            }
-        }
-    };
-    html! {
-        <div data-testid="local-model">
-            <label id="local-model-hint">{t(
-                "选择本机的 GGUF 模型文件（只在本机读取，不会上传；模型在页面内运行）：",
-                "Pick a GGUF model file on this device (read here, never uploaded; the model runs in the page):")}</label>
-            <input type="file" accept=".gguf" data-testid="local-model-file" aria-labelledby="local-model-hint"
-                disabled={p.disabled || matches!(p.local, LocalModel::Loading(_))} {onchange} />
-            {status}
-        </div>
-    }
+    /// A model file's URL to load.
+    #[prop_or_default]
+    pub on_local_url: Callback<String>,
 }
 
 type Edit = fn(&mut ModelSettings, String);
@@ -118,7 +76,10 @@ pub fn ModelPanel(p: &ModelPanelProps) -> Html {
                     <option value="local" selected={local}>{t("本机模型文件（GGUF，在页面内运行）", "A model file on this device (GGUF, run in the page)")}</option>
                 </select>
             </label>
-            if local { {local_view(p)} }
+            if local {
+                <LocalModelField lang={p.lang} local={p.local.clone()} disabled={d}
+                    on_file={p.on_local_file.clone()} on_url={p.on_local_url.clone()} />
+            }
             <EndpointForm lang={p.lang} settings={s.clone()} disabled={d} on_change={p.on_change.clone()} remember=true
                 dimmed={!openai} key_origins={p.key_origins.clone()} on_forget_keys={p.on_forget_keys.clone()} />
             <div class="grid">

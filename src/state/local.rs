@@ -5,6 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// How the message of a call starts when the engine in the page stopped
+/// under it (its worker died): the run stops, and is resumed once the file
+/// is loaded again.
+pub const ENGINE_STOPPED: &str = "the model in this page stopped";
+
 /// A loaded model file, as the report records it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LocalModelInfo {
@@ -53,6 +58,15 @@ pub struct LocalModelInfo {
     /// Time to load the file into the engine, ms.
     #[serde(default)]
     pub load_ms: u64,
+    /// The URL the file was fetched from (without its query), if it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_url: Option<String>,
+    /// It was read from this browser's storage, not fetched again.
+    #[serde(default)]
+    pub from_cache: bool,
+    /// Tokens a request that names no `max_tokens` may generate.
+    #[serde(default)]
+    pub default_max_tokens: u32,
 }
 
 /// Which model file a run asks: its name and SHA-256.
@@ -114,6 +128,14 @@ pub enum LocalModel {
 }
 
 impl LocalModel {
+    /// The loaded model, shared, if one is.
+    pub fn shared(&self) -> Option<&std::rc::Rc<LocalModelInfo>> {
+        match self {
+            LocalModel::Loaded(i) => Some(i),
+            _ => None,
+        }
+    }
+
     /// The loaded model, if one is.
     pub fn loaded(&self) -> Option<&LocalModelInfo> {
         match self {

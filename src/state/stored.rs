@@ -142,6 +142,13 @@ pub struct DialogInputs {
     /// The answer policy, the price and the cap.
     #[serde(default)]
     pub limits: super::limits::Limits,
+    /// The turns are answered by the model file on this device.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_file: bool,
+    /// The model file the run asks (to answer the turns, or as the judge):
+    /// a resume runs only with the very same file (by SHA-256).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_model: Option<crate::state::local::LocalRef>,
 }
 
 /// The inputs of a RAG check.
@@ -254,6 +261,10 @@ pub struct StoredModel {
     /// A key was sent to it (never the key itself): resuming asks for it again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keyed: bool,
+    /// For the model file on this device: which file (resuming asks for it
+    /// and refuses another).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<crate::state::local::LocalRef>,
 }
 
 #[cfg(test)]

@@ -146,7 +146,7 @@ impl ModeLaunch for TaskLaunch {
                 settings: page.settings.run_settings(&planned, started),
                 ..RunIdentity::default()
             },
-            backend: backend(&planned).into(),
+            backend: backend(&planned),
             repeats: page.settings.repeats(&task.task),
             models: planned.iter().map(|m| m.settings.clone()).collect(),
         };

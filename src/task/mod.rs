@@ -150,6 +150,8 @@ fn share_spec(state: &TaskState, lang: Lang) -> share::ShareSpec {
                 e.entry.model.as_deref().unwrap_or(&c.name),
             )),
             ModelSource::Registry(_) => registry.push(c.name.as_str()),
+            // A file on this device is not in a link: whoever opens it picks their own.
+            ModelSource::InPage(_) => {}
         }
     }
     share::task(
@@ -320,6 +322,14 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
             });
         })
     };
+    let on_local = {
+        let state = state.clone();
+        Callback::from(move |source| {
+            let state = state.clone();
+            let then = Callback::from(move |l| state.dispatch(TaskAction::SetLocal(l)));
+            crate::effects::local_model::pick(source, then);
+        })
+    };
     let with_key: Rc<BTreeSet<String>> = Rc::new(state.keys.keys().cloned().collect());
     let blocked = state.blocker().map(|(zh, en)| lang.pick(zh, en));
     let share = Rc::new(share_spec(state, lang));
@@ -413,7 +423,8 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
                         on_registry_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadRegistry))}
                         on_settings={send(state, |s: TaskRunSettings| TaskAction::SetSettings(s))}
                         judged={state.judged()} judge={state.judge.clone()}
-                        on_judge={send(state, TaskAction::SetJudge)} />
+                        on_judge={send(state, TaskAction::SetJudge)}
+                        local={state.local.clone()} {on_local} />
                     <EndpointPanel {lang} settings={state.endpoint.clone()} disabled={running} on_change={on_endpoint}
                         on_add={on_add_endpoint} key_origins={Rc::new(state.ring.origins())}
                         on_forget_keys={send(state, |_: ()| TaskAction::ForgetKeys)} target={endpoint_target(state)} />

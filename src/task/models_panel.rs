@@ -4,6 +4,9 @@
 //! textarea, live located errors); and the run's scheduling.
 
 use crate::components::field;
+use crate::components::local_model_field::LocalModelField;
+use crate::effects::local_model;
+use crate::state::local::LocalModel;
 use crate::task::code_editor::CodeEditor;
 use crate::task::state::check::RegistryCheck;
 use crate::task::state::models::{EndpointModel, ModelChoice, ModelSource, TaskRunSettings};
@@ -62,6 +65,10 @@ pub struct TaskModelsPanelProps {
     pub judge: Rc<str>,
     /// A judge was chosen.
     pub on_judge: Callback<String>,
+    /// The model file on this device.
+    pub local: LocalModel,
+    /// A model file picked, or its URL to load.
+    pub on_local: Callback<local_model::Source>,
 }
 
 fn input_of(e: &Event) -> Option<HtmlInputElement> {
@@ -89,6 +96,12 @@ pub fn TaskModelsPanel(p: &TaskModelsPanelProps) -> Html {
                     ok_text={ok} placeholder={PLACEHOLDER} accept=".json,.txt" rows={6} disabled={p.disabled}
                     on_input={p.on_registry.clone()} on_settle={p.on_registry_check.clone()} on_file={p.on_registry_file.clone()} />
             </details>
+            <details open={!matches!(p.local, LocalModel::None)}>
+                <summary data-testid="local-model-summary">{t("本机模型文件（GGUF，在页面内运行）", "A model file on this device (GGUF, run in the page)")}</summary>
+                <LocalModelField lang={p.lang} local={p.local.clone()} disabled={p.disabled}
+                    on_file={p.on_local.reform(local_model::Source::File)}
+                    on_url={p.on_local.reform(local_model::Source::Url)} />
+            </details>
         </section>
     }
 }
@@ -108,6 +121,15 @@ fn choice(p: &TaskModelsPanelProps, c: &ModelChoice) -> Html {
             .lang
             .pick("内置离线模拟模型", "built-in offline mock")
             .to_string(),
+        ModelSource::InPage(info) => format!(
+            "{} {} · {}",
+            info.architecture,
+            info.quantisation,
+            p.lang.pick(
+                "本机模型文件，在页面内运行",
+                "model file on this device, run in the page"
+            )
+        ),
         ModelSource::Registry(e) | ModelSource::Endpoint(EndpointModel { entry: e, .. }) => {
             format!(
                 "{} @ {}",
@@ -219,5 +241,6 @@ fn row_key(c: &ModelChoice) -> String {
             format!("{}@{}", c.name, e.base_url.trim())
         }
         ModelSource::Mock => c.name.clone(),
+        ModelSource::InPage(info) => format!("{}@{}", c.name, info.sha256),
     }
 }

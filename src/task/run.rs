@@ -215,6 +215,13 @@ impl TaskRunSpec {
         if self.batch.is_some() {
             engine.answers_from_batch();
         }
+        // The model file in the page answers one call at a time: its pool
+        // (a model's, or the judge's) keeps one in flight, the others theirs.
+        for (pool, call) in self.calls.iter().enumerate() {
+            if matches!(call, ModelCall::InPage(_)) {
+                engine.cap_pool(pool, 1);
+            }
+        }
         let prices = engine.priced(&self.start);
         let labels = data
             .samples

@@ -210,3 +210,65 @@ test('a run of a model file resumed after a reload goes on only with that very f
     site.stop();
   }
 });
+
+test('a worker that dies mid-run stops the run with the cases settled so far, and the run resumes with the file picked again', { timeout: 900000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const three = path.join(dir, 'three.jsonl');
+  fs.writeFileSync(three, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 3).join('\n') + '\n');
+  const site = await startSite();
+  const browser = await launch();
+  const errors = [];
+  try {
+    const page = await newPage(browser, errors);
+    // The engine's Worker, as the page made it: the test kills it as a crash
+    // does (it stops, and the page gets its error event).
+    await page.addInitScript(() => {
+      const Made = window.Worker;
+      window.__workers = [];
+      window.Worker = class extends Made {
+        constructor(...args) { super(...args); window.__workers.push(this); }
+      };
+    });
+    await page.goto(`${site.url}/?lang=en&max_tokens=32`);
+    await page.setInputFiles('[data-testid=dataset-file]', three);
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+    await page.click('[data-testid=start]');
+    await page.waitForFunction(() => /^1\//.test(document.querySelector('[data-testid=progress]')?.textContent || ''), null, { timeout: 300000 });
+    await page.evaluate(() => {
+      const w = window.__workers.at(-1);
+      w.terminate();
+      w.dispatchEvent(new ErrorEvent('error', { message: 'the worker crashed' }));
+    });
+    await waitStatus(page, 'done', 60000);
+    const stopped = await page.textContent('[data-testid=stopped]');
+    assert.match(stopped, /the model in this page stopped \(the engine's worker stopped: the worker crashed\)/, stopped);
+    assert.match(stopped, /reload the page, pick the model file again and press Resume it/);
+    const before = JSON.parse((await download(page, 'download-report')).text);
+    assert.equal(before.metrics.cases, 3, 'no case is dropped');
+    const caseLine = (log, id) => log.split('\n').find((l) => l.includes('"record_type":"case"') && l.includes(`"case_id":"${id}"`));
+    const first = caseLine((await download(page, 'download-events-jsonl')).text, 'Q1');
+    assert.ok(first?.includes('"llm_call_ok":true'), `the case answered before the crash: ${first}`);
+    // The case answered before the crash is kept; the others are asked again.
+    await page.reload();
+    await page.waitForSelector('[data-testid=resume-offer]');
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+    await page.click('[data-testid=resume-run]');
+    await waitStatus(page, 'done', 300000);
+    assert.match(await page.textContent('[data-testid=progress]'), /3\/3/);
+    const report = JSON.parse((await download(page, 'download-report')).text);
+    assert.equal(report.metrics.failed_calls, 0, 'every case answered in the end');
+    const log = (await download(page, 'download-events-jsonl')).text;
+    // Kept as it was (the engine's own timings to the microsecond), not asked
+    // again; only its record's time is the resumed run's.
+    const unstamped = (line) => line?.replace(/"ts_ms":\d+,/, '');
+    assert.equal(unstamped(caseLine(log, 'Q1')), unstamped(first), 'the case answered before the crash is not asked again');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
+});

@@ -23,6 +23,7 @@ use self::models::{
 };
 use self::results::{Labels, ResultGrid};
 use crate::state::keys::{KeyPrompt, KeyRing};
+use crate::state::local::LocalModel;
 use crate::state::settings::{ModelSettings, Provider};
 use crate::state::{RunFiles, RunProgress, RunStatus};
 use evalpage_core::task::{DatasetFormat, TaskDataset, PRESETS, PROMPT_STOP};
@@ -189,6 +190,8 @@ pub struct TaskState {
     /// Answers imported from batch files: Start scores them instead of
     /// calling the models (see `task_batch`).
     pub batch: Option<Rc<self::batch::BatchAnswers>>,
+    /// The model file on this device (a model of the list once loaded).
+    pub local: LocalModel,
 }
 
 impl Default for TaskState {
@@ -265,6 +268,8 @@ pub enum TaskAction {
     Progress(Rc<TaskSnapshot>),
     /// The run stopped, with its artifacts or why they could not be rendered.
     Finished(Rc<TaskSnapshot>, Result<Rc<RunFiles>, Rc<str>>),
+    /// Where the model file on this device stands.
+    SetLocal(LocalModel),
 }
 
 impl TaskState {
@@ -303,7 +308,7 @@ impl TaskState {
             preview: None,
             registry_file: REGISTRY_FILE.into(),
             registry_text: Rc::from(""),
-            choices: Rc::new(choices(&registry.registry, &[])),
+            choices: Rc::new(choices(&registry.registry, &[], None)),
             registry,
             registry_checked: Rc::from(""),
             selected: Rc::new(MOCK_MODELS.iter().map(|m| m.to_string()).collect()),
@@ -323,6 +328,7 @@ impl TaskState {
             load_error: None,
             judge: Rc::from(self::models::MOCK_JUDGE),
             batch: None,
+            local: LocalModel::None,
         };
         s.recheck();
         s
@@ -487,6 +493,15 @@ impl TaskState {
         }
     }
 
+    /// The models of the list: mocks, the model file, endpoints, registry.
+    fn listed(&self) -> Vec<ModelChoice> {
+        choices(
+            &self.registry.registry,
+            &self.endpoints,
+            self.local.shared(),
+        )
+    }
+
     /// Checks registry, task and template again and reads the dataset.
     pub(super) fn refresh(&mut self) {
         self.recheck_registry();
@@ -497,7 +512,7 @@ impl TaskState {
     fn recheck_registry(&mut self) {
         self.registry = Rc::new(check_registry(&self.registry_file, &self.registry_text));
         self.registry_checked = self.registry_text.clone();
-        self.choices = Rc::new(choices(&self.registry.registry, &self.endpoints));
+        self.choices = Rc::new(self.listed());
         // A key stays only with the base URL it was typed for.
         self.keys = Rc::new(keys_that_fit(&self.keys, &self.registry.registry));
     }
@@ -607,9 +622,19 @@ impl Reducible for TaskState {
                 let mut endpoints = (*next.endpoints).clone();
                 endpoints.push(m);
                 next.endpoints = Rc::new(endpoints);
-                next.choices = Rc::new(choices(&next.registry.registry, &next.endpoints));
+                next.choices = Rc::new(next.listed());
             }
             TaskAction::SetBatch(b) => next.batch = b,
+            TaskAction::SetLocal(local) => {
+                // A file just loaded is ticked, as an endpoint just added is.
+                if let LocalModel::Loaded(info) = &local {
+                    let mut selected = (*next.selected).clone();
+                    selected.insert(info.file.clone());
+                    next.selected = Rc::new(selected);
+                }
+                next.local = local;
+                next.choices = Rc::new(next.listed());
+            }
             TaskAction::ForgetKeys => {
                 next.ring = Rc::default();
                 next.endpoint = Rc::new(ModelSettings {

@@ -7,6 +7,7 @@
 //! its key).
 
 use crate::state::keys::KeyRing;
+use crate::state::local::LocalModelInfo;
 use evalpage_core::run::RunSettings;
 use evalpage_core::task::{
     judge_setups, judged_metrics, merged_params, ModelEntry, Registry, Task, TaskJudge,
@@ -15,6 +16,7 @@ use evalpage_core::ModelSettings;
 use evalpage_core::OpenAiConfig;
 use evalpage_core::{strip_query, ApiKey};
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 /// The built-in mock models. The mock is seeded by the model name, so two
 /// names give two different, repeatable result sets.
@@ -32,6 +34,8 @@ pub enum ModelSource {
     Endpoint(EndpointModel),
     /// A registry entry (an OpenAI-compatible endpoint).
     Registry(ModelEntry),
+    /// The model file on this device, run in the page.
+    InPage(Rc<LocalModelInfo>),
 }
 
 /// A model added with the endpoint form: its entry (no key variable) and the
@@ -84,7 +88,7 @@ impl ModelChoice {
         serde_json::Map<String, serde_json::Value>,
     ) {
         match &self.source {
-            ModelSource::Mock => (None, params.clone()),
+            ModelSource::Mock | ModelSource::InPage(_) => (None, params.clone()),
             ModelSource::Registry(e) | ModelSource::Endpoint(EndpointModel { entry: e, .. }) => {
                 (e.price(), merged_params(params, &e.default_params))
             }
@@ -96,17 +100,26 @@ impl ModelChoice {
     pub fn key_env(&self) -> Option<&str> {
         match &self.source {
             ModelSource::Registry(e) => e.api_key_env.as_deref(),
-            ModelSource::Mock | ModelSource::Endpoint(_) => None,
+            ModelSource::Mock | ModelSource::Endpoint(_) | ModelSource::InPage(_) => None,
         }
     }
 }
 
-/// The mock models, the endpoints added with the form, then the registry's
-/// models in file order.
-pub fn choices(registry: &Registry, endpoints: &[EndpointModel]) -> Vec<ModelChoice> {
+/// The mock models, the model file loaded in the page (named after the
+/// file), the endpoints added with the form, then the registry's models in
+/// file order.
+pub fn choices(
+    registry: &Registry,
+    endpoints: &[EndpointModel],
+    local: Option<&Rc<LocalModelInfo>>,
+) -> Vec<ModelChoice> {
     let mocks = MOCK_MODELS.iter().map(|n| ModelChoice {
         name: n.to_string(),
         source: ModelSource::Mock,
+    });
+    let local = local.map(|info| ModelChoice {
+        name: info.file.clone(),
+        source: ModelSource::InPage(info.clone()),
     });
     let added = endpoints.iter().map(|e| ModelChoice {
         name: e.entry.name.clone(),
@@ -116,7 +129,7 @@ pub fn choices(registry: &Registry, endpoints: &[EndpointModel]) -> Vec<ModelCho
         name: e.name.clone(),
         source: ModelSource::Registry(e.clone()),
     });
-    mocks.chain(added).chain(entries).collect()
+    mocks.chain(local).chain(added).chain(entries).collect()
 }
 
 /// A name for a model added with the endpoint form that no other model has:
@@ -330,10 +343,12 @@ fn planned(
                 base_url: None,
                 api_key_env: None,
                 params: params.clone(),
+                engine: None,
             },
             call: ModelCall::Mock(mock_latency.max(0.0)),
             price: None,
         },
+        ModelSource::InPage(info) => in_page_model(params, &c.name, info),
         ModelSource::Registry(e) => {
             let key = keys.registry.get(&e.name).filter(|k| k.fits(e));
             endpoint_model(params, e, key.map(|k| (k.key.clone(), k.base_url.clone())))
@@ -376,6 +391,7 @@ pub fn plan_judge(
                 base_url: None,
                 api_key_env: None,
                 params: none,
+                engine: None,
             },
             call: ModelCall::Mock(mock_latency.max(0.0)),
             price: None,
@@ -401,6 +417,33 @@ pub fn plan_judge(
 /// The name of the built-in mock judge.
 pub const MOCK_JUDGE: &str = "mock";
 
+/// The model file in the page: its request is built as for an endpoint and
+/// answered by the engine in the page; what the report says of it is the
+/// engine's description of the file.
+fn in_page_model(
+    params: &serde_json::Map<String, serde_json::Value>,
+    name: &str,
+    info: &LocalModelInfo,
+) -> PlannedModel {
+    PlannedModel {
+        settings: ModelSettings {
+            name: name.to_string(),
+            model: info.file.clone(),
+            base_url: None,
+            api_key_env: None,
+            params: params.clone(),
+            engine: serde_json::to_value(info).ok(),
+        },
+        call: ModelCall::InPage(OpenAiConfig {
+            base_url: crate::state::settings::IN_PAGE_URL.into(),
+            model: info.file.clone(),
+            params: params.clone(),
+            ..OpenAiConfig::default()
+        }),
+        price: None,
+    }
+}
+
 /// An endpoint model with its key and what the key was entered for.
 fn endpoint_model(
     params: &serde_json::Map<String, serde_json::Value>,
@@ -416,6 +459,7 @@ fn endpoint_model(
             base_url: Some(strip_query(e.base_url.trim())),
             api_key_env: e.api_key_env.clone(),
             params: params.clone(),
+            engine: None,
         },
         price: e.price(),
         call: ModelCall::OpenAi(
@@ -432,16 +476,23 @@ fn endpoint_model(
     }
 }
 
-/// `mock`, `openai`, or `mock+openai` when the run mixes both.
-pub fn backend(models: &[PlannedModel]) -> &'static str {
-    let mock = models.iter().any(|m| matches!(m.call, ModelCall::Mock(_)));
-    let endpoint = models
+/// What answers the run: `mock`, `local` (a model file in the page),
+/// `openai`, or those it mixes joined by `+` (`mock+openai`).
+pub fn backend(models: &[PlannedModel]) -> String {
+    let has = |f: fn(&ModelCall) -> bool| models.iter().any(|m| f(&m.call));
+    let kinds = [
+        ("mock", has(|c| matches!(c, ModelCall::Mock(_)))),
+        ("local", has(|c| matches!(c, ModelCall::InPage(_)))),
+        ("openai", has(|c| matches!(c, ModelCall::OpenAi(..)))),
+    ];
+    let named: Vec<&str> = kinds
         .iter()
-        .any(|m| matches!(m.call, ModelCall::OpenAi(..)));
-    match (mock, endpoint) {
-        (true, true) => "mock+openai",
-        (false, true) => "openai",
-        _ => "mock",
+        .filter(|(_, on)| *on)
+        .map(|(k, _)| *k)
+        .collect();
+    match named.is_empty() {
+        true => "mock".into(),
+        false => named.join("+"),
     }
 }
 
@@ -462,7 +513,7 @@ mod tests {
     #[test]
     fn mocks_come_first_and_registry_models_carry_params_and_key() {
         let task = preset("event_eval").expect("preset");
-        let all = choices(&registry(), &[]);
+        let all = choices(&registry(), &[], None);
         let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["mock-a", "mock-b", "local"]);
         assert_eq!(all[2].key_env(), Some("LOCAL_KEY"));
@@ -505,10 +556,74 @@ mod tests {
         assert_eq!(backend(&plan[..1]), "mock");
     }
 
+    fn gguf() -> Rc<LocalModelInfo> {
+        Rc::new(
+            serde_json::from_value(serde_json::json!({
+                "engine": "llama.cpp (@wllama/wllama)", "file": "gemma.gguf",
+                "size_bytes": 253, "sha256": "a5fd", "architecture": "gemma3",
+                "quantisation": "Q4_K_M", "threads": 2
+            }))
+            .expect("an engine's description"),
+        )
+    }
+
+    #[test]
+    fn a_model_file_in_the_page_is_a_model_of_the_list_answered_in_the_page() {
+        let task = preset("event_eval").expect("preset");
+        let all = choices(&registry(), &[], Some(&gguf()));
+        let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["mock-a", "mock-b", "gemma.gguf", "local"]);
+        let selected: BTreeSet<String> = ["gemma.gguf", "mock-a", "local"].map(String::from).into();
+        let keys = KeySources {
+            registry: &Keys::new(),
+            origins: &KeyRing::default(),
+        };
+        let plan = plan(&task, &all, &selected, keys, 0.0).expect("planned");
+        let local = &plan[1];
+        assert_eq!(local.settings.model, "gemma.gguf");
+        assert_eq!(local.settings.base_url, None, "nothing is sent anywhere");
+        let engine = local
+            .settings
+            .engine
+            .as_ref()
+            .expect("the engine's description");
+        assert_eq!(engine["sha256"], "a5fd");
+        assert_eq!(engine["quantisation"], "Q4_K_M");
+        let ModelCall::InPage(cfg) = &local.call else {
+            panic!("answered in the page")
+        };
+        assert_eq!(
+            cfg.params["response_format"]["type"], "json_object",
+            "the task's params"
+        );
+        assert_eq!(cfg.api_key, None);
+        assert_eq!(local.price, None);
+        assert_eq!(backend(&plan), "mock+local+openai");
+        assert_eq!(backend(&plan[1..2]), "local");
+        // A judge may be the model file too.
+        let judged = preset("support_judged").expect("preset");
+        let judge = plan_judge(
+            &judged,
+            &all,
+            "gemma.gguf",
+            keys,
+            0.0,
+            RunSettings::default(),
+        );
+        let Ok(Some((j, call, _))) = judge else {
+            panic!("a judge: {judge:?}")
+        };
+        assert!(matches!(call, ModelCall::InPage(_)));
+        assert_eq!(
+            j.model.engine.as_ref().map(|e| &e["file"]),
+            Some(&serde_json::json!("gemma.gguf"))
+        );
+    }
+
     #[test]
     fn a_key_bound_to_another_base_url_is_not_used() {
         let task = preset("event_eval").expect("preset");
-        let all = choices(&registry(), &[]);
+        let all = choices(&registry(), &[], None);
         let other = ModelEntry {
             base_url: "https://other.example/v1".into(),
             ..registry().models[0].clone()
@@ -539,7 +654,7 @@ mod tests {
     #[test]
     fn nothing_ticked_is_an_error_and_http_endpoints_cap_concurrency() {
         let task = preset("event_eval").expect("preset");
-        let all = choices(&registry(), &[]);
+        let all = choices(&registry(), &[], None);
         assert!(plan(
             &task,
             &all,
@@ -598,7 +713,7 @@ mod tests {
             entry,
             origin: "http://127.0.0.1:8091".into(),
         };
-        let all = choices(&registry(), std::slice::from_ref(&added));
+        let all = choices(&registry(), std::slice::from_ref(&added), None);
         let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["mock-a", "mock-b", "evalpage-demo", "local"]);
         let selected: BTreeSet<String> = ["evalpage-demo".to_string()].into();

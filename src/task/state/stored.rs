@@ -6,6 +6,7 @@
 use super::data::{LoadedFile, LoadedMetadata};
 use super::models::{EndpointModel, ModelSource};
 use super::{TaskState, DEFAULT_PRESET};
+use crate::state::local::LocalRef;
 use crate::state::stored::{
     StoredBytes, StoredFile, StoredInputs, StoredModel, StoredRun, StoredTask, TaskInputs,
 };
@@ -69,18 +70,31 @@ impl TaskInputs {
                     entry: None,
                     endpoint_origin: None,
                     keyed: false,
+                    local: None,
+                },
+                ModelSource::InPage(info) => StoredModel {
+                    name: c.name.clone(),
+                    entry: None,
+                    endpoint_origin: None,
+                    keyed: false,
+                    local: Some(LocalRef {
+                        file: info.file.clone(),
+                        sha256: info.sha256.clone(),
+                    }),
                 },
                 ModelSource::Registry(e) => StoredModel {
                     name: c.name.clone(),
                     entry: Some(e.clone()),
                     endpoint_origin: None,
                     keyed: state.keys.contains_key(&c.name),
+                    local: None,
                 },
                 ModelSource::Endpoint(m) => StoredModel {
                     name: c.name.clone(),
                     entry: Some(m.entry.clone()),
                     endpoint_origin: Some(m.origin.clone()),
                     keyed: state.ring.get(&m.origin).is_some(),
+                    local: None,
                 },
             })
             .collect();
@@ -155,6 +169,7 @@ impl TaskState {
         next.ring = self.ring.clone();
         next.endpoint = self.endpoint.clone();
         next.plain_http_ok = self.plain_http_ok.clone();
+        next.local = self.local.clone();
         next.endpoints = Rc::new(
             s.models
                 .iter()
@@ -175,6 +190,12 @@ impl TaskState {
     /// been typed in this session.
     pub fn resume_problem(&self, s: &TaskInputs, lang: Lang) -> Option<String> {
         for m in &s.models {
+            if let Some(file) = &m.local {
+                match file.refusal(self.local.loaded(), lang) {
+                    Some(why) => return Some(why),
+                    None => continue,
+                }
+            }
             let choice = self.choices.iter().find(|c| c.name == m.name);
             let same = match (choice.map(|c| &c.source), &m.entry) {
                 (Some(ModelSource::Mock), None) => true,
@@ -281,6 +302,51 @@ mod tests {
             Some("sk-2")
         );
         assert_eq!(again.resume_problem(back, Lang::En), None);
+    }
+
+    #[test]
+    fn a_run_of_a_model_file_resumes_with_that_file_only() {
+        use crate::state::local::{LocalModel, LocalModelInfo};
+        let info = |file: &str, sha: &str| -> LocalModel {
+            LocalModel::Loaded(Rc::new(
+                serde_json::from_value::<LocalModelInfo>(serde_json::json!({
+                    "engine": "e", "file": file, "size_bytes": 1, "sha256": sha
+                }))
+                .expect("an engine's description"),
+            ))
+        };
+        let s = Rc::new(TaskState::with_preset("support_qa"))
+            .reduce(TaskAction::SetLocal(info("gemma.gguf", "a5fd3b62230aa5ec")));
+        assert!(
+            s.selected.contains("gemma.gguf"),
+            "a file just loaded is ticked"
+        );
+        let stored = StoredRun::of_task(&s, "run-3", 1, Lang::En, |_| None);
+        let back = inputs(&stored);
+        let m = back
+            .models
+            .iter()
+            .find(|m| m.name == "gemma.gguf")
+            .expect("stored");
+        assert_eq!(
+            m.local.as_ref().map(|l| l.sha256.as_str()),
+            Some("a5fd3b62230aa5ec")
+        );
+        // After a reload no file is loaded: the resume asks for it.
+        let fresh = TaskState::default().restored(&back);
+        let why = fresh.resume_problem(&back, Lang::En).expect("no file");
+        assert!(why.contains("pick it"), "{why}");
+        // Another file is refused; the same file goes on.
+        let other = Rc::new(TaskState::default())
+            .reduce(TaskAction::SetLocal(info("other.gguf", "ffff")))
+            .restored(&back);
+        let why = other.resume_problem(&back, Lang::En).expect("another file");
+        assert!(why.contains("other.gguf"), "{why}");
+        let same = Rc::new(TaskState::default())
+            .reduce(TaskAction::SetLocal(info("gemma.gguf", "a5fd3b62230aa5ec")))
+            .restored(&back);
+        assert_eq!(same.resume_problem(&back, Lang::En), None);
+        assert!(same.selected.contains("gemma.gguf"));
     }
 
     #[test]
