@@ -272,3 +272,43 @@ test('a worker that dies mid-run stops the run with the cases settled so far, an
     site.stop();
   }
 });
+
+test('the request\'s seed and stop reach the engine: one seed gives one answer, a stop string ends it', { timeout: 600000 }, async () => {
+  const site = await startSite();
+  const browser = await launch();
+  const errors = [];
+  try {
+    const page = await newPage(browser, errors);
+    await page.goto(`${site.url}/?lang=en`);
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+    // The module's door, as the runner calls it: an OpenAI request body in, the answer out.
+    const got = await page.evaluate(async () => {
+      const m = await globalThis.evalpageLocalModel();
+      const ask = async (extra) => {
+        const body = { messages: [{ role: 'user', content: 'Describe a data type.' }], max_tokens: 24, ...extra };
+        const a = JSON.parse(await m.chat(JSON.stringify(body), new AbortController().signal));
+        return [a.choices[0].message.content, a.choices[0].finish_reason];
+      };
+      const greedy = await ask({ temperature: 0 });
+      const words = greedy[0].split(/\s+/).filter((w) => w.length > 3);
+      const cut = words[Math.min(3, words.length - 1)];
+      return {
+        greedy,
+        again: await ask({ temperature: 0 }),
+        cut,
+        stopped: await ask({ temperature: 0, stop: [cut] }),
+        seeded: [await ask({ temperature: 1, seed: 42 }), await ask({ temperature: 1, seed: 42 })],
+      };
+    });
+    assert.deepEqual(got.again, got.greedy, 'temperature 0 is greedy');
+    assert.deepEqual(got.seeded[0], got.seeded[1], 'one seed, one answer');
+    assert.equal(got.stopped[1], 'stop', JSON.stringify(got));
+    assert.ok(!got.stopped[0].includes(got.cut) && got.greedy[0].startsWith(got.stopped[0].trimEnd()), JSON.stringify(got));
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
+});
