@@ -135,8 +135,27 @@ const DEFAULT_MAX_TOKENS = 512;
 // The engine reads a file as one ArrayBuffer, which a browser caps at 2 GiB.
 const MAX_FILE = 2 ** 31 - 1;
 
+// What the engine's build needs of the browser: JSPI (WebAssembly.Suspending,
+// to read the file in slices) and 64-bit WebAssembly memory. A browser without
+// them (Firefox, Safari today) would need wllama's compat build from its CDN,
+// which this page does not fetch.
+function missingFeatures() {
+  const missing = [];
+  if (typeof WebAssembly.Suspending !== 'function') missing.push('WebAssembly JSPI (WebAssembly.Suspending)');
+  try {
+    new WebAssembly.Memory({ address: 'i64', initial: 1n });
+  } catch {
+    missing.push('64-bit WebAssembly memory');
+  }
+  return missing;
+}
+
 export async function load(file, nCtx) {
   const head = await ggufHead(file);
+  const missing = missingFeatures();
+  if (missing.length) {
+    throw new Error(`this browser lacks what the engine needs to run a model file: ${missing.join(' and ')}; use a recent Chrome or Edge (137 or later)`);
+  }
   if (file.size > MAX_FILE) {
     throw new Error(`${file.name}: ${file.size} bytes is larger than the browser can hold as one file for the engine (2 GiB); use a smaller quantisation, or split it with llama-gguf-split`);
   }
@@ -169,6 +188,9 @@ export async function load(file, nCtx) {
     }
     throw new Error(`${file.name}: the engine could not load it: ${why}`);
   }
+  // wllama offloads every layer to WebGPU when the browser gives it an
+  // adapter (headless Chromium has the API but no adapter: the CPU runs it).
+  const gpu = w.isSupportWebGPU() && !!(await navigator.gpu.requestAdapter().catch(() => null));
   const ctx = w.getLoadedContextInfo();
   const meta = w.getModelMetadata().meta;
   engine = w;
@@ -187,7 +209,7 @@ export async function load(file, nCtx) {
     threads: w.getNumThreads(),
     multithread: w.isMultithread(),
     cross_origin_isolated: !!self.crossOriginIsolated,
-    webgpu: w.isSupportWebGPU(),
+    webgpu: gpu,
     chat_template: head.chat_template ? 'the file\'s own' : builtin ? `${builtin[0]} turns (the file has none)` : 'ChatML (the file has none)',
     load_ms: Math.round(performance.now() - started),
     default_max_tokens: DEFAULT_MAX_TOKENS,

@@ -81,11 +81,8 @@ fn status(p: &LocalModelFieldProps) -> Html {
             <p class="error" data-testid="local-model-status" data-state="failed">{why.clone()}</p>
         },
         LocalModel::Loaded(i) => {
-            let device = if i.webgpu {
-                t("CPU（浏览器有 WebGPU）", "CPU (the browser has WebGPU)")
-            } else {
-                "CPU"
-            };
+            // The engine offloads every layer to WebGPU when the browser has it.
+            let device = if i.webgpu { "WebGPU" } else { "CPU" };
             let from = match (&i.source_url, i.from_cache) {
                 (Some(u), true) => format!(
                     " · {} {u}",

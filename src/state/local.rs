@@ -49,7 +49,7 @@ pub struct LocalModelInfo {
     /// The page is cross-origin isolated.
     #[serde(default)]
     pub cross_origin_isolated: bool,
-    /// The browser has WebGPU.
+    /// The browser has WebGPU, so the engine runs the model's layers there.
     #[serde(default)]
     pub webgpu: bool,
     /// The chat template applied (the file's, or a named built-in one).

@@ -312,3 +312,27 @@ test('the request\'s seed and stop reach the engine: one seed gives one answer, 
     site.stop();
   }
 });
+
+test('a browser without what the engine needs is told so when it picks a file', { timeout: 300000 }, async () => {
+  const site = await startSite();
+  const browser = await launch();
+  const errors = [];
+  try {
+    // A browser without WebAssembly JSPI (as Firefox and Safari are today).
+    const page = await newPage(browser, errors);
+    await page.addInitScript(() => { delete WebAssembly.Suspending; });
+    const seen = [];
+    page.on('request', (r) => seen.push(r.url()));
+    await page.goto(`${site.url}/?lang=en`);
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    await page.waitForSelector('[data-testid=local-model-status]:is([data-state=failed], [data-state=loaded])', { timeout: 300000 });
+    assert.match(await page.textContent('[data-testid=local-model-status]'),
+      /this browser lacks what the engine needs to run a model file: WebAssembly JSPI \(WebAssembly\.Suspending\); use a recent Chrome or Edge/);
+    assert.ok(!seen.some((u) => u.includes('/vendor/wllama/')), 'the engine is not fetched for nothing');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
+});
