@@ -188,6 +188,15 @@ export async function load(file, nCtx) {
     }
     throw new Error(`${file.name}: the engine could not load it: ${why}`);
   }
+  const loadMs = Math.round(performance.now() - started);
+  // A file the engine loads but cannot run (an architecture it does not know
+  // aborts at the first token) is refused now, not in the middle of a run.
+  try {
+    await w.createChatCompletion({ messages: [{ role: 'user', content: 'Hi' }], max_tokens: 1, temperature: 0 });
+  } catch (e) {
+    try { await w.exit(); } catch { /* already gone */ }
+    throw new Error(`${file.name}: this engine cannot run the architecture "${head.architecture}" (it stopped at the first token: ${e?.message || e})`);
+  }
   // wllama offloads every layer to WebGPU when the browser gives it an
   // adapter (headless Chromium has the API but no adapter: the CPU runs it).
   const gpu = w.isSupportWebGPU() && !!(await navigator.gpu.requestAdapter().catch(() => null));
@@ -211,7 +220,7 @@ export async function load(file, nCtx) {
     cross_origin_isolated: !!self.crossOriginIsolated,
     webgpu: gpu,
     chat_template: head.chat_template ? 'the file\'s own' : builtin ? `${builtin[0]} turns (the file has none)` : 'ChatML (the file has none)',
-    load_ms: Math.round(performance.now() - started),
+    load_ms: loadMs,
     default_max_tokens: DEFAULT_MAX_TOKENS,
   };
   return JSON.stringify(described);

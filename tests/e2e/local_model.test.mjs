@@ -313,7 +313,7 @@ test('the request\'s seed and stop reach the engine: one seed gives one answer, 
   }
 });
 
-test('a browser without what the engine needs is told so when it picks a file', { timeout: 300000 }, async () => {
+test('a browser without what the engine needs, and a file of an architecture the engine does not know, are said plainly', { timeout: 300000 }, async () => {
   const site = await startSite();
   const browser = await launch();
   const errors = [];
@@ -330,6 +330,30 @@ test('a browser without what the engine needs is told so when it picks a file', 
     assert.match(await page.textContent('[data-testid=local-model-status]'),
       /this browser lacks what the engine needs to run a model file: WebAssembly JSPI \(WebAssembly\.Suspending\); use a recent Chrome or Edge/);
     assert.ok(!seen.some((u) => u.includes('/vendor/wllama/')), 'the engine is not fetched for nothing');
+
+    // A GGUF file of an architecture the engine does not know: the test model
+    // with its `general.architecture` renamed. The engine loads it and aborts at
+    // the first token, so the page tries one token before calling it loaded.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+    const strange = path.join(dir, 'strange.gguf');
+    fs.copyFileSync(MODEL, strange);
+    const fd = fs.openSync(strange, 'r+');
+    const head = Buffer.alloc(1 << 16);
+    fs.readSync(fd, head, 0, head.length, 0);
+    const at = head.indexOf('general.architecture') + 'general.architecture'.length + 4 + 8;
+    assert.equal(head.toString('utf8', at, at + 6), 'gemma3');
+    fs.writeSync(fd, Buffer.from('gemmaz'), 0, 6, at);
+    fs.closeSync(fd);
+    const other = await newPage(browser, errors);
+    await other.goto(`${site.url}/?lang=en`);
+    await other.selectOption('[data-testid=provider]', 'local');
+    await other.setInputFiles('[data-testid=local-model-file]', strange);
+    await other.waitForSelector('[data-testid=local-model-status]:is([data-state=failed], [data-state=loaded])', { timeout: 300000 });
+    const said = await other.textContent('[data-testid=local-model-status]');
+    assert.match(said, /strange\.gguf: this engine cannot run the architecture "gemmaz" \(it stopped at the first token/, said);
+    await other.click('[data-testid=start]');
+    assert.match(await other.textContent('[data-testid=start-error]'), /Pick a GGUF model file/, 'nothing runs on it');
+    fs.rmSync(dir, { recursive: true, force: true });
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
