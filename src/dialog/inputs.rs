@@ -130,11 +130,9 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
     };
     let on_local = {
         let state = p.mode.state.clone();
-        Callback::from(move |source| {
-            let state = state.clone();
-            let then = Callback::from(move |l| state.dispatch(DialogAction::SetLocal(l)));
-            local_model::pick(source, then);
-        })
+        local_model::picker(Callback::from(move |l| {
+            state.dispatch(DialogAction::SetLocal(l))
+        }))
     };
     let on_m1 = {
         let state = p.mode.state.clone();

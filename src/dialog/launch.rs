@@ -17,6 +17,7 @@ use crate::launch::{
 use crate::state::keys::{KeyPrompt, Secret};
 use crate::state::local::LocalModelInfo;
 use crate::state::resume::{Offers, Takeover};
+use crate::state::settings::in_page;
 use crate::state::stored::{DialogInputs, StoredInputs, StoredRun};
 use crate::state::{Mode, ModelCall, ShellState};
 use evalpage_core::dialog::{
@@ -196,7 +197,7 @@ fn judging(
                 engine: serde_json::to_value(info).ok(),
                 ..judge_model(&info.file, None)
             };
-            judge(model, ModelCall::InPage(in_page(info)))
+            judge(model, ModelCall::InPage(in_page(&info.file)))
         }
         ("endpoint", _) => {
             return Err(lang
@@ -217,16 +218,6 @@ fn no_file(lang: Lang) -> String {
         "Pick the GGUF file under “A model file on this device” and wait until it is loaded",
     )
     .to_string()
-}
-
-/// How the model file in the page is asked: the request an endpoint would
-/// get, answered by the engine in the page.
-fn in_page(info: &LocalModelInfo) -> OpenAiConfig {
-    OpenAiConfig {
-        base_url: crate::state::settings::IN_PAGE_URL.into(),
-        model: info.file.clone(),
-        ..OpenAiConfig::default()
-    }
 }
 
 impl ModeLaunch for DialogLaunch {
@@ -293,7 +284,7 @@ impl ModeLaunch for DialogLaunch {
         let cfg = run_config(s, asked, file, t);
         let endpoint = endpoint.map(|c| ModelCall::OpenAi(c, key_for));
         let model = match (file, &endpoint) {
-            (Some(info), _) => ModelCall::InPage(in_page(info)),
+            (Some(info), _) => ModelCall::InPage(in_page(&info.file)),
             (None, Some(call)) => call.clone(),
             (None, None) => ModelCall::Mock(1.0),
         };

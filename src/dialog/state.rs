@@ -7,7 +7,7 @@
 
 use crate::state::keys::{KeyPrompt, Secret};
 use crate::state::limits::Limits;
-use crate::state::local::{LocalModel, LocalRef};
+use crate::state::local::{LocalModel, LocalModelInfo};
 use crate::state::stored::{DialogInputs, StoredBytes, StoredFile};
 use crate::state::{RunProgress, RunStatus};
 use evalpage_core::dialog::{parse_dialogs, score_trace, DialogSet, OfflineRun};
@@ -218,10 +218,7 @@ impl DialogState {
             local_model: (self.by_file || self.judge == "local")
                 .then(|| self.local.loaded())
                 .flatten()
-                .map(|i| LocalRef {
-                    file: i.file.clone(),
-                    sha256: i.sha256.clone(),
-                }),
+                .map(LocalModelInfo::reference),
         }
     }
 

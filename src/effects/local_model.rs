@@ -191,9 +191,15 @@ pub async fn chat(
     }
 }
 
+/// What a model-file picker calls: each source it is handed is loaded with
+/// [`pick`], and `then` is told where the file stands.
+pub fn picker(then: yew::Callback<crate::state::local::LocalModel>) -> yew::Callback<Source> {
+    yew::Callback::from(move |source| pick(source, then.clone()))
+}
+
 /// Loads the model file from `source` and tells `then` where it stands:
 /// loading at once, then loaded or why not.
-pub fn pick(source: Source, then: yew::Callback<crate::state::local::LocalModel>) {
+fn pick(source: Source, then: yew::Callback<crate::state::local::LocalModel>) {
     use crate::state::local::LocalModel;
     then.emit(LocalModel::Loading(source.shown()));
     super::spawn(async move {

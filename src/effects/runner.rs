@@ -443,7 +443,7 @@ fn send<V: RunView>(
         let t = r.view.transport(&r.engine, job, pool, &messages);
         (t, r.settings.timeout_ms, r.cache)
     };
-    let (cfg, key_for) = match transport {
+    match transport {
         Transport::Local { answer, latency_ms } => {
             rc.borrow_mut().in_flight.insert(job, None);
             super::spawn(async move {
@@ -452,93 +452,74 @@ fn send<V: RunView>(
                 }
                 feed(&weak, job, CallOutcome::Answer(answer));
             });
-            return;
         }
         Transport::Settled(outcome) => {
             rc.borrow_mut().in_flight.insert(job, None);
             super::spawn(async move { feed(&weak, job, outcome) });
-            return;
         }
-        Transport::OpenAi(cfg, key_for) => (cfg, key_for),
         Transport::InPage(cfg) => {
-            let on_done = {
-                let weak = weak.clone();
-                move |outcome| feed(&weak, job, outcome)
-            };
-            let started = fetch::start(
-                timeout_ms,
-                move |signal, timed_out| async move {
-                    let outcome = super::local_model::chat(&cfg, &messages, &signal).await;
-                    if timed_out.get() {
-                        let why = format!("no answer within {} s", timeout_ms / 1000);
-                        return CallOutcome::Failed(CallError::new(ErrorKind::Timeout, why));
-                    }
-                    outcome
-                },
-                on_done,
-            );
-            return match started {
-                Ok(pending) => {
-                    rc.borrow_mut().in_flight.insert(job, Some(pending));
+            start_call(rc, job, timeout_ms, move |signal, timed_out| async move {
+                let outcome = super::local_model::chat(&cfg, &messages, &signal).await;
+                if timed_out.get() {
+                    let why = format!("no answer within {} s", timeout_ms / 1000);
+                    return CallOutcome::Failed(CallError::new(ErrorKind::Timeout, why));
                 }
-                Err(err) => super::spawn(async move { feed(&weak, job, CallOutcome::Failed(err)) }),
-            };
+                outcome
+            })
         }
         Transport::Json(url, key) => {
-            let on_done = {
-                let weak = weak.clone();
-                move |outcome| feed(&weak, job, outcome)
-            };
             let body = body.unwrap_or_default();
-            let started = fetch::start(
-                timeout_ms,
-                move |signal, timed_out| async move {
-                    let key = key.as_ref().map(|(k, owner)| (k, owner.as_str()));
-                    // The cache's key: the URL and the body, never the API key.
-                    let key_of = || {
-                        let req = evalpage_core::build_json_request(&url, &body, None);
-                        (req.url, req.body)
-                    };
-                    through_cache(cache.then(key_of), repeat, async {
-                        fetch::post_json(&url, &body, key, &signal, timed_out, timeout_ms).await
-                    })
-                    .await
-                },
-                on_done,
-            );
-            return match started {
-                Ok(pending) => {
-                    rc.borrow_mut().in_flight.insert(job, Some(pending));
-                }
-                Err(err) => super::spawn(async move { feed(&weak, job, CallOutcome::Failed(err)) }),
-            };
+            start_call(rc, job, timeout_ms, move |signal, timed_out| async move {
+                let key = key.as_ref().map(|(k, owner)| (k, owner.as_str()));
+                // The cache's key: the URL and the body, never the API key.
+                let key_of = || {
+                    let req = evalpage_core::build_json_request(&url, &body, None);
+                    (req.url, req.body)
+                };
+                through_cache(cache.then(key_of), repeat, async {
+                    fetch::post_json(&url, &body, key, &signal, timed_out, timeout_ms).await
+                })
+                .await
+            })
         }
-    };
+        Transport::OpenAi(cfg, key_for) => {
+            start_call(rc, job, timeout_ms, move |signal, timed_out| async move {
+                let to = fetch::To {
+                    cfg: &cfg,
+                    key_for: key_for.as_deref(),
+                };
+                // The cache's key: the URL and the body (the API key travels in a
+                // header), made only when the run uses the cache.
+                let key_of = || {
+                    let req = evalpage_core::build_request(&cfg, &messages);
+                    (req.url, req.body)
+                };
+                through_cache(cache.then(key_of), repeat, async {
+                    fetch::chat(to, &messages, &signal, timed_out, timeout_ms).await
+                })
+                .await
+            })
+        }
+    }
+}
+
+/// Starts one sent call of `job` under the run's timeout (`fetch::start`,
+/// which aborts it on cancel): its outcome is fed back to the run, and a
+/// call that cannot start is fed its error.
+fn start_call<V: RunView, F>(
+    rc: &Shared<V>,
+    job: usize,
+    timeout_ms: u64,
+    call: impl FnOnce(web_sys::AbortSignal, Rc<std::cell::Cell<bool>>) -> F,
+) where
+    F: std::future::Future<Output = CallOutcome> + 'static,
+{
+    let weak = Rc::downgrade(rc);
     let on_done = {
         let weak = weak.clone();
         move |outcome| feed(&weak, job, outcome)
     };
-    let started = fetch::start(
-        timeout_ms,
-        move |signal, timed_out| async move {
-            let to = fetch::To {
-                cfg: &cfg,
-                key_for: key_for.as_deref(),
-            };
-            // The cache's key: the URL and the body (the API key travels in a
-            // header), made only when the run uses the cache.
-            let key_of = || {
-                let req = evalpage_core::build_request(&cfg, &messages);
-                (req.url, req.body)
-            };
-            through_cache(cache.then(key_of), repeat, async {
-                fetch::chat(to, &messages, &signal, timed_out, timeout_ms).await
-            })
-            .await
-        },
-        on_done,
-    );
-    match started {
+    match fetch::start(timeout_ms, call, on_done) {
         Ok(pending) => {
             rc.borrow_mut().in_flight.insert(job, Some(pending));
         }

@@ -8,7 +8,7 @@ use crate::launch::{start_error, start_fresh, Event, ModeLaunch, Prepared, Slot}
 use crate::rag::run::RagView;
 use crate::rag::state::{LoadedDataset, RagAction, RagState};
 use crate::state::keys::{self, KeyRing};
-use crate::state::local::{LocalModelInfo, LocalRef};
+use crate::state::local::LocalModelInfo;
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{RagInputs, StoredInputs, StoredRun};
 use crate::state::{Mode, ModelCall, ModelSettings, Provider, ShellAction, ShellState};
@@ -177,10 +177,7 @@ impl ModeLaunch for RagLaunch {
             inputs: StoredInputs::of(&RagInputs {
                 dataset_text: dataset.text.to_string(),
                 settings: (**settings).clone(),
-                local_model: local.map(|i| LocalRef {
-                    file: i.file.clone(),
-                    sha256: i.sha256.clone(),
-                }),
+                local_model: local.map(LocalModelInfo::reference),
             }),
             shown: dataset.parsed.name.clone(),
             origins: match settings.provider {

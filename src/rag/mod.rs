@@ -185,11 +185,7 @@ pub fn RagApp(p: &RagAppProps) -> Html {
     };
     let on_local = {
         let s = state.clone();
-        Callback::from(move |source: local_model::Source| {
-            let s = s.clone();
-            let then = Callback::from(move |l| s.dispatch(RagAction::SetLocal(l)));
-            local_model::pick(source, then);
-        })
+        local_model::picker(Callback::from(move |l| s.dispatch(RagAction::SetLocal(l))))
     };
     let on_local_file = on_local.reform(local_model::Source::File);
     let on_local_url = on_local.reform(local_model::Source::Url);

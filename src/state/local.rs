@@ -69,6 +69,16 @@ pub struct LocalModelInfo {
     pub default_max_tokens: u32,
 }
 
+impl LocalModelInfo {
+    /// Which file this is, as a run keeps it.
+    pub fn reference(&self) -> LocalRef {
+        LocalRef {
+            file: self.file.clone(),
+            sha256: self.sha256.clone(),
+        }
+    }
+}
+
 /// Which model file a run asks: its name and SHA-256.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LocalRef {

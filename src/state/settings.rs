@@ -61,6 +61,17 @@ impl Provider {
 /// (in error details): they are answered in the page, not sent.
 pub const IN_PAGE_URL: &str = "in-page:model-file";
 
+/// How the model file `file`, run in the page, is asked: the request an
+/// endpoint would get (no key, the run's parameters added by the caller),
+/// answered by the engine in the page.
+pub fn in_page(file: &str) -> OpenAiConfig {
+    OpenAiConfig {
+        base_url: IN_PAGE_URL.into(),
+        model: file.to_string(),
+        ..OpenAiConfig::default()
+    }
+}
+
 /// A known OpenAI-compatible server kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Preset {
@@ -170,12 +181,9 @@ impl ModelSettings {
     /// by the file, with no key; it never leaves the page.
     pub fn in_page_config(&self, file: &str) -> OpenAiConfig {
         OpenAiConfig {
-            base_url: IN_PAGE_URL.into(),
-            model: file.to_string(),
-            api_key: None,
             temperature: self.temperature,
             max_tokens: self.max_tokens,
-            params: Default::default(),
+            ..in_page(file)
         }
     }
 

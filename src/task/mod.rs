@@ -324,11 +324,8 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     };
     let on_local = {
         let state = state.clone();
-        Callback::from(move |source| {
-            let state = state.clone();
-            let then = Callback::from(move |l| state.dispatch(TaskAction::SetLocal(l)));
-            crate::effects::local_model::pick(source, then);
-        })
+        let then = Callback::from(move |l| state.dispatch(TaskAction::SetLocal(l)));
+        crate::effects::local_model::picker(then)
     };
     let with_key: Rc<BTreeSet<String>> = Rc::new(state.keys.keys().cloned().collect());
     let blocked = state.blocker().map(|(zh, en)| lang.pick(zh, en));

@@ -435,10 +435,8 @@ fn in_page_model(
             engine: serde_json::to_value(info).ok(),
         },
         call: ModelCall::InPage(OpenAiConfig {
-            base_url: crate::state::settings::IN_PAGE_URL.into(),
-            model: info.file.clone(),
             params: params.clone(),
-            ..OpenAiConfig::default()
+            ..crate::state::settings::in_page(&info.file)
         }),
         price: None,
     }

@@ -6,7 +6,6 @@
 use super::data::{LoadedFile, LoadedMetadata};
 use super::models::{EndpointModel, ModelSource};
 use super::{TaskState, DEFAULT_PRESET};
-use crate::state::local::LocalRef;
 use crate::state::stored::{
     StoredBytes, StoredFile, StoredInputs, StoredModel, StoredRun, StoredTask, TaskInputs,
 };
@@ -77,10 +76,7 @@ impl TaskInputs {
                     entry: None,
                     endpoint_origin: None,
                     keyed: false,
-                    local: Some(LocalRef {
-                        file: info.file.clone(),
-                        sha256: info.sha256.clone(),
-                    }),
+                    local: Some(info.reference()),
                 },
                 ModelSource::Registry(e) => StoredModel {
                     name: c.name.clone(),
