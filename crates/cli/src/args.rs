@@ -37,6 +37,11 @@ pub enum Command {
     Merge(MergeArgs),
     /// Look at or empty a response cache (`run --cache DIR`).
     Cache(CacheArgs),
+    /// Read other evaluators' results into run folders that `report`,
+    /// `compare` and the viewer open: promptfoo output JSON, Inspect AI logs
+    /// (.eval, .json), lm-evaluation-harness samples_*.jsonl with results_*.json,
+    /// OpenAI Evals API runs with their output items, oaieval record logs.
+    Import(ImportArgs),
     /// Hand a run's calls to a batch engine (OpenAI Batch API, `vllm
     /// run-batch`, Ray Data, Anthropic Message Batches) and score what comes
     /// back: `batch export <run flags> --out DIR`, then `batch import DIR
@@ -66,6 +71,23 @@ pub struct BatchImportArgs {
     /// shards, Anthropic Message Batches results.
     #[arg(value_name = "ANSWERS", required = true)]
     pub answers: Vec<PathBuf>,
+}
+
+/// Options of `evalpage import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The files: each promptfoo file, Inspect log or oaieval log is one run;
+    /// an lm-eval output's samples and results files are one run, as are an
+    /// Evals API run and its output items.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Output directory: the run folder of one run, else one folder per run
+    /// inside it (named after the run's first file).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Language of report.md.
+    #[arg(long, value_enum, default_value_t = LangArg::En)]
+    pub lang: LangArg,
 }
 
 /// Options of `evalpage cache`.
@@ -133,6 +155,10 @@ pub struct CompareArgs {
     /// Compare model A of BASE with model B of each NEW (of BASE when no NEW is given).
     #[arg(long, value_name = "A,B")]
     pub models: Option<String>,
+    /// Compare metric A of BASE with metric B of each NEW (two tools name the
+    /// same verdict differently: promptfoo's pass, Inspect's match).
+    #[arg(long, value_name = "A,B")]
+    pub metrics: Option<String>,
     /// Per-case differences listed of each kind (regressions, improvements).
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub show: usize,

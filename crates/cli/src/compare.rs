@@ -9,8 +9,8 @@ use crate::args::CompareArgs;
 use crate::error::CliError;
 use crate::report::{pretty, read_report};
 use evalpage_core::{
-    check_gate, ci_level, compare, fmt_p, CaseDiff, CaseKey, CompareModels, CompareOptions,
-    Comparison, GateOutcome, GateRule, GateVerdict, MetricRow, Pairing,
+    check_gate, ci_level, compare, fmt_p, CaseDiff, CaseKey, CompareMetrics, CompareModels,
+    CompareOptions, Comparison, GateOutcome, GateRule, GateVerdict, MetricRow, Pairing,
 };
 use serde_json::json;
 use std::io::Write;
@@ -24,6 +24,13 @@ pub fn execute(args: &CompareArgs) -> Result<(), CliError> {
         .map(|r| GateRule::parse(r).map_err(|e| CliError::Usage(format!("--fail-if-drop {e}"))))
         .collect::<Result<Vec<_>, _>>()?;
     let models = args.models.as_deref().map(parse_models).transpose()?;
+    let metrics = args
+        .metrics
+        .as_deref()
+        .map(|m| {
+            parse_pair(m, "--metrics", "metric").map(|(base, new)| CompareMetrics { base, new })
+        })
+        .transpose()?;
     let (base_path, base) = read_report(&args.base)?;
     // Every file is read (and every rule checked) before anything is printed, so
     // bad input exits 2 with nothing half done.
@@ -38,6 +45,7 @@ pub fn execute(args: &CompareArgs) -> Result<(), CliError> {
         seed: args.seed,
         alpha: args.alpha,
         models,
+        metrics,
         ..CompareOptions::default()
     };
     let mut done = Vec::new();
@@ -106,15 +114,17 @@ pub fn execute(args: &CompareArgs) -> Result<(), CliError> {
 
 /// `A,B` into the two models.
 fn parse_models(text: &str) -> Result<CompareModels, CliError> {
+    parse_pair(text, "--models", "model").map(|(base, new)| CompareModels { base, new })
+}
+
+/// `A,B` of a flag into its two names.
+fn parse_pair(text: &str, flag: &str, what: &str) -> Result<(String, String), CliError> {
     match text.split_once(',') {
         Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() && !b.contains(',') => {
-            Ok(CompareModels {
-                base: a.trim().to_string(),
-                new: b.trim().to_string(),
-            })
+            Ok((a.trim().to_string(), b.trim().to_string()))
         }
         _ => Err(CliError::Usage(format!(
-            "--models {text:?}: give two model names, A,B (A of BASE against B of NEW)"
+            "{flag} {text:?}: give two {what} names, A,B (A of BASE against B of NEW)"
         ))),
     }
 }
@@ -132,6 +142,17 @@ pub fn render(cmp: &Comparison, verdicts: &[GateVerdict], show: usize) -> Vec<St
         cmp.seed,
         ci_level(cmp.alpha),
     )];
+    if cmp.by_input {
+        out.push(
+            "the two runs share no sample id: cases are paired by the hash of their input (detail.input_sha256); ids shown are base's".into(),
+        );
+    }
+    if let Some(m) = &cmp.metrics {
+        out.push(format!(
+            "metric {} of base against metric {} of new (rows named after base's)",
+            m.base, m.new
+        ));
+    }
     let by_model = cmp.rows.iter().any(|r| r.model.is_some());
     let mut header = vec![
         "metric".to_string(),

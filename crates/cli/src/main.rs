@@ -18,6 +18,7 @@ mod cache;
 mod compare;
 mod error;
 mod files;
+mod import;
 mod merge;
 mod mock;
 mod reconcile;
@@ -60,6 +61,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Compare(a) => Ok(compare::execute(&a)?),
         Command::Report(a) => Ok(report::execute(&a)?),
         Command::Merge(a) => Ok(merge::execute(&a)?),
+        Command::Import(a) => Ok(import::execute(&a)?),
         Command::Cache(a) => Ok(cache::execute(match &a.command {
             CacheCommand::Stats { dir } => cache::Action::Stats(dir),
             CacheCommand::Clear { dir, older_than } => {

@@ -12,6 +12,7 @@ mod dataset;
 pub mod demo;
 pub mod dialog;
 pub mod events;
+pub mod import;
 mod json_path;
 mod judge;
 mod lang;
@@ -39,11 +40,12 @@ pub use lang::Lang;
 pub use run_kind::RunKind;
 
 // The facade: one door per item. The shells (the page and the CLI), the tests,
-// benches and fuzz targets reach the core through ten public modules, each a
+// benches and fuzz targets reach the core through eleven public modules, each a
 // front door whose own submodules are private (a deep import does not
 // compile): the four kinds of evaluation (`rag`, `task`, `retrieval`,
 // `dialog`), the run engine (`run`), the event log (`events`), the report
-// (`report`), the viewer's looks (`view`), the built-in demo (`demo`) and a
+// (`report`), other evaluators' results read into it (`import`), the viewer's
+// looks (`view`), the built-in demo (`demo`) and a
 // door for tests and benches (`testing`). An item of one of those modules is
 // named only through it (`evalpage_core::task::TaskEngine`): this root
 // re-exports nothing from a public module, and no public module re-exports
@@ -53,8 +55,9 @@ pub use run_kind::RunKind;
 // crates/core/tests/facade.rs checks the rule.
 pub use compare::{
     check_gate, compare, fmt_p, level as ci_level, CaseDiff, CaseKey, CompareError, Comparison,
-    GateError, GateOutcome, GateVerdict, MetricRow, Models as CompareModels,
-    Options as CompareOptions, Pairing, Rule as GateRule, SEED as COMPARE_SEED,
+    GateError, GateOutcome, GateVerdict, MetricRow, Metrics as CompareMetrics,
+    Models as CompareModels, Options as CompareOptions, Pairing, Rule as GateRule,
+    SEED as COMPARE_SEED,
 };
 pub use dataset::fingerprint::sha256_hex;
 pub use dataset::sample::{parse as parse_samples, Sample};

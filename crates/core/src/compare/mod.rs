@@ -77,6 +77,16 @@ pub struct Models {
     pub new: String,
 }
 
+/// One metric of base against one metric of new (two tools name the same
+/// verdict differently: promptfoo's `pass`, Inspect's `match`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// The metric whose scores are base (the row is named after it).
+    pub base: String,
+    /// The metric whose scores are new.
+    pub new: String,
+}
+
 /// How to compare.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
@@ -88,6 +98,8 @@ pub struct Options {
     pub alpha: f64,
     /// Compare these two models instead of pairing by the reports' models.
     pub models: Option<Models>,
+    /// Compare only this metric of base with this metric of new.
+    pub metrics: Option<Metrics>,
 }
 
 impl Default for Options {
@@ -97,6 +109,7 @@ impl Default for Options {
             resamples: RESAMPLES,
             alpha: 0.05,
             models: None,
+            metrics: None,
         }
     }
 }
@@ -193,6 +206,13 @@ impl MetricRow {
 pub struct Comparison {
     /// How scores were paired.
     pub pairing: Pairing,
+    /// Cases were paired by the hash of their input (`detail.input_sha256`),
+    /// not by their id: the two runs share no sample id (runs of two tools).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_input: bool,
+    /// The one metric of each side compared, when chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<Metrics>,
     /// The bootstrap's seed.
     pub seed: u64,
     /// The bootstrap's resamples.
@@ -233,6 +253,16 @@ pub enum CompareError {
         /// The models the report has.
         has: Vec<String>,
     },
+    /// A metric given with `Metrics` is not in its report.
+    #[error("the {side} report has no metric {metric:?} (it has: {})", has.join(", "))]
+    UnknownMetric {
+        /// `base` or `new`.
+        side: &'static str,
+        /// The metric asked for.
+        metric: String,
+        /// The metrics the report has.
+        has: Vec<String>,
+    },
     /// Alpha outside (0, 1) or no resample.
     #[error("{0}")]
     Settings(String),
@@ -258,10 +288,49 @@ struct Side {
     keys: Vec<CaseKey>,
     /// The same, for lookups.
     key_set: HashSet<(Option<String>, String)>,
+    /// The sample id of each key, when keys are input hashes.
+    names: HashMap<String, String>,
+}
+
+/// Which scores a side keeps, and how its cases are keyed.
+#[derive(Clone, Copy, Default)]
+struct Pick<'a> {
+    /// Only this model's scores.
+    model: Option<&'a str>,
+    /// Only this metric's scores, named as the other (base's) metric.
+    metric: Option<(&'a str, &'a str)>,
+    /// Key cases by `detail.input_sha256` instead of `sample_id`.
+    by_input: bool,
+}
+
+impl<'a> Pick<'a> {
+    fn new(
+        model: Option<&'a str>,
+        metric: Option<&'a str>,
+        named: Option<&'a str>,
+        by_input: bool,
+    ) -> Pick<'a> {
+        Pick {
+            model,
+            metric: metric.zip(named),
+            by_input,
+        }
+    }
+}
+
+/// Whether every score of a report has its input's hash.
+fn hashed(r: &EvaluationResult) -> bool {
+    !r.scores.is_empty()
+        && r.scores.iter().all(|s| {
+            s.detail
+                .get("input_sha256")
+                .and_then(serde_json::Value::as_str)
+                .is_some()
+        })
 }
 
 impl Side {
-    fn of(r: &EvaluationResult, by_model: bool, only: Option<&str>) -> Side {
+    fn of(r: &EvaluationResult, by_model: bool, pick: Pick<'_>) -> Side {
         let mut side = Side::default();
         // (row, sample_id) -> (sum, count) over the scores of a sample's repeats
         let mut repeats: HashMap<(usize, String), (f64, usize)> = HashMap::new();
@@ -270,15 +339,35 @@ impl Side {
                 continue;
             }
             let model = s.model();
-            if only.is_some() && model != only {
+            if pick.model.is_some() && model != pick.model {
                 continue;
             }
+            let metric = match pick.metric {
+                Some((want, _)) if s.metric != want => continue,
+                Some((_, named)) => named.to_string(),
+                None => s.metric.clone(),
+            };
             let model = if by_model {
                 model.map(String::from)
             } else {
                 None
             };
-            let key = (model.clone(), s.metric.clone());
+            let id = if pick.by_input {
+                let Some(h) = s
+                    .detail
+                    .get("input_sha256")
+                    .and_then(serde_json::Value::as_str)
+                else {
+                    continue;
+                };
+                side.names
+                    .entry(h.to_string())
+                    .or_insert_with(|| s.sample_id.clone());
+                h.to_string()
+            } else {
+                s.sample_id.clone()
+            };
+            let key = (model.clone(), metric);
             let row = match side.index.get(&key) {
                 Some(i) => *i,
                 None => {
@@ -287,7 +376,7 @@ impl Side {
                     side.rows.len() - 1
                 }
             };
-            let case = (row, s.sample_id.clone());
+            let case = (row, id.clone());
             let repeat = s.detail.get("repeat").is_some();
             if let (true, Some(sum)) = (repeat, repeats.get_mut(&case)) {
                 *sum = (sum.0 + s.value, sum.1 + 1);
@@ -301,11 +390,11 @@ impl Side {
                 repeats.insert(case.clone(), (s.value, 1));
             }
             side.cases.insert(case, side.rows[row].1.len());
-            side.rows[row].1.push((s.sample_id.clone(), s.value));
-            if side.key_set.insert((model.clone(), s.sample_id.clone())) {
+            side.rows[row].1.push((id.clone(), s.value));
+            if side.key_set.insert((model.clone(), id.clone())) {
                 side.keys.push(CaseKey {
                     model,
-                    sample_id: s.sample_id.clone(),
+                    sample_id: id.clone(),
                 });
             }
         }
@@ -315,6 +404,14 @@ impl Side {
             }
         }
         side
+    }
+
+    /// The sample id of a key (the key itself unless keys are hashes).
+    fn name(&self, key: &str) -> String {
+        self.names
+            .get(key)
+            .cloned()
+            .unwrap_or_else(|| key.to_string())
     }
 
     fn value(&self, row: &RowKey, sample_id: &str) -> Option<f64> {
@@ -346,38 +443,70 @@ pub fn compare(
             "the bootstrap needs at least one resample".into(),
         ));
     }
-    let (pairing, base_side, new_side) = match &opts.models {
-        Some(m) => {
-            for (side, report, model) in [("base", base, &m.base), ("new", new, &m.new)] {
-                let has = models(report);
-                if !has.contains(model) {
-                    return Err(CompareError::UnknownModel {
-                        side,
-                        model: model.clone(),
-                        has,
-                    });
-                }
+    if let Some(m) = &opts.metrics {
+        for (side, report, metric) in [("base", base, &m.base), ("new", new, &m.new)] {
+            let has = report.metric_names();
+            if !has.contains(metric) {
+                return Err(CompareError::UnknownMetric {
+                    side,
+                    metric: metric.clone(),
+                    has,
+                });
             }
-            (
-                Pairing::Models(m.clone()),
-                Side::of(base, false, Some(&m.base)),
-                Side::of(new, false, Some(&m.new)),
-            )
         }
-        None => {
-            let by_model = models(base).len() > 1 || models(new).len() > 1;
-            let pairing = if by_model {
-                Pairing::ModelAndCase
-            } else {
-                Pairing::Case
-            };
-            (
-                pairing,
-                Side::of(base, by_model, None),
-                Side::of(new, by_model, None),
-            )
-        }
+    }
+    let sides = |by_input: bool| -> Result<(Pairing, Side, Side), CompareError> {
+        let named = opts.metrics.as_ref().map(|m| m.base.as_str());
+        let pick = |model, metric| Pick::new(model, metric, named, by_input);
+        let (bm, nm) = match &opts.metrics {
+            Some(m) => (Some(m.base.as_str()), Some(m.new.as_str())),
+            None => (None, None),
+        };
+        Ok(match &opts.models {
+            Some(m) => {
+                for (side, report, model) in [("base", base, &m.base), ("new", new, &m.new)] {
+                    let has = models(report);
+                    if !has.contains(model) {
+                        return Err(CompareError::UnknownModel {
+                            side,
+                            model: model.clone(),
+                            has,
+                        });
+                    }
+                }
+                (
+                    Pairing::Models(m.clone()),
+                    Side::of(base, false, pick(Some(&m.base), bm)),
+                    Side::of(new, false, pick(Some(&m.new), nm)),
+                )
+            }
+            None => {
+                let by_model = models(base).len() > 1 || models(new).len() > 1;
+                let pairing = if by_model {
+                    Pairing::ModelAndCase
+                } else {
+                    Pairing::Case
+                };
+                (
+                    pairing,
+                    Side::of(base, by_model, pick(None, bm)),
+                    Side::of(new, by_model, pick(None, nm)),
+                )
+            }
+        })
     };
+    let (mut pairing, mut base_side, mut new_side) = sides(false)?;
+    // Two runs that share no sample id (two tools name their samples each
+    // its own way) pair by their inputs' hashes when both have them.
+    let new_ids: HashSet<&str> = new_side.key_set.iter().map(|(_, id)| id.as_str()).collect();
+    let shared = base_side
+        .key_set
+        .iter()
+        .any(|(_, id)| new_ids.contains(id.as_str()));
+    let by_input = !shared && hashed(base) && hashed(new);
+    if by_input {
+        (pairing, base_side, new_side) = sides(true)?;
+    }
     let mut keys: Vec<&RowKey> = base_side.rows.iter().map(|(k, _)| k).collect();
     keys.extend(
         new_side
@@ -408,7 +537,7 @@ pub fn compare(
             let diff = CaseDiff {
                 model: model.clone(),
                 metric: metric.clone(),
-                sample_id: id.clone(),
+                sample_id: base_side.name(id),
                 base: *b,
                 new: n,
             };
@@ -422,20 +551,26 @@ pub fn compare(
     }
     regressions.sort_by(|a, b| a.delta().total_cmp(&b.delta()));
     improvements.sort_by(|a, b| b.delta().total_cmp(&a.delta()));
+    let named = |side: &Side, k: &CaseKey| CaseKey {
+        model: k.model.clone(),
+        sample_id: side.name(&k.sample_id),
+    };
     let only_base = base_side
         .keys
         .iter()
         .filter(|k| !new_side.has_case(k))
-        .cloned()
+        .map(|k| named(&base_side, k))
         .collect();
     let only_new = new_side
         .keys
         .iter()
         .filter(|k| !base_side.has_case(k))
-        .cloned()
+        .map(|k| named(&new_side, k))
         .collect();
     Ok(Comparison {
         pairing,
+        by_input,
+        metrics: opts.metrics.clone(),
         seed: opts.seed,
         resamples: opts.resamples,
         alpha: opts.alpha,

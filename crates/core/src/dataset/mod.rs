@@ -1,6 +1,7 @@
 //! Dataset readers. One file per format; each returns the valid records plus a
 //! line-numbered error for every record it had to skip, so nothing valid is lost.
 
+pub mod evals;
 pub mod fingerprint;
 pub(crate) mod jsonl;
 pub mod rag;

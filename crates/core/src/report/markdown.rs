@@ -141,6 +141,9 @@ fn spec_lines(report: &EvaluationResult, lang: Lang) -> Vec<String> {
         t("评估配置", "Evaluator config"),
         metrics.join(", ")
     ));
+    if rc["kind"] == "import" {
+        lines.extend(super::saved::import_lines(rc, &e.evaluator_config, lang));
+    }
     lines
 }
 

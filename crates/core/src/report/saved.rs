@@ -206,3 +206,73 @@ pub fn experiment_lines(r: &EvaluationResult, lang: Lang) -> Vec<String> {
     }
     out
 }
+
+/// What an imported run says of its source: the tool and its files, the
+/// models' full ids, where the tool's own figures differ from evalpage's,
+/// and what the import could not carry.
+pub(crate) fn import_lines(rc: &Value, ec: &Value, lang: Lang) -> Vec<String> {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let strs = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect()
+    };
+    let mut out = vec![format!(
+        "{}: {} {} ({})",
+        t("导入自", "Imported from"),
+        rc["tool"].as_str().unwrap_or_default(),
+        rc["tool_version"].as_str().unwrap_or_default(),
+        strs(&rc["files"]).join(", ")
+    )];
+    let ids: Vec<String> = rc["models"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["name"] != m["id"])
+        .map(|m| {
+            format!(
+                "{} = {}",
+                m["name"].as_str().unwrap_or_default(),
+                m["id"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    if !ids.is_empty() {
+        out.push(format!(
+            "{}: {}",
+            t("模型全名", "Model ids"),
+            ids.join(", ")
+        ));
+    }
+    let differences = strs(&ec["differences"]);
+    if differences.is_empty()
+        && ec["source_aggregates"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+    {
+        out.push(
+            t(
+                "来源工具自己的均值与 evalpage 重算的一致",
+                "The source tool's own means equal evalpage's recomputation",
+            )
+            .to_string(),
+        );
+    }
+    for d in differences {
+        out.push(format!(
+            "{}: {d}",
+            t("与来源不同", "Differs from the source")
+        ));
+    }
+    let missing = strs(&ec["not_carried"]);
+    if !missing.is_empty() {
+        out.push(format!(
+            "{}: {}",
+            t("未能带入", "Not carried"),
+            missing.join("; ")
+        ));
+    }
+    out
+}

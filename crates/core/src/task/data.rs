@@ -11,7 +11,8 @@
 //!   `tags`, `metadata`), read by `dataset::rag` (ids default to `Q<n>`);
 //!   length bucket from `q`;
 //! - anything else: spec 004 generic samples (`sample_id` + any fields), read by
-//!   `dataset::sample`; tags from a `tags` array of strings, language from
+//!   `dataset::sample`, or the OpenAI Evals registry's samples (`input`
+//!   messages, `ideal`), read by `dataset::evals` as such samples; tags from a `tags` array of strings, language from
 //!   `language` or `metadata.language`; no length bucket when read (there is
 //!   no single question text to measure): it is set once the prompt template
 //!   is known, from the fields the template reads
@@ -132,7 +133,12 @@ pub fn load_first(
 }
 
 fn generic(name: &str, bytes: &[u8]) -> (Vec<EvalSample>, Vec<LineError>) {
-    let set = sample::parse(name, bytes);
+    // The OpenAI Evals registry's samples (`input`, `ideal`) are read as they are.
+    let set = if crate::dataset::evals::looks_like(bytes) {
+        crate::dataset::evals::parse(name, bytes)
+    } else {
+        sample::parse(name, bytes)
+    };
     let samples = set
         .samples
         .into_iter()

@@ -29,9 +29,18 @@ pub fn as_report(d: &ViewData) -> EvaluationResult {
                     tags: Vec::new(),
                     language: None,
                     length_bucket: None,
-                    detail: match &r.model {
-                        Some(model) => json!({ "model": model }),
-                        None => Value::Null,
+                    detail: {
+                        let mut d = serde_json::Map::new();
+                        if let Some(model) = &r.model {
+                            d.insert("model".into(), json!(model));
+                        }
+                        if let Some(input) = &r.input {
+                            d.insert(
+                                "input_sha256".into(),
+                                json!(crate::import::input_hash(input)),
+                            );
+                        }
+                        Value::Object(d)
                     },
                 })
             })

@@ -637,6 +637,9 @@ fn log_kind(meta: Option<&Value>, metrics: &[String]) -> String {
 /// for the task grid's view), else its event log. One file opens as
 /// [`load`] reads it.
 pub fn open_files(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, String> {
+    if !files.is_empty() && files.iter().all(|(n, b)| is_import(n, b)) {
+        return open_import(label, files);
+    }
     if let Some(read) = crate::dialog::artifacts::read_back(files) {
         return Ok(dialog::view(label, read));
     }
@@ -668,6 +671,56 @@ pub fn open_files(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, 
         (Look::Task(_), Some((results, text))) => task::attach(&mut data, results, text),
         (_, Some((results, text))) => timing::attach(&mut data, results, text),
         _ => {}
+    }
+    Ok(data)
+}
+
+/// Whether a file is another evaluator's (promptfoo, Inspect AI, lm-eval,
+/// OpenAI Evals), which the viewer opens through the import
+/// (`crate::import`): an Inspect `.eval` is a zip, but not a run's zip.
+pub fn is_import(name: &str, bytes: &[u8]) -> bool {
+    crate::import::detect(name, bytes).is_some()
+}
+
+/// Another evaluator's run, imported and shown as a report, with what the
+/// import noted (parts it could not read, where the source's own figures
+/// differ, what it could not carry) among the notes.
+fn open_import(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, String> {
+    let groups = crate::import::group(files).map_err(|e| e.to_string())?;
+    if groups.len() > 1 {
+        return Err(format!(
+            "{label}: {} runs; open one run at a time (an lm-evaluation-harness output's samples and results files, or an Evals API run and its output items, are one run)",
+            groups.len()
+        ));
+    }
+    let parts: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
+    let imported = crate::import::import(&parts).map_err(|e| e.to_string())?;
+    let r = &imported.report;
+    let mut data = from_report(r, label);
+    let ec = &r.report.experiment.evaluator_config;
+    data.notes.push(format!(
+        "imported from {} {}",
+        imported.tool.name(),
+        r.report.experiment.run_config["tool_version"]
+            .as_str()
+            .unwrap_or_default()
+    ));
+    for e in r.report.line_errors.iter().flatten().take(20) {
+        data.notes.push(format!("{e} (skipped)"));
+    }
+    for key in ["differences", "not_carried"] {
+        for d in ec[key].as_array().into_iter().flatten() {
+            let prefix = if key == "differences" {
+                "differs from the source"
+            } else {
+                "not carried"
+            };
+            data.notes
+                .push(format!("{prefix}: {}", d.as_str().unwrap_or_default()));
+        }
     }
     Ok(data)
 }

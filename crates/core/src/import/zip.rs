@@ -1,0 +1,180 @@
+//! The entries of a zip (an Inspect `.eval` log): read by its central
+//! directory with rawzip; a zip cut off before its directory is walked by
+//! its local headers instead, so the entries before the cut are kept.
+//! Entries are stored, deflated (miniz_oxide) or zstd-compressed (ruzstd),
+//! each decompressed only when it is read.
+
+use rawzip::{CompressionMethod, ZipArchive};
+use serde_json::Value;
+
+/// One entry, its data still compressed.
+pub(super) struct Entry<'a> {
+    /// Its position in the zip, 0-based.
+    pub index: usize,
+    pub name: String,
+    method: CompressionMethod,
+    data: &'a [u8],
+    size: u64,
+}
+
+/// The largest entry this decompresses (an Inspect sample with its
+/// transcript is far below it; a bomb is refused).
+const MAX_ENTRY: u64 = 1 << 30;
+
+impl Entry<'_> {
+    /// The entry's bytes, decompressed.
+    pub fn bytes(&self) -> Result<Vec<u8>, String> {
+        if self.size > MAX_ENTRY {
+            return Err(format!(
+                "{} bytes uncompressed: larger than the {} this reads",
+                self.size, MAX_ENTRY
+            ));
+        }
+        if self.method == CompressionMethod::STORE {
+            return Ok(self.data.to_vec());
+        }
+        if self.method == CompressionMethod::DEFLATE {
+            return miniz_oxide::inflate::decompress_to_vec_with_limit(
+                self.data,
+                MAX_ENTRY as usize,
+            )
+            .map_err(|e| format!("its deflate data cannot be read ({e:?})"));
+        }
+        if self.method == CompressionMethod::ZSTD
+            || self.method == CompressionMethod::ZSTD_DEPRECATED
+        {
+            use std::io::Read;
+            let mut out = Vec::with_capacity(self.size.min(MAX_ENTRY) as usize);
+            let mut d = ruzstd::decoding::StreamingDecoder::new(self.data)
+                .map_err(|e| format!("its zstd data cannot be read ({e})"))?;
+            (&mut d)
+                .take(MAX_ENTRY)
+                .read_to_end(&mut out)
+                .map_err(|e| format!("its zstd data cannot be read ({e})"))?;
+            return Ok(out);
+        }
+        Err(format!(
+            "compression method {} is not one this reads (stored, deflate, zstd)",
+            self.method
+        ))
+    }
+
+    /// The entry parsed as JSON.
+    pub fn json(&self) -> Result<Value, String> {
+        let bytes = self.bytes()?;
+        serde_json::from_slice(&bytes).map_err(|e| format!("not JSON ({e})"))
+    }
+}
+
+/// Every entry; on a damaged zip, what went wrong and the entries read
+/// before it.
+pub(super) fn entries(bytes: &[u8]) -> Result<Vec<Entry<'_>>, (String, Vec<Entry<'_>>)> {
+    match by_directory(bytes) {
+        Ok(e) => Ok(e),
+        Err(e) => {
+            let (found, stop) = by_local_headers(bytes);
+            Err((format!("{e}; {stop}"), found))
+        }
+    }
+}
+
+/// Whether the zip has an entry of that name (false for a zip that cannot
+/// be read).
+pub(super) fn has_entry(bytes: &[u8], name: &str) -> Result<bool, String> {
+    let found = match entries(bytes) {
+        Ok(e) => e,
+        Err((_, e)) => e,
+    };
+    Ok(found.iter().any(|e| e.name == name))
+}
+
+fn by_directory(bytes: &[u8]) -> Result<Vec<Entry<'_>>, String> {
+    let archive = ZipArchive::from_slice(bytes)
+        .map_err(|e| format!("its central directory cannot be read ({e})"))?;
+    let mut out = Vec::new();
+    let mut it = archive.entries();
+    loop {
+        let rec = match it.next_entry() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => return Err(format!("entry {} cannot be read ({e})", out.len() + 1)),
+        };
+        if rec.is_dir() {
+            continue;
+        }
+        let name = String::from_utf8_lossy(rec.file_path().as_bytes()).into_owned();
+        let method = rec.compression_method();
+        let size = rec.uncompressed_size_hint();
+        let entry = archive
+            .get_entry(rec.wayfinder())
+            .map_err(|e| format!("{name}: its data cannot be found ({e})"))?;
+        let (start, end) = entry.compressed_data_range();
+        let data = usize::try_from(start)
+            .ok()
+            .zip(usize::try_from(end).ok())
+            .and_then(|(a, b)| bytes.get(a..b))
+            .ok_or_else(|| format!("{name}: its data lies outside the zip"))?;
+        out.push(Entry {
+            index: out.len(),
+            name,
+            method,
+            data,
+            size,
+        });
+    }
+    Ok(out)
+}
+
+/// The entries found by walking local headers from the start, and why the
+/// walk stopped.
+fn by_local_headers(bytes: &[u8]) -> (Vec<Entry<'_>>, String) {
+    const SIZE: usize = 30;
+    let le16 = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+    let le32 =
+        |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    loop {
+        if at + SIZE > bytes.len() {
+            return (
+                out,
+                format!("the zip ends at byte {} (it is cut off)", bytes.len()),
+            );
+        }
+        if le32(at) != 0x0403_4b50 {
+            let why = if le32(at) == 0x0201_4b50 {
+                "the central directory starts here but is cut off".to_string()
+            } else {
+                format!("no entry header at byte {at}")
+            };
+            return (out, why);
+        }
+        let flags = le16(at + 6);
+        let method = CompressionMethod::from(le16(at + 8));
+        let csize = le32(at + 18) as usize;
+        let usize_ = u64::from(le32(at + 22));
+        let name_len = usize::from(le16(at + 26));
+        let extra_len = usize::from(le16(at + 28));
+        let start = at + SIZE + name_len + extra_len;
+        let number = out.len() + 1;
+        if flags & 0x08 != 0 {
+            let why = format!("entry {number} at byte {at} gives its size after its data, which a cut-off zip cannot be walked past");
+            return (out, why);
+        }
+        let Some(data) = bytes.get(start..start + csize) else {
+            let why = format!("entry {number} is cut off at byte {}", bytes.len());
+            return (out, why);
+        };
+        let name = String::from_utf8_lossy(&bytes[at + SIZE..at + SIZE + name_len]).into_owned();
+        if !name.ends_with('/') {
+            out.push(Entry {
+                index: out.len(),
+                name,
+                method,
+                data,
+                size: usize_,
+            });
+        }
+        at = start + csize;
+    }
+}
