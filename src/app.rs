@@ -223,6 +223,8 @@ pub struct Splits {
     /// `local`: what loads a model file on this device (the bins of the
     /// modes that call a model).
     pub local: Option<Loader<crate::effects::local_model::LocalLoad>>,
+    /// `parquet`: what reads a Parquet dataset (the task mode's bin).
+    pub parquet: Option<Loader<crate::effects::parquet::ParquetRead>>,
 }
 
 /// Mounts the root `C` of the bundle of `mode` on the element `www/init.js`
@@ -234,6 +236,7 @@ pub fn start<C: yew::BaseComponent<Properties = ()>>(mode: Mode, splits: Splits)
     launch::set_run_code(splits.run);
     crate::task::code::set_loader(splits.task_code);
     crate::effects::local_model::set_loader(splits.local);
+    crate::effects::parquet::set_loader(splits.parquet);
     match modes::root(mode) {
         Some(root) => yew::Renderer::<C>::with_root(root).render(),
         None => yew::Renderer::<C>::new().render(),

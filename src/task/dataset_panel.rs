@@ -54,8 +54,8 @@ pub fn TaskDatasetPanel(p: &TaskDatasetPanelProps) -> Html {
         <section class="panel" data-testid="task-dataset-panel">
             <h2>{t("数据集", "Dataset")}</h2>
             <div class={zone} {ondrop} {ondragover} {ondragleave}>
-                <p id="task-dataset-file-hint">{format!("{} {}", t("JSONL，格式随任务而定：", "JSONL in the task's format:"), data.format.describe())}</p>
-                <input type="file" accept=".jsonl,.json,.txt" data-testid="task-dataset-file" aria-labelledby="task-dataset-file-hint" disabled={p.disabled} onchange={pick(p.on_file.clone())} />
+                <p id="task-dataset-file-hint">{format!("{} {}", t("JSONL（或 Parquet），格式随任务而定：", "JSONL (or Parquet) in the task's format:"), data.format.describe())}</p>
+                <input type="file" accept=".jsonl,.json,.txt,.parquet" data-testid="task-dataset-file" aria-labelledby="task-dataset-file-hint" disabled={p.disabled} onchange={pick(p.on_file.clone())} />
                 if !p.run_data.is_demo {
                     <button class="link" data-testid="task-dataset-demo" onclick={click(p.on_demo.clone())} disabled={p.disabled}>{t("使用内置示例数据集", "Use the built-in demo dataset")}</button>
                 }

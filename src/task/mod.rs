@@ -251,6 +251,33 @@ fn read_file(state: &State, f: fn(String, Vec<u8>) -> TaskAction) -> Callback<we
     })
 }
 
+/// A callback that reads the chosen dataset: a Parquet file (Hugging
+/// Face's) as the JSONL of its rows, read by the split point `parquet`; any
+/// other file as it is.
+fn read_dataset(state: &State) -> Callback<web_sys::File> {
+    let s = state.clone();
+    Callback::from(move |file: web_sys::File| {
+        let s = s.clone();
+        crate::effects::spawn(async move {
+            let loaded = match files::read(file).await {
+                Ok((name, bytes)) if evalpage_core::is_parquet(&bytes) => {
+                    crate::effects::parquet::rows(&name, &bytes)
+                        .await
+                        .map(|rows| (name, rows))
+                }
+                other => other,
+            };
+            s.dispatch(match loaded {
+                Ok((name, bytes)) => TaskAction::SetFile(Rc::new(LoadedFile {
+                    name,
+                    bytes: Rc::from(bytes),
+                })),
+                Err(e) => TaskAction::LoadFailed(Rc::from(e)),
+            });
+        });
+    })
+}
+
 /// A text file's content, or a load error naming the file.
 fn text_action(name: String, bytes: Vec<u8>, ok: fn(String, String) -> TaskAction) -> TaskAction {
     match String::from_utf8(bytes) {
@@ -406,7 +433,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
                 <div class="column">
                     <TaskDatasetPanel {lang} run_data={state.run_data.clone()} metadata={state.metadata.clone()}
                         error={state.load_error.clone()} disabled={running}
-                        on_file={read_file(state, |name, b| TaskAction::SetFile(Rc::new(LoadedFile { name, bytes: Rc::from(b) })))}
+                        on_file={read_dataset(state)}
                         on_demo={send(state, |_: ()| TaskAction::UseDemo)}
                         on_metadata={read_file(state, |name, b| TaskAction::SetMetadata(Rc::new(LoadedMetadata::read(&name, &b))))}
                         on_clear_metadata={send(state, |_: ()| TaskAction::ClearMetadata)} />

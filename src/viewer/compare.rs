@@ -71,6 +71,13 @@ pub fn ComparePanel(p: &ComparePanelProps) -> Html {
                     }) }</tbody>
                 </table>
                 <p class="muted">{format!("{} {} · {} {}", t("配对自助法重采样", "paired bootstrap resamples"), c.resamples, t("种子", "seed"), c.seed)}</p>
+                if c.by_input {
+                    <p class="muted" data-testid="compare-by-input">{t("两次运行没有相同的样本 id：用例按输入的哈希配对（显示基线的 id）",
+                        "The two runs share no sample id: cases are paired by the hash of their input (base's ids shown)")}</p>
+                }
+                if let Some(m) = &c.metrics {
+                    <p class="muted">{format!("{} {} ↔ {}", t("配对的指标：", "Metrics paired: "), m.base, m.new)}</p>
+                }
                 { diffs(t("退步的用例", "Cases that regressed").to_string(), "compare-regressions", &c.regressions) }
                 { diffs(t("改进的用例", "Cases that improved").to_string(), "compare-improvements", &c.improvements) }
                 <p data-testid="compare-one-side">{format!("{}: {} · {}: {}",

@@ -50,7 +50,8 @@ const QUERY_KEYS: [&str; 10] = [
 /// Opens `bytes` (a report, a log, a dialog run's file, or a zip of a run's
 /// files).
 pub fn open(name: &str, bytes: Vec<u8>) -> Result<ViewData, String> {
-    if bytes.starts_with(b"PK\x03\x04") {
+    // An Inspect AI `.eval` log is a zip too, read by the import.
+    if bytes.starts_with(b"PK\x03\x04") && !view::is_import(name, &bytes) {
         let files: Vec<(String, Vec<u8>)> = archive::unzip(&bytes)
             .map_err(|e| format!("{name}: {e}"))?
             .into_iter()
@@ -195,6 +196,67 @@ fn load_other(state: &UseReducerHandle<ViewerState>, read: files::Read) {
     match read.and_then(|(name, bytes)| open(&name, bytes)) {
         Ok(data) => state.dispatch(ViewerAction::Other(Shared::new(data))),
         Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+    }
+}
+
+/// The value of a select of the page.
+fn select_of(testid: &str) -> Option<String> {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| {
+            d.query_selector(&format!("[data-testid={testid}]"))
+                .ok()
+                .flatten()
+        })
+        .and_then(|e| e.dyn_into::<web_sys::HtmlSelectElement>().ok())
+        .map(|s| s.value())
+}
+
+/// What the opened run and one compared run are paired on: a model of each
+/// (when both name models) and a metric of each. Runs of two tools name
+/// their models and their verdicts each its own way (promptfoo's `pass`,
+/// Inspect's `match`); the cases pair by id, or by their inputs' hash when
+/// the ids differ.
+fn pair_picker(
+    lang: Lang,
+    state: &UseReducerHandle<ViewerState>,
+    base: &ViewData,
+    other: &ViewData,
+    pair: &crate::viewer::state::Pair,
+) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let models = |d: &ViewData| -> Vec<String> { d.facets().models.into_iter().collect() };
+    let (base_models, other_models) = (models(base), models(other));
+    let with_models = !base_models.is_empty() && !other_models.is_empty();
+    let pick = |testid: &'static str, options: &[String], selected: Option<&String>| {
+        let selected = selected.or(options.first()).cloned().unwrap_or_default();
+        html! {
+            <select data-testid={testid}>
+                { for options.iter().map(|m| html!{ <option value={m.clone()} selected={*m == selected}>{m.clone()}</option> }) }
+            </select>
+        }
+    };
+    let go = {
+        let state = state.clone();
+        Callback::from(move |_: MouseEvent| {
+            let models = select_of("pair-model-a").zip(select_of("pair-model-b"));
+            let metrics = select_of("pair-metric-a").zip(select_of("pair-metric-b"));
+            state.dispatch(ViewerAction::Pair(crate::viewer::state::Pair {
+                models,
+                metrics,
+            }));
+        })
+    };
+    html! {
+        <p data-testid="pair-picker">
+            {t("配对：基线 ", "Pair: base ")}
+            if with_models { { pick("pair-model-a", &base_models, pair.models.as_ref().map(|m| &m.0)) } }
+            { pick("pair-metric-a", &base.metrics, pair.metrics.as_ref().map(|m| &m.0)) }
+            {t(" 与新 ", " with new ")}
+            if with_models { { pick("pair-model-b", &other_models, pair.models.as_ref().map(|m| &m.1)) } }
+            { pick("pair-metric-b", &other.metrics, pair.metrics.as_ref().map(|m| &m.1)) }
+            <button data-testid="compare-pair" onclick={go}>{t("按此配对比较", "Compare on these")}</button>
+        </p>
     }
 }
 
@@ -385,7 +447,7 @@ pub fn ViewerApp(p: &ViewerAppProps) -> Html {
                 <div class={drop_class} data-testid="viewer-drop" {ondrop} {ondragover} {ondragleave}>
                     <label>{t("report.json、事件日志（.jsonl / .json-seq）、运行的 zip，或一次选择运行的多个文件（对话评测的 dialog_trace.jsonl、turn_eval.jsonl、metrics_summary.json；任务的 report.json 与 results.jsonl）；只在本机读取，也可拖放到此处",
                               "report.json, an event log (.jsonl / .json-seq), a run's zip, or several files of a run at once (a dialog run's dialog_trace.jsonl, turn_eval.jsonl, metrics_summary.json; a task run's report.json with results.jsonl); read on this machine only; or drop them here")}
-                        <input type="file" multiple={true} data-testid="open-report" accept=".json,.jsonl,.json-seq,.zip" onchange={on_file} />
+                        <input type="file" multiple={true} data-testid="open-report" accept=".json,.jsonl,.json-seq,.zip,.eval" onchange={on_file} />
                     </label>
                 </div>
                 if let Some(n) = &s.loading { <p class="muted" data-testid="viewer-loading">{format!("{} {n} …", t("正在读取", "Reading"))}</p> }
@@ -396,9 +458,10 @@ pub fn ViewerApp(p: &ViewerAppProps) -> Html {
                 <section class="panel" data-testid="compare-inputs">
                     <h2>{t("比较", "Compare")}</h2>
                     <label>{t("与其他运行比较（本次打开的为基线；可选多个文件）", "Compare with other runs (the one opened is the base; pick one file or several)")}
-                        <input type="file" multiple=true data-testid="open-compare" accept=".json,.jsonl,.json-seq,.zip" onchange={on_compare_file} />
+                        <input type="file" multiple=true data-testid="open-compare" accept=".json,.jsonl,.json-seq,.zip,.eval" onchange={on_compare_file} />
                     </label>
                     { models_picker(lang, &p.state, d, &s.facets) }
+                    if let [other] = s.others.as_slice() { { pair_picker(lang, &p.state, d, other, &s.pair) } }
                 </section>
                 if s.others.len() > 1 {
                     <SideBySide {lang} base={base_name.to_string()} runs={s.others.iter().map(|o| o.source.clone()).collect::<Vec<_>>()}

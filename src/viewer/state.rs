@@ -10,7 +10,9 @@ use crate::state::{RunProgress, RunStatus};
 use evalpage_core::rag::{notes_of, RagCase};
 use evalpage_core::report::RunMetrics;
 use evalpage_core::view::{compare_views, rag_cases, Facets, Look, Manifest, Query, ViewData};
-use evalpage_core::{CompareError, CompareModels, CompareOptions, Comparison, Lang};
+use evalpage_core::{
+    CompareError, CompareMetrics, CompareModels, CompareOptions, Comparison, Lang,
+};
 use std::ops::Deref;
 use std::rc::Rc;
 use yew::Reducible;
@@ -68,6 +70,10 @@ pub struct ViewerState {
     pub others: Vec<Shared<ViewData>>,
     /// Two models of the opened run compared with each other.
     pub models: Option<(String, String)>,
+    /// What the opened run is paired on with a compared run: one model of
+    /// each, one metric of each (two tools name their models and verdicts
+    /// each its own way).
+    pub pair: Pair,
     /// The comparisons (one per other run, or the models'), or why there is none.
     pub comparisons: Vec<Shared<Result<Comparison, String>>>,
     /// A published folder's manifest (`?eval=`) and its URL.
@@ -147,12 +153,30 @@ impl ViewerState {
             self.comparisons
                 .push(shared(compare_views(data, data, &opts)));
         } else {
+            let pair = &self.pair;
+            opts.models = pair
+                .models
+                .clone()
+                .map(|(base, new)| CompareModels { base, new });
+            opts.metrics = pair
+                .metrics
+                .clone()
+                .map(|(base, new)| CompareMetrics { base, new });
             for other in &self.others {
                 self.comparisons
                     .push(shared(compare_views(data, other, &opts)));
             }
         }
     }
+}
+
+/// One model and one metric of each side, when chosen.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pair {
+    /// Base's model, new's model.
+    pub models: Option<(String, String)>,
+    /// Base's metric, new's metric.
+    pub metrics: Option<(String, String)>,
 }
 
 /// What changes the viewer.
@@ -175,6 +199,8 @@ pub enum ViewerAction {
     DropOther(usize),
     /// Two models of the opened run, to compare.
     Models(String, String),
+    /// The model and metric of each side a compared run is paired on.
+    Pair(Pair),
     /// No comparison.
     ClearCompare,
     /// A published folder's manifest was read.
@@ -202,6 +228,7 @@ impl Reducible for ViewerState {
                 s.error = None;
                 s.selected = None;
                 s.models = None;
+                s.pair = Pair::default();
                 s.recompare();
             }
             ViewerAction::Failed(why) => {
@@ -226,6 +253,10 @@ impl Reducible for ViewerState {
                 }
                 s.recompare();
             }
+            ViewerAction::Pair(pair) => {
+                s.pair = pair;
+                s.recompare();
+            }
             ViewerAction::Models(a, b) => {
                 s.others.clear();
                 s.models = Some((a, b));
@@ -233,6 +264,7 @@ impl Reducible for ViewerState {
             }
             ViewerAction::ClearCompare => {
                 s.others.clear();
+                s.pair = Pair::default();
                 s.models = None;
                 s.comparisons.clear();
             }

@@ -57,7 +57,20 @@ pub(crate) fn read_dataset(
         Some(p) => Some(read_metadata(p)?),
         None => None,
     };
-    let data = evalpage_core::task::load_first_dataset(&name, &bytes, format, meta.as_ref(), max);
+    // A Parquet dataset (Hugging Face's) is read as the JSONL of its rows;
+    // the fingerprint stays the file's own bytes.
+    let converted = if evalpage_core::is_parquet(&bytes) {
+        Some(
+            evalpage_core::parquet_to_jsonl(&name, &bytes).map_err(|message| CliError::Input {
+                path: name.clone(),
+                message,
+            })?,
+        )
+    } else {
+        None
+    };
+    let rows = converted.as_deref().unwrap_or(&bytes);
+    let data = evalpage_core::task::load_first_dataset(&name, rows, format, meta.as_ref(), max);
     report_skipped(&data.errors);
     if data.samples.is_empty() {
         return Err(CliError::Input {

@@ -135,7 +135,7 @@ fn language(path: &Path, report: &EvaluationResult, asked: Option<Lang>) -> Lang
 /// `report.md` of the report read from `path`, with the run's
 /// `results.jsonl` beside it when there is one; what a lone report cannot
 /// show is said on stderr.
-pub fn markdown(path: &Path, report: &EvaluationResult, lang: Lang) -> Result<String, CliError> {
+fn markdown(path: &Path, report: &EvaluationResult, lang: Lang) -> Result<String, CliError> {
     let results_path = path.with_file_name("results.jsonl");
     let results = match std::fs::read_to_string(&results_path) {
         Ok(text) => Some(text),

@@ -270,3 +270,70 @@ fn openai_evals_samples_are_a_task_dataset() {
         "{s}"
     );
 }
+
+#[test]
+fn a_hugging_face_parquet_file_is_a_task_dataset() {
+    let dir = Scratch::new("import_parquet");
+    let task = dir.write(
+        "capitals.yaml",
+        "name: capitals\nversion: v1\nprompt_template: capitals_prompt\nparse_schema:\n  - field: answer\n    type: str\nmetrics:\n  - type: exact_match\n    name: answer_acc\n    pred_field: answer\n    label_field: answer\n",
+    );
+    dir.write(
+        "capitals_prompt.yaml",
+        "name: capitals_prompt\nversion: v1\nsystem: Answer with JSON.\nuser: \"{{ question }} ({{ meta.continent }}) Answer {\\\"answer\\\": ...}.\"\n",
+    );
+    // Rows 0..5 (ids from the `id` column), answered right but row 3.
+    let answers = ["Paris", "Tokyo", "Ottawa", "Sydney", "Brasília", "Rome"];
+    let responses: String = answers
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("{}\n", json!({"sample_id": i.to_string(), "model": "m", "response": json!({"answer": a}).to_string()})))
+        .collect();
+    let resp = dir.write("responses.jsonl", &responses);
+    for file in ["parquet/capitals.parquet", "parquet/capitals_zstd.parquet"] {
+        let out = dir.join(&file.replace('/', "_"));
+        let mut cmd = evalpage();
+        cmd.args(["score", "--task"])
+            .arg(&task)
+            .arg("--dataset")
+            .arg(fixture(file))
+            .arg("--responses")
+            .arg(&resp)
+            .arg("--out")
+            .arg(&out);
+        let o = finish(cmd);
+        assert_ok(&o);
+        let r = read_json(&out.join("report.json"));
+        let s = r["report"]["summaries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["metric"] == "answer_acc")
+            .unwrap()
+            .clone();
+        assert_eq!(s["sample_count"], 6, "{file}: {s}");
+        assert!(
+            (s["mean"].as_f64().unwrap() - 5.0 / 6.0).abs() < 1e-9,
+            "{file}: {s}"
+        );
+    }
+    // A damaged Parquet file is refused, naming it.
+    let bytes = std::fs::read(fixture("parquet/capitals.parquet")).unwrap();
+    let mut bad = bytes.clone();
+    let n = bad.len();
+    bad[n / 2..n - 8].fill(0);
+    let bad_path = dir.join("bad.parquet");
+    std::fs::write(&bad_path, &bad).unwrap();
+    let mut cmd = evalpage();
+    cmd.args(["score", "--task"])
+        .arg(&task)
+        .arg("--dataset")
+        .arg(&bad_path)
+        .arg("--responses")
+        .arg(&resp)
+        .arg("--out")
+        .arg(dir.join("bad"));
+    let o = finish(cmd);
+    assert_eq!(o.status.code(), Some(2), "{:?}", texts(&o));
+    assert!(texts(&o).1.contains("bad.parquet"), "{:?}", texts(&o));
+}

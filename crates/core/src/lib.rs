@@ -60,6 +60,9 @@ pub use compare::{
     SEED as COMPARE_SEED,
 };
 pub use dataset::fingerprint::sha256_hex;
+pub use dataset::is_parquet;
+#[cfg(feature = "parquet")]
+pub use dataset::parquet::to_jsonl as parquet_to_jsonl;
 pub use dataset::sample::{parse as parse_samples, Sample};
 pub use dataset::{numbered_lines, LineError};
 pub use judge::mock::{reply as mock_judge_reply, MockJudge};

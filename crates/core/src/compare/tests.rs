@@ -480,3 +480,90 @@ fn repeats_pair_by_the_per_sample_mean() {
     assert_eq!(acc.mcnemar, None, "a mean over repeats is not 0/1");
     assert_eq!((acc.regressions, acc.improvements), (1, 1));
 }
+
+/// `report` with each score's input hash set from `inputs` (by sample id).
+fn hashed_report(rows: &[(&str, &str, f64)], inputs: &[(&str, &str)]) -> EvaluationResult {
+    let mut r = report(
+        &rows
+            .iter()
+            .map(|(id, m, v)| (None, *id, *m, *v))
+            .collect::<Vec<_>>(),
+    );
+    for s in &mut r.scores {
+        let input = inputs.iter().find(|(id, _)| *id == s.sample_id).unwrap().1;
+        s.detail["input_sha256"] = json!(crate::import::input_hash(input));
+    }
+    r
+}
+
+#[test]
+fn runs_sharing_no_id_pair_by_input_hash_and_say_so() {
+    // Two tools: promptfoo names a case by its description, Inspect by its id.
+    let base = hashed_report(
+        &[
+            ("capital of France", "pass", 1.0),
+            ("two plus two", "pass", 0.0),
+            ("only here", "pass", 1.0),
+        ],
+        &[
+            ("capital of France", "Capital of France?"),
+            ("two plus two", "2+2?"),
+            ("only here", "x"),
+        ],
+    );
+    let new = hashed_report(
+        &[
+            ("s1", "match", 1.0),
+            ("s2", "match", 1.0),
+            ("s9", "match", 0.0),
+        ],
+        &[("s1", "Capital  of France?\n"), ("s2", "2+2?"), ("s9", "y")],
+    );
+    let opts = Options {
+        metrics: Some(Metrics {
+            base: "pass".into(),
+            new: "match".into(),
+        }),
+        ..Options::default()
+    };
+    let c = compare(&base, &new, &opts).unwrap();
+    assert!(c.by_input);
+    let row = &c.rows[0];
+    assert_eq!(
+        (row.metric.as_str(), row.n, row.only_base, row.only_new),
+        ("pass", 2, 1, 1)
+    );
+    assert_eq!((row.base, row.new), (0.5, 1.0));
+    // Case lists name base's ids (new's for a case only in new).
+    assert_eq!(c.improvements[0].sample_id, "two plus two");
+    assert_eq!(c.only_base[0].sample_id, "only here");
+    assert_eq!(c.only_new[0].sample_id, "s9");
+    // Without the metric pair nothing pairs (each metric is on one side only).
+    let c = compare(&base, &new, &Options::default()).unwrap();
+    assert!(c.rows.iter().all(|r| r.n == 0));
+    // Shared ids pair by id, hashes or not.
+    let c = compare(&base, &base, &Options::default()).unwrap();
+    assert!(!c.by_input);
+    // A metric not in its report is named.
+    let bad = Options {
+        metrics: Some(Metrics {
+            base: "pass".into(),
+            new: "nope".into(),
+        }),
+        ..Options::default()
+    };
+    let e = compare(&base, &new, &bad).unwrap_err();
+    assert!(
+        e.to_string().contains("new report has no metric \"nope\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn runs_without_hashes_sharing_no_id_stay_unpaired() {
+    let base = report(&[(None, "a", "m", 1.0)]);
+    let new = report(&[(None, "b", "m", 1.0)]);
+    let c = compare(&base, &new, &Options::default()).unwrap();
+    assert!(!c.by_input);
+    assert_eq!(c.rows[0].n, 0);
+}

@@ -4,6 +4,8 @@
 pub mod evals;
 pub mod fingerprint;
 pub(crate) mod jsonl;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 pub mod rag;
 pub mod sample;
 pub mod spec003;
@@ -143,6 +145,13 @@ pub(crate) fn json_error_at(text: &str, offset: usize, e: &serde_json::Error) ->
         line: before.matches('\n').count() + 1,
         column: last_line.chars().count() + 1,
     }
+}
+
+/// Whether `bytes` are a Parquet file (its magic at both ends): the shells
+/// turn such a dataset into JSONL first (`dataset::parquet`, feature
+/// `parquet`).
+pub fn is_parquet(bytes: &[u8]) -> bool {
+    bytes.len() >= 8 && bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1")
 }
 
 #[cfg(test)]

@@ -192,20 +192,14 @@ impl Collect {
         let model_id = self.model_id(&s.model).map(str::to_string);
         let hash = s.input.as_deref().map(input_hash);
         let bucket = s.input.as_deref().map(|t| length_bucket(t).to_string());
+        // Every score names its model, its input's hash and its repeat; the
+        // texts (question, answer, target, error) are on the sample's first
+        // score only, where the viewer and the Markdown report read them (a
+        // 200,000-sample import does not hold each text once per metric).
         let mut base = Map::new();
         base.insert("model".into(), json!(s.model));
         if let Some(id) = model_id.filter(|id| *id != s.model) {
             base.insert("model_id".into(), json!(id));
-        }
-        for (k, v) in [
-            ("question", &s.input),
-            ("answer", &s.answer),
-            ("target", &s.target),
-            ("error", &s.error),
-        ] {
-            if let Some(t) = v {
-                base.insert(k.into(), json!(t));
-            }
         }
         if let Some(h) = &hash {
             base.insert("input_sha256".into(), json!(h));
@@ -213,11 +207,27 @@ impl Collect {
         if let Some(r) = s.repeat {
             base.insert("repeat".into(), json!(r));
         }
+        let answered = s.answer.is_some();
+        let mut texts = Map::new();
+        for (k, v) in [
+            ("question", s.input),
+            ("answer", s.answer),
+            ("target", s.target),
+            ("error", s.error.clone()),
+        ] {
+            if let Some(t) = v {
+                texts.insert(k.into(), Value::String(t));
+            }
+        }
+        let mut first = true;
         for v in verdicts {
             if !v.value.is_finite() {
                 continue;
             }
             let mut detail = base.clone();
+            if std::mem::take(&mut first) {
+                detail.append(&mut texts);
+            }
             detail.extend(v.extra);
             self.scores.push(EvalScore {
                 sample_id: s.id.clone(),
@@ -253,7 +263,7 @@ impl Collect {
             .entry(s.model.clone())
             .or_default()
             .push(CallStat {
-                answered: !failed && s.answer.is_some(),
+                answered: !failed && answered,
                 truncated: false,
                 elapsed_ms: s.latency_ms,
                 usage: s.usage,
@@ -278,27 +288,47 @@ impl Collect {
         let names: Vec<&str> = metrics.iter().map(String::as_str).collect();
         let mut sums = Vec::new();
         let mut breaks = Vec::new();
-        for (model, _) in &self.models {
-            let mine: Vec<EvalScore> = self
-                .scores
+        // Each model's scores, moved out (not copied: an import can hold
+        // hundreds of thousands) with their places, and put back after.
+        let mut scores = self.scores;
+        let mut parts: Vec<(Vec<usize>, Vec<EvalScore>)> =
+            vec![Default::default(); self.models.len()];
+        let mut other: Vec<(usize, EvalScore)> = Vec::new();
+        for (i, sc) in scores.drain(..).enumerate() {
+            match self
+                .models
                 .iter()
-                .filter(|s| s.model() == Some(model.as_str()))
-                .cloned()
-                .collect();
+                .position(|(m, _)| sc.model() == Some(m.as_str()))
+            {
+                Some(k) => {
+                    parts[k].0.push(i);
+                    parts[k].1.push(sc);
+                }
+                None => other.push((i, sc)),
+            }
+        }
+        for ((model, _), (_, mine)) in self.models.iter().zip(&parts) {
             let present: Vec<&str> = names
                 .iter()
                 .copied()
                 .filter(|m| mine.iter().any(|s| s.metric == *m))
                 .collect();
-            for mut s in summaries(&mine, &present) {
+            for mut s in summaries(mine, &present) {
                 s.model = Some(model.clone());
                 sums.push(s);
             }
-            for mut b in breakdowns(&mine, &present) {
+            for mut b in breakdowns(mine, &present) {
                 b.model = Some(model.clone());
                 breaks.push(b);
             }
         }
+        let mut placed: Vec<(usize, EvalScore)> = parts
+            .into_iter()
+            .flat_map(|(at, v)| at.into_iter().zip(v))
+            .chain(other)
+            .collect();
+        placed.sort_unstable_by_key(|(i, _)| *i);
+        let scores: Vec<EvalScore> = placed.into_iter().map(|(_, s)| s).collect();
         let differences: Vec<String> = self
             .aggregates
             .iter()
@@ -389,7 +419,7 @@ impl Collect {
                 },
             },
             cases: self.cases,
-            scores: self.scores,
+            scores,
             report: EvaluationReport {
                 experiment: ExperimentMetadata {
                     dataset: DatasetMetadata {

@@ -64,7 +64,15 @@ pub fn skipped_lines(r: &EvaluationResult, lang: Lang) -> String {
 
 /// `summary.csv` of a saved report (the columns of `outputs`' module doc).
 pub fn summary_csv(r: &EvaluationResult) -> Result<String, CsvError> {
-    let r = &with_timings(r);
+    // The CSV reads the aggregates only: the scores (maybe 200,000 of them)
+    // are not copied.
+    let head = EvaluationResult {
+        metrics: r.metrics.clone(),
+        cases: Vec::new(),
+        scores: Vec::new(),
+        report: r.report.clone(),
+    };
+    let r = &with_timings(&head);
     let e = &r.report.experiment;
     let (rc, ec) = (&e.run_config, &e.evaluator_config);
     let samples = e

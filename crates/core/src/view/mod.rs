@@ -456,25 +456,47 @@ pub fn from_report(r: &EvaluationResult, source: &str) -> ViewData {
         r.scores.iter().map(|s| s.metric.as_str()),
     );
     for s in &r.scores {
-        let model = s.model().map(str::to_string);
-        let c = b.col(&s.metric);
-        let id = answer_id(&s.sample_id, s.detail.get("repeat"));
-        let row = b.row(model, &id, || {
-            (s.tags.clone(), s.language.clone(), s.length_bucket.clone())
-        });
-        if let Some(c) = c {
-            let unscored = s.detail.get("skipped").is_some() || s.detail.get("unscored").is_some();
-            row.values[c] = (!unscored).then_some(s.value);
-            row.details[c] = Detail::Value(s.detail.clone());
-        }
-        if row.answer.is_none() {
-            row.answer = text_of(&s.detail, &["answer", "response", "raw_answer"]);
-        }
-        if row.input.is_none() {
-            row.input = text_of(&s.detail, &["question", "query"]);
-        }
+        add_score(&mut b, s, s.detail.clone());
     }
     b.finish(&r.report, source, std::rc::Rc::from(""))
+}
+
+/// [`from_report`] of a report the caller gives up: each score's detail is
+/// moved into its row, not copied (an import of 200,000 samples).
+pub fn from_report_owned(r: EvaluationResult, source: &str) -> ViewData {
+    let mut b = Builder::new(
+        &r.report.summaries,
+        r.scores.iter().map(|s| s.metric.as_str()),
+    );
+    for mut s in r.scores {
+        let detail = std::mem::take(&mut s.detail);
+        add_score(&mut b, &s, detail);
+    }
+    b.finish(&r.report, source, std::rc::Rc::from(""))
+}
+
+/// One score into its row (its detail given apart, moved or copied).
+fn add_score(b: &mut Builder, s: &crate::report::EvalScore, detail: Value) {
+    let model = detail
+        .get("model")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let c = b.col(&s.metric);
+    let id = answer_id(&s.sample_id, detail.get("repeat"));
+    let row = b.row(model, &id, || {
+        (s.tags.clone(), s.language.clone(), s.length_bucket.clone())
+    });
+    if row.answer.is_none() {
+        row.answer = text_of(&detail, &["answer", "response", "raw_answer"]);
+    }
+    if row.input.is_none() {
+        row.input = text_of(&detail, &["question", "query"]);
+    }
+    if let Some(c) = c {
+        let unscored = detail.get("skipped").is_some() || detail.get("unscored").is_some();
+        row.values[c] = (!unscored).then_some(s.value);
+        row.details[c] = Detail::Value(detail);
+    }
 }
 
 /// The viewer's table of an event log: one row per `case` record (the last
@@ -699,29 +721,27 @@ fn open_import(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, Str
         .collect();
     let imported = crate::import::import(&parts).map_err(|e| e.to_string())?;
     let r = &imported.report;
-    let mut data = from_report(r, label);
     let ec = &r.report.experiment.evaluator_config;
-    data.notes.push(format!(
+    let mut notes = vec![format!(
         "imported from {} {}",
         imported.tool.name(),
         r.report.experiment.run_config["tool_version"]
             .as_str()
             .unwrap_or_default()
-    ));
+    )];
     for e in r.report.line_errors.iter().flatten().take(20) {
-        data.notes.push(format!("{e} (skipped)"));
+        notes.push(format!("{e} (skipped)"));
     }
-    for key in ["differences", "not_carried"] {
+    for (key, prefix) in [
+        ("differences", "differs from the source"),
+        ("not_carried", "not carried"),
+    ] {
         for d in ec[key].as_array().into_iter().flatten() {
-            let prefix = if key == "differences" {
-                "differs from the source"
-            } else {
-                "not carried"
-            };
-            data.notes
-                .push(format!("{prefix}: {}", d.as_str().unwrap_or_default()));
+            notes.push(format!("{prefix}: {}", d.as_str().unwrap_or_default()));
         }
     }
+    let mut data = from_report_owned(imported.report, label);
+    data.notes.extend(notes);
     Ok(data)
 }
 

@@ -1,0 +1,72 @@
+// Import benchmark (issue 32): big files of other tools (a promptfoo output, an
+// Inspect AI log as .json and as .eval) of N samples (default 200,000, made
+// by bench/import_big.py from the real tools' fixtures) read by
+// `evalpage import` and opened in the viewer in headless Chromium. Prints,
+// per file: its size; the CLI's time and peak memory (GNU time's max RSS);
+// the page's time from picking the file until the first table rows show, and
+// the browser's peak memory (the largest sum of its processes' RSS, sampled
+// every 100 ms). Numbers only; nothing is asserted.
+//
+//   node bench/import_open.mjs [N]
+// (IMPORT_BENCH_DIR=DIR keeps the generated files there between runs.)
+// Needs the release builds (scripts/test.sh makes them, or
+//   cargo build --release -p evalpage-cli && trunk build --release --offline).
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { startSite, launch, tmpDir, ROOT, BIN } from '../tests/e2e/helpers.mjs';
+
+const N = Number(process.argv[2] || 200000);
+const dir = process.env.IMPORT_BENCH_DIR || tmpDir('import-bench');
+const files = [`promptfoo_${N}.json`, `inspect_${N}.json`, `inspect_${N}.eval`].map((f) => path.join(dir, f));
+if (!files.every((f) => fs.existsSync(f))) {
+  const made = spawnSync('python3', [path.join(ROOT, 'bench/import_big.py'), dir, String(N)], { encoding: 'utf8' });
+  if (made.status !== 0) { console.error(made.stderr); process.exit(1); }
+}
+
+/** The summed RSS of the browser's processes, in MB. */
+function browserRss() {
+  let kb = 0;
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmd.includes('chrom')) continue;
+      const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) kb += Number(m[1]);
+    } catch { /* gone */ }
+  }
+  return kb / 1024;
+}
+
+const site = await startSite();
+try {
+  for (const file of files) {
+    const name = path.basename(file);
+    const mb = fs.statSync(file).size / 1e6;
+    const out = path.join(dir, `out-${name}`);
+    const cli = spawnSync('/usr/bin/time', ['-f', '%e %M', BIN, 'import', file, '--out', out], { encoding: 'utf8' });
+    const [secs, kb] = cli.stderr.trim().split('\n').pop().split(' ').map(Number);
+    const browser = await launch();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    await page.goto(`${site.url}/?mode=view&lang=en`);
+    await page.waitForSelector('[data-testid=open-report]');
+    let peak = browserRss();
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) { peak = Math.max(peak, browserRss()); await new Promise((r) => setTimeout(r, 100)); }
+    })();
+    const t = Date.now();
+    await page.setInputFiles('[data-testid=open-report]', file);
+    await page.waitForSelector('[data-testid=case-row]', { timeout: 600000 });
+    const firstRows = (Date.now() - t) / 1000;
+    const rows = await page.textContent('[data-testid=viewer-summary] p.muted');
+    sampling = false;
+    await sampler;
+    console.log(`${name}: ${mb.toFixed(1)} MB, ${N} samples`);
+    console.log(`  evalpage import: ${secs.toFixed(2)} s, peak ${(kb / 1024).toFixed(0)} MB`);
+    console.log(`  viewer: first rows after ${firstRows.toFixed(1)} s (${rows.trim()}), browser peak ${peak.toFixed(0)} MB`);
+    await browser.close();
+  }
+} finally {
+  site.stop();
+}
