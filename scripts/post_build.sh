@@ -28,8 +28,9 @@ PROFILE="${TRUNK_PROFILE:-debug}"
 TARGET_DIR="$(cargo metadata --format-version 1 --no-deps --offline | sed 's/.*"target_directory":"\([^"]*\)".*/\1/')"
 # One cargo call per bin, so that only the bins with split points are linked with
 # relocations kept (which wasm-split-cli needs; -C link-args reaches only the final
-# link): the viewer has none, and goes straight to wasm-bindgen.
-SPLIT="rag task retrieval dialog"
+# link). Every bin has split points now (the viewer's: `import`, the readers of
+# other tools' files).
+SPLIT="rag task retrieval dialog view"
 bin_of() { if [ "$1" = rag ]; then echo evalpage-web; else echo "evalpage-$1"; fi; }
 for m in rag task retrieval dialog view; do
   set -- --offline --target wasm32-unknown-unknown --bin "$(bin_of "$m")"

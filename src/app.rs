@@ -225,6 +225,8 @@ pub struct Splits {
     pub local: Option<Loader<crate::effects::local_model::LocalLoad>>,
     /// `parquet`: what reads a Parquet dataset (the task mode's bin).
     pub parquet: Option<Loader<crate::effects::parquet::ParquetRead>>,
+    /// `import`: what opens other tools' files (the viewer's bin).
+    pub import: Option<Loader<crate::effects::import::ImportOpen>>,
 }
 
 /// Mounts the root `C` of the bundle of `mode` on the element `www/init.js`
@@ -237,6 +239,7 @@ pub fn start<C: yew::BaseComponent<Properties = ()>>(mode: Mode, splits: Splits)
     crate::task::code::set_loader(splits.task_code);
     crate::effects::local_model::set_loader(splits.local);
     crate::effects::parquet::set_loader(splits.parquet);
+    crate::effects::import::set_loader(splits.import);
     match modes::root(mode) {
         Some(root) => yew::Renderer::<C>::with_root(root).render(),
         None => yew::Renderer::<C>::new().render(),

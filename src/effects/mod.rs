@@ -11,6 +11,7 @@ pub mod download;
 pub mod fetch;
 pub mod files;
 pub mod idb;
+pub mod import;
 pub mod journal;
 pub mod local_model;
 pub mod locks;

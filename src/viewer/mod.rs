@@ -62,26 +62,60 @@ pub fn open(name: &str, bytes: Vec<u8>) -> Result<ViewData, String> {
     view::open_files(name, &[(name.to_string(), bytes)])
 }
 
+/// Another tool's files (`view::is_import`), opened through the importers
+/// (fetched the first time: the view bin's split point `import`), then
+/// dispatched as `action` makes them (a big file's first samples first, as
+/// the opened run, when `first`).
+fn import_then(
+    state: &UseReducerHandle<ViewerState>,
+    label: String,
+    files: Vec<(String, Vec<u8>)>,
+    fresh: bool,
+    first: bool,
+    action: fn(Shared<ViewData>, bool) -> ViewerAction,
+) {
+    let state = state.clone();
+    crate::effects::spawn(async move {
+        let shown = Rc::new(std::cell::Cell::new(false));
+        let look = {
+            let (state, shown) = (state.clone(), shown.clone());
+            move |d: ViewData| {
+                shown.set(true);
+                state.dispatch(ViewerAction::Loaded(Shared::new(d), fresh));
+            }
+        };
+        let first: Option<&dyn Fn(ViewData)> = if first { Some(&look) } else { None };
+        match crate::effects::import::open(&label, &files, first).await {
+            Ok(d) => state.dispatch(action(Shared::new(d), fresh && !shown.get())),
+            Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+        }
+    });
+}
+
+/// Whether every file is another tool's.
+fn all_imports(files: &[(String, Vec<u8>)]) -> bool {
+    !files.is_empty() && files.iter().all(|(n, b)| view::is_import(n, b))
+}
+
 /// Opens a run's files picked or dropped together (one file: as [`load_into`]
 /// reads it).
 fn load_many(state: &UseReducerHandle<ViewerState>, read: Result<Vec<(String, Vec<u8>)>, String>) {
-    match read {
-        Ok(mut list) if list.len() == 1 => {
-            let one = list.remove(0);
-            load_into(state, Ok(one), true);
-        }
-        Ok(list) => {
-            url::set_params(&QUERY_KEYS, &[]);
-            let label = list
-                .iter()
-                .map(|(n, _)| n.as_str())
-                .collect::<Vec<_>>()
-                .join(" + ");
-            match view::open_files(&label, &list) {
-                Ok(data) => state.dispatch(ViewerAction::Loaded(Shared::new(data), true)),
-                Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
-            }
-        }
+    let list = match read {
+        Ok(mut list) if list.len() == 1 => return load_into(state, Ok(list.remove(0)), true),
+        Ok(list) => list,
+        Err(e) => return state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+    };
+    url::set_params(&QUERY_KEYS, &[]);
+    let label = list
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    if all_imports(&list) {
+        return import_then(state, label, list, true, true, ViewerAction::Loaded);
+    }
+    match view::open_files(&label, &list) {
+        Ok(data) => state.dispatch(ViewerAction::Loaded(Shared::new(data), true)),
         Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
     }
 }
@@ -113,6 +147,16 @@ fn load_into(state: &UseReducerHandle<ViewerState>, read: files::Read, fresh: bo
     };
     if fresh {
         url::set_params(&QUERY_KEYS, &[]);
+    }
+    if view::is_import(&name, &bytes) {
+        return import_then(
+            state,
+            name.clone(),
+            vec![(name, bytes)],
+            fresh,
+            true,
+            ViewerAction::Loaded,
+        );
     }
     // A report (not a zip, not a log) is read in slices: the page stays
     // responsive and the first rows show at once.
@@ -193,6 +237,19 @@ pub fn use_viewer() -> UseReducerHandle<ViewerState> {
 }
 
 fn load_other(state: &UseReducerHandle<ViewerState>, read: files::Read) {
+    if let Ok((name, bytes)) = read.as_ref() {
+        if view::is_import(name, bytes) {
+            let Ok((name, bytes)) = read else { return };
+            return import_then(
+                state,
+                name.clone(),
+                vec![(name, bytes)],
+                false,
+                false,
+                |d, _| ViewerAction::Other(d),
+            );
+        }
+    }
     match read.and_then(|(name, bytes)| open(&name, bytes)) {
         Ok(data) => state.dispatch(ViewerAction::Other(Shared::new(data))),
         Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),

@@ -46,6 +46,8 @@ test('each tool\'s file opens in the viewer as a run, read in the page', async (
     assert.equal(ids.length, c.rows, `${c.files[0]}: ${ids}`);
     assert.ok(ids.includes(c.id), `${c.files[0]}: ${ids}`);
     assert.ok((await page.textContent('body')).includes(c.note), c.note);
+    // The readers are fetched when such a file is opened, not with the viewer.
+    assert.equal(requests.filter((u) => /split_import.*\.wasm/.test(u)).length, 1);
     // Read in the page: nothing left its origin.
     assert.deepEqual(requests.filter((u) => !u.startsWith(site.url)), []);
     assert.deepEqual(errors, []);

@@ -431,3 +431,18 @@ fn files_of_two_runs_are_two_imports() {
     assert!(matches!(import(&parts[..2]), Err(ImportError::Mixed(_))));
     assert_eq!(import(&parts[1..2]).unwrap().tool, Tool::Inspect);
 }
+
+#[test]
+fn a_first_look_reads_only_the_first_samples() {
+    use evalpage_core::import::import_first;
+    for file in ["promptfoo/out.json", "inspect/log.json", "inspect/log.eval"] {
+        let (name, bytes) = read(file);
+        let r = import_first(&[(&name, &bytes)], Some(3)).unwrap().report;
+        assert_eq!(r.cases.len(), 3, "{file}");
+        assert!(
+            r.report.line_errors.is_none(),
+            "{file}: {:?}",
+            r.report.line_errors
+        );
+    }
+}

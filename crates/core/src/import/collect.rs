@@ -111,6 +111,8 @@ pub(super) struct Collect {
     not_carried: BTreeSet<String>,
     pub problems: Vec<LineError>,
     samples: usize,
+    /// Read only this many samples (a first look at a big file).
+    pub limit: Option<usize>,
 }
 
 impl Collect {
@@ -133,7 +135,13 @@ impl Collect {
             not_carried: BTreeSet::new(),
             problems: Vec::new(),
             samples: 0,
+            limit: None,
         }
+    }
+
+    /// Whether the sample limit is reached (the readers stop there).
+    pub fn full(&self) -> bool {
+        self.limit.is_some_and(|n| self.samples >= n)
     }
 
     /// A model met: `name` as the report names it, `id` as the source does.

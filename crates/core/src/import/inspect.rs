@@ -37,58 +37,87 @@ pub(super) fn read(
         file: file.into(),
         message: format!("not UTF-8 text at byte {}", e.valid_up_to()),
     })?;
-    let open = find_array(text, &["samples"]);
-    let (header, samples) = match open {
-        Some(open) => {
-            let mut el = Elements::new(text, open);
-            let mut samples = Vec::new();
-            while let Some(v) = el.next_value() {
-                match v {
-                    Ok(s) => samples.push(s),
-                    Err(e) => c.problem(
-                        file,
-                        line_of(text, el.pos),
-                        Some(&format!("samples[{}]", el.index)),
-                        format!("{e}; the samples before it are kept"),
-                    ),
-                }
-            }
-            (el.rest(), samples)
+    let Some(open) = find_array(text, &["samples"]) else {
+        let header = serde_json::from_str::<Value>(text).map_err(|e| ImportError::Unreadable {
+            file: file.into(),
+            message: format!("{e}: expected an Inspect AI log (JSON)"),
+        })?;
+        if header.get("eval").is_none() {
+            return Err(ImportError::Unreadable {
+                file: file.into(),
+                message: "no `eval` object: expected an Inspect AI log".into(),
+            });
         }
-        None => (
-            serde_json::from_str::<Value>(text).map_err(|e| e.to_string()),
-            Vec::new(),
-        ),
+        let r = Reader::new(c, &header);
+        r.finish(c, file, &header);
+        return Ok(());
     };
-    let header = match header {
+    // Inspect writes the header's keys (version, eval, plan, results, stats)
+    // before the samples: read from what precedes them, the samples are
+    // taken one at a time and never held together.
+    let prefix = serde_json::from_str::<Value>(&format!("{}[]}}", &text[..open]))
+        .ok()
+        .filter(|h| h.get("eval").is_some());
+    let mut el = Elements::new(text, open);
+    let mut held = Vec::new();
+    let mut reader = prefix.as_ref().map(|h| Reader::new(c, h));
+    while let Some(v) = el.next_value() {
+        match v {
+            Ok(s) => match reader.as_mut() {
+                Some(r) => {
+                    r.sample(c, file, &s, None);
+                    if c.full() {
+                        return Ok(());
+                    }
+                }
+                None => held.push(s),
+            },
+            Err(e) => c.problem(
+                file,
+                line_of(text, el.pos),
+                Some(&format!("samples[{}]", el.index)),
+                format!("{e}; the samples before it are kept"),
+            ),
+        }
+    }
+    let header = match el.rest() {
         Ok(h) if h.get("eval").is_some() => h,
-        Ok(_) => {
+        Ok(_) if prefix.is_none() => {
             return Err(ImportError::Unreadable {
                 file: file.into(),
                 message: "no `eval` object: expected an Inspect AI log".into(),
             })
         }
-        Err(e) if samples.is_empty() => {
-            return Err(ImportError::Unreadable {
-                file: file.into(),
-                message: format!("{e}: expected an Inspect AI log (JSON)"),
-            })
-        }
+        Ok(h) => h,
         Err(e) => {
+            if prefix.is_none() && held.is_empty() {
+                return Err(ImportError::Unreadable {
+                    file: file.into(),
+                    message: format!("{e}: expected an Inspect AI log (JSON)"),
+                });
+            }
             c.problem(
                 file,
                 line_of(text, text.len()),
-                Some("eval"),
-                format!("the log's header cannot be read ({e}); the samples are kept, Inspect's own results are missing"),
+                Some("samples"),
+                format!("the log is cut off inside its samples ({e}); the samples before the cut are kept, Inspect's figures after them are missing"),
             );
-            Value::Null
+            prefix.clone().unwrap_or(Value::Null)
         }
     };
-    let mut r = Reader::new(c, file, &header);
-    for s in &samples {
+    let mut r = match reader {
+        Some(r) => r,
+        None => Reader::new(c, &header),
+    };
+    for s in &held {
         r.sample(c, file, s, None);
     }
-    r.finish(c, &header);
+    let figures = if header.get("results").is_some() {
+        &header
+    } else {
+        prefix.as_ref().unwrap_or(&header)
+    };
+    r.finish(c, file, figures);
     Ok(())
 }
 
@@ -136,14 +165,17 @@ fn read_eval(c: &mut Collect, file: &str, bytes: &[u8]) -> Result<(), ImportErro
             }
         }
     };
-    let mut r = Reader::new(c, file, &header);
+    let mut r = Reader::new(c, &header);
     for e in entries.iter().filter(|e| e.name.starts_with("samples/")) {
         match e.json() {
             Ok(s) => r.sample(c, file, &s, Some(&e.name)),
             Err(msg) => c.problem(file, e.index + 1, Some(&e.name), msg),
         }
+        if c.full() {
+            return Ok(());
+        }
     }
-    r.finish(c, &header);
+    r.finish(c, file, &header);
     Ok(())
 }
 
@@ -154,14 +186,8 @@ struct Reader {
 }
 
 impl Reader {
-    fn new(c: &mut Collect, file: &str, h: &Value) -> Reader {
+    fn new(c: &mut Collect, h: &Value) -> Reader {
         let eval = h.get("eval").unwrap_or(&Value::Null);
-        match h.get("version").and_then(Value::as_u64) {
-            Some(v) if VERSIONS.contains(&v) => {}
-            _ if h.is_null() => {}
-            Some(v) => c.problem(file, 0, Some("version"), format!("log version {v} is not one this reads (it reads {VERSIONS:?}); what could be read is kept")),
-            None => c.problem(file, 0, Some("version"), format!("missing: expected the log version {VERSIONS:?}; what could be read is kept")),
-        }
         let full = eval
             .get("model")
             .and_then(Value::as_str)
@@ -312,7 +338,13 @@ impl Reader {
         );
     }
 
-    fn finish(&self, c: &mut Collect, h: &Value) {
+    fn finish(&self, c: &mut Collect, file: &str, h: &Value) {
+        match h.get("version").and_then(Value::as_u64) {
+            Some(v) if VERSIONS.contains(&v) => {}
+            _ if h.is_null() => {}
+            Some(v) => c.problem(file, 0, Some("version"), format!("log version {v} is not one this reads (it reads {VERSIONS:?}); what could be read is kept")),
+            None => c.problem(file, 0, Some("version"), format!("missing: expected the log version {VERSIONS:?}; what could be read is kept")),
+        }
         if let Some(scores) = h.pointer("/results/scores").and_then(Value::as_array) {
             for s in scores {
                 let Some(name) = s.get("name").and_then(Value::as_str) else {

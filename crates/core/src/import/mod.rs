@@ -218,12 +218,23 @@ pub fn group(files: &[(String, Vec<u8>)]) -> Result<Vec<Vec<usize>>, ImportError
 
 /// Imports one group of files (see [`group`]) into a report.
 pub fn import(files: &[(&str, &[u8])]) -> Result<Imported, ImportError> {
+    import_first(files, None)
+}
+
+/// [`import`] of the first `limit` samples only (a first look at a big
+/// file while the rest is read; none: every sample). The source's own
+/// figures, after the samples in most files, are then missing.
+pub fn import_first(
+    files: &[(&str, &[u8])],
+    limit: Option<usize>,
+) -> Result<Imported, ImportError> {
     let Some((first, first_bytes)) = files.first() else {
         return Err(ImportError::Mixed("no file to import".into()));
     };
     let part = detect(first, first_bytes).ok_or_else(|| ImportError::Unknown(first.to_string()))?;
     let names: Vec<String> = files.iter().map(|(n, _)| n.to_string()).collect();
     let mut c = Collect::new(part.tool(), names);
+    c.limit = limit;
     match part.tool() {
         Tool::Promptfoo => promptfoo::read(&mut c, first, first_bytes)?,
         Tool::Inspect => inspect::read(&mut c, first, first_bytes, part)?,

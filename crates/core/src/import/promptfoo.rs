@@ -45,7 +45,12 @@ pub(super) fn read(c: &mut Collect, file: &str, bytes: &[u8]) -> Result<(), Impo
     let mut el = Elements::new(text, open);
     while let Some(v) = el.next_value() {
         match v {
-            Ok(r) => reader.result(c, file, el.index, &r),
+            Ok(r) => {
+                reader.result(c, file, el.index, &r);
+                if c.full() {
+                    return Ok(());
+                }
+            }
             Err(e) => c.problem(
                 file,
                 super::cursor::line_of(text, el.pos),

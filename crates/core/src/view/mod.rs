@@ -659,9 +659,6 @@ fn log_kind(meta: Option<&Value>, metrics: &[String]) -> String {
 /// for the task grid's view), else its event log. One file opens as
 /// [`load`] reads it.
 pub fn open_files(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, String> {
-    if !files.is_empty() && files.iter().all(|(n, b)| is_import(n, b)) {
-        return open_import(label, files);
-    }
     if let Some(read) = crate::dialog::artifacts::read_back(files) {
         return Ok(dialog::view(label, read));
     }
@@ -704,10 +701,21 @@ pub fn is_import(name: &str, bytes: &[u8]) -> bool {
     crate::import::detect(name, bytes).is_some()
 }
 
-/// Another evaluator's run, imported and shown as a report, with what the
-/// import noted (parts it could not read, where the source's own figures
-/// differ, what it could not carry) among the notes.
-fn open_import(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, String> {
+/// Another evaluator's run ([`is_import`]), imported and shown as a report,
+/// with what the import noted (parts it could not read, where the source's
+/// own figures differ, what it could not carry) among the notes. Apart from
+/// [`open_files`], so that a page links the importers only where it asks for
+/// them (the viewer's split point `import`).
+pub fn open_import(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, String> {
+    open_import_first(label, files, None)
+}
+
+/// [`open_import`] of the first `limit` samples (a first look at a big file).
+pub fn open_import_first(
+    label: &str,
+    files: &[(String, Vec<u8>)],
+    limit: Option<usize>,
+) -> Result<ViewData, String> {
     let groups = crate::import::group(files).map_err(|e| e.to_string())?;
     if groups.len() > 1 {
         return Err(format!(
@@ -719,16 +727,22 @@ fn open_import(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, Str
         .iter()
         .map(|(n, b)| (n.as_str(), b.as_slice()))
         .collect();
-    let imported = crate::import::import(&parts).map_err(|e| e.to_string())?;
+    let imported = crate::import::import_first(&parts, limit).map_err(|e| e.to_string())?;
     let r = &imported.report;
     let ec = &r.report.experiment.evaluator_config;
-    let mut notes = vec![format!(
+    let mut notes = Vec::new();
+    if let Some(n) = limit.filter(|n| r.cases.len() >= *n) {
+        notes.push(format!(
+            "the first {n} samples, while the rest of the file is read"
+        ));
+    }
+    notes.push(format!(
         "imported from {} {}",
         imported.tool.name(),
         r.report.experiment.run_config["tool_version"]
             .as_str()
             .unwrap_or_default()
-    )];
+    ));
     for e in r.report.line_errors.iter().flatten().take(20) {
         notes.push(format!("{e} (skipped)"));
     }
