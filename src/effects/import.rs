@@ -50,8 +50,9 @@ pub async fn open(
     if let (Some(show), true) = (first, size > BIG) {
         if let Ok(some) = open(label, files, Some(FIRST)) {
             show(some);
-            // Let the page draw them before the whole file is read.
-            gloo_timers::future::TimeoutFuture::new(0).await;
+            // Let the page draw them (a frame or two) before the whole file
+            // is read.
+            gloo_timers::future::TimeoutFuture::new(100).await;
         }
     }
     open(label, files, None)

@@ -491,7 +491,7 @@ fn hashed_report(rows: &[(&str, &str, f64)], inputs: &[(&str, &str)]) -> Evaluat
     );
     for s in &mut r.scores {
         let input = inputs.iter().find(|(id, _)| *id == s.sample_id).unwrap().1;
-        s.detail["input_sha256"] = json!(crate::import::input_hash(input));
+        s.detail["input_sha256"] = json!(crate::dataset::fingerprint::input_hash(input));
     }
     r
 }

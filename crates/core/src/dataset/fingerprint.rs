@@ -68,6 +68,14 @@ pub fn fingerprint(
     }
 }
 
+/// The hash an input is paired by when two runs' ids differ (runs of two
+/// tools, `compare`): SHA-256 of its text with its whitespace runs made one
+/// space and its ends trimmed (a chat input is its last user message).
+pub fn input_hash(text: &str) -> String {
+    let norm = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    sha256_hex(norm.as_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -84,13 +84,7 @@ pub(super) struct Sample {
     pub cost: Option<f64>,
 }
 
-/// The hash an input is paired by when ids differ: SHA-256 of its text with
-/// its whitespace runs made one space and its ends trimmed (a chat input is
-/// its last user message).
-pub fn input_hash(text: &str) -> String {
-    let norm = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::sha256_hex(norm.as_bytes())
-}
+pub use crate::dataset::fingerprint::input_hash;
 
 pub(super) struct Collect {
     tool: Tool,
@@ -250,7 +244,11 @@ impl Collect {
         let failed = s.error.is_some();
         self.cases.push(CaseVerdict {
             model: s.model.clone(),
-            sample_id: crate::view::answer_id(&s.id, s.repeat.map(Value::from).as_ref()),
+            // As the viewer names an answer of a sample asked several times.
+            sample_id: match s.repeat {
+                Some(r) => format!("{}#{r}", s.id),
+                None => s.id.clone(),
+            },
             status: if failed { "failed" } else { "ok" }.into(),
             passed: !failed,
         });

@@ -37,7 +37,7 @@ pub fn as_report(d: &ViewData) -> EvaluationResult {
                         if let Some(input) = &r.input {
                             d.insert(
                                 "input_sha256".into(),
-                                json!(crate::import::input_hash(input)),
+                                json!(crate::dataset::fingerprint::input_hash(input)),
                             );
                         }
                         Value::Object(d)
