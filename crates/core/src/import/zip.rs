@@ -19,7 +19,7 @@ pub(super) struct Entry<'a> {
 
 /// The largest entry this decompresses (an Inspect sample with its
 /// transcript is far below it; a bomb is refused).
-const MAX_ENTRY: u64 = 1 << 30;
+const MAX_ENTRY: u64 = 256 << 20;
 
 impl Entry<'_> {
     /// The entry's bytes, decompressed.
@@ -44,13 +44,17 @@ impl Entry<'_> {
             || self.method == CompressionMethod::ZSTD_DEPRECATED
         {
             use std::io::Read;
-            let mut out = Vec::with_capacity(self.size.min(MAX_ENTRY) as usize);
+            // The size a header claims is not trusted for the allocation.
+            let mut out = Vec::with_capacity(self.size.min(16 << 20) as usize);
             let mut d = ruzstd::decoding::StreamingDecoder::new(self.data)
                 .map_err(|e| format!("its zstd data cannot be read ({e})"))?;
             (&mut d)
-                .take(MAX_ENTRY)
+                .take(MAX_ENTRY + 1)
                 .read_to_end(&mut out)
                 .map_err(|e| format!("its zstd data cannot be read ({e})"))?;
+            if out.len() as u64 > MAX_ENTRY {
+                return Err(format!("it holds more than the {MAX_ENTRY} bytes this reads"));
+            }
             return Ok(out);
         }
         Err(format!(
@@ -176,5 +180,42 @@ fn by_local_headers(bytes: &[u8]) -> (Vec<Entry<'_>>, String) {
             });
         }
         at = start + csize;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(method: u16, data: &[u8], size: u64) -> Entry<'_> {
+        Entry {
+            index: 0,
+            name: "samples/1_epoch_1.json".into(),
+            method: CompressionMethod::from(method),
+            data,
+            size,
+        }
+    }
+
+    #[test]
+    fn a_hostile_entry_is_refused_not_inflated() {
+        // A header claiming 1 TB: refused before anything is allocated.
+        let e = entry(93, b"x", 1 << 40).bytes().unwrap_err();
+        assert!(e.contains("larger than"), "{e}");
+        // A method this does not read.
+        let e = entry(14, b"x", 1).bytes().unwrap_err();
+        assert!(e.contains("14 (LZMA)"), "{e}");
+        // Damaged zstd and deflate data say so.
+        assert!(entry(93, b"not zstd", 10).bytes().unwrap_err().contains("zstd"));
+        assert!(entry(8, &[0xff; 8], 10).bytes().unwrap_err().contains("deflate"));
+        // Stored data is itself.
+        assert_eq!(entry(0, b"{}", 2).json().unwrap(), serde_json::json!({}));
+        // No zip at all.
+        let (found, why) = match entries(b"PK\x03\x04 cut") {
+            Ok(_) => panic!("a cut zip reads"),
+            Err((why, found)) => (found, why),
+        };
+        assert!(found.is_empty());
+        assert!(why.contains("cut off"), "{why}");
     }
 }
