@@ -99,9 +99,10 @@ fn split_points_are_declared_by_one_macro() {
         .into_iter()
         .filter(|(p, _)| p.starts_with("src/bin/") || p == "src/main.rs")
         .collect();
+    // Every bin has split points (the viewer's: the readers of other tools'
+    // files), each declared with the macro.
     for (path, text) in bins {
         let points = text.matches("split_point!(").count();
-        let view = path.ends_with("view.rs");
-        assert_eq!(points == 0, view, "{path}: {points} split points");
+        assert!(points > 0, "{path}: {points} split points");
     }
 }

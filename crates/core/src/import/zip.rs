@@ -53,7 +53,9 @@ impl Entry<'_> {
                 .read_to_end(&mut out)
                 .map_err(|e| format!("its zstd data cannot be read ({e})"))?;
             if out.len() as u64 > MAX_ENTRY {
-                return Err(format!("it holds more than the {MAX_ENTRY} bytes this reads"));
+                return Err(format!(
+                    "it holds more than the {MAX_ENTRY} bytes this reads"
+                ));
             }
             return Ok(out);
         }
@@ -206,8 +208,14 @@ mod tests {
         let e = entry(14, b"x", 1).bytes().unwrap_err();
         assert!(e.contains("14 (LZMA)"), "{e}");
         // Damaged zstd and deflate data say so.
-        assert!(entry(93, b"not zstd", 10).bytes().unwrap_err().contains("zstd"));
-        assert!(entry(8, &[0xff; 8], 10).bytes().unwrap_err().contains("deflate"));
+        assert!(entry(93, b"not zstd", 10)
+            .bytes()
+            .unwrap_err()
+            .contains("zstd"));
+        assert!(entry(8, &[0xff; 8], 10)
+            .bytes()
+            .unwrap_err()
+            .contains("deflate"));
         // Stored data is itself.
         assert_eq!(entry(0, b"{}", 2).json().unwrap(), serde_json::json!({}));
         // No zip at all.
