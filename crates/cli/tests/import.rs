@@ -44,7 +44,7 @@ fn import_writes_run_folders_that_report_and_compare_open() {
     assert_ok(&o);
     let (_, err) = texts(&o);
     assert!(
-        err.contains("(promptfoo): 10 samples, models gpt-4o-mini, nano"),
+        err.contains("(promptfoo): 5 samples, models gpt-4o-mini, nano"),
         "{err}"
     );
     assert!(err.contains("(inspect_ai)"), "{err}");

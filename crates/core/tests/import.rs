@@ -145,6 +145,9 @@ fn promptfoo_ids_models_verdicts_and_totals_are_promptfoos() {
         .as_array()
         .unwrap()
         .is_empty());
+    // Five tests, each answered by two models.
+    assert_eq!(r.report.experiment.dataset.counts["sample_count"], 5);
+    assert_eq!(r.cases.len(), 10);
 }
 
 #[test]

@@ -104,7 +104,10 @@ pub(super) struct Collect {
     pub aggregates: Vec<SourceAggregate>,
     not_carried: BTreeSet<String>,
     pub problems: Vec<LineError>,
+    /// Answers read (sample × model × epoch).
     samples: usize,
+    /// The distinct sample ids (the dataset's `sample_count`).
+    ids: std::collections::HashSet<String>,
     /// Read only this many samples (a first look at a big file).
     pub limit: Option<usize>,
 }
@@ -129,6 +132,7 @@ impl Collect {
             not_carried: BTreeSet::new(),
             problems: Vec::new(),
             samples: 0,
+            ids: std::collections::HashSet::new(),
             limit: None,
         }
     }
@@ -191,6 +195,9 @@ impl Collect {
     /// One sample × model with its verdicts.
     pub fn sample(&mut self, s: Sample, verdicts: Vec<Verdict>) {
         self.samples += 1;
+        if !self.ids.contains(&s.id) {
+            self.ids.insert(s.id.clone());
+        }
         let model_id = self.model_id(&s.model).map(str::to_string);
         let hash = s.input.as_deref().map(input_hash);
         let bucket = s.input.as_deref().map(|t| length_bucket(t).to_string());
@@ -380,7 +387,7 @@ impl Collect {
                 .unwrap_or_default()
         });
         let mut counts = Map::new();
-        counts.insert("sample_count".into(), json!(self.samples));
+        counts.insert("sample_count".into(), json!(self.ids.len()));
         if !self.problems.is_empty() {
             counts.insert("line_errors".into(), json!(self.problems.len()));
         }
