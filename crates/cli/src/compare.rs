@@ -57,7 +57,12 @@ pub fn execute(args: &CompareArgs) -> Result<(), CliError> {
                 base_path.display()
             ))
         })?;
-        let verdicts = check_gate(&cmp, &rules, &base.metric_names(), &new.metric_names())
+        // With --metrics A,B, new's metric B is compared under base's name A.
+        let mut new_names = new.metric_names();
+        if let Some(m) = &opts.metrics {
+            new_names.push(m.base.clone());
+        }
+        let verdicts = check_gate(&cmp, &rules, &base.metric_names(), &new_names)
             .map_err(|e| CliError::Usage(format!("{}: {e}", new_path.display())))?;
         done.push((new_path, cmp, verdicts));
     }

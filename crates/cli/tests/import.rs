@@ -170,6 +170,17 @@ fn runs_of_two_tools_pair_by_input_hash_and_by_a_metric_of_each() {
         (row["new"].as_f64().unwrap() - 5.0 / 6.0).abs() < 1e-9,
         "{row}"
     );
+    // The gate names the row after base's metric: within the allowance, it passes.
+    let o = compare(&[
+        p(&dir.join("pf")),
+        p(&dir.join("inspect")),
+        "--metrics",
+        "pass,match",
+        "--fail-if-drop",
+        "pass=0.05",
+    ]);
+    assert_ok(&o);
+    assert!(texts(&o).0.contains("gate"), "{:?}", texts(&o));
     // A metric that is not in its report is named.
     let o = compare(&[
         p(&dir.join("pf")),
