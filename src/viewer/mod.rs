@@ -341,18 +341,8 @@ fn models_picker(
     let go = {
         let state = state.clone();
         Callback::from(move |_: MouseEvent| {
-            let value = |id: &str| {
-                web_sys::window()
-                    .and_then(|w| w.document())
-                    .and_then(|d| {
-                        d.query_selector(&format!("[data-testid={id}]"))
-                            .ok()
-                            .flatten()
-                    })
-                    .and_then(|e| e.dyn_into::<web_sys::HtmlSelectElement>().ok())
-                    .map(|s| s.value())
-            };
-            if let (Some(a), Some(b)) = (value("compare-model-a"), value("compare-model-b")) {
+            if let (Some(a), Some(b)) = (select_of("compare-model-a"), select_of("compare-model-b"))
+            {
                 state.dispatch(ViewerAction::Models(a, b));
             }
         })

@@ -128,6 +128,20 @@ impl<'a> Elements<'a> {
     }
 }
 
+/// Each non-blank line of a JSONL file, numbered from 1, parsed as JSON or
+/// the reason it could not be (lines split as the datasets' own reader splits
+/// them: LF or CRLF, byte order marks dropped).
+pub(super) fn json_lines(
+    bytes: &[u8],
+) -> impl Iterator<Item = (usize, Result<Value, String>)> + '_ {
+    crate::dataset::numbered_lines(bytes)
+        .filter(|(_, text)| !matches!(text, Ok(t) if t.trim().is_empty()))
+        .map(|(n, text)| {
+            let v = text.and_then(|t| serde_json::from_str(t).map_err(|e| e.to_string()));
+            (n, v)
+        })
+}
+
 /// The line of `text` a byte offset is on (1-based).
 pub(super) fn line_of(text: &str, at: usize) -> usize {
     text.as_bytes()[..at.min(text.len())]

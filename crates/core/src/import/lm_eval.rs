@@ -12,6 +12,7 @@
 //!   them (their `_stderr` is kept as is).
 
 use super::collect::{id_text, number, Collect, Sample, Verdict};
+use super::cursor::json_lines;
 use super::ImportError;
 use crate::dataset::file_name;
 use serde_json::{json, Value};
@@ -100,16 +101,13 @@ fn read_samples(c: &mut Collect, name: &str, bytes: &[u8], model: &str) {
     // doc_id → (first line, sample, verdicts): a document has one line per filter.
     let mut docs: BTreeMap<u64, (Sample, Vec<Verdict>)> = BTreeMap::new();
     let mut order: Vec<u64> = Vec::new();
-    for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let v: Value = match serde_json::from_slice(line) {
+    for (n, v) in json_lines(bytes) {
+        let v = match v {
             Ok(v) => v,
             Err(e) => {
                 c.problem(
                     name,
-                    n + 1,
+                    n,
                     None,
                     format!("{e}: expected one JSON object per line (skipped)"),
                 );
@@ -119,7 +117,7 @@ fn read_samples(c: &mut Collect, name: &str, bytes: &[u8], model: &str) {
         let Some(doc_id) = v.get("doc_id").and_then(Value::as_u64) else {
             c.problem(
                 name,
-                n + 1,
+                n,
                 Some("doc_id"),
                 "missing: expected the document's number (skipped)".into(),
             );
@@ -129,7 +127,7 @@ fn read_samples(c: &mut Collect, name: &str, bytes: &[u8], model: &str) {
         let Some(metrics) = v.get("metrics").and_then(Value::as_array) else {
             c.problem(
                 name,
-                n + 1,
+                n,
                 Some("metrics"),
                 "missing: expected the list of the line's metric names (skipped)".into(),
             );
@@ -165,7 +163,7 @@ fn read_samples(c: &mut Collect, name: &str, bytes: &[u8], model: &str) {
                     )),
                 None => c.problem(
                     name,
-                    n + 1,
+                    n,
                     Some(m),
                     format!(
                         "the metric `{m}` the line names has no number (it has {}); left out",

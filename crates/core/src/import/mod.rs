@@ -36,6 +36,7 @@ mod zip;
 use collect::Collect;
 pub use collect::{input_hash, Imported, SourceAggregate};
 
+#[cfg(doc)]
 use crate::report::EvaluationResult;
 use serde_json::Value;
 
@@ -113,11 +114,7 @@ pub fn detect(name: &str, bytes: &[u8]) -> Option<Part> {
         return base
             .ends_with(".eval")
             .then_some(Part::InspectEval)
-            .or_else(|| {
-                zip::has_entry(bytes, "header.json")
-                    .unwrap_or(false)
-                    .then_some(Part::InspectEval)
-            });
+            .or_else(|| zip::has_entry(bytes, "header.json").then_some(Part::InspectEval));
     }
     if base.ends_with(".eval") {
         return Some(Part::InspectEval);
@@ -133,7 +130,7 @@ pub fn detect(name: &str, bytes: &[u8]) -> Option<Part> {
     }
     // One JSON value per line: oaieval's log, or output items one per line.
     if let Ok(v) = serde_json::from_str::<Value>(first_line) {
-        if v.get("spec").is_some() && v.get("spec").is_some_and(Value::is_object) {
+        if v.get("spec").is_some_and(Value::is_object) {
             return Some(Part::OaiEvalLog);
         }
         if v.get("object").and_then(Value::as_str) == Some("eval.run.output_item") {
@@ -274,9 +271,4 @@ fn mixed(first: &str, other: &str) -> ImportError {
     ImportError::Mixed(format!(
         "{other} is not part of the same run as {first}: import each run on its own (an lm-evaluation-harness output's samples and results files, or an Evals API run and its output items, go together)"
     ))
-}
-
-/// Imports one file or one group and returns the report.
-pub fn to_report(files: &[(&str, &[u8])]) -> Result<EvaluationResult, ImportError> {
-    import(files).map(|i| i.report)
 }

@@ -16,6 +16,7 @@
 //! a `metrics` event; aggregates: the `final_report`'s numbers.
 
 use super::collect::{content_text, id_text, input_text, number, Collect, Sample, Verdict};
+use super::cursor::json_lines;
 use super::ImportError;
 use crate::Usage;
 use serde_json::Value;
@@ -74,15 +75,12 @@ fn item_values(c: &mut Collect, name: &str, bytes: &[u8]) -> Vec<(usize, Value)>
         };
     }
     let mut out = Vec::new();
-    for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match serde_json::from_slice::<Value>(line) {
-            Ok(v) => out.push((n + 1, v)),
+    for (n, v) in json_lines(bytes) {
+        match v {
+            Ok(v) => out.push((n, v)),
             Err(e) => c.problem(
                 name,
-                n + 1,
+                n,
                 None,
                 format!("{e}: expected one output item per line (skipped)"),
             ),
@@ -252,16 +250,13 @@ pub(super) fn read_log(c: &mut Collect, file: &str, bytes: &[u8]) -> Result<(), 
     // sample_id → (sample, verdicts), in first-seen order.
     let mut samples: BTreeMap<String, (usize, Sample, Vec<Verdict>)> = BTreeMap::new();
     let mut spec_seen = false;
-    for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let v: Value = match serde_json::from_slice(line) {
+    for (n, v) in json_lines(bytes) {
+        let v = match v {
             Ok(v) => v,
             Err(e) => {
                 c.problem(
                     file,
-                    n + 1,
+                    n,
                     None,
                     format!("{e}: expected one JSON object per line (skipped)"),
                 );
@@ -294,7 +289,7 @@ pub(super) fn read_log(c: &mut Collect, file: &str, bytes: &[u8]) -> Result<(), 
         let Some(kind) = v.get("type").and_then(Value::as_str) else {
             c.problem(
                 file,
-                n + 1,
+                n,
                 Some("type"),
                 "missing: expected an event (`sampling`, `match`, `metrics`, ...) (skipped)".into(),
             );

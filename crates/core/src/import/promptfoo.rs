@@ -78,7 +78,6 @@ struct Reader {
     /// The distinct prompts' ids.
     prompts: HashSet<String>,
     seen: HashSet<(String, String)>,
-    named: Vec<String>,
 }
 
 impl Reader {
@@ -196,9 +195,6 @@ impl Reader {
                 } else {
                     k.clone()
                 };
-                if !self.named.contains(&metric) {
-                    self.named.push(metric.clone());
-                }
                 verdicts.push(Verdict::new(metric, x));
             }
         }

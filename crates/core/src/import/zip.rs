@@ -86,12 +86,12 @@ pub(super) fn entries(bytes: &[u8]) -> Result<Vec<Entry<'_>>, (String, Vec<Entry
 
 /// Whether the zip has an entry of that name (false for a zip that cannot
 /// be read).
-pub(super) fn has_entry(bytes: &[u8], name: &str) -> Result<bool, String> {
+pub(super) fn has_entry(bytes: &[u8], name: &str) -> bool {
     let found = match entries(bytes) {
         Ok(e) => e,
         Err((_, e)) => e,
     };
-    Ok(found.iter().any(|e| e.name == name))
+    found.iter().any(|e| e.name == name)
 }
 
 fn by_directory(bytes: &[u8]) -> Result<Vec<Entry<'_>>, String> {
