@@ -9,6 +9,7 @@ use crate::effects::locks::{self, RunLock};
 use crate::effects::runner::{Handle, Launch, Persist, RunView, Update, ViewUpdate};
 use crate::effects::saved;
 use crate::split::{self, Loader, SplitCode, SplitFuture};
+use crate::state::local::LocalModel;
 use crate::state::resume::{Offer, Offers, OffersAction, Takeover};
 use crate::state::stored::StoredRun;
 use crate::state::Mode;
@@ -30,18 +31,29 @@ struct Running<V: RunView> {
     _lock: Option<RunLock>,
 }
 
+/// A run that waits for the model file on this device to load before it
+/// starts: which wait it is (a cancel ends it), and what tells the mode's
+/// page that it was cancelled.
+#[derive(Default)]
+struct Wait {
+    /// Counts the waits begun and cancelled: a wait goes on only while it is the latest.
+    serial: u64,
+    waiting: bool,
+    on_cancel: Option<Box<dyn Fn()>>,
+}
+
 /// The run of one mode (kept by the app, so switching modes does not lose a run).
-pub struct Slot<V: RunView>(Rc<RefCell<Option<Running<V>>>>);
+pub struct Slot<V: RunView>(Rc<RefCell<Option<Running<V>>>>, Rc<RefCell<Wait>>);
 
 impl<V: RunView> Default for Slot<V> {
     fn default() -> Self {
-        Slot(Rc::default())
+        Slot(Rc::default(), Rc::default())
     }
 }
 
 impl<V: RunView> Clone for Slot<V> {
     fn clone(&self) -> Self {
-        Slot(self.0.clone())
+        Slot(self.0.clone(), self.1.clone())
     }
 }
 
@@ -52,12 +64,34 @@ impl<V: RunView> PartialEq for Slot<V> {
 }
 
 impl<V: RunView> Slot<V> {
-    /// True while a run has jobs to settle.
+    /// True while a run has jobs to settle, or waits for the model file.
     pub fn is_running(&self) -> bool {
-        self.0
-            .borrow()
-            .as_ref()
-            .is_some_and(|r| r.handle.is_running())
+        self.1.borrow().waiting
+            || self
+                .0
+                .borrow()
+                .as_ref()
+                .is_some_and(|r| r.handle.is_running())
+    }
+
+    /// Begins a wait for the model file; `on_cancel` tells the page if it is cancelled.
+    fn begin_wait(&self, on_cancel: Box<dyn Fn()>) -> u64 {
+        let mut w = self.1.borrow_mut();
+        w.serial += 1;
+        w.waiting = true;
+        w.on_cancel = Some(on_cancel);
+        w.serial
+    }
+
+    /// Ends wait `serial`: true when it was not cancelled (the run may start).
+    fn end_wait(&self, serial: u64) -> bool {
+        let mut w = self.1.borrow_mut();
+        if w.serial != serial || !w.waiting {
+            return false;
+        }
+        w.waiting = false;
+        w.on_cancel = None;
+        true
     }
 
     fn handle(&self) -> Option<Handle<V>> {
@@ -71,8 +105,21 @@ impl<V: RunView> Slot<V> {
         }
     }
 
-    /// Cancels the run, if one is going.
+    /// Cancels the run, if one is going, or its wait for the model file.
     pub fn cancel(&self) {
+        let cancelled = {
+            let mut w = self.1.borrow_mut();
+            if w.waiting {
+                w.serial += 1;
+                w.waiting = false;
+                w.on_cancel.take()
+            } else {
+                None
+            }
+        };
+        if let Some(tell) = cancelled {
+            return tell();
+        }
         if let Some(h) = self.handle() {
             h.cancel();
         }
@@ -106,6 +153,9 @@ pub enum Event<V: RunView> {
     Failed(Rc<str>),
     /// Progress or the end of the run.
     Update(ViewUpdate<V>),
+    /// The run waits for the model file on this device to load (`true`),
+    /// or its wait was cancelled (`false`).
+    Waiting(bool),
 }
 
 /// A split module on its way (see [`ModeLaunch::fetch`]).
@@ -225,6 +275,15 @@ pub trait ModeLaunch: Clone + 'static {
     fn fetch(&self, _page: &Self::Page) -> Option<Fetching> {
         None
     }
+    /// True when a run of `page` asks the model file on this device and that
+    /// file is still loading: the run waits for it ([`start`]).
+    fn awaits_model_file(&self, _page: &Self::Page) -> bool {
+        false
+    }
+    /// `page` with the model file as it stands once its load ended.
+    fn with_model_file(&self, page: Self::Page, _local: LocalModel) -> Self::Page {
+        page
+    }
     /// Builds the run of `page`, or says why it cannot start.
     fn prepare(&self, page: &Self::Page, t: &Takeover) -> Result<Prepared<Self::View>, String>;
     /// The page with a stored run's inputs (shown at once), and why it
@@ -258,9 +317,19 @@ pub fn start<M: ModeLaunch>(m: &M, page: &M::Page, takeover: Takeover) {
     }
     let code = loaded::<M>().is_none();
     let fetching = m.fetch(page);
-    if !code && fetching.is_none() {
+    let waits = m.awaits_model_file(page);
+    if !code && fetching.is_none() && !waits {
         return prepared(m, page, takeover);
     }
+    // Start pressed while the model file loads: the run waits for it (the
+    // page says so, Cancel ends the wait), then starts, or fails with the
+    // load's reason.
+    let wait = waits.then(|| {
+        let told = m.clone();
+        m.tell(Event::Waiting(true));
+        m.slot()
+            .begin_wait(Box::new(move || told.tell(Event::Waiting(false))))
+    });
     let (m, page) = (m.clone(), page.clone());
     crate::effects::spawn(async move {
         let loaded = async {
@@ -272,7 +341,25 @@ pub fn start<M: ModeLaunch>(m: &M, page: &M::Page, takeover: Takeover) {
                 None => Ok(()),
             }
         };
-        match loaded.await {
+        let loaded = loaded.await;
+        let page = match wait {
+            Some(serial) => {
+                let local = crate::effects::local_model::settled().await;
+                if !m.slot().end_wait(serial) {
+                    return;
+                }
+                m.tell(Event::Waiting(false));
+                if let LocalModel::Failed(why) = &local {
+                    let said = m
+                        .lang()
+                        .pick("模型文件未能加载：", "The model file could not be loaded: ");
+                    return m.tell(Event::Failed(Rc::from(format!("{said}{why}"))));
+                }
+                m.with_model_file(page, local)
+            }
+            None => page,
+        };
+        match loaded {
             Ok(()) => prepared(&m, &page, takeover),
             Err(why) => m.tell(Event::Failed(Rc::from(why))),
         }

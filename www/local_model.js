@@ -9,7 +9,10 @@
 // runs in its own Web Worker.
 //
 // The page (src/effects/local_model.rs) calls:
-//   load(file, nCtx)    -> what the report says of the model (JSON text)
+//   load(file, nCtx, threads)
+//                       -> what the report says of the model (JSON text);
+//                          `threads` is the setting: 0 for auto (see
+//                          threadsFor), else the number asked
 //   chat(body, signal)  -> the OpenAI-shaped answer (JSON text) to one chat
 //                          completion request body (JSON text)
 // A failure rejects with an Error that says what went wrong.
@@ -139,6 +142,15 @@ const MAX_FILE = 2 ** 31 - 1;
 // to read the file in slices) and 64-bit WebAssembly memory. A browser without
 // them (Firefox, Safari today) would need wllama's compat build from its CDN,
 // which this page does not fetch.
+// WebAssembly SIMD (128-bit): the engine's build needs it; said on the device card.
+function simd() {
+  try {
+    return WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]));
+  } catch {
+    return false;
+  }
+}
+
 function missingFeatures() {
   const missing = [];
   if (typeof WebAssembly.Suspending !== 'function') missing.push('WebAssembly JSPI (WebAssembly.Suspending)');
@@ -150,7 +162,86 @@ function missingFeatures() {
   return missing;
 }
 
-export async function load(file, nCtx) {
+// The threads the engine is given. A browser reports logical CPUs
+// (`navigator.hardwareConcurrency`), twice the cores on a machine with
+// hyper-threading, and one engine thread more than there are cores collapses
+// decoding (measured on 2 cores: 2 threads 20.4 tokens/s, 3 threads 0.5; with
+// every logical CPU of a 16-core/32-thread machine, 0.43 against 57.5 on 16).
+// So auto asks for every logical CPU up to 2 and half of them above 2 (never
+// more than the cores, with or without hyper-threading); a number set by the
+// user is taken, up to the logical CPUs. Without cross-origin isolation the
+// engine has one thread whatever is asked (no SharedArrayBuffer).
+export function autoThreads(logical) {
+  const n = Math.max(1, Math.floor(Number(logical) || 1));
+  return n <= 2 ? n : Math.floor(n / 2);
+}
+
+export function threadsFor(logical, isolated, asked) {
+  if (!isolated) return 1;
+  const n = Math.max(1, Math.floor(Number(logical) || 1));
+  const set = Math.floor(Number(asked) || 0);
+  return set >= 1 ? Math.min(set, n) : autoThreads(n);
+}
+
+// What the engine's native log says of where the layers run: llama.cpp's
+// "offloaded N/M layers to GPU" and the WebGPU device it registered.
+function offloadOf(lines) {
+  let layers = null;
+  for (const l of lines) {
+    const m = /offloaded (\d+)\/(\d+) layers to GPU/.exec(l);
+    if (m) layers = { offloaded: Number(m[1]), total: Number(m[2]) };
+  }
+  return layers;
+}
+
+async function adapterInfo() {
+  try {
+    const a = await navigator.gpu?.requestAdapter();
+    if (!a) return null;
+    const i = a.info || {};
+    return [i.vendor, i.architecture, i.device, i.description].filter((x) => x).join(' ') || 'a WebGPU adapter';
+  } catch {
+    return null;
+  }
+}
+
+// Loads `file` into a new engine on `threads` threads, on the GPU (every
+// layer, when the browser has a WebGPU adapter) or on the CPU only, and asks
+// it one token: an engine that loads a file it cannot run aborts there.
+// Resolves to the engine and the native log's lines.
+async function start(file, head, params, gpu) {
+  const base = new URL('./vendor/wllama/', import.meta.url).href;
+  const { Wllama } = await import(base + 'wllama.js');
+  const lines = [];
+  const keep = (...a) => { lines.push(a.join(' ')); };
+  const logger = { debug: () => {}, log: keep, warn: keep, error: keep };
+  const w = new Wllama({ default: base + 'wllama.wasm' }, { suppressNativeLog: false, logger });
+  w.setCompat(null);
+  const started = performance.now();
+  try {
+    await w.loadModel([file], { ...params, n_gpu_layers: gpu ? 99999 : 0, log_level: 2 });
+  } catch (e) {
+    try { await w.exit(); } catch { /* not started */ }
+    const why = e?.message || String(e);
+    if (/unknown model architecture/i.test(why)) {
+      throw new Error(`${file.name}: this engine does not know the architecture "${head.architecture}" (${why})`);
+    }
+    if (e instanceof RangeError || /memory|allocat/i.test(why)) {
+      throw new Error(`${file.name}: out of memory while loading (${file.size} bytes): ${why}`);
+    }
+    throw new Error(`${file.name}: the engine could not load it: ${why}`);
+  }
+  const loadMs = Math.round(performance.now() - started);
+  try {
+    await w.createChatCompletion({ messages: [{ role: 'user', content: 'Hi' }], max_tokens: 1, temperature: 0 });
+  } catch (e) {
+    try { await w.exit(); } catch { /* already gone */ }
+    throw new Error(`${file.name}: this engine cannot run the architecture "${head.architecture}" (it stopped at the first token: ${e?.message || e})`);
+  }
+  return { w, Wllama, lines, loadMs };
+}
+
+export async function load(file, nCtx, asked) {
   const head = await ggufHead(file);
   const missing = missingFeatures();
   if (missing.length) {
@@ -165,41 +256,28 @@ export async function load(file, nCtx) {
     described = null;
     await old.exit();
   }
-  const base = new URL('./vendor/wllama/', import.meta.url).href;
-  const { Wllama } = await import(base + 'wllama.js');
-  const w = new Wllama({ default: base + 'wllama.wasm' }, { suppressNativeLog: true });
-  w.setCompat(null);
-  // Threads need a cross-origin isolated page (SharedArrayBuffer); one
-  // thread otherwise. wllama picks its multi-threaded build when it can.
-  const threads = self.crossOriginIsolated ? Math.max(1, navigator.hardwareConcurrency || 1) : 1;
+  const logical = navigator.hardwareConcurrency || 1;
+  const isolated = !!self.crossOriginIsolated;
+  const threads = threadsFor(logical, isolated, asked);
   const builtin = head.chat_template ? null : TEMPLATE_OF_ARCH[head.architecture] || null;
   const params = { n_ctx: nCtx, n_threads: threads, n_parallel: 1 };
   if (builtin) params.chat_template = builtin[1];
-  const started = performance.now();
-  try {
-    await w.loadModel([file], params);
-  } catch (e) {
-    const why = e?.message || String(e);
-    if (/unknown model architecture/i.test(why)) {
-      throw new Error(`${file.name}: this engine does not know the architecture "${head.architecture}" (${why})`);
+  // The GPU when the browser gives an adapter; a load or a first token that
+  // fails there is tried again on the CPU, with a note (never a broken run).
+  const adapter = typeof navigator.gpu === 'object' ? await adapterInfo() : null;
+  let gpuNote = null;
+  let started;
+  if (adapter) {
+    try {
+      started = await start(file, head, params, true);
+    } catch (e) {
+      gpuNote = `the GPU path (${adapter}) failed, so the model runs on the CPU: ${e?.message || e}`;
     }
-    if (e instanceof RangeError || /memory|allocat/i.test(why)) {
-      throw new Error(`${file.name}: out of memory while loading (${file.size} bytes): ${why}`);
-    }
-    throw new Error(`${file.name}: the engine could not load it: ${why}`);
   }
-  const loadMs = Math.round(performance.now() - started);
-  // A file the engine loads but cannot run (an architecture it does not know
-  // aborts at the first token) is refused now, not in the middle of a run.
-  try {
-    await w.createChatCompletion({ messages: [{ role: 'user', content: 'Hi' }], max_tokens: 1, temperature: 0 });
-  } catch (e) {
-    try { await w.exit(); } catch { /* already gone */ }
-    throw new Error(`${file.name}: this engine cannot run the architecture "${head.architecture}" (it stopped at the first token: ${e?.message || e})`);
-  }
-  // wllama offloads every layer to WebGPU when the browser gives it an
-  // adapter (headless Chromium has the API but no adapter: the CPU runs it).
-  const gpu = w.isSupportWebGPU() && !!(await navigator.gpu.requestAdapter().catch(() => null));
+  started ??= await start(file, head, params, false);
+  const { w, Wllama, lines, loadMs } = started;
+  const offload = offloadOf(lines);
+  const onGpu = !!adapter && !gpuNote && !!offload && offload.offloaded > 0;
   const ctx = w.getLoadedContextInfo();
   const meta = w.getModelMetadata().meta;
   engine = w;
@@ -216,9 +294,15 @@ export async function load(file, nCtx) {
     context_train: ctx.n_ctx_train,
     context: ctx.n_ctx,
     threads: w.getNumThreads(),
+    threads_asked: Math.floor(Number(asked) || 0) >= 1 ? String(Math.floor(Number(asked))) : 'auto',
+    logical_cpus: logical,
     multithread: w.isMultithread(),
-    cross_origin_isolated: !!self.crossOriginIsolated,
-    webgpu: gpu,
+    cross_origin_isolated: isolated,
+    simd: simd(),
+    webgpu: onGpu,
+    webgpu_adapter: onGpu ? adapter : '',
+    gpu_layers: offload ? `${offload.offloaded}/${offload.total}` : '',
+    gpu_note: gpuNote ?? (adapter && !onGpu ? `a WebGPU adapter (${adapter}) is there, but the engine kept every layer on the CPU` : ''),
     chat_template: head.chat_template ? 'the file\'s own' : builtin ? `${builtin[0]} turns (the file has none)` : 'ChatML (the file has none)',
     load_ms: loadMs,
     default_max_tokens: DEFAULT_MAX_TOKENS,

@@ -50,6 +50,16 @@ pub fn LocalModelField(p: &LocalModelFieldProps) -> Html {
         })
     };
     let busy = p.disabled || matches!(p.local, LocalModel::Loading(_));
+    let threads = use_state(crate::effects::storage::model_threads);
+    let on_threads = {
+        let threads = threads.clone();
+        Callback::from(move |e: Event| {
+            let n = field::value(&e).and_then(|v| v.parse().ok()).unwrap_or(0);
+            threads.set(n);
+            crate::effects::local_model::set_threads(n);
+        })
+    };
+    let logical = logical_cpus();
     html! {
         <div data-testid="local-model">
             <label id="local-model-hint">{t(
@@ -65,9 +75,28 @@ pub fn LocalModelField(p: &LocalModelFieldProps) -> Html {
                 <button data-testid="local-model-url-load" disabled={busy || url.trim().is_empty()} onclick={on_load}>
                     {t("加载", "Load")}</button>
             </div>
+            <label class="inline">{t("线程 ", "Threads ")}
+                <select data-testid="local-model-threads" disabled={busy} onchange={on_threads}>
+                    <option value="0" selected={*threads == 0}>{t("自动（不超过核心数）", "auto (never more than the cores)")}</option>
+                    { for (1..=logical.max(*threads)).map(|n| html! {
+                        <option value={n.to_string()} selected={*threads == n}>{n.to_string()}</option>
+                    }) }
+                </select></label>
+            <span class="muted">{t(
+                "浏览器报告的是逻辑 CPU 数；超线程机器上线程多于物理核心会使生成慢上百倍，所以自动取其一半（2 个及以下全用）。没有超线程的机器（如 Apple 芯片）可以选择全部。",
+                "The browser reports logical CPUs; on a machine with hyper-threading, more threads than cores makes decoding a hundred times slower, so auto takes half of them (all of them up to 2). On a machine without hyper-threading (Apple silicon, say) you may pick them all.")}</span>
             { status(p) }
         </div>
     }
+}
+
+/// The logical CPUs the browser reports (`navigator.hardwareConcurrency`).
+fn logical_cpus() -> u32 {
+    let navigator = js_sys::Reflect::get(&js_sys::global(), &"navigator".into()).ok();
+    navigator
+        .and_then(|n| js_sys::Reflect::get(&n, &"hardwareConcurrency".into()).ok())
+        .and_then(|v| v.as_f64())
+        .map_or(1, |v| v.clamp(1.0, 1024.0) as u32)
 }
 
 fn status(p: &LocalModelFieldProps) -> Html {
@@ -81,8 +110,16 @@ fn status(p: &LocalModelFieldProps) -> Html {
             <p class="error" data-testid="local-model-status" data-state="failed">{why.clone()}</p>
         },
         LocalModel::Loaded(i) => {
-            // The engine offloads every layer to WebGPU when the browser has it.
-            let device = if i.webgpu { "WebGPU" } else { "CPU" };
+            let device = if i.webgpu {
+                format!(
+                    "WebGPU ({}, {} {})",
+                    i.webgpu_adapter,
+                    i.gpu_layers,
+                    t("层", "layers")
+                )
+            } else {
+                "CPU".to_string()
+            };
             let from = match (&i.source_url, i.from_cache) {
                 (Some(u), true) => format!(
                     " · {} {u}",
@@ -98,7 +135,8 @@ fn status(p: &LocalModelFieldProps) -> Html {
                     "{} {} · {} {} · {} · {} {} · {} ms{from}",
                     t("已加载", "Loaded"), i.file, i.architecture, i.quantisation, device,
                     i.threads, t("线程", "thread(s)"), i.load_ms)}<br />
-                    <small>{format!("SHA-256 {} · {} {}", i.sha256, t("对话模板：", "chat template:"), i.chat_template)}</small></p>
+                    <small>{format!("SHA-256 {} · {} {}", i.sha256, t("对话模板：", "chat template:"), i.chat_template)}</small>
+                    if !i.gpu_note.is_empty() { <br /><small class="warning" data-testid="local-model-gpu-note">{i.gpu_note.clone()}</small> }</p>
             }
         }
     }

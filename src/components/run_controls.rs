@@ -116,7 +116,8 @@ pub(crate) fn key_prompt_view(
 #[component]
 pub fn RunControls(p: &RunControlsProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
-    let running = p.status == RunStatus::Running;
+    let waiting = p.status == RunStatus::Waiting;
+    let running = p.status == RunStatus::Running || waiting;
     let run = p.progress.as_ref();
     let (done, total) = run.map_or((0, 0), |r| (r.done, r.total));
     let elapsed = run.map_or(0.0, |r| {
@@ -148,9 +149,12 @@ pub fn RunControls(p: &RunControlsProps) -> Html {
     html! {
         <section class="panel controls">
             <button class="primary" data-testid="start" disabled={running || p.blocked.is_some()} onclick={start}>{t("开始评测", "Start evaluation")}</button>
-            <button data-testid="pause" disabled={!running} onclick={pause}>
+            <button data-testid="pause" disabled={!running || waiting} onclick={pause}>
                 {if paused { t("继续", "Resume") } else { t("暂停", "Pause") }}</button>
             <button data-testid="cancel" disabled={!running} onclick={cancel}>{t("取消", "Cancel")}</button>
+            if waiting { <span class="warning" data-testid="waiting-model" role="status">{t(
+                "正在等待模型文件加载完成，加载后运行自动开始（“取消”可停止等待）",
+                "Waiting for the model file to load: the run starts once it is loaded (Cancel stops waiting)")}</span> }
             if paused { <span class="warning" data-testid="paused">{t("已暂停：进行中的请求会完成，不再发送新请求", "Paused: calls in flight finish, nothing new is sent")}</span> }
             <span class="status">{t("状态：", "Status: ")}<code data-testid="run-status">{p.status.code()}</code></span>
             // Scaled, not resized: its transition needs no layout of the page each frame.

@@ -72,6 +72,9 @@ pub fn UsageTable(p: &UsageTableProps) -> Html {
                     }) }
                 </tbody>
             </table>
+            { for r.token_limit_hints().iter().map(|h| html! {
+                <p class="warning" data-testid="token-limit-hint">{h.message(p.lang)}</p>
+            }) }
         </section>
     }
 }

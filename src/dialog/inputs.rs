@@ -212,17 +212,21 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                         on_file={on_local.reform(local_model::Source::File)}
                         on_url={on_local.reform(local_model::Source::Url)} />
                 }
-                <label>{t("基础 URL（OpenAI 兼容；留空：页面内的对话模拟模型）",
-                          "Base URL (OpenAI-compatible; empty: the dialog mock in the page)")}
-                    <input type="url" data-testid="dialog-url" value={s.url.clone()} disabled={running}
-                        placeholder="http://127.0.0.1:8091/v1" oninput={on_url} />
-                </label>
-                <label>{t("模型", "Model")}
-                    <input type="text" data-testid="dialog-model" value={s.model.clone()} disabled={running}
-                        oninput={typed(DialogAction::SetModel)} />
-                </label>
-                <KeyField {lang} testid="dialog-key" value={s.api_key.get().to_string()} target={target_line(s)}
-                    disabled={running} {on_key} prompt={s.key_prompt.clone()} {on_confirm} {on_dismiss} />
+                // The model file uses no URL, model name or key: they are shown
+                // only when the endpoint answers the turns or judges them.
+                if !s.by_file || s.judge == "endpoint" {
+                    <label>{t("基础 URL（OpenAI 兼容；留空：页面内的对话模拟模型）",
+                              "Base URL (OpenAI-compatible; empty: the dialog mock in the page)")}
+                        <input type="url" data-testid="dialog-url" value={s.url.clone()} disabled={running}
+                            placeholder="http://127.0.0.1:8091/v1" oninput={on_url} />
+                    </label>
+                    <label>{t("模型", "Model")}
+                        <input type="text" data-testid="dialog-model" value={s.model.clone()} disabled={running}
+                            oninput={typed(DialogAction::SetModel)} />
+                    </label>
+                    <KeyField {lang} testid="dialog-key" value={s.api_key.get().to_string()} target={target_line(s)}
+                        disabled={running} {on_key} prompt={s.key_prompt.clone()} {on_confirm} {on_dismiss} />
+                }
                 <label class="inline">{t("评审（M3/M4/M5） ", "Judge (M3/M4/M5) ")}
                     <select data-testid="dialog-judge" disabled={running} onchange={text(DialogAction::SetJudge)}>
                         <option value="none" selected={s.judge == "none"}>{t("无（报告为未运行）", "none (reported as not run)")}</option>
@@ -249,6 +253,9 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                     <button data-testid="dialog-start" onclick={p.on_start.clone()} disabled={running}>{t("开始", "Start")}</button>
                     if running { <button data-testid="dialog-cancel" onclick={p.on_cancel.clone()}>{t("取消", "Cancel")}</button> }
                 </div>
+                if s.waiting { <p class="warning" role="status" data-testid="waiting-model">{t(
+                    "正在等待模型文件加载完成，加载后运行自动开始（“取消”可停止等待）",
+                    "Waiting for the model file to load: the run starts once it is loaded (Cancel stops waiting)")}</p> }
                 if let Some(e) = &s.error { <p class="error" role="alert" data-testid="dialog-error">{e.to_string()}</p> }
             </section>
         </>

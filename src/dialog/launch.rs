@@ -15,7 +15,7 @@ use crate::launch::{
     Prepared, Slot,
 };
 use crate::state::keys::{KeyPrompt, Secret};
-use crate::state::local::LocalModelInfo;
+use crate::state::local::{LocalModel, LocalModelInfo};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::settings::in_page;
 use crate::state::stored::{DialogInputs, StoredInputs, StoredRun};
@@ -242,6 +242,17 @@ impl ModeLaunch for DialogLaunch {
         Rc::new((*self.state).clone())
     }
 
+    fn awaits_model_file(&self, s: &Rc<DialogState>) -> bool {
+        (s.by_file || s.judge == "local") && matches!(s.local, LocalModel::Loading(_))
+    }
+
+    fn with_model_file(&self, s: Rc<DialogState>, local: LocalModel) -> Rc<DialogState> {
+        Rc::new(DialogState {
+            local,
+            ..(*s).clone()
+        })
+    }
+
     fn fetch(&self, s: &Rc<DialogState>) -> Option<Fetching> {
         let lang = self.lang();
         (judged(s) && !judges::ready()).then(|| Box::pin(judges::make(lang)) as Fetching)
@@ -339,6 +350,7 @@ impl ModeLaunch for DialogLaunch {
     fn tell(&self, event: Event<DialogView>) {
         let action = match event {
             Event::Started => DialogAction::Started,
+            Event::Waiting(on) => DialogAction::Waiting(on),
             Event::Failed(why) => DialogAction::Failed(why),
             Event::Update(Update::Progress(snap)) => DialogAction::Progress(snap),
             Event::Update(Update::Finished(snap, r)) => DialogAction::Finished(snap, r),

@@ -162,6 +162,8 @@ pub struct DialogState {
     pub key_prompt: Option<Rc<KeyPrompt>>,
     /// Why the run or the scoring could not start.
     pub error: Option<Rc<str>>,
+    /// Start was pressed while the model file loads: the run waits for it.
+    pub waiting: bool,
     /// The run, once started.
     pub snapshot: Option<Rc<DialogSnapshot>>,
     /// The results of the run or of the scored trace (or why there are none).
@@ -192,6 +194,7 @@ impl Default for DialogState {
             api_key: Secret::default(),
             key_prompt: None,
             error: None,
+            waiting: false,
             snapshot: None,
             results: None,
             by_file: false,
@@ -232,11 +235,13 @@ impl DialogState {
         }
     }
 
-    /// True while a run is going.
+    /// True while a run is going (or waits for the model file).
     pub fn running(&self) -> bool {
-        self.snapshot
-            .as_ref()
-            .is_some_and(|s| s.status == RunStatus::Running)
+        self.waiting
+            || self
+                .snapshot
+                .as_ref()
+                .is_some_and(|s| s.status == RunStatus::Running)
     }
 
     /// Dialogs that can be played (aligned).
@@ -315,6 +320,8 @@ pub enum DialogAction {
     SetByFile(bool),
     /// Where the model file on this device stands.
     SetLocal(LocalModel),
+    /// A run waits for the model file to load (or no longer does).
+    Waiting(bool),
 }
 
 impl Reducible for DialogState {
@@ -372,6 +379,12 @@ impl Reducible for DialogState {
                 s.results = None;
             }
             DialogAction::Failed(why) => s.error = Some(why),
+            DialogAction::Waiting(on) => {
+                s.waiting = on;
+                if on {
+                    s.error = None;
+                }
+            }
             DialogAction::Progress(snap) => s.snapshot = Some(snap),
             DialogAction::Finished(snap, r) => {
                 s.snapshot = Some(snap);

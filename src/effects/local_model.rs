@@ -9,7 +9,7 @@
 //! bin's wasm-split point `local`, so no first load carries it; a call is made
 //! by the run code, itself behind the point `run`.
 
-use crate::state::local::LocalModelInfo;
+use crate::state::local::{LocalModel, LocalModelInfo};
 use evalpage_core::{build_request, parse_response, OpenAiConfig};
 use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use js_sys::{Function, Promise, Reflect, Uint8Array};
@@ -52,6 +52,7 @@ async fn call(name: &str, args: &[&JsValue]) -> Result<JsValue, String> {
     let called = match args {
         [a] => f.call1(&module, a),
         [a, b] => f.call2(&module, a, b),
+        [a, b, c] => f.call3(&module, a, b, c),
         _ => f.call0(&module),
     }
     .map_err(message)?;
@@ -82,6 +83,7 @@ async fn sha256(file: &File) -> Result<String, String> {
 /// Where a model file comes from: picked from disk, or a URL fetched once
 /// and kept in this browser's storage (Cache Storage), read from there on
 /// the next visit.
+#[derive(Clone)]
 pub enum Source {
     /// A file picked or dropped.
     File(File),
@@ -149,7 +151,8 @@ pub async fn load(source: Source) -> Result<LocalModelInfo, String> {
     let sha = sha256(&file)
         .await
         .map_err(|e| format!("{name}: could not be read: {e}"))?;
-    let described = call("load", &[file.as_ref(), &JsValue::from(CONTEXT)]).await?;
+    let threads = JsValue::from(super::storage::model_threads());
+    let described = call("load", &[file.as_ref(), &JsValue::from(CONTEXT), &threads]).await?;
     let text = described
         .as_string()
         .ok_or_else(|| format!("{name}: the engine did not describe the model"))?;
@@ -191,6 +194,97 @@ pub async fn chat(
     }
 }
 
+/// The page's one engine holds one file at a time: where that file stands
+/// now (every mode's state is told the same through its picker), the runs
+/// waiting for it to be loaded, and the last file picked with who was told
+/// (loaded again when the thread setting changes).
+#[derive(Default)]
+struct Current {
+    state: LocalModel,
+    waiting: Vec<std::rc::Rc<std::cell::RefCell<Waiter>>>,
+    last: Option<(Source, yew::Callback<LocalModel>)>,
+    /// Counts the picks: only the latest one's load says where the file stands.
+    picks: u64,
+}
+
+#[derive(Default)]
+struct Waiter {
+    settled: Option<LocalModel>,
+    waker: Option<std::task::Waker>,
+}
+
+thread_local! {
+    static CURRENT: std::cell::RefCell<Current> = std::cell::RefCell::default();
+}
+
+/// Where the page's model file stands, once it is no longer loading: a run
+/// started while the file loads waits on this (`launch::start`).
+pub struct Settled(std::rc::Rc<std::cell::RefCell<Waiter>>);
+
+impl std::future::Future for Settled {
+    type Output = LocalModel;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<LocalModel> {
+        let mut w = self.0.borrow_mut();
+        match w.settled.take() {
+            Some(s) => std::task::Poll::Ready(s),
+            None => {
+                w.waker = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        }
+    }
+}
+
+/// The model file as it stands once its load ends (at once when none is loading).
+pub fn settled() -> Settled {
+    let waiter = std::rc::Rc::new(std::cell::RefCell::new(Waiter::default()));
+    CURRENT.with(|c| {
+        let mut c = c.borrow_mut();
+        match &c.state {
+            LocalModel::Loading(_) => c.waiting.push(waiter.clone()),
+            now => waiter.borrow_mut().settled = Some(now.clone()),
+        }
+    });
+    Settled(waiter)
+}
+
+/// Records where the file stands and wakes the runs waiting for its load.
+fn stands(now: LocalModel) {
+    let woken = CURRENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.state = now.clone();
+        if matches!(now, LocalModel::Loading(_)) {
+            Vec::new()
+        } else {
+            std::mem::take(&mut c.waiting)
+        }
+    });
+    for w in woken {
+        let waker = {
+            let mut w = w.borrow_mut();
+            w.settled = Some(now.clone());
+            w.waker.take()
+        };
+        if let Some(k) = waker {
+            k.wake();
+        }
+    }
+}
+
+/// Sets the thread count (`0`: auto), remembered in this browser; a file
+/// already picked is loaded again with it.
+pub fn set_threads(n: u32) {
+    super::storage::save_model_threads(n);
+    let last = CURRENT.with(|c| c.borrow().last.clone());
+    if let Some((source, then)) = last {
+        pick(source, then);
+    }
+}
+
 /// What a model-file picker calls: each source it is handed is loaded with
 /// [`pick`], and `then` is told where the file stands.
 pub fn picker(then: yew::Callback<crate::state::local::LocalModel>) -> yew::Callback<Source> {
@@ -199,15 +293,27 @@ pub fn picker(then: yew::Callback<crate::state::local::LocalModel>) -> yew::Call
 
 /// Loads the model file from `source` and tells `then` where it stands:
 /// loading at once, then loaded or why not.
-fn pick(source: Source, then: yew::Callback<crate::state::local::LocalModel>) {
-    use crate::state::local::LocalModel;
-    then.emit(LocalModel::Loading(source.shown()));
+fn pick(source: Source, then: yew::Callback<LocalModel>) {
+    let shown = source.shown();
+    let this = CURRENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.last = Some((source.clone(), then.clone()));
+        c.picks += 1;
+        c.picks
+    });
+    let tell = move |now: LocalModel| {
+        if CURRENT.with(|c| c.borrow().picks) == this {
+            stands(now.clone());
+            then.emit(now);
+        }
+    };
+    tell(LocalModel::Loading(shown));
     super::spawn(async move {
         let Ok(load) = crate::split::load(&LOADER).await else {
             let why = "the code that loads a model file could not be fetched: check the network and pick the file again";
-            return then.emit(LocalModel::Failed(why.into()));
+            return tell(LocalModel::Failed(why.into()));
         };
-        then.emit(match load(source).await {
+        tell(match load(source).await {
             Ok(info) => LocalModel::Loaded(std::rc::Rc::new(info)),
             Err(why) => LocalModel::Failed(why),
         })

@@ -8,6 +8,8 @@ use crate::state::ModelSettings;
 use std::collections::BTreeMap;
 
 const SETTINGS: &str = "evalpage.settings";
+/// The model file's threads: `0` for auto, else the number asked.
+const MODEL_THREADS: &str = "evalpage.model_threads";
 /// `{origin: key}` in each storage.
 const KEYS: &str = "evalpage.api_keys";
 /// The single key of earlier versions, entered for the saved settings' endpoint.
@@ -60,6 +62,21 @@ fn migrate_legacy(settings: &ModelSettings, ring: &mut KeyRing) {
         }
     }
     save_keys(ring);
+}
+
+/// The model file's thread setting this browser remembers: `0` for auto.
+pub fn model_threads() -> u32 {
+    local()
+        .and_then(|st| st.get_item(MODEL_THREADS).ok().flatten())
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Remembers the model file's thread setting (`0`: auto).
+pub fn save_model_threads(n: u32) {
+    if let Some(st) = local() {
+        let _ = st.set_item(MODEL_THREADS, &n.to_string());
+    }
 }
 
 /// Saves the settings (never the key).

@@ -110,8 +110,13 @@ fn key_origin(ring: &KeyRing, s: &ModelSettings) -> Result<Option<String>, ()> {
 impl ModeLaunch for RagLaunch {
     const MODE: Mode = Mode::Rag;
     type View = RagView;
-    /// The loaded dataset and the settings (with this session's key).
-    type Page = (Option<Rc<LoadedDataset>>, Rc<ModelSettings>);
+    /// The loaded dataset, the settings (with this session's key) and the
+    /// model file on this device.
+    type Page = (
+        Option<Rc<LoadedDataset>>,
+        Rc<ModelSettings>,
+        crate::state::local::LocalModel,
+    );
 
     fn slot(&self) -> &RagSlot {
         &self.slot
@@ -126,13 +131,30 @@ impl ModeLaunch for RagLaunch {
     }
 
     fn page(&self) -> Self::Page {
-        (self.state.dataset.clone(), self.state.settings.clone())
+        (
+            self.state.dataset.clone(),
+            self.state.settings.clone(),
+            self.state.local.clone(),
+        )
+    }
+
+    fn awaits_model_file(&self, page: &Self::Page) -> bool {
+        page.1.provider == Provider::Local
+            && matches!(page.2, crate::state::local::LocalModel::Loading(_))
+    }
+
+    fn with_model_file(
+        &self,
+        page: Self::Page,
+        local: crate::state::local::LocalModel,
+    ) -> Self::Page {
+        (page.0, page.1, local)
     }
 
     fn prepare(&self, page: &Self::Page, t: &Takeover) -> Result<Prepared<RagView>, String> {
         let lang = self.shell.lang;
         let fail = |zh: &str, en: &str| Err(lang.pick(zh, en).to_string());
-        let (Some(dataset), settings) = page else {
+        let (Some(dataset), settings, local_model) = page else {
             return fail("请先加载数据集", "Load a dataset first");
         };
         if dataset.parsed.cases.is_empty() {
@@ -143,7 +165,7 @@ impl ModeLaunch for RagLaunch {
         }
         let call = match settings.provider {
             Provider::Demo => ModelCall::Mock(settings.demo_latency_scale),
-            Provider::Local => match self.state.local.loaded() {
+            Provider::Local => match local_model.loaded() {
                 Some(info) => ModelCall::InPage(settings.in_page_config(&info.file)),
                 None => {
                     return fail(
@@ -163,7 +185,7 @@ impl ModeLaunch for RagLaunch {
             },
         };
         let local = (settings.provider == Provider::Local)
-            .then(|| self.state.local.loaded())
+            .then(|| local_model.loaded())
             .flatten();
         let cfg = run_config(settings, lang, dataset, &self.params, t, local);
         let cases = dataset.parsed.cases.clone();
@@ -233,7 +255,7 @@ impl ModeLaunch for RagLaunch {
         self.state.dispatch(RagAction::SetDataset(data.clone()));
         self.state
             .dispatch(RagAction::SetSettings(settings.clone()));
-        ((Some(data), settings), None)
+        ((Some(data), settings, self.state.local.clone()), None)
     }
 
     fn log_problem(&self, log: &ReadLog) -> Option<String> {
@@ -255,6 +277,7 @@ impl ModeLaunch for RagLaunch {
         use crate::effects::runner::Update;
         let action = match event {
             Event::Started => RagAction::Started,
+            Event::Waiting(on) => RagAction::Waiting(on),
             Event::Failed(why) => RagAction::StartFailed(why),
             Event::Update(Update::Progress(snap)) => RagAction::Progress(snap),
             Event::Update(Update::Finished(snap, a)) => RagAction::Finished(snap, a),

@@ -195,7 +195,7 @@ pub fn RagApp(p: &RagAppProps) -> Html {
     };
     let lang = rag.shell.lang;
     let status = state.status();
-    let running = status == RunStatus::Running;
+    let running = matches!(status, RunStatus::Running | RunStatus::Waiting);
     let source = state
         .dataset
         .as_ref()

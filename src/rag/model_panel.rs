@@ -80,8 +80,11 @@ pub fn ModelPanel(p: &ModelPanelProps) -> Html {
                 <LocalModelField lang={p.lang} local={p.local.clone()} disabled={d}
                     on_file={p.on_local_file.clone()} on_url={p.on_local_url.clone()} />
             }
-            <EndpointForm lang={p.lang} settings={s.clone()} disabled={d} on_change={p.on_change.clone()} remember=true
-                dimmed={!openai} key_origins={p.key_origins.clone()} on_forget_keys={p.on_forget_keys.clone()} />
+            // The model file uses no URL, model name or key: they are not shown for it.
+            if !local {
+                <EndpointForm lang={p.lang} settings={s.clone()} disabled={d} on_change={p.on_change.clone()} remember=true
+                    dimmed={!openai} key_origins={p.key_origins.clone()} on_forget_keys={p.on_forget_keys.clone()} />
+            }
             <div class="grid">
                 <label>{t("并发", "Concurrency")}<input data-testid="concurrency" type="number" min="1" max="64" disabled={d}
                     value={s.concurrency.to_string()} oninput={typed(|s, v| s.concurrency = v.parse().unwrap_or(s.concurrency).clamp(1, 64))} /></label>

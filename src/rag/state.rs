@@ -122,6 +122,8 @@ pub struct RagState {
     pub key_prompt: Option<Rc<KeyPrompt>>,
     /// The model file on this device, when that provider is chosen.
     pub local: crate::state::local::LocalModel,
+    /// Start was pressed while the model file loads: the run waits for it.
+    pub waiting: bool,
 }
 
 /// Everything that changes the RAG check's state.
@@ -145,11 +147,16 @@ pub enum RagAction {
     Finished(Rc<RunSnapshot>, Rc<Artifacts>),
     /// A run waits for a click before its key is sent (or no longer does).
     PromptKey(Option<Rc<KeyPrompt>>),
+    /// A run waits for the model file to load (or no longer does).
+    Waiting(bool),
 }
 
 impl RagState {
     /// The status shown for the run.
     pub fn status(&self) -> RunStatus {
+        if self.waiting {
+            return RunStatus::Waiting;
+        }
         if self.start_error.is_some() {
             return RunStatus::Failed;
         }
@@ -183,6 +190,12 @@ impl Reducible for RagState {
                 next.artifacts = Some(artifacts);
             }
             RagAction::PromptKey(prompt) => next.key_prompt = prompt,
+            RagAction::Waiting(on) => {
+                next.waiting = on;
+                if on {
+                    next.start_error = None;
+                }
+            }
         }
         Rc::new(next)
     }

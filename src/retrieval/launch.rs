@@ -189,6 +189,8 @@ impl ModeLaunch for RetrievalLaunch {
             Event::Failed(why) => RetrievalAction::Failed(why),
             Event::Update(Update::Progress(snap)) => RetrievalAction::Progress(snap),
             Event::Update(Update::Finished(snap, a)) => RetrievalAction::Finished(snap, a),
+            // No model file is asked: no run waits for one.
+            Event::Waiting(_) => return,
         };
         self.state.dispatch(action);
     }

@@ -43,15 +43,35 @@ pub struct LocalModelInfo {
     /// Threads the engine uses.
     #[serde(default)]
     pub threads: u32,
+    /// The thread setting: `auto` (every logical CPU up to 2, half of them
+    /// above: never more than the cores) or the number asked.
+    #[serde(default)]
+    pub threads_asked: String,
+    /// Logical CPUs the browser reports (`navigator.hardwareConcurrency`).
+    #[serde(default)]
+    pub logical_cpus: u32,
+    /// The browser runs WebAssembly SIMD (128-bit).
+    #[serde(default)]
+    pub simd: bool,
     /// The multi-threaded build runs (the page is cross-origin isolated).
     #[serde(default)]
     pub multithread: bool,
     /// The page is cross-origin isolated.
     #[serde(default)]
     pub cross_origin_isolated: bool,
-    /// The browser has WebGPU, so the engine runs the model's layers there.
+    /// The engine runs the model's layers on a WebGPU adapter.
     #[serde(default)]
     pub webgpu: bool,
+    /// That adapter (vendor, architecture, device), when one is used.
+    #[serde(default)]
+    pub webgpu_adapter: String,
+    /// Layers on the GPU, as the engine logged them (`19/19`).
+    #[serde(default)]
+    pub gpu_layers: String,
+    /// Why the GPU is not used although the browser has an adapter (its
+    /// path failed and the CPU runs the model), if so.
+    #[serde(default)]
+    pub gpu_note: String,
     /// The chat template applied (the file's, or a named built-in one).
     #[serde(default)]
     pub chat_template: String,

@@ -10,6 +10,9 @@ pub enum RunStatus {
     Idle,
     /// Cases in flight.
     Running,
+    /// Start was pressed while the model file on this device loads: the run
+    /// starts once it is loaded (Cancel ends the wait).
+    Waiting,
     /// Finished.
     Done,
     /// Cancelled by the user.
@@ -19,11 +22,12 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
-    /// `idle`, `running`, `done`, `cancelled`, `failed`.
+    /// `idle`, `running`, `waiting`, `done`, `cancelled`, `failed`.
     pub fn code(self) -> &'static str {
         match self {
             RunStatus::Idle => "idle",
             RunStatus::Running => "running",
+            RunStatus::Waiting => "waiting",
             RunStatus::Done => "done",
             RunStatus::Cancelled => "cancelled",
             RunStatus::Failed => "failed",

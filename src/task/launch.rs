@@ -244,6 +244,8 @@ impl ModeLaunch for TaskLaunch {
             Event::Failed(why) => TaskAction::StartFailed(why),
             Event::Update(Update::Progress(snap)) => TaskAction::Progress(snap),
             Event::Update(Update::Finished(snap, a)) => TaskAction::Finished(snap, a),
+            // Its model file is a choice of the list only once loaded: no run waits for it.
+            Event::Waiting(_) => return,
         };
         self.state.dispatch(action);
     }

@@ -295,7 +295,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
     let state = &p.state;
     let lang = p.lang;
     let status = state.status();
-    let running = status == RunStatus::Running;
+    let running = matches!(status, RunStatus::Running | RunStatus::Waiting);
     let task = TaskLaunch {
         state: state.clone(),
         slot: p.slot.clone(),

@@ -590,6 +590,14 @@ fn run_view(
                 { for d.notes.iter().map(|n| html!{ <p class="warning">{n}</p> }) }
                 <Charts {lang} data={d.clone()} />
             </section>
+            { for d.devices.iter().map(|c| html! {
+                <section class="panel" data-testid="device-card">
+                    <h2>{format!("{} · {}", t("设备", "Device"), c.model)}</h2>
+                    <dl class="device">{ for c.lines.iter().map(|(k, v)| html! {
+                        <><dt>{*k}</dt><dd data-testid={format!("device-{}", k.replace(' ', "-").replace('/', "-"))}>{v.clone()}</dd></>
+                    }) }</dl>
+                </section>
+            }) }
             <LookSummary {lang} data={d.clone()} />
             <section class="panel">
                 <h2>{t("用例", "Cases")}</h2>

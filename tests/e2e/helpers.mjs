@@ -39,11 +39,15 @@ export async function startSite(prefix = '/', { compress = null, isolated = fals
   return { url: `http://127.0.0.1:${server.address().port}${at}`, stop: () => server.close() };
 }
 
-/** Launches the system Chromium headless. */
-export function launch() {
+/** Launches the system Chromium headless; with `webgpu`, with a software
+ * WebGPU adapter (SwiftShader, which Chromium ships) in place of no GPU. */
+export function launch({ webgpu = false } = {}) {
+  const gpu = webgpu
+    ? ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader']
+    : ['--disable-gpu'];
   return chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
+    args: ['--no-sandbox', ...gpu, '--disable-quic', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 }

@@ -38,16 +38,23 @@ test('a GGUF file on this device answers the RAG check inside the page, and no r
     await page.goto(`${site.url}/?lang=en&max_tokens=8`);
     await page.setInputFiles('[data-testid=dataset-file]', two);
     await page.selectOption('[data-testid=provider]', 'local');
+    // The model file uses no endpoint URL, model name or key: none is shown.
+    assert.equal(await page.locator('[data-testid=endpoint-url], [data-testid=model-name], [data-testid=api-key]').count(), 0);
+    assert.match(await page.textContent('[data-testid=target-origin]'), /no request leaves/);
+    // Start pressed at once, while the file is still read and loaded: the
+    // run waits for it, says so, and then runs.
     await page.setInputFiles('[data-testid=local-model-file]', MODEL);
-    const status = page.locator('[data-testid=local-model-status]');
-    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
-    const shown = await status.textContent();
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'waiting');
+    assert.match(await page.textContent('[data-testid=waiting-model]'), /Waiting for the model file to load/);
+    await waitStatus(page, 'done', 600000);
+    const shown = await page.textContent('[data-testid=local-model-status]');
     assert.match(shown, /gemma-3-270m-q4_k_m\.gguf · gemma3 Q4_K_M/, shown);
     assert.match(shown, /Gemma turns \(the file has none\)/, 'the file has no chat template: Gemma\'s turns are applied');
-    assert.match(await page.textContent('[data-testid=target-origin]'), /no request leaves/);
-    await page.click('[data-testid=start]');
-    await waitStatus(page, 'done', 600000);
     assert.match(await page.textContent('[data-testid=progress]'), /2\/2/);
+    // 8 tokens are too few for this base model to end an answer: told, with the count.
+    assert.match(await page.textContent('[data-testid=token-limit-hint]'),
+      /gemma-3-270m-q4_k_m\.gguf ran to the token limit \(max_tokens\) on 2 of 2 answers: it may be a base model/);
     const report = (await download(page, 'download-report')).text;
     assert.ok(report.includes('"local_model"'), 'the report describes the model file');
     assert.match(report, new RegExp(`"sha256":\\s*"${sha256(MODEL)}"`), 'with the SHA-256 of the very file');
@@ -86,6 +93,47 @@ test('a file that is not GGUF is refused, naming the file, before the engine is 
     assert.ok(!seen.some((u) => u.includes('/vendor/wllama/')), 'the engine is not fetched for it');
     await page.click('[data-testid=start]');
     assert.match(await page.textContent('[data-testid=start-error]').catch(() => page.textContent('body')), /Pick a GGUF model file/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
+});
+
+test('Start pressed while a file loads: Cancel stops the wait; a load that fails ends the run with the load\'s reason', { timeout: 300000 }, async () => {
+  // The model cut after 150 MB: a valid GGUF header, tensors missing, so the
+  // file is read (seconds for its SHA-256) before the engine refuses it.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const cut = path.join(dir, 'cut.gguf');
+  const fd = fs.openSync(MODEL, 'r');
+  const buf = Buffer.alloc(150 << 20);
+  fs.readSync(fd, buf, 0, buf.length, 0);
+  fs.closeSync(fd);
+  fs.writeFileSync(cut, buf);
+  const site = await startSite();
+  const browser = await launch();
+  const errors = [];
+  try {
+    const page = await newPage(browser, errors);
+    await page.goto(`${site.url}/?lang=en`);
+    await page.selectOption('[data-testid=provider]', 'local');
+    await page.setInputFiles('[data-testid=local-model-file]', cut);
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'waiting');
+    await page.click('[data-testid=cancel]');
+    await waitStatus(page, 'idle');
+    assert.equal(await page.locator('[data-testid=waiting-model]').count(), 0);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=failed]', { timeout: 120000 });
+    assert.equal(await page.locator('[data-testid=start-error]').count(), 0, 'a cancelled wait starts nothing');
+    assert.equal(await page.textContent('[data-testid=run-status]'), 'idle');
+    // Again, without cancelling: the run ends with the load's reason.
+    await page.setInputFiles('[data-testid=local-model-file]', cut);
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'waiting');
+    await waitStatus(page, 'failed', 120000);
+    const why = await page.textContent('[data-testid=start-error]');
+    assert.match(why, /^The model file could not be loaded: cut\.gguf: /, why);
+    assert.equal(why.slice('The model file could not be loaded: '.length), await page.textContent('[data-testid=local-model-status]'));
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

@@ -335,6 +335,9 @@ fn usage(md: &mut String, report: &EvaluationResult, lang: Lang) {
         let _ = writeln!(md, "{}", row(&cells));
     }
     md.push('\n');
+    for hint in report.token_limit_hints() {
+        let _ = writeln!(md, "> {}\n", hint.message(lang));
+    }
 }
 
 fn breakdown(md: &mut String, report: &EvaluationResult, dim: &str, title: &str) {

@@ -32,4 +32,4 @@ pub use outputs::{
 pub use run_record::{answer_extras, error_value, ErrorDetail, Outcome, RunRecord};
 pub use saved::summary_csv as saved_summary_csv;
 pub use saved::{experiment_lines, report_kind, skipped_lines, with_timings};
-pub use usage::{set_prices, CallStat, ModelLatency, ModelUsage, Price, Prices};
+pub use usage::{set_prices, CallStat, ModelLatency, ModelUsage, Price, Prices, TokenLimitHint};

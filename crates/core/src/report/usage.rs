@@ -213,6 +213,64 @@ pub fn set_prices(report: &mut EvaluationResult, prices: &Prices) {
     }
 }
 
+/// A model that ran to the token limit on most of its calls: a sign that
+/// the model does not stop by itself (a base model, not tuned to chat, or a
+/// chat template that is not its own), so its answers are cut off rather
+/// than finished.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenLimitHint {
+    /// The model.
+    pub model: String,
+    /// Its answers cut off at `max_tokens`.
+    pub truncated: usize,
+    /// Its calls: answered, and failed (a cut-off answer counted as a failure
+    /// is one of these).
+    pub calls: usize,
+}
+
+impl TokenLimitHint {
+    /// What the page and `report.md` say of it.
+    pub fn message(&self, lang: crate::Lang) -> String {
+        match lang {
+            crate::Lang::Zh => format!(
+                "{} 有 {}/{} 次回答写到了 token 上限（max_tokens）才停：它可能是基础模型（未经对话微调），或需要另一个对话模板；截断的回答按原样评分。",
+                self.model, self.truncated, self.calls
+            ),
+            _ => format!(
+                "{} ran to the token limit (max_tokens) on {} of {} answers: it may be a base model (not tuned to chat) or need another chat template; an answer cut off is scored as it is.",
+                self.model, self.truncated, self.calls
+            ),
+        }
+    }
+}
+
+impl EvaluationResult {
+    /// The answering models (not a judge) that ran to the token limit on
+    /// more than half of their calls.
+    pub fn token_limit_hints(&self) -> Vec<TokenLimitHint> {
+        let rows = &self.report.usage;
+        let answering = rows.iter().filter(|u| u.role.is_none()).count();
+        rows.iter()
+            .filter(|u| u.role.is_none() && u.truncated > 0)
+            .filter_map(|u| {
+                // A run of one model names it on no error case.
+                let failed = (self.report.error_cases.iter())
+                    .filter(|e| match &e.model {
+                        Some(m) => *m == u.model,
+                        None => answering == 1,
+                    })
+                    .count();
+                let calls = u.answered + failed;
+                (u.truncated * 2 > calls).then(|| TokenLimitHint {
+                    model: u.model.clone(),
+                    truncated: u.truncated,
+                    calls,
+                })
+            })
+            .collect()
+    }
+}
+
 /// Serde's `skip_serializing_if` for counts that are 0.
 fn is_zero(n: &usize) -> bool {
     *n == 0
@@ -235,6 +293,72 @@ mod tests {
             }),
             cached: false,
         }
+    }
+
+    fn with_rows(rows: Vec<ModelUsage>, errors: &[Option<&str>]) -> EvaluationResult {
+        let mut r = EvaluationResult {
+            metrics: Default::default(),
+            cases: Vec::new(),
+            scores: Vec::new(),
+            report: Default::default(),
+        };
+        r.report.usage = rows;
+        r.report.error_cases = errors
+            .iter()
+            .map(|m| super::super::ErrorCase {
+                model: m.map(str::to_string),
+                sample_id: "s".into(),
+                status: "error".into(),
+                trace_id: "t".into(),
+                message: None,
+                latency_ms: None,
+                backend: None,
+                status_code: None,
+                attempts: 1,
+            })
+            .collect();
+        r
+    }
+
+    #[test]
+    fn a_model_cut_off_on_most_answers_is_pointed_out_with_the_count() {
+        let row = |model: &str, answered: usize, truncated: usize, judge: bool| ModelUsage {
+            model: model.into(),
+            role: judge.then(|| "judge".into()),
+            answered,
+            truncated,
+            ..ModelUsage::default()
+        };
+        // 6 of 10 cut off: pointed out; 5 of 10 is not "most".
+        let r = with_rows(
+            vec![row("base", 10, 6, false), row("chat", 10, 5, false)],
+            &[],
+        );
+        let hints = r.token_limit_hints();
+        assert_eq!(
+            hints,
+            vec![TokenLimitHint {
+                model: "base".into(),
+                truncated: 6,
+                calls: 10
+            }]
+        );
+        assert!(hints[0]
+            .message(crate::Lang::En)
+            .contains("on 6 of 10 answers"));
+        // Cut-off answers counted as failures are failed calls of the model:
+        // 4 answered and 6 failed as cut off is 6 of 10.
+        let r = with_rows(vec![row("base", 4, 6, false)], &[None; 6]);
+        assert_eq!(r.token_limit_hints()[0].calls, 10);
+        // Other failures count in the calls: 3 cut off of 4 answered and 4 failed is not most.
+        let r = with_rows(
+            vec![row("m", 4, 3, false), row("n", 1, 0, false)],
+            &[Some("m"); 4],
+        );
+        assert_eq!(r.token_limit_hints(), vec![]);
+        // A judge's row is not an answering model's.
+        let r = with_rows(vec![row("m", 10, 0, false), row("j", 10, 9, true)], &[]);
+        assert_eq!(r.token_limit_hints(), vec![]);
     }
 
     #[test]

@@ -210,6 +210,7 @@ pub fn view(label: &str, read: ReadBack) -> ViewData {
         breakdowns: Vec::new(),
         notes,
         text: Rc::from(""),
+        devices: Vec::new(),
         look: Look::Dialog(Rc::new(DialogLook {
             summary,
             summary_computed: computed,

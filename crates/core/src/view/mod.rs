@@ -15,9 +15,11 @@
 
 pub(crate) mod chart;
 pub(crate) mod compare;
+mod device;
 pub(crate) mod dialog;
 mod lite;
 pub(crate) mod look;
+pub use device::DeviceCard;
 mod markdown;
 pub use dialog::{dialog_columns, dialog_row};
 pub use lite::Slices;
@@ -117,6 +119,8 @@ pub struct ViewData {
     pub text: std::rc::Rc<str>,
     /// Which live mode's views show this run.
     pub look: Look,
+    /// Where each model file ran in the page (none for an endpoint).
+    pub devices: Vec<DeviceCard>,
 }
 
 impl ViewData {
@@ -407,6 +411,7 @@ impl Builder {
             breakdowns: report.breakdowns.clone(),
             notes: Vec::new(),
             text,
+            devices: device::cards(exp),
         }
     }
 }
@@ -637,6 +642,7 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
         breakdowns: Vec::new(),
         notes,
         text: std::rc::Rc::from(""),
+        devices: Vec::new(),
     };
     data.summaries = summaries_of(&data);
     data
