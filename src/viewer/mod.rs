@@ -594,7 +594,7 @@ fn run_view(
                 <section class="panel" data-testid="device-card">
                     <h2>{format!("{} · {}", t("设备", "Device"), c.model)}</h2>
                     <dl class="device">{ for c.lines.iter().map(|(k, v)| html! {
-                        <><dt>{*k}</dt><dd data-testid={format!("device-{}", k.replace(' ', "-").replace('/', "-"))}>{v.clone()}</dd></>
+                        <><dt>{*k}</dt><dd data-testid={format!("device-{}", k.replace([' ', '/'], "-"))}>{v.clone()}</dd></>
                     }) }</dl>
                 </section>
             }) }
