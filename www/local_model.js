@@ -194,12 +194,16 @@ function offloadOf(lines) {
   return layers;
 }
 
+// The browser's WebGPU adapter, if any: its name, and whether it has
+// `shader-f16`, which llama.cpp's WebGPU backend needs (without it the engine
+// registers no GPU device and keeps every layer on the CPU).
 async function adapterInfo() {
   try {
     const a = await navigator.gpu?.requestAdapter();
     if (!a) return null;
     const i = a.info || {};
-    return [i.vendor, i.architecture, i.device, i.description].filter((x) => x).join(' ') || 'a WebGPU adapter';
+    const name = [i.vendor, i.architecture, i.device, i.description].filter((x) => x).join(' ') || 'a WebGPU adapter';
+    return { name, f16: !!a.features?.has('shader-f16') };
   } catch {
     return null;
   }
@@ -262,16 +266,19 @@ export async function load(file, nCtx, asked) {
   const builtin = head.chat_template ? null : TEMPLATE_OF_ARCH[head.architecture] || null;
   const params = { n_ctx: nCtx, n_threads: threads, n_parallel: 1 };
   if (builtin) params.chat_template = builtin[1];
-  // The GPU when the browser gives an adapter; a load or a first token that
-  // fails there is tried again on the CPU, with a note (never a broken run).
+  // The GPU when the browser gives an adapter the engine can use; a load or a
+  // first token that fails there is tried again on the CPU, with a note
+  // (never a broken run).
   const adapter = typeof navigator.gpu === 'object' ? await adapterInfo() : null;
   let gpuNote = null;
   let started;
-  if (adapter) {
+  if (adapter && !adapter.f16) {
+    gpuNote = `the WebGPU adapter (${adapter.name}) lacks shader-f16, which the engine's WebGPU backend needs, so the model runs on the CPU`;
+  } else if (adapter) {
     try {
       started = await start(file, head, params, true);
     } catch (e) {
-      gpuNote = `the GPU path (${adapter}) failed, so the model runs on the CPU: ${e?.message || e}`;
+      gpuNote = `the GPU path (${adapter.name}) failed, so the model runs on the CPU: ${e?.message || e}`;
     }
   }
   started ??= await start(file, head, params, false);
@@ -300,9 +307,9 @@ export async function load(file, nCtx, asked) {
     cross_origin_isolated: isolated,
     simd: simd(),
     webgpu: onGpu,
-    webgpu_adapter: onGpu ? adapter : '',
+    webgpu_adapter: onGpu ? adapter.name : '',
     gpu_layers: offload ? `${offload.offloaded}/${offload.total}` : '',
-    gpu_note: gpuNote ?? (adapter && !onGpu ? `a WebGPU adapter (${adapter}) is there, but the engine kept every layer on the CPU` : ''),
+    gpu_note: gpuNote ?? (adapter && !onGpu ? `a WebGPU adapter (${adapter.name}) is there, but the engine kept every layer on the CPU` : ''),
     chat_template: head.chat_template ? 'the file\'s own' : builtin ? `${builtin[0]} turns (the file has none)` : 'ChatML (the file has none)',
     load_ms: loadMs,
     default_max_tokens: DEFAULT_MAX_TOKENS,

@@ -35,6 +35,11 @@ pub fn LocalModelField(p: &LocalModelFieldProps) -> Html {
             if let Some(f) = crate::components::chosen_file(&e) {
                 cb.emit(f);
             }
+            // Emptied, so that picking the same file again (after a failed
+            // load, say) is a change the browser reports.
+            if let Some(input) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                input.set_value("");
+            }
         })
     };
     let on_url_input = {

@@ -29,7 +29,10 @@ test('a GGUF file on this device answers the RAG check inside the page, and no r
   const two = path.join(dir, 'two.jsonl');
   fs.writeFileSync(two, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 2).join('\n') + '\n');
   const site = await startSite();
-  const browser = await launch();
+  // With Chromium's software WebGPU adapter (SwiftShader): it has no
+  // shader-f16, which the engine's WebGPU backend needs, so the page runs the
+  // model on the CPU and says why (the GPU path's fallback, never a broken run).
+  const browser = await launch({ webgpu: true });
   const errors = [];
   try {
     const page = await newPage(browser, errors);
@@ -61,6 +64,10 @@ test('a GGUF file on this device answers the RAG check inside the page, and no r
     assert.match(report, /"architecture":\s*"gemma3"/);
     assert.match(report, /"quantisation":\s*"Q4_K_M"/);
     const parsed = JSON.parse(report);
+    const described = parsed.report.experiment.run_config.parameters.local_model;
+    assert.equal(described.webgpu, false);
+    assert.match(described.gpu_note, /^the WebGPU adapter \(google swiftshader.*\) lacks shader-f16, which the engine's WebGPU backend needs, so the model runs on the CPU$/, described.gpu_note);
+    assert.equal(await page.textContent('[data-testid=local-model-gpu-note]'), described.gpu_note);
     const failed = JSON.stringify(parsed).match(/"status":"(error|timeout)"/g) || [];
     assert.equal(failed.length, 0, `every call answered by the model in the page: ${report.slice(0, 400)}`);
     const origin = new URL(site.url).origin;
@@ -127,7 +134,10 @@ test('Start pressed while a file loads: Cancel stops the wait; a load that fails
     assert.equal(await page.locator('[data-testid=start-error]').count(), 0, 'a cancelled wait starts nothing');
     assert.equal(await page.textContent('[data-testid=run-status]'), 'idle');
     // Again, without cancelling: the run ends with the load's reason.
+    // The same file picked again (the picker was emptied, so the browser
+    // reports it as a change) loads anew.
     await page.setInputFiles('[data-testid=local-model-file]', cut);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loading]');
     await page.click('[data-testid=start]');
     await waitStatus(page, 'waiting');
     await waitStatus(page, 'failed', 120000);
