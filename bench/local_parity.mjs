@@ -10,16 +10,16 @@
 // Prints the share of identical answers, each side's accuracy, and prompt and
 // decode tokens per second as each engine times itself (llama.cpp's
 // `timings`, which both report). Env: MAX_TOKENS (64), EVALPAGE_GGUF.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { TEMPLATE_OF_ARCH } from '../www/local_model.js';
-import { BIN, DEMO_DATASET, ROOT, startSite, launch, newPage, waitStatus, download } from '../tests/e2e/helpers.mjs';
+import { BIN, DEMO_DATASET, startSite, launch, newPage, waitStatus, download } from '../tests/e2e/helpers.mjs';
+import { sh, startLlamaServer } from './llama.mjs';
 
 const MAX_TOKENS = Number(process.env.MAX_TOKENS || 64);
 const CORES = os.cpus().length;
-const sh = (script) => execFileSync('bash', [path.join(ROOT, script)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop();
 const model = process.env.EVALPAGE_GGUF || sh('scripts/test_model.sh');
 const server = sh('bench/llama_server.sh');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-parity-'));
@@ -40,22 +40,15 @@ function read(report) {
 }
 
 async function native(threads) {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const proc = spawn(server, ['-m', model, '--host', '127.0.0.1', '--port', String(port), '-c', '4096', '-np', '1',
-    '-t', String(threads), '-tb', String(threads), '--jinja', '--chat-template-file', template], { stdio: 'ignore' });
+  const srv = await startLlamaServer(server, ['-m', model, '-c', '4096', '-np', '1',
+    '-t', String(threads), '-tb', String(threads), '--jinja', '--chat-template-file', template]);
   try {
-    for (let i = 0; ; i++) {
-      const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
-      if (ok) break;
-      if (i > 600) throw new Error('llama-server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
     const out = path.join(dir, `native-${threads}`);
-    execFileSync(BIN, ['run', '--dataset', DEMO_DATASET, '--endpoint', `http://127.0.0.1:${port}/v1`, '--model', path.basename(model),
+    execFileSync(BIN, ['run', '--dataset', DEMO_DATASET, '--endpoint', `${srv.url}/v1`, '--model', path.basename(model),
       '--temperature', '0', '--max-tokens', String(MAX_TOKENS), '--concurrency', '1', '--timeout-s', '600', '--out', out], { stdio: 'ignore' });
     return read(JSON.parse(fs.readFileSync(path.join(out, 'eval_rag_report.json'), 'utf8')));
   } finally {
-    proc.kill();
+    srv.stop();
   }
 }
 

@@ -8,15 +8,14 @@
 // about 150 tokens, timed by each engine itself (llama.cpp's `timings`).
 // Settings: SETTINGS=default,flash,ubatch128,kvq8 (the names below) picks some.
 // PROMPT=short asks with a prompt of a few tokens (decode with almost no context).
-import { execFileSync, spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, startSite, launch, newPage } from '../tests/e2e/helpers.mjs';
+import { startSite, launch, newPage } from '../tests/e2e/helpers.mjs';
+import { sh, startLlamaServer } from './llama.mjs';
 
 const CORES = os.cpus().length;
 const RUNS = Number(process.env.RUNS || 3);
 const DECODE = Number(process.env.DECODE || 64);
-const sh = (script) => execFileSync('bash', [path.join(ROOT, script)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop();
 const files = process.argv.slice(2).length ? process.argv.slice(2) : [process.env.EVALPAGE_GGUF || sh('scripts/test_model.sh')];
 const server = sh('bench/llama_server.sh');
 
@@ -37,6 +36,8 @@ const SETTINGS = (process.env.SETTINGS || Object.keys(ALL).join(',')).split(',')
 const LONG = 'Answer from the context only, citing it. Context: [1] The Eiffel Tower was completed in 1889 for the World\'s Fair in Paris and is about 330 metres tall. [2] The Louvre, once a royal palace, became a museum in 1793 and holds the Mona Lisa. [3] The Seine runs through Paris for 13 kilometres and is crossed by 37 bridges. [4] Notre-Dame de Paris was damaged by fire in April 2019 and reopened in December 2024 after restoration. Question: when was the Eiffel Tower completed, how tall is it, and which museum holds the Mona Lisa? Give each fact with its source number.';
 const PROMPT = process.env.PROMPT === 'short' ? 'Say hello.' : LONG;
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+// The medians of a list of llama.cpp `timings`.
+const speeds = (runs) => ({ prompt: median(runs.map((t) => t.prompt_per_second)), decode: median(runs.map((t) => t.predicted_per_second)) });
 const f = (x) => (typeof x === 'number' ? x.toFixed(1) : '-');
 
 async function inPage(file, params) {
@@ -70,26 +71,19 @@ async function inPage(file, params) {
 }
 
 async function native(file) {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const proc = spawn(server, ['-m', file, '--host', '127.0.0.1', '--port', String(port), '-c', '2048', '-np', '1',
-    '-t', String(CORES), '-tb', String(CORES)], { stdio: 'ignore' });
+  const srv = await startLlamaServer(server, ['-m', file, '-c', '2048', '-np', '1', '-t', String(CORES), '-tb', String(CORES)]);
   try {
-    for (let i = 0; ; i++) {
-      if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) break;
-      if (i > 600) throw new Error('llama-server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
     const runs = [];
     for (let i = 0; i < RUNS; i++) {
-      const r = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+      const r = await fetch(`${srv.url}/v1/chat/completions`, {
         method: 'POST', headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ messages: [{ role: 'user', content: `Run ${i + 1}. ${PROMPT}` }], max_tokens: DECODE, temperature: 0, cache_prompt: false }),
       }).then((x) => x.json());
       runs.push(r.timings);
     }
-    return { prompt: median(runs.map((t) => t.prompt_per_second)), decode: median(runs.map((t) => t.predicted_per_second)) };
+    return speeds(runs);
   } finally {
-    proc.kill();
+    srv.stop();
   }
 }
 
@@ -100,9 +94,7 @@ for (const file of files) {
   const n = await native(file);
   console.log(`| ${path.basename(file)} | llama-server (native) | default | ${f(n.prompt)} | ${f(n.decode)} | 100% |`);
   for (const name of SETTINGS) {
-    const runs = await inPage(file, ALL[name]);
-    const prompt = median(runs.map((t) => t.prompt_per_second));
-    const decode = median(runs.map((t) => t.predicted_per_second));
+    const { prompt, decode } = speeds(await inPage(file, ALL[name]));
     console.log(`| ${path.basename(file)} | page (wllama) | ${name} | ${f(prompt)} | ${f(decode)} | ${f((decode / n.decode) * 100)}% |`);
   }
 }
