@@ -28,6 +28,7 @@ const ALL = {
   kvq8: { flash_attn: true, cache_type_k: 'q8_0', cache_type_v: 'q8_0' },
   kvf32: { cache_type_k: 'f32', cache_type_v: 'f32' },
   flashkvf32: { flash_attn: true, cache_type_k: 'f32', cache_type_v: 'f32' },
+  threads1: { n_threads: 1 },
 };
 const SETTINGS = (process.env.SETTINGS || Object.keys(ALL).join(',')).split(',');
 
