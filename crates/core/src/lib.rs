@@ -34,6 +34,7 @@ mod template;
 pub mod testing;
 mod text;
 mod timefmt;
+mod toolcall;
 pub mod view;
 
 pub use lang::Lang;
@@ -86,3 +87,14 @@ pub use schema::ParseStatus;
 pub use text::truncate_chars;
 pub use text::use_nfkc;
 pub use timefmt::utc_stamp;
+pub use toolcall::bfcl::{
+    check as bfcl_check, standardize as bfcl_standardize, Category as BfclCategory,
+    Verdict as BfclVerdict,
+};
+pub use toolcall::data::{
+    category_of_file as bfcl_category_of_file, read as read_bfcl, Entry as BfclEntry,
+    LineProblem as BfclLineProblem, Read as BfclRead,
+};
+pub use toolcall::f1::{score as tool_call_f1, ArgsMode, F1 as ToolCallF1};
+pub use toolcall::py::Py;
+pub use toolcall::{read_answer as read_tool_answer, AnswerParts, Call};

@@ -1,0 +1,697 @@
+//! The `tool_call` verdict: the Berkeley Function Calling Leaderboard's AST
+//! checker for Python (`bfcl_eval/eval_checker/ast_eval/ast_checker.py` of
+//! PyPI `bfcl-eval` 2026.3.23, Apache-2.0), written again from its rules, and
+//! its runner's decoding and relevance steps (`eval_runner.py`).
+//!
+//! The rules, each as BFCL has them:
+//! - the function's name is the declared one, or the declared one with each
+//!   `.` as `_` (OpenAI-style names cannot hold a dot; BFCL takes one or the
+//!   other by model, this takes either);
+//! - every required parameter is there; none is outside the declaration or
+//!   outside the possible answer;
+//! - types as Python has them: an integer is taken for a float, a float is not
+//!   an integer, a boolean is not an integer, a `tuple` is a list; a value of the
+//!   possible answer's type where that differs from the declared one is a
+//!   "variable" and only compared by value; an array's items are checked one
+//!   level deep;
+//! - strings compared standardised (spaces and `,./-_*^` dropped, lower case,
+//!   `'` as `"`), lists element by element (their strings standardised), dicts
+//!   and lists of dicts key by key; `""` among a parameter's possible answers
+//!   makes it optional;
+//! - parallel categories match calls to possible answers in any order, greedily
+//!   as BFCL does (the first call that passes takes the answer);
+//! - relevance: a call expected; irrelevance: none (an empty list is none).
+//!
+//! One deliberate difference: a call whose arguments are not a JSON object is a
+//! call that fails (`parse_error`), also in an irrelevance case, where BFCL's
+//! runner, failing to decode it, counts it as an abstention and credits it
+//! (gorilla issue #1362).
+
+use super::py::{Py, PyType};
+use super::Call;
+use serde::Serialize;
+
+/// BFCL's test categories, as the checker tells them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// One call of the one function (`simple_python`, `live_simple`).
+    Simple,
+    /// One call, of the right one of several functions.
+    Multiple,
+    /// Several calls, any order.
+    Parallel,
+    /// Several calls of several functions, any order.
+    ParallelMultiple,
+    /// No call expected.
+    Irrelevance,
+    /// A call expected, any call.
+    Relevance,
+}
+
+impl Category {
+    /// The category of a BFCL category name (`simple_python`, `live_multiple`,
+    /// `irrelevance`, ...), as BFCL's runner tells them apart (by substring).
+    /// Java and JavaScript categories are not read: their values come as
+    /// strings that BFCL's type converters turn into values first.
+    pub fn from_name(name: &str) -> Result<Category, String> {
+        if name.contains("java") {
+            return Err(format!(
+                "category {name:?}: Java and JavaScript answers are not checked yet (they need BFCL's type converters); the Python categories are"
+            ));
+        }
+        Ok(if name.contains("irrelevance") {
+            Category::Irrelevance
+        } else if name.contains("relevance") {
+            Category::Relevance
+        } else if name.contains("parallel") && name.contains("multiple") {
+            Category::ParallelMultiple
+        } else if name.contains("parallel") {
+            Category::Parallel
+        } else if name.contains("multiple") {
+            Category::Multiple
+        } else if name.contains("simple") {
+            Category::Simple
+        } else {
+            return Err(format!(
+                "category {name:?} is not one of BFCL's: simple, multiple, parallel, parallel_multiple, irrelevance, relevance (live_ ones too)"
+            ));
+        })
+    }
+
+    /// Whether the verdict needs possible answers (every category but the two
+    /// relevance ones).
+    pub fn needs_answers(self) -> bool {
+        !matches!(self, Category::Irrelevance | Category::Relevance)
+    }
+}
+
+/// One verdict.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Verdict {
+    /// Whether the calls pass.
+    pub valid: bool,
+    /// BFCL's error type (`simple_function_checker:missing_required`, ...),
+    /// or `parse_error` for arguments that are not a JSON object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_type: Option<String>,
+    /// What failed, for people.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+}
+
+impl Verdict {
+    fn pass() -> Verdict {
+        Verdict {
+            valid: true,
+            ..Verdict::default()
+        }
+    }
+
+    fn fail(error_type: &str, error: String) -> Verdict {
+        Verdict {
+            valid: false,
+            error_type: Some(error_type.to_string()),
+            errors: vec![error],
+        }
+    }
+}
+
+/// A call with its arguments read.
+struct Decoded<'a> {
+    name: &'a str,
+    params: Vec<(String, Py)>,
+}
+
+/// The verdict on `calls` for one BFCL entry: its function declarations
+/// (`function`, BFCL's or OpenAI's schema dialect) and its possible answers
+/// (`ground_truth`: a list of `{name: {param: [values]}}`; not read for the
+/// relevance categories).
+///
+/// `calls` is `None` when the answer holds no call list at all (text only),
+/// and `Some(&[])` for an empty one: BFCL tells them apart in the categories
+/// that expect calls (`ast_decoder:decoder_failed` against `wrong_count`).
+pub fn check(
+    category: Category,
+    functions: &[Py],
+    calls: Option<&[Call]>,
+    possible: &Py,
+) -> Verdict {
+    let text_only = calls.is_none();
+    let calls = calls.unwrap_or_default();
+    // The runner's decoding: each call's arguments as a JSON object.
+    let mut decoded = Vec::with_capacity(calls.len());
+    let mut parse_error = None;
+    for (i, c) in calls.iter().enumerate() {
+        match c.arguments_py() {
+            Ok(Py::Dict(params)) => decoded.push(Decoded {
+                name: &c.name,
+                params,
+            }),
+            Ok(other) => {
+                parse_error.get_or_insert_with(|| {
+                    format!(
+                        "call {} ({}): the arguments are a JSON {}, not an object",
+                        i + 1,
+                        c.name,
+                        json_kind(&other)
+                    )
+                });
+            }
+            Err(e) => {
+                parse_error.get_or_insert_with(|| {
+                    format!(
+                        "call {} ({}): the arguments are not JSON: {e}",
+                        i + 1,
+                        c.name
+                    )
+                });
+            }
+        }
+    }
+    match category {
+        Category::Irrelevance => {
+            return if calls.is_empty() {
+                Verdict::pass()
+            } else if let Some(e) = parse_error {
+                Verdict::fail("parse_error", e)
+            } else {
+                Verdict::fail(
+                    "irrelevance_error:decoder_success",
+                    format!("a call was made ({}) where none should be", names(calls)),
+                )
+            };
+        }
+        Category::Relevance => {
+            return if let Some(e) = parse_error {
+                Verdict::fail("parse_error", e)
+            } else if decoded.is_empty() {
+                Verdict::fail(
+                    "relevance_error:decoder_failed",
+                    "no call was made where one should be".to_string(),
+                )
+            } else {
+                Verdict::pass()
+            };
+        }
+        _ => {}
+    }
+    if let Some(e) = parse_error {
+        return Verdict::fail("parse_error", e);
+    }
+    if text_only {
+        // BFCL's runner cannot decode a text answer as calls.
+        return Verdict::fail(
+            "ast_decoder:decoder_failed",
+            "no function call: the model answered with text".to_string(),
+        );
+    }
+    let possible = possible.items();
+    match category {
+        Category::Parallel | Category::ParallelMultiple => {
+            parallel_no_order(functions, &decoded, &possible)
+        }
+        Category::Multiple => {
+            if decoded.len() != possible.len() {
+                return wrong_count("multiple_function_checker:wrong_count");
+            }
+            let Some(expected) = first_key(&possible[0]) else {
+                return bad_answer();
+            };
+            match find_description(functions, expected) {
+                Some(desc) => simple(desc, &decoded[0], &possible[0]),
+                None => missing_description(expected),
+            }
+        }
+        _ => {
+            if decoded.len() != 1 {
+                return wrong_count("simple_function_checker:wrong_count");
+            }
+            match (functions.first(), possible.first()) {
+                (Some(desc), Some(answer)) => simple(desc, &decoded[0], answer),
+                _ => bad_answer(),
+            }
+        }
+    }
+}
+
+fn json_kind(v: &Py) -> &'static str {
+    match v.ty() {
+        PyType::List => "array",
+        PyType::Str => "string",
+        PyType::Int | PyType::Float => "number",
+        PyType::Bool => "boolean",
+        PyType::None => "null",
+        PyType::Dict => "object",
+    }
+}
+
+fn names(calls: &[Call]) -> String {
+    calls
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn wrong_count(error_type: &str) -> Verdict {
+    Verdict::fail(error_type, "Wrong number of functions.".to_string())
+}
+
+fn bad_answer() -> Verdict {
+    Verdict::fail(
+        "possible_answer:malformed",
+        "the possible answer is not a list of {function: {parameter: [values]}}".to_string(),
+    )
+}
+
+fn missing_description(name: &str) -> Verdict {
+    Verdict::fail(
+        "possible_answer:unknown_function",
+        format!("the possible answer names {name:?}, which no declared function is"),
+    )
+}
+
+fn first_key(answer: &Py) -> Option<&str> {
+    match answer {
+        Py::Dict(d) => d.first().map(|(k, _)| k.as_str()),
+        _ => None,
+    }
+}
+
+fn find_description<'a>(functions: &'a [Py], name: &str) -> Option<&'a Py> {
+    functions
+        .iter()
+        .find(|f| f.get("name").and_then(Py::as_str) == Some(name))
+}
+
+/// BFCL's `parallel_function_checker_no_order`: each possible answer, in
+/// order, takes the first call not yet taken that passes it.
+fn parallel_no_order(functions: &[Py], calls: &[Decoded], possible: &[Py]) -> Verdict {
+    if calls.len() != possible.len() {
+        return wrong_count("parallel_function_checker_no_order:wrong_count");
+    }
+    let mut taken = vec![false; calls.len()];
+    for (i, answer) in possible.iter().enumerate() {
+        let Some(expected) = first_key(answer) else {
+            return bad_answer();
+        };
+        let Some(desc) = find_description(functions, expected) else {
+            return missing_description(expected);
+        };
+        let mut errors = Vec::new();
+        let mut found = false;
+        for (j, call) in calls.iter().enumerate() {
+            if taken[j] {
+                continue;
+            }
+            let v = simple(desc, call, answer);
+            if v.valid {
+                taken[j] = true;
+                found = true;
+                break;
+            }
+            errors.push(format!(
+                "call {} against possible answer {}: {} ({})",
+                j + 1,
+                i + 1,
+                v.errors.join(" "),
+                v.error_type.unwrap_or_default()
+            ));
+        }
+        if !found {
+            let left: Vec<String> = (0..calls.len())
+                .filter(|j| !taken[*j])
+                .map(|j| (j + 1).to_string())
+                .collect();
+            errors.insert(
+                0,
+                format!(
+                    "Could not find a matching function among calls {} for possible answer {} ({expected}).",
+                    left.join(", "),
+                    i + 1
+                ),
+            );
+            return Verdict {
+                valid: false,
+                error_type: Some(
+                    "parallel_function_checker_no_order:cannot_find_match".to_string(),
+                ),
+                errors,
+            };
+        }
+    }
+    Verdict::pass()
+}
+
+/// The Python type a schema type names (BFCL's `PYTHON_TYPE_MAPPING`, and
+/// JSON Schema's `object` and `number`, which OpenAI declarations use).
+fn python_type(schema_type: &str) -> Option<PyType> {
+    Some(match schema_type {
+        "string" | "any" => PyType::Str,
+        "integer" => PyType::Int,
+        "float" | "number" => PyType::Float,
+        "boolean" => PyType::Bool,
+        "array" | "tuple" => PyType::List,
+        "dict" | "object" => PyType::Dict,
+        _ => return None,
+    })
+}
+
+/// BFCL's `simple_function_checker`.
+fn simple(desc: &Py, call: &Decoded, answer: &Py) -> Verdict {
+    let Some(Py::Dict(answer)) = (match answer {
+        Py::Dict(d) => d.first().map(|(_, v)| v),
+        _ => None,
+    }) else {
+        return bad_answer();
+    };
+    let func_name = desc.get("name").and_then(Py::as_str).unwrap_or("");
+    let parameters = desc.get("parameters");
+    let details = parameters.and_then(|p| p.get("properties"));
+    let required = parameters
+        .and_then(|p| p.get("required"))
+        .map(Py::items)
+        .unwrap_or_default();
+
+    if call.name != func_name && call.name != func_name.replace('.', "_") {
+        return Verdict::fail(
+            "simple_function_checker:wrong_func_name",
+            format!(
+                "Function name {func_name:?} not found in model output (it called {:?}).",
+                call.name
+            ),
+        );
+    }
+    let has = |p: &str| call.params.iter().any(|(k, _)| k == p);
+    for r in &required {
+        if let Some(r) = r.as_str() {
+            if !has(r) {
+                return Verdict::fail(
+                    "simple_function_checker:missing_required",
+                    format!("Missing required parameter: {r:?}."),
+                );
+            }
+        }
+    }
+    let possible_of = |p: &str| answer.iter().find(|(k, _)| k == p).map(|(_, v)| v);
+    for (param, value) in &call.params {
+        let (Some(detail), Some(possible)) =
+            (details.and_then(|d| d.get(param)), possible_of(param))
+        else {
+            return Verdict::fail(
+                "simple_function_checker:unexpected_param",
+                format!("Unexpected parameter: {param:?}."),
+            );
+        };
+        let type_name = detail.get("type").and_then(Py::as_str).unwrap_or("");
+        let Some(expected) = python_type(type_name) else {
+            return Verdict::fail(
+                "type_error:unknown_schema_type",
+                format!("Parameter {param:?} is declared with type {type_name:?}, which is not one of string, integer, float/number, boolean, array, tuple, dict/object, any."),
+            );
+        };
+        let mut nested = None;
+        if matches!(type_name, "array" | "tuple") {
+            let item_type = detail
+                .get("items")
+                .and_then(|i| i.get("type"))
+                .and_then(Py::as_str)
+                .unwrap_or("");
+            match python_type(item_type) {
+                Some(t) => nested = Some(t),
+                None => {
+                    return Verdict::fail(
+                        "type_error:unknown_schema_type",
+                        format!("Parameter {param:?} is an array whose items have type {item_type:?}, which is not one BFCL checks."),
+                    )
+                }
+            }
+        }
+        // Python's auto conversion from int to float.
+        let value = match (expected, value) {
+            (PyType::Float, Py::Int(i)) => Py::Float(*i as f64),
+            _ => value.clone(),
+        };
+        let possible = possible.items();
+        let t = type_check(param, &value, &possible, type_name, expected, nested);
+        if !t.valid {
+            return Verdict {
+                valid: false,
+                error_type: Some(t.error_type.to_string()),
+                errors: t.errors,
+            };
+        }
+        if !t.is_variable {
+            let special = match (expected, nested) {
+                (PyType::Dict, _) => Some(dict_check(param, &value, &possible)),
+                (PyType::List, Some(PyType::Dict)) => Some(list_dict_check(&value, &possible)),
+                (PyType::Str, _) => Some(string_check(param, &value, &possible)),
+                (PyType::List, _) => Some(list_check(param, &value, &possible)),
+                _ => None,
+            };
+            if let Some(v) = special {
+                if !v.valid {
+                    return v;
+                }
+                continue;
+            }
+        }
+        if !value.is_in(&possible) {
+            return Verdict::fail(
+                "value_error:others",
+                format!(
+                    "Invalid value for parameter {param:?}: {value}. Expected one of {}.",
+                    Py::List(possible)
+                ),
+            );
+        }
+    }
+    for (param, possible) in answer {
+        if !has(param) && !possible.holds_empty_string() {
+            return Verdict::fail(
+                "simple_function_checker:missing_optional",
+                format!("Optional parameter {param:?} not provided and not marked as optional."),
+            );
+        }
+    }
+    Verdict::pass()
+}
+
+struct TypeCheck {
+    valid: bool,
+    errors: Vec<String>,
+    is_variable: bool,
+    error_type: &'static str,
+}
+
+/// The type of the first possible answer that is not `""`.
+fn possible_type(possible: &[Py]) -> Option<PyType> {
+    possible.iter().find(|p| p.as_str() != Some("")).map(Py::ty)
+}
+
+/// BFCL's `type_checker`, including its fall-through: a failed nested check
+/// of a value that has the possible answer's type comes back as a variable
+/// that is not valid (`type_error:nested`).
+fn type_check(
+    param: &str,
+    value: &Py,
+    possible: &[Py],
+    type_name: &str,
+    expected: PyType,
+    nested: Option<PyType>,
+) -> TypeCheck {
+    let mut result = TypeCheck {
+        valid: true,
+        errors: Vec::new(),
+        is_variable: false,
+        error_type: "type_error:simple",
+    };
+    let answer_type = possible_type(possible);
+    let is_variable = answer_type.is_some_and(|t| t != expected);
+    if value.ty() == expected {
+        let Some(inner) = nested else {
+            result.is_variable = is_variable;
+            return result;
+        };
+        for item in possible {
+            let mut ok = true;
+            if let Py::List(item) = item {
+                for v in value.items() {
+                    if !type_check(param, &v, item, inner.name(), inner, None).valid {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if ok {
+                return TypeCheck {
+                    valid: true,
+                    errors: Vec::new(),
+                    is_variable,
+                    error_type: "type_error:simple",
+                };
+            }
+        }
+        result.valid = false;
+        result.errors = vec![format!(
+            "Nested type checking failed for parameter {param:?}. Expected outer type {type_name} with inner type {}. Parameter value: {value}.",
+            inner.name()
+        )];
+        result.error_type = "type_error:nested";
+    }
+    if answer_type.is_some_and(|t| value.ty() == t) {
+        result.is_variable = true;
+        return result;
+    }
+    result.valid = false;
+    result.errors.push(format!(
+        "Incorrect type for parameter {param:?}. Expected type {type_name}, got {}. Parameter value: {value}.",
+        value.ty().name()
+    ));
+    result.error_type = "type_error:simple";
+    result
+}
+
+/// BFCL's `standardize_string`.
+pub fn standardize(s: &str) -> String {
+    s.chars()
+        .filter(|c| !matches!(c, ' ' | ',' | '.' | '/' | '-' | '_' | '*' | '^'))
+        .collect::<String>()
+        .to_lowercase()
+        .replace('\'', "\"")
+}
+
+/// A value with its string standardised (anything else as it is).
+fn standardized(v: &Py) -> Py {
+    match v {
+        Py::Str(s) => Py::Str(standardize(s)),
+        other => other.clone(),
+    }
+}
+
+fn string_check(param: &str, value: &Py, possible: &[Py]) -> Verdict {
+    let out = standardized(value);
+    let ok = possible
+        .iter()
+        .filter(|p| p.ty() == PyType::Str)
+        .any(|p| standardized(p).py_eq(&out));
+    if ok {
+        Verdict::pass()
+    } else {
+        Verdict::fail(
+            "value_error:string",
+            format!("Invalid value for parameter {param:?}: {value}. Expected one of {}. Case insensitive.", Py::List(possible.to_vec())),
+        )
+    }
+}
+
+fn list_check(param: &str, value: &Py, possible: &[Py]) -> Verdict {
+    let out = Py::List(value.items().iter().map(standardized).collect());
+    let ok = possible
+        .iter()
+        .any(|p| Py::List(p.items().iter().map(standardized).collect()).py_eq(&out));
+    if ok {
+        Verdict::pass()
+    } else {
+        Verdict::fail(
+            "value_error:list/tuple",
+            format!(
+                "Invalid value for parameter {param:?}: {value}. Expected one of {}.",
+                Py::List(possible.to_vec())
+            ),
+        )
+    }
+}
+
+/// BFCL's `dict_checker`: the first possible dict the value matches; else
+/// the last one's failure (a missing key found after a wrong value sets the
+/// type, as BFCL's second loop does).
+fn dict_check(param: &str, value: &Py, possible: &[Py]) -> Verdict {
+    let _ = param;
+    let mut result = Verdict::fail("dict_checker:unclear", String::new());
+    result.errors.clear();
+    let Py::Dict(out) = value else {
+        return result;
+    };
+    for answer in possible {
+        if answer.as_str() == Some("") {
+            continue;
+        }
+        result = Verdict {
+            valid: false,
+            error_type: Some("dict_checker:unclear".to_string()),
+            errors: Vec::new(),
+        };
+        let mut ok = true;
+        for (key, v) in out {
+            let Some(choices) = answer.get(key) else {
+                result
+                    .errors
+                    .push(format!("Unexpected dict key parameter: {key:?}."));
+                result.error_type = Some("value_error:dict_key".to_string());
+                ok = false;
+                break;
+            };
+            let v_std = standardized(v);
+            let choices: Vec<Py> = choices.items().iter().map(standardized).collect();
+            if !v_std.is_in(&choices) {
+                result.errors.push(format!(
+                    "Invalid value for parameter {key:?}: {v}. Expected one of {}.",
+                    Py::List(choices)
+                ));
+                result.error_type = Some("value_error:dict_value".to_string());
+                ok = false;
+                break;
+            }
+        }
+        if let Py::Dict(answer) = answer {
+            for (key, choices) in answer {
+                if !out.iter().any(|(k, _)| k == key) && !choices.holds_empty_string() {
+                    result
+                        .errors
+                        .push(format!("Missing dict key parameter: {key:?}."));
+                    result.error_type = Some("value_error:dict_key".to_string());
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            return Verdict::pass();
+        }
+    }
+    result
+}
+
+/// BFCL's `list_dict_checker`: the dicts in order, against each possible list.
+fn list_dict_check(value: &Py, possible: &[Py]) -> Verdict {
+    let out = value.items();
+    let mut result = Verdict {
+        valid: false,
+        error_type: Some("list_dict_checker:unclear".to_string()),
+        errors: Vec::new(),
+    };
+    for answer in possible {
+        if out.len() != answer.len() {
+            result = Verdict::fail(
+                "value_error:list_dict_count",
+                "Wrong number of dictionaries in the list.".to_string(),
+            );
+            continue;
+        }
+        let answer = answer.items();
+        let mut ok = true;
+        for (o, a) in out.iter().zip(&answer) {
+            result = dict_check("", o, std::slice::from_ref(a));
+            if !result.valid {
+                ok = false;
+                break;
+            }
+        }
+        if ok {
+            return Verdict::pass();
+        }
+    }
+    result
+}

@@ -1,0 +1,322 @@
+//! Tool calls: the one call type every answer's calls become, the readers of
+//! the answer shapes that carry calls (OpenAI chat messages and completions,
+//! Anthropic messages, OpenAI Responses output, BFCL's result lists), BFCL's
+//! checker ([`bfcl`]) and a partial credit that is well defined ([`f1`]).
+
+pub mod bfcl;
+pub mod data;
+pub mod f1;
+pub mod py;
+
+use py::Py;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One function call a model made.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Call {
+    /// The call's id (`tool_calls[].id`, `tool_use.id`, `call_id`), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The function's name.
+    pub name: String,
+    /// The arguments as the model sent them: JSON text, which may not parse.
+    pub arguments: String,
+}
+
+impl Call {
+    /// A call of `name` with `arguments` (JSON text).
+    pub fn new(name: &str, arguments: &str) -> Call {
+        Call {
+            id: None,
+            name: name.to_string(),
+            arguments: arguments.to_string(),
+        }
+    }
+
+    /// The arguments read as Python's `json.loads` reads them.
+    pub fn arguments_py(&self) -> Result<Py, String> {
+        Py::parse(&self.arguments).map_err(|e| e.to_string())
+    }
+
+    /// The arguments as JSON, when they parse.
+    pub fn arguments_json(&self) -> Option<Value> {
+        serde_json::from_str(&self.arguments).ok()
+    }
+}
+
+/// What an answer holds: its text and, when it made any, its calls.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AnswerParts {
+    /// The text (empty when the answer is calls only).
+    pub text: String,
+    /// The calls; `None` when the answer holds no call list.
+    pub calls: Option<Vec<Call>>,
+}
+
+/// Reads a saved answer: a string; an OpenAI assistant message (`content`,
+/// `tool_calls`); a whole chat completion (`choices[0].message`); an Anthropic
+/// message (`content` blocks of `text` and `tool_use`); an OpenAI Responses
+/// output (`output` items of `message` and `function_call`, or the list of
+/// items itself); or a BFCL result (a list of `{name: arguments}`). An error
+/// names the field (under `field`) and what was expected.
+pub fn read_answer(v: &Value, field: &str) -> Result<AnswerParts, String> {
+    match v {
+        Value::String(s) => Ok(AnswerParts {
+            text: s.clone(),
+            calls: None,
+        }),
+        Value::Object(o) => {
+            if let Some(choices) = o.get("choices") {
+                let msg = choices
+                    .get(0)
+                    .and_then(|c| c.get("message"))
+                    .ok_or_else(|| format!("{field}.choices[0].message: missing (a chat completion holds its answer there)"))?;
+                return read_answer(msg, &format!("{field}.choices[0].message"));
+            }
+            if let Some(output) = o.get("output") {
+                return read_responses_output(output, &format!("{field}.output"));
+            }
+            match o.get("content") {
+                Some(Value::Array(blocks)) if o.get("tool_calls").is_none() => {
+                    read_anthropic(blocks, &format!("{field}.content"))
+                }
+                content => {
+                    let text = match content {
+                        None | Some(Value::Null) => String::new(),
+                        Some(Value::String(s)) => s.clone(),
+                        Some(Value::Array(parts)) => text_parts(parts),
+                        Some(other) => {
+                            return Err(format!("{field}.content: expected text, found {}", kind(other)))
+                        }
+                    };
+                    let calls = match o.get("tool_calls") {
+                        None | Some(Value::Null) => None,
+                        Some(Value::Array(list)) => Some(
+                            list.iter()
+                                .enumerate()
+                                .map(|(i, c)| read_openai_call(c, &format!("{field}.tool_calls[{i}]")))
+                                .collect::<Result<Vec<_>, _>>()?,
+                        ),
+                        Some(other) => {
+                            return Err(format!(
+                                "{field}.tool_calls: expected a list of calls, found {}",
+                                kind(other)
+                            ))
+                        }
+                    };
+                    Ok(AnswerParts { text, calls })
+                }
+            }
+        }
+        Value::Array(items) => {
+            if items.iter().all(|i| i.get("type").is_some()) && !items.is_empty() {
+                return read_responses_output(v, field);
+            }
+            // BFCL's result: [{name: arguments}], arguments a JSON string or object.
+            let calls = items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| match item {
+                    Value::Object(o) if o.len() == 1 => {
+                        let (name, args) = o.iter().next().map(|(k, v)| (k.clone(), v)).unwrap_or_default();
+                        Ok(Call {
+                            id: None,
+                            name,
+                            arguments: arguments_text(args),
+                        })
+                    }
+                    other => Err(format!(
+                        "{field}[{i}]: expected {{\"function name\": arguments}}, found {}",
+                        kind(other)
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(AnswerParts {
+                text: String::new(),
+                calls: Some(calls),
+            })
+        }
+        other => Err(format!(
+            "{field}: expected a string, an assistant message, a chat completion, an Anthropic message or a Responses output; found {}",
+            kind(other)
+        )),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Arguments as JSON text: a string as it is, anything else serialised.
+fn arguments_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn text_parts(parts: &[Value]) -> String {
+    parts
+        .iter()
+        .filter_map(|p| p.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+fn name_of(v: &Value, field: &str) -> Result<String, String> {
+    match v.get("name") {
+        Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
+        Some(other) => Err(format!(
+            "{field}.name: expected the function's name, found {}",
+            kind(other)
+        )),
+        None => Err(format!("{field}.name: missing")),
+    }
+}
+
+fn id_of(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+fn read_openai_call(c: &Value, field: &str) -> Result<Call, String> {
+    let f = c
+        .get("function")
+        .ok_or_else(|| format!("{field}.function: missing (a tool call is {{id, type: \"function\", function: {{name, arguments}}}})"))?;
+    let name = name_of(f, &format!("{field}.function"))?;
+    Ok(Call {
+        id: id_of(c, "id"),
+        name,
+        arguments: f
+            .get("arguments")
+            .map(arguments_text)
+            .unwrap_or_else(|| "{}".to_string()),
+    })
+}
+
+fn read_anthropic(blocks: &[Value], field: &str) -> Result<AnswerParts, String> {
+    let mut text = String::new();
+    let mut calls = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        match b.get("type").and_then(Value::as_str) {
+            Some("text") => text.push_str(b.get("text").and_then(Value::as_str).unwrap_or("")),
+            Some("tool_use") => calls.push(Call {
+                id: id_of(b, "id"),
+                name: name_of(b, &format!("{field}[{i}]"))?,
+                arguments: b
+                    .get("input")
+                    .map(arguments_text)
+                    .unwrap_or_else(|| "{}".to_string()),
+            }),
+            _ => {}
+        }
+    }
+    Ok(AnswerParts {
+        text,
+        calls: (!calls.is_empty()).then_some(calls),
+    })
+}
+
+fn read_responses_output(output: &Value, field: &str) -> Result<AnswerParts, String> {
+    let Value::Array(items) = output else {
+        return Err(format!(
+            "{field}: expected the list of output items, found {}",
+            kind(output)
+        ));
+    };
+    let mut text = String::new();
+    let mut calls = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        match item.get("type").and_then(Value::as_str) {
+            Some("message") => {
+                if let Some(Value::Array(parts)) = item.get("content") {
+                    text.push_str(&text_parts(parts));
+                }
+            }
+            Some("function_call") => calls.push(Call {
+                id: id_of(item, "call_id").or_else(|| id_of(item, "id")),
+                name: name_of(item, &format!("{field}[{i}]"))?,
+                arguments: item
+                    .get("arguments")
+                    .map(arguments_text)
+                    .unwrap_or_else(|| "{}".to_string()),
+            }),
+            _ => {}
+        }
+    }
+    Ok(AnswerParts {
+        text,
+        calls: (!calls.is_empty()).then_some(calls),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn calls(v: Value) -> Vec<(String, String)> {
+        read_answer(&v, "response")
+            .unwrap()
+            .calls
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| (c.name, c.arguments))
+            .collect()
+    }
+
+    #[test]
+    fn every_shape_becomes_one_call_list() {
+        let want = vec![("get_weather".to_string(), r#"{"city":"Paris"}"#.to_string())];
+        let msg = json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]});
+        assert_eq!(calls(msg.clone()), want);
+        assert_eq!(calls(json!({"choices": [{"message": msg}]})), want);
+        assert_eq!(
+            calls(json!({"type": "message", "role": "assistant", "content": [
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": "t1", "name": "get_weather", "input": {"city": "Paris"}}]})),
+            want
+        );
+        assert_eq!(
+            calls(
+                json!({"output": [{"type": "function_call", "call_id": "c", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}]})
+            ),
+            want
+        );
+        assert_eq!(
+            calls(json!([{"get_weather": "{\"city\":\"Paris\"}"}])),
+            want
+        );
+        let text = read_answer(&json!("It is sunny."), "response").unwrap();
+        assert_eq!((text.text.as_str(), text.calls), ("It is sunny.", None));
+    }
+
+    #[test]
+    fn a_bad_shape_is_named_with_its_field() {
+        let e = read_answer(
+            &json!({"content": "x", "tool_calls": {"a": 1}}),
+            "line 3: response",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "line 3: response.tool_calls: expected a list of calls, found an object"
+        );
+        let e =
+            read_answer(&json!({"tool_calls": [{"type": "function"}]}), "response").unwrap_err();
+        assert!(
+            e.starts_with("response.tool_calls[0].function: missing"),
+            "{e}"
+        );
+        let e = read_answer(&json!(3), "response").unwrap_err();
+        assert!(e.contains("found a number"), "{e}");
+    }
+}
