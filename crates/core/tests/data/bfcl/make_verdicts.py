@@ -2,9 +2,12 @@
 tests/bfcl_parity.rs and the CLI and page tests that score the same answers.
 
 Run once (the outputs are committed beside this script):
-    python3 -m venv /tmp/bfcl && cd /tmp/bfcl && bin/pip download --no-deps bfcl-eval==2026.3.23 -d .
+    python3 -m venv /tmp/bfcl && cd /tmp/bfcl && bin/pip install filelock python-dotenv
+    bin/pip download --no-deps bfcl-eval==2026.3.23 -d .
     python3 -c "import zipfile,glob; zipfile.ZipFile(glob.glob('/tmp/bfcl/bfcl_eval-*.whl')[0]).extractall('/tmp/bfcl/whl')"
-    BFCL=/tmp/bfcl/whl python3 crates/core/tests/data/bfcl/make_verdicts.py
+    BFCL=/tmp/bfcl/whl /tmp/bfcl/bin/python crates/core/tests/data/bfcl/make_verdicts.py
+
+Last run: 4524 verdicts (993 valid), 0 answers on which BFCL raised.
 
 It needs nothing but the unpacked wheel: the checker's import of the model
 configuration (which pulls every model handler) is replaced by a small module
