@@ -2,8 +2,8 @@
 //! signal for cancel and timeout. Request building and response parsing are the
 //! core's; this file only moves bytes.
 
+use evalpage_core::{build_chat_request, parse_response, ApiKey, HttpRequest, OpenAiConfig};
 use evalpage_core::{build_json_request, parse_json_response};
-use evalpage_core::{build_request, parse_response, ApiKey, HttpRequest, OpenAiConfig};
 use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use gloo_net::http::Request;
 use gloo_timers::callback::Timeout;
@@ -83,11 +83,12 @@ pub fn key_may_go(request_url: &str, key_for: Option<&str>) -> bool {
 pub async fn chat(
     to: To<'_>,
     messages: &[ChatMessage],
+    tools: Option<&serde_json::Value>,
     signal: &AbortSignal,
     timed_out: Rc<Cell<bool>>,
     timeout_ms: u64,
 ) -> CallOutcome {
-    let req = build_request(to.cfg, messages);
+    let req = build_chat_request(to.cfg, messages, tools);
     if to.cfg.api_key.is_some() && !key_may_go(&req.url, to.key_for) {
         let err = CallError::new(
             ErrorKind::InvalidResponse,

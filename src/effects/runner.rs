@@ -316,8 +316,9 @@ fn perform<V: RunView>(rc: &Shared<V>, command: Command) {
             body,
             pool,
             repeat,
+            tools,
             ..
-        } => send(rc, case, pool, messages, body, repeat),
+        } => send(rc, case, pool, messages, body, repeat, tools),
         Command::Abort { case } => {
             let gone = rc.borrow_mut().in_flight.remove(&case);
             if let Some(Some(pending)) = gone {
@@ -436,6 +437,7 @@ fn send<V: RunView>(
     messages: Vec<ChatMessage>,
     body: Option<serde_json::Value>,
     repeat: u32,
+    tools: Option<std::sync::Arc<serde_json::Value>>,
 ) {
     let weak = Rc::downgrade(rc);
     let (transport, timeout_ms, cache) = {
@@ -491,11 +493,19 @@ fn send<V: RunView>(
                 // The cache's key: the URL and the body (the API key travels in a
                 // header), made only when the run uses the cache.
                 let key_of = || {
-                    let req = evalpage_core::build_request(&cfg, &messages);
+                    let req = evalpage_core::build_chat_request(&cfg, &messages, tools.as_deref());
                     (req.url, req.body)
                 };
                 through_cache(cache.then(key_of), repeat, async {
-                    fetch::chat(to, &messages, &signal, timed_out, timeout_ms).await
+                    fetch::chat(
+                        to,
+                        &messages,
+                        tools.as_deref(),
+                        &signal,
+                        timed_out,
+                        timeout_ms,
+                    )
+                    .await
                 })
                 .await
             })

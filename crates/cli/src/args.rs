@@ -253,9 +253,15 @@ pub struct ScoreArgs {
     /// spec 003 records for support_qa; q/gold/doc_hint for rag_qa).
     #[arg(long, value_name = "FILE", required_unless_present = "dialogs")]
     pub dataset: Option<PathBuf>,
-    /// The answers, JSONL: {"sample_id": ..., "response": ..., "model": optional}.
+    /// The answers, JSONL: {"sample_id": ..., "response": ..., "model": optional};
+    /// `response` may be text or a model's message with `tool_calls` (OpenAI,
+    /// Anthropic, Responses), and BFCL's result lines (`id`, `result`) are read too.
     #[arg(long, value_name = "FILE", required_unless_present = "dialogs")]
     pub responses: Option<PathBuf>,
+    /// With --task bfcl: BFCL's possible answers for --dataset [default:
+    /// possible_answer/<the dataset's file name> beside it].
+    #[arg(long, value_name = "FILE", requires = "task")]
+    pub possible_answers: Option<PathBuf>,
     /// Optional spec 003 `metadata.json` of the dataset.
     #[arg(long, value_name = "FILE")]
     pub metadata: Option<PathBuf>,
@@ -384,6 +390,10 @@ pub struct RunArgs {
     /// The dataset's spec 003 `metadata.json` (its fields go into the report).
     #[arg(long, value_name = "FILE")]
     pub metadata: Option<PathBuf>,
+    /// With --task bfcl: BFCL's possible answers for --dataset [default:
+    /// possible_answer/<the dataset's file name> beside it].
+    #[arg(long, value_name = "FILE", requires = "task")]
+    pub possible_answers: Option<PathBuf>,
     /// Model provider [default: openai when --endpoint is given].
     #[arg(long, value_enum)]
     pub provider: Option<Provider>,

@@ -81,6 +81,9 @@ struct Indexed {
 #[derive(Debug, Serialize, Deserialize)]
 struct Kept {
     custom_id: String,
+    /// Where it was read (`FILE answer N`, or the earlier import's answers).
+    #[serde(skip)]
+    from: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     answer: Option<Answer>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -172,14 +175,16 @@ pub fn import(a: &BatchImportArgs) -> Result<(), CliError> {
             path: path.display().to_string(),
             message: format!("cannot read the answers: {e}"),
         })?;
-        let (answers, errors) = read_answers(&path.display().to_string(), &bytes);
+        let shown = path.display().to_string();
+        let (answers, errors) = read_answers(&shown, &bytes);
         for e in &errors {
             if bad < 10 {
                 eprintln!("evalpage: {e}; line skipped");
             }
             bad += 1;
         }
-        for answer in answers {
+        for (nth, answer) in answers.into_iter().enumerate() {
+            let from = format!("{shown} answer {}", nth + 1);
             if !known.contains_key(answer.custom_id.as_str()) {
                 unknown += 1;
                 continue;
@@ -188,11 +193,13 @@ pub fn import(a: &BatchImportArgs) -> Result<(), CliError> {
             kept.push(match answer.outcome {
                 CallOutcome::Answer(a) => Kept {
                     custom_id: answer.custom_id,
+                    from,
                     answer: Some(a),
                     error: None,
                 },
                 CallOutcome::Failed(e) => Kept {
                     custom_id: answer.custom_id,
+                    from,
                     answer: None,
                     error: Some(e),
                 },
@@ -208,11 +215,13 @@ pub fn import(a: &BatchImportArgs) -> Result<(), CliError> {
         answers.iter().map(|(id, o)| match o {
             CallOutcome::Answer(a) => Kept {
                 custom_id: id.clone(),
+                from: String::new(),
                 answer: Some(a.clone()),
                 error: None,
             },
             CallOutcome::Failed(e) => Kept {
                 custom_id: id.clone(),
+                from: String::new(),
                 answer: None,
                 error: Some(e.clone()),
             },
@@ -347,19 +356,50 @@ fn finish(dir: &Path) -> Result<(), CliError> {
 
 /// Answers by `custom_id`: an answer beats a failure; among the same kind
 /// the later line wins.
+/// A `custom_id` answered more than once is said on stderr: which answer
+/// was kept and why.
 fn merged(kept: Vec<Kept>) -> BTreeMap<String, CallOutcome> {
-    let mut out: BTreeMap<String, CallOutcome> = BTreeMap::new();
+    let mut out: BTreeMap<String, (CallOutcome, String)> = BTreeMap::new();
     for k in kept {
         let outcome = match (k.answer, k.error) {
             (Some(a), _) => CallOutcome::Answer(a),
             (None, Some(e)) => CallOutcome::Failed(e),
             (None, None) => continue,
         };
-        if batch::replaces(out.get(&k.custom_id), &outcome) {
-            out.insert(k.custom_id, outcome);
+        let from = if k.from.is_empty() {
+            "an earlier import".to_string()
+        } else {
+            k.from
+        };
+        let old = out.get(&k.custom_id);
+        let replace = batch::replaces(old.map(|(o, _)| o), &outcome);
+        if let Some((o, was)) = old {
+            let kind = |o: &CallOutcome| match o {
+                CallOutcome::Answer(_) => "an answer",
+                CallOutcome::Failed(_) => "a failure",
+            };
+            let (kept, why) = match (replace, o, &outcome) {
+                (true, CallOutcome::Failed(_), CallOutcome::Answer(_)) => {
+                    (&from, "an answer beats a failure")
+                }
+                (true, _, _) => (&from, "of two of the same kind the later one is kept"),
+                (false, _, _) => (was, "an answer beats a failure"),
+            };
+            eprintln!(
+                "evalpage: custom_id {} is answered more than once ({} in {}, {} in {}); kept {} ({why})",
+                k.custom_id,
+                kind(o),
+                was,
+                kind(&outcome),
+                from,
+                kept
+            );
+        }
+        if replace {
+            out.insert(k.custom_id, (outcome, from));
         }
     }
-    out
+    out.into_iter().map(|(id, (o, _))| (id, o)).collect()
 }
 
 /// Every answer file named: files as given, directories walked (their
@@ -495,11 +535,13 @@ mod tests {
     fn an_answer_beats_a_failure_whatever_the_order() {
         let fail = |id: &str| Kept {
             custom_id: id.into(),
+            from: "f".into(),
             answer: None,
             error: Some(CallError::new(ErrorKind::Http, "500")),
         };
         let ok = |id: &str, t: &str| Kept {
             custom_id: id.into(),
+            from: format!("f answer {t}"),
             answer: Some(Answer::from(t.to_string())),
             error: None,
         };

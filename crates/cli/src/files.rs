@@ -51,6 +51,19 @@ pub(crate) fn read_dataset(
     format: DatasetFormat,
     max: Option<usize>,
 ) -> Result<(Vec<u8>, TaskDataset), CliError> {
+    read_dataset_with(path, metadata, format, max, None)
+}
+
+/// [`read_dataset`], with BFCL's possible answers named (`--possible-answers`)
+/// for a BFCL question file; without it they are looked for where BFCL puts
+/// them, `possible_answer/<the file's name>` beside the file.
+pub(crate) fn read_dataset_with(
+    path: &Path,
+    metadata: Option<&Path>,
+    format: DatasetFormat,
+    max: Option<usize>,
+    possible_answers: Option<&Path>,
+) -> Result<(Vec<u8>, TaskDataset), CliError> {
     let name = path.display().to_string();
     let bytes = read_dataset_bytes(path)?;
     let meta = match metadata {
@@ -70,7 +83,35 @@ pub(crate) fn read_dataset(
         None
     };
     let rows = converted.as_deref().unwrap_or(&bytes);
-    let data = evalpage_core::task::load_first_dataset(&name, rows, format, meta.as_ref(), max);
+    let data = if format == DatasetFormat::Bfcl {
+        let beside = path.file_name().map(|f| {
+            path.parent()
+                .unwrap_or(Path::new(""))
+                .join("possible_answer")
+                .join(f)
+        });
+        let answers_path = match possible_answers {
+            Some(p) => Some(p.to_path_buf()),
+            None => beside.filter(|p| p.is_file()),
+        };
+        let answers = match &answers_path {
+            Some(p) => Some((p.display().to_string(), read_input(p)?)),
+            None => None,
+        };
+        evalpage_core::task::load_bfcl_dataset(
+            &name,
+            rows,
+            answers.as_ref().map(|(n, b)| (n.as_str(), b.as_slice())),
+            meta.as_ref(),
+            max,
+        )
+        .map_err(|message| CliError::Input {
+            path: name.clone(),
+            message,
+        })?
+    } else {
+        evalpage_core::task::load_first_dataset(&name, rows, format, meta.as_ref(), max)
+    };
     report_skipped(&data.errors);
     if data.samples.is_empty() {
         return Err(CliError::Input {

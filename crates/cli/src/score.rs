@@ -22,7 +22,7 @@
 
 use crate::args::ScoreArgs;
 use crate::error::CliError;
-use crate::files::{judge_settings, now_ms, read_dataset, read_input, report_skipped};
+use crate::files::{judge_settings, now_ms, read_dataset_with, read_input, report_skipped};
 use crate::files::{run_meta, write_files, wrote};
 use crate::run::judge::{judge_answers, task_judge};
 use crate::task_file::{self, LoadedTask};
@@ -159,7 +159,13 @@ fn score_task(args: &ScoreArgs, spec: &str) -> Result<(), CliError> {
         (None, true) => None,
     };
     let format = DatasetFormat::for_task(&loaded.task);
-    let (bytes, mut data) = read_dataset(args.dataset(), args.metadata.as_deref(), format, None)?;
+    let (bytes, mut data) = read_dataset_with(
+        args.dataset(),
+        args.metadata.as_deref(),
+        format,
+        None,
+        args.possible_answers.as_deref(),
+    )?;
     // the breakdown by length, measured as a run measures it
     evalpage_core::task::measure_lengths(&loaded.task, &loaded.template, &mut data.samples);
     let resp = read_responses(args.responses())?;

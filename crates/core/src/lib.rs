@@ -75,8 +75,10 @@ pub use metric::{
 pub use position::{InputError, PathLabel, Position};
 pub use prompt::DEFAULT_SYSTEM_PROMPT;
 pub use provider::cache::{cache_key, cacheable, CacheEntry, CACHE_KEY_VERSION};
+pub use provider::openai::{
+    build_chat_request, build_request, parse_response, HttpRequest, OpenAiConfig,
+};
 pub use provider::openai::{build_json_request, parse_json_response};
-pub use provider::openai::{build_request, parse_response, HttpRequest, OpenAiConfig};
 pub use provider::{
     strip_query, Answer, ApiKey, CacheHit, CallError, CallOutcome, ChatMessage, ErrorKind,
     ModelSettings, Usage,

@@ -369,6 +369,7 @@ fn the_mock_model_answers_every_turn_with_trace_fields() {
                 body: None,
                 pool: 0,
                 repeat: 0,
+                tools: None,
             })
             .chain(next.commands)
             .collect();

@@ -98,7 +98,10 @@ pub fn export(state: &TaskState) -> Result<Vec<(String, String)>, String> {
         };
         for (i, prompt) in prompts.iter().enumerate() {
             let Ok(messages) = prompt else { continue };
-            let req = evalpage_core::build_request(&cfg, messages);
+            let Ok(tools) = task.task.tools_for(&samples[i].sample) else {
+                continue;
+            };
+            let req = evalpage_core::build_chat_request(&cfg, messages, tools.as_deref());
             let body: serde_json::Value =
                 serde_json::from_str(&req.body).map_err(|e| e.to_string())?;
             for rep in 0..r {

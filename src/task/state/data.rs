@@ -18,6 +18,11 @@ pub const SUPPORT_QA_DEMO: &str = include_str!("../../../www/demo/tasks/support_
 /// `news_analysis` preset's, read through its `news_json` template).
 pub const NEWS_ANALYSIS_DEMO: &str = include_str!("../../../www/demo/tasks/news_analysis.jsonl");
 
+/// BFCL's function-calling demo: eight entries of BFCL v4's `multiple`
+/// category (bfcl-eval 2026.3.23, Apache-2.0), each with its possible
+/// answers on the line (`ground_truth`), so one file is enough.
+pub const BFCL_DEMO: &str = include_str!("../../../www/demo/tasks/BFCL_v4_multiple.json");
+
 /// The built-in demo dataset for a format and the task's prompt template:
 /// (file name, JSONL text).
 pub fn demo_dataset(format: DatasetFormat, template: Option<&str>) -> (&'static str, &'static str) {
@@ -28,6 +33,7 @@ pub fn demo_dataset(format: DatasetFormat, template: Option<&str>) -> (&'static 
         DatasetFormat::Samples => ("event_eval.jsonl", EVENT_EVAL_DEMO),
         DatasetFormat::TestSamples => ("support_qa.jsonl", SUPPORT_QA_DEMO),
         DatasetFormat::Rag => (demo::DATASET_NAME, demo::DATASET),
+        DatasetFormat::Bfcl => ("BFCL_v4_multiple.json", BFCL_DEMO),
     }
 }
 

@@ -50,6 +50,9 @@ pub struct Scripted {
     pub finish_reason: Option<String>,
     /// `usage` to send as given.
     pub usage: Option<Value>,
+    /// `tool_calls` to send as given (OpenAI's list), with `answer` as the
+    /// content (none when it is empty).
+    pub tool_calls: Option<Value>,
 }
 
 pub use crate::args::ReasoningStyle;
@@ -103,9 +106,30 @@ impl Answers {
                     .map(str::to_string)
                     .collect()
             });
-            let answers = match (field("answer"), list) {
+            // `answer` may be an assistant message: its content and tool calls
+            let message = v.get("answer").filter(|a| a.is_object());
+            let tool_calls = v
+                .get("tool_calls")
+                .or_else(|| message.and_then(|m| m.get("tool_calls")))
+                .filter(|t| !t.is_null())
+                .cloned();
+            if let Some(t) = &tool_calls {
+                evalpage_core::read_tool_answer(
+                    &serde_json::json!({"tool_calls": t}),
+                    "tool_calls",
+                )
+                .map_err(|e| format!("{name}:{line}: {e}"))?;
+            }
+            let message_text = message.map(|m| {
+                m.get("content")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            });
+            let answers = match (field("answer").or(message_text), list) {
                 (Some(a), None) => vec![a],
                 (None, Some(l)) if !l.is_empty() => l,
+                (None, None) if tool_calls.is_some() => vec![String::new()],
                 _ => Vec::new(),
             };
             match field("q") {
@@ -118,12 +142,13 @@ impl Answers {
                             reasoning: field("reasoning"),
                             finish_reason: field("finish_reason"),
                             usage: v.get("usage").filter(|u| u.is_object()).cloned(),
+                            tool_calls: tool_calls.clone(),
                         })
                         .collect(),
                 ),
                 _ => {
                     return Err(format!(
-                        "{name}:{line}: expected {{\"q\": string, \"answer\": string}} or {{\"q\": string, \"answers\": [string, ...]}}"
+                        "{name}:{line}: expected {{\"q\": string, \"answer\": string or an assistant message}}, {{\"q\": string, \"tool_calls\": [...]}} or {{\"q\": string, \"answers\": [string, ...]}}"
                     ))
                 }
             };
@@ -198,9 +223,16 @@ impl Answers {
                     .cloned()
                     .unwrap_or_default()
             }
-            None => Scripted {
-                answer: self.unscripted(model, messages, question),
-                ..Scripted::default()
+            None => match self.task_calls(model, messages, question) {
+                Some(calls) => Scripted {
+                    tool_calls: Some(calls),
+                    finish_reason: Some("tool_calls".into()),
+                    ..Scripted::default()
+                },
+                None => Scripted {
+                    answer: self.unscripted(model, messages, question),
+                    ..Scripted::default()
+                },
             },
         };
         if out.reasoning.is_none() && self.style.is_some() {
@@ -234,6 +266,24 @@ impl Answers {
             }
         }
         demo::answer(messages)
+    }
+
+    /// The task mock's calls for a known task prompt of a task with tools.
+    fn task_calls(
+        &self,
+        model: &str,
+        messages: &[ChatMessage],
+        question: Option<&str>,
+    ) -> Option<Value> {
+        let (task, samples) = self.task.as_ref()?;
+        let sample = samples.get(question?)?;
+        let calls = evalpage_core::task::mock_answer(task, sample, model, messages).calls?;
+        Some(Value::Array(
+            calls
+                .iter()
+                .map(|c| serde_json::json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}))
+                .collect(),
+        ))
     }
 }
 

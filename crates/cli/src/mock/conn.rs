@@ -150,10 +150,20 @@ async fn exchange(
     let reply = routes::respond_bytes(route, fault, &body, shared.latency, &shared.answers);
     tokio::time::sleep(reply.delay).await;
     if shared.log {
-        eprintln!(
-            "{}",
-            log_line(&method, &path, reply.status, fault.label(), auth)
-        );
+        // the functions a chat request offered, by name (never a message)
+        let offered = (route == Route::Chat)
+            .then(|| serde_json::from_slice::<serde_json::Value>(&body).ok())
+            .flatten()
+            .and_then(|b| b.get("tools").and_then(|t| t.as_array()).cloned())
+            .map(|tools| {
+                let names: Vec<&str> = tools
+                    .iter()
+                    .filter_map(|t| t.pointer("/function/name").and_then(|n| n.as_str()))
+                    .collect();
+                format!("{}; tools {}", fault.label(), names.join(","))
+            });
+        let label = offered.unwrap_or_else(|| fault.label().to_string());
+        eprintln!("{}", log_line(&method, &path, reply.status, &label, auth));
     }
     Ok(response(reply, false))
 }

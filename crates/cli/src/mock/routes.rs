@@ -367,6 +367,12 @@ pub fn completion(model: &str, messages: &[ChatMessage], answers: &Answers) -> V
             }
         }
     }
+    if let Some(calls) = &reply.tool_calls {
+        message["tool_calls"] = calls.clone();
+        if answer.is_empty() {
+            message["content"] = Value::Null;
+        }
+    }
     let usage = reply.usage.clone().unwrap_or_else(|| {
         json!({
             "prompt_tokens": counted.prompt_tokens,
@@ -383,7 +389,9 @@ pub fn completion(model: &str, messages: &[ChatMessage], answers: &Answers) -> V
         "choices": [{
             "index": 0,
             "message": message,
-            "finish_reason": reply.finish_reason.as_deref().unwrap_or("stop")
+            "finish_reason": reply.finish_reason.as_deref().unwrap_or(
+                if reply.tool_calls.is_some() { "tool_calls" } else { "stop" }
+            )
         }],
         "usage": usage
     })

@@ -41,6 +41,8 @@ pub struct Request {
     pub body: Option<serde_json::Value>,
     /// Which asking of the same request this is (the cache keys on it).
     pub repeat: u32,
+    /// The request's `tools`, when the task offers any.
+    pub tools: Option<Arc<serde_json::Value>>,
 }
 
 /// Answers job `case`'s request; blocks until the endpoint answers, fails or
@@ -117,6 +119,7 @@ impl Driver {
                     body,
                     pool,
                     repeat,
+                    tools,
                 } => self.send(
                     case,
                     attempt,
@@ -125,6 +128,7 @@ impl Driver {
                         messages,
                         body,
                         repeat,
+                        tools,
                     },
                 ),
                 // The worker cannot be interrupted; forgetting the case makes its

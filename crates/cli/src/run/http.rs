@@ -5,8 +5,8 @@
 
 pub use crate::store::At;
 use crate::store::Store;
+use evalpage_core::{build_chat_request, parse_response, ApiKey, OpenAiConfig};
 use evalpage_core::{build_json_request, parse_json_response, HttpRequest};
-use evalpage_core::{build_request, parse_response, ApiKey, OpenAiConfig};
 use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use std::io;
 use std::sync::Arc;
@@ -49,7 +49,17 @@ impl HttpBackend {
     /// Sends one chat completion request (or takes its answer from the
     /// store: the cache, or a batch's answers) and classifies what came back.
     pub fn call(&self, messages: &[ChatMessage], at: At) -> CallOutcome {
-        let req = build_request(&self.cfg, messages);
+        self.call_with_tools(messages, None, at)
+    }
+
+    /// [`HttpBackend::call`], offering `tools` (OpenAI's `tools` list).
+    pub fn call_with_tools(
+        &self,
+        messages: &[ChatMessage],
+        tools: Option<&serde_json::Value>,
+        at: At,
+    ) -> CallOutcome {
+        let req = build_chat_request(&self.cfg, messages, tools);
         cached_send(self.cache.as_deref(), &req, at, || {
             send(&self.agent, &req, self.timeout, parse_response)
         })

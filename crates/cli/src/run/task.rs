@@ -51,7 +51,13 @@ enum Answerer {
 }
 
 impl Answerer {
-    fn call(&self, sample: usize, messages: &[ChatMessage], at: At) -> CallOutcome {
+    fn call(
+        &self,
+        sample: usize,
+        messages: &[ChatMessage],
+        tools: Option<&Value>,
+        at: At,
+    ) -> CallOutcome {
         match self {
             Answerer::Mock {
                 task,
@@ -63,7 +69,7 @@ impl Answerer {
                 }
                 None => CallOutcome::text(String::new()),
             },
-            Answerer::Http(h) => h.call(messages, at),
+            Answerer::Http(h) => h.call_with_tools(messages, tools, at),
         }
     }
 }
@@ -108,8 +114,13 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     let max = args
         .max_samples
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
-    let (bytes, mut data) =
-        crate::files::read_dataset(args.dataset(), args.metadata.as_deref(), format, max)?;
+    let (bytes, mut data) = crate::files::read_dataset_with(
+        args.dataset(),
+        args.metadata.as_deref(),
+        format,
+        max,
+        args.possible_answers.as_deref(),
+    )?;
     data.samples = setup::in_shard(args, std::mem::take(&mut data.samples), |s| {
         s.sample.id.as_str()
     });
@@ -186,7 +197,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
             judge: false,
         };
         match (answerers.get(request.pool), &judge_answerer) {
-            (Some(a), _) => a.call(sample, messages, at),
+            (Some(a), _) => a.call(sample, messages, request.tools.as_deref(), at),
             (None, Some(j)) => j.call(job, messages, at.repeat),
             (None, None) => CallOutcome::text(String::new()),
         }

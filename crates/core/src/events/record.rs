@@ -176,6 +176,10 @@ pub struct CaseRecord {
     pub answer_snippet: Option<String>,
     /// The whole answer, so a run can resume from its log.
     pub answer: Option<String>,
+    /// The function calls the answer made (`{id, name, arguments}`, the
+    /// arguments as sent), when it made any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Vec<crate::toolcall::Call>>,
     /// Short error text.
     pub error: Option<String>,
     /// Structured error (only when `llm_call_ok` is false).
@@ -255,6 +259,9 @@ pub fn answer_of(record: &Value) -> Option<Answer> {
     let text = |k: &str| record.get(k).and_then(Value::as_str).map(str::to_string);
     Some(Answer {
         text: text("answer")?,
+        calls: record
+            .get("tool_calls")
+            .and_then(|c| serde_json::from_value(c.clone()).ok()),
         reasoning: text("reasoning"),
         finish_reason: text("finish_reason"),
         usage: usage_of(record),

@@ -30,6 +30,7 @@ pub mod raw;
 pub mod reasoning_consistency;
 pub mod reference_rouge;
 pub mod token_f1;
+pub mod tool_call;
 
 pub use raw::RawMetric;
 
@@ -270,6 +271,8 @@ pub const REGISTRY: &[MetricType] = &[
     rag_citation::TYPE,
     token_f1::TYPE,
     llm_judge::TYPE,
+    tool_call::TYPE,
+    tool_call::F1_TYPE,
     kinds::HIT_AT_K,
     kinds::RECALL_AT_K,
     kinds::MRR,
@@ -328,6 +331,8 @@ const CONSTRUCTORS: &[(&str, BuildFn)] = &[
     (rag_citation::TYPE.name, rag_citation::build),
     (token_f1::TYPE.name, token_f1::build),
     (llm_judge::TYPE.name, llm_judge::build),
+    (tool_call::TYPE.name, tool_call::build),
+    (tool_call::F1_TYPE.name, tool_call::build_f1),
 ];
 
 /// The constructor of a task metric type; None for a metric a task cannot
@@ -495,6 +500,18 @@ pub(crate) mod testing {
             Ok(m) => panic!("expected an error, built {m:?}"),
             Err(e) => e,
         }
+    }
+
+    /// Scores one (sample, read answer) pair with a built metric.
+    pub fn score_parsed(m: &Arc<dyn Metric>, sample: Value, answer: &ParsedAnswer) -> SampleScore {
+        let Value::Object(fields) = sample else {
+            panic!("sample must be an object")
+        };
+        let sample = Sample::new("s", fields);
+        m.score(&ScoreInput {
+            sample: &sample,
+            answer,
+        })
     }
 
     /// Asserts two floats agree to 1e-9.

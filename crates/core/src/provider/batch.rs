@@ -281,6 +281,16 @@ fn anthropic(result: &Value) -> Result<CallOutcome, String> {
             };
             let text = blocks("text", "text");
             let reasoning = blocks("thinking", "thinking");
+            // `tool_use` blocks are the calls (read as saved answers read them)
+            let calls = match m.get("content") {
+                Some(Value::Array(b))
+                    if b.iter()
+                        .any(|x| x.get("type").and_then(Value::as_str) == Some("tool_use")) =>
+                {
+                    crate::toolcall::read_answer(m, "result.message")?.calls
+                }
+                _ => None,
+            };
             let tokens = |k: &str| {
                 m.get("usage")
                     .and_then(|u| u.get(k))
@@ -299,12 +309,14 @@ fn anthropic(result: &Value) -> Result<CallOutcome, String> {
                 match r {
                     "max_tokens" => "length",
                     "end_turn" | "stop_sequence" => "stop",
+                    "tool_use" => "tool_calls",
                     other => other,
                 }
                 .to_string()
             });
             Ok(CallOutcome::Answer(Answer {
                 text,
+                calls,
                 reasoning: (!reasoning.is_empty()).then_some(reasoning),
                 finish_reason,
                 usage,

@@ -204,6 +204,10 @@ pub struct Timings {
 pub struct Answer {
     /// The final answer (the reasoning and any leading `<think>` block removed).
     pub text: String,
+    /// The function calls the model made (`tool_calls`), when it made any:
+    /// such an answer is an answer, scored by the `tool_call` metrics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<Vec<crate::toolcall::Call>>,
     /// The reasoning (`reasoning_content`, `reasoning`, or a `<think>` block).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,

@@ -89,9 +89,24 @@ pub fn chat_url(base_url: &str) -> String {
 
 /// Builds the chat completion request for these messages.
 pub fn build_request(cfg: &OpenAiConfig, messages: &[ChatMessage]) -> HttpRequest {
+    build_chat_request(cfg, messages, None)
+}
+
+/// Builds the chat completion request for these messages, offering `tools`
+/// (OpenAI's `tools` list) when given: the task's `tool_choice` and
+/// `parallel_tool_calls` pass through with its other parameters. The cache
+/// keys on the body, so on the tools too.
+pub fn build_chat_request(
+    cfg: &OpenAiConfig,
+    messages: &[ChatMessage],
+    tools: Option<&Value>,
+) -> HttpRequest {
     let mut body = Value::Object(cfg.params.clone());
     body["model"] = json!(cfg.model);
     body["messages"] = json!(messages);
+    if let Some(t) = tools {
+        body["tools"] = t.clone();
+    }
     body["stream"] = json!(false);
     if let Some(t) = cfg.temperature {
         body["temperature"] = json!(t);
@@ -248,10 +263,18 @@ fn answer_of(value: Value) -> Result<Answer, String> {
         .iter()
         .find_map(|k| message.get(*k).and_then(Value::as_str))
         .filter(|r| !r.trim().is_empty());
+    let calls = match message.get("tool_calls") {
+        None | Some(Value::Null) => None,
+        Some(list) => Some(crate::toolcall::read_openai_calls(
+            list,
+            "choices[0].message.tool_calls",
+        )?),
+    };
     let content = match message.get("content") {
         Some(Value::String(text)) => text.as_str(),
-        // a reasoning model cut off while thinking has reasoning and no content
-        None | Some(Value::Null) if field.is_some() => "",
+        // a reasoning model cut off while thinking has reasoning and no
+        // content; an answer of calls only has none either
+        None | Some(Value::Null) if field.is_some() || calls.is_some() => "",
         None | Some(Value::Null) => return Err(no_content(message)),
         Some(v) => {
             return Err(format!(
@@ -267,6 +290,7 @@ fn answer_of(value: Value) -> Result<Answer, String> {
     };
     Ok(Answer {
         text,
+        calls,
         reasoning,
         finish_reason,
         usage,
@@ -359,13 +383,10 @@ fn no_message(choice: &Object) -> String {
     }
 }
 
-/// A message without text: a refusal, tool calls, or nothing.
+/// A message without text or calls: a refusal, or nothing.
 fn no_content(message: &Object) -> String {
     if let Some(r) = message.get("refusal").and_then(Value::as_str) {
         format!("the model refused: {}", truncate_chars(r, 200))
-    } else if message.get("tool_calls").is_some_and(|t| !t.is_null()) {
-        "missing field choices[0].message.content: the model answered with tool calls, not text"
-            .into()
     } else {
         "missing field choices[0].message.content".into()
     }

@@ -15,6 +15,7 @@ use super::protocol::{Command, Input, RunStatus, Step};
 use super::result::{AnswerPolicy, RunIdentity, RunSettings};
 use super::scheduler::{Scheduler, Settled};
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
+use std::sync::Arc;
 
 /// One call a job makes: the pool (model or endpoint) that answers it and
 /// its request: chat messages, or a JSON body for an endpoint that is not a
@@ -32,6 +33,9 @@ pub struct Call {
     /// sample several times): repeats are separate calls with separate
     /// cache entries.
     pub repeat: u32,
+    /// The functions the model may call: the request's `tools` (OpenAI's
+    /// form), when the task has any.
+    pub tools: Option<Arc<serde_json::Value>>,
 }
 
 impl Call {
@@ -42,7 +46,14 @@ impl Call {
             messages,
             body: None,
             repeat: 0,
+            tools: None,
         }
+    }
+
+    /// The same call offering these tools.
+    pub fn with_tools(mut self, tools: Option<Arc<serde_json::Value>>) -> Call {
+        self.tools = tools;
+        self
     }
 
     /// The same call as the `repeat`-th asking of its request.
@@ -58,6 +69,7 @@ impl Call {
             messages: Vec::new(),
             body: Some(body),
             repeat: 0,
+            tools: None,
         }
     }
 }
@@ -514,6 +526,8 @@ impl<K: Kind> Pipeline<K> {
                     Some(body) => body.to_string().len() as u64,
                     None => prompt_tokens_max(&c.messages),
                 };
+                // the declarations are prompt tokens too
+                slot.1 += c.tools.as_ref().map_or(0, |t| t.to_string().len() as u64);
             }
         }
         out
@@ -713,9 +727,10 @@ impl<K: Kind> Pipeline<K> {
             let p = (self.turn + k) % n;
             for (job, attempt) in self.pools[p].dispatch(now_ms) {
                 self.take_worker(job);
-                let (messages, body, repeat) = match self.kind.call(job, &self.answers[job]) {
-                    Ok(Some(c)) => (c.messages, c.body, c.repeat),
-                    _ => (Vec::new(), None, 0),
+                let (messages, body, repeat, tools) = match self.kind.call(job, &self.answers[job])
+                {
+                    Ok(Some(c)) => (c.messages, c.body, c.repeat, c.tools),
+                    _ => (Vec::new(), None, 0, None),
                 };
                 step.commands.push(Command::Send {
                     case: job,
@@ -724,6 +739,7 @@ impl<K: Kind> Pipeline<K> {
                     body,
                     pool: p,
                     repeat,
+                    tools,
                 });
             }
         }

@@ -43,6 +43,8 @@ pub enum Command {
         /// Which asking of the same request this is (see `Call::repeat`):
         /// the response cache keys on it.
         repeat: u32,
+        /// The request's `tools` (see `Call::tools`).
+        tools: Option<std::sync::Arc<serde_json::Value>>,
     },
     /// Abort the request in flight for this case; its outcome will be ignored.
     Abort {

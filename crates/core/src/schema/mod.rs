@@ -295,6 +295,10 @@ pub struct ParsedAnswer {
     pub json_error: Option<String>,
     /// One entry per schema field, in schema order.
     pub fields: Vec<ParsedField>,
+    /// The function calls the answer made, when it made any (an answer with
+    /// `tool_calls`): what the `tool_call` metrics read.
+    #[serde(rename = "tool_calls", skip_serializing_if = "Option::is_none")]
+    pub calls: Option<Vec<crate::toolcall::Call>>,
 }
 
 impl ParsedAnswer {
@@ -339,6 +343,7 @@ impl Schema {
                 raw,
                 json_error: None,
                 fields: Vec::new(),
+                calls: None,
             };
         }
         match extract_json(answer) {
@@ -346,6 +351,7 @@ impl Schema {
                 raw,
                 json_error: None,
                 fields: self.read(&obj),
+                calls: None,
             },
             Err(e) => {
                 let reason = e.to_string();
@@ -353,6 +359,7 @@ impl Schema {
                     raw,
                     fields: self.all_defaulted(&reason),
                     json_error: Some(reason),
+                    calls: None,
                 }
             }
         }
@@ -364,6 +371,7 @@ impl Schema {
             raw: Value::String(String::new()),
             json_error: None,
             fields: self.all_defaulted(reason),
+            calls: None,
         }
     }
 

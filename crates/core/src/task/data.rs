@@ -37,6 +37,9 @@ pub enum DatasetFormat {
     TestSamples,
     /// Spec 002 RAG JSONL (`q`, `gold`, `doc_hint`).
     Rag,
+    /// A BFCL question file (`BFCL_v4_<category>.json`: `id`, `question`,
+    /// `function`) with its possible answers.
+    Bfcl,
 }
 
 impl DatasetFormat {
@@ -45,6 +48,7 @@ impl DatasetFormat {
         match (task.prompt_template.as_str(), task.name.as_str()) {
             ("support_qa", _) | (_, "support_qa") => DatasetFormat::TestSamples,
             ("rag_qa", _) | (_, "rag_qa") => DatasetFormat::Rag,
+            ("bfcl", _) | (_, "bfcl") => DatasetFormat::Bfcl,
             _ => DatasetFormat::Samples,
         }
     }
@@ -57,6 +61,9 @@ impl DatasetFormat {
                 "spec 003 TestSampleRecord (id, messages, expected, tags, metadata)"
             }
             DatasetFormat::Rag => "RAG questions (q, gold, doc_hint)",
+            DatasetFormat::Bfcl => {
+                "a BFCL question file BFCL_v4_<category>.json (id, question, function) with possible_answer/ beside it"
+            }
         }
     }
 }
@@ -111,11 +118,103 @@ pub fn load_first(
     meta: Option<&MetadataFile>,
     max: Option<usize>,
 ) -> TaskDataset {
-    let (mut samples, errors) = match format {
+    let (samples, errors) = match format {
         DatasetFormat::Samples => generic(name, bytes),
         DatasetFormat::TestSamples => spec_003(name, bytes),
         DatasetFormat::Rag => rag_cases(name, bytes),
+        DatasetFormat::Bfcl => bfcl_entries(name, bytes, None),
     };
+    finish(name, format, samples, errors, meta, max)
+}
+
+/// Reads a BFCL question file with its possible answers (`answers`: the
+/// file's name and bytes, `None` when there is none, which is an error for
+/// the categories checked against them). Like [`load_first`] otherwise.
+pub fn load_bfcl(
+    name: &str,
+    bytes: &[u8],
+    answers: Option<(&str, &[u8])>,
+    meta: Option<&MetadataFile>,
+    max: Option<usize>,
+) -> Result<TaskDataset, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("{name}: not UTF-8 text: {e}"))?;
+    let answers = match answers {
+        Some((file, b)) => Some((
+            file,
+            std::str::from_utf8(b).map_err(|e| format!("{file}: not UTF-8 text: {e}"))?,
+        )),
+        None => None,
+    };
+    let read = crate::toolcall::data::read(name, text, answers)?;
+    let (samples, errors) = bfcl_samples(read);
+    Ok(finish(
+        name,
+        DatasetFormat::Bfcl,
+        samples,
+        errors,
+        meta,
+        max,
+    ))
+}
+
+fn bfcl_entries(
+    name: &str,
+    bytes: &[u8],
+    answers: Option<(&str, &str)>,
+) -> (Vec<EvalSample>, Vec<LineError>) {
+    let read = std::str::from_utf8(bytes)
+        .map_err(|e| format!("{name}: not UTF-8 text: {e}"))
+        .and_then(|text| crate::toolcall::data::read(name, text, answers));
+    match read {
+        Ok(read) => bfcl_samples(read),
+        Err(message) => (
+            Vec::new(),
+            vec![LineError {
+                file: name.to_string(),
+                line: 1,
+                field: None,
+                message,
+            }],
+        ),
+    }
+}
+
+fn bfcl_samples(read: crate::toolcall::data::Read) -> (Vec<EvalSample>, Vec<LineError>) {
+    let errors = read
+        .problems
+        .into_iter()
+        .map(|p| LineError {
+            file: p.file,
+            line: p.line,
+            field: None,
+            message: p.message,
+        })
+        .collect();
+    let samples = read
+        .entries
+        .iter()
+        .map(|e| EvalSample {
+            sample: Sample {
+                id: e.id.clone(),
+                line: e.line,
+                fields: e.to_sample(),
+            },
+            tags: vec![e.category.clone()],
+            language: None,
+            length_bucket: None,
+        })
+        .collect();
+    (samples, errors)
+}
+
+fn finish(
+    name: &str,
+    format: DatasetFormat,
+    mut samples: Vec<EvalSample>,
+    errors: Vec<LineError>,
+    meta: Option<&MetadataFile>,
+    max: Option<usize>,
+) -> TaskDataset {
     if let Some(max) = max {
         samples.truncate(max);
     }

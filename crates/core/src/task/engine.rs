@@ -238,7 +238,22 @@ impl Kind for TaskKind {
             );
         }
         match &self.prompts[j.sample] {
-            Ok(messages) => Ok(Some(Call::chat(j.model, messages.clone()).repeat(j.repeat))),
+            Ok(messages) => {
+                let tools = self
+                    .task
+                    .tools_for(&self.samples[j.sample].sample)
+                    .map_err(|why| {
+                        CallError::new(
+                            ErrorKind::Prompt,
+                            format!("the tools could not be offered, nothing was sent: {why}"),
+                        )
+                    })?;
+                Ok(Some(
+                    Call::chat(j.model, messages.clone())
+                        .repeat(j.repeat)
+                        .with_tools(tools),
+                ))
+            }
             Err(why) => Err(CallError::new(
                 ErrorKind::Prompt,
                 format!("the prompt could not be rendered, nothing was sent: {why}"),

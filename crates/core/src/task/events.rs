@@ -91,6 +91,7 @@ pub fn case(
             .as_deref()
             .map(|a| truncate_chars(a, SNIPPET_CHARS)),
         answer: r.raw_answer.clone(),
+        tool_calls: r.parsed.calls.clone(),
         error: r.error.as_ref().map(|e| e.cause.clone()),
         error_detail: r.error.clone(),
         reasoning: r.reasoning.clone(),

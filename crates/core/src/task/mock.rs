@@ -20,6 +20,7 @@ use crate::demo;
 use crate::provider::{Answer, ChatMessage};
 use crate::schema::{FieldKind, FieldSpec};
 use crate::task::contract::Task;
+use crate::toolcall::Call;
 use serde_json::{json, Map, Value};
 
 /// Out of 100 field values, how many the mock gets right (when it has a label).
@@ -28,6 +29,15 @@ const RIGHT_PERCENT: u64 = 75;
 /// The mock model's answer to one sample, with token counts as the demo
 /// model and the mock endpoint count them.
 pub fn answer(task: &Task, sample: &Sample, model: &str, messages: &[ChatMessage]) -> Answer {
+    if let Some(calls) = mock_calls(task, sample, model) {
+        let text = serde_json::to_string(&calls).unwrap_or_default();
+        return Answer {
+            usage: Some(demo::usage(messages, &text, None)),
+            finish_reason: Some("tool_calls".into()),
+            calls: Some(calls),
+            ..Answer::default()
+        };
+    }
     let text = text(task, sample, model, messages);
     Answer {
         usage: Some(demo::usage(messages, &text, None)),
@@ -36,6 +46,82 @@ pub fn answer(task: &Task, sample: &Sample, model: &str, messages: &[ChatMessage
         text,
         ..Answer::default()
     }
+}
+
+/// For a task with tools, the calls the mock model makes: the possible
+/// answers' first values (BFCL's `ground_truth`, `[{name: {param:
+/// [values]}}]`, an optional parameter left out) or the sample's
+/// `expected_calls`, for most samples; for the rest a near miss (one value
+/// changed), or no call at all where none is expected but one is made. `None`
+/// for a text task, or a sample with nothing to call from.
+fn mock_calls(task: &Task, sample: &Sample, model: &str) -> Option<Vec<Call>> {
+    if task.tools == crate::task::contract::Tools::None {
+        return None;
+    }
+    let h = hash(&format!("{model}\u{1f}{}\u{1f}calls", sample.id));
+    let right = h % 100 < RIGHT_PERCENT;
+    let mut calls: Vec<(String, Map<String, Value>)> = Vec::new();
+    if let Some(Value::Array(truth)) = sample.get("ground_truth") {
+        for item in truth {
+            let Some((name, params)) = item.as_object().and_then(|o| o.iter().next()) else {
+                continue;
+            };
+            let mut args = Map::new();
+            for (p, values) in params.as_object().into_iter().flatten() {
+                let first = values
+                    .as_array()
+                    .and_then(|vs| vs.iter().find(|v| *v != &json!("")));
+                if let Some(v) = first {
+                    args.insert(p.clone(), v.clone());
+                }
+            }
+            calls.push((name.clone(), args));
+        }
+    } else if let Some(Value::Array(expected)) = sample.get("expected_calls") {
+        for e in expected {
+            if let (Some(name), args) = (e.get("name").and_then(Value::as_str), e.get("arguments"))
+            {
+                let args = args.and_then(Value::as_object).cloned().unwrap_or_default();
+                calls.push((name.to_string(), args));
+            }
+        }
+    } else if sample.get("bfcl_category").is_some() {
+        // an irrelevance entry: abstain, or (a near miss) call the first function
+        if right {
+            return Some(Vec::new());
+        }
+        let name = sample
+            .get("function")
+            .and_then(|f| f.get(0))
+            .and_then(|f| f.get("name"))
+            .and_then(Value::as_str)?;
+        calls.push((name.to_string(), Map::new()));
+    } else {
+        return None;
+    }
+    if !right {
+        if let Some((_, args)) = calls.first_mut() {
+            if let Some((_, v)) = args.iter_mut().next() {
+                *v = match v {
+                    Value::Number(n) => json!(n.as_f64().unwrap_or(0.0) + 7.0),
+                    Value::String(t) => json!(format!("{t} (guess)")),
+                    Value::Bool(b) => json!(!*b),
+                    _ => json!("?"),
+                };
+            }
+        }
+    }
+    Some(
+        calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, (name, args))| Call {
+                id: Some(format!("call_{i}")),
+                name: name.replace('.', "_"),
+                arguments: Value::Object(args).to_string(),
+            })
+            .collect(),
+    )
 }
 
 /// The text of the mock model's answer to one sample.

@@ -39,7 +39,10 @@ pub use artifacts::{render as render_files, Inputs};
 pub use contract::builtin::{rag_qa, Preset, TEMPLATE_NAMES};
 pub use contract::{builtin_template, preset, RawTask, Task, TaskMetric, MAX_REPEATS, PRESETS};
 pub use contract::{PromptTemplate, RawTemplate, RenderedPrompt, TaskError, TaskErrors};
-pub use data::{load as load_dataset, load_first as load_first_dataset, rag_sample};
+pub use data::{
+    load as load_dataset, load_bfcl as load_bfcl_dataset, load_first as load_first_dataset,
+    rag_sample,
+};
 pub use data::{DatasetFormat, EvalSample, TaskDataset};
 pub use end::{summary_lines, TaskFiles};
 pub use engine::{Job, TaskEngine, TaskKind, TaskRunConfig};

@@ -4,7 +4,11 @@
 //! `run_config.model`), such as the `results.jsonl` every evalpage run writes.
 //!
 //! `sample_id` is a non-empty string or a number; `response` a string (it may
-//! be empty: an empty answer is still an answer); `model` an optional
+//! be empty: an empty answer is still an answer), or an answer that may hold
+//! function calls: an OpenAI assistant message (`content`, `tool_calls`), a
+//! whole chat completion (`choices[0].message`), an Anthropic message
+//! (`tool_use` blocks), an OpenAI Responses output (`function_call` items) or
+//! BFCL's list of `{name: arguments}` (`toolcall::read_answer`); `model` an optional
 //! non-empty string, default [`DEFAULT_MODEL`]. Other keys are ignored. A bad
 //! line, or a second answer for the same sample and model, is a line-numbered
 //! `LineError` and is skipped; every good line is kept.
@@ -12,6 +16,7 @@
 use crate::dataset::jsonl::{id_value, read_objects, Place};
 use crate::dataset::{kind, LineError};
 use crate::position::KeyError;
+use crate::toolcall::{read_answer, Call};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -26,8 +31,10 @@ pub struct Response {
     pub line: usize,
     /// The sample answered.
     pub sample_id: String,
-    /// The model's raw answer text.
+    /// The model's raw answer text (empty for an answer of calls only).
     pub response: String,
+    /// The function calls the answer made, when it holds a call list.
+    pub calls: Option<Vec<crate::toolcall::Call>>,
     /// The model that answered.
     pub model: String,
     /// Unique per line (the reader's own duplicate check is not used).
@@ -90,9 +97,15 @@ pub fn parse(name: &str, bytes: &[u8]) -> ResponseSet {
 }
 
 fn build(obj: Map<String, Value>, at: Place) -> Result<Response, KeyError> {
-    let sample_id = id_value(obj.get("sample_id"), "sample_id")?
+    // BFCL's result lines name the sample `id`.
+    let id_key = if obj.contains_key("sample_id") || !obj.contains_key("id") {
+        "sample_id"
+    } else {
+        "id"
+    };
+    let sample_id = id_value(obj.get(id_key), id_key)?
         .ok_or_else(|| KeyError::new("sample_id", "missing: every response needs a `sample_id`"))?;
-    let response = answer_text(&obj)?;
+    let (response, calls) = answer_text(&obj)?;
     let model = match obj
         .get("model")
         .or_else(|| obj.get("run_config").and_then(|c| c.get("model")))
@@ -108,18 +121,22 @@ fn build(obj: Map<String, Value>, at: Place) -> Result<Response, KeyError> {
         line: at.line,
         sample_id,
         response,
+        calls,
         model,
         key: at.line.to_string(),
     })
 }
 
 /// The answer of a line: `response`, or a spec 003 `RunRecord`'s
-/// `response_text` (a record without one is a call that gave no answer).
-fn answer_text(obj: &Map<String, Value>) -> Result<String, KeyError> {
-    let (key, value) = match (obj.get("response"), obj.get("response_text")) {
-        (Some(v), _) => ("response", v),
-        (None, Some(v)) => ("response_text", v),
-        (None, None) => {
+/// `response_text` (a record without one is a call that gave no answer), with
+/// the calls it made (`response` as a message, or a record's `tool_calls`).
+fn answer_text(obj: &Map<String, Value>) -> Result<(String, Option<Vec<Call>>), KeyError> {
+    let (key, value) = match (obj.get("response"), obj.get("response_text"), obj.get("result")) {
+        (Some(v), _, _) => ("response", v),
+        (None, Some(v), _) => ("response_text", v),
+        // BFCL's result lines: the calls as [{name: arguments}], or text.
+        (None, None, Some(v)) => ("result", v),
+        (None, None, None) => {
             return Err(KeyError::new(
                 "response",
                 "missing: expected the model's answer text (`response`, or a RunRecord's `response_text`)",
@@ -127,7 +144,22 @@ fn answer_text(obj: &Map<String, Value>) -> Result<String, KeyError> {
         }
     };
     match value {
-        Value::String(s) => Ok(s.clone()),
+        Value::String(s) if key == "response_text" => {
+            let calls = match obj.get("tool_calls") {
+                None | Some(Value::Null) => None,
+                Some(v) => {
+                    read_answer(&serde_json::json!({"tool_calls": v}), "tool_calls")
+                        .map_err(located)?
+                        .calls
+                }
+            };
+            Ok((s.clone(), calls))
+        }
+        Value::String(s) => Ok((s.clone(), None)),
+        Value::Object(_) | Value::Array(_) if key != "response_text" => {
+            let parts = read_answer(value, key).map_err(located)?;
+            Ok((parts.text, parts.calls))
+        }
         Value::Null if key == "response_text" => {
             let status = obj
                 .get("status")
@@ -140,8 +172,19 @@ fn answer_text(obj: &Map<String, Value>) -> Result<String, KeyError> {
         }
         v => Err(KeyError::new(
             key,
-            format!("expected a string, found {}", kind(v)),
+            format!(
+                "expected a string or a model's message (with `content` or `tool_calls`), found {}",
+                kind(v)
+            ),
         )),
+    }
+}
+
+/// A reader's `path: message` as a key error at that path.
+fn located(e: String) -> KeyError {
+    match e.split_once(": ") {
+        Some((path, message)) => KeyError::new(path, message),
+        None => KeyError::new("response", e),
     }
 }
 

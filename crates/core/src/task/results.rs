@@ -12,7 +12,9 @@
 //! inputs and labels), `raw_answer` (null when there was none), `json_error`
 //! (why no JSON object was found, when none was), `parsed` (per schema field:
 //! `field`, `value`, `status` = parsed / coerced / clamped / defaulted, and
-//! `reason` unless parsed), `parse_problem` (an answered sample whose JSON was
+//! `reason` unless parsed), `tool_calls` (the function calls the answer made,
+//! each `{id, name, arguments}` with the arguments as sent, when it made any),
+//! `parse_problem` (an answered sample whose JSON was
 //! missing or had a field not taken as written) and `metrics` (per task metric:
 //! `value` (null when skipped), `components`, `detail`); for answers from a
 //! model call in the run also `elapsed_ms`; then `messages`, the prompt the
@@ -45,6 +47,8 @@ struct Line<'a> {
     response_line: Option<usize>,
     fields: &'a Map<String, Value>,
     raw_answer: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_calls: Option<&'a [crate::toolcall::Call]>,
     json_error: Option<&'a str>,
     parsed: &'a [ParsedField],
     parse_problem: bool,
@@ -158,6 +162,7 @@ fn line_of(
         response_line: r.response_line,
         fields: &s.fields,
         raw_answer: r.raw_answer.as_deref(),
+        tool_calls: r.parsed.calls.as_deref(),
         json_error: r.parsed.json_error.as_deref(),
         parsed: &r.parsed.fields,
         parse_problem: r.has_parse_problem(),

@@ -163,12 +163,12 @@ pub fn score(task: &Task, data: &TaskDataset, responses: &ResponseSet) -> Scored
         .enumerate()
         .map(|(i, s)| (s.sample.id.as_str(), i))
         .collect();
-    let mut answers: HashMap<(&str, usize), (usize, &str)> = HashMap::new();
+    let mut answers: HashMap<(&str, usize), &super::responses::Response> = HashMap::new();
     let mut unknown = Vec::new();
     for r in &responses.responses {
         match index.get(r.sample_id.as_str()) {
             Some(&i) => {
-                answers.insert((r.model.as_str(), i), (r.line, r.response.as_str()));
+                answers.insert((r.model.as_str(), i), r);
             }
             None => unknown.push(unknown_sample(&responses.name, &data.name, r)),
         }
@@ -216,17 +216,20 @@ fn score_one(
     task: &Task,
     s: &EvalSample,
     index: usize,
-    answer: Option<(usize, &str)>,
+    answer: Option<&super::responses::Response>,
 ) -> SampleResult {
     let (status, parsed) = match answer {
-        Some((_, text)) => (AnswerStatus::Ok, task.parse_answer(text)),
+        Some(r) => (
+            AnswerStatus::Ok,
+            task.parse_answer_with_calls(&r.response, r.calls.as_deref()),
+        ),
         None => (AnswerStatus::NoResponse, task.schema.no_answer(NO_RESPONSE)),
     };
     SampleResult {
         index,
         status,
-        response_line: answer.map(|(line, _)| line),
-        raw_answer: answer.map(|(_, text)| text.to_string()),
+        response_line: answer.map(|r| r.line),
+        raw_answer: answer.map(|r| r.response.clone()),
         scores: task.score(&s.sample, &parsed),
         parsed,
         attempts: None,
@@ -255,7 +258,7 @@ pub fn score_call(
     let (status, parsed, raw_answer, error) = match outcome {
         Ok(a) => (
             AnswerStatus::Ok,
-            task.parse_answer(&a.text),
+            task.parse_answer_with_calls(&a.text, a.calls.as_deref()),
             Some(a.text.clone()),
             None,
         ),

@@ -214,6 +214,19 @@ impl PromptTemplate {
         })
     }
 
+    /// A template whose messages are a sample field's list of chat messages
+    /// (`{role, content}`), sent as they are: BFCL's `question` turns. `raw`
+    /// names it (its `user` says which field, for people).
+    pub fn messages_field(raw: RawTemplate, field: &str) -> PromptTemplate {
+        PromptTemplate {
+            raw,
+            engine: Arc::new(MessagesField {
+                field: field.to_string(),
+            }),
+            vars: BTreeMap::new(),
+        }
+    }
+
     /// Sets a variable every render sees, whatever the sample holds: a run
     /// setting such as the RAG check's system prompt, which is text typed by
     /// the user and so is inserted as a value, never read as a template.
@@ -444,6 +457,62 @@ fn plain_segments(text: &str) -> Result<Vec<Segment>, (usize, String)> {
         out.push(Segment::Text(rest.to_string()));
     }
     Ok(out)
+}
+
+/// The messages of a sample field (see [`PromptTemplate::messages_field`]).
+struct MessagesField {
+    field: String,
+}
+
+impl Engine for MessagesField {
+    fn variables(&self) -> BTreeSet<String> {
+        BTreeSet::from([self.field.clone()])
+    }
+
+    fn render(
+        &self,
+        template: &str,
+        ctx: &BTreeMap<String, Value>,
+        sample: &Sample,
+    ) -> Result<Vec<ChatMessage>, TemplateError> {
+        let bad = |message: String| TemplateError::Render {
+            template: template.to_string(),
+            part: "user",
+            line: 1,
+            sample_id: sample.id.clone(),
+            message,
+        };
+        let Some(v) = ctx.get(&self.field) else {
+            return Err(TemplateError::MissingField {
+                template: template.to_string(),
+                part: "user",
+                field: self.field.clone(),
+                sample_id: sample.id.clone(),
+            });
+        };
+        let Value::Array(items) = v else {
+            return Err(bad(format!(
+                "field `{}`: expected a list of messages {{role, content}}",
+                self.field
+            )));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                match (
+                    m.get("role").and_then(Value::as_str),
+                    m.get("content").and_then(Value::as_str),
+                ) {
+                    (Some(role), Some(content)) => Ok(ChatMessage::new(role, content)),
+                    _ => Err(bad(format!(
+                        "field `{}[{i}]`: expected a message {{role, content}} with text content",
+                        self.field
+                    ))),
+                }
+            })
+            .collect()
+    }
 }
 
 impl Engine for Plain {

@@ -24,6 +24,8 @@ pub fn category_of_file(file_name: &str) -> Option<String> {
 pub struct Entry {
     /// `id`.
     pub id: String,
+    /// 1-based line in the question file.
+    pub line: usize,
     /// The category (from the file name).
     pub category: String,
     /// The first turn's messages (`question[0]`).
@@ -93,7 +95,14 @@ pub fn read(file: &str, text: &str, answers: Option<(&str, &str)>) -> Result<Rea
     let kind = Category::from_name(&category).map_err(|e| format!("{file}: {e}"))?;
     let mut out = Read::default();
     let mut truths: HashMap<String, Value> = HashMap::new();
-    if kind.needs_answers() {
+    // A question file whose lines carry their own `ground_truth` (the page's
+    // demo, or a file merged for the page) needs no possible-answer file.
+    let inline = answers.is_none()
+        && text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .any(|v| v.get("ground_truth").is_some());
+    if kind.needs_answers() && !inline {
         let Some((answers_file, answers_text)) = answers else {
             return Err(format!(
                 "{file}: the {category} category is checked against possible answers: put BFCL's possible_answer/{} beside it, or name the file with --possible-answers",
@@ -177,12 +186,18 @@ pub fn read(file: &str, text: &str, answers: Option<(&str, &str)>) -> Result<Rea
             continue;
         }
         let ground_truth = if kind.needs_answers() {
-            match truths.remove(id) {
+            match truths.remove(id).or_else(|| {
+                v.get("ground_truth")
+                    .filter(|g| inline && g.is_array())
+                    .cloned()
+            }) {
                 Some(g) => Some(g),
                 None => {
-                    out.problems.push(problem(format!(
-                        "{id}: no possible answer for this id in the possible-answer file"
-                    )));
+                    out.problems.push(problem(if inline {
+                        format!("{id}: field ground_truth: missing or not a list (the file's other lines carry their possible answers)")
+                    } else {
+                        format!("{id}: no possible answer for this id in the possible-answer file")
+                    }));
                     continue;
                 }
             }
@@ -191,6 +206,7 @@ pub fn read(file: &str, text: &str, answers: Option<(&str, &str)>) -> Result<Rea
         };
         out.entries.push(Entry {
             id: id.to_string(),
+            line: i + 1,
             category: category.clone(),
             messages,
             functions,

@@ -5,6 +5,7 @@
 
 pub mod bfcl;
 pub mod data;
+pub mod decl;
 pub mod f1;
 pub mod py;
 
@@ -184,6 +185,21 @@ fn name_of(v: &Value, field: &str) -> Result<String, String> {
 
 fn id_of(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// An OpenAI `tool_calls` list (`field` names it in errors).
+pub fn read_openai_calls(list: &Value, field: &str) -> Result<Vec<Call>, String> {
+    match list {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, c)| read_openai_call(c, &format!("{field}[{i}]")))
+            .collect(),
+        other => Err(format!(
+            "{field}: expected a list of calls, found {}",
+            kind(other)
+        )),
+    }
 }
 
 fn read_openai_call(c: &Value, field: &str) -> Result<Call, String> {

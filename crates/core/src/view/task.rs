@@ -198,6 +198,9 @@ fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyE
                 raw: Value::String(raw_answer.as_deref().unwrap_or("").trim().to_string()),
                 json_error: text("json_error"),
                 fields: parsed,
+                calls: obj
+                    .get("tool_calls")
+                    .and_then(|v| serde_json::from_value(v.clone()).ok()),
             },
             raw_answer,
             scores,

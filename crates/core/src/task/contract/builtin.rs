@@ -80,6 +80,7 @@ pub fn rag_qa(scoring: ScoringConfig, system_prompt: &str) -> Option<(Task, Prom
         ],
         repeats: None,
         pass_k: None,
+        tools: None,
     };
     let task = Task {
         name: raw.name.clone(),
@@ -107,6 +108,7 @@ pub fn rag_qa(scoring: ScoringConfig, system_prompt: &str) -> Option<(Task, Prom
                 }),
             },
         ],
+        tools: super::Tools::None,
         raw,
     };
     let mut raw = builtin_raw_template("rag_qa")?;
@@ -292,6 +294,11 @@ pub const PRESETS: &[Preset] = &[
         description: "Spec 004 news records (news_title, news_body): sentiment, impact score, keywords and a summary of one article.",
         yaml: NEWS_ANALYSIS_YAML,
     },
+    Preset {
+        name: "bfcl",
+        description: "BFCL function calling (a BFCL_v4_<category>.json file and its possible answers): the calls checked as BFCL's AST checker checks them.",
+        yaml: BFCL_YAML,
+    },
 ];
 
 /// The preset task of that name. Presets are checked by the tests, so a
@@ -330,10 +337,20 @@ const SUPPORT_QA_SYSTEM: &str = "You are a customer support assistant. Answer th
 question concisely and correctly, in the language of the question.";
 
 /// The names of the built-in templates.
-pub const TEMPLATE_NAMES: [&str; 4] = ["ie_json", "news_json", "rag_qa", "support_qa"];
+pub const TEMPLATE_NAMES: [&str; 5] = ["ie_json", "news_json", "rag_qa", "support_qa", "bfcl"];
 
 /// A built-in template as written.
 pub fn builtin_raw_template(name: &str) -> Option<RawTemplate> {
+    if name == "bfcl" {
+        return Some(RawTemplate {
+            name: name.into(),
+            version: "v1".into(),
+            system: None,
+            user: format!(
+                "(the chat messages of the sample's `{BFCL_MESSAGES}` field, as they are)"
+            ),
+        });
+    }
     let (system, user) = match name {
         "ie_json" => (IE_JSON_SYSTEM, IE_JSON_USER),
         "news_json" => (IE_JSON_SYSTEM, NEWS_JSON_USER),
@@ -351,8 +368,31 @@ pub fn builtin_raw_template(name: &str) -> Option<RawTemplate> {
 
 /// A built-in template, compiled.
 pub fn builtin_template(name: &str) -> Option<PromptTemplate> {
-    PromptTemplate::new(builtin_raw_template(name)?).ok()
+    let raw = builtin_raw_template(name)?;
+    if name == "bfcl" {
+        return Some(PromptTemplate::messages_field(raw, BFCL_MESSAGES));
+    }
+    PromptTemplate::new(raw).ok()
 }
+
+/// The field whose messages the `bfcl` template sends: the first turn of a
+/// BFCL entry's `question`.
+pub const BFCL_MESSAGES: &str = "question";
+
+/// BFCL's function-calling categories as a task: each entry's `question`
+/// messages are the prompt and its `function` list the tools; `tool_call`
+/// is BFCL's AST checker.
+const BFCL_YAML: &str = "name: bfcl
+version: v1
+prompt_template: bfcl
+default_params:
+  temperature: 0
+tools:
+  field: function
+metrics:
+  - type: tool_call
+    name: tool_call
+";
 
 #[cfg(test)]
 mod tests {

@@ -22,6 +22,7 @@ use crate::dataset::sample::Sample;
 use crate::metric::{self, Metric, RawMetric, SampleScore, ScoreInput};
 use crate::position::KeyError;
 use crate::schema::{FieldSpec, ParsedAnswer, RawField, Schema};
+use crate::toolcall::decl::openai_tools;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -56,6 +57,47 @@ pub struct RawTask {
     /// `repeats`. `--pass-k` overrides it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass_k: Option<Vec<u32>>,
+    /// The functions the model may call, sent as the request's `tools`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<RawTools>,
+}
+
+/// A task's `tools` as written: the declarations (OpenAI's form or bare
+/// `{name, description, parameters}`, BFCL's schema dialect read too), a
+/// sample field that holds each sample's own (`{field: function}`), or a
+/// JSON file of them beside the task (`tools: tools.json`, read by the CLI).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RawTools {
+    /// The declarations, the same for every sample.
+    Declarations(Vec<Value>),
+    /// Each sample's declarations, in this field.
+    Field {
+        /// The sample field.
+        field: String,
+    },
+    /// A JSON file of declarations (a list, or `{"tools": [...]}`), relative
+    /// to the task file.
+    File(String),
+}
+
+/// Where a task's requests take their `tools` from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Tools {
+    /// No tools: a text task.
+    #[default]
+    None,
+    /// The same declarations for every sample: as written, and as sent.
+    Declarations {
+        /// As written (what the `tool_call` metric checks against).
+        written: Arc<Vec<Value>>,
+        /// The request's `tools`.
+        wire: Arc<Value>,
+    },
+    /// Each sample's own, in this field.
+    Field(String),
+    /// A file not read yet (the CLI reads it; see [`Task::with_tools_file`]).
+    File(String),
 }
 
 /// One built metric of a task.
@@ -86,6 +128,8 @@ pub struct Task {
     pub schema: Schema,
     /// The metrics, in file order.
     pub metrics: Vec<TaskMetric>,
+    /// The functions the model may call.
+    pub tools: Tools,
     /// The file as written (for reports' `evaluator_config`).
     pub raw: RawTask,
 }
@@ -112,8 +156,31 @@ impl TryFrom<RawTask> for Task {
         }
         errors.extend(check_params(&raw.default_params));
         errors.extend(check_serialize_fields(&raw.serialize_fields));
+        let tools = match &raw.tools {
+            None => Tools::None,
+            Some(RawTools::Declarations(list)) => match openai_tools(list, "tools") {
+                Ok(wire) => Tools::Declarations {
+                    written: Arc::new(list.clone()),
+                    wire: Arc::new(wire),
+                },
+                Err(e) => {
+                    let (path, message) = e.split_once(": ").unwrap_or(("tools", &e));
+                    errors.push(TaskError::at(path, message));
+                    Tools::None
+                }
+            },
+            Some(RawTools::Field { field }) if field.trim().is_empty() => {
+                errors.push(TaskError::at(
+                    "tools.field",
+                    "expected a sample field's name",
+                ));
+                Tools::None
+            }
+            Some(RawTools::Field { field }) => Tools::Field(field.trim().to_string()),
+            Some(RawTools::File(f)) => Tools::File(f.clone()),
+        };
         let schema = build_schema(&raw.parse_schema, &mut errors);
-        let metrics = build_metrics(&raw, &schema, &mut errors);
+        let metrics = build_metrics(&raw, &schema, &tools, &mut errors);
         if let Some(n) = raw.repeats.filter(|n| !(1..=MAX_REPEATS).contains(n)) {
             errors.push(TaskError::at(
                 "repeats",
@@ -140,6 +207,7 @@ impl TryFrom<RawTask> for Task {
             serialize_fields: raw.serialize_fields.clone(),
             schema,
             metrics,
+            tools,
             raw,
         })
     }
@@ -168,9 +236,76 @@ impl Task {
         })
     }
 
+    /// The request's `tools` for one sample (`None` for a text task), or why
+    /// they cannot be sent (the sample's field missing or not declarations).
+    pub fn tools_for(&self, sample: &Sample) -> Result<Option<Arc<Value>>, String> {
+        match &self.tools {
+            Tools::None => Ok(None),
+            Tools::Declarations { wire, .. } => Ok(Some(wire.clone())),
+            Tools::Field(field) => match sample.get(field) {
+                Some(Value::Array(list)) => {
+                    openai_tools(list, &format!("field {field}")).map(|t| Some(Arc::new(t)))
+                }
+                Some(_) => Err(format!(
+                    "field {field}: expected a list of function declarations"
+                )),
+                None => Err(format!(
+                    "field {field}: missing (the task's tools are each sample's own)"
+                )),
+            },
+            Tools::File(f) => Err(format!(
+                "tools: the file {f} was not read (the CLI reads it beside the task; in the page, write the declarations in the task)"
+            )),
+        }
+    }
+
+    /// The task with its `tools` file's contents (`file`: its name, `text`:
+    /// a JSON list of declarations or `{"tools": [...]}`).
+    pub fn with_tools_file(mut self, file: &str, text: &str) -> Result<Task, String> {
+        let v: Value = serde_json::from_str(text).map_err(|e| format!("{file}: not JSON: {e}"))?;
+        let list = match v {
+            Value::Array(l) => l,
+            Value::Object(mut o) => match o.remove("tools") {
+                Some(Value::Array(l)) => l,
+                _ => {
+                    return Err(format!(
+                        "{file}: expected a list of declarations or {{\"tools\": [...]}}"
+                    ))
+                }
+            },
+            _ => {
+                return Err(format!(
+                    "{file}: expected a list of declarations or {{\"tools\": [...]}}"
+                ))
+            }
+        };
+        let wire = openai_tools(&list, file)?;
+        let mut raw = self.raw.clone();
+        raw.tools = Some(RawTools::Declarations(list.clone()));
+        let rebuilt = Task::try_from(raw).map_err(|e| format!("{file}: {e}"))?;
+        self.metrics = rebuilt.metrics;
+        self.tools = Tools::Declarations {
+            written: Arc::new(list),
+            wire: Arc::new(wire),
+        };
+        Ok(self)
+    }
+
     /// Reads a model answer against the task's schema.
     pub fn parse_answer(&self, answer: &str) -> ParsedAnswer {
         self.schema.parse_answer(answer)
+    }
+
+    /// Reads an answer that may hold function calls: its text against the
+    /// schema (an answer of calls only has empty text), its calls kept.
+    pub fn parse_answer_with_calls(
+        &self,
+        text: &str,
+        calls: Option<&[crate::toolcall::Call]>,
+    ) -> ParsedAnswer {
+        let mut parsed = self.schema.parse_answer(text);
+        parsed.calls = calls.map(<[_]>::to_vec);
+        parsed
     }
 
     /// Every metric's score for one sample, as `(metric name, score)` in task order.
@@ -332,7 +467,12 @@ fn name_problem(name: &str, first: Option<usize>) -> Option<String> {
     })
 }
 
-fn build_metrics(task: &RawTask, schema: &Schema, errors: &mut Vec<TaskError>) -> Vec<TaskMetric> {
+fn build_metrics(
+    task: &RawTask,
+    schema: &Schema,
+    tools: &Tools,
+    errors: &mut Vec<TaskError>,
+) -> Vec<TaskMetric> {
     let raw = &task.metrics;
     if raw.is_empty() {
         errors.push(TaskError::at("metrics", "expected at least one metric"));
@@ -349,6 +489,23 @@ fn build_metrics(task: &RawTask, schema: &Schema, errors: &mut Vec<TaskError>) -
             continue;
         }
         seen.insert(name.clone(), i);
+        // A `tool_call` metric checks against the task's own declarations
+        // when the samples carry none.
+        let with_tools;
+        let r = match tools {
+            Tools::Declarations { written, .. }
+                if r.kind.trim() == "tool_call"
+                    && r.value("functions").is_none()
+                    && r.value("functions_field").is_none() =>
+            {
+                let mut copy = r.clone();
+                copy.keys
+                    .insert("functions".into(), Value::Array(written.to_vec()));
+                with_tools = copy;
+                &with_tools
+            }
+            _ => r,
+        };
         match metric::build(r, schema) {
             Ok(metric) => out.push(TaskMetric {
                 name,
