@@ -89,6 +89,7 @@ fn compact_cell(c: &CellView) -> Html {
             if c.truncated { <span class="bad" data-testid="cell-truncated">{"truncated "}</span> }
             if let Some(e) = &c.error { <span class="error" data-testid="cell-error">{e}</span>{" "} }
             {metrics(c)}
+            { for c.calls.iter().map(|(name, _)| html!{ <code class="call" data-testid="cell-call">{format!("{name}() ")}</code> }) }
             { fields(c) }
             { for c.problems.iter().map(|x| html!{ <span class="parse-problem" data-testid="parse-problem">{format!("{x} ")}</span> }) }
         </div></td>
@@ -122,6 +123,12 @@ pub fn cell_html(c: &CellView) -> Html {
             { fields(c) }
             { for c.problems.iter().map(|x| html!{ <div class="parse-problem" data-testid="parse-problem">{x}</div> }) }
             if let Some(a) = &c.answer { <div class="answer clip" tabindex="0">{a}</div> }
+            if !c.calls.is_empty() {
+                <ol class="calls" data-testid="cell-calls">{ for c.calls.iter().map(|(name, args)| html!{
+                    <li data-testid="cell-call"><code class="name">{name}</code><pre class="args">{args}</pre></li>
+                }) }</ol>
+            }
+            { for c.why.iter().map(|w| html!{ <div class="error" data-testid="cell-why">{w}</div> }) }
             if c.truncated { <div class="bad" data-testid="cell-truncated">{"truncated (max_tokens)"}</div> }
             if let Some(r) = &c.reasoning {
                 <details class="reasoning" data-testid="cell-reasoning"><summary>{"reasoning"}</summary><div class="clip" tabindex="0">{r}</div></details>

@@ -99,6 +99,7 @@ fn load_file(path: &Path) -> Result<LoadedTask, CliError> {
         message: e.to_string(),
     })?;
     let task = Task::parse(&shown, &text).map_err(|e| invalid(&shown, &e))?;
+    let task = read_tools_file(path, task)?;
     if builtin_template(&task.prompt_template).is_some() {
         let judges = read_judges(path, &task, &shown, &text)?;
         let mut loaded = with_builtin(task, shown.clone(), &shown)?;
@@ -125,6 +126,24 @@ fn load_file(path: &Path) -> Result<LoadedTask, CliError> {
         judges,
         file: Some((shown, text)),
     })
+}
+
+/// A task's `tools: FILE`, read relative to the task file.
+fn read_tools_file(path: &Path, task: Task) -> Result<Task, CliError> {
+    let evalpage_core::task::Tools::File(name) = &task.tools else {
+        return Ok(task);
+    };
+    let file = path.parent().unwrap_or(Path::new("")).join(name);
+    let shown = file.display().to_string();
+    let text = std::fs::read_to_string(&file).map_err(|e| CliError::Input {
+        path: shown.clone(),
+        message: format!("the task's tools file: {e}"),
+    })?;
+    task.with_tools_file(&shown, &text)
+        .map_err(|message| CliError::Input {
+            path: shown,
+            message,
+        })
 }
 
 fn with_builtin(task: Task, source: String, spec: &str) -> Result<LoadedTask, CliError> {

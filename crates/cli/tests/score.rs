@@ -157,7 +157,7 @@ fn event_eval_two_models_match_hand_computed_values() {
     );
     for needle in [
         "event_responses.jsonl:10: field `sample_id`: no sample `S9`",
-        "event_responses.jsonl:11: field `response`: expected a string, found a number",
+        "event_responses.jsonl:11: field `response`: expected a string or a model's message (with `content` or `tool_calls`), found a number",
         "event_responses.jsonl:12: field `sample_id`: second response for sample `S1`",
     ] {
         assert!(stderr.contains(needle), "{needle}\n{stderr}");

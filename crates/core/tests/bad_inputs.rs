@@ -757,7 +757,18 @@ fn provider_table() -> Vec<ProviderBad> {
         p(
             "provider_content_null_tool_calls.json",
             200,
-            f(Invalid, "answered with tool calls"),
+            f(
+                Invalid,
+                "choices[0].message.tool_calls[0].function: missing (a tool call is {id, type: \"function\", function: {name, arguments}})",
+            ),
+        ),
+        p(
+            "provider_tool_calls_not_a_list.json",
+            200,
+            f(
+                Invalid,
+                "choices[0].message.tool_calls: expected a list of calls, found an object",
+            ),
         ),
         p(
             "provider_answer_is_array.json",

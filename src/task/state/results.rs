@@ -104,6 +104,12 @@ pub struct CellView {
     pub reasoning: Option<String>,
     /// The answer was cut off at `max_tokens`.
     pub truncated: bool,
+    /// The function calls the answer made: name and arguments
+    /// (pretty-printed when they are JSON, as sent when not).
+    pub calls: Vec<(String, String)>,
+    /// Why a metric failed, when it says (a tool call's error type and
+    /// message): `metric: type: message`.
+    pub why: Vec<String>,
 }
 
 /// The cell of one settled result.
@@ -129,7 +135,37 @@ pub fn cell(r: &SampleResult) -> CellView {
         let attempts = r.attempts.unwrap_or(0);
         format!("{} ({attempts} attempt(s))", e.cause)
     });
-    let show_answer = ok && (r.parsed.fields.is_empty() || r.parsed.json_error.is_some());
+    let show_answer = ok
+        && (r.parsed.fields.is_empty() || r.parsed.json_error.is_some())
+        && !(r.parsed.calls.is_some()
+            && r.raw_answer.as_deref().is_some_and(|a| a.trim().is_empty()));
+    let calls = r
+        .parsed
+        .calls
+        .iter()
+        .flatten()
+        .map(|c| {
+            let args = c
+                .arguments_json()
+                .and_then(|v| serde_json::to_string_pretty(&v).ok())
+                .unwrap_or_else(|| c.arguments.clone());
+            (c.name.clone(), args)
+        })
+        .collect();
+    let why = r
+        .scores
+        .iter()
+        .filter_map(|(name, s)| {
+            let t = s.detail.get("error_type")?.as_str()?;
+            let message = s
+                .detail
+                .get("errors")
+                .and_then(|e| e.get(0))
+                .and_then(|e| e.as_str())
+                .unwrap_or("");
+            Some(format!("{name}: {t}: {message}"))
+        })
+        .collect();
     CellView {
         status,
         fields,
@@ -143,6 +179,8 @@ pub fn cell(r: &SampleResult) -> CellView {
         answer: show_answer.then(|| r.raw_answer.clone()).flatten(),
         reasoning: r.reasoning.clone(),
         truncated: r.truncated(),
+        calls,
+        why,
     }
 }
 

@@ -163,10 +163,12 @@ impl Metric for ToolCall {
         let possible = match input.label(&self.label_field) {
             Some(v @ Value::Array(_)) => Py::from_json(v),
             None => Py::List(Vec::new()),
-            Some(_) => return SampleScore::skipped(format!(
+            Some(_) => {
+                return SampleScore::skipped(format!(
                 "field `{}`: expected the possible answers, [{{name: {{parameter: [values]}}}}]",
                 self.label_field
-            )),
+            ))
+            }
         };
         let category = match self.category_of(input, &possible) {
             Ok(c) => c,

@@ -37,7 +37,9 @@ pub(crate) mod testing;
 pub use crate::template::yaml::locate as locate_in_yaml;
 pub use artifacts::{render as render_files, Inputs};
 pub use contract::builtin::{rag_qa, Preset, TEMPLATE_NAMES};
-pub use contract::{builtin_template, preset, RawTask, Task, TaskMetric, MAX_REPEATS, PRESETS};
+pub use contract::{
+    builtin_template, preset, RawTask, RawTools, Task, TaskMetric, Tools, MAX_REPEATS, PRESETS,
+};
 pub use contract::{PromptTemplate, RawTemplate, RenderedPrompt, TaskError, TaskErrors};
 pub use data::{
     load as load_dataset, load_bfcl as load_bfcl_dataset, load_first as load_first_dataset,

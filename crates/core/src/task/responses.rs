@@ -240,7 +240,7 @@ mod tests {
         assert_eq!(shown.len(), 5, "{shown:?}");
         assert_eq!(
             shown[0],
-            "r.jsonl:4: field `response`: expected a string, found a number"
+            "r.jsonl:4: field `response`: expected a string or a model's message (with `content` or `tool_calls`), found a number"
         );
         assert!(shown[1].starts_with("r.jsonl:5: field `sample_id`: missing"));
         assert_eq!(shown[2], "r.jsonl:6: field `sample_id`: second response for sample `S1` of model `m1` (first on line 1); ignored");

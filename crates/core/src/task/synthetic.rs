@@ -1,6 +1,7 @@
 //! Synthetic samples for the scoring-throughput benchmark (issue 3): a task
 //! whose metrics cover every type in [`metric::REGISTRY`] that is computed
-//! (not `llm_judge`, whose score is a judge model's verdict), deterministic
+//! on text (not `llm_judge`, whose score is a judge model's verdict, nor the
+//! tool-call types, timed over BFCL's answers instead), deterministic
 //! samples with realistic field sizes, model answers for them, and the scoring
 //! rounds the native binary (`evalpage-score-bench`) and the Wasm bench
 //! (`tests/wasm_bench.rs`) time.
@@ -665,11 +666,16 @@ fn thousands(n: u64) -> String {
 /// Metric types scored by a judge model's calls, not computed: no round.
 pub const JUDGED_TYPES: [&str; 1] = ["llm_judge"];
 
+/// Metric types of answers made of function calls: the synthetic answers are
+/// text, so these are timed by `evalpage-toolcall-bench` over the BFCL
+/// parity fixture instead (bench/toolcall_throughput.sh).
+pub const CALL_TYPES: [&str; 2] = ["tool_call", "tool_call_f1"];
+
 /// Every computed task metric type's name (the per-type rounds).
 pub fn metric_types() -> Vec<&'static str> {
     metric::of_kind(metric::MetricKind::Task)
         .map(|t| t.name)
-        .filter(|n| !JUDGED_TYPES.contains(n))
+        .filter(|n| !JUDGED_TYPES.contains(n) && !CALL_TYPES.contains(n))
         .collect()
 }
 
@@ -685,7 +691,7 @@ mod tests {
             assert_eq!(task.metrics.len(), 1);
         }
         assert_eq!(
-            task().metrics.len() + JUDGED_TYPES.len(),
+            task().metrics.len() + JUDGED_TYPES.len() + CALL_TYPES.len(),
             metric::of_kind(metric::MetricKind::Task).count()
         );
         assert!(task_for(&["nope"]).is_none());
