@@ -86,6 +86,15 @@ impl Category {
     }
 }
 
+/// A failure's message, made only when it will be shown (`explain`): the
+/// parallel checker tries every call against every possible answer and keeps
+/// the messages of none but the last, failing, round.
+macro_rules! say {
+    ($explain:expr, $($t:tt)*) => {
+        if $explain { format!($($t)*) } else { String::new() }
+    };
+}
+
 /// One verdict.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Verdict {
@@ -219,7 +228,7 @@ pub fn check(
                 return bad_answer();
             };
             match find_description(functions, expected) {
-                Some(desc) => simple(desc, &decoded[0], &possible[0]),
+                Some(desc) => simple(desc, &decoded[0], &possible[0], true),
                 None => missing_description(expected),
             }
         }
@@ -228,7 +237,7 @@ pub fn check(
                 return wrong_count("simple_function_checker:wrong_count");
             }
             match (functions.first(), possible.first()) {
-                (Some(desc), Some(answer)) => simple(desc, &decoded[0], answer),
+                (Some(desc), Some(answer)) => simple(desc, &decoded[0], answer, true),
                 _ => bad_answer(),
             }
         }
@@ -299,27 +308,32 @@ fn parallel_no_order(functions: &[Py], calls: &[Decoded], possible: &[Py]) -> Ve
         let Some(desc) = find_description(functions, expected) else {
             return missing_description(expected);
         };
-        let mut errors = Vec::new();
         let mut found = false;
         for (j, call) in calls.iter().enumerate() {
-            if taken[j] {
-                continue;
-            }
-            let v = simple(desc, call, answer);
-            if v.valid {
+            if !taken[j] && simple(desc, call, answer, false).valid {
                 taken[j] = true;
                 found = true;
                 break;
             }
-            errors.push(format!(
-                "call {} against possible answer {}: {} ({})",
-                j + 1,
-                i + 1,
-                v.errors.join(" "),
-                v.error_type.unwrap_or_default()
-            ));
         }
         if !found {
+            // Why each call left failed, said only now (the search above
+            // makes no message).
+            let mut errors: Vec<String> = calls
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| !taken[*j])
+                .map(|(j, call)| {
+                    let v = simple(desc, call, answer, true);
+                    format!(
+                        "call {} against possible answer {}: {} ({})",
+                        j + 1,
+                        i + 1,
+                        v.errors.join(" "),
+                        v.error_type.unwrap_or_default()
+                    )
+                })
+                .collect();
             let left: Vec<String> = (0..calls.len())
                 .filter(|j| !taken[*j])
                 .map(|j| (j + 1).to_string())
@@ -359,7 +373,7 @@ fn python_type(schema_type: &str) -> Option<PyType> {
 }
 
 /// BFCL's `simple_function_checker`.
-fn simple(desc: &Py, call: &Decoded, answer: &Py) -> Verdict {
+fn simple(desc: &Py, call: &Decoded, answer: &Py, explain: bool) -> Verdict {
     let Some(Py::Dict(answer)) = (match answer {
         Py::Dict(d) => d.first().map(|(_, v)| v),
         _ => None,
@@ -374,22 +388,23 @@ fn simple(desc: &Py, call: &Decoded, answer: &Py) -> Verdict {
         .map(Py::items)
         .unwrap_or_default();
 
-    if call.name != func_name && call.name != func_name.replace('.', "_") {
+    if !same_name(call.name, func_name) {
         return Verdict::fail(
             "simple_function_checker:wrong_func_name",
-            format!(
+            say!(
+                explain,
                 "Function name {func_name:?} not found in model output (it called {:?}).",
                 call.name
             ),
         );
     }
     let has = |p: &str| call.params.iter().any(|(k, _)| k == p);
-    for r in &required {
+    for r in required.iter() {
         if let Some(r) = r.as_str() {
             if !has(r) {
                 return Verdict::fail(
                     "simple_function_checker:missing_required",
-                    format!("Missing required parameter: {r:?}."),
+                    say!(explain, "Missing required parameter: {r:?}."),
                 );
             }
         }
@@ -401,14 +416,14 @@ fn simple(desc: &Py, call: &Decoded, answer: &Py) -> Verdict {
         else {
             return Verdict::fail(
                 "simple_function_checker:unexpected_param",
-                format!("Unexpected parameter: {param:?}."),
+                say!(explain, "Unexpected parameter: {param:?}."),
             );
         };
         let type_name = detail.get("type").and_then(Py::as_str).unwrap_or("");
         let Some(expected) = python_type(type_name) else {
             return Verdict::fail(
                 "type_error:unknown_schema_type",
-                format!("Parameter {param:?} is declared with type {type_name:?}, which is not one of string, integer, float/number, boolean, array, tuple, dict/object, any."),
+                say!(explain, "Parameter {param:?} is declared with type {type_name:?}, which is not one of string, integer, float/number, boolean, array, tuple, dict/object, any."),
             );
         };
         let mut nested = None;
@@ -423,18 +438,24 @@ fn simple(desc: &Py, call: &Decoded, answer: &Py) -> Verdict {
                 None => {
                     return Verdict::fail(
                         "type_error:unknown_schema_type",
-                        format!("Parameter {param:?} is an array whose items have type {item_type:?}, which is not one BFCL checks."),
+                        say!(explain, "Parameter {param:?} is an array whose items have type {item_type:?}, which is not one BFCL checks."),
                     )
                 }
             }
         }
         // Python's auto conversion from int to float.
+        let converted;
         let value = match (expected, value) {
-            (PyType::Float, Py::Int(i)) => Py::Float(*i as f64),
-            _ => value.clone(),
+            (PyType::Float, Py::Int(i)) => {
+                converted = Py::Float(*i as f64);
+                &converted
+            }
+            _ => value,
         };
         let possible = possible.items();
-        let t = type_check(param, &value, &possible, type_name, expected, nested);
+        let t = type_check(
+            param, value, &possible, type_name, expected, nested, explain,
+        );
         if !t.valid {
             return Verdict {
                 valid: false,
@@ -444,10 +465,12 @@ fn simple(desc: &Py, call: &Decoded, answer: &Py) -> Verdict {
         }
         if !t.is_variable {
             let special = match (expected, nested) {
-                (PyType::Dict, _) => Some(dict_check(param, &value, &possible)),
-                (PyType::List, Some(PyType::Dict)) => Some(list_dict_check(&value, &possible)),
-                (PyType::Str, _) => Some(string_check(param, &value, &possible)),
-                (PyType::List, _) => Some(list_check(param, &value, &possible)),
+                (PyType::Dict, _) => Some(dict_check(param, value, &possible, explain)),
+                (PyType::List, Some(PyType::Dict)) => {
+                    Some(list_dict_check(value, &possible, explain))
+                }
+                (PyType::Str, _) => Some(string_check(param, value, &possible, explain)),
+                (PyType::List, _) => Some(list_check(param, value, &possible, explain)),
                 _ => None,
             };
             if let Some(v) = special {
@@ -460,9 +483,10 @@ fn simple(desc: &Py, call: &Decoded, answer: &Py) -> Verdict {
         if !value.is_in(&possible) {
             return Verdict::fail(
                 "value_error:others",
-                format!(
+                say!(
+                    explain,
                     "Invalid value for parameter {param:?}: {value}. Expected one of {}.",
-                    Py::List(possible)
+                    Py::List(possible.into_owned())
                 ),
             );
         }
@@ -471,7 +495,10 @@ fn simple(desc: &Py, call: &Decoded, answer: &Py) -> Verdict {
         if !has(param) && !possible.holds_empty_string() {
             return Verdict::fail(
                 "simple_function_checker:missing_optional",
-                format!("Optional parameter {param:?} not provided and not marked as optional."),
+                say!(
+                    explain,
+                    "Optional parameter {param:?} not provided and not marked as optional."
+                ),
             );
         }
     }
@@ -500,6 +527,7 @@ fn type_check(
     type_name: &str,
     expected: PyType,
     nested: Option<PyType>,
+    explain: bool,
 ) -> TypeCheck {
     let mut result = TypeCheck {
         valid: true,
@@ -517,8 +545,8 @@ fn type_check(
         for item in possible {
             let mut ok = true;
             if let Py::List(item) = item {
-                for v in value.items() {
-                    if !type_check(param, &v, item, inner.name(), inner, None).valid {
+                for v in value.items().iter() {
+                    if !type_check(param, v, item, inner.name(), inner, None, explain).valid {
                         ok = false;
                         break;
                     }
@@ -534,7 +562,7 @@ fn type_check(
             }
         }
         result.valid = false;
-        result.errors = vec![format!(
+        result.errors = vec![say!(explain, 
             "Nested type checking failed for parameter {param:?}. Expected outer type {type_name} with inner type {}. Parameter value: {value}.",
             inner.name()
         )];
@@ -545,7 +573,7 @@ fn type_check(
         return result;
     }
     result.valid = false;
-    result.errors.push(format!(
+    result.errors.push(say!(explain, 
         "Incorrect type for parameter {param:?}. Expected type {type_name}, got {}. Parameter value: {value}.",
         value.ty().name()
     ));
@@ -555,11 +583,54 @@ fn type_check(
 
 /// BFCL's `standardize_string`.
 pub fn standardize(s: &str) -> String {
+    if s.is_ascii() {
+        // one pass, no second string (the common case)
+        let mut out = String::with_capacity(s.len());
+        for b in s.bytes() {
+            match b {
+                b' ' | b',' | b'.' | b'/' | b'-' | b'_' | b'*' | b'^' => {}
+                b'\'' => out.push('"'),
+                b => out.push(b.to_ascii_lowercase() as char),
+            }
+        }
+        return out;
+    }
+    // Python's `lower()` of the whole string (a final sigma is lowered as one)
     s.chars()
         .filter(|c| !matches!(c, ' ' | ',' | '.' | '/' | '-' | '_' | '*' | '^'))
         .collect::<String>()
         .to_lowercase()
         .replace('\'', "\"")
+}
+
+/// `standardize(raw) == std`, without making the standardised string when
+/// `raw` is ASCII.
+fn standardized_eq(std: &str, raw: &str) -> bool {
+    if !raw.is_ascii() {
+        return standardize(raw) == std;
+    }
+    let mut want = std.bytes();
+    for b in raw.bytes() {
+        let c = match b {
+            b' ' | b',' | b'.' | b'/' | b'-' | b'_' | b'*' | b'^' => continue,
+            b'\'' => b'"',
+            b => b.to_ascii_lowercase(),
+        };
+        if want.next() != Some(c) {
+            return false;
+        }
+    }
+    want.next().is_none()
+}
+
+/// The called name is the declared one, or the declared one with each `.`
+/// as `_` (no string made).
+fn same_name(called: &str, declared: &str) -> bool {
+    called.len() == declared.len()
+        && called
+            .bytes()
+            .zip(declared.bytes())
+            .all(|(c, d)| c == d || (d == b'.' && c == b'_'))
 }
 
 /// A value with its string standardised (anything else as it is).
@@ -570,23 +641,36 @@ fn standardized(v: &Py) -> Py {
     }
 }
 
-fn string_check(param: &str, value: &Py, possible: &[Py]) -> Verdict {
-    let out = standardized(value);
-    let ok = possible
-        .iter()
-        .filter(|p| p.ty() == PyType::Str)
-        .any(|p| standardized(p).py_eq(&out));
+fn string_check(param: &str, value: &Py, possible: &[Py], explain: bool) -> Verdict {
+    // `value` is a string here (the type check passed); each possible
+    // string is standardised as it is compared, with no string made
+    let ok = match value {
+        Py::Str(v) => {
+            let out = standardize(v);
+            possible.iter().any(|p| match p {
+                Py::Str(p) => standardized_eq(&out, p),
+                _ => false,
+            })
+        }
+        _ => {
+            let out = standardized(value);
+            possible
+                .iter()
+                .filter(|p| p.ty() == PyType::Str)
+                .any(|p| standardized(p).py_eq(&out))
+        }
+    };
     if ok {
         Verdict::pass()
     } else {
         Verdict::fail(
             "value_error:string",
-            format!("Invalid value for parameter {param:?}: {value}. Expected one of {}. Case insensitive.", Py::List(possible.to_vec())),
+            say!(explain, "Invalid value for parameter {param:?}: {value}. Expected one of {}. Case insensitive.", Py::List(possible.to_vec())),
         )
     }
 }
 
-fn list_check(param: &str, value: &Py, possible: &[Py]) -> Verdict {
+fn list_check(param: &str, value: &Py, possible: &[Py], explain: bool) -> Verdict {
     let out = Py::List(value.items().iter().map(standardized).collect());
     let ok = possible
         .iter()
@@ -596,7 +680,8 @@ fn list_check(param: &str, value: &Py, possible: &[Py]) -> Verdict {
     } else {
         Verdict::fail(
             "value_error:list/tuple",
-            format!(
+            say!(
+                explain,
                 "Invalid value for parameter {param:?}: {value}. Expected one of {}.",
                 Py::List(possible.to_vec())
             ),
@@ -607,7 +692,7 @@ fn list_check(param: &str, value: &Py, possible: &[Py]) -> Verdict {
 /// BFCL's `dict_checker`: the first possible dict the value matches; else
 /// the last one's failure (a missing key found after a wrong value sets the
 /// type, as BFCL's second loop does).
-fn dict_check(param: &str, value: &Py, possible: &[Py]) -> Verdict {
+fn dict_check(param: &str, value: &Py, possible: &[Py], explain: bool) -> Verdict {
     let _ = param;
     let mut result = Verdict::fail("dict_checker:unclear", String::new());
     result.errors.clear();
@@ -628,7 +713,7 @@ fn dict_check(param: &str, value: &Py, possible: &[Py]) -> Verdict {
             let Some(choices) = answer.get(key) else {
                 result
                     .errors
-                    .push(format!("Unexpected dict key parameter: {key:?}."));
+                    .push(say!(explain, "Unexpected dict key parameter: {key:?}."));
                 result.error_type = Some("value_error:dict_key".to_string());
                 ok = false;
                 break;
@@ -636,7 +721,8 @@ fn dict_check(param: &str, value: &Py, possible: &[Py]) -> Verdict {
             let v_std = standardized(v);
             let choices: Vec<Py> = choices.items().iter().map(standardized).collect();
             if !v_std.is_in(&choices) {
-                result.errors.push(format!(
+                result.errors.push(say!(
+                    explain,
                     "Invalid value for parameter {key:?}: {v}. Expected one of {}.",
                     Py::List(choices)
                 ));
@@ -650,7 +736,7 @@ fn dict_check(param: &str, value: &Py, possible: &[Py]) -> Verdict {
                 if !out.iter().any(|(k, _)| k == key) && !choices.holds_empty_string() {
                     result
                         .errors
-                        .push(format!("Missing dict key parameter: {key:?}."));
+                        .push(say!(explain, "Missing dict key parameter: {key:?}."));
                     result.error_type = Some("value_error:dict_key".to_string());
                     ok = false;
                     break;
@@ -665,7 +751,7 @@ fn dict_check(param: &str, value: &Py, possible: &[Py]) -> Verdict {
 }
 
 /// BFCL's `list_dict_checker`: the dicts in order, against each possible list.
-fn list_dict_check(value: &Py, possible: &[Py]) -> Verdict {
+fn list_dict_check(value: &Py, possible: &[Py], explain: bool) -> Verdict {
     let out = value.items();
     let mut result = Verdict {
         valid: false,
@@ -682,8 +768,8 @@ fn list_dict_check(value: &Py, possible: &[Py]) -> Verdict {
         }
         let answer = answer.items();
         let mut ok = true;
-        for (o, a) in out.iter().zip(&answer) {
-            result = dict_check("", o, std::slice::from_ref(a));
+        for (o, a) in out.iter().zip(answer.iter()) {
+            result = dict_check("", o, std::slice::from_ref(a), explain);
             if !result.valid {
                 ok = false;
                 break;

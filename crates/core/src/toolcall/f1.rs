@@ -75,6 +75,19 @@ fn args_within(made: &Value, of: &Value) -> bool {
 
 /// Whether a made call matches an expected one.
 pub fn matches(expected: &Call, made: &Call, mode: ArgsMode) -> bool {
+    matches_read(
+        (expected, expected.arguments_json().as_ref()),
+        (made, made.arguments_json().as_ref()),
+        mode,
+    )
+}
+
+/// [`matches`], each call's arguments already read (`None`: not JSON).
+fn matches_read(
+    (expected, e): (&Call, Option<&Value>),
+    (made, m): (&Call, Option<&Value>),
+    mode: ArgsMode,
+) -> bool {
     if expected.name != made.name {
         return false;
     }
@@ -82,13 +95,13 @@ pub fn matches(expected: &Call, made: &Call, mode: ArgsMode) -> bool {
         return true;
     }
     // Arguments that do not parse match nothing but the same text.
-    let (Some(e), Some(m)) = (expected.arguments_json(), made.arguments_json()) else {
+    let (Some(e), Some(m)) = (e, m) else {
         return expected.arguments.trim() == made.arguments.trim();
     };
     match mode {
-        ArgsMode::Exact => json_eq(&e, &m),
-        ArgsMode::Subset => args_within(&m, &e),
-        ArgsMode::Superset => args_within(&e, &m),
+        ArgsMode::Exact => json_eq(e, m),
+        ArgsMode::Subset => args_within(m, e),
+        ArgsMode::Superset => args_within(e, m),
         ArgsMode::Ignore => true,
     }
 }
@@ -126,11 +139,30 @@ fn max_matching(adj: &[Vec<usize>], right: usize) -> usize {
 
 /// Precision, recall and F1 of `made` against `expected`.
 pub fn score(expected: &[Call], made: &[Call], mode: ArgsMode) -> F1 {
+    // each call's arguments read once, not once per pair
+    let read = |calls: &[Call]| -> Vec<Option<Value>> {
+        calls
+            .iter()
+            .map(|c| {
+                (mode != ArgsMode::Ignore)
+                    .then(|| c.arguments_json())
+                    .flatten()
+            })
+            .collect()
+    };
+    let (e_args, m_args) = (read(expected), read(made));
     let adj: Vec<Vec<usize>> = expected
         .iter()
-        .map(|e| {
+        .enumerate()
+        .map(|(i, e)| {
             (0..made.len())
-                .filter(|&j| matches(e, &made[j], mode))
+                .filter(|&j| {
+                    matches_read(
+                        (e, e_args[i].as_ref()),
+                        (&made[j], m_args[j].as_ref()),
+                        mode,
+                    )
+                })
                 .collect()
         })
         .collect();

@@ -131,11 +131,11 @@ impl Py {
 
     /// The items of a list; a string's characters (what Python iterates);
     /// nothing for anything else.
-    pub fn items(&self) -> Vec<Py> {
+    pub fn items(&self) -> std::borrow::Cow<'_, [Py]> {
         match self {
-            Py::List(l) => l.clone(),
+            Py::List(l) => std::borrow::Cow::Borrowed(l),
             Py::Str(s) => s.chars().map(|c| Py::Str(c.to_string())).collect(),
-            _ => Vec::new(),
+            _ => std::borrow::Cow::Borrowed(&[]),
         }
     }
 
@@ -209,10 +209,42 @@ impl Py {
 }
 
 /// A short text of the value for messages (JSON, cut at 200 characters).
+impl serde::Serialize for Py {
+    /// As JSON, keys in the order they came (as Python prints a dict).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Py::None => s.serialize_unit(),
+            Py::Bool(b) => s.serialize_bool(*b),
+            Py::Int(i) => match i64::try_from(*i) {
+                Ok(i) => s.serialize_i64(i),
+                Err(_) => s.serialize_f64(*i as f64),
+            },
+            Py::Float(f) if f.is_finite() => s.serialize_f64(*f),
+            Py::Float(_) => s.serialize_unit(),
+            Py::Str(x) => s.serialize_str(x),
+            Py::List(l) => {
+                let mut seq = s.serialize_seq(Some(l.len()))?;
+                for v in l {
+                    seq.serialize_element(v)?;
+                }
+                seq.end()
+            }
+            Py::Dict(d) => {
+                let mut map = s.serialize_map(Some(d.len()))?;
+                for (k, v) in d {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
 impl fmt::Display for Py {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = self.to_json().to_string();
-        if s.chars().count() > 200 {
+        let s = serde_json::to_string(self).unwrap_or_default();
+        if s.len() > 200 && s.chars().count() > 200 {
             let cut: String = s.chars().take(200).collect();
             write!(f, "{cut}…")
         } else {
