@@ -562,7 +562,8 @@ fn type_check(
             }
         }
         result.valid = false;
-        result.errors = vec![say!(explain, 
+        result.errors = vec![say!(
+            explain,
             "Nested type checking failed for parameter {param:?}. Expected outer type {type_name} with inner type {}. Parameter value: {value}.",
             inner.name()
         )];
@@ -573,7 +574,8 @@ fn type_check(
         return result;
     }
     result.valid = false;
-    result.errors.push(say!(explain, 
+    result.errors.push(say!(
+        explain,
         "Incorrect type for parameter {param:?}. Expected type {type_name}, got {}. Parameter value: {value}.",
         value.ty().name()
     ));
