@@ -73,16 +73,8 @@ fn args_within(made: &Value, of: &Value) -> bool {
     }
 }
 
-/// Whether a made call matches an expected one.
-pub fn matches(expected: &Call, made: &Call, mode: ArgsMode) -> bool {
-    matches_read(
-        (expected, expected.arguments_json().as_ref()),
-        (made, made.arguments_json().as_ref()),
-        mode,
-    )
-}
-
-/// [`matches`], each call's arguments already read (`None`: not JSON).
+/// Whether a made call matches an expected one, each call's arguments
+/// already read (`None`: not JSON).
 fn matches_read(
     (expected, e): (&Call, Option<&Value>),
     (made, m): (&Call, Option<&Value>),
