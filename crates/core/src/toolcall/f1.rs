@@ -206,6 +206,14 @@ mod tests {
         Call::new(name, args)
     }
 
+    fn matches(expected: &Call, made: &Call, mode: ArgsMode) -> bool {
+        matches_read(
+            (expected, expected.arguments_json().as_ref()),
+            (made, made.arguments_json().as_ref()),
+            mode,
+        )
+    }
+
     #[test]
     fn the_peers_bugs_each_have_their_right_value() {
         // DeepEval #3141: two correct calls of one tool scored 0.5; it is 1.
