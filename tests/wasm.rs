@@ -372,7 +372,7 @@ async fn a_key_for_another_origin_is_never_sent() {
     };
     let messages = [ChatMessage::new("user", "hi")];
     let timed_out = std::rc::Rc::new(std::cell::Cell::new(false));
-    let outcome = fetch::chat(to, &messages, &controller.signal(), timed_out, 1000).await;
+    let outcome = fetch::chat(to, &messages, None, &controller.signal(), timed_out, 1000).await;
     let CallOutcome::Failed(e) = outcome else {
         panic!("must fail before sending")
     };
