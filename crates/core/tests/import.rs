@@ -195,6 +195,49 @@ fn an_inspect_numeric_scorer_is_its_number() {
 }
 
 #[test]
+fn an_inspect_agent_run_carries_its_tool_calls_and_their_results() {
+    // inspect/task_tools.py against the mock scripted by answers_tools.jsonl:
+    // t1 calls add(2, 3) then answers; t2's first call lacks `y`, the tool
+    // fails, and the model calls again. Both formats read alike.
+    for file in ["inspect/log_tools.eval", "inspect/log_tools.json"] {
+        let r = run(&[read(file)]);
+        let calls = |id: &str| -> Vec<Value> {
+            r.scores
+                .iter()
+                .find(|s| s.sample_id == id && s.detail.get("tool_calls").is_some())
+                .unwrap_or_else(|| panic!("{file}: no calls for {id}"))
+                .detail["tool_calls"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        };
+        let t1 = calls("t1");
+        assert_eq!(t1.len(), 1, "{file}");
+        assert_eq!(
+            (&t1[0]["id"], &t1[0]["name"]),
+            (&Value::from("call_1"), &Value::from("add"))
+        );
+        let args: Value =
+            serde_json::from_str(t1[0]["arguments"].as_str().unwrap_or("")).expect("JSON");
+        assert_eq!(args, serde_json::json!({"x": 2, "y": 3}));
+        assert_eq!(t1[0]["result"], "5");
+        assert!(t1[0]["error"].is_null());
+        let t2 = calls("t2");
+        assert_eq!(t2.len(), 2, "{file}");
+        assert!(
+            t2[0]["error"]
+                .as_str()
+                .unwrap_or("")
+                .contains("'y' is a required property"),
+            "{}",
+            t2[0]
+        );
+        assert_eq!(t2[1]["result"], "17");
+        assert_eq!(value(&r, "gpt-4o-mini", "t2", "match"), 1.0);
+    }
+}
+
+#[test]
 fn lm_eval_samples_with_their_results_equal_lm_evals_figures() {
     let dir = "lm_eval/fixture-org__tiny-fixture-lm";
     let files: Vec<(String, Vec<u8>)> = std::fs::read_dir(data(dir))

@@ -100,12 +100,35 @@ impl Answers {
             let v: Value = serde_json::from_str(text)
                 .map_err(|e| format!("{name}:{line}: not valid JSON: {e}"))?;
             let field = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-            let list: Option<Vec<String>> = v.get("answers").and_then(Value::as_array).map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            });
+            // `answers` items: text, or an assistant message (content, tool_calls)
+            let mut listed_calls: Vec<Option<Value>> = Vec::new();
+            let list: Option<Vec<String>> = match v.get("answers").and_then(Value::as_array) {
+                None => None,
+                Some(a) => Some(
+                    a.iter()
+                        .enumerate()
+                        .map(|(k, item)| match item {
+                            Value::String(t) => {
+                                listed_calls.push(None);
+                                Ok(t.clone())
+                            }
+                            Value::Object(m) => {
+                                let calls = m.get("tool_calls").filter(|t| !t.is_null()).cloned();
+                                if let Some(t) = &calls {
+                                    evalpage_core::read_tool_answer(
+                                        &serde_json::json!({"tool_calls": t}),
+                                        &format!("answers[{k}].tool_calls"),
+                                    )
+                                    .map_err(|e| format!("{name}:{line}: {e}"))?;
+                                }
+                                listed_calls.push(calls);
+                                Ok(m.get("content").and_then(Value::as_str).unwrap_or_default().to_string())
+                            }
+                            _ => Err(format!("{name}:{line}: answers[{k}]: expected text or an assistant message")),
+                        })
+                        .collect::<Result<Vec<_>, String>>()?,
+                ),
+            };
             // `answer` may be an assistant message: its content and tool calls
             let message = v.get("answer").filter(|a| a.is_object());
             let tool_calls = v
@@ -137,12 +160,17 @@ impl Answers {
                     q,
                     answers
                         .into_iter()
-                        .map(|answer| Scripted {
+                        .enumerate()
+                        .map(|(k, answer)| Scripted {
                             answer,
                             reasoning: field("reasoning"),
                             finish_reason: field("finish_reason"),
                             usage: v.get("usage").filter(|u| u.is_object()).cloned(),
-                            tool_calls: tool_calls.clone(),
+                            tool_calls: listed_calls
+                                .get(k)
+                                .cloned()
+                                .flatten()
+                                .or_else(|| tool_calls.clone()),
                         })
                         .collect(),
                 ),

@@ -82,6 +82,9 @@ pub(super) struct Sample {
     pub usage: Option<Usage>,
     pub latency_ms: Option<u64>,
     pub cost: Option<f64>,
+    /// The function calls the sample's model made, each `{id, name,
+    /// arguments, result, error}` (the tool's answer joined by call id).
+    pub calls: Vec<Value>,
 }
 
 pub use crate::dataset::fingerprint::input_hash;
@@ -227,6 +230,9 @@ impl Collect {
             if let Some(t) = v {
                 texts.insert(k.into(), Value::String(t));
             }
+        }
+        if !s.calls.is_empty() {
+            texts.insert("tool_calls".into(), Value::Array(s.calls));
         }
         let mut first = true;
         for v in verdicts {

@@ -333,6 +333,11 @@ impl Reader {
                     .and_then(Value::as_f64)
                     .map(|t| (t * 1000.0).round() as u64),
                 cost: None,
+                calls: s
+                    .get("messages")
+                    .and_then(Value::as_array)
+                    .map(|m| tool_calls(m))
+                    .unwrap_or_default(),
             },
             verdicts,
         );
@@ -382,7 +387,7 @@ impl Reader {
                     .insert("source_status".into(), json!(format!("{s} {why}").trim()));
             }
         }
-        c.not_carried("each sample's transcript (messages, events, store, attachments) and the plan's solvers");
+        c.not_carried("each sample's transcript beyond its tool calls and their results (the other messages, events, store, attachments) and the plan's solvers");
         if h.pointer("/results/scores").is_some() {
             c.not_carried("each scorer's metrics other than its mean (stderr, std) are kept as source aggregates only");
         }
@@ -390,6 +395,42 @@ impl Reader {
 }
 
 /// A score value as Inspect's `value_to_float` reads it.
+/// The calls of a sample's messages: each assistant message's `tool_calls`
+/// (Inspect's `{id, function, arguments}`) in order, each with the answer of
+/// its tool message (`tool_call_id`): `result` its text, `error` its error's
+/// message.
+fn tool_calls(messages: &[Value]) -> Vec<Value> {
+    let answers: std::collections::HashMap<&str, &Value> = messages
+        .iter()
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("tool"))
+        .filter_map(|m| Some((m.get("tool_call_id")?.as_str()?, m)))
+        .collect();
+    messages
+        .iter()
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+        .filter_map(|m| m.get("tool_calls").and_then(Value::as_array))
+        .flatten()
+        .map(|c| {
+            let id = c.get("id").and_then(Value::as_str);
+            let answer = id.and_then(|id| answers.get(id));
+            json!({
+                "id": id,
+                "name": c.get("function").and_then(Value::as_str).unwrap_or_default(),
+                "arguments": match c.get("arguments") {
+                    Some(Value::String(t)) => t.clone(),
+                    Some(v) => v.to_string(),
+                    None => "{}".to_string(),
+                },
+                "result": answer.and_then(|a| a.get("content")).and_then(content_text),
+                "error": answer
+                    .and_then(|a| a.get("error"))
+                    .filter(|e| !e.is_null())
+                    .map(|e| e.get("message").and_then(Value::as_str).map_or_else(|| e.to_string(), str::to_string)),
+            })
+        })
+        .collect()
+}
+
 fn as_float(v: &Value) -> Option<f64> {
     match v {
         Value::Number(n) => n.as_f64(),

@@ -221,6 +221,7 @@ impl Reader {
                 usage,
                 latency_ms: r.get("latencyMs").and_then(Value::as_u64),
                 cost: r.get("cost").and_then(Value::as_f64),
+                calls: Vec::new(),
             },
             verdicts,
         );
