@@ -398,3 +398,89 @@ fn bad_input_is_located_and_the_rest_is_scored() {
         "{o}{e}"
     );
 }
+
+#[test]
+fn batch_files_carry_the_tools_and_import_reads_the_calls_back() {
+    let data = bfcl().join("BFCL_v4_multiple.json");
+    let ds = data.to_str().unwrap_or_default();
+    let mock = Mock::start(&["--task", "bfcl", "--dataset", ds]);
+    let s = Scratch::new("bfcl-batch");
+    let reg = s.write(
+        "registry.json",
+        &format!(
+            r#"{{"models": [{{"name": "fc", "base_url": "{}"}}]}}"#,
+            mock.url
+        ),
+    );
+    let dir = s.join("batch");
+    let flags = [
+        "--task",
+        "bfcl",
+        "--dataset",
+        ds,
+        "--models",
+        "fc",
+        "--max-samples",
+        "4",
+        "--model-registry",
+        reg.to_str().unwrap_or_default(),
+    ];
+    let mut cmd = evalpage();
+    cmd.args(["batch", "export"])
+        .args(flags)
+        .arg("--out")
+        .arg(&dir);
+    assert_ok(&finish(cmd));
+    let requests: Vec<Value> = std::fs::read_dir(dir.join("round-1"))
+        .expect("round")
+        .flatten()
+        .flat_map(|e| lines(&e.path()))
+        .collect();
+    assert_eq!(requests.len(), 4);
+    assert!(
+        requests
+            .iter()
+            .all(|r| r["body"]["tools"].as_array().is_some_and(|t| !t.is_empty())),
+        "every request offers the entry's functions"
+    );
+    // the batch engine's answers: each body asked of the mock (calls come back)
+    let mut answered: Vec<Value> = requests
+        .iter()
+        .map(|r| {
+            let text = ureq::post(&format!("{}/chat/completions", mock.url))
+                .header("content-type", "application/json")
+                .send(r["body"].to_string())
+                .expect("mock answers")
+                .body_mut()
+                .read_to_string()
+                .expect("body");
+            let body: Value = serde_json::from_str(&text).expect("completion");
+            json!({"custom_id": r["custom_id"], "response": {"status_code": 200, "body": body}, "error": null})
+        })
+        .collect();
+    // the first request answered twice: a failure after its answer
+    let twice = answered[0]["custom_id"].as_str().unwrap_or("").to_string();
+    answered
+        .push(json!({"custom_id": twice, "response": null, "error": {"message": "overloaded"}}));
+    let text: String = answered.iter().map(|a| format!("{a}\n")).collect();
+    let answers = s.write("answers.jsonl", &text);
+    let mut cmd = evalpage();
+    cmd.args(["batch", "import"]).arg(&dir).arg(&answers);
+    let out = finish(cmd);
+    assert_ok(&out);
+    let (_, err) = texts(&out);
+    assert!(
+        err.contains(&format!("custom_id {twice} is answered more than once"))
+            && err.contains("answers.jsonl answer 1")
+            && err.contains("an answer beats a failure"),
+        "{err}"
+    );
+    let results = lines(&dir.join("results.jsonl"));
+    assert_eq!(results.len(), 4);
+    assert!(
+        results
+            .iter()
+            .all(|r| r["status"] == "ok" && r["tool_calls"].is_array()),
+        "{results:?}"
+    );
+}

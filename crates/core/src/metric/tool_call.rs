@@ -189,7 +189,8 @@ impl Metric for ToolCall {
         );
         let mut s = SampleScore::new(if verdict.valid { 1.0 } else { 0.0 })
             .detail("category", category_name(category))
-            .detail("valid", verdict.valid);
+            .detail("valid", verdict.valid)
+            .detail("calls", calls_shown(input.answer.calls.as_deref()));
         if let Some(t) = &verdict.error_type {
             s = s
                 .with(&format!("{ERROR_PREFIX}{t}"), 1.0)
@@ -219,6 +220,19 @@ impl Metric for ToolCall {
 
 /// The component a failed sample carries, followed by its error type.
 pub const ERROR_PREFIX: &str = "error:";
+
+/// The calls as the report shows them: `name(arguments)`, the arguments as
+/// sent; null for an answer that made no call list (text).
+fn calls_shown(calls: Option<&[Call]>) -> Value {
+    match calls {
+        None => Value::Null,
+        Some(c) => Value::Array(
+            c.iter()
+                .map(|c| Value::String(format!("{}({})", c.name, c.arguments)))
+                .collect(),
+        ),
+    }
+}
 
 /// A declaration as the checker reads it: OpenAI's `{type: "function",
 /// function: {...}}` unwrapped.
@@ -322,6 +336,7 @@ impl Metric for ToolCallF1 {
         SampleScore::new(f.f1)
             .with("precision", f.precision)
             .with("recall", f.recall)
+            .detail("calls", calls_shown(input.answer.calls.as_deref()))
             .detail("matched", f.matched)
             .detail("expected", f.expected)
             .detail("made", f.made)
