@@ -105,7 +105,7 @@ pub fn read(file: &str, text: &str, answers: Option<(&str, &str)>) -> Result<Rea
     if kind.needs_answers() && !inline {
         let Some((answers_file, answers_text)) = answers else {
             return Err(format!(
-                "{file}: the {category} category is checked against possible answers: put BFCL's possible_answer/{} beside it, or name the file with --possible-answers",
+                "{file}: the {category} category is checked against possible answers, and none were found: the CLI reads BFCL's possible_answer/{} beside the file, or the file named by --possible-answers; a file whose lines carry their own `ground_truth` needs neither (the page reads only such files)",
                 file.rsplit(['/', '\\']).next().unwrap_or(file)
             ));
         };
