@@ -223,20 +223,32 @@ fn read_anthropic(blocks: &[Value], field: &str) -> Result<AnswerParts, String> 
     for (i, b) in blocks.iter().enumerate() {
         match b.get("type").and_then(Value::as_str) {
             Some("text") => text.push_str(b.get("text").and_then(Value::as_str).unwrap_or("")),
-            Some("tool_use") => calls.push(Call {
-                id: id_of(b, "id"),
-                name: name_of(b, &format!("{field}[{i}]"))?,
-                arguments: b
-                    .get("input")
-                    .map(arguments_text)
-                    .unwrap_or_else(|| "{}".to_string()),
-            }),
+            Some("tool_use") => calls.push(item_call(b, id_of(b, "id"), "input", field, i)?),
             _ => {}
         }
     }
     Ok(AnswerParts {
         text,
         calls: (!calls.is_empty()).then_some(calls),
+    })
+}
+
+/// A call given as one item of a list (Anthropic's `tool_use` block, a
+/// Responses `function_call`): its name, and its arguments under `args_key`.
+fn item_call(
+    item: &Value,
+    id: Option<String>,
+    args_key: &str,
+    field: &str,
+    i: usize,
+) -> Result<Call, String> {
+    Ok(Call {
+        id,
+        name: name_of(item, &format!("{field}[{i}]"))?,
+        arguments: item
+            .get(args_key)
+            .map(arguments_text)
+            .unwrap_or_else(|| "{}".to_string()),
     })
 }
 
@@ -256,14 +268,10 @@ fn read_responses_output(output: &Value, field: &str) -> Result<AnswerParts, Str
                     text.push_str(&text_parts(parts));
                 }
             }
-            Some("function_call") => calls.push(Call {
-                id: id_of(item, "call_id").or_else(|| id_of(item, "id")),
-                name: name_of(item, &format!("{field}[{i}]"))?,
-                arguments: item
-                    .get("arguments")
-                    .map(arguments_text)
-                    .unwrap_or_else(|| "{}".to_string()),
-            }),
+            Some("function_call") => {
+                let id = id_of(item, "call_id").or_else(|| id_of(item, "id"));
+                calls.push(item_call(item, id, "arguments", field, i)?)
+            }
             _ => {}
         }
     }
