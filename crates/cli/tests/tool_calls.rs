@@ -484,3 +484,43 @@ fn batch_files_carry_the_tools_and_import_reads_the_calls_back() {
         "{results:?}"
     );
 }
+
+#[test]
+fn the_mock_server_plays_an_agent_loop() {
+    // A question's n-th request gets the n-th scripted item: a call, then the
+    // answer; the conversation it reads holds calls (content null) and results.
+    let s = Scratch::new("bfcl-agent");
+    let script = s.write(
+        "script.jsonl",
+        &format!(
+            "{}\n",
+            json!({"q": "2 + 3?", "answers": [
+                {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{\"x\": 2, \"y\": 3}"}}]},
+                "5"
+            ]})
+        ),
+    );
+    let mock = Mock::start(&["--answers", script.to_str().unwrap_or_default()]);
+    let ask = |messages: Value| -> Value {
+        let text = ureq::post(&format!("{}/chat/completions", mock.url))
+            .header("content-type", "application/json")
+            .send(json!({"model": "m", "messages": messages}).to_string())
+            .expect("mock answers")
+            .body_mut()
+            .read_to_string()
+            .expect("body");
+        serde_json::from_str(&text).expect("completion")
+    };
+    let first = ask(json!([{"role": "user", "content": "2 + 3?"}]));
+    let message = &first["choices"][0]["message"];
+    assert_eq!(message["content"], Value::Null);
+    assert_eq!(message["tool_calls"][0]["function"]["name"], "add");
+    assert_eq!(first["choices"][0]["finish_reason"], "tool_calls");
+    let second = ask(json!([
+        {"role": "user", "content": "2 + 3?"},
+        message,
+        {"role": "tool", "tool_call_id": "c1", "content": "5"}
+    ]));
+    assert_eq!(second["choices"][0]["message"]["content"], "5");
+    assert!(second["choices"][0]["message"].get("tool_calls").is_none());
+}

@@ -335,37 +335,13 @@ fn is_judge(messages: &[ChatMessage]) -> bool {
 fn parse_chat(body: &str) -> Result<(String, Vec<ChatMessage>), String> {
     let request: Value =
         serde_json::from_str(body).map_err(|e| format!("request body is not valid JSON: {e}"))?;
-    let messages = request
-        .get("messages")
-        .ok_or("missing field `messages`")?
-        .as_array()
-        .ok_or("`messages` must be an array of {role, content}")?;
+    let messages = request.get("messages").ok_or("missing field `messages`")?;
     // An agent's conversation holds assistant messages of calls only (content
-    // null) and tool results; content given as parts is read as its text.
-    let messages = messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let role = m
-                .get("role")
-                .and_then(Value::as_str)
-                .ok_or_else(|| format!("messages[{i}].role: expected a string"))?;
-            let content = match m.get("content") {
-                None | Some(Value::Null) => String::new(),
-                Some(Value::String(t)) => t.clone(),
-                Some(Value::Array(parts)) => parts
-                    .iter()
-                    .filter_map(|p| p.get("text").and_then(Value::as_str))
-                    .collect(),
-                Some(_) => {
-                    return Err(format!(
-                        "messages[{i}].content: expected text, a list of parts or null"
-                    ))
-                }
-            };
-            Ok(ChatMessage::new(role, content))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
+    // null) and tool results; `ChatMessage` reads them (content in parts as
+    // its text).
+    let messages: Vec<ChatMessage> = serde_json::from_value(messages.clone()).map_err(|e| {
+        format!("`messages` must be an array of chat messages {{role, content}}: {e}")
+    })?;
     let model = request
         .get("model")
         .and_then(Value::as_str)

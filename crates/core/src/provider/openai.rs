@@ -434,6 +434,44 @@ fn http_message(status: u16, body: &str) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn an_agent_conversation_goes_out_in_openai_s_form_and_reads_back() {
+        let call = crate::toolcall::Call {
+            id: Some("call_1".into()),
+            name: "add".into(),
+            arguments: "{\"x\": 2}".into(),
+        };
+        let messages = vec![
+            ChatMessage::new("user", "2 + 3?"),
+            ChatMessage::assistant_calls("", vec![call]),
+            ChatMessage::tool_result("call_1", "5"),
+        ];
+        let tools = json!([{"type": "function", "function": {"name": "add", "parameters": {"type": "object"}}}]);
+        let req = build_chat_request(&cfg(), &messages, Some(&tools));
+        let body: Value = serde_json::from_str(&req.body).expect("json");
+        assert_eq!(body["tools"], tools);
+        assert_eq!(
+            body["messages"][1]["tool_calls"],
+            json!([{"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{\"x\": 2}"}}])
+        );
+        assert_eq!(body["messages"][2]["tool_call_id"], "call_1");
+        assert!(body["messages"][0].get("tool_calls").is_none());
+        let back: Vec<ChatMessage> =
+            serde_json::from_value(body["messages"].clone()).expect("messages");
+        assert_eq!(back, messages);
+        // content null (calls only) and content in parts read as text
+        let lenient: Vec<ChatMessage> = serde_json::from_value(json!([
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}
+        ]))
+        .expect("lenient");
+        assert_eq!(
+            (lenient[0].content.as_str(), lenient[1].content.as_str()),
+            ("", "ab")
+        );
+        assert_eq!(lenient[0].tool_calls.as_ref().map(Vec::len), Some(1));
+    }
+
     fn cfg() -> OpenAiConfig {
         OpenAiConfig {
             base_url: "http://127.0.0.1:8091/v1/".into(),
