@@ -138,6 +138,11 @@ fn score_gives_bfcls_verdict_on_every_answer_of_every_category() {
             md.contains(&file.replace("BFCL_v4_", "").replace(".json", "")),
             "{file}: the category in the breakdown"
         );
+        // each failed answer's error type and calls listed (the first ones)
+        assert!(
+            md.contains("## 工具调用失败") && md.contains("| tool_call | "),
+            "{file}: report.md lists the failures"
+        );
     }
     assert_eq!(checked, all.len(), "every answer of the fixture was scored");
 }

@@ -185,10 +185,59 @@ pub fn render(report: &EvaluationResult, problems: &ParseProblems, lang: Lang) -
     let parts = MarkdownParts {
         experiment: experiment_lines(report, lang),
         after_overall: None,
-        sections: vec![problems.render(lang), skipped_lines(report, lang)],
+        sections: vec![
+            problems.render(lang),
+            tool_call_failures(report, lang),
+            skipped_lines(report, lang),
+        ],
         notes: Vec::new(),
     };
     render_md(report, &parts, lang)
+}
+
+/// The answers whose calls a `tool_call` metric failed: model, sample, the
+/// error type and the calls made (the first [`MAX_LISTED`]); nothing when no
+/// score carries an error type.
+fn tool_call_failures(report: &EvaluationResult, lang: Lang) -> String {
+    let failed: Vec<_> = report
+        .scores
+        .iter()
+        .filter_map(|s| Some((s, s.detail.get("error_type")?.as_str()?)))
+        .collect();
+    if failed.is_empty() {
+        return String::new();
+    }
+    let mut md = format!(
+        "## {}
+
+| model | sample_id | metric | error type | calls |\n|---|---|---|---|---|\n",
+        lang.pick("工具调用失败", "Tool-call failures")
+    );
+    for (s, error_type) in failed.iter().take(MAX_LISTED) {
+        let calls = match s.detail.get("calls") {
+            Some(Value::Array(c)) if c.is_empty() => {
+                lang.pick("（无调用）", "(no call)").to_string()
+            }
+            Some(Value::Array(c)) => c
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("; "),
+            _ => lang.pick("（文本回答）", "(a text answer)").to_string(),
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} |",
+            cell(s.model().unwrap_or("")),
+            cell(&s.sample_id),
+            cell(&s.metric),
+            cell(error_type),
+            cell(&crate::text::truncate_chars(&calls, 200))
+        );
+    }
+    more(&mut md, failed.len(), lang);
+    md.push('\n');
+    md
 }
 
 /// The parse problem of one answer, in one line: why no JSON object was
