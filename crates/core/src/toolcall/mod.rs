@@ -297,6 +297,36 @@ mod tests {
     }
 
     #[test]
+    fn hostile_arguments_fail_as_a_parse_error_not_a_crash() {
+        // 100,000 levels of nesting, a 4 MB string, a number past f64:
+        // each is an answer, checked without a stack overflow or a panic.
+        let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+        let f = Py::from_json(&json!({"name": "f", "parameters": {"type": "dict",
+            "properties": {"x": {"type": "string"}}, "required": ["x"]}}));
+        let possible = Py::from_json(&json!([{"f": {"x": ["a"]}}]));
+        let check = |args: &str| {
+            bfcl::check(
+                bfcl::Category::Simple,
+                std::slice::from_ref(&f),
+                Some(&[Call::new("f", args)]),
+                &possible,
+            )
+        };
+        let v = check(&format!("{{\"x\": {deep}}}"));
+        assert_eq!(v.error_type.as_deref(), Some("parse_error"));
+        let long = format!("{{\"x\": \"{}\"}}", "a".repeat(4 << 20));
+        assert_eq!(check(&long).error_type.as_deref(), Some("value_error:string"));
+        assert!(check(&long).errors[0].chars().count() < 1000, "the message is cut");
+        assert_eq!(check("{\"x\": 1e400}").valid, false);
+        let f1 = f1::score(
+            &[Call::new("f", "{}")],
+            &[Call::new("f", &format!("{{\"x\": {deep}}}"))],
+            f1::ArgsMode::Exact,
+        );
+        assert_eq!(f1.f1, 0.0);
+    }
+
+    #[test]
     fn every_shape_becomes_one_call_list() {
         let want = vec![("get_weather".to_string(), r#"{"city":"Paris"}"#.to_string())];
         let msg = json!({"role": "assistant", "content": null, "tool_calls": [
