@@ -315,9 +315,15 @@ mod tests {
         let v = check(&format!("{{\"x\": {deep}}}"));
         assert_eq!(v.error_type.as_deref(), Some("parse_error"));
         let long = format!("{{\"x\": \"{}\"}}", "a".repeat(4 << 20));
-        assert_eq!(check(&long).error_type.as_deref(), Some("value_error:string"));
-        assert!(check(&long).errors[0].chars().count() < 1000, "the message is cut");
-        assert_eq!(check("{\"x\": 1e400}").valid, false);
+        assert_eq!(
+            check(&long).error_type.as_deref(),
+            Some("value_error:string")
+        );
+        assert!(
+            check(&long).errors[0].chars().count() < 1000,
+            "the message is cut"
+        );
+        assert!(!check("{\"x\": 1e400}").valid);
         let f1 = f1::score(
             &[Call::new("f", "{}")],
             &[Call::new("f", &format!("{{\"x\": {deep}}}"))],
