@@ -95,7 +95,7 @@ pub use toolcall::bfcl::{
 };
 pub use toolcall::data::{
     category_of_file as bfcl_category_of_file, read as read_bfcl, Entry as BfclEntry,
-    LineProblem as BfclLineProblem, Read as BfclRead,
+    Read as BfclRead,
 };
 pub use toolcall::f1::{score as tool_call_f1, ArgsMode, F1 as ToolCallF1};
 pub use toolcall::py::Py;

@@ -122,7 +122,7 @@ pub fn load_first(
         DatasetFormat::Samples => generic(name, bytes),
         DatasetFormat::TestSamples => spec_003(name, bytes),
         DatasetFormat::Rag => rag_cases(name, bytes),
-        DatasetFormat::Bfcl => bfcl_entries(name, bytes, None),
+        DatasetFormat::Bfcl => bfcl_entries(name, bytes),
     };
     finish(name, format, samples, errors, meta, max)
 }
@@ -157,14 +157,10 @@ pub fn load_bfcl(
     ))
 }
 
-fn bfcl_entries(
-    name: &str,
-    bytes: &[u8],
-    answers: Option<(&str, &str)>,
-) -> (Vec<EvalSample>, Vec<LineError>) {
+fn bfcl_entries(name: &str, bytes: &[u8]) -> (Vec<EvalSample>, Vec<LineError>) {
     let read = std::str::from_utf8(bytes)
         .map_err(|e| format!("{name}: not UTF-8 text: {e}"))
-        .and_then(|text| crate::toolcall::data::read(name, text, answers));
+        .and_then(|text| crate::toolcall::data::read(name, text, None));
     match read {
         Ok(read) => bfcl_samples(read),
         Err(message) => (
@@ -180,16 +176,6 @@ fn bfcl_entries(
 }
 
 fn bfcl_samples(read: crate::toolcall::data::Read) -> (Vec<EvalSample>, Vec<LineError>) {
-    let errors = read
-        .problems
-        .into_iter()
-        .map(|p| LineError {
-            file: p.file,
-            line: p.line,
-            field: None,
-            message: p.message,
-        })
-        .collect();
     let samples = read
         .entries
         .iter()
@@ -204,7 +190,7 @@ fn bfcl_samples(read: crate::toolcall::data::Read) -> (Vec<EvalSample>, Vec<Line
             length_bucket: None,
         })
         .collect();
-    (samples, errors)
+    (samples, read.problems)
 }
 
 fn finish(

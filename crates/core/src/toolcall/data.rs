@@ -4,6 +4,7 @@
 
 use super::bfcl::Category;
 use super::py::Py;
+use crate::dataset::LineError;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -57,31 +58,14 @@ impl Entry {
     }
 }
 
-/// A located problem with one line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LineProblem {
-    /// The file's name.
-    pub file: String,
-    /// 1-based line.
-    pub line: usize,
-    /// What was wrong and what was expected.
-    pub message: String,
-}
-
-impl std::fmt::Display for LineProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: {}", self.file, self.line, self.message)
-    }
-}
-
 /// What reading a question file gives: the entries, and every line that was
 /// skipped with why.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Read {
     /// Entries in file order.
     pub entries: Vec<Entry>,
-    /// Lines skipped.
-    pub problems: Vec<LineProblem>,
+    /// Lines skipped, each with where and why.
+    pub problems: Vec<LineError>,
 }
 
 /// Reads a BFCL question file and, for the categories scored against possible
@@ -95,13 +79,24 @@ pub fn read(file: &str, text: &str, answers: Option<(&str, &str)>) -> Result<Rea
     let kind = Category::from_name(&category).map_err(|e| format!("{file}: {e}"))?;
     let mut out = Read::default();
     let mut truths: HashMap<String, Value> = HashMap::new();
+    // Each question line read once: (1-based line, the value or why not).
+    let lines: Vec<(usize, Result<Value, String>)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            (
+                i + 1,
+                serde_json::from_str(l).map_err(|e| format!("not JSON: {e}")),
+            )
+        })
+        .collect();
     // A question file whose lines carry their own `ground_truth` (the page's
     // demo, or a file merged for the page) needs no possible-answer file.
     let inline = answers.is_none()
-        && text
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .any(|v| v.get("ground_truth").is_some());
+        && lines
+            .iter()
+            .any(|(_, v)| v.as_ref().is_ok_and(|v| v.get("ground_truth").is_some()));
     if kind.needs_answers() && !inline {
         let Some((answers_file, answers_text)) = answers else {
             return Err(format!(
@@ -113,9 +108,10 @@ pub fn read(file: &str, text: &str, answers: Option<(&str, &str)>) -> Result<Rea
             if line.trim().is_empty() {
                 continue;
             }
-            let problem = |message: String| LineProblem {
+            let problem = |message: String| LineError {
                 file: answers_file.to_string(),
                 line: i + 1,
+                field: None,
                 message,
             };
             match serde_json::from_str::<Value>(line) {
@@ -132,19 +128,17 @@ pub fn read(file: &str, text: &str, answers: Option<(&str, &str)>) -> Result<Rea
             }
         }
     }
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let problem = |message: String| LineProblem {
+    for (line, v) in lines {
+        let problem = |message: String| LineError {
             file: file.to_string(),
-            line: i + 1,
+            line,
+            field: None,
             message,
         };
-        let v: Value = match serde_json::from_str(line) {
+        let v = match v {
             Ok(v) => v,
             Err(e) => {
-                out.problems.push(problem(format!("not JSON: {e}")));
+                out.problems.push(problem(e));
                 continue;
             }
         };
@@ -206,7 +200,7 @@ pub fn read(file: &str, text: &str, answers: Option<(&str, &str)>) -> Result<Rea
         };
         out.entries.push(Entry {
             id: id.to_string(),
-            line: i + 1,
+            line,
             category: category.clone(),
             messages,
             functions,
