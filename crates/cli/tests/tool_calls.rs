@@ -525,3 +525,42 @@ fn the_mock_server_plays_an_agent_loop() {
     assert_eq!(second["choices"][0]["message"]["content"], "5");
     assert!(second["choices"][0]["message"].get("tool_calls").is_none());
 }
+
+#[test]
+fn a_task_s_tools_file_is_read_beside_it_and_a_bad_one_is_located() {
+    let s = Scratch::new("tools-file");
+    s.write(
+        "w.yaml",
+        "name: w\nversion: v1\nprompt_template: ask\ntools: tools.json\nmetrics:\n  - type: tool_call_f1\n",
+    );
+    s.write("ask.yaml", "name: ask\nversion: v1\nuser: \"{{ q }}\"\n");
+    s.write(
+        "tools.json",
+        r#"{"tools": [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]}"#,
+    );
+    let data = s.write(
+        "d.jsonl",
+        r#"{"sample_id": "a", "q": "Weather in Paris?", "expected_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}"#,
+    );
+    let mut cmd = evalpage();
+    cmd.args(["run", "--mock", "--task"])
+        .arg(s.join("w.yaml"))
+        .arg("--dataset")
+        .arg(&data)
+        .arg("--out")
+        .arg(s.join("out"));
+    assert_ok(&finish(cmd));
+    let r = &lines(&s.join("out/results.jsonl"))[0];
+    assert_eq!(r["tool_calls"][0]["name"], "get_weather", "{r}");
+    s.write("tools.json", r#"[{"name": "g", "parameters": "x"}]"#);
+    let mut cmd = evalpage();
+    cmd.args(["task", "check"]).arg(s.join("w.yaml"));
+    let out = finish(cmd);
+    let (o, e) = texts(&out);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        format!("{o}{e}")
+            .contains("tools.json: `tools[0].parameters`: expected a JSON Schema object"),
+        "{o}{e}"
+    );
+}

@@ -260,35 +260,26 @@ impl Task {
     }
 
     /// The task with its `tools` file's contents (`file`: its name, `text`:
-    /// a JSON list of declarations or `{"tools": [...]}`).
-    pub fn with_tools_file(mut self, file: &str, text: &str) -> Result<Task, String> {
+    /// a JSON list of declarations or `{"tools": [...]}`), built as if they
+    /// were written in the task; its `raw` still names the file.
+    pub fn with_tools_file(self, file: &str, text: &str) -> Result<Task, String> {
         let v: Value = serde_json::from_str(text).map_err(|e| format!("{file}: not JSON: {e}"))?;
         let list = match v {
-            Value::Array(l) => l,
+            Value::Array(l) => Some(l),
             Value::Object(mut o) => match o.remove("tools") {
-                Some(Value::Array(l)) => l,
-                _ => {
-                    return Err(format!(
-                        "{file}: expected a list of declarations or {{\"tools\": [...]}}"
-                    ))
-                }
+                Some(Value::Array(l)) => Some(l),
+                _ => None,
             },
-            _ => {
-                return Err(format!(
-                    "{file}: expected a list of declarations or {{\"tools\": [...]}}"
-                ))
-            }
-        };
-        let wire = openai_tools(&list, file)?;
-        let mut raw = self.raw.clone();
-        raw.tools = Some(RawTools::Declarations(list.clone()));
-        let rebuilt = Task::try_from(raw).map_err(|e| format!("{file}: {e}"))?;
-        self.metrics = rebuilt.metrics;
-        self.tools = Tools::Declarations {
-            written: Arc::new(list),
-            wire: Arc::new(wire),
-        };
-        Ok(self)
+            _ => None,
+        }
+        .ok_or_else(|| {
+            format!("{file}: expected a list of declarations or {{\"tools\": [...]}}")
+        })?;
+        let mut raw = self.raw;
+        let written = raw.tools.replace(RawTools::Declarations(list));
+        let mut task = Task::try_from(raw).map_err(|e| format!("{file}: {e}"))?;
+        task.raw.tools = written;
+        Ok(task)
     }
 
     /// Reads a model answer against the task's schema.
