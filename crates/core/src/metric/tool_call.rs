@@ -178,7 +178,7 @@ impl Metric for ToolCall {
             return SampleScore::skipped(format!(
                 "field `{}` is missing: the {} category is checked against possible answers",
                 self.label_field,
-                category_name(category)
+                category.name()
             ));
         }
         let verdict = check(
@@ -188,7 +188,7 @@ impl Metric for ToolCall {
             &possible,
         );
         let mut s = SampleScore::new(if verdict.valid { 1.0 } else { 0.0 })
-            .detail("category", category_name(category))
+            .detail("category", category.name())
             .detail("valid", verdict.valid)
             .detail("calls", calls_shown(input.answer.calls.as_deref()));
         if let Some(t) = &verdict.error_type {
@@ -242,17 +242,6 @@ fn declaration(d: &Value) -> Py {
             Py::from_json(f)
         }
         _ => Py::from_json(d),
-    }
-}
-
-fn category_name(c: Category) -> &'static str {
-    match c {
-        Category::Simple => "simple",
-        Category::Multiple => "multiple",
-        Category::Parallel => "parallel",
-        Category::ParallelMultiple => "parallel_multiple",
-        Category::Irrelevance => "irrelevance",
-        Category::Relevance => "relevance",
     }
 }
 

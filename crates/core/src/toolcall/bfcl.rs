@@ -79,6 +79,19 @@ impl Category {
         })
     }
 
+    /// The category's name as the reports write it (`simple`, `multiple`,
+    /// `parallel`, `parallel_multiple`, `irrelevance`, `relevance`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Simple => "simple",
+            Category::Multiple => "multiple",
+            Category::Parallel => "parallel",
+            Category::ParallelMultiple => "parallel_multiple",
+            Category::Irrelevance => "irrelevance",
+            Category::Relevance => "relevance",
+        }
+    }
+
     /// Whether the verdict needs possible answers (every category but the two
     /// relevance ones).
     pub fn needs_answers(self) -> bool {
