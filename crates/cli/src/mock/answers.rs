@@ -57,6 +57,28 @@ pub struct Scripted {
 
 pub use crate::args::ReasoningStyle;
 
+/// One scripted answer as written: text, or an assistant message (its
+/// content and its `tool_calls`, checked as the core reads calls).
+fn scripted_item(a: &Value, at: &str) -> Result<(String, Option<Value>), String> {
+    match a {
+        Value::String(t) => Ok((t.clone(), None)),
+        Value::Object(m) => {
+            let calls = m.get("tool_calls").filter(|t| !t.is_null()).cloned();
+            if let Some(t) = &calls {
+                check_calls(t, &format!("{at}.tool_calls"))?;
+            }
+            let text = m.get("content").and_then(Value::as_str).unwrap_or_default();
+            Ok((text.to_string(), calls))
+        }
+        _ => Err(format!("{at}: expected text or an assistant message")),
+    }
+}
+
+/// A `tool_calls` list the core can read (else where and why not).
+fn check_calls(t: &Value, at: &str) -> Result<(), String> {
+    evalpage_core::read_tool_answer(&serde_json::json!({ "tool_calls": t }), at).map(|_| ())
+}
+
 /// Question -> scripted answer, the task samples by prompt, and what every
 /// chat answer carries (`--reasoning-style`, `--finish-reason`, `--fail-status`).
 #[derive(Clone, Debug, Default)]
@@ -100,77 +122,40 @@ impl Answers {
             let v: Value = serde_json::from_str(text)
                 .map_err(|e| format!("{name}:{line}: not valid JSON: {e}"))?;
             let field = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-            // `answers` items: text, or an assistant message (content, tool_calls)
-            let mut listed_calls: Vec<Option<Value>> = Vec::new();
-            let list: Option<Vec<String>> = match v.get("answers").and_then(Value::as_array) {
-                None => None,
-                Some(a) => Some(
-                    a.iter()
-                        .enumerate()
-                        .map(|(k, item)| match item {
-                            Value::String(t) => {
-                                listed_calls.push(None);
-                                Ok(t.clone())
-                            }
-                            Value::Object(m) => {
-                                let calls = m.get("tool_calls").filter(|t| !t.is_null()).cloned();
-                                if let Some(t) = &calls {
-                                    evalpage_core::read_tool_answer(
-                                        &serde_json::json!({"tool_calls": t}),
-                                        &format!("answers[{k}].tool_calls"),
-                                    )
-                                    .map_err(|e| format!("{name}:{line}: {e}"))?;
-                                }
-                                listed_calls.push(calls);
-                                Ok(m.get("content").and_then(Value::as_str).unwrap_or_default().to_string())
-                            }
-                            _ => Err(format!("{name}:{line}: answers[{k}]: expected text or an assistant message")),
-                        })
-                        .collect::<Result<Vec<_>, String>>()?,
-                ),
+            // `answer` / each of `answers`: text, or an assistant message
+            // (its content and tool_calls); a top-level `tool_calls` goes
+            // with each answer that has none of its own
+            let item = |a: &Value, at: &str| {
+                scripted_item(a, at).map_err(|e| format!("{name}:{line}: {e}"))
             };
-            // `answer` may be an assistant message: its content and tool calls
-            let message = v.get("answer").filter(|a| a.is_object());
-            let tool_calls = v
-                .get("tool_calls")
-                .or_else(|| message.and_then(|m| m.get("tool_calls")))
-                .filter(|t| !t.is_null())
-                .cloned();
-            if let Some(t) = &tool_calls {
-                evalpage_core::read_tool_answer(
-                    &serde_json::json!({"tool_calls": t}),
-                    "tool_calls",
-                )
-                .map_err(|e| format!("{name}:{line}: {e}"))?;
-            }
-            let message_text = message.map(|m| {
-                m.get("content")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string()
-            });
-            let answers = match (field("answer").or(message_text), list) {
-                (Some(a), None) => vec![a],
-                (None, Some(l)) if !l.is_empty() => l,
-                (None, None) if tool_calls.is_some() => vec![String::new()],
+            let mut items: Vec<(String, Option<Value>)> = match (v.get("answer"), v.get("answers"))
+            {
+                (Some(a), None) => vec![item(a, "answer")?],
+                (None, Some(Value::Array(list))) => list
+                    .iter()
+                    .enumerate()
+                    .map(|(k, a)| item(a, &format!("answers[{k}]")))
+                    .collect::<Result<_, _>>()?,
+                (None, None) if v.get("tool_calls").is_some() => vec![(String::new(), None)],
                 _ => Vec::new(),
             };
+            if let Some(t) = v.get("tool_calls").filter(|t| !t.is_null()) {
+                check_calls(t, "tool_calls").map_err(|e| format!("{name}:{line}: {e}"))?;
+                for (_, calls) in items.iter_mut().filter(|(_, c)| c.is_none()) {
+                    *calls = Some(t.clone());
+                }
+            }
             match field("q") {
-                Some(q) if !answers.is_empty() => map.insert(
+                Some(q) if !items.is_empty() => map.insert(
                     q,
-                    answers
+                    items
                         .into_iter()
-                        .enumerate()
-                        .map(|(k, answer)| Scripted {
+                        .map(|(answer, tool_calls)| Scripted {
                             answer,
                             reasoning: field("reasoning"),
                             finish_reason: field("finish_reason"),
                             usage: v.get("usage").filter(|u| u.is_object()).cloned(),
-                            tool_calls: listed_calls
-                                .get(k)
-                                .cloned()
-                                .flatten()
-                                .or_else(|| tool_calls.clone()),
+                            tool_calls,
                         })
                         .collect(),
                 ),
