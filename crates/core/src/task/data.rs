@@ -137,16 +137,7 @@ pub fn load_bfcl(
     meta: Option<&MetadataFile>,
     max: Option<usize>,
 ) -> Result<TaskDataset, String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| format!("{name}: not UTF-8 text: {e}"))?;
-    let answers = match answers {
-        Some((file, b)) => Some((
-            file,
-            std::str::from_utf8(b).map_err(|e| format!("{file}: not UTF-8 text: {e}"))?,
-        )),
-        None => None,
-    };
-    let read = crate::toolcall::data::read(name, text, answers)?;
-    let (samples, errors) = bfcl_samples(read);
+    let (samples, errors) = bfcl_samples(bfcl_read(name, bytes, answers)?);
     Ok(finish(
         name,
         DatasetFormat::Bfcl,
@@ -157,11 +148,26 @@ pub fn load_bfcl(
     ))
 }
 
+/// A BFCL question file and its possible answers, each as UTF-8 text.
+fn bfcl_read(
+    name: &str,
+    bytes: &[u8],
+    answers: Option<(&str, &[u8])>,
+) -> Result<crate::toolcall::data::Read, String> {
+    fn text<'a>(file: &str, b: &'a [u8]) -> Result<&'a str, String> {
+        std::str::from_utf8(b).map_err(|e| format!("{file}: not UTF-8 text: {e}"))
+    }
+    let answers = match answers {
+        Some((file, b)) => Some((file, text(file, b)?)),
+        None => None,
+    };
+    crate::toolcall::data::read(name, text(name, bytes)?, answers)
+}
+
+/// A BFCL question file read without a possible-answer file: a file that
+/// cannot be read at all is one problem on its first line.
 fn bfcl_entries(name: &str, bytes: &[u8]) -> (Vec<EvalSample>, Vec<LineError>) {
-    let read = std::str::from_utf8(bytes)
-        .map_err(|e| format!("{name}: not UTF-8 text: {e}"))
-        .and_then(|text| crate::toolcall::data::read(name, text, None));
-    match read {
+    match bfcl_read(name, bytes, None) {
         Ok(read) => bfcl_samples(read),
         Err(message) => (
             Vec::new(),
