@@ -490,28 +490,13 @@ impl Engine for MessagesField {
                 sample_id: sample.id.clone(),
             });
         };
-        let Value::Array(items) = v else {
-            return Err(bad(format!(
-                "field `{}`: expected a list of messages {{role, content}}",
+        // read as every chat message is read (`ChatMessage`)
+        serde_json::from_value(v.clone()).map_err(|e| {
+            bad(format!(
+                "field `{}`: expected a list of chat messages {{role, content}}: {e}",
                 self.field
-            )));
-        };
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                match (
-                    m.get("role").and_then(Value::as_str),
-                    m.get("content").and_then(Value::as_str),
-                ) {
-                    (Some(role), Some(content)) => Ok(ChatMessage::new(role, content)),
-                    _ => Err(bad(format!(
-                        "field `{}[{i}]`: expected a message {{role, content}} with text content",
-                        self.field
-                    ))),
-                }
-            })
-            .collect()
+            ))
+        })
     }
 }
 
