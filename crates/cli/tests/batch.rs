@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{assert_ok, evalpage, finish, read_json, texts, Mock, Scratch};
+use common::{assert_ok, chat_completion, evalpage, finish, read_json, texts, Mock, Scratch};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -35,18 +35,6 @@ fn requests(dir: &Path) -> BTreeMap<String, Vec<Value>> {
         out.insert(name, lines(&entry.path()));
     }
     out
-}
-
-/// What `vllm run-batch` would answer: each body POSTed to `url`.
-fn ask(url: &str, body: &Value) -> Value {
-    let text = ureq::post(&format!("{url}/chat/completions"))
-        .header("content-type", "application/json")
-        .send(body.to_string())
-        .expect("mock answers")
-        .body_mut()
-        .read_to_string()
-        .expect("body");
-    serde_json::from_str(&text).expect("chat completion")
 }
 
 fn vllm_line(custom_id: &str, body: Value) -> Value {
@@ -153,7 +141,7 @@ fn a_task_exported_answered_out_of_order_and_imported_scores_as_the_run() {
         .map(|r| {
             vllm_line(
                 r["custom_id"].as_str().unwrap_or(""),
-                ask(&mock.url, &r["body"]),
+                chat_completion(&mock.url, &r["body"]),
             )
         })
         .collect();

@@ -53,18 +53,6 @@ fn expected(answer: &Value, verdict: &Value) -> (bool, Option<String>) {
     }
 }
 
-/// The mock server's chat completion for a request body.
-fn chat(url: &str, body: &Value) -> Value {
-    let text = ureq::post(&format!("{url}/chat/completions"))
-        .header("content-type", "application/json")
-        .send(body.to_string())
-        .expect("mock answers")
-        .body_mut()
-        .read_to_string()
-        .expect("body");
-    serde_json::from_str(&text).expect("completion")
-}
-
 /// (id, variant) -> (answer, BFCL's verdict).
 fn fixture() -> Vec<(Value, Value)> {
     let answers = lines(&bfcl().join("answers.jsonl"));
@@ -464,7 +452,7 @@ fn batch_files_carry_the_tools_and_import_reads_the_calls_back() {
     let mut answered: Vec<Value> = requests
         .iter()
         .map(|r| {
-            let body = chat(&mock.url, &r["body"]);
+            let body = chat_completion(&mock.url, &r["body"]);
             json!({"custom_id": r["custom_id"], "response": {"status_code": 200, "body": body}, "error": null})
         })
         .collect();
@@ -511,7 +499,8 @@ fn the_mock_server_plays_an_agent_loop() {
         ),
     );
     let mock = Mock::start(&["--answers", script.to_str().unwrap_or_default()]);
-    let ask = |messages: Value| chat(&mock.url, &json!({"model": "m", "messages": messages}));
+    let ask =
+        |messages: Value| chat_completion(&mock.url, &json!({"model": "m", "messages": messages}));
     let first = ask(json!([{"role": "user", "content": "2 + 3?"}]));
     let message = &first["choices"][0]["message"];
     assert_eq!(message["content"], Value::Null);

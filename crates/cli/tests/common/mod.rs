@@ -123,6 +123,19 @@ impl Drop for Mock {
     }
 }
 
+/// The chat completion an endpoint answers to a request body (what a batch
+/// engine or an agent would be sent back).
+pub fn chat_completion(url: &str, body: &Value) -> Value {
+    let text = ureq::post(&format!("{url}/chat/completions"))
+        .header("content-type", "application/json")
+        .send(body.to_string())
+        .expect("the endpoint answers")
+        .body_mut()
+        .read_to_string()
+        .expect("body");
+    serde_json::from_str(&text).expect("a chat completion")
+}
+
 /// A port with nothing listening on it (bound, then released).
 pub fn closed_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
