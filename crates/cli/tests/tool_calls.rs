@@ -53,6 +53,17 @@ fn expected(answer: &Value, verdict: &Value) -> (bool, Option<String>) {
     }
 }
 
+/// `n` results, each an answer (not an error) that made a call list.
+fn all_answered_with_calls(results: &[Value], n: usize) {
+    assert_eq!(results.len(), n);
+    assert!(
+        results
+            .iter()
+            .all(|r| r["status"] == "ok" && r["tool_calls"].is_array()),
+        "{results:?}"
+    );
+}
+
 /// (id, variant) -> (answer, BFCL's verdict).
 fn fixture() -> Vec<(Value, Value)> {
     let answers = lines(&bfcl().join("answers.jsonl"));
@@ -305,14 +316,7 @@ fn the_requests_carry_the_entry_s_functions_as_tools() {
             "{names:?} not offered:\n{log}"
         );
     }
-    let results = lines(&s.join("out/results.jsonl"));
-    assert_eq!(results.len(), 3);
-    assert!(
-        results
-            .iter()
-            .all(|r| r["status"] == "ok" && r["tool_calls"].is_array()),
-        "{results:?}"
-    );
+    all_answered_with_calls(&lines(&s.join("out/results.jsonl")), 3);
 }
 
 #[test]
@@ -473,14 +477,7 @@ fn batch_files_carry_the_tools_and_import_reads_the_calls_back() {
             && err.contains("an answer beats a failure"),
         "{err}"
     );
-    let results = lines(&dir.join("results.jsonl"));
-    assert_eq!(results.len(), 4);
-    assert!(
-        results
-            .iter()
-            .all(|r| r["status"] == "ok" && r["tool_calls"].is_array()),
-        "{results:?}"
-    );
+    all_answered_with_calls(&lines(&dir.join("results.jsonl")), 4);
 }
 
 #[test]
