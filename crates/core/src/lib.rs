@@ -90,8 +90,8 @@ pub use text::truncate_chars;
 pub use text::use_nfkc;
 pub use timefmt::utc_stamp;
 pub use toolcall::bfcl::{
-    check as bfcl_check, standardize as bfcl_standardize, Category as BfclCategory,
-    Verdict as BfclVerdict,
+    check as bfcl_check, decode as bfcl_decode, standardize as bfcl_standardize,
+    Category as BfclCategory, Checker as BfclChecker, Verdict as BfclVerdict,
 };
 pub use toolcall::data::{
     category_of_file as bfcl_category_of_file, read as read_bfcl, Entry as BfclEntry,

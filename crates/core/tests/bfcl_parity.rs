@@ -4,7 +4,7 @@
 //! checker tells apart), and BFCL's verdict on each, written by
 //! `data/bfcl/make_verdicts.py` with BFCL's `ast_checker`.
 
-use evalpage_core::{bfcl_check, read_bfcl, read_tool_answer, BfclCategory, Py};
+use evalpage_core::{bfcl_check, read_bfcl, read_tool_answer, BfclCategory, BfclChecker, Py};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -51,6 +51,9 @@ fn every_verdict_equals_bfcls() {
     assert!(answers.len() > 4000, "{} answers", answers.len());
     let mut mismatches = Vec::new();
     let mut categories = HashMap::<String, usize>::new();
+    // one checker per entry, read once and used for all its answers (as the
+    // bench does): each verdict equal to a fresh check's, messages included
+    let mut checkers = HashMap::<String, BfclChecker>::new();
     for (a, v) in answers.iter().zip(&verdicts) {
         let id = a["id"].as_str().expect("id");
         assert_eq!(a["id"], v["id"]);
@@ -69,6 +72,14 @@ fn every_verdict_equals_bfcls() {
             parts.calls.as_deref(),
             &possible,
         );
+        let reused = checkers
+            .entry(id.to_string())
+            .or_insert_with(|| BfclChecker::new(category, &entry.functions_py(), &possible))
+            .check(parts.calls.as_deref());
+        assert_eq!(
+            reused, ours,
+            "{id}: a checker read once, then a fresh check"
+        );
         let theirs_valid = v["valid"].as_bool().expect("valid");
         let theirs_type = v["error_type"].as_str();
         let variant = a["variant"].as_str().unwrap_or("");
@@ -86,7 +97,7 @@ fn every_verdict_equals_bfcls() {
             _ if theirs_valid && unparsable => (false, Some("parse_error")),
             _ => (theirs_valid, theirs_type),
         };
-        if (ours.valid, ours.error_type.as_deref()) != expected {
+        if (ours.valid, ours.error_type) != expected {
             mismatches.push(format!(
                 "{id} {variant}: BFCL {theirs_valid} {theirs_type:?}, expected {expected:?}, evalpage {} {:?} {:?}",
                 ours.valid, ours.error_type, ours.errors

@@ -194,7 +194,7 @@ impl Metric for ToolCall {
         if let Some(t) = &verdict.error_type {
             s = s
                 .with(&format!("{ERROR_PREFIX}{t}"), 1.0)
-                .detail("error_type", t.clone());
+                .detail("error_type", *t);
         }
         if !verdict.errors.is_empty() {
             s = s.detail("errors", verdict.errors.clone());

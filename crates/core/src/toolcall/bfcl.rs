@@ -27,7 +27,7 @@
 //! runner, failing to decode it, counts it as an abstention and credits it
 //! (gorilla issue #1362).
 
-use super::py::{Py, PyType};
+use super::py::{Py, PyType, ShownList};
 use super::Call;
 use serde::Serialize;
 
@@ -116,8 +116,8 @@ pub struct Verdict {
     /// BFCL's error type (`simple_function_checker:missing_required`, ...),
     /// or `parse_error` for arguments that are not a JSON object.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_type: Option<String>,
-    /// What failed, for people.
+    pub error_type: Option<&'static str>,
+    /// What failed, for people (empty while a parallel search tries pairs).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
 }
@@ -130,43 +130,55 @@ impl Verdict {
         }
     }
 
-    fn fail(error_type: &str, error: String) -> Verdict {
+    /// A failure; a message left unmade (`say!` without `explain`) is not kept.
+    fn fail(error_type: &'static str, error: String) -> Verdict {
         Verdict {
             valid: false,
-            error_type: Some(error_type.to_string()),
-            errors: vec![error],
+            error_type: Some(error_type),
+            errors: if error.is_empty() {
+                Vec::new()
+            } else {
+                vec![error]
+            },
         }
     }
 }
 
 /// A call with its arguments read.
-struct Decoded<'a> {
+struct DecodedCall<'a> {
     name: &'a str,
     params: Vec<(String, Py)>,
 }
 
-/// The verdict on `calls` for one BFCL entry: its function declarations
-/// (`function`, BFCL's or OpenAI's schema dialect) and its possible answers
-/// (`ground_truth`: a list of `{name: {param: [values]}}`; not read for the
-/// relevance categories).
-///
-/// `calls` is `None` when the answer holds no call list at all (text only),
-/// and `Some(&[])` for an empty one: BFCL tells them apart in the categories
-/// that expect calls (`ast_decoder:decoder_failed` against `wrong_count`).
-pub fn check(
-    category: Category,
-    functions: &[Py],
-    calls: Option<&[Call]>,
-    possible: &Py,
-) -> Verdict {
+/// An answer's calls with their arguments read as BFCL's runner decodes them
+/// (each a JSON object), made once per answer by [`decode`].
+pub struct Decoded<'a> {
+    /// The answer holds no call list (text only).
+    text_only: bool,
+    /// The calls as made.
+    raw: &'a [Call],
+    /// The calls whose arguments are an object, read.
+    calls: Vec<DecodedCall<'a>>,
+    /// The first call whose arguments are not an object, said.
+    parse_error: Option<String>,
+}
+
+impl Decoded<'_> {
+    /// How many calls were read as objects.
+    pub fn objects(&self) -> usize {
+        self.calls.len()
+    }
+}
+
+/// Reads each call's arguments as a JSON object (`None`: no call list).
+pub fn decode(calls: Option<&[Call]>) -> Decoded<'_> {
     let text_only = calls.is_none();
-    let calls = calls.unwrap_or_default();
-    // The runner's decoding: each call's arguments as a JSON object.
-    let mut decoded = Vec::with_capacity(calls.len());
+    let raw = calls.unwrap_or_default();
+    let mut decoded = Vec::with_capacity(raw.len());
     let mut parse_error = None;
-    for (i, c) in calls.iter().enumerate() {
+    for (i, c) in raw.iter().enumerate() {
         match c.arguments_py() {
-            Ok(Py::Dict(params)) => decoded.push(Decoded {
+            Ok(Py::Dict(params)) => decoded.push(DecodedCall {
                 name: &c.name,
                 params,
             }),
@@ -191,70 +203,346 @@ pub fn check(
             }
         }
     }
-    match category {
-        Category::Irrelevance => {
-            return if calls.is_empty() {
-                Verdict::pass()
-            } else if let Some(e) = parse_error {
-                Verdict::fail("parse_error", e)
-            } else {
-                Verdict::fail(
-                    "irrelevance_error:decoder_success",
-                    format!("a call was made ({}) where none should be", names(calls)),
-                )
+    Decoded {
+        text_only,
+        raw,
+        calls: decoded,
+        parse_error,
+    }
+}
+
+/// What a declared parameter's schema type is, as the checker reads it.
+enum ParamType {
+    /// A Python type, and for an array (or tuple) its items' type.
+    Known(PyType, Option<PyType>),
+    /// A type BFCL does not check.
+    Unknown,
+    /// An array whose items have a type BFCL does not check (that type).
+    UnknownItems(String),
+}
+
+/// A declared parameter, read once.
+struct Param {
+    name: String,
+    type_name: String,
+    ty: ParamType,
+}
+
+/// A function declaration, read once: its name, its parameters (none when
+/// `parameters.properties` is not an object) and the required ones.
+struct Function {
+    name: Option<String>,
+    params: Vec<Param>,
+    required: Vec<String>,
+}
+
+impl Function {
+    fn read(desc: &Py) -> Function {
+        let parameters = desc.get("parameters");
+        let params = match parameters.and_then(|p| p.get("properties")) {
+            Some(Py::Dict(d)) => d
+                .iter()
+                .map(|(name, detail)| {
+                    let type_name = detail.get("type").and_then(Py::as_str).unwrap_or("");
+                    let ty = match python_type(type_name) {
+                        None => ParamType::Unknown,
+                        Some(t) if matches!(type_name, "array" | "tuple") => {
+                            let item_type = detail
+                                .get("items")
+                                .and_then(|i| i.get("type"))
+                                .and_then(Py::as_str)
+                                .unwrap_or("");
+                            match python_type(item_type) {
+                                Some(inner) => ParamType::Known(t, Some(inner)),
+                                None => ParamType::UnknownItems(item_type.to_string()),
+                            }
+                        }
+                        Some(t) => ParamType::Known(t, None),
+                    };
+                    Param {
+                        name: name.clone(),
+                        type_name: type_name.to_string(),
+                        ty,
+                    }
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let required = parameters
+            .and_then(|p| p.get("required"))
+            .map(|r| {
+                r.items()
+                    .iter()
+                    .filter_map(|r| r.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Function {
+            name: desc.get("name").and_then(Py::as_str).map(str::to_string),
+            params,
+            required,
+        }
+    }
+}
+
+/// A parameter's possible answers, read once, with their strings and lists
+/// standardised for the string and list checkers.
+struct Possible {
+    name: String,
+    values: Vec<Py>,
+    /// The type of the first value that is not `""`.
+    answer_type: Option<PyType>,
+    /// Each value's standardised string (`None` for a value that is not one).
+    strings: Vec<Option<String>>,
+    /// Each value's items, their strings standardised.
+    lists: Vec<Vec<Py>>,
+    /// `""` is among them: the parameter may be left out.
+    optional: bool,
+}
+
+/// One possible call (`{name: {param: [values]}}`), read once.
+struct Expected {
+    /// Its function's name (the dict's first key).
+    name: Option<String>,
+    /// The declaration of that name, by its index.
+    function: Option<usize>,
+    /// Its parameters (`None` when the first value is not a dict).
+    params: Option<Vec<Possible>>,
+}
+
+impl Expected {
+    fn read(answer: &Py, functions: &[Function]) -> Expected {
+        let first = match answer {
+            Py::Dict(d) => d.first(),
+            _ => None,
+        };
+        let name = first.map(|(k, _)| k.clone());
+        let function = name
+            .as_deref()
+            .and_then(|n| functions.iter().position(|f| f.name.as_deref() == Some(n)));
+        let params = match first.map(|(_, v)| v) {
+            Some(Py::Dict(d)) => Some(
+                d.iter()
+                    .map(|(name, possible)| {
+                        let values = possible.items().into_owned();
+                        Possible {
+                            name: name.clone(),
+                            answer_type: possible_type(&values),
+                            strings: values.iter().map(|v| v.as_str().map(standardize)).collect(),
+                            lists: values
+                                .iter()
+                                .map(|v| v.items().iter().map(standardized).collect())
+                                .collect(),
+                            optional: possible.holds_empty_string(),
+                            values,
+                        }
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        };
+        Expected {
+            name,
+            function,
+            params,
+        }
+    }
+}
+
+/// One BFCL entry read once for any number of verdicts: its category, its
+/// declarations indexed by parameter, its possible answers with their
+/// strings standardised. [`Checker::check`] gives the verdict of [`check`].
+pub struct Checker {
+    category: Category,
+    functions: Vec<Function>,
+    expected: Vec<Expected>,
+}
+
+impl Checker {
+    /// Reads an entry: its function declarations (`function`, BFCL's or
+    /// OpenAI's schema dialect) and its possible answers (`ground_truth`: a
+    /// list of `{name: {param: [values]}}`; not read for the relevance
+    /// categories).
+    pub fn new(category: Category, functions: &[Py], possible: &Py) -> Checker {
+        let functions: Vec<Function> = functions.iter().map(Function::read).collect();
+        let expected = if category.needs_answers() {
+            possible
+                .items()
+                .iter()
+                .map(|a| Expected::read(a, &functions))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Checker {
+            category,
+            functions,
+            expected,
+        }
+    }
+
+    /// The verdict on `calls`: `None` when the answer holds no call list at
+    /// all (text only), `Some(&[])` for an empty one (BFCL tells them apart in
+    /// the categories that expect calls: `ast_decoder:decoder_failed` against
+    /// `wrong_count`).
+    pub fn check(&self, calls: Option<&[Call]>) -> Verdict {
+        self.check_decoded(&decode(calls))
+    }
+
+    /// The verdict on an answer already decoded (see [`decode`]).
+    pub fn check_decoded(&self, answer: &Decoded<'_>) -> Verdict {
+        let Decoded {
+            text_only,
+            raw: calls,
+            calls: decoded,
+            parse_error,
+        } = answer;
+        let parse_error = parse_error.clone();
+        match self.category {
+            Category::Irrelevance => {
+                return if calls.is_empty() {
+                    Verdict::pass()
+                } else if let Some(e) = parse_error {
+                    Verdict::fail("parse_error", e)
+                } else {
+                    Verdict::fail(
+                        "irrelevance_error:decoder_success",
+                        format!("a call was made ({}) where none should be", names(calls)),
+                    )
+                };
+            }
+            Category::Relevance => {
+                return if let Some(e) = parse_error {
+                    Verdict::fail("parse_error", e)
+                } else if decoded.is_empty() {
+                    Verdict::fail(
+                        "relevance_error:decoder_failed",
+                        "no call was made where one should be".to_string(),
+                    )
+                } else {
+                    Verdict::pass()
+                };
+            }
+            _ => {}
+        }
+        if let Some(e) = parse_error {
+            return Verdict::fail("parse_error", e);
+        }
+        if *text_only {
+            // BFCL's runner cannot decode a text answer as calls.
+            return Verdict::fail(
+                "ast_decoder:decoder_failed",
+                "no function call: the model answered with text".to_string(),
+            );
+        }
+        match self.category {
+            Category::Parallel | Category::ParallelMultiple => self.parallel_no_order(decoded),
+            Category::Multiple => {
+                if decoded.len() != self.expected.len() {
+                    return wrong_count("multiple_function_checker:wrong_count");
+                }
+                let Some(expected) = self.expected.first() else {
+                    return bad_answer();
+                };
+                match self.function_of(expected) {
+                    Ok(f) => simple(f, &decoded[0], expected, true),
+                    Err(v) => v,
+                }
+            }
+            _ => {
+                if decoded.len() != 1 {
+                    return wrong_count("simple_function_checker:wrong_count");
+                }
+                match (self.functions.first(), self.expected.first()) {
+                    (Some(f), Some(expected)) => simple(f, &decoded[0], expected, true),
+                    _ => bad_answer(),
+                }
+            }
+        }
+    }
+
+    /// The declaration a possible call names, or the failure to find it.
+    fn function_of(&self, expected: &Expected) -> Result<&Function, Verdict> {
+        let Some(name) = &expected.name else {
+            return Err(bad_answer());
+        };
+        match expected.function {
+            Some(i) => Ok(&self.functions[i]),
+            None => Err(missing_description(name)),
+        }
+    }
+
+    /// BFCL's `parallel_function_checker_no_order`: each possible answer, in
+    /// order, takes the first call not yet taken that passes it.
+    fn parallel_no_order(&self, calls: &[DecodedCall]) -> Verdict {
+        if calls.len() != self.expected.len() {
+            return wrong_count("parallel_function_checker_no_order:wrong_count");
+        }
+        let mut taken = vec![false; calls.len()];
+        for (i, answer) in self.expected.iter().enumerate() {
+            let desc = match self.function_of(answer) {
+                Ok(f) => f,
+                Err(v) => return v,
             };
-        }
-        Category::Relevance => {
-            return if let Some(e) = parse_error {
-                Verdict::fail("parse_error", e)
-            } else if decoded.is_empty() {
-                Verdict::fail(
-                    "relevance_error:decoder_failed",
-                    "no call was made where one should be".to_string(),
-                )
-            } else {
-                Verdict::pass()
-            };
-        }
-        _ => {}
-    }
-    if let Some(e) = parse_error {
-        return Verdict::fail("parse_error", e);
-    }
-    if text_only {
-        // BFCL's runner cannot decode a text answer as calls.
-        return Verdict::fail(
-            "ast_decoder:decoder_failed",
-            "no function call: the model answered with text".to_string(),
-        );
-    }
-    let possible = possible.items();
-    match category {
-        Category::Parallel | Category::ParallelMultiple => {
-            parallel_no_order(functions, &decoded, &possible)
-        }
-        Category::Multiple => {
-            if decoded.len() != possible.len() {
-                return wrong_count("multiple_function_checker:wrong_count");
+            let mut found = false;
+            for (j, call) in calls.iter().enumerate() {
+                if !taken[j] && simple(desc, call, answer, false).valid {
+                    taken[j] = true;
+                    found = true;
+                    break;
+                }
             }
-            let Some(expected) = first_key(&possible[0]) else {
-                return bad_answer();
-            };
-            match find_description(functions, expected) {
-                Some(desc) => simple(desc, &decoded[0], &possible[0], true),
-                None => missing_description(expected),
-            }
-        }
-        _ => {
-            if decoded.len() != 1 {
-                return wrong_count("simple_function_checker:wrong_count");
-            }
-            match (functions.first(), possible.first()) {
-                (Some(desc), Some(answer)) => simple(desc, &decoded[0], answer, true),
-                _ => bad_answer(),
+            if !found {
+                // Why each call left failed, said only now (the search above
+                // makes no message).
+                let mut errors: Vec<String> = calls
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| !taken[*j])
+                    .map(|(j, call)| {
+                        let v = simple(desc, call, answer, true);
+                        format!(
+                            "call {} against possible answer {}: {} ({})",
+                            j + 1,
+                            i + 1,
+                            v.errors.join(" "),
+                            v.error_type.unwrap_or_default()
+                        )
+                    })
+                    .collect();
+                let left: Vec<String> = (0..calls.len())
+                    .filter(|j| !taken[*j])
+                    .map(|j| (j + 1).to_string())
+                    .collect();
+                errors.insert(
+                    0,
+                    format!(
+                        "Could not find a matching function among calls {} for possible answer {} ({}).",
+                        left.join(", "),
+                        i + 1,
+                        answer.name.as_deref().unwrap_or_default()
+                    ),
+                );
+                return Verdict {
+                    valid: false,
+                    error_type: Some("parallel_function_checker_no_order:cannot_find_match"),
+                    errors,
+                };
             }
         }
+        Verdict::pass()
     }
+}
+
+/// The verdict on `calls` for one BFCL entry (see [`Checker::new`] and
+/// [`Checker::check`]; a checker made once is faster for many answers).
+pub fn check(
+    category: Category,
+    functions: &[Py],
+    calls: Option<&[Call]>,
+    possible: &Py,
+) -> Verdict {
+    Checker::new(category, functions, possible).check(calls)
 }
 
 fn json_kind(v: &Py) -> &'static str {
@@ -276,7 +564,7 @@ fn names(calls: &[Call]) -> String {
         .join(", ")
 }
 
-fn wrong_count(error_type: &str) -> Verdict {
+fn wrong_count(error_type: &'static str) -> Verdict {
     Verdict::fail(error_type, "Wrong number of functions.".to_string())
 }
 
@@ -294,83 +582,6 @@ fn missing_description(name: &str) -> Verdict {
     )
 }
 
-fn first_key(answer: &Py) -> Option<&str> {
-    match answer {
-        Py::Dict(d) => d.first().map(|(k, _)| k.as_str()),
-        _ => None,
-    }
-}
-
-fn find_description<'a>(functions: &'a [Py], name: &str) -> Option<&'a Py> {
-    functions
-        .iter()
-        .find(|f| f.get("name").and_then(Py::as_str) == Some(name))
-}
-
-/// BFCL's `parallel_function_checker_no_order`: each possible answer, in
-/// order, takes the first call not yet taken that passes it.
-fn parallel_no_order(functions: &[Py], calls: &[Decoded], possible: &[Py]) -> Verdict {
-    if calls.len() != possible.len() {
-        return wrong_count("parallel_function_checker_no_order:wrong_count");
-    }
-    let mut taken = vec![false; calls.len()];
-    for (i, answer) in possible.iter().enumerate() {
-        let Some(expected) = first_key(answer) else {
-            return bad_answer();
-        };
-        let Some(desc) = find_description(functions, expected) else {
-            return missing_description(expected);
-        };
-        let mut found = false;
-        for (j, call) in calls.iter().enumerate() {
-            if !taken[j] && simple(desc, call, answer, false).valid {
-                taken[j] = true;
-                found = true;
-                break;
-            }
-        }
-        if !found {
-            // Why each call left failed, said only now (the search above
-            // makes no message).
-            let mut errors: Vec<String> = calls
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| !taken[*j])
-                .map(|(j, call)| {
-                    let v = simple(desc, call, answer, true);
-                    format!(
-                        "call {} against possible answer {}: {} ({})",
-                        j + 1,
-                        i + 1,
-                        v.errors.join(" "),
-                        v.error_type.unwrap_or_default()
-                    )
-                })
-                .collect();
-            let left: Vec<String> = (0..calls.len())
-                .filter(|j| !taken[*j])
-                .map(|j| (j + 1).to_string())
-                .collect();
-            errors.insert(
-                0,
-                format!(
-                    "Could not find a matching function among calls {} for possible answer {} ({expected}).",
-                    left.join(", "),
-                    i + 1
-                ),
-            );
-            return Verdict {
-                valid: false,
-                error_type: Some(
-                    "parallel_function_checker_no_order:cannot_find_match".to_string(),
-                ),
-                errors,
-            };
-        }
-    }
-    Verdict::pass()
-}
-
 /// The Python type a schema type names (BFCL's `PYTHON_TYPE_MAPPING`, and
 /// JSON Schema's `object` and `number`, which OpenAI declarations use).
 fn python_type(schema_type: &str) -> Option<PyType> {
@@ -386,21 +597,11 @@ fn python_type(schema_type: &str) -> Option<PyType> {
 }
 
 /// BFCL's `simple_function_checker`.
-fn simple(desc: &Py, call: &Decoded, answer: &Py, explain: bool) -> Verdict {
-    let Some(Py::Dict(answer)) = (match answer {
-        Py::Dict(d) => d.first().map(|(_, v)| v),
-        _ => None,
-    }) else {
+fn simple(desc: &Function, call: &DecodedCall, expected: &Expected, explain: bool) -> Verdict {
+    let Some(answer) = &expected.params else {
         return bad_answer();
     };
-    let func_name = desc.get("name").and_then(Py::as_str).unwrap_or("");
-    let parameters = desc.get("parameters");
-    let details = parameters.and_then(|p| p.get("properties"));
-    let required = parameters
-        .and_then(|p| p.get("required"))
-        .map(Py::items)
-        .unwrap_or_default();
-
+    let func_name = desc.name.as_deref().unwrap_or("");
     if !same_name(call.name, func_name) {
         return Verdict::fail(
             "simple_function_checker:wrong_func_name",
@@ -412,50 +613,40 @@ fn simple(desc: &Py, call: &Decoded, answer: &Py, explain: bool) -> Verdict {
         );
     }
     let has = |p: &str| call.params.iter().any(|(k, _)| k == p);
-    for r in required.iter() {
-        if let Some(r) = r.as_str() {
-            if !has(r) {
-                return Verdict::fail(
-                    "simple_function_checker:missing_required",
-                    say!(explain, "Missing required parameter: {r:?}."),
-                );
-            }
+    for r in &desc.required {
+        if !has(r) {
+            return Verdict::fail(
+                "simple_function_checker:missing_required",
+                say!(explain, "Missing required parameter: {r:?}."),
+            );
         }
     }
-    let possible_of = |p: &str| answer.iter().find(|(k, _)| k == p).map(|(_, v)| v);
     for (param, value) in &call.params {
-        let (Some(detail), Some(possible)) =
-            (details.and_then(|d| d.get(param)), possible_of(param))
-        else {
+        let (Some(decl), Some(possible)) = (
+            desc.params.iter().find(|p| p.name == *param),
+            answer.iter().find(|p| p.name == *param),
+        ) else {
             return Verdict::fail(
                 "simple_function_checker:unexpected_param",
                 say!(explain, "Unexpected parameter: {param:?}."),
             );
         };
-        let type_name = detail.get("type").and_then(Py::as_str).unwrap_or("");
-        let Some(expected) = python_type(type_name) else {
-            return Verdict::fail(
-                "type_error:unknown_schema_type",
-                say!(explain, "Parameter {param:?} is declared with type {type_name:?}, which is not one of string, integer, float/number, boolean, array, tuple, dict/object, any."),
-            );
-        };
-        let mut nested = None;
-        if matches!(type_name, "array" | "tuple") {
-            let item_type = detail
-                .get("items")
-                .and_then(|i| i.get("type"))
-                .and_then(Py::as_str)
-                .unwrap_or("");
-            match python_type(item_type) {
-                Some(t) => nested = Some(t),
-                None => {
-                    return Verdict::fail(
-                        "type_error:unknown_schema_type",
-                        say!(explain, "Parameter {param:?} is an array whose items have type {item_type:?}, which is not one BFCL checks."),
-                    )
-                }
+        let type_name = decl.type_name.as_str();
+        let (expected, nested) = match &decl.ty {
+            ParamType::Known(t, nested) => (*t, *nested),
+            ParamType::Unknown => {
+                return Verdict::fail(
+                    "type_error:unknown_schema_type",
+                    say!(explain, "Parameter {param:?} is declared with type {type_name:?}, which is not one of string, integer, float/number, boolean, array, tuple, dict/object, any."),
+                )
             }
-        }
+            ParamType::UnknownItems(item_type) => {
+                return Verdict::fail(
+                    "type_error:unknown_schema_type",
+                    say!(explain, "Parameter {param:?} is an array whose items have type {item_type:?}, which is not one BFCL checks."),
+                )
+            }
+        };
         // Python's auto conversion from int to float.
         let converted;
         let value = match (expected, value) {
@@ -465,25 +656,31 @@ fn simple(desc: &Py, call: &Decoded, answer: &Py, explain: bool) -> Verdict {
             }
             _ => value,
         };
-        let possible = possible.items();
         let t = type_check(
-            param, value, &possible, type_name, expected, nested, explain,
+            param,
+            value,
+            &possible.values,
+            possible.answer_type,
+            type_name,
+            expected,
+            nested,
+            explain,
         );
         if !t.valid {
             return Verdict {
                 valid: false,
-                error_type: Some(t.error_type.to_string()),
+                error_type: Some(t.error_type),
                 errors: t.errors,
             };
         }
         if !t.is_variable {
             let special = match (expected, nested) {
-                (PyType::Dict, _) => Some(dict_check(param, value, &possible, explain)),
+                (PyType::Dict, _) => Some(dict_check(param, value, &possible.values, explain)),
                 (PyType::List, Some(PyType::Dict)) => {
-                    Some(list_dict_check(value, &possible, explain))
+                    Some(list_dict_check(value, &possible.values, explain))
                 }
-                (PyType::Str, _) => Some(string_check(param, value, &possible, explain)),
-                (PyType::List, _) => Some(list_check(param, value, &possible, explain)),
+                (PyType::Str, _) => Some(string_check(param, value, possible, explain)),
+                (PyType::List, _) => Some(list_check(param, value, possible, explain)),
                 _ => None,
             };
             if let Some(v) = special {
@@ -493,24 +690,25 @@ fn simple(desc: &Py, call: &Decoded, answer: &Py, explain: bool) -> Verdict {
                 continue;
             }
         }
-        if !value.is_in(&possible) {
+        if !value.is_in(&possible.values) {
             return Verdict::fail(
                 "value_error:others",
                 say!(
                     explain,
                     "Invalid value for parameter {param:?}: {value}. Expected one of {}.",
-                    Py::List(possible.into_owned())
+                    ShownList(&possible.values)
                 ),
             );
         }
     }
-    for (param, possible) in answer {
-        if !has(param) && !possible.holds_empty_string() {
+    for possible in answer {
+        if !possible.optional && !has(&possible.name) {
             return Verdict::fail(
                 "simple_function_checker:missing_optional",
                 say!(
                     explain,
-                    "Optional parameter {param:?} not provided and not marked as optional."
+                    "Optional parameter {:?} not provided and not marked as optional.",
+                    possible.name
                 ),
             );
         }
@@ -532,11 +730,14 @@ fn possible_type(possible: &[Py]) -> Option<PyType> {
 
 /// BFCL's `type_checker`, including its fall-through: a failed nested check
 /// of a value that has the possible answer's type comes back as a variable
-/// that is not valid (`type_error:nested`).
+/// that is not valid (`type_error:nested`). `answer_type` is
+/// `possible_type(possible)`.
+#[allow(clippy::too_many_arguments)]
 fn type_check(
     param: &str,
     value: &Py,
     possible: &[Py],
+    answer_type: Option<PyType>,
     type_name: &str,
     expected: PyType,
     nested: Option<PyType>,
@@ -548,7 +749,6 @@ fn type_check(
         is_variable: false,
         error_type: "type_error:simple",
     };
-    let answer_type = possible_type(possible);
     let is_variable = answer_type.is_some_and(|t| t != expected);
     if value.ty() == expected {
         let Some(inner) = nested else {
@@ -559,7 +759,18 @@ fn type_check(
             let mut ok = true;
             if let Py::List(item) = item {
                 for v in value.items().iter() {
-                    if !type_check(param, v, item, inner.name(), inner, None, explain).valid {
+                    if !type_check(
+                        param,
+                        v,
+                        item,
+                        possible_type(item),
+                        inner.name(),
+                        inner,
+                        None,
+                        explain,
+                    )
+                    .valid
+                    {
                         ok = false;
                         break;
                     }
@@ -656,40 +867,42 @@ fn standardized(v: &Py) -> Py {
     }
 }
 
-fn string_check(param: &str, value: &Py, possible: &[Py], explain: bool) -> Verdict {
-    // `value` is a string here (the type check passed); each possible
-    // string is standardised as it is compared, with no string made
+/// BFCL's `string_checker`: the value standardised equals one of the
+/// possible strings standardised (made once, in [`Possible`]).
+fn string_check(param: &str, value: &Py, possible: &Possible, explain: bool) -> Verdict {
+    // `value` is a string here (the type check passed); a value that is not
+    // one equals no string, as in Python
     let ok = match value {
-        Py::Str(v) => {
-            let out = standardize(v);
-            possible.iter().any(|p| match p {
-                Py::Str(p) => standardized_eq(&out, p),
-                _ => false,
-            })
-        }
-        _ => {
-            let out = standardized(value);
-            possible
-                .iter()
-                .filter(|p| p.ty() == PyType::Str)
-                .any(|p| standardized(p).py_eq(&out))
-        }
+        Py::Str(v) => possible
+            .strings
+            .iter()
+            .flatten()
+            .any(|p| standardized_eq(p, v)),
+        _ => false,
     };
     if ok {
         Verdict::pass()
     } else {
         Verdict::fail(
             "value_error:string",
-            say!(explain, "Invalid value for parameter {param:?}: {value}. Expected one of {}. Case insensitive.", Py::List(possible.to_vec())),
+            say!(explain, "Invalid value for parameter {param:?}: {value}. Expected one of {}. Case insensitive.", ShownList(&possible.values)),
         )
     }
 }
 
-fn list_check(param: &str, value: &Py, possible: &[Py], explain: bool) -> Verdict {
-    let out = Py::List(value.items().iter().map(standardized).collect());
-    let ok = possible
-        .iter()
-        .any(|p| Py::List(p.items().iter().map(standardized).collect()).py_eq(&out));
+/// BFCL's `list_checker`: the value's items, their strings standardised,
+/// equal one possible list's items standardised (made once, in [`Possible`]).
+fn list_check(param: &str, value: &Py, possible: &Possible, explain: bool) -> Verdict {
+    let out = value.items();
+    let ok = possible.lists.iter().any(|p| {
+        p.len() == out.len()
+            && p.iter().zip(out.iter()).all(|(p, v)| match (p, v) {
+                (Py::Str(p), Py::Str(v)) => standardized_eq(p, v),
+                // a string equals nothing but a string
+                (_, Py::Str(_)) => false,
+                (p, v) => p.py_eq(v),
+            })
+    });
     if ok {
         Verdict::pass()
     } else {
@@ -698,7 +911,7 @@ fn list_check(param: &str, value: &Py, possible: &[Py], explain: bool) -> Verdic
             say!(
                 explain,
                 "Invalid value for parameter {param:?}: {value}. Expected one of {}.",
-                Py::List(possible.to_vec())
+                ShownList(&possible.values)
             ),
         )
     }
@@ -710,7 +923,6 @@ fn list_check(param: &str, value: &Py, possible: &[Py], explain: bool) -> Verdic
 fn dict_check(param: &str, value: &Py, possible: &[Py], explain: bool) -> Verdict {
     let _ = param;
     let mut result = Verdict::fail("dict_checker:unclear", String::new());
-    result.errors.clear();
     let Py::Dict(out) = value else {
         return result;
     };
@@ -720,7 +932,7 @@ fn dict_check(param: &str, value: &Py, possible: &[Py], explain: bool) -> Verdic
         }
         result = Verdict {
             valid: false,
-            error_type: Some("dict_checker:unclear".to_string()),
+            error_type: Some("dict_checker:unclear"),
             errors: Vec::new(),
         };
         let mut ok = true;
@@ -729,7 +941,7 @@ fn dict_check(param: &str, value: &Py, possible: &[Py], explain: bool) -> Verdic
                 result
                     .errors
                     .push(say!(explain, "Unexpected dict key parameter: {key:?}."));
-                result.error_type = Some("value_error:dict_key".to_string());
+                result.error_type = Some("value_error:dict_key");
                 ok = false;
                 break;
             };
@@ -739,9 +951,9 @@ fn dict_check(param: &str, value: &Py, possible: &[Py], explain: bool) -> Verdic
                 result.errors.push(say!(
                     explain,
                     "Invalid value for parameter {key:?}: {v}. Expected one of {}.",
-                    Py::List(choices)
+                    ShownList(&choices)
                 ));
-                result.error_type = Some("value_error:dict_value".to_string());
+                result.error_type = Some("value_error:dict_value");
                 ok = false;
                 break;
             }
@@ -752,7 +964,7 @@ fn dict_check(param: &str, value: &Py, possible: &[Py], explain: bool) -> Verdic
                     result
                         .errors
                         .push(say!(explain, "Missing dict key parameter: {key:?}."));
-                    result.error_type = Some("value_error:dict_key".to_string());
+                    result.error_type = Some("value_error:dict_key");
                     ok = false;
                     break;
                 }
@@ -770,7 +982,7 @@ fn list_dict_check(value: &Py, possible: &[Py], explain: bool) -> Verdict {
     let out = value.items();
     let mut result = Verdict {
         valid: false,
-        error_type: Some("list_dict_checker:unclear".to_string()),
+        error_type: Some("list_dict_checker:unclear"),
         errors: Vec::new(),
     };
     for answer in possible {
@@ -795,4 +1007,35 @@ fn list_dict_check(value: &Py, possible: &[Py], explain: bool) -> Verdict {
         }
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_entry_without_possible_answers_is_a_verdict_not_a_crash() {
+        // a `multiple` entry whose ground truth is empty, answered with an
+        // empty call list: the counts agree (0 = 0) and there is no first
+        // possible answer to check against
+        let f = Py::from_json(&json!({"name": "f", "parameters": {"type": "dict",
+            "properties": {"x": {"type": "string"}}}}));
+        let none = Py::List(Vec::new());
+        for category in [Category::Multiple, Category::Simple] {
+            let v = check(category, std::slice::from_ref(&f), Some(&[]), &none);
+            assert!(!v.valid, "{category:?}");
+            let v = check(category, &[], Some(&[Call::new("f", "{}")]), &none);
+            assert!(!v.valid, "{category:?}");
+        }
+        // no possible call and no call made: BFCL's parallel checker passes it
+        assert!(check(Category::Parallel, &[], Some(&[]), &none).valid);
+        let v = check(
+            Category::Multiple,
+            std::slice::from_ref(&f),
+            Some(&[]),
+            &none,
+        );
+        assert_eq!(v.error_type, Some("possible_answer:malformed"));
+    }
 }

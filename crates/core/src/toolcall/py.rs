@@ -243,13 +243,25 @@ impl serde::Serialize for Py {
 
 impl fmt::Display for Py {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = serde_json::to_string(self).unwrap_or_default();
-        if s.len() > 200 && s.chars().count() > 200 {
-            let cut: String = s.chars().take(200).collect();
-            write!(f, "{cut}…")
-        } else {
-            f.write_str(&s)
-        }
+        show(f, self)
+    }
+}
+
+/// A list of values shown as a list value is (without making one).
+pub struct ShownList<'a>(pub &'a [Py]);
+
+impl fmt::Display for ShownList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        show(f, self.0)
+    }
+}
+
+/// A value as JSON, cut at 200 characters (for messages).
+fn show<T: serde::Serialize + ?Sized>(f: &mut fmt::Formatter<'_>, v: &T) -> fmt::Result {
+    let s = serde_json::to_string(v).unwrap_or_default();
+    match s.char_indices().nth(200) {
+        Some((cut, _)) => write!(f, "{}…", &s[..cut]),
+        None => f.write_str(&s),
     }
 }
 
@@ -299,7 +311,7 @@ impl<'de> Visitor<'de> for PyVisitor {
         Ok(Py::List(out))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Py, A::Error> {
-        let mut out: Vec<(String, Py)> = Vec::new();
+        let mut out: Vec<(String, Py)> = Vec::with_capacity(4);
         while let Some((k, v)) = map.next_entry::<String, Py>()? {
             match out.iter_mut().find(|(k2, _)| *k2 == k) {
                 Some(slot) => slot.1 = v,
