@@ -8,7 +8,9 @@
 //! rendered only while open, so a long dataset keeps the page light.
 
 use crate::dialog::state::ShownDialog;
-use evalpage_core::dialog::{ComplianceLabel, DialogStatus, MetricRun, TurnEval, TurnStatus};
+use evalpage_core::dialog::{
+    ComplianceLabel, DialogStatus, MetricRun, ToolCall, TurnEval, TurnStatus,
+};
 use evalpage_core::Lang;
 use serde::Serialize;
 use std::rc::Rc;
@@ -126,6 +128,7 @@ pub fn DialogCard(p: &DialogCardProps) -> Html {
                                         (None, None) => html!{ <span class="muted">{"—"}</span> },
                                     } }
                                 </p>
+                                { tool_calls(turn.tools.as_deref().unwrap_or_default()) }
                                 { match row {
                                     Some(r) => verdicts(lang, r),
                                     None => html!{ <p class="muted">{t("无评分行（对话未被评分）", "No scored row (the dialog is not scored)")}</p> },
@@ -136,6 +139,28 @@ pub fn DialogCard(p: &DialogCardProps) -> Html {
                 </ol>
             }
         </details>
+    }
+}
+
+/// The tools the system called on the turn (spec 001 `tools`): each call's
+/// name and arguments shown as a task's calls are, with its result's start
+/// and its error.
+fn tool_calls(tools: &[ToolCall]) -> Html {
+    if tools.is_empty() {
+        return html! {};
+    }
+    html! {
+        <ol class="calls" data-testid="turn-calls">{ for tools.iter().map(|t| {
+            let call = t.call();
+            html! {
+                <li data-testid="turn-call">
+                    <code class="name">{&call.name}</code>
+                    <pre class="args">{call.arguments_pretty()}</pre>
+                    if let Some(r) = &t.result_excerpt { <div class="muted clip">{format!("→ {r}")}</div> }
+                    if let Some(e) = &t.error { <div class="error">{e}</div> }
+                </li>
+            }
+        }) }</ol>
     }
 }
 

@@ -144,13 +144,7 @@ pub fn cell(r: &SampleResult) -> CellView {
         .calls
         .iter()
         .flatten()
-        .map(|c| {
-            let args = c
-                .arguments_json()
-                .and_then(|v| serde_json::to_string_pretty(&v).ok())
-                .unwrap_or_else(|| c.arguments.clone());
-            (c.name.clone(), args)
-        })
+        .map(|c| (c.name.clone(), c.arguments_pretty()))
         .collect();
     let why = r
         .scores

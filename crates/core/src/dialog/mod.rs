@@ -46,6 +46,6 @@ pub use offline::{
 };
 pub use resume::{resumable, DialogResumable};
 pub use summary::MetricsSummary;
-pub use trace::{read_traces, DialogTrace};
+pub use trace::{read_traces, DialogTrace, ToolCall};
 pub use turn_eval::{JudgedPart, Judgements, MetricRun, ScoreOptions, TurnEval, TurnJudgement};
 pub use vocab::{ComplianceLabel, DialogStatus, TurnStatus};

@@ -17,6 +17,7 @@ use super::vocab::{DialogStatus, TurnStatus};
 use crate::dataset::jsonl::read_objects;
 use crate::dataset::{kind, LineError};
 use crate::position::KeyError;
+use crate::toolcall::Call;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -148,6 +149,27 @@ pub struct ToolCall {
     /// Fields added by later versions, kept as read.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl ToolCall {
+    /// The call as the core's one call type ([`Call`], what a task's answers
+    /// and the tool-call metrics read): the tool's name, its arguments as JSON
+    /// text (a string `args` is taken as the text the system sent).
+    pub fn call(&self) -> Call {
+        Call {
+            id: self
+                .extra
+                .get("id")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            name: self.tool_name.clone(),
+            arguments: match &self.args {
+                Value::String(s) => s.clone(),
+                Value::Null => "{}".to_string(),
+                v => v.to_string(),
+            },
+        }
+    }
 }
 
 /// The system's own compliance check (§4.3 `compliance`).
@@ -484,6 +506,30 @@ mod tests {
     use super::*;
 
     const LINE: &str = r#"{"trace_version":"v1.2","run_id":"r","dialog_id":"d1","dataset_index":0,"dialog_status":"ok","valid_dialog":true,"added_in_v1_2":{"x":1},"turns":[{"turn_pair_id":1,"user_turn_abs_idx":0,"gt_assistant_abs_idx":1,"user_text":"u","gt_assistant_text":"g","gt_turn_tags":{"memory_required_keys_gt":[],"risk_disclosure_required_gt":[],"compliance_label_gt":"compliant","explainability_rubric_gt":[]},"turn_status":"ok","pred_assistant_text":"p","recall":{"short_term_context":"user: u","items":[{"rank":1,"content":"用户: 稳健","new_field":true}],"profile_context":""},"compliance":{"is_compliant":true,"violations":[]},"extra_turn_field":"kept"}]}"#;
+
+    #[test]
+    fn a_traced_tool_call_is_the_cores_call() {
+        // spec 001 §4.3's example, and arguments sent as text
+        let t: ToolCall = serde_json::from_str(r#"{"tool_name": "risk_template", "args": {"product_type": "fund"}, "result_excerpt": "{\"success\":true}", "latency_ms": 55.0, "error": null}"#).unwrap();
+        let c = t.call();
+        assert_eq!(
+            (c.name.as_str(), c.arguments.as_str()),
+            ("risk_template", r#"{"product_type":"fund"}"#)
+        );
+        assert_eq!(c.arguments_pretty(), "{\n  \"product_type\": \"fund\"\n}");
+        let t: ToolCall =
+            serde_json::from_str(r#"{"tool_name": "f", "args": "{\"x\": 1", "id": "c1"}"#).unwrap();
+        let c = t.call();
+        assert_eq!(
+            (c.id.as_deref(), c.arguments.as_str()),
+            (Some("c1"), r#"{"x": 1"#)
+        );
+        assert_eq!(
+            c.arguments_pretty(),
+            r#"{"x": 1"#,
+            "not JSON: shown as sent"
+        );
+    }
 
     #[test]
     fn versions_v1_and_v1_x_are_read_others_refused() {

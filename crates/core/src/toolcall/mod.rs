@@ -8,6 +8,7 @@ pub mod data;
 pub mod decl;
 pub mod f1;
 pub mod py;
+pub mod trajectory;
 
 use py::Py;
 use serde::{Deserialize, Serialize};
@@ -43,6 +44,14 @@ impl Call {
     /// The arguments as JSON, when they parse.
     pub fn arguments_json(&self) -> Option<Value> {
         serde_json::from_str(&self.arguments).ok()
+    }
+
+    /// The arguments for people: pretty-printed when they are JSON, as sent
+    /// when not.
+    pub fn arguments_pretty(&self) -> String {
+        self.arguments_json()
+            .and_then(|v| serde_json::to_string_pretty(&v).ok())
+            .unwrap_or_else(|| self.arguments.clone())
     }
 }
 
