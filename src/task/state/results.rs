@@ -108,7 +108,8 @@ pub struct CellView {
     /// (pretty-printed when they are JSON, as sent when not).
     pub calls: Vec<(String, String)>,
     /// Why a metric failed, when it says (a tool call's error type and
-    /// message): `metric: type: message`.
+    /// message: `metric: type: message`; a trajectory's unmatched calls:
+    /// `metric: problem`).
     pub why: Vec<String>,
 }
 
@@ -149,15 +150,30 @@ pub fn cell(r: &SampleResult) -> CellView {
     let why = r
         .scores
         .iter()
-        .filter_map(|(name, s)| {
-            let t = s.detail.get("error_type")?.as_str()?;
-            let message = s
+        .flat_map(|(name, s)| {
+            let error = s
                 .detail
-                .get("errors")
-                .and_then(|e| e.get(0))
-                .and_then(|e| e.as_str())
-                .unwrap_or("");
-            Some(format!("{name}: {t}: {message}"))
+                .get("error_type")
+                .and_then(|t| t.as_str())
+                .map(|t| {
+                    let message = s
+                        .detail
+                        .get("errors")
+                        .and_then(|e| e.get(0))
+                        .and_then(|e| e.as_str())
+                        .unwrap_or("");
+                    format!("{name}: {t}: {message}")
+                });
+            // a trajectory's unmatched calls (`trajectory_match`)
+            let problems = s
+                .detail
+                .get("problems")
+                .and_then(|p| p.as_array())
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p.as_str())
+                .map(move |p| format!("{name}: {p}"));
+            error.into_iter().chain(problems)
         })
         .collect();
     CellView {
@@ -267,6 +283,26 @@ mod tests {
                 results.iter().flatten().map(|r| (**r).clone()).collect();
             assert_eq!(col.metrics, aggregate(&task, &owned));
         }
+    }
+
+    #[test]
+    fn a_trajectory_that_does_not_match_says_why_in_its_cell() {
+        let task = Task::parse(
+            "t.yaml",
+            "name: t\nversion: v1\nprompt_template: support_qa\nmetrics:\n  - type: trajectory_match\n    mode: superset\n",
+        )
+        .expect("task");
+        let text = r#"{"sample_id":"S1","question":"q","expected_trajectory":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"w","arguments":"{\"city\":\"Oslo\"}"}}]}]}"#;
+        let data = load("d.jsonl", text.as_bytes(), DatasetFormat::Samples, None);
+        let mut answer = evalpage_core::Answer::from("");
+        answer.calls = Some(vec![evalpage_core::Call::new("w", r#"{"city":"Paris"}"#)]);
+        let r = score_call(&task, &data.samples[0], 0, &Ok(answer), 1, 5);
+        let c = cell(&r);
+        assert_eq!(
+            c.why,
+            [r#"trajectory_match: expected call w({"city":"Oslo"}) not matched"#]
+        );
+        assert_eq!(c.calls[0].0, "w");
     }
 
     #[test]

@@ -15,7 +15,8 @@
 
 use evalpage_core::BfclCategory;
 use evalpage_core::{
-    bfcl_decode, read_bfcl, read_tool_answer, tool_call_f1, ArgsMode, BfclChecker, Call, Py,
+    bfcl_decode, match_trajectory, read_bfcl, read_tool_answer, tool_call_f1, ArgsMode, ArgsRules,
+    BfclChecker, Call, ChatMessage, Py, TrajectoryMode, TrajectoryStep,
 };
 use serde_json::Value;
 use std::collections::HashMap;
@@ -110,6 +111,52 @@ fn main() -> Result<(), String> {
         }
     });
     println!("tool_call_f1 (exact): {r} scores/s (checksum {sum:.1})");
+    trajectories(&dir.join("../trajectory"), rounds)
+}
+
+fn steps(m: &[ChatMessage]) -> Vec<TrajectoryStep<'_>> {
+    m.iter()
+        .map(|m| TrajectoryStep {
+            role: &m.role,
+            calls: m.tool_calls.as_deref(),
+        })
+        .collect()
+}
+
+/// `trajectory_match` over the 240 pairs of the trajectory parity fixture
+/// (`tests/data/trajectory`), in the four modes, exact arguments.
+fn trajectories(dir: &std::path::Path, rounds: usize) -> Result<(), String> {
+    let text = std::fs::read_to_string(dir.join("cases.jsonl"))
+        .map_err(|e| format!("{}: {e}", dir.join("cases.jsonl").display()))?;
+    let mut pairs = Vec::new();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        let read = |k: &str| -> Result<Vec<ChatMessage>, String> {
+            serde_json::from_value(v[k].clone()).map_err(|e| format!("{k}: {e}"))
+        };
+        pairs.push((read("outputs")?, read("reference")?));
+    }
+    let rules = ArgsRules::default();
+    let modes = [
+        TrajectoryMode::Strict,
+        TrajectoryMode::Unordered,
+        TrajectoryMode::Subset,
+        TrajectoryMode::Superset,
+    ];
+    let mut matched = 0usize;
+    let r = rounds_timed(rounds, pairs.len() * modes.len(), || {
+        for (o, reference) in &pairs {
+            let (o, reference) = (steps(o), steps(reference));
+            for mode in modes {
+                matched +=
+                    usize::from(match_trajectory(black_box(&o), &reference, mode, &rules).matched);
+            }
+        }
+    });
+    println!(
+        "trajectory_match ({} pairs x 4 modes, exact arguments): {r} verdicts/s ({matched} matched)",
+        pairs.len()
+    );
     Ok(())
 }
 

@@ -31,6 +31,7 @@ pub mod reasoning_consistency;
 pub mod reference_rouge;
 pub mod token_f1;
 pub mod tool_call;
+pub mod trajectory_match;
 
 pub use raw::RawMetric;
 
@@ -273,6 +274,7 @@ pub const REGISTRY: &[MetricType] = &[
     llm_judge::TYPE,
     tool_call::TYPE,
     tool_call::F1_TYPE,
+    trajectory_match::TYPE,
     kinds::HIT_AT_K,
     kinds::RECALL_AT_K,
     kinds::MRR,
@@ -333,6 +335,7 @@ const CONSTRUCTORS: &[(&str, BuildFn)] = &[
     (llm_judge::TYPE.name, llm_judge::build),
     (tool_call::TYPE.name, tool_call::build),
     (tool_call::F1_TYPE.name, tool_call::build_f1),
+    (trajectory_match::TYPE.name, trajectory_match::build),
 ];
 
 /// The constructor of a task metric type; None for a metric a task cannot

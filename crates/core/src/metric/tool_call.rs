@@ -71,7 +71,7 @@ pub const F1_TYPE: MetricType = MetricType {
     keys: &[
         MetricKey {
             name: "label_field",
-            description: "The sample field holding the expected calls: [{name, arguments}] or [{name: arguments}] (default `expected_calls`).",
+            description: "The sample field holding the expected calls: [{name, arguments}], [{name: arguments}], or a trajectory of chat messages (default `expected_calls`).",
         },
         MetricKey {
             name: "args",
@@ -277,11 +277,18 @@ pub(super) fn build_f1(raw: &RawMetric, _schema: &Schema) -> Result<Arc<dyn Metr
 }
 
 /// Expected calls as a dataset writes them: `{name, arguments}` (arguments
-/// an object or JSON text) or `{name: arguments}`.
+/// an object or JSON text) or `{name: arguments}`; or a trajectory (chat
+/// messages), whose assistant messages' calls are the expected ones.
 fn expected_calls(v: &Value, field: &str) -> Result<Vec<Call>, String> {
     let Value::Array(items) = v else {
         return Err(format!("field `{field}`: expected a list of calls"));
     };
+    // a trajectory (chat messages): the calls of its assistant messages
+    if !items.is_empty() && items.iter().all(|i| i.get("role").is_some()) {
+        return crate::toolcall::read_answer(v, field)
+            .map(|parts| parts.calls.unwrap_or_default())
+            .map_err(|e| format!("field {e}"));
+    }
     items
         .iter()
         .enumerate()

@@ -299,6 +299,10 @@ pub struct ParsedAnswer {
     /// `tool_calls`): what the `tool_call` metrics read.
     #[serde(rename = "tool_calls", skip_serializing_if = "Option::is_none")]
     pub calls: Option<Vec<crate::toolcall::Call>>,
+    /// The whole conversation, when the answer is one (a saved agent run):
+    /// what `trajectory_match` reads (else the answer's one message).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trajectory: Option<Vec<crate::toolcall::message::ChatMessage>>,
 }
 
 impl ParsedAnswer {
@@ -344,6 +348,7 @@ impl Schema {
                 json_error: None,
                 fields: Vec::new(),
                 calls: None,
+                trajectory: None,
             };
         }
         match extract_json(answer) {
@@ -352,6 +357,7 @@ impl Schema {
                 json_error: None,
                 fields: self.read(&obj),
                 calls: None,
+                trajectory: None,
             },
             Err(e) => {
                 let reason = e.to_string();
@@ -360,6 +366,7 @@ impl Schema {
                     fields: self.all_defaulted(&reason),
                     json_error: Some(reason),
                     calls: None,
+                    trajectory: None,
                 }
             }
         }
@@ -372,6 +379,7 @@ impl Schema {
             json_error: None,
             fields: self.all_defaulted(reason),
             calls: None,
+            trajectory: None,
         }
     }
 

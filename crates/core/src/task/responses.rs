@@ -16,7 +16,7 @@
 use crate::dataset::jsonl::{id_value, read_objects, Place};
 use crate::dataset::{kind, LineError};
 use crate::position::KeyError;
-use crate::toolcall::{read_answer, Call};
+use crate::toolcall::{read_answer, AnswerParts};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -35,6 +35,8 @@ pub struct Response {
     pub response: String,
     /// The function calls the answer made, when it holds a call list.
     pub calls: Option<Vec<crate::toolcall::Call>>,
+    /// The whole conversation, when the answer is one (a saved agent run).
+    pub trajectory: Option<Vec<crate::toolcall::message::ChatMessage>>,
     /// The model that answered.
     pub model: String,
     /// Unique per line (the reader's own duplicate check is not used).
@@ -105,7 +107,11 @@ fn build(obj: Map<String, Value>, at: Place) -> Result<Response, KeyError> {
     };
     let sample_id = id_value(obj.get(id_key), id_key)?
         .ok_or_else(|| KeyError::new("sample_id", "missing: every response needs a `sample_id`"))?;
-    let (response, calls) = answer_text(&obj)?;
+    let AnswerParts {
+        text: response,
+        calls,
+        trajectory,
+    } = answer_text(&obj)?;
     let model = match obj
         .get("model")
         .or_else(|| obj.get("run_config").and_then(|c| c.get("model")))
@@ -122,6 +128,7 @@ fn build(obj: Map<String, Value>, at: Place) -> Result<Response, KeyError> {
         sample_id,
         response,
         calls,
+        trajectory,
         model,
         key: at.line.to_string(),
     })
@@ -130,7 +137,7 @@ fn build(obj: Map<String, Value>, at: Place) -> Result<Response, KeyError> {
 /// The answer of a line: `response`, or a spec 003 `RunRecord`'s
 /// `response_text` (a record without one is a call that gave no answer), with
 /// the calls it made (`response` as a message, or a record's `tool_calls`).
-fn answer_text(obj: &Map<String, Value>) -> Result<(String, Option<Vec<Call>>), KeyError> {
+fn answer_text(obj: &Map<String, Value>) -> Result<AnswerParts, KeyError> {
     let (key, value) = match (obj.get("response"), obj.get("response_text"), obj.get("result")) {
         (Some(v), _, _) => ("response", v),
         (None, Some(v), _) => ("response_text", v),
@@ -153,12 +160,18 @@ fn answer_text(obj: &Map<String, Value>) -> Result<(String, Option<Vec<Call>>), 
                         .calls
                 }
             };
-            Ok((s.clone(), calls))
+            Ok(AnswerParts {
+                text: s.clone(),
+                calls,
+                trajectory: None,
+            })
         }
-        Value::String(s) => Ok((s.clone(), None)),
+        Value::String(s) => Ok(AnswerParts {
+            text: s.clone(),
+            ..AnswerParts::default()
+        }),
         Value::Object(_) | Value::Array(_) if key != "response_text" => {
-            let parts = read_answer(value, key).map_err(located)?;
-            Ok((parts.text, parts.calls))
+            read_answer(value, key).map_err(located)
         }
         Value::Null if key == "response_text" => {
             let status = obj

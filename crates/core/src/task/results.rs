@@ -49,6 +49,8 @@ struct Line<'a> {
     raw_answer: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_calls: Option<&'a [crate::toolcall::Call]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trajectory: Option<&'a [crate::toolcall::message::ChatMessage]>,
     json_error: Option<&'a str>,
     parsed: &'a [ParsedField],
     parse_problem: bool,
@@ -163,6 +165,7 @@ fn line_of(
         fields: &s.fields,
         raw_answer: r.raw_answer.as_deref(),
         tool_calls: r.parsed.calls.as_deref(),
+        trajectory: r.parsed.trajectory.as_deref(),
         json_error: r.parsed.json_error.as_deref(),
         parsed: &r.parsed.fields,
         parse_problem: r.has_parse_problem(),

@@ -219,10 +219,11 @@ fn score_one(
     answer: Option<&super::responses::Response>,
 ) -> SampleResult {
     let (status, parsed) = match answer {
-        Some(r) => (
-            AnswerStatus::Ok,
-            task.parse_answer_with_calls(&r.response, r.calls.as_deref()),
-        ),
+        Some(r) => (AnswerStatus::Ok, {
+            let mut parsed = task.parse_answer_with_calls(&r.response, r.calls.as_deref());
+            parsed.trajectory = r.trajectory.clone();
+            parsed
+        }),
         None => (AnswerStatus::NoResponse, task.schema.no_answer(NO_RESPONSE)),
     };
     SampleResult {

@@ -667,9 +667,9 @@ fn thousands(n: u64) -> String {
 pub const JUDGED_TYPES: [&str; 1] = ["llm_judge"];
 
 /// Metric types of answers made of function calls: the synthetic answers are
-/// text, so these are timed by `evalpage-toolcall-bench` over the BFCL
-/// parity fixture instead (bench/toolcall_throughput.sh).
-pub const CALL_TYPES: [&str; 2] = ["tool_call", "tool_call_f1"];
+/// text, so these are timed by `evalpage-toolcall-bench` over the BFCL and
+/// trajectory parity fixtures instead (bench/toolcall_throughput.sh).
+pub const CALL_TYPES: [&str; 3] = ["tool_call", "tool_call_f1", "trajectory_match"];
 
 /// Every computed task metric type's name (the per-type rounds).
 pub fn metric_types() -> Vec<&'static str> {

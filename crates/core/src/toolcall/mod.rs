@@ -7,6 +7,7 @@ pub mod bfcl;
 pub mod data;
 pub mod decl;
 pub mod f1;
+pub mod message;
 pub mod py;
 pub mod trajectory;
 
@@ -62,6 +63,9 @@ pub struct AnswerParts {
     pub text: String,
     /// The calls; `None` when the answer holds no call list.
     pub calls: Option<Vec<Call>>,
+    /// The whole conversation, when the answer is one (an agent's messages:
+    /// assistant messages with their calls, tool results, the final answer).
+    pub trajectory: Option<Vec<message::ChatMessage>>,
 }
 
 /// Reads a saved answer: a string; an OpenAI assistant message (`content`,
@@ -74,7 +78,7 @@ pub fn read_answer(v: &Value, field: &str) -> Result<AnswerParts, String> {
     match v {
         Value::String(s) => Ok(AnswerParts {
             text: s.clone(),
-            calls: None,
+            ..AnswerParts::default()
         }),
         Value::Object(o) => {
             if let Some(choices) = o.get("choices") {
@@ -86,6 +90,9 @@ pub fn read_answer(v: &Value, field: &str) -> Result<AnswerParts, String> {
             }
             if let Some(output) = o.get("output") {
                 return read_responses_output(output, &format!("{field}.output"));
+            }
+            if let Some(Value::Array(messages)) = o.get("messages") {
+                return read_conversation(messages, &format!("{field}.messages"));
             }
             match o.get("content") {
                 Some(Value::Array(blocks)) if o.get("tool_calls").is_none() => {
@@ -115,11 +122,18 @@ pub fn read_answer(v: &Value, field: &str) -> Result<AnswerParts, String> {
                             ))
                         }
                     };
-                    Ok(AnswerParts { text, calls })
+                    Ok(AnswerParts {
+                        text,
+                        calls,
+                        trajectory: None,
+                    })
                 }
             }
         }
         Value::Array(items) => {
+            if !items.is_empty() && items.iter().all(|i| i.get("role").is_some()) {
+                return read_conversation(items, field);
+            }
             if items.iter().all(|i| i.get("type").is_some()) && !items.is_empty() {
                 return read_responses_output(v, field);
             }
@@ -145,6 +159,7 @@ pub fn read_answer(v: &Value, field: &str) -> Result<AnswerParts, String> {
             Ok(AnswerParts {
                 text: String::new(),
                 calls: Some(calls),
+                trajectory: None,
             })
         }
         other => Err(format!(
@@ -152,6 +167,50 @@ pub fn read_answer(v: &Value, field: &str) -> Result<AnswerParts, String> {
             kind(other)
         )),
     }
+}
+
+/// A whole conversation (OpenAI chat messages, `{"messages": [...]}` too):
+/// its text is the last assistant message's, its calls every assistant
+/// message's in order (`None` when no assistant message holds a call list),
+/// and the messages are kept as the trajectory. Each message is read as an
+/// assistant message is, so an error names it (`response[3].tool_calls`).
+fn read_conversation(items: &[Value], field: &str) -> Result<AnswerParts, String> {
+    let mut messages = Vec::with_capacity(items.len());
+    let mut calls: Option<Vec<Call>> = None;
+    let mut text = String::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("{field}[{i}]");
+        let role = match item.get("role") {
+            Some(Value::String(r)) => r.clone(),
+            other => {
+                return Err(format!(
+                    "{at}.role: expected a role (user, assistant, tool, system), found {}",
+                    other.map_or("nothing", kind)
+                ))
+            }
+        };
+        let parts = read_answer(item, &at)?;
+        if role == "assistant" || role == "ai" {
+            text = parts.text.clone();
+            if let Some(c) = &parts.calls {
+                calls.get_or_insert_with(Vec::new).extend(c.iter().cloned());
+            }
+        }
+        messages.push(message::ChatMessage {
+            role,
+            content: parts.text,
+            tool_calls: parts.calls,
+            tool_call_id: item
+                .get("tool_call_id")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        });
+    }
+    Ok(AnswerParts {
+        text,
+        calls,
+        trajectory: Some(messages),
+    })
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -239,6 +298,7 @@ fn read_anthropic(blocks: &[Value], field: &str) -> Result<AnswerParts, String> 
     Ok(AnswerParts {
         text,
         calls: (!calls.is_empty()).then_some(calls),
+        trajectory: None,
     })
 }
 
@@ -287,6 +347,7 @@ fn read_responses_output(output: &Value, field: &str) -> Result<AnswerParts, Str
     Ok(AnswerParts {
         text,
         calls: (!calls.is_empty()).then_some(calls),
+        trajectory: None,
     })
 }
 

@@ -201,6 +201,9 @@ fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyE
                 calls: obj
                     .get("tool_calls")
                     .and_then(|v| serde_json::from_value(v.clone()).ok()),
+                trajectory: obj
+                    .get("trajectory")
+                    .and_then(|v| serde_json::from_value(v.clone()).ok()),
             },
             raw_answer,
             scores,
