@@ -10,7 +10,7 @@
 //! by the run code, itself behind the point `run`.
 
 use crate::state::local::{LocalModel, LocalModelInfo};
-use evalpage_core::{build_request, parse_response, OpenAiConfig};
+use evalpage_core::{build_chat_request, parse_response, OpenAiConfig};
 use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use js_sys::{Function, Promise, Reflect, Uint8Array};
 use sha2::{Digest, Sha256};
@@ -169,9 +169,11 @@ pub async fn load(source: Source) -> Result<LocalModelInfo, String> {
 pub async fn chat(
     cfg: &OpenAiConfig,
     messages: &[ChatMessage],
+    tools: Option<&serde_json::Value>,
     signal: &AbortSignal,
 ) -> CallOutcome {
-    let req = build_request(cfg, messages);
+    // the request an endpoint would get, the task's tools included
+    let req = build_chat_request(cfg, messages, tools);
     let answered = call("chat", &[&JsValue::from_str(&req.body), signal.as_ref()]).await;
     match answered.map(|v| v.as_string()) {
         Ok(Some(text)) => parse_response(&req.url, 200, None, &text),

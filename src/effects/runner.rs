@@ -430,6 +430,9 @@ fn after_drain<V: RunView>(rc: &Shared<V>) {
     }
 }
 
+/// How long a call of the model file may run before it is given up.
+const IN_PAGE_TIMEOUT_MS: u64 = 600_000;
+
 fn send<V: RunView>(
     rc: &Shared<V>,
     job: usize,
@@ -460,8 +463,14 @@ fn send<V: RunView>(
             super::spawn(async move { feed(&weak, job, outcome) });
         }
         Transport::InPage(cfg) => {
+            // The model file's generation is bounded by its max_tokens, not by
+            // a network: its calls get the longest timeout the settings allow
+            // (the timeout field is hidden with the endpoint's, and a CPU
+            // answering 512 tokens can take minutes).
+            let timeout_ms = timeout_ms.max(IN_PAGE_TIMEOUT_MS);
             start_call(rc, job, timeout_ms, move |signal, timed_out| async move {
-                let outcome = super::local_model::chat(&cfg, &messages, &signal).await;
+                let outcome =
+                    super::local_model::chat(&cfg, &messages, tools.as_deref(), &signal).await;
                 if timed_out.get() {
                     let why = format!("no answer within {} s", timeout_ms / 1000);
                     return CallOutcome::Failed(CallError::new(ErrorKind::Timeout, why));

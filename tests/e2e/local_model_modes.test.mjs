@@ -140,7 +140,8 @@ test('dialog mode: the model file answers every turn and judges M3-M5; nothing l
     const trace = files.get('dialog_trace.jsonl');
     const line = JSON.parse(trace.trim().split('\n')[0]);
     assert.equal(line.turns.length, 2, 'both user turns were answered');
-    assert.ok(line.turns.every((t) => t.pred_assistant_text.trim().length > 0), trace.slice(0, 400));
+    assert.ok(line.turns.every((t) => (t.pred_assistant_text ?? '').trim().length > 0),
+      JSON.stringify(line.turns.map((t) => [t.turn_status, t.error, (t.pred_assistant_text ?? '').slice(0, 80)])));
     const manifest = JSON.parse(files.get('run_manifest.json'));
     assert.ok(JSON.stringify(manifest).includes(FILE), 'the manifest names the file');
     assert.ok(String(manifest.notes).includes(sha256(MODEL)), 'and its SHA-256');

@@ -15,13 +15,6 @@ fn dataset() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/demo/demo_dialogs.jsonl")
 }
 
-fn jsonl(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", path.display())))
-        .collect()
-}
-
 const JUDGED: [&str; 3] = [
     "m3_risk_disclosure_judge",
     "m4_compliance_judge",
@@ -85,7 +78,7 @@ fn a_dialog_run_with_a_registry_judge_on_the_mock_server_has_judged_metrics() {
         ),
         (Some(3), Some(2))
     );
-    let rows = jsonl(&out.join("turn_eval.jsonl"));
+    let rows = read_jsonl(&out.join("turn_eval.jsonl"));
     let summary = read_json(&out.join("metrics_summary.json"));
     judged_ok(&summary, rows.len());
     let judge = &summary["judge"];
@@ -210,7 +203,7 @@ fn a_dialog_run_with_a_registry_judge_on_the_mock_server_has_judged_metrics() {
         .arg(&out2);
     let o = finish(cmd);
     assert_ok(&o);
-    let rows2 = jsonl(&out2.join("turn_eval.jsonl"));
+    let rows2 = read_jsonl(&out2.join("turn_eval.jsonl"));
     let summary2 = read_json(&out2.join("metrics_summary.json"));
     judged_ok(&summary2, rows2.len());
     assert_eq!(summary2["judge"]["model"], "mock");

@@ -15,13 +15,6 @@ fn dataset() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/demo/demo_dialogs.jsonl")
 }
 
-fn jsonl(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", path.display())))
-        .collect()
-}
-
 fn has(v: &Value, keys: &[&str], what: &str) {
     for k in keys {
         assert!(v.get(*k).is_some(), "{what} lacks required `{k}`: {v}");
@@ -87,7 +80,7 @@ fn check_artifacts(out: &Path) -> (Value, Value, Vec<Value>, Vec<Value>) {
     );
     let run_id = manifest["run_id"].as_str().unwrap_or_default().to_string();
 
-    let traces = jsonl(&out.join("dialog_trace.jsonl"));
+    let traces = read_jsonl(&out.join("dialog_trace.jsonl"));
     for t in &traces {
         has(t, &DIALOG, "dialog_trace line");
         let status = t["dialog_status"].as_str().unwrap_or_default();
@@ -116,7 +109,7 @@ fn check_artifacts(out: &Path) -> (Value, Value, Vec<Value>, Vec<Value>) {
             );
         }
     }
-    let rows = jsonl(&out.join("turn_eval.jsonl"));
+    let rows = read_jsonl(&out.join("turn_eval.jsonl"));
     let valid: usize = traces
         .iter()
         .filter(|t| t["valid_dialog"] == true)
@@ -209,7 +202,7 @@ fn check_artifacts(out: &Path) -> (Value, Value, Vec<Value>, Vec<Value>) {
             .sum();
         assert_eq!(sum as usize, rows.len(), "{name}: every row counted once");
     }
-    let progress = jsonl(&out.join(format!("progress_{run_id}.jsonl")));
+    let progress = read_jsonl(&out.join(format!("progress_{run_id}.jsonl")));
     assert_eq!(
         progress.first().and_then(|p| p["event"].as_str()),
         Some("run_started")
@@ -501,7 +494,7 @@ fn the_demo_provider_plays_dialogs_offline_and_bad_dataset_lines_are_located() {
 fn score_reads_a_v1_x_trace_reports_its_problems_and_scores_the_rest() {
     let dir = Scratch::new("dialog-score");
     let data = dataset();
-    let set: Vec<Value> = jsonl(&data);
+    let set: Vec<Value> = read_jsonl(&data);
     let d = &set[0];
     let turns = d["turns"].as_array().cloned().unwrap_or_default();
     let user = turns[0]["content"].as_str().unwrap_or_default();

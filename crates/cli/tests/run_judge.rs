@@ -18,14 +18,6 @@ fn example(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
-        .collect()
-}
-
 #[test]
 fn a_judged_task_against_the_mock_server_reports_every_judgement() {
     let task = example("judged_qa.yaml");
@@ -139,7 +131,7 @@ fn a_judged_task_against_the_mock_server_reports_every_judgement() {
     );
 
     // the event log keeps each judge call's raw answer and how it was read
-    let events = lines(&out_dir.join("report.events.jsonl"));
+    let events = read_jsonl(&out_dir.join("report.events.jsonl"));
     let cases: Vec<&Value> = events
         .iter()
         .filter(|e| e["record_type"] == "case")
@@ -325,7 +317,7 @@ fn a_judged_run_resumed_from_a_cut_log_takes_over_its_judgements_and_reports_the
     );
     assert_eq!(full["cases"], resumed["cases"]);
     let scores = |d: &str| {
-        let mut v: Vec<Value> = lines(&s.join(d).join("scores.jsonl"));
+        let mut v: Vec<Value> = read_jsonl(&s.join(d).join("scores.jsonl"));
         v.sort_by_key(|x| x.to_string());
         v
     };

@@ -30,14 +30,6 @@ fn task_run(args: &[&str], out: &Path, env: &[(&str, &str)]) -> Output {
     finish(cmd)
 }
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
-        .collect()
-}
-
 fn reconcile(dir: &Path) -> Output {
     let mut cmd = evalpage();
     cmd.args(["reconcile", "--report"])
@@ -97,7 +89,7 @@ fn mock_with_max_samples_writes_every_artifact_with_schema_valid_answers() {
         read_json(&s.join("summary.json")),
         read_json(&s.join("report.json"))["report"]
     );
-    let results = lines(&s.join("results.jsonl"));
+    let results = read_jsonl(&s.join("results.jsonl"));
     assert_eq!(results.len(), 6, "3 samples x 2 models");
     for r in &results {
         assert_eq!(r["status"], "ok");
@@ -186,7 +178,7 @@ fn registry_models_over_http_score_like_the_in_process_mock_and_keys_stay_out() 
     assert_ok(&out);
     let summaries = |dir: &Path| read_json(&dir.join("report.json"))["report"]["summaries"].clone();
     assert_eq!(summaries(&http_out), summaries(&mock_out));
-    let retried = lines(&http_out.join("results.jsonl"))
+    let retried = read_jsonl(&http_out.join("results.jsonl"))
         .iter()
         .filter(|r| r["attempts"].as_u64() > Some(1))
         .count();
@@ -244,7 +236,7 @@ fn failed_calls_and_unrenderable_prompts_are_recorded_cases() {
     assert_ok(&out);
     let (_, stderr) = texts(&out);
     assert!(stderr.contains("d.jsonl:2"), "{stderr}");
-    let results = lines(&s.join("out/results.jsonl"));
+    let results = read_jsonl(&s.join("out/results.jsonl"));
     assert_eq!(results.len(), 2);
     // Spec 003's status, evalpage's kind in error_detail.
     assert_eq!(results[0]["status"], "error");
@@ -520,14 +512,14 @@ fn a_task_whose_prompt_renders_for_no_sample_stops_before_any_request_and_exits_
     for f in FILES {
         assert!(out_dir.join(f).is_file(), "{f} missing");
     }
-    let results = lines(&out_dir.join("results.jsonl"));
+    let results = read_jsonl(&out_dir.join("results.jsonl"));
     assert_eq!(results.len(), 2, "every case is recorded");
     for r in &results {
         assert_eq!(r["status"], "error", "{r}");
         assert_eq!(r["error_detail"]["kind"], "prompt", "{r}");
         assert_eq!(r["attempts"], 0, "{r}");
     }
-    let log = lines(&out_dir.join("report.events.jsonl"));
+    let log = read_jsonl(&out_dir.join("report.events.jsonl"));
     let error = log
         .iter()
         .find(|r| r["record_type"] == "error")
@@ -564,7 +556,7 @@ fn a_task_whose_prompt_renders_for_no_sample_stops_before_any_request_and_exits_
         &[],
     );
     assert_ok(&out);
-    assert_eq!(lines(&s.join("some/results.jsonl")).len(), 3);
+    assert_eq!(read_jsonl(&s.join("some/results.jsonl")).len(), 3);
 }
 
 #[test]

@@ -20,14 +20,6 @@ fn example(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
-        .collect()
-}
-
 fn score(args: &[&str]) -> Output {
     let mut cmd = evalpage();
     cmd.arg("score").args(args);
@@ -40,7 +32,7 @@ const JUDGED: [&str; 3] = ["correct", "vs_baseline", "concise"];
 /// the whole metric (judgements, raw answers, usage).
 fn judged_metrics(out: &Path) -> Vec<(String, String, String, Value)> {
     let mut v = Vec::new();
-    for r in lines(&out.join("results.jsonl")) {
+    for r in read_jsonl(&out.join("results.jsonl")) {
         for name in JUDGED {
             v.push((
                 r["model"].as_str().unwrap_or("").to_string(),
@@ -155,7 +147,7 @@ fn score_with_a_registry_judge_equals_the_judged_run_against_the_mock_server() {
     assert!(judge_row(&scored)["cost"].is_number());
     // the rest is a scoring's: answers from the file, no attempts, no run id
     assert_eq!(sc["report"]["experiment"]["run_config"]["mode"], "score");
-    let rows = lines(&scored.join("results.jsonl"));
+    let rows = read_jsonl(&scored.join("results.jsonl"));
     assert!(rows
         .iter()
         .all(|r| r["status"] == "ok" && r["response_line"].is_u64()));
@@ -234,7 +226,7 @@ fn score_with_the_mock_judge_equals_the_mock_run_and_fails_an_unanswered_sample(
         &gap.display().to_string(),
     ]);
     assert_ok(&out);
-    let rows = lines(&gap.join("results.jsonl"));
+    let rows = read_jsonl(&gap.join("results.jsonl"));
     let q3 = rows
         .iter()
         .find(|r| r["model"] == "mock-b" && r["sample_id"] == "q3")
@@ -272,7 +264,7 @@ fn score_with_the_mock_judge_equals_the_mock_run_and_fails_an_unanswered_sample(
         &plain.display().to_string(),
     ]);
     assert_ok(&out);
-    let plain_q3 = lines(&plain.join("results.jsonl"))
+    let plain_q3 = read_jsonl(&plain.join("results.jsonl"))
         .into_iter()
         .find(|r| r["model"] == "mock-b" && r["sample_id"] == "q3")
         .expect("q3");

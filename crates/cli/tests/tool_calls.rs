@@ -17,15 +17,6 @@ fn bfcl() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/data/bfcl")
 }
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
-        .collect()
-}
-
 /// The categories of the fixture, by file.
 fn categories() -> Vec<String> {
     let mut out: Vec<String> = std::fs::read_dir(bfcl())
@@ -66,15 +57,15 @@ fn all_answered_with_calls(results: &[Value], n: usize) {
 
 /// (id, variant) -> (answer, BFCL's verdict).
 fn fixture() -> Vec<(Value, Value)> {
-    let answers = lines(&bfcl().join("answers.jsonl"));
-    let verdicts = lines(&bfcl().join("verdicts.jsonl"));
+    let answers = read_jsonl(&bfcl().join("answers.jsonl"));
+    let verdicts = read_jsonl(&bfcl().join("verdicts.jsonl"));
     assert_eq!(answers.len(), verdicts.len());
     answers.into_iter().zip(verdicts).collect()
 }
 
 /// scores.jsonl's `tool_call` rows as (sample, model) -> (value, error type).
 fn scores(out: &Path) -> HashMap<(String, String), (Option<f64>, Option<String>)> {
-    lines(&out.join("scores.jsonl"))
+    read_jsonl(&out.join("scores.jsonl"))
         .into_iter()
         .filter(|r| r["metric"] == "tool_call")
         .map(|r| {
@@ -99,7 +90,7 @@ fn score_gives_bfcls_verdict_on_every_answer_of_every_category() {
     let mut checked = 0;
     for file in categories() {
         // each entry's answers as models v0, v1, ... (one answer per sample and model)
-        let ids: HashSet<String> = lines(&bfcl().join(&file))
+        let ids: HashSet<String> = read_jsonl(&bfcl().join(&file))
             .iter()
             .filter_map(|e| e["id"].as_str().map(str::to_string))
             .collect();
@@ -176,7 +167,7 @@ fn run_against_the_mock_server_gives_the_same_verdicts() {
     let mut questions: HashMap<String, usize> = HashMap::new();
     let mut picked: HashMap<String, (String, &Value)> = HashMap::new();
     for file in categories() {
-        for (i, e) in lines(&bfcl().join(&file)).iter().enumerate() {
+        for (i, e) in read_jsonl(&bfcl().join(&file)).iter().enumerate() {
             let id = e["id"].as_str().unwrap_or("").to_string();
             let last_user = e["question"][0]
                 .as_array()
@@ -235,7 +226,7 @@ fn run_against_the_mock_server_gives_the_same_verdicts() {
         let out = finish(cmd);
         assert_ok(&out);
         let got = scores(&out_dir);
-        let results = lines(&out_dir.join("results.jsonl"));
+        let results = read_jsonl(&out_dir.join("results.jsonl"));
         for r in &results {
             let id = r["sample_id"].as_str().unwrap_or("");
             let Some(((valid, error_type), variant)) = want.get(id) else {
@@ -303,7 +294,7 @@ fn the_requests_carry_the_entry_s_functions_as_tools() {
     .arg(s.join("out"));
     assert_ok(&finish(cmd));
     let log = mock.stop_and_read_log();
-    let entries = lines(&data);
+    let entries = read_jsonl(&data);
     for e in entries.iter().take(3) {
         let names: Vec<String> = e["function"]
             .as_array()
@@ -316,7 +307,7 @@ fn the_requests_carry_the_entry_s_functions_as_tools() {
             "{names:?} not offered:\n{log}"
         );
     }
-    all_answered_with_calls(&lines(&s.join("out/results.jsonl")), 3);
+    all_answered_with_calls(&read_jsonl(&s.join("out/results.jsonl")), 3);
 }
 
 #[test]
@@ -348,7 +339,7 @@ fn bad_input_is_located_and_the_rest_is_scored() {
     );
     // --possible-answers names it; bad responses are located and skipped
     let first = |n: usize| -> Vec<Value> {
-        lines(&bfcl().join("answers.jsonl"))
+        read_jsonl(&bfcl().join("answers.jsonl"))
             .into_iter()
             .filter(|a| {
                 a["variant"] == "right"
@@ -443,7 +434,7 @@ fn batch_files_carry_the_tools_and_import_reads_the_calls_back() {
     let requests: Vec<Value> = std::fs::read_dir(dir.join("round-1"))
         .expect("round")
         .flatten()
-        .flat_map(|e| lines(&e.path()))
+        .flat_map(|e| read_jsonl(&e.path()))
         .collect();
     assert_eq!(requests.len(), 4);
     assert!(
@@ -477,7 +468,7 @@ fn batch_files_carry_the_tools_and_import_reads_the_calls_back() {
             && err.contains("an answer beats a failure"),
         "{err}"
     );
-    all_answered_with_calls(&lines(&dir.join("results.jsonl")), 4);
+    all_answered_with_calls(&read_jsonl(&dir.join("results.jsonl")), 4);
 }
 
 #[test]
@@ -536,7 +527,7 @@ fn a_task_s_tools_file_is_read_beside_it_and_a_bad_one_is_located() {
         .arg("--out")
         .arg(s.join("out"));
     assert_ok(&finish(cmd));
-    let r = &lines(&s.join("out/results.jsonl"))[0];
+    let r = &read_jsonl(&s.join("out/results.jsonl"))[0];
     assert_eq!(r["tool_calls"][0]["name"], "get_weather", "{r}");
     s.write("tools.json", r#"[{"name": "g", "parameters": "x"}]"#);
     let mut cmd = evalpage();

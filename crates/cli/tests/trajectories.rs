@@ -17,22 +17,13 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/data/trajectory")
 }
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
-        .collect()
-}
-
 const MODES: [&str; 4] = ["strict", "unordered", "subset", "superset"];
 
 #[test]
 fn score_gives_agentevals_verdict_on_every_saved_trajectory() {
     let s = Scratch::new("trajectories");
-    let cases = lines(&fixture().join("cases.jsonl"));
-    let verdicts = lines(&fixture().join("verdicts.jsonl"));
+    let cases = read_jsonl(&fixture().join("cases.jsonl"));
+    let verdicts = read_jsonl(&fixture().join("verdicts.jsonl"));
     let dataset: Vec<String> = cases
         .iter()
         .map(|c| {
@@ -85,7 +76,7 @@ fn score_gives_agentevals_verdict_on_every_saved_trajectory() {
         "{err}"
     );
     let mut ours: HashMap<(String, String), (Option<f64>, Value)> = HashMap::new();
-    for r in lines(&s.join("out/scores.jsonl")) {
+    for r in read_jsonl(&s.join("out/scores.jsonl")) {
         ours.insert(
             (
                 r["sample_id"].as_str().unwrap_or("").to_string(),
@@ -120,7 +111,7 @@ fn score_gives_agentevals_verdict_on_every_saved_trajectory() {
     }
     assert_eq!(checked, cases.len() * 4);
     // results.jsonl keeps each conversation as the trajectory
-    let results = lines(&s.join("out/results.jsonl"));
+    let results = read_jsonl(&s.join("out/results.jsonl"));
     assert_eq!(results.len(), cases.len());
     for (r, c) in results.iter().zip(&cases) {
         assert_eq!(r["sample_id"], c["id"]);

@@ -100,7 +100,7 @@ pub use toolcall::data::{
 pub use toolcall::f1::{score as tool_call_f1, ArgsMode, F1 as ToolCallF1};
 pub use toolcall::py::Py;
 pub use toolcall::trajectory::{
-    match_trajectory, ArgsRule, ArgsRules, Step as TrajectoryStep, TrajectoryMode,
-    TrajectoryVerdict,
+    match_trajectory, steps as trajectory_steps, ArgsRule, ArgsRules, Step as TrajectoryStep,
+    TrajectoryMode, TrajectoryVerdict,
 };
 pub use toolcall::{read_answer as read_tool_answer, AnswerParts, Call};

@@ -6,7 +6,7 @@
 //! the one deliberate difference.
 
 use evalpage_core::{
-    match_trajectory, ArgsMode, ArgsRules, ChatMessage, TrajectoryMode, TrajectoryStep,
+    match_trajectory, trajectory_steps, ArgsMode, ArgsRules, ChatMessage, TrajectoryMode,
 };
 use serde_json::Value;
 use std::path::PathBuf;
@@ -29,15 +29,6 @@ fn messages(v: &Value) -> Vec<ChatMessage> {
     serde_json::from_value(v.clone()).expect("OpenAI chat messages")
 }
 
-fn steps(m: &[ChatMessage]) -> Vec<TrajectoryStep<'_>> {
-    m.iter()
-        .map(|m| TrajectoryStep {
-            role: &m.role,
-            calls: m.tool_calls.as_deref(),
-        })
-        .collect()
-}
-
 #[test]
 fn every_verdict_equals_agentevals() {
     let cases = lines("cases.jsonl");
@@ -50,7 +41,7 @@ fn every_verdict_equals_agentevals() {
         assert_eq!(c["id"], v["id"]);
         let outputs = messages(&c["outputs"]);
         let reference = messages(&c["reference"]);
-        let (o, r) = (steps(&outputs), steps(&reference));
+        let (o, r) = (trajectory_steps(&outputs), trajectory_steps(&reference));
         for (setting, theirs) in v["scores"].as_object().expect("scores") {
             let mut parts = setting.split(' ');
             let (Some(mode), Some(args), Some(n)) = (parts.next(), parts.next(), parts.next())

@@ -15,8 +15,8 @@
 
 use evalpage_core::BfclCategory;
 use evalpage_core::{
-    bfcl_decode, match_trajectory, read_bfcl, read_tool_answer, tool_call_f1, ArgsMode, ArgsRules,
-    BfclChecker, Call, ChatMessage, Py, TrajectoryMode, TrajectoryStep,
+    bfcl_decode, match_trajectory, read_bfcl, read_tool_answer, tool_call_f1, trajectory_steps,
+    ArgsMode, ArgsRules, BfclChecker, Call, ChatMessage, Py, TrajectoryMode,
 };
 use serde_json::Value;
 use std::collections::HashMap;
@@ -114,15 +114,6 @@ fn main() -> Result<(), String> {
     trajectories(&dir.join("../trajectory"), rounds)
 }
 
-fn steps(m: &[ChatMessage]) -> Vec<TrajectoryStep<'_>> {
-    m.iter()
-        .map(|m| TrajectoryStep {
-            role: &m.role,
-            calls: m.tool_calls.as_deref(),
-        })
-        .collect()
-}
-
 /// `trajectory_match` over the 240 pairs of the trajectory parity fixture
 /// (`tests/data/trajectory`), in the four modes, exact arguments.
 fn trajectories(dir: &std::path::Path, rounds: usize) -> Result<(), String> {
@@ -146,7 +137,7 @@ fn trajectories(dir: &std::path::Path, rounds: usize) -> Result<(), String> {
     let mut matched = 0usize;
     let r = rounds_timed(rounds, pairs.len() * modes.len(), || {
         for (o, reference) in &pairs {
-            let (o, reference) = (steps(o), steps(reference));
+            let (o, reference) = (trajectory_steps(o), trajectory_steps(reference));
             for mode in modes {
                 matched +=
                     usize::from(match_trajectory(black_box(&o), &reference, mode, &rules).matched);

@@ -16,7 +16,7 @@ use crate::schema::Schema;
 use crate::toolcall::f1::ArgsMode;
 use crate::toolcall::message::ChatMessage;
 use crate::toolcall::read_answer;
-use crate::toolcall::trajectory::{match_trajectory, ArgsRules, Step, TrajectoryMode};
+use crate::toolcall::trajectory::{match_trajectory, steps, ArgsRules, TrajectoryMode};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -88,16 +88,6 @@ pub(super) fn build(raw: &RawMetric, _schema: &Schema) -> Result<Arc<dyn Metric>
             .unwrap_or("expected_trajectory")
             .to_string(),
     }))
-}
-
-fn steps(messages: &[ChatMessage]) -> Vec<Step<'_>> {
-    messages
-        .iter()
-        .map(|m| Step {
-            role: &m.role,
-            calls: m.tool_calls.as_deref(),
-        })
-        .collect()
 }
 
 impl Metric for TrajectoryMatch {

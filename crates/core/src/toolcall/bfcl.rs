@@ -28,7 +28,7 @@
 //! (gorilla issue #1362).
 
 use super::py::{Py, PyType, ShownList};
-use super::Call;
+use super::{call_names as names, Call};
 use serde::Serialize;
 
 /// BFCL's test categories, as the checker tells them apart.
@@ -554,14 +554,6 @@ fn json_kind(v: &Py) -> &'static str {
         PyType::None => "null",
         PyType::Dict => "object",
     }
-}
-
-fn names(calls: &[Call]) -> String {
-    calls
-        .iter()
-        .map(|c| c.name.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn wrong_count(error_type: &'static str) -> Verdict {

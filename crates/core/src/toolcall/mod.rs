@@ -56,6 +56,15 @@ impl Call {
     }
 }
 
+/// The calls' names, `a, b` (for messages).
+pub(crate) fn call_names(calls: &[Call]) -> String {
+    calls
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// What an answer holds: its text and, when it made any, its calls.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AnswerParts {

@@ -31,8 +31,9 @@
 //! said.
 
 use super::f1::ArgsMode;
+use super::message::ChatMessage;
 use super::py::Py;
-use super::Call;
+use super::{call_names as names, Call};
 use serde::{Deserialize, Serialize};
 
 /// How two trajectories must agree (agentevals' `trajectory_match_mode`).
@@ -158,6 +159,17 @@ impl<'a> Step<'a> {
             &[]
         }
     }
+}
+
+/// The steps of chat messages: each one's role and calls.
+pub fn steps(messages: &[ChatMessage]) -> Vec<Step<'_>> {
+    messages
+        .iter()
+        .map(|m| Step {
+            role: &m.role,
+            calls: m.tool_calls.as_deref(),
+        })
+        .collect()
 }
 
 /// The verdict, with what did not match.
@@ -402,12 +414,4 @@ fn strict(outputs: &[Step], reference: &[Step], rules: &ArgsRules) -> Trajectory
         matched: true,
         problems: Vec::new(),
     }
-}
-
-fn names(calls: &[Call]) -> String {
-    calls
-        .iter()
-        .map(|c| c.name.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
