@@ -256,6 +256,33 @@ fn load_other(state: &UseReducerHandle<ViewerState>, read: files::Read) {
     }
 }
 
+/// Opens several runs picked together to compare with the opened one, in the
+/// order they were picked (one after the other, so a small file read first
+/// does not jump the queue).
+fn load_others(
+    state: &UseReducerHandle<ViewerState>,
+    read: Result<Vec<(String, Vec<u8>)>, String>,
+) {
+    let list = match read {
+        Ok(list) => list,
+        Err(e) => return state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+    };
+    let state = state.clone();
+    crate::effects::spawn(async move {
+        for (name, bytes) in list {
+            let data = if view::is_import(&name, &bytes) {
+                crate::effects::import::open(&name, &[(name.clone(), bytes)], None).await
+            } else {
+                open(&name, bytes)
+            };
+            match data {
+                Ok(d) => state.dispatch(ViewerAction::Other(Shared::new(d))),
+                Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+            }
+        }
+    });
+}
+
 /// The value of a select of the page.
 fn select_of(testid: &str) -> Option<String> {
     web_sys::window()
@@ -460,10 +487,9 @@ pub fn ViewerApp(p: &ViewerAppProps) -> Html {
     let on_compare_file = {
         let state = p.state.clone();
         Callback::from(move |e: Event| {
-            for file in crate::components::chosen_files(&e) {
-                let state = state.clone();
-                files::read_then(file, move |read| load_other(&state, read));
-            }
+            let state = state.clone();
+            let picked = chosen_files(&e);
+            files::read_all_then(picked, move |read| load_others(&state, read));
         })
     };
     let base_name = s.data.as_ref().map_or("", |d| d.source.as_str());
