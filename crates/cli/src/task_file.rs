@@ -100,6 +100,7 @@ fn load_file(path: &Path) -> Result<LoadedTask, CliError> {
     })?;
     let task = Task::parse(&shown, &text).map_err(|e| invalid(&shown, &e))?;
     let task = read_tools_file(path, task)?;
+    let task = read_scripts_file(path, task)?;
     if builtin_template(&task.prompt_template).is_some() {
         let judges = read_judges(path, &task, &shown, &text)?;
         let mut loaded = with_builtin(task, shown.clone(), &shown)?;
@@ -140,6 +141,26 @@ fn read_tools_file(path: &Path, task: Task) -> Result<Task, CliError> {
         message: format!("the task's tools file: {e}"),
     })?;
     task.with_tools_file(&shown, &text)
+        .map_err(|message| CliError::Input {
+            path: shown,
+            message,
+        })
+}
+
+/// An agent task's `scripted: FILE`, read relative to the task file.
+fn read_scripts_file(path: &Path, task: Task) -> Result<Task, CliError> {
+    let Some(evalpage_core::ToolEnvironment::Scripted(evalpage_core::Scripts::File(name))) =
+        task.agent.as_ref().map(|a| &a.env)
+    else {
+        return Ok(task);
+    };
+    let file = path.parent().unwrap_or(Path::new("")).join(name);
+    let shown = file.display().to_string();
+    let text = std::fs::read_to_string(&file).map_err(|e| CliError::Input {
+        path: shown.clone(),
+        message: format!("the task's scripted tool results: {e}"),
+    })?;
+    task.with_scripts_file(&shown, &text)
         .map_err(|message| CliError::Input {
             path: shown,
             message,

@@ -6,6 +6,7 @@
 //! model answers are passed in by the caller (the Yew page or the CLI), so both
 //! shells produce the same report from the same answers.
 
+mod agent;
 mod compare;
 
 mod dataset;
@@ -37,6 +38,10 @@ mod timefmt;
 mod toolcall;
 pub mod view;
 
+pub use agent::{
+    AgentEnd, AgentRecord, AgentSpec, AgentStep, Environment as ToolEnvironment, FaultKind, Faults,
+    ScriptedResult, Scripts, ToolStep,
+};
 pub use lang::Lang;
 pub use run_kind::RunKind;
 

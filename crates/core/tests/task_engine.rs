@@ -495,5 +495,6 @@ fn kind_of(r: &TaskRecord) -> &'static str {
         TaskRecord::Error(_) => "error",
         TaskRecord::Summary(_) => "summary",
         TaskRecord::Turn(_) => "turn",
+        TaskRecord::Step(_) => "step",
     }
 }

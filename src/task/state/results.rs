@@ -4,7 +4,7 @@
 //! status, the parse problems and the metric values. Aggregates come from the
 //! task's own metrics, so the page shows what `report.json` will say.
 
-use evalpage_core::task::{aggregate, parse_problems, AnswerStatus, SampleResult, Task};
+use evalpage_core::task::{aggregate, parse_problems, SampleResult, Task};
 use evalpage_core::truncate_chars;
 use evalpage_core::Aggregate;
 use evalpage_core::ParseStatus;
@@ -45,14 +45,8 @@ pub fn summarize(task: &Task, models: &[String], grid: &ResultGrid) -> Vec<Model
             ModelColumn {
                 model: model.clone(),
                 settled: settled.len(),
-                answered: settled
-                    .iter()
-                    .filter(|r| r.status == AnswerStatus::Ok)
-                    .count(),
-                failed: settled
-                    .iter()
-                    .filter(|r| r.status != AnswerStatus::Ok)
-                    .count(),
+                answered: settled.iter().filter(|r| r.status.answered()).count(),
+                failed: settled.iter().filter(|r| !r.status.answered()).count(),
                 parse_problems: settled.iter().filter(|r| r.has_parse_problem()).count(),
                 metrics,
             }
@@ -115,11 +109,7 @@ pub struct CellView {
 
 /// The cell of one settled result.
 pub fn cell(r: &SampleResult) -> CellView {
-    let status = match r.status {
-        AnswerStatus::Ok => "ok",
-        AnswerStatus::Failed => "failed",
-        AnswerStatus::NoResponse => "no_response",
-    };
+    let status = r.status.code();
     let fields = r
         .parsed
         .fields
@@ -131,7 +121,7 @@ pub fn cell(r: &SampleResult) -> CellView {
             reason: f.reason.clone(),
         })
         .collect();
-    let ok = r.status == AnswerStatus::Ok;
+    let ok = r.status.answered();
     let error = r.error.as_ref().map(|e| {
         let attempts = r.attempts.unwrap_or(0);
         format!("{} ({attempts} attempt(s))", e.cause)
@@ -223,7 +213,7 @@ pub fn labels(task: &Task, sample: &Sample) -> Vec<(String, String)> {
 /// metric below 1 for any model.
 pub fn row_has_problem(cells: &[Option<Rc<SampleResult>>]) -> bool {
     cells.iter().flatten().any(|r| {
-        r.status != AnswerStatus::Ok
+        !r.status.answered()
             || r.has_parse_problem()
             || r.scores
                 .iter()

@@ -237,9 +237,14 @@ impl Answers {
                     .unwrap_or_default()
             }
             None => match self.task_calls(model, messages, question) {
-                Some(calls) => Scripted {
+                Some(Ok(calls)) => Scripted {
                     tool_calls: Some(calls),
                     finish_reason: Some("tool_calls".into()),
+                    ..Scripted::default()
+                },
+                // an agent's final answer, after its tools answered
+                Some(Err(text)) => Scripted {
+                    answer: text,
                     ..Scripted::default()
                 },
                 None => Scripted {
@@ -281,22 +286,26 @@ impl Answers {
         demo::answer(messages)
     }
 
-    /// The task mock's calls for a known task prompt of a task with tools.
+    /// The task mock's calls for a known task prompt of a task with tools
+    /// (`Err`: an agent task's text answer, once it calls no more).
     fn task_calls(
         &self,
         model: &str,
         messages: &[ChatMessage],
         question: Option<&str>,
-    ) -> Option<Value> {
+    ) -> Option<Result<Value, String>> {
         let (task, samples) = self.task.as_ref()?;
         let sample = samples.get(question?)?;
-        let calls = evalpage_core::task::mock_answer(task, sample, model, messages).calls?;
-        Some(Value::Array(
+        let answer = evalpage_core::task::mock_answer(task, sample, model, messages);
+        let Some(calls) = answer.calls else {
+            return task.agent.is_some().then_some(Err(answer.text));
+        };
+        Some(Ok(Value::Array(
             calls
                 .iter()
                 .map(|c| serde_json::json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}))
                 .collect(),
-        ))
+        )))
     }
 }
 

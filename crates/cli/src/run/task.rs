@@ -27,8 +27,8 @@ use crate::store::Store;
 use crate::task_file::{self, LoadedTask};
 use evalpage_core::report::{Price, Prices};
 use evalpage_core::task::{
-    judged_metrics, merged_params, missing_judge, parse_problems, AnswerStatus, DatasetFormat, Job,
-    ModelEntry, Repeats, Task, TaskEngine, TaskFiles, TaskJudge, TaskKind, TaskRunConfig,
+    judged_metrics, merged_params, missing_judge, parse_problems, DatasetFormat, Job, ModelEntry,
+    Repeats, Task, TaskEngine, TaskFiles, TaskJudge, TaskKind, TaskRunConfig,
 };
 use evalpage_core::ModelSettings;
 use evalpage_core::OpenAiConfig;
@@ -358,10 +358,10 @@ fn case_line(engine: &TaskEngine, job: usize) -> Option<String> {
     let model = &engine.config().models.get(j.model)?.name;
     let id = &engine.samples().get(j.sample)?.sample.id;
     let what = match (&r.status, &r.error) {
-        (AnswerStatus::Ok, _) if r.has_parse_problem() => {
+        (s, _) if s.answered() && r.has_parse_problem() => {
             format!("parse problem: {}", parse_problems(r).join("; "))
         }
-        (AnswerStatus::Ok, _) => {
+        (s, _) if s.answered() => {
             let values: Vec<String> = r
                 .scores
                 .iter()
@@ -373,7 +373,7 @@ fn case_line(engine: &TaskEngine, job: usize) -> Option<String> {
                     None => format!("{n}=skipped"),
                 })
                 .collect();
-            format!("ok | {}", values.join(" "))
+            format!("{} | {}", r.status.code(), values.join(" "))
         }
         (_, Some(e)) => format!("failed: {}", e.cause),
         (_, None) => "failed".to_string(),

@@ -17,8 +17,8 @@ mod write;
 pub use read::{read, LogFormat, ReadLog, Skipped};
 pub use reconcile::{reconcile, Check, Reconciliation};
 pub use record::{
-    CaseRecord, ErrorRecord, MetaRecord, Record, SummaryMetrics, SummaryRecord, TurnCall,
-    TurnRecord, SCHEMA_VERSION,
+    CaseRecord, ErrorRecord, MetaRecord, Record, StepRecord, SummaryMetrics, SummaryRecord,
+    TurnCall, TurnRecord, SCHEMA_VERSION,
 };
 pub use resume::{PriorCall, Resumable};
 pub use write::{jsonl_to_json_seq, to_json_seq, to_jsonl, write_json_seq, write_jsonl, RS};

@@ -32,6 +32,9 @@ pub enum Record {
     /// One settled turn of a dialog (a dialog run's answer and judge calls
     /// of one turn pair), written as it settles so a run can resume mid-dialog.
     Turn(TurnRecord),
+    /// One model call of an agent's case and the tool calls it made,
+    /// written as it answers, so the log is the trajectory.
+    Step(StepRecord),
     /// End of a run.
     Summary(SummaryRecord),
 }
@@ -209,6 +212,49 @@ pub struct CaseRecord {
     /// whether a failed dialog's failure came at a turn's own call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turns_ok: Option<usize>,
+    /// An agent case's messages after its prompt (each answer with its
+    /// calls, the tools' answers, the final answer), so a resumed run scores
+    /// it again without asking.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trajectory: Option<Vec<crate::toolcall::message::ChatMessage>>,
+    /// An agent case's loop: how it ended, each step's figures, calls,
+    /// results and faults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<crate::agent::AgentRecord>,
+}
+
+/// `step`: one model call of an agent's case, as it answered, with the tool
+/// calls it made and what they answered (none at the case's last step).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// Run id.
+    pub run_id: String,
+    /// Time in ms.
+    pub ts_ms: u64,
+    /// The case's id (its `case` record's `case_id`).
+    pub case_id: String,
+    /// The case's position in the dataset.
+    pub case_index: usize,
+    /// The model asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Which asking of the case (runs that repeat each case).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
+    /// The step, from 1.
+    pub step: usize,
+    /// The model's answer: its text, its calls, its usage.
+    pub answer: Answer,
+    /// Attempts made.
+    pub attempts: u32,
+    /// From first send to answer, ms.
+    pub elapsed_ms: u64,
+    /// The calls executed and their results (faults marked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<crate::agent::ToolStep>,
+    /// How the case ended, at its last step (`answered`, `step_limit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<crate::agent::AgentEnd>,
 }
 
 /// `turn`: one settled turn pair of a dialog run (its answer, then its judge
@@ -410,6 +456,7 @@ impl Record {
             Record::Case(r) => &r.run_id,
             Record::Error(r) => &r.run_id,
             Record::Turn(r) => &r.run_id,
+            Record::Step(r) => &r.run_id,
             Record::Summary(r) => &r.run_id,
         }
     }

@@ -45,6 +45,11 @@ pub struct PriorCall {
     pub judgements: Option<BTreeMap<String, Value>>,
     /// The record's `turns_ok` (a dialog: turn pairs answered before it ended).
     pub turns_ok: Option<usize>,
+    /// The record's `trajectory` (an agent case: its messages after the
+    /// prompt) and `agent` (its loop's figures).
+    pub trajectory: Option<Vec<crate::toolcall::message::ChatMessage>>,
+    /// The record's `agent`.
+    pub agent: Option<crate::agent::AgentRecord>,
 }
 
 /// What a log gives a new run, for every kind: the settled calls by job,
@@ -166,6 +171,12 @@ fn rebuild(job: usize, r: &Value) -> Option<PriorCall> {
         elapsed_ms,
         judgements,
         turns_ok,
+        trajectory: r
+            .get("trajectory")
+            .and_then(|t| serde_json::from_value(t.clone()).ok()),
+        agent: r
+            .get("agent")
+            .and_then(|a| serde_json::from_value(a.clone()).ok()),
     })
 }
 

@@ -82,6 +82,13 @@ pub struct Counts {
     /// Cases not sent because the run stopped at a fatal answer (failed calls).
     #[serde(default)]
     pub not_run_cases: usize,
+    /// Agent cases that reached their step limit still calling tools (scored
+    /// as they are; agent tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_limit_cases: Option<usize>,
+    /// Tool calls faulted on purpose (agent tasks with seeded faults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faulted_calls: Option<usize>,
 }
 
 impl std::ops::Deref for ReportMetrics {

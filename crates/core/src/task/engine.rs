@@ -66,7 +66,7 @@ impl Job {
     }
 
     /// Where this job's result is kept among its model's results.
-    fn slot(self, repeats: u32) -> usize {
+    pub(super) fn slot(self, repeats: u32) -> usize {
         self.sample * repeats.max(1) as usize + self.repeat as usize
     }
 }
@@ -76,12 +76,12 @@ impl Job {
 #[derive(Debug)]
 pub struct TaskKind {
     pub(super) cfg: TaskRunConfig,
-    task: Task,
+    pub(super) task: Task,
     info: TaskInfo,
     dataset: String,
-    samples: Vec<EvalSample>,
-    prompts: Vec<Result<Vec<ChatMessage>, String>>,
-    results: Vec<Vec<Option<SampleResult>>>,
+    pub(super) samples: Vec<EvalSample>,
+    pub(super) prompts: Vec<Result<Vec<ChatMessage>, String>>,
+    pub(super) results: Vec<Vec<Option<SampleResult>>>,
     pub(super) judge: Option<Box<TaskJudge>>,
     /// The sample fields the template reads (what a length is measured on).
     reads: BTreeSet<String>,
@@ -142,7 +142,7 @@ impl TaskKind {
         elapsed_ms: u64,
     ) -> Option<&SampleResult> {
         let j = self.job(job)?;
-        let mut r = score_call(
+        let r = score_call(
             &self.task,
             &self.samples[j.sample],
             j.sample,
@@ -150,13 +150,18 @@ impl TaskKind {
             attempts,
             elapsed_ms,
         );
+        self.keep(j, r)
+    }
+
+    /// Keeps the result of job `j` (its repeat noted when the run repeats).
+    pub(super) fn keep(&mut self, j: Job, mut r: SampleResult) -> Option<&SampleResult> {
         r.repeat = (self.cfg.repeats.several()).then_some(j.repeat);
         let slot = self.results[j.model].get_mut(j.slot(self.cfg.repeats.n))?;
         *slot = Some(r);
         slot.as_ref()
     }
 
-    fn job(&self, job: usize) -> Option<Job> {
+    pub(super) fn job(&self, job: usize) -> Option<Job> {
         Job::of(
             job,
             self.samples.len(),
@@ -227,6 +232,28 @@ impl Kind for TaskKind {
         let Some(j) = self.job(job) else {
             return Ok(None);
         };
+        // An agent's case: the model is asked again while it calls tools;
+        // the judge reads its final answer.
+        let mut answers = answers;
+        if let (Some(progress), Ok(prompt)) =
+            (self.agent_progress(j, answers), &self.prompts[j.sample])
+        {
+            match TaskKind::agent_next(&progress?, prompt) {
+                Ok(messages) => {
+                    let tools = self
+                        .task
+                        .tools_for(&self.samples[j.sample].sample)
+                        .ok()
+                        .flatten();
+                    return Ok(Some(
+                        Call::chat(j.model, messages)
+                            .repeat(j.repeat)
+                            .with_tools(tools),
+                    ));
+                }
+                Err(last) => answers = &answers[last..],
+            }
+        }
         if !answers.is_empty() {
             let (Some(judge), Ok(prompt)) = (&self.judge, &self.prompts[j.sample]) else {
                 return Ok(None);
@@ -265,6 +292,9 @@ impl Kind for TaskKind {
         let Some(j) = self.job(job) else {
             return Vec::new();
         };
+        if self.task.agent.is_some() {
+            return self.settle_agent_judged(j, job, outcome, now_ms);
+        }
         // the model's answer is the first; later answers are the judge's
         let (answer, (attempts, elapsed_ms)) = match &self.judge {
             None => (outcome.last(), (outcome.attempts, outcome.elapsed_ms)),
@@ -297,6 +327,18 @@ impl Kind for TaskKind {
         let j = self.job(job)?;
         let r = self.result(j)?;
         Some(self.record(j, r, now_ms))
+    }
+
+    fn answered(
+        &self,
+        job: usize,
+        answers: &[Answer],
+        calls: &[(u32, u64)],
+        now_ms: u64,
+    ) -> Vec<TaskRecord> {
+        self.step_record(job, answers, calls, now_ms)
+            .into_iter()
+            .collect()
     }
 
     fn case_id(&self, job: usize) -> Option<String> {
@@ -338,7 +380,10 @@ impl Kind for TaskKind {
             &self.samples[j.sample].sample,
             &self.cfg.models[j.model].name,
         );
-        let asked = self.prompts[j.sample].as_ref().is_ok_and(|p| p == messages);
+        // the model's own request (an agent's: the prompt, then its steps)
+        let asked = self.prompts[j.sample]
+            .as_ref()
+            .is_ok_and(|p| p == messages || (self.task.agent.is_some() && messages.starts_with(p)));
         match crate::judge::mock::reply(messages, 0) {
             Some(verdict) if !asked => verdict.into(),
             _ => super::mock::answer(&self.task, sample, model, messages),
@@ -412,6 +457,10 @@ impl Pipeline<TaskKind> {
     pub fn restore(&mut self, prior: Vec<PriorCall>) -> usize {
         let mut taken = 0;
         for call in prior {
+            if self.kind().task.agent.is_some() {
+                taken += usize::from(self.restore_agent(call));
+                continue;
+            }
             let Some(j) = self.job(call.job) else {
                 continue;
             };

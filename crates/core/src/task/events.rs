@@ -9,7 +9,7 @@
 use super::config::TaskRunConfig;
 use super::data::EvalSample;
 use super::report::{TaskInfo, TaskMetrics};
-use super::score::{AnswerStatus, SampleResult};
+use super::score::SampleResult;
 use crate::events::record::SNIPPET_CHARS;
 use crate::events::{CaseRecord, MetaRecord, Record, SummaryMetrics, SummaryRecord};
 use crate::run::RunIdentity;
@@ -59,7 +59,7 @@ pub fn case(
     r: &SampleResult,
     ts_ms: u64,
 ) -> Record {
-    let ok = r.status == AnswerStatus::Ok;
+    let ok = r.status.answered();
     Record::Case(CaseRecord {
         run_id: run_id.to_string(),
         ts_ms,
@@ -100,6 +100,8 @@ pub fn case(
         cached: r.cached.clone(),
         truncated: r.truncated(),
         judgements: judgements(r),
+        trajectory: r.agent.as_ref().and(r.parsed.trajectory.clone()),
+        agent: r.agent.as_deref().cloned(),
         ..CaseRecord::default()
     })
 }

@@ -103,6 +103,8 @@ impl FileAnswers {
                 elapsed_ms: 0,
                 judgements: None,
                 turns_ok: None,
+                trajectory: None,
+                agent: None,
             })
             .collect()
     }

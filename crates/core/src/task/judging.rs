@@ -8,7 +8,7 @@
 //! metrics skip every sample as "not judged" (the shells refuse to start such
 //! a run, see [`missing_judge`]).
 
-use super::score::{AnswerStatus, SampleResult};
+use super::score::SampleResult;
 use crate::dataset::sample::Sample;
 use crate::judge::prompt::JudgePrompt;
 use crate::metric::judge_flow::{self as flow, Case, Setup};
@@ -230,7 +230,7 @@ impl TaskJudge {
         outcome: &JobOutcome,
         r: &mut SampleResult,
     ) {
-        let answered = r.status == AnswerStatus::Ok && !outcome.answers.is_empty();
+        let answered = r.status.answered() && !outcome.answers.is_empty();
         let parsed = r.parsed.clone();
         let case = self.case(sample, question, answered.then_some(&parsed));
         let judge_answers = outcome.answers.get(1..).unwrap_or_default();

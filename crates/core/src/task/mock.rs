@@ -29,6 +29,20 @@ const RIGHT_PERCENT: u64 = 75;
 /// The mock model's answer to one sample, with token counts as the demo
 /// model and the mock endpoint count them.
 pub fn answer(task: &Task, sample: &Sample, model: &str, messages: &[ChatMessage]) -> Answer {
+    if task.agent.is_some() {
+        if let Some(a) = agent_answer(sample, model, messages) {
+            return a;
+        }
+        if messages.iter().any(|m| m.role == "tool") {
+            let text = text(task, sample, model, messages);
+            return Answer {
+                usage: Some(demo::usage(messages, &text, None)),
+                finish_reason: Some("stop".into()),
+                text,
+                ..Answer::default()
+            };
+        }
+    }
     if let Some(calls) = mock_calls(task, sample, model) {
         let text = serde_json::to_string(&calls).unwrap_or_default();
         return Answer {
@@ -122,6 +136,86 @@ fn mock_calls(task: &Task, sample: &Sample, model: &str) -> Option<Vec<Call>> {
             })
             .collect(),
     )
+}
+
+/// For an agent task whose sample has an `expected_trajectory`, the mock
+/// plays it: its n-th answer is the reference's n-th assistant message
+/// (calls and text), then the reference's final answer. It reads the tools'
+/// answers: when one of the last calls was answered with an error, it makes
+/// the same calls once more (an agent that retries a failing tool). For some
+/// samples (a hash of model and sample) it skips the reference's last step of
+/// calls, so trajectory metrics have a failure to find.
+fn agent_answer(sample: &Sample, model: &str, messages: &[ChatMessage]) -> Option<Answer> {
+    let expected: Vec<ChatMessage> =
+        serde_json::from_value(sample.get("expected_trajectory")?.clone()).ok()?;
+    let mut plan: Vec<&ChatMessage> = expected
+        .iter()
+        .filter(|m| matches!(m.role.as_str(), "assistant" | "ai"))
+        .collect();
+    let right = hash(&format!("{model}\u{1f}{}\u{1f}agent", sample.id)) % 100 < RIGHT_PERCENT;
+    let calling = plan
+        .iter()
+        .filter(|m| m.tool_calls.as_ref().is_some_and(|c| !c.is_empty()));
+    if !right && calling.count() > 1 {
+        if let Some(at) = plan
+            .iter()
+            .rposition(|m| m.tool_calls.as_ref().is_some_and(|c| !c.is_empty()))
+        {
+            plan.remove(at);
+        }
+    }
+    let said: Vec<&ChatMessage> = messages.iter().filter(|m| m.role == "assistant").collect();
+    let same = |a: &ChatMessage, b: &ChatMessage| {
+        let key = |m: &ChatMessage| -> Option<Vec<(String, String)>> {
+            let calls = m.tool_calls.as_ref().filter(|c| !c.is_empty())?;
+            Some(
+                calls
+                    .iter()
+                    .map(|c| (c.name.clone(), c.arguments.clone()))
+                    .collect(),
+            )
+        };
+        key(a).is_some() && key(a) == key(b)
+    };
+    let retries = said.windows(2).filter(|w| same(w[0], w[1])).count();
+    let failed = messages.last().is_some_and(|m| m.role == "tool")
+        && messages
+            .iter()
+            .rev()
+            .take_while(|m| m.role == "tool")
+            .any(|m| m.content.starts_with("error"));
+    let last_was_retry = said.len() >= 2 && same(said[said.len() - 1], said[said.len() - 2]);
+    let step = said.len() - retries;
+    let next = match said.last() {
+        Some(prev) if failed && !last_was_retry => Some((*prev).clone()),
+        _ => plan.get(step).map(|m| (*m).clone()),
+    };
+    let reply = next.unwrap_or_else(|| ChatMessage::new("assistant", "done"));
+    let calls = reply.tool_calls.filter(|c| !c.is_empty()).map(|calls| {
+        calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| Call {
+                id: Some(format!("call_{}_{i}", said.len())),
+                ..c
+            })
+            .collect::<Vec<_>>()
+    });
+    let text = reply.content;
+    Some(Answer {
+        usage: Some(demo::usage(messages, &text, None)),
+        finish_reason: Some(
+            if calls.is_some() {
+                "tool_calls"
+            } else {
+                "stop"
+            }
+            .into(),
+        ),
+        calls,
+        text,
+        ..Answer::default()
+    })
 }
 
 /// The text of the mock model's answer to one sample.

@@ -9,6 +9,7 @@
 //! `scores.jsonl` / `report.json`, `report.md`, `dataset_fingerprint.json`,
 //! `run_meta.json` and `model_snapshot.json`. The CLI only reads and writes files.
 
+mod agent_case;
 pub(crate) mod artifacts;
 mod config;
 pub(crate) mod contract;

@@ -12,7 +12,7 @@
 //! `results.jsonl` with its reason.
 
 use super::data::{EvalSample, TaskDataset};
-use super::score::{AnswerStatus, ModelRun, Scored};
+use super::score::{ModelRun, Scored};
 use crate::dataset::LineError;
 use crate::report::{
     assemble, CaseVerdict, ErrorCase, EvalScore, EvaluationResult, ExperimentMetadata,
@@ -112,6 +112,12 @@ pub struct TaskMetrics {
     pub truncated_cases: usize,
     /// Calls not sent because the run stopped at a fatal answer.
     pub not_run_cases: usize,
+    /// Agent cases ended at their step limit (agent tasks only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_limit_cases: Option<usize>,
+    /// Tool calls faulted on purpose (agent tasks only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub faulted_calls: Option<usize>,
 }
 
 impl From<TaskMetrics> for ReportMetrics {
@@ -124,6 +130,8 @@ impl From<TaskMetrics> for ReportMetrics {
                 parse_problem_cases: Some(m.parse_problem_cases),
                 truncated_cases: m.truncated_cases,
                 not_run_cases: m.not_run_cases,
+                step_limit_cases: m.step_limit_cases,
+                faulted_calls: m.faulted_calls,
                 ..Default::default()
             },
         }
@@ -142,7 +150,12 @@ impl TaskMetrics {
                     .as_ref()
                     .is_some_and(|e| e.kind == crate::provider::ErrorKind::NotRun),
             );
-            if r.status != AnswerStatus::Ok {
+            if let Some(a) = &r.agent {
+                *m.step_limit_cases.get_or_insert(0) +=
+                    usize::from(a.end == crate::agent::AgentEnd::StepLimit);
+                *m.faulted_calls.get_or_insert(0) += a.faults;
+            }
+            if !r.status.answered() {
                 m.failed_calls += 1;
             } else if r.has_parse_problem() {
                 m.parse_problem_cases += 1;
@@ -186,7 +199,7 @@ pub fn build(input: &ReportInput<'_>) -> EvaluationResult {
                     model: m.model.clone(),
                     sample_id: samples.get(r.index)?.sample.id.clone(),
                     status: r.status.code().to_string(),
-                    passed: r.status == AnswerStatus::Ok && !r.has_parse_problem(),
+                    passed: r.status.answered() && !r.has_parse_problem(),
                 })
             })
         })
@@ -356,7 +369,7 @@ pub fn shared_language<'a>(mut langs: impl Iterator<Item = Option<&'a str>>) -> 
 /// scored from a file carry none).
 fn usage_of(m: &ModelRun) -> crate::report::ModelUsage {
     let calls = m.results.iter().map(|r| crate::report::CallStat {
-        answered: r.status == AnswerStatus::Ok,
+        answered: r.status.answered(),
         truncated: r.truncated(),
         elapsed_ms: r.elapsed_ms,
         usage: r.usage.clone(),
@@ -433,7 +446,7 @@ fn summaries_of(task: &Task, run: &ModelRun, ks: &[u32]) -> Vec<MetricSummary> {
 fn error_cases(input: &ReportInput<'_>) -> Vec<ErrorCase> {
     let mut out = Vec::new();
     for m in &input.scored.models {
-        for r in m.results.iter().filter(|r| r.status != AnswerStatus::Ok) {
+        for r in m.results.iter().filter(|r| !r.status.answered()) {
             let Some(s) = input.data.samples.get(r.index) else {
                 continue;
             };

@@ -4,7 +4,8 @@
 //! Each line starts with spec 003's `RunRecord` (`sample_id`, `dataset_id`,
 //! `backend`, `run_config`, `response_text`, `status`, `latency_ms`,
 //! `trace_id`, `attempts`, `error`, `raw`), then the task's own keys:
-//! `status` is spec 003's (`ok`, `timeout`, `error`); `error_detail.kind` says
+//! `status` is spec 003's (`ok`, `timeout`, `error`), or `step_limit` for an
+//! agent case that used its last model call on tool calls; `error_detail.kind` says
 //! which failure (`no_response`: the answers file has none for the sample; a
 //! call's kind, e.g. `http`, when a model call failed). Then the task's own
 //! keys: `model`, `task`, `task_version`, `prompt`, `prompt_version`, `line`
@@ -20,7 +21,9 @@
 //! model call in the run also `elapsed_ms`; then `messages`, the prompt the
 //! template renders for the sample (`role`, `content`: what was sent, or for
 //! answers read from a file what would have been), or `prompt_error` when it
-//! cannot be rendered.
+//! cannot be rendered; for an agent case, `trajectory` (the messages after
+//! the prompt) and `agent` (how the loop ended, each step's tokens, latency
+//! and calls with their results and faults).
 
 use super::data::TaskDataset;
 use super::report::{AnswerSource, TaskInfo};
@@ -61,6 +64,8 @@ struct Line<'a> {
     messages: Option<&'a [ChatMessage]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent: Option<&'a crate::agent::AgentRecord>,
 }
 
 /// Renders `results.jsonl`; `prompts` are the samples' rendered prompts
@@ -107,7 +112,7 @@ fn record(
         ),
     };
     let outcome = match (r.status, &r.error) {
-        (AnswerStatus::Ok, _) => Outcome::Answered,
+        (s, _) if s.answered() => Outcome::Answered,
         (_, Some(e)) => Outcome::Failed(e),
         (_, None) => Outcome::NoResponse(NO_ANSWER),
     };
@@ -118,7 +123,10 @@ fn record(
         backend,
         run_config,
         response_text: r.raw_answer.clone(),
-        status: status.to_string(),
+        status: match r.status {
+            AnswerStatus::StepLimit => r.status.code().to_string(),
+            _ => status.to_string(),
+        },
         latency_ms: r.elapsed_ms.map(|ms| ms as f64),
         trace_id: match r.repeat {
             Some(k) => format!("{model}/{id}#{k}"),
@@ -177,6 +185,7 @@ fn line_of(
         elapsed_ms: r.elapsed_ms,
         messages: prompt.and_then(|p| p.as_ref().ok()).map(Vec::as_slice),
         prompt_error: prompt.and_then(|p| p.as_ref().err()).map(String::as_str),
+        agent: r.agent.as_deref(),
     };
     serde_json::to_string(&line).ok()
 }

@@ -31,15 +31,25 @@ pub enum AnswerStatus {
     NoResponse,
     /// The model call failed (after its retries), or its prompt could not be rendered.
     Failed,
+    /// An agent case made its last allowed model call and still called
+    /// tools: its last answer is scored as it is.
+    StepLimit,
 }
 
 impl AnswerStatus {
-    /// `ok`, `no_response` or `failed`, as written in reports.
+    /// The case has an answer to score: `ok`, or an agent's last at the
+    /// step limit.
+    pub fn answered(self) -> bool {
+        matches!(self, AnswerStatus::Ok | AnswerStatus::StepLimit)
+    }
+
+    /// `ok`, `no_response`, `failed` or `step_limit`, as written in reports.
     pub fn code(self) -> &'static str {
         match self {
             AnswerStatus::Ok => "ok",
             AnswerStatus::NoResponse => "no_response",
             AnswerStatus::Failed => "failed",
+            AnswerStatus::StepLimit => "step_limit",
         }
     }
 }
@@ -83,12 +93,15 @@ pub struct SampleResult {
     /// asked each sample several times.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repeat: Option<u32>,
+    /// An agent case's loop: how it ended, each step's figures and calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Box<crate::agent::AgentRecord>>,
 }
 
 impl SampleResult {
     /// True when the answer had no JSON object or a field was not taken as written.
     pub fn has_parse_problem(&self) -> bool {
-        self.status == AnswerStatus::Ok
+        self.status.answered()
             && (self.parsed.json_error.is_some()
                 || self
                     .parsed
@@ -125,10 +138,7 @@ pub struct ModelRun {
 impl ModelRun {
     /// Samples this model answered.
     pub fn answered(&self) -> usize {
-        self.results
-            .iter()
-            .filter(|r| r.status == AnswerStatus::Ok)
-            .count()
+        self.results.iter().filter(|r| r.status.answered()).count()
     }
 
     /// Answered samples with a parse problem.
@@ -241,6 +251,7 @@ fn score_one(
         usage: None,
         cached: None,
         repeat: None,
+        agent: None,
     }
 }
 
@@ -292,6 +303,7 @@ pub fn score_call(
             .ok()
             .and_then(|a| a.cached.as_deref().cloned()),
         repeat: None,
+        agent: None,
     }
 }
 

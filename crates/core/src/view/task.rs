@@ -108,6 +108,7 @@ fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyE
         .and_then(Value::as_str);
     let status = match (obj.get("status").and_then(Value::as_str), failure) {
         (Some("ok"), _) => AnswerStatus::Ok,
+        (Some("step_limit"), _) => AnswerStatus::StepLimit,
         (Some("error" | "timeout"), Some("no_response")) | (Some("no_response"), _) => {
             AnswerStatus::NoResponse
         }
@@ -115,7 +116,7 @@ fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyE
         _ => {
             return Err(KeyError::new(
                 "status",
-                "expected ok, error or timeout (spec 003's RunRecord status)",
+                "expected ok, error or timeout (spec 003's RunRecord status), or step_limit",
             ))
         }
     };
@@ -232,6 +233,9 @@ fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyE
                 .get("cached")
                 .and_then(|c| serde_json::from_value(c.clone()).ok()),
             repeat,
+            agent: obj
+                .get("agent")
+                .and_then(|a| serde_json::from_value(a.clone()).ok()),
         },
         sample_id,
     })

@@ -109,6 +109,7 @@ pub fn rag_qa(scoring: ScoringConfig, system_prompt: &str) -> Option<(Task, Prom
             },
         ],
         tools: super::Tools::None,
+        agent: None,
         raw,
     };
     let mut raw = builtin_raw_template("rag_qa")?;

@@ -18,6 +18,9 @@ pub use crate::template::yaml;
 pub use crate::template::{PromptTemplate, RawTemplate, RenderedPrompt, TaskError, TaskErrors};
 pub use builtin::{builtin_template, preset, PRESETS};
 
+use crate::agent::{
+    AgentSpec, Environment, FaultKind, Faults, Scripts, DEFAULT_MAX_STEPS, MAX_STEPS,
+};
 use crate::dataset::sample::Sample;
 use crate::metric::{self, Metric, RawMetric, SampleScore, ScoreInput};
 use crate::position::KeyError;
@@ -79,6 +82,57 @@ pub enum RawTools {
     /// A JSON file of declarations (a list, or `{"tools": [...]}`), relative
     /// to the task file.
     File(String),
+    /// An agent's tools: the calls are executed and the model asked again
+    /// (see `agent`).
+    Agent(RawAgent),
+}
+
+/// An agent task's `tools`: the functions offered, where their calls go,
+/// the step budget and the faults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAgent {
+    /// The functions offered (a list, `{field}` or a file, as `tools` takes
+    /// them).
+    pub declarations: Box<RawTools>,
+    /// The scripted results: a list of `{name, arguments, result}`, a
+    /// sample field holding each sample's own (`{field: tool_results}`), or
+    /// a JSON file of them beside the task.
+    pub scripted: RawScripts,
+    /// Model calls per case, at most (default 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u32>,
+    /// Seeded faults in the tools' answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<RawFaults>,
+}
+
+/// Where scripted results are written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RawScripts {
+    /// The results, the same for every sample.
+    List(Vec<Value>),
+    /// Each sample's own, in this field.
+    Field {
+        /// The sample field.
+        field: String,
+    },
+    /// A JSON file of them (a list), relative to the task file.
+    File(String),
+}
+
+/// Seeded faults as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFaults {
+    /// The seed.
+    pub seed: u64,
+    /// The share of tool calls faulted, 0 to 1.
+    pub rate: f64,
+    /// Which faults (`error`, `timeout`, `malformed`); all three by default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kinds: Vec<String>,
 }
 
 /// Where a task's requests take their `tools` from.
@@ -130,6 +184,9 @@ pub struct Task {
     pub metrics: Vec<TaskMetric>,
     /// The functions the model may call.
     pub tools: Tools,
+    /// For an agent task, its loop: the calls are executed and the model
+    /// asked again.
+    pub agent: Option<Arc<AgentSpec>>,
     /// The file as written (for reports' `evaluator_config`).
     pub raw: RawTask,
 }
@@ -156,28 +213,13 @@ impl TryFrom<RawTask> for Task {
         }
         errors.extend(check_params(&raw.default_params));
         errors.extend(check_serialize_fields(&raw.serialize_fields));
-        let tools = match &raw.tools {
-            None => Tools::None,
-            Some(RawTools::Declarations(list)) => match openai_tools(list, "tools") {
-                Ok(wire) => Tools::Declarations {
-                    written: Arc::new(list.clone()),
-                    wire: Arc::new(wire),
-                },
-                Err(e) => {
-                    let (path, message) = e.split_once(": ").unwrap_or(("tools", &e));
-                    errors.push(TaskError::at(path, message));
-                    Tools::None
-                }
-            },
-            Some(RawTools::Field { field }) if field.trim().is_empty() => {
-                errors.push(TaskError::at(
-                    "tools.field",
-                    "expected a sample field's name",
-                ));
-                Tools::None
-            }
-            Some(RawTools::Field { field }) => Tools::Field(field.trim().to_string()),
-            Some(RawTools::File(f)) => Tools::File(f.clone()),
+        let (tools, agent) = match &raw.tools {
+            None => (Tools::None, None),
+            Some(RawTools::Agent(a)) => (
+                tools_of(&a.declarations, "tools.declarations", &mut errors),
+                agent_of(a, &mut errors).map(Arc::new),
+            ),
+            Some(t) => (tools_of(t, "tools", &mut errors), None),
         };
         let schema = build_schema(&raw.parse_schema, &mut errors);
         let metrics = build_metrics(&raw, &schema, &tools, &mut errors);
@@ -208,9 +250,107 @@ impl TryFrom<RawTask> for Task {
             schema,
             metrics,
             tools,
+            agent,
             raw,
         })
     }
+}
+
+/// The declarations of `raw` (at `path`), or `Tools::None` with the errors.
+fn tools_of(raw: &RawTools, path: &str, errors: &mut Vec<TaskError>) -> Tools {
+    match raw {
+        RawTools::Declarations(list) => match openai_tools(list, path) {
+            Ok(wire) => Tools::Declarations {
+                written: Arc::new(list.clone()),
+                wire: Arc::new(wire),
+            },
+            Err(e) => {
+                let (at, message) = e.split_once(": ").unwrap_or((path, &e));
+                errors.push(TaskError::at(at, message));
+                Tools::None
+            }
+        },
+        RawTools::Field { field } if field.trim().is_empty() => {
+            errors.push(TaskError::at(
+                format!("{path}.field"),
+                "expected a sample field's name",
+            ));
+            Tools::None
+        }
+        RawTools::Field { field } => Tools::Field(field.trim().to_string()),
+        RawTools::File(f) => Tools::File(f.clone()),
+        RawTools::Agent(_) => {
+            errors.push(TaskError::at(
+                path,
+                "expected the functions offered (a list, {field} or a file), not another agent",
+            ));
+            Tools::None
+        }
+    }
+}
+
+/// An agent's loop as written, checked.
+fn agent_of(a: &RawAgent, errors: &mut Vec<TaskError>) -> Option<AgentSpec> {
+    let before = errors.len();
+    let max_steps = a.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
+    if !(1..=MAX_STEPS).contains(&max_steps) {
+        errors.push(TaskError::at(
+            "tools.max_steps",
+            format!("expected a whole number from 1 to {MAX_STEPS}, found {max_steps}"),
+        ));
+    }
+    let scripts = match &a.scripted {
+        RawScripts::List(list) => {
+            match Scripts::read_list(&Value::Array(list.clone()), "tools.scripted") {
+                Ok(l) => Scripts::Inline(Arc::new(l)),
+                Err(e) => {
+                    let (at, message) = e.split_once(": ").unwrap_or(("tools.scripted", &e));
+                    errors.push(TaskError::at(at, message));
+                    Scripts::Inline(Arc::default())
+                }
+            }
+        }
+        RawScripts::Field { field } if field.trim().is_empty() => {
+            errors.push(TaskError::at(
+                "tools.scripted.field",
+                "expected a sample field's name",
+            ));
+            Scripts::Inline(Arc::default())
+        }
+        RawScripts::Field { field } => Scripts::Field(field.trim().to_string()),
+        RawScripts::File(f) => Scripts::File(f.clone()),
+    };
+    let faults = a.faults.as_ref().map(|f| {
+        if !(0.0..=1.0).contains(&f.rate) {
+            errors.push(TaskError::at(
+                "tools.faults.rate",
+                format!("expected a share from 0 to 1, found {}", f.rate),
+            ));
+        }
+        let mut kinds = Vec::new();
+        for (i, k) in f.kinds.iter().enumerate() {
+            match FaultKind::from_name(k.trim()) {
+                Some(kind) => kinds.push(kind),
+                None => errors.push(TaskError::at(
+                    format!("tools.faults.kinds[{i}]"),
+                    format!("expected error, timeout or malformed, found {k:?}"),
+                )),
+            }
+        }
+        if f.kinds.is_empty() {
+            kinds = vec![FaultKind::Error, FaultKind::Timeout, FaultKind::Malformed];
+        }
+        Faults {
+            seed: f.seed,
+            rate: f.rate,
+            kinds,
+        }
+    });
+    (errors.len() == before).then_some(AgentSpec {
+        max_steps,
+        env: Environment::Scripted(scripts),
+        faults,
+    })
 }
 
 /// The most askings per sample a run takes (a typo like 1000 would multiply
@@ -276,10 +416,27 @@ impl Task {
             format!("{file}: expected a list of declarations or {{\"tools\": [...]}}")
         })?;
         let mut raw = self.raw;
-        let written = raw.tools.replace(RawTools::Declarations(list));
+        let written = raw.tools.clone();
+        match &mut raw.tools {
+            Some(RawTools::Agent(a)) => *a.declarations = RawTools::Declarations(list),
+            t => *t = Some(RawTools::Declarations(list)),
+        }
         let mut task = Task::try_from(raw).map_err(|e| format!("{file}: {e}"))?;
         task.raw.tools = written;
+        task.agent = self.agent.or(task.agent);
         Ok(task)
+    }
+
+    /// The task with its scripted results' file read (`file`: its name,
+    /// `text`: a JSON list of `{name, arguments, result}`).
+    pub fn with_scripts_file(mut self, file: &str, text: &str) -> Result<Task, String> {
+        let v: Value = serde_json::from_str(text).map_err(|e| format!("{file}: not JSON: {e}"))?;
+        let list = Scripts::read_list(&v, file)?;
+        if let Some(a) = &mut self.agent {
+            let a = Arc::make_mut(a);
+            a.env = Environment::Scripted(Scripts::Inline(Arc::new(list)));
+        }
+        Ok(self)
     }
 
     /// Reads a model answer against the task's schema.
@@ -653,5 +810,52 @@ metrics:
         };
         let missing = task.missing_fields(&Sample::new("s", fields));
         assert_eq!(missing, vec!["gt_impact_score", "gt_keywords"]);
+    }
+
+    #[test]
+    fn an_agent_s_tools_are_checked_each_error_at_its_line() {
+        let agent = |body: &str| {
+            format!(
+                "name: a\nversion: v1\nprompt_template: p\ntools:\n  declarations:\n    - name: f\n      parameters: {{type: object, properties: {{}}}}\n{body}metrics:\n  - type: trajectory_match\n"
+            )
+        };
+        let ok = Task::parse(
+            "t.yaml",
+            &agent("  scripted: [{name: f, result: 1}]\n  faults: {seed: 3, rate: 0.2}\n"),
+        )
+        .expect("valid");
+        let spec = ok.agent.as_deref().expect("an agent");
+        assert_eq!(spec.max_steps, crate::agent::DEFAULT_MAX_STEPS);
+        assert_eq!(spec.faults.as_ref().map(|f| f.kinds.len()), Some(3));
+        assert!(matches!(ok.tools, Tools::Declarations { .. }));
+        let e = errors(&agent(
+            "  scripted: [{name: f}]\n  max_steps: 0\n  faults: {seed: 1, rate: 2, kinds: [error, flood]}\n",
+        ));
+        let all = e.join("\n");
+        assert!(
+            all.contains("t.yaml:8: `tools.scripted[0]`: missing field `result`"),
+            "{all}"
+        );
+        assert!(
+            all.contains(
+                "t.yaml:9: `tools.max_steps`: expected a whole number from 1 to 100, found 0"
+            ),
+            "{all}"
+        );
+        assert!(
+            all.contains("`tools.faults.rate`: expected a share from 0 to 1, found 2"),
+            "{all}"
+        );
+        assert!(
+            all.contains(
+                "`tools.faults.kinds[1]`: expected error, timeout or malformed, found \"flood\""
+            ),
+            "{all}"
+        );
+        let e = errors(&agent("  scripted: {field: \" \"}\n"));
+        assert!(
+            e[0].contains("`tools.scripted.field`: expected a sample field's name"),
+            "{e:?}"
+        );
     }
 }

@@ -1,0 +1,401 @@
+//! Agent runs: a case is several steps. The model is asked; when it answers
+//! with tool calls, each call goes to the task's tool environment and the
+//! results go back as `role: tool` messages (with the `tool_call_id` they
+//! answer), and the model is asked again. The case ends with a text answer,
+//! or when `max_steps` model calls were made and the last still called tools
+//! (`step_limit`: those calls are not executed).
+//!
+//! Sans-IO and replayed: [`replay`] rebuilds a case's conversation from its
+//! prompt and the model's answers so far, executing the calls again each
+//! time. A scripted environment is a pure function of the call, and a seeded
+//! fault a pure function of (seed, case, step, call) ([`Faults::at`]), so the
+//! same answers give the same trajectory at any concurrency, and a case run
+//! again from its first step (a resumed run) meets the same world.
+
+pub(crate) mod scripted;
+
+pub use scripted::{ScriptedResult, Scripts};
+
+use crate::provider::Answer;
+use crate::rng::SplitMix64;
+use crate::toolcall::message::ChatMessage;
+use crate::toolcall::Call;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Model calls a case may make when the task does not say.
+pub const DEFAULT_MAX_STEPS: u32 = 10;
+
+/// The most model calls a task may allow per case (a typo like 1000 would
+/// multiply the bill).
+pub const MAX_STEPS: u32 = 100;
+
+/// An agent task's loop: its environment, its step budget, its faults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentSpec {
+    /// Model calls per case, at most.
+    pub max_steps: u32,
+    /// Where the calls go.
+    pub env: Environment,
+    /// Faults injected into the tools' answers, when asked for.
+    pub faults: Option<Faults>,
+}
+
+/// A task's tool environment.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Environment {
+    /// Results written down beforehand: no server at all.
+    Scripted(Scripts),
+}
+
+/// A kind of injected fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// The tool answers an error.
+    Error,
+    /// The tool does not answer in time.
+    Timeout,
+    /// The tool's answer is cut short (not the JSON it should be).
+    Malformed,
+}
+
+impl FaultKind {
+    /// The kind of its name.
+    pub fn from_name(name: &str) -> Option<FaultKind> {
+        Some(match name {
+            "error" => FaultKind::Error,
+            "timeout" => FaultKind::Timeout,
+            "malformed" => FaultKind::Malformed,
+            _ => return None,
+        })
+    }
+}
+
+/// Seeded tool faults: each call that reaches a tool is faulted with
+/// probability `rate`, its kind drawn from `kinds`, both a function of
+/// (seed, case, step, call) only.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Faults {
+    /// The seed.
+    pub seed: u64,
+    /// The share of calls faulted, 0 to 1.
+    pub rate: f64,
+    /// The kinds drawn from (at least one).
+    pub kinds: Vec<FaultKind>,
+}
+
+impl Faults {
+    /// The fault of call `call` (0-based, in the answer's order) of model
+    /// step `step` (0-based) of case `case`, if it is faulted.
+    pub fn at(&self, case: &str, step: usize, call: usize) -> Option<FaultKind> {
+        if self.kinds.is_empty() {
+            return None;
+        }
+        let mut rng = SplitMix64::new(self.seed ^ fnv1a(case));
+        // one draw per place, so a case's faults do not depend on how many
+        // calls came before in another order
+        let mut place = SplitMix64::new(
+            rng.next_u64() ^ (step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ call as u64,
+        );
+        place.next_u64();
+        (place.next_unit() < self.rate).then(|| self.kinds[place.below(self.kinds.len())])
+    }
+}
+
+/// FNV-1a, 64 bits: a stable hash of a case's key (the same on every
+/// platform and every build, unlike `std`'s hasher).
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// One tool call of a step and what came back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolStep {
+    /// The call's id (the model's, or `call_<step>_<i>` when it gave none).
+    pub id: String,
+    /// The tool called.
+    pub name: String,
+    /// The arguments as sent.
+    pub arguments: String,
+    /// What the model was told: the tool's answer, or why there was none.
+    pub content: String,
+    /// The answer is an error (the tool's, a fault, or the call's own).
+    pub is_error: bool,
+    /// The fault injected, if one was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<FaultKind>,
+    /// The call itself was wrong: a tool the environment does not have, or
+    /// arguments that are not a JSON object (the model is told so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+/// One model call of a case and the tool calls it made.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentStep {
+    /// Tokens of the call (prompt and completion), when the endpoint said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+    /// Time from send to answer, ms, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<u64>,
+    /// The calls executed, in the order given (none for the final answer,
+    /// and none for calls left unexecuted at the step limit).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolStep>,
+}
+
+/// How a case's loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentEnd {
+    /// The model gave a text answer.
+    Answered,
+    /// The last allowed model call still called tools.
+    StepLimit,
+}
+
+/// A case's loop as far as its answers go.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    /// The messages after the prompt: each assistant answer (with its calls)
+    /// and the tools' answers, the final answer last once ended.
+    pub trajectory: Vec<ChatMessage>,
+    /// One per model call answered.
+    pub steps: Vec<AgentStep>,
+    /// How it ended, once it has: the final answer is `answers[steps.len() - 1]`.
+    pub end: Option<AgentEnd>,
+}
+
+impl Progress {
+    /// The messages to send next (prompt, then the trajectory), while the
+    /// case goes on.
+    pub fn next_request(&self, prompt: &[ChatMessage]) -> Option<Vec<ChatMessage>> {
+        self.end.is_none().then(|| {
+            let mut m = prompt.to_vec();
+            m.extend(self.trajectory.iter().cloned());
+            m
+        })
+    }
+
+    /// How many of the answers are the model's (the rest, a judge's).
+    pub fn model_answers(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Calls that were wrong in themselves (unknown tool, arguments not
+    /// JSON), over the case.
+    pub fn problems(&self) -> usize {
+        self.tool_steps().filter(|t| t.problem.is_some()).count()
+    }
+
+    /// Every executed call, step by step.
+    pub fn tool_steps(&self) -> impl Iterator<Item = &ToolStep> {
+        self.steps.iter().flat_map(|s| &s.tools)
+    }
+}
+
+/// What one call meets: the environment's answer to it.
+pub struct ToolAnswer {
+    /// The text the model is given.
+    pub content: String,
+    /// It is an error.
+    pub is_error: bool,
+}
+
+/// The case's loop replayed over the model's `answers` (a judge's answers
+/// after the end are not read): `case` is its key for faults (sample id and
+/// repeat), `offered` the names of the tools the request carried, `execute`
+/// the environment.
+pub fn replay(
+    spec: &AgentSpec,
+    case: &str,
+    offered: &[String],
+    answers: &[Answer],
+    mut execute: impl FnMut(&Call) -> ToolAnswer,
+) -> Progress {
+    let mut p = Progress {
+        trajectory: Vec::new(),
+        steps: Vec::new(),
+        end: None,
+    };
+    for (step, a) in answers.iter().enumerate() {
+        let calls = a.calls.as_deref().unwrap_or_default();
+        let mut s = AgentStep {
+            tokens: a
+                .usage
+                .as_ref()
+                .map(|u| u.prompt_tokens + u.completion_tokens),
+            ..AgentStep::default()
+        };
+        if calls.is_empty() {
+            p.trajectory
+                .push(ChatMessage::new("assistant", a.text.clone()));
+            p.steps.push(s);
+            p.end = Some(AgentEnd::Answered);
+            break;
+        }
+        let calls: Vec<Call> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| Call {
+                id: Some(c.id.clone().unwrap_or_else(|| format!("call_{step}_{i}"))),
+                ..c.clone()
+            })
+            .collect();
+        p.trajectory
+            .push(ChatMessage::assistant_calls(a.text.clone(), calls.clone()));
+        if step + 1 >= spec.max_steps as usize {
+            p.steps.push(s);
+            p.end = Some(AgentEnd::StepLimit);
+            break;
+        }
+        for (i, c) in calls.iter().enumerate() {
+            let id = c.id.clone().unwrap_or_default();
+            let t = tool_step(spec, case, offered, step, i, c, id, &mut execute);
+            p.trajectory
+                .push(ChatMessage::tool_result(&t.id, t.content.clone()));
+            s.tools.push(t);
+        }
+        p.steps.push(s);
+    }
+    p
+}
+
+/// One call through the environment, checked first and faulted after.
+#[allow(clippy::too_many_arguments)]
+fn tool_step(
+    spec: &AgentSpec,
+    case: &str,
+    offered: &[String],
+    step: usize,
+    i: usize,
+    c: &Call,
+    id: String,
+    execute: &mut impl FnMut(&Call) -> ToolAnswer,
+) -> ToolStep {
+    let said = |content: String, problem: String| ToolStep {
+        id: id.clone(),
+        name: c.name.clone(),
+        arguments: c.arguments.clone(),
+        content,
+        is_error: true,
+        fault: None,
+        problem: Some(problem),
+    };
+    if !offered.iter().any(|n| n == &c.name) {
+        let why = format!(
+            "no tool named {:?}; the tools are: {}",
+            c.name,
+            offered.join(", ")
+        );
+        return said(format!("error: {why}"), why);
+    }
+    match serde_json::from_str::<serde_json::Value>(&c.arguments) {
+        Ok(v) if v.is_object() => {}
+        Ok(_) => {
+            let why = "the arguments are not a JSON object".to_string();
+            return said(format!("error: {why}"), why);
+        }
+        Err(e) => {
+            let why = format!("the arguments are not JSON ({e})");
+            return said(format!("error: {why}"), why);
+        }
+    }
+    let answer = execute(c);
+    let fault = spec.faults.as_ref().and_then(|f| f.at(case, step, i));
+    let (content, is_error) = match fault {
+        None => (answer.content, answer.is_error),
+        Some(FaultKind::Error) => (
+            "error: the tool failed (an injected fault); try again".to_string(),
+            true,
+        ),
+        Some(FaultKind::Timeout) => (
+            "error: the tool did not answer in time (an injected fault)".to_string(),
+            true,
+        ),
+        Some(FaultKind::Malformed) => {
+            let half: String = answer
+                .content
+                .chars()
+                .take(answer.content.chars().count() / 2)
+                .collect();
+            (if half.is_empty() { "{".into() } else { half }, false)
+        }
+    };
+    ToolStep {
+        id,
+        name: c.name.clone(),
+        arguments: c.arguments.clone(),
+        content,
+        is_error,
+        fault,
+        problem: None,
+    }
+}
+
+/// A case's agent figures, kept with its result: how it ended and each step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentRecord {
+    /// How the loop ended.
+    pub end: AgentEnd,
+    /// Model calls made.
+    pub model_calls: usize,
+    /// Tool calls executed.
+    pub tool_calls: usize,
+    /// Calls wrong in themselves (unknown tool, arguments not JSON).
+    pub call_problems: usize,
+    /// Calls faulted on purpose.
+    pub faults: usize,
+    /// Tokens over the case's model calls, when every call said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+    /// Characters of the tools' answers over the case.
+    pub result_chars: usize,
+    /// Each step.
+    pub steps: Vec<AgentStep>,
+}
+
+impl AgentRecord {
+    /// The record of an ended loop, each step's latency taken from
+    /// `latencies` (ms per model call, in order) where known.
+    pub fn of(p: &Progress, latencies: &[u64]) -> Option<AgentRecord> {
+        let end = p.end?;
+        let mut steps = p.steps.clone();
+        for (s, ms) in steps.iter_mut().zip(latencies) {
+            s.latency_ms = Some(*ms);
+        }
+        let tools = || steps.iter().flat_map(|s| &s.tools);
+        Some(AgentRecord {
+            end,
+            model_calls: steps.len(),
+            tool_calls: tools().count(),
+            call_problems: tools().filter(|t| t.problem.is_some()).count(),
+            faults: tools().filter(|t| t.fault.is_some()).count(),
+            tokens: steps.iter().map(|s| s.tokens).sum(),
+            result_chars: tools().map(|t| t.content.chars().count()).sum(),
+            steps,
+        })
+    }
+}
+
+/// The names of the tools a request's `tools` (OpenAI's form) offers.
+pub fn offered_names(tools: Option<&Arc<serde_json::Value>>) -> Vec<String> {
+    tools
+        .and_then(|t| t.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|t| {
+            t.get("function")
+                .and_then(|f| f.get("name"))
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
