@@ -90,6 +90,9 @@ fn compact_cell(c: &CellView) -> Html {
             if let Some(e) = &c.error { <span class="error" data-testid="cell-error">{e}</span>{" "} }
             {metrics(c)}
             { for c.calls.iter().map(|(name, _)| html!{ <code class="call" data-testid="cell-call">{format!("{name}() ")}</code> }) }
+            if !c.steps.is_empty() {
+                <span class="muted" data-testid="cell-steps">{format!("{} steps, {} calls ", c.steps.len(), c.steps.iter().map(|s| s.calls.len()).sum::<usize>())}</span>
+            }
             { fields(c) }
             { for c.problems.iter().map(|x| html!{ <span class="parse-problem" data-testid="parse-problem">{format!("{x} ")}</span> }) }
         </div></td>
@@ -128,6 +131,7 @@ pub fn cell_html(c: &CellView) -> Html {
                     <li data-testid="cell-call"><code class="name">{name}</code><pre class="args">{args}</pre></li>
                 }) }</ol>
             }
+            if !c.steps.is_empty() { { trajectory(c) } }
             { for c.why.iter().map(|w| html!{ <div class="error" data-testid="cell-why">{w}</div> }) }
             if c.truncated { <div class="bad" data-testid="cell-truncated">{"truncated (max_tokens)"}</div> }
             if let Some(r) = &c.reasoning {
@@ -135,6 +139,40 @@ pub fn cell_html(c: &CellView) -> Html {
             }
             <div class="metrics-line">{metrics(c)}</div>
         </td>
+    }
+}
+
+/// Characters of a tool's answer shown before it is folded.
+const FOLD_CHARS: usize = 160;
+
+/// An agent's trajectory, step by step: the model's text, each call with its
+/// arguments and what the tool answered (folded when long), faults and wrong
+/// calls marked, calls left unexecuted at the step limit said.
+fn trajectory(c: &CellView) -> Html {
+    let last = c.steps.len().saturating_sub(1);
+    html! {
+        <ol class="trajectory" data-testid="cell-trajectory">{ for c.steps.iter().enumerate().map(|(i, s)| html!{
+            <li data-testid="trajectory-step">
+                <span class="muted">{format!("step {} ", i + 1)}</span>
+                if !s.text.trim().is_empty() { <div class="answer clip" tabindex="0" data-testid="step-text">{&s.text}</div> }
+                <ul class="calls">{ for s.calls.iter().map(|k| html!{
+                    <li data-testid="step-call" class={if k.is_error { "error-result" } else { "" }}>
+                        <code class="name">{&k.name}</code>
+                        if let Some(f) = k.fault { {" "}<span class="bad" data-testid="step-fault">{format!("fault: {f}")}</span> }
+                        if let Some(p) = &k.problem { {" "}<span class="bad" data-testid="step-problem">{p}</span> }
+                        <pre class="args">{&k.arguments}</pre>
+                        { match &k.result {
+                            Some(r) if r.chars().count() > FOLD_CHARS => html!{
+                                <details data-testid="step-result"><summary>{format!("→ {}", evalpage_core::truncate_chars(r, FOLD_CHARS))}</summary><pre>{r}</pre></details>
+                            },
+                            Some(r) => html!{ <pre data-testid="step-result">{format!("→ {r}")}</pre> },
+                            None if c.step_limit && i == last => html!{ <div class="bad" data-testid="step-unexecuted">{"not executed: the step limit was reached"}</div> },
+                            None => html!{},
+                        } }
+                    </li>
+                }) }</ul>
+            </li>
+        }) }</ol>
     }
 }
 

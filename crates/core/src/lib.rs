@@ -38,6 +38,7 @@ mod timefmt;
 mod toolcall;
 pub mod view;
 
+pub use agent::{shown_steps, ShownCall, ShownStep};
 pub use agent::{
     AgentEnd, AgentRecord, AgentSpec, AgentStep, Environment as ToolEnvironment, FaultKind, Faults,
     ScriptedResult, Scripts, ToolStep,

@@ -105,6 +105,11 @@ pub struct CellView {
     /// message: `metric: type: message`; a trajectory's unmatched calls:
     /// `metric: problem`).
     pub why: Vec<String>,
+    /// An agent's trajectory, step by step (a run's agent case, or a saved
+    /// conversation); its calls are then shown there, not in `calls`.
+    pub steps: Vec<evalpage_core::ShownStep>,
+    /// The agent case ended at its step limit.
+    pub step_limit: bool,
 }
 
 /// The cell of one settled result.
@@ -130,10 +135,15 @@ pub fn cell(r: &SampleResult) -> CellView {
         && (r.parsed.fields.is_empty() || r.parsed.json_error.is_some())
         && !(r.parsed.calls.is_some()
             && r.raw_answer.as_deref().is_some_and(|a| a.trim().is_empty()));
+    let (steps, step_limit) = match &r.parsed.trajectory {
+        Some(t) => evalpage_core::shown_steps(t, r.agent.as_deref()),
+        None => (Vec::new(), false),
+    };
     let calls = r
         .parsed
         .calls
         .iter()
+        .filter(|_| steps.is_empty())
         .flatten()
         .map(|c| (c.name.clone(), c.arguments_pretty()))
         .collect();
@@ -181,6 +191,8 @@ pub fn cell(r: &SampleResult) -> CellView {
         truncated: r.truncated(),
         calls,
         why,
+        steps,
+        step_limit,
     }
 }
 

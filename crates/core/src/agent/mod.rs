@@ -13,8 +13,10 @@
 //! again from its first step (a resumed run) meets the same world.
 
 pub(crate) mod scripted;
+mod shown;
 
 pub use scripted::{ScriptedResult, Scripts};
+pub use shown::{shown_steps, ShownCall, ShownStep};
 
 use crate::provider::Answer;
 use crate::rng::SplitMix64;

@@ -1,0 +1,94 @@
+// End-to-end: an agent task with scripted tools in the page's task mode
+// (release build, Chromium). The example task of examples/agent, with seeded
+// faults, on the two mock models: the same scores as the CLI's run of the same
+// task, and each case's trajectory shown step by step (the model's calls,
+// what each tool answered, faults marked); the viewer shows the same steps
+// for the saved run.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  startSite, launch, newPage, waitStatus, downloadBytes, readStoredZip, cli, tmpDir, ROOT,
+} from './helpers.mjs';
+
+const EXAMPLE = path.join(ROOT, 'examples/agent');
+const FAULTS = '  max_steps: 4\n  faults: {seed: 11, rate: 0.5}';
+
+let site; let browser;
+
+before(async () => { site = await startSite(); browser = await launch(); });
+after(async () => { await browser?.close(); site?.stop(); });
+
+const scoresOf = (text) => Object.fromEntries(text.trim().split('\n').map((l) => JSON.parse(l))
+  .map((s) => [`${s.detail.model}/${s.sample_id}/${s.metric}`, s.value]));
+
+test('an agent task with scripted tools: the CLI\'s scores, and each trajectory step by step', async () => {
+  const task = fs.readFileSync(path.join(EXAMPLE, 'bank.yaml'), 'utf8').replace('  max_steps: 4', FAULTS);
+  assert.ok(task.includes('faults:'));
+  const prompt = fs.readFileSync(path.join(EXAMPLE, 'bank_prompt.yaml'), 'utf8');
+  const dir = tmpDir('agent-cli');
+  fs.writeFileSync(path.join(dir, 'bank.yaml'), task);
+  fs.writeFileSync(path.join(dir, 'bank_prompt.yaml'), prompt);
+  const out = path.join(dir, 'out');
+  const run = cli(['run', '--task', path.join(dir, 'bank.yaml'), '--dataset', path.join(EXAMPLE, 'bank.jsonl'),
+    '--mock', '--models', 'mock-a,mock-b', '--out', out]);
+  assert.equal(run.status, 0, run.stderr);
+
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
+  await page.waitForSelector('[data-testid=task-yaml]');
+  await page.fill('[data-testid=task-yaml]', task);
+  await page.fill('[data-testid=template-yaml]', prompt);
+  await page.setInputFiles('[data-testid=task-dataset-file]', path.join(EXAMPLE, 'bank.jsonl'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=task-dataset-summary]')?.textContent.includes('6 valid samples'));
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  assert.equal(await page.textContent('[data-testid=progress]'), '12/12');
+
+  const zip = await downloadBytes(page, 'download-zip');
+  const files = new Map(readStoredZip(zip.bytes));
+  assert.deepEqual(scoresOf(files.get('scores.jsonl')), scoresOf(fs.readFileSync(path.join(out, 'scores.jsonl'), 'utf8')));
+  const results = files.get('results.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+  const cliResults = fs.readFileSync(path.join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  for (const [a, b] of results.map((r, i) => [r, cliResults[i]])) {
+    assert.deepEqual(a.trajectory, b.trajectory, `${a.model}/${a.sample_id}`);
+    assert.deepEqual(a.agent.steps.map((s) => s.tools?.map((t) => t.fault ?? null)), b.agent.steps.map((s) => s.tools?.map((t) => t.fault ?? null)));
+  }
+  const report = JSON.parse(files.get('report.json'));
+  const faulted = results.reduce((n, r) => n + r.agent.faults, 0);
+  assert.ok(faulted > 0);
+  assert.equal(report.metrics.faulted_calls, faulted);
+  const steps = files.get('report.events.jsonl').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.record_type === 'step');
+  assert.equal(steps.length, results.reduce((n, r) => n + r.agent.model_calls, 0), 'one step record per model call');
+
+  // The drill-down of a case with faults: every step, every call and answer.
+  const withFault = results.find((r) => r.agent.faults > 0);
+  await page.click(`[data-testid=sample-row][data-sample="${withFault.sample_id}"]`);
+  const detail = page.locator('[data-testid=sample-detail]');
+  await detail.waitFor();
+  const trajectories = detail.locator('[data-testid=cell-trajectory]');
+  assert.equal(await trajectories.count(), 2, 'one per model');
+  const m = withFault.model === 'mock-a' ? 0 : 1;
+  const shown = trajectories.nth(m);
+  assert.equal(await shown.locator('[data-testid=trajectory-step]').count(), withFault.agent.model_calls);
+  const calls = withFault.agent.steps.flatMap((s) => s.tools ?? []);
+  assert.equal(await shown.locator('[data-testid=step-call]').count(), calls.length);
+  assert.equal(await shown.locator('[data-testid=step-fault]').count(), withFault.agent.faults);
+  const firstResult = await shown.locator('[data-testid=step-result]').first().textContent();
+  assert.ok(firstResult.includes(calls[0].content.slice(0, 40)), `${firstResult} / ${calls[0].content}`);
+  assert.deepEqual(errors, []);
+
+  // The viewer: the CLI's saved run shows the same steps.
+  const viewer = await newPage(browser, errors);
+  await viewer.goto(`${site.url}/?mode=view&lang=en`);
+  await viewer.setInputFiles('[data-testid=open-report]', [path.join(out, 'report.json'), path.join(out, 'results.jsonl')]);
+  await viewer.waitForSelector('[data-testid=case-row]');
+  await viewer.locator('[data-testid=case-row]').filter({ hasText: withFault.sample_id }).filter({ hasText: withFault.model }).first().click();
+  const saved = viewer.locator('[data-testid=cell-trajectory]');
+  await saved.first().waitFor();
+  assert.equal(await saved.first().locator('[data-testid=trajectory-step]').count(), withFault.agent.model_calls);
+  assert.equal(await saved.first().locator('[data-testid=step-fault]').count(), withFault.agent.faults);
+  assert.deepEqual(errors, []);
+});
