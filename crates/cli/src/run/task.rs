@@ -354,7 +354,7 @@ impl super::Console for TaskKind {
 
 fn case_line(engine: &TaskEngine, job: usize) -> Option<String> {
     let j = engine.job(job)?;
-    let r = engine.results().get(j.model)?.get(j.sample)?.as_ref()?;
+    let r = engine.result(job)?;
     let model = &engine.config().models.get(j.model)?.name;
     let id = &engine.samples().get(j.sample)?.sample.id;
     let what = match (&r.status, &r.error) {
