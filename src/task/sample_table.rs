@@ -131,7 +131,7 @@ pub fn cell_html(c: &CellView) -> Html {
                     <li data-testid="cell-call"><code class="name">{name}</code><pre class="args">{args}</pre></li>
                 }) }</ol>
             }
-            if !c.steps.is_empty() { { trajectory(c) } }
+            if !c.steps.is_empty() { { trajectory_html(&c.steps, c.step_limit) } }
             { for c.why.iter().map(|w| html!{ <div class="error" data-testid="cell-why">{w}</div> }) }
             if c.truncated { <div class="bad" data-testid="cell-truncated">{"truncated (max_tokens)"}</div> }
             if let Some(r) = &c.reasoning {
@@ -148,10 +148,11 @@ const FOLD_CHARS: usize = 160;
 /// An agent's trajectory, step by step: the model's text, each call with its
 /// arguments and what the tool answered (folded when long), faults and wrong
 /// calls marked, calls left unexecuted at the step limit said.
-fn trajectory(c: &CellView) -> Html {
-    let last = c.steps.len().saturating_sub(1);
+/// Also the viewer's, for a saved or imported run's trajectory.
+pub fn trajectory_html(steps: &[evalpage_core::ShownStep], step_limit: bool) -> Html {
+    let last = steps.len().saturating_sub(1);
     html! {
-        <ol class="trajectory" data-testid="cell-trajectory">{ for c.steps.iter().enumerate().map(|(i, s)| html!{
+        <ol class="trajectory" data-testid="cell-trajectory">{ for steps.iter().enumerate().map(|(i, s)| html!{
             <li data-testid="trajectory-step">
                 <span class="muted">{format!("step {} ", i + 1)}</span>
                 if !s.text.trim().is_empty() { <div class="answer clip" tabindex="0" data-testid="step-text">{&s.text}</div> }
@@ -166,7 +167,7 @@ fn trajectory(c: &CellView) -> Html {
                                 <details data-testid="step-result"><summary>{format!("→ {}", evalpage_core::truncate_chars(r, FOLD_CHARS))}</summary><pre>{r}</pre></details>
                             },
                             Some(r) => html!{ <pre data-testid="step-result">{format!("→ {r}")}</pre> },
-                            None if c.step_limit && i == last => html!{ <div class="bad" data-testid="step-unexecuted">{"not executed: the step limit was reached"}</div> },
+                            None if step_limit && i == last => html!{ <div class="bad" data-testid="step-unexecuted">{"not executed: the step limit was reached"}</div> },
                             None => html!{},
                         } }
                     </li>

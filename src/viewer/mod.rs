@@ -646,7 +646,7 @@ fn run_view(
                     </label>
                 </div>
                 <p data-testid="viewer-count">{format!("{} / {}", s.shown.len(), d.rows.len())}</p>
-                <CaseTable {lang} data={d.clone()} shown={s.shown.clone()} selected={s.selected} {on_select} />
+                <CaseTable {lang} data={d.clone()} shown={s.shown.clone()} selected={s.selected} {on_select} others={s.others.clone()} />
             </section>
         </>
     }

@@ -8,7 +8,7 @@ use super::looks;
 use crate::components::metric_cells;
 use crate::components::virtual_table::{Geometry, VirtualTable};
 use crate::viewer::state::Shared;
-use evalpage_core::view::ViewData;
+use evalpage_core::view::{ViewData, ViewRow};
 use evalpage_core::Lang;
 use yew::prelude::*;
 
@@ -31,6 +31,10 @@ pub struct CaseTableProps {
     pub selected: Option<u32>,
     /// A row was opened or closed.
     pub on_select: Callback<Option<u32>>,
+    /// The runs compared with this one (their trajectories of the opened
+    /// case are shown beside its own).
+    #[prop_or_default]
+    pub others: Vec<Shared<ViewData>>,
 }
 
 /// The table.
@@ -99,6 +103,8 @@ fn detail(p: &CaseTableProps, i: u32) -> Html {
             </p>
             if let Some(e) = &r.error { <p class="error">{e}</p> }
             { looks::drill(p.lang, d, i as usize) }
+            { imported_trajectory(d, r) }
+            { compared_trajectories(p, r, i as usize) }
             if !looks::shows_answer(d, i as usize) {
                 if let Some(a) = &r.answer { <pre class="answer" tabindex="0">{a}</pre> }
             }
@@ -118,5 +124,69 @@ fn detail(p: &CaseTableProps, i: u32) -> Html {
                 </tbody>
             </table>
         </section>
+    }
+}
+
+/// An imported agent run's trajectory (another tool's log with tool calls,
+/// kept in a score's `trajectory`), step by step as the task cells show it.
+fn imported_trajectory(d: &ViewData, r: &ViewRow) -> Html {
+    let found = (0..d.metrics.len())
+        .map(|c| d.detail(r, c))
+        .find_map(|detail| detail.get("trajectory").cloned());
+    match found.and_then(|t| serde_json::from_value::<Vec<evalpage_core::ChatMessage>>(t).ok()) {
+        Some(messages) => {
+            let (steps, limit) = evalpage_core::shown_steps(&messages, None);
+            crate::task::sample_table::trajectory_html(&steps, limit)
+        }
+        None => html! {},
+    }
+}
+
+/// A trajectory's steps and whether it ended at the step limit.
+type Shown = (Vec<evalpage_core::ShownStep>, bool);
+
+/// The opened case's trajectory beside the same case's in each compared run
+/// (the same id and model), when it has one.
+fn compared_trajectories(p: &CaseTableProps, r: &ViewRow, i: usize) -> Html {
+    let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
+    let steps_of = |d: &ViewData, j: usize| {
+        d.task_result(j).and_then(|res| {
+            Some(evalpage_core::shown_steps(
+                res.parsed.trajectory.as_ref()?,
+                res.agent.as_deref(),
+            ))
+        })
+    };
+    let Some(base) = steps_of(&p.data, i) else {
+        return html! {};
+    };
+    let others: Vec<(String, Option<Shown>)> = p
+        .others
+        .iter()
+        .map(|o| {
+            let j = o
+                .rows
+                .iter()
+                .position(|x| x.id == r.id && x.model == r.model);
+            (o.source.clone(), j.and_then(|j| steps_of(o, j)))
+        })
+        .collect();
+    if others.is_empty() {
+        return html! {};
+    }
+    html! {
+        <table class="cases samples" data-testid="compare-trajectories">
+            <thead><tr>
+                <th>{p.data.source.clone()}</th>
+                { for others.iter().map(|(name, _)| html!{ <th>{name.clone()}</th> }) }
+            </tr></thead>
+            <tbody><tr>
+                <td data-testid="compared-trajectory">{ crate::task::sample_table::trajectory_html(&base.0, base.1) }</td>
+                { for others.iter().map(|(_, steps)| match steps {
+                    Some((s, limit)) => html!{ <td data-testid="compared-trajectory">{ crate::task::sample_table::trajectory_html(s, *limit) }</td> },
+                    None => html!{ <td class="muted" data-testid="compared-trajectory">{t("（此运行没有这个用例的轨迹）", "(no trajectory of this case in this run)")}</td> },
+                }) }
+            </tr></tbody>
+        </table>
     }
 }

@@ -80,15 +80,32 @@ test('an agent task with scripted tools: the CLI\'s scores, and each trajectory 
   assert.ok(firstResult.includes(calls[0].content.slice(0, 40)), `${firstResult} / ${calls[0].content}`);
   assert.deepEqual(errors, []);
 
-  // The viewer: the CLI's saved run shows the same steps.
+  // The viewer: a CLI run with another seed shows its own steps, and beside
+  // them, the page's run of the same case (its zip opened to compare).
+  const other = path.join(dir, 'seed12');
+  fs.writeFileSync(path.join(dir, 'bank.yaml'), task.replace('seed: 11', 'seed: 12'));
+  const run12 = cli(['run', '--task', path.join(dir, 'bank.yaml'), '--dataset', path.join(EXAMPLE, 'bank.jsonl'),
+    '--mock', '--models', 'mock-a,mock-b', '--out', other]);
+  assert.equal(run12.status, 0, run12.stderr);
+  const base = fs.readFileSync(path.join(other, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    .find((r) => r.sample_id === withFault.sample_id && r.model === withFault.model);
+  const zipFile = path.join(dir, 'page-run.zip');
+  fs.writeFileSync(zipFile, zip.bytes);
   const viewer = await newPage(browser, errors);
   await viewer.goto(`${site.url}/?mode=view&lang=en`);
-  await viewer.setInputFiles('[data-testid=open-report]', [path.join(out, 'report.json'), path.join(out, 'results.jsonl')]);
+  await viewer.setInputFiles('[data-testid=open-report]', [path.join(other, 'report.json'), path.join(other, 'results.jsonl')]);
   await viewer.waitForSelector('[data-testid=case-row]');
+  await viewer.setInputFiles('[data-testid=open-compare]', zipFile);
+  await viewer.waitForSelector('[data-testid=compare-row]');
   await viewer.locator('[data-testid=case-row]').filter({ hasText: withFault.sample_id }).filter({ hasText: withFault.model }).first().click();
-  const saved = viewer.locator('[data-testid=cell-trajectory]');
-  await saved.first().waitFor();
-  assert.equal(await saved.first().locator('[data-testid=trajectory-step]').count(), withFault.agent.model_calls);
-  assert.equal(await saved.first().locator('[data-testid=step-fault]').count(), withFault.agent.faults);
+  const own = viewer.locator('[data-testid=task-cell] [data-testid=cell-trajectory]');
+  await own.waitFor();
+  assert.equal(await own.locator('[data-testid=trajectory-step]').count(), base.agent.model_calls);
+  assert.equal(await own.locator('[data-testid=step-fault]').count(), base.agent.faults);
+  const sides = viewer.locator('[data-testid=compare-trajectories] [data-testid=compared-trajectory]');
+  assert.equal(await sides.count(), 2);
+  assert.equal(await sides.nth(0).locator('[data-testid=trajectory-step]').count(), base.agent.model_calls);
+  assert.equal(await sides.nth(1).locator('[data-testid=trajectory-step]').count(), withFault.agent.model_calls);
+  assert.equal(await sides.nth(1).locator('[data-testid=step-fault]').count(), withFault.agent.faults);
   assert.deepEqual(errors, []);
 });

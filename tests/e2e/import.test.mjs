@@ -100,3 +100,20 @@ test('a Hugging Face Parquet dataset in the task mode: its reader is fetched onl
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('an Inspect agent log opens with each sample\'s trajectory step by step', async () => {
+  const { page, errors } = await openViewer();
+  await page.setInputFiles('[data-testid=open-report]', path.join(FIX, 'inspect/log_tools.eval'));
+  await page.waitForSelector('[data-testid=case-row]');
+  await page.click('[data-testid=case-row][data-id=t2]');
+  const shown = page.locator('[data-testid=case-detail] [data-testid=cell-trajectory]');
+  await shown.waitFor();
+  // a call the tool refused, the call again, the answer
+  assert.equal(await shown.locator('[data-testid=trajectory-step]').count(), 3);
+  const results = await shown.locator('[data-testid=step-result]').allTextContents();
+  assert.equal(results.length, 2);
+  assert.match(results[0], /^→ error: [^]*'y' is a required property/);
+  assert.equal(results[1], '→ 17');
+  assert.deepEqual(await shown.locator('[data-testid=step-call] code.name').allTextContents(), ['add', 'add']);
+  assert.deepEqual(errors, []);
+});

@@ -234,6 +234,31 @@ fn an_inspect_agent_run_carries_its_tool_calls_and_their_results() {
         );
         assert_eq!(t2[1]["result"], "17");
         assert_eq!(value(&r, "gpt-4o-mini", "t2", "match"), 1.0);
+        // the messages after the prompt, as the trajectory view reads them:
+        // a failed call, the call again, the answer
+        let trajectory = r
+            .scores
+            .iter()
+            .find_map(|s| {
+                (s.sample_id == "t2")
+                    .then(|| s.detail.get("trajectory"))
+                    .flatten()
+            })
+            .unwrap_or_else(|| panic!("{file}: no trajectory for t2"));
+        let messages: Vec<evalpage_core::ChatMessage> =
+            serde_json::from_value(trajectory.clone()).expect("chat messages");
+        let (steps, _) = evalpage_core::shown_steps(&messages, None);
+        assert_eq!(steps.len(), 3, "{file}: {trajectory}");
+        let first = &steps[0].calls[0];
+        assert_eq!(first.name, "add");
+        assert!(
+            first.result.as_deref().is_some_and(
+                |r| r.starts_with("error: ") && r.contains("'y' is a required property")
+            ),
+            "{first:?}"
+        );
+        assert_eq!(steps[1].calls[0].result.as_deref(), Some("17"));
+        assert!(steps[2].calls.is_empty());
     }
 }
 

@@ -85,6 +85,10 @@ pub(super) struct Sample {
     /// The function calls the sample's model made, each `{id, name,
     /// arguments, result, error}` (the tool's answer joined by call id).
     pub calls: Vec<Value>,
+    /// An agent's messages after its prompt as OpenAI chat messages (each
+    /// answer with its `tool_calls`, each tool's answer), when it called
+    /// tools: what the viewer shows step by step.
+    pub trajectory: Option<Value>,
 }
 
 pub use crate::dataset::fingerprint::input_hash;
@@ -233,6 +237,9 @@ impl Collect {
         }
         if !s.calls.is_empty() {
             texts.insert("tool_calls".into(), Value::Array(s.calls));
+        }
+        if let Some(t) = s.trajectory {
+            texts.insert("trajectory".into(), t);
         }
         let mut first = true;
         for v in verdicts {

@@ -338,6 +338,10 @@ impl Reader {
                     .and_then(Value::as_array)
                     .map(|m| tool_calls(m))
                     .unwrap_or_default(),
+                trajectory: s
+                    .get("messages")
+                    .and_then(Value::as_array)
+                    .and_then(|m| trajectory(m)),
             },
             verdicts,
         );
@@ -429,6 +433,65 @@ fn tool_calls(messages: &[Value]) -> Vec<Value> {
             })
         })
         .collect()
+}
+
+/// A sample's messages after its last user message, as OpenAI chat
+/// messages: each assistant message's text and calls (Inspect's `{id,
+/// function, arguments}` as `{id, type, function: {name, arguments}}`), each
+/// tool message's answer (its error's message when it failed). `None` when no
+/// tool was called.
+fn trajectory(messages: &[Value]) -> Option<Value> {
+    fn role(m: &Value) -> &str {
+        m.get("role").and_then(Value::as_str).unwrap_or("")
+    }
+    let after = messages
+        .iter()
+        .rposition(|m| role(m) == "user")
+        .map_or(0, |i| i + 1);
+    let mut out = Vec::new();
+    for m in &messages[after..] {
+        let text = m.get("content").and_then(content_text).unwrap_or_default();
+        match role(m) {
+            "assistant" => {
+                let calls: Vec<Value> = m
+                    .get("tool_calls")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .map(|c| {
+                        let arguments = match c.get("arguments") {
+                            Some(Value::String(t)) => t.clone(),
+                            Some(v) => v.to_string(),
+                            None => "{}".to_string(),
+                        };
+                        json!({"id": c.get("id"), "type": "function", "function": {
+                            "name": c.get("function").and_then(Value::as_str).unwrap_or_default(),
+                            "arguments": arguments}})
+                    })
+                    .collect();
+                let mut msg = json!({"role": "assistant", "content": text});
+                if !calls.is_empty() {
+                    msg["tool_calls"] = Value::Array(calls);
+                }
+                out.push(msg);
+            }
+            "tool" => {
+                let error = m
+                    .get("error")
+                    .filter(|e| !e.is_null())
+                    .and_then(|e| e.get("message").and_then(Value::as_str))
+                    .map(|e| format!("error: {e}"));
+                out.push(
+                    json!({"role": "tool", "tool_call_id": m.get("tool_call_id"),
+                                "content": error.unwrap_or(text)}),
+                );
+            }
+            _ => {}
+        }
+    }
+    out.iter()
+        .any(|m| m.get("tool_calls").is_some())
+        .then_some(Value::Array(out))
 }
 
 fn as_float(v: &Value) -> Option<f64> {

@@ -222,6 +222,7 @@ impl Reader {
                 latency_ms: r.get("latencyMs").and_then(Value::as_u64),
                 cost: r.get("cost").and_then(Value::as_f64),
                 calls: Vec::new(),
+                trajectory: None,
             },
             verdicts,
         );
