@@ -335,6 +335,14 @@ fn a_cut_log_resumes_without_asking_a_settled_case_again() {
         .map(|c| c["case_id"].as_str().unwrap_or("").to_string())
         .collect();
     assert_eq!(settled.len(), 2);
+    // the third case's steps are in the cut log, its case record is not
+    let third_id = records(&log, "case")[2]["case_id"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(records(&log[..third], "step")
+        .iter()
+        .any(|r| r["case_id"] == third_id.as_str()));
     let out = s.join("resumed");
     let resumed = run_task(
         &task,
@@ -357,6 +365,19 @@ fn a_cut_log_resumes_without_asking_a_settled_case_again() {
         assert!(!asked.contains(id), "{id} was settled and asked again");
     }
     assert!(!asked.is_empty());
+    // the cut trajectory is run again from its first step, and the log says so
+    let restarted: Vec<Value> = records(&new_log, "step")
+        .into_iter()
+        .filter(|r| r["restarted"] == true)
+        .collect();
+    assert_eq!(restarted.len(), 1, "{new_log}");
+    assert_eq!(
+        (
+            restarted[0]["case_id"].as_str(),
+            restarted[0]["step"].as_u64()
+        ),
+        (Some(third_id.as_str()), Some(1))
+    );
 }
 
 #[test]
@@ -424,4 +445,62 @@ fn bad_calls_are_told_to_the_model_and_a_bad_script_fails_only_its_case() {
     assert!(told[1].contains("not JSON"), "{told:?}");
     assert_eq!(pay["raw_answer"], "I could not do it.");
     assert!(results.iter().filter(|r| r["status"] == "ok").count() >= 4);
+}
+
+#[test]
+fn repeats_with_faults_give_pass_at_k_and_pass_hat_k_over_trajectories() {
+    let s = Scratch::new("agent-repeats");
+    let task = task_with(&s, |t| {
+        t.replace(
+            "  max_steps: 4",
+            "  max_steps: 6\n  faults: {seed: 5, rate: 0.4, kinds: [error]}",
+        )
+    });
+    let out = s.join("out");
+    let results = run_task(
+        &task,
+        &example("bank.jsonl"),
+        &out,
+        &["--mock", "--repeats", "4"],
+    );
+    assert_eq!(results.len(), 24);
+    // each repeat meets its own faults: a retried call makes a case's
+    // strict trajectory fail in some repeats and not in others
+    let mut by_case: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for r in &results {
+        by_case
+            .entry(r["sample_id"].as_str().unwrap_or("").to_string())
+            .or_default()
+            .push(r["metrics"]["trajectory"]["value"].as_f64().unwrap_or(-1.0));
+    }
+    assert!(
+        by_case
+            .values()
+            .any(|v| v.contains(&1.0) && v.contains(&0.0)),
+        "{by_case:?}"
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report"))
+            .expect("json");
+    let summary = report["report"]["summaries"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["metric"] == "trajectory"))
+        .expect("trajectory summary");
+    // pass@4: a case passes in some repeat; pass^4: in every repeat
+    let n = by_case.len() as f64;
+    let any = by_case.values().filter(|v| v.contains(&1.0)).count() as f64 / n;
+    let all = by_case
+        .values()
+        .filter(|v| v.iter().all(|x| *x == 1.0))
+        .count() as f64
+        / n;
+    assert!(
+        (summary["pass_at_k"]["4"].as_f64().unwrap_or(-1.0) - any).abs() < 1e-9,
+        "{summary}"
+    );
+    assert!(
+        (summary["pass_hat_k"]["4"].as_f64().unwrap_or(-1.0) - all).abs() < 1e-9,
+        "{summary}"
+    );
+    assert!(all < any);
 }

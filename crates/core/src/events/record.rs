@@ -255,6 +255,10 @@ pub struct StepRecord {
     /// How the case ended, at its last step (`answered`, `step_limit`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<crate::agent::AgentEnd>,
+    /// On a resumed run's first step of a case whose earlier trajectory the
+    /// log cut: the case was run again from its first step, in a new session.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub restarted: bool,
 }
 
 /// `turn`: one settled turn pair of a dialog run (its answer, then its judge

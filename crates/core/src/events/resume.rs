@@ -70,6 +70,10 @@ pub struct Prior {
     /// The settled turns of dialogs (`turn` records) by job, then by
     /// `turn_pair_id`; the last record of a turn counts.
     pub turns: BTreeMap<usize, BTreeMap<usize, TurnRecord>>,
+    /// The jobs with `step` records (an agent's model calls), by key
+    /// (`model/case`, `#repeat`): a job among them not settled is a
+    /// trajectory the log cut.
+    pub stepped: BTreeMap<usize, String>,
 }
 
 /// The one reader of an interrupted run's settled calls, for every kind of
@@ -115,6 +119,23 @@ pub fn prior_calls(
                 latest.insert(job, (record, key));
             }
             None => out.unknown.push(key),
+        }
+    }
+    for record in log.of_type("step") {
+        let model = record.get("model").and_then(Value::as_str);
+        let Some(id) = record.get("case_id").and_then(Value::as_str) else {
+            continue;
+        };
+        let repeat = record
+            .get("repeat")
+            .and_then(Value::as_u64)
+            .and_then(|r| u32::try_from(r).ok());
+        if let Some(job) = job_of(model, id, repeat) {
+            let mut key = model.map_or(id.to_string(), |m| format!("{m}/{id}"));
+            if let Some(r) = repeat {
+                key.push_str(&format!("#{r}"));
+            }
+            out.stepped.insert(job, key);
         }
     }
     for record in log.of_type("turn") {

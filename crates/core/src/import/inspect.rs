@@ -391,7 +391,7 @@ impl Reader {
                     .insert("source_status".into(), json!(format!("{s} {why}").trim()));
             }
         }
-        c.not_carried("each sample's transcript beyond its tool calls and their results (the other messages, events, store, attachments) and the plan's solvers");
+        c.not_carried("each sample's transcript beyond the messages after its prompt (the system message, events, store, attachments) and the plan's solvers");
         if h.pointer("/results/scores").is_some() {
             c.not_carried("each scorer's metrics other than its mean (stderr, std) are kept as source aggregates only");
         }

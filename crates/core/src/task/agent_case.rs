@@ -168,6 +168,7 @@ impl TaskKind {
             elapsed_ms,
             tools: step.tools.clone(),
             end: progress.end,
+            restarted: n == 1 && self.restarted.contains(&job),
         }))
     }
 

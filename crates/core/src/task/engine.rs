@@ -87,6 +87,9 @@ pub struct TaskKind {
     reads: BTreeSet<String>,
     /// Why nothing can be sent: no sample's prompt renders.
     blocked: Option<String>,
+    /// Agent jobs whose trajectory an earlier run's log cut: run again from
+    /// the first step, their first `step` record marked.
+    pub(super) restarted: BTreeSet<usize>,
 }
 
 impl TaskKind {
@@ -121,6 +124,7 @@ impl TaskKind {
             judge: judge.map(Box::new),
             reads,
             blocked,
+            restarted: BTreeSet::new(),
             cfg,
         }
     }

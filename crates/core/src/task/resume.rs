@@ -26,6 +26,8 @@ pub struct TaskResumable {
     pub unknown: Vec<String>,
     /// `model/sample` of records that will be sent again.
     pub rerun: Vec<String>,
+    /// Agent cases with `step` records, by job (`model/sample` keys).
+    pub stepped: std::collections::BTreeMap<usize, String>,
 }
 
 /// The settled calls of an interrupted task run, read by the one log
@@ -59,6 +61,7 @@ pub fn resumable(log: &ReadLog, engine: &TaskEngine) -> TaskResumable {
         calls: prior.calls,
         unknown: prior.unknown,
         rerun: prior.rerun,
+        stepped: prior.stepped,
     }
 }
 
@@ -81,12 +84,22 @@ impl Start for TaskKind {
 
     fn take_over(engine: &mut TaskEngine, log: &ReadLog) -> TakenOver {
         let prior = resumable(log, engine);
-        let notes = prior
+        let mut notes: Vec<String> = prior
             .unknown
             .iter()
             .map(|key| format!("`{key}` is not a sample and model of this run; ignored"))
             .collect();
         let jobs = engine.restore(prior.calls);
+        // An agent case the log cut mid-trajectory is run again from its
+        // first step, in a new session: its first new step record says so.
+        for (job, key) in prior.stepped {
+            if engine.result(job).is_none() {
+                notes.push(format!(
+                    "`{key}`: its trajectory was cut; run again from its first step"
+                ));
+                engine.kind_mut().restarted.insert(job);
+            }
+        }
         TakenOver {
             unit: "cases",
             jobs,
