@@ -224,7 +224,12 @@ impl ModeLaunch for TaskLaunch {
                 .to_string(),
             );
         }
-        if task != Some(field("task")) || field("dataset") != page.run_data.data.name {
+        // A CLI log names the dataset as its path was given: the file's
+        // name is what the page can know of it.
+        let file_name = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or(p).to_string();
+        if task != Some(field("task"))
+            || file_name(field("dataset")) != file_name(&page.run_data.data.name)
+        {
             return Some(format!(
                 "{} {} / {} ({} {} / {})",
                 lang.pick("该日志属于", "That log is of"),

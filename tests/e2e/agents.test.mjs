@@ -109,3 +109,56 @@ test('an agent task with scripted tools: the CLI\'s scores, and each trajectory 
   assert.equal(await sides.nth(1).locator('[data-testid=step-fault]').count(), withFault.agent.faults);
   assert.deepEqual(errors, []);
 });
+
+test('an agent run resumed in the page from a cut log: settled cases are not asked again, the cut one restarts', async () => {
+  const task = fs.readFileSync(path.join(EXAMPLE, 'bank.yaml'), 'utf8');
+  const prompt = fs.readFileSync(path.join(EXAMPLE, 'bank_prompt.yaml'), 'utf8');
+  const dir = tmpDir('agent-resume');
+  const out = path.join(dir, 'full');
+  const run = cli(['run', '--task', path.join(EXAMPLE, 'bank.yaml'), '--dataset', path.join(EXAMPLE, 'bank.jsonl'),
+    '--mock', '--models', 'mock-a,mock-b', '--concurrency', '1', '--out', out]);
+  assert.equal(run.status, 0, run.stderr);
+  // cut the log inside its fourth case record: three cases settled, the
+  // trajectories in progress logged without their end
+  const log = fs.readFileSync(path.join(out, 'report.events.jsonl'), 'utf8');
+  const lines = log.split('\n');
+  const caseAt = lines.map((l, i) => [l, i]).filter(([l]) => l.includes('"record_type":"case"')).map(([, i]) => i);
+  const cutAt = caseAt[3];
+  const cutLog = lines.slice(0, cutAt).join('\n') + '\n' + lines[cutAt].slice(0, 40);
+  const settled = lines.slice(0, cutAt).filter((l) => l.includes('"record_type":"case"')).map((l) => JSON.parse(l))
+    .map((r) => `${r.model}/${r.case_id}`);
+  // cases whose steps were logged without their end (one per model: each
+  // model has its own slot at concurrency 1)
+  const cutCases = [...new Set(lines.slice(0, cutAt).filter((l) => l.includes('"record_type":"step"'))
+    .map((l) => JSON.parse(l)).map((r) => `${r.model}/${r.case_id}`))].filter((k) => !settled.includes(k)).sort();
+  assert.ok(cutCases.length >= 1);
+  const logPath = path.join(dir, 'cut.jsonl');
+  fs.writeFileSync(logPath, cutLog);
+
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
+  await page.waitForSelector('[data-testid=task-yaml]');
+  await page.fill('[data-testid=task-yaml]', task);
+  await page.fill('[data-testid=template-yaml]', prompt);
+  await page.setInputFiles('[data-testid=task-dataset-file]', path.join(EXAMPLE, 'bank.jsonl'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=task-dataset-summary]')?.textContent.includes('6 valid samples'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=start]')?.disabled === false);
+  await page.setInputFiles('[data-testid=resume-log-file]', logPath);
+  await waitStatus(page, 'done');
+  assert.equal(await page.textContent('[data-testid=progress]'), '12/12');
+  const zip = await downloadBytes(page, 'download-zip');
+  const files = new Map(readStoredZip(zip.bytes));
+  const results = files.get('results.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+  const full = fs.readFileSync(path.join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  for (const [a, b] of results.map((r, i) => [r, full[i]])) {
+    assert.deepEqual([a.metrics, a.trajectory], [b.metrics, b.trajectory], `${a.model}/${a.sample_id}`);
+  }
+  const records = files.get('report.events.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+  const asked = records.filter((r) => r.record_type === 'step').map((r) => `${r.model}/${r.case_id}`);
+  for (const key of settled) assert.ok(!asked.includes(key), `${key} was settled and asked again`);
+  const restarted = records.filter((r) => r.record_type === 'step' && r.restarted);
+  assert.deepEqual(restarted.map((r) => `${r.model}/${r.case_id}`).sort(), cutCases);
+  assert.ok(restarted.every((r) => r.step === 1));
+  assert.deepEqual(errors, []);
+});
