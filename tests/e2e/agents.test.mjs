@@ -20,6 +20,18 @@ let site; let browser;
 before(async () => { site = await startSite(); browser = await launch(); });
 after(async () => { await browser?.close(); site?.stop(); });
 
+/** The task mode with this agent task, its prompt and the example's dataset. */
+async function openAgentTask(errors, task, prompt) {
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
+  await page.waitForSelector('[data-testid=task-yaml]');
+  await page.fill('[data-testid=task-yaml]', task);
+  await page.fill('[data-testid=template-yaml]', prompt);
+  await page.setInputFiles('[data-testid=task-dataset-file]', path.join(EXAMPLE, 'bank.jsonl'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=task-dataset-summary]')?.textContent.includes('6 valid samples'));
+  return page;
+}
+
 const scoresOf = (text) => Object.fromEntries(text.trim().split('\n').map((l) => JSON.parse(l))
   .map((s) => [`${s.detail.model}/${s.sample_id}/${s.metric}`, s.value]));
 
@@ -36,13 +48,7 @@ test('an agent task with scripted tools: the CLI\'s scores, and each trajectory 
   assert.equal(run.status, 0, run.stderr);
 
   const errors = [];
-  const page = await newPage(browser, errors);
-  await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
-  await page.waitForSelector('[data-testid=task-yaml]');
-  await page.fill('[data-testid=task-yaml]', task);
-  await page.fill('[data-testid=template-yaml]', prompt);
-  await page.setInputFiles('[data-testid=task-dataset-file]', path.join(EXAMPLE, 'bank.jsonl'));
-  await page.waitForFunction(() => document.querySelector('[data-testid=task-dataset-summary]')?.textContent.includes('6 valid samples'));
+  const page = await openAgentTask(errors, task, prompt);
   await page.click('[data-testid=start]');
   await waitStatus(page, 'done');
   assert.equal(await page.textContent('[data-testid=progress]'), '12/12');
@@ -136,13 +142,7 @@ test('an agent run resumed in the page from a cut log: settled cases are not ask
   fs.writeFileSync(logPath, cutLog);
 
   const errors = [];
-  const page = await newPage(browser, errors);
-  await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
-  await page.waitForSelector('[data-testid=task-yaml]');
-  await page.fill('[data-testid=task-yaml]', task);
-  await page.fill('[data-testid=template-yaml]', prompt);
-  await page.setInputFiles('[data-testid=task-dataset-file]', path.join(EXAMPLE, 'bank.jsonl'));
-  await page.waitForFunction(() => document.querySelector('[data-testid=task-dataset-summary]')?.textContent.includes('6 valid samples'));
+  const page = await openAgentTask(errors, task, prompt);
   await page.waitForFunction(() => document.querySelector('[data-testid=start]')?.disabled === false);
   await page.setInputFiles('[data-testid=resume-log-file]', logPath);
   await waitStatus(page, 'done');

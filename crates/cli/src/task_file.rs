@@ -134,17 +134,30 @@ fn read_tools_file(path: &Path, task: Task) -> Result<Task, CliError> {
     let evalpage_core::task::Tools::File(name) = &task.tools else {
         return Ok(task);
     };
+    let name = name.clone();
+    read_beside(path, &name, "the task's tools file", |shown, text| {
+        task.with_tools_file(shown, text)
+    })
+}
+
+/// A file a task names, read relative to the task file (`what` says which
+/// in errors), then given to `apply` with its shown name.
+fn read_beside(
+    path: &Path,
+    name: &str,
+    what: &str,
+    apply: impl FnOnce(&str, &str) -> Result<Task, String>,
+) -> Result<Task, CliError> {
     let file = path.parent().unwrap_or(Path::new("")).join(name);
     let shown = file.display().to_string();
     let text = std::fs::read_to_string(&file).map_err(|e| CliError::Input {
         path: shown.clone(),
-        message: format!("the task's tools file: {e}"),
+        message: format!("{what}: {e}"),
     })?;
-    task.with_tools_file(&shown, &text)
-        .map_err(|message| CliError::Input {
-            path: shown,
-            message,
-        })
+    apply(&shown, &text).map_err(|message| CliError::Input {
+        path: shown,
+        message,
+    })
 }
 
 /// An agent task's `scripted: FILE`, read relative to the task file.
@@ -154,17 +167,13 @@ fn read_scripts_file(path: &Path, task: Task) -> Result<Task, CliError> {
     else {
         return Ok(task);
     };
-    let file = path.parent().unwrap_or(Path::new("")).join(name);
-    let shown = file.display().to_string();
-    let text = std::fs::read_to_string(&file).map_err(|e| CliError::Input {
-        path: shown.clone(),
-        message: format!("the task's scripted tool results: {e}"),
-    })?;
-    task.with_scripts_file(&shown, &text)
-        .map_err(|message| CliError::Input {
-            path: shown,
-            message,
-        })
+    let name = name.clone();
+    read_beside(
+        path,
+        &name,
+        "the task's scripted tool results",
+        |shown, text| task.with_scripts_file(shown, text),
+    )
 }
 
 fn with_builtin(task: Task, source: String, spec: &str) -> Result<LoadedTask, CliError> {

@@ -504,3 +504,42 @@ fn repeats_with_faults_give_pass_at_k_and_pass_hat_k_over_trajectories() {
     );
     assert!(all < any);
 }
+
+#[test]
+fn scripted_results_are_read_from_a_file_beside_the_task() {
+    let s = Scratch::new("agent-file");
+    // every line's results in one file (the task no longer reads the lines')
+    let mut all: Vec<Value> = Vec::new();
+    for line in read_jsonl(&example("bank.jsonl")) {
+        all.extend(line["tool_results"].as_array().cloned().unwrap_or_default());
+    }
+    s.write("results.json", &Value::Array(all).to_string());
+    let task = task_with(&s, |t| {
+        t.replace("scripted: {field: tool_results}", "scripted: results.json")
+    });
+    let results = run_task(&task, &example("bank.jsonl"), &s.join("out"), &["--mock"]);
+    let r = by_id(&results);
+    assert_eq!(r["balance"]["metrics"]["trajectory"]["value"], 1.0);
+    assert_eq!(
+        r["balance"]["trajectory"][1]["content"],
+        r#"{"balance":120}"#
+    );
+    // a file that is not there is a located error before anything runs
+    let missing = task_with(&s, |t| {
+        t.replace("scripted: {field: tool_results}", "scripted: nope.json")
+    });
+    let mut cmd = evalpage();
+    cmd.args(["run", "--mock", "--task"])
+        .arg(&missing)
+        .arg("--dataset")
+        .arg(example("bank.jsonl"))
+        .arg("--out")
+        .arg(s.join("bad"));
+    let out = finish(cmd);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nope.json") && err.contains("the task's scripted tool results"),
+        "{err}"
+    );
+}

@@ -102,19 +102,10 @@ pub fn prior_calls(
     };
     let mut latest: BTreeMap<usize, (&Value, String)> = BTreeMap::new();
     for record in log.of_type("case") {
-        let model = record.get("model").and_then(Value::as_str);
-        let Some(id) = record.get("case_id").and_then(Value::as_str) else {
+        let Some((job, key)) = job_and_key(record, &job_of) else {
             continue;
         };
-        let repeat = record
-            .get("repeat")
-            .and_then(Value::as_u64)
-            .and_then(|r| u32::try_from(r).ok());
-        let mut key = model.map_or(id.to_string(), |m| format!("{m}/{id}"));
-        if let Some(r) = repeat {
-            key.push_str(&format!("#{r}"));
-        }
-        match job_of(model, id, repeat) {
+        match job {
             Some(job) => {
                 latest.insert(job, (record, key));
             }
@@ -122,19 +113,7 @@ pub fn prior_calls(
         }
     }
     for record in log.of_type("step") {
-        let model = record.get("model").and_then(Value::as_str);
-        let Some(id) = record.get("case_id").and_then(Value::as_str) else {
-            continue;
-        };
-        let repeat = record
-            .get("repeat")
-            .and_then(Value::as_u64)
-            .and_then(|r| u32::try_from(r).ok());
-        if let Some(job) = job_of(model, id, repeat) {
-            let mut key = model.map_or(id.to_string(), |m| format!("{m}/{id}"));
-            if let Some(r) = repeat {
-                key.push_str(&format!("#{r}"));
-            }
+        if let Some((Some(job), key)) = job_and_key(record, &job_of) {
             out.stepped.insert(job, key);
         }
     }
@@ -161,6 +140,25 @@ pub fn prior_calls(
         }
     }
     out
+}
+
+/// A record's job in the new run (`None`: not one of its jobs) and its key
+/// (`model/case#repeat`); `None` without a `case_id`.
+fn job_and_key(
+    record: &Value,
+    job_of: &impl Fn(Option<&str>, &str, Option<u32>) -> Option<usize>,
+) -> Option<(Option<usize>, String)> {
+    let model = record.get("model").and_then(Value::as_str);
+    let id = record.get("case_id").and_then(Value::as_str)?;
+    let repeat = record
+        .get("repeat")
+        .and_then(Value::as_u64)
+        .and_then(|r| u32::try_from(r).ok());
+    let mut key = model.map_or(id.to_string(), |m| format!("{m}/{id}"));
+    if let Some(r) = repeat {
+        key.push_str(&format!("#{r}"));
+    }
+    Some((job_of(model, id, repeat), key))
 }
 
 fn rebuild(job: usize, r: &Value) -> Option<PriorCall> {
