@@ -94,7 +94,8 @@ impl Faults {
         if self.kinds.is_empty() {
             return None;
         }
-        let mut rng = SplitMix64::new(self.seed ^ fnv1a(case));
+        // FNV-1a of the case's key: the same on every platform and build
+        let mut rng = SplitMix64::new(self.seed ^ crate::demo::fnv1a(case));
         // one draw per place, so a case's faults do not depend on how many
         // calls came before in another order
         let mut place = SplitMix64::new(
@@ -103,14 +104,6 @@ impl Faults {
         place.next_u64();
         (place.next_unit() < self.rate).then(|| self.kinds[place.below(self.kinds.len())])
     }
-}
-
-/// FNV-1a, 64 bits: a stable hash of a case's key (the same on every
-/// platform and every build, unlike `std`'s hasher).
-fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 /// One tool call of a step and what came back.
@@ -186,17 +179,6 @@ impl Progress {
     /// How many of the answers are the model's (the rest, a judge's).
     pub fn model_answers(&self) -> usize {
         self.steps.len()
-    }
-
-    /// Calls that were wrong in themselves (unknown tool, arguments not
-    /// JSON), over the case.
-    pub fn problems(&self) -> usize {
-        self.tool_steps().filter(|t| t.problem.is_some()).count()
-    }
-
-    /// Every executed call, step by step.
-    pub fn tool_steps(&self) -> impl Iterator<Item = &ToolStep> {
-        self.steps.iter().flat_map(|s| &s.tools)
     }
 }
 

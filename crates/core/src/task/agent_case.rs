@@ -171,17 +171,6 @@ impl TaskKind {
             restarted: n == 1 && self.restarted.contains(&job),
         }))
     }
-
-    /// The model's request after the prompt and the trajectory so far, or
-    /// where the answers a judge reads start (the final answer's index).
-    pub(super) fn agent_next(
-        progress: &Progress,
-        prompt: &[ChatMessage],
-    ) -> Result<Vec<ChatMessage>, usize> {
-        progress
-            .next_request(prompt)
-            .ok_or(progress.model_answers().saturating_sub(1))
-    }
 }
 
 impl Pipeline<TaskKind> {

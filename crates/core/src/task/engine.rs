@@ -242,8 +242,9 @@ impl Kind for TaskKind {
         if let (Some(progress), Ok(prompt)) =
             (self.agent_progress(j, answers), &self.prompts[j.sample])
         {
-            match TaskKind::agent_next(&progress?, prompt) {
-                Ok(messages) => {
+            let progress = progress?;
+            match progress.next_request(prompt) {
+                Some(messages) => {
                     let tools = self
                         .task
                         .tools_for(&self.samples[j.sample].sample)
@@ -255,7 +256,8 @@ impl Kind for TaskKind {
                             .with_tools(tools),
                     ));
                 }
-                Err(last) => answers = &answers[last..],
+                // ended: the judge reads from the final answer on
+                None => answers = &answers[progress.model_answers().saturating_sub(1)..],
             }
         }
         if !answers.is_empty() {
