@@ -38,6 +38,11 @@ mod timefmt;
 mod toolcall;
 pub mod view;
 
+pub use agent::mcp::{
+    initialize as mcp_initialize, initialized as mcp_initialized, negotiated as mcp_negotiated,
+    outcome as mcp_outcome, request_id as mcp_request_id, McpServer,
+    PROTOCOL_VERSION as MCP_PROTOCOL_VERSION,
+};
 pub use agent::{shown_steps, ShownCall, ShownStep};
 pub use agent::{
     AgentEnd, AgentRecord, AgentSpec, AgentStep, Environment as ToolEnvironment, FaultKind, Faults,

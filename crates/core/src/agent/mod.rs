@@ -12,6 +12,7 @@
 //! same answers give the same trajectory at any concurrency, and a case run
 //! again from its first step (a resumed run) meets the same world.
 
+pub mod mcp;
 pub(crate) mod scripted;
 mod shown;
 
@@ -48,6 +49,9 @@ pub struct AgentSpec {
 pub enum Environment {
     /// Results written down beforehand: no server at all.
     Scripted(Scripts),
+    /// An MCP server: its tools listed, its tools called, one session per
+    /// case.
+    Mcp(mcp::McpServer),
 }
 
 /// A kind of injected fault.
@@ -159,24 +163,14 @@ pub struct Progress {
     /// The messages after the prompt: each assistant answer (with its calls)
     /// and the tools' answers, the final answer last once ended.
     pub trajectory: Vec<ChatMessage>,
-    /// One per model call answered.
+    /// One per model call answered whose tool calls were all answered.
     pub steps: Vec<AgentStep>,
-    /// How it ended, once it has: the final answer is `answers[steps.len() - 1]`.
+    /// How it ended, once it has: the final answer is the last step's.
     pub end: Option<AgentEnd>,
 }
 
 impl Progress {
-    /// The messages to send next (prompt, then the trajectory), while the
-    /// case goes on.
-    pub fn next_request(&self, prompt: &[ChatMessage]) -> Option<Vec<ChatMessage>> {
-        self.end.is_none().then(|| {
-            let mut m = prompt.to_vec();
-            m.extend(self.trajectory.iter().cloned());
-            m
-        })
-    }
-
-    /// How many of the answers are the model's (the rest, a judge's).
+    /// How many of the answers are the model's.
     pub fn model_answers(&self) -> usize {
         self.steps.len()
     }
@@ -190,23 +184,142 @@ pub struct ToolAnswer {
     pub is_error: bool,
 }
 
-/// The case's loop replayed over the model's `answers` (a judge's answers
-/// after the end are not read): `case` is its key for faults (sample id and
-/// repeat), `offered` the names of the tools the request carried, `execute`
-/// the environment.
-pub fn replay(
+/// Where a walk's tool calls are answered.
+pub enum Env<'a> {
+    /// By a pure function of the call (scripted results), the tools offered
+    /// named.
+    Scripted {
+        /// The names of the tools the request carries.
+        offered: &'a [String],
+        /// The answer to a call.
+        execute: &'a mut dyn FnMut(&Call) -> ToolAnswer,
+    },
+    /// By an MCP server, whose answers are among the case's answers: the
+    /// first is its `tools/list`, then one per call sent, then (when
+    /// `wants_state`) its `resources/read` of the world's state.
+    Mcp {
+        /// The world's state is read at the end (a `final_state` metric).
+        wants_state: bool,
+    },
+}
+
+/// What a case's loop asks next.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Next {
+    /// The model, these messages (the prompt, then the trajectory).
+    Model(Vec<ChatMessage>),
+    /// The MCP server, this JSON-RPC request.
+    Server(serde_json::Value),
+}
+
+/// A case's loop walked over its answers (the model's and the server's, in
+/// the order they were asked).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Walk {
+    /// The loop so far.
+    pub progress: Progress,
+    /// What to ask next; `None` once the case has ended (and its state, when
+    /// wanted, is read).
+    pub next: Option<Next>,
+    /// The tools the request carries, when the server listed them (MCP).
+    pub listed: Option<Arc<serde_json::Value>>,
+    /// The names of the tools offered.
+    pub offered: Vec<String>,
+    /// Each step's model answer: its index among the answers.
+    pub model_at: Vec<usize>,
+    /// Each step's last answer read (its model answer, or the server's
+    /// answer to its last call): a step is complete when this is read.
+    pub step_end: Vec<usize>,
+    /// The answers the loop read; those after are a judge's.
+    pub read: usize,
+    /// The world's state read at the end (MCP, when wanted).
+    pub state: Option<serde_json::Value>,
+}
+
+/// The case's loop replayed over the model's `answers` against a pure
+/// environment (scripted results): see [`walk`].
+#[cfg(test)]
+pub(crate) fn replay(
     spec: &AgentSpec,
     case: &str,
     offered: &[String],
     answers: &[Answer],
     mut execute: impl FnMut(&Call) -> ToolAnswer,
 ) -> Progress {
-    let mut p = Progress {
-        trajectory: Vec::new(),
-        steps: Vec::new(),
-        end: None,
+    let env = Env::Scripted {
+        offered,
+        execute: &mut execute,
     };
-    for (step, a) in answers.iter().enumerate() {
+    match walk(spec, case, &[], env, answers) {
+        Ok(w) => w.progress,
+        // a scripted environment reads none of the answers as its own
+        Err(_) => Progress {
+            trajectory: Vec::new(),
+            steps: Vec::new(),
+            end: None,
+        },
+    }
+}
+
+/// The case's loop walked over its `answers` (a judge's answers after the
+/// end are not read): `case` is its key for faults (sample id and repeat),
+/// `prompt` its rendered messages, `env` where its calls go. `Err` when the
+/// MCP server answered out of protocol (its tools unusable, its state
+/// unreadable): an infrastructure failure, the case's cause.
+///
+/// A faulted call of kind `error` or `timeout` is not sent (the tool
+/// failed); one of kind `malformed` is, and its answer is cut short on the
+/// way back.
+pub fn walk(
+    spec: &AgentSpec,
+    case: &str,
+    prompt: &[ChatMessage],
+    mut env: Env<'_>,
+    answers: &[Answer],
+) -> Result<Walk, String> {
+    let mut w = Walk {
+        progress: Progress {
+            trajectory: Vec::new(),
+            steps: Vec::new(),
+            end: None,
+        },
+        next: None,
+        listed: None,
+        offered: Vec::new(),
+        model_at: Vec::new(),
+        step_end: Vec::new(),
+        read: 0,
+        state: None,
+    };
+    let server_answer = |a: &Answer| -> Result<serde_json::Value, String> {
+        serde_json::from_str(&a.text)
+            .map_err(|e| format!("the MCP server's answer is not JSON ({e})"))
+    };
+    let mut i = 0;
+    match &env {
+        Env::Scripted { offered, .. } => w.offered = offered.to_vec(),
+        Env::Mcp { .. } => {
+            let Some(a) = answers.first() else {
+                w.next = Some(Next::Server(mcp::list_tools(1)));
+                return Ok(w);
+            };
+            let tools = mcp::tools_of(&server_answer(a)?)
+                .map_err(|e| format!("the MCP server's tools/list is out of protocol: {e}"))?;
+            w.offered = offered_names(Some(&tools));
+            w.listed = Some(tools);
+            i = 1;
+        }
+    }
+    let mut rpc_id = 2u64;
+    'steps: for step in 0.. {
+        let Some(a) = answers.get(i) else {
+            let mut m = prompt.to_vec();
+            m.extend(w.progress.trajectory.iter().cloned());
+            w.next = Some(Next::Model(m));
+            break;
+        };
+        w.model_at.push(i);
+        i += 1;
         let calls = a.calls.as_deref().unwrap_or_default();
         let mut s = AgentStep {
             tokens: a
@@ -216,81 +329,113 @@ pub fn replay(
             ..AgentStep::default()
         };
         if calls.is_empty() {
-            p.trajectory
+            w.progress
+                .trajectory
                 .push(ChatMessage::new("assistant", a.text.clone()));
-            p.steps.push(s);
-            p.end = Some(AgentEnd::Answered);
+            w.progress.steps.push(s);
+            w.step_end.push(i - 1);
+            w.progress.end = Some(AgentEnd::Answered);
             break;
         }
         let calls: Vec<Call> = calls
             .iter()
             .enumerate()
-            .map(|(i, c)| Call {
-                id: Some(c.id.clone().unwrap_or_else(|| format!("call_{step}_{i}"))),
+            .map(|(n, c)| Call {
+                id: Some(c.id.clone().unwrap_or_else(|| format!("call_{step}_{n}"))),
                 ..c.clone()
             })
             .collect();
-        p.trajectory
+        w.progress
+            .trajectory
             .push(ChatMessage::assistant_calls(a.text.clone(), calls.clone()));
         if step + 1 >= spec.max_steps as usize {
-            p.steps.push(s);
-            p.end = Some(AgentEnd::StepLimit);
+            w.progress.steps.push(s);
+            w.step_end.push(i - 1);
+            w.progress.end = Some(AgentEnd::StepLimit);
             break;
         }
-        for (i, c) in calls.iter().enumerate() {
+        for (n, c) in calls.iter().enumerate() {
             let id = c.id.clone().unwrap_or_default();
-            let t = tool_step(spec, case, offered, step, i, c, id, &mut execute);
-            p.trajectory
+            let t = match checked(&w.offered, c, &id) {
+                Some(said) => said,
+                None => {
+                    let fault = spec.faults.as_ref().and_then(|f| f.at(case, step, n));
+                    let answer = match (fault, &mut env) {
+                        (Some(FaultKind::Error | FaultKind::Timeout), _) => None,
+                        (_, Env::Scripted { execute, .. }) => Some(execute(c)),
+                        (_, Env::Mcp { .. }) => {
+                            let Some(a) = answers.get(i) else {
+                                let args = serde_json::from_str(&c.arguments)
+                                    .unwrap_or(serde_json::Value::Null);
+                                w.next = Some(Next::Server(mcp::call_tool(rpc_id, &c.name, args)));
+                                break 'steps;
+                            };
+                            i += 1;
+                            rpc_id += 1;
+                            Some(mcp::tool_answer(&server_answer(a)?))
+                        }
+                    };
+                    faulted(c, id, answer, fault)
+                }
+            };
+            w.progress
+                .trajectory
                 .push(ChatMessage::tool_result(&t.id, t.content.clone()));
             s.tools.push(t);
         }
-        p.steps.push(s);
+        w.progress.steps.push(s);
+        w.step_end.push(i - 1);
     }
-    p
+    if let (Some(_), Env::Mcp { wants_state: true }) = (w.progress.end, &env) {
+        match answers.get(i) {
+            None => w.next = Some(Next::Server(mcp::read_state(rpc_id))),
+            Some(a) => {
+                i += 1;
+                w.state = Some(mcp::state_of(&server_answer(a)?).map_err(|e| {
+                    format!("the MCP server's state could not be read for final_state: {e}")
+                })?);
+            }
+        }
+    }
+    w.read = i;
+    Ok(w)
 }
 
-/// One call through the environment, checked first and faulted after.
-#[allow(clippy::too_many_arguments)]
-fn tool_step(
-    spec: &AgentSpec,
-    case: &str,
-    offered: &[String],
-    step: usize,
-    i: usize,
-    c: &Call,
-    id: String,
-    execute: &mut impl FnMut(&Call) -> ToolAnswer,
-) -> ToolStep {
-    let said = |content: String, problem: String| ToolStep {
-        id: id.clone(),
-        name: c.name.clone(),
-        arguments: c.arguments.clone(),
-        content,
-        is_error: true,
-        fault: None,
-        problem: Some(problem),
-    };
-    if !offered.iter().any(|n| n == &c.name) {
-        let why = format!(
+/// The step of a call that is wrong in itself (a tool not offered,
+/// arguments that are not a JSON object): the model is told so, nothing is
+/// sent. `None` for a call to send.
+fn checked(offered: &[String], c: &Call, id: &str) -> Option<ToolStep> {
+    let why = if !offered.iter().any(|n| n == &c.name) {
+        format!(
             "no tool named {:?}; the tools are: {}",
             c.name,
             offered.join(", ")
-        );
-        return said(format!("error: {why}"), why);
-    }
-    match serde_json::from_str::<serde_json::Value>(&c.arguments) {
-        Ok(v) if v.is_object() => {}
-        Ok(_) => {
-            let why = "the arguments are not a JSON object".to_string();
-            return said(format!("error: {why}"), why);
+        )
+    } else {
+        match serde_json::from_str::<serde_json::Value>(&c.arguments) {
+            Ok(v) if v.is_object() => return None,
+            Ok(_) => "the arguments are not a JSON object".to_string(),
+            Err(e) => format!("the arguments are not JSON ({e})"),
         }
-        Err(e) => {
-            let why = format!("the arguments are not JSON ({e})");
-            return said(format!("error: {why}"), why);
-        }
-    }
-    let answer = execute(c);
-    let fault = spec.faults.as_ref().and_then(|f| f.at(case, step, i));
+    };
+    Some(ToolStep {
+        id: id.to_string(),
+        name: c.name.clone(),
+        arguments: c.arguments.clone(),
+        content: format!("error: {why}"),
+        is_error: true,
+        fault: None,
+        problem: Some(why),
+    })
+}
+
+/// The step of a call sent (or, faulted as failed, not sent): its answer
+/// with the fault applied.
+fn faulted(c: &Call, id: String, answer: Option<ToolAnswer>, fault: Option<FaultKind>) -> ToolStep {
+    let answer = answer.unwrap_or(ToolAnswer {
+        content: String::new(),
+        is_error: true,
+    });
     let (content, is_error) = match fault {
         None => (answer.content, answer.is_error),
         Some(FaultKind::Error) => (
@@ -341,6 +486,13 @@ pub struct AgentRecord {
     pub result_chars: usize,
     /// Each step.
     pub steps: Vec<AgentStep>,
+    /// The tools the MCP server listed for the case (what it was scored
+    /// against).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+    /// The world's state read at the end (MCP, for `final_state`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<serde_json::Value>,
 }
 
 impl AgentRecord {
@@ -362,6 +514,8 @@ impl AgentRecord {
             tokens: steps.iter().map(|s| s.tokens).sum(),
             result_chars: tools().map(|t| t.content.chars().count()).sum(),
             steps,
+            tools: Vec::new(),
+            state: None,
         })
     }
 }

@@ -49,7 +49,8 @@ fn calls_are_answered_in_order_and_the_text_answer_ends_the_case() {
     ];
     let p = run(&spec(5, None), &answers[..1]);
     assert_eq!(p.end, None);
-    let next = p.next_request(&[ChatMessage::new("user", "pay")]).unwrap();
+    let mut next = vec![ChatMessage::new("user", "pay")];
+    next.extend(p.trajectory.iter().cloned());
     let roles: Vec<&str> = next.iter().map(|m| m.role.as_str()).collect();
     assert_eq!(roles, ["user", "assistant", "tool", "tool"]);
     assert_eq!(next[2].content, r#"{"balance":120}"#);
@@ -166,4 +167,113 @@ fn a_faulted_call_is_marked_and_its_answer_changed() {
     assert_eq!(t.fault, Some(FaultKind::Malformed));
     assert_eq!(t.content, r#"{"balan"#);
     assert!(serde_json::from_str::<serde_json::Value>(&t.content).is_err());
+}
+
+fn mcp_spec(faults: Option<Faults>) -> AgentSpec {
+    AgentSpec {
+        max_steps: 5,
+        env: Environment::Mcp(mcp::McpServer::Url("http://127.0.0.1:1/mcp".into())),
+        faults,
+    }
+}
+
+fn server(v: serde_json::Value) -> Answer {
+    Answer::from(v.to_string())
+}
+
+fn bank_tools() -> Answer {
+    server(json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [
+        {"name": "get_balance", "inputSchema": {"type": "object", "properties": {"account": {"type": "string"}}}},
+        {"name": "transfer", "inputSchema": {"type": "object"}}]}}))
+}
+
+fn mcp_walk(spec: &AgentSpec, answers: &[Answer]) -> Result<Walk, String> {
+    let prompt = [ChatMessage::new("user", "pay")];
+    walk(spec, "case-1#0", &prompt, Env::Mcp { wants_state: true }, answers)
+}
+
+#[test]
+fn an_mcp_case_lists_tools_sends_each_call_and_reads_the_world_at_the_end() {
+    let spec = mcp_spec(None);
+    let w = mcp_walk(&spec, &[]).unwrap();
+    assert_eq!(w.next, Some(Next::Server(mcp::list_tools(1))));
+    let mut answers = vec![bank_tools()];
+    let w = mcp_walk(&spec, &answers).unwrap();
+    let Some(Next::Model(m)) = &w.next else {
+        panic!("the model next: {:?}", w.next)
+    };
+    assert_eq!(m.len(), 1);
+    assert_eq!(w.offered, ["get_balance", "transfer"]);
+    assert_eq!(
+        w.listed.as_ref().unwrap()[0]["function"]["parameters"]["properties"]["account"]["type"],
+        "string"
+    );
+    // two calls and one the environment does not have: two requests, in order
+    answers.push(calls(&[
+        ("get_balance", r#"{"account": "A1"}"#),
+        ("fly", "{}"),
+        ("transfer", r#"{"from": "A1", "amount": 5}"#),
+    ]));
+    let w = mcp_walk(&spec, &answers).unwrap();
+    assert_eq!(
+        w.next,
+        Some(Next::Server(mcp::call_tool(2, "get_balance", json!({"account": "A1"}))))
+    );
+    assert!(w.step_end.is_empty(), "the step is not complete");
+    answers.push(server(mcp::answered(r#"{"balance": 950}"#, false)));
+    let w = mcp_walk(&spec, &answers).unwrap();
+    assert_eq!(
+        w.next,
+        Some(Next::Server(mcp::call_tool(3, "transfer", json!({"from": "A1", "amount": 5}))))
+    );
+    answers.push(server(json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "bad amount"}})));
+    let w = mcp_walk(&spec, &answers).unwrap();
+    assert!(matches!(w.next, Some(Next::Model(_))));
+    assert_eq!((w.model_at.clone(), w.step_end.clone()), (vec![1], vec![3]));
+    let t = &w.progress.steps[0].tools;
+    assert_eq!(t[0].content, r#"{"balance": 950}"#);
+    assert!(t[1].problem.as_deref().unwrap().contains("no tool named \"fly\""));
+    assert_eq!(
+        (t[2].content.as_str(), t[2].is_error),
+        ("error: error -32602: bad amount", true),
+        "a refused call is the tool's error: the agent copes"
+    );
+    answers.push(Answer::from("Done.".to_string()));
+    let w = mcp_walk(&spec, &answers).unwrap();
+    assert_eq!(w.progress.end, Some(AgentEnd::Answered));
+    assert_eq!(w.next, Some(Next::Server(mcp::read_state(4))));
+    answers.push(server(mcp::stated(&json!({"accounts": {"A1": 945}}))));
+    answers.push(Answer::from("a judge's verdict".to_string()));
+    let w = mcp_walk(&spec, &answers).unwrap();
+    assert_eq!(w.next, None);
+    assert_eq!(w.state, Some(json!({"accounts": {"A1": 945}})));
+    assert_eq!(w.read, 6, "the judge's answer is not the loop's");
+    assert_eq!(w.model_at, vec![1, 4]);
+}
+
+#[test]
+fn an_mcp_server_out_of_protocol_fails_the_case_and_a_failed_tool_is_not_sent() {
+    let bad = server(json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [
+        {"name": "pay", "inputSchema": {"type": "array"}}]}}));
+    let e = mcp_walk(&mcp_spec(None), &[bad]).unwrap_err();
+    assert!(e.contains("tools/list is out of protocol: tool \"pay\" has an invalid inputSchema"), "{e}");
+    let e = mcp_walk(&mcp_spec(None), &[Answer::from("<html>".to_string())]).unwrap_err();
+    assert!(e.contains("not JSON"), "{e}");
+    // every call faulted as failed: nothing is sent, the model is asked again
+    let f = Faults {
+        seed: 1,
+        rate: 1.0,
+        kinds: vec![FaultKind::Error],
+    };
+    let answers = [bank_tools(), calls(&[("get_balance", r#"{"account": "A1"}"#)])];
+    let w = mcp_walk(&mcp_spec(Some(f)), &answers).unwrap();
+    assert!(matches!(w.next, Some(Next::Model(_))), "{:?}", w.next);
+    assert_eq!(w.progress.steps[0].tools[0].fault, Some(FaultKind::Error));
+    // a state that is not JSON
+    let e = mcp_walk(
+        &mcp_spec(None),
+        &[bank_tools(), Answer::from("ok".to_string()), server(mcp::answered("x", false))],
+    )
+    .unwrap_err();
+    assert!(e.contains("state could not be read for final_state"), "{e}");
 }

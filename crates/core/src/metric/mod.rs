@@ -31,6 +31,7 @@ pub mod reasoning_consistency;
 pub mod reference_rouge;
 pub mod token_f1;
 pub mod tool_call;
+pub mod final_state;
 pub mod trajectory_match;
 
 pub use raw::RawMetric;
@@ -275,6 +276,7 @@ pub const REGISTRY: &[MetricType] = &[
     tool_call::TYPE,
     tool_call::F1_TYPE,
     trajectory_match::TYPE,
+    final_state::TYPE,
     kinds::HIT_AT_K,
     kinds::RECALL_AT_K,
     kinds::MRR,
@@ -336,6 +338,7 @@ const CONSTRUCTORS: &[(&str, BuildFn)] = &[
     (tool_call::TYPE.name, tool_call::build),
     (tool_call::F1_TYPE.name, tool_call::build_f1),
     (trajectory_match::TYPE.name, trajectory_match::build),
+    (final_state::TYPE.name, final_state::build),
 ];
 
 /// The constructor of a task metric type; None for a metric a task cannot

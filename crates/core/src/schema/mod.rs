@@ -303,6 +303,11 @@ pub struct ParsedAnswer {
     /// what `trajectory_match` reads (else the answer's one message).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trajectory: Option<Vec<crate::toolcall::message::ChatMessage>>,
+    /// The world's state at the end of an agent's case (read from its MCP
+    /// server's `state://world`, or saved with the answer): what
+    /// `final_state` compares.
+    #[serde(rename = "final_state", default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<Value>,
 }
 
 impl ParsedAnswer {
@@ -349,6 +354,7 @@ impl Schema {
                 fields: Vec::new(),
                 calls: None,
                 trajectory: None,
+                state: None,
             };
         }
         match extract_json(answer) {
@@ -358,6 +364,7 @@ impl Schema {
                 fields: self.read(&obj),
                 calls: None,
                 trajectory: None,
+                state: None,
             },
             Err(e) => {
                 let reason = e.to_string();
@@ -367,6 +374,7 @@ impl Schema {
                     json_error: Some(reason),
                     calls: None,
                     trajectory: None,
+                    state: None,
                 }
             }
         }
@@ -380,6 +388,7 @@ impl Schema {
             fields: self.all_defaulted(reason),
             calls: None,
             trajectory: None,
+            state: None,
         }
     }
 

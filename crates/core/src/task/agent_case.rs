@@ -7,7 +7,7 @@ use super::engine::{Job, TaskKind};
 use super::events::TaskRecord;
 use super::judging::question;
 use super::score::{score_call, AnswerStatus, SampleResult};
-use crate::agent::{offered_names, replay, scripted, AgentEnd, AgentRecord, Environment, Progress};
+use crate::agent::{mcp, offered_names, scripted, walk, AgentEnd, AgentRecord, Env, Environment, FaultKind, Walk};
 use crate::events::PriorCall;
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind, Usage};
 use crate::run::JobOutcome;
@@ -21,38 +21,55 @@ impl TaskKind {
         format!("{}#{}", self.samples[j.sample].sample.id, j.repeat)
     }
 
-    /// The loop of agent job `j` over its answers so far; `None` for a task
-    /// that is not an agent's, `Err` when the case's tools cannot be had.
-    pub(super) fn agent_progress(
-        &self,
-        j: Job,
-        answers: &[Answer],
-    ) -> Option<Result<Progress, CallError>> {
+    /// The pool of the task's MCP server: after the models and the judge
+    /// (`None` unless the task's tools are an MCP server's).
+    pub fn mcp_pool(&self) -> Option<usize> {
+        let spec = self.task.agent.as_deref()?;
+        matches!(spec.env, Environment::Mcp(_))
+            .then(|| self.cfg.models.len() + usize::from(self.judge.is_some()))
+    }
+
+    /// The loop of agent job `j` walked over its answers so far; `None` for
+    /// a task that is not an agent's, `Err` when the case's tools cannot be
+    /// had (a sample's tools or scripts unreadable, an MCP server out of
+    /// protocol).
+    pub(super) fn agent_walk(&self, j: Job, answers: &[Answer]) -> Option<Result<Walk, CallError>> {
         let spec = self.task.agent.as_deref()?;
         let sample = &self.samples[j.sample].sample;
+        let prompt = self.prompts[j.sample].as_deref().unwrap_or_default();
         let unusable = |why: String| {
             CallError::new(
                 ErrorKind::Prompt,
                 format!("the tools could not be offered, nothing was sent: {why}"),
             )
         };
-        let tools = match self.task.tools_for(sample) {
-            Ok(t) => t,
-            Err(why) => return Some(Err(unusable(why))),
+        let key = self.fault_key(j);
+        let walked = match &spec.env {
+            Environment::Scripted(scripts) => {
+                let tools = match self.task.tools_for(sample) {
+                    Ok(t) => t,
+                    Err(why) => return Some(Err(unusable(why))),
+                };
+                let results = match scripts.for_sample(sample) {
+                    Ok(r) => r,
+                    Err(why) => return Some(Err(unusable(why))),
+                };
+                let offered = offered_names(tools.as_ref());
+                let mut execute = |c: &Call| scripted::answer(&results, c);
+                let env = Env::Scripted {
+                    offered: &offered,
+                    execute: &mut execute,
+                };
+                walk(spec, &key, prompt, env, answers)
+            }
+            Environment::Mcp(server) => {
+                let env = Env::Mcp {
+                    wants_state: self.task.metrics.iter().any(|m| m.kind == "final_state"),
+                };
+                walk(spec, &key, prompt, env, answers).map_err(|e| format!("{e} ({})", server.label()))
+            }
         };
-        let Environment::Scripted(scripts) = &spec.env;
-        let results = match scripts.for_sample(sample) {
-            Ok(r) => r,
-            Err(why) => return Some(Err(unusable(why))),
-        };
-        let offered = offered_names(tools.as_ref());
-        Some(Ok(replay(
-            spec,
-            &self.fault_key(j),
-            &offered,
-            answers,
-            |c| scripted::answer(&results, c),
-        )))
+        Some(walked.map_err(|why| CallError::new(ErrorKind::InvalidResponse, why)))
     }
 
     /// Scores an agent job's outcome, judges its final answer when the task
@@ -64,56 +81,72 @@ impl TaskKind {
         outcome: JobOutcome,
         now_ms: u64,
     ) -> Vec<TaskRecord> {
-        let k = self.settle_agent(j, job, &outcome);
+        let ended = self.settle_agent(j, job, &outcome);
         let slot = j.slot(self.cfg.repeats.n);
-        if let (Some(judge), Ok(prompt), Some(Some(r)), Some(last)) = (
+        if let (Some(judge), Ok(prompt), Some(Some(r)), Some((last, read))) = (
             &self.judge,
             &self.prompts[j.sample],
             self.results[j.model].get_mut(slot),
-            k.checked_sub(1),
+            ended,
         ) {
-            let judged = JobOutcome {
-                answers: outcome.answers.get(last..).unwrap_or_default().to_vec(),
-                ..outcome
-            };
+            // the judge's answers follow the loop's; it reads the final one
+            let mut answers: Vec<Answer> = outcome.answers.get(last).cloned().into_iter().collect();
+            answers.extend(outcome.answers.get(read..).unwrap_or_default().iter().cloned());
+            let judged = JobOutcome { answers, ..outcome };
             let sample = &self.samples[j.sample].sample;
             judge.apply(sample, question(prompt), &judged, r);
         }
         self.restored(job, now_ms).into_iter().collect()
     }
 
-    /// Scores an agent job's outcome and keeps it; the number of the
-    /// model's answers (the rest are a judge's).
-    fn settle_agent(&mut self, j: Job, job: usize, outcome: &JobOutcome) -> usize {
-        let progress = match self.agent_progress(j, &outcome.answers) {
-            Some(Ok(p)) => p,
+    /// Scores an agent job's outcome and keeps it; once its loop ended, the
+    /// index of its final answer and how many answers the loop read (the
+    /// rest are a judge's).
+    fn settle_agent(&mut self, j: Job, job: usize, outcome: &JobOutcome) -> Option<(usize, usize)> {
+        let w = match self.agent_walk(j, &outcome.answers) {
+            Some(Ok(w)) => w,
             Some(Err(e)) => {
                 self.settle_call(job, &Err(e), outcome.attempts, outcome.elapsed_ms);
-                return 0;
+                return None;
             }
-            None => return 0,
+            None => return None,
         };
-        let k = progress.model_answers();
-        let model_calls = &outcome.calls[..k.min(outcome.calls.len())];
+        let model_calls: Vec<(u32, u64)> = w
+            .model_at
+            .iter()
+            .filter_map(|&i| outcome.calls.get(i).copied())
+            .collect();
         let attempts = model_calls.iter().map(|c| c.0).sum::<u32>().max(1);
         let elapsed = model_calls.iter().map(|c| c.1).sum::<u64>();
-        let ended = progress
+        let last = w.model_at.last().copied();
+        // ended, with everything the loop reads (the world's state) read
+        let ended = w
+            .progress
             .end
-            .zip(k.checked_sub(1).and_then(|i| outcome.answers.get(i)));
-        let result = match ended {
-            Some((end, last)) => {
+            .filter(|_| w.next.is_none())
+            .zip(last.and_then(|i| outcome.answers.get(i)));
+        let (answer, end, record) = match ended {
+            Some((end, final_answer)) => {
+                let model: Vec<Answer> = w
+                    .model_at
+                    .iter()
+                    .filter_map(|&i| outcome.answers.get(i).cloned())
+                    .collect();
                 let answer = Answer {
-                    calls: trajectory_calls(&progress.trajectory),
-                    usage: summed_usage(&outcome.answers[..k]),
-                    ..last.clone()
+                    calls: trajectory_calls(&w.progress.trajectory),
+                    usage: summed_usage(&model),
+                    ..final_answer.clone()
                 };
                 let latencies: Vec<u64> = model_calls.iter().map(|c| c.1).collect();
-                Some((Ok(answer), end, AgentRecord::of(&progress, &latencies)))
+                let record = AgentRecord::of(&w.progress, &latencies).map(|mut r| {
+                    if w.listed.is_some() {
+                        r.tools = w.offered.clone();
+                    }
+                    r.state = w.state.clone();
+                    r
+                });
+                (Ok(answer), Some(end), record)
             }
-            None => None,
-        };
-        let (answer, end, record) = match result {
-            Some((a, end, record)) => (a, Some(end), record),
             None => (
                 Err(outcome.error.clone().unwrap_or_else(|| {
                     CallError::new(ErrorKind::InvalidResponse, "the agent's loop did not end")
@@ -125,7 +158,8 @@ impl TaskKind {
         let sample = &self.samples[j.sample];
         let mut r: SampleResult =
             score_call(&self.task, sample, j.sample, &answer, attempts, elapsed);
-        r.parsed.trajectory = Some(progress.trajectory);
+        r.parsed.trajectory = Some(w.progress.trajectory);
+        r.parsed.state = w.state;
         if end == Some(AgentEnd::StepLimit) {
             r.status = AnswerStatus::StepLimit;
         }
@@ -134,11 +168,12 @@ impl TaskKind {
         }
         r.agent = record.map(Box::new);
         self.keep(j, r);
-        k
+        end.and(last).map(|l| (l, w.read))
     }
 
-    /// The `step` record of an agent job's latest answer (none for another
-    /// kind of task, or a judge's answer).
+    /// The `step` record of an agent job's latest answer, when it completes
+    /// a step (the model's answer with every call of it answered); none for
+    /// another kind of task, or a judge's answer.
     pub(super) fn step_record(
         &self,
         job: usize,
@@ -147,13 +182,15 @@ impl TaskKind {
         now_ms: u64,
     ) -> Option<TaskRecord> {
         let j = self.job(job)?;
-        let progress = self.agent_progress(j, answers)?.ok()?;
+        let w = self.agent_walk(j, answers)?.ok()?;
         let n = answers.len();
-        if progress.model_answers() != n {
+        if w.step_end.last() != Some(&(n.checked_sub(1)?)) {
             return None;
         }
-        let step = progress.steps.last()?;
-        let (attempts, elapsed_ms) = calls.get(n - 1).copied().unwrap_or((1, 0));
+        let s = w.progress.steps.len();
+        let step = w.progress.steps.last()?;
+        let at = *w.model_at.get(s - 1)?;
+        let (attempts, elapsed_ms) = calls.get(at).copied().unwrap_or((1, 0));
         let sample = &self.samples[j.sample].sample;
         Some(crate::events::Record::Step(crate::events::StepRecord {
             run_id: self.cfg.run.run_id.clone(),
@@ -162,13 +199,13 @@ impl TaskKind {
             case_index: j.sample,
             model: Some(self.cfg.models[j.model].name.clone()),
             repeat: self.cfg.repeats.several().then_some(j.repeat),
-            step: n,
-            answer: answers[n - 1].clone(),
+            step: s,
+            answer: answers[at].clone(),
             attempts,
             elapsed_ms,
             tools: step.tools.clone(),
-            end: progress.end,
-            restarted: n == 1 && self.restarted.contains(&job),
+            end: w.progress.end,
+            restarted: s == 1 && self.restarted.contains(&job),
         }))
     }
 }
@@ -184,19 +221,29 @@ impl Pipeline<TaskKind> {
         let Some(j) = self.job(call.job) else {
             return false;
         };
+        let k = self.kind();
         let answers: Vec<Answer> = match (&call.outcome, &call.trajectory) {
             (Err(_), _) => Vec::new(),
-            (Ok(last), Some(t)) => answers_of(t, last),
+            (Ok(last), Some(t)) => {
+                match recorded_answers(t, last, call.agent.as_ref(), k.mcp_pool().is_some()) {
+                    Some(a) => a,
+                    None => return false,
+                }
+            }
             (Ok(_), None) => return false,
         };
-        let k = self.kind();
+        let mut final_answer = None;
         if call.outcome.is_ok() {
-            match k.agent_progress(j, &answers) {
-                Some(Ok(p)) if p.end.is_some() && p.model_answers() == answers.len() => {}
+            match k.agent_walk(j, &answers) {
+                Some(Ok(w))
+                    if w.progress.end.is_some() && w.next.is_none() && w.read == answers.len() =>
+                {
+                    final_answer = w.model_at.last().and_then(|&i| answers.get(i));
+                }
                 _ => return false,
             }
         }
-        let later = match (&k.judge, &k.prompts[j.sample], answers.last()) {
+        let later = match (&k.judge, &k.prompts[j.sample], final_answer) {
             (Some(judge), Ok(prompt), Some(last)) => match judge.prior_answers(
                 &k.task,
                 &k.samples[j.sample].sample,
@@ -237,6 +284,43 @@ impl Pipeline<TaskKind> {
         k.settle_call(call.job, &Err(e.clone()), call.attempts, call.elapsed_ms)
             .is_some()
     }
+}
+
+/// The answers of a kept trajectory, as the loop read them: the model's
+/// (see [`answers_of`]) and, for an MCP server's case, the server's, made
+/// again from what its record kept (the tools listed, each answer the model
+/// was told, the state read); `None` when the record is missing.
+fn recorded_answers(
+    trajectory: &[ChatMessage],
+    last: &Answer,
+    record: Option<&AgentRecord>,
+    mcp: bool,
+) -> Option<Vec<Answer>> {
+    let model = answers_of(trajectory, last);
+    if !mcp {
+        return Some(model);
+    }
+    let r = record?;
+    let server = |v: serde_json::Value| Answer::from(v.to_string());
+    let mut out = vec![server(mcp::listed(&r.tools))];
+    for (k, a) in model.into_iter().enumerate() {
+        out.push(a);
+        for t in r.steps.get(k).map(|s| s.tools.as_slice()).unwrap_or_default() {
+            if t.problem.is_some() || matches!(t.fault, Some(FaultKind::Error | FaultKind::Timeout)) {
+                continue; // not sent
+            }
+            // a malformed answer kept its first half: the half of it twice is it
+            let content = match t.fault {
+                Some(FaultKind::Malformed) => t.content.repeat(2),
+                _ => t.content.clone(),
+            };
+            out.push(server(mcp::answered(&content, t.is_error)));
+        }
+    }
+    if let Some(state) = &r.state {
+        out.push(server(mcp::stated(state)));
+    }
+    Some(out)
 }
 
 /// The model's answers of a kept trajectory: each assistant message's text

@@ -34,6 +34,7 @@ use super::judging::{question, TaskJudge};
 use super::prompts::{measure_with, no_prompt_renders, render_all, template_reads};
 use super::report::{TaskInfo, TaskMetrics};
 use super::score::{aggregate, score_call, ModelRun, SampleResult, Scored};
+use crate::agent::Next;
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 use crate::run::{Call, JobOutcome, Kind, Pipeline, RunIdentity, RunSettings};
 use crate::task::contract::{PromptTemplate, Task};
@@ -229,6 +230,8 @@ impl Kind for TaskKind {
     fn pools(&self) -> Vec<RunSettings> {
         let mut pools = vec![self.cfg.run.settings; self.cfg.models.len()];
         pools.extend(self.judge.as_ref().map(|j| j.settings));
+        // an MCP server's: one request per case in flight at most
+        pools.extend(self.mcp_pool().map(|_| self.cfg.run.settings));
         pools
     }
 
@@ -236,28 +239,44 @@ impl Kind for TaskKind {
         let Some(j) = self.job(job) else {
             return Ok(None);
         };
-        // An agent's case: the model is asked again while it calls tools;
-        // the judge reads its final answer.
+        // An agent's case: the model is asked again while it calls tools,
+        // the MCP server sent each call; the judge reads its final answer.
+        let judged: Vec<Answer>;
         let mut answers = answers;
-        if let (Some(progress), Ok(prompt)) =
-            (self.agent_progress(j, answers), &self.prompts[j.sample])
-        {
-            let progress = progress?;
-            match progress.next_request(prompt) {
-                Some(messages) => {
-                    let tools = self
-                        .task
-                        .tools_for(&self.samples[j.sample].sample)
-                        .ok()
-                        .flatten();
+        if let Some(walked) = self.agent_walk(j, answers) {
+            let w = walked?;
+            match w.next {
+                Some(Next::Model(messages)) => {
+                    let tools = match w.listed {
+                        Some(t) => Some(t),
+                        None => self
+                            .task
+                            .tools_for(&self.samples[j.sample].sample)
+                            .ok()
+                            .flatten(),
+                    };
                     return Ok(Some(
                         Call::chat(j.model, messages)
                             .repeat(j.repeat)
                             .with_tools(tools),
                     ));
                 }
+                Some(Next::Server(body)) => {
+                    let Some(pool) = self.mcp_pool() else {
+                        return Ok(None);
+                    };
+                    return Ok(Some(Call::json(pool, body).repeat(j.repeat)));
+                }
                 // ended: the judge reads from the final answer on
-                None => answers = &answers[progress.model_answers().saturating_sub(1)..],
+                None => {
+                    let last = w.model_at.last().and_then(|&i| answers.get(i));
+                    judged = last
+                        .into_iter()
+                        .chain(answers.get(w.read..).unwrap_or_default())
+                        .cloned()
+                        .collect();
+                    answers = &judged;
+                }
             }
         }
         if !answers.is_empty() {

@@ -666,10 +666,17 @@ fn thousands(n: u64) -> String {
 /// Metric types scored by a judge model's calls, not computed: no round.
 pub const JUDGED_TYPES: [&str; 1] = ["llm_judge"];
 
-/// Metric types of answers made of function calls: the synthetic answers are
-/// text, so these are timed by `evalpage-toolcall-bench` over the BFCL and
-/// trajectory parity fixtures instead (bench/toolcall_throughput.sh).
-pub const CALL_TYPES: [&str; 3] = ["tool_call", "tool_call_f1", "trajectory_match"];
+/// Metric types of agents' answers (function calls, the world's state): the
+/// synthetic answers are text, so the call types are timed by
+/// `evalpage-toolcall-bench` over the BFCL and trajectory parity fixtures
+/// instead (bench/toolcall_throughput.sh), and `final_state` (a walk of two
+/// small JSON values per case) is not timed.
+pub const CALL_TYPES: [&str; 4] = [
+    "tool_call",
+    "tool_call_f1",
+    "trajectory_match",
+    "final_state",
+];
 
 /// Every computed task metric type's name (the per-type rounds).
 pub fn metric_types() -> Vec<&'static str> {

@@ -205,6 +205,7 @@ fn line_of(obj: Map<String, Value>, order: &[String]) -> Result<ResultLine, KeyE
                 trajectory: obj
                     .get("trajectory")
                     .and_then(|v| serde_json::from_value(v.clone()).ok()),
+                state: obj.get("final_state").cloned(),
             },
             raw_answer,
             scores,

@@ -19,7 +19,8 @@ pub use crate::template::{PromptTemplate, RawTemplate, RenderedPrompt, TaskError
 pub use builtin::{builtin_template, preset, PRESETS};
 
 use crate::agent::{
-    AgentSpec, Environment, FaultKind, Faults, Scripts, DEFAULT_MAX_STEPS, MAX_STEPS,
+    mcp::McpServer, AgentSpec, Environment, FaultKind, Faults, Scripts, DEFAULT_MAX_STEPS,
+    MAX_STEPS,
 };
 use crate::dataset::sample::Sample;
 use crate::metric::{self, Metric, RawMetric, SampleScore, ScoreInput};
@@ -93,18 +94,37 @@ pub enum RawTools {
 #[serde(deny_unknown_fields)]
 pub struct RawAgent {
     /// The functions offered (a list, `{field}` or a file, as `tools` takes
-    /// them).
-    pub declarations: Box<RawTools>,
+    /// them), with scripted results (an MCP server lists its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declarations: Option<Box<RawTools>>,
     /// The scripted results: a list of `{name, arguments, result}`, a
     /// sample field holding each sample's own (`{field: tool_results}`), or
     /// a JSON file of them beside the task.
-    pub scripted: RawScripts,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scripted: Option<RawScripts>,
+    /// An MCP server instead: its URL (Streamable HTTP), or `{command:
+    /// [...]}` to start (stdio, in the CLI).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<RawMcp>,
     /// Model calls per case, at most (default 10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_steps: Option<u32>,
     /// Seeded faults in the tools' answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub faults: Option<RawFaults>,
+}
+
+/// An MCP server as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RawMcp {
+    /// Its Streamable HTTP endpoint.
+    Url(String),
+    /// A stdio server to start, one process per case.
+    Command {
+        /// The program and its arguments.
+        command: Vec<String>,
+    },
 }
 
 /// Where scripted results are written.
@@ -216,13 +236,27 @@ impl TryFrom<RawTask> for Task {
         let (tools, agent) = match &raw.tools {
             None => (Tools::None, None),
             Some(RawTools::Agent(a)) => (
-                tools_of(&a.declarations, "tools.declarations", &mut errors),
+                match &a.declarations {
+                    Some(d) => tools_of(d, "tools.declarations", &mut errors),
+                    None => Tools::None,
+                },
                 agent_of(a, &mut errors).map(Arc::new),
             ),
             Some(t) => (tools_of(t, "tools", &mut errors), None),
         };
         let schema = build_schema(&raw.parse_schema, &mut errors);
         let metrics = build_metrics(&raw, &schema, &tools, &mut errors);
+        if let Some(Environment::Scripted(_)) = agent.as_deref().map(|a| &a.env) {
+            for (i, m) in metrics.iter().enumerate().filter(|(_, m)| m.kind == "final_state") {
+                errors.push(TaskError::at(
+                    format!("metrics[{i}].type"),
+                    format!(
+                        "{} reads the world an MCP server keeps (state://world): scripted tools keep none; give the task `tools: {{mcp: URL}}`",
+                        m.name
+                    ),
+                ));
+            }
+        }
         if let Some(n) = raw.repeats.filter(|n| !(1..=MAX_REPEATS).contains(n)) {
             errors.push(TaskError::at(
                 "repeats",
@@ -299,26 +333,39 @@ fn agent_of(a: &RawAgent, errors: &mut Vec<TaskError>) -> Option<AgentSpec> {
             format!("expected a whole number from 1 to {MAX_STEPS}, found {max_steps}"),
         ));
     }
-    let scripts = match &a.scripted {
-        RawScripts::List(list) => {
-            match Scripts::read_list(&Value::Array(list.clone()), "tools.scripted") {
-                Ok(l) => Scripts::Inline(Arc::new(l)),
-                Err(e) => {
-                    let (at, message) = e.split_once(": ").unwrap_or(("tools.scripted", &e));
-                    errors.push(TaskError::at(at, message));
-                    Scripts::Inline(Arc::default())
-                }
+    let env = match (&a.scripted, &a.mcp) {
+        (Some(scripted), None) => {
+            if a.declarations.is_none() {
+                errors.push(TaskError::at(
+                    "tools",
+                    "expected `declarations`: the functions the scripted tools offer",
+                ));
             }
+            Environment::Scripted(scripts_of(scripted, errors))
         }
-        RawScripts::Field { field } if field.trim().is_empty() => {
+        (None, Some(mcp)) => {
+            if a.declarations.is_some() {
+                errors.push(TaskError::at(
+                    "tools.declarations",
+                    "an MCP server lists its own tools (tools/list): leave `declarations` out",
+                ));
+            }
+            Environment::Mcp(mcp_of(mcp, errors))
+        }
+        (Some(_), Some(_)) => {
             errors.push(TaskError::at(
-                "tools.scripted.field",
-                "expected a sample field's name",
+                "tools.mcp",
+                "expected scripted results or an MCP server, not both",
             ));
-            Scripts::Inline(Arc::default())
+            Environment::Scripted(Scripts::Inline(Arc::default()))
         }
-        RawScripts::Field { field } => Scripts::Field(field.trim().to_string()),
-        RawScripts::File(f) => Scripts::File(f.clone()),
+        (None, None) => {
+            errors.push(TaskError::at(
+                "tools",
+                "expected where the calls go: `scripted` results or an `mcp` server",
+            ));
+            Environment::Scripted(Scripts::Inline(Arc::default()))
+        }
     };
     let faults = a.faults.as_ref().map(|f| {
         if !(0.0..=1.0).contains(&f.rate) {
@@ -348,9 +395,59 @@ fn agent_of(a: &RawAgent, errors: &mut Vec<TaskError>) -> Option<AgentSpec> {
     });
     (errors.len() == before).then_some(AgentSpec {
         max_steps,
-        env: Environment::Scripted(scripts),
+        env,
         faults,
     })
+}
+
+/// Scripted results as written, checked.
+fn scripts_of(scripted: &RawScripts, errors: &mut Vec<TaskError>) -> Scripts {
+    match scripted {
+        RawScripts::List(list) => {
+            match Scripts::read_list(&Value::Array(list.clone()), "tools.scripted") {
+                Ok(l) => Scripts::Inline(Arc::new(l)),
+                Err(e) => {
+                    let (at, message) = e.split_once(": ").unwrap_or(("tools.scripted", &e));
+                    errors.push(TaskError::at(at, message));
+                    Scripts::Inline(Arc::default())
+                }
+            }
+        }
+        RawScripts::Field { field } if field.trim().is_empty() => {
+            errors.push(TaskError::at(
+                "tools.scripted.field",
+                "expected a sample field's name",
+            ));
+            Scripts::Inline(Arc::default())
+        }
+        RawScripts::Field { field } => Scripts::Field(field.trim().to_string()),
+        RawScripts::File(f) => Scripts::File(f.clone()),
+    }
+}
+
+/// An MCP server as written, checked: an http(s) URL, or a command.
+fn mcp_of(mcp: &RawMcp, errors: &mut Vec<TaskError>) -> McpServer {
+    match mcp {
+        RawMcp::Url(u) => {
+            let u = u.trim();
+            if !(u.starts_with("http://") || u.starts_with("https://")) {
+                errors.push(TaskError::at(
+                    "tools.mcp",
+                    format!("expected the server's http:// or https:// URL (or {{command: [...]}}), found {u:?}"),
+                ));
+            }
+            McpServer::Url(u.to_string())
+        }
+        RawMcp::Command { command } => {
+            if command.first().is_none_or(|p| p.trim().is_empty()) {
+                errors.push(TaskError::at(
+                    "tools.mcp.command",
+                    "expected the program to start and its arguments, e.g. [python, server.py]",
+                ));
+            }
+            McpServer::Command(command.clone())
+        }
+    }
 }
 
 /// The most askings per sample a run takes (a typo like 1000 would multiply
@@ -418,7 +515,9 @@ impl Task {
         let mut raw = self.raw;
         let written = raw.tools.clone();
         match &mut raw.tools {
-            Some(RawTools::Agent(a)) => *a.declarations = RawTools::Declarations(list),
+            Some(RawTools::Agent(a)) => {
+                a.declarations = Some(Box::new(RawTools::Declarations(list)))
+            }
             t => *t = Some(RawTools::Declarations(list)),
         }
         let mut task = Task::try_from(raw).map_err(|e| format!("{file}: {e}"))?;
@@ -759,6 +858,51 @@ metrics:
         assert!(e[0].contains("missing field `metrics`"), "{}", e[0]);
         let e = errors("name: t\nversion: v1\nprompt_template: x\nmetrics: []\n");
         assert_eq!(e, vec!["t.yaml:4: `metrics`: expected at least one metric"]);
+    }
+
+    #[test]
+    fn an_mcp_server_is_a_url_or_a_command_and_lists_its_own_tools() {
+        let task = |tools: &str| {
+            format!("name: a\nversion: v1\nprompt_template: p\ntools:\n{tools}metrics:\n  - type: final_state\n    match: subset\n")
+        };
+        let t = Task::parse("t.yaml", &task("  mcp: http://127.0.0.1:8765/mcp\n  max_steps: 6\n"))
+            .expect("valid");
+        let a = t.agent.as_deref().expect("agent");
+        assert_eq!(
+            (&a.env, a.max_steps),
+            (
+                &Environment::Mcp(McpServer::Url("http://127.0.0.1:8765/mcp".into())),
+                6
+            )
+        );
+        assert_eq!(t.tools, Tools::None, "the server lists them");
+        let t = Task::parse("t.yaml", &task("  mcp: {command: [python, bank_server.py]}\n"))
+            .expect("valid");
+        assert_eq!(
+            t.agent.as_deref().map(|a| &a.env),
+            Some(&Environment::Mcp(McpServer::Command(vec![
+                "python".into(),
+                "bank_server.py".into()
+            ])))
+        );
+        let e = errors(&task("  mcp: ftp://x\n"));
+        assert!(e[0].starts_with("t.yaml:5: `tools.mcp`: expected the server's http:// or https:// URL"), "{}", e[0]);
+        let e = errors(&task("  mcp: {command: []}\n"));
+        assert!(e[0].contains("`tools.mcp.command`: expected the program"), "{}", e[0]);
+        let e = errors(&task("  mcp: http://h/mcp\n  declarations: [{name: f}]\n"));
+        assert!(e[0].contains("`tools.declarations`: an MCP server lists its own tools"), "{}", e[0]);
+        let e = errors(&task("  mcp: http://h/mcp\n  scripted: [{name: f, result: 1}]\n"));
+        assert!(e[0].contains("not both"), "{}", e[0]);
+        let e = errors(&task("  max_steps: 3\n"));
+        assert!(e[0].contains("expected where the calls go"), "{}", e[0]);
+        let e = errors(&task(
+            "  declarations: [{name: f, parameters: {type: object}}]\n  scripted: [{name: f, result: 1}]\n",
+        ));
+        assert!(
+            e[0].contains("`metrics[0].type`: final_state reads the world an MCP server keeps"),
+            "{}",
+            e[0]
+        );
     }
 
     #[test]
