@@ -147,6 +147,7 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         k.config().run.settings.concurrency
     );
     Ok(Checked {
+        closer: None,
         engine,
         call,
         clock,

@@ -8,6 +8,7 @@ mod dialog;
 mod driver;
 pub(crate) mod http;
 pub(crate) mod judge;
+mod mcp;
 mod output;
 mod progress;
 mod rag;
@@ -45,6 +46,7 @@ pub(crate) trait Console: Kind<Record = Record> + Sized {
 pub(crate) fn run_to_end<K: Console>(
     engine: &mut Pipeline<K>,
     call: driver::Caller,
+    closer: Option<&Closer>,
     clock: &Clock,
     out: &mut Output,
     progress: &mut progress::Progress,
@@ -62,6 +64,9 @@ pub(crate) fn run_to_end<K: Console>(
             }
         }
         for job in finished {
+            if let Some(close) = closer {
+                close(job);
+            }
             if let Some(line) = K::job_line(engine, job) {
                 progress.say(&line);
             }
@@ -73,12 +78,18 @@ pub(crate) fn run_to_end<K: Console>(
     ran
 }
 
+/// What is held for a job until it settles (an agent case's MCP session),
+/// let go of when it has.
+pub(crate) type Closer = std::sync::Arc<dyn Fn(usize) + Send + Sync>;
+
 /// A run checked from `evalpage run`'s flags and ready to go: every input
 /// read, every model resolved, every key read, a resumed run's settled cases
 /// taken over. Nothing is written before a plan exists.
 pub(crate) struct Checked<K: Console + Finish> {
     engine: Pipeline<K>,
     call: driver::Caller,
+    /// Called for each settled job (an agent case's MCP session closed).
+    closer: Option<Closer>,
     clock: Clock,
     start_line: String,
     /// What the kind's files are rendered from at the end.
@@ -234,6 +245,7 @@ impl<K: Console + Finish> Checked<K> {
         run_to_end(
             &mut self.engine,
             self.call,
+            self.closer.as_ref(),
             &self.clock,
             &mut out,
             &mut progress,

@@ -53,6 +53,7 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
     let call: driver::Caller =
         std::sync::Arc::new(move |job, r: &driver::Request| backend.call(&r.messages, job));
     Ok(Checked {
+        closer: None,
         start_line: start_line(lang, engine.cases().len()),
         engine,
         call,

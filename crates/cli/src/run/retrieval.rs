@@ -131,6 +131,7 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
         endpoint.url
     );
     Ok(Checked {
+        closer: None,
         start_line,
         engine,
         call,

@@ -18,6 +18,7 @@ use super::driver::{Caller, Request};
 use super::http::At;
 use super::http::{self, HttpBackend};
 use super::judge::JudgeAnswerer;
+use super::mcp::McpClient;
 use super::registry::{read_key, read_registry};
 use super::Checked;
 use super::{resume, setup};
@@ -169,6 +170,23 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         })
         .chain([None])
         .collect();
+    // an agent's MCP server: its own pool, after the models and the judge
+    let mcp_pool = engine.kind().mcp_pool();
+    let mcp_client = match task.agent.as_deref().map(|a| &a.env) {
+        Some(evalpage_core::ToolEnvironment::Mcp(server)) => Some(Arc::new(McpClient::new(
+            server.clone(),
+            loaded
+                .file
+                .as_ref()
+                .and_then(|(f, _)| std::path::Path::new(f).parent().map(|p| p.to_path_buf())),
+            Duration::from_secs_f64(args.timeout_s),
+        ))),
+        _ => None,
+    };
+    let closer: Option<super::Closer> = mcp_client.clone().map(|c| {
+        let close: super::Closer = Arc::new(move |job| c.close(job));
+        close
+    });
     let n = data.samples.len();
     let models_n = model_settings.len();
     let task_arc = Arc::new(task.clone());
@@ -187,8 +205,13 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
             }
         })
         .collect();
-    // pools: one per model, in order, then the judge's
+    // pools: one per model, in order, then the judge's, then an MCP server's
     let call: Caller = Arc::new(move |job, request: &Request| {
+        if let (Some(mcp), Some(body)) = (&mcp_client, &request.body) {
+            if Some(request.pool) == mcp_pool {
+                return mcp.call(job, body);
+            }
+        }
         let messages = &request.messages;
         let sample = Job::of(job, n, models_n, repeats.n).map_or(0, |j| j.sample);
         let at = At {
@@ -223,6 +246,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     Ok(Checked {
         engine,
         call,
+        closer,
         clock,
         start_line,
         inputs: TaskFiles {
