@@ -3,7 +3,8 @@
 # and integration tests (core, CLI with its mock endpoint, web state), the core's
 # purity check, Wasm tests in headless Chromium, then the end-to-end tests in a
 # real browser against the release build and `evalpage mock-server` (and a real
-# GGUF model run in the page, fetched once per machine by scripts/test_model.sh).
+# GGUF model run in the page, fetched once per machine by scripts/test_model.sh;
+# the MCP Python SDK for the agent tests' server, by scripts/test_mcp.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -19,6 +20,10 @@ if cargo tree -p evalpage-core -e normal --prefix none | grep -E '^(yew|web-sys|
   echo "evalpage-core depends on a crate it must not use" >&2; exit 1
 fi
 cargo build -q -p evalpage-core --target wasm32-unknown-unknown
+
+step "the MCP Python SDK the agent tests' MCP server runs on (once per machine)"
+EVALPAGE_MCP_PYTHON="$(bash scripts/test_mcp.sh)"
+export EVALPAGE_MCP_PYTHON
 
 step "native tests"
 cargo test --workspace

@@ -30,10 +30,7 @@ const STDERR_LINES: usize = 5;
 /// One case's session.
 enum Session {
     /// Over HTTP: its id (when the server gave one) and protocol version.
-    Http {
-        id: Option<String>,
-        version: String,
-    },
+    Http { id: Option<String>, version: String },
     /// Over stdio: the case's own server process.
     Stdio(StdioServer),
 }
@@ -139,7 +136,8 @@ impl McpClient {
     }
 
     fn error(&self, kind: ErrorKind, message: String) -> CallError {
-        CallError::new(kind, format!("MCP server {}: {message}", self.label())).with_url(&self.label())
+        CallError::new(kind, format!("MCP server {}: {message}", self.label()))
+            .with_url(&self.label())
     }
 
     /// Opens a session: `initialize`, then `notifications/initialized`.
@@ -357,18 +355,16 @@ impl McpClient {
                                 id,
                             );
                         }
-                        Err(RecvTimeoutError::Timeout) => {
-                            return CallOutcome::Failed(CallError {
-                                timeout: true,
-                                ..self.error(
-                                    ErrorKind::Timeout,
-                                    format!(
-                                        "no answer within {} s; raise --timeout-s or check the server",
-                                        self.timeout.as_secs_f64()
-                                    ),
-                                )
-                            })
-                        }
+                        Err(RecvTimeoutError::Timeout) => return CallOutcome::Failed(CallError {
+                            timeout: true,
+                            ..self.error(
+                                ErrorKind::Timeout,
+                                format!(
+                                    "no answer within {} s; raise --timeout-s or check the server",
+                                    self.timeout.as_secs_f64()
+                                ),
+                            )
+                        }),
                         Err(RecvTimeoutError::Disconnected) => {
                             return CallOutcome::Failed(
                                 self.exited(s, "its stdout closed before it answered"),
@@ -377,9 +373,10 @@ impl McpClient {
                     }
                 }
             }
-            (Session::Http { .. }, McpServer::Command(_)) => CallOutcome::Failed(
-                self.error(ErrorKind::Network, "an HTTP session of a stdio server".into()),
-            ),
+            (Session::Http { .. }, McpServer::Command(_)) => CallOutcome::Failed(self.error(
+                ErrorKind::Network,
+                "an HTTP session of a stdio server".into(),
+            )),
         }
     }
 }

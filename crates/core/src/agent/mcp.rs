@@ -219,7 +219,11 @@ pub fn tools_of(response: &Value) -> Result<Arc<Value>, String> {
     };
     let mut out = Vec::with_capacity(list.len());
     for (i, t) in list.iter().enumerate() {
-        let Some(name) = t.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()) else {
+        let Some(name) = t
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+        else {
             return Err(format!("tools[{i}] has no name"));
         };
         let schema = t.get("inputSchema");
@@ -335,9 +339,16 @@ mod tests {
             response_of(&sse, Some("text/event-stream"), 3).expect("sse")["id"],
             3
         );
-        let e = response_of("<html><body>Login</body></html>", Some("text/html; charset=utf-8"), 3)
-            .expect_err("html");
-        assert!(e.contains("answered text/html, not JSON-RPC: <html>"), "{e}");
+        let e = response_of(
+            "<html><body>Login</body></html>",
+            Some("text/html; charset=utf-8"),
+            3,
+        )
+        .expect_err("html");
+        assert!(
+            e.contains("answered text/html, not JSON-RPC: <html>"),
+            "{e}"
+        );
         let e = response_of(r, Some("application/json"), 4).expect_err("other id");
         assert!(e.contains("not the JSON-RPC response to request 4"), "{e}");
         let e = response_of("event: ping\n\n", Some("text/event-stream"), 3).expect_err("none");
@@ -350,7 +361,10 @@ mod tests {
             {"name":"balance","description":"A balance.","inputSchema":{"type":"object","properties":{"account":{"type":"string"}}}}]}});
         let t = tools_of(&ok).expect("tools");
         assert_eq!(t[0]["function"]["name"], "balance");
-        assert_eq!(t[0]["function"]["parameters"]["properties"]["account"]["type"], "string");
+        assert_eq!(
+            t[0]["function"]["parameters"]["properties"]["account"]["type"],
+            "string"
+        );
         assert_eq!(
             crate::agent::offered_names(Some(&t)),
             vec!["balance".to_string()]
@@ -359,8 +373,12 @@ mod tests {
             {"name":"pay","inputSchema":{"type":"string"}}]}});
         let e = tools_of(&bad).expect_err("bad schema");
         assert!(e.contains("tool \"pay\" has an invalid inputSchema"), "{e}");
-        let refused = json!({"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}});
-        assert_eq!(tools_of(&refused).expect_err("error"), "error -32601: Method not found");
+        let refused =
+            json!({"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}});
+        assert_eq!(
+            tools_of(&refused).expect_err("error"),
+            "error -32601: Method not found"
+        );
         // what a resumed case replays against lists the same names
         let names = vec!["a".to_string(), "b".to_string()];
         assert_eq!(
@@ -376,15 +394,19 @@ mod tests {
         assert_eq!((a.content.as_str(), a.is_error), ("120\n[image]", false));
         let a = tool_answer(&answered("no such account", true));
         assert_eq!((a.content.as_str(), a.is_error), ("no such account", true));
-        let a = tool_answer(&json!({"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: fly"}}));
+        let a = tool_answer(
+            &json!({"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: fly"}}),
+        );
         assert_eq!(
             (a.content.as_str(), a.is_error),
             ("error: error -32602: Unknown tool: fly", true)
         );
         let state = json!({"accounts": {"a": 5}});
         assert_eq!(state_of(&stated(&state)).expect("state"), state);
-        let e = state_of(&json!({"jsonrpc":"2.0","id":9,"error":{"code":-32002,"message":"Resource not found"}}))
-            .expect_err("no resource");
+        let e = state_of(
+            &json!({"jsonrpc":"2.0","id":9,"error":{"code":-32002,"message":"Resource not found"}}),
+        )
+        .expect_err("no resource");
         assert!(e.contains("Resource not found"), "{e}");
     }
 }

@@ -189,7 +189,13 @@ fn bank_tools() -> Answer {
 
 fn mcp_walk(spec: &AgentSpec, answers: &[Answer]) -> Result<Walk, String> {
     let prompt = [ChatMessage::new("user", "pay")];
-    walk(spec, "case-1#0", &prompt, Env::Mcp { wants_state: true }, answers)
+    walk(
+        spec,
+        "case-1#0",
+        &prompt,
+        Env::Mcp { wants_state: true },
+        answers,
+    )
 }
 
 #[test]
@@ -217,22 +223,36 @@ fn an_mcp_case_lists_tools_sends_each_call_and_reads_the_world_at_the_end() {
     let w = mcp_walk(&spec, &answers).unwrap();
     assert_eq!(
         w.next,
-        Some(Next::Server(mcp::call_tool(2, "get_balance", json!({"account": "A1"}))))
+        Some(Next::Server(mcp::call_tool(
+            2,
+            "get_balance",
+            json!({"account": "A1"})
+        )))
     );
     assert!(w.step_end.is_empty(), "the step is not complete");
     answers.push(server(mcp::answered(r#"{"balance": 950}"#, false)));
     let w = mcp_walk(&spec, &answers).unwrap();
     assert_eq!(
         w.next,
-        Some(Next::Server(mcp::call_tool(3, "transfer", json!({"from": "A1", "amount": 5}))))
+        Some(Next::Server(mcp::call_tool(
+            3,
+            "transfer",
+            json!({"from": "A1", "amount": 5})
+        )))
     );
-    answers.push(server(json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "bad amount"}})));
+    answers.push(server(
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "bad amount"}}),
+    ));
     let w = mcp_walk(&spec, &answers).unwrap();
     assert!(matches!(w.next, Some(Next::Model(_))));
     assert_eq!((w.model_at.clone(), w.step_end.clone()), (vec![1], vec![3]));
     let t = &w.progress.steps[0].tools;
     assert_eq!(t[0].content, r#"{"balance": 950}"#);
-    assert!(t[1].problem.as_deref().unwrap().contains("no tool named \"fly\""));
+    assert!(t[1]
+        .problem
+        .as_deref()
+        .unwrap()
+        .contains("no tool named \"fly\""));
     assert_eq!(
         (t[2].content.as_str(), t[2].is_error),
         ("error: error -32602: bad amount", true),
@@ -256,7 +276,10 @@ fn an_mcp_server_out_of_protocol_fails_the_case_and_a_failed_tool_is_not_sent() 
     let bad = server(json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [
         {"name": "pay", "inputSchema": {"type": "array"}}]}}));
     let e = mcp_walk(&mcp_spec(None), &[bad]).unwrap_err();
-    assert!(e.contains("tools/list is out of protocol: tool \"pay\" has an invalid inputSchema"), "{e}");
+    assert!(
+        e.contains("tools/list is out of protocol: tool \"pay\" has an invalid inputSchema"),
+        "{e}"
+    );
     let e = mcp_walk(&mcp_spec(None), &[Answer::from("<html>".to_string())]).unwrap_err();
     assert!(e.contains("not JSON"), "{e}");
     // every call faulted as failed: nothing is sent, the model is asked again
@@ -265,14 +288,21 @@ fn an_mcp_server_out_of_protocol_fails_the_case_and_a_failed_tool_is_not_sent() 
         rate: 1.0,
         kinds: vec![FaultKind::Error],
     };
-    let answers = [bank_tools(), calls(&[("get_balance", r#"{"account": "A1"}"#)])];
+    let answers = [
+        bank_tools(),
+        calls(&[("get_balance", r#"{"account": "A1"}"#)]),
+    ];
     let w = mcp_walk(&mcp_spec(Some(f)), &answers).unwrap();
     assert!(matches!(w.next, Some(Next::Model(_))), "{:?}", w.next);
     assert_eq!(w.progress.steps[0].tools[0].fault, Some(FaultKind::Error));
     // a state that is not JSON
     let e = mcp_walk(
         &mcp_spec(None),
-        &[bank_tools(), Answer::from("ok".to_string()), server(mcp::answered("x", false))],
+        &[
+            bank_tools(),
+            Answer::from("ok".to_string()),
+            server(mcp::answered("x", false)),
+        ],
     )
     .unwrap_err();
     assert!(e.contains("state could not be read for final_state"), "{e}");

@@ -176,7 +176,12 @@ mod tests {
         assert_eq!(by_value.value, Some(1.0), "150.0 is 150");
         let part = json!({"accounts": {"A1": 150}});
         assert_eq!(
-            scored("{type: final_state, match: subset}", part.clone(), Some(world.clone())).value,
+            scored(
+                "{type: final_state, match: subset}",
+                part.clone(),
+                Some(world.clone())
+            )
+            .value,
             Some(1.0)
         );
         let exact = scored("{type: final_state}", part, Some(world.clone()));
@@ -210,7 +215,9 @@ mod tests {
         let none = scored("{type: final_state}", json!({}), None);
         assert_eq!(none.value, None);
         assert!(
-            none.detail["skipped"].as_str().is_some_and(|s| s.contains("state://world")),
+            none.detail["skipped"]
+                .as_str()
+                .is_some_and(|s| s.contains("state://world")),
             "{:?}",
             none.detail
         );

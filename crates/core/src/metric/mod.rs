@@ -18,6 +18,7 @@ pub mod claim_evidence_overlap;
 pub mod custom_ratio;
 pub mod exact_match;
 pub mod field_completeness;
+pub mod final_state;
 pub mod judge_flow;
 pub mod keyword_coverage;
 pub mod kinds;
@@ -31,7 +32,6 @@ pub mod reasoning_consistency;
 pub mod reference_rouge;
 pub mod token_f1;
 pub mod tool_call;
-pub mod final_state;
 pub mod trajectory_match;
 
 pub use raw::RawMetric;

@@ -306,7 +306,11 @@ pub struct ParsedAnswer {
     /// The world's state at the end of an agent's case (read from its MCP
     /// server's `state://world`, or saved with the answer): what
     /// `final_state` compares.
-    #[serde(rename = "final_state", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "final_state",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub state: Option<Value>,
 }
 

@@ -7,7 +7,9 @@ use super::engine::{Job, TaskKind};
 use super::events::TaskRecord;
 use super::judging::question;
 use super::score::{score_call, AnswerStatus, SampleResult};
-use crate::agent::{mcp, offered_names, scripted, walk, AgentEnd, AgentRecord, Env, Environment, FaultKind, Walk};
+use crate::agent::{
+    mcp, offered_names, scripted, walk, AgentEnd, AgentRecord, Env, Environment, FaultKind, Walk,
+};
 use crate::events::PriorCall;
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind, Usage};
 use crate::run::JobOutcome;
@@ -66,7 +68,8 @@ impl TaskKind {
                 let env = Env::Mcp {
                     wants_state: self.task.metrics.iter().any(|m| m.kind == "final_state"),
                 };
-                walk(spec, &key, prompt, env, answers).map_err(|e| format!("{e} ({})", server.label()))
+                walk(spec, &key, prompt, env, answers)
+                    .map_err(|e| format!("{e} ({})", server.label()))
             }
         };
         Some(walked.map_err(|why| CallError::new(ErrorKind::InvalidResponse, why)))
@@ -91,7 +94,14 @@ impl TaskKind {
         ) {
             // the judge's answers follow the loop's; it reads the final one
             let mut answers: Vec<Answer> = outcome.answers.get(last).cloned().into_iter().collect();
-            answers.extend(outcome.answers.get(read..).unwrap_or_default().iter().cloned());
+            answers.extend(
+                outcome
+                    .answers
+                    .get(read..)
+                    .unwrap_or_default()
+                    .iter()
+                    .cloned(),
+            );
             let judged = JobOutcome { answers, ..outcome };
             let sample = &self.samples[j.sample].sample;
             judge.apply(sample, question(prompt), &judged, r);
@@ -305,8 +315,14 @@ fn recorded_answers(
     let mut out = vec![server(mcp::listed(&r.tools))];
     for (k, a) in model.into_iter().enumerate() {
         out.push(a);
-        for t in r.steps.get(k).map(|s| s.tools.as_slice()).unwrap_or_default() {
-            if t.problem.is_some() || matches!(t.fault, Some(FaultKind::Error | FaultKind::Timeout)) {
+        for t in r
+            .steps
+            .get(k)
+            .map(|s| s.tools.as_slice())
+            .unwrap_or_default()
+        {
+            if t.problem.is_some() || matches!(t.fault, Some(FaultKind::Error | FaultKind::Timeout))
+            {
                 continue; // not sent
             }
             // a malformed answer kept its first half: the half of it twice is it

@@ -247,7 +247,11 @@ impl TryFrom<RawTask> for Task {
         let schema = build_schema(&raw.parse_schema, &mut errors);
         let metrics = build_metrics(&raw, &schema, &tools, &mut errors);
         if let Some(Environment::Scripted(_)) = agent.as_deref().map(|a| &a.env) {
-            for (i, m) in metrics.iter().enumerate().filter(|(_, m)| m.kind == "final_state") {
+            for (i, m) in metrics
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.kind == "final_state")
+            {
                 errors.push(TaskError::at(
                     format!("metrics[{i}].type"),
                     format!(
@@ -865,8 +869,11 @@ metrics:
         let task = |tools: &str| {
             format!("name: a\nversion: v1\nprompt_template: p\ntools:\n{tools}metrics:\n  - type: final_state\n    match: subset\n")
         };
-        let t = Task::parse("t.yaml", &task("  mcp: http://127.0.0.1:8765/mcp\n  max_steps: 6\n"))
-            .expect("valid");
+        let t = Task::parse(
+            "t.yaml",
+            &task("  mcp: http://127.0.0.1:8765/mcp\n  max_steps: 6\n"),
+        )
+        .expect("valid");
         let a = t.agent.as_deref().expect("agent");
         assert_eq!(
             (&a.env, a.max_steps),
@@ -876,8 +883,11 @@ metrics:
             )
         );
         assert_eq!(t.tools, Tools::None, "the server lists them");
-        let t = Task::parse("t.yaml", &task("  mcp: {command: [python, bank_server.py]}\n"))
-            .expect("valid");
+        let t = Task::parse(
+            "t.yaml",
+            &task("  mcp: {command: [python, bank_server.py]}\n"),
+        )
+        .expect("valid");
         assert_eq!(
             t.agent.as_deref().map(|a| &a.env),
             Some(&Environment::Mcp(McpServer::Command(vec![
@@ -886,12 +896,28 @@ metrics:
             ])))
         );
         let e = errors(&task("  mcp: ftp://x\n"));
-        assert!(e[0].starts_with("t.yaml:5: `tools.mcp`: expected the server's http:// or https:// URL"), "{}", e[0]);
+        assert!(
+            e[0].starts_with(
+                "t.yaml:5: `tools.mcp`: expected the server's http:// or https:// URL"
+            ),
+            "{}",
+            e[0]
+        );
         let e = errors(&task("  mcp: {command: []}\n"));
-        assert!(e[0].contains("`tools.mcp.command`: expected the program"), "{}", e[0]);
+        assert!(
+            e[0].contains("`tools.mcp.command`: expected the program"),
+            "{}",
+            e[0]
+        );
         let e = errors(&task("  mcp: http://h/mcp\n  declarations: [{name: f}]\n"));
-        assert!(e[0].contains("`tools.declarations`: an MCP server lists its own tools"), "{}", e[0]);
-        let e = errors(&task("  mcp: http://h/mcp\n  scripted: [{name: f, result: 1}]\n"));
+        assert!(
+            e[0].contains("`tools.declarations`: an MCP server lists its own tools"),
+            "{}",
+            e[0]
+        );
+        let e = errors(&task(
+            "  mcp: http://h/mcp\n  scripted: [{name: f, result: 1}]\n",
+        ));
         assert!(e[0].contains("not both"), "{}", e[0]);
         let e = errors(&task("  max_steps: 3\n"));
         assert!(e[0].contains("expected where the calls go"), "{}", e[0]);

@@ -1,0 +1,494 @@
+//! Agent runs against MCP servers on the CLI's `run` path
+//! (`examples/agent/bank_mcp.yaml`): the bank of `examples/agent/bank_server.py`,
+//! built with the official MCP Python SDK (installed by `scripts/test_mcp.sh`
+//! in a venv of its own), over Streamable HTTP answering server-sent events
+//! or JSON, and over stdio (a process per case). Each case meets a fresh
+//! world; the world's end state is scored; faults are the same at any
+//! concurrency; a cut log resumes; a server that is down, answers HTML,
+//! lists a tool with an invalid schema or never answers fails each case with
+//! its cause and the run still ends with its report; a call of a missing
+//! tool or with arguments that are not JSON is told to the model.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/agent")
+        .join(name)
+}
+
+/// The python of the venv that holds the MCP SDK: `EVALPAGE_MCP_PYTHON`, or
+/// what `scripts/test_mcp.sh` installs (once per machine).
+fn python() -> &'static str {
+    static PY: OnceLock<String> = OnceLock::new();
+    PY.get_or_init(|| {
+        if let Ok(p) = std::env::var("EVALPAGE_MCP_PYTHON") {
+            return p;
+        }
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/test_mcp.sh");
+        let out = Command::new("bash")
+            .arg(script)
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("run scripts/test_mcp.sh");
+        assert!(out.status.success(), "scripts/test_mcp.sh failed");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    })
+}
+
+/// The bank server on a free loopback port, stopped on drop.
+struct Bank {
+    child: Child,
+    url: String,
+}
+
+impl Bank {
+    fn start(json: bool) -> Bank {
+        let port = closed_port();
+        let mut cmd = Command::new(python());
+        cmd.arg(example("bank_server.py"))
+            .args(["--port", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if json {
+            cmd.arg("--json");
+        }
+        let child = cmd.spawn().expect("start the bank server");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "the bank server did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Bank {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for Bank {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The example task with its server replaced by `mcp` (YAML) and `extra`
+/// lines added under `tools:`, written beside a copy of its prompt.
+fn task(s: &Scratch, mcp: &str, extra: &str) -> PathBuf {
+    let text = std::fs::read_to_string(example("bank_mcp.yaml")).expect("task");
+    let prompt = std::fs::read_to_string(example("bank_prompt.yaml")).expect("prompt");
+    s.write("bank_prompt.yaml", &prompt);
+    let text = text.replace(
+        "  mcp: http://127.0.0.1:8765/mcp\n",
+        &format!("  mcp: {mcp}\n{extra}"),
+    );
+    assert!(text.contains(mcp), "the example names its server");
+    s.write("bank_mcp.yaml", &text)
+}
+
+fn stdio() -> String {
+    format!(
+        "{{command: [{}, {}]}}",
+        python(),
+        example("bank_server.py").display()
+    )
+}
+
+fn run_task(task: &Path, dataset: &Path, out: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut cmd = evalpage();
+    cmd.args(["run", "--task"])
+        .arg(task)
+        .arg("--dataset")
+        .arg(dataset)
+        .arg("--out")
+        .arg(out)
+        .args(extra);
+    let o = finish(cmd);
+    assert_ok(&o);
+    read_jsonl(&out.join("results.jsonl"))
+}
+
+fn by_id(results: &[Value]) -> BTreeMap<String, &Value> {
+    results
+        .iter()
+        .map(|r| (r["sample_id"].as_str().unwrap_or("").to_string(), r))
+        .collect()
+}
+
+fn records<'a>(log: &'a str, t: &'a str) -> Vec<Value> {
+    log.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["record_type"] == t)
+        .collect()
+}
+
+/// What must agree between two runs of one task: each case's scores,
+/// trajectory, tools and end state.
+fn verdicts(results: &[Value]) -> Vec<(Value, Value, Value, Value, Value)> {
+    results
+        .iter()
+        .map(|r| {
+            (
+                r["sample_id"].clone(),
+                r["metrics"].clone(),
+                r["trajectory"].clone(),
+                r["agent"]["tools"].clone(),
+                r["agent"]["state"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_agent_on_an_mcp_server_over_sse_json_and_stdio_gives_one_report() {
+    let s = Scratch::new("mcp-transports");
+    let data = example("bank_mcp.jsonl");
+    let (sse, json_server) = (Bank::start(false), Bank::start(true));
+    let over_sse = run_task(&task(&s, &sse.url, ""), &data, &s.join("sse"), &["--mock"]);
+    let over_json = run_task(
+        &task(&s, &json_server.url, ""),
+        &data,
+        &s.join("json"),
+        &["--mock"],
+    );
+    let over_stdio = run_task(
+        &task(&s, &stdio(), ""),
+        &data,
+        &s.join("stdio"),
+        &["--mock"],
+    );
+    assert_eq!(verdicts(&over_sse), verdicts(&over_json));
+    assert_eq!(verdicts(&over_sse), verdicts(&over_stdio));
+    let r = by_id(&over_sse);
+    assert_eq!(r.len(), 6);
+    // the tools the server listed are the ones recorded, per case
+    for (id, c) in &r {
+        assert_eq!(c["status"], "ok", "{id}");
+        assert_eq!(
+            c["agent"]["tools"],
+            json!(["get_balance", "transfer", "freeze_card", "list_cards"]),
+            "{id}"
+        );
+    }
+    // every case starts from the same world: `save` moves 100 out of A1's 950
+    // whatever the others did
+    assert_eq!(r["save"]["agent"]["state"]["accounts"]["A1"], 850);
+    assert_eq!(
+        r["save"]["agent"]["state"]["transfers"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(r["save"]["metrics"]["end_state"]["value"], 1.0);
+    // the tool's own error goes back to the model as its answer
+    let told: Vec<&str> = r["overdraft"]["trajectory"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "tool")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(told.len(), 1);
+    assert!(told[0].ends_with("insufficient funds in B2"), "{told:?}");
+    assert_eq!(
+        r["overdraft"]["agent"]["steps"][0]["tools"][0]["is_error"],
+        true
+    );
+    assert_eq!(r["overdraft"]["metrics"]["end_state"]["value"], 1.0);
+    // the mock model leaves out pay_rent's transfer: the world says so
+    let pay = &r["pay_rent"]["metrics"]["end_state"];
+    assert_eq!(pay["value"], 0.0);
+    assert_eq!(
+        pay["detail"]["diff"],
+        json!([
+            "accounts.A1: expected 150, found 950",
+            "accounts.LANDLORD: expected 800, found 0"
+        ])
+    );
+    // each step is in the log, as the model made it
+    let log = std::fs::read_to_string(s.join("sse/report.events.jsonl")).expect("log");
+    let steps = records(&log, "step");
+    let calls: u64 = over_sse
+        .iter()
+        .filter_map(|c| c["agent"]["model_calls"].as_u64())
+        .sum();
+    assert_eq!(steps.len() as u64, calls);
+    let report = read_json(&s.join("sse/report.json"));
+    let end_state = report.to_string();
+    assert!(end_state.contains("end_state"), "the report has the metric");
+}
+
+#[test]
+fn seeded_faults_on_an_mcp_server_are_the_same_at_concurrency_1_and_8() {
+    let s = Scratch::new("mcp-faults");
+    let bank = Bank::start(false);
+    let t = task(
+        &s,
+        &bank.url,
+        "  faults: {seed: 11, rate: 0.5, kinds: [error, malformed]}\n",
+    );
+    let data = example("bank_mcp.jsonl");
+    let one = run_task(&t, &data, &s.join("c1"), &["--mock", "--concurrency", "1"]);
+    let eight = run_task(&t, &data, &s.join("c8"), &["--mock", "--concurrency", "8"]);
+    assert_eq!(verdicts(&one), verdicts(&eight));
+    let faulted = |rs: &[Value]| -> Vec<(String, String)> {
+        rs.iter()
+            .flat_map(|r| {
+                let id = r["sample_id"].as_str().unwrap_or("").to_string();
+                r["agent"]["steps"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|s| s["tools"].as_array().into_iter().flatten())
+                    .filter_map(|t| t["fault"].as_str().map(str::to_string))
+                    .map(move |f| (id.clone(), f))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let f = faulted(&one);
+    assert_eq!(f, faulted(&eight));
+    assert!(!f.is_empty(), "rate 0.5 faults some calls");
+    let report = read_json(&s.join("c1/report.json"));
+    assert_eq!(report["metrics"]["faulted_calls"], f.len());
+}
+
+#[test]
+fn a_cut_mcp_run_resumes_without_asking_a_settled_case_again() {
+    let s = Scratch::new("mcp-resume");
+    let bank = Bank::start(false);
+    let t = task(&s, &bank.url, "");
+    let data = example("bank_mcp.jsonl");
+    let full = run_task(
+        &t,
+        &data,
+        &s.join("full"),
+        &["--mock", "--concurrency", "1"],
+    );
+    let log = std::fs::read_to_string(s.join("full/report.events.jsonl")).expect("log");
+    let third = log
+        .match_indices("\"record_type\":\"case\"")
+        .nth(2)
+        .map(|(i, _)| i)
+        .expect("three cases");
+    let cut = s.write("cut.jsonl", &log[..third + 10]);
+    let settled: Vec<String> = records(&log[..third], "case")
+        .iter()
+        .map(|c| c["case_id"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(settled.len(), 2);
+    let out = s.join("resumed");
+    let resumed = run_task(
+        &t,
+        &data,
+        &out,
+        &["--mock", "--resume-from", cut.to_str().unwrap_or_default()],
+    );
+    assert_eq!(verdicts(&full), verdicts(&resumed));
+    let new_log = std::fs::read_to_string(out.join("report.events.jsonl")).expect("log");
+    let asked: Vec<String> = records(&new_log, "step")
+        .iter()
+        .map(|c| c["case_id"].as_str().unwrap_or("").to_string())
+        .collect();
+    for id in &settled {
+        assert!(!asked.contains(id), "{id} was settled and asked again");
+    }
+    // the trajectories the cut left unfinished (the server's pool lets the
+    // next case start while one reads its world) run again from step 1
+    let cut_open: std::collections::BTreeSet<String> = records(&log[..third], "step")
+        .iter()
+        .filter_map(|r| r["case_id"].as_str().map(str::to_string))
+        .filter(|id| !settled.contains(id))
+        .collect();
+    let restarted: std::collections::BTreeSet<String> = records(&new_log, "step")
+        .into_iter()
+        .filter(|r| r["restarted"] == true && r["step"] == 1)
+        .filter_map(|r| r["case_id"].as_str().map(str::to_string))
+        .collect();
+    assert!(!cut_open.is_empty());
+    assert_eq!(restarted, cut_open);
+}
+
+/// A stand-in MCP server that answers every request as `answer` says:
+/// `(status, content type, body)` for a JSON-RPC request body, `None` to
+/// never answer.
+fn double(answer: fn(&Value) -> Option<(u16, &'static str, String)>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(conn) = conn else { continue };
+            std::thread::spawn(move || serve(conn, answer));
+        }
+    });
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+fn serve(conn: TcpStream, answer: fn(&Value) -> Option<(u16, &'static str, String)>) {
+    let mut reader = BufReader::new(conn);
+    loop {
+        let mut length = 0;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            if line == "\r\n" {
+                break;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let Some((status, ct, text)) = answer(&request) else {
+            std::thread::sleep(Duration::from_secs(30));
+            return;
+        };
+        let reply = format!(
+            "HTTP/1.1 {status} X\r\ncontent-type: {ct}\r\nmcp-session-id: s1\r\ncontent-length: {}\r\n\r\n{text}",
+            text.len()
+        );
+        if reader.get_mut().write_all(reply.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
+/// A well-behaved `initialize` and notification, then `rest`.
+fn protocol(request: &Value, rest: Value) -> Option<(u16, &'static str, String)> {
+    let id = request["id"].clone();
+    Some(match request["method"].as_str() {
+        Some("initialize") => (
+            200,
+            "application/json",
+            json!({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "double", "version": "1"}}}).to_string(),
+        ),
+        Some("notifications/initialized") => (202, "application/json", String::new()),
+        _ => (
+            200,
+            "application/json",
+            json!({"jsonrpc": "2.0", "id": id, "result": rest}).to_string(),
+        ),
+    })
+}
+
+#[test]
+fn a_server_down_html_with_a_bad_schema_or_silent_fails_each_case_with_its_cause() {
+    let s = Scratch::new("mcp-bad");
+    let data = example("bank_mcp.jsonl");
+    let down = format!("http://127.0.0.1:{}/mcp", closed_port());
+    let html = double(|_| {
+        Some((
+            200,
+            "text/html; charset=utf-8",
+            "<html><body>Sign in to continue</body></html>".into(),
+        ))
+    });
+    let bad_schema = double(|r| {
+        protocol(
+            r,
+            json!({"tools": [{"name": "get_balance", "inputSchema": {"type": "object"}},
+                             {"name": "transfer", "inputSchema": "any"}]}),
+        )
+    });
+    let silent = double(|_| None);
+    for (name, url, cause) in [
+        ("down", down.as_str(), "connection refused"),
+        (
+            "html",
+            html.as_str(),
+            "answered out of protocol: it answered text/html, not JSON-RPC: <html>",
+        ),
+        (
+            "schema",
+            bad_schema.as_str(),
+            "tool \"transfer\" has an invalid inputSchema",
+        ),
+        ("silent", silent.as_str(), "no answer within 1 s"),
+    ] {
+        let out = s.join(name);
+        let results = run_task(
+            &task(&s, url, ""),
+            &data,
+            &out,
+            &["--mock", "--timeout-s", "1", "--max-attempts", "1"],
+        );
+        assert_eq!(results.len(), 6, "{name}: every case recorded");
+        for r in &results {
+            let status = r["status"].as_str().unwrap_or("");
+            assert!(["error", "timeout"].contains(&status), "{name}: {status}");
+            let c = r["error_detail"]["cause"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            assert!(c.contains(cause), "{name}: {c}");
+            assert!(
+                c.contains("MCP server") || c.contains(url),
+                "{name}: names the server: {c}"
+            );
+        }
+        let report = read_json(&out.join("report.json"));
+        assert_eq!(
+            report["metrics"]["cases"], 6,
+            "{name}: the report is written"
+        );
+    }
+}
+
+#[test]
+fn a_call_of_a_missing_tool_or_with_arguments_not_json_is_told_and_the_case_goes_on() {
+    let s = Scratch::new("mcp-bad-calls");
+    let bank = Bank::start(false);
+    let call = |id: &str, name: &str, args: &str| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}});
+    let line = json!({
+        "sample_id": "confused",
+        "request": "How much is in A1?",
+        "answer": ["950"],
+        "expected_state": {"accounts": {"A1": 950}},
+        "expected_trajectory": [
+            {"role": "assistant", "content": "", "tool_calls": [
+                call("a", "rob_bank", "{}"),
+                call("b", "get_balance", "{account: A1")]},
+            {"role": "tool", "tool_call_id": "a", "content": "?"},
+            {"role": "tool", "tool_call_id": "b", "content": "?"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                call("c", "get_balance", "{\"account\": \"A1\"}")]},
+            {"role": "tool", "tool_call_id": "c", "content": "{\"balance\": 950}"},
+            {"role": "assistant", "content": "A1 holds 950."}
+        ]
+    });
+    let data = s.write("one.jsonl", &format!("{line}\n"));
+    let results = run_task(&task(&s, &bank.url, ""), &data, &s.join("out"), &["--mock"]);
+    let r = &results[0];
+    assert_eq!(r["status"], "ok");
+    // the mock model sends a step again once after an error answer: the two
+    // bad calls are told twice
+    assert_eq!(r["agent"]["call_problems"], 4);
+    let told: Vec<&str> = r["trajectory"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "tool")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert!(told[0].contains("no tool named \"rob_bank\""), "{told:?}");
+    assert!(told[1].contains("not JSON"), "{told:?}");
+    assert_eq!(r["metrics"]["end_state"]["value"], 1.0);
+}
