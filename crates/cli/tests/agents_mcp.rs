@@ -224,9 +224,25 @@ fn an_agent_on_an_mcp_server_over_sse_json_and_stdio_gives_one_report() {
         .filter_map(|c| c["agent"]["model_calls"].as_u64())
         .sum();
     assert_eq!(steps.len() as u64, calls);
-    let report = read_json(&s.join("sse/report.json"));
-    let end_state = report.to_string();
-    assert!(end_state.contains("end_state"), "the report has the metric");
+    // the run's results, scored again by `evalpage score`: the same verdicts
+    let mut cmd = evalpage();
+    cmd.args(["score", "--task"])
+        .arg(task(&s, &sse.url, ""))
+        .arg("--dataset")
+        .arg(&data)
+        .arg("--responses")
+        .arg(s.join("sse/results.jsonl"))
+        .arg("--out")
+        .arg(s.join("scored"));
+    assert_ok(&finish(cmd));
+    let scored = read_jsonl(&s.join("scored/results.jsonl"));
+    let metrics = |rs: &[Value]| -> Vec<(Value, Value)> {
+        rs.iter()
+            .map(|r| (r["sample_id"].clone(), r["metrics"].clone()))
+            .collect()
+    };
+    assert_eq!(metrics(&scored), metrics(&over_sse));
+    assert_eq!(scored[1]["final_state"], over_sse[1]["agent"]["state"]);
 }
 
 #[test]

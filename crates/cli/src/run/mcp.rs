@@ -355,16 +355,18 @@ impl McpClient {
                                 id,
                             );
                         }
-                        Err(RecvTimeoutError::Timeout) => return CallOutcome::Failed(CallError {
-                            timeout: true,
-                            ..self.error(
-                                ErrorKind::Timeout,
-                                format!(
+                        Err(RecvTimeoutError::Timeout) => {
+                            return CallOutcome::Failed(CallError {
+                                timeout: true,
+                                ..self.error(
+                                    ErrorKind::Timeout,
+                                    format!(
                                     "no answer within {} s; raise --timeout-s or check the server",
                                     self.timeout.as_secs_f64()
                                 ),
-                            )
-                        }),
+                                )
+                            })
+                        }
                         Err(RecvTimeoutError::Disconnected) => {
                             return CallOutcome::Failed(
                                 self.exited(s, "its stdout closed before it answered"),

@@ -8,7 +8,9 @@
 //! function calls: an OpenAI assistant message (`content`, `tool_calls`), a
 //! whole chat completion (`choices[0].message`), an Anthropic message
 //! (`tool_use` blocks), an OpenAI Responses output (`function_call` items) or
-//! BFCL's list of `{name: arguments}` (`toolcall::read_answer`); `model` an optional
+//! BFCL's list of `{name: arguments}` (`toolcall::read_answer`), or a whole
+//! conversation (a saved agent run; a `RunRecord`'s `trajectory` is read
+//! too), with the world's state at its end in `final_state`; `model` an optional
 //! non-empty string, default [`DEFAULT_MODEL`]. Other keys are ignored. A bad
 //! line, or a second answer for the same sample and model, is a line-numbered
 //! `LineError` and is skipped; every good line is kept.
@@ -37,6 +39,9 @@ pub struct Response {
     pub calls: Option<Vec<crate::toolcall::Call>>,
     /// The whole conversation, when the answer is one (a saved agent run).
     pub trajectory: Option<Vec<crate::toolcall::message::ChatMessage>>,
+    /// The world's state at the end of a saved agent run (`final_state`):
+    /// what the `final_state` metric compares.
+    pub final_state: Option<Value>,
     /// The model that answered.
     pub model: String,
     /// Unique per line (the reader's own duplicate check is not used).
@@ -123,12 +128,14 @@ fn build(obj: Map<String, Value>, at: Place) -> Result<Response, KeyError> {
             return Err(KeyError::new("model", message));
         }
     };
+    let final_state = obj.get("final_state").filter(|v| !v.is_null()).cloned();
     Ok(Response {
         line: at.line,
         sample_id,
         response,
         calls,
         trajectory,
+        final_state,
         model,
         key: at.line.to_string(),
     })
@@ -160,10 +167,15 @@ fn answer_text(obj: &Map<String, Value>) -> Result<AnswerParts, KeyError> {
                         .calls
                 }
             };
+            // an agent's record keeps its conversation beside its answer
+            let trajectory = match obj.get("trajectory") {
+                None | Some(Value::Null) => None,
+                Some(v) => read_answer(v, "trajectory").map_err(located)?.trajectory,
+            };
             Ok(AnswerParts {
                 text: s.clone(),
                 calls,
-                trajectory: None,
+                trajectory,
             })
         }
         Value::String(s) => Ok(AnswerParts {

@@ -54,6 +54,8 @@ struct Line<'a> {
     tool_calls: Option<&'a [crate::toolcall::Call]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     trajectory: Option<&'a [crate::toolcall::message::ChatMessage]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    final_state: Option<&'a Value>,
     json_error: Option<&'a str>,
     parsed: &'a [ParsedField],
     parse_problem: bool,
@@ -174,6 +176,7 @@ fn line_of(
         raw_answer: r.raw_answer.as_deref(),
         tool_calls: r.parsed.calls.as_deref(),
         trajectory: r.parsed.trajectory.as_deref(),
+        final_state: r.parsed.state.as_ref(),
         json_error: r.parsed.json_error.as_deref(),
         parsed: &r.parsed.fields,
         parse_problem: r.has_parse_problem(),

@@ -232,6 +232,7 @@ fn score_one(
         Some(r) => (AnswerStatus::Ok, {
             let mut parsed = task.parse_answer_with_calls(&r.response, r.calls.as_deref());
             parsed.trajectory = r.trajectory.clone();
+            parsed.state = r.final_state.clone();
             parsed
         }),
         None => (AnswerStatus::NoResponse, task.schema.no_answer(NO_RESPONSE)),
