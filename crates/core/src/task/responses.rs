@@ -19,7 +19,7 @@ use crate::dataset::jsonl::{id_value, read_objects, Place};
 use crate::dataset::{kind, LineError};
 use crate::position::KeyError;
 use crate::toolcall::{read_answer, AnswerParts};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -161,11 +161,15 @@ fn answer_text(obj: &Map<String, Value>) -> Result<AnswerParts, KeyError> {
         Value::String(s) if key == "response_text" => {
             let calls = match obj.get("tool_calls") {
                 None | Some(Value::Null) => None,
-                Some(v) => {
-                    read_answer(&serde_json::json!({"tool_calls": v}), "tool_calls")
-                        .map_err(located)?
-                        .calls
-                }
+                // as evalpage records them ({id, name, arguments}), or OpenAI's
+                Some(v) => match Vec::<crate::toolcall::Call>::deserialize(v) {
+                    Ok(calls) => Some(calls),
+                    Err(_) => {
+                        read_answer(&serde_json::json!({"tool_calls": v}), "tool_calls")
+                            .map_err(located)?
+                            .calls
+                    }
+                },
             };
             // an agent's record keeps its conversation beside its answer
             let trajectory = match obj.get("trajectory") {

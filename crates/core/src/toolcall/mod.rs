@@ -280,13 +280,10 @@ pub fn read_openai_calls(list: &Value, field: &str) -> Result<Vec<Call>, String>
 }
 
 fn read_openai_call(c: &Value, field: &str) -> Result<Call, String> {
-    // evalpage's own records (results.jsonl) keep a call flat: {id, name, arguments}
-    let (f, at) = match (c.get("function"), c.get("name")) {
-        (Some(f), _) => (f, format!("{field}.function")),
-        (None, Some(_)) => (c, field.to_string()),
-        (None, None) => return Err(format!("{field}.function: missing (a tool call is {{id, type: \"function\", function: {{name, arguments}}}}, or {{id, name, arguments}} as evalpage records it)")),
-    };
-    let name = name_of(f, &at)?;
+    let f = c
+        .get("function")
+        .ok_or_else(|| format!("{field}.function: missing (a tool call is {{id, type: \"function\", function: {{name, arguments}}}})"))?;
+    let name = name_of(f, &format!("{field}.function"))?;
     Ok(Call {
         id: id_of(c, "id"),
         name,
