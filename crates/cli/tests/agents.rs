@@ -12,35 +12,15 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/agent")
-        .join(name)
-}
+use std::path::PathBuf;
 
 /// The example task, with `edit` applied to its text, written beside a copy
 /// of its prompt.
 fn task_with(s: &Scratch, edit: impl Fn(String) -> String) -> PathBuf {
-    let text = std::fs::read_to_string(example("bank.yaml")).expect("task");
-    let prompt = std::fs::read_to_string(example("bank_prompt.yaml")).expect("prompt");
+    let text = std::fs::read_to_string(agent_example("bank.yaml")).expect("task");
+    let prompt = std::fs::read_to_string(agent_example("bank_prompt.yaml")).expect("prompt");
     s.write("bank_prompt.yaml", &prompt);
     s.write("bank.yaml", &edit(text))
-}
-
-fn run_task(task: &Path, dataset: &Path, out: &Path, extra: &[&str]) -> Vec<Value> {
-    let mut cmd = evalpage();
-    cmd.args(["run", "--task"])
-        .arg(task)
-        .arg("--dataset")
-        .arg(dataset)
-        .arg("--out")
-        .arg(out)
-        .args(extra);
-    let o = finish(cmd);
-    assert_ok(&o);
-    read_jsonl(&out.join("results.jsonl"))
 }
 
 /// One message as (role, calls as (name, arguments as JSON), tool text).
@@ -74,32 +54,18 @@ fn shape(t: &Value) -> Vec<Shape> {
         .collect()
 }
 
-fn by_id(results: &[Value]) -> BTreeMap<String, &Value> {
-    results
-        .iter()
-        .map(|r| (r["sample_id"].as_str().unwrap_or("").to_string(), r))
-        .collect()
-}
-
-fn records<'a>(log: &'a str, t: &'a str) -> Vec<Value> {
-    log.lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|r| r["record_type"] == t)
-        .collect()
-}
-
 #[test]
 fn the_loop_records_the_scripted_trajectory_and_logs_every_step() {
     let s = Scratch::new("agent-mock");
     let out = s.join("out");
     let results = run_task(
-        &example("bank.yaml"),
-        &example("bank.jsonl"),
+        &agent_example("bank.yaml"),
+        &agent_example("bank.jsonl"),
         &out,
         &["--mock"],
     );
     assert_eq!(results.len(), 6);
-    let samples = read_jsonl(&example("bank.jsonl"));
+    let samples = read_jsonl(&agent_example("bank.jsonl"));
     let mut played = 0;
     for (r, sample) in results.iter().zip(&samples) {
         assert_eq!(r["sample_id"], sample["sample_id"]);
@@ -165,7 +131,7 @@ fn the_loop_records_the_scripted_trajectory_and_logs_every_step() {
 #[test]
 fn the_mock_server_over_http_gives_the_in_process_report() {
     let s = Scratch::new("agent-http");
-    let (task, data) = (example("bank.yaml"), example("bank.jsonl"));
+    let (task, data) = (agent_example("bank.yaml"), agent_example("bank.jsonl"));
     let local = run_task(&task, &data, &s.join("local"), &["--mock"]);
     let mock = Mock::start(&[
         "--task",
@@ -239,7 +205,7 @@ fn seeded_faults_are_the_same_at_concurrency_1_and_8() {
             "  max_steps: 6\n  faults: {seed: 11, rate: 0.5}",
         )
     });
-    let data = example("bank.jsonl");
+    let data = agent_example("bank.jsonl");
     let one = run_task(
         &task,
         &data,
@@ -285,7 +251,7 @@ fn the_step_limit_ends_a_case_unexecuted_and_it_stays_in_the_denominators() {
     let s = Scratch::new("agent-limit");
     let task = task_with(&s, |t| t.replace("  max_steps: 4", "  max_steps: 1"));
     let out = s.join("out");
-    let results = run_task(&task, &example("bank.jsonl"), &out, &["--mock"]);
+    let results = run_task(&task, &agent_example("bank.jsonl"), &out, &["--mock"]);
     let r = by_id(&results);
     assert_eq!(r["hello"]["status"], "ok");
     for id in ["balance", "pay_rent", "lost_card", "split", "closed"] {
@@ -315,7 +281,7 @@ fn the_step_limit_ends_a_case_unexecuted_and_it_stays_in_the_denominators() {
 #[test]
 fn a_cut_log_resumes_without_asking_a_settled_case_again() {
     let s = Scratch::new("agent-resume");
-    let (task, data) = (example("bank.yaml"), example("bank.jsonl"));
+    let (task, data) = (agent_example("bank.yaml"), agent_example("bank.jsonl"));
     let full = run_task(
         &task,
         &data,
@@ -383,7 +349,7 @@ fn a_cut_log_resumes_without_asking_a_settled_case_again() {
 #[test]
 fn bad_calls_are_told_to_the_model_and_a_bad_script_fails_only_its_case() {
     let s = Scratch::new("agent-bad");
-    let mut lines: Vec<Value> = read_jsonl(&example("bank.jsonl"));
+    let mut lines: Vec<Value> = read_jsonl(&agent_example("bank.jsonl"));
     // a sample without its scripted results
     if let Some(o) = lines[0].as_object_mut() {
         o.remove("tool_results");
@@ -459,7 +425,7 @@ fn repeats_with_faults_give_pass_at_k_and_pass_hat_k_over_trajectories() {
     let out = s.join("out");
     let results = run_task(
         &task,
-        &example("bank.jsonl"),
+        &agent_example("bank.jsonl"),
         &out,
         &["--mock", "--repeats", "4"],
     );
@@ -510,14 +476,19 @@ fn scripted_results_are_read_from_a_file_beside_the_task() {
     let s = Scratch::new("agent-file");
     // every line's results in one file (the task no longer reads the lines')
     let mut all: Vec<Value> = Vec::new();
-    for line in read_jsonl(&example("bank.jsonl")) {
+    for line in read_jsonl(&agent_example("bank.jsonl")) {
         all.extend(line["tool_results"].as_array().cloned().unwrap_or_default());
     }
     s.write("results.json", &Value::Array(all).to_string());
     let task = task_with(&s, |t| {
         t.replace("scripted: {field: tool_results}", "scripted: results.json")
     });
-    let results = run_task(&task, &example("bank.jsonl"), &s.join("out"), &["--mock"]);
+    let results = run_task(
+        &task,
+        &agent_example("bank.jsonl"),
+        &s.join("out"),
+        &["--mock"],
+    );
     let r = by_id(&results);
     assert_eq!(r["balance"]["metrics"]["trajectory"]["value"], 1.0);
     assert_eq!(
@@ -532,7 +503,7 @@ fn scripted_results_are_read_from_a_file_beside_the_task() {
     cmd.args(["run", "--mock", "--task"])
         .arg(&missing)
         .arg("--dataset")
-        .arg(example("bank.jsonl"))
+        .arg(agent_example("bank.jsonl"))
         .arg("--out")
         .arg(s.join("bad"));
     let out = finish(cmd);

@@ -13,19 +13,12 @@ mod common;
 
 use common::*;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-
-fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/agent")
-        .join(name)
-}
 
 /// The python of the venv that holds the MCP SDK: `EVALPAGE_MCP_PYTHON`, or
 /// what `scripts/test_mcp.sh` installs (once per machine).
@@ -56,7 +49,7 @@ impl Bank {
     fn start(json: bool) -> Bank {
         let port = closed_port();
         let mut cmd = Command::new(python());
-        cmd.arg(example("bank_server.py"))
+        cmd.arg(agent_example("bank_server.py"))
             .args(["--port", &port.to_string()])
             .stdout(Stdio::null())
             .stderr(Stdio::null());
@@ -86,8 +79,8 @@ impl Drop for Bank {
 /// The example task with its server replaced by `mcp` (YAML) and `extra`
 /// lines added under `tools:`, written beside a copy of its prompt.
 fn task(s: &Scratch, mcp: &str, extra: &str) -> PathBuf {
-    let text = std::fs::read_to_string(example("bank_mcp.yaml")).expect("task");
-    let prompt = std::fs::read_to_string(example("bank_prompt.yaml")).expect("prompt");
+    let text = std::fs::read_to_string(agent_example("bank_mcp.yaml")).expect("task");
+    let prompt = std::fs::read_to_string(agent_example("bank_prompt.yaml")).expect("prompt");
     s.write("bank_prompt.yaml", &prompt);
     let text = text.replace(
         "  mcp: http://127.0.0.1:8765/mcp\n",
@@ -101,36 +94,8 @@ fn stdio() -> String {
     format!(
         "{{command: [{}, {}]}}",
         python(),
-        example("bank_server.py").display()
+        agent_example("bank_server.py").display()
     )
-}
-
-fn run_task(task: &Path, dataset: &Path, out: &Path, extra: &[&str]) -> Vec<Value> {
-    let mut cmd = evalpage();
-    cmd.args(["run", "--task"])
-        .arg(task)
-        .arg("--dataset")
-        .arg(dataset)
-        .arg("--out")
-        .arg(out)
-        .args(extra);
-    let o = finish(cmd);
-    assert_ok(&o);
-    read_jsonl(&out.join("results.jsonl"))
-}
-
-fn by_id(results: &[Value]) -> BTreeMap<String, &Value> {
-    results
-        .iter()
-        .map(|r| (r["sample_id"].as_str().unwrap_or("").to_string(), r))
-        .collect()
-}
-
-fn records<'a>(log: &'a str, t: &'a str) -> Vec<Value> {
-    log.lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|r| r["record_type"] == t)
-        .collect()
 }
 
 /// What must agree between two runs of one task: each case's scores,
@@ -153,7 +118,7 @@ fn verdicts(results: &[Value]) -> Vec<(Value, Value, Value, Value, Value)> {
 #[test]
 fn an_agent_on_an_mcp_server_over_sse_json_and_stdio_gives_one_report() {
     let s = Scratch::new("mcp-transports");
-    let data = example("bank_mcp.jsonl");
+    let data = agent_example("bank_mcp.jsonl");
     let (sse, json_server) = (Bank::start(false), Bank::start(true));
     let over_sse = run_task(&task(&s, &sse.url, ""), &data, &s.join("sse"), &["--mock"]);
     let over_json = run_task(
@@ -254,7 +219,7 @@ fn seeded_faults_on_an_mcp_server_are_the_same_at_concurrency_1_and_8() {
         &bank.url,
         "  faults: {seed: 11, rate: 0.5, kinds: [error, malformed]}\n",
     );
-    let data = example("bank_mcp.jsonl");
+    let data = agent_example("bank_mcp.jsonl");
     let one = run_task(&t, &data, &s.join("c1"), &["--mock", "--concurrency", "1"]);
     let eight = run_task(&t, &data, &s.join("c8"), &["--mock", "--concurrency", "8"]);
     assert_eq!(verdicts(&one), verdicts(&eight));
@@ -285,7 +250,7 @@ fn a_cut_mcp_run_resumes_without_asking_a_settled_case_again() {
     let s = Scratch::new("mcp-resume");
     let bank = Bank::start(false);
     let t = task(&s, &bank.url, "");
-    let data = example("bank_mcp.jsonl");
+    let data = agent_example("bank_mcp.jsonl");
     let full = run_task(
         &t,
         &data,
@@ -408,7 +373,7 @@ fn protocol(request: &Value, rest: Value) -> Option<(u16, &'static str, String)>
 #[test]
 fn a_server_down_html_with_a_bad_schema_or_silent_fails_each_case_with_its_cause() {
     let s = Scratch::new("mcp-bad");
-    let data = example("bank_mcp.jsonl");
+    let data = agent_example("bank_mcp.jsonl");
     let down = format!("http://127.0.0.1:{}/mcp", closed_port());
     let html = double(|_| {
         Some((

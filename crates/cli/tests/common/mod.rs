@@ -252,3 +252,42 @@ pub fn comparable(mut report: Value) -> Value {
     }
     report
 }
+
+/// A file of `examples/agent/`.
+pub fn agent_example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/agent")
+        .join(name)
+}
+
+/// `evalpage run --task T --dataset D --out O` with `extra` flags, which
+/// must succeed; its `results.jsonl`.
+pub fn run_task(task: &Path, dataset: &Path, out: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut cmd = evalpage();
+    cmd.args(["run", "--task"])
+        .arg(task)
+        .arg("--dataset")
+        .arg(dataset)
+        .arg("--out")
+        .arg(out)
+        .args(extra);
+    let o = finish(cmd);
+    assert_ok(&o);
+    read_jsonl(&out.join("results.jsonl"))
+}
+
+/// Results by sample id.
+pub fn by_id(results: &[Value]) -> std::collections::BTreeMap<String, &Value> {
+    results
+        .iter()
+        .map(|r| (r["sample_id"].as_str().unwrap_or("").to_string(), r))
+        .collect()
+}
+
+/// An event log's records of one `record_type`.
+pub fn records<'a>(log: &'a str, t: &'a str) -> Vec<Value> {
+    log.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["record_type"] == t)
+        .collect()
+}
