@@ -114,11 +114,13 @@ impl RunView for TaskView {
         }
         if Some(pool) == engine.kind().mcp_pool() {
             // told on each case, nothing sent (docs/guide/agents.md, "Not yet")
-            return Transport::Settled(CallOutcome::Failed(evalpage_core::CallError::new(
-                evalpage_core::ErrorKind::Prompt,
-                "the task's tools are an MCP server's: agents on MCP servers run from the CLI \
+            return Transport::Settled(evalpage_core::CallOutcome::Failed(
+                evalpage_core::CallError::new(
+                    evalpage_core::ErrorKind::Prompt,
+                    "the task's tools are an MCP server's: agents on MCP servers run from the CLI \
                  (evalpage run --task ...); the page runs scripted tools",
-            )));
+                ),
+            ));
         }
         // `calls` holds the models in order, then the judge: a pool's index.
         let Some(call) = self.calls.get(pool) else {
