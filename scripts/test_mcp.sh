@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Puts the official MCP Python SDK (PyPI `mcp`, pinned) in a virtualenv of its own at
 # ~/.cache/evalpage/mcp-venv, once per machine, for the test MCP server
-# (tests/mcp/bank_server.py) the agent tests start on loopback. Prints the
+# (examples/agent/bank_server.py) the agent tests start on loopback. Prints the
 # virtualenv's python.
 set -euo pipefail
 VERSION=2.3.0

@@ -15,6 +15,7 @@ pub mod import;
 pub mod journal;
 pub mod local_model;
 pub mod locks;
+pub mod mcp;
 pub mod modes;
 pub mod parquet;
 pub mod report_slices;

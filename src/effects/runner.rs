@@ -60,6 +60,9 @@ pub enum Transport {
     /// job's body POSTed to this URL, with its key (if any) and the origin
     /// the key was entered for: the key goes to that origin only.
     Json(String, Option<(ApiKey, String)>),
+    /// An MCP server over Streamable HTTP: the job's JSON-RPC body in the
+    /// job's session (`effects::mcp`); no key goes to it.
+    Mcp(Rc<super::mcp::McpSessions>),
 }
 
 /// What one kind of evaluation shows of its run, over the engine.
@@ -89,6 +92,8 @@ pub trait RunView: 'static {
     ) -> Transport;
     /// What `job`, which just settled, will show once saved.
     fn settled(&self, engine: &Pipeline<Self::Kind>, job: usize) -> Option<Self::Shown>;
+    /// `job` settled: what it held open (an MCP session) may be let go.
+    fn release(&self, _job: usize) {}
     /// Saved jobs become visible.
     fn show(&mut self, shown: Vec<Self::Shown>);
     /// The snapshot of the run as the page may show it.
@@ -268,6 +273,9 @@ fn apply<V: RunView>(rc: &Shared<V>, step: Step<<V::Kind as Kind>::Record>) {
     let (commands, mark) = {
         let mut guard = rc.borrow_mut();
         let r = &mut *guard;
+        for &j in &step.finished {
+            r.view.release(j);
+        }
         let mut settled = step.finished.iter().map(|&j| r.view.settled(&r.engine, j));
         for mut event in step.events {
             let settles = r.view.record(&mut event);
@@ -476,6 +484,18 @@ fn send<V: RunView>(
                     return CallOutcome::Failed(CallError::new(ErrorKind::Timeout, why));
                 }
                 outcome
+            })
+        }
+        Transport::Mcp(sessions) => {
+            // never cached: a call changes the session's world
+            let body = body.unwrap_or_default();
+            start_call(rc, job, timeout_ms, move |signal, timed_out| async move {
+                let bound = super::mcp::Bound {
+                    signal: &signal,
+                    timed_out,
+                    timeout_ms,
+                };
+                sessions.call(job, &body, bound).await
             })
         }
         Transport::Json(url, key) => {

@@ -7,6 +7,7 @@
 //! (the task kind's `run::Start` impl) and only the rest is sent. Keys live only
 //! in the `OpenAiConfig`s of `calls`, never in what is stored.
 
+use crate::effects::mcp::McpSessions;
 use crate::effects::runner::{Ending, Handle, Launch, Persist, RunView, Transport, Update};
 use crate::state::{ModelCall, RunFiles, RunProgress, RunStatus};
 use crate::task::state::check::CheckedTask;
@@ -24,6 +25,7 @@ use evalpage_core::task::{
 };
 use evalpage_core::ChatMessage;
 use evalpage_core::Lang;
+use evalpage_core::{McpServer, ToolEnvironment};
 use std::rc::Rc;
 use yew::Callback;
 
@@ -87,6 +89,8 @@ pub struct TaskView {
     /// Identical judge requests of a job seen so far: the mock judge's
     /// repeats differ as a real judge's do (as in the CLI).
     judged: std::cell::RefCell<evalpage_core::MockJudge>,
+    /// The sessions of the task's MCP server, when its tools are one's at a URL.
+    mcp: Option<Rc<McpSessions>>,
 }
 
 impl RunView for TaskView {
@@ -113,14 +117,18 @@ impl RunView for TaskView {
             return Transport::Settled(b.outcome(job));
         }
         if Some(pool) == engine.kind().mcp_pool() {
-            // told on each case, nothing sent (docs/guide/agents.md, "Not yet")
-            return Transport::Settled(evalpage_core::CallOutcome::Failed(
-                evalpage_core::CallError::new(
-                    evalpage_core::ErrorKind::Prompt,
-                    "the task's tools are an MCP server's: agents on MCP servers run from the CLI \
-                 (evalpage run --task ...); the page runs scripted tools",
-                ),
-            ));
+            return match &self.mcp {
+                Some(sessions) => Transport::Mcp(sessions.clone()),
+                // told on each case, nothing sent (docs/guide/agents.md)
+                None => Transport::Settled(evalpage_core::CallOutcome::Failed(
+                    evalpage_core::CallError::new(
+                        evalpage_core::ErrorKind::Prompt,
+                        "the task's MCP server is a command (stdio): the page cannot start a \
+                         process; give the server's URL (tools: {mcp: http://...}) or run the \
+                         task from the CLI (evalpage run --task ...)",
+                    ),
+                )),
+            };
         }
         // `calls` holds the models in order, then the judge: a pool's index.
         let Some(call) = self.calls.get(pool) else {
@@ -155,6 +163,12 @@ impl RunView for TaskView {
         Some((j.model, slot, Rc::new(r)))
     }
 
+    fn release(&self, job: usize) {
+        if let Some(sessions) = &self.mcp {
+            sessions.close(job);
+        }
+    }
+
     fn show(&mut self, shown: Vec<Shown>) {
         for (model, slot, r) in shown {
             if let Some(cell) = self.results.get_mut(model).and_then(|m| m.get_mut(slot)) {
@@ -177,6 +191,9 @@ impl RunView for TaskView {
     }
 
     fn ending(&mut self, _: &TaskEngine) -> Ending<TaskKind> {
+        if let Some(sessions) = &self.mcp {
+            sessions.close_all();
+        }
         Ending {
             inputs: TaskFiles {
                 task: self.task.task.clone(),
@@ -239,7 +256,12 @@ impl TaskRunSpec {
             .map(|s| Rc::new(labels(&self.task.task, &s.sample)))
             .collect();
         let repeats = engine.repeats();
+        let mcp = match self.task.task.agent.as_deref().map(|a| &a.env) {
+            Some(ToolEnvironment::Mcp(McpServer::Url(url))) => Some(McpSessions::new(url)),
+            _ => None,
+        };
         let view = TaskView {
+            mcp,
             results: vec![vec![None; data.samples.len() * repeats as usize]; models.len()],
             repeats,
             batch: self.batch,
