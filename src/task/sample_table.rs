@@ -161,6 +161,7 @@ pub fn trajectory_html(steps: &[evalpage_core::ShownStep], step_limit: bool) -> 
                         <code class="name">{&k.name}</code>
                         if let Some(f) = k.fault { {" "}<span class="bad" data-testid="step-fault">{format!("fault: {f}")}</span> }
                         if let Some(p) = &k.problem { {" "}<span class="bad" data-testid="step-problem">{p}</span> }
+                        if let Some(ms) = k.latency_ms { {" "}<span class="muted" data-testid="step-latency">{format!("{ms} ms")}</span> }
                         <pre class="args">{&k.arguments}</pre>
                         { match &k.result {
                             Some(r) if r.chars().count() > FOLD_CHARS => html!{

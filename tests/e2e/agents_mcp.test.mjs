@@ -127,6 +127,7 @@ test('an agent task on an MCP server in the page: the CLI\'s report, each case i
   await detail.waitFor();
   const shown = await detail.locator('[data-testid=cell-trajectory]').first().textContent();
   assert.ok(shown.includes('transfer') && shown.includes('LANDLORD'), shown);
+  assert.match(await detail.locator('[data-testid=step-latency]').first().textContent(), /^\d+ ms$/, 'each call the server answered shows its latency');
 
   // nothing but the site and the MCP server was contacted
   const origins = new Set(requests.map((u) => new URL(u).origin));

@@ -171,6 +171,15 @@ fn an_agent_on_an_mcp_server_over_sse_json_and_stdio_gives_one_report() {
         true
     );
     assert_eq!(r["overdraft"]["metrics"]["end_state"]["value"], 1.0);
+    // each call the server answered has its latency; the case's own figures
+    // stay the model's
+    for (id, c) in &r {
+        for step in c["agent"]["steps"].as_array().into_iter().flatten() {
+            for t in step["tools"].as_array().into_iter().flatten() {
+                assert!(t["latency_ms"].is_u64(), "{id}: {t}");
+            }
+        }
+    }
     // the mock model leaves out pay_rent's transfer: the world says so
     let pay = &r["pay_rent"]["metrics"]["end_state"];
     assert_eq!(pay["value"], 0.0);

@@ -130,6 +130,10 @@ pub struct ToolStep {
     /// arguments that are not a JSON object (the model is told so).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    /// Time from sending the call to its answer, ms (a call an MCP server
+    /// answered; none for scripted results, wrong or faulted calls not sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<u64>,
 }
 
 /// One model call of a case and the tool calls it made.
@@ -234,6 +238,22 @@ pub struct Walk {
     pub read: usize,
     /// The world's state read at the end (MCP, when wanted).
     pub state: Option<serde_json::Value>,
+    /// Each call a server answered: (its step, its place among the step's
+    /// calls, its answer's index among the answers).
+    pub tool_at: Vec<(usize, usize, usize)>,
+}
+
+impl Walk {
+    /// Sets the latency of each call a server answered in `steps` (the
+    /// walk's steps, or a record's), `elapsed(i)` being the time answer `i`
+    /// took, ms.
+    pub fn time_tools(&self, steps: &mut [AgentStep], elapsed: impl Fn(usize) -> Option<u64>) {
+        for &(s, t, at) in &self.tool_at {
+            if let Some(tool) = steps.get_mut(s).and_then(|s| s.tools.get_mut(t)) {
+                tool.latency_ms = elapsed(at);
+            }
+        }
+    }
 }
 
 /// The case's loop replayed over the model's `answers` against a pure
@@ -290,6 +310,7 @@ pub fn walk(
         step_end: Vec::new(),
         read: 0,
         state: None,
+        tool_at: Vec::new(),
     };
     let server_answer = |a: &Answer| -> Result<serde_json::Value, String> {
         serde_json::from_str(&a.text)
@@ -370,6 +391,7 @@ pub fn walk(
                                 w.next = Some(Next::Server(mcp::call_tool(rpc_id, &c.name, args)));
                                 break 'steps;
                             };
+                            w.tool_at.push((step, s.tools.len(), i));
                             i += 1;
                             rpc_id += 1;
                             Some(mcp::tool_answer(&server_answer(a)?))
@@ -426,6 +448,7 @@ fn checked(offered: &[String], c: &Call, id: &str) -> Option<ToolStep> {
         is_error: true,
         fault: None,
         problem: Some(why),
+        latency_ms: None,
     })
 }
 
@@ -463,6 +486,7 @@ fn faulted(c: &Call, id: String, answer: Option<ToolAnswer>, fault: Option<Fault
         is_error,
         fault,
         problem: None,
+        latency_ms: None,
     }
 }
 

@@ -32,6 +32,8 @@ pub struct ShownCall {
     pub fault: Option<&'static str>,
     /// What was wrong with the call itself.
     pub problem: Option<String>,
+    /// How long the server took to answer it, ms.
+    pub latency_ms: Option<u64>,
 }
 
 /// The steps of `trajectory`, with `record`'s marks when the run kept one;
@@ -70,6 +72,7 @@ pub fn shown_steps(
                             super::FaultKind::Malformed => "malformed",
                         }),
                         problem: step.and_then(|t| t.problem.clone()),
+                        latency_ms: step.and_then(|t| t.latency_ms),
                     }
                 })
                 .collect(),

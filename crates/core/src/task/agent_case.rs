@@ -149,6 +149,7 @@ impl TaskKind {
                 };
                 let latencies: Vec<u64> = model_calls.iter().map(|c| c.1).collect();
                 let record = AgentRecord::of(&w.progress, &latencies).map(|mut r| {
+                    w.time_tools(&mut r.steps, |i| outcome.calls.get(i).map(|c| c.1));
                     if w.listed.is_some() {
                         r.tools = w.offered.clone();
                     }
@@ -198,7 +199,9 @@ impl TaskKind {
             return None;
         }
         let s = w.progress.steps.len();
-        let step = w.progress.steps.last()?;
+        let mut steps = w.progress.steps.clone();
+        w.time_tools(&mut steps, |i| calls.get(i).map(|c| c.1));
+        let step = steps.last()?;
         let at = *w.model_at.get(s - 1)?;
         let (attempts, elapsed_ms) = calls.get(at).copied().unwrap_or((1, 0));
         let sample = &self.samples[j.sample].sample;
