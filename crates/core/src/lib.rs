@@ -25,6 +25,7 @@ pub mod rag;
 mod rag_rules;
 pub mod report;
 pub mod retrieval;
+pub mod review;
 mod rng;
 pub mod run;
 mod run_kind;
@@ -52,12 +53,13 @@ pub use lang::Lang;
 pub use run_kind::RunKind;
 
 // The facade: one door per item. The shells (the page and the CLI), the tests,
-// benches and fuzz targets reach the core through eleven public modules, each a
+// benches and fuzz targets reach the core through twelve public modules, each a
 // front door whose own submodules are private (a deep import does not
 // compile): the four kinds of evaluation (`rag`, `task`, `retrieval`,
 // `dialog`), the run engine (`run`), the event log (`events`), the report
 // (`report`), other evaluators' results read into it (`import`), the viewer's
-// looks (`view`), the built-in demo (`demo`) and a
+// looks (`view`), people's labels measured against the verdicts (`review`),
+// the built-in demo (`demo`) and a
 // door for tests and benches (`testing`). An item of one of those modules is
 // named only through it (`evalpage_core::task::TaskEngine`): this root
 // re-exports nothing from a public module, and no public module re-exports

@@ -1,0 +1,40 @@
+//! The statistics of human review: how far an automatic judge agrees with
+//! human labels, and what the judge's pass rate becomes once its errors are
+//! accounted for. Pure and exact: no clock, no I/O; the one random source is
+//! the caller's seed ([`corrected_pass_rate_ci`]).
+//!
+//! - between two raters: [`raw_agreement`], Cohen's κ ([`cohen_kappa`],
+//!   nominal; [`cohen_kappa_quadratic`], weighted by the squared distance on
+//!   an ordered scale);
+//! - between several reviewers with missing labels: Krippendorff's α
+//!   ([`krippendorff_alpha`], [`Level::Nominal`] or [`Level::Ordinal`]), and
+//!   the [`majority`] label of one case;
+//! - a judge's pass/fail verdicts against human labels ([`judge_vs_human`]):
+//!   the [`Confusion`] table, agreement, κ, TPR and TNR as [`Rate`]s with
+//!   Wilson intervals ([`wilson`]);
+//! - the judge-corrected pass rate (Rogan–Gladen, [`corrected_pass_rate`])
+//!   and its seeded percentile bootstrap interval
+//!   ([`corrected_pass_rate_ci`], [`DEFAULT_RESAMPLES`]).
+//!
+//! A figure that can be undefined is a `Result<_, Undefined>` whose
+//! [`Undefined`] carries a short reason to show instead of a number; NaN
+//! never comes out. κ, quadratic κ, α and the Wilson interval equal
+//! scikit-learn's `cohen_kappa_score`, the `krippendorff` package's `alpha`
+//! and statsmodels' `proportion_confint(method="wilson")` to 1e-9 on the
+//! seeded fixtures of `tests/reference/agreement/` (undefined exactly where
+//! the reference gives NaN or raises); the test is `reference_tests.rs`.
+
+mod stats;
+mod verdicts;
+
+#[cfg(test)]
+mod reference_tests;
+
+pub use stats::{
+    cohen_kappa, cohen_kappa_quadratic, krippendorff_alpha, majority, raw_agreement, wilson,
+    Interval, Level, Undefined,
+};
+pub use verdicts::{
+    corrected_pass_rate, corrected_pass_rate_ci, judge_vs_human, BootstrapInterval, Confusion,
+    JudgeAgreement, Rate, DEFAULT_RESAMPLES,
+};
