@@ -48,6 +48,40 @@ pub enum Command {
     /// ANSWERS...` (again for each further round).
     #[command(subcommand)]
     Batch(BatchCommand),
+    /// Measure a run's automatic verdicts (a judge's, any metric's) against
+    /// people's labels (labels.jsonl or .json-seq files, several reviewers'
+    /// merged): agreement, Cohen's kappa, TPR/TNR, the judge-corrected pass
+    /// rate, Krippendorff's alpha among reviewers; writes agreement.json,
+    /// agreement.md and report.md with the agreement section. Exit 1 when a
+    /// --fail-if-kappa-below gate fails.
+    Agree(AgreeArgs),
+}
+
+/// Options of `evalpage agree`.
+#[derive(Debug, Args)]
+pub struct AgreeArgs {
+    /// The run: its report.json, or the run directory holding it.
+    #[arg(value_name = "RUN")]
+    pub run: PathBuf,
+    /// People's labels: labels.jsonl or labels.json-seq files (the viewer's
+    /// review mode downloads them), one per reviewer or merged.
+    #[arg(value_name = "LABELS", required = true)]
+    pub labels: Vec<PathBuf>,
+    /// Where agreement.json, agreement.md and report.md go.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// What a metric's labels are: METRIC=pass-fail (the default; pass-fail@T
+    /// passes a score at or above T when it has no outcome, 0.5 by default),
+    /// METRIC=1-5 (an integer rating) or METRIC=a,b,c (categories). Repeatable.
+    #[arg(long, value_name = "METRIC=SCHEME")]
+    pub scale: Vec<String>,
+    /// Fail (exit 1) when a metric's kappa against people (their majority
+    /// label) is below K, or cannot be computed.
+    #[arg(long, value_name = "K")]
+    pub fail_if_kappa_below: Option<f64>,
+    /// Seed of the corrected pass rate's bootstrap.
+    #[arg(long, value_name = "S", default_value_t = 2026)]
+    pub seed: u64,
 }
 
 /// `evalpage batch export|import`.

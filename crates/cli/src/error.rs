@@ -62,6 +62,9 @@ pub enum CliError {
     /// `evalpage compare`: a --fail-if-drop rule failed (the reasons are printed).
     #[error("the regression gate failed: {0} rule check(s) found a significant drop larger than allowed")]
     GateFailed(usize),
+    /// `evalpage agree`: a --fail-if-kappa-below gate failed (the reasons are printed).
+    #[error("the agreement gate failed: {0} metric(s) agree with people less than required")]
+    KappaGate(usize),
     /// The mock server could not start.
     #[error("cannot listen on 127.0.0.1:{port}: {message}")]
     Listen {
@@ -84,7 +87,8 @@ impl CliError {
             CliError::Output { .. }
             | CliError::Listen { .. }
             | CliError::Mismatch(_)
-            | CliError::GateFailed(_) => 1,
+            | CliError::GateFailed(_)
+            | CliError::KappaGate(_) => 1,
             CliError::Stopped(_) => 3,
         }
     }

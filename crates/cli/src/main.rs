@@ -12,6 +12,7 @@
 //! validates a task file; `evalpage compare` compares two saved runs case by case
 //! and gates on significant drops; `evalpage report` renders a saved report again.
 
+mod agree;
 mod args;
 mod batch;
 mod cache;
@@ -70,5 +71,6 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         })?),
         Command::Batch(BatchCommand::Export(a)) => Ok(batch::export(*a)?),
         Command::Batch(BatchCommand::Import(a)) => Ok(batch::import(&a)?),
+        Command::Agree(a) => Ok(agree::execute(&a)?),
     }
 }

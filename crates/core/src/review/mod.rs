@@ -16,6 +16,10 @@
 //!   and its seeded percentile bootstrap interval
 //!   ([`corrected_pass_rate_ci`], [`DEFAULT_RESAMPLES`]).
 //!
+//! People's labels are a file of append-only events ([`LabelEvent`],
+//! [`read_labels`]); [`agree`] measures a run's verdicts against them per
+//! metric and model (`agreement.json`), [`kappa_below`] is the CI gate.
+//!
 //! A figure that can be undefined is a `Result<_, Undefined>` whose
 //! [`Undefined`] carries a short reason to show instead of a number; NaN
 //! never comes out. κ, quadratic κ, α and the Wilson interval equal
@@ -24,12 +28,21 @@
 //! seeded fixtures of `tests/reference/agreement/` (undefined exactly where
 //! the reference gives NaN or raises); the test is `reference_tests.rs`.
 
+mod agree;
+mod labels;
 mod stats;
 mod verdicts;
 
 #[cfg(test)]
 mod reference_tests;
 
+pub use agree::{
+    agree, agreement_markdown, kappa_below, AgreeOptions, Agreed, Agreement, Ci, ConfusionTable,
+    Figures, LeftOut, ReviewerFigures, ReviewerPair, Scheme,
+};
+pub use labels::{
+    latest, read_labels, to_jsonl, Label, LabelEvent, LabelKey, LabelProblem, LabelsFile,
+};
 pub use stats::{
     cohen_kappa, cohen_kappa_quadratic, krippendorff_alpha, majority, raw_agreement, wilson,
     Interval, Level, Undefined,

@@ -1,0 +1,256 @@
+//! `evalpage agree RUN LABELS... --out DIR` (issue 43) with the real binary:
+//! a judged run of `examples/judge/` (the mock model and judge) measured
+//! against two reviewers' label files (one JSONL, one json-seq): the figures
+//! the core computes from the same pairs, written to agreement.json,
+//! agreement.md and report.md; the κ gate exits 1 and 0 as it should; bad
+//! input is said by file, line and field (a cut last line, a reviewer
+//! missing, a label off the scale) and the rest is measured; labels of
+//! another run exit 2 with their count.
+
+mod common;
+
+use common::*;
+use evalpage_core::review::{cohen_kappa, krippendorff_alpha, Label, Level};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/judge")
+        .join(name)
+}
+
+/// The judged example run with the mock model and judge, into `out`.
+fn judged_run(out: &Path) -> Vec<Value> {
+    let task = example("judged_qa.yaml").display().to_string();
+    let data = example("judged_qa.jsonl").display().to_string();
+    let out_s = out.display().to_string();
+    assert_ok(&run(&[
+        "--task",
+        &task,
+        "--dataset",
+        &data,
+        "--mock",
+        "--out",
+        &out_s,
+    ]));
+    read_jsonl(&out.join("scores.jsonl"))
+}
+
+fn agree(args: &[&str]) -> Output {
+    let mut cmd = evalpage();
+    cmd.arg("agree").args(args);
+    finish(cmd)
+}
+
+fn line(case: &str, reviewer: &str, label: bool, t: u64) -> Value {
+    json!({"case_id": case, "model": "mock", "metric": "correct", "reviewer": reviewer,
+           "label": if label { "pass" } else { "fail" }, "blind": true, "t": t})
+}
+
+#[test]
+fn two_reviewers_files_measured_against_the_judge_with_a_gate() {
+    let s = Scratch::new("agree");
+    let run_dir = s.join("run");
+    let scores = judged_run(&run_dir);
+    // the judge's outcome of each case of `correct`
+    let judge: Vec<(String, bool)> = scores
+        .iter()
+        .filter(|r| r["metric"] == "correct")
+        .filter_map(|r| {
+            let o = r["detail"]["outcome"].as_str()?;
+            Some((r["sample_id"].as_str()?.to_string(), o == "pass"))
+        })
+        .collect();
+    assert!(judge.len() >= 6, "{judge:?}");
+    // ana agrees with the judge except on the first case; bo disagrees on
+    // the first two and changes his mind on the second later
+    let ana: Vec<(String, bool)> = judge
+        .iter()
+        .enumerate()
+        .map(|(i, (c, p))| (c.clone(), if i == 0 { !p } else { *p }))
+        .collect();
+    let bo: Vec<(String, bool)> = judge
+        .iter()
+        .enumerate()
+        .map(|(i, (c, p))| (c.clone(), if i < 2 { !p } else { *p }))
+        .collect();
+    let mut ana_text: String = ana
+        .iter()
+        .map(|(c, l)| format!("{}\n", line(c, "ana", *l, 1)))
+        .collect();
+    // bad lines: a reviewer missing, a label off the scale, a cut last line
+    ana_text.push_str(r#"{"case_id":"q1","metric":"correct","label":"pass","t":5}"#);
+    ana_text.push('\n');
+    ana_text.push_str(&format!("{}\n", json!({"case_id": "q2", "model": "mock", "metric": "correct", "reviewer": "cy", "label": 4, "t": 5})));
+    ana_text.push_str(r#"{"case_id":"q3","metric":"cor"#);
+    let ana_file = s.write("ana.labels.jsonl", &ana_text);
+    let mut bo_text: String = bo
+        .iter()
+        .map(|(c, l)| format!("\u{1e}{}\n", line(c, "bo", *l, 1)))
+        .collect();
+    bo_text.push_str(&format!("\u{1e}{}\n", line(&bo[1].0, "bo", !bo[1].1, 9)));
+    let bo_file = s.write("bo.labels.json-seq", &bo_text);
+
+    let out_dir = s.join("agreement");
+    let (run_s, out_s) = (run_dir.display().to_string(), out_dir.display().to_string());
+    let (a_s, b_s) = (
+        ana_file.display().to_string(),
+        bo_file.display().to_string(),
+    );
+    let out = agree(&[&run_s, &a_s, &b_s, "--out", &out_s]);
+    assert_ok(&out);
+    let (stdout, stderr) = texts(&out);
+    assert!(
+        stdout.contains("| correct | mock | pass-fail |"),
+        "{stdout}"
+    );
+    let n = judge.len();
+    let said = format!(
+        "ana.labels.jsonl line {}, field reviewer: missing (left out)",
+        n + 1
+    );
+    assert!(stderr.contains(&said), "{stderr}");
+    let said = format!("ana.labels.jsonl line {}: the line is cut short", n + 3);
+    assert!(stderr.contains(&said), "{stderr}");
+    assert!(
+        stderr.contains(
+            "cy's label of q2 (correct): label `4` is not on the metric's scale (pass-fail)"
+        ),
+        "{stderr}"
+    );
+
+    let doc = read_json(&out_dir.join("agreement.json"));
+    let rows = doc["metrics"].as_array().expect("metrics");
+    assert_eq!(rows.len(), 1, "only `correct` was labelled");
+    let a = &rows[0];
+    assert_eq!(a["reviewers"], json!(["ana", "bo"]));
+    // bo's later label of the second case replaces his first: he agrees there now
+    let bo_now: Vec<(String, bool)> = bo
+        .iter()
+        .enumerate()
+        .map(|(i, (c, l))| (c.clone(), if i == 1 { !l } else { *l }))
+        .collect();
+    // the majority: a tie where ana and bo differ (the first case only)
+    assert_eq!(
+        a["majority_ties"], 0,
+        "ana and bo agree on the first case now? {a}"
+    );
+    let majority: Vec<(Label, Label)> = judge
+        .iter()
+        .zip(&ana)
+        .zip(&bo_now)
+        .filter(|((_, x), y)| x.1 == y.1)
+        .map(|(((_, j), x), _)| (lab(*j), lab(x.1)))
+        .collect();
+    assert_eq!(a["n"], majority.len());
+    assert_close(&a["cohen_kappa"], cohen_kappa(&majority).ok());
+    let units: Vec<Vec<Option<Label>>> = ana
+        .iter()
+        .zip(&bo_now)
+        .map(|(x, y)| vec![Some(lab(x.1)), Some(lab(y.1))])
+        .collect();
+    assert_close(
+        &a["krippendorff_alpha"],
+        krippendorff_alpha(&units, &[Label::Fail, Label::Pass], Level::Nominal).ok(),
+    );
+    assert!(a["tpr_ci95"].is_array() || a["undefined"]["tpr"].is_string());
+    assert_eq!(a["per_reviewer"].as_array().map(Vec::len), Some(2));
+    assert!(
+        a["corrected_pass_rate"].is_number() || a["undefined"]["corrected_pass_rate"].is_string()
+    );
+    assert_eq!(doc["bad_lines"].as_array().map(Vec::len), Some(2));
+    let md = std::fs::read_to_string(out_dir.join("report.md")).expect("report.md");
+    assert!(md.starts_with(
+        &std::fs::read_to_string(run_dir.join("report.md")).expect("run's report.md")[..40]
+    ));
+    assert!(md.contains("## Agreement with people"));
+
+    // the gate: κ below K fails (exit 1), at or above passes
+    let kappa = a["cohen_kappa"].as_f64();
+    let k = kappa.unwrap_or(0.0);
+    let high = format!("{}", (k + 0.05).min(1.0));
+    let low = format!("{}", (k - 0.05).max(-1.0));
+    let failed = agree(&[
+        &run_s,
+        &a_s,
+        &b_s,
+        "--out",
+        &out_s,
+        "--fail-if-kappa-below",
+        &high,
+    ]);
+    assert_eq!(failed.status.code(), Some(1), "{}", texts(&failed).1);
+    assert!(texts(&failed).1.contains("gate failed: correct (mock)"));
+    let passed = agree(&[
+        &run_s,
+        &a_s,
+        &b_s,
+        "--out",
+        &out_s,
+        "--fail-if-kappa-below",
+        &low,
+    ]);
+    assert_eq!(
+        passed.status.code(),
+        if kappa.is_some() { Some(0) } else { Some(1) },
+        "{}",
+        texts(&passed).1
+    );
+}
+
+#[test]
+fn labels_of_another_run_exit_2_with_their_count() {
+    let s = Scratch::new("agree-other");
+    let run_dir = s.join("run");
+    judged_run(&run_dir);
+    let other: String = (0..4)
+        .map(|i| format!("{}\n", line(&format!("elsewhere-{i}"), "ana", true, 1)))
+        .collect();
+    let file = s.write("other.jsonl", &other);
+    let out = agree(&[
+        &run_dir.display().to_string(),
+        &file.display().to_string(),
+        "--out",
+        &s.join("o").display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = texts(&out).1;
+    assert!(stderr.contains("4 of 4 labels do not match"), "{stderr}");
+    assert!(
+        stderr.contains("elsewhere-0 (the run has no case `elsewhere-0`)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("no label matches"), "{stderr}");
+    let bad = agree(&[
+        &run_dir.display().to_string(),
+        &file.display().to_string(),
+        "--out",
+        "x",
+        "--scale",
+        "correct",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(texts(&bad)
+        .1
+        .contains("--scale correct: expected METRIC=SCHEME"));
+}
+
+fn lab(pass: bool) -> Label {
+    if pass {
+        Label::Pass
+    } else {
+        Label::Fail
+    }
+}
+
+fn assert_close(v: &Value, want: Option<f64>) {
+    match want {
+        Some(w) => {
+            let got = v.as_f64().unwrap_or(f64::NAN);
+            assert!((got - w).abs() < 1e-12, "{got} != {w}");
+        }
+        None => assert!(v.is_null(), "{v} should be null"),
+    }
+}

@@ -1,0 +1,905 @@
+//! A run's automatic verdicts measured against people's labels, per metric
+//! and model: what `evalpage agree` writes as `agreement.json` (and the
+//! viewer shows). The people's label of a case is its reviewers' majority
+//! (a tie is left out and counted); each reviewer is also compared alone,
+//! and the reviewers among themselves (Krippendorff's α, pairwise κ).
+//!
+//! Decisions where the issue is silent:
+//! - a metric's **scheme** says what its labels are: pass/fail (the
+//!   default), an integer rating `lo..=hi`, or a set of categories. A label
+//!   off the scheme is said and left out.
+//! - the automatic verdict of a case: for pass/fail, the score's
+//!   `detail.outcome` when it is `pass` or `fail` (a judge's), else the
+//!   value against the threshold (pass at or above it; 0.5 by default); for
+//!   a rating, the value mapped back onto the scale (`lo + v·(hi − lo)`, the
+//!   judge's normalisation), left out unless it lands on a whole rating (a
+//!   mean over repeats); for categories, `detail.outcome` when it is one.
+//!   The first score of a case counts (later repeats are not verdicts of
+//!   their own).
+//! - a label without a model matches the run's one model; in a run of
+//!   several models it matches nothing and is counted as unmatched.
+
+use super::labels::{latest, Label, LabelEvent};
+use super::stats::{
+    cohen_kappa, cohen_kappa_quadratic, krippendorff_alpha, majority, raw_agreement, Interval,
+    Level, Undefined,
+};
+use super::verdicts::{corrected_pass_rate, corrected_pass_rate_ci, judge_vs_human, Rate};
+use crate::report::EvalScore;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// What a metric's labels are.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scheme {
+    /// Pass or fail; an automatic value at or above `threshold` passes.
+    PassFail {
+        /// Pass at or above this value (when the score has no outcome).
+        threshold: f64,
+    },
+    /// An integer rating from `lo` to `hi`.
+    Rating {
+        /// Lowest rating.
+        lo: i64,
+        /// Highest rating.
+        hi: i64,
+    },
+    /// One of these categories.
+    Categories(Vec<String>),
+}
+
+impl Default for Scheme {
+    fn default() -> Scheme {
+        Scheme::PassFail { threshold: 0.5 }
+    }
+}
+
+impl Scheme {
+    /// Reads `pass-fail`, `pass-fail@0.7`, `1-5` or `a,b,c`.
+    pub fn parse(s: &str) -> Result<Scheme, String> {
+        let s = s.trim();
+        if let Some(rest) = s.strip_prefix("pass-fail") {
+            let threshold = match rest.strip_prefix('@') {
+                None if rest.is_empty() => 0.5,
+                Some(t) => t
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|t| t.is_finite())
+                    .ok_or_else(|| format!("`{t}` is not a threshold (a number)"))?,
+                None => return Err(format!("`{s}`: expected pass-fail or pass-fail@THRESHOLD")),
+            };
+            return Ok(Scheme::PassFail { threshold });
+        }
+        if let Some((lo, hi)) = s.split_once('-') {
+            if let (Ok(lo), Ok(hi)) = (lo.trim().parse::<i64>(), hi.trim().parse::<i64>()) {
+                if lo >= hi {
+                    return Err(format!("the rating scale {lo}-{hi} must go up"));
+                }
+                if hi - lo > 100 {
+                    return Err(format!(
+                        "the rating scale {lo}-{hi} has more than 101 values"
+                    ));
+                }
+                return Ok(Scheme::Rating { lo, hi });
+            }
+        }
+        let cats: Vec<String> = s
+            .split(',')
+            .map(|c| c.trim().to_string())
+            .filter(|c| !c.is_empty())
+            .collect();
+        if cats.len() < 2 {
+            return Err(format!(
+                "`{s}`: expected pass-fail, a rating scale LO-HI (1-5) or two or more categories (a,b,c)"
+            ));
+        }
+        Ok(Scheme::Categories(cats))
+    }
+
+    /// The scheme's name as `agreement.json` says it.
+    pub fn name(&self) -> String {
+        match self {
+            Scheme::PassFail { .. } => "pass-fail".into(),
+            Scheme::Rating { lo, hi } => format!("{lo}-{hi}"),
+            Scheme::Categories(c) => c.join(","),
+        }
+    }
+
+    /// Its labels in order.
+    pub fn scale(&self) -> Vec<Label> {
+        match self {
+            Scheme::PassFail { .. } => vec![Label::Fail, Label::Pass],
+            Scheme::Rating { lo, hi } => (*lo..=*hi).map(Label::Rating).collect(),
+            Scheme::Categories(c) => c.iter().map(|c| Label::Category(c.clone())).collect(),
+        }
+    }
+
+    /// Whether a person's label is one of the scheme's.
+    pub fn holds(&self, l: &Label) -> bool {
+        match (self, l) {
+            (Scheme::PassFail { .. }, Label::Pass | Label::Fail) => true,
+            (Scheme::Rating { lo, hi }, Label::Rating(n)) => (*lo..=*hi).contains(n),
+            (Scheme::Categories(c), l) => c.iter().any(|c| *c == l.to_string()),
+            _ => false,
+        }
+    }
+
+    /// A label given as any label read (a category named `pass` is `Pass`
+    /// when read): the scheme's own form.
+    fn own(&self, l: &Label) -> Label {
+        match self {
+            Scheme::Categories(_) => Label::Category(l.to_string()),
+            _ => l.clone(),
+        }
+    }
+
+    /// The automatic verdict of one score, when the scheme can read one.
+    pub fn verdict(&self, s: &EvalScore) -> Option<Label> {
+        let outcome = s.detail.get("outcome").and_then(Value::as_str);
+        match self {
+            Scheme::PassFail { threshold } => match outcome {
+                Some("pass") => Some(Label::Pass),
+                Some("fail") => Some(Label::Fail),
+                _ if s.value.is_finite() => Some(if s.value >= *threshold {
+                    Label::Pass
+                } else {
+                    Label::Fail
+                }),
+                _ => None,
+            },
+            Scheme::Rating { lo, hi } => {
+                let r = *lo as f64 + s.value * (hi - lo) as f64;
+                let n = r.round();
+                ((r - n).abs() < 1e-9 && (*lo..=*hi).contains(&(n as i64)))
+                    .then_some(Label::Rating(n as i64))
+            }
+            Scheme::Categories(c) => outcome
+                .filter(|o| c.iter().any(|c| c == o))
+                .map(|o| Label::Category(o.to_string())),
+        }
+    }
+}
+
+/// How to measure agreement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgreeOptions {
+    /// Each metric's scheme (pass/fail unless named here).
+    pub schemes: BTreeMap<String, Scheme>,
+    /// The bootstrap's seed.
+    pub seed: u64,
+    /// The bootstrap's resamples.
+    pub resamples: usize,
+}
+
+impl Default for AgreeOptions {
+    fn default() -> AgreeOptions {
+        AgreeOptions {
+            schemes: BTreeMap::new(),
+            seed: 2026,
+            resamples: super::verdicts::DEFAULT_RESAMPLES,
+        }
+    }
+}
+
+/// A 95% interval as `[lo, hi]`.
+pub type Ci = [f64; 2];
+
+fn ci(i: Interval) -> Ci {
+    [i.lo, i.hi]
+}
+
+/// The figures of automatic verdicts against one set of human labels.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Figures {
+    /// Cases with both a verdict and a label.
+    pub n: usize,
+    /// Share of those on which they agree.
+    pub agreement: Option<f64>,
+    /// Cohen's κ (nominal).
+    pub cohen_kappa: Option<f64>,
+    /// Quadratic-weighted κ (ratings only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cohen_kappa_quadratic: Option<f64>,
+    /// The 2×2 table (pass/fail only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confusion: Option<ConfusionTable>,
+    /// P(verdict pass | label pass) (pass/fail only).
+    pub tpr: Option<f64>,
+    /// Its Wilson 95% interval.
+    pub tpr_ci95: Option<Ci>,
+    /// P(verdict fail | label fail).
+    pub tnr: Option<f64>,
+    /// Its Wilson 95% interval.
+    pub tnr_ci95: Option<Ci>,
+    /// Why a figure above is `null`, by its name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub undefined: BTreeMap<String, String>,
+}
+
+/// The confusion table, named.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ConfusionTable {
+    /// Verdict pass, label pass.
+    pub both_pass: u64,
+    /// Verdict pass, label fail.
+    pub verdict_only_pass: u64,
+    /// Verdict fail, label pass.
+    pub label_only_pass: u64,
+    /// Verdict fail, label fail.
+    pub both_fail: u64,
+}
+
+/// One reviewer's figures.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReviewerFigures {
+    /// The reviewer.
+    pub reviewer: String,
+    /// Their figures against the verdicts.
+    #[serde(flatten)]
+    pub figures: Figures,
+}
+
+/// κ between two reviewers on the cases both labelled.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReviewerPair {
+    /// One reviewer.
+    pub a: String,
+    /// The other.
+    pub b: String,
+    /// Cases both labelled.
+    pub n: usize,
+    /// Cohen's κ between them.
+    pub cohen_kappa: Option<f64>,
+    /// Why κ is `null`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undefined: Option<String>,
+}
+
+/// One metric and model of `agreement.json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Agreement {
+    /// The metric.
+    pub metric: String,
+    /// The model (none in a run of one unnamed model).
+    pub model: Option<String>,
+    /// What its labels are (`pass-fail`, `1-5`, `a,b,c`).
+    pub scheme: String,
+    /// Who labelled.
+    pub reviewers: Vec<String>,
+    /// Cases with at least one label.
+    pub labelled_cases: usize,
+    /// Cases whose reviewers tied (no majority): left out.
+    pub majority_ties: usize,
+    /// The verdicts against the reviewers' majority label.
+    #[serde(flatten)]
+    pub figures: Figures,
+    /// Cases with an automatic verdict (all of them, labelled or not).
+    pub judged_cases: usize,
+    /// The verdicts' pass rate over every judged case (pass/fail only).
+    pub pass_rate: Option<f64>,
+    /// The pass rate corrected for the verdicts' measured errors (Rogan-Gladen).
+    pub corrected_pass_rate: Option<f64>,
+    /// Its seeded percentile bootstrap 95% interval.
+    pub corrected_pass_rate_ci95: Option<Ci>,
+    /// The same figures for each reviewer alone.
+    pub per_reviewer: Vec<ReviewerFigures>,
+    /// Krippendorff's α among the reviewers (nominal; two or more reviewers).
+    pub krippendorff_alpha: Option<f64>,
+    /// Krippendorff's α, ordinal (ratings only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub krippendorff_alpha_ordinal: Option<f64>,
+    /// κ of each two reviewers.
+    pub reviewer_pairs: Vec<ReviewerPair>,
+}
+
+/// A label that could not be used.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LeftOut {
+    /// The case it names.
+    pub case_id: String,
+    /// Its metric.
+    pub metric: String,
+    /// Its model.
+    pub model: Option<String>,
+    /// Its reviewer.
+    pub reviewer: String,
+    /// Why it was left out.
+    pub why: String,
+}
+
+/// Everything `evalpage agree` measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Agreed {
+    /// One per metric and model with labels.
+    pub metrics: Vec<Agreement>,
+    /// Labels naming a case, metric or model the run does not have.
+    pub unmatched: Vec<LeftOut>,
+    /// Labels off their metric's scheme.
+    pub off_scale: Vec<LeftOut>,
+    /// Labels read (each reviewer's latest per case).
+    pub labels: usize,
+}
+
+fn fig<T>(
+    undefined: &mut BTreeMap<String, String>,
+    name: &str,
+    r: Result<T, Undefined>,
+) -> Option<T> {
+    match r {
+        Ok(v) => Some(v),
+        Err(u) => {
+            undefined.insert(name.to_string(), u.0.to_string());
+            None
+        }
+    }
+}
+
+/// The verdicts of `pairs` (verdict, label) under `scheme`.
+fn figures_of(pairs: &[(Label, Label)], scheme: &Scheme) -> Figures {
+    let mut f = Figures {
+        n: pairs.len(),
+        ..Figures::default()
+    };
+    let u = &mut f.undefined;
+    f.agreement = fig(u, "agreement", raw_agreement(pairs));
+    f.cohen_kappa = fig(u, "cohen_kappa", cohen_kappa(pairs));
+    match scheme {
+        Scheme::Rating { .. } => {
+            f.cohen_kappa_quadratic = fig(
+                u,
+                "cohen_kappa_quadratic",
+                cohen_kappa_quadratic(pairs, &scheme.scale()),
+            );
+        }
+        Scheme::PassFail { .. } => {
+            let bools: Vec<(bool, bool)> = pairs
+                .iter()
+                .map(|(a, h)| (*a == Label::Pass, *h == Label::Pass))
+                .collect();
+            let j = judge_vs_human(&bools);
+            f.confusion = Some(ConfusionTable {
+                both_pass: j.confusion.both_pass,
+                verdict_only_pass: j.confusion.judge_only_pass,
+                label_only_pass: j.confusion.human_only_pass,
+                both_fail: j.confusion.both_fail,
+            });
+            let rate =
+                |u: &mut BTreeMap<String, String>, name: &str, r: Result<Rate, Undefined>| {
+                    fig(u, name, r).map(|r| (r.value, ci(r.interval)))
+                };
+            let tpr = rate(u, "tpr", j.tpr);
+            let tnr = rate(u, "tnr", j.tnr);
+            (f.tpr, f.tpr_ci95) = (tpr.map(|t| t.0), tpr.map(|t| t.1));
+            (f.tnr, f.tnr_ci95) = (tnr.map(|t| t.0), tnr.map(|t| t.1));
+        }
+        Scheme::Categories(_) => {}
+    }
+    f
+}
+
+/// Measures `scores`' verdicts against `events` (every file's labels).
+pub fn agree(scores: &[EvalScore], events: &[LabelEvent], opts: &AgreeOptions) -> Agreed {
+    let scheme_of = |metric: &str| opts.schemes.get(metric).cloned().unwrap_or_default();
+    // the run: each metric's models, each (metric, model, case)'s first score
+    let mut first: HashMap<(String, Option<String>, String), &EvalScore> = HashMap::new();
+    let mut models: BTreeMap<String, BTreeSet<Option<String>>> = BTreeMap::new();
+    let mut cases: BTreeMap<(String, Option<String>), Vec<String>> = BTreeMap::new();
+    for s in scores {
+        let model = s
+            .detail
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        models
+            .entry(s.metric.clone())
+            .or_default()
+            .insert(model.clone());
+        let key = (s.metric.clone(), model.clone(), s.sample_id.clone());
+        if let std::collections::hash_map::Entry::Vacant(v) = first.entry(key) {
+            v.insert(s);
+            cases
+                .entry((s.metric.clone(), model))
+                .or_default()
+                .push(s.sample_id.clone());
+        }
+    }
+    let kept = latest(events);
+    let mut out = Agreed {
+        labels: kept.len(),
+        ..Agreed::default()
+    };
+    // (metric, model) → case → reviewer → label
+    type Labelled = BTreeMap<String, BTreeMap<String, Label>>;
+    let mut groups: BTreeMap<(String, Option<String>), Labelled> = BTreeMap::new();
+    for ((metric, model, case, reviewer), e) in kept {
+        let left_out = |why: String| LeftOut {
+            case_id: case.clone(),
+            metric: metric.clone(),
+            model: model.clone(),
+            reviewer: reviewer.clone(),
+            why,
+        };
+        let Some(run_models) = models.get(&metric) else {
+            out.unmatched
+                .push(left_out(format!("the run has no metric `{metric}`")));
+            continue;
+        };
+        // a label without a model names the run's one model
+        let matched = match (&model, run_models.len()) {
+            (Some(m), _) if run_models.contains(&Some(m.clone())) => Some(Some(m.clone())),
+            (Some(_), 1) if run_models.contains(&None) => Some(None),
+            (None, 1) => run_models.iter().next().cloned(),
+            _ => None,
+        };
+        let Some(run_model) = matched else {
+            let why = match &model {
+                Some(m) => format!("the run has no model `{m}` for `{metric}`"),
+                None => "no model named, and the run has several".to_string(),
+            };
+            out.unmatched.push(left_out(why));
+            continue;
+        };
+        if !first.contains_key(&(metric.clone(), run_model.clone(), case.clone())) {
+            out.unmatched
+                .push(left_out(format!("the run has no case `{case}`")));
+            continue;
+        }
+        let scheme = scheme_of(&metric);
+        if !scheme.holds(&e.label) {
+            out.off_scale.push(left_out(format!(
+                "label `{}` is not on the metric's scale ({})",
+                e.label,
+                scheme.name()
+            )));
+            continue;
+        }
+        groups
+            .entry((metric.clone(), run_model))
+            .or_default()
+            .entry(case.clone())
+            .or_default()
+            .insert(reviewer.clone(), scheme.own(&e.label));
+    }
+    for ((metric, model), labelled) in groups {
+        let scheme = scheme_of(&metric);
+        let verdict = |case: &str| {
+            first
+                .get(&(metric.clone(), model.clone(), case.to_string()))
+                .and_then(|s| scheme.verdict(s))
+        };
+        let all: Vec<Label> = cases
+            .get(&(metric.clone(), model.clone()))
+            .into_iter()
+            .flatten()
+            .filter_map(|c| verdict(c))
+            .collect();
+        let reviewers: Vec<String> = labelled
+            .values()
+            .flat_map(|r| r.keys().cloned())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let mut ties = 0;
+        let mut pairs = Vec::new();
+        for (case, by) in &labelled {
+            let labels: Vec<Label> = by.values().cloned().collect();
+            match majority(&labels) {
+                Some(h) => {
+                    if let Some(v) = verdict(case) {
+                        pairs.push((v, h));
+                    }
+                }
+                None => ties += 1,
+            }
+        }
+        let figures = figures_of(&pairs, &scheme);
+        let per_reviewer = reviewers
+            .iter()
+            .map(|r| {
+                let mine: Vec<(Label, Label)> = labelled
+                    .iter()
+                    .filter_map(|(case, by)| Some((verdict(case)?, by.get(r)?.clone())))
+                    .collect();
+                ReviewerFigures {
+                    reviewer: r.clone(),
+                    figures: figures_of(&mine, &scheme),
+                }
+            })
+            .collect();
+        let mut row = Agreement {
+            metric: metric.clone(),
+            model: model.clone(),
+            scheme: scheme.name(),
+            reviewers: reviewers.clone(),
+            labelled_cases: labelled.len(),
+            majority_ties: ties,
+            figures,
+            judged_cases: all.len(),
+            pass_rate: None,
+            corrected_pass_rate: None,
+            corrected_pass_rate_ci95: None,
+            per_reviewer,
+            krippendorff_alpha: None,
+            krippendorff_alpha_ordinal: None,
+            reviewer_pairs: Vec::new(),
+        };
+        let u = &mut row.figures.undefined;
+        if let Scheme::PassFail { .. } = scheme {
+            let verdicts: Vec<bool> = all.iter().map(|l| *l == Label::Pass).collect();
+            let labelled_pairs: Vec<(bool, bool)> = pairs
+                .iter()
+                .map(|(a, h)| (*a == Label::Pass, *h == Label::Pass))
+                .collect();
+            row.pass_rate = fig(
+                u,
+                "pass_rate",
+                if verdicts.is_empty() {
+                    Err(Undefined("no case has an automatic verdict"))
+                } else {
+                    Ok(verdicts.iter().filter(|v| **v).count() as f64 / verdicts.len() as f64)
+                },
+            );
+            row.corrected_pass_rate = fig(
+                u,
+                "corrected_pass_rate",
+                corrected_pass_rate(&labelled_pairs, &verdicts),
+            );
+            let boot =
+                corrected_pass_rate_ci(&labelled_pairs, &verdicts, opts.resamples, opts.seed);
+            row.corrected_pass_rate_ci95 =
+                fig(u, "corrected_pass_rate_ci95", boot.interval).map(ci);
+        }
+        if reviewers.len() >= 2 {
+            let units: Vec<Vec<Option<Label>>> = labelled
+                .values()
+                .map(|by| reviewers.iter().map(|r| by.get(r).cloned()).collect())
+                .collect();
+            let scale = scheme.scale();
+            row.krippendorff_alpha = fig(
+                u,
+                "krippendorff_alpha",
+                krippendorff_alpha(&units, &scale, Level::Nominal),
+            );
+            if let Scheme::Rating { .. } = scheme {
+                row.krippendorff_alpha_ordinal = fig(
+                    u,
+                    "krippendorff_alpha_ordinal",
+                    krippendorff_alpha(&units, &scale, Level::Ordinal),
+                );
+            }
+            for (i, a) in reviewers.iter().enumerate() {
+                for b in &reviewers[i + 1..] {
+                    let both: Vec<(Label, Label)> = labelled
+                        .values()
+                        .filter_map(|by| Some((by.get(a)?.clone(), by.get(b)?.clone())))
+                        .collect();
+                    let k = if both.is_empty() {
+                        Err(Undefined("no case labelled by both"))
+                    } else {
+                        cohen_kappa(&both)
+                    };
+                    row.reviewer_pairs.push(ReviewerPair {
+                        a: a.clone(),
+                        b: b.clone(),
+                        n: both.len(),
+                        cohen_kappa: k.as_ref().ok().copied(),
+                        undefined: k.err().map(|u| u.0.to_string()),
+                    });
+                }
+            }
+        } else {
+            u.insert(
+                "krippendorff_alpha".into(),
+                "one reviewer: α needs two or more".into(),
+            );
+        }
+        out.metrics.push(row);
+    }
+    out
+}
+
+/// The rows whose κ against people is below `k`, or undefined (a gate that
+/// cannot be checked does not pass), each said.
+pub fn kappa_below(agreed: &Agreed, k: f64) -> Vec<String> {
+    let name = |a: &Agreement| match &a.model {
+        Some(m) => format!("{} ({m})", a.metric),
+        None => a.metric.clone(),
+    };
+    let mut out = Vec::new();
+    for a in &agreed.metrics {
+        match a.figures.cohen_kappa {
+            Some(kappa) if kappa >= k => {}
+            Some(kappa) => out.push(format!(
+                "{}: κ = {kappa:.3} against people (n = {}) is below {k}",
+                name(a),
+                a.figures.n
+            )),
+            None => out.push(format!(
+                "{}: κ against people is undefined ({}), so it is not at least {k}",
+                name(a),
+                a.figures
+                    .undefined
+                    .get("cohen_kappa")
+                    .map_or("no case", String::as_str)
+            )),
+        }
+    }
+    if agreed.metrics.is_empty() {
+        out.push(format!(
+            "no label matched the run: κ cannot be at least {k}"
+        ));
+    }
+    out
+}
+
+/// `agreement.md`'s section (also appended to `report.md`).
+pub fn agreement_markdown(agreed: &Agreed) -> String {
+    let num = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.3}"));
+    let with_ci = |v: Option<f64>, c: Option<Ci>| match (v, c) {
+        (Some(v), Some([lo, hi])) => format!("{v:.3} [{lo:.3}, {hi:.3}]"),
+        (v, _) => num(v),
+    };
+    let mut md = String::from("## Agreement with people\n\n");
+    md.push_str(&format!(
+        "{} labels; each case's label is its reviewers' majority (ties left out). \
+         Intervals are 95% (Wilson; the corrected pass rate's by bootstrap).\n\n",
+        agreed.labels
+    ));
+    md.push_str("| metric | model | scheme | n | agreement | κ | κ (quadratic) | TPR | TNR | pass rate | corrected pass rate | α (reviewers) |\n");
+    md.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for a in &agreed.metrics {
+        let f = &a.figures;
+        md.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            a.metric,
+            a.model.as_deref().unwrap_or("—"),
+            a.scheme,
+            f.n,
+            num(f.agreement),
+            num(f.cohen_kappa),
+            num(f.cohen_kappa_quadratic),
+            with_ci(f.tpr, f.tpr_ci95),
+            with_ci(f.tnr, f.tnr_ci95),
+            num(a.pass_rate),
+            with_ci(a.corrected_pass_rate, a.corrected_pass_rate_ci95),
+            num(a.krippendorff_alpha),
+        ));
+    }
+    let undefined: Vec<String> = agreed
+        .metrics
+        .iter()
+        .flat_map(|a| {
+            a.figures
+                .undefined
+                .iter()
+                .map(move |(k, why)| format!("- {} {k}: {why}", a.metric))
+        })
+        .collect();
+    if !undefined.is_empty() {
+        md.push_str("\nUndefined figures:\n\n");
+        md.push_str(&undefined.join("\n"));
+        md.push('\n');
+    }
+    if !agreed.unmatched.is_empty() || !agreed.off_scale.is_empty() {
+        md.push_str(&format!(
+            "\n{} labels did not match the run and {} were off their metric's scale (left out).\n",
+            agreed.unmatched.len(),
+            agreed.off_scale.len()
+        ));
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn score(case: &str, metric: &str, value: f64, detail: Value) -> EvalScore {
+        EvalScore {
+            sample_id: case.into(),
+            metric: metric.into(),
+            value,
+            tags: vec![],
+            language: None,
+            length_bucket: None,
+            detail,
+        }
+    }
+
+    fn label(case: &str, metric: &str, reviewer: &str, l: Value, t: u64) -> LabelEvent {
+        serde_json::from_value(json!({
+            "case_id": case, "metric": metric, "reviewer": reviewer, "label": l, "t": t, "blind": true
+        }))
+        .expect("a label")
+    }
+
+    #[test]
+    fn verdicts_against_the_majority_each_reviewer_and_among_reviewers() {
+        // the judge: pass on c1..c4, fail on c5..c8 (outcome wins over value)
+        let scores: Vec<EvalScore> = (1..=8)
+            .map(|i| {
+                let outcome = if i <= 4 { "pass" } else { "fail" };
+                score(
+                    &format!("c{i}"),
+                    "correct",
+                    0.3,
+                    json!({"model": "m", "outcome": outcome}),
+                )
+            })
+            .collect();
+        let mut events = Vec::new();
+        // ana: pass c1 c2 c3, fail c4 c5 c6; bo agrees except c3 (tie there)
+        for (i, l) in [
+            (1, true),
+            (2, true),
+            (3, true),
+            (4, false),
+            (5, false),
+            (6, false),
+        ] {
+            events.push(label(&format!("c{i}"), "correct", "ana", json!(l), 10));
+        }
+        for (i, l) in [
+            (1, true),
+            (2, true),
+            (3, false),
+            (4, false),
+            (5, false),
+            (6, true),
+        ] {
+            events.push(label(&format!("c{i}"), "correct", "bo", json!(l), 10));
+        }
+        // ana changes her mind on c6 later (she saw it again)
+        events.push(label("c6", "correct", "ana", json!("pass"), 20));
+        events.push(label("c7", "correct", "ana", json!(3), 10)); // off the scale
+        events.push(label("nope", "correct", "ana", json!(true), 10)); // another run's
+        let agreed = agree(&scores, &events, &AgreeOptions::default());
+        assert_eq!(agreed.off_scale.len(), 1);
+        assert_eq!(agreed.unmatched.len(), 1);
+        assert!(agreed.unmatched[0].why.contains("no case `nope`"));
+        let a = &agreed.metrics[0];
+        assert_eq!(a.model.as_deref(), Some("m"));
+        assert_eq!(a.labelled_cases, 6);
+        assert_eq!(a.majority_ties, 1, "c3: ana pass, bo fail");
+        // majority: c1 p, c2 p, c4 f, c5 f, c6 p (both pass now); judge p p p f f... (c4 pass)
+        let pairs = [
+            (Label::Pass, Label::Pass),
+            (Label::Pass, Label::Pass),
+            (Label::Pass, Label::Fail),
+            (Label::Fail, Label::Fail),
+            (Label::Fail, Label::Pass),
+        ];
+        assert_eq!(a.figures.n, 5);
+        assert_eq!(a.figures.agreement, raw_agreement(&pairs).ok());
+        assert_eq!(a.figures.cohen_kappa, cohen_kappa(&pairs).ok());
+        let c = a.figures.confusion.expect("a table");
+        assert_eq!(
+            (
+                c.both_pass,
+                c.verdict_only_pass,
+                c.label_only_pass,
+                c.both_fail
+            ),
+            (2, 1, 1, 1)
+        );
+        assert_eq!(a.figures.tpr, Some(2.0 / 3.0));
+        assert_eq!(a.judged_cases, 8);
+        assert_eq!(a.pass_rate, Some(0.5));
+        assert!(a.corrected_pass_rate.is_some());
+        assert_eq!(a.per_reviewer.len(), 2);
+        assert_eq!(a.per_reviewer[0].figures.n, 6);
+        let units: Vec<Vec<Option<Label>>> = (1..=6)
+            .map(|i| {
+                let ana = [true, true, true, false, false, true][i - 1];
+                let bo = [true, true, false, false, false, true][i - 1];
+                let l = |b: bool| Some(if b { Label::Pass } else { Label::Fail });
+                vec![l(ana), l(bo)]
+            })
+            .collect();
+        assert_eq!(
+            a.krippendorff_alpha,
+            krippendorff_alpha(&units, &[Label::Fail, Label::Pass], Level::Nominal).ok()
+        );
+        assert_eq!(a.reviewer_pairs.len(), 1);
+        assert_eq!(a.reviewer_pairs[0].n, 6);
+        // the gate
+        let k = a.figures.cohen_kappa.expect("κ");
+        assert!(kappa_below(&agreed, k - 0.01).is_empty());
+        let below = kappa_below(&agreed, k + 0.01);
+        assert_eq!(below.len(), 1);
+        assert!(below[0].starts_with("correct (m): κ ="), "{}", below[0]);
+        let md = agreement_markdown(&agreed);
+        assert!(md.contains("| correct | m | pass-fail | 5 |"), "{md}");
+        let v = serde_json::to_value(&agreed).expect("json");
+        assert!(v["metrics"][0]["tpr_ci95"].is_array());
+        assert!(v["metrics"][0]["cohen_kappa"].is_number());
+    }
+
+    #[test]
+    fn ratings_read_back_onto_the_scale_and_undefined_figures_say_why() {
+        // a 1-5 judge: value (n - 1) / 4
+        let scores: Vec<EvalScore> = [1, 2, 3, 4, 5, 3]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                score(
+                    &format!("c{i}"),
+                    "stars",
+                    (*n as f64 - 1.0) / 4.0,
+                    json!({}),
+                )
+            })
+            .chain([score("c9", "stars", 0.3, json!({}))]) // a mean: not a rating
+            .collect();
+        let events: Vec<LabelEvent> = [1, 2, 4, 4, 5, 3, 2]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let case = if i == 6 {
+                    "c9".to_string()
+                } else {
+                    format!("c{i}")
+                };
+                label(&case, "stars", "ana", json!(n), 1)
+            })
+            .collect();
+        let opts = AgreeOptions {
+            schemes: [("stars".to_string(), Scheme::parse("1-5").expect("scale"))].into(),
+            ..AgreeOptions::default()
+        };
+        let agreed = agree(&scores, &events, &opts);
+        let a = &agreed.metrics[0];
+        assert_eq!(a.model, None);
+        assert_eq!(a.judged_cases, 6, "0.3 lands on no rating");
+        assert_eq!(a.figures.n, 6);
+        let pairs: Vec<(Label, Label)> = [(1, 1), (2, 2), (3, 4), (4, 4), (5, 5), (3, 3)]
+            .iter()
+            .map(|(a, b)| (Label::Rating(*a), Label::Rating(*b)))
+            .collect();
+        let scale: Vec<Label> = (1..=5).map(Label::Rating).collect();
+        assert_eq!(
+            a.figures.cohen_kappa_quadratic,
+            cohen_kappa_quadratic(&pairs, &scale).ok()
+        );
+        assert_eq!(a.pass_rate, None);
+        assert_eq!(a.krippendorff_alpha, None);
+        assert!(a.figures.undefined["krippendorff_alpha"].contains("one reviewer"));
+        // one class only: κ undefined, said, and the gate does not pass
+        let same: Vec<EvalScore> = (0..3)
+            .map(|i| score(&format!("c{i}"), "m", 1.0, json!({})))
+            .collect();
+        let events: Vec<LabelEvent> = (0..3)
+            .map(|i| label(&format!("c{i}"), "m", "ana", json!(true), 1))
+            .collect();
+        let agreed = agree(&same, &events, &AgreeOptions::default());
+        assert_eq!(agreed.metrics[0].figures.cohen_kappa, None);
+        assert!(agreed.metrics[0]
+            .figures
+            .undefined
+            .contains_key("cohen_kappa"));
+        assert!(kappa_below(&agreed, 0.0)[0].contains("undefined"));
+    }
+
+    #[test]
+    fn schemes_parse_or_say_what_they_expect() {
+        assert_eq!(Scheme::parse("pass-fail"), Ok(Scheme::default()));
+        assert_eq!(
+            Scheme::parse("pass-fail@0.7"),
+            Ok(Scheme::PassFail { threshold: 0.7 })
+        );
+        assert_eq!(Scheme::parse("1-5"), Ok(Scheme::Rating { lo: 1, hi: 5 }));
+        assert_eq!(
+            Scheme::parse("good, bad ,ugly"),
+            Ok(Scheme::Categories(vec![
+                "good".into(),
+                "bad".into(),
+                "ugly".into()
+            ]))
+        );
+        assert!(Scheme::parse("5-1").is_err());
+        assert!(Scheme::parse("only").is_err());
+        assert!(Scheme::parse("pass-fail@x").is_err());
+    }
+}
