@@ -1,17 +1,23 @@
 //! `evalpage agree RUN LABELS... --out DIR [--scale METRIC=SCHEME]...
-//! [--fail-if-kappa-below K]`: a saved run's automatic verdicts measured
-//! against people's labels by the core (`evalpage_core::review::agree`).
-//! Writes `agreement.json`, `agreement.md` and `report.md` (the run's, with
-//! the agreement section appended), prints the table, and gates for CI.
-//! Exit 0, 1 when the gate fails, 2 on bad input: an unreadable run or
-//! labels file, a bad --scale, or labels none of which match the run. Bad
-//! lines of a labels file are said (file, line, field) and left out.
+//! [--fail-if-kappa-below K] [--langfuse FILE] [--phoenix FILE]`: a saved
+//! run's automatic verdicts measured against people's labels by the core
+//! (`evalpage_core::review::agree`). A labels file is evalpage's JSONL or
+//! json-seq, or a Langfuse / Phoenix export (`review::read_any` tells them
+//! apart). Writes `agreement.json`, `agreement.md` and `report.md` (the
+//! run's, with the agreement section appended), and with --langfuse /
+//! --phoenix the standing labels (`review::latest`) as Langfuse scores (a
+//! JSON array) or Phoenix span annotations (`{"data": [...]}`); prints the
+//! table, and gates for CI. Exit 0, 1 when the gate fails, 2 on bad input:
+//! an unreadable run or labels file, a bad --scale, or labels none of which
+//! match the run. Bad lines of a labels file are said (file, line, field)
+//! and left out.
 
 use crate::args::AgreeArgs;
 use crate::error::CliError;
 use crate::report::{pretty, read_report};
 use evalpage_core::review::{
-    agree, agreement_markdown, kappa_below, read_labels, AgreeOptions, LabelEvent, Scheme,
+    agree, agreement_markdown, kappa_below, latest, read_any, to_langfuse, to_phoenix,
+    AgreeOptions, LabelEvent, Scheme,
 };
 use serde_json::json;
 
@@ -47,7 +53,7 @@ pub fn execute(args: &AgreeArgs) -> Result<(), CliError> {
             path: shown.clone(),
             message: format!("cannot read it: {e}"),
         })?;
-        let file = read_labels(&text, &shown);
+        let file = read_any(&text, &shown);
         events.extend(file.events);
         problems.extend(file.problems);
     }
@@ -114,6 +120,27 @@ pub fn execute(args: &AgreeArgs) -> Result<(), CliError> {
         format!("{}\n\n{md}", report_md.trim_end())
     };
     write("report.md", joined)?;
+    if args.langfuse.is_some() || args.phoenix.is_some() {
+        let standing: Vec<&LabelEvent> = latest(&events).into_values().collect();
+        let export = |path: &std::path::Path, doc: serde_json::Value| {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| CliError::output(dir, e))?;
+            }
+            std::fs::write(path, pretty(&doc)?).map_err(|e| CliError::output(path, e))?;
+            eprintln!(
+                "evalpage: wrote {} standing labels to {}",
+                standing.len(),
+                path.display()
+            );
+            Ok::<(), CliError>(())
+        };
+        if let Some(path) = &args.langfuse {
+            export(path, serde_json::Value::from(to_langfuse(&standing)))?;
+        }
+        if let Some(path) = &args.phoenix {
+            export(path, json!({ "data": to_phoenix(&standing) }))?;
+        }
+    }
     print!("{md}");
     if let Some(k) = args.fail_if_kappa_below {
         let failed = kappa_below(&agreed, k);

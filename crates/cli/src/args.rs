@@ -49,11 +49,13 @@ pub enum Command {
     #[command(subcommand)]
     Batch(BatchCommand),
     /// Measure a run's automatic verdicts (a judge's, any metric's) against
-    /// people's labels (labels.jsonl or .json-seq files, several reviewers'
-    /// merged): agreement, Cohen's kappa, TPR/TNR, the judge-corrected pass
-    /// rate, Krippendorff's alpha among reviewers; writes agreement.json,
-    /// agreement.md and report.md with the agreement section. Exit 1 when a
-    /// --fail-if-kappa-below gate fails.
+    /// people's labels (labels.jsonl or .json-seq files, or Langfuse score /
+    /// Phoenix span annotation exports as JSON; several reviewers' merged):
+    /// agreement, Cohen's kappa, TPR/TNR, the judge-corrected pass rate,
+    /// Krippendorff's alpha among reviewers; writes agreement.json,
+    /// agreement.md and report.md with the agreement section, and with
+    /// --langfuse / --phoenix the standing labels in those tools' shapes.
+    /// Exit 1 when a --fail-if-kappa-below gate fails.
     Agree(AgreeArgs),
 }
 
@@ -64,7 +66,9 @@ pub struct AgreeArgs {
     #[arg(value_name = "RUN")]
     pub run: PathBuf,
     /// People's labels: labels.jsonl or labels.json-seq files (the viewer's
-    /// review mode downloads them), one per reviewer or merged.
+    /// review mode downloads them), one per reviewer or merged, or a JSON
+    /// array of Langfuse scores or of Phoenix span annotations (also as
+    /// {"data": [...]}); the format is told from the content.
     #[arg(value_name = "LABELS", required = true)]
     pub labels: Vec<PathBuf>,
     /// Where agreement.json, agreement.md and report.md go.
@@ -82,6 +86,16 @@ pub struct AgreeArgs {
     /// Seed of the corrected pass rate's bootstrap.
     #[arg(long, value_name = "S", default_value_t = 2026)]
     pub seed: u64,
+    /// Also write the standing labels (each reviewer's latest per case,
+    /// metric and model) as Langfuse scores: a JSON array of the bodies of
+    /// POST /api/public/scores (traceId `model/case`, as in results.jsonl).
+    #[arg(long, value_name = "FILE")]
+    pub langfuse: Option<PathBuf>,
+    /// Also write the standing labels as Phoenix span annotations: the body
+    /// of POST /v1/span_annotations, {"data": [...]} (span_id `model/case`,
+    /// identifier the reviewer).
+    #[arg(long, value_name = "FILE")]
+    pub phoenix: Option<PathBuf>,
 }
 
 /// `evalpage batch export|import`.

@@ -5,7 +5,9 @@
 //! agreement.md and report.md; the κ gate exits 1 and 0 as it should; bad
 //! input is said by file, line and field (a cut last line, a reviewer
 //! missing, a label off the scale) and the rest is measured; labels of
-//! another run exit 2 with their count.
+//! another run exit 2 with their count; the standing labels exported as
+//! Langfuse scores and Phoenix annotations (--langfuse, --phoenix) read
+//! back to the same figures.
 
 mod common;
 
@@ -235,6 +237,95 @@ fn labels_of_another_run_exit_2_with_their_count() {
     assert!(texts(&bad)
         .1
         .contains("--scale correct: expected METRIC=SCHEME"));
+}
+
+#[test]
+fn labels_exported_to_langfuse_and_phoenix_read_back_to_the_same_figures() {
+    let s = Scratch::new("agree-exchange");
+    let run_dir = s.join("run");
+    let scores = judged_run(&run_dir);
+    let cases: Vec<(String, bool)> = scores
+        .iter()
+        .filter(|r| r["metric"] == "correct")
+        .filter_map(|r| {
+            let o = r["detail"]["outcome"].as_str()?;
+            Some((r["sample_id"].as_str()?.to_string(), o == "pass"))
+        })
+        .collect();
+    assert!(cases.len() >= 4, "{cases:?}");
+    // ana: JSONL with a note and a later change of mind; bo: json-seq
+    let mut ana: String = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (c, p))| {
+            let mut l = line(c, "ana", if i == 0 { !p } else { *p }, 1);
+            if i == 1 {
+                l["note"] = json!("not sure");
+            }
+            format!("{l}\n")
+        })
+        .collect();
+    ana.push_str(&format!("{}\n", line(&cases[0].0, "ana", cases[0].1, 7)));
+    let bo: String = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (c, p))| format!("\u{1e}{}\n", line(c, "bo", if i < 2 { !p } else { *p }, 2)))
+        .collect();
+    let ana_file = s.write("ana.jsonl", &ana).display().to_string();
+    let bo_file = s.write("bo.json-seq", &bo).display().to_string();
+    let run_s = run_dir.display().to_string();
+    let lf = s.join("export/langfuse.json");
+    let px = s.join("export/phoenix.json");
+    let (lf_s, px_s) = (lf.display().to_string(), px.display().to_string());
+    let first = s.join("first").display().to_string();
+    let out = agree(&[
+        &run_s,
+        &ana_file,
+        &bo_file,
+        "--out",
+        &first,
+        "--langfuse",
+        &lf_s,
+        "--phoenix",
+        &px_s,
+    ]);
+    assert_ok(&out);
+    let want = read_json(&s.join("first/agreement.json"))["metrics"].clone();
+    assert!(want.as_array().is_some_and(|m| !m.is_empty()), "{want}");
+
+    // the shapes: ana's first label is her later one; one score per
+    // reviewer and case
+    let scores = read_json(&lf);
+    let scores = scores.as_array().expect("a JSON array");
+    assert_eq!(scores.len(), 2 * cases.len());
+    let ana_first = scores
+        .iter()
+        .find(|x| x["metadata"]["reviewer"] == "ana" && x["metadata"]["case_id"] == *cases[0].0)
+        .expect("ana's first case");
+    assert_eq!(ana_first["traceId"], format!("mock/{}", cases[0].0));
+    assert_eq!(ana_first["name"], "correct");
+    assert_eq!(ana_first["dataType"], "BOOLEAN");
+    assert_eq!(ana_first["value"], if cases[0].1 { 1 } else { 0 });
+    assert_eq!(ana_first["metadata"]["t"], 7);
+    assert!(scores.iter().any(|x| x["comment"] == "not sure"));
+    let annotations = read_json(&px);
+    let data = annotations["data"].as_array().expect("{\"data\": [...]}");
+    assert_eq!(data.len(), 2 * cases.len());
+    assert!(data.iter().all(|a| a["annotator_kind"] == "HUMAN"));
+    assert!(data
+        .iter()
+        .any(|a| a["identifier"] == "bo" && a["span_id"] == format!("mock/{}", cases[1].0)));
+
+    // each export alone gives the same figures as the original files
+    for (name, file) in [("langfuse", &lf_s), ("phoenix", &px_s)] {
+        let dir = s.join(name).display().to_string();
+        let out = agree(&[&run_s, file, "--out", &dir]);
+        assert_ok(&out);
+        assert!(!texts(&out).1.contains("left out"), "{}", texts(&out).1);
+        let got = read_json(&s.join(name).join("agreement.json"));
+        assert_eq!(got["metrics"], want, "{name}");
+        assert_eq!(got["bad_lines"], json!([]), "{name}");
+    }
 }
 
 fn lab(pass: bool) -> Label {

@@ -198,6 +198,8 @@ pub struct Figures {
     pub agreement: Option<f64>,
     /// Cohen's κ (nominal).
     pub cohen_kappa: Option<f64>,
+    /// Its seeded percentile bootstrap 95% interval (the cases resampled).
+    pub cohen_kappa_ci95: Option<Ci>,
     /// Quadratic-weighted κ (ratings only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cohen_kappa_quadratic: Option<f64>,
@@ -336,7 +338,7 @@ fn fig<T>(
 }
 
 /// The verdicts of `pairs` (verdict, label) under `scheme`.
-fn figures_of(pairs: &[(Label, Label)], scheme: &Scheme) -> Figures {
+fn figures_of(pairs: &[(Label, Label)], scheme: &Scheme, opts: &AgreeOptions) -> Figures {
     let mut f = Figures {
         n: pairs.len(),
         ..Figures::default()
@@ -344,6 +346,9 @@ fn figures_of(pairs: &[(Label, Label)], scheme: &Scheme) -> Figures {
     let u = &mut f.undefined;
     f.agreement = fig(u, "agreement", raw_agreement(pairs));
     f.cohen_kappa = fig(u, "cohen_kappa", cohen_kappa(pairs));
+    if f.cohen_kappa.is_some() {
+        f.cohen_kappa_ci95 = fig(u, "cohen_kappa_ci95", kappa_ci(pairs, opts));
+    }
     match scheme {
         Scheme::Rating { .. } => {
             f.cohen_kappa_quadratic = fig(
@@ -376,6 +381,31 @@ fn figures_of(pairs: &[(Label, Label)], scheme: &Scheme) -> Figures {
         Scheme::Categories(_) => {}
     }
     f
+}
+
+/// κ's percentile bootstrap 95% interval: the pairs resampled with
+/// replacement (seeded), resamples where κ is undefined skipped; the
+/// interval's ends are the sorted defined values at `floor(m·0.025)` and
+/// `ceil(m·0.975) − 1`, as the corrected pass rate's.
+fn kappa_ci(pairs: &[(Label, Label)], opts: &AgreeOptions) -> Result<Ci, Undefined> {
+    let mut rng = crate::rng::SplitMix64::new(opts.seed);
+    let mut values: Vec<f64> = Vec::with_capacity(opts.resamples);
+    let mut draw = Vec::with_capacity(pairs.len());
+    for _ in 0..opts.resamples {
+        draw.clear();
+        draw.extend((0..pairs.len()).map(|_| pairs[rng.below(pairs.len())].clone()));
+        if let Ok(k) = cohen_kappa(&draw) {
+            values.push(k);
+        }
+    }
+    if values.is_empty() {
+        return Err(Undefined("κ is undefined in every resample"));
+    }
+    values.sort_by(f64::total_cmp);
+    let m = values.len();
+    let lo = (m as f64 * 0.025).floor() as usize;
+    let hi = ((m as f64 * 0.975).ceil() as usize).saturating_sub(1);
+    Ok([values[lo.min(m - 1)], values[hi.min(m - 1)]])
 }
 
 /// Measures `scores`' verdicts against `events` (every file's labels).
@@ -493,7 +523,7 @@ pub fn agree(scores: &[EvalScore], events: &[LabelEvent], opts: &AgreeOptions) -
                 None => ties += 1,
             }
         }
-        let figures = figures_of(&pairs, &scheme);
+        let figures = figures_of(&pairs, &scheme, opts);
         let per_reviewer = reviewers
             .iter()
             .map(|r| {
@@ -503,7 +533,7 @@ pub fn agree(scores: &[EvalScore], events: &[LabelEvent], opts: &AgreeOptions) -
                     .collect();
                 ReviewerFigures {
                     reviewer: r.clone(),
-                    figures: figures_of(&mine, &scheme),
+                    figures: figures_of(&mine, &scheme, opts),
                 }
             })
             .collect();
@@ -691,6 +721,108 @@ pub fn agreement_markdown(agreed: &Agreed) -> String {
     md
 }
 
+/// A saved run's rows as scores of `metric` (the viewer's run): each row's
+/// value with its model and, when its detail says, its `outcome`.
+pub fn view_scores(data: &crate::view::ViewData, metric: &str) -> Vec<EvalScore> {
+    let Some(m) = data.metric_index(metric) else {
+        return Vec::new();
+    };
+    data.rows
+        .iter()
+        .filter_map(|r| {
+            let value = (*r.values.get(m)?)?;
+            let detail = data.detail(r, m);
+            let mut d = serde_json::Map::new();
+            if let Some(model) = &r.model {
+                d.insert("model".into(), Value::from(model.as_str()));
+            }
+            if let Some(o) = detail.get("outcome").filter(|o| o.is_string()) {
+                d.insert("outcome".into(), o.clone());
+            }
+            Some(EvalScore {
+                sample_id: r.id.clone(),
+                metric: metric.to_string(),
+                value,
+                tags: Vec::new(),
+                language: None,
+                length_bucket: None,
+                detail: Value::Object(d),
+            })
+        })
+        .collect()
+}
+
+/// The order in which a reviewer labels `verdicts` (each case's automatic
+/// verdict, in the run's order): all of them, or a seeded random sample of
+/// `n`; `stratified`, the sample takes from each verdict in proportion
+/// (largest remainders; every verdict present gets at least one when `n`
+/// allows). Indices into `verdicts`.
+pub fn review_queue(
+    verdicts: &[Option<Label>],
+    n: Option<usize>,
+    stratified: bool,
+    seed: u64,
+) -> Vec<usize> {
+    let all: Vec<usize> = (0..verdicts.len()).collect();
+    let Some(n) = n.filter(|n| *n < verdicts.len()) else {
+        return all;
+    };
+    let mut rng = crate::rng::SplitMix64::new(seed);
+    let mut shuffle = |v: &mut Vec<usize>| {
+        for i in (1..v.len()).rev() {
+            let j = rng.below(i + 1);
+            v.swap(i, j);
+        }
+    };
+    let mut picked = if stratified {
+        let mut strata: BTreeMap<Option<Label>, Vec<usize>> = BTreeMap::new();
+        for (i, v) in verdicts.iter().enumerate() {
+            strata.entry(v.clone()).or_default().push(i);
+        }
+        let total = verdicts.len() as f64;
+        let mut shares: Vec<(usize, f64, Vec<usize>)> = strata
+            .into_values()
+            .map(|mut cases| {
+                shuffle(&mut cases);
+                let exact = n as f64 * cases.len() as f64 / total;
+                (exact.floor() as usize, exact - exact.floor(), cases)
+            })
+            .collect();
+        // every verdict present gets one when n allows
+        if n >= shares.len() {
+            for s in shares.iter_mut().filter(|s| s.0 == 0) {
+                s.0 = 1;
+                s.1 = 0.0;
+            }
+        }
+        let mut given: usize = shares.iter().map(|s| s.0).sum();
+        let mut order: Vec<usize> = (0..shares.len()).collect();
+        order.sort_by(|a, b| shares[*b].1.total_cmp(&shares[*a].1).then(a.cmp(b)));
+        for i in order.iter().cycle().take(shares.len() * 2) {
+            if given >= n {
+                break;
+            }
+            if shares[*i].0 < shares[*i].2.len() {
+                shares[*i].0 += 1;
+                given += 1;
+            }
+        }
+        let mut out: Vec<usize> = shares
+            .into_iter()
+            .flat_map(|(k, _, cases)| cases.into_iter().take(k))
+            .collect();
+        out.truncate(n);
+        out
+    } else {
+        let mut cases = all;
+        shuffle(&mut cases);
+        cases.truncate(n);
+        cases
+    };
+    picked.sort_unstable();
+    picked
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -785,6 +917,10 @@ mod tests {
             (2, 1, 1, 1)
         );
         assert_eq!(a.figures.tpr, Some(2.0 / 3.0));
+        let [lo, hi] = a.figures.cohen_kappa_ci95.expect("κ's interval");
+        assert!(lo <= hi && lo >= -1.0 && hi <= 1.0, "{lo} {hi}");
+        let again = agree(&scores, &events, &AgreeOptions::default());
+        assert_eq!(again, agreed, "seeded: the same figures again");
         assert_eq!(a.judged_cases, 8);
         assert_eq!(a.pass_rate, Some(0.5));
         assert!(a.corrected_pass_rate.is_some());
@@ -901,5 +1037,32 @@ mod tests {
         assert!(Scheme::parse("5-1").is_err());
         assert!(Scheme::parse("only").is_err());
         assert!(Scheme::parse("pass-fail@x").is_err());
+    }
+
+    #[test]
+    fn a_queue_is_every_case_or_a_seeded_sample_stratified_by_verdict() {
+        let v: Vec<Option<Label>> = (0..100)
+            .map(|i| Some(if i < 10 { Label::Fail } else { Label::Pass }))
+            .collect();
+        assert_eq!(
+            review_queue(&v, None, false, 1),
+            (0..100).collect::<Vec<_>>()
+        );
+        let a = review_queue(&v, Some(20), true, 7);
+        assert_eq!(a, review_queue(&v, Some(20), true, 7), "seeded");
+        assert_eq!(a.len(), 20);
+        assert_eq!(
+            a.iter().filter(|i| **i < 10).count(),
+            2,
+            "10% fail: 2 of 20"
+        );
+        let b = review_queue(&v, Some(20), false, 7);
+        assert_eq!(b.len(), 20);
+        assert!(b.windows(2).all(|w| w[0] < w[1]), "in the run's order");
+        // a rare verdict still gets one
+        let rare: Vec<Option<Label>> = (0..100)
+            .map(|i| Some(if i == 50 { Label::Fail } else { Label::Pass }))
+            .collect();
+        assert!(review_queue(&rare, Some(5), true, 3).contains(&50));
     }
 }

@@ -19,6 +19,9 @@
 //! People's labels are a file of append-only events ([`LabelEvent`],
 //! [`read_labels`]); [`agree`] measures a run's verdicts against them per
 //! metric and model (`agreement.json`), [`kappa_below`] is the CI gate.
+//! Labels also travel to and from Langfuse scores ([`to_langfuse`]) and
+//! Arize Phoenix span annotations ([`to_phoenix`]); [`read_any`] reads any
+//! of the three shapes back into events.
 //!
 //! A figure that can be undefined is a `Result<_, Undefined>` whose
 //! [`Undefined`] carries a short reason to show instead of a number; NaN
@@ -29,6 +32,7 @@
 //! the reference gives NaN or raises); the test is `reference_tests.rs`.
 
 mod agree;
+mod exchange;
 mod labels;
 mod stats;
 mod verdicts;
@@ -37,9 +41,10 @@ mod verdicts;
 mod reference_tests;
 
 pub use agree::{
-    agree, agreement_markdown, kappa_below, AgreeOptions, Agreed, Agreement, Ci, ConfusionTable,
-    Figures, LeftOut, ReviewerFigures, ReviewerPair, Scheme,
+    agree, agreement_markdown, kappa_below, review_queue, view_scores, AgreeOptions, Agreed,
+    Agreement, Ci, ConfusionTable, Figures, LeftOut, ReviewerFigures, ReviewerPair, Scheme,
 };
+pub use exchange::{read_any, to_langfuse, to_phoenix};
 pub use labels::{
     latest, read_labels, to_jsonl, Label, LabelEvent, LabelKey, LabelProblem, LabelsFile,
 };
