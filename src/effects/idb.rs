@@ -3,7 +3,8 @@
 //! Two object stores with out-of-line keys: `runs` (run id -> JSON of the run's
 //! `state::stored::StoredRun`, one shape for both modes: identity, status,
 //! progress and the mode's inputs, never a key) and `events` (`[run id, seq]`
-//! -> one JSONL event line). A batch of events is written in one readwrite
+//! -> one JSONL event line; `labels` keeps the viewer's review labels the
+//! same way). A batch of events is written in one readwrite
 //! transaction and counts as saved only when the transaction completes.
 
 use js_sys::{Array, Function, Promise};
@@ -22,6 +23,9 @@ const EVENTS: &str = "events";
 /// The response cache (*Reuse answers from earlier runs*): cache key ->
 /// JSON of a `CacheEntry` (no API key: see `evalpage_core::cache_key`).
 const CACHE: &str = "cache";
+/// People's labels of saved runs (the viewer's review): `[run key, seq]` ->
+/// one JSONL label event, appended as the reviewer goes.
+const LABELS: &str = "labels";
 
 fn err(e: JsValue) -> String {
     e.as_string().unwrap_or_else(|| format!("{e:?}"))
@@ -101,13 +105,13 @@ async fn open_new() -> Result<IdbDatabase, String> {
         .indexed_db()
         .map_err(err)?
         .ok_or("IndexedDB is not available in this browser")?;
-    // Version 2 added the response cache's store.
-    let req: IdbOpenDbRequest = factory.open_with_u32(DB, 2).map_err(err)?;
+    // Version 2 added the response cache's store, 3 the labels'.
+    let req: IdbOpenDbRequest = factory.open_with_u32(DB, 3).map_err(err)?;
     let upgrade = {
         let req = req.clone();
         Closure::once_into_js(move || {
             if let Ok(db) = req.result().and_then(|r| r.dyn_into::<IdbDatabase>()) {
-                for name in [RUNS, EVENTS, CACHE] {
+                for name in [RUNS, EVENTS, CACHE, LABELS] {
                     if !db.object_store_names().contains(name) {
                         let _ = db.create_object_store(name);
                     }
@@ -249,6 +253,45 @@ pub async fn delete(db: &IdbDatabase, run_id: &str) -> Result<(), String> {
         .delete(&event_range(run_id)?)
         .map_err(err)?;
     committed(&tx).await
+}
+
+/// Appends label events (`(seq, line)`) of the run keyed `run_key`, in one
+/// transaction that has committed when this returns.
+pub async fn labels_add(
+    db: &IdbDatabase,
+    run_key: &str,
+    lines: &[(u32, String)],
+) -> Result<(), String> {
+    let tx = db
+        .transaction_with_str_and_mode(LABELS, IdbTransactionMode::Readwrite)
+        .map_err(err)?;
+    let store = tx.object_store(LABELS).map_err(err)?;
+    for (seq, line) in lines {
+        let key = Array::of2(
+            &JsValue::from_str(run_key),
+            &JsValue::from_f64(f64::from(*seq)),
+        );
+        store
+            .put_with_key(&JsValue::from_str(line), &key)
+            .map_err(err)?;
+    }
+    committed(&tx).await
+}
+
+/// The label events stored for the run keyed `run_key`, in order, as JSONL.
+pub async fn labels_of(db: &IdbDatabase, run_key: &str) -> Result<String, String> {
+    let tx = db.transaction_with_str(LABELS).map_err(err)?;
+    let store = tx.object_store(LABELS).map_err(err)?;
+    let all = done(
+        &store
+            .get_all_with_key(&event_range(run_key)?)
+            .map_err(err)?,
+    )
+    .await?;
+    Ok(Array::from(&all)
+        .iter()
+        .filter_map(|v| v.as_string())
+        .collect())
 }
 
 /// The cache entry stored under `key`, as JSON, if any.

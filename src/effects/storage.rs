@@ -102,3 +102,20 @@ pub fn save_keys(ring: &KeyRing) {
         };
     }
 }
+
+/// The name the reviewer last labelled under (the viewer's review).
+const REVIEWER: &str = "evalpage.reviewer";
+
+/// The reviewer's name, as last used on this browser.
+pub fn reviewer() -> String {
+    local()
+        .and_then(|st| st.get_item(REVIEWER).ok().flatten())
+        .unwrap_or_default()
+}
+
+/// Remembers the reviewer's name.
+pub fn save_reviewer(name: &str) {
+    if let Some(st) = local() {
+        let _ = st.set_item(REVIEWER, name);
+    }
+}

@@ -14,6 +14,7 @@
 mod charts;
 mod compare;
 mod looks;
+mod review;
 pub mod state;
 mod table;
 
@@ -118,6 +119,31 @@ fn load_many(state: &UseReducerHandle<ViewerState>, read: Result<Vec<(String, Ve
         Ok(data) => state.dispatch(ViewerAction::Loaded(Shared::new(data), true)),
         Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
     }
+}
+
+/// The review demo (`docs/guide/review.md`): a judged run of the page's own
+/// files (`demo/review/`) opened, with a second reviewer's labels for the
+/// review panel.
+fn open_review_demo(
+    state: &UseReducerHandle<ViewerState>,
+    labels: UseStateHandle<Option<Rc<str>>>,
+) {
+    let state = state.clone();
+    state.dispatch(ViewerAction::Loading("demo/review".into()));
+    crate::effects::spawn(async move {
+        let mut run = Vec::new();
+        for name in ["report.json", "results.jsonl"] {
+            match files::fetch_url(&format!("demo/review/{name}")).await {
+                Ok((_, bytes)) => run.push((name.to_string(), bytes)),
+                Err(e) => return state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+            }
+        }
+        match files::fetch_url("demo/review/labels.demo-reviewer.jsonl").await {
+            Ok((_, bytes)) => labels.set(Some(Rc::from(String::from_utf8_lossy(&bytes).as_ref()))),
+            Err(e) => return state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+        }
+        load_many(&state, Ok(run));
+    });
 }
 
 /// Reads the files picked or dropped, then opens them.
@@ -492,6 +518,26 @@ pub fn ViewerApp(p: &ViewerAppProps) -> Html {
             files::read_all_then(picked, move |read| load_others(&state, read));
         })
     };
+    // a blind review hides every automatic verdict: the rest of the run too
+    let blind_review = use_state(|| false);
+    // the review demo's second reviewer
+    let demo_labels = use_state(|| None::<Rc<str>>);
+    {
+        let (state, labels) = (p.state.clone(), demo_labels.clone());
+        use_effect_with((), move |_| {
+            if url::get("demo").as_deref() == Some("review") {
+                open_review_demo(&state, labels);
+            }
+        });
+    }
+    let on_demo = {
+        let (state, labels) = (p.state.clone(), demo_labels.clone());
+        Callback::from(move |_: MouseEvent| open_review_demo(&state, labels.clone()))
+    };
+    let on_blind = {
+        let b = blind_review.clone();
+        Callback::from(move |on: bool| b.set(on))
+    };
     let base_name = s.data.as_ref().map_or("", |d| d.source.as_str());
     // One panel per compared run (or the models'), each closed on its own.
     let panels = s.comparisons.iter().enumerate().map(|(i, c)| {
@@ -523,11 +569,17 @@ pub fn ViewerApp(p: &ViewerAppProps) -> Html {
                         <input type="file" multiple={true} data-testid="open-report" accept=".json,.jsonl,.json-seq,.zip,.eval" onchange={on_file} />
                     </label>
                 </div>
+                <p>
+                    <button data-testid="review-demo" onclick={on_demo}>{t("试试评审：打开一个由模型评判的示例运行（附另一位评审人的标签）", "Try a review: open a judged demo run (with a second reviewer's labels)")}</button>
+                </p>
                 if let Some(n) = &s.loading { <p class="muted" data-testid="viewer-loading">{format!("{} {n} …", t("正在读取", "Reading"))}</p> }
                 if let Some(e) = &s.error { <p class="error" role="alert" data-testid="viewer-error">{e.to_string()}</p> }
             </section>
             if let Some(m) = &s.manifest { { manifest_list(lang, &p.state, m) } }
             if let Some(d) = &s.data {
+                <review::Review {lang} data={d.clone()} on_blind={on_blind.clone()} extra={(*demo_labels).clone()} />
+            }
+            if let (Some(d), false) = (&s.data, *blind_review) {
                 <section class="panel" data-testid="compare-inputs">
                     <h2>{t("比较", "Compare")}</h2>
                     <label>{t("与其他运行比较（本次打开的为基线；可选多个文件）", "Compare with other runs (the one opened is the base; pick one file or several)")}

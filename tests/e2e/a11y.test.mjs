@@ -242,3 +242,20 @@ test('the keyboard alone: Start runs the demo, the mode tabs switch, a viewer ro
   assert.equal(await focusedId(), 'BODY', 'a scroll after a click elsewhere leaves the focus where the click put it');
   assert.deepEqual(errors, []);
 });
+
+test('the review mode: no serious or critical violations while setting up, reviewing and in the agreement table', async (t) => {
+  const errors = []; const failures = [];
+  const page = await axePage(errors);
+  await page.goto(`${site.url}/?mode=view&lang=en&demo=review`);
+  await page.waitForSelector('[data-testid=review-agreement]');
+  await check(t, page, 'review: set up, agreement shown', failures);
+  await page.fill('[data-testid=review-reviewer]', 'visitor');
+  await page.click('[data-testid=review-start]');
+  await page.waitForSelector('[data-testid=review-case]');
+  await check(t, page, 'review: a case, blind', failures);
+  await page.keyboard.press('p');
+  await page.click('[data-testid=review-stop]');
+  await check(t, page, 'review: after a label', failures);
+  assert.deepEqual(failures, []);
+  assert.deepEqual(errors, []);
+});

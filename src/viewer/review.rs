@@ -1,0 +1,750 @@
+//! The viewer's review mode: people label an open run's cases, keyboard
+//! first, in their own browser, and see how far the automatic verdicts (a
+//! judge's, any metric's) agree with them.
+//!
+//! The reviewer names themself, picks the metric whose verdict they check
+//! and what its labels are (pass/fail, a rating `1-5`, categories `a,b,c`),
+//! blind or not (blind is the default: the automatic verdict is never in the
+//! page while a blind review runs, the rest of the viewer included), all
+//! cases or a seeded sample of N (stratified by verdict when asked). Then
+//! case by case: keys give the label (`p`/`f`, a rating's digit, a
+//! category's number), `j`/`→` next, `k`/`←` previous, `s` skip; a note
+//! may go with it. Each label is an append-only event saved in IndexedDB
+//! as it is given (a reload keeps it) and downloaded as `labels.jsonl` or
+//! `labels.json-seq`; other reviewers' files opened here are merged (a
+//! later label of a reviewer replaces their earlier one; the file keeps
+//! both). Nothing is sent anywhere. The agreement figures are the core's
+//! (`evalpage_core::review::agree`), as `evalpage agree` writes them.
+
+use crate::components::chosen_files;
+use crate::effects::{download, files, idb, now_ms, storage};
+use crate::viewer::state::Shared;
+use evalpage_core::review::{
+    agree, read_any, read_labels, review_queue, to_jsonl, view_scores, AgreeOptions, Agreed, Label,
+    LabelEvent, Scheme,
+};
+use evalpage_core::view::ViewData;
+use evalpage_core::Lang;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// The sample's seed: the same run and N give every reviewer the same cases.
+const QUEUE_SEED: u64 = 43;
+
+/// The review panel's inputs.
+#[derive(Properties, PartialEq)]
+pub struct ReviewProps {
+    /// Language of the page.
+    pub lang: Lang,
+    /// The run opened.
+    pub data: Shared<ViewData>,
+    /// A blind review started (`true`) or stopped: the viewer hides every
+    /// automatic verdict meanwhile.
+    pub on_blind: Callback<bool>,
+    /// Labels that come with the run (the review demo's second reviewer),
+    /// merged with those this browser keeps.
+    #[prop_or_default]
+    pub extra: Option<Rc<str>>,
+}
+
+/// A review under way.
+#[derive(Clone, Debug, PartialEq)]
+struct Session {
+    metric: String,
+    scheme: Scheme,
+    reviewer: String,
+    blind: bool,
+    /// Rows of the run to label, in order.
+    queue: Vec<usize>,
+    /// The place in `queue` shown.
+    pos: usize,
+    /// When the case was shown, ms.
+    shown_at: u64,
+}
+
+/// What a key does in a review.
+#[derive(Clone, Debug, PartialEq)]
+enum KeyAction {
+    Give(Label),
+    Next,
+    Previous,
+    Skip,
+}
+
+/// The action of `key` under `scheme`.
+fn key_action(key: &str, scheme: &Scheme) -> Option<KeyAction> {
+    match key {
+        "ArrowRight" | "j" => return Some(KeyAction::Next),
+        "ArrowLeft" | "k" => return Some(KeyAction::Previous),
+        "s" => return Some(KeyAction::Skip),
+        _ => {}
+    }
+    match scheme {
+        Scheme::PassFail { .. } => match key {
+            "p" => Some(KeyAction::Give(Label::Pass)),
+            "f" => Some(KeyAction::Give(Label::Fail)),
+            _ => None,
+        },
+        Scheme::Rating { lo, hi } => {
+            let n: i64 = key.parse().ok()?;
+            (key.len() == 1 && (*lo..=*hi).contains(&n))
+                .then_some(KeyAction::Give(Label::Rating(n)))
+        }
+        Scheme::Categories(c) => {
+            let n: usize = key.parse().ok()?;
+            let name = c.get(n.checked_sub(1)?)?;
+            (key.len() == 1).then(|| KeyAction::Give(Label::Category(name.clone())))
+        }
+    }
+}
+
+/// The key of each label of a scheme, for the buttons' hints.
+fn key_of(label: &Label, scheme: &Scheme) -> String {
+    match (scheme, label) {
+        (Scheme::PassFail { .. }, Label::Pass) => "p".into(),
+        (Scheme::PassFail { .. }, Label::Fail) => "f".into(),
+        (Scheme::Categories(c), Label::Category(name)) => c
+            .iter()
+            .position(|x| x == name)
+            .filter(|i| *i < 9)
+            .map(|i| (i + 1).to_string())
+            .unwrap_or_default(),
+        (_, Label::Rating(n)) if (0..=9).contains(n) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The metric a review checks first: a judge's (its scores name the judge
+/// model), else the run's first.
+fn default_metric(d: &ViewData) -> String {
+    let judged = (0..d.metrics.len()).find(|&m| {
+        d.rows
+            .iter()
+            .take(20)
+            .any(|r| d.detail(r, m).get("judge_model").is_some())
+    });
+    judged
+        .or((!d.metrics.is_empty()).then_some(0))
+        .and_then(|m| d.metrics.get(m).cloned())
+        .unwrap_or_default()
+}
+
+/// The run's key for its labels in IndexedDB.
+fn run_key(d: &ViewData) -> String {
+    d.run_id
+        .clone()
+        .unwrap_or_else(|| format!("{}|{}", d.source, d.dataset))
+}
+
+/// The rows that have a value of `metric`, and each one's verdict under `scheme`.
+fn verdicts(d: &ViewData, metric: &str, scheme: &Scheme) -> Vec<(usize, Option<Label>)> {
+    let Some(m) = d.metric_index(metric) else {
+        return Vec::new();
+    };
+    let rows = d
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.values.get(m).copied().flatten().is_some())
+        .map(|(i, _)| i);
+    // `view_scores` keeps the same rows in the same order
+    rows.zip(view_scores(d, metric))
+        .map(|(i, s)| (i, scheme.verdict(&s)))
+        .collect()
+}
+
+/// The agreement of every labelled metric (`scheme` for `metric`, pass/fail for the others).
+fn agreement(d: &ViewData, events: &[LabelEvent], metric: &str, scheme: &Scheme) -> Agreed {
+    let mut metrics: Vec<&str> = events.iter().map(|e| e.metric.as_str()).collect();
+    metrics.sort_unstable();
+    metrics.dedup();
+    let scores: Vec<_> = metrics.iter().flat_map(|m| view_scores(d, m)).collect();
+    let mut opts = AgreeOptions::default();
+    opts.schemes.insert(metric.to_string(), scheme.clone());
+    agree(&scores, events, &opts)
+}
+
+/// A reference shown beside the answer: the first metric detail that names one.
+fn reference(d: &ViewData, row: usize) -> Option<String> {
+    let r = d.rows.get(row)?;
+    (0..d.metrics.len()).find_map(|m| {
+        let detail = d.detail(r, m);
+        ["reference", "expected", "label", "gold", "expected_answer"]
+            .iter()
+            .find_map(|k| match detail.get(*k)? {
+                serde_json::Value::String(s) => Some(s.clone()),
+                serde_json::Value::Null => None,
+                v => Some(v.to_string()),
+            })
+    })
+}
+
+/// Saves `events` (numbered from `first`) for run `key`; a failure is said.
+fn persist(
+    key: String,
+    first: usize,
+    events: Vec<LabelEvent>,
+    error: UseStateHandle<Option<String>>,
+) {
+    crate::effects::spawn(async move {
+        let lines: Vec<(u32, String)> = events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| ((first + i) as u32, to_jsonl(e)))
+            .collect();
+        let saved = match idb::open().await {
+            Ok(db) => idb::labels_add(&db, &key, &lines).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = saved {
+            error.set(Some(format!(
+                "the labels could not be saved in this browser ({e}): download them before leaving"
+            )));
+        }
+    });
+}
+
+fn fmt(v: Option<f64>) -> String {
+    v.map_or("—".into(), |v| format!("{v:.3}"))
+}
+
+fn fmt_ci(v: Option<f64>, ci: Option<[f64; 2]>) -> String {
+    match (v, ci) {
+        (Some(v), Some([lo, hi])) => format!("{v:.3} [{lo:.3}, {hi:.3}]"),
+        (v, _) => fmt(v),
+    }
+}
+
+fn input_value(e: &Event) -> String {
+    e.target()
+        .and_then(|t| {
+            if let Some(i) = t.dyn_ref::<web_sys::HtmlInputElement>() {
+                Some(i.value())
+            } else if let Some(s) = t.dyn_ref::<web_sys::HtmlSelectElement>() {
+                Some(s.value())
+            } else {
+                t.dyn_ref::<web_sys::HtmlTextAreaElement>()
+                    .map(|a| a.value())
+            }
+        })
+        .unwrap_or_default()
+}
+
+/// The review panel.
+#[component]
+pub fn Review(p: &ReviewProps) -> Html {
+    let lang = p.lang;
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let d = p.data.clone();
+    let key = run_key(&d);
+    let reviewer = use_state(storage::reviewer);
+    let metric = use_state(|| default_metric(&d));
+    let scheme_text = use_state(|| "pass-fail".to_string());
+    let blind = use_state(|| true);
+    let sample = use_state(String::new);
+    let stratified = use_state(|| false);
+    let session = use_state(|| None::<Session>);
+    let events = use_state(|| Rc::new(Vec::<LabelEvent>::new()));
+    let note = use_state(String::new);
+    let said = use_state(Vec::<String>::new);
+    let error = use_state(|| None::<String>);
+
+    // the labels this browser keeps for the run, with those that came with it
+    {
+        let (events, error) = (events.clone(), error.clone());
+        use_effect_with((key.clone(), p.extra.clone()), move |(key, extra)| {
+            let (key, extra) = (key.clone(), extra.clone());
+            crate::effects::spawn(async move {
+                let text = match idb::open().await {
+                    Ok(db) => idb::labels_of(&db, &key).await,
+                    Err(e) => Err(e),
+                };
+                let mut all = match text {
+                    Ok(text) => read_labels(&text, "labels").events,
+                    Err(e) => {
+                        error.set(Some(format!("the saved labels could not be read ({e})")));
+                        Vec::new()
+                    }
+                };
+                let first = all.len();
+                for e in extra
+                    .map(|x| read_any(&x, "demo labels").events)
+                    .unwrap_or_default()
+                {
+                    if !all.contains(&e) {
+                        all.push(e);
+                    }
+                }
+                if all.len() > first {
+                    persist(key, first, all[first..].to_vec(), error);
+                }
+                events.set(Rc::new(all));
+            });
+        });
+    }
+
+    let scheme = Scheme::parse(&scheme_text);
+    let start = {
+        let (d, reviewer, metric, blind, sample, stratified, session, events) = (
+            d.clone(),
+            reviewer.clone(),
+            metric.clone(),
+            blind.clone(),
+            sample.clone(),
+            stratified.clone(),
+            session.clone(),
+            events.clone(),
+        );
+        let (scheme, error, on_blind) = (scheme.clone(), error.clone(), p.on_blind.clone());
+        Callback::from(move |_: MouseEvent| {
+            let name = reviewer.trim().to_string();
+            if name.is_empty() {
+                error.set(Some(
+                    "type your name first: each label says who gave it".into(),
+                ));
+                return;
+            }
+            let scheme = match &scheme {
+                Ok(s) => s.clone(),
+                Err(e) => {
+                    error.set(Some(format!("labels: {e}")));
+                    return;
+                }
+            };
+            let n = match sample.trim() {
+                "" => None,
+                s => match s.parse::<usize>() {
+                    Ok(n) if n > 0 => Some(n),
+                    _ => {
+                        error.set(Some(format!("sample: `{s}` is not a number of cases")));
+                        return;
+                    }
+                },
+            };
+            let v = verdicts(&d, &metric, &scheme);
+            if v.is_empty() {
+                error.set(Some(format!("no case has a value of {}", *metric)));
+                return;
+            }
+            let labels: Vec<Option<Label>> = v.iter().map(|(_, l)| l.clone()).collect();
+            let queue: Vec<usize> = review_queue(&labels, n, *stratified, QUEUE_SEED)
+                .into_iter()
+                .map(|i| v[i].0)
+                .collect();
+            storage::save_reviewer(&name);
+            let done = labelled_by(&d, &events, &metric, &name);
+            let pos = queue.iter().position(|r| !done.contains(r)).unwrap_or(0);
+            error.set(None);
+            on_blind.emit(*blind);
+            session.set(Some(Session {
+                metric: (*metric).clone(),
+                scheme,
+                reviewer: name,
+                blind: *blind,
+                queue,
+                pos,
+                shown_at: now_ms(),
+            }));
+        })
+    };
+
+    // one label given (or a move), then the next unlabelled case
+    let act = {
+        let (d, session, events, note, error, key) = (
+            d.clone(),
+            session.clone(),
+            events.clone(),
+            note.clone(),
+            error.clone(),
+            key.clone(),
+        );
+        Callback::from(move |a: KeyAction| {
+            let Some(s) = (*session).clone() else { return };
+            let len = s.queue.len();
+            let mut next = s.clone();
+            next.shown_at = now_ms();
+            match a {
+                KeyAction::Next | KeyAction::Skip => next.pos = (s.pos + 1) % len,
+                KeyAction::Previous => next.pos = (s.pos + len - 1) % len,
+                KeyAction::Give(label) => {
+                    let Some(row) = s.queue.get(s.pos).and_then(|i| d.rows.get(*i)) else {
+                        return;
+                    };
+                    let verdict = verdicts_of_row(&d, &s, s.queue[s.pos]);
+                    let event = LabelEvent {
+                        case_id: row.id.clone(),
+                        model: row.model.clone(),
+                        metric: s.metric.clone(),
+                        reviewer: s.reviewer.clone(),
+                        label,
+                        note: Some(note.trim().to_string()).filter(|n| !n.is_empty()),
+                        blind: s.blind,
+                        shown_auto_verdict: if s.blind { None } else { verdict },
+                        t: now_ms(),
+                        seconds: Some(now_ms().saturating_sub(s.shown_at) as f64 / 1000.0),
+                    };
+                    let first = events.len();
+                    let mut all = (**events).clone();
+                    all.push(event.clone());
+                    persist(key.clone(), first, vec![event], error.clone());
+                    events.set(Rc::new(all.clone()));
+                    note.set(String::new());
+                    let done = labelled_by(&d, &all, &s.metric, &s.reviewer);
+                    next.pos = (1..=len)
+                        .map(|k| (s.pos + k) % len)
+                        .find(|p| !done.contains(&s.queue[*p]))
+                        .unwrap_or(s.pos);
+                }
+            }
+            session.set(Some(next));
+        })
+    };
+
+    // the keys, from anywhere in the page but a text field
+    {
+        let (act, session) = (act.clone(), session.clone());
+        use_effect_with((*session).clone(), move |s| {
+            let listener = s.as_ref().and_then(|s| {
+                let scheme = s.scheme.clone();
+                let doc = web_sys::window()?.document()?;
+                Some(gloo_events::EventListener::new(&doc, "keydown", move |e| {
+                    let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                        return;
+                    };
+                    if k.ctrl_key() || k.meta_key() || k.alt_key() {
+                        return;
+                    }
+                    let typing = k
+                        .target()
+                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                        .is_some_and(|el| {
+                            matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                        });
+                    if typing {
+                        return;
+                    }
+                    if let Some(a) = key_action(&k.key(), &scheme) {
+                        k.prevent_default();
+                        act.emit(a);
+                    }
+                }))
+            });
+            let _ = &session;
+            move || drop(listener)
+        });
+    }
+
+    let stop = {
+        let (session, on_blind) = (session.clone(), p.on_blind.clone());
+        Callback::from(move |_: MouseEvent| {
+            session.set(None);
+            on_blind.emit(false);
+        })
+    };
+    let open_labels = {
+        let (events, said, error, key) = (events.clone(), said.clone(), error.clone(), key.clone());
+        Callback::from(move |e: Event| {
+            let (events, said, error, key) =
+                (events.clone(), said.clone(), error.clone(), key.clone());
+            files::read_all_then(chosen_files(&e), move |read| match read {
+                Ok(files) => {
+                    let mut all = (**events).clone();
+                    let first = all.len();
+                    let mut problems = Vec::new();
+                    for (name, bytes) in files {
+                        let f = read_any(&String::from_utf8_lossy(&bytes), &name);
+                        problems.extend(f.problems.iter().map(|p| p.to_string()));
+                        for ev in f.events {
+                            if !all.contains(&ev) {
+                                all.push(ev);
+                            }
+                        }
+                    }
+                    let added = all[first..].to_vec();
+                    problems.insert(0, format!("{} labels added", added.len()));
+                    persist(key, first, added, error);
+                    events.set(Rc::new(all));
+                    said.set(problems);
+                }
+                Err(e) => error.set(Some(e)),
+            });
+        })
+    };
+    let save = |seq: bool| {
+        let (events, error) = (events.clone(), error.clone());
+        Callback::from(move |_: MouseEvent| {
+            let text: String = events
+                .iter()
+                .map(|e| {
+                    let line = to_jsonl(e);
+                    if seq {
+                        format!("\u{1e}{line}")
+                    } else {
+                        line
+                    }
+                })
+                .collect();
+            let (name, mime) = if seq {
+                ("labels.json-seq", "application/json-seq")
+            } else {
+                ("labels.jsonl", "application/x-ndjson")
+            };
+            if let Err(e) = download::save(name, mime, &text) {
+                error.set(Some(e));
+            }
+        })
+    };
+
+    let agreed = match (&*session, &scheme) {
+        (Some(s), _) => agreement(&d, &events, &s.metric, &s.scheme),
+        (None, Ok(sc)) => agreement(&d, &events, &metric, sc),
+        (None, Err(_)) => agreement(&d, &events, &metric, &Scheme::default()),
+    };
+    let save_agreement = {
+        let (agreed, error) = (agreed.clone(), error.clone());
+        Callback::from(move |_: MouseEvent| {
+            let doc = serde_json::json!({
+                "metrics": agreed.metrics,
+                "labels": agreed.labels,
+                "unmatched": agreed.unmatched,
+                "off_scale": agreed.off_scale,
+            });
+            let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+            if let Err(e) = download::save("agreement.json", "application/json", &text) {
+                error.set(Some(e));
+            }
+        })
+    };
+    let on = |h: &UseStateHandle<String>| {
+        let h = h.clone();
+        Callback::from(move |e: Event| h.set(input_value(&e)))
+    };
+    let on_input = |h: &UseStateHandle<String>| {
+        let h = h.clone();
+        Callback::from(move |e: InputEvent| h.set(input_value(&e)))
+    };
+    let toggle = |h: &UseStateHandle<bool>| {
+        let h = h.clone();
+        Callback::from(move |_: Event| h.set(!*h))
+    };
+
+    html! {
+        <section class="panel" data-testid="review">
+            <h2>{t("人工评审", "Review")}</h2>
+            if let Some(e) = &*error { <p class="error" role="alert" data-testid="review-error">{e}</p> }
+            { match &*session {
+                Some(s) => case_view(lang, &d, s, &events, &note, &act, on_input(&note), stop),
+                None => html! {
+                    <div class="review-setup">
+                        <label class="inline">{t("评审人 ", "Your name ")}
+                            <input type="text" data-testid="review-reviewer" value={(*reviewer).clone()} oninput={on_input(&reviewer)} />
+                        </label>
+                        <label class="inline">{t(" 指标 ", " Metric ")}
+                            <select data-testid="review-metric" onchange={on(&metric)}>
+                                { for d.metrics.iter().map(|m| html!{ <option value={m.clone()} selected={*m == *metric}>{m.clone()}</option> }) }
+                            </select>
+                        </label>
+                        <label class="inline">{t(" 标签 ", " Labels ")}
+                            <input type="text" data-testid="review-scheme" value={(*scheme_text).clone()} oninput={on_input(&scheme_text)}
+                                title={t("pass-fail、评分 1-5，或类别 a,b,c", "pass-fail, a rating 1-5, or categories a,b,c")} />
+                        </label>
+                        <label class="inline check">
+                            <input type="checkbox" data-testid="review-blind" checked={*blind} onchange={toggle(&blind)} />
+                            {t("盲评（不显示自动判定）", "blind (the automatic verdict hidden)")}
+                        </label>
+                        <label class="inline">{t(" 抽样 N ", " Sample N ")}
+                            <input type="number" min="1" data-testid="review-sample" value={(*sample).clone()} oninput={on_input(&sample)}
+                                placeholder={t("全部", "all")} />
+                        </label>
+                        <label class="inline check">
+                            <input type="checkbox" data-testid="review-stratified" checked={*stratified} onchange={toggle(&stratified)} />
+                            {t("按自动判定分层", "stratified by verdict")}
+                        </label>
+                        <button data-testid="review-start" onclick={start}>{t("开始评审", "Start reviewing")}</button>
+                    </div>
+                },
+            } }
+            <p>
+                <label class="inline">{t("加入其他评审人的标签文件 ", "Add reviewers' label files ")}
+                    <input type="file" multiple={true} data-testid="review-open-labels" accept=".jsonl,.json-seq,.json" onchange={open_labels} />
+                </label>
+                {" "}<button data-testid="review-download-jsonl" onclick={save(false)} disabled={events.is_empty()}>{"labels.jsonl"}</button>
+                {" "}<button data-testid="review-download-seq" onclick={save(true)} disabled={events.is_empty()}>{"labels.json-seq"}</button>
+                {" "}<button data-testid="review-download-agreement" onclick={save_agreement} disabled={agreed.metrics.is_empty()}>{"agreement.json"}</button>
+            </p>
+            { for said.iter().map(|s| html!{ <p class="muted" data-testid="review-said">{s}</p> }) }
+            if session.as_ref().is_none_or(|s| !s.blind) { { agreement_table(lang, &agreed) } }
+        </section>
+    }
+}
+
+/// The rows `reviewer` has labelled for `metric`.
+fn labelled_by(d: &ViewData, events: &[LabelEvent], metric: &str, reviewer: &str) -> Vec<usize> {
+    d.rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            events.iter().any(|e| {
+                e.metric == metric
+                    && e.reviewer == reviewer
+                    && e.case_id == r.id
+                    && e.model == r.model
+            })
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The automatic verdict of `row` in session `s`.
+fn verdicts_of_row(d: &ViewData, s: &Session, row: usize) -> Option<Label> {
+    verdicts(d, &s.metric, &s.scheme)
+        .into_iter()
+        .find(|(i, _)| *i == row)
+        .and_then(|(_, l)| l)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn case_view(
+    lang: Lang,
+    d: &ViewData,
+    s: &Session,
+    events: &[LabelEvent],
+    note: &str,
+    act: &Callback<KeyAction>,
+    on_note: Callback<InputEvent>,
+    stop: Callback<MouseEvent>,
+) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let done = labelled_by(d, events, &s.metric, &s.reviewer);
+    let labelled = s.queue.iter().filter(|r| done.contains(r)).count();
+    let mine: Vec<&LabelEvent> = events
+        .iter()
+        .filter(|e| e.reviewer == s.reviewer && e.metric == s.metric)
+        .collect();
+    let seconds: Vec<f64> = mine.iter().filter_map(|e| e.seconds).collect();
+    let mean = (!seconds.is_empty()).then(|| seconds.iter().sum::<f64>() / seconds.len() as f64);
+    let row_i = s.queue.get(s.pos).copied().unwrap_or(0);
+    let row = d.rows.get(row_i);
+    let given = row.and_then(|r| {
+        mine.iter()
+            .rev()
+            .find(|e| e.case_id == r.id && e.model == r.model)
+            .map(|e| e.label.clone())
+    });
+    let verdict = (!s.blind).then(|| verdicts_of_row(d, s, row_i)).flatten();
+    let button = |l: Label| {
+        let act = act.clone();
+        let hint = key_of(&l, &s.scheme);
+        let text = if hint.is_empty() {
+            l.to_string()
+        } else {
+            format!("{l} ({hint})")
+        };
+        let testid = format!("review-label-{l}");
+        html! { <button data-testid={testid} onclick={Callback::from(move |_| act.emit(KeyAction::Give(l.clone())))}>{text}</button> }
+    };
+    let go = |a: KeyAction| {
+        let act = act.clone();
+        Callback::from(move |_: MouseEvent| act.emit(a.clone()))
+    };
+    html! {
+        <div class="review-case" data-testid="review-case">
+            <p data-testid="review-progress">
+                {format!("{labelled} / {} {}", s.queue.len(), t("已标注", "labelled"))}
+                {format!(" · {} {} · {}", t("评审人", "reviewer"), s.reviewer, s.metric)}
+                if s.blind { {format!(" · {}", t("盲评", "blind"))} }
+                if let Some(m) = mean { <span data-testid="review-time">{format!(" · {m:.1} s {}", t("每例", "per case"))}</span> }
+            </p>
+            if labelled == s.queue.len() { <p class="ok" data-testid="review-done">{t("全部已标注。", "Every case is labelled.")}</p> }
+            if let Some(r) = row {
+                <h3 data-testid="review-case-id">{format!("{} {}{}", t("用例", "Case"), r.id, r.model.as_ref().map(|m| format!(" · {m}")).unwrap_or_default())}</h3>
+                if let Some(i) = &r.input { <div><strong>{t("输入", "Input")}</strong><pre data-testid="review-input">{i}</pre></div> }
+                <div><strong>{t("回答", "Answer")}</strong><pre data-testid="review-answer">{r.answer.clone().unwrap_or_default()}</pre></div>
+                if let Some(rf) = reference(d, row_i) { <div><strong>{t("参考", "Reference")}</strong><pre data-testid="review-reference">{rf}</pre></div> }
+                if let Some(v) = &verdict { <p data-testid="review-verdict">{format!("{}: {v}", t("自动判定", "Automatic verdict"))}</p> }
+                if let Some(g) = &given { <p class="muted" data-testid="review-given">{format!("{}: {g}", t("你的标签", "Your label"))}</p> }
+            }
+            <p class="review-labels">{ for s.scheme.scale().into_iter().map(button) }</p>
+            <label>{t("备注（可选）", "Note (optional)")}
+                <textarea data-testid="review-note" value={note.to_string()} oninput={on_note} rows="2" />
+            </label>
+            <p>
+                <button data-testid="review-previous" onclick={go(KeyAction::Previous)}>{t("上一个 (k)", "Previous (k)")}</button>
+                {" "}<button data-testid="review-skip" onclick={go(KeyAction::Skip)}>{t("跳过 (s)", "Skip (s)")}</button>
+                {" "}<button data-testid="review-next" onclick={go(KeyAction::Next)}>{t("下一个 (j)", "Next (j)")}</button>
+                {" "}<button data-testid="review-stop" onclick={stop}>{t("结束评审", "Stop reviewing")}</button>
+            </p>
+        </div>
+    }
+}
+
+/// The agreement of the labels with the verdicts, per metric and model.
+fn agreement_table(lang: Lang, a: &Agreed) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    if a.metrics.is_empty() {
+        return html! { <p class="muted" data-testid="review-agreement-empty">{t("还没有与本次运行匹配的标签。", "No label of this run yet.")}</p> };
+    }
+    html! {
+        <div data-testid="review-agreement">
+            <h3>{t("与人工标签的一致性", "Agreement with people")}</h3>
+            <table>
+                <thead><tr>
+                    <th>{t("指标", "metric")}</th><th>{t("模型", "model")}</th><th>{"n"}</th><th>{t("一致率", "agreement")}</th>
+                    <th>{"κ"}</th><th>{t("κ（二次加权）", "κ (quadratic)")}</th><th>{"TPR"}</th><th>{"TNR"}</th>
+                    <th>{t("通过率", "pass rate")}</th><th>{t("校正后通过率", "corrected pass rate")}</th><th>{t("α（评审人之间）", "α (reviewers)")}</th>
+                </tr></thead>
+                <tbody>{ for a.metrics.iter().map(|m| {
+                    let f = &m.figures;
+                    html! {
+                        <tr data-testid="agree-row" data-metric={m.metric.clone()}>
+                            <td>{&m.metric}</td><td>{m.model.clone().unwrap_or_default()}</td>
+                            <td data-testid="agree-n">{f.n}</td>
+                            <td data-testid="agree-agreement">{fmt(f.agreement)}</td>
+                            <td data-testid="agree-kappa" title={f.undefined.get("cohen_kappa").cloned().unwrap_or_default()}>{fmt_ci(f.cohen_kappa, f.cohen_kappa_ci95)}</td>
+                            <td data-testid="agree-kappa-quadratic">{fmt(f.cohen_kappa_quadratic)}</td>
+                            <td data-testid="agree-tpr">{fmt_ci(f.tpr, f.tpr_ci95)}</td>
+                            <td data-testid="agree-tnr">{fmt_ci(f.tnr, f.tnr_ci95)}</td>
+                            <td data-testid="agree-pass-rate">{fmt(m.pass_rate)}</td>
+                            <td data-testid="agree-corrected">{fmt_ci(m.corrected_pass_rate, m.corrected_pass_rate_ci95)}</td>
+                            <td data-testid="agree-alpha" title={f.undefined.get("krippendorff_alpha").cloned().unwrap_or_default()}>{fmt(m.krippendorff_alpha)}</td>
+                        </tr>
+                    }
+                }) }</tbody>
+            </table>
+            { for a.metrics.iter().flat_map(|m| m.figures.undefined.iter().map(move |(k, why)| html!{
+                <p class="muted" data-testid="agree-undefined">{format!("{} {k}: {why}", m.metric)}</p>
+            })) }
+            if !a.unmatched.is_empty() || !a.off_scale.is_empty() {
+                <p class="warning" data-testid="agree-left-out">{format!("{} {} · {} {}",
+                    a.unmatched.len(), t("个标签不属于本次运行", "labels do not match this run"),
+                    a.off_scale.len(), t("个标签不在刻度上", "are off their metric's scale"))}</p>
+            }
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_give_labels_by_scheme_and_move() {
+        let pf = Scheme::default();
+        assert_eq!(key_action("p", &pf), Some(KeyAction::Give(Label::Pass)));
+        assert_eq!(key_action("f", &pf), Some(KeyAction::Give(Label::Fail)));
+        assert_eq!(key_action("3", &pf), None);
+        assert_eq!(key_action("j", &pf), Some(KeyAction::Next));
+        assert_eq!(key_action("ArrowLeft", &pf), Some(KeyAction::Previous));
+        let r = Scheme::Rating { lo: 1, hi: 5 };
+        assert_eq!(key_action("4", &r), Some(KeyAction::Give(Label::Rating(4))));
+        assert_eq!(key_action("6", &r), None);
+        let c = Scheme::Categories(vec!["good".into(), "bad".into()]);
+        assert_eq!(
+            key_action("2", &c),
+            Some(KeyAction::Give(Label::Category("bad".into())))
+        );
+        assert_eq!(key_action("3", &c), None);
+        assert_eq!(key_of(&Label::Category("bad".into()), &c), "2");
+    }
+}
