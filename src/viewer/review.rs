@@ -20,8 +20,8 @@ use crate::components::chosen_files;
 use crate::effects::{download, files, idb, now_ms, storage};
 use crate::viewer::state::Shared;
 use evalpage_core::review::{
-    agree, read_any, read_labels, review_queue, to_jsonl, view_scores, AgreeOptions, Agreed, Label,
-    LabelEvent, Scheme,
+    agree, latest, read_any, read_labels, review_queue, to_jsonl, to_langfuse, to_phoenix,
+    view_scores, AgreeOptions, Agreed, Label, LabelEvent, Scheme,
 };
 use evalpage_core::view::ViewData;
 use evalpage_core::Lang;
@@ -496,6 +496,28 @@ pub fn Review(p: &ReviewProps) -> Html {
         })
     };
 
+    // the standing labels in another tool's shape (Langfuse scores, Phoenix annotations)
+    let save_as = |phoenix: bool| {
+        let (events, error) = (events.clone(), error.clone());
+        Callback::from(move |_: MouseEvent| {
+            let standing: Vec<&LabelEvent> = latest(events.iter()).into_values().collect();
+            let (name, doc) = if phoenix {
+                (
+                    "phoenix_annotations.json",
+                    serde_json::json!({ "data": to_phoenix(&standing) }),
+                )
+            } else {
+                (
+                    "langfuse_scores.json",
+                    serde_json::Value::from(to_langfuse(&standing)),
+                )
+            };
+            let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+            if let Err(e) = download::save(name, "application/json", &text) {
+                error.set(Some(e));
+            }
+        })
+    };
     let agreed = match (&*session, &scheme) {
         (Some(s), _) => agreement(&d, &events, &s.metric, &s.scheme),
         (None, Ok(sc)) => agreement(&d, &events, &metric, sc),
@@ -571,6 +593,8 @@ pub fn Review(p: &ReviewProps) -> Html {
                 </label>
                 {" "}<button data-testid="review-download-jsonl" onclick={save(false)} disabled={events.is_empty()}>{"labels.jsonl"}</button>
                 {" "}<button data-testid="review-download-seq" onclick={save(true)} disabled={events.is_empty()}>{"labels.json-seq"}</button>
+                {" "}<button data-testid="review-download-langfuse" onclick={save_as(false)} disabled={events.is_empty()}>{"Langfuse"}</button>
+                {" "}<button data-testid="review-download-phoenix" onclick={save_as(true)} disabled={events.is_empty()}>{"Phoenix"}</button>
                 {" "}<button data-testid="review-download-agreement" onclick={save_agreement} disabled={agreed.metrics.is_empty()}>{"agreement.json"}</button>
             </p>
             { for said.iter().map(|s| html!{ <p class="muted" data-testid="review-said">{s}</p> }) }

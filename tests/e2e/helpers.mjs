@@ -66,6 +66,20 @@ export async function waitStatus(page, status, timeout = 60000) {
     (s) => document.querySelector('[data-testid=run-status]')?.textContent === s, status, { timeout });
 }
 
+/**
+ * Waits until the run status is one of `statuses` and returns it: a wait for a
+ * passing state (`running`) must also end when the run has already gone past
+ * it (a fast run on a busy machine can be done before the page is polled).
+ */
+export async function waitStatusIn(page, statuses, timeout = 60000) {
+  const handle = await page.waitForFunction(
+    (list) => {
+      const s = document.querySelector('[data-testid=run-status]')?.textContent;
+      return list.includes(s) ? s : null;
+    }, statuses, { timeout });
+  return handle.jsonValue();
+}
+
 /** Clicks a download button and returns the suggested name and the text. */
 export async function download(page, testid) {
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid=${testid}]`)]);

@@ -133,6 +133,23 @@ test('50 cases labelled blind by keyboard: kept across a reload, the same figure
   const again = JSON.parse((await downloadBytes(other, 'review-download-agreement')).bytes.toString('utf8'));
   close(again.metrics, agreement.metrics, 'new profile');
 
+  // the labels in Langfuse's and Phoenix's shapes: read back by the CLI and the page to the same figures
+  const langfuse = await downloadBytes(other, 'review-download-langfuse');
+  const phoenix = await downloadBytes(other, 'review-download-phoenix');
+  assert.equal(JSON.parse(langfuse.bytes.toString('utf8'))[0].dataType, 'BOOLEAN');
+  assert.equal(JSON.parse(phoenix.bytes.toString('utf8')).data[0].annotator_kind, 'HUMAN');
+  const lfFile = path.join(dir, 'langfuse_scores.json');
+  const pxFile = path.join(dir, 'phoenix_annotations.json');
+  fs.writeFileSync(lfFile, langfuse.bytes);
+  fs.writeFileSync(pxFile, phoenix.bytes);
+  const viaLangfuse = cli(['agree', run.out, lfFile, '--out', path.join(dir, 'lf')]);
+  assert.equal(viaLangfuse.status, 0, viaLangfuse.stderr);
+  close(JSON.parse(fs.readFileSync(path.join(dir, 'lf', 'agreement.json'), 'utf8')).metrics, agreement.metrics, 'from Langfuse');
+  const third = await newPage(browser, errors);
+  await openRun(third);
+  await third.setInputFiles('[data-testid=review-open-labels]', pxFile);
+  assert.deepEqual(await shownFigures(third), labelled);
+
   // the CLI on the same files: the same agreement.json figures
   const out = path.join(dir, 'agree');
   const r = cli(['agree', run.out, file, '--out', out]);
