@@ -4,7 +4,8 @@
 # purity check, Wasm tests in headless Chromium, then the end-to-end tests in a
 # real browser against the release build and `evalpage mock-server` (and a real
 # GGUF model run in the page, fetched once per machine by scripts/test_model.sh;
-# the MCP Python SDK for the agent tests' server, by scripts/test_mcp.sh).
+# the MCP Python SDK for the agent tests' server, by scripts/test_mcp.sh), and
+# 10,000 seeds of the simulator (crates/sim).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -27,6 +28,18 @@ export EVALPAGE_MCP_PYTHON
 
 step "native tests"
 cargo test --workspace
+
+step "the simulator: 10,000 seeds of the real core against seeded faults (two processes, one per core)"
+cargo build -q --release -p evalpage-sim
+SIM_LOG="$(mktemp)"
+./target/release/evalpage-sim --seeds 5000 --first 0 > "$SIM_LOG.a" & SIM_A=$!
+./target/release/evalpage-sim --seeds 5000 --first 5000 > "$SIM_LOG.b" & SIM_B=$!
+SIM_OK=0
+wait "$SIM_A" || SIM_OK=1
+wait "$SIM_B" || SIM_OK=1
+cat "$SIM_LOG.a" "$SIM_LOG.b"
+rm -f "$SIM_LOG" "$SIM_LOG.a" "$SIM_LOG.b"
+[ "$SIM_OK" = 0 ] || { echo "the simulator found a failing seed (replay it with the command printed above)" >&2; exit 1; }
 
 step "wasm tests in headless Chromium"
 cargo test -p evalpage-web --target wasm32-unknown-unknown
