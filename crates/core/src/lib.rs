@@ -18,6 +18,7 @@ mod json_path;
 mod judge;
 mod lang;
 mod metric;
+mod planted;
 mod position;
 mod prompt;
 mod provider;
@@ -50,6 +51,9 @@ pub use agent::{
     ScriptedResult, Scripts, ToolStep,
 };
 pub use lang::Lang;
+#[cfg(feature = "planted")]
+pub use planted::plant;
+pub use planted::Bug as PlantedBug;
 pub use run_kind::RunKind;
 
 // The facade: one door per item. The shells (the page and the CLI), the tests,

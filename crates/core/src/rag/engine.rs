@@ -146,9 +146,18 @@ impl Kind for RagKind {
     }
 
     fn settle(&mut self, job: usize, outcome: JobOutcome, now_ms: u64) -> Vec<Record> {
+        use crate::planted::{on, Bug};
         let (attempts, elapsed) = (outcome.attempts, outcome.elapsed_ms);
+        let failed = outcome.error.is_some();
         self.settle_case(job, &outcome.last(), attempts, elapsed);
-        self.record(job, now_ms).into_iter().collect()
+        if failed && on(Bug::FailedCaseDropped) {
+            return Vec::new();
+        }
+        let record: Vec<Record> = self.record(job, now_ms).into_iter().collect();
+        if on(Bug::CaseWrittenTwice) {
+            return record.iter().chain(&record).cloned().collect();
+        }
+        record
     }
 
     fn restored(&self, job: usize, now_ms: u64) -> Option<Record> {
@@ -249,7 +258,12 @@ impl Start for RagKind {
 
     fn take_over(engine: &mut Engine, log: &ReadLog) -> TakenOver {
         let prior = super::resume::resumable(log, engine.cases());
-        let jobs = engine.restore(prior.calls);
+        let calls = if crate::planted::on(crate::planted::Bug::ResumeTakesNothing) {
+            Vec::new()
+        } else {
+            prior.calls
+        };
+        let jobs = engine.restore(calls);
         TakenOver::cases(jobs, engine.cases().len(), &prior.unknown_ids)
     }
 }

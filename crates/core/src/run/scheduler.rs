@@ -163,7 +163,8 @@ impl Scheduler {
     /// time), else the next pending job in order. Returns `(job, attempt)`.
     pub fn dispatch(&mut self, now_ms: u64) -> Vec<(usize, u32)> {
         let mut out = Vec::new();
-        while self.in_flight < self.limit && !self.paused && !self.stopped {
+        let limit = self.limit + usize::from(crate::planted::on(crate::planted::Bug::CapPlusOne));
+        while self.in_flight < limit && !self.paused && !self.stopped {
             let Some(job) = self.next_ready(now_ms) else {
                 break;
             };
@@ -342,6 +343,9 @@ impl Scheduler {
         let jitter =
             0.5 + 0.5 * unit(s.seed ^ (job as u64).wrapping_mul(0x9E37_79B9) ^ u64::from(attempt));
         let backoff = (capped as f64 * jitter) as u64;
+        if crate::planted::on(crate::planted::Bug::IgnoresRetryAfter) {
+            return backoff;
+        }
         err.retry_after_ms.unwrap_or(backoff)
     }
 
