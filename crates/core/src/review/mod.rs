@@ -31,22 +31,22 @@
 //! seeded fixtures of `tests/reference/agreement/` (undefined exactly where
 //! the reference gives NaN or raises); the test is `reference_tests.rs`.
 
-mod agree;
 mod exchange;
 mod labels;
+mod measured;
 mod stats;
 mod verdicts;
 
 #[cfg(test)]
 mod reference_tests;
 
-pub use agree::{
-    agree, agreement_markdown, kappa_below, review_queue, view_scores, AgreeOptions, Agreed,
-    Agreement, Ci, ConfusionTable, Figures, LeftOut, ReviewerFigures, ReviewerPair, Scheme,
-};
 pub use exchange::{read_any, to_langfuse, to_phoenix};
 pub use labels::{
     latest, read_labels, to_jsonl, Label, LabelEvent, LabelKey, LabelProblem, LabelsFile,
+};
+pub use measured::{
+    agree, agreement_markdown, kappa_below, review_queue, view_scores, AgreeOptions, Agreed,
+    Agreement, Ci, ConfusionTable, Figures, LeftOut, ReviewerFigures, ReviewerPair, Scheme,
 };
 pub use stats::{
     cohen_kappa, cohen_kappa_quadratic, krippendorff_alpha, majority, raw_agreement, wilson,
