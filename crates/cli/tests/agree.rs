@@ -40,6 +40,18 @@ fn judged_run(out: &Path) -> Vec<Value> {
     read_jsonl(&out.join("scores.jsonl"))
 }
 
+/// The judge's outcome of each case of `correct`: (case, passed).
+fn outcomes(scores: &[Value]) -> Vec<(String, bool)> {
+    scores
+        .iter()
+        .filter(|r| r["metric"] == "correct")
+        .filter_map(|r| {
+            let o = r["detail"]["outcome"].as_str()?;
+            Some((r["sample_id"].as_str()?.to_string(), o == "pass"))
+        })
+        .collect()
+}
+
 fn agree(args: &[&str]) -> Output {
     let mut cmd = evalpage();
     cmd.arg("agree").args(args);
@@ -57,14 +69,7 @@ fn two_reviewers_files_measured_against_the_judge_with_a_gate() {
     let run_dir = s.join("run");
     let scores = judged_run(&run_dir);
     // the judge's outcome of each case of `correct`
-    let judge: Vec<(String, bool)> = scores
-        .iter()
-        .filter(|r| r["metric"] == "correct")
-        .filter_map(|r| {
-            let o = r["detail"]["outcome"].as_str()?;
-            Some((r["sample_id"].as_str()?.to_string(), o == "pass"))
-        })
-        .collect();
+    let judge = outcomes(&scores);
     assert!(judge.len() >= 6, "{judge:?}");
     // ana agrees with the judge except on the first case; bo disagrees on
     // the first two and changes his mind on the second later
@@ -244,14 +249,7 @@ fn labels_exported_to_langfuse_and_phoenix_read_back_to_the_same_figures() {
     let s = Scratch::new("agree-exchange");
     let run_dir = s.join("run");
     let scores = judged_run(&run_dir);
-    let cases: Vec<(String, bool)> = scores
-        .iter()
-        .filter(|r| r["metric"] == "correct")
-        .filter_map(|r| {
-            let o = r["detail"]["outcome"].as_str()?;
-            Some((r["sample_id"].as_str()?.to_string(), o == "pass"))
-        })
-        .collect();
+    let cases = outcomes(&scores);
     assert!(cases.len() >= 4, "{cases:?}");
     // ana: JSONL with a note and a later change of mind; bo: json-seq
     let mut ana: String = cases
