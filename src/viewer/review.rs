@@ -55,8 +55,8 @@ struct Session {
     scheme: Scheme,
     reviewer: String,
     blind: bool,
-    /// Rows of the run to label, in order.
-    queue: Vec<usize>,
+    /// Rows of the run to label, in order, each with its automatic verdict.
+    queue: Vec<(usize, Option<Label>)>,
     /// The place in `queue` shown.
     pos: usize,
     /// When the case was shown, ms.
@@ -268,14 +268,12 @@ pub fn Review(p: &ReviewProps) -> Html {
                     }
                 };
                 let first = all.len();
-                for e in extra
-                    .map(|x| read_any(&x, "demo labels").events)
-                    .unwrap_or_default()
-                {
-                    if !all.contains(&e) {
-                        all.push(e);
-                    }
-                }
+                merge(
+                    &mut all,
+                    extra
+                        .map(|x| read_any(&x, "demo labels").events)
+                        .unwrap_or_default(),
+                );
                 if all.len() > first {
                     persist(key, first, all[first..].to_vec(), error);
                 }
@@ -328,13 +326,17 @@ pub fn Review(p: &ReviewProps) -> Html {
                 return;
             }
             let labels: Vec<Option<Label>> = v.iter().map(|(_, l)| l.clone()).collect();
-            let queue: Vec<usize> = review_queue(&labels, n, *stratified, QUEUE_SEED)
-                .into_iter()
-                .map(|i| v[i].0)
-                .collect();
+            let queue: Vec<(usize, Option<Label>)> =
+                review_queue(&labels, n, *stratified, QUEUE_SEED)
+                    .into_iter()
+                    .map(|i| v[i].clone())
+                    .collect();
             storage::save_reviewer(&name);
             let done = labelled_by(&d, &events, &metric, &name);
-            let pos = queue.iter().position(|r| !done.contains(r)).unwrap_or(0);
+            let pos = queue
+                .iter()
+                .position(|(r, _)| !done.contains(r))
+                .unwrap_or(0);
             error.set(None);
             on_blind.emit(*blind);
             session.set(Some(Session {
@@ -368,10 +370,13 @@ pub fn Review(p: &ReviewProps) -> Html {
                 KeyAction::Next | KeyAction::Skip => next.pos = (s.pos + 1) % len,
                 KeyAction::Previous => next.pos = (s.pos + len - 1) % len,
                 KeyAction::Give(label) => {
-                    let Some(row) = s.queue.get(s.pos).and_then(|i| d.rows.get(*i)) else {
+                    let Some((row, verdict)) = s
+                        .queue
+                        .get(s.pos)
+                        .and_then(|(i, v)| Some((d.rows.get(*i)?, v.clone())))
+                    else {
                         return;
                     };
-                    let verdict = verdicts_of_row(&d, &s, s.queue[s.pos]);
                     let event = LabelEvent {
                         case_id: row.id.clone(),
                         model: row.model.clone(),
@@ -393,7 +398,7 @@ pub fn Review(p: &ReviewProps) -> Html {
                     let done = labelled_by(&d, &all, &s.metric, &s.reviewer);
                     next.pos = (1..=len)
                         .map(|k| (s.pos + k) % len)
-                        .find(|p| !done.contains(&s.queue[*p]))
+                        .find(|p| !done.contains(&s.queue[*p].0))
                         .unwrap_or(s.pos);
                 }
             }
@@ -455,11 +460,7 @@ pub fn Review(p: &ReviewProps) -> Html {
                     for (name, bytes) in files {
                         let f = read_any(&String::from_utf8_lossy(&bytes), &name);
                         problems.extend(f.problems.iter().map(|p| p.to_string()));
-                        for ev in f.events {
-                            if !all.contains(&ev) {
-                                all.push(ev);
-                            }
-                        }
+                        merge(&mut all, f.events);
                     }
                     let added = all[first..].to_vec();
                     problems.insert(0, format!("{} labels added", added.len()));
@@ -518,11 +519,17 @@ pub fn Review(p: &ReviewProps) -> Html {
             }
         })
     };
-    let agreed = match (&*session, &scheme) {
-        (Some(s), _) => agreement(&d, &events, &s.metric, &s.scheme),
-        (None, Ok(sc)) => agreement(&d, &events, &metric, sc),
-        (None, Err(_)) => agreement(&d, &events, &metric, &Scheme::default()),
+    // recomputed when the labels or what they are measured as change, not
+    // on every keystroke of the note
+    let measured_as = match (&*session, &scheme) {
+        (Some(s), _) => (s.metric.clone(), s.scheme.clone()),
+        (None, Ok(sc)) => ((*metric).clone(), sc.clone()),
+        (None, Err(_)) => ((*metric).clone(), Scheme::default()),
     };
+    let agreed = use_memo(
+        ((*events).clone(), measured_as, d.clone()),
+        |(events, (metric, scheme), d)| agreement(d, events, metric, scheme),
+    );
     let save_agreement = {
         let (agreed, error) = (agreed.clone(), error.clone());
         Callback::from(move |_: MouseEvent| {
@@ -620,12 +627,13 @@ fn labelled_by(d: &ViewData, events: &[LabelEvent], metric: &str, reviewer: &str
         .collect()
 }
 
-/// The automatic verdict of `row` in session `s`.
-fn verdicts_of_row(d: &ViewData, s: &Session, row: usize) -> Option<Label> {
-    verdicts(d, &s.metric, &s.scheme)
-        .into_iter()
-        .find(|(i, _)| *i == row)
-        .and_then(|(_, l)| l)
+/// Adds the `events` `all` does not hold yet (a file opened twice adds nothing).
+fn merge(all: &mut Vec<LabelEvent>, events: Vec<LabelEvent>) {
+    for e in events {
+        if !all.contains(&e) {
+            all.push(e);
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -641,14 +649,14 @@ fn case_view(
 ) -> Html {
     let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
     let done = labelled_by(d, events, &s.metric, &s.reviewer);
-    let labelled = s.queue.iter().filter(|r| done.contains(r)).count();
+    let labelled = s.queue.iter().filter(|(r, _)| done.contains(r)).count();
     let mine: Vec<&LabelEvent> = events
         .iter()
         .filter(|e| e.reviewer == s.reviewer && e.metric == s.metric)
         .collect();
     let seconds: Vec<f64> = mine.iter().filter_map(|e| e.seconds).collect();
     let mean = (!seconds.is_empty()).then(|| seconds.iter().sum::<f64>() / seconds.len() as f64);
-    let row_i = s.queue.get(s.pos).copied().unwrap_or(0);
+    let (row_i, shown_verdict) = s.queue.get(s.pos).cloned().unwrap_or((0, None));
     let row = d.rows.get(row_i);
     let given = row.and_then(|r| {
         mine.iter()
@@ -656,7 +664,7 @@ fn case_view(
             .find(|e| e.case_id == r.id && e.model == r.model)
             .map(|e| e.label.clone())
     });
-    let verdict = (!s.blind).then(|| verdicts_of_row(d, s, row_i)).flatten();
+    let verdict = shown_verdict.filter(|_| !s.blind);
     let button = |l: Label| {
         let act = act.clone();
         let hint = key_of(&l, &s.scheme);
