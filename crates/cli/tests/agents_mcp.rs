@@ -56,9 +56,16 @@ impl Bank {
         if json {
             cmd.arg("--json");
         }
-        let child = cmd.spawn().expect("start the bank server");
+        let mut child = cmd.spawn().expect("start the bank server");
         let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        // ready when an HTTP answer comes back: a bare connect can succeed
+        // before the server listens (a loopback connect may pick the port it
+        // dials as its own and meet itself), and then the run's first cases
+        // would meet no server
+        while !answers_http(port) {
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("the bank server ended at start: {status}");
+            }
             assert!(Instant::now() < deadline, "the bank server did not start");
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -67,6 +74,17 @@ impl Bank {
             url: format!("http://127.0.0.1:{port}/mcp"),
         }
     }
+}
+
+/// Whether an HTTP server answers on `port` (any status).
+fn answers_http(port: u16) -> bool {
+    let Ok(mut c) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = c.set_read_timeout(Some(Duration::from_secs(5)));
+    let asked = c.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    let mut head = [0u8; 5];
+    asked.is_ok() && c.read_exact(&mut head).is_ok() && &head == b"HTTP/"
 }
 
 impl Drop for Bank {
@@ -99,8 +117,8 @@ fn stdio() -> String {
 }
 
 /// What must agree between two runs of one task: each case's scores,
-/// trajectory, tools and end state.
-fn verdicts(results: &[Value]) -> Vec<(Value, Value, Value, Value, Value)> {
+/// trajectory, tools, end state and error (none).
+fn verdicts(results: &[Value]) -> Vec<(Value, Value, Value, Value, Value, Value)> {
     results
         .iter()
         .map(|r| {
@@ -110,6 +128,7 @@ fn verdicts(results: &[Value]) -> Vec<(Value, Value, Value, Value, Value)> {
                 r["trajectory"].clone(),
                 r["agent"]["tools"].clone(),
                 r["agent"]["state"].clone(),
+                r["error"].clone(),
             )
         })
         .collect()
