@@ -4,4 +4,4 @@
 # seeds it took (median and worst of ten starting seeds), as a Markdown table.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-cargo test -q --release -p evalpage-sim --features planted --test planted -- --nocapture
+cargo test -q --profile sim -p evalpage-sim --features planted --test planted -- --nocapture

@@ -30,10 +30,10 @@ step "native tests"
 cargo test --workspace
 
 step "the simulator: 10,000 seeds of the real core against seeded faults (two processes, one per core)"
-cargo build -q --release -p evalpage-sim
+cargo build -q --profile sim -p evalpage-sim
 SIM_LOG="$(mktemp)"
-./target/release/evalpage-sim --seeds 5000 --first 0 > "$SIM_LOG.a" & SIM_A=$!
-./target/release/evalpage-sim --seeds 5000 --first 5000 > "$SIM_LOG.b" & SIM_B=$!
+./target/sim/evalpage-sim --seeds 5000 --first 0 > "$SIM_LOG.a" & SIM_A=$!
+./target/sim/evalpage-sim --seeds 5000 --first 5000 > "$SIM_LOG.b" & SIM_B=$!
 SIM_OK=0
 wait "$SIM_A" || SIM_OK=1
 wait "$SIM_B" || SIM_OK=1

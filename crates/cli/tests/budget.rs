@@ -174,3 +174,39 @@ fn the_estimate_sends_nothing_and_bounds_the_runs_real_usage() {
     at_most("cost", "cost_max");
     assert_eq!(e["calls"], 10);
 }
+
+/// Found by the simulator (seed 33): a cap of 0 sent the first wave of calls
+/// before the cap was first checked. It sends none: every case is not run.
+#[test]
+fn seed_33_a_cap_of_0_sends_no_call() {
+    let mock = Mock::start(&[]);
+    let dir = Scratch::new("budget-zero");
+    let ds = demo_dataset();
+    let out_dir = dir.join("zero");
+    let out = run(&[
+        "--dataset",
+        ds.to_str().unwrap_or_default(),
+        "--endpoint",
+        &mock.url,
+        "--model",
+        "evalpage-demo",
+        "--price-in",
+        "1",
+        "--price-out",
+        "1",
+        "--max-cost",
+        "0",
+        "--out",
+        out_dir.to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", texts(&out).1);
+    let report = read_json(&out_dir.join("eval_rag_report.json"));
+    let cases = report["metrics"]["cases"].as_u64().unwrap_or(0);
+    assert!(cases > 0);
+    assert_eq!(report["metrics"]["not_run_cases"].as_u64(), Some(cases));
+    let log = std::fs::read_to_string(out_dir.join("eval_rag_report.events.jsonl")).expect("log");
+    assert!(
+        !log.contains("\"llm_call_ok\":true"),
+        "no case was answered: {log}"
+    );
+}

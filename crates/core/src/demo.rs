@@ -94,12 +94,7 @@ pub fn retrieve(query: &str, k: usize) -> Vec<(&'static str, usize)> {
     let q = bigrams(&fold(query));
     let mut ranked: Vec<(usize, &'static str)> = paragraphs()
         .into_iter()
-        .map(|p| {
-            (
-                bigrams(&fold(p.text)).intersection(&q).count(),
-                DOCUMENTS[p.doc].0,
-            )
-        })
+        .map(|p| (bigrams(&fold(p.text)).overlap(&q), DOCUMENTS[p.doc].0))
         .filter(|(overlap, _)| *overlap > 0)
         .collect();
     ranked.sort_by_key(|(overlap, _)| std::cmp::Reverse(*overlap));
@@ -121,7 +116,7 @@ pub fn answer(messages: &[ChatMessage]) -> String {
     let q = question(messages);
     let paras = paragraphs();
     let q_grams = bigrams(&fold(q));
-    let overlap = |p: &Paragraph| bigrams(&fold(p.text)).intersection(&q_grams).count();
+    let overlap = |p: &Paragraph| bigrams(&fold(p.text)).overlap(&q_grams);
     let mut ranked: Vec<(usize, &Paragraph)> = paras.iter().map(|p| (overlap(p), p)).collect();
     ranked.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
     let zh = has_cjk(q);

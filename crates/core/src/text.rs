@@ -43,7 +43,11 @@ pub fn nfkc(s: &str) -> Cow<'_, str> {
 
 #[cfg(feature = "nfkc-tables")]
 fn tables(s: &str) -> String {
-    use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+    // most text is already NFKC, and the quick check says so without composing
+    if is_nfkc_quick(s.chars()) == IsNormalized::Yes {
+        return s.to_string();
+    }
     s.nfkc().collect()
 }
 

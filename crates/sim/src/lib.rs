@@ -6,30 +6,39 @@
 //!
 //! One seed expands into a [`Scenario`] (printed by [`Scenario::describe`]):
 //! how many cases (from the demo dataset, ids made unique), the concurrency,
-//! the attempts and back-off, the fault rate, and whether the run crashes
-//! (its event log cut at a byte, a torn last record included, then resumed)
-//! or is cancelled, after how many settled cases. Faults: HTTP 5xx, 429 with
-//! and without `Retry-After`, a hang past the timeout, a malformed body, a
-//! dropped connection, an answer cut at `finish_reason: length`, an answer
-//! with reasoning. Latencies are drawn the same way.
+//! the attempts and back-off, the call timeout, the fault rate, a spending
+//! cap or none, and whether the run crashes (its event log cut at a byte, a
+//! torn last record included, then resumed) or is cancelled, after how many
+//! settled cases. The endpoint answers HTTP, read by the core's own parser
+//! (`parse_response`, as the shells read theirs): the demo model's chat
+//! completion, or a fault: 5xx, 429 with and without `Retry-After`, an HTML
+//! page, a body cut short, an answer cut at `finish_reason: length`, an
+//! answer of tool calls, an answer with reasoning; or the transport fails: a
+//! hang past the timeout, a dropped connection. Latencies are drawn the same
+//! way (0.4 s to 30 s, log-uniform).
 //!
 //! After each seed, [`check`] verifies the invariants: every case settled
 //! exactly once in the final log and report, none lost, none doubled; a case
 //! settled before a crash never sent again; requests never more than each
-//! case's attempts; in-flight calls never above the concurrency; a
-//! `Retry-After` always honoured; verdicts equal to the fault-free run's
+//! case's attempts; in-flight calls never above the concurrency; no call
+//! sent once the run spent its cap; a `Retry-After` always honoured; verdicts equal to the fault-free run's
 //! wherever the answer was the same; the log reconciles with the report
 //! (spec 000 section 5); the same seed run twice gives the same trace hash.
 
 use evalpage_core::events::{read, reconcile, to_jsonl, Record};
-use evalpage_core::rag::{self, Engine, RagCase, RagKind, RunConfig};
+use evalpage_core::rag::{
+    self, AccuracyVerdict, CitationVerdict, Engine, RagCase, RagKind, RunConfig,
+};
+use evalpage_core::report::Price;
 use evalpage_core::run::{
     finish, Command, Finish, Input, Pipeline, RunEnd, RunIdentity, RunInfo, RunSettings, RunStatus,
     StartSpec, Step,
 };
 use evalpage_core::{
-    demo, sha256_hex, Answer, CallError, CallOutcome, ErrorKind, Lang, ScoringConfig, SplitMix64,
+    demo, parse_response, sha256_hex, Answer, CallError, CallOutcome, ErrorKind, Lang,
+    ScoringConfig, SplitMix64,
 };
+use serde_json::json;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
@@ -54,7 +63,16 @@ pub struct Scenario {
     pub crash_after: Option<usize>,
     /// Cancel once this many cases have settled.
     pub cancel_after: Option<usize>,
+    /// The spending cap (the model's price is [`PRICE`]), if any.
+    pub max_cost: Option<f64>,
 }
+
+/// The simulated model's price: a call of 500 prompt and 100 completion
+/// tokens costs 0.9.
+pub const PRICE: Price = Price {
+    in_per_mtok: 1_000.0,
+    out_per_mtok: 4_000.0,
+};
 
 /// A fault of one call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,8 +83,12 @@ pub enum Fault {
     RateLimited(Option<u64>),
     /// No answer before the timeout.
     Hang,
-    /// A body that is not a chat completion.
+    /// A body that is not a chat completion (an HTML page).
     Malformed,
+    /// A chat completion cut short (a body that is not whole JSON).
+    Truncated,
+    /// An answer of tool calls, with no content.
+    ToolCalls,
     /// The connection dropped.
     Dropped,
     /// The answer cut at `finish_reason: length`.
@@ -96,11 +118,12 @@ impl Scenario {
             cases,
             concurrency: 1 + d(2, 8) as usize,
             max_attempts: 1 + d(3, 4) as u32,
-            backoff_base_ms: [10, 250, 1_000][d(4, 3) as usize],
-            timeout_ms: [2_000, 30_000][d(5, 2) as usize],
+            backoff_base_ms: [250, 1_000, 2_000][d(4, 3) as usize],
+            timeout_ms: [30_000, 60_000, 120_000][d(5, 3) as usize],
             fault_per_mille: [0, 50, 200, 500][d(6, 4) as usize],
             crash_after: crash.then(|| d(9, cases as u64 + 1) as usize),
             cancel_after: cancel.then(|| d(10, cases as u64 + 1) as usize),
+            max_cost: (d(15, 3) == 0).then(|| 0.1 * d(16, 12 * cases as u64) as f64),
         }
     }
 
@@ -108,8 +131,8 @@ impl Scenario {
     pub fn describe(&self) -> String {
         format!(
             "seed {}: {} cases, concurrency {}, {} attempts, back-off {} ms, timeout {} ms, \
-             faults {}/1000, crash after {:?}, cancel after {:?}; replay: \
-             cargo run --release -p evalpage-sim -- --seeds 1 --first {}",
+             faults {}/1000, crash after {:?}, cancel after {:?}, spending cap {:?}; replay: \
+             cargo run --profile sim -p evalpage-sim -- --seeds 1 --first {}",
             self.seed,
             self.cases,
             self.concurrency,
@@ -119,6 +142,7 @@ impl Scenario {
             self.fault_per_mille,
             self.crash_after,
             self.cancel_after,
+            self.max_cost,
             self.seed
         )
     }
@@ -130,21 +154,34 @@ impl Scenario {
             return None;
         }
         let k = draw(self.seed, case as u64, u64::from(attempt), 12);
-        Some(match k % 8 {
-            0 => Fault::Server([500, 502, 503][(k / 8 % 3) as usize]),
-            1 => Fault::RateLimited(Some(1 + k / 8 % 30)),
+        Some(match k % 10 {
+            0 => Fault::Server([500, 502, 503][(k / 10 % 3) as usize]),
+            1 => Fault::RateLimited(Some(1 + k / 10 % 60)),
             2 => Fault::RateLimited(None),
             3 => Fault::Hang,
             4 => Fault::Malformed,
-            5 => Fault::Dropped,
-            6 => Fault::Length,
+            5 => Fault::Truncated,
+            6 => Fault::Dropped,
+            7 => Fault::Length,
+            8 => Fault::ToolCalls,
             _ => Fault::Reasoning,
         })
     }
 
-    /// The latency of `case`'s `attempt`, ms (50 ms to 4 s).
+    /// The latency of `case`'s `attempt`, ms: log-uniform from 0.4 s to 30 s
+    /// (median 3.5 s, mean 6.9 s), as a chat model's whole answer takes.
     pub fn latency_ms(&self, case: usize, attempt: u32) -> u64 {
-        50 + draw(self.seed, case as u64, u64::from(attempt), 13) % 3_950
+        let u = (draw(self.seed, case as u64, u64::from(attempt), 13) % 10_000) as f64 / 10_000.0;
+        (400.0 * 75f64.powf(u)) as u64
+    }
+
+    /// How the run starts: its spending cap over the model's price.
+    fn start_spec(&self) -> StartSpec {
+        StartSpec {
+            max_cost: self.max_cost,
+            prices: [("sim".to_string(), PRICE)].into_iter().collect(),
+            ..StartSpec::default()
+        }
     }
 
     fn config(&self) -> RunConfig {
@@ -167,7 +204,7 @@ impl Scenario {
                 lang: Lang::Zh,
                 backend: "openai".into(),
                 model: "sim".into(),
-                endpoint: Some("http://127.0.0.1:1/v1".into()),
+                endpoint: Some(URL.into()),
                 parameters: serde_json::json!({"temperature": 0}),
                 dataset_name: "sim.jsonl".into(),
                 dataset_line_errors: 0,
@@ -197,6 +234,59 @@ impl Scenario {
 
 const START_MS: u64 = 1_000_000;
 
+/// The simulated endpoint.
+const URL: &str = "http://127.0.0.1:1/v1";
+
+/// The simulated endpoint's answer: the demo model's (`demo::reply`), a pure
+/// function of the messages, kept per messages so the transport costs next
+/// to nothing and the time measured is the core's.
+fn demo_reply(messages: &[evalpage_core::ChatMessage]) -> (Answer, String) {
+    thread_local! {
+        static SEEN: std::cell::RefCell<HashMap<String, (Answer, String)>> = std::cell::RefCell::new(HashMap::new());
+    }
+    let key = serde_json::to_string(messages).unwrap_or_default();
+    SEEN.with(|seen| {
+        let mut seen = seen.borrow_mut();
+        if seen.len() > 10_000 {
+            seen.clear();
+        }
+        seen.entry(key)
+            .or_insert_with(|| {
+                let a = demo::reply(messages);
+                let body = completion(&a, json!({"role": "assistant", "content": a.text}), "stop");
+                (a, body)
+            })
+            .clone()
+    })
+}
+
+/// What an outcome's usage costs at [`PRICE`] (the core's formula).
+fn cost(outcome: &CallOutcome) -> f64 {
+    let usage = match outcome {
+        CallOutcome::Answer(a) => a.usage.as_ref(),
+        CallOutcome::Failed(e) => e.usage.as_deref(),
+    };
+    usage.map_or(0.0, |u| {
+        u.prompt_tokens as f64 * PRICE.in_per_mtok / 1e6
+            + u.completion_tokens as f64 * PRICE.out_per_mtok / 1e6
+    })
+}
+
+/// A chat completion's body: `message`, `finish_reason` and the answer's usage.
+fn completion(a: &Answer, message: serde_json::Value, finish: &str) -> String {
+    let (p, c) = a
+        .usage
+        .as_ref()
+        .map_or((0, 0), |u| (u.prompt_tokens, u.completion_tokens));
+    json!({
+        "id": "sim",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c},
+    })
+    .to_string()
+}
+
 /// What a seed's run did, for the invariants.
 #[derive(Clone, Debug, Default)]
 pub struct Trace {
@@ -204,8 +294,8 @@ pub struct Trace {
     pub log: String,
     /// The final report (`eval_rag_report.json`).
     pub report: serde_json::Value,
-    /// Each case's scores in the final report, by id.
-    pub verdicts: BTreeMap<String, String>,
+    /// Each case's verdicts (accuracy, citation) in the final results, by id.
+    pub verdicts: BTreeMap<String, (Option<AccuracyVerdict>, Option<CitationVerdict>)>,
     /// Each case's answer, by id (none when it failed).
     pub answers: BTreeMap<String, Option<String>>,
     /// Sends per case (all parts of the run).
@@ -235,6 +325,8 @@ struct Part<'a> {
     log: String,
     cases_logged: usize,
     wake: Option<u64>,
+    /// What the answers delivered so far cost (at [`PRICE`]).
+    spent: f64,
 }
 
 impl Part<'_> {
@@ -265,6 +357,12 @@ impl Part<'_> {
                             self.sc.concurrency
                         ));
                     }
+                    if let Some(cap) = self.sc.max_cost.filter(|c| self.spent >= *c) {
+                        trace.broken.push(format!(
+                            "case {case} sent after the run spent {:.4} of its cap of {cap}",
+                            self.spent
+                        ));
+                    }
                     if let Some(t) = self.retry_not_before.get(&case) {
                         if self.now < *t {
                             trace.broken.push(format!(
@@ -290,6 +388,10 @@ impl Part<'_> {
         self.wake = step.wake_at;
     }
 
+    /// What the endpoint does with `case`'s `attempt`, and after how long:
+    /// an HTTP answer read by the core's own parser (`parse_response`, as
+    /// the shells read theirs), or a transport failure (a hang past the
+    /// timeout, a dropped connection) as the shells report them.
     fn outcome(
         &self,
         case: usize,
@@ -297,43 +399,44 @@ impl Part<'_> {
         messages: &[evalpage_core::ChatMessage],
     ) -> (CallOutcome, u64) {
         let latency = self.sc.latency_ms(case, attempt);
-        let answer = demo::reply(messages);
         let fault = if self.faults {
             self.sc.fault(case, attempt)
         } else {
             None
         };
-        let err = |kind: ErrorKind, status: Option<u16>, msg: &str| {
-            let mut e = CallError::new(kind, msg.to_string());
-            e.status_code = status;
-            e
-        };
-        match fault {
-            None => (CallOutcome::Answer(answer), latency),
-            Some(Fault::Server(s)) => (
-                CallOutcome::Failed(err(ErrorKind::Http, Some(s), "server error")),
+        let http = |status: u16, retry_after: Option<String>, body: &str| {
+            (
+                parse_response(URL, status, retry_after.as_deref(), body),
                 latency,
+            )
+        };
+        let (answer, body) = demo_reply(messages);
+        match fault {
+            None => http(200, None, &body),
+            Some(Fault::Server(s)) => http(s, None, r#"{"error":{"message":"upstream failed"}}"#),
+            Some(Fault::RateLimited(after)) => http(
+                429,
+                after.map(|s| s.to_string()),
+                r#"{"error":{"message":"Rate limit reached","type":"rate_limit_exceeded"}}"#,
             ),
-            Some(Fault::RateLimited(after)) => {
-                let mut e = err(ErrorKind::Http, Some(429), "rate limited");
-                e.retry_after_ms = after.map(|s| s * 1000);
-                (CallOutcome::Failed(e), latency)
-            }
             Some(Fault::Hang) => {
-                let mut e = err(ErrorKind::Timeout, None, "no answer");
+                let mut e = CallError::new(ErrorKind::Timeout, "no answer".to_string());
                 e.timeout = true;
                 (CallOutcome::Failed(e), self.sc.timeout_ms)
             }
-            Some(Fault::Malformed) => (
-                CallOutcome::Failed(err(
-                    ErrorKind::InvalidResponse,
-                    Some(200),
-                    "not a chat completion",
-                )),
-                latency,
-            ),
+            Some(Fault::Malformed) => http(200, None, "<html><body>502 Bad Gateway</body></html>"),
+            Some(Fault::Truncated) => {
+                let mut at = body.len() / 2;
+                while !body.is_char_boundary(at) {
+                    at -= 1;
+                }
+                http(200, None, &body[..at])
+            }
             Some(Fault::Dropped) => (
-                CallOutcome::Failed(err(ErrorKind::Network, None, "connection reset")),
+                CallOutcome::Failed(CallError::new(
+                    ErrorKind::Network,
+                    "connection reset".to_string(),
+                )),
                 latency,
             ),
             Some(Fault::Length) => {
@@ -342,22 +445,21 @@ impl Part<'_> {
                     .chars()
                     .take(answer.text.chars().count() / 2)
                     .collect();
-                (
-                    CallOutcome::Answer(Answer {
-                        text: cut,
-                        finish_reason: Some("length".into()),
-                        ..answer
-                    }),
-                    latency,
-                )
+                let message = json!({"role": "assistant", "content": cut});
+                http(200, None, &completion(&answer, message, "length"))
             }
-            Some(Fault::Reasoning) => (
-                CallOutcome::Answer(Answer {
-                    reasoning: Some("thinking it over".into()),
-                    ..answer
-                }),
-                latency,
-            ),
+            Some(Fault::ToolCalls) => {
+                let message = json!({"role": "assistant", "content": null, "tool_calls": [{
+                    "id": "call_1", "type": "function",
+                    "function": {"name": "search", "arguments": "{\"q\": \"RAG\"}"},
+                }]});
+                http(200, None, &completion(&answer, message, "tool_calls"))
+            }
+            Some(Fault::Reasoning) => {
+                let message = json!({"role": "assistant", "content": answer.text,
+                    "reasoning_content": "thinking it over"});
+                http(200, None, &completion(&answer, message, "stop"))
+            }
         }
     }
 
@@ -398,6 +500,7 @@ impl Part<'_> {
                         continue;
                     };
                     self.in_flight.remove(&case);
+                    self.spent += cost(&outcome);
                     if let CallOutcome::Failed(e) = &outcome {
                         if let Some(ms) = e.retry_after_ms {
                             self.retry_not_before.insert(case, self.now + ms);
@@ -426,19 +529,33 @@ impl Part<'_> {
 
 /// Runs `sc` (with faults, or fault-free) and returns what it did.
 pub fn simulate(sc: &Scenario, faults: bool) -> Trace {
-    simulate_with(sc, faults, true)
+    let data = sc.dataset();
+    let cases = rag::parse("sim.jsonl", &data).cases;
+    simulate_with(sc, &data, &cases, faults, true)
 }
 
-/// [`simulate`], the report rendered only when `report` (a second run and
-/// the fault-free one need their log and verdicts alone).
-fn simulate_with(sc: &Scenario, faults: bool, report: bool) -> Trace {
+/// [`simulate`] of the scenario's dataset (`data`, read into `cases`), the
+/// report rendered only when `report` (a second run and the fault-free one
+/// need their log and verdicts alone).
+fn simulate_with(
+    sc: &Scenario,
+    data: &[u8],
+    cases: &[RagCase],
+    faults: bool,
+    report: bool,
+) -> Trace {
     let mut trace = Trace::default();
-    let data = sc.dataset();
-    let parsed = rag::parse("sim.jsonl", &data);
-    let cases: Vec<RagCase> = parsed.cases;
-    let spec = StartSpec::default();
+    let cases = cases.to_vec();
+    let spec = sc.start_spec();
     let mut part = new_part(sc, faults, START_MS);
-    let mut engine = Engine::new(sc.config(), cases.clone());
+    let mut engine = match Pipeline::prepare(RagKind::new(sc.config(), cases.clone()), &spec, None)
+    {
+        Ok((engine, _)) => engine,
+        Err(e) => {
+            trace.broken.push(format!("the run was refused: {e}"));
+            return trace;
+        }
+    };
     let (stop, cancel) = match (faults, sc.crash_after, sc.cancel_after) {
         (true, Some(k), _) => (Some(k), false),
         (true, None, Some(k)) => (Some(k), true),
@@ -454,6 +571,14 @@ fn simulate_with(sc: &Scenario, faults: bool, report: bool) -> Trace {
             .records
             .iter()
             .filter(|r| r["record_type"] == "case")
+            // a case the run did not send (a cancel, a spending cap) is sent
+            // by the resume: only an answered or failed case is settled
+            .filter(|r| {
+                !matches!(
+                    r["error_detail"]["kind"].as_str(),
+                    Some("not_run" | "cancelled")
+                )
+            })
             .filter_map(|r| r["case_id"].as_str().map(str::to_string))
             .collect();
         let (mut resumed, _) =
@@ -478,7 +603,7 @@ fn simulate_with(sc: &Scenario, faults: bool, report: bool) -> Trace {
         prices: Default::default(),
     };
     if report {
-        match finish(&engine, data, &end) {
+        match finish(&engine, data.to_vec(), &end) {
             Ok(ended) => {
                 let report = ended
                     .files
@@ -496,10 +621,9 @@ fn simulate_with(sc: &Scenario, faults: bool, report: bool) -> Trace {
         }
     }
     for r in engine.results().iter().flatten() {
-        trace.verdicts.insert(
-            r.case_id.clone(),
-            format!("{:?} {:?}", r.accuracy, r.citation),
-        );
+        trace
+            .verdicts
+            .insert(r.case_id.clone(), (r.accuracy.clone(), r.citation.clone()));
         trace.answers.insert(
             r.case_id.clone(),
             r.error.is_none().then(|| r.answer.clone()).flatten(),
@@ -522,6 +646,7 @@ fn new_part(sc: &Scenario, faults: bool, now: u64) -> Part<'_> {
         log: String::new(),
         cases_logged: 0,
         wake: None,
+        spent: 0.0,
     }
 }
 
@@ -542,8 +667,9 @@ pub fn check(sc: &Scenario, run: &Trace, clean: &Trace, again: &Trace) -> Vec<St
     let mut out = run.broken.clone();
     let ids: Vec<String> = (0..sc.cases).map(|i| format!("c{i:04}")).collect();
     // every case settled exactly once in the final log
+    let log = read(run.log.as_bytes());
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for r in &read(run.log.as_bytes()).records {
+    for r in &log.records {
         if r["record_type"] == "case" {
             let id = r["case_id"].as_str().unwrap_or_default().to_string();
             *seen.entry(id).or_default() += 1;
@@ -600,7 +726,7 @@ pub fn check(sc: &Scenario, run: &Trace, clean: &Trace, again: &Trace) -> Vec<St
         }
     }
     // the log reconciles with the report
-    let rec = reconcile(&run.report, &read(run.log.as_bytes()));
+    let rec = reconcile(&run.report, &log);
     if !rec.ok {
         let bad: Vec<String> = rec
             .checks
@@ -624,9 +750,11 @@ pub fn check(sc: &Scenario, run: &Trace, clean: &Trace, again: &Trace) -> Vec<St
 /// fault-free one; the broken invariants, and the simulated time and calls.
 pub fn run_seed(seed: u64) -> (Scenario, Vec<String>, u64, u64) {
     let sc = Scenario::of(seed);
-    let run = simulate(&sc, true);
-    let again = simulate_with(&sc, true, false);
-    let clean = simulate_with(&sc, false, false);
+    let data = sc.dataset();
+    let cases = rag::parse("sim.jsonl", &data).cases;
+    let run = simulate_with(&sc, &data, &cases, true, true);
+    let again = simulate_with(&sc, &data, &cases, true, false);
+    let clean = simulate_with(&sc, &data, &cases, false, false);
     let broken = check(&sc, &run, &clean, &again);
     (
         sc,

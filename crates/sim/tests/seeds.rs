@@ -26,14 +26,15 @@ fn a_seed_replays_bit_for_bit_and_scenarios_vary() {
         .map(|s| {
             let sc = Scenario::of(s);
             format!(
-                "{} {} {}",
+                "{} {} {} {}",
                 sc.crash_after.is_some(),
                 sc.cancel_after.is_some(),
+                sc.max_cost.is_some(),
                 sc.fault_per_mille
             )
         })
         .collect();
-    assert!(kinds.len() >= 8, "scenarios vary: {kinds:?}");
+    assert!(kinds.len() >= 12, "scenarios vary: {kinds:?}");
 }
 
 #[test]
@@ -85,4 +86,16 @@ fn the_invariants_catch_a_lost_a_doubled_and_a_resent_case() {
     assert!(check(&sc, &run, &clean, &lost)
         .iter()
         .any(|b| b.contains("another event log")));
+}
+
+/// Seed 33 (a spending cap of 0, a crash, a resume) found that a cap already
+/// reached at the start still sent the first wave of calls; the core checks
+/// the cap before its first send now (the CLI's side: tests/budget.rs).
+#[test]
+fn seed_33_a_cap_of_0_sends_no_call() {
+    let sc = Scenario::of(33);
+    assert_eq!(sc.max_cost, Some(0.0), "{}", sc.describe());
+    let (_, broken, _, _) = run_seed(33);
+    assert!(broken.is_empty(), "{}: {broken:?}", sc.describe());
+    assert_eq!(simulate(&sc, true).calls, 0);
 }

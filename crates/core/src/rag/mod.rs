@@ -15,6 +15,8 @@ mod result;
 mod resume;
 
 pub use crate::dataset::rag::{parse, RagCase, RagDataset};
+pub use crate::rag_rules::accuracy::AccuracyVerdict;
+pub use crate::rag_rules::citation::CitationVerdict;
 pub use console::{case_line, finish_line, notes, notes_of, percent, reasons, start_line};
 pub use engine::{Engine, RagKind};
 pub use report::{build, rag_markdown, rag_outputs, RAG_METRICS};

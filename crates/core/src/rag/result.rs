@@ -44,10 +44,10 @@ pub struct CaseResult {
     /// Token counts of the answer (or of a failed call that still used some).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
-    /// The final call error, when it failed.
     /// The answer came from the response cache.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cached: Option<crate::provider::CacheHit>,
+    /// The final call error, when it failed.
     pub error: Option<CallError>,
     /// Attempts made (1 when the first call settled it).
     pub attempts: u32,

@@ -21,7 +21,6 @@
 use super::{MatchMode, ScoringConfig};
 use crate::text::fold;
 use serde::Serialize;
-use std::collections::HashSet;
 
 /// How one keypoint fared.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -108,7 +107,7 @@ pub fn score(answer: &str, gold: &[String], cfg: &ScoringConfig) -> AccuracyVerd
 fn match_keypoint(
     keypoint: &str,
     answer: &str,
-    answer_grams: &HashSet<(char, char)>,
+    answer_grams: &Bigrams,
     cfg: &ScoringConfig,
 ) -> KeypointMatch {
     let whole = match_text(keypoint, keypoint, answer, answer_grams, cfg);
@@ -152,7 +151,7 @@ fn match_text(
     keypoint: &str,
     text: &str,
     answer: &str,
-    answer_grams: &HashSet<(char, char)>,
+    answer_grams: &Bigrams,
     cfg: &ScoringConfig,
 ) -> KeypointMatch {
     let k = fold(text);
@@ -177,9 +176,56 @@ fn match_text(
 }
 
 /// The set of adjacent character pairs of an already folded string.
-pub fn bigrams(folded: &str) -> HashSet<(char, char)> {
+pub fn bigrams(folded: &str) -> Bigrams {
     let chars: Vec<char> = folded.chars().collect();
-    chars.windows(2).map(|w| (w[0], w[1])).collect()
+    let mut pairs: Vec<(char, char)> = chars.windows(2).map(|w| (w[0], w[1])).collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    Bigrams(pairs)
+}
+
+/// A set of character pairs, kept sorted: a lookup is a binary search and an
+/// overlap one merge, with no hashing (scoring is the run's hot path).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bigrams(Vec<(char, char)>);
+
+impl Bigrams {
+    /// How many pairs.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The pairs, sorted.
+    pub fn iter(&self) -> impl Iterator<Item = &(char, char)> {
+        self.0.iter()
+    }
+
+    /// Whether `pair` is in the set.
+    pub fn contains(&self, pair: &(char, char)) -> bool {
+        self.0.binary_search(pair).is_ok()
+    }
+
+    /// How many pairs the two sets share.
+    pub fn overlap(&self, other: &Bigrams) -> usize {
+        let (mut i, mut j, mut n) = (0, 0, 0);
+        while i < self.0.len() && j < other.0.len() {
+            match self.0[i].cmp(&other.0[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    n += 1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        n
+    }
 }
 
 #[cfg(test)]

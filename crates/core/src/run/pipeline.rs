@@ -467,6 +467,8 @@ impl<K: Kind> Pipeline<K> {
         if let Some(e) = self.kind.cannot_run() {
             self.stop(&e, now_ms, &mut step);
         }
+        // a cap already reached (a cap of 0) sends nothing (simulator seed 33)
+        self.check_budget(now_ms, &mut step);
         self.dispatch(now_ms, &mut step);
         self.finish_if_done(now_ms, &mut step);
         step
