@@ -17,16 +17,31 @@ pub enum Bug {
     ResumeTakesNothing = 4,
     /// A failed call's case left out of the log.
     FailedCaseDropped = 5,
+    /// The spending cap checked after the next calls are sent.
+    CapCheckedAfterSend = 6,
+    /// `Retry-After` read as milliseconds, not seconds.
+    RetryAfterAsMs = 7,
+    /// One attempt more than `max_attempts`.
+    OneAttemptMore = 8,
+    /// A cancel that loses the case in flight (no record).
+    CancelLosesInFlight = 9,
+    /// Failed calls left out of the rates' denominator.
+    FailedOutOfDenominator = 10,
 }
 
 impl Bug {
     /// Every planted bug.
-    pub const ALL: [Bug; 5] = [
+    pub const ALL: [Bug; 10] = [
         Bug::IgnoresRetryAfter,
         Bug::CapPlusOne,
         Bug::CaseWrittenTwice,
         Bug::ResumeTakesNothing,
         Bug::FailedCaseDropped,
+        Bug::CapCheckedAfterSend,
+        Bug::RetryAfterAsMs,
+        Bug::OneAttemptMore,
+        Bug::CancelLosesInFlight,
+        Bug::FailedOutOfDenominator,
     ];
 }
 

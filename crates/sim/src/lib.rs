@@ -319,7 +319,8 @@ struct Part<'a> {
     now: u64,
     seq: u64,
     heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
-    pending: HashMap<u64, CallOutcome>,
+    /// Each call in flight: its outcome and the `Retry-After` sent with it, ms.
+    pending: HashMap<u64, (CallOutcome, Option<u64>)>,
     in_flight: HashMap<usize, u64>,
     retry_not_before: HashMap<usize, u64>,
     log: String,
@@ -373,9 +374,15 @@ impl Part<'_> {
                         }
                     }
                     let (outcome, after) = self.outcome(case, attempt, &messages);
+                    // the pause the endpoint asked for, as it sent it (not as
+                    // the core read it)
+                    let asked = match self.faults.then(|| self.sc.fault(case, attempt)).flatten() {
+                        Some(Fault::RateLimited(Some(s))) => Some(s * 1000),
+                        _ => None,
+                    };
                     self.seq += 1;
                     self.in_flight.insert(case, self.seq);
-                    self.pending.insert(self.seq, outcome);
+                    self.pending.insert(self.seq, (outcome, asked));
                     self.heap.push(Reverse((self.now + after, self.seq, case)));
                 }
                 Command::Abort { case } => {
@@ -496,15 +503,13 @@ impl Part<'_> {
                         break;
                     };
                     self.now = self.now.max(t);
-                    let Some(outcome) = self.pending.remove(&seq) else {
+                    let Some((outcome, asked)) = self.pending.remove(&seq) else {
                         continue;
                     };
                     self.in_flight.remove(&case);
                     self.spent += cost(&outcome);
-                    if let CallOutcome::Failed(e) = &outcome {
-                        if let Some(ms) = e.retry_after_ms {
-                            self.retry_not_before.insert(case, self.now + ms);
-                        }
+                    if let Some(ms) = asked {
+                        self.retry_not_before.insert(case, self.now + ms);
                     }
                     let step = engine.handle(Input::Outcome { case, outcome }, self.now);
                     self.absorb(step, trace, resumed);
@@ -693,6 +698,42 @@ pub fn check(sc: &Scenario, run: &Trace, clean: &Trace, again: &Trace) -> Vec<St
         Some(t) if t as usize == sc.cases => {}
         Some(t) => out.push(format!("the report counts {t} cases of {}", sc.cases)),
         None => out.push("the report has no metrics.cases".into()),
+    }
+    // every rate over every case, failed calls included; the failed calls
+    // are the log's cases without an answer
+    let m = &run.report["metrics"];
+    for (rate, count) in [
+        ("pass_rate", "passed_cases"),
+        ("accuracy", "accurate_cases"),
+        ("citation_rate", "cited_cases"),
+    ] {
+        let (Some(r), Some(k)) = (m[rate].as_f64(), m[count].as_u64()) else {
+            out.push(format!(
+                "the report has no metrics.{rate} or metrics.{count}"
+            ));
+            continue;
+        };
+        let want = if sc.cases == 0 {
+            0.0
+        } else {
+            k as f64 / sc.cases as f64
+        };
+        if (r - want).abs() > 1e-9 {
+            out.push(format!(
+                "metrics.{rate} is {r}, not {count} over all {} cases ({want})",
+                sc.cases
+            ));
+        }
+    }
+    let unanswered = log
+        .of_type("case")
+        .filter(|r| r["llm_call_ok"] == false)
+        .count();
+    if m["failed_calls"].as_u64() != Some(unanswered as u64) {
+        out.push(format!(
+            "metrics.failed_calls is {}, the log has {unanswered} cases without an answer",
+            m["failed_calls"]
+        ));
     }
     // a case settled before the crash is never sent again
     for id in &run.settled_before_crash {

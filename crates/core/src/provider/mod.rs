@@ -270,7 +270,12 @@ pub fn strip_query(url: &str) -> String {
 /// Parses a `Retry-After` header given in seconds (HTTP dates are not honoured).
 pub fn parse_retry_after(value: &str) -> Option<u64> {
     let secs: f64 = value.trim().parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0).min(600_000.0) as u64)
+    let per_unit = if crate::planted::on(crate::planted::Bug::RetryAfterAsMs) {
+        1.0
+    } else {
+        1000.0
+    };
+    (secs.is_finite() && secs >= 0.0).then(|| (secs * per_unit).min(600_000.0) as u64)
 }
 
 /// One model as called: what `model_snapshot.json` records. Never a key.

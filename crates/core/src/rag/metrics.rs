@@ -14,7 +14,18 @@ impl RunMetrics {
         let done: Vec<&CaseResult> = results.into_iter().collect();
         let n = done.len();
         let count = |f: fn(&CaseResult) -> bool| done.iter().filter(|r| f(r)).count();
-        let rate = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
+        let failed = if crate::planted::on(crate::planted::Bug::FailedOutOfDenominator) {
+            done.iter().filter(|r| !r.call_ok()).count()
+        } else {
+            0
+        };
+        let rate = |k: usize| {
+            if n == failed {
+                0.0
+            } else {
+                k as f64 / (n - failed) as f64
+            }
+        };
         let (passed, accurate, cited) = (
             count(CaseResult::passed),
             count(CaseResult::accurate),

@@ -487,7 +487,9 @@ impl<K: Kind> Pipeline<K> {
                     if let Some(s) = self.pools[pool].outcome(case, outcome, now_ms) {
                         self.call_settled(s, now_ms, &mut step);
                     }
-                    self.check_budget(now_ms, &mut step);
+                    if !crate::planted::on(crate::planted::Bug::CapCheckedAfterSend) {
+                        self.check_budget(now_ms, &mut step);
+                    }
                 }
             }
             Input::Tick => {}
@@ -496,6 +498,9 @@ impl<K: Kind> Pipeline<K> {
             Input::Resume => self.pools.iter_mut().for_each(|p| p.set_paused(false)),
         }
         self.dispatch(now_ms, &mut step);
+        if crate::planted::on(crate::planted::Bug::CapCheckedAfterSend) {
+            self.check_budget(now_ms, &mut step);
+        }
         self.finish_if_done(now_ms, &mut step);
         step
     }
@@ -790,6 +795,9 @@ impl<K: Kind> Pipeline<K> {
                 let job = s.job;
                 if s.aborted {
                     step.commands.push(Command::Abort { case: job });
+                    if crate::planted::on(crate::planted::Bug::CancelLosesInFlight) {
+                        continue;
+                    }
                 }
                 self.count(job, s.attempts, s.elapsed_ms);
                 self.settle(job, s.outcome.err(), now_ms, &mut step);

@@ -207,7 +207,9 @@ impl Scheduler {
                     self.on_rate_limited();
                 }
                 if err.retryable()
-                    && attempt < self.settings.max_attempts
+                    && attempt
+                        < self.settings.max_attempts
+                            + u32::from(crate::planted::on(crate::planted::Bug::OneAttemptMore))
                     && !self.stopped
                     && !self.final_answers
                 {
