@@ -65,6 +65,9 @@ pub struct Scenario {
     pub cancel_after: Option<usize>,
     /// The spending cap (the model's price is [`PRICE`]), if any.
     pub max_cost: Option<f64>,
+    /// The run's clock jumps by this many ms (back when negative) before the
+    /// input with this number (the engine's inputs counted from 1).
+    pub clock_jump: Option<(u64, i64)>,
 }
 
 /// The simulated model's price: a call of 500 prompt and 100 completion
@@ -124,6 +127,14 @@ impl Scenario {
             crash_after: crash.then(|| d(9, cases as u64 + 1) as usize),
             cancel_after: cancel.then(|| d(10, cases as u64 + 1) as usize),
             max_cost: (d(15, 3) == 0).then(|| 0.1 * d(16, 12 * cases as u64) as f64),
+            clock_jump: (d(17, 4) == 0).then(|| {
+                let ms = if d(19, 2) == 0 {
+                    -(1_000 + d(20, 60_000) as i64)
+                } else {
+                    1_000 + d(21, 3_600_000) as i64
+                };
+                (1 + d(18, 2 * cases as u64 + 1), ms)
+            }),
         }
     }
 
@@ -131,7 +142,8 @@ impl Scenario {
     pub fn describe(&self) -> String {
         format!(
             "seed {}: {} cases, concurrency {}, {} attempts, back-off {} ms, timeout {} ms, \
-             faults {}/1000, crash after {:?}, cancel after {:?}, spending cap {:?}; replay: \
+             faults {}/1000, crash after {:?}, cancel after {:?}, spending cap {:?}, \
+             clock jump (before input, ms) {:?}; replay: \
              cargo run --profile sim -p evalpage-sim -- --seeds 1 --first {}",
             self.seed,
             self.cases,
@@ -143,6 +155,7 @@ impl Scenario {
             self.crash_after,
             self.cancel_after,
             self.max_cost,
+            self.clock_jump,
             self.seed
         )
     }
@@ -328,9 +341,32 @@ struct Part<'a> {
     wake: Option<u64>,
     /// What the answers delivered so far cost (at [`PRICE`]).
     spent: f64,
+    /// The run's clock minus the simulation's, ms (a clock jump moves it).
+    skew: i64,
+    /// Inputs fed to the engine so far.
+    inputs: u64,
 }
 
 impl Part<'_> {
+    /// The run's clock: the simulation's, moved by the jumps so far.
+    fn clock(&self) -> u64 {
+        self.now.saturating_add_signed(self.skew)
+    }
+
+    /// The clock for the next input to the engine; the scenario's jump
+    /// happens before its input.
+    fn tick(&mut self) -> u64 {
+        self.inputs += 1;
+        if self.faults {
+            if let Some((at, ms)) = self.sc.clock_jump {
+                if at == self.inputs {
+                    self.skew += ms;
+                }
+            }
+        }
+        self.clock()
+    }
+
     fn absorb(&mut self, step: Step<Record>, trace: &mut Trace, resumed: bool) {
         for e in &step.events {
             if matches!(e, Record::Case(_)) {
@@ -364,12 +400,13 @@ impl Part<'_> {
                             self.spent
                         ));
                     }
+                    // by the run's clock (which a jump moves)
                     if let Some(t) = self.retry_not_before.get(&case) {
-                        if self.now < *t {
+                        if self.clock() < *t {
                             trace.broken.push(format!(
                                 "case {case} sent again at {} ms, before its Retry-After ({} ms)",
-                                self.now - START_MS,
-                                t - START_MS
+                                self.clock().saturating_sub(START_MS),
+                                t.saturating_sub(START_MS)
                             ));
                         }
                     }
@@ -392,7 +429,10 @@ impl Part<'_> {
                 }
             }
         }
-        self.wake = step.wake_at;
+        // a wake-up is asked by the run's clock
+        self.wake = step
+            .wake_at
+            .map(|w| w.saturating_add_signed(-self.skew).max(self.now));
     }
 
     /// What the endpoint does with `case`'s `attempt`, and after how long:
@@ -480,7 +520,8 @@ impl Part<'_> {
         stop_after: Option<usize>,
         cancel: bool,
     ) -> bool {
-        let step = engine.start(self.now);
+        let now = self.tick();
+        let step = engine.start(now);
         self.absorb(step, trace, resumed);
         for _ in 0..1_000_000 {
             if engine.status() != RunStatus::Running {
@@ -491,7 +532,8 @@ impl Part<'_> {
                     if !cancel {
                         return true;
                     }
-                    let step = engine.handle(Input::Cancel, self.now);
+                    let now = self.tick();
+                    let step = engine.handle(Input::Cancel, now);
                     self.absorb(step, trace, resumed);
                     continue;
                 }
@@ -508,16 +550,18 @@ impl Part<'_> {
                     };
                     self.in_flight.remove(&case);
                     self.spent += cost(&outcome);
+                    let now = self.tick();
                     if let Some(ms) = asked {
-                        self.retry_not_before.insert(case, self.now + ms);
+                        self.retry_not_before.insert(case, now + ms);
                     }
-                    let step = engine.handle(Input::Outcome { case, outcome }, self.now);
+                    let step = engine.handle(Input::Outcome { case, outcome }, now);
                     self.absorb(step, trace, resumed);
                 }
                 (_, Some(w)) => {
                     // a wake-up before the next answer
                     self.now = self.now.max(w);
-                    let step = engine.handle(Input::Tick, self.now);
+                    let now = self.tick();
+                    let step = engine.handle(Input::Tick, now);
                     self.absorb(step, trace, resumed);
                 }
                 _ => break,
@@ -652,6 +696,8 @@ fn new_part(sc: &Scenario, faults: bool, now: u64) -> Part<'_> {
         cases_logged: 0,
         wake: None,
         spent: 0.0,
+        skew: 0,
+        inputs: 0,
     }
 }
 

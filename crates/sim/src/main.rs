@@ -47,8 +47,25 @@ fn main() -> ExitCode {
     };
     let started = Instant::now();
     let (mut failures, mut simulated_ms, mut calls) = (0u64, 0u64, 0u64);
+    // a panic is the seed's failure, said with its replay, and the seeds go on
+    std::panic::set_hook(Box::new(|_| {}));
     for seed in first..first + n {
-        let (sc, broken, ms, c) = evalpage_sim::run_seed(seed);
+        let (sc, broken, ms, c) = match std::panic::catch_unwind(|| evalpage_sim::run_seed(seed)) {
+            Ok(x) => x,
+            Err(p) => {
+                let what = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                (
+                    evalpage_sim::Scenario::of(seed),
+                    vec![format!("the core panicked: {what}")],
+                    0,
+                    0,
+                )
+            }
+        };
         simulated_ms += ms;
         calls += c;
         if !broken.is_empty() {
