@@ -400,8 +400,9 @@ impl Part<'_> {
                             self.spent
                         ));
                     }
-                    // by the run's clock (which a jump moves)
-                    if let Some(t) = self.retry_not_before.get(&case) {
+                    // by the run's clock (which a jump moves); the pause is
+                    // the next send's alone
+                    if let Some(t) = self.retry_not_before.remove(&case).as_ref() {
                         if self.clock() < *t {
                             trace.broken.push(format!(
                                 "case {case} sent again at {} ms, before its Retry-After ({} ms)",
