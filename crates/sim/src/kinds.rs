@@ -1,0 +1,265 @@
+//! The kinds of evaluation the simulator runs, each on the real core's
+//! engine (`Pipeline` over the kind) and its own files: what a kind's run is
+//! built from, how a job is named in its log, what its verdicts are, and the
+//! checks its report must pass.
+
+use crate::scenario::{model_name, Scenario};
+use evalpage_core::events::ReadLog;
+use evalpage_core::rag::{self, RagKind, RunConfig};
+use evalpage_core::run::{Finish, Kind, Pipeline, RunIdentity, RunInfo, RunSettings, Start};
+use evalpage_core::task::{
+    builtin_template, load_dataset, preset, DatasetFormat, TaskFiles, TaskInfo, TaskKind,
+    TaskRunConfig,
+};
+use evalpage_core::{demo, Lang, ModelSettings, ScoringConfig};
+use serde_json::Value;
+
+/// The simulated endpoint's base URL.
+pub(crate) const URL: &str = "http://127.0.0.1:1/v1";
+
+/// The simulated run's start, ms since the epoch.
+pub(crate) const START_MS: u64 = 1_000_000;
+
+/// A kind of evaluation as the simulator runs it.
+pub trait Simulated: Kind + Start<Log = ReadLog> + Finish + Sized
+where
+    Self::Record: serde::Serialize,
+{
+    /// The kind over the scenario's dataset, fresh.
+    fn build(sc: &Scenario) -> Self;
+    /// What its files are rendered from at the end.
+    fn inputs(sc: &Scenario) -> Self::Inputs;
+    /// The job's name in the log: its `case_id`, after its model when the
+    /// run asks several.
+    fn key(engine: &Pipeline<Self>, job: usize) -> String;
+    /// Each settled job's name, verdicts (the scores, as JSON) and answer
+    /// (none when the call failed).
+    fn verdicts(engine: &Pipeline<Self>) -> Vec<(String, String, Option<String>)>;
+    /// What the final report (its JSON) must hold for the run's `jobs`.
+    fn check_report(sc: &Scenario, jobs: usize, report: &Value, log: &ReadLog) -> Vec<String>;
+}
+
+fn identity(sc: &Scenario) -> RunIdentity {
+    RunIdentity {
+        run_id: format!("sim-{}", sc.seed),
+        tool: "evalpage-sim".into(),
+        started_at_ms: START_MS,
+        argv: vec![],
+        dataset: "sim.jsonl".into(),
+        settings: RunSettings {
+            concurrency: sc.concurrency,
+            max_attempts: sc.max_attempts,
+            backoff_base_ms: sc.backoff_base_ms,
+            timeout_ms: sc.timeout_ms,
+            ..RunSettings::default()
+        },
+    }
+}
+
+/// `lines` repeated to `n` samples, each with a fresh `field` id.
+fn repeated(lines: &str, n: usize, field: &str, prefix: char) -> Vec<u8> {
+    let lines: Vec<&str> = lines.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut out = String::new();
+    for i in 0..n {
+        let mut v: Value = serde_json::from_str(lines[i % lines.len()]).unwrap_or_default();
+        v[field] = Value::from(format!("{prefix}{i:04}"));
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+/// The rates of a report's `metrics` over all `jobs`, failed calls included,
+/// and its failed calls the log's jobs without an answer.
+fn rates_over_all(jobs: usize, m: &Value, rates: &[(&str, &str)], log: &ReadLog) -> Vec<String> {
+    let mut out = Vec::new();
+    for (rate, count) in rates {
+        let (Some(r), Some(k)) = (m[rate].as_f64(), m[count].as_u64()) else {
+            out.push(format!(
+                "the report has no metrics.{rate} or metrics.{count}"
+            ));
+            continue;
+        };
+        let want = if jobs == 0 {
+            0.0
+        } else {
+            k as f64 / jobs as f64
+        };
+        if (r - want).abs() > 1e-9 {
+            out.push(format!(
+                "metrics.{rate} is {r}, not {count} over all {jobs} cases ({want})"
+            ));
+        }
+    }
+    let unanswered = log
+        .of_type("case")
+        .filter(|r| r["llm_call_ok"] == false)
+        .count();
+    if m["failed_calls"].as_u64() != Some(unanswered as u64) {
+        out.push(format!(
+            "metrics.failed_calls is {}, the log has {unanswered} cases without an answer",
+            m["failed_calls"]
+        ));
+    }
+    out
+}
+
+fn cases_counted(jobs: usize, m: &Value) -> Option<String> {
+    match m["cases"].as_u64() {
+        Some(t) if t as usize == jobs => None,
+        Some(t) => Some(format!("the report counts {t} cases of {jobs}")),
+        None => Some("the report has no metrics.cases".into()),
+    }
+}
+
+impl Simulated for RagKind {
+    fn build(sc: &Scenario) -> RagKind {
+        let cases = rag::parse("sim.jsonl", &Self::inputs(sc)).cases;
+        let config = RunConfig {
+            run: identity(sc),
+            info: RunInfo {
+                lang: Lang::Zh,
+                backend: "openai".into(),
+                model: "sim".into(),
+                endpoint: Some(URL.into()),
+                parameters: serde_json::json!({"temperature": 0}),
+                dataset_name: "sim.jsonl".into(),
+                dataset_line_errors: 0,
+            },
+            scoring: ScoringConfig::default(),
+            system_prompt: "sys".into(),
+            dataset_meta: None,
+        };
+        RagKind::new(config, cases)
+    }
+
+    fn inputs(sc: &Scenario) -> Vec<u8> {
+        repeated(demo::DATASET, sc.cases, "id", 'c')
+    }
+
+    fn key(_: &Pipeline<Self>, job: usize) -> String {
+        format!("c{job:04}")
+    }
+
+    fn verdicts(engine: &Pipeline<Self>) -> Vec<(String, String, Option<String>)> {
+        engine
+            .results()
+            .iter()
+            .flatten()
+            .map(|r| {
+                (
+                    r.case_id.clone(),
+                    serde_json::to_string(&(&r.accuracy, &r.citation)).unwrap_or_default(),
+                    r.error.is_none().then(|| r.answer.clone()).flatten(),
+                )
+            })
+            .collect()
+    }
+
+    fn check_report(sc: &Scenario, jobs: usize, report: &Value, log: &ReadLog) -> Vec<String> {
+        let m = &report["metrics"];
+        let rates = [
+            ("pass_rate", "passed_cases"),
+            ("accuracy", "accurate_cases"),
+            ("citation_rate", "cited_cases"),
+        ];
+        let _ = sc;
+        cases_counted(jobs, m)
+            .into_iter()
+            .chain(rates_over_all(jobs, m, &rates, log))
+            .collect()
+    }
+}
+
+/// The task's samples: spec 004's `event_eval` preset (sentiment, impact
+/// score, keywords), one with a template field missing.
+const TASK_SAMPLES: &str = concat!(
+    "{\"sample_id\":\"S1\",\"ticker\":\"A\",\"news_items\":[{\"title\":\"AI chips sell out\"}],\"gt_sentiment\":\"positive\",\"gt_impact_score\":2,\"gt_keywords\":[\"ai\"]}\n",
+    "{\"sample_id\":\"S2\",\"ticker\":\"B\",\"news_items\":[{\"title\":\"Quarterly loss\"}],\"gt_sentiment\":\"negative\",\"gt_impact_score\":-3,\"gt_keywords\":[\"loss\"]}\n",
+    "{\"sample_id\":\"S3\",\"news_items\":[],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":0,\"gt_keywords\":[]}\n",
+    "{\"sample_id\":\"S4\",\"ticker\":\"D\",\"news_items\":[{\"title\":\"x\"}],\"gt_sentiment\":\"neutral\",\"gt_impact_score\":1,\"gt_keywords\":[\"x\"]}\n",
+);
+
+fn task_info() -> TaskInfo {
+    TaskInfo {
+        name: "event_eval".into(),
+        version: "v1".into(),
+        source: "preset".into(),
+        prompt_name: "ie_json".into(),
+        prompt_version: "v1".into(),
+        prompt_source: "builtin".into(),
+    }
+}
+
+fn task_files(sc: &Scenario) -> TaskFiles {
+    let bytes = repeated(TASK_SAMPLES, sc.cases, "sample_id", 's');
+    TaskFiles {
+        task: preset("event_eval").expect("event_eval is a built-in preset"),
+        info: task_info(),
+        data: load_dataset("sim.jsonl", &bytes, DatasetFormat::Samples, None),
+        dataset_bytes: bytes,
+        lang: Lang::En,
+    }
+}
+
+impl Simulated for TaskKind {
+    fn build(sc: &Scenario) -> TaskKind {
+        let files = task_files(sc);
+        let cfg = TaskRunConfig {
+            run: identity(sc),
+            backend: "openai".into(),
+            repeats: Default::default(),
+            models: (0..sc.models)
+                .map(|i| ModelSettings {
+                    name: model_name(i),
+                    model: model_name(i),
+                    base_url: Some(URL.into()),
+                    api_key_env: None,
+                    params: serde_json::Map::new(),
+                    engine: None,
+                })
+                .collect(),
+        };
+        let template = builtin_template("ie_json").expect("ie_json is a built-in template");
+        TaskKind::judged(cfg, files.task, files.info, &template, &files.data, None)
+    }
+
+    fn inputs(sc: &Scenario) -> TaskFiles {
+        task_files(sc)
+    }
+
+    fn key(engine: &Pipeline<Self>, job: usize) -> String {
+        let Some(j) = engine.job(job) else {
+            return format!("job {job}");
+        };
+        let id = engine
+            .samples()
+            .get(j.sample)
+            .map_or("?", |s| s.sample.id.as_str());
+        format!("{}/{id}", model_name(j.model))
+    }
+
+    fn verdicts(engine: &Pipeline<Self>) -> Vec<(String, String, Option<String>)> {
+        let mut out = Vec::new();
+        for (job, r) in (0..engine.jobs()).filter_map(|j| Some((j, engine.result(j)?))) {
+            out.push((
+                Self::key(engine, job),
+                serde_json::to_string(&r.scores).unwrap_or_default(),
+                r.error.is_none().then(|| r.raw_answer.clone()).flatten(),
+            ));
+        }
+        out
+    }
+
+    fn check_report(_: &Scenario, jobs: usize, report: &Value, log: &ReadLog) -> Vec<String> {
+        let m = &report["metrics"];
+        let mut out: Vec<String> = cases_counted(jobs, m).into_iter().collect();
+        let rows = report["cases"].as_array().map_or(0, Vec::len);
+        if rows != jobs {
+            out.push(format!("the report lists {rows} case rows of {jobs}"));
+        }
+        // a task report counts (no rates in its metrics); its failed calls are the log's
+        out.extend(rates_over_all(jobs, m, &[], log));
+        out
+    }
+}

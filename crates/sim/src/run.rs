@@ -1,0 +1,513 @@
+//! One seed's run: the real engine of its kind against the simulated
+//! endpoint and clock, to its end or to a crash (the log cut, then resumed)
+//! or a cancel; what it did is its [`Trace`].
+
+use crate::kinds::{Simulated, START_MS, URL};
+use crate::scenario::{draw, Fault, Scenario, PRICE};
+use evalpage_core::events::{read, to_jsonl};
+use evalpage_core::run::{finish, Command, Input, Pipeline, RunEnd, RunStatus, Step};
+use evalpage_core::{parse_response, Answer, CallError, CallOutcome, ErrorKind};
+use serde_json::json;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+
+/// What a seed's run did, for the invariants.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    /// The final event log (JSONL).
+    pub log: String,
+    /// The final report (the kind's report file, as JSON).
+    pub report: serde_json::Value,
+    /// Problems of the report the kind found (see `Simulated::check_report`).
+    pub report_problems: Vec<String>,
+    /// Each job's name in the log, by job number.
+    pub keys: Vec<String>,
+    /// Each settled job's verdicts (its scores, as JSON), by name.
+    pub verdicts: BTreeMap<String, String>,
+    /// Each settled job's answer, by name (none when it failed).
+    pub answers: BTreeMap<String, Option<String>>,
+    /// Sends per job (all parts of the run).
+    pub sends: HashMap<usize, u32>,
+    /// Sends per job after a resume.
+    pub resent: HashMap<usize, u32>,
+    /// Jobs settled in the log a crash left (complete records), by name.
+    pub settled_before_crash: Vec<String>,
+    /// Broken invariants seen while running.
+    pub broken: Vec<String>,
+    /// Simulated time, ms.
+    pub simulated_ms: u64,
+    /// Calls sent.
+    pub calls: u64,
+}
+
+/// One part of a run (before a crash, or to its end).
+struct Part<'a, K: Simulated>
+where
+    K::Record: serde::Serialize,
+{
+    sc: &'a Scenario,
+    faults: bool,
+    now: u64,
+    seq: u64,
+    heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    /// Each call in flight: its outcome and the `Retry-After` sent with it, ms.
+    pending: HashMap<u64, (CallOutcome, Option<u64>)>,
+    /// Each job in flight: its call's number and pool.
+    in_flight: HashMap<usize, (u64, usize)>,
+    retry_not_before: HashMap<usize, u64>,
+    log: String,
+    cases_logged: usize,
+    wake: Option<u64>,
+    /// What the answers delivered so far cost (at [`PRICE`]).
+    spent: f64,
+    /// The run's clock minus the simulation's, ms (a clock jump moves it).
+    skew: i64,
+    /// Inputs fed to the engine so far.
+    inputs: u64,
+    kind: std::marker::PhantomData<K>,
+}
+
+impl<K: Simulated> Part<'_, K>
+where
+    K::Record: serde::Serialize,
+{
+    /// The run's clock: the simulation's, moved by the jumps so far.
+    fn clock(&self) -> u64 {
+        self.now.saturating_add_signed(self.skew)
+    }
+
+    /// The clock for the next input to the engine; the scenario's jump
+    /// happens before its input.
+    fn tick(&mut self) -> u64 {
+        self.inputs += 1;
+        if self.faults {
+            if let Some((at, ms)) = self.sc.clock_jump {
+                if at == self.inputs {
+                    self.skew += ms;
+                }
+            }
+        }
+        self.clock()
+    }
+
+    fn absorb(
+        &mut self,
+        engine: &Pipeline<K>,
+        step: Step<K::Record>,
+        trace: &mut Trace,
+        resumed: bool,
+    ) {
+        for e in &step.events {
+            let line = to_jsonl(e);
+            if line.contains("\"record_type\":\"case\"") {
+                self.cases_logged += 1;
+            }
+            self.log.push_str(&line);
+        }
+        for c in step.commands {
+            match c {
+                Command::Send {
+                    case,
+                    attempt,
+                    messages,
+                    pool,
+                    ..
+                } => {
+                    trace.calls += 1;
+                    *trace.sends.entry(case).or_default() += 1;
+                    if resumed {
+                        *trace.resent.entry(case).or_default() += 1;
+                    }
+                    // each model's pool has the run's concurrency
+                    let busy = self.in_flight.values().filter(|(_, p)| *p == pool).count();
+                    if busy >= self.sc.concurrency {
+                        trace.broken.push(format!(
+                            "case {case} sent with {busy} calls of its model in flight (cap {})",
+                            self.sc.concurrency
+                        ));
+                    }
+                    if let Some(cap) = self.sc.max_cost.filter(|c| self.spent >= *c) {
+                        trace.broken.push(format!(
+                            "case {case} sent after the run spent {:.4} of its cap of {cap}",
+                            self.spent
+                        ));
+                    }
+                    // by the run's clock (which a jump moves); the pause is
+                    // the next send's alone
+                    if let Some(t) = self.retry_not_before.remove(&case).as_ref() {
+                        if self.clock() < *t {
+                            trace.broken.push(format!(
+                                "case {case} sent again at {} ms, before its Retry-After ({} ms)",
+                                self.clock().saturating_sub(START_MS),
+                                t.saturating_sub(START_MS)
+                            ));
+                        }
+                    }
+                    let (outcome, after) = self.outcome(engine, case, attempt, pool, &messages);
+                    // the pause the endpoint asked for, as it sent it (not as
+                    // the core read it)
+                    let asked = match self.faults.then(|| self.sc.fault(case, attempt)).flatten() {
+                        Some(Fault::RateLimited(Some(s))) => Some(s * 1000),
+                        _ => None,
+                    };
+                    self.seq += 1;
+                    self.in_flight.insert(case, (self.seq, pool));
+                    self.pending.insert(self.seq, (outcome, asked));
+                    self.heap.push(Reverse((self.now + after, self.seq, case)));
+                }
+                Command::Abort { case } => {
+                    if let Some((seq, _)) = self.in_flight.remove(&case) {
+                        self.pending.remove(&seq);
+                    }
+                }
+            }
+        }
+        // a wake-up is asked by the run's clock
+        self.wake = step
+            .wake_at
+            .map(|w| w.saturating_add_signed(-self.skew).max(self.now));
+    }
+
+    /// What the endpoint does with `case`'s `attempt`, and after how long:
+    /// an HTTP answer read by the core's own parser (`parse_response`, as
+    /// the shells read theirs), or a transport failure (a hang past the
+    /// timeout, a dropped connection) as the shells report them.
+    fn outcome(
+        &self,
+        engine: &Pipeline<K>,
+        case: usize,
+        attempt: u32,
+        pool: usize,
+        messages: &[evalpage_core::ChatMessage],
+    ) -> (CallOutcome, u64) {
+        let latency = self.sc.latency_ms(case, attempt);
+        let fault = if self.faults {
+            self.sc.fault(case, attempt)
+        } else {
+            None
+        };
+        let http = |status: u16, retry_after: Option<String>, body: &str| {
+            (
+                parse_response(URL, status, retry_after.as_deref(), body),
+                latency,
+            )
+        };
+        let (answer, body) = mock_reply(engine, case, pool, messages);
+        match fault {
+            None => http(200, None, &body),
+            Some(Fault::Server(s)) => http(s, None, r#"{"error":{"message":"upstream failed"}}"#),
+            Some(Fault::RateLimited(after)) => http(
+                429,
+                after.map(|s| s.to_string()),
+                r#"{"error":{"message":"Rate limit reached","type":"rate_limit_exceeded"}}"#,
+            ),
+            Some(Fault::Hang) => {
+                let mut e = CallError::new(ErrorKind::Timeout, "no answer".to_string());
+                e.timeout = true;
+                (CallOutcome::Failed(e), self.sc.timeout_ms)
+            }
+            Some(Fault::Malformed) => http(200, None, "<html><body>502 Bad Gateway</body></html>"),
+            Some(Fault::Truncated) => {
+                let mut at = body.len() / 2;
+                while !body.is_char_boundary(at) {
+                    at -= 1;
+                }
+                http(200, None, &body[..at])
+            }
+            Some(Fault::Dropped) => (
+                CallOutcome::Failed(CallError::new(
+                    ErrorKind::Network,
+                    "connection reset".to_string(),
+                )),
+                latency,
+            ),
+            Some(Fault::Length) => {
+                let cut: String = answer
+                    .text
+                    .chars()
+                    .take(answer.text.chars().count() / 2)
+                    .collect();
+                let message = json!({"role": "assistant", "content": cut});
+                http(200, None, &completion(&answer, message, "length"))
+            }
+            Some(Fault::ToolCalls) => {
+                let message = json!({"role": "assistant", "content": null, "tool_calls": [{
+                    "id": "call_1", "type": "function",
+                    "function": {"name": "search", "arguments": "{\"q\": \"RAG\"}"},
+                }]});
+                http(200, None, &completion(&answer, message, "tool_calls"))
+            }
+            Some(Fault::Reasoning) => {
+                let message = json!({"role": "assistant", "content": answer.text,
+                    "reasoning_content": "thinking it over"});
+                http(200, None, &completion(&answer, message, "stop"))
+            }
+        }
+    }
+
+    /// Runs `engine` until it ends, or until `stop_after` cases are logged
+    /// (then: `true`, crashed or cancelled as `cancel` says).
+    fn drive(
+        &mut self,
+        engine: &mut Pipeline<K>,
+        trace: &mut Trace,
+        resumed: bool,
+        stop_after: Option<usize>,
+        cancel: bool,
+    ) -> bool {
+        let now = self.tick();
+        let step = engine.start(now);
+        self.absorb(engine, step, trace, resumed);
+        for _ in 0..1_000_000 {
+            if engine.status() != RunStatus::Running {
+                return false;
+            }
+            if let Some(k) = stop_after {
+                if self.cases_logged >= k {
+                    if !cancel {
+                        return true;
+                    }
+                    let now = self.tick();
+                    let step = engine.handle(Input::Cancel, now);
+                    self.absorb(engine, step, trace, resumed);
+                    continue;
+                }
+            }
+            let next_call = self.heap.peek().map(|Reverse((t, _, _))| *t);
+            match (next_call, self.wake) {
+                (Some(t), w) if w.is_none_or(|w| t <= w) => {
+                    let Some(Reverse((t, seq, case))) = self.heap.pop() else {
+                        break;
+                    };
+                    self.now = self.now.max(t);
+                    let Some((outcome, asked)) = self.pending.remove(&seq) else {
+                        continue;
+                    };
+                    self.in_flight.remove(&case);
+                    self.spent += cost(&outcome);
+                    let now = self.tick();
+                    if let Some(ms) = asked {
+                        self.retry_not_before.insert(case, now + ms);
+                    }
+                    let step = engine.handle(Input::Outcome { case, outcome }, now);
+                    self.absorb(engine, step, trace, resumed);
+                }
+                (_, Some(w)) => {
+                    // a wake-up before the next answer
+                    self.now = self.now.max(w);
+                    let now = self.tick();
+                    let step = engine.handle(Input::Tick, now);
+                    self.absorb(engine, step, trace, resumed);
+                }
+                _ => break,
+            }
+        }
+        if engine.status() == RunStatus::Running {
+            trace
+                .broken
+                .push("the run never ended (no call in flight, no wake-up)".into());
+        }
+        false
+    }
+}
+
+/// Runs `sc` with its kind (with faults, or fault-free) and returns what it
+/// did; the report is rendered and checked only when `report` (a second run
+/// and the fault-free one need their log and verdicts alone).
+pub fn simulate_kind<K: Simulated>(sc: &Scenario, faults: bool, report: bool) -> Trace
+where
+    K::Record: serde::Serialize,
+{
+    let mut trace = Trace::default();
+    let spec = sc.start_spec();
+    let mut part = new_part::<K>(sc, faults, START_MS);
+    let mut engine = match Pipeline::prepare(K::build(sc), &spec, None) {
+        Ok((engine, _)) => engine,
+        Err(e) => {
+            trace.broken.push(format!("the run was refused: {e}"));
+            return trace;
+        }
+    };
+    let jobs = engine.progress().1;
+    trace.keys = (0..jobs).map(|j| K::key(&engine, j)).collect();
+    let (stop, cancel) = match (faults, sc.crash_after, sc.cancel_after) {
+        (true, Some(k), _) => (Some(k), false),
+        (true, None, Some(k)) => (Some(k), true),
+        _ => (None, false),
+    };
+    let crashed = part.drive(&mut engine, &mut trace, false, stop, cancel);
+    let (engine, part) = if crashed {
+        // the log cut inside its last record (a torn write) or before it (a
+        // write that failed), then resumed
+        let cut = cut_point(sc, &part.log);
+        let prior = read(&part.log.as_bytes()[..cut]);
+        trace.settled_before_crash = prior
+            .records
+            .iter()
+            .filter(|r| r["record_type"] == "case")
+            // a case the run did not send (a cancel, a spending cap) is sent
+            // by the resume: only an answered or failed case is settled
+            .filter(|r| {
+                !matches!(
+                    r["error_detail"]["kind"].as_str(),
+                    Some("not_run" | "cancelled")
+                )
+            })
+            .filter_map(record_key)
+            .collect();
+        let (mut resumed, _) = match Pipeline::prepare(K::build(sc), &spec, Some(&prior)) {
+            Ok(x) => x,
+            Err(e) => {
+                trace.broken.push(format!("the resume was refused: {e}"));
+                return trace;
+            }
+        };
+        let mut again = new_part::<K>(sc, faults, part.now + 5_000);
+        again.drive(&mut resumed, &mut trace, true, None, false);
+        (resumed, again)
+    } else {
+        (engine, part)
+    };
+    trace.simulated_ms = part.now - START_MS;
+    let end = RunEnd {
+        version: "sim".into(),
+        metadata: None,
+        ended_at_ms: part.now,
+        prices: Default::default(),
+    };
+    if report {
+        match finish(&engine, K::inputs(sc), &end) {
+            Ok(ended) => {
+                let report = ended
+                    .files
+                    .iter()
+                    .find(|(name, _)| name.as_str() == K::NAMES.report)
+                    .and_then(|(_, t)| serde_json::from_str(t).ok());
+                match report {
+                    Some(r) => {
+                        trace.report_problems =
+                            K::check_report(sc, jobs, &r, &read(part.log.as_bytes()));
+                        trace.report = r;
+                    }
+                    None => trace.broken.push("the run wrote no report".into()),
+                }
+            }
+            Err(e) => trace
+                .broken
+                .push(format!("the report could not be rendered: {e}")),
+        }
+    }
+    for (key, verdict, answer) in K::verdicts(&engine) {
+        trace.verdicts.insert(key.clone(), verdict);
+        trace.answers.insert(key, answer);
+    }
+    trace.log = part.log;
+    trace
+}
+
+/// A `case` record's job name: its `case_id`, after its `model` when it has one.
+pub(crate) fn record_key(r: &serde_json::Value) -> Option<String> {
+    let id = r["case_id"].as_str()?;
+    Some(match r["model"].as_str() {
+        Some(m) => format!("{m}/{id}"),
+        None => id.to_string(),
+    })
+}
+
+fn new_part<K: Simulated>(sc: &Scenario, faults: bool, now: u64) -> Part<'_, K>
+where
+    K::Record: serde::Serialize,
+{
+    Part {
+        sc,
+        faults,
+        now,
+        seq: 0,
+        heap: BinaryHeap::new(),
+        pending: HashMap::new(),
+        in_flight: HashMap::new(),
+        retry_not_before: HashMap::new(),
+        log: String::new(),
+        cases_logged: 0,
+        wake: None,
+        spent: 0.0,
+        skew: 0,
+        inputs: 0,
+        kind: std::marker::PhantomData,
+    }
+}
+
+/// Where the log is cut: a byte inside its last record (a torn write), or
+/// at its start (a write that failed) or its end, as the seed says.
+fn cut_point(sc: &Scenario, log: &str) -> usize {
+    let last = log.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
+    let span = (log.len() - last) as u64;
+    let mut at = last + (draw(sc.seed, 0, 0, 14) % (span + 1)) as usize;
+    while !log.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// The simulated endpoint's answer and its body: the kind's mock model's
+/// (what `--mock` answers: the demo model for the RAG check), a pure function
+/// of the pool, the job's sample and the messages, kept per those three so
+/// the transport costs next to nothing and the time measured is the core's.
+fn mock_reply<K: Simulated>(
+    engine: &Pipeline<K>,
+    job: usize,
+    pool: usize,
+    messages: &[evalpage_core::ChatMessage],
+) -> (Answer, String)
+where
+    K::Record: serde::Serialize,
+{
+    thread_local! {
+        static SEEN: std::cell::RefCell<HashMap<String, (Answer, String)>> = std::cell::RefCell::new(HashMap::new());
+    }
+    let key = format!(
+        "{pool}\u{0}{}\u{0}{}",
+        K::key(engine, job),
+        serde_json::to_string(messages).unwrap_or_default()
+    );
+    SEEN.with(|seen| {
+        let mut seen = seen.borrow_mut();
+        if seen.len() > 10_000 {
+            seen.clear();
+        }
+        seen.entry(key)
+            .or_insert_with(|| {
+                let a = engine.kind().mock_answer(job, messages);
+                let body = completion(&a, json!({"role": "assistant", "content": a.text}), "stop");
+                (a, body)
+            })
+            .clone()
+    })
+}
+
+/// What an outcome's usage costs at [`PRICE`] (the core's formula).
+fn cost(outcome: &CallOutcome) -> f64 {
+    let usage = match outcome {
+        CallOutcome::Answer(a) => a.usage.as_ref(),
+        CallOutcome::Failed(e) => e.usage.as_deref(),
+    };
+    usage.map_or(0.0, |u| {
+        u.prompt_tokens as f64 * PRICE.in_per_mtok / 1e6
+            + u.completion_tokens as f64 * PRICE.out_per_mtok / 1e6
+    })
+}
+
+/// A chat completion's body: `message`, `finish_reason` and the answer's usage.
+fn completion(a: &Answer, message: serde_json::Value, finish: &str) -> String {
+    let (p, c) = a
+        .usage
+        .as_ref()
+        .map_or((0, 0), |u| (u.prompt_tokens, u.completion_tokens));
+    json!({
+        "id": "sim",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c},
+    })
+    .to_string()
+}
