@@ -6,6 +6,10 @@
 use crate::scenario::{model_name, Scenario};
 use evalpage_core::events::ReadLog;
 use evalpage_core::rag::{self, RagKind, RunConfig};
+use evalpage_core::retrieval::{
+    parse_cases, RetrievalEndpoint, RetrievalFiles, RetrievalKind, RetrievalRunConfig,
+    DEFAULT_BODY, DEFAULT_PATH,
+};
 use evalpage_core::run::{Finish, Kind, Pipeline, RunIdentity, RunInfo, RunSettings, Start};
 use evalpage_core::task::{
     builtin_template, load_dataset, preset, DatasetFormat, TaskFiles, TaskInfo, TaskKind,
@@ -261,5 +265,64 @@ impl Simulated for TaskKind {
         // a task report counts (no rates in its metrics); its failed calls are the log's
         out.extend(rates_over_all(jobs, m, &[], log));
         out
+    }
+}
+
+fn retrieval_bytes(sc: &Scenario) -> Vec<u8> {
+    repeated(demo::RETRIEVAL_DATASET, sc.cases, "case_id", 'r')
+}
+
+impl Simulated for RetrievalKind {
+    fn build(sc: &Scenario) -> RetrievalKind {
+        let (cases, _) = parse_cases("sim.jsonl", &retrieval_bytes(sc));
+        let endpoint = RetrievalEndpoint::new(URL, "http", DEFAULT_BODY, DEFAULT_PATH)
+            .expect("the default body and path are valid");
+        let cfg = RetrievalRunConfig {
+            run: identity(sc),
+            dataset: "sim.jsonl".into(),
+            k: 3,
+            endpoint,
+        };
+        RetrievalKind::new(cfg, cases)
+    }
+
+    fn inputs(sc: &Scenario) -> RetrievalFiles {
+        let bytes = retrieval_bytes(sc);
+        let (_, line_errors) = parse_cases("sim.jsonl", &bytes);
+        RetrievalFiles {
+            cases_file: "sim.jsonl".into(),
+            cases_bytes: bytes,
+            line_errors,
+            metadata: None,
+            lang: Lang::Zh,
+        }
+    }
+
+    fn key(engine: &Pipeline<Self>, job: usize) -> String {
+        engine
+            .cases()
+            .get(job)
+            .map_or_else(|| format!("job {job}"), |c| c.case_id.clone())
+    }
+
+    fn verdicts(engine: &Pipeline<Self>) -> Vec<(String, String, Option<String>)> {
+        (0..engine.cases().len())
+            .filter_map(|job| {
+                let row = engine.row(job)?;
+                Some((
+                    row.case.case_id.clone(),
+                    serde_json::to_string(&row.score).unwrap_or_default(),
+                    row.error().is_none().then(|| row.score.topk.join("\n")),
+                ))
+            })
+            .collect()
+    }
+
+    fn check_report(_: &Scenario, jobs: usize, report: &Value, log: &ReadLog) -> Vec<String> {
+        let m = &report["metrics"];
+        cases_counted(jobs, m)
+            .into_iter()
+            .chain(rates_over_all(jobs, m, &[("hit_rate", "hit_cases")], log))
+            .collect()
     }
 }

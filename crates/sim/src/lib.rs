@@ -37,6 +37,7 @@ pub use scenario::{Fault, Scenario, SimKind, PRICE};
 
 use evalpage_core::events::{read, reconcile};
 use evalpage_core::rag::RagKind;
+use evalpage_core::retrieval::RetrievalKind;
 use evalpage_core::sha256_hex;
 use evalpage_core::task::TaskKind;
 use run::record_key;
@@ -51,6 +52,7 @@ fn simulate_with(sc: &Scenario, faults: bool, report: bool) -> Trace {
     match sc.kind {
         SimKind::Rag => simulate_kind::<RagKind>(sc, faults, report),
         SimKind::Task => simulate_kind::<TaskKind>(sc, faults, report),
+        SimKind::Retrieval => simulate_kind::<RetrievalKind>(sc, faults, report),
     }
 }
 

@@ -6,7 +6,9 @@ use crate::kinds::{Simulated, START_MS, URL};
 use crate::scenario::{draw, Fault, Scenario, PRICE};
 use evalpage_core::events::{read, to_jsonl};
 use evalpage_core::run::{finish, Command, Input, Pipeline, RunEnd, RunStatus, Step};
-use evalpage_core::{parse_response, Answer, CallError, CallOutcome, ErrorKind};
+use evalpage_core::{
+    parse_json_response, parse_response, Answer, CallError, CallOutcome, ErrorKind,
+};
 use serde_json::json;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
@@ -111,6 +113,7 @@ where
                     attempt,
                     messages,
                     pool,
+                    body,
                     ..
                 } => {
                     trace.calls += 1;
@@ -143,7 +146,9 @@ where
                             ));
                         }
                     }
-                    let (outcome, after) = self.outcome(engine, case, attempt, pool, &messages);
+                    let json = body.is_some();
+                    let (outcome, after) =
+                        self.outcome(engine, (case, attempt), pool, json, &messages);
                     // the pause the endpoint asked for, as it sent it (not as
                     // the core read it)
                     let asked = match self.faults.then(|| self.sc.fault(case, attempt)).flatten() {
@@ -172,12 +177,15 @@ where
     /// an HTTP answer read by the core's own parser (`parse_response`, as
     /// the shells read theirs), or a transport failure (a hang past the
     /// timeout, a dropped connection) as the shells report them.
+    /// A call with a JSON body (a search endpoint's) is answered with the
+    /// kind's JSON and read by `parse_json_response`; the chat faults (a cut
+    /// answer, tool calls, reasoning) do not apply to it.
     fn outcome(
         &self,
         engine: &Pipeline<K>,
-        case: usize,
-        attempt: u32,
+        (case, attempt): (usize, u32),
         pool: usize,
+        json: bool,
         messages: &[evalpage_core::ChatMessage],
     ) -> (CallOutcome, u64) {
         let latency = self.sc.latency_ms(case, attempt);
@@ -187,12 +195,16 @@ where
             None
         };
         let http = |status: u16, retry_after: Option<String>, body: &str| {
-            (
-                parse_response(URL, status, retry_after.as_deref(), body),
-                latency,
-            )
+            let read = if json {
+                parse_json_response
+            } else {
+                parse_response
+            };
+            (read(URL, status, retry_after.as_deref(), body), latency)
         };
-        let (answer, body) = mock_reply(engine, case, pool, messages);
+        let (answer, body) = mock_reply(engine, case, pool, json, messages);
+        let fault = fault
+            .filter(|f| !json || !matches!(f, Fault::Length | Fault::ToolCalls | Fault::Reasoning));
         match fault {
             None => http(200, None, &body),
             Some(Fault::Server(s)) => http(s, None, r#"{"error":{"message":"upstream failed"}}"#),
@@ -457,6 +469,7 @@ fn mock_reply<K: Simulated>(
     engine: &Pipeline<K>,
     job: usize,
     pool: usize,
+    json: bool,
     messages: &[evalpage_core::ChatMessage],
 ) -> (Answer, String)
 where
@@ -466,7 +479,7 @@ where
         static SEEN: std::cell::RefCell<HashMap<String, (Answer, String)>> = std::cell::RefCell::new(HashMap::new());
     }
     let key = format!(
-        "{pool}\u{0}{}\u{0}{}",
+        "{pool}\u{0}{json}\u{0}{}\u{0}{}",
         K::key(engine, job),
         serde_json::to_string(messages).unwrap_or_default()
     );
@@ -478,7 +491,11 @@ where
         seen.entry(key)
             .or_insert_with(|| {
                 let a = engine.kind().mock_answer(job, messages);
-                let body = completion(&a, json!({"role": "assistant", "content": a.text}), "stop");
+                let body = if json {
+                    a.text.clone()
+                } else {
+                    completion(&a, json!({"role": "assistant", "content": a.text}), "stop")
+                };
                 (a, body)
             })
             .clone()

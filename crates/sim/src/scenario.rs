@@ -52,6 +52,8 @@ pub enum SimKind {
     Rag,
     /// A task (spec 004's `event_eval` preset) asked of several models.
     Task,
+    /// A retrieval evaluation: a search endpoint's ranked lists (JSON).
+    Retrieval,
 }
 
 /// A fault of one call.
@@ -90,13 +92,9 @@ impl Scenario {
     /// with its own salt).
     pub fn of(seed: u64) -> Scenario {
         let d = |salt: u64, n: u64| draw(seed, 0, 0, salt) % n;
-        let kind = if d(22, 2) == 0 {
-            SimKind::Rag
-        } else {
-            SimKind::Task
-        };
+        let kind = [SimKind::Rag, SimKind::Task, SimKind::Retrieval][d(22, 3) as usize];
         let models = match kind {
-            SimKind::Rag => 1,
+            SimKind::Rag | SimKind::Retrieval => 1,
             SimKind::Task => 1 + d(23, 3) as usize,
         };
         let cases = 1 + d(1, 40) as usize;
@@ -184,7 +182,7 @@ impl Scenario {
             max_cost: self.max_cost,
             prices: (0..self.models)
                 .map(model_name)
-                .chain(["sim".to_string()])
+                .chain(["sim".to_string(), crate::kinds::URL.to_string()])
                 .map(|m| (m, PRICE))
                 .collect(),
             ..StartSpec::default()
