@@ -10,7 +10,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 . scripts/setup.sh
-step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+# each stage says how long the one before it took (where the time goes)
+STARTED=$SECONDS; LAST=$SECONDS; LAST_STEP=""
+step() {
+  [ -n "$LAST_STEP" ] && printf '== took %ss: %s\n' "$((SECONDS - LAST))" "$LAST_STEP" >&2
+  LAST=$SECONDS; LAST_STEP="$*"
+  printf '\n\033[1m== %s\033[0m (at %ss)\n' "$*" "$((SECONDS - STARTED))" >&2
+}
 
 step "format and lints"
 cargo fmt --all -- --check
@@ -54,3 +60,4 @@ export EVALPAGE_GGUF
 
 step "end-to-end tests in Chromium"
 node --test --test-concurrency=1 tests/e2e/
+step "all tests passed"

@@ -63,7 +63,7 @@ pub fn RunLimits(p: &RunLimitsProps) -> Html {
                             value={number(l.price_out)} oninput={edit(|l, v| l.price_out = v.parse().ok().filter(|x: &f64| *x >= 0.0))} /></label>
                     <label>{t("费用上限（需填价格）", "Cost cap (needs the prices)")}
                         <input data-testid={id("max-cost")} type="number" step="0.01" min="0" disabled={d}
-                            value={number(l.max_cost)} oninput={edit(|l, v| l.max_cost = v.parse().ok().filter(|x: &f64| *x > 0.0 && x.is_finite()))} /></label>
+                            value={number(l.max_cost)} oninput={edit(|l, v| l.max_cost = crate::state::limits::parse_cap(&v))} /></label>
                 </div>
                 <label class="check"><input type="checkbox" data-testid={id("truncated-as-failure")} checked={l.truncated_as_failure}
                     disabled={d} onchange={check(|l, on| l.truncated_as_failure = on)} />

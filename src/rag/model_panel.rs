@@ -106,7 +106,7 @@ pub fn ModelPanel(p: &ModelPanelProps) -> Html {
                 <label>{t("输出价格（每百万 token）", "Output price (per M tokens)")}<input data-testid="price-out" type="number" step="0.01" min="0" disabled={d}
                     value={s.price_out.map(|x| x.to_string()).unwrap_or_default()} oninput={typed(|s, v| s.price_out = v.parse().ok().filter(|x: &f64| *x >= 0.0))} /></label>
                 <label>{t("费用上限（需填价格）", "Cost cap (needs the prices)")}<input data-testid="max-cost" type="number" step="0.01" min="0" disabled={d}
-                    value={s.max_cost.map(|x| x.to_string()).unwrap_or_default()} oninput={typed(|s, v| s.max_cost = v.parse().ok().filter(|x: &f64| *x > 0.0))} /></label>
+                    value={s.max_cost.map(|x| x.to_string()).unwrap_or_default()} oninput={typed(|s, v| s.max_cost = crate::state::limits::parse_cap(&v))} /></label>
             </div>
             <label class="check"><input type="checkbox" data-testid="truncated-as-failure" checked={s.truncated_as_failure} disabled={d}
                 onchange={edit(|s, v| s.truncated_as_failure = v == "true")} />

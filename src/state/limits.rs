@@ -23,6 +23,16 @@ pub struct Limits {
     pub max_cost: Option<f64>,
 }
 
+/// A cost cap as typed: a finite number of 0 or more (0: send nothing, as
+/// the CLI's `--max-cost 0`), else no cap.
+pub fn parse_cap(typed: &str) -> Option<f64> {
+    typed
+        .trim()
+        .parse()
+        .ok()
+        .filter(|x: &f64| *x >= 0.0 && x.is_finite())
+}
+
 impl Limits {
     /// The model's price, when one side is set (the other counts as 0).
     pub fn price(&self) -> Option<Price> {
@@ -54,6 +64,15 @@ impl Limits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cap_of_0_is_a_cap_and_anything_not_a_number_of_0_or_more_is_none() {
+        assert_eq!(parse_cap("0"), Some(0.0));
+        assert_eq!(parse_cap(" 0.5 "), Some(0.5));
+        for bad in ["", "-1", "abc", "inf", "NaN"] {
+            assert_eq!(parse_cap(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn the_spec_carries_the_policy_the_price_and_the_cap() {

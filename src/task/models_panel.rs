@@ -223,7 +223,7 @@ fn settings(p: &TaskModelsPanelProps) -> Html {
                 oninput={typed(|s, v| s.repeats = if v.is_empty() { None } else { v.parse().ok().or(s.repeats) })} /></label>
             <label>{t("费用上限（需登记价格）", "Cost cap (needs registry prices)")}<input type="number" step="0.01" min="0" disabled={d}
                 data-testid="task-max-cost" value={s.max_cost.map(|x| x.to_string()).unwrap_or_default()}
-                oninput={typed(|s, v| s.max_cost = v.parse().ok().filter(|x: &f64| *x > 0.0 && x.is_finite()))} /></label>
+                oninput={typed(|s, v| s.max_cost = crate::state::limits::parse_cap(v))} /></label>
             <label class="check"><input type="checkbox" data-testid="task-truncated-as-failure" checked={s.truncated_as_failure} disabled={d}
                 onchange={edit(|s, v| s.truncated_as_failure = v == "true")} />
                 {t("被 max_tokens 截断的回答计为调用失败", "Count an answer cut off at max_tokens as a failed call")}</label>

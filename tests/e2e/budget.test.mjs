@@ -94,3 +94,23 @@ test('the dialog mode has the cap and the answer policy too: a capped dialog run
   assert.deepEqual(errors, []);
 });
 
+
+// Found by the simulator (seed 33): a cap of 0 sent the first wave of calls.
+// In the page, as with the CLI's `--max-cost 0`, it sends none.
+test('a cost cap of 0 sends no call: every case is not run', async () => {
+  const errors = [];
+  const page = await newPage(browser, errors);
+  await page.goto(`${site.url}/?lang=en`);
+  await useEndpoint(page, mock.url);
+  await page.fill('[data-testid=price-in]', '1');
+  await page.fill('[data-testid=price-out]', '1');
+  await page.fill('[data-testid=max-cost]', '0');
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  assert.match(await page.textContent('[data-testid=stopped]'), /stopped at its cost cap/);
+  const report = JSON.parse((await download(page, 'download-report')).text);
+  assert.equal(report.metrics.not_run_cases, report.metrics.cases);
+  assert.equal(report.metrics.failed_calls, report.metrics.cases);
+  assert.ok(!(report.report.usage?.[0]?.answered > 0), JSON.stringify(report.report.usage));
+  assert.deepEqual(errors, []);
+});
