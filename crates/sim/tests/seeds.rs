@@ -2,7 +2,7 @@
 //! replays bit for bit, and the invariants can fail (a broken trace is
 //! caught).
 
-use evalpage_sim::{check, run_seed, simulate, Scenario};
+use evalpage_sim::{check, run_seed, simulate, Scenario, SimKind};
 
 /// A band of seeds in the test build (unoptimised, about 6 seeds a second);
 /// `scripts/test.sh` runs 10,000 more in the release build.
@@ -39,10 +39,19 @@ fn a_seed_replays_bit_for_bit_and_scenarios_vary() {
 
 #[test]
 fn the_invariants_catch_a_lost_a_doubled_and_a_resent_case() {
-    // a seed with a crash and faults
+    for kind in [SimKind::Rag, SimKind::Task, SimKind::Retrieval] {
+        invariants_catch(kind);
+    }
+}
+
+fn invariants_catch(kind: SimKind) {
+    // a seed of this kind with a crash and faults
     let seed = (0..).find(|s| {
         let sc = Scenario::of(*s);
-        sc.crash_after.is_some_and(|k| k > 1) && sc.fault_per_mille > 0 && sc.cases > 3
+        sc.kind == kind
+            && sc.crash_after.is_some_and(|k| k > 1)
+            && sc.fault_per_mille > 0
+            && sc.cases > 3
     });
     let sc = Scenario::of(seed.unwrap_or(0));
     let run = simulate(&sc, true);
@@ -77,7 +86,7 @@ fn the_invariants_catch_a_lost_a_doubled_and_a_resent_case() {
         .any(|b| b.contains("settled 2 times")));
     // a case settled before the crash sent again
     let mut resent = run.clone();
-    resent.settled_before_crash = vec!["c0000".into()];
+    resent.settled_before_crash = vec![run.keys[0].clone()];
     resent.resent.insert(0, 1);
     assert!(check(&sc, &resent, &clean, &resent)
         .iter()
