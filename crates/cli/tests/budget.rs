@@ -179,7 +179,7 @@ fn the_estimate_sends_nothing_and_bounds_the_runs_real_usage() {
 /// before the cap was first checked. It sends none: every case is not run.
 #[test]
 fn seed_33_a_cap_of_0_sends_no_call() {
-    let mock = Mock::start(&[]);
+    let mock = Mock::start_logged(&[]);
     let dir = Scratch::new("budget-zero");
     let ds = demo_dataset();
     let out_dir = dir.join("zero");
@@ -208,5 +208,11 @@ fn seed_33_a_cap_of_0_sends_no_call() {
     assert!(
         !log.contains("\"llm_call_ok\":true"),
         "no case was answered: {log}"
+    );
+    let requests = mock.stop_and_read_log();
+    assert_eq!(
+        requests.lines().filter(|l| l.contains("POST")).count(),
+        0,
+        "no request reached the endpoint:\n{requests}"
     );
 }
