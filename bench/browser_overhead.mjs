@@ -5,6 +5,7 @@
 // that loop's (the runner's own cost: journal, cache, budget, rendering). With CACHE=1
 // the run uses *Reuse answers from earlier runs* (storing every answer), then
 // runs again from the cache alone (every answer a hit, no request).
+import './release_bin.mjs';
 import { startSite, launch, newPage, waitStatus, useEndpoint } from '../tests/e2e/helpers.mjs';
 
 const [url, dataset, n, c, latencyMs] = process.argv.slice(2);

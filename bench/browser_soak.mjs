@@ -13,6 +13,7 @@
 //     failures by kind and wall time. With the mock-server's --log, also the attempts
 //     the server answered by status (timeouts = attempts - answered: the hangs).
 // Exits 1 when a check fails.
+import './release_bin.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 

@@ -12,6 +12,7 @@
 // (IMPORT_BENCH_DIR=DIR keeps the generated files there between runs.)
 // Needs the release builds (scripts/test.sh makes them, or
 //   cargo build --release -p evalpage-cli && trunk build --release --offline).
+import './release_bin.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';

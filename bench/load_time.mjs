@@ -14,6 +14,7 @@
 //   node bench/load_time.mjs
 // Needs the release builds (scripts/test.sh makes them, or
 //   cargo build --release -p evalpage-cli && trunk build --release --offline).
+import './release_bin.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';

@@ -10,6 +10,7 @@
 // Prints the share of identical answers, each side's accuracy, and prompt and
 // decode tokens per second as each engine times itself (llama.cpp's
 // `timings`, which both report). Env: MAX_TOKENS (64), EVALPAGE_GGUF.
+import './release_bin.mjs';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

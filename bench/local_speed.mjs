@@ -8,6 +8,7 @@
 // about 150 tokens, timed by each engine itself (llama.cpp's `timings`).
 // Settings: SETTINGS=default,flash,ubatch128,kvq8 (the names below) picks some.
 // PROMPT=short asks with a prompt of a few tokens (decode with almost no context).
+import './release_bin.mjs';
 import os from 'node:os';
 import path from 'node:path';
 import { startSite, launch, newPage } from '../tests/e2e/helpers.mjs';

@@ -10,7 +10,9 @@ import { chromium } from 'playwright-core';
 import { serveDir } from './static-server.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BIN = path.join(ROOT, 'target/release/evalpage');
+// The CLI `cargo test --workspace` built (scripts/test.sh): the end-to-end tests
+// need no release build of it. EVALPAGE_BIN names another.
+export const BIN = process.env.EVALPAGE_BIN || path.join(ROOT, 'target/debug/evalpage');
 export const DEMO_DATASET = path.join(ROOT, 'www/demo/demo_dataset.jsonl');
 export const DATA = path.join(ROOT, 'tests/e2e/data');
 
