@@ -40,7 +40,7 @@ where
     /// (none when the call failed).
     fn verdicts(engine: &Pipeline<Self>) -> Vec<(String, String, Option<String>)>;
     /// What the final report (its JSON) must hold for the run's `jobs`.
-    fn check_report(sc: &Scenario, jobs: usize, report: &Value, log: &ReadLog) -> Vec<String>;
+    fn check_report(jobs: usize, report: &Value, log: &ReadLog) -> Vec<String>;
 }
 
 fn identity(sc: &Scenario) -> RunIdentity {
@@ -160,14 +160,13 @@ impl Simulated for RagKind {
             .collect()
     }
 
-    fn check_report(sc: &Scenario, jobs: usize, report: &Value, log: &ReadLog) -> Vec<String> {
+    fn check_report(jobs: usize, report: &Value, log: &ReadLog) -> Vec<String> {
         let m = &report["metrics"];
         let rates = [
             ("pass_rate", "passed_cases"),
             ("accuracy", "accurate_cases"),
             ("citation_rate", "cited_cases"),
         ];
-        let _ = sc;
         cases_counted(jobs, m)
             .into_iter()
             .chain(rates_over_all(jobs, m, &rates, log))
@@ -255,7 +254,7 @@ impl Simulated for TaskKind {
         out
     }
 
-    fn check_report(_: &Scenario, jobs: usize, report: &Value, log: &ReadLog) -> Vec<String> {
+    fn check_report(jobs: usize, report: &Value, log: &ReadLog) -> Vec<String> {
         let m = &report["metrics"];
         let mut out: Vec<String> = cases_counted(jobs, m).into_iter().collect();
         let rows = report["cases"].as_array().map_or(0, Vec::len);
@@ -318,7 +317,7 @@ impl Simulated for RetrievalKind {
             .collect()
     }
 
-    fn check_report(_: &Scenario, jobs: usize, report: &Value, log: &ReadLog) -> Vec<String> {
+    fn check_report(jobs: usize, report: &Value, log: &ReadLog) -> Vec<String> {
         let m = &report["metrics"];
         cases_counted(jobs, m)
             .into_iter()

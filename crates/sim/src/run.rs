@@ -398,7 +398,7 @@ where
                 match report {
                     Some(r) => {
                         trace.report_problems =
-                            K::check_report(sc, jobs, &r, &read(part.log.as_bytes()));
+                            K::check_report(jobs, &r, &read(part.log.as_bytes()));
                         trace.report = r;
                     }
                     None => trace.broken.push("the run wrote no report".into()),
