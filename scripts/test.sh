@@ -60,5 +60,5 @@ EVALPAGE_GGUF="$(bash scripts/test_model.sh)"
 export EVALPAGE_GGUF
 
 step "end-to-end tests in Chromium"
-node --test --test-concurrency=1 tests/e2e/
+bash scripts/e2e.sh
 step "all tests passed"
