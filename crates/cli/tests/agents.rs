@@ -514,3 +514,168 @@ fn scripted_results_are_read_from_a_file_beside_the_task() {
         "{err}"
     );
 }
+
+/// `evalpage compare` with these arguments: (exit code, stdout); stderr says
+/// nothing unless the gate failed, and then says that.
+fn compare(args: &[&std::path::Path], rules: &[&str]) -> (Option<i32>, String) {
+    let mut cmd = evalpage();
+    cmd.arg("compare").args(args);
+    for r in rules {
+        cmd.args(["--fail-if-drop", r]);
+    }
+    let out = finish(cmd);
+    let (stdout, stderr) = texts(&out);
+    let failed = "the regression gate failed: ";
+    match out.status.code() {
+        Some(1) => assert!(stderr.contains(failed), "{stderr}"),
+        _ => assert!(stderr.trim().is_empty(), "{stderr}"),
+    }
+    (out.status.code(), stdout)
+}
+
+/// The printed table's row of a metric, cell by cell (the verdict one cell).
+fn row(stdout: &str, metric: &str) -> Vec<String> {
+    let line = stdout
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(metric))
+        .unwrap_or_else(|| panic!("no row {metric} in\n{stdout}"));
+    let cells: Vec<&str> = line
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    cells.iter().map(|c| c.to_string()).collect()
+}
+
+/// A sample's trajectory value, the mean over its repeats.
+fn trajectory_means(results: &[Value]) -> BTreeMap<String, f64> {
+    let mut sums: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for r in results {
+        let v = r["metrics"]["trajectory"]["value"]
+            .as_f64()
+            .expect("scored");
+        let e = sums
+            .entry(r["sample_id"].as_str().unwrap_or("").to_string())
+            .or_default();
+        *e = (e.0 + v, e.1 + 1.0);
+    }
+    sums.into_iter().map(|(k, (s, n))| (k, s / n)).collect()
+}
+
+#[test]
+fn compare_gates_an_agent_change_on_the_trajectory_metric() {
+    let s = Scratch::new("agent-compare");
+    // bank.jsonl three times over (ids suffixed): enough cases for a drop to
+    // be significant at 0.05
+    let mut data = String::new();
+    for copy in ["", "_b", "_c"] {
+        for mut line in read_jsonl(&agent_example("bank.jsonl")) {
+            let id = format!("{}{copy}", line["sample_id"].as_str().unwrap_or(""));
+            line["sample_id"] = json!(id);
+            data.push_str(&format!("{line}\n"));
+        }
+    }
+    let data = s.write("bank.jsonl", &data);
+    let base_dir = s.join("base");
+    let base = run_task(&agent_example("bank.yaml"), &data, &base_dir, &["--mock"]);
+    // the same agent, each case asked twice: compare takes a case's mean over
+    // its repeats, so nothing changed
+    let again_dir = s.join("again");
+    let again = run_task(
+        &agent_example("bank.yaml"),
+        &data,
+        &again_dir,
+        &["--mock", "--repeats", "2"],
+    );
+    assert_eq!(again.len(), 2 * base.len());
+    // a worse agent: one model call per case, so every case that needs a tool
+    // ends at the step limit
+    let limited = task_with(&s, |t| t.replace("  max_steps: 4", "  max_steps: 1"));
+    let worse_dir = s.join("worse");
+    let worse = run_task(&limited, &data, &worse_dir, &["--mock"]);
+
+    let (b, a, w) = (
+        trajectory_means(&base),
+        trajectory_means(&again),
+        trajectory_means(&worse),
+    );
+    assert_eq!(b.len(), 18);
+    assert_eq!(b, a);
+    let mean = |m: &BTreeMap<String, f64>| m.values().sum::<f64>() / m.len() as f64;
+    let drops = b
+        .iter()
+        .filter(|(id, v)| **v == 1.0 && w[*id] == 0.0)
+        .count();
+    let rises = b
+        .iter()
+        .filter(|(id, v)| **v == 0.0 && w[*id] == 1.0)
+        .count();
+    assert_eq!(rises, 0);
+    assert!(drops >= 6, "{drops} drops: too few for McNemar at 0.05");
+
+    // equal runs: no change, the gate passes, exit 0
+    let (code, out) = compare(&[&base_dir, &again_dir], &["trajectory=0.05"]);
+    assert_eq!(code, Some(0), "{out}");
+    let bm = format!("{:.4}", mean(&b));
+    assert_eq!(
+        row(&out, "trajectory")[..5],
+        ["trajectory", "18", &bm, &bm, "+0.0000"],
+        "{out}"
+    );
+    assert!(row(&out, "trajectory")
+        .last()
+        .is_some_and(|v| v == "no change, gate ok"));
+    assert!(
+        out.contains(&format!(
+            "gate ok   trajectory: drop 0.0000 within the allowed 0.05 (base {bm}, new {bm}, n = 18)"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("repeated scores left out"), "{out}");
+
+    // the worse run: the drop is larger than allowed and significant, exit 1;
+    // the 0/1 metric by McNemar's test, the F1 (a mean per case) by the
+    // paired bootstrap interval
+    let (code, out) = compare(
+        &[&base_dir, &worse_dir],
+        &["trajectory=0.05", "call_f1=0.01"],
+    );
+    assert_eq!(code, Some(1), "{out}");
+    let wm = format!("{:.4}", mean(&w));
+    let drop = mean(&b) - mean(&w);
+    let p = evalpage_core::fmt_p(2.0 * 0.5f64.powi(drops as i32));
+    let cells = row(&out, "trajectory");
+    assert_eq!(
+        cells[..5],
+        ["trajectory", "18", &bm, &wm, &format!("{:+.4}", -drop)],
+        "{out}"
+    );
+    assert_eq!(cells[6], p, "{out}");
+    assert_eq!(cells[7], "significant drop, gate FAIL");
+    assert!(
+        out.contains(&format!(
+            "gate FAIL trajectory: drop {drop:.4} > allowed 0.05 and significant: McNemar exact p = {p} < 0.05 (b = {drops} regressions, c = 0 improvements)"
+        )),
+        "{out}"
+    );
+    let f1 = |rs: &[Value]| {
+        rs.iter()
+            .map(|r| r["metrics"]["call_f1"]["value"].as_f64().expect("scored"))
+            .sum::<f64>()
+            / rs.len() as f64
+    };
+    let f1_drop = f1(&base) - f1(&worse);
+    assert!(
+        out.contains(&format!(
+            "gate FAIL call_f1: drop {f1_drop:.4} > allowed 0.01 and significant: paired 95% bootstrap interval of the change ["
+        )) && out.contains("excludes 0"),
+        "{out}"
+    );
+    assert_eq!(row(&out, "call_f1")[6], "-", "no McNemar for a mean F1");
+    // a larger allowance than the drop passes the same runs
+    let (code, out) = compare(
+        &[&base_dir, &worse_dir],
+        &[format!("trajectory={:.4}", drop + 0.01).as_str()],
+    );
+    assert_eq!(code, Some(0), "{out}");
+}
