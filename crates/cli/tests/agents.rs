@@ -679,3 +679,86 @@ fn compare_gates_an_agent_change_on_the_trajectory_metric() {
     );
     assert_eq!(code, Some(0), "{out}");
 }
+
+/// An assistant message calling one tool.
+fn calling(id: &str, name: &str, args: Value) -> Value {
+    json!({"role": "assistant", "content": null, "tool_calls": [
+        {"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}
+    ]})
+}
+
+#[test]
+fn tool_call_f1_scores_every_call_of_a_multi_step_trajectory() {
+    let s = Scratch::new("agent-f1");
+    // pay_rent expects get_balance(A1), then transfer(A1 -> LANDLORD, 800)
+    let line = read_jsonl(&agent_example("bank.jsonl"))
+        .into_iter()
+        .find(|l| l["sample_id"] == "pay_rent")
+        .expect("pay_rent");
+    let data = s.write("bank.jsonl", &format!("{line}\n"));
+    // a model that checks A2 too, one call a step: three calls over three steps
+    let script = s.write(
+        "script.jsonl",
+        &format!(
+            "{}\n",
+            json!({"q": line["request"], "answers": [
+                calling("a", "get_balance", json!({"account": "A1"})),
+                calling("b", "get_balance", json!({"account": "A2"})),
+                calling("c", "transfer", json!({"from": "A1", "to": "LANDLORD", "amount": 800})),
+                "Sent 800 to LANDLORD."
+            ]})
+        ),
+    );
+    let mock = Mock::start(&["--answers", script.to_str().unwrap_or_default()]);
+    let registry = s.write(
+        "registry.json",
+        &format!(
+            r#"{{"models": [{{"name": "m", "base_url": "{}"}}]}}"#,
+            mock.url
+        ),
+    );
+    let results = run_task(
+        &agent_example("bank.yaml"),
+        &data,
+        &s.join("out"),
+        &[
+            "--models",
+            "m",
+            "--model-registry",
+            registry.to_str().unwrap_or_default(),
+        ],
+    );
+    let r = &results[0];
+    assert_eq!(r["agent"]["end"], "answered", "{r}");
+    assert_eq!(r["agent"]["model_calls"], 4);
+    assert_eq!(r["agent"]["tool_calls"], 3);
+    // matched 2 of 3 made and of 2 expected: precision 2/3, recall 1,
+    // F1 = 2 * (2/3) / (2/3 + 1) = 0.8 (the last step's call alone would
+    // give 2/3, the first step's alone 2/3)
+    let f1 = &r["metrics"]["call_f1"];
+    assert_eq!(
+        (
+            &f1["detail"]["matched"],
+            &f1["detail"]["made"],
+            &f1["detail"]["expected"]
+        ),
+        (&json!(2), &json!(3), &json!(2)),
+        "{f1}"
+    );
+    let close = |v: &Value, want: f64| (v.as_f64().unwrap_or(-1.0) - want).abs() < 1e-12;
+    assert!(close(&f1["components"]["precision"], 2.0 / 3.0), "{f1}");
+    assert!(close(&f1["components"]["recall"], 1.0), "{f1}");
+    assert!(close(&f1["value"], 0.8), "{f1}");
+    assert_eq!(
+        f1["detail"]["calls"],
+        json!([
+            r#"get_balance({"account":"A1"})"#,
+            r#"get_balance({"account":"A2"})"#,
+            r#"transfer({"amount":800,"from":"A1","to":"LANDLORD"})"#
+        ]),
+        "{f1}"
+    );
+    // the extra call breaks the strict trajectory, not the superset one
+    assert_eq!(r["metrics"]["trajectory"]["value"], 0.0);
+    assert_eq!(r["metrics"]["calls_made"]["value"], 1.0);
+}
