@@ -762,3 +762,125 @@ fn tool_call_f1_scores_every_call_of_a_multi_step_trajectory() {
     assert_eq!(r["metrics"]["trajectory"]["value"], 0.0);
     assert_eq!(r["metrics"]["calls_made"]["value"], 1.0);
 }
+
+#[test]
+fn each_step_keeps_its_tokens_and_tools_and_the_case_sums_them() {
+    let s = Scratch::new("agent-steps");
+    // a tool answer whose characters are not its bytes
+    let mut lines = read_jsonl(&agent_example("bank.jsonl"));
+    let lost = lines
+        .iter_mut()
+        .find(|l| l["sample_id"] == "lost_card")
+        .expect("lost_card");
+    lost["tool_results"][0]["result"] = json!("gelée ✓ (frozen)");
+    let data = s.write(
+        "bank.jsonl",
+        &lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    );
+    // faults too: error answers and cut (malformed) ones are answers as well
+    let task = task_with(&s, |t| {
+        t.replace(
+            "  max_steps: 4",
+            "  max_steps: 6\n  faults: {seed: 11, rate: 0.5}",
+        )
+    });
+    let out = s.join("out");
+    let results = run_task(&task, &data, &out, &["--mock"]);
+    assert_eq!(results.len(), 6);
+    let log = std::fs::read_to_string(out.join("report.events.jsonl")).expect("log");
+    let logged = records(&log, "step");
+    let declared = ["get_balance", "transfer", "freeze_card"];
+    let chars = |v: &Value| v.as_str().map_or(0, |t| t.chars().count()) as u64;
+    let mut tool_answers = 0;
+    let mut wide = false;
+    for r in &results {
+        let id = r["sample_id"].as_str().unwrap_or("");
+        let agent = &r["agent"];
+        let steps = agent["steps"].as_array().expect("steps");
+        // tokens: each step's are its model call's usage (as the log's step
+        // record says), and the case's are their sum and the run's usage
+        let step_logs: Vec<&Value> = logged.iter().filter(|l| l["case_id"] == id).collect();
+        assert_eq!(step_logs.len(), steps.len(), "{id}");
+        for (k, (step, l)) in steps.iter().zip(&step_logs).enumerate() {
+            assert_eq!(l["step"], k + 1, "{id}");
+            let u = &l["answer"]["usage"];
+            let want = u["prompt_tokens"].as_u64().expect("prompt")
+                + u["completion_tokens"].as_u64().expect("completion");
+            assert_eq!(step["tokens"], want, "{id} step {}", k + 1);
+            assert!(step["latency_ms"].is_u64(), "{id} step {}", k + 1);
+        }
+        let summed: u64 = steps
+            .iter()
+            .map(|s| s["tokens"].as_u64().unwrap_or(0))
+            .sum();
+        assert!(summed > 0);
+        assert_eq!(agent["tokens"], summed, "{id}");
+        let usage = &r["raw"]["usage"];
+        assert_eq!(
+            usage["prompt_tokens"].as_u64().unwrap_or(0)
+                + usage["completion_tokens"].as_u64().unwrap_or(0),
+            summed,
+            "{id}"
+        );
+        // which tool: each step's tools are its answer's calls, in order, by
+        // name and id
+        let asked: Vec<&Value> = r["trajectory"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| m["role"] == "assistant")
+            .collect();
+        assert_eq!(asked.len(), steps.len(), "{id}");
+        for (step, m) in steps.iter().zip(&asked) {
+            let calls: Vec<(&Value, &Value)> = m["tool_calls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| (&c["id"], &c["function"]["name"]))
+                .collect();
+            let tools: Vec<(&Value, &Value)> = step["tools"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|t| (&t["id"], &t["name"]))
+                .collect();
+            assert_eq!(tools, calls, "{id}");
+            assert!(tools
+                .iter()
+                .all(|(_, n)| n.as_str().is_some_and(|n| declared.contains(&n))));
+        }
+        // the result's size: the characters of the tools' answers, as the
+        // model was sent them in the trajectory's tool messages
+        let sent: Vec<&Value> = r["trajectory"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| &m["content"])
+            .collect();
+        let kept: Vec<&Value> = steps
+            .iter()
+            .flat_map(|s| s["tools"].as_array().into_iter().flatten())
+            .map(|t| &t["content"])
+            .collect();
+        assert_eq!(sent, kept, "{id}");
+        assert_eq!(agent["tool_calls"], kept.len(), "{id}");
+        let size: u64 = sent.iter().map(|c| chars(c)).sum();
+        assert_eq!(agent["result_chars"], size, "{id}");
+        tool_answers += kept.len();
+        wide |= sent
+            .iter()
+            .any(|c| c.as_str().is_some_and(|t| t.len() as u64 != chars(c)));
+    }
+    assert!(tool_answers >= 8, "{tool_answers} tool answers");
+    assert!(
+        wide,
+        "a tool answer of more bytes than characters was counted"
+    );
+    assert!(
+        results
+            .iter()
+            .any(|r| r["agent"]["faults"].as_u64() > Some(0)),
+        "some calls were faulted"
+    );
+}
