@@ -644,8 +644,9 @@ fn relay(
 }
 
 /// The bank behind a proxy that answers an HTML login page to a balance
-/// asked of account B2, HTTP 503 to a transfer from B2, and a JSON-RPC error
-/// to the state read of a session that froze a card.
+/// asked of account B2, HTTP 503 to a transfer from B2, HTTP 404 (a session
+/// the server ended) to a balance asked of LANDLORD, and a JSON-RPC error to
+/// the state read of a session that froze a card.
 fn flaky_route(request: &Value, session: Option<&str>, marked: &mut HashSet<String>) -> Route {
     let id = request["id"].clone();
     let (tool, args) = (&request["params"]["name"], &request["params"]["arguments"]);
@@ -660,6 +661,9 @@ fn flaky_route(request: &Value, session: Option<&str>, marked: &mut HashSet<Stri
             "text/plain",
             "the bank is closed for maintenance".into(),
         ),
+        Some("tools/call") if tool == "get_balance" && args["account"] == "LANDLORD" => {
+            Route::Answer(404, "text/plain", "Session not found".into())
+        }
         Some("tools/call") if tool == "freeze_card" => {
             marked.extend(session.map(str::to_string));
             Route::Forward
@@ -677,13 +681,28 @@ fn flaky_route(request: &Value, session: Option<&str>, marked: &mut HashSet<Stri
 fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clean_run() {
     let s = Scratch::new("mcp-some-bad");
     let bank = Bank::start(true);
-    let data = agent_example("bank_mcp.jsonl");
+    // the example's six lines and one more, whose case meets a 404
+    let mut lines = std::fs::read_to_string(agent_example("bank_mcp.jsonl")).expect("dataset");
+    let call = json!({"id": "c0", "type": "function", "function": {"name": "get_balance", "arguments": "{\"account\": \"LANDLORD\"}"}});
+    lines.push_str(&format!(
+        "{}\n",
+        json!({
+            "sample_id": "landlord", "request": "How much is in LANDLORD?", "answer": ["0"],
+            "expected_state": {"accounts": {"LANDLORD": 0}},
+            "expected_trajectory": [
+                {"role": "assistant", "content": "", "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "c0", "content": "{\"balance\": 0}"},
+                {"role": "assistant", "content": "LANDLORD holds 0."}
+            ]
+        })
+    ));
+    let data = s.write("bank_mcp.jsonl", &lines);
     let flags = ["--mock", "--max-attempts", "2"];
     let clean = run_task(&task(&s, &bank.url, ""), &data, &s.join("clean"), &flags);
     let (flaky, seen) = proxy(bank.url.clone(), flaky_route);
     let out = s.join("flaky");
     let results = run_task(&task(&s, &flaky, ""), &data, &out, &flags);
-    assert_eq!(results.len(), 6, "every case recorded");
+    assert_eq!(results.len(), 7, "every case recorded");
     let (clean, r) = (by_id(&clean), by_id(&results));
     assert!(clean.values().all(|c| c["status"] == "ok"));
     // the cases that met the proxy's faults fail with its cause, as an
@@ -693,7 +712,15 @@ fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clea
             "too_much",
             "the MCP server answered out of protocol: it answered text/html, not JSON-RPC: <html>",
         ),
-        ("overdraft", "HTTP 503"),
+        (
+            "overdraft",
+            "the MCP server answered HTTP 503: the bank is closed for maintenance",
+        ),
+        // unlike a model endpoint's 404, it does not stop the run
+        (
+            "landlord",
+            "the MCP server answered HTTP 404: Session not found",
+        ),
         (
             "lost_card",
             "the MCP server's state could not be read for final_state: error -32603: the world store is down",
@@ -719,6 +746,8 @@ fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clea
     };
     assert_eq!(count(&|q| call(q, "transfer", "from_account")), 2);
     assert_eq!(count(&|q| call(q, "get_balance", "account")), 1);
+    let landlord = |q: &Value| q["params"]["arguments"]["account"] == "LANDLORD";
+    assert_eq!(count(&landlord), 1);
     assert_eq!(count(&|q| q["method"] == "resources/read"), 4);
     // the others went through the proxy to the same server and score exactly
     // as in the clean run: trajectory, tools listed, end state, verdicts
@@ -734,12 +763,12 @@ fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clea
     // (pay_rent's end state is the mock model's fault, not the server's)
     assert_eq!(r["pay_rent"]["metrics"]["end_state"]["value"], 0.0);
     assert_eq!(r["save"]["agent"]["state"]["accounts"]["A1"], 850);
-    // the report is written: six cases, the three failures listed; a failed
+    // the report is written: seven cases, the four failures listed; a failed
     // case scores 0 on the trajectory (it stays in the denominator) and is
     // skipped by end_state (no world was read), whose mean is the healthy
     // cases' own
     let report = read_json(&out.join("report.json"));
-    assert_eq!(report["metrics"]["cases"], 6);
+    assert_eq!(report["metrics"]["cases"], 7);
     assert_eq!(report["metrics"]["passed_cases"], 3);
     let mut failed: Vec<&str> = report["report"]["error_cases"]
         .as_array()
@@ -748,7 +777,7 @@ fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clea
         .filter_map(|e| e["sample_id"].as_str())
         .collect();
     failed.sort();
-    assert_eq!(failed, ["lost_card", "overdraft", "too_much"]);
+    assert_eq!(failed, ["landlord", "lost_card", "overdraft", "too_much"]);
     let summary = |metric: &str| {
         report["report"]["summaries"]
             .as_array()
@@ -759,7 +788,7 @@ fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clea
     let end_state = summary("end_state");
     assert_eq!(
         (&end_state["sample_count"], &end_state["skipped"]),
-        (&json!(3), &json!(3)),
+        (&json!(3), &json!(4)),
         "{end_state}"
     );
     let healthy_mean = healthy
@@ -773,7 +802,7 @@ fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clea
         / 3.0;
     assert!((end_state["mean"].as_f64().unwrap_or(-1.0) - healthy_mean).abs() < 1e-12);
     let trajectory = summary("trajectory");
-    assert_eq!(trajectory["sample_count"], 6, "{trajectory}");
+    assert_eq!(trajectory["sample_count"], 7, "{trajectory}");
     let healthy_passes = healthy
         .iter()
         .map(|id| {
@@ -782,5 +811,5 @@ fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clea
                 .unwrap_or(-1.0)
         })
         .sum::<f64>();
-    assert!((trajectory["mean"].as_f64().unwrap_or(-1.0) - healthy_passes / 6.0).abs() < 1e-12);
+    assert!((trajectory["mean"].as_f64().unwrap_or(-1.0) - healthy_passes / 7.0).abs() < 1e-12);
 }
