@@ -189,13 +189,17 @@ fn bank_tools() -> Answer {
 
 fn mcp_walk(spec: &AgentSpec, answers: &[Answer]) -> Result<Walk, String> {
     let prompt = [ChatMessage::new("user", "pay")];
-    walk(
+    let w = walk(
         spec,
         "case-1#0",
         &prompt,
         Env::Mcp { wants_state: true },
         answers,
-    )
+    );
+    match w.failed {
+        Some(why) => Err(why),
+        None => Ok(w),
+    }
 }
 
 #[test]

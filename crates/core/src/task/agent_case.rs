@@ -33,8 +33,9 @@ impl TaskKind {
 
     /// The loop of agent job `j` walked over its answers so far; `None` for
     /// a task that is not an agent's, `Err` when the case's tools cannot be
-    /// had (a sample's tools or scripts unreadable, an MCP server out of
-    /// protocol).
+    /// offered (a sample's tools or scripts unreadable: nothing was sent).
+    /// An MCP server out of protocol is the walk's [`Walk::failed`], its
+    /// cause naming the server.
     pub(super) fn agent_walk(&self, j: Job, answers: &[Answer]) -> Option<Result<Walk, CallError>> {
         let spec = self.task.agent.as_deref()?;
         let sample = &self.samples[j.sample].sample;
@@ -68,11 +69,12 @@ impl TaskKind {
                 let env = Env::Mcp {
                     wants_state: self.task.metrics.iter().any(|m| m.kind == "final_state"),
                 };
-                walk(spec, &key, prompt, env, answers)
-                    .map_err(|e| format!("{e} ({})", server.label()))
+                let mut w = walk(spec, &key, prompt, env, answers);
+                w.failed = w.failed.map(|e| format!("{e} ({})", server.label()));
+                w
             }
         };
-        Some(walked.map_err(|why| CallError::new(ErrorKind::InvalidResponse, why)))
+        Some(Ok(walked))
     }
 
     /// Scores an agent job's outcome, judges its final answer when the task
@@ -121,6 +123,11 @@ impl TaskKind {
             }
             None => return None,
         };
+        if let Some(why) = &w.failed {
+            let e = server_fault(why);
+            self.settle_call(job, &Err(e), outcome.attempts, outcome.elapsed_ms);
+            return None;
+        }
         let model_calls: Vec<(u32, u64)> = w
             .model_at
             .iter()
@@ -193,7 +200,10 @@ impl TaskKind {
         now_ms: u64,
     ) -> Option<TaskRecord> {
         let j = self.job(job)?;
-        let w = self.agent_walk(j, answers)?.ok()?;
+        let w = self
+            .agent_walk(j, answers)?
+            .ok()
+            .filter(|w| w.failed.is_none())?;
         let n = answers.len();
         if w.step_end.last() != Some(&(n.checked_sub(1)?)) {
             return None;
@@ -249,7 +259,10 @@ impl Pipeline<TaskKind> {
         if call.outcome.is_ok() {
             match k.agent_walk(j, &answers) {
                 Some(Ok(w))
-                    if w.progress.end.is_some() && w.next.is_none() && w.read == answers.len() =>
+                    if w.progress.end.is_some()
+                        && w.next.is_none()
+                        && w.failed.is_none()
+                        && w.read == answers.len() =>
                 {
                     final_answer = w.model_at.last().and_then(|&i| answers.get(i));
                 }
@@ -297,6 +310,12 @@ impl Pipeline<TaskKind> {
         k.settle_call(call.job, &Err(e.clone()), call.attempts, call.elapsed_ms)
             .is_some()
     }
+}
+
+/// The error of a case whose MCP server answered out of protocol (`why`,
+/// [`Walk::failed`]): an invalid response, not the model's.
+pub(super) fn server_fault(why: &str) -> CallError {
+    CallError::new(ErrorKind::InvalidResponse, why)
 }
 
 /// The answers of a kept trajectory, as the loop read them: the model's
