@@ -734,6 +734,27 @@ fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clea
         assert!(c["agent"].is_null(), "{id}: the loop did not settle");
     }
     assert_eq!(r["overdraft"]["error_detail"]["url"], flaky.as_str());
+    // `attempts` counts the case's model calls' attempts, as on any agent
+    // case (and the model call of any task): the mock model answers each at
+    // its first attempt, so it is the model calls made: one per step record
+    // in the log, and one more when the case failed within a step (its
+    // trajectory holds that step's call). The server's calls (tools/list,
+    // the 503 retried, the state read) are never counted.
+    let log = std::fs::read_to_string(out.join("report.events.jsonl")).expect("log");
+    let steps = records(&log, "step");
+    for (id, c) in &r {
+        let own: Vec<&Value> = steps
+            .iter()
+            .filter(|s| s["case_id"] == id.as_str())
+            .collect();
+        let asked = c["trajectory"]
+            .as_array()
+            .map_or(0, |t| t.iter().filter(|m| m["role"] == "assistant").count());
+        let calls = own.len() + asked.saturating_sub(own.len());
+        assert!(own.iter().all(|s| s["attempts"] == 1), "{id}");
+        assert_eq!(c["attempts"], calls, "{id}: {c}");
+        assert!(calls >= 1, "{id}: the model was asked");
+    }
     // what reached the server: a 503 is retried as a model's would be (up to
     // --max-attempts 2), an answer out of protocol is not; every case that
     // ended read its world once
@@ -812,4 +833,41 @@ fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clea
         })
         .sum::<f64>();
     assert!((trajectory["mean"].as_f64().unwrap_or(-1.0) - healthy_passes / 7.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_model_call_failing_for_good_counts_its_attempts_and_no_server_call() {
+    let s = Scratch::new("mcp-model-down");
+    let bank = Bank::start(true);
+    // every model call answers HTTP 500: each case lists its tools, then its
+    // first model call fails after --max-attempts 2
+    let model = Mock::start(&["--fail-rate", "1"]);
+    let registry = s.write(
+        "registry.json",
+        &format!(
+            r#"{{"models": [{{"name": "down", "base_url": "{}"}}]}}"#,
+            model.url
+        ),
+    );
+    let out = s.join("out");
+    let results = run_task(
+        &task(&s, &bank.url, ""),
+        &agent_example("bank_mcp.jsonl"),
+        &out,
+        &[
+            "--models",
+            "down",
+            "--model-registry",
+            registry.to_str().unwrap_or_default(),
+            "--max-attempts",
+            "2",
+        ],
+    );
+    assert_eq!(results.len(), 6);
+    for c in &results {
+        assert_eq!(c["status"], "error", "{c}");
+        assert_eq!(c["error_detail"]["status_code"], 500, "{c}");
+        // the model call's two attempts, not the server's tools/list
+        assert_eq!(c["attempts"], 2, "{c}");
+    }
 }

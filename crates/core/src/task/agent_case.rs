@@ -8,7 +8,8 @@ use super::events::TaskRecord;
 use super::judging::question;
 use super::score::{score_call, AnswerStatus, SampleResult};
 use crate::agent::{
-    mcp, offered_names, scripted, walk, AgentEnd, AgentRecord, Env, Environment, FaultKind, Walk,
+    mcp, offered_names, scripted, walk, AgentEnd, AgentRecord, Env, Environment, FaultKind, Next,
+    Walk,
 };
 use crate::events::PriorCall;
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind, Usage};
@@ -123,18 +124,27 @@ impl TaskKind {
             }
             None => return None,
         };
-        if let Some(why) = &w.failed {
-            let e = server_fault(why);
-            self.settle_call(job, &Err(e), outcome.attempts, outcome.elapsed_ms);
-            return None;
-        }
+        // the case's attempts and time are its model calls' (as a judged
+        // task's are its model call's): each step's, and the call that failed
+        // for good when it was the model's (the next the loop asked); never
+        // the MCP server's calls
+        let failed_model_call = (outcome.error.is_some()
+            && w.failed.is_none()
+            && matches!(w.next, Some(Next::Model(_))))
+        .then_some(outcome.answers.len());
         let model_calls: Vec<(u32, u64)> = w
             .model_at
             .iter()
-            .filter_map(|&i| outcome.calls.get(i).copied())
+            .copied()
+            .chain(failed_model_call)
+            .filter_map(|i| outcome.calls.get(i).copied())
             .collect();
-        let attempts = model_calls.iter().map(|c| c.0).sum::<u32>().max(1);
+        let attempts = model_calls.iter().map(|c| c.0).sum::<u32>();
         let elapsed = model_calls.iter().map(|c| c.1).sum::<u64>();
+        if let Some(why) = &w.failed {
+            self.settle_call(job, &Err(server_fault(why)), attempts, elapsed);
+            return None;
+        }
         let last = w.model_at.last().copied();
         // ended, with everything the loop reads (the world's state) read
         let ended = w
