@@ -677,6 +677,56 @@ fn flaky_route(request: &Value, session: Option<&str>, marked: &mut HashSet<Stri
     }
 }
 
+/// A message without its call ids: (role, text, calls as (name, arguments)).
+type Shown = (Value, Value, Vec<(Value, Value)>);
+
+/// A trajectory's messages without the call ids.
+fn shown(t: &Value) -> Vec<Shown> {
+    t.as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            let calls = m["tool_calls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| {
+                    (
+                        c["function"]["name"].clone(),
+                        c["function"]["arguments"].clone(),
+                    )
+                })
+                .collect();
+            (m["role"].clone(), m["content"].clone(), calls)
+        })
+        .collect()
+}
+
+/// Each step's tool calls of an `agent` record: (name, arguments, answer,
+/// error), latencies left out.
+fn step_tools(agent: &Value) -> Vec<Vec<(Value, Value, Value, Value)>> {
+    agent["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            s["tools"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|t| {
+                    (
+                        t["name"].clone(),
+                        t["arguments"].clone(),
+                        t["content"].clone(),
+                        t["is_error"].clone(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
 #[test]
 fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clean_run() {
     let s = Scratch::new("mcp-some-bad");
@@ -731,8 +781,32 @@ fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clea
         assert_eq!(c["status"], "error", "{id}: {c}");
         let why = c["error_detail"]["cause"].as_str().unwrap_or("");
         assert!(why.contains(cause), "{id}: {why}");
-        assert!(c["agent"].is_null(), "{id}: the loop did not settle");
+        if id != "lost_card" {
+            assert!(c["agent"].is_null(), "{id}: the loop did not end");
+        }
+        // what the agent did before the server failed is kept: the
+        // trajectory up to the failed call (the whole loop for lost_card)
+        let (made, clean_made) = (shown(&c["trajectory"]), shown(&clean[id]["trajectory"]));
+        assert!(!made.is_empty(), "{id}: {c}");
+        assert_eq!(made[..], clean_made[..made.len()], "{id}");
     }
+    // lost_card's loop ended before its world could not be read: its whole
+    // trajectory and its steps are kept, as in the clean run, with no state
+    let (lost, clean_lost) = (r["lost_card"], clean["lost_card"]);
+    assert_eq!(shown(&lost["trajectory"]), shown(&clean_lost["trajectory"]));
+    assert_eq!(lost["agent"]["end"], "answered", "{lost}");
+    assert_eq!(
+        lost["agent"]["model_calls"],
+        clean_lost["agent"]["model_calls"]
+    );
+    assert_eq!(lost["agent"]["tools"], clean_lost["agent"]["tools"]);
+    assert_eq!(
+        step_tools(&lost["agent"]),
+        step_tools(&clean_lost["agent"]),
+        "the steps' calls and answers"
+    );
+    assert!(lost["agent"]["state"].is_null());
+    assert!(lost["metrics"]["end_state"]["value"] != 1.0);
     assert_eq!(r["overdraft"]["error_detail"]["url"], flaky.as_str());
     // `attempts` counts the case's model calls' attempts, as on any agent
     // case (and the model call of any task): the mock model answers each at
@@ -833,6 +907,25 @@ fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clea
         })
         .sum::<f64>();
     assert!((trajectory["mean"].as_f64().unwrap_or(-1.0) - healthy_passes / 7.0).abs() < 1e-12);
+    // resumed from its whole log, nothing is asked again and the failed
+    // cases keep what their loops did
+    let asked = seen.lock().expect("seen").requests.len();
+    let log = out.join("report.events.jsonl");
+    let again = run_task(
+        &task(&s, &flaky, ""),
+        &data,
+        &s.join("again"),
+        &["--mock", "--resume-from", log.to_str().unwrap_or_default()],
+    );
+    assert_eq!(seen.lock().expect("seen").requests.len(), asked);
+    let again = by_id(&again);
+    for (id, _) in bad {
+        let (a, b) = (r[id], again[id]);
+        assert_eq!(b["status"], "error", "{id}");
+        assert_eq!(b["trajectory"], a["trajectory"], "{id}");
+        assert_eq!(b["agent"], a["agent"], "{id}");
+        assert_eq!(b["attempts"], a["attempts"], "{id}");
+    }
 }
 
 #[test]

@@ -141,18 +141,25 @@ impl TaskKind {
             .collect();
         let attempts = model_calls.iter().map(|c| c.0).sum::<u32>();
         let elapsed = model_calls.iter().map(|c| c.1).sum::<u64>();
-        if let Some(why) = &w.failed {
-            self.settle_call(job, &Err(server_fault(why)), attempts, elapsed);
-            return None;
-        }
         let last = w.model_at.last().copied();
         // ended, with everything the loop reads (the world's state) read
         let ended = w
             .progress
             .end
-            .filter(|_| w.next.is_none())
+            .filter(|_| w.next.is_none() && w.failed.is_none())
             .zip(last.and_then(|i| outcome.answers.get(i)));
-        let (answer, end, record) = match ended {
+        // the record of a loop that ended, kept also when the case failed
+        // after it (its world could not be read), so the steps are seen
+        let latencies: Vec<u64> = model_calls.iter().map(|c| c.1).collect();
+        let record = AgentRecord::of(&w.progress, &latencies).map(|mut r| {
+            w.time_tools(&mut r.steps, |i| outcome.calls.get(i).map(|c| c.1));
+            if w.listed.is_some() {
+                r.tools = w.offered.clone();
+            }
+            r.state = w.state.clone();
+            r
+        });
+        let (answer, end) = match ended {
             Some((end, final_answer)) => {
                 let model: Vec<Answer> = w
                     .model_at
@@ -164,24 +171,18 @@ impl TaskKind {
                     usage: summed_usage(&model),
                     ..final_answer.clone()
                 };
-                let latencies: Vec<u64> = model_calls.iter().map(|c| c.1).collect();
-                let record = AgentRecord::of(&w.progress, &latencies).map(|mut r| {
-                    w.time_tools(&mut r.steps, |i| outcome.calls.get(i).map(|c| c.1));
-                    if w.listed.is_some() {
-                        r.tools = w.offered.clone();
-                    }
-                    r.state = w.state.clone();
-                    r
-                });
-                (Ok(answer), Some(end), record)
+                (Ok(answer), Some(end))
             }
-            None => (
-                Err(outcome.error.clone().unwrap_or_else(|| {
-                    CallError::new(ErrorKind::InvalidResponse, "the agent's loop did not end")
-                })),
-                None,
-                None,
-            ),
+            None => {
+                let e = match (&w.failed, &outcome.error) {
+                    (Some(why), _) => server_fault(why),
+                    (None, Some(e)) => e.clone(),
+                    (None, None) => {
+                        CallError::new(ErrorKind::InvalidResponse, "the agent's loop did not end")
+                    }
+                };
+                (Err(e), None)
+            }
         };
         let sample = &self.samples[j.sample];
         let mut r: SampleResult =
@@ -317,8 +318,18 @@ impl Pipeline<TaskKind> {
             }
             return true;
         };
-        k.settle_call(call.job, &Err(e.clone()), call.attempts, call.elapsed_ms)
-            .is_some()
+        if k.settle_call(call.job, &Err(e.clone()), call.attempts, call.elapsed_ms)
+            .is_none()
+        {
+            return false;
+        }
+        // what a failed case's loop did before it failed, as it was logged
+        let slot = j.slot(k.cfg.repeats.n);
+        if let Some(Some(r)) = k.results[j.model].get_mut(slot) {
+            r.parsed.trajectory = call.trajectory.clone();
+            r.agent = call.agent.clone().map(Box::new);
+        }
+        true
     }
 }
 

@@ -211,6 +211,7 @@ impl TaskKind {
             &self.cfg.models[j.model].name,
             sample,
             r,
+            self.task.agent.is_some(),
             now_ms,
         )
     }
