@@ -859,9 +859,9 @@ fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clea
     assert_eq!(r["pay_rent"]["metrics"]["end_state"]["value"], 0.0);
     assert_eq!(r["save"]["agent"]["state"]["accounts"]["A1"], 850);
     // the report is written: seven cases, the four failures listed; a failed
-    // case scores 0 on the trajectory (it stays in the denominator) and is
-    // skipped by end_state (no world was read), whose mean is the healthy
-    // cases' own
+    // case (an infrastructure failure) scores 0 on every metric, end_state
+    // included (its world was not read), and stays in every denominator:
+    // each mean is the healthy cases' sum over all seven
     let report = read_json(&out.join("report.json"));
     assert_eq!(report["metrics"]["cases"], 7);
     assert_eq!(report["metrics"]["passed_cases"], 3);
@@ -880,33 +880,32 @@ fn a_server_at_fault_in_some_cases_fails_those_and_the_others_score_as_in_a_clea
             .cloned()
             .unwrap_or_else(|| panic!("no {metric} summary"))
     };
-    let end_state = summary("end_state");
-    assert_eq!(
-        (&end_state["sample_count"], &end_state["skipped"]),
-        (&json!(3), &json!(4)),
-        "{end_state}"
+    for metric in ["trajectory", "call_f1", "end_state", "answer"] {
+        for (id, _) in bad {
+            assert_eq!(r[id]["metrics"][metric]["value"], 0.0, "{id} {metric}");
+        }
+        let m = summary(metric);
+        assert_eq!(
+            (&m["sample_count"], &m["skipped"]),
+            (&json!(7), &json!(0)),
+            "{m}"
+        );
+        let healthy_sum = healthy
+            .iter()
+            .map(|id| {
+                clean[*id]["metrics"][metric]["value"]
+                    .as_f64()
+                    .unwrap_or(-1.0)
+            })
+            .sum::<f64>();
+        let mean = m["mean"].as_f64().unwrap_or(-1.0);
+        assert!((mean - healthy_sum / 7.0).abs() < 1e-12, "{metric}: {m}");
+    }
+    let why = &r["lost_card"]["metrics"]["end_state"]["detail"]["no_state"];
+    assert!(
+        why.as_str().is_some_and(|w| w.contains("state://world")),
+        "{why}"
     );
-    let healthy_mean = healthy
-        .iter()
-        .map(|id| {
-            clean[*id]["metrics"]["end_state"]["value"]
-                .as_f64()
-                .unwrap_or(-1.0)
-        })
-        .sum::<f64>()
-        / 3.0;
-    assert!((end_state["mean"].as_f64().unwrap_or(-1.0) - healthy_mean).abs() < 1e-12);
-    let trajectory = summary("trajectory");
-    assert_eq!(trajectory["sample_count"], 7, "{trajectory}");
-    let healthy_passes = healthy
-        .iter()
-        .map(|id| {
-            clean[*id]["metrics"]["trajectory"]["value"]
-                .as_f64()
-                .unwrap_or(-1.0)
-        })
-        .sum::<f64>();
-    assert!((trajectory["mean"].as_f64().unwrap_or(-1.0) - healthy_passes / 7.0).abs() < 1e-12);
     // resumed from its whole log, nothing is asked again and the failed
     // cases keep what their loops did
     let asked = seen.lock().expect("seen").requests.len();
