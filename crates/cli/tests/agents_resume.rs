@@ -3,7 +3,8 @@
 //! their steps interleave in the log): a log cut at every line boundary and
 //! inside step and case records resumes to the uninterrupted run's
 //! verdicts, never asks a settled case again, and runs a case the cut left
-//! mid-trajectory again from its first step, saying so.
+//! mid-trajectory again from its first step, saying so; so does a run
+//! against `evalpage mock-server` over HTTP killed (SIGKILL) mid-run.
 
 mod common;
 
@@ -11,6 +12,8 @@ use common::*;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 /// The example task with seeded faults on half the calls (and room for the
 /// mock's retries), written beside a copy of its prompt.
@@ -266,4 +269,110 @@ fn a_log_cut_at_every_line_or_inside_a_record_resumes_to_the_same_verdicts() {
         "{} cuts, {open_cuts} with a case open, at most {most_open}",
         cuts.len()
     );
+}
+
+/// The cases settled (a `case` record) and those mid-trajectory (steps, no
+/// `case` record) in a log as far as it was written.
+fn progress(log: &str) -> (BTreeSet<Key>, BTreeSet<Key>) {
+    let settled: BTreeSet<Key> = keys(log, "case").into_iter().collect();
+    let open = keys(log, "step")
+        .into_iter()
+        .filter(|k| !settled.contains(k))
+        .collect();
+    (settled, open)
+}
+
+#[test]
+fn a_run_over_http_killed_mid_trajectory_resumes_to_the_same_verdicts() {
+    let s = Scratch::new("agent-killed");
+    let task = faulted_task(&s);
+    let data = agent_example("bank.jsonl");
+    // the task's mock model over HTTP, each answer 250 ms late: a run takes
+    // seconds, and each step is long enough to be killed inside
+    let mock = Mock::start(&[
+        "--task",
+        task.to_str().unwrap_or_default(),
+        "--dataset",
+        data.to_str().unwrap_or_default(),
+        "--latency-ms",
+        "250",
+    ]);
+    let registry = s.write(
+        "registry.json",
+        &format!(
+            r#"{{"models": [{{"name": "mock-a", "base_url": "{0}"}}, {{"name": "mock-b", "base_url": "{0}"}}]}}"#,
+            mock.url
+        ),
+    );
+    let flags = [
+        "--models",
+        "mock-a,mock-b",
+        "--model-registry",
+        registry.to_str().unwrap_or_default(),
+        "--concurrency",
+        "2",
+    ];
+    let full = run_task(&task, &data, &s.join("full"), &flags);
+    let want = verdicts(&full);
+    assert_eq!(want.len(), 12);
+    assert!(full.iter().all(|r| r["status"] == "ok"), "a clean run");
+
+    // the same run, killed once three cases have settled and another is
+    // mid-trajectory (its steps logged, its case record not): the log is
+    // polled, so the kill cannot land after the run ended
+    let out = s.join("killed");
+    let mut child = evalpage()
+        .args(["run", "--task"])
+        .arg(&task)
+        .arg("--dataset")
+        .arg(&data)
+        .arg("--out")
+        .arg(&out)
+        .args(flags)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn evalpage");
+    let log_path = out.join("report.events.jsonl");
+    let deadline = Instant::now() + RUN_LIMIT;
+    loop {
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        let (settled, open) = progress(&log);
+        if settled.len() >= 3 && !open.is_empty() {
+            break;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the run ended ({status}) before it was mid-trajectory:\n{log}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the run never got mid-trajectory"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().expect("SIGKILL the run");
+    let status = child.wait().expect("wait");
+    assert!(!status.success(), "killed, not finished: {status}");
+    let cut = std::fs::read_to_string(&log_path).expect("the killed run's log");
+    let (settled, open) = progress(&cut);
+    assert!(
+        settled.len() < want.len() && !open.is_empty(),
+        "the kill landed mid-run: {} settled, {} open",
+        settled.len(),
+        open.len()
+    );
+    eprintln!(
+        "killed with {} cases settled, {} mid-trajectory",
+        settled.len(),
+        open.len()
+    );
+    assert!(
+        records(&cut, "summary").is_empty(),
+        "the killed run wrote no summary"
+    );
+
+    // resumed from its log, over HTTP again: the uninterrupted verdicts, no
+    // settled case asked again, the cut ones from their first step
+    let resumed = resume(&task, &log_path, &s.join("resumed"), &flags);
+    check_resumed(&cut, &resumed, &want, "at the kill");
 }
