@@ -53,7 +53,8 @@ impl McpSessions {
 
     /// Sends job `job`'s request `body` in the job's session (opened by its
     /// first request) and reads the answer. A session broken by anything but
-    /// an HTTP status is not reused: the next try opens another.
+    /// a 429 or 5xx (the HTTP errors retried) is not reused: the next try
+    /// opens another.
     pub async fn call(&self, job: usize, body: &Value, bound: Bound<'_>) -> CallOutcome {
         let known = self.open.borrow().get(&job).cloned();
         let session = match known {

@@ -514,3 +514,373 @@ fn scripted_results_are_read_from_a_file_beside_the_task() {
         "{err}"
     );
 }
+
+/// `evalpage compare` with these arguments: (exit code, stdout); stderr says
+/// nothing unless the gate failed, and then says that.
+fn compare(args: &[&std::path::Path], rules: &[&str]) -> (Option<i32>, String) {
+    let mut cmd = evalpage();
+    cmd.arg("compare").args(args);
+    for r in rules {
+        cmd.args(["--fail-if-drop", r]);
+    }
+    let out = finish(cmd);
+    let (stdout, stderr) = texts(&out);
+    let failed = "the regression gate failed: ";
+    match out.status.code() {
+        Some(1) => assert!(stderr.contains(failed), "{stderr}"),
+        _ => assert!(stderr.trim().is_empty(), "{stderr}"),
+    }
+    (out.status.code(), stdout)
+}
+
+/// The printed table's row of a metric, cell by cell (the verdict one cell).
+fn row(stdout: &str, metric: &str) -> Vec<String> {
+    let line = stdout
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(metric))
+        .unwrap_or_else(|| panic!("no row {metric} in\n{stdout}"));
+    let cells: Vec<&str> = line
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    cells.iter().map(|c| c.to_string()).collect()
+}
+
+/// A sample's trajectory value, the mean over its repeats.
+fn trajectory_means(results: &[Value]) -> BTreeMap<String, f64> {
+    let mut sums: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for r in results {
+        let v = r["metrics"]["trajectory"]["value"]
+            .as_f64()
+            .expect("scored");
+        let e = sums
+            .entry(r["sample_id"].as_str().unwrap_or("").to_string())
+            .or_default();
+        *e = (e.0 + v, e.1 + 1.0);
+    }
+    sums.into_iter().map(|(k, (s, n))| (k, s / n)).collect()
+}
+
+#[test]
+fn compare_gates_an_agent_change_on_the_trajectory_metric() {
+    let s = Scratch::new("agent-compare");
+    // bank.jsonl three times over (ids suffixed): enough cases for a drop to
+    // be significant at 0.05
+    let mut data = String::new();
+    for copy in ["", "_b", "_c"] {
+        for mut line in read_jsonl(&agent_example("bank.jsonl")) {
+            let id = format!("{}{copy}", line["sample_id"].as_str().unwrap_or(""));
+            line["sample_id"] = json!(id);
+            data.push_str(&format!("{line}\n"));
+        }
+    }
+    let data = s.write("bank.jsonl", &data);
+    let base_dir = s.join("base");
+    let base = run_task(&agent_example("bank.yaml"), &data, &base_dir, &["--mock"]);
+    // the same agent, each case asked twice: compare takes a case's mean over
+    // its repeats, so nothing changed
+    let again_dir = s.join("again");
+    let again = run_task(
+        &agent_example("bank.yaml"),
+        &data,
+        &again_dir,
+        &["--mock", "--repeats", "2"],
+    );
+    assert_eq!(again.len(), 2 * base.len());
+    // a worse agent: one model call per case, so every case that needs a tool
+    // ends at the step limit
+    let limited = task_with(&s, |t| t.replace("  max_steps: 4", "  max_steps: 1"));
+    let worse_dir = s.join("worse");
+    let worse = run_task(&limited, &data, &worse_dir, &["--mock"]);
+
+    let (b, a, w) = (
+        trajectory_means(&base),
+        trajectory_means(&again),
+        trajectory_means(&worse),
+    );
+    assert_eq!(b.len(), 18);
+    assert_eq!(b, a);
+    let mean = |m: &BTreeMap<String, f64>| m.values().sum::<f64>() / m.len() as f64;
+    let drops = b
+        .iter()
+        .filter(|(id, v)| **v == 1.0 && w[*id] == 0.0)
+        .count();
+    let rises = b
+        .iter()
+        .filter(|(id, v)| **v == 0.0 && w[*id] == 1.0)
+        .count();
+    assert_eq!(rises, 0);
+    assert!(drops >= 6, "{drops} drops: too few for McNemar at 0.05");
+
+    // equal runs: no change, the gate passes, exit 0
+    let (code, out) = compare(&[&base_dir, &again_dir], &["trajectory=0.05"]);
+    assert_eq!(code, Some(0), "{out}");
+    let bm = format!("{:.4}", mean(&b));
+    assert_eq!(
+        row(&out, "trajectory")[..5],
+        ["trajectory", "18", &bm, &bm, "+0.0000"],
+        "{out}"
+    );
+    assert!(row(&out, "trajectory")
+        .last()
+        .is_some_and(|v| v == "no change, gate ok"));
+    assert!(
+        out.contains(&format!(
+            "gate ok   trajectory: drop 0.0000 within the allowed 0.05 (base {bm}, new {bm}, n = 18)"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("repeated scores left out"), "{out}");
+
+    // the worse run: the drop is larger than allowed and significant, exit 1;
+    // the 0/1 metric by McNemar's test, the F1 (a mean per case) by the
+    // paired bootstrap interval
+    let (code, out) = compare(
+        &[&base_dir, &worse_dir],
+        &["trajectory=0.05", "call_f1=0.01"],
+    );
+    assert_eq!(code, Some(1), "{out}");
+    let wm = format!("{:.4}", mean(&w));
+    let drop = mean(&b) - mean(&w);
+    let p = evalpage_core::fmt_p(2.0 * 0.5f64.powi(drops as i32));
+    let cells = row(&out, "trajectory");
+    assert_eq!(
+        cells[..5],
+        ["trajectory", "18", &bm, &wm, &format!("{:+.4}", -drop)],
+        "{out}"
+    );
+    assert_eq!(cells[6], p, "{out}");
+    assert_eq!(cells[7], "significant drop, gate FAIL");
+    assert!(
+        out.contains(&format!(
+            "gate FAIL trajectory: drop {drop:.4} > allowed 0.05 and significant: McNemar exact p = {p} < 0.05 (b = {drops} regressions, c = 0 improvements)"
+        )),
+        "{out}"
+    );
+    let f1 = |rs: &[Value]| {
+        rs.iter()
+            .map(|r| r["metrics"]["call_f1"]["value"].as_f64().expect("scored"))
+            .sum::<f64>()
+            / rs.len() as f64
+    };
+    let f1_drop = f1(&base) - f1(&worse);
+    assert!(
+        out.contains(&format!(
+            "gate FAIL call_f1: drop {f1_drop:.4} > allowed 0.01 and significant: paired 95% bootstrap interval of the change ["
+        )) && out.contains("excludes 0"),
+        "{out}"
+    );
+    assert_eq!(row(&out, "call_f1")[6], "-", "no McNemar for a mean F1");
+    // a larger allowance than the drop passes the same runs
+    let (code, out) = compare(
+        &[&base_dir, &worse_dir],
+        &[format!("trajectory={:.4}", drop + 0.01).as_str()],
+    );
+    assert_eq!(code, Some(0), "{out}");
+}
+
+/// An assistant message calling one tool.
+fn calling(id: &str, name: &str, args: Value) -> Value {
+    json!({"role": "assistant", "content": null, "tool_calls": [
+        {"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}
+    ]})
+}
+
+#[test]
+fn tool_call_f1_scores_every_call_of_a_multi_step_trajectory() {
+    let s = Scratch::new("agent-f1");
+    // pay_rent expects get_balance(A1), then transfer(A1 -> LANDLORD, 800)
+    let line = read_jsonl(&agent_example("bank.jsonl"))
+        .into_iter()
+        .find(|l| l["sample_id"] == "pay_rent")
+        .expect("pay_rent");
+    let data = s.write("bank.jsonl", &format!("{line}\n"));
+    // a model that checks A2 too, one call a step: three calls over three steps
+    let script = s.write(
+        "script.jsonl",
+        &format!(
+            "{}\n",
+            json!({"q": line["request"], "answers": [
+                calling("a", "get_balance", json!({"account": "A1"})),
+                calling("b", "get_balance", json!({"account": "A2"})),
+                calling("c", "transfer", json!({"from": "A1", "to": "LANDLORD", "amount": 800})),
+                "Sent 800 to LANDLORD."
+            ]})
+        ),
+    );
+    let mock = Mock::start(&["--answers", script.to_str().unwrap_or_default()]);
+    let registry = s.write(
+        "registry.json",
+        &format!(
+            r#"{{"models": [{{"name": "m", "base_url": "{}"}}]}}"#,
+            mock.url
+        ),
+    );
+    let results = run_task(
+        &agent_example("bank.yaml"),
+        &data,
+        &s.join("out"),
+        &[
+            "--models",
+            "m",
+            "--model-registry",
+            registry.to_str().unwrap_or_default(),
+        ],
+    );
+    let r = &results[0];
+    assert_eq!(r["agent"]["end"], "answered", "{r}");
+    assert_eq!(r["agent"]["model_calls"], 4);
+    assert_eq!(r["agent"]["tool_calls"], 3);
+    // matched 2 of 3 made and of 2 expected: precision 2/3, recall 1,
+    // F1 = 2 * (2/3) / (2/3 + 1) = 0.8 (the last step's call alone would
+    // give 2/3, the first step's alone 2/3)
+    let f1 = &r["metrics"]["call_f1"];
+    assert_eq!(
+        (
+            &f1["detail"]["matched"],
+            &f1["detail"]["made"],
+            &f1["detail"]["expected"]
+        ),
+        (&json!(2), &json!(3), &json!(2)),
+        "{f1}"
+    );
+    let close = |v: &Value, want: f64| (v.as_f64().unwrap_or(-1.0) - want).abs() < 1e-12;
+    assert!(close(&f1["components"]["precision"], 2.0 / 3.0), "{f1}");
+    assert!(close(&f1["components"]["recall"], 1.0), "{f1}");
+    assert!(close(&f1["value"], 0.8), "{f1}");
+    assert_eq!(
+        f1["detail"]["calls"],
+        json!([
+            r#"get_balance({"account":"A1"})"#,
+            r#"get_balance({"account":"A2"})"#,
+            r#"transfer({"amount":800,"from":"A1","to":"LANDLORD"})"#
+        ]),
+        "{f1}"
+    );
+    // the extra call breaks the strict trajectory, not the superset one
+    assert_eq!(r["metrics"]["trajectory"]["value"], 0.0);
+    assert_eq!(r["metrics"]["calls_made"]["value"], 1.0);
+}
+
+#[test]
+fn each_step_keeps_its_tokens_and_tools_and_the_case_sums_them() {
+    let s = Scratch::new("agent-steps");
+    // a tool answer whose characters are not its bytes
+    let mut lines = read_jsonl(&agent_example("bank.jsonl"));
+    let lost = lines
+        .iter_mut()
+        .find(|l| l["sample_id"] == "lost_card")
+        .expect("lost_card");
+    lost["tool_results"][0]["result"] = json!("gelée ✓ (frozen)");
+    let data = s.write(
+        "bank.jsonl",
+        &lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    );
+    // faults too: error answers and cut (malformed) ones are answers as well
+    let task = task_with(&s, |t| {
+        t.replace(
+            "  max_steps: 4",
+            "  max_steps: 6\n  faults: {seed: 11, rate: 0.5}",
+        )
+    });
+    let out = s.join("out");
+    let results = run_task(&task, &data, &out, &["--mock"]);
+    assert_eq!(results.len(), 6);
+    let log = std::fs::read_to_string(out.join("report.events.jsonl")).expect("log");
+    let logged = records(&log, "step");
+    let declared = ["get_balance", "transfer", "freeze_card"];
+    let chars = |v: &Value| v.as_str().map_or(0, |t| t.chars().count()) as u64;
+    let mut tool_answers = 0;
+    let mut wide = false;
+    for r in &results {
+        let id = r["sample_id"].as_str().unwrap_or("");
+        let agent = &r["agent"];
+        let steps = agent["steps"].as_array().expect("steps");
+        // tokens: each step's are its model call's usage (as the log's step
+        // record says), and the case's are their sum and the run's usage
+        let step_logs: Vec<&Value> = logged.iter().filter(|l| l["case_id"] == id).collect();
+        assert_eq!(step_logs.len(), steps.len(), "{id}");
+        for (k, (step, l)) in steps.iter().zip(&step_logs).enumerate() {
+            assert_eq!(l["step"], k + 1, "{id}");
+            let u = &l["answer"]["usage"];
+            let want = u["prompt_tokens"].as_u64().expect("prompt")
+                + u["completion_tokens"].as_u64().expect("completion");
+            assert_eq!(step["tokens"], want, "{id} step {}", k + 1);
+            assert!(step["latency_ms"].is_u64(), "{id} step {}", k + 1);
+        }
+        let summed: u64 = steps
+            .iter()
+            .map(|s| s["tokens"].as_u64().unwrap_or(0))
+            .sum();
+        assert!(summed > 0);
+        assert_eq!(agent["tokens"], summed, "{id}");
+        let usage = &r["raw"]["usage"];
+        assert_eq!(
+            usage["prompt_tokens"].as_u64().unwrap_or(0)
+                + usage["completion_tokens"].as_u64().unwrap_or(0),
+            summed,
+            "{id}"
+        );
+        // which tool: each step's tools are its answer's calls, in order, by
+        // name and id
+        let asked: Vec<&Value> = r["trajectory"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| m["role"] == "assistant")
+            .collect();
+        assert_eq!(asked.len(), steps.len(), "{id}");
+        for (step, m) in steps.iter().zip(&asked) {
+            let calls: Vec<(&Value, &Value)> = m["tool_calls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| (&c["id"], &c["function"]["name"]))
+                .collect();
+            let tools: Vec<(&Value, &Value)> = step["tools"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|t| (&t["id"], &t["name"]))
+                .collect();
+            assert_eq!(tools, calls, "{id}");
+            assert!(tools
+                .iter()
+                .all(|(_, n)| n.as_str().is_some_and(|n| declared.contains(&n))));
+        }
+        // the result's size: the characters of the tools' answers, as the
+        // model was sent them in the trajectory's tool messages
+        let sent: Vec<&Value> = r["trajectory"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| &m["content"])
+            .collect();
+        let kept: Vec<&Value> = steps
+            .iter()
+            .flat_map(|s| s["tools"].as_array().into_iter().flatten())
+            .map(|t| &t["content"])
+            .collect();
+        assert_eq!(sent, kept, "{id}");
+        assert_eq!(agent["tool_calls"], kept.len(), "{id}");
+        let size: u64 = sent.iter().map(|c| chars(c)).sum();
+        assert_eq!(agent["result_chars"], size, "{id}");
+        tool_answers += kept.len();
+        wide |= sent
+            .iter()
+            .any(|c| c.as_str().is_some_and(|t| t.len() as u64 != chars(c)));
+    }
+    assert!(tool_answers >= 8, "{tool_answers} tool answers");
+    assert!(
+        wide,
+        "a tool answer of more bytes than characters was counted"
+    );
+    assert!(
+        results
+            .iter()
+            .any(|r| r["agent"]["faults"].as_u64() > Some(0)),
+        "some calls were faulted"
+    );
+}

@@ -101,7 +101,8 @@ impl McpClient {
         let outcome = self.exchange(s, body);
         if let CallOutcome::Failed(e) = &outcome {
             if e.kind != ErrorKind::Http {
-                // a broken session is not reused: the next try opens another
+                // a broken session (anything but a 429 or 5xx, the HTTP
+                // errors retried) is not reused: the next try opens another
                 *session = None;
             }
         }

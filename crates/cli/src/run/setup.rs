@@ -191,8 +191,11 @@ pub(super) fn prepare<K: Start<Log = ReadLog>>(
             .as_ref()
             .map(|p| p.display().to_string())
             .unwrap_or_default();
-        for note in t.notes.iter().take(5) {
+        for note in t.notes.iter().take(NOTES_SHOWN) {
             eprintln!("evalpage: {shown}: {note}");
+        }
+        if let Some(more) = t.notes.len().checked_sub(NOTES_SHOWN).filter(|n| *n > 0) {
+            eprintln!("evalpage: {shown}: and {more} more such note(s)");
         }
         eprintln!(
             "evalpage: resuming: {} of {} {} already settled, sending {}",
@@ -204,6 +207,10 @@ pub(super) fn prepare<K: Start<Log = ReadLog>>(
     }
     Ok(engine)
 }
+
+/// The resume notes printed (a cut case each, an unknown record each); the
+/// rest are counted.
+const NOTES_SHOWN: usize = 5;
 
 /// The price of `--price-in` / `--price-out` (a missing side counts as 0).
 pub(super) fn flag_price(args: &RunArgs) -> Option<evalpage_core::report::Price> {

@@ -153,10 +153,14 @@ pub fn negotiated(response: &Value) -> Option<String> {
 
 /// The outcome of one exchange with an MCP server at `url` (an HTTP answer,
 /// or a line of a stdio server as a 200 of JSON): a status that is not 2xx
-/// is an HTTP error as for a model (retried on 429 and 5xx); a 2xx body is
-/// the JSON-RPC response to request `id`, the answer's text, for the loop
-/// to read; anything else is out of protocol (an `InvalidResponse` that
-/// says what came instead).
+/// fails the case, said as the server's with what it answered: 429 and 5xx
+/// as HTTP errors (retried as a model's are), any other status as an
+/// `InvalidResponse`, never fatal: a model endpoint's 401, 403 or 404 will
+/// be the same for every case and stops the run, but an MCP server answers
+/// 404 to a session it ended (and may guard one tool), which says nothing
+/// of the other cases' sessions. A 2xx body is the JSON-RPC response to
+/// request `id`, the answer's text, for the loop to read; anything else is
+/// out of protocol (an `InvalidResponse` that says what came instead).
 pub fn outcome(
     url: &str,
     status: u16,
@@ -166,7 +170,20 @@ pub fn outcome(
     id: u64,
 ) -> CallOutcome {
     if !(200..300).contains(&status) {
-        return crate::provider::openai::parse_response(url, status, retry_after, body);
+        let retried = status == 429 || (500..600).contains(&status);
+        let mut e = CallError::new(
+            if retried {
+                ErrorKind::Http
+            } else {
+                ErrorKind::InvalidResponse
+            },
+            format!("the MCP server answered HTTP {status}: {}", excerpt(body)),
+        )
+        .with_url(url);
+        e.status_code = Some(status);
+        e.response_snippet = Some(crate::text::truncate_chars(body.trim(), 300));
+        e.retry_after_ms = retry_after.and_then(crate::provider::parse_retry_after);
+        return CallOutcome::Failed(e);
     }
     match response_of(body, content_type, id) {
         Ok(v) => CallOutcome::Answer(Answer::from(v.to_string())),
@@ -353,6 +370,44 @@ mod tests {
         assert!(e.contains("not the JSON-RPC response to request 4"), "{e}");
         let e = response_of("event: ping\n\n", Some("text/event-stream"), 3).expect_err("none");
         assert!(e.contains("no JSON-RPC response to request 3"), "{e}");
+    }
+
+    #[test]
+    fn an_http_status_fails_the_case_as_the_server_s_and_never_stops_the_run() {
+        let failed = |status: u16, body: &str| match outcome(
+            "http://h/mcp?k=1",
+            status,
+            Some("2"),
+            Some("text/plain"),
+            body,
+            1,
+        ) {
+            CallOutcome::Failed(e) => e,
+            CallOutcome::Answer(a) => panic!("{status} answered {a:?}"),
+        };
+        for status in [401, 403, 404, 400] {
+            let e = failed(status, "Session not found");
+            assert_eq!(e.kind, ErrorKind::InvalidResponse, "{status}");
+            assert!(!e.fatal() && !e.retryable(), "{status}");
+            assert_eq!(
+                e.message,
+                format!("the MCP server answered HTTP {status}: Session not found")
+            );
+            assert_eq!(
+                (e.status_code, e.url.as_deref()),
+                (Some(status), Some("http://h/mcp"))
+            );
+        }
+        for status in [429, 500, 503] {
+            let e = failed(status, "");
+            assert_eq!(e.kind, ErrorKind::Http, "{status}");
+            assert!(!e.fatal() && e.retryable(), "{status}");
+            assert_eq!(
+                e.message,
+                format!("the MCP server answered HTTP {status}: (an empty body)")
+            );
+            assert_eq!(e.retry_after_ms, Some(2000));
+        }
     }
 
     #[test]

@@ -241,6 +241,12 @@ pub struct Walk {
     /// Each call a server answered: (its step, its place among the step's
     /// calls, its answer's index among the answers).
     pub tool_at: Vec<(usize, usize, usize)>,
+    /// Why the case cannot go on: the MCP server answered out of protocol
+    /// (its tools unusable, a call's answer not JSON-RPC, its state
+    /// unreadable), an infrastructure failure that is the case's cause. The
+    /// walk stops at that answer (`next` is `None`) and keeps what it read
+    /// before it (the trajectory, the steps completed).
+    pub failed: Option<String>,
 }
 
 impl Walk {
@@ -270,22 +276,17 @@ pub(crate) fn replay(
         offered,
         execute: &mut execute,
     };
-    match walk(spec, case, &[], env, answers) {
-        Ok(w) => w.progress,
-        // a scripted environment reads none of the answers as its own
-        Err(_) => Progress {
-            trajectory: Vec::new(),
-            steps: Vec::new(),
-            end: None,
-        },
-    }
+    // a scripted environment reads none of the answers as its own: it
+    // never fails
+    walk(spec, case, &[], env, answers).progress
 }
 
 /// The case's loop walked over its `answers` (a judge's answers after the
 /// end are not read): `case` is its key for faults (sample id and repeat),
-/// `prompt` its rendered messages, `env` where its calls go. `Err` when the
-/// MCP server answered out of protocol (its tools unusable, its state
-/// unreadable): an infrastructure failure, the case's cause.
+/// `prompt` its rendered messages, `env` where its calls go. When the MCP
+/// server answered out of protocol (its tools unusable, its state
+/// unreadable), [`Walk::failed`] says so: an infrastructure failure, the
+/// case's cause; the walk keeps what came before.
 ///
 /// A faulted call of kind `error` or `timeout` is not sent (the tool
 /// failed); one of kind `malformed` is, and its answer is cut short on the
@@ -294,9 +295,9 @@ pub fn walk(
     spec: &AgentSpec,
     case: &str,
     prompt: &[ChatMessage],
-    mut env: Env<'_>,
+    env: Env<'_>,
     answers: &[Answer],
-) -> Result<Walk, String> {
+) -> Walk {
     let mut w = Walk {
         progress: Progress {
             trajectory: Vec::new(),
@@ -311,36 +312,57 @@ pub fn walk(
         read: 0,
         state: None,
         tool_at: Vec::new(),
+        failed: None,
     };
+    let mut i = 0;
+    if let Err(why) = walk_into(&mut w, &mut i, spec, case, prompt, env, answers) {
+        w.failed = Some(why);
+        w.next = None;
+    }
+    w.read = i;
+    w
+}
+
+/// The body of [`walk`]: fills `w` from the answers, `i` the next answer to
+/// read; `Err` with the cause when the server answered out of protocol (`i`
+/// past that answer).
+fn walk_into(
+    w: &mut Walk,
+    i: &mut usize,
+    spec: &AgentSpec,
+    case: &str,
+    prompt: &[ChatMessage],
+    mut env: Env<'_>,
+    answers: &[Answer],
+) -> Result<(), String> {
     let server_answer = |a: &Answer| -> Result<serde_json::Value, String> {
         serde_json::from_str(&a.text)
             .map_err(|e| format!("the MCP server's answer is not JSON ({e})"))
     };
-    let mut i = 0;
     match &env {
         Env::Scripted { offered, .. } => w.offered = offered.to_vec(),
         Env::Mcp { .. } => {
             let Some(a) = answers.first() else {
                 w.next = Some(Next::Server(mcp::list_tools(1)));
-                return Ok(w);
+                return Ok(());
             };
+            *i = 1;
             let tools = mcp::tools_of(&server_answer(a)?)
                 .map_err(|e| format!("the MCP server's tools/list is out of protocol: {e}"))?;
             w.offered = offered_names(Some(&tools));
             w.listed = Some(tools);
-            i = 1;
         }
     }
     let mut rpc_id = 2u64;
     'steps: for step in 0.. {
-        let Some(a) = answers.get(i) else {
+        let Some(a) = answers.get(*i) else {
             let mut m = prompt.to_vec();
             m.extend(w.progress.trajectory.iter().cloned());
             w.next = Some(Next::Model(m));
             break;
         };
-        w.model_at.push(i);
-        i += 1;
+        w.model_at.push(*i);
+        *i += 1;
         let calls = a.calls.as_deref().unwrap_or_default();
         let mut s = AgentStep {
             tokens: a
@@ -354,7 +376,7 @@ pub fn walk(
                 .trajectory
                 .push(ChatMessage::new("assistant", a.text.clone()));
             w.progress.steps.push(s);
-            w.step_end.push(i - 1);
+            w.step_end.push(*i - 1);
             w.progress.end = Some(AgentEnd::Answered);
             break;
         }
@@ -371,7 +393,7 @@ pub fn walk(
             .push(ChatMessage::assistant_calls(a.text.clone(), calls.clone()));
         if step + 1 >= spec.max_steps as usize {
             w.progress.steps.push(s);
-            w.step_end.push(i - 1);
+            w.step_end.push(*i - 1);
             w.progress.end = Some(AgentEnd::StepLimit);
             break;
         }
@@ -385,14 +407,14 @@ pub fn walk(
                         (Some(FaultKind::Error | FaultKind::Timeout), _) => None,
                         (_, Env::Scripted { execute, .. }) => Some(execute(c)),
                         (_, Env::Mcp { .. }) => {
-                            let Some(a) = answers.get(i) else {
+                            let Some(a) = answers.get(*i) else {
                                 let args = serde_json::from_str(&c.arguments)
                                     .unwrap_or(serde_json::Value::Null);
                                 w.next = Some(Next::Server(mcp::call_tool(rpc_id, &c.name, args)));
                                 break 'steps;
                             };
-                            w.tool_at.push((step, s.tools.len(), i));
-                            i += 1;
+                            w.tool_at.push((step, s.tools.len(), *i));
+                            *i += 1;
                             rpc_id += 1;
                             Some(mcp::tool_answer(&server_answer(a)?))
                         }
@@ -406,21 +428,20 @@ pub fn walk(
             s.tools.push(t);
         }
         w.progress.steps.push(s);
-        w.step_end.push(i - 1);
+        w.step_end.push(*i - 1);
     }
     if let (Some(_), Env::Mcp { wants_state: true }) = (w.progress.end, &env) {
-        match answers.get(i) {
+        match answers.get(*i) {
             None => w.next = Some(Next::Server(mcp::read_state(rpc_id))),
             Some(a) => {
-                i += 1;
+                *i += 1;
                 w.state = Some(mcp::state_of(&server_answer(a)?).map_err(|e| {
                     format!("the MCP server's state could not be read for final_state: {e}")
                 })?);
             }
         }
     }
-    w.read = i;
-    Ok(w)
+    Ok(())
 }
 
 /// The step of a call that is wrong in itself (a tool not offered,

@@ -189,13 +189,17 @@ fn bank_tools() -> Answer {
 
 fn mcp_walk(spec: &AgentSpec, answers: &[Answer]) -> Result<Walk, String> {
     let prompt = [ChatMessage::new("user", "pay")];
-    walk(
+    let w = walk(
         spec,
         "case-1#0",
         &prompt,
         Env::Mcp { wants_state: true },
         answers,
-    )
+    );
+    match w.failed {
+        Some(why) => Err(why),
+        None => Ok(w),
+    }
 }
 
 #[test]
@@ -306,4 +310,21 @@ fn an_mcp_server_out_of_protocol_fails_the_case_and_a_failed_tool_is_not_sent() 
     )
     .unwrap_err();
     assert!(e.contains("state could not be read for final_state"), "{e}");
+    // the walk that failed keeps what it read before: the loop that ended
+    let answers = [
+        bank_tools(),
+        calls(&[("get_balance", r#"{"account": "A1"}"#)]),
+        server(mcp::answered(r#"{"balance": 950}"#, false)),
+        Answer::from("A1 holds 950.".to_string()),
+        Answer::from("<html>".to_string()),
+    ];
+    let prompt = [ChatMessage::new("user", "pay")];
+    let env = Env::Mcp { wants_state: true };
+    let w = walk(&mcp_spec(None), "case-1#0", &prompt, env, &answers);
+    assert!(w.failed.as_deref().is_some_and(|e| e.contains("not JSON")));
+    assert_eq!((w.next, w.read), (None, 5));
+    assert_eq!(w.progress.end, Some(AgentEnd::Answered));
+    assert_eq!(w.progress.trajectory.len(), 3);
+    assert_eq!(w.progress.steps[0].tools[0].content, r#"{"balance": 950}"#);
+    assert_eq!(w.state, None);
 }

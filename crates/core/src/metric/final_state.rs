@@ -7,7 +7,10 @@
 //! wants every key of the expected objects present with a matching value,
 //! other keys allowed (lists are compared item by item, of the same
 //! length). 1 when they match, else 0 with the differences, path by path,
-//! in the detail (`diff`).
+//! in the detail (`diff`). A case with no world to compare (it failed
+//! before its world was read, or a saved answer has no `final_state`) is 0,
+//! as every metric scores a failed call or a missing answer, so the rate is
+//! over every case; only a sample without its expected state is skipped.
 
 use super::{Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput};
 use crate::position::KeyError;
@@ -76,8 +79,10 @@ impl Metric for FinalState {
         let Some(expected) = input.label(&self.label_field) else {
             return SampleScore::skipped(format!("label `{}` is missing", self.label_field));
         };
+        let mode = if self.subset { "subset" } else { "exact" };
         let Some(world) = &input.answer.state else {
-            return SampleScore::skipped(
+            return SampleScore::new(0.0).detail("match", mode).detail(
+                "no_state",
                 "no final state: the case's world was not read (an MCP server's state://world, or a saved answer's final_state)",
             );
         };
@@ -85,8 +90,7 @@ impl Metric for FinalState {
         compare(expected, world, self.subset, "", &mut diff);
         let n = diff.len();
         diff.truncate(MAX_DIFFS);
-        let mut s = SampleScore::new(if n == 0 { 1.0 } else { 0.0 })
-            .detail("match", if self.subset { "subset" } else { "exact" });
+        let mut s = SampleScore::new(if n == 0 { 1.0 } else { 0.0 }).detail("match", mode);
         if n > 0 {
             s = s.detail("diff", diff).detail("differences", n);
         }
@@ -196,7 +200,7 @@ mod tests {
     }
 
     #[test]
-    fn a_wrong_world_is_shown_path_by_path_and_a_missing_one_is_not_scored() {
+    fn a_wrong_world_is_shown_path_by_path_and_a_missing_one_is_a_miss() {
         let wrong = scored(
             "{type: final_state, match: subset}",
             json!({"accounts": {"A1": 150, "SAVINGS": 300}, "cards": {"4471": "frozen"}, "log": [1, 2]}),
@@ -212,15 +216,22 @@ mod tests {
                 "log: expected 2 items, found 1: [1]"
             ])
         );
+        // no world (a failed case, a saved answer without one): 0, in the
+        // denominator, with the reason; no expected state: skipped
         let none = scored("{type: final_state}", json!({}), None);
-        assert_eq!(none.value, None);
+        assert_eq!(none.value, Some(0.0));
         assert!(
-            none.detail["skipped"]
+            none.detail["no_state"]
                 .as_str()
                 .is_some_and(|s| s.contains("state://world")),
             "{:?}",
             none.detail
         );
+        let m = built("{type: final_state}", &schema("[]"));
+        let answer = schema("[]").parse_answer("done");
+        let unlabelled = score_parsed(&m, json!({"other": 1}), &answer);
+        assert_eq!(unlabelled.value, None);
+        assert!(unlabelled.detail.contains_key("skipped"));
         assert_eq!(
             build_error("{type: final_state, match: loose}", &schema("[]")).key,
             "match"

@@ -8,7 +8,8 @@ use super::events::TaskRecord;
 use super::judging::question;
 use super::score::{score_call, AnswerStatus, SampleResult};
 use crate::agent::{
-    mcp, offered_names, scripted, walk, AgentEnd, AgentRecord, Env, Environment, FaultKind, Walk,
+    mcp, offered_names, scripted, walk, AgentEnd, AgentRecord, Env, Environment, FaultKind, Next,
+    Walk,
 };
 use crate::events::PriorCall;
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind, Usage};
@@ -33,8 +34,9 @@ impl TaskKind {
 
     /// The loop of agent job `j` walked over its answers so far; `None` for
     /// a task that is not an agent's, `Err` when the case's tools cannot be
-    /// had (a sample's tools or scripts unreadable, an MCP server out of
-    /// protocol).
+    /// offered (a sample's tools or scripts unreadable: nothing was sent).
+    /// An MCP server out of protocol is the walk's [`Walk::failed`], its
+    /// cause naming the server.
     pub(super) fn agent_walk(&self, j: Job, answers: &[Answer]) -> Option<Result<Walk, CallError>> {
         let spec = self.task.agent.as_deref()?;
         let sample = &self.samples[j.sample].sample;
@@ -68,11 +70,12 @@ impl TaskKind {
                 let env = Env::Mcp {
                     wants_state: self.task.metrics.iter().any(|m| m.kind == "final_state"),
                 };
-                walk(spec, &key, prompt, env, answers)
-                    .map_err(|e| format!("{e} ({})", server.label()))
+                let mut w = walk(spec, &key, prompt, env, answers);
+                w.failed = w.failed.map(|e| format!("{e} ({})", server.label()));
+                w
             }
         };
-        Some(walked.map_err(|why| CallError::new(ErrorKind::InvalidResponse, why)))
+        Some(Ok(walked))
     }
 
     /// Scores an agent job's outcome, judges its final answer when the task
@@ -121,21 +124,42 @@ impl TaskKind {
             }
             None => return None,
         };
+        // the case's attempts and time are its model calls' (as a judged
+        // task's are its model call's): each step's, and the call that failed
+        // for good when it was the model's (the next the loop asked); never
+        // the MCP server's calls
+        let failed_model_call = (outcome.error.is_some()
+            && w.failed.is_none()
+            && matches!(w.next, Some(Next::Model(_))))
+        .then_some(outcome.answers.len());
         let model_calls: Vec<(u32, u64)> = w
             .model_at
             .iter()
-            .filter_map(|&i| outcome.calls.get(i).copied())
+            .copied()
+            .chain(failed_model_call)
+            .filter_map(|i| outcome.calls.get(i).copied())
             .collect();
-        let attempts = model_calls.iter().map(|c| c.0).sum::<u32>().max(1);
+        let attempts = model_calls.iter().map(|c| c.0).sum::<u32>();
         let elapsed = model_calls.iter().map(|c| c.1).sum::<u64>();
         let last = w.model_at.last().copied();
         // ended, with everything the loop reads (the world's state) read
         let ended = w
             .progress
             .end
-            .filter(|_| w.next.is_none())
+            .filter(|_| w.next.is_none() && w.failed.is_none())
             .zip(last.and_then(|i| outcome.answers.get(i)));
-        let (answer, end, record) = match ended {
+        // the record of a loop that ended, kept also when the case failed
+        // after it (its world could not be read), so the steps are seen
+        let latencies: Vec<u64> = model_calls.iter().map(|c| c.1).collect();
+        let record = AgentRecord::of(&w.progress, &latencies).map(|mut r| {
+            w.time_tools(&mut r.steps, |i| outcome.calls.get(i).map(|c| c.1));
+            if w.listed.is_some() {
+                r.tools = w.offered.clone();
+            }
+            r.state = w.state.clone();
+            r
+        });
+        let (answer, end) = match ended {
             Some((end, final_answer)) => {
                 let model: Vec<Answer> = w
                     .model_at
@@ -147,24 +171,18 @@ impl TaskKind {
                     usage: summed_usage(&model),
                     ..final_answer.clone()
                 };
-                let latencies: Vec<u64> = model_calls.iter().map(|c| c.1).collect();
-                let record = AgentRecord::of(&w.progress, &latencies).map(|mut r| {
-                    w.time_tools(&mut r.steps, |i| outcome.calls.get(i).map(|c| c.1));
-                    if w.listed.is_some() {
-                        r.tools = w.offered.clone();
-                    }
-                    r.state = w.state.clone();
-                    r
-                });
-                (Ok(answer), Some(end), record)
+                (Ok(answer), Some(end))
             }
-            None => (
-                Err(outcome.error.clone().unwrap_or_else(|| {
-                    CallError::new(ErrorKind::InvalidResponse, "the agent's loop did not end")
-                })),
-                None,
-                None,
-            ),
+            None => {
+                let e = match (&w.failed, &outcome.error) {
+                    (Some(why), _) => server_fault(why),
+                    (None, Some(e)) => e.clone(),
+                    (None, None) => {
+                        CallError::new(ErrorKind::InvalidResponse, "the agent's loop did not end")
+                    }
+                };
+                (Err(e), None)
+            }
         };
         let sample = &self.samples[j.sample];
         let mut r: SampleResult =
@@ -193,7 +211,10 @@ impl TaskKind {
         now_ms: u64,
     ) -> Option<TaskRecord> {
         let j = self.job(job)?;
-        let w = self.agent_walk(j, answers)?.ok()?;
+        let w = self
+            .agent_walk(j, answers)?
+            .ok()
+            .filter(|w| w.failed.is_none())?;
         let n = answers.len();
         if w.step_end.last() != Some(&(n.checked_sub(1)?)) {
             return None;
@@ -249,7 +270,10 @@ impl Pipeline<TaskKind> {
         if call.outcome.is_ok() {
             match k.agent_walk(j, &answers) {
                 Some(Ok(w))
-                    if w.progress.end.is_some() && w.next.is_none() && w.read == answers.len() =>
+                    if w.progress.end.is_some()
+                        && w.next.is_none()
+                        && w.failed.is_none()
+                        && w.read == answers.len() =>
                 {
                     final_answer = w.model_at.last().and_then(|&i| answers.get(i));
                 }
@@ -294,9 +318,25 @@ impl Pipeline<TaskKind> {
             }
             return true;
         };
-        k.settle_call(call.job, &Err(e.clone()), call.attempts, call.elapsed_ms)
-            .is_some()
+        if k.settle_call(call.job, &Err(e.clone()), call.attempts, call.elapsed_ms)
+            .is_none()
+        {
+            return false;
+        }
+        // what a failed case's loop did before it failed, as it was logged
+        let slot = j.slot(k.cfg.repeats.n);
+        if let Some(Some(r)) = k.results[j.model].get_mut(slot) {
+            r.parsed.trajectory = call.trajectory.clone();
+            r.agent = call.agent.clone().map(Box::new);
+        }
+        true
     }
+}
+
+/// The error of a case whose MCP server answered out of protocol (`why`,
+/// [`Walk::failed`]): an invalid response, not the model's.
+pub(super) fn server_fault(why: &str) -> CallError {
+    CallError::new(ErrorKind::InvalidResponse, why)
 }
 
 /// The answers of a kept trajectory, as the loop read them: the model's

@@ -211,6 +211,7 @@ impl TaskKind {
             &self.cfg.models[j.model].name,
             sample,
             r,
+            self.task.agent.is_some(),
             now_ms,
         )
     }
@@ -245,6 +246,9 @@ impl Kind for TaskKind {
         let mut answers = answers;
         if let Some(walked) = self.agent_walk(j, answers) {
             let w = walked?;
+            if let Some(why) = &w.failed {
+                return Err(super::agent_case::server_fault(why));
+            }
             match w.next {
                 Some(Next::Model(messages)) => {
                     let tools = match w.listed {

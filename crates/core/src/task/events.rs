@@ -51,12 +51,15 @@ pub fn meta(
     })
 }
 
-/// The `case` record of one settled sample × model.
+/// The `case` record of one settled sample × model; an agent task's
+/// (`agent`) keeps the case's trajectory, also when the case failed part
+/// way (what its loop did before).
 pub fn case(
     run_id: &str,
     model: &str,
     sample: &EvalSample,
     r: &SampleResult,
+    agent: bool,
     ts_ms: u64,
 ) -> Record {
     let ok = r.status.answered();
@@ -100,7 +103,7 @@ pub fn case(
         cached: r.cached.clone(),
         truncated: r.truncated(),
         judgements: judgements(r),
-        trajectory: r.agent.as_ref().and(r.parsed.trajectory.clone()),
+        trajectory: agent.then(|| r.parsed.trajectory.clone()).flatten(),
         agent: r.agent.as_deref().cloned(),
         ..CaseRecord::default()
     })
