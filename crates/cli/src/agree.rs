@@ -21,6 +21,9 @@ use evalpage_core::review::{
 };
 use serde_json::json;
 
+/// The first line of the agreement section (`agreement_markdown`).
+const AGREEMENT_HEADING: &str = "## Agreement with people\n";
+
 /// Reads, measures, writes, prints and gates.
 pub fn execute(args: &AgreeArgs) -> Result<(), CliError> {
     let mut opts = AgreeOptions {
@@ -36,13 +39,6 @@ pub fn execute(args: &AgreeArgs) -> Result<(), CliError> {
         let scheme =
             Scheme::parse(scheme).map_err(|e| CliError::Usage(format!("--scale {s}: {e}")))?;
         opts.schemes.insert(metric.trim().to_string(), scheme);
-    }
-    if let Some(k) = args.fail_if_kappa_below {
-        if !(-1.0..=1.0).contains(&k) {
-            return Err(CliError::Usage(format!(
-                "--fail-if-kappa-below {k}: kappa lies between -1 and 1"
-            )));
-        }
     }
     let (run_path, run) = read_report(&args.run)?;
     let mut events: Vec<LabelEvent> = Vec::new();
@@ -114,10 +110,15 @@ pub fn execute(args: &AgreeArgs) -> Result<(), CliError> {
         .map(|d| d.join("report.md"))
         .and_then(|p| std::fs::read_to_string(p).ok())
         .unwrap_or_default();
-    let joined = if report_md.is_empty() {
+    // written into the run's own folder before (`--out RUNDIR`, what
+    // `evalpage compare --fail-if-kappa-below` reads): that section replaced
+    let own = report_md
+        .split_once(AGREEMENT_HEADING)
+        .map_or(report_md.as_str(), |(before, _)| before);
+    let joined = if own.trim().is_empty() {
         md.clone()
     } else {
-        format!("{}\n\n{md}", report_md.trim_end())
+        format!("{}\n\n{md}", own.trim_end())
     };
     write("report.md", joined)?;
     if args.langfuse.is_some() || args.phoenix.is_some() {

@@ -7,7 +7,8 @@
 //! missing, a label off the scale) and the rest is measured; labels of
 //! another run exit 2 with their count; the standing labels exported as
 //! Langfuse scores and Phoenix annotations (--langfuse, --phoenix) read
-//! back to the same figures.
+//! back to the same figures; `evalpage compare --fail-if-kappa-below` gates
+//! on the new run's κ (its agreement.json, else the report's human_kappa).
 
 mod common;
 
@@ -324,6 +325,149 @@ fn labels_exported_to_langfuse_and_phoenix_read_back_to_the_same_figures() {
         assert_eq!(got["metrics"], want, "{name}");
         assert_eq!(got["bad_lines"], json!([]), "{name}");
     }
+}
+
+fn compare(args: &[&str]) -> Output {
+    let mut cmd = evalpage();
+    cmd.arg("compare").args(args);
+    finish(cmd)
+}
+
+#[test]
+fn compare_gates_on_the_new_runs_kappa_from_agreement_json_else_the_report() {
+    let s = Scratch::new("agree-compare");
+    let run_dir = s.join("run");
+    let scores = judged_run(&run_dir);
+    let run_s = run_dir.display().to_string();
+    let judge = outcomes(&scores);
+    assert!(
+        judge.iter().any(|c| c.1) && judge.iter().any(|c| !c.1),
+        "the mock judge passes some cases and fails others: {judge:?}"
+    );
+
+    // 1. no agreement.json yet: the report's human_kappa (the dataset's
+    //    human_verdict labels, `human_label_field`)
+    let report = read_json(&run_dir.join("report.json"));
+    let details = report["report"]["llm_judge_details"]
+        .as_array()
+        .expect("llm_judge_details");
+    let correct = details
+        .iter()
+        .find(|d| d["metric"] == "correct")
+        .expect("the correct judge");
+    let human = correct["human_kappa"].as_f64().expect("human_kappa");
+    assert!(human < 0.9, "{human}");
+    let gate = |k: f64| compare(&[&run_s, &run_s, &format!("--fail-if-kappa-below={k}")]);
+    let low = gate(human - 0.05);
+    assert_ok(&low);
+    let stdout = texts(&low).0;
+    assert!(stdout.contains("report.json (human_kappa)"), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "gate ok   κ of correct (mock) at least {}",
+            human - 0.05
+        )),
+        "{stdout}"
+    );
+    let high = gate(human + 0.05);
+    assert_eq!(high.status.code(), Some(1), "{}", texts(&high).1);
+    let said = format!(
+        "gate FAIL correct (mock): κ = {human:.3} against people (n = {}) is below {}",
+        correct["human_labelled"],
+        human + 0.05
+    );
+    assert!(texts(&high).0.contains(&said), "{}", texts(&high).0);
+    assert!(texts(&high).1.contains("the agreement gate failed"));
+
+    // 2. `evalpage agree ... --out RUNDIR`: agreement.json is read instead;
+    //    ana agrees with the judge on every case: κ = 1 there
+    let ana: String = judge
+        .iter()
+        .map(|(c, p)| format!("{}\n", line(c, "ana", *p, 1)))
+        .collect();
+    let ana_file = s.write("ana.jsonl", &ana).display().to_string();
+    assert_ok(&agree(&[&run_s, &ana_file, "--out", &run_s]));
+    let passed = gate(0.9);
+    assert_ok(&passed);
+    let stdout = texts(&passed).0;
+    assert!(
+        stdout.contains(&format!(
+            "κ against people from {}",
+            run_dir.join("agreement.json").display()
+        )),
+        "{stdout}"
+    );
+    // the json keeps the gate: where κ came from, the rows, what failed
+    let cmp_json = s.join("cmp.json");
+    let cmp_s = cmp_json.display().to_string();
+    assert_ok(&compare(&[
+        &run_s,
+        &run_s,
+        "--fail-if-kappa-below",
+        "0.9",
+        "--json",
+        &cmp_s,
+    ]));
+    let doc = read_json(&cmp_json);
+    assert_eq!(doc["kappa_gate"]["kappa"][0]["metric"], "correct");
+    assert_eq!(doc["kappa_gate"]["kappa"][0]["cohen_kappa"], 1.0);
+    assert_eq!(doc["kappa_gate"]["failed"], json!([]));
+
+    // 3. only the judge's passes labelled, all pass: κ is undefined (one
+    //    class), and the gate does not pass, saying why
+    let passes: String = judge
+        .iter()
+        .filter(|c| c.1)
+        .map(|(c, _)| format!("{}\n", line(c, "ana", true, 2)))
+        .collect();
+    let passes_file = s.write("passes.jsonl", &passes).display().to_string();
+    assert_ok(&agree(&[&run_s, &passes_file, "--out", &run_s]));
+    let md = std::fs::read_to_string(run_dir.join("report.md")).expect("report.md");
+    assert_eq!(
+        md.matches("## Agreement with people").count(),
+        1,
+        "agree into the run's folder twice: its section replaced, not added again"
+    );
+    let undefined = gate(-1.0);
+    assert_eq!(undefined.status.code(), Some(1), "{}", texts(&undefined).1);
+    let stdout = texts(&undefined).0;
+    assert!(
+        stdout.contains("gate FAIL correct (mock): κ against people is undefined ("),
+        "{stdout}"
+    );
+
+    // 4. a bad agreement.json is named with its field (exit 2)
+    std::fs::write(
+        run_dir.join("agreement.json"),
+        r#"{"metrics": [{"metric": "correct", "n": "eight", "cohen_kappa": 0.5}]}"#,
+    )
+    .expect("write");
+    let bad = gate(0.5);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        texts(&bad)
+            .1
+            .contains("agreement.json: `metrics[0].n`: missing or not a count"),
+        "{}",
+        texts(&bad).1
+    );
+
+    // 5. a run with no κ at all: exit 2, saying how to get one
+    let rag = s.join("rag");
+    assert_ok(&run_demo(&demo_dataset(), &rag, &[]));
+    let rag_s = rag.display().to_string();
+    let none = compare(&[&rag_s, &rag_s, "--fail-if-kappa-below", "0.5"]);
+    assert_eq!(none.status.code(), Some(2));
+    let stderr = texts(&none).1;
+    assert!(
+        stderr.contains("has no κ against people to gate on"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("`evalpage agree {rag_s} LABELS... --out {rag_s}`")),
+        "{stderr}"
+    );
+    assert!(texts(&none).0.is_empty(), "nothing printed before exit 2");
 }
 
 fn lab(pass: bool) -> Label {

@@ -630,31 +630,9 @@ pub fn agree(scores: &[EvalScore], events: &[LabelEvent], opts: &AgreeOptions) -
 }
 
 /// The rows whose κ against people is below `k`, or undefined (a gate that
-/// cannot be checked does not pass), each said.
+/// cannot be checked does not pass), each said ([`super::kappa_gate`]).
 pub fn kappa_below(agreed: &Agreed, k: f64) -> Vec<String> {
-    let name = |a: &Agreement| match &a.model {
-        Some(m) => format!("{} ({m})", a.metric),
-        None => a.metric.clone(),
-    };
-    let mut out = Vec::new();
-    for a in &agreed.metrics {
-        match a.figures.cohen_kappa {
-            Some(kappa) if kappa >= k => {}
-            Some(kappa) => out.push(format!(
-                "{}: κ = {kappa:.3} against people (n = {}) is below {k}",
-                name(a),
-                a.figures.n
-            )),
-            None => out.push(format!(
-                "{}: κ against people is undefined ({}), so it is not at least {k}",
-                name(a),
-                a.figures
-                    .undefined
-                    .get("cohen_kappa")
-                    .map_or("no case", String::as_str)
-            )),
-        }
-    }
+    let mut out = super::gate::kappa_gate(&super::gate::kappa_rows(agreed), k);
     if agreed.metrics.is_empty() {
         out.push(format!(
             "no label matched the run: κ cannot be at least {k}"
