@@ -163,7 +163,38 @@ fn two_reviewers_files_measured_against_the_judge_with_a_gate() {
         &a["krippendorff_alpha"],
         krippendorff_alpha(&units, &[Label::Fail, Label::Pass], Level::Nominal).ok(),
     );
-    assert!(a["tpr_ci95"].is_array() || a["undefined"]["tpr"].is_string());
+    // every key of the issue is written, and each null figure says why
+    for k in [
+        "metric",
+        "model",
+        "n",
+        "agreement",
+        "cohen_kappa",
+        "cohen_kappa_quadratic",
+        "tpr",
+        "tpr_ci95",
+        "tnr",
+        "tnr_ci95",
+        "pass_rate",
+        "corrected_pass_rate",
+        "corrected_pass_rate_ci95",
+        "per_reviewer",
+        "krippendorff_alpha",
+    ] {
+        assert!(a.get(k).is_some(), "`{k}` missing from {a}");
+        if a[k].is_null() {
+            assert!(
+                a["undefined"][k].is_string(),
+                "`{k}` null without a reason: {a}"
+            );
+        }
+    }
+    assert!(
+        a["undefined"]["cohen_kappa_quadratic"]
+            .as_str()
+            .is_some_and(|w| w.contains("is for ratings")),
+        "{a}"
+    );
     assert_eq!(a["per_reviewer"].as_array().map(Vec::len), Some(2));
     assert!(
         a["corrected_pass_rate"].is_number() || a["undefined"]["corrected_pass_rate"].is_string()
