@@ -258,7 +258,7 @@ fn labels_of_another_run_exit_2_with_their_count() {
     let stderr = texts(&out).1;
     assert!(stderr.contains("4 of 4 labels do not match"), "{stderr}");
     assert!(
-        stderr.contains("elsewhere-0 (the run has no case `elsewhere-0`)"),
+        stderr.contains("elsewhere-0 (the run has no case `elsewhere-0` with a `correct` score)"),
         "{stderr}"
     );
     assert!(stderr.contains("no label matches"), "{stderr}");

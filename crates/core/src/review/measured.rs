@@ -219,14 +219,17 @@ pub struct Figures {
 
 impl Figures {
     /// The reasons worth showing a person: each null figure's, less an
-    /// interval's (`tpr_ci95`) that only repeats its figure's (`tpr`).
+    /// interval's (`tpr_ci95`) that only repeats its figure's (`tpr`), and
+    /// less a figure's that is not for this kind of label (the quadratic κ
+    /// of pass/fail labels: `agreement.json` says those).
     pub fn undefined_shown(&self) -> Vec<(&str, &str)> {
         self.undefined
             .iter()
             .filter(|(k, why)| {
-                k.strip_suffix("_ci95")
-                    .and_then(|base| self.undefined.get(base))
-                    .is_none_or(|base_why| base_why != *why)
+                !why.starts_with(NOT_FOR)
+                    && k.strip_suffix("_ci95")
+                        .and_then(|base| self.undefined.get(base))
+                        .is_none_or(|base_why| base_why != *why)
             })
             .map(|(k, why)| (k.as_str(), why.as_str()))
             .collect()
@@ -350,6 +353,9 @@ fn fig<T>(
     }
 }
 
+/// How a reason that a figure is not for this kind of label begins.
+const NOT_FOR: &str = "the labels are ";
+
 /// Why a figure for another kind of label (`for_ratings`: an ordered
 /// scale; else pass/fail) is `null` under `scheme`.
 fn not_for(scheme: &Scheme, what: &str, for_ratings: bool) -> String {
@@ -363,7 +369,7 @@ fn not_for(scheme: &Scheme, what: &str, for_ratings: bool) -> String {
     } else {
         "pass/fail labels"
     };
-    format!("the labels are {these}: {what} is for {needs}")
+    format!("{NOT_FOR}{these}: {what} is for {needs}")
 }
 
 /// Marks each of `names` undefined, for `why`.
@@ -526,8 +532,9 @@ pub fn agree(scores: &[EvalScore], events: &[LabelEvent], opts: &AgreeOptions) -
             continue;
         };
         if !first.contains_key(&(metric.clone(), run_model.clone(), case.clone())) {
-            out.unmatched
-                .push(left_out(format!("the run has no case `{case}`")));
+            out.unmatched.push(left_out(format!(
+                "the run has no case `{case}` with a `{metric}` score"
+            )));
             continue;
         }
         let scheme = scheme_of(&metric);
@@ -1226,8 +1233,15 @@ mod tests {
         // shown once: an interval's reason that repeats its figure's is not
         let a: Agreed = agree(&scores, &events, &opts);
         let shown = a.metrics[0].figures.undefined_shown();
-        assert!(shown.iter().any(|(k, _)| *k == "tpr"));
-        assert!(!shown.iter().any(|(k, _)| *k == "tpr_ci95"), "{shown:?}");
+        assert!(shown.iter().any(|(k, _)| *k == "cohen_kappa"), "{shown:?}");
+        assert!(
+            !shown.iter().any(|(k, _)| *k == "cohen_kappa_ci95"),
+            "{shown:?}"
+        );
+        assert!(
+            !shown.iter().any(|(k, _)| *k == "tpr"),
+            "not for ratings: {shown:?}"
+        );
     }
 
     #[test]
