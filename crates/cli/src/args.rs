@@ -62,7 +62,8 @@ pub enum Command {
 /// Options of `evalpage agree`.
 #[derive(Debug, Args)]
 pub struct AgreeArgs {
-    /// The run: its report.json, or the run directory holding it.
+    /// The run: its report.json, or the run directory holding it; or a
+    /// dialog run's directory (spec 001), each dialog a case.
     #[arg(value_name = "RUN")]
     pub run: PathBuf,
     /// People's labels: labels.jsonl or labels.json-seq files (the viewer's

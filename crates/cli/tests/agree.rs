@@ -8,7 +8,9 @@
 //! another run exit 2 with their count; the standing labels exported as
 //! Langfuse scores and Phoenix annotations (--langfuse, --phoenix) read
 //! back to the same figures; `evalpage compare --fail-if-kappa-below` gates
-//! on the new run's κ (its agreement.json, else the report's human_kappa).
+//! on the new run's κ (its agreement.json, else the report's human_kappa);
+//! a dialog run (spec 001) is measured per dialog, its verdicts the
+//! dialog's own metric values.
 
 mod common;
 
@@ -499,6 +501,126 @@ fn compare_gates_on_the_new_runs_kappa_from_agreement_json_else_the_report() {
         "{stderr}"
     );
     assert!(texts(&none).0.is_empty(), "nothing printed before exit 2");
+}
+
+#[test]
+fn a_dialog_run_is_measured_per_dialog_as_the_viewer_reviews_it() {
+    let s = Scratch::new("agree-dialog");
+    let run_dir = s.join("dialogs");
+    let dialogs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/demo/demo_dialogs.jsonl");
+    assert_ok(&run(&[
+        "--dialogs",
+        &dialogs.display().to_string(),
+        "--provider",
+        "demo",
+        "--out",
+        &run_dir.display().to_string(),
+    ]));
+    assert!(
+        !run_dir.join("report.json").exists(),
+        "a dialog run writes no report"
+    );
+    // each dialog's M4 from its turn rows: the share of scored turns whose
+    // predicted compliance label is the expected one; pass at 0.5 or more
+    let mut m4: Vec<(String, usize, usize)> = Vec::new();
+    for r in read_jsonl(&run_dir.join("turn_eval.jsonl")) {
+        let id = r["dialog_id"].as_str().expect("dialog_id").to_string();
+        if m4.last().is_none_or(|d| d.0 != id) {
+            m4.push((id, 0, 0));
+        }
+        if r["m4_status"] == "scored" {
+            let d = m4.last_mut().expect("a dialog");
+            d.2 += 1;
+            if r["pred_compliance_label"] == r["gt_compliance_label"] {
+                d.1 += 1;
+            }
+        }
+    }
+    let verdicts: Vec<(String, bool)> = m4
+        .into_iter()
+        .filter(|d| d.2 > 0)
+        .map(|(id, agree, of)| (id, agree as f64 / of as f64 >= 0.5))
+        .collect();
+    assert!(
+        verdicts.len() >= 10 && verdicts.iter().any(|v| v.1) && verdicts.iter().any(|v| !v.1),
+        "{verdicts:?}"
+    );
+    // ana labels the first ten dialogs, against the verdict on the first two;
+    // and the dialog that was skipped (no turn: nothing to check)
+    let ten = &verdicts[..10];
+    let mut text: String = ten
+        .iter()
+        .enumerate()
+        .map(|(i, (id, v))| {
+            let l = json!({"case_id": id, "metric": "m4_compliance", "reviewer": "ana",
+                           "label": if (i < 2) != *v { "pass" } else { "fail" }, "t": 1});
+            format!("{l}\n")
+        })
+        .collect();
+    text.push_str(
+        &json!({"case_id": "memfin-skip-no-answer", "metric": "m4_compliance",
+                "reviewer": "ana", "label": "pass", "t": 1})
+        .to_string(),
+    );
+    let labels = s.write("ana.jsonl", &text).display().to_string();
+    let out_dir = s.join("agreement");
+    let out = agree(&[
+        &run_dir.display().to_string(),
+        &labels,
+        "--out",
+        &out_dir.display().to_string(),
+    ]);
+    assert_ok(&out);
+    let stderr = texts(&out).1;
+    assert!(
+        stderr.contains(
+            "memfin-skip-no-answer (the run has no case `memfin-skip-no-answer` with a `m4_compliance` score)"
+        ),
+        "{stderr}"
+    );
+    let doc = read_json(&out_dir.join("agreement.json"));
+    let row = &doc["metrics"][0];
+    assert_eq!(row["metric"], "m4_compliance");
+    assert_eq!(row["model"], Value::Null);
+    assert_eq!(row["n"], 10);
+    let pairs: Vec<(Label, Label)> = ten
+        .iter()
+        .enumerate()
+        .map(|(i, (_, v))| (lab(*v), lab((i < 2) != *v)))
+        .collect();
+    assert_close(&row["cohen_kappa"], cohen_kappa(&pairs).ok());
+    assert_eq!(row["agreement"], 0.8);
+    let passes = verdicts.iter().filter(|v| v.1).count() as f64;
+    assert_close(&row["pass_rate"], Some(passes / verdicts.len() as f64));
+    // a dialog run has no report.md: report.md is the agreement section
+    let md = std::fs::read_to_string(out_dir.join("report.md")).expect("report.md");
+    assert!(md.starts_with("## Agreement with people"), "{md}");
+    // the run's turn_eval.jsonl alone names the run too
+    let again = agree(&[
+        &run_dir.join("turn_eval.jsonl").display().to_string(),
+        &labels,
+        "--out",
+        &s.join("again").display().to_string(),
+    ]);
+    assert_ok(&again);
+    assert_eq!(
+        read_json(&s.join("again/agreement.json"))["metrics"],
+        doc["metrics"]
+    );
+    // without turn_eval.jsonl there is no dialog's verdict: said, exit 2
+    std::fs::remove_file(run_dir.join("turn_eval.jsonl")).expect("remove");
+    let gone = agree(&[
+        &run_dir.display().to_string(),
+        &labels,
+        "--out",
+        &s.join("gone").display().to_string(),
+    ]);
+    assert_eq!(gone.status.code(), Some(2));
+    assert!(
+        texts(&gone).1.contains("without its turn_eval.jsonl"),
+        "{}",
+        texts(&gone).1
+    );
 }
 
 fn lab(pass: bool) -> Label {
