@@ -744,7 +744,7 @@ fn agreement_table(lang: Lang, a: &Agreed) -> Html {
                     }
                 }) }</tbody>
             </table>
-            { for a.metrics.iter().flat_map(|m| m.figures.undefined.iter().map(move |(k, why)| html!{
+            { for a.metrics.iter().flat_map(|m| m.figures.undefined_shown().into_iter().map(move |(k, why)| html!{
                 <p class="muted" data-testid="agree-undefined">{format!("{} {k}: {why}", m.metric)}</p>
             })) }
             if !a.unmatched.is_empty() || !a.off_scale.is_empty() {

@@ -114,7 +114,7 @@ test('50 cases labelled blind by keyboard: kept across a reload, the same figure
   assert.equal(events.length, 50);
   for (const e of events) {
     assert.equal(e.reviewer, 'ana'); assert.equal(e.metric, 'correct'); assert.equal(e.blind, true);
-    assert.equal(e.shown_auto_verdict, undefined); assert.ok(e.t > 0); assert.ok(e.seconds >= 0);
+    assert.equal(e.shown_auto_verdict, null); assert.ok(e.t > 0); assert.ok(e.seconds >= 0);
   }
   assert.deepEqual(events.map((e) => [e.case_id, e.label === 'pass' ? 'p' : 'f']), keys);
   assert.equal(events[5].note, 'the steps are in the wrong order');

@@ -1,7 +1,10 @@
 //! `evalpage agree RUN LABELS... --out DIR [--scale METRIC=SCHEME]...
 //! [--fail-if-kappa-below K] [--langfuse FILE] [--phoenix FILE]`: a saved
 //! run's automatic verdicts measured against people's labels by the core
-//! (`evalpage_core::review::agree`). A labels file is evalpage's JSONL or
+//! (`evalpage_core::review::agree`). RUN is a report (or the folder holding
+//! one), or a dialog run's folder (spec 001): there, as in the viewer's
+//! review, a case is a dialog and its verdicts are the dialog's own metric
+//! values (the viewer's rows, `review::view_scores`). A labels file is evalpage's JSONL or
 //! json-seq, or a Langfuse / Phoenix export (`review::read_any` tells them
 //! apart). Writes `agreement.json`, `agreement.md` and `report.md` (the
 //! run's, with the agreement section appended), and with --langfuse /
@@ -15,11 +18,25 @@
 use crate::args::AgreeArgs;
 use crate::error::CliError;
 use crate::report::{pretty, read_report};
+use evalpage_core::report::{EvalScore, REPORT_FILES};
 use evalpage_core::review::{
-    agree, agreement_markdown, kappa_below, latest, read_any, to_langfuse, to_phoenix,
+    agree, agreement_markdown, kappa_below, latest, read_any, to_langfuse, to_phoenix, view_scores,
     AgreeOptions, LabelEvent, Scheme,
 };
 use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// The files of a dialog run (spec 001) that hold its results: what the
+/// viewer opens of its folder.
+const DIALOG_FILES: [&str; 4] = [
+    "turn_eval.jsonl",
+    "dialog_trace.jsonl",
+    "metrics_summary.json",
+    "run_manifest.json",
+];
+
+/// The first line of the agreement section (`agreement_markdown`).
+const AGREEMENT_HEADING: &str = "## Agreement with people\n";
 
 /// Reads, measures, writes, prints and gates.
 pub fn execute(args: &AgreeArgs) -> Result<(), CliError> {
@@ -37,14 +54,7 @@ pub fn execute(args: &AgreeArgs) -> Result<(), CliError> {
             Scheme::parse(scheme).map_err(|e| CliError::Usage(format!("--scale {s}: {e}")))?;
         opts.schemes.insert(metric.trim().to_string(), scheme);
     }
-    if let Some(k) = args.fail_if_kappa_below {
-        if !(-1.0..=1.0).contains(&k) {
-            return Err(CliError::Usage(format!(
-                "--fail-if-kappa-below {k}: kappa lies between -1 and 1"
-            )));
-        }
-    }
-    let (run_path, run) = read_report(&args.run)?;
+    let (run_path, scores, run_dir) = read_run(&args.run)?;
     let mut events: Vec<LabelEvent> = Vec::new();
     let mut problems = Vec::new();
     for path in &args.labels {
@@ -60,7 +70,7 @@ pub fn execute(args: &AgreeArgs) -> Result<(), CliError> {
     for p in &problems {
         eprintln!("evalpage: {p} (left out)");
     }
-    let agreed = agree(&run.scores, &events, &opts);
+    let agreed = agree(&scores, &events, &opts);
     if !agreed.unmatched.is_empty() {
         let examples: Vec<String> = agreed
             .unmatched
@@ -109,15 +119,16 @@ pub fn execute(args: &AgreeArgs) -> Result<(), CliError> {
     let md = agreement_markdown(&agreed);
     write("agreement.md", md.clone())?;
     // the run's report.md beside it, with the agreement section appended
-    let report_md = run_path
-        .parent()
-        .map(|d| d.join("report.md"))
-        .and_then(|p| std::fs::read_to_string(p).ok())
-        .unwrap_or_default();
-    let joined = if report_md.is_empty() {
+    let report_md = std::fs::read_to_string(run_dir.join("report.md")).unwrap_or_default();
+    // written into the run's own folder before (`--out RUNDIR`, what
+    // `evalpage compare --fail-if-kappa-below` reads): that section replaced
+    let own = report_md
+        .split_once(AGREEMENT_HEADING)
+        .map_or(report_md.as_str(), |(before, _)| before);
+    let joined = if own.trim().is_empty() {
         md.clone()
     } else {
-        format!("{}\n\n{md}", report_md.trim_end())
+        format!("{}\n\n{md}", own.trim_end())
     };
     write("report.md", joined)?;
     if args.langfuse.is_some() || args.phoenix.is_some() {
@@ -153,4 +164,66 @@ pub fn execute(args: &AgreeArgs) -> Result<(), CliError> {
         eprintln!("evalpage: gate passed: every metric's κ against people is at least {k}");
     }
     Ok(())
+}
+
+/// The run's scores, what to call it, and its folder: a report's scores, or
+/// a dialog run's, one per dialog and metric (the viewer's rows: its
+/// `turn_eval.jsonl` rows summed up per dialog, as the viewer's review mode
+/// and the dialog mode's table show them).
+fn read_run(given: &Path) -> Result<(PathBuf, Vec<EvalScore>, PathBuf), CliError> {
+    let dir = if given.is_dir() {
+        Some(given.to_path_buf())
+    } else {
+        let named = given.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        DIALOG_FILES[..3]
+            .contains(&named)
+            .then(|| given.parent().unwrap_or(Path::new(".")).to_path_buf())
+    };
+    let dialog = dir.filter(|d| {
+        !REPORT_FILES.iter().any(|n| d.join(n).is_file())
+            && DIALOG_FILES[..3].iter().any(|n| d.join(n).is_file())
+    });
+    let Some(dir) = dialog else {
+        let (path, run) = read_report(given)?;
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        return Ok((path, run.scores, dir));
+    };
+    let shown = dir.display().to_string();
+    if !dir.join("turn_eval.jsonl").is_file() {
+        return Err(CliError::Input {
+            path: shown,
+            message: "a dialog run (spec 001) without its turn_eval.jsonl: each dialog's verdicts \
+                      are read from its rows"
+                .into(),
+        });
+    }
+    let mut files = Vec::new();
+    for name in DIALOG_FILES {
+        let path = dir.join(name);
+        if path.is_file() {
+            let bytes = std::fs::read(&path).map_err(|e| CliError::Input {
+                path: path.display().to_string(),
+                message: format!("cannot read it: {e}"),
+            })?;
+            files.push((path.display().to_string(), bytes));
+        }
+    }
+    let data =
+        evalpage_core::view::open_files(&shown, &files).map_err(|message| CliError::Input {
+            path: shown.clone(),
+            message,
+        })?;
+    for note in &data.notes {
+        eprintln!("evalpage: {shown}: {note}");
+    }
+    let scores: Vec<EvalScore> = data
+        .metrics
+        .iter()
+        .flat_map(|m| view_scores(&data, m))
+        .collect();
+    Ok((dir.clone(), scores, dir))
 }

@@ -62,7 +62,8 @@ pub enum Command {
 /// Options of `evalpage agree`.
 #[derive(Debug, Args)]
 pub struct AgreeArgs {
-    /// The run: its report.json, or the run directory holding it.
+    /// The run: its report.json, or the run directory holding it; or a
+    /// dialog run's directory (spec 001), each dialog a case.
     #[arg(value_name = "RUN")]
     pub run: PathBuf,
     /// People's labels: labels.jsonl or labels.json-seq files (the viewer's
@@ -81,7 +82,7 @@ pub struct AgreeArgs {
     pub scale: Vec<String>,
     /// Fail (exit 1) when a metric's kappa against people (their majority
     /// label) is below K, or cannot be computed.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = parse_kappa)]
     pub fail_if_kappa_below: Option<f64>,
     /// Seed of the corrected pass rate's bootstrap.
     #[arg(long, value_name = "S", default_value_t = 2026)]
@@ -210,6 +211,13 @@ pub struct CompareArgs {
     /// Per-case differences listed of each kind (regressions, improvements).
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub show: usize,
+    /// Fail (exit 1) when a NEW run's judge agrees with people less than K
+    /// (Cohen's kappa), or its kappa cannot be computed. The kappa is the
+    /// run directory's agreement.json (`evalpage agree RUN LABELS --out
+    /// RUNDIR`) when there is one, else the report's `human_kappa` (a judge
+    /// with `human_label_field`); a NEW run with neither exits 2.
+    #[arg(long, value_name = "K", value_parser = parse_kappa)]
+    pub fail_if_kappa_below: Option<f64>,
 }
 
 /// What `evalpage report` renders.
@@ -239,6 +247,15 @@ pub struct ReportArgs {
     /// Language of report.md [default: the one the run recorded, else zh].
     #[arg(long, value_enum)]
     pub lang: Option<LangArg>,
+}
+
+fn parse_kappa(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    if (-1.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("`{s}`: kappa lies between -1 and 1"))
+    }
 }
 
 fn parse_alpha(s: &str) -> Result<f64, String> {

@@ -1,19 +1,28 @@
-//! `evalpage compare BASE NEW... [--fail-if-drop METRIC=DELTA]...`: saved
-//! runs (or two models of one, `--models A,B`) compared case by case with the
-//! base by the core (`evalpage_core::compare`), each NEW on its own, printed
-//! as a table with the per-case diff, and gated for CI. Exit 0 when no rule fails, 1 when one does (the reasons
-//! are printed), 2 on bad input: a missing or unreadable report, a rule that
-//! is not METRIC=DELTA or names a metric the reports do not both have.
+//! `evalpage compare BASE NEW... [--fail-if-drop METRIC=DELTA]...
+//! [--fail-if-kappa-below K]`: saved runs (or two models of one, `--models
+//! A,B`) compared case by case with the base by the core
+//! (`evalpage_core::compare`), each NEW on its own, printed as a table with
+//! the per-case diff, and gated for CI: on drops, and on each NEW's judge's
+//! κ against people (the core's `review::kappa_gate`, as `evalpage agree`'s
+//! gate), read from the `agreement.json` beside its report (`evalpage agree
+//! ... --out RUNDIR`) or else the report's `human_kappa`. Exit 0 when no
+//! rule fails, 1 when one does (the reasons are printed), 2 on bad input: a
+//! missing or unreadable report, a rule that is not METRIC=DELTA or names a
+//! metric the reports do not both have, a bad agreement.json, or a NEW with
+//! no κ to gate on.
 
 use crate::args::CompareArgs;
 use crate::error::CliError;
 use crate::report::{pretty, read_report};
+use evalpage_core::report::EvaluationResult;
+use evalpage_core::review::{kappa_gate, kappa_rows_of_agreement, kappa_rows_of_judges, KappaRow};
 use evalpage_core::{
     check_gate, ci_level, compare, fmt_p, CaseDiff, CaseKey, CompareMetrics, CompareModels,
     CompareOptions, Comparison, GateOutcome, GateRule, GateVerdict, MetricRow, Pairing,
 };
 use serde_json::json;
 use std::io::Write;
+use std::path::Path;
 
 /// Compares BASE with each NEW (BASE itself with `--models` and no NEW), prints,
 /// writes `--json`, and gates: exit 1 when a rule fails for any NEW.
@@ -48,6 +57,14 @@ pub fn execute(args: &CompareArgs) -> Result<(), CliError> {
         metrics,
         ..CompareOptions::default()
     };
+    // κ against people of each NEW, read (and found) before anything is printed
+    let kappas = match args.fail_if_kappa_below {
+        Some(_) => news
+            .iter()
+            .map(|(p, r)| kappa_of(p, r, opts.models.as_ref().map(|m| m.new.as_str())).map(Some))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => vec![None; news.len()],
+    };
     let mut done = Vec::new();
     for (new_path, new) in &news {
         let cmp = compare(&base, new, &opts).map_err(|e| {
@@ -73,7 +90,8 @@ pub fn execute(args: &CompareArgs) -> Result<(), CliError> {
             done.len()
         ));
     }
-    for (new_path, cmp, verdicts) in &done {
+    let mut kappa_failed: Vec<Vec<String>> = Vec::new();
+    for ((new_path, cmp, verdicts), kappa) in done.iter().zip(&kappas) {
         if done.len() > 1 {
             text.push_str("\n== ");
         }
@@ -82,26 +100,55 @@ pub fn execute(args: &CompareArgs) -> Result<(), CliError> {
             text.push_str(&line);
             text.push('\n');
         }
+        if let (Some(k), Some(source)) = (args.fail_if_kappa_below, kappa) {
+            let failed = kappa_gate(&source.rows, k);
+            if verdicts.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&format!("κ against people from {}\n", source.from));
+            if failed.is_empty() {
+                text.push_str(&format!("gate ok   κ of {} at least {k}\n", source.names()));
+            }
+            for f in &failed {
+                text.push_str(&format!("gate FAIL {f}\n"));
+            }
+            kappa_failed.push(failed);
+        } else {
+            kappa_failed.push(Vec::new());
+        }
     }
     // One write; a closed pipe (`| head`) is not an error of the comparison.
     let _ = std::io::stdout().write_all(text.as_bytes());
     if let Some(out) = &args.json {
-        let one =
-            |(new_path, cmp, verdicts): &(&std::path::PathBuf, Comparison, Vec<GateVerdict>)| {
-                json!({
-                    "base": base_path.display().to_string(),
-                    "new": new_path.display().to_string(),
-                    "comparison": cmp,
-                    "gate": verdicts,
-                })
-            };
-        // One NEW: the comparison's object; several: {"base", "comparisons": [one per NEW]}.
-        let doc = match done.as_slice() {
-            [only] => one(only),
-            all => json!({
+        let one = |i: usize| {
+            let (new_path, cmp, verdicts) = &done[i];
+            let mut doc = json!({
                 "base": base_path.display().to_string(),
-                "comparisons": all.iter().map(one).collect::<Vec<_>>(),
-            }),
+                "new": new_path.display().to_string(),
+                "comparison": cmp,
+                "gate": verdicts,
+            });
+            if let (Some(k), Some(source)) = (args.fail_if_kappa_below, &kappas[i]) {
+                doc["kappa_gate"] = json!({
+                    "k": k,
+                    "from": source.from,
+                    "kappa": source.rows.iter().map(|r| json!({
+                        "metric": r.metric, "model": r.model, "n": r.n,
+                        "cohen_kappa": r.kappa, "undefined": r.why,
+                    })).collect::<Vec<_>>(),
+                    "failed": kappa_failed[i],
+                });
+            }
+            doc
+        };
+        // One NEW: the comparison's object; several: {"base", "comparisons": [one per NEW]}.
+        let doc = if done.len() == 1 {
+            one(0)
+        } else {
+            json!({
+                "base": base_path.display().to_string(),
+                "comparisons": (0..done.len()).map(one).collect::<Vec<_>>(),
+            })
         };
         std::fs::write(out, pretty(&doc)?).map_err(|e| CliError::output(out, e))?;
     }
@@ -110,11 +157,101 @@ pub fn execute(args: &CompareArgs) -> Result<(), CliError> {
         .flat_map(|(_, _, v)| v)
         .filter(|v| v.outcome == GateOutcome::Fail)
         .count();
-    if failed == 0 {
-        Ok(())
-    } else {
-        Err(CliError::GateFailed(failed))
+    let kappa_failed: usize = kappa_failed.iter().map(Vec::len).sum();
+    match (failed, kappa_failed) {
+        (0, 0) => Ok(()),
+        (0, k) => Err(CliError::KappaGate(k)),
+        (d, k) => {
+            if k > 0 {
+                eprintln!(
+                    "evalpage: the agreement gate failed too: {k} metric(s) agree with people less than required"
+                );
+            }
+            Err(CliError::GateFailed(d))
+        }
     }
+}
+
+/// A NEW run's κ against people, and where it was read.
+#[derive(Clone, Debug)]
+struct KappaSource {
+    /// The file it came from (agreement.json, or the report's `human_kappa`).
+    from: String,
+    rows: Vec<KappaRow>,
+}
+
+impl KappaSource {
+    fn names(&self) -> String {
+        let names: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| match &r.model {
+                Some(m) => format!("{} ({m})", r.metric),
+                None => r.metric.clone(),
+            })
+            .collect();
+        names.join(", ")
+    }
+}
+
+/// The κ rows of the run whose report is `report_path`: its folder's
+/// agreement.json when there is one, else the report's judges checked
+/// against the dataset's human labels; with `--models A,B`, model B's (and
+/// unnamed ones). None at all: exit 2, saying how to get one.
+fn kappa_of(
+    report_path: &Path,
+    report: &EvaluationResult,
+    model: Option<&str>,
+) -> Result<KappaSource, CliError> {
+    let dir = report_path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let agreement = dir.join("agreement.json");
+    let (from, mut rows) = if agreement.is_file() {
+        let shown = agreement.display().to_string();
+        let text = std::fs::read_to_string(&agreement).map_err(|e| CliError::Input {
+            path: shown.clone(),
+            message: format!("cannot read it: {e}"),
+        })?;
+        let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| CliError::Input {
+            path: format!("{shown}:{}:{}", e.line(), e.column()),
+            message: "not JSON (an agreement.json of `evalpage agree`)".into(),
+        })?;
+        let rows = kappa_rows_of_agreement(&doc).map_err(|message| CliError::Input {
+            path: shown.clone(),
+            message,
+        })?;
+        (shown, rows)
+    } else {
+        (
+            format!("{} (human_kappa)", report_path.display()),
+            kappa_rows_of_judges(&report.report.llm_judge_details),
+        )
+    };
+    if let Some(m) = model {
+        rows.retain(|r| r.model.as_deref().is_none_or(|x| x == m));
+    }
+    if rows.is_empty() {
+        let whose = model.map_or(String::new(), |m| format!(" for model {m}"));
+        let looked = if agreement.is_file() {
+            format!("{} lists no metric{whose}", agreement.display())
+        } else {
+            format!(
+                "no agreement.json in {}, and no judged metric{whose} of the report was checked against human labels",
+                dir.display()
+            )
+        };
+        return Err(CliError::Usage(format!(
+            "--fail-if-kappa-below: {} has no κ against people to gate on ({looked}): \
+             measure its judge against people's labels with `evalpage agree {} LABELS... --out {}`, \
+             or give the task's judge a `human_label_field` so the run measures it",
+            report_path.display(),
+            dir.display(),
+            dir.display()
+        )));
+    }
+    Ok(KappaSource { from, rows })
 }
 
 /// `A,B` into the two models.

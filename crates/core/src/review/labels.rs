@@ -82,13 +82,17 @@ impl<'de> Deserialize<'de> for Label {
     }
 }
 
-/// One label a reviewer gave: an event of the labels file.
+/// One label a reviewer gave: an event of the labels file. It is written
+/// with all nine keys of the issue (`model`, `note` and
+/// `shown_auto_verdict` `null` when empty; `seconds` only when measured);
+/// a file written before, without them, reads the same.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LabelEvent {
     /// The case (the run's `sample_id`).
     pub case_id: String,
-    /// The model whose answer was labelled (none in a run of one model).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The model whose answer was labelled (none in a run of one model;
+    /// written as `null`).
+    #[serde(default)]
     pub model: Option<String>,
     /// The metric whose verdict the label checks.
     pub metric: String,
@@ -96,14 +100,14 @@ pub struct LabelEvent {
     pub reviewer: String,
     /// The label.
     pub label: Label,
-    /// The reviewer's note.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The reviewer's note (`null` when none was written).
+    #[serde(default)]
     pub note: Option<String>,
     /// The automatic verdict was hidden while labelling.
     #[serde(default)]
     pub blind: bool,
-    /// The automatic verdict the reviewer saw (none when blind).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The automatic verdict the reviewer saw (`null` when blind).
+    #[serde(default)]
     pub shown_auto_verdict: Option<Label>,
     /// When, ms since the Unix epoch.
     pub t: u64,
@@ -206,9 +210,11 @@ fn event_of(v: &Value) -> Result<LabelEvent, (&'static str, String)> {
             None => Err((field, "missing".into())),
         }
     };
+    // missing, null or empty: none
     let optional = |field: &'static str| -> Result<Option<String>, (&'static str, String)> {
         match o.get(field) {
             None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(other) => Err((field, format!("expected a string, not {other}"))),
         }
@@ -332,6 +338,73 @@ mod tests {
             .map(|e| format!("\u{1e}{}", to_jsonl(e)))
             .collect();
         assert_eq!(read_labels(&seq, "labels.json-seq").events, f.events);
+    }
+
+    #[test]
+    fn all_nine_keys_written_and_files_without_them_still_read() {
+        let old = concat!(
+            r#"{"case_id":"q1","metric":"correct","reviewer":"ana","label":"pass","blind":true,"t":1}"#,
+            "\n",
+            r#"{"case_id":"q2","model":"","metric":"correct","reviewer":"ana","label":"fail","note":"","t":2}"#,
+            "\n",
+        );
+        let f = read_labels(old, "old.jsonl");
+        assert!(f.problems.is_empty(), "{:?}", f.problems);
+        assert_eq!(f.events.len(), 2);
+        assert_eq!(
+            (
+                &f.events[0].model,
+                &f.events[0].note,
+                &f.events[0].shown_auto_verdict
+            ),
+            (&None, &None, &None)
+        );
+        assert_eq!(
+            (&f.events[1].model, &f.events[1].note),
+            (&None, &None),
+            "empty: none"
+        );
+        let keys = [
+            "case_id",
+            "model",
+            "metric",
+            "reviewer",
+            "label",
+            "note",
+            "blind",
+            "shown_auto_verdict",
+            "t",
+        ];
+        for e in &f.events {
+            let line = to_jsonl(e);
+            let v: Value = serde_json::from_str(&line).expect("a JSON line");
+            let o = v.as_object().expect("an object");
+            let mut written: Vec<&str> = o.keys().map(String::as_str).collect();
+            written.sort_unstable();
+            let mut want = keys.to_vec();
+            want.sort_unstable();
+            assert_eq!(written, want, "{line}");
+            assert!(
+                v["model"].is_null() && v["note"].is_null() && v["shown_auto_verdict"].is_null()
+            );
+            // and it reads back as it was
+            assert_eq!(read_labels(&line, "new.jsonl").events, vec![e.clone()]);
+        }
+        // filled in: the values, and seconds when measured
+        let full = LabelEvent {
+            model: Some("m".into()),
+            note: Some("wrong menu".into()),
+            blind: false,
+            shown_auto_verdict: Some(Label::Fail),
+            seconds: Some(6.5),
+            ..f.events[0].clone()
+        };
+        let v: Value = serde_json::from_str(&to_jsonl(&full)).expect("a JSON line");
+        assert_eq!(v["model"], "m");
+        assert_eq!(v["note"], "wrong menu");
+        assert_eq!(v["shown_auto_verdict"], "fail");
+        assert_eq!(v["seconds"], 6.5);
+        assert_eq!(read_labels(&to_jsonl(&full), "x").events, vec![full]);
     }
 
     #[test]

@@ -201,10 +201,8 @@ pub struct Figures {
     /// Its seeded percentile bootstrap 95% interval (the cases resampled).
     pub cohen_kappa_ci95: Option<Ci>,
     /// Quadratic-weighted κ (ratings only).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cohen_kappa_quadratic: Option<f64>,
     /// The 2×2 table (pass/fail only).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub confusion: Option<ConfusionTable>,
     /// P(verdict pass | label pass) (pass/fail only).
     pub tpr: Option<f64>,
@@ -214,9 +212,28 @@ pub struct Figures {
     pub tnr: Option<f64>,
     /// Its Wilson 95% interval.
     pub tnr_ci95: Option<Ci>,
-    /// Why a figure above is `null`, by its name.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    /// Why a figure is `null`, by its name: every `null` figure has one
+    /// (of these figures, and of the [`Agreement`] row holding them).
     pub undefined: BTreeMap<String, String>,
+}
+
+impl Figures {
+    /// The reasons worth showing a person: each null figure's, less an
+    /// interval's (`tpr_ci95`) that only repeats its figure's (`tpr`), and
+    /// less a figure's that is not for this kind of label (the quadratic κ
+    /// of pass/fail labels: `agreement.json` says those).
+    pub fn undefined_shown(&self) -> Vec<(&str, &str)> {
+        self.undefined
+            .iter()
+            .filter(|(k, why)| {
+                !why.starts_with(NOT_FOR)
+                    && k.strip_suffix("_ci95")
+                        .and_then(|base| self.undefined.get(base))
+                        .is_none_or(|base_why| base_why != *why)
+            })
+            .map(|(k, why)| (k.as_str(), why.as_str()))
+            .collect()
+    }
 }
 
 /// The confusion table, named.
@@ -289,7 +306,6 @@ pub struct Agreement {
     /// Krippendorff's α among the reviewers (nominal; two or more reviewers).
     pub krippendorff_alpha: Option<f64>,
     /// Krippendorff's α, ordinal (ratings only).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub krippendorff_alpha_ordinal: Option<f64>,
     /// κ of each two reviewers.
     pub reviewer_pairs: Vec<ReviewerPair>,
@@ -337,7 +353,34 @@ fn fig<T>(
     }
 }
 
-/// The verdicts of `pairs` (verdict, label) under `scheme`.
+/// How a reason that a figure is not for this kind of label begins.
+const NOT_FOR: &str = "the labels are ";
+
+/// Why a figure for another kind of label (`for_ratings`: an ordered
+/// scale; else pass/fail) is `null` under `scheme`.
+fn not_for(scheme: &Scheme, what: &str, for_ratings: bool) -> String {
+    let these = match scheme {
+        Scheme::PassFail { .. } => "pass/fail (no order)".to_string(),
+        Scheme::Rating { lo, hi } => format!("a {lo}-{hi} rating"),
+        Scheme::Categories(c) => format!("categories ({})", c.join(",")),
+    };
+    let needs = if for_ratings {
+        "ratings"
+    } else {
+        "pass/fail labels"
+    };
+    format!("{NOT_FOR}{these}: {what} is for {needs}")
+}
+
+/// Marks each of `names` undefined, for `why`.
+fn undefined_all(u: &mut BTreeMap<String, String>, names: &[&str], why: &str) {
+    for n in names {
+        u.insert((*n).to_string(), why.to_string());
+    }
+}
+
+/// The verdicts of `pairs` (verdict, label) under `scheme`. Every figure
+/// that is `None` has its reason in `undefined`.
 fn figures_of(pairs: &[(Label, Label)], scheme: &Scheme, opts: &AgreeOptions) -> Figures {
     let mut f = Figures {
         n: pairs.len(),
@@ -346,39 +389,57 @@ fn figures_of(pairs: &[(Label, Label)], scheme: &Scheme, opts: &AgreeOptions) ->
     let u = &mut f.undefined;
     f.agreement = fig(u, "agreement", raw_agreement(pairs));
     f.cohen_kappa = fig(u, "cohen_kappa", cohen_kappa(pairs));
-    if f.cohen_kappa.is_some() {
-        f.cohen_kappa_ci95 = fig(u, "cohen_kappa_ci95", kappa_ci(pairs, opts));
+    match u.get("cohen_kappa").cloned() {
+        None => f.cohen_kappa_ci95 = fig(u, "cohen_kappa_ci95", kappa_ci(pairs, opts)),
+        Some(why) => {
+            u.insert("cohen_kappa_ci95".into(), why);
+        }
     }
-    match scheme {
-        Scheme::Rating { .. } => {
-            f.cohen_kappa_quadratic = fig(
-                u,
-                "cohen_kappa_quadratic",
-                cohen_kappa_quadratic(pairs, &scheme.scale()),
-            );
-        }
-        Scheme::PassFail { .. } => {
-            let bools: Vec<(bool, bool)> = pairs
-                .iter()
-                .map(|(a, h)| (*a == Label::Pass, *h == Label::Pass))
-                .collect();
-            let j = judge_vs_human(&bools);
-            f.confusion = Some(ConfusionTable {
-                both_pass: j.confusion.both_pass,
-                verdict_only_pass: j.confusion.judge_only_pass,
-                label_only_pass: j.confusion.human_only_pass,
-                both_fail: j.confusion.both_fail,
-            });
-            let rate =
-                |u: &mut BTreeMap<String, String>, name: &str, r: Result<Rate, Undefined>| {
-                    fig(u, name, r).map(|r| (r.value, ci(r.interval)))
-                };
-            let tpr = rate(u, "tpr", j.tpr);
-            let tnr = rate(u, "tnr", j.tnr);
-            (f.tpr, f.tpr_ci95) = (tpr.map(|t| t.0), tpr.map(|t| t.1));
-            (f.tnr, f.tnr_ci95) = (tnr.map(|t| t.0), tnr.map(|t| t.1));
-        }
-        Scheme::Categories(_) => {}
+    if let Scheme::Rating { .. } = scheme {
+        f.cohen_kappa_quadratic = fig(
+            u,
+            "cohen_kappa_quadratic",
+            cohen_kappa_quadratic(pairs, &scheme.scale()),
+        );
+    } else {
+        u.insert(
+            "cohen_kappa_quadratic".into(),
+            not_for(scheme, "the quadratic-weighted κ", true),
+        );
+    }
+    if let Scheme::PassFail { .. } = scheme {
+        let bools: Vec<(bool, bool)> = pairs
+            .iter()
+            .map(|(a, h)| (*a == Label::Pass, *h == Label::Pass))
+            .collect();
+        let j = judge_vs_human(&bools);
+        f.confusion = Some(ConfusionTable {
+            both_pass: j.confusion.both_pass,
+            verdict_only_pass: j.confusion.judge_only_pass,
+            label_only_pass: j.confusion.human_only_pass,
+            both_fail: j.confusion.both_fail,
+        });
+        // a rate and its interval: both, or both null for one reason
+        let rate = |u: &mut BTreeMap<String, String>, name: &str, r: Result<Rate, Undefined>| {
+            let r = fig(u, name, r);
+            if r.is_none() {
+                let why = u.get(name).cloned().unwrap_or_default();
+                u.insert(format!("{name}_ci95"), why);
+            }
+            r.map(|r| (r.value, ci(r.interval)))
+        };
+        let tpr = rate(u, "tpr", j.tpr);
+        let tnr = rate(u, "tnr", j.tnr);
+        (f.tpr, f.tpr_ci95) = (tpr.map(|t| t.0), tpr.map(|t| t.1));
+        (f.tnr, f.tnr_ci95) = (tnr.map(|t| t.0), tnr.map(|t| t.1));
+    } else {
+        undefined_all(
+            u,
+            &["confusion"],
+            &not_for(scheme, "the confusion table", false),
+        );
+        undefined_all(u, &["tpr", "tpr_ci95"], &not_for(scheme, "TPR", false));
+        undefined_all(u, &["tnr", "tnr_ci95"], &not_for(scheme, "TNR", false));
     }
     f
 }
@@ -471,8 +532,9 @@ pub fn agree(scores: &[EvalScore], events: &[LabelEvent], opts: &AgreeOptions) -
             continue;
         };
         if !first.contains_key(&(metric.clone(), run_model.clone(), case.clone())) {
-            out.unmatched
-                .push(left_out(format!("the run has no case `{case}`")));
+            out.unmatched.push(left_out(format!(
+                "the run has no case `{case}` with a `{metric}` score"
+            )));
             continue;
         }
         let scheme = scheme_of(&metric);
@@ -579,6 +641,22 @@ pub fn agree(scores: &[EvalScore], events: &[LabelEvent], opts: &AgreeOptions) -
                 corrected_pass_rate_ci(&labelled_pairs, &verdicts, opts.resamples, opts.seed);
             row.corrected_pass_rate_ci95 =
                 fig(u, "corrected_pass_rate_ci95", boot.interval).map(ci);
+        } else {
+            undefined_all(
+                u,
+                &[
+                    "pass_rate",
+                    "corrected_pass_rate",
+                    "corrected_pass_rate_ci95",
+                ],
+                &not_for(&scheme, "the pass rate", false),
+            );
+        }
+        if !matches!(scheme, Scheme::Rating { .. }) {
+            u.insert(
+                "krippendorff_alpha_ordinal".into(),
+                not_for(&scheme, "the ordinal α", true),
+            );
         }
         if reviewers.len() >= 2 {
             let units: Vec<Vec<Option<Label>>> = labelled
@@ -619,10 +697,11 @@ pub fn agree(scores: &[EvalScore], events: &[LabelEvent], opts: &AgreeOptions) -
                 }
             }
         } else {
-            u.insert(
-                "krippendorff_alpha".into(),
-                "one reviewer: α needs two or more".into(),
-            );
+            let why = "one reviewer: α needs two or more";
+            u.insert("krippendorff_alpha".into(), why.into());
+            if let Scheme::Rating { .. } = scheme {
+                u.insert("krippendorff_alpha_ordinal".into(), why.into());
+            }
         }
         out.metrics.push(row);
     }
@@ -630,31 +709,9 @@ pub fn agree(scores: &[EvalScore], events: &[LabelEvent], opts: &AgreeOptions) -
 }
 
 /// The rows whose κ against people is below `k`, or undefined (a gate that
-/// cannot be checked does not pass), each said.
+/// cannot be checked does not pass), each said ([`super::kappa_gate`]).
 pub fn kappa_below(agreed: &Agreed, k: f64) -> Vec<String> {
-    let name = |a: &Agreement| match &a.model {
-        Some(m) => format!("{} ({m})", a.metric),
-        None => a.metric.clone(),
-    };
-    let mut out = Vec::new();
-    for a in &agreed.metrics {
-        match a.figures.cohen_kappa {
-            Some(kappa) if kappa >= k => {}
-            Some(kappa) => out.push(format!(
-                "{}: κ = {kappa:.3} against people (n = {}) is below {k}",
-                name(a),
-                a.figures.n
-            )),
-            None => out.push(format!(
-                "{}: κ against people is undefined ({}), so it is not at least {k}",
-                name(a),
-                a.figures
-                    .undefined
-                    .get("cohen_kappa")
-                    .map_or("no case", String::as_str)
-            )),
-        }
-    }
+    let mut out = super::gate::kappa_gate(&super::gate::kappa_rows(agreed), k);
     if agreed.metrics.is_empty() {
         out.push(format!(
             "no label matched the run: κ cannot be at least {k}"
@@ -701,8 +758,8 @@ pub fn agreement_markdown(agreed: &Agreed) -> String {
         .iter()
         .flat_map(|a| {
             a.figures
-                .undefined
-                .iter()
+                .undefined_shown()
+                .into_iter()
                 .map(move |(k, why)| format!("- {} {k}: {why}", a.metric))
         })
         .collect();
@@ -1016,6 +1073,175 @@ mod tests {
             .undefined
             .contains_key("cohen_kappa"));
         assert!(kappa_below(&agreed, 0.0)[0].contains("undefined"));
+    }
+
+    /// The issue's keys of an `agreement.json` row.
+    const KEYS: [&str; 15] = [
+        "metric",
+        "model",
+        "n",
+        "agreement",
+        "cohen_kappa",
+        "cohen_kappa_quadratic",
+        "tpr",
+        "tpr_ci95",
+        "tnr",
+        "tnr_ci95",
+        "pass_rate",
+        "corrected_pass_rate",
+        "corrected_pass_rate_ci95",
+        "per_reviewer",
+        "krippendorff_alpha",
+    ];
+
+    /// Every key of the issue present in `row`, and every null figure of it
+    /// (and of each reviewer's) with its reason in `undefined`; returns the
+    /// null ones.
+    fn nulls_said(row: &Value) -> Vec<String> {
+        for k in KEYS {
+            assert!(row.get(k).is_some(), "`{k}` missing from {row}");
+        }
+        let mut nulls = Vec::new();
+        let mut check = |v: &Value, whose: &str| {
+            let why = v["undefined"].as_object().expect("an undefined map");
+            for (k, x) in v.as_object().expect("an object") {
+                // the model is null in a run of one unnamed model: not a figure
+                if x.is_null() && k != "model" {
+                    assert!(
+                        why.get(k)
+                            .and_then(Value::as_str)
+                            .is_some_and(|w| !w.is_empty()),
+                        "{whose} `{k}` is null without a reason: {v}"
+                    );
+                    nulls.push(format!("{whose}{k}"));
+                }
+            }
+        };
+        check(row, "");
+        for r in row["per_reviewer"].as_array().expect("per_reviewer") {
+            check(r, &format!("{}:", r["reviewer"].as_str().unwrap_or("?")));
+        }
+        nulls
+    }
+
+    #[test]
+    fn every_key_is_present_and_every_null_says_why_for_pass_fail_and_ratings() {
+        // pass/fail: a judge passing c0..c3, failing c4..c5; one reviewer
+        let scores: Vec<EvalScore> = (0..6)
+            .map(|i| {
+                score(
+                    &format!("c{i}"),
+                    "correct",
+                    if i < 4 { 1.0 } else { 0.0 },
+                    json!({}),
+                )
+            })
+            .collect();
+        let events: Vec<LabelEvent> = (0..6)
+            .map(|i| {
+                label(
+                    &format!("c{i}"),
+                    "correct",
+                    "ana",
+                    json!(i != 0 && i < 4),
+                    1,
+                )
+            })
+            .collect();
+        let agreed = agree(&scores, &events, &AgreeOptions::default());
+        let v = serde_json::to_value(&agreed).expect("json");
+        let row = &v["metrics"][0];
+        let mut nulls = nulls_said(row);
+        nulls.sort();
+        assert_eq!(
+            nulls,
+            vec![
+                "ana:cohen_kappa_quadratic",
+                "cohen_kappa_quadratic",
+                "krippendorff_alpha",
+                "krippendorff_alpha_ordinal",
+            ],
+            "{row}"
+        );
+        assert!(row["confusion"].is_object());
+        assert!(row["undefined"]["cohen_kappa_quadratic"]
+            .as_str()
+            .is_some_and(|w| w.contains("pass/fail (no order)")));
+
+        // a 1-5 rating: the pass/fail figures null, each said
+        let scores: Vec<EvalScore> = [1, 2, 3, 4, 5]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                score(
+                    &format!("c{i}"),
+                    "stars",
+                    (*n as f64 - 1.0) / 4.0,
+                    json!({"model": "m"}),
+                )
+            })
+            .collect();
+        let events: Vec<LabelEvent> = [1, 2, 4, 4, 5]
+            .iter()
+            .enumerate()
+            .flat_map(|(i, n)| {
+                [
+                    label(&format!("c{i}"), "stars", "ana", json!(n), 1),
+                    label(&format!("c{i}"), "stars", "bo", json!((n % 5) + 1), 1),
+                ]
+            })
+            .collect();
+        let opts = AgreeOptions {
+            schemes: [("stars".to_string(), Scheme::Rating { lo: 1, hi: 5 })].into(),
+            ..AgreeOptions::default()
+        };
+        let v = serde_json::to_value(agree(&scores, &events, &opts)).expect("json");
+        let row = &v["metrics"][0];
+        let mut nulls = nulls_said(row);
+        nulls.sort();
+        let pass_fail_only = ["confusion", "tnr", "tnr_ci95", "tpr", "tpr_ci95"];
+        let mut want: Vec<String> = ["", "ana:", "bo:"]
+            .iter()
+            .flat_map(|w| pass_fail_only.iter().map(move |k| format!("{w}{k}")))
+            .chain(
+                [
+                    "corrected_pass_rate",
+                    "corrected_pass_rate_ci95",
+                    "pass_rate",
+                ]
+                .iter()
+                .map(|k| k.to_string()),
+            )
+            .collect();
+        // the majority of two reviewers who never agree: every case a tie
+        want.extend(
+            [
+                "agreement",
+                "cohen_kappa",
+                "cohen_kappa_ci95",
+                "cohen_kappa_quadratic",
+            ]
+            .iter()
+            .map(|k| k.to_string()),
+        );
+        want.sort();
+        assert_eq!(nulls, want, "{row}");
+        assert!(row["undefined"]["tpr"]
+            .as_str()
+            .is_some_and(|w| w.contains("a 1-5 rating: TPR is for pass/fail labels")));
+        assert!(row["krippendorff_alpha_ordinal"].is_number(), "{row}");
+        // shown once: an interval's reason that repeats its figure's is not
+        let a: Agreed = agree(&scores, &events, &opts);
+        let shown = a.metrics[0].figures.undefined_shown();
+        assert!(shown.iter().any(|(k, _)| *k == "cohen_kappa"), "{shown:?}");
+        assert!(
+            !shown.iter().any(|(k, _)| *k == "cohen_kappa_ci95"),
+            "{shown:?}"
+        );
+        assert!(
+            !shown.iter().any(|(k, _)| *k == "tpr"),
+            "not for ratings: {shown:?}"
+        );
     }
 
     #[test]

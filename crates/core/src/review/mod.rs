@@ -18,7 +18,9 @@
 //!
 //! People's labels are a file of append-only events ([`LabelEvent`],
 //! [`read_labels`]); [`agree`] measures a run's verdicts against them per
-//! metric and model (`agreement.json`), [`kappa_below`] is the CI gate.
+//! metric and model (`agreement.json`), [`kappa_below`] is the CI gate
+//! ([`kappa_gate`] over [`KappaRow`]s: also `evalpage compare`'s, from an
+//! `agreement.json` or a judge's `human_kappa`).
 //! Labels also travel to and from Langfuse scores ([`to_langfuse`]) and
 //! Arize Phoenix span annotations ([`to_phoenix`]); [`read_any`] reads any
 //! of the three shapes back into events.
@@ -32,6 +34,7 @@
 //! the reference gives NaN or raises); the test is `reference_tests.rs`.
 
 mod exchange;
+mod gate;
 mod labels;
 mod measured;
 mod stats;
@@ -41,6 +44,7 @@ mod verdicts;
 mod reference_tests;
 
 pub use exchange::{read_any, to_langfuse, to_phoenix};
+pub use gate::{kappa_gate, kappa_rows, kappa_rows_of_agreement, kappa_rows_of_judges, KappaRow};
 pub use labels::{
     latest, read_labels, to_jsonl, Label, LabelEvent, LabelKey, LabelProblem, LabelsFile,
 };
