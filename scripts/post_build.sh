@@ -24,7 +24,12 @@ set -eu
 : "${TRUNK_STAGING_DIR:?run by trunk as a post_build hook}"
 ROOT="${TRUNK_SOURCE_DIR:-$(pwd)}"
 cd "$ROOT"
-PROFILE="${TRUNK_PROFILE:-debug}"
+# The cargo profile of the bundles: Trunk's (release with --release, else
+# debug), or the one EVALPAGE_WASM_PROFILE names: scripts/test.sh builds the page
+# of the end-to-end tests with `e2e` (optimised as release is, without its fat
+# LTO, single codegen unit and wasm-opt, which take minutes and change nothing
+# the tests look at).
+PROFILE="${EVALPAGE_WASM_PROFILE:-${TRUNK_PROFILE:-debug}}"
 TARGET_DIR="$(cargo metadata --format-version 1 --no-deps --offline | sed 's/.*"target_directory":"\([^"]*\)".*/\1/')"
 # One cargo call per bin, so that only the bins with split points are linked with
 # relocations kept (which wasm-split-cli needs; -C link-args reaches only the final
@@ -34,7 +39,11 @@ SPLIT="rag task retrieval dialog view"
 bin_of() { if [ "$1" = rag ]; then echo evalpage-web; else echo "evalpage-$1"; fi; }
 for m in rag task retrieval dialog view; do
   set -- --offline --target wasm32-unknown-unknown --bin "$(bin_of "$m")"
-  [ "$PROFILE" = release ] && set -- "$@" --release
+  case "$PROFILE" in
+    release) set -- "$@" --release ;;
+    debug) ;;
+    *) set -- "$@" --profile "$PROFILE" ;;
+  esac
   case " $SPLIT " in
     *" $m "*) cargo rustc "$@" -- -C link-args=--emit-relocs ;;
     *) cargo rustc "$@" ;;

@@ -647,7 +647,8 @@ pub struct MockArgs {
 /// Options of `evalpage reconcile`.
 #[derive(Debug, Args)]
 pub struct ReconcileArgs {
-    /// The final report, `report.json`.
+    /// The final report: `report.json` (a task run's), `eval_rag_report.json`,
+    /// `eval_retrieval_report.json`, or a dialog run's `metrics_summary.json`.
     #[arg(long, value_name = "FILE")]
     pub report: PathBuf,
     /// The event log, JSONL or json-seq (a cut-off last record is tolerated).

@@ -160,6 +160,28 @@ fn three_repeats_send_three_calls_per_sample_and_pass_k_follows_the_formulas() {
         .filter(|l| l.contains("\"record_type\":\"case\""))
         .count();
     assert_eq!(cases, 9, "one case record per answer");
+    // the log reconciles with the report asking by asking (seed 1 of the
+    // simulator: the report named a repeated case once, so each sample's
+    // askings were one case and their verdicts could disagree)
+    assert!(
+        report["cases"]
+            .as_array()
+            .is_some_and(|c| c.iter().filter(|c| c["repeat"] == 2).count() == 3),
+        "each asking is a case row: {}",
+        report["cases"]
+    );
+    let mut cmd = evalpage();
+    cmd.args(["reconcile", "--report"])
+        .arg(out.join("report.json"))
+        .arg("--events")
+        .arg(out.join("report.events.jsonl"));
+    let rec = finish(cmd);
+    assert_ok(&rec);
+    let said = String::from_utf8_lossy(&rec.stdout).to_string();
+    assert!(
+        said.contains("ok   case records: report=9 log=9"),
+        "{said}"
+    );
     // report.md and summary.csv carry pass@k
     let md = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();
     assert!(md.contains("pass@2"), "report.md names pass@k:\n{md}");

@@ -446,6 +446,24 @@ fn message_style_traces_and_failed_turns_are_recorded_and_never_eligible() {
         ok_turn["trace_source"], "message",
         "trace fields read from the JSON message"
     );
+    // `evalpage reconcile` reads a dialog run's summary against its log
+    let reconcile = |summary: &Path| {
+        let mut cmd = evalpage();
+        cmd.args(["reconcile", "--report"])
+            .arg(summary)
+            .arg("--events")
+            .arg(out.join("report.events.jsonl"));
+        finish(cmd)
+    };
+    let good = reconcile(&out.join("metrics_summary.json"));
+    assert_ok(&good);
+    assert!(texts(&good).0.lines().all(|l| l.starts_with("ok ")));
+    let mut told = read_json(&out.join("metrics_summary.json"));
+    told["counters"]["failed_dialogs"] = (c["failed_dialogs"].as_u64().unwrap_or(0) + 1).into();
+    let wrong = dir.write("wrong_summary.json", &told.to_string());
+    let bad = reconcile(&wrong);
+    assert_eq!(bad.status.code(), Some(1), "{}", texts(&bad).0);
+    assert!(texts(&bad).0.contains("FAIL case records passed"));
     assert!(
         !ok_turn["pred_assistant_text"]
             .as_str()

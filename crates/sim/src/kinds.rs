@@ -3,7 +3,8 @@
 //! built from, how a job is named in its log, what its verdicts are, and the
 //! checks its report must pass.
 
-use crate::scenario::{model_name, Scenario};
+use crate::scenario::{model_name, Scenario, SimKind};
+use evalpage_core::dialog::{parse_dialogs, DialogKind, DialogRunConfig};
 use evalpage_core::events::ReadLog;
 use evalpage_core::rag::{self, RagKind, RunConfig};
 use evalpage_core::retrieval::{
@@ -12,8 +13,8 @@ use evalpage_core::retrieval::{
 };
 use evalpage_core::run::{Finish, Kind, Pipeline, RunIdentity, RunInfo, RunSettings, Start};
 use evalpage_core::task::{
-    builtin_template, load_dataset, preset, DatasetFormat, TaskFiles, TaskInfo, TaskKind,
-    TaskRunConfig,
+    builtin_template, load_dataset, preset, DatasetFormat, PromptTemplate, Repeats, Task,
+    TaskFiles, TaskInfo, TaskKind, TaskRunConfig,
 };
 use evalpage_core::{demo, Lang, ModelSettings, ScoringConfig};
 use serde_json::Value;
@@ -194,24 +195,61 @@ fn task_info() -> TaskInfo {
     }
 }
 
+/// The agent task: `examples/agent/bank.yaml` (scripted tools, each line's
+/// own results, `max_steps: 4`), its prompt and its six samples.
+const AGENT_TASK: &str = include_str!("../../../examples/agent/bank.yaml");
+const AGENT_PROMPT: &str = include_str!("../../../examples/agent/bank_prompt.yaml");
+const AGENT_SAMPLES: &str = include_str!("../../../examples/agent/bank.jsonl");
+
+/// The task a task or agent scenario runs, with its template.
+fn task_and_template(sc: &Scenario) -> (Task, PromptTemplate, TaskInfo) {
+    if sc.kind == SimKind::Agent {
+        let task = Task::parse("bank.yaml", AGENT_TASK).expect("bank.yaml is a valid task");
+        let template = PromptTemplate::parse("bank_prompt.yaml", AGENT_PROMPT)
+            .expect("bank_prompt.yaml is a valid template");
+        let info = TaskInfo {
+            name: task.name.clone(),
+            version: task.version.clone(),
+            source: "bank.yaml".into(),
+            prompt_name: template.name().to_string(),
+            prompt_version: template.version().to_string(),
+            prompt_source: "bank_prompt.yaml".into(),
+        };
+        return (task, template, info);
+    }
+    let task = preset("event_eval").expect("event_eval is a built-in preset");
+    let template = builtin_template("ie_json").expect("ie_json is a built-in template");
+    (task, template, task_info())
+}
+
 fn task_files(sc: &Scenario) -> TaskFiles {
-    let bytes = repeated(TASK_SAMPLES, sc.cases, "sample_id", 's');
+    let samples = match sc.kind {
+        SimKind::Agent => AGENT_SAMPLES,
+        _ => TASK_SAMPLES,
+    };
+    let bytes = repeated(samples, sc.cases, "sample_id", 's');
+    let (task, _, info) = task_and_template(sc);
+    let format = DatasetFormat::for_task(&task);
     TaskFiles {
-        task: preset("event_eval").expect("event_eval is a built-in preset"),
-        info: task_info(),
-        data: load_dataset("sim.jsonl", &bytes, DatasetFormat::Samples, None),
+        data: load_dataset("sim.jsonl", &bytes, format, None),
+        task,
+        info,
         dataset_bytes: bytes,
         lang: Lang::En,
     }
 }
 
+/// A task (spec 004's `event_eval` preset) or an agent task (scripted
+/// tools), each sample asked of each model `repeats` times.
 impl Simulated for TaskKind {
     fn build(sc: &Scenario) -> TaskKind {
         let files = task_files(sc);
+        let (_, template, _) = task_and_template(sc);
         let cfg = TaskRunConfig {
             run: identity(sc),
             backend: "openai".into(),
-            repeats: Default::default(),
+            repeats: Repeats::new(sc.repeats, Vec::new())
+                .expect("1 to 3 repeats with the default k"),
             models: (0..sc.models)
                 .map(|i| ModelSettings {
                     name: model_name(i),
@@ -223,7 +261,6 @@ impl Simulated for TaskKind {
                 })
                 .collect(),
         };
-        let template = builtin_template("ie_json").expect("ie_json is a built-in template");
         TaskKind::judged(cfg, files.task, files.info, &template, &files.data, None)
     }
 
@@ -239,16 +276,24 @@ impl Simulated for TaskKind {
             .samples()
             .get(j.sample)
             .map_or("?", |s| s.sample.id.as_str());
-        format!("{}/{id}", model_name(j.model))
+        let model = model_name(j.model);
+        match engine.repeats() {
+            1 => format!("{model}/{id}"),
+            _ => format!("{model}/{id}#{}", j.repeat),
+        }
     }
 
     fn verdicts(engine: &Pipeline<Self>) -> Vec<(String, String, Option<String>)> {
         let mut out = Vec::new();
         for (job, r) in (0..engine.jobs()).filter_map(|j| Some((j, engine.result(j)?))) {
+            // an agent's answer is its whole trajectory, its last text with it
+            let answer = r.error.is_none().then(|| {
+                serde_json::to_string(&(&r.raw_answer, &r.parsed.trajectory)).unwrap_or_default()
+            });
             out.push((
                 Self::key(engine, job),
                 serde_json::to_string(&r.scores).unwrap_or_default(),
-                r.error.is_none().then(|| r.raw_answer.clone()).flatten(),
+                answer,
             ));
         }
         out
@@ -323,5 +368,89 @@ impl Simulated for RetrievalKind {
             .into_iter()
             .chain(rates_over_all(jobs, m, &[("hit_rate", "hit_cases")], log))
             .collect()
+    }
+}
+
+/// The demo's dialogs (spec 001), repeated with fresh `dialog_id`s.
+fn dialog_bytes(sc: &Scenario) -> Vec<u8> {
+    repeated(demo::DIALOG_DATASET, sc.cases, "dialog_id", 'd')
+}
+
+/// Spec 001's dialogs: a job is a dialog, its calls its turns in order.
+impl Simulated for DialogKind {
+    fn build(sc: &Scenario) -> DialogKind {
+        let set = parse_dialogs("sim.jsonl", &dialog_bytes(sc));
+        let cfg = DialogRunConfig {
+            run: identity(sc),
+            backend: "openai".into(),
+            model_name: "sim".into(),
+            endpoint: Some(URL.into()),
+            dataset_name: "sim.jsonl".into(),
+            system_prompt: Some("sys".into()),
+            notes: None,
+            scoring: Default::default(),
+        };
+        DialogKind::new(cfg, set)
+    }
+
+    fn inputs(_: &Scenario) {}
+
+    fn key(engine: &Pipeline<Self>, job: usize) -> String {
+        engine
+            .kind()
+            .dialog_of_job(job)
+            .map_or_else(|| format!("job {job}"), |d| d.dialog_id.clone())
+    }
+
+    /// A dialog's verdicts are its turns' rows (`turn_eval.jsonl`); its
+    /// answer every turn's, in order.
+    fn verdicts(engine: &Pipeline<Self>) -> Vec<(String, String, Option<String>)> {
+        let kind = engine.kind();
+        (0..engine.progress().1)
+            .filter_map(|job| {
+                let trace = kind.trace_of_job(job)?;
+                let rows = kind.rows_of_job(job)?;
+                let answers: Vec<Option<&str>> = trace
+                    .turns
+                    .iter()
+                    .map(|t| t.pred_assistant_text.as_deref())
+                    .collect();
+                let answered = trace.dialog_error.is_none();
+                Some((
+                    trace.dialog_id.clone(),
+                    serde_json::to_string(rows).unwrap_or_default(),
+                    answered.then(|| serde_json::to_string(&answers).unwrap_or_default()),
+                ))
+            })
+            .collect()
+    }
+
+    /// `metrics_summary.json`: every played dialog counted once, as the log's
+    /// case records say (played, passed: every turn answered; failed: none).
+    fn check_report(jobs: usize, report: &Value, log: &ReadLog) -> Vec<String> {
+        let c = &report["counters"];
+        let mut out = Vec::new();
+        let cases: Vec<&Value> = log.of_type("case").collect();
+        let passed = cases.iter().filter(|r| r["passed"] == true).count();
+        let (valid, failed, partial) = (
+            c["valid_dialogs"].as_u64(),
+            c["failed_dialogs"].as_u64(),
+            c["partial_dialogs"].as_u64(),
+        );
+        match (valid, failed, partial) {
+            (Some(v), Some(f), Some(p)) => {
+                if v as usize != jobs {
+                    out.push(format!("the summary counts {v} played dialogs of {jobs}"));
+                }
+                let ok = v.saturating_sub(f + p) as usize;
+                if ok != passed {
+                    out.push(format!(
+                        "the summary has {ok} dialogs with every turn answered, the log {passed}"
+                    ));
+                }
+            }
+            _ => out.push("metrics_summary.json has no counters".into()),
+        }
+        out
     }
 }

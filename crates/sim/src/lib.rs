@@ -1,13 +1,15 @@
 //! A seeded simulator of evalpage runs (issue 44): the real core (the one run
-//! engine, `Pipeline`, over the RAG check's kind, or a task's asked of
-//! several models) against a simulated
+//! engine, `Pipeline`, over one of five kinds: the RAG check, a task asked of
+//! several models, a retrieval evaluation, spec 001's multi-turn dialogs, an
+//! agent task with scripted tools) against a simulated
 //! transport and clock, with faults drawn per (seed, case, attempt), never
 //! from arrival order; time advances only by events, so a minute of back-off
 //! costs nothing.
 //!
 //! One seed expands into a [`Scenario`] (printed by [`Scenario::describe`]):
-//! the kind, how many cases (the kind's demo samples, ids made unique) and
-//! models, the concurrency (each model's),
+//! the kind, how many cases (the kind's demo samples, ids made unique),
+//! models and repeats (a task's or an agent's samples asked 1 to 3 times),
+//! the concurrency (each model's),
 //! the attempts and back-off, the call timeout, the fault rate, a spending
 //! cap or none, and whether the run crashes (its event log cut at a byte, a
 //! torn last record included, then resumed) or is cancelled, after how many
@@ -22,7 +24,7 @@
 //! After each seed, [`check`] verifies the invariants: every case settled
 //! exactly once in the final log and report, none lost, none doubled; a case
 //! settled before a crash never sent again; requests never more than each
-//! case's attempts; in-flight calls never above the concurrency; no call
+//! call's attempts (a dialog's turn, an agent's step); in-flight calls never above the concurrency; no call
 //! sent once the run spent its cap; a `Retry-After` always honoured; verdicts equal to the fault-free run's
 //! wherever the answer was the same; the log reconciles with the report
 //! (spec 000 section 5); the same seed run twice gives the same trace hash.
@@ -35,6 +37,7 @@ pub use kinds::Simulated;
 pub use run::{simulate_kind, Trace};
 pub use scenario::{Fault, Scenario, SimKind, PRICE};
 
+use evalpage_core::dialog::DialogKind;
 use evalpage_core::events::{read, reconcile};
 use evalpage_core::rag::RagKind;
 use evalpage_core::retrieval::RetrievalKind;
@@ -51,8 +54,9 @@ pub fn simulate(sc: &Scenario, faults: bool) -> Trace {
 fn simulate_with(sc: &Scenario, faults: bool, report: bool) -> Trace {
     match sc.kind {
         SimKind::Rag => simulate_kind::<RagKind>(sc, faults, report),
-        SimKind::Task => simulate_kind::<TaskKind>(sc, faults, report),
+        SimKind::Task | SimKind::Agent => simulate_kind::<TaskKind>(sc, faults, report),
         SimKind::Retrieval => simulate_kind::<RetrievalKind>(sc, faults, report),
+        SimKind::Dialog => simulate_kind::<DialogKind>(sc, faults, report),
     }
 }
 
@@ -94,12 +98,15 @@ pub fn check(sc: &Scenario, run: &Trace, clean: &Trace, again: &Trace) -> Vec<St
             }
         }
     }
-    // requests never more than the attempts (a crash may start a case over once)
+    // requests never more than the attempts of each call (a turn of a
+    // dialog, a step of an agent's case); a crash may start a call over once
     let parts = 1 + u32::from(sc.crash_after.is_some());
-    for (case, n) in &run.sends {
+    let mut sends: Vec<_> = run.sends.iter().collect();
+    sends.sort();
+    for ((case, turn), n) in sends {
         if *n > sc.max_attempts * parts {
             out.push(format!(
-                "case {case} sent {n} times (at most {} attempts)",
+                "case {case} call {turn} sent {n} times (at most {} attempts)",
                 sc.max_attempts * parts
             ));
         }
@@ -139,7 +146,12 @@ pub fn check(sc: &Scenario, run: &Trace, clean: &Trace, again: &Trace) -> Vec<St
 /// Runs one seed: the faulty run (twice, for determinism) and the
 /// fault-free one; the broken invariants, and the simulated time and calls.
 pub fn run_seed(seed: u64) -> (Scenario, Vec<String>, u64, u64) {
-    let sc = Scenario::of(seed);
+    run_scenario(Scenario::of(seed))
+}
+
+/// Runs one scenario as [`run_seed`] runs a seed's (a seed's scenario kept
+/// as it was drawn when the generator changes).
+pub fn run_scenario(sc: Scenario) -> (Scenario, Vec<String>, u64, u64) {
     let run = simulate_with(&sc, true, true);
     let again = simulate_with(&sc, true, false);
     let clean = simulate_with(&sc, false, false);

@@ -28,8 +28,10 @@ pub struct Trace {
     pub verdicts: BTreeMap<String, String>,
     /// Each settled job's answer, by name (none when it failed).
     pub answers: BTreeMap<String, Option<String>>,
-    /// Sends per job (all parts of the run).
-    pub sends: HashMap<usize, u32>,
+    /// Sends per call: job and turn (its turn in a dialog, its step in an
+    /// agent's case, 0 for a kind that makes one call per job), all parts of
+    /// the run.
+    pub sends: HashMap<(usize, usize), u32>,
     /// Sends per job after a resume.
     pub resent: HashMap<usize, u32>,
     /// Jobs settled in the log a crash left (complete records), by name.
@@ -117,7 +119,8 @@ where
                     ..
                 } => {
                     trace.calls += 1;
-                    *trace.sends.entry(case).or_default() += 1;
+                    let turn = turn_of(&messages);
+                    *trace.sends.entry((case, turn)).or_default() += 1;
                     if resumed {
                         *trace.resent.entry(case).or_default() += 1;
                     }
@@ -148,10 +151,14 @@ where
                     }
                     let json = body.is_some();
                     let (outcome, after) =
-                        self.outcome(engine, (case, attempt), pool, json, &messages);
+                        self.outcome(engine, (case, turn, attempt), pool, json, &messages);
                     // the pause the endpoint asked for, as it sent it (not as
                     // the core read it)
-                    let asked = match self.faults.then(|| self.sc.fault(case, attempt)).flatten() {
+                    let asked = match self
+                        .faults
+                        .then(|| self.sc.fault(case, turn, attempt))
+                        .flatten()
+                    {
                         Some(Fault::RateLimited(Some(s))) => Some(s * 1000),
                         _ => None,
                     };
@@ -183,14 +190,14 @@ where
     fn outcome(
         &self,
         engine: &Pipeline<K>,
-        (case, attempt): (usize, u32),
+        (case, turn, attempt): (usize, usize, u32),
         pool: usize,
         json: bool,
         messages: &[evalpage_core::ChatMessage],
     ) -> (CallOutcome, u64) {
-        let latency = self.sc.latency_ms(case, attempt);
+        let latency = self.sc.latency_ms(case, turn, attempt);
         let fault = if self.faults {
-            self.sc.fault(case, attempt)
+            self.sc.fault(case, turn, attempt)
         } else {
             None
         };
@@ -417,12 +424,17 @@ where
     trace
 }
 
-/// A `case` record's job name: its `case_id`, after its `model` when it has one.
+/// A `case` record's job name: its `case_id`, after its `model` when it has
+/// one, with its `repeat` when the run asks each case several times.
 pub(crate) fn record_key(r: &serde_json::Value) -> Option<String> {
     let id = r["case_id"].as_str()?;
-    Some(match r["model"].as_str() {
+    let key = match r["model"].as_str() {
         Some(m) => format!("{m}/{id}"),
         None => id.to_string(),
+    };
+    Some(match r["repeat"].as_u64() {
+        Some(k) => format!("{key}#{k}"),
+        None => key,
     })
 }
 
@@ -494,12 +506,47 @@ where
                 let body = if json {
                     a.text.clone()
                 } else {
-                    completion(&a, json!({"role": "assistant", "content": a.text}), "stop")
+                    completion(&a, assistant_message(&a), finish_reason(&a))
                 };
                 (a, body)
             })
             .clone()
     })
+}
+
+/// A call's turn: the assistant messages its request carries (a dialog's
+/// answers so far, an agent's steps so far; 0 for a first call).
+fn turn_of(messages: &[evalpage_core::ChatMessage]) -> usize {
+    messages.iter().filter(|m| m.role == "assistant").count()
+}
+
+/// The mock's answer as a chat completion's message: its text, and its tool
+/// calls in OpenAI's form when it made any (an agent's step).
+fn assistant_message(a: &Answer) -> serde_json::Value {
+    match a.calls.as_deref() {
+        Some(calls) if !calls.is_empty() => {
+            let calls: Vec<serde_json::Value> = calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    json!({
+                        "id": c.id.clone().unwrap_or_else(|| format!("call_{i}")),
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments},
+                    })
+                })
+                .collect();
+            json!({"role": "assistant", "content": a.text, "tool_calls": calls})
+        }
+        _ => json!({"role": "assistant", "content": a.text}),
+    }
+}
+
+fn finish_reason(a: &Answer) -> &'static str {
+    match a.calls.as_deref() {
+        Some(calls) if !calls.is_empty() => "tool_calls",
+        _ => "stop",
+    }
 }
 
 /// What an outcome's usage costs at [`PRICE`] (the core's formula).

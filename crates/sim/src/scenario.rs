@@ -17,6 +17,9 @@ pub struct Scenario {
     pub cases: usize,
     /// Models asked (each sample asked once per model; 1 for the RAG check).
     pub models: usize,
+    /// How many times a task asks each sample of each model (1 but for
+    /// tasks and agents).
+    pub repeats: u32,
     /// The concurrency cap.
     pub concurrency: usize,
     /// Attempts per call.
@@ -54,6 +57,12 @@ pub enum SimKind {
     Task,
     /// A retrieval evaluation: a search endpoint's ranked lists (JSON).
     Retrieval,
+    /// Spec 001's multi-turn dialogs (the demo's): a job's calls are its
+    /// turns, each sent with the answers before it.
+    Dialog,
+    /// An agent task with scripted tools (`examples/agent/bank.yaml`): a
+    /// job's calls are its steps, each sent with the tools' results before it.
+    Agent,
 }
 
 /// A fault of one call.
@@ -92,10 +101,20 @@ impl Scenario {
     /// with its own salt).
     pub fn of(seed: u64) -> Scenario {
         let d = |salt: u64, n: u64| draw(seed, 0, 0, salt) % n;
-        let kind = [SimKind::Rag, SimKind::Task, SimKind::Retrieval][d(22, 3) as usize];
-        let models = match kind {
-            SimKind::Rag | SimKind::Retrieval => 1,
-            SimKind::Task => 1 + d(23, 3) as usize,
+        let kind = [
+            SimKind::Rag,
+            SimKind::Task,
+            SimKind::Retrieval,
+            SimKind::Dialog,
+            SimKind::Agent,
+        ][d(22, 5) as usize];
+        let (models, repeats) = match kind {
+            SimKind::Rag | SimKind::Retrieval | SimKind::Dialog => (1, 1),
+            SimKind::Task | SimKind::Agent => (
+                1 + d(23, 3) as usize,
+                // a third of the runs ask each sample 2 or 3 times
+                if d(24, 3) == 0 { 2 + d(25, 2) as u32 } else { 1 },
+            ),
         };
         let cases = 1 + d(1, 40) as usize;
         let crash = d(7, 3) == 0;
@@ -105,6 +124,7 @@ impl Scenario {
             kind,
             cases,
             models,
+            repeats,
             concurrency: 1 + d(2, 8) as usize,
             max_attempts: 1 + d(3, 4) as u32,
             backoff_base_ms: [250, 1_000, 2_000][d(4, 3) as usize],
@@ -112,7 +132,8 @@ impl Scenario {
             fault_per_mille: [0, 50, 200, 500][d(6, 4) as usize],
             crash_after: crash.then(|| d(9, cases as u64 + 1) as usize),
             cancel_after: cancel.then(|| d(10, cases as u64 + 1) as usize),
-            max_cost: (d(15, 3) == 0).then(|| 0.1 * d(16, 12 * (cases * models) as u64) as f64),
+            max_cost: (d(15, 3) == 0)
+                .then(|| 0.1 * d(16, 12 * (cases * models * repeats as usize) as u64) as f64),
             clock_jump: (d(17, 4) == 0).then(|| {
                 let ms = if d(19, 2) == 0 {
                     -(1_000 + d(20, 60_000) as i64)
@@ -127,7 +148,7 @@ impl Scenario {
     /// The scenario in one line, with the command that replays it.
     pub fn describe(&self) -> String {
         format!(
-            "seed {}: {:?}, {} cases, {} models, concurrency {}, {} attempts, back-off {} ms, timeout {} ms, \
+            "seed {}: {:?}, {} cases, {} models, {} repeats, concurrency {}, {} attempts, back-off {} ms, timeout {} ms, \
              faults {}/1000, crash after {:?}, cancel after {:?}, spending cap {:?}, \
              clock jump (before input, ms) {:?}; replay: \
              cargo run --profile sim -p evalpage-sim -- --seeds 1 --first {}",
@@ -135,6 +156,7 @@ impl Scenario {
             self.kind,
             self.cases,
             self.models,
+            self.repeats,
             self.concurrency,
             self.max_attempts,
             self.backoff_base_ms,
@@ -148,13 +170,16 @@ impl Scenario {
         )
     }
 
-    /// The fault of `case`'s `attempt`, if any.
-    pub fn fault(&self, case: usize, attempt: u32) -> Option<Fault> {
-        let x = draw(self.seed, case as u64, u64::from(attempt), 11);
+    /// The fault of the `attempt` of `case`'s call `turn` (its turn in a
+    /// dialog, its step in an agent's case; 0 for the kinds that make one
+    /// call per case), if any.
+    pub fn fault(&self, case: usize, turn: usize, attempt: u32) -> Option<Fault> {
+        let call = call_number(case, turn);
+        let x = draw(self.seed, call, u64::from(attempt), 11);
         if x % 1000 >= self.fault_per_mille {
             return None;
         }
-        let k = draw(self.seed, case as u64, u64::from(attempt), 12);
+        let k = draw(self.seed, call, u64::from(attempt), 12);
         Some(match k % 10 {
             0 => Fault::Server([500, 502, 503][(k / 10 % 3) as usize]),
             1 => Fault::RateLimited(Some(1 + k / 10 % 60)),
@@ -169,10 +194,12 @@ impl Scenario {
         })
     }
 
-    /// The latency of `case`'s `attempt`, ms: log-uniform from 0.4 s to 30 s
-    /// (median 3.5 s, mean 6.9 s), as a chat model's whole answer takes.
-    pub fn latency_ms(&self, case: usize, attempt: u32) -> u64 {
-        let u = (draw(self.seed, case as u64, u64::from(attempt), 13) % 10_000) as f64 / 10_000.0;
+    /// The latency of the `attempt` of `case`'s call `turn`, ms: log-uniform
+    /// from 0.4 s to 30 s (median 3.5 s, mean 6.9 s), as a chat model's whole
+    /// answer takes.
+    pub fn latency_ms(&self, case: usize, turn: usize, attempt: u32) -> u64 {
+        let call = call_number(case, turn);
+        let u = (draw(self.seed, call, u64::from(attempt), 13) % 10_000) as f64 / 10_000.0;
         (400.0 * 75f64.powf(u)) as u64
     }
 
@@ -188,6 +215,12 @@ impl Scenario {
             ..StartSpec::default()
         }
     }
+}
+
+/// A call's number for the draws: the case's own for its first call (as
+/// before dialogs and agents), its turn in the high bits after.
+fn call_number(case: usize, turn: usize) -> u64 {
+    case as u64 | (turn as u64) << 40
 }
 
 /// The name of the simulated model `i` of a task run.

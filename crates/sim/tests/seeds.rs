@@ -2,7 +2,7 @@
 //! replays bit for bit, and the invariants can fail (a broken trace is
 //! caught).
 
-use evalpage_sim::{check, run_seed, simulate, Scenario, SimKind};
+use evalpage_sim::{check, run_scenario, run_seed, simulate, Scenario, SimKind};
 
 /// A band of seeds in the test build (unoptimised, about 6 seeds a second);
 /// `scripts/test.sh` runs 10,000 more in the release build.
@@ -39,7 +39,13 @@ fn a_seed_replays_bit_for_bit_and_scenarios_vary() {
 
 #[test]
 fn the_invariants_catch_a_lost_a_doubled_and_a_resent_case() {
-    for kind in [SimKind::Rag, SimKind::Task, SimKind::Retrieval] {
+    for kind in [
+        SimKind::Rag,
+        SimKind::Task,
+        SimKind::Retrieval,
+        SimKind::Dialog,
+        SimKind::Agent,
+    ] {
         invariants_catch(kind);
     }
 }
@@ -99,12 +105,57 @@ fn invariants_catch(kind: SimKind) {
 
 /// Seed 33 (a spending cap of 0, a crash, a resume) found that a cap already
 /// reached at the start still sent the first wave of calls; the core checks
-/// the cap before its first send now (the CLI's side: tests/budget.rs).
+/// the cap before its first send now (the CLI's side: tests/budget.rs). The
+/// scenario is the one seed 33 drew before dialogs and agents joined the
+/// generator.
 #[test]
 fn seed_33_a_cap_of_0_sends_no_call() {
-    let sc = Scenario::of(33);
-    assert_eq!(sc.max_cost, Some(0.0), "{}", sc.describe());
-    let (_, broken, _, _) = run_seed(33);
+    let sc = Scenario {
+        seed: 33,
+        kind: SimKind::Rag,
+        cases: 2,
+        models: 1,
+        repeats: 1,
+        concurrency: 4,
+        max_attempts: 2,
+        backoff_base_ms: 2_000,
+        timeout_ms: 120_000,
+        fault_per_mille: 0,
+        crash_after: Some(1),
+        cancel_after: None,
+        max_cost: Some(0.0),
+        clock_jump: None,
+    };
+    let (_, broken, _, _) = run_scenario(sc.clone());
     assert!(broken.is_empty(), "{}: {broken:?}", sc.describe());
     assert_eq!(simulate(&sc, true).calls, 0);
+}
+
+/// Seed 1 (a task asked twice per sample of three models, half the calls
+/// faulted) found that the report named a repeated case once: its askings'
+/// verdicts were one case to `reconcile`, which then disagreed with the log
+/// wherever two askings of a sample ended differently. Each asking is now a
+/// case row with its `repeat` (the CLI's side: tests/repeats.rs). The
+/// scenario as seed 1 drew it.
+#[test]
+fn seed_1_each_asking_of_a_repeated_case_reconciles() {
+    let sc = Scenario {
+        seed: 1,
+        kind: SimKind::Task,
+        cases: 16,
+        models: 3,
+        repeats: 2,
+        concurrency: 6,
+        max_attempts: 3,
+        backoff_base_ms: 2_000,
+        timeout_ms: 60_000,
+        fault_per_mille: 500,
+        crash_after: None,
+        cancel_after: None,
+        max_cost: None,
+        clock_jump: None,
+    };
+    assert_eq!(Scenario::of(1), sc, "the generator still draws it");
+    let (_, broken, _, _) = run_scenario(sc.clone());
+    assert!(broken.is_empty(), "{}: {broken:?}", sc.describe());
 }

@@ -55,7 +55,8 @@ const TASK_COUNTS: &[(&str, &str)] = &[
     ("parse_problem_cases", "parse_problem_cases"),
 ];
 
-/// Compares a final report (`report.json` as JSON) with an event log.
+/// Compares a final report (`report.json` as JSON, or a dialog run's
+/// `metrics_summary.json`) with an event log.
 pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
     let mut checks = Vec::new();
     let mut notes = Vec::new();
@@ -67,6 +68,14 @@ pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
     }
     let summary = log.of_type("summary").last();
     let show = |v: Option<&Value>| v.map_or(MISSING.to_string(), |v| v.to_string());
+    if report.get("counters").is_some() && report.get("trace_version").is_some() {
+        checks.extend(dialog_checks(report, log, summary));
+        return Reconciliation {
+            ok: checks.iter().all(|c| c.ok),
+            checks,
+            notes,
+        };
+    }
     let report_run = report
         .pointer("/report/experiment/run/run_id")
         .or_else(|| report.pointer("/report/experiment/run_config/run_id"));
@@ -95,7 +104,7 @@ pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
         .of_type("case")
         .filter_map(|c| {
             Some((
-                case_key(c.get("model"), c.get("case_id")?.as_str()?),
+                case_key(c.get("model"), c.get("case_id")?.as_str()?, c.get("repeat")),
                 c.get("passed")?.as_bool()?,
             ))
         })
@@ -145,6 +154,54 @@ pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
     }
 }
 
+/// A dialog run's `metrics_summary.json` against its log: the run id, the
+/// played dialogs, those with every turn answered and the rest (its
+/// `counters`) against the summary record's counts and the case records (one
+/// per played dialog; `passed` when every turn was answered). The summary
+/// lists no dialog by id: the ids are in `dialog_trace.jsonl`.
+fn dialog_checks(report: &Value, log: &ReadLog, summary: Option<&Value>) -> Vec<Check> {
+    let show = |v: Option<&Value>| v.map_or(MISSING.to_string(), |v| v.to_string());
+    let counter = |k: &str| report.pointer(&format!("/counters/{k}")).and_then(Value::as_u64);
+    let shown = |n: Option<u64>| n.map_or(MISSING.to_string(), |n| n.to_string());
+    let played = counter("valid_dialogs");
+    let unfinished = match (counter("failed_dialogs"), counter("partial_dialogs")) {
+        (Some(f), Some(p)) => Some(f + p),
+        _ => None,
+    };
+    let answered = played.zip(unfinished).map(|(v, u)| v.saturating_sub(u));
+    let at = |k: &str| summary.and_then(|s| s.pointer(&format!("/metrics/{k}")));
+    let cases: Vec<&Value> = log.of_type("case").collect();
+    let passed = cases.iter().filter(|c| c["passed"] == true).count() as u64;
+    vec![
+        check(
+            "run_id",
+            show(report.get("run_id")),
+            show(summary.or_else(|| log.records.first()).and_then(|r| r.get("run_id"))),
+        ),
+        check(
+            "summary.metrics.cases_total = counters.valid_dialogs",
+            shown(played),
+            show(at("cases_total")),
+        ),
+        check(
+            "summary.metrics.passed_cases = dialogs with every turn answered",
+            shown(answered),
+            show(at("passed_cases")),
+        ),
+        check(
+            "summary.metrics.failed_calls = counters.failed_dialogs + partial_dialogs",
+            shown(unfinished),
+            show(at("failed_calls")),
+        ),
+        check("case records", shown(played), (cases.len() as u64).to_string()),
+        check(
+            "case records passed",
+            shown(answered),
+            passed.to_string(),
+        ),
+    ]
+}
+
 /// A value missing on either side never agrees: an empty log does not
 /// reconcile with an empty report.
 fn check(name: &str, report: String, log: String) -> Check {
@@ -160,11 +217,16 @@ fn check(name: &str, report: String, log: String) -> Check {
 const MISSING: &str = "(missing)";
 
 /// A case's key: its id, prefixed by the model in a task run (one case per
-/// sample and model).
-fn case_key(model: Option<&Value>, id: &str) -> String {
-    match model.and_then(Value::as_str) {
+/// sample and model), and followed by its asking (`#1`) in a run that asks
+/// each case several times (one verdict per asking).
+fn case_key(model: Option<&Value>, id: &str, repeat: Option<&Value>) -> String {
+    let key = match model.and_then(Value::as_str) {
         Some(m) => format!("{m}/{id}"),
         None => id.to_string(),
+    };
+    match repeat.and_then(Value::as_u64) {
+        Some(r) => format!("{key}#{r}"),
+        None => key,
     }
 }
 
@@ -178,7 +240,7 @@ fn verdicts_from_report(report: &Value) -> BTreeMap<String, bool> {
                 c.get("sample_id").and_then(Value::as_str),
                 c.get("passed").and_then(Value::as_bool),
             ) {
-                out.insert(case_key(c.get("model"), id), p);
+                out.insert(case_key(c.get("model"), id, c.get("repeat")), p);
             }
         }
         return out;
@@ -208,6 +270,42 @@ fn verdicts_from_report(report: &Value) -> BTreeMap<String, bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A dialog run's summary against its log: agreeing counts, then a
+    /// dialog counted as answered that the log says was not.
+    #[test]
+    fn a_dialog_summary_reconciles_with_its_log() {
+        let log = super::super::read(
+            concat!(
+                "{\"record_type\":\"case\",\"run_id\":\"r\",\"case_id\":\"d1\",\"passed\":true}\n",
+                "{\"record_type\":\"case\",\"run_id\":\"r\",\"case_id\":\"d2\",\"passed\":false}\n",
+                "{\"record_type\":\"summary\",\"run_id\":\"r\",\"metrics\":{\"cases_total\":2,\"passed_cases\":1,\"failed_calls\":1}}\n",
+            )
+            .as_bytes(),
+        );
+        let summary = |failed: u64| {
+            serde_json::json!({"trace_version": "v1", "run_id": "r", "counters": {
+                "total_dialogs": 3, "valid_dialogs": 2, "skipped_dialogs": 1,
+                "failed_dialogs": failed, "partial_dialogs": 0, "total_turn_pairs": 5}})
+        };
+        let rec = reconcile(&summary(1), &log);
+        assert!(rec.ok, "{:?}", rec.checks);
+        let rec = reconcile(&summary(0), &log);
+        let failing: Vec<&str> = rec
+            .checks
+            .iter()
+            .filter(|c| !c.ok)
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(
+            failing,
+            [
+                "summary.metrics.passed_cases = dialogs with every turn answered",
+                "summary.metrics.failed_calls = counters.failed_dialogs + partial_dialogs",
+                "case records passed"
+            ]
+        );
+    }
 
     #[test]
     fn nothing_does_not_reconcile_with_nothing() {

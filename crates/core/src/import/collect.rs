@@ -269,6 +269,7 @@ impl Collect {
                 Some(r) => format!("{}#{r}", s.id),
                 None => s.id.clone(),
             },
+            repeat: None,
             status: if failed { "failed" } else { "ok" }.into(),
             passed: !failed,
         });

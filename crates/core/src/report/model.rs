@@ -217,6 +217,11 @@ pub struct CaseVerdict {
     pub model: String,
     /// Case id.
     pub sample_id: String,
+    /// Which asking of the case (0-based), when the run asked each case
+    /// several times: each asking has its own verdict, as its `case` record
+    /// in the event log has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
     /// `ok`, `no_response` or `failed`.
     pub status: String,
     /// Answered and read without a parse problem.

@@ -198,6 +198,7 @@ pub fn build(input: &ReportInput<'_>) -> EvaluationResult {
                 Some(CaseVerdict {
                     model: m.model.clone(),
                     sample_id: samples.get(r.index)?.sample.id.clone(),
+                    repeat: r.repeat,
                     status: r.status.code().to_string(),
                     passed: r.status.answered() && !r.has_parse_problem(),
                 })
