@@ -178,10 +178,7 @@ fn three_repeats_send_three_calls_per_sample_and_pass_k_follows_the_formulas() {
     let rec = finish(cmd);
     assert_ok(&rec);
     let said = String::from_utf8_lossy(&rec.stdout).to_string();
-    assert!(
-        said.contains("ok   case records: report=9 log=9"),
-        "{said}"
-    );
+    assert!(said.contains("ok   case records: report=9 log=9"), "{said}");
     // report.md and summary.csv carry pass@k
     let md = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();
     assert!(md.contains("pass@2"), "report.md names pass@k:\n{md}");

@@ -113,7 +113,11 @@ impl Scenario {
             SimKind::Task | SimKind::Agent => (
                 1 + d(23, 3) as usize,
                 // a third of the runs ask each sample 2 or 3 times
-                if d(24, 3) == 0 { 2 + d(25, 2) as u32 } else { 1 },
+                if d(24, 3) == 0 {
+                    2 + d(25, 2) as u32
+                } else {
+                    1
+                },
             ),
         };
         let cases = 1 + d(1, 40) as usize;

@@ -161,7 +161,11 @@ pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
 /// lists no dialog by id: the ids are in `dialog_trace.jsonl`.
 fn dialog_checks(report: &Value, log: &ReadLog, summary: Option<&Value>) -> Vec<Check> {
     let show = |v: Option<&Value>| v.map_or(MISSING.to_string(), |v| v.to_string());
-    let counter = |k: &str| report.pointer(&format!("/counters/{k}")).and_then(Value::as_u64);
+    let counter = |k: &str| {
+        report
+            .pointer(&format!("/counters/{k}"))
+            .and_then(Value::as_u64)
+    };
     let shown = |n: Option<u64>| n.map_or(MISSING.to_string(), |n| n.to_string());
     let played = counter("valid_dialogs");
     let unfinished = match (counter("failed_dialogs"), counter("partial_dialogs")) {
@@ -176,7 +180,11 @@ fn dialog_checks(report: &Value, log: &ReadLog, summary: Option<&Value>) -> Vec<
         check(
             "run_id",
             show(report.get("run_id")),
-            show(summary.or_else(|| log.records.first()).and_then(|r| r.get("run_id"))),
+            show(
+                summary
+                    .or_else(|| log.records.first())
+                    .and_then(|r| r.get("run_id")),
+            ),
         ),
         check(
             "summary.metrics.cases_total = counters.valid_dialogs",
@@ -193,12 +201,12 @@ fn dialog_checks(report: &Value, log: &ReadLog, summary: Option<&Value>) -> Vec<
             shown(unfinished),
             show(at("failed_calls")),
         ),
-        check("case records", shown(played), (cases.len() as u64).to_string()),
         check(
-            "case records passed",
-            shown(answered),
-            passed.to_string(),
+            "case records",
+            shown(played),
+            (cases.len() as u64).to_string(),
         ),
+        check("case records passed", shown(answered), passed.to_string()),
     ]
 }
 
