@@ -1,24 +1,53 @@
 #!/usr/bin/env bash
-# Runs the end-to-end tests (tests/e2e/*.test.mjs) one file at a time, as
-# `node --test --test-concurrency=1 tests/e2e/` would, and says how long each file
-# took, slowest first, so the suite's time can be looked at per file. Every file
-# runs even when one fails; the exit status is 1 if any failed. Extra arguments
-# (e.g. file names) narrow the run: `bash scripts/e2e.sh tests/e2e/rag.test.mjs`.
+# Runs the end-to-end tests (tests/e2e/*.test.mjs), one `node --test` per file,
+# in two lanes at once: the two files that run answers from a model inside the
+# page (they keep both cores busy with the model's threads) one after another
+# in the first lane, every other file one after another in the second (the
+# lanes take about as long). Each file's output is
+# printed whole when it ends; at the end, how long each file took, slowest
+# first, and the wall time. Every file runs even when one fails; the exit
+# status is 1 if any failed.
+#   bash scripts/e2e.sh                          every file
+#   bash scripts/e2e.sh tests/e2e/rag.test.mjs   only these (in the lanes they belong to)
+#   EVALPAGE_E2E_LANES=1 bash scripts/e2e.sh     one file at a time
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 if [ "$#" -gt 0 ]; then FILES=("$@"); else FILES=(tests/e2e/*.test.mjs); fi
-TIMES="$(mktemp)"; FAILED=()
+HEAVY=() LIGHT=()
 for f in "${FILES[@]}"; do
-  t0=$SECONDS
-  node --test --test-concurrency=1 "$f" || FAILED+=("$f")
-  printf '%5ds  %s\n' "$((SECONDS - t0))" "$f" >> "$TIMES"
+  case "$(basename "$f")" in
+    local_model.test.mjs | local_model_modes.test.mjs) HEAVY+=("$f") ;;
+    *) LIGHT+=("$f") ;;
+  esac
 done
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+# lane NAME FILE...: runs the files in turn, each file's output printed when
+# it ends, its time and outcome kept in $WORK
+lane() {
+  local name="$1"; shift
+  for f in "$@"; do
+    local t0=$SECONDS out="$WORK/$(basename "$f").log"
+    node --test --test-concurrency=1 "$f" > "$out" 2>&1 || echo "$f" >> "$WORK/failed"
+    printf '%5ds  %s\n' "$((SECONDS - t0))" "$f" >> "$WORK/times"
+    { printf '\n== %s (lane %s, %ss)\n' "$f" "$name" "$((SECONDS - t0))"; cat "$out"; } >&2
+  done
+}
+STARTED=$SECONDS
+if [ "${EVALPAGE_E2E_LANES:-2}" = 1 ]; then
+  lane 1 "${HEAVY[@]}" "${LIGHT[@]}"
+else
+  lane model "${HEAVY[@]}" &
+  MODEL_LANE=$!
+  lane rest "${LIGHT[@]}"
+  wait "$MODEL_LANE"
+fi
 printf '\n== end-to-end time per file (s), slowest first\n' >&2
-sort -rn "$TIMES" >&2
-awk '{ s += $1 } END { printf "%5ds  in all (%d files)\n", s, NR }' "$TIMES" >&2
-rm -f "$TIMES"
-if [ "${#FAILED[@]}" -gt 0 ]; then
-  printf 'end-to-end files that failed: %s\n' "${FAILED[*]}" >&2
+sort -rn "$WORK/times" >&2
+awk '{ s += $1 } END { printf "%5ds  the files one after another (%d files)\n", s, NR }' "$WORK/times" >&2
+printf '%5ds  wall time (lanes: %s)\n' "$((SECONDS - STARTED))" "${EVALPAGE_E2E_LANES:-2}" >&2
+if [ -s "$WORK/failed" ]; then
+  printf 'end-to-end files that failed: %s\n' "$(tr '\n' ' ' < "$WORK/failed")" >&2
   exit 1
 fi

@@ -2,7 +2,8 @@
 # Installs what is missing and runs every test: formatting and lints, native unit
 # and integration tests (core, CLI with its mock endpoint, web state), the core's
 # purity check, Wasm tests in headless Chromium, then the end-to-end tests in a
-# real browser against the page's release build and `evalpage mock-server` (the CLI
+# real browser (scripts/e2e.sh, two lanes) against the page (its code optimised
+# as release is) and `evalpage mock-server` (the CLI
 # the native tests built; and a real
 # GGUF model run in the page, fetched once per machine by scripts/test_model.sh;
 # the MCP Python SDK for the agent tests' server, by scripts/test_mcp.sh), and
@@ -51,9 +52,11 @@ rm -f "$SIM_LOG" "$SIM_LOG.a" "$SIM_LOG.b"
 step "wasm tests in headless Chromium"
 cargo test -p evalpage-web --target wasm32-unknown-unknown
 
-step "the page's release build for the end-to-end tests (they run the CLI the native tests built)"
+step "the page for the end-to-end tests (they run the CLI the native tests built)"
 cargo build -q -p evalpage-cli
-trunk build --release --offline
+# The bundles in the `e2e` profile (Cargo.toml): release's code without its fat
+# LTO and wasm-opt, a third of the build time; scripts/serve.sh builds release.
+EVALPAGE_WASM_PROFILE=e2e trunk build --offline
 
 step "the GGUF model the end-to-end tests run in the page (once per machine)"
 EVALPAGE_GGUF="$(bash scripts/test_model.sh)"
