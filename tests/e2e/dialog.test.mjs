@@ -126,6 +126,16 @@ test('the demo dialogs played in the page give the CLI demo run metrics', async 
   for (const m of ['m1', 'm2', 'm3', 'm4']) {
     assert.equal(await turns.first().locator(`[data-testid=verdict-${m}]`).count(), 1, m);
   }
+
+  // The Reconcile panel reads a dialog run's metrics_summary.json against its log.
+  const dir = tmpDir('dialog-reconcile');
+  for (const f of ['metrics_summary.json', 'report.events.jsonl']) fs.writeFileSync(path.join(dir, f), files.get(f));
+  await page.goto(`${site.url}/?lang=en`);
+  await page.setInputFiles('[data-testid=reconcile-report]', path.join(dir, 'metrics_summary.json'));
+  await page.setInputFiles('[data-testid=reconcile-events]', path.join(dir, 'report.events.jsonl'));
+  await page.waitForSelector('[data-testid=reconcile-result]');
+  assert.equal(await page.textContent('[data-testid=reconcile-result]'), 'agree');
+  assert.match(await page.textContent('section:has([data-testid=reconcile-result])'), /case records2121✓/);
   assert.deepEqual(errors, []);
 });
 

@@ -2,7 +2,7 @@
 // person types how many times each sample is asked, clicks Start once; every
 // answer is a call and a row, the report gives pass@k and pass^k of the
 // pass/fail metrics with each sample's values per repeat, and the viewer
-// shows pass@k of that report.
+// shows pass@k of that report; the Reconcile panel counts each asking as a case.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -54,5 +54,17 @@ test('three asks per sample: 3x the calls, pass@k in the report and in the viewe
   const table = await page.textContent('[data-testid=viewer-pass-k]');
   assert.match(table, /pass@1.*pass@3.*pass\^1.*pass\^3/s);
   assert.match(table, /mock-a · sentiment_acc/);
+
+  // the page's Reconcile panel takes each asking as its own case (seed 1 of the
+  // simulator: the 48 askings were counted as 16 cases)
+  const log = [...files.keys()].find((n) => n.endsWith('.events.jsonl'));
+  assert.ok(log, [...files.keys()].join());
+  fs.writeFileSync(path.join(dir, log), files.get(log));
+  await page.goto(`${site.url}/?lang=en`);
+  await page.setInputFiles('[data-testid=reconcile-report]', path.join(dir, 'report.json'));
+  await page.setInputFiles('[data-testid=reconcile-events]', path.join(dir, log));
+  await page.waitForSelector('[data-testid=reconcile-result]');
+  assert.equal(await page.textContent('[data-testid=reconcile-result]'), 'agree');
+  assert.match(await page.textContent('section:has([data-testid=reconcile-result])'), /case records4848✓/);
   assert.deepEqual(errors, []);
 });
