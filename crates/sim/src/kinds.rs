@@ -42,6 +42,12 @@ where
     fn verdicts(engine: &Pipeline<Self>) -> Vec<(String, String, Option<String>)>;
     /// What the final report (its JSON) must hold for the run's `jobs`.
     fn check_report(jobs: usize, report: &Value, log: &ReadLog) -> Vec<String>;
+    /// How many calls a job may still start after a resume from `prior`
+    /// (its first attempts), when the kind takes over part of a job: none
+    /// when it takes over whole jobs only.
+    fn calls_left(_engine: &Pipeline<Self>, _job: usize, _prior: &ReadLog) -> Option<usize> {
+        None
+    }
 }
 
 fn identity(sc: &Scenario) -> RunIdentity {
@@ -427,6 +433,18 @@ impl Simulated for DialogKind {
 
     /// `metrics_summary.json`: every played dialog counted once, as the log's
     /// case records say (played, passed: every turn answered; failed: none).
+    /// A resumed dialog plays only its turns the log did not settle: its
+    /// pairs less its `turn` records.
+    fn calls_left(engine: &Pipeline<Self>, job: usize, prior: &ReadLog) -> Option<usize> {
+        let d = engine.kind().dialog_of_job(job)?;
+        let settled: std::collections::BTreeSet<u64> = prior
+            .of_type("turn")
+            .filter(|r| r["case_id"] == d.dialog_id.as_str())
+            .filter_map(|r| r["turn_pair_id"].as_u64())
+            .collect();
+        Some(d.pairs().len().saturating_sub(settled.len()))
+    }
+
     fn check_report(jobs: usize, report: &Value, log: &ReadLog) -> Vec<String> {
         let c = &report["counters"];
         let mut out = Vec::new();

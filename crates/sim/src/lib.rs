@@ -23,7 +23,8 @@
 //!
 //! After each seed, [`check`] verifies the invariants: every case settled
 //! exactly once in the final log and report, none lost, none doubled; a case
-//! settled before a crash never sent again; requests never more than each
+//! settled before a crash never sent again, nor a dialog's settled turn;
+//! requests never more than each
 //! call's attempts (a dialog's turn, an agent's step); in-flight calls never above the concurrency; no call
 //! sent once the run spent its cap; a `Retry-After` always honoured; verdicts equal to the fault-free run's
 //! wherever the answer was the same; the log reconciles with the report
@@ -96,6 +97,22 @@ pub fn check(sc: &Scenario, run: &Trace, clean: &Trace, again: &Trace) -> Vec<St
                     "case {id} settled before the crash and sent {n} times after"
                 ));
             }
+        }
+    }
+    // a resumed job starts no more calls than it had left (a dialog's turns
+    // the log settled are taken over, never sent again)
+    let mut restarted: Vec<_> = run.restarted_calls.iter().collect();
+    restarted.sort();
+    for (job, n) in restarted {
+        if let Some(left) = run
+            .calls_left
+            .get(job)
+            .filter(|left| (*n as usize) > **left)
+        {
+            let id = ids.get(*job).map_or("?", String::as_str);
+            out.push(format!(
+                "case {id} started {n} calls after the resume, with {left} left to play"
+            ));
         }
     }
     // requests never more than the attempts of each call (a turn of a

@@ -34,6 +34,11 @@ pub struct Trace {
     pub sends: HashMap<(usize, usize), u32>,
     /// Sends per job after a resume.
     pub resent: HashMap<usize, u32>,
+    /// First attempts per job after a resume (calls started again).
+    pub restarted_calls: HashMap<usize, u32>,
+    /// The calls each job may still start after the resume, where its kind
+    /// takes over part of a job (a dialog's settled turns).
+    pub calls_left: HashMap<usize, usize>,
     /// Jobs settled in the log a crash left (complete records), by name.
     pub settled_before_crash: Vec<String>,
     /// Broken invariants seen while running.
@@ -123,6 +128,9 @@ where
                     *trace.sends.entry((case, turn)).or_default() += 1;
                     if resumed {
                         *trace.resent.entry(case).or_default() += 1;
+                        if attempt == 1 {
+                            *trace.restarted_calls.entry(case).or_default() += 1;
+                        }
                     }
                     // each model's pool has the run's concurrency
                     let busy = self.in_flight.values().filter(|(_, p)| *p == pool).count();
@@ -381,6 +389,9 @@ where
                 return trace;
             }
         };
+        trace.calls_left = (0..jobs)
+            .filter_map(|j| Some((j, K::calls_left(&resumed, j, &prior)?)))
+            .collect();
         let mut again = new_part::<K>(sc, faults, part.now + 5_000);
         again.drive(&mut resumed, &mut trace, true, None, false);
         (resumed, again)
