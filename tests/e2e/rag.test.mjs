@@ -160,7 +160,9 @@ test('an unreachable endpoint is explained (down or CORS)', async () => {
 
 test('Cancel stops the run and every case is accounted for', async () => {
   const page = await newPage(browser, []);
-  await page.goto(`${site.url}/?lang=en&demo_latency=20`);
+  // each demo answer takes 2 s, so the run is still going when Cancel is
+  // clicked (at 20 ms a busy machine could end it before the page is polled)
+  await page.goto(`${site.url}/?lang=en&demo_latency=2000`);
   await page.click('[data-testid=start]');
   await waitStatus(page, 'running');
   await page.click('[data-testid=cancel]');
