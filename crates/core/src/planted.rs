@@ -27,11 +27,17 @@ pub enum Bug {
     CancelLosesInFlight = 9,
     /// Failed calls left out of the rates' denominator.
     FailedOutOfDenominator = 10,
+    /// A resumed dialog played again from its first turn: the turns its
+    /// log settled are not taken over (a dialog settled whole still is).
+    DialogTurnsReplayed = 11,
+    /// The askings of a case asked several times written to `report.json`
+    /// as one case (no `repeat`): the bug seed 1 found.
+    RepeatsFolded = 12,
 }
 
 impl Bug {
     /// Every planted bug.
-    pub const ALL: [Bug; 10] = [
+    pub const ALL: [Bug; 12] = [
         Bug::IgnoresRetryAfter,
         Bug::CapPlusOne,
         Bug::CaseWrittenTwice,
@@ -42,6 +48,8 @@ impl Bug {
         Bug::OneAttemptMore,
         Bug::CancelLosesInFlight,
         Bug::FailedOutOfDenominator,
+        Bug::DialogTurnsReplayed,
+        Bug::RepeatsFolded,
     ];
 }
 

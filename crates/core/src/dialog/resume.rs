@@ -138,6 +138,11 @@ fn taken_turns(
             .map(|c| (c.answer.clone(), c.attempts, c.elapsed_ms));
         taken.push(calls.collect());
     }
+    if crate::planted::on(crate::planted::Bug::DialogTurnsReplayed)
+        && taken.len() < d.pairs().len()
+    {
+        return (Vec::new(), true);
+    }
     (taken, true)
 }
 

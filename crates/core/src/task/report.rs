@@ -198,7 +198,9 @@ pub fn build(input: &ReportInput<'_>) -> EvaluationResult {
                 Some(CaseVerdict {
                     model: m.model.clone(),
                     sample_id: samples.get(r.index)?.sample.id.clone(),
-                    repeat: r.repeat,
+                    repeat: r
+                        .repeat
+                        .filter(|_| !crate::planted::on(crate::planted::Bug::RepeatsFolded)),
                     status: r.status.code().to_string(),
                     passed: r.status.answered() && !r.has_parse_problem(),
                 })
