@@ -2,8 +2,9 @@
 // (release build, Chromium). The example task of examples/agent, with seeded
 // faults, on the two mock models: the same scores as the CLI's run of the same
 // task, and each case's trajectory shown step by step (the model's calls,
-// what each tool answered, faults marked); the viewer shows the same steps
-// for the saved run.
+// what each tool answered, faults marked; a long answer folded, the calls a
+// case made at its step limit said not executed); the viewer shows the same
+// steps for the saved run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -20,15 +21,15 @@ let site; let browser;
 before(async () => { site = await startSite(); browser = await launch(); });
 after(async () => { await browser?.close(); site?.stop(); });
 
-/** The task mode with this agent task, its prompt and the example's dataset. */
-async function openAgentTask(errors, task, prompt) {
+/** The task mode with this agent task, its prompt and a dataset (the example's unless told). */
+async function openAgentTask(errors, task, prompt, dataset = path.join(EXAMPLE, 'bank.jsonl'), count = 6) {
   const page = await newPage(browser, errors);
   await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
   await page.waitForSelector('[data-testid=task-yaml]');
   await page.fill('[data-testid=task-yaml]', task);
   await page.fill('[data-testid=template-yaml]', prompt);
-  await page.setInputFiles('[data-testid=task-dataset-file]', path.join(EXAMPLE, 'bank.jsonl'));
-  await page.waitForFunction(() => document.querySelector('[data-testid=task-dataset-summary]')?.textContent.includes('6 valid samples'));
+  await page.setInputFiles('[data-testid=task-dataset-file]', dataset);
+  await page.waitForFunction((n) => document.querySelector('[data-testid=task-dataset-summary]')?.textContent.includes(`${n} valid samples`), count);
   return page;
 }
 
@@ -160,5 +161,76 @@ test('an agent run resumed in the page from a cut log: settled cases are not ask
   const restarted = records.filter((r) => r.record_type === 'step' && r.restarted);
   assert.deepEqual(restarted.map((r) => `${r.model}/${r.case_id}`).sort(), cutCases);
   assert.ok(restarted.every((r) => r.step === 1));
+  assert.deepEqual(errors, []);
+});
+
+test('an agent case view: a long tool answer folded and unfolded by a click, the calls at the step limit not executed', async () => {
+  const prompt = fs.readFileSync(path.join(EXAMPLE, 'bank_prompt.yaml'), 'utf8');
+  const task = fs.readFileSync(path.join(EXAMPLE, 'bank.yaml'), 'utf8').replace('  max_steps: 4', '  max_steps: 2');
+  assert.ok(task.includes('max_steps: 2'));
+  // a balance with its history (an answer longer than the fold), and pay_rent,
+  // whose second call comes at the step limit
+  const history = Array.from({ length: 8 }, (_, i) => ({ date: `2026-11-0${i + 1}`, amount: -7 * (i + 1), to: 'GROCER' }));
+  const result = { balance: 120, history };
+  const long = JSON.stringify(result);
+  assert.ok(long.length > 160 * 2);
+  const statement = {
+    sample_id: 'statement', request: 'What did A1 spend lately?', answer: ['GROCER'],
+    tool_results: [{ name: 'get_balance', arguments: { account: 'A1' }, result }],
+    expected_trajectory: [
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c0', type: 'function', function: { name: 'get_balance', arguments: '{"account": "A1"}' } }] },
+      { role: 'tool', tool_call_id: 'c0', content: long },
+      { role: 'assistant', content: 'A1 paid GROCER eight times.' },
+    ],
+  };
+  const payRent = fs.readFileSync(path.join(EXAMPLE, 'bank.jsonl'), 'utf8').split('\n').find((l) => l.includes('"pay_rent"'));
+  const dir = tmpDir('agent-fold');
+  const dataset = path.join(dir, 'fold.jsonl');
+  fs.writeFileSync(dataset, `${JSON.stringify(statement)}\n${payRent}\n`);
+
+  const errors = [];
+  const page = await openAgentTask(errors, task, prompt, dataset, 2);
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done');
+  assert.equal(await page.textContent('[data-testid=progress]'), '4/4');
+  const files = new Map(readStoredZip((await downloadBytes(page, 'download-zip')).bytes));
+  const results = files.get('results.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+  const of = (model, id) => results.find((r) => r.model === model && r.sample_id === id);
+  // mock-a asks for the balance (mock-b answers without a call)
+  const told = of('mock-a', 'statement').agent.steps[0].tools[0].content;
+  assert.equal(told.length, long.length);
+  assert.ok(results.filter((r) => r.sample_id === 'pay_rent').every((r) => r.status === 'step_limit' && r.agent.end === 'step_limit'));
+
+  // the long answer: folded to its first 160 characters, whole after one click
+  await page.click('[data-testid=sample-row][data-sample="statement"]');
+  const detail = page.locator('[data-testid=sample-detail]');
+  await detail.waitFor();
+  const answer = detail.locator('[data-testid=cell-trajectory]').nth(0).locator('[data-testid=step-result]');
+  assert.equal(await answer.count(), 1);
+  const summary = answer.locator('summary');
+  assert.equal(await summary.textContent(), `→ ${told.slice(0, 160)}…`);
+  const whole = answer.locator('pre');
+  assert.equal(await whole.isVisible(), false, 'folded');
+  await summary.click();
+  await whole.waitFor({ state: 'visible' });
+  assert.equal(await whole.textContent(), told);
+
+  // pay_rent: the balance answered, the transfer at the step limit not executed
+  await page.click('[data-testid=sample-row][data-sample="pay_rent"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=sample-detail] [data-testid=step-unexecuted]'));
+  const trajectories = detail.locator('[data-testid=cell-trajectory]');
+  assert.equal(await trajectories.count(), 2, 'one per model');
+  for (let m = 0; m < 2; m += 1) {
+    const steps = trajectories.nth(m).locator('[data-testid=trajectory-step]');
+    assert.equal(await steps.count(), 2);
+    const first = steps.nth(0);
+    assert.equal(await first.locator('[data-testid=step-call] code.name').textContent(), 'get_balance');
+    assert.equal(await first.locator('[data-testid=step-result]').textContent(), '→ {"balance":950}');
+    assert.equal(await first.locator('[data-testid=step-unexecuted]').count(), 0);
+    const last = steps.nth(1);
+    assert.equal(await last.locator('[data-testid=step-call] code.name').textContent(), 'transfer');
+    assert.equal(await last.locator('[data-testid=step-result]').count(), 0);
+    assert.equal(await last.locator('[data-testid=step-unexecuted]').textContent(), 'not executed: the step limit was reached');
+  }
   assert.deepEqual(errors, []);
 });
