@@ -138,8 +138,7 @@ fn taken_turns(
             .map(|c| (c.answer.clone(), c.attempts, c.elapsed_ms));
         taken.push(calls.collect());
     }
-    if crate::planted::on(crate::planted::Bug::DialogTurnsReplayed)
-        && taken.len() < d.pairs().len()
+    if crate::planted::on(crate::planted::Bug::DialogTurnsReplayed) && taken.len() < d.pairs().len()
     {
         return (Vec::new(), true);
     }
