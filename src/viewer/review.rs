@@ -9,7 +9,7 @@
 //! cases or a seeded sample of N (stratified by verdict when asked). Then
 //! case by case: keys give the label (`p`/`f`, a rating's digit, a
 //! category's number), `j`/`→` next, `k`/`←` previous, `s` skip; a note
-//! may go with it. Each label is an append-only event saved in IndexedDB
+//! may go with it (`n` goes into the note, Escape leaves it). Each label is an append-only event saved in IndexedDB
 //! as it is given (a reload keeps it) and downloaded as `labels.jsonl` or
 //! `labels.json-seq`; other reviewers' files opened here are merged (a
 //! later label of a reviewer replaces their earlier one; the file keeps
@@ -413,27 +413,53 @@ pub fn Review(p: &ReviewProps) -> Html {
             let listener = s.as_ref().and_then(|s| {
                 let scheme = s.scheme.clone();
                 let doc = web_sys::window()?.document()?;
-                Some(gloo_events::EventListener::new(&doc, "keydown", move |e| {
-                    let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
-                        return;
-                    };
-                    if k.ctrl_key() || k.meta_key() || k.alt_key() {
-                        return;
-                    }
-                    let typing = k
-                        .target()
-                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                        .is_some_and(|el| {
+                let page = doc.clone();
+                // not passive (gloo's default): `n` must not be typed into the
+                // note it opens
+                let options = gloo_events::EventListenerOptions::enable_prevent_default();
+                Some(gloo_events::EventListener::new_with_options(
+                    &doc,
+                    "keydown",
+                    options,
+                    move |e| {
+                        let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                            return;
+                        };
+                        if k.ctrl_key() || k.meta_key() || k.alt_key() {
+                            return;
+                        }
+                        let target = k
+                            .target()
+                            .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok());
+                        let typing = target.as_ref().is_some_and(|el| {
                             matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
                         });
-                    if typing {
-                        return;
-                    }
-                    if let Some(a) = key_action(&k.key(), &scheme) {
-                        k.prevent_default();
-                        act.emit(a);
-                    }
-                }))
+                        if typing {
+                            // Escape leaves the field (the note): the keys label again
+                            if let (Some(el), "Escape") = (&target, k.key().as_str()) {
+                                let _ = el.blur();
+                            }
+                            return;
+                        }
+                        if k.key() == "n" {
+                            // the note by keyboard: `n` goes into it, Escape leaves it
+                            let note = page
+                                .query_selector("[data-testid=review-note]")
+                                .ok()
+                                .flatten()
+                                .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok());
+                            if let Some(note) = note {
+                                k.prevent_default();
+                                let _ = note.focus();
+                            }
+                            return;
+                        }
+                        if let Some(a) = key_action(&k.key(), &scheme) {
+                            k.prevent_default();
+                            act.emit(a);
+                        }
+                    },
+                ))
             });
             let _ = &session;
             move || drop(listener)
@@ -698,7 +724,7 @@ fn case_view(
                 if let Some(g) = &given { <p class="muted" data-testid="review-given">{format!("{}: {g}", t("你的标签", "Your label"))}</p> }
             }
             <p class="review-labels">{ for s.scheme.scale().into_iter().map(button) }</p>
-            <label>{t("备注（可选）", "Note (optional)")}
+            <label>{t("备注（可选；n 进入，Esc 离开）", "Note (optional; n goes in, Esc leaves)")}
                 <textarea data-testid="review-note" value={note.to_string()} oninput={on_note} rows="2" />
             </label>
             <p>

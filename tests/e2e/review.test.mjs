@@ -90,9 +90,10 @@ test('50 cases labelled blind by keyboard: kept across a reload, the same figure
     const id = (await page.textContent('[data-testid=review-case-id]')).replace('Case ', '').split(' · ')[0];
     const key = i % 4 === 3 ? 'f' : 'p';
     if (i === 5) {
-      await page.fill('[data-testid=review-note]', 'the steps are in the wrong order');
-      // out of the note, as a person does: a click on the case's heading
-      await page.click('[data-testid=review-case-id]');
+      // the note by keyboard too: n goes into it, Escape leaves it
+      await page.keyboard.press('n');
+      await page.keyboard.type('the steps are in the wrong order');
+      await page.keyboard.press('Escape');
     }
     await page.keyboard.press(key);
     keys.push([id, key]);
