@@ -9,8 +9,9 @@
 //! cases or a seeded sample of N (stratified by verdict when asked). Then
 //! case by case: keys give the label (`p`/`f`, a rating's digit, a
 //! category's number), `j`/`→` next, `k`/`←` previous, `s` skip; a note
-//! may go with it (`n` goes into the note, Escape leaves it). Each label is an append-only event saved in IndexedDB
-//! as it is given (a reload keeps it) and downloaded as `labels.jsonl` or
+//! may go with it (`n` goes into the note, Escape leaves it). Each label
+//! is an append-only event saved in IndexedDB as it is given (a reload
+//! keeps it) and downloaded as `labels.jsonl` or
 //! `labels.json-seq`; other reviewers' files opened here are merged (a
 //! later label of a reviewer replaces their earlier one; the file keeps
 //! both). Nothing is sent anywhere. The agreement figures are the core's

@@ -228,29 +228,30 @@ fn task_and_template(sc: &Scenario) -> (Task, PromptTemplate, TaskInfo) {
     (task, template, task_info())
 }
 
-fn task_files(sc: &Scenario) -> TaskFiles {
+/// The task's files, and its template (the task and template read once).
+fn task_files(sc: &Scenario) -> (TaskFiles, PromptTemplate) {
     let samples = match sc.kind {
         SimKind::Agent => AGENT_SAMPLES,
         _ => TASK_SAMPLES,
     };
     let bytes = repeated(samples, sc.cases, "sample_id", 's');
-    let (task, _, info) = task_and_template(sc);
+    let (task, template, info) = task_and_template(sc);
     let format = DatasetFormat::for_task(&task);
-    TaskFiles {
+    let files = TaskFiles {
         data: load_dataset("sim.jsonl", &bytes, format, None),
         task,
         info,
         dataset_bytes: bytes,
         lang: Lang::En,
-    }
+    };
+    (files, template)
 }
 
 /// A task (spec 004's `event_eval` preset) or an agent task (scripted
 /// tools), each sample asked of each model `repeats` times.
 impl Simulated for TaskKind {
     fn build(sc: &Scenario) -> TaskKind {
-        let files = task_files(sc);
-        let (_, template, _) = task_and_template(sc);
+        let (files, template) = task_files(sc);
         let cfg = TaskRunConfig {
             run: identity(sc),
             backend: "openai".into(),
@@ -271,7 +272,7 @@ impl Simulated for TaskKind {
     }
 
     fn inputs(sc: &Scenario) -> TaskFiles {
-        task_files(sc)
+        task_files(sc).0
     }
 
     fn key(engine: &Pipeline<Self>, job: usize) -> String {
