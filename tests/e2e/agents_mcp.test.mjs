@@ -6,7 +6,7 @@
 // the same task on the same server: the same trajectories, the same end
 // states (each case its own session, so its own world), the same scores.
 // Nothing but the site and the MCP server is contacted. A server that is down,
-// answers HTML, lists a tool with an invalid input schema or never answers
+// answers HTML or HTTP 404, lists a tool with an invalid input schema or never answers
 // (stand-ins written here, allowing the page's origin) fails each case with
 // its cause, shown in the case view and written in the results, and the run
 // ends with its report; a server at fault in some cases only (a proxy in
@@ -225,6 +225,9 @@ for (const [name, answer, cause, status] of [
     { name: 'get_balance', inputSchema: { type: 'object' } }, { name: 'transfer', inputSchema: 'any' }] }),
   /tool "transfer" has an invalid inputSchema/, 'error'],
   ['never answers', () => null, /no answer within 1 s/, 'timeout'],
+  // a status a model endpoint's run stops at: here the server's, failing each case
+  ['answers HTTP 404', () => ({ status: 404, type: 'text/plain', body: 'Session not found' }),
+    /the MCP server answered HTTP 404: Session not found/, 'error'],
 ]) {
   test(`an MCP server that ${name}: each case fails with its cause in the page and the results, the run ends`, async () => {
     const server = await double(answer);
