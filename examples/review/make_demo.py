@@ -5,6 +5,8 @@ reviewer's labels, so the review panel shows agreement figures on first open.
     cargo build --release -p evalpage-cli
     python3 examples/review/make_demo.py
 
+(`EVALPAGE_PROFILE=debug` runs target/debug/evalpage instead.)
+
 writes examples/review/support_judged.jsonl (48 questions with reference answers),
 runs examples/review/support_judged.yaml on it with the offline mock model and
 judge into www/demo/review/ (report.json, results.jsonl), and writes
@@ -13,6 +15,7 @@ with the judge on most cases and not on a seeded few. Deterministic: running it
 again gives the same files but for the run's id and times.
 """
 import json
+import os
 import pathlib
 import random
 import shutil
@@ -50,7 +53,7 @@ def main():
     (HERE / "support_judged.jsonl").write_text("".join(json.dumps(l) + "\n" for l in lines))
     with tempfile.TemporaryDirectory() as tmp:
         out = pathlib.Path(tmp) / "run"
-        subprocess.run([str(ROOT / "target/release/evalpage"), "run",
+        subprocess.run([str(ROOT / "target" / os.environ.get("EVALPAGE_PROFILE", "release") / "evalpage"), "run",
                         "--task", str(HERE / "support_judged.yaml"),
                         "--dataset", str(HERE / "support_judged.jsonl"),
                         "--mock", "--out", str(out)], check=True, stdout=subprocess.DEVNULL)

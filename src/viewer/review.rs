@@ -21,8 +21,8 @@ use crate::components::chosen_files;
 use crate::effects::{download, files, idb, now_ms, storage};
 use crate::viewer::state::Shared;
 use evalpage_core::review::{
-    agree, latest, read_any, read_labels, review_queue, to_jsonl, to_langfuse, to_phoenix,
-    view_scores, AgreeOptions, Agreed, Label, LabelEvent, Scheme,
+    agree, latest, offered_schemes, read_any, read_labels, review_queue, to_jsonl, to_langfuse,
+    to_phoenix, view_scores, AgreeOptions, Agreed, Agreement, Label, LabelEvent, Scheme,
 };
 use evalpage_core::view::ViewData;
 use evalpage_core::Lang;
@@ -71,6 +71,8 @@ enum KeyAction {
     Next,
     Previous,
     Skip,
+    /// To a place in the queue (a click in the list of cases still unlabelled).
+    Go(usize),
 }
 
 /// The action of `key` under `scheme`.
@@ -284,6 +286,7 @@ pub fn Review(p: &ReviewProps) -> Html {
     }
 
     let scheme = Scheme::parse(&scheme_text);
+    let offered = offered_schemes(&d, &metric);
     let start = {
         let (d, reviewer, metric, blind, sample, stratified, session, events) = (
             d.clone(),
@@ -370,6 +373,8 @@ pub fn Review(p: &ReviewProps) -> Html {
             match a {
                 KeyAction::Next | KeyAction::Skip => next.pos = (s.pos + 1) % len,
                 KeyAction::Previous => next.pos = (s.pos + len - 1) % len,
+                KeyAction::Go(p) if p < len => next.pos = p,
+                KeyAction::Go(_) => return,
                 KeyAction::Give(label) => {
                     let Some((row, verdict)) = s
                         .queue
@@ -605,6 +610,16 @@ pub fn Review(p: &ReviewProps) -> Html {
                             <input type="text" data-testid="review-scheme" value={(*scheme_text).clone()} oninput={on_input(&scheme_text)}
                                 title={t("pass-fail、评分 1-5，或类别 a,b,c", "pass-fail, a rating 1-5, or categories a,b,c")} />
                         </label>
+                        if offered.len() > 1 {
+                            <span class="inline" data-testid="review-scheme-offered">{t(" 任务给出的：", " the task gives: ")}
+                                { for offered.iter().map(|o| {
+                                    let (h, o2) = (scheme_text.clone(), o.clone());
+                                    html!{ <button type="button" class="link" data-testid="review-scheme-offer" data-scheme={o.clone()}
+                                        aria-pressed={(*scheme_text == *o).to_string()}
+                                        onclick={Callback::from(move |_: MouseEvent| h.set(o2.clone()))}>{o.clone()}</button> }
+                                }) }
+                            </span>
+                        }
                         <label class="inline check">
                             <input type="checkbox" data-testid="review-blind" checked={*blind} onchange={toggle(&blind)} />
                             {t("盲评（不显示自动判定）", "blind (the automatic verdict hidden)")}
@@ -725,6 +740,7 @@ fn case_view(
                 if let Some(g) = &given { <p class="muted" data-testid="review-given">{format!("{}: {g}", t("你的标签", "Your label"))}</p> }
             }
             <p class="review-labels">{ for s.scheme.scale().into_iter().map(button) }</p>
+            { queue_list(lang, d, s, &done, act) }
             <label>{t("备注（可选；n 进入，Esc 离开）", "Note (optional; n goes in, Esc leaves)")}
                 <textarea data-testid="review-note" value={note.to_string()} oninput={on_note} rows="2" />
             </label>
@@ -735,6 +751,47 @@ fn case_view(
                 {" "}<button data-testid="review-stop" onclick={stop}>{t("结束评审", "Stop reviewing")}</button>
             </p>
         </div>
+    }
+}
+
+/// How many of the cases still unlabelled the queue lists by name.
+const QUEUE_SHOWN: usize = 30;
+
+/// The cases of the queue still unlabelled, in order from the one shown,
+/// each a button that goes to it.
+fn queue_list(
+    lang: Lang,
+    d: &ViewData,
+    s: &Session,
+    done: &[usize],
+    act: &Callback<KeyAction>,
+) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let len = s.queue.len();
+    let left: Vec<usize> = (0..len)
+        .map(|k| (s.pos + k) % len)
+        .filter(|p| !done.contains(&s.queue[*p].0))
+        .collect();
+    if left.is_empty() {
+        return html! {};
+    }
+    let more = left.len().saturating_sub(QUEUE_SHOWN);
+    html! {
+        <details class="review-queue" data-testid="review-queue">
+            <summary>{format!("{} {}", left.len(), t("例待标注", "cases still unlabelled"))}</summary>
+            <p>{ for left.iter().take(QUEUE_SHOWN).map(|p| {
+                let row = d.rows.get(s.queue[*p].0);
+                let name = row.map(|r| match &r.model {
+                    Some(m) => format!("{} · {m}", r.id),
+                    None => r.id.clone(),
+                }).unwrap_or_default();
+                let (act, p) = (act.clone(), *p);
+                html!{ <button type="button" class="link" data-testid="review-queue-case" aria-current={(p == s.pos).then_some("true")}
+                    onclick={Callback::from(move |_: MouseEvent| act.emit(KeyAction::Go(p)))}>{name}</button> }
+            }) }
+            if more > 0 { <span class="muted">{format!(" {} {more}", t("以及另外", "and"))}{t(" 例", " more")}</span> }
+            </p>
+        </details>
     }
 }
 
@@ -771,6 +828,7 @@ fn agreement_table(lang: Lang, a: &Agreed) -> Html {
                     }
                 }) }</tbody>
             </table>
+            { for a.metrics.iter().map(|m| agreement_detail(lang, m)) }
             { for a.metrics.iter().flat_map(|m| m.figures.undefined_shown().into_iter().map(move |(k, why)| html!{
                 <p class="muted" data-testid="agree-undefined">{format!("{} {k}: {why}", m.metric)}</p>
             })) }
@@ -780,6 +838,73 @@ fn agreement_table(lang: Lang, a: &Agreed) -> Html {
                     a.off_scale.len(), t("个标签不在刻度上", "are off their metric's scale"))}</p>
             }
         </div>
+    }
+}
+
+/// One metric's agreement beyond the table: the confusion table, ties,
+/// ordinal α, each reviewer alone and each two reviewers.
+fn agreement_detail(lang: Lang, m: &Agreement) -> Html {
+    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
+    let why = |f: &evalpage_core::review::Figures, k: &str| {
+        f.undefined.get(k).cloned().unwrap_or_default()
+    };
+    let title = match &m.model {
+        Some(model) => format!("{} · {model}", m.metric),
+        None => m.metric.clone(),
+    };
+    html! {
+        <details class="agree-detail" open={true} data-testid="agree-detail" data-metric={m.metric.clone()}>
+            <summary>{format!("{title} · {} · {} {}", m.scheme, m.reviewers.len(), t("位评审人", "reviewers"))}</summary>
+            if let Some(c) = &m.figures.confusion {
+                <table class="confusion" data-testid="agree-confusion">
+                    <caption>{t("人工标签（多数）× 自动判定", "People's label (majority) × automatic verdict")}</caption>
+                    <thead><tr><th></th><th scope="col">{t("判定通过", "verdict pass")}</th><th scope="col">{t("判定不通过", "verdict fail")}</th></tr></thead>
+                    <tbody>
+                        <tr><th scope="row">{t("人工通过", "people pass")}</th>
+                            <td data-testid="confusion-both-pass">{c.both_pass}</td><td data-testid="confusion-label-only-pass">{c.label_only_pass}</td></tr>
+                        <tr><th scope="row">{t("人工不通过", "people fail")}</th>
+                            <td data-testid="confusion-verdict-only-pass">{c.verdict_only_pass}</td><td data-testid="confusion-both-fail">{c.both_fail}</td></tr>
+                    </tbody>
+                </table>
+            }
+            <p class="muted">
+                <span data-testid="agree-ties">{format!("{} {}", m.majority_ties, t("例评审人打平（不计入）", "cases where the reviewers tied (left out)"))}</span>
+                {format!(" · {} {} · {} {}", m.labelled_cases, t("例有标签", "cases labelled"), m.judged_cases, t("例有自动判定", "with an automatic verdict"))}
+                if matches!(Scheme::parse(&m.scheme), Ok(Scheme::Rating { .. })) {
+                    <span data-testid="agree-alpha-ordinal" title={why(&m.figures, "krippendorff_alpha_ordinal")}>{format!(" · α ({}) {}", t("有序", "ordinal"), fmt(m.krippendorff_alpha_ordinal))}</span>
+                }
+            </p>
+            if !m.per_reviewer.is_empty() {
+                <table data-testid="agree-reviewers">
+                    <caption>{t("每位评审人对自动判定", "Each reviewer against the automatic verdict")}</caption>
+                    <thead><tr><th>{t("评审人", "reviewer")}</th><th>{"n"}</th><th>{t("一致率", "agreement")}</th><th>{"κ"}</th>
+                        <th>{t("κ（二次加权）", "κ (quadratic)")}</th><th>{"TPR"}</th><th>{"TNR"}</th></tr></thead>
+                    <tbody>{ for m.per_reviewer.iter().map(|r| { let f = &r.figures; html!{
+                        <tr data-testid="agree-reviewer" data-reviewer={r.reviewer.clone()}>
+                            <td>{&r.reviewer}</td><td data-testid="agree-reviewer-n">{f.n}</td><td>{fmt(f.agreement)}</td>
+                            <td data-testid="agree-reviewer-kappa" title={why(f, "cohen_kappa")}>{fmt_ci(f.cohen_kappa, f.cohen_kappa_ci95)}</td>
+                            <td>{fmt(f.cohen_kappa_quadratic)}</td><td>{fmt_ci(f.tpr, f.tpr_ci95)}</td><td>{fmt_ci(f.tnr, f.tnr_ci95)}</td>
+                        </tr>
+                    } }) }</tbody>
+                </table>
+            }
+            if !m.reviewer_pairs.is_empty() {
+                <table data-testid="agree-pairs">
+                    <caption>{t("评审人两两之间的 κ", "κ between each two reviewers")}</caption>
+                    <thead><tr><th>{t("评审人", "reviewers")}</th><th>{t("共同标注", "both labelled")}</th><th>{"κ"}</th></tr></thead>
+                    <tbody>{ for m.reviewer_pairs.iter().map(|p| html!{
+                        <tr data-testid="agree-pair">
+                            <td>{format!("{} · {}", p.a, p.b)}</td><td data-testid="agree-pair-n">{p.n}</td>
+                            <td data-testid="agree-pair-kappa">{match (p.cohen_kappa, &p.undefined) {
+                                (Some(k), _) => format!("{k:.3}"),
+                                (None, Some(w)) => format!("— ({w})"),
+                                (None, None) => "—".into(),
+                            }}</td>
+                        </tr>
+                    }) }</tbody>
+                </table>
+            }
+        </details>
     }
 }
 

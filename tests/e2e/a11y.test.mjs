@@ -252,7 +252,8 @@ test('the review mode: no serious or critical violations while setting up, revie
   await page.fill('[data-testid=review-reviewer]', 'visitor');
   await page.click('[data-testid=review-start]');
   await page.waitForSelector('[data-testid=review-case]');
-  await check(t, page, 'review: a case, blind', failures);
+  await page.click('[data-testid=review-queue] summary');
+  await check(t, page, 'review: a case, blind, the queue open', failures);
   await page.keyboard.press('p');
   await page.click('[data-testid=review-stop]');
   await check(t, page, 'review: after a label', failures);

@@ -295,6 +295,12 @@ fn answer_then_judge_then_repair_then_unscored() {
     let cases = run.case_records();
     let s3 = &cases["s3"]["judgements"]["correct"];
     assert_eq!(s3["value"], 1.0);
+    let scale = &s3["detail"]["scale"];
+    assert!(scale["labels"].as_array().is_some_and(|l| l.len() >= 2));
+    let verdict = s3["detail"]["verdict"].as_str().expect("the judge's label");
+    assert!(scale["pass"]
+        .as_array()
+        .is_some_and(|p| p.iter().any(|p| p == verdict)));
     let attempts = &s3["detail"]["judgements"][0]["attempts"];
     assert_eq!(attempts[0]["raw"], "Looks right to me.");
     assert_eq!(attempts[0]["verdict"]["outcome"], "unscored");
@@ -369,6 +375,10 @@ fn repeats_report_spread_and_agreement() {
     assert_eq!(s2["spread"]["values"], json!([1.0, 0.0, 0.75]));
     // two of three repeats pass (>= 4): the case passes
     assert_eq!(s2["outcome"], "pass");
+    // the judge's own label (three repeats, each different: the first) and
+    // the scale it answered on, for a reviewer to label on
+    assert_eq!(s2["verdict"], "5");
+    assert_eq!(s2["scale"]["range"], json!([1, 5]));
     let d = &report["report"]["llm_judge_details"][0];
     assert_eq!(d["samples_per_case"], 3);
 }

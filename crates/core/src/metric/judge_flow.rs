@@ -32,7 +32,7 @@ use super::SampleScore;
 use crate::dataset::sample::Sample;
 use crate::judge::agreement::Pick;
 use crate::judge::prompt::{code, JudgePrompt, Mode};
-use crate::judge::verdict::{read, Verdict};
+use crate::judge::verdict::{read, Scale, Verdict};
 use crate::provider::{Answer, CallError, ChatMessage};
 use crate::schema::ParsedAnswer;
 use crate::stats::mean_std;
@@ -426,6 +426,12 @@ pub fn score(
     let prompt_info = json!({
         "id": p.id, "version": p.version, "language": code(p.language), "source": p.source,
     });
+    // the scale the judge answered on, so a reviewer labels on it (the viewer's review)
+    let scale = match &p.scale {
+        Scale::Labels(labels) => json!({ "labels": labels, "pass": p.pass }),
+        Scale::Range { lo, hi } => json!({ "range": [lo, hi], "pass_from": p.pass_from }),
+        Scale::Tags(tags) => json!({ "tags": tags }),
+    };
     let base = |s: SampleScore| {
         s.detail("judge_prompt", prompt_info.clone())
             .detail("judge_model", judge_model)
@@ -438,6 +444,7 @@ pub fn score(
                     .unwrap_or_else(|| p.criteria.clone())),
             )
             .detail("judge_samples", setup.cfg.samples)
+            .detail("scale", scale.clone())
     };
     let ready = match judged {
         Judged::Skip(why) => return SampleScore::skipped(why.clone()),
@@ -550,6 +557,19 @@ pub fn score(
             .with(outcome, 1.0)
             .with("judge_outcome", code)
             .detail("outcome", outcome);
+        if p.mode == Mode::Single {
+            // the judge's own label: its repeats' most common (the first on a tie)
+            let label = keys
+                .iter()
+                .max_by_key(|k| {
+                    let n = keys.iter().filter(|x| x == k).count();
+                    let first = keys.iter().position(|x| x == *k).unwrap_or(0);
+                    (n, std::cmp::Reverse(first))
+                })
+                .copied()
+                .unwrap_or_default();
+            s = s.detail("verdict", label);
+        }
         if values.len() > 1 {
             let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);

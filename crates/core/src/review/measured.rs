@@ -13,7 +13,8 @@
 //!   value against the threshold (pass at or above it; 0.5 by default); for
 //!   a rating, the value mapped back onto the scale (`lo + v·(hi − lo)`, the
 //!   judge's normalisation), left out unless it lands on a whole rating (a
-//!   mean over repeats); for categories, `detail.outcome` when it is one.
+//!   mean over repeats); for categories, the judge's own label
+//!   (`detail.verdict`) or else `detail.outcome`, when it is one of them.
 //!   The first score of a case counts (later repeats are not verdicts of
 //!   their own).
 //! - a label without a model matches the run's one model; in a run of
@@ -154,8 +155,10 @@ impl Scheme {
                 ((r - n).abs() < 1e-9 && (*lo..=*hi).contains(&(n as i64)))
                     .then_some(Label::Rating(n as i64))
             }
-            Scheme::Categories(c) => outcome
-                .filter(|o| c.iter().any(|c| c == o))
+            Scheme::Categories(c) => [s.detail.get("verdict"), s.detail.get("outcome")]
+                .into_iter()
+                .filter_map(|v| v?.as_str())
+                .find(|o| c.iter().any(|c| c == o))
                 .map(|o| Label::Category(o.to_string())),
         }
     }
@@ -753,6 +756,9 @@ pub fn agreement_markdown(agreed: &Agreed) -> String {
             num(a.krippendorff_alpha),
         ));
     }
+    for a in &agreed.metrics {
+        md.push_str(&detail_markdown(a));
+    }
     let undefined: Vec<String> = agreed
         .metrics
         .iter()
@@ -778,8 +784,69 @@ pub fn agreement_markdown(agreed: &Agreed) -> String {
     md
 }
 
+/// One metric's figures beyond the table (as the viewer shows them under
+/// it): the confusion table, ties, ordinal α, each reviewer, each pair.
+fn detail_markdown(a: &Agreement) -> String {
+    let num = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.3}"));
+    let mut md = format!(
+        "\n### {}{} ({})\n\n",
+        a.metric,
+        a.model
+            .as_ref()
+            .map(|m| format!(" · {m}"))
+            .unwrap_or_default(),
+        a.scheme
+    );
+    md.push_str(&format!(
+        "{} cases labelled, {} with an automatic verdict; {} cases where the reviewers tied (left out).",
+        a.labelled_cases, a.judged_cases, a.majority_ties
+    ));
+    if matches!(Scheme::parse(&a.scheme), Ok(Scheme::Rating { .. })) {
+        md.push_str(&format!(
+            " Krippendorff's α (ordinal): {}.",
+            num(a.krippendorff_alpha_ordinal)
+        ));
+    }
+    md.push('\n');
+    if let Some(c) = &a.figures.confusion {
+        md.push_str("\n| people's label \\ verdict | pass | fail |\n|---|---|---|\n");
+        md.push_str(&format!(
+            "| pass | {} | {} |\n| fail | {} | {} |\n",
+            c.both_pass, c.label_only_pass, c.verdict_only_pass, c.both_fail
+        ));
+    }
+    if !a.per_reviewer.is_empty() {
+        md.push_str("\n| reviewer | n | agreement | κ | κ (quadratic) | TPR | TNR |\n|---|---|---|---|---|---|---|\n");
+        for r in &a.per_reviewer {
+            let f = &r.figures;
+            md.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                r.reviewer,
+                f.n,
+                num(f.agreement),
+                num(f.cohen_kappa),
+                num(f.cohen_kappa_quadratic),
+                num(f.tpr),
+                num(f.tnr)
+            ));
+        }
+    }
+    if !a.reviewer_pairs.is_empty() {
+        md.push_str("\n| reviewers | both labelled | κ |\n|---|---|---|\n");
+        for p in &a.reviewer_pairs {
+            let k = match (p.cohen_kappa, &p.undefined) {
+                (Some(k), _) => format!("{k:.3}"),
+                (None, Some(w)) => format!("— ({w})"),
+                (None, None) => "—".into(),
+            };
+            md.push_str(&format!("| {} · {} | {} | {k} |\n", p.a, p.b, p.n));
+        }
+    }
+    md
+}
+
 /// A saved run's rows as scores of `metric` (the viewer's run): each row's
-/// value with its model and, when its detail says, its `outcome`.
+/// value with its model and, when its detail says, its `outcome` and `verdict`.
 pub fn view_scores(data: &crate::view::ViewData, metric: &str) -> Vec<EvalScore> {
     let Some(m) = data.metric_index(metric) else {
         return Vec::new();
@@ -793,8 +860,10 @@ pub fn view_scores(data: &crate::view::ViewData, metric: &str) -> Vec<EvalScore>
             if let Some(model) = &r.model {
                 d.insert("model".into(), Value::from(model.as_str()));
             }
-            if let Some(o) = detail.get("outcome").filter(|o| o.is_string()) {
-                d.insert("outcome".into(), o.clone());
+            for key in ["outcome", "verdict"] {
+                if let Some(o) = detail.get(key).filter(|o| o.is_string()) {
+                    d.insert(key.into(), o.clone());
+                }
             }
             Some(EvalScore {
                 sample_id: r.id.clone(),
@@ -807,6 +876,51 @@ pub fn view_scores(data: &crate::view::ViewData, metric: &str) -> Vec<EvalScore>
             })
         })
         .collect()
+}
+
+/// The label sets a reviewer may pick for `metric` of a saved run: pass/fail
+/// always, then what the task gave it: a judge's rating range (`1-5`) or
+/// its labels as categories (`CORRECT,PARTIAL,INCORRECT`), read from the first case whose detail has
+/// the judge's `scale`. Each is text [`Scheme::parse`] reads.
+pub fn offered_schemes(data: &crate::view::ViewData, metric: &str) -> Vec<String> {
+    let mut out = vec!["pass-fail".to_string()];
+    let Some(m) = data.metric_index(metric) else {
+        return out;
+    };
+    let scale = data
+        .rows
+        .iter()
+        .take(50)
+        .find_map(|r| match data.detail(r, m).get("scale")? {
+            Value::Object(o) => Some(o.clone()),
+            _ => None,
+        });
+    let Some(scale) = scale else { return out };
+    if let Some([lo, hi]) = scale
+        .get("range")
+        .and_then(Value::as_array)
+        .and_then(|r| Some([r.first()?.as_i64()?, r.get(1)?.as_i64()?]))
+    {
+        let text = format!("{lo}-{hi}");
+        if Scheme::parse(&text).is_ok() {
+            out.push(text);
+        }
+    }
+    let labels: Vec<&str> = scale
+        .get("labels")
+        .and_then(Value::as_array)
+        .map(|l| l.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let plain = labels
+        .iter()
+        .all(|l| !l.contains(',') && !l.trim().is_empty());
+    if labels.len() >= 2 && plain {
+        let text = labels.join(",");
+        if matches!(Scheme::parse(&text), Ok(Scheme::Categories(_))) {
+            out.push(text);
+        }
+    }
+    out
 }
 
 /// The order in which a reviewer labels `verdicts` (each case's automatic
@@ -1005,6 +1119,12 @@ mod tests {
         assert!(below[0].starts_with("correct (m): κ ="), "{}", below[0]);
         let md = agreement_markdown(&agreed);
         assert!(md.contains("| correct | m | pass-fail | 5 |"), "{md}");
+        // under it, what the viewer shows under its row
+        assert!(md.contains("### correct · m (pass-fail)"), "{md}");
+        assert!(md.contains("| pass | 2 | 1 |\n| fail | 1 | 1 |"), "{md}");
+        assert!(md.contains("| ana | 6 | "), "{md}");
+        assert!(md.contains("| ana · bo | 6 | "), "{md}");
+        assert!(md.contains("reviewers tied (left out)"), "{md}");
         let v = serde_json::to_value(&agreed).expect("json");
         assert!(v["metrics"][0]["tpr_ci95"].is_array());
         assert!(v["metrics"][0]["cohen_kappa"].is_number());
@@ -1290,5 +1410,73 @@ mod tests {
             .map(|i| Some(if i == 50 { Label::Fail } else { Label::Pass }))
             .collect();
         assert!(review_queue(&rare, Some(5), true, 3).contains(&50));
+    }
+
+    /// A saved run of one judged metric, `(case, value, judge's label)` per
+    /// case, the judge answering on `scale`.
+    fn judged_run(scale: Value, cases: &[(&str, f64, &str)]) -> crate::view::ViewData {
+        let scores: Vec<Value> = cases
+            .iter()
+            .map(|(id, v, label)| {
+                let outcome = if *v >= 1.0 { "pass" } else { "fail" };
+                json!({"sample_id": id, "metric": "judged", "value": v, "tags": [],
+                    "language": null, "length_bucket": null,
+                    "detail": {"model": "m", "outcome": outcome, "verdict": label,
+                               "scale": scale, "judge_model": "j"}})
+            })
+            .collect();
+        let report = json!({"metrics": {}, "scores": scores, "report": {
+            "experiment": {"dataset": {"dataset_id": "d", "version": "v1", "name": "d.jsonl",
+                "counts": {}, "languages": {}, "tags": {}}, "run_config": {"kind": "task"},
+                "evaluator_config": {}},
+            "summaries": [], "breakdowns": [], "error_cases": [], "llm_judge_details": []}});
+        crate::view::load("report.json", report.to_string().as_bytes()).expect("a report")
+    }
+
+    #[test]
+    fn the_task_offers_its_judges_scale_and_categories_read_the_judges_label() {
+        let labels = json!({"labels": ["CORRECT", "PARTIAL", "INCORRECT"], "pass": ["CORRECT"]});
+        let d = judged_run(
+            labels,
+            &[
+                ("a", 1.0, "CORRECT"),
+                ("b", 0.0, "PARTIAL"),
+                ("c", 0.0, "INCORRECT"),
+            ],
+        );
+        let offered = offered_schemes(&d, "judged");
+        assert_eq!(offered, ["pass-fail", "CORRECT,PARTIAL,INCORRECT"]);
+        let cats = Scheme::parse(&offered[1]).expect("categories");
+        let verdicts: Vec<Option<Label>> = view_scores(&d, "judged")
+            .iter()
+            .map(|s| cats.verdict(s))
+            .collect();
+        let cat = |c: &str| Some(Label::Category(c.into()));
+        assert_eq!(verdicts, [cat("CORRECT"), cat("PARTIAL"), cat("INCORRECT")]);
+        // pass/fail still reads the outcome
+        let pf: Vec<Option<Label>> = view_scores(&d, "judged")
+            .iter()
+            .map(|s| Scheme::default().verdict(s))
+            .collect();
+        assert_eq!(
+            pf,
+            [Some(Label::Pass), Some(Label::Fail), Some(Label::Fail)]
+        );
+
+        // a rating judge offers its range; a metric without a judge, pass/fail only
+        let range = json!({"range": [1, 5], "pass_from": 4});
+        let d = judged_run(range, &[("a", 0.75, "4"), ("b", 0.25, "2")]);
+        assert_eq!(offered_schemes(&d, "judged"), ["pass-fail", "1-5"]);
+        let rating = Scheme::parse("1-5").expect("rating");
+        let r: Vec<Option<Label>> = view_scores(&d, "judged")
+            .iter()
+            .map(|s| rating.verdict(s))
+            .collect();
+        assert_eq!(r, [Some(Label::Rating(4)), Some(Label::Rating(2))]);
+        assert_eq!(offered_schemes(&d, "absent"), ["pass-fail"]);
+        // a label with a comma cannot be a category of the text form: not offered
+        let odd = json!({"labels": ["yes, fully", "no"], "pass": ["yes, fully"]});
+        let d = judged_run(odd, &[("a", 1.0, "yes, fully")]);
+        assert_eq!(offered_schemes(&d, "judged"), ["pass-fail"]);
     }
 }

@@ -49,8 +49,9 @@ pub use labels::{
     latest, read_labels, to_jsonl, Label, LabelEvent, LabelKey, LabelProblem, LabelsFile,
 };
 pub use measured::{
-    agree, agreement_markdown, kappa_below, review_queue, view_scores, AgreeOptions, Agreed,
-    Agreement, Ci, ConfusionTable, Figures, LeftOut, ReviewerFigures, ReviewerPair, Scheme,
+    agree, agreement_markdown, kappa_below, offered_schemes, review_queue, view_scores,
+    AgreeOptions, Agreed, Agreement, Ci, ConfusionTable, Figures, LeftOut, ReviewerFigures,
+    ReviewerPair, Scheme,
 };
 pub use stats::{
     cohen_kappa, cohen_kappa_quadratic, krippendorff_alpha, majority, raw_agreement, wilson,
