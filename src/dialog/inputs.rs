@@ -120,6 +120,17 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
             }
         }))
     };
+    let on_max_tokens = {
+        let state = p.mode.state.clone();
+        field::on_input(Callback::from(move |v: String| match v.trim() {
+            "" => state.dispatch(DialogAction::SetMaxTokens(None)),
+            v => {
+                if let Ok(n) = v.parse::<u32>() {
+                    state.dispatch(DialogAction::SetMaxTokens(Some(n)));
+                }
+            }
+        }))
+    };
     let on_provider = {
         let state = p.mode.state.clone();
         Callback::from(move |e: Event| {
@@ -238,6 +249,12 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                 <label class="inline">{t("并行对话数（workers_dialog）", "Dialogs at once (workers_dialog)")}
                     <input type="number" min="1" max="64" data-testid="dialog-concurrency" value={s.concurrency.to_string()}
                         disabled={running} oninput={on_concurrency} />
+                </label>
+                <label class="inline">{t("每个回答的最大 token 数（模型的，以及评审是上面的端点或模型文件时评审的）",
+                        "Max tokens of each answer (the model's, and the judge's when it is the endpoint or the model file)")}
+                    <input type="number" min="1" data-testid="dialog-max-tokens" placeholder={t("不限", "no bound")}
+                        value={s.max_tokens.map(|n| n.to_string()).unwrap_or_default()}
+                        disabled={running} oninput={on_max_tokens} />
                 </label>
                 <label class="inline">
                     <input type="checkbox" data-testid="dialog-m1-conversation" checked={s.m1_from_conversation} disabled={running}

@@ -82,6 +82,7 @@ fn endpoint(s: &DialogState, lang: Lang) -> Result<Option<OpenAiConfig>, String>
     Ok(Some(OpenAiConfig {
         base_url: strip_query(base),
         model: model.to_string(),
+        max_tokens: s.max_tokens,
         ..OpenAiConfig::default()
     }))
 }
@@ -102,6 +103,9 @@ fn run_config(
         format!("dialogs={}", s.dataset_name),
         format!("workers_dialog={}", s.concurrency),
     ];
+    if let Some(n) = s.max_tokens {
+        argv.push(format!("max_tokens={n}"));
+    }
     let (backend, model_name) = match (file, endpoint) {
         (Some(info), _) => {
             argv.push(format!("model_file={}", info.file));
@@ -197,7 +201,7 @@ fn judging(
                 engine: serde_json::to_value(info).ok(),
                 ..judge_model(&info.file, None)
             };
-            judge(model, ModelCall::InPage(in_page(&info.file)))
+            judge(model, ModelCall::InPage(bounded(in_page(&info.file), s)))
         }
         ("endpoint", _) => {
             return Err(lang
@@ -209,6 +213,14 @@ fn judging(
         }
         _ => (None, None),
     })
+}
+
+/// The model file's requests with the page's bound on answer tokens.
+fn bounded(cfg: OpenAiConfig, s: &DialogState) -> OpenAiConfig {
+    OpenAiConfig {
+        max_tokens: s.max_tokens,
+        ..cfg
+    }
 }
 
 /// Why a run that asks the model file cannot start.
@@ -295,7 +307,7 @@ impl ModeLaunch for DialogLaunch {
         let cfg = run_config(s, asked, file, t);
         let endpoint = endpoint.map(|c| ModelCall::OpenAi(c, key_for));
         let model = match (file, &endpoint) {
-            (Some(info), _) => ModelCall::InPage(in_page(&info.file)),
+            (Some(info), _) => ModelCall::InPage(bounded(in_page(&info.file), s)),
             (None, Some(call)) => call.clone(),
             (None, None) => ModelCall::Mock(1.0),
         };

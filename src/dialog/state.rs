@@ -148,6 +148,9 @@ pub struct DialogState {
     pub model: String,
     /// Dialogs in progress at most (`workers_dialog`).
     pub concurrency: usize,
+    /// The most tokens of each answer, the model's and the judge's (none:
+    /// the endpoint's own bound, or the model file engine's default).
+    pub max_tokens: Option<u32>,
     /// Who judges M3/M4/M5: `none` (reported as not run), `mock` (the mock
     /// judge in the page) or `endpoint` (the dialogs' own endpoint and model).
     pub judge: String,
@@ -188,6 +191,7 @@ impl Default for DialogState {
             url: String::new(),
             model: String::new(),
             concurrency: 4,
+            max_tokens: None,
             judge: "none".into(),
             m1_from_conversation: false,
             limits: Limits::default(),
@@ -215,6 +219,7 @@ impl DialogState {
             model: self.model.clone(),
             judge: self.judge.clone(),
             concurrency: self.concurrency,
+            max_tokens: self.max_tokens,
             m1_from_conversation: self.m1_from_conversation,
             limits: self.limits.clone(),
             by_file: self.by_file,
@@ -294,6 +299,8 @@ pub enum DialogAction {
     SetModel(String),
     /// `workers_dialog`.
     SetConcurrency(usize),
+    /// The most tokens of each answer (none: no bound sent).
+    SetMaxTokens(Option<u32>),
     /// The judge choice (`none`, `mock`, `endpoint`).
     SetJudge(String),
     /// M1 from the conversation sent (on) or only from recall traces (off).
@@ -347,6 +354,7 @@ impl Reducible for DialogState {
             DialogAction::SetLocal(l) => s.local = l,
             DialogAction::SetModel(m) => s.model = m,
             DialogAction::SetConcurrency(c) => s.concurrency = c.clamp(1, 64),
+            DialogAction::SetMaxTokens(n) => s.max_tokens = n.filter(|n| *n > 0),
             DialogAction::SetJudge(j) => s.judge = j,
             DialogAction::SetM1FromConversation(on) => s.m1_from_conversation = on,
             DialogAction::SetLimits(l) => s.limits = l,
@@ -367,6 +375,7 @@ impl Reducible for DialogState {
                 s.by_file = i.by_file;
                 s.limits = i.limits;
                 s.concurrency = i.concurrency.clamp(1, 64);
+                s.max_tokens = i.max_tokens;
                 s.api_key = key;
                 s.snapshot = None;
                 s.results = None;

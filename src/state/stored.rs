@@ -136,6 +136,10 @@ pub struct DialogInputs {
     pub judge: String,
     /// Dialogs in progress at most.
     pub concurrency: usize,
+    /// The most tokens of each answer (the model's, and the judge's when it
+    /// is the endpoint or the file): none, the model's own bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
     /// M1 from the conversation sent (no recall trace).
     #[serde(default)]
     pub m1_from_conversation: bool,

@@ -49,8 +49,8 @@ async function openDialogMode(page) {
   await page.waitForSelector('[data-testid=dialog-dataset-summary]');
 }
 
-async function startRun(page, { url = '', model = '', workers = '4' } = {}) {
-  for (const [id, v] of [['dialog-url', url], ['dialog-model', model], ['dialog-concurrency', workers]]) {
+async function startRun(page, { url = '', model = '', workers = '4', maxTokens = '' } = {}) {
+  for (const [id, v] of [['dialog-url', url], ['dialog-model', model], ['dialog-concurrency', workers], ['dialog-max-tokens', maxTokens]]) {
     await page.fill(`[data-testid=${id}]`, v);
   }
   await page.click('[data-testid=dialog-start]');
@@ -260,8 +260,11 @@ test('a run against the mock endpoint through fetch records its trace fields and
   await openDialogMode(page);
   const fromCli = cliFiles(['run', '--dialogs', DIALOGS, '--provider', 'demo']);
 
-  const { files } = await startRun(page, { url: mock.url, model: 'memfin-mock', workers: '2' });
+  const { files } = await startRun(page, { url: mock.url, model: 'memfin-mock', workers: '2', maxTokens: '40' });
   assert.ok(sent.length > 22, 'every turn went through fetch');
+  // the bound on answer tokens is sent with every turn, as --max-tokens sends it
+  const posted = sent.filter((r) => r.method() === 'POST').map((r) => JSON.parse(r.postData()));
+  assert.ok(posted.length > 22 && posted.every((b) => b.max_tokens === 40), JSON.stringify(posted.map((b) => b.max_tokens)));
   assert.ok(sent.every((r) => r.method() !== 'POST' || !r.headers().authorization), 'no key is sent');
   assert.deepEqual(metricsOf(files.get('metrics_summary.json')).metrics, metricsOf(fromCli.get('metrics_summary.json')).metrics);
   const manifest = JSON.parse(files.get('run_manifest.json'));
