@@ -168,17 +168,64 @@ fn agreement(d: &ViewData, events: &[LabelEvent], metric: &str, scheme: &Scheme)
     agree(&scores, events, &opts)
 }
 
-/// A reference shown beside the answer: the first metric detail that names one.
+/// Names a reference goes by, in a metric's detail or a task's sample.
+const REFERENCE_KEYS: [&str; 6] = [
+    "reference",
+    "expected",
+    "expected_answer",
+    "gold",
+    "ground_truth",
+    "label",
+];
+
+/// A value shown as text (a string as it is, null as nothing).
+fn shown(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Null => None,
+        v => Some(v.to_string()),
+    }
+}
+
+/// What the case asked: the row's input, else (a task run) the prompt's
+/// last user message, else its sample's question-like field.
+fn input_of(d: &ViewData, row: usize) -> Option<String> {
+    let r = d.rows.get(row)?;
+    if let Some(i) = &r.input {
+        return Some(i.clone());
+    }
+    let sample = d.task_input(row)?;
+    let asked = sample
+        .messages
+        .as_ref()
+        .and_then(|m| m.iter().rev().find(|m| m.role == "user"))
+        .map(|m| m.content.clone())
+        .filter(|c| !c.trim().is_empty());
+    asked.or_else(|| {
+        ["question", "query", "input", "prompt"]
+            .iter()
+            .find_map(|k| shown(sample.fields.get(*k)?))
+    })
+}
+
+/// A reference shown beside the answer: the first metric detail that names
+/// one, else (a task run) the sample's reference field or its first `gt_*`.
 fn reference(d: &ViewData, row: usize) -> Option<String> {
     let r = d.rows.get(row)?;
-    (0..d.metrics.len()).find_map(|m| {
+    let in_detail = (0..d.metrics.len()).find_map(|m| {
         let detail = d.detail(r, m);
-        ["reference", "expected", "label", "gold", "expected_answer"]
+        REFERENCE_KEYS.iter().find_map(|k| shown(detail.get(*k)?))
+    });
+    in_detail.or_else(|| {
+        let fields = &d.task_input(row)?.fields;
+        REFERENCE_KEYS
             .iter()
-            .find_map(|k| match detail.get(*k)? {
-                serde_json::Value::String(s) => Some(s.clone()),
-                serde_json::Value::Null => None,
-                v => Some(v.to_string()),
+            .find_map(|k| shown(fields.get(*k)?))
+            .or_else(|| {
+                fields
+                    .iter()
+                    .find(|(k, _)| k.starts_with("gt_"))
+                    .and_then(|(_, v)| shown(v))
             })
     })
 }
@@ -733,7 +780,7 @@ fn case_view(
             if labelled == s.queue.len() { <p class="ok" data-testid="review-done">{t("全部已标注。", "Every case is labelled.")}</p> }
             if let Some(r) = row {
                 <h3 data-testid="review-case-id">{format!("{} {}{}", t("用例", "Case"), r.id, r.model.as_ref().map(|m| format!(" · {m}")).unwrap_or_default())}</h3>
-                if let Some(i) = &r.input { <div><strong>{t("输入", "Input")}</strong><pre data-testid="review-input">{i}</pre></div> }
+                if let Some(i) = input_of(d, row_i) { <div><strong>{t("输入", "Input")}</strong><pre data-testid="review-input">{i}</pre></div> }
                 <div><strong>{t("回答", "Answer")}</strong><pre data-testid="review-answer">{r.answer.clone().unwrap_or_default()}</pre></div>
                 if let Some(rf) = reference(d, row_i) { <div><strong>{t("参考", "Reference")}</strong><pre data-testid="review-reference">{rf}</pre></div> }
                 if let Some(v) = &verdict { <p data-testid="review-verdict">{format!("{}: {v}", t("自动判定", "Automatic verdict"))}</p> }

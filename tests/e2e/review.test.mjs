@@ -293,6 +293,10 @@ test('the task\'s label set, a stratified sample of 10 from the queue, the time 
   await page.click('[data-testid=review-queue] summary');
   await page.locator('[data-testid=review-queue-case]').nth(3).click();
   await page.waitForFunction((id) => document.querySelector('[data-testid=review-case-id]')?.textContent === `Case ${id} · mock`, queued[3]);
+  // the case as the model was asked it, and its reference answer
+  const sample = fs.readFileSync(path.join(run.dir, 'data.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.sample_id === queued[3]);
+  assert.equal(await page.textContent('[data-testid=review-input]'), sample.question);
+  assert.equal(await page.textContent('[data-testid=review-reference]'), sample.expected);
   await page.keyboard.press('2');
   await page.waitForFunction(() => document.querySelector('[data-testid=review-progress]')?.textContent.startsWith('1 / 10'));
   assert.match(await page.textContent('[data-testid=review-time]'), /^ · \d+\.\d s per case$/);
