@@ -36,7 +36,9 @@
 mod exchange;
 mod gate;
 mod labels;
+mod markdown;
 mod measured;
+mod queue;
 mod stats;
 mod verdicts;
 
@@ -48,11 +50,12 @@ pub use gate::{kappa_gate, kappa_rows, kappa_rows_of_agreement, kappa_rows_of_ju
 pub use labels::{
     latest, read_labels, to_jsonl, Label, LabelEvent, LabelKey, LabelProblem, LabelsFile,
 };
+pub use markdown::agreement_markdown;
 pub use measured::{
-    agree, agreement_markdown, kappa_below, offered_schemes, review_queue, view_scores,
-    AgreeOptions, Agreed, Agreement, Ci, ConfusionTable, Figures, LeftOut, ReviewerFigures,
-    ReviewerPair, Scheme,
+    agree, kappa_below, AgreeOptions, Agreed, Agreement, Ci, ConfusionTable, Figures, LeftOut,
+    ReviewerFigures, ReviewerPair, Scheme,
 };
+pub use queue::{offered_schemes, review_queue, view_scores};
 pub use stats::{
     cohen_kappa, cohen_kappa_quadratic, krippendorff_alpha, majority, raw_agreement, wilson,
     Interval, Level, Undefined,

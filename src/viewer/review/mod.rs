@@ -17,15 +17,22 @@
 //! both). Nothing is sent anywhere. The agreement figures are the core's
 //! (`evalpage_core::review::agree`), as `evalpage agree` writes them.
 
+mod agreement;
+mod case;
+mod keys;
+
 use crate::components::chosen_files;
 use crate::effects::{download, files, idb, now_ms, storage};
 use crate::viewer::state::Shared;
+use agreement::agreement_table;
+use case::case_view;
 use evalpage_core::review::{
     agree, latest, offered_schemes, read_any, read_labels, review_queue, to_jsonl, to_langfuse,
-    to_phoenix, view_scores, AgreeOptions, Agreed, Agreement, Label, LabelEvent, Scheme,
+    to_phoenix, view_scores, AgreeOptions, Agreed, Label, LabelEvent, Scheme,
 };
 use evalpage_core::view::ViewData;
 use evalpage_core::Lang;
+use keys::{key_action, KeyAction};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -51,71 +58,17 @@ pub struct ReviewProps {
 
 /// A review under way.
 #[derive(Clone, Debug, PartialEq)]
-struct Session {
-    metric: String,
-    scheme: Scheme,
-    reviewer: String,
-    blind: bool,
+pub(super) struct Session {
+    pub(super) metric: String,
+    pub(super) scheme: Scheme,
+    pub(super) reviewer: String,
+    pub(super) blind: bool,
     /// Rows of the run to label, in order, each with its automatic verdict.
-    queue: Vec<(usize, Option<Label>)>,
+    pub(super) queue: Vec<(usize, Option<Label>)>,
     /// The place in `queue` shown.
-    pos: usize,
+    pub(super) pos: usize,
     /// When the case was shown, ms.
-    shown_at: u64,
-}
-
-/// What a key does in a review.
-#[derive(Clone, Debug, PartialEq)]
-enum KeyAction {
-    Give(Label),
-    Next,
-    Previous,
-    Skip,
-    /// To a place in the queue (a click in the list of cases still unlabelled).
-    Go(usize),
-}
-
-/// The action of `key` under `scheme`.
-fn key_action(key: &str, scheme: &Scheme) -> Option<KeyAction> {
-    match key {
-        "ArrowRight" | "j" => return Some(KeyAction::Next),
-        "ArrowLeft" | "k" => return Some(KeyAction::Previous),
-        "s" => return Some(KeyAction::Skip),
-        _ => {}
-    }
-    match scheme {
-        Scheme::PassFail { .. } => match key {
-            "p" => Some(KeyAction::Give(Label::Pass)),
-            "f" => Some(KeyAction::Give(Label::Fail)),
-            _ => None,
-        },
-        Scheme::Rating { lo, hi } => {
-            let n: i64 = key.parse().ok()?;
-            (key.len() == 1 && (*lo..=*hi).contains(&n))
-                .then_some(KeyAction::Give(Label::Rating(n)))
-        }
-        Scheme::Categories(c) => {
-            let n: usize = key.parse().ok()?;
-            let name = c.get(n.checked_sub(1)?)?;
-            (key.len() == 1).then(|| KeyAction::Give(Label::Category(name.clone())))
-        }
-    }
-}
-
-/// The key of each label of a scheme, for the buttons' hints.
-fn key_of(label: &Label, scheme: &Scheme) -> String {
-    match (scheme, label) {
-        (Scheme::PassFail { .. }, Label::Pass) => "p".into(),
-        (Scheme::PassFail { .. }, Label::Fail) => "f".into(),
-        (Scheme::Categories(c), Label::Category(name)) => c
-            .iter()
-            .position(|x| x == name)
-            .filter(|i| *i < 9)
-            .map(|i| (i + 1).to_string())
-            .unwrap_or_default(),
-        (_, Label::Rating(n)) if (0..=9).contains(n) => n.to_string(),
-        _ => String::new(),
-    }
+    pub(super) shown_at: u64,
 }
 
 /// The metric a review checks first: a judge's (its scores name the judge
@@ -168,68 +121,6 @@ fn agreement(d: &ViewData, events: &[LabelEvent], metric: &str, scheme: &Scheme)
     agree(&scores, events, &opts)
 }
 
-/// Names a reference goes by, in a metric's detail or a task's sample.
-const REFERENCE_KEYS: [&str; 6] = [
-    "reference",
-    "expected",
-    "expected_answer",
-    "gold",
-    "ground_truth",
-    "label",
-];
-
-/// A value shown as text (a string as it is, null as nothing).
-fn shown(v: &serde_json::Value) -> Option<String> {
-    match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Null => None,
-        v => Some(v.to_string()),
-    }
-}
-
-/// What the case asked: the row's input, else (a task run) the prompt's
-/// last user message, else its sample's question-like field.
-fn input_of(d: &ViewData, row: usize) -> Option<String> {
-    let r = d.rows.get(row)?;
-    if let Some(i) = &r.input {
-        return Some(i.clone());
-    }
-    let sample = d.task_input(row)?;
-    let asked = sample
-        .messages
-        .as_ref()
-        .and_then(|m| m.iter().rev().find(|m| m.role == "user"))
-        .map(|m| m.content.clone())
-        .filter(|c| !c.trim().is_empty());
-    asked.or_else(|| {
-        ["question", "query", "input", "prompt"]
-            .iter()
-            .find_map(|k| shown(sample.fields.get(*k)?))
-    })
-}
-
-/// A reference shown beside the answer: the first metric detail that names
-/// one, else (a task run) the sample's reference field or its first `gt_*`.
-fn reference(d: &ViewData, row: usize) -> Option<String> {
-    let r = d.rows.get(row)?;
-    let in_detail = (0..d.metrics.len()).find_map(|m| {
-        let detail = d.detail(r, m);
-        REFERENCE_KEYS.iter().find_map(|k| shown(detail.get(*k)?))
-    });
-    in_detail.or_else(|| {
-        let fields = &d.task_input(row)?.fields;
-        REFERENCE_KEYS
-            .iter()
-            .find_map(|k| shown(fields.get(*k)?))
-            .or_else(|| {
-                fields
-                    .iter()
-                    .find(|(k, _)| k.starts_with("gt_"))
-                    .and_then(|(_, v)| shown(v))
-            })
-    })
-}
-
 /// Saves `events` (numbered from `first`) for run `key`; a failure is said.
 fn persist(
     key: String,
@@ -253,17 +144,6 @@ fn persist(
             )));
         }
     });
-}
-
-fn fmt(v: Option<f64>) -> String {
-    v.map_or("—".into(), |v| format!("{v:.3}"))
-}
-
-fn fmt_ci(v: Option<f64>, ci: Option<[f64; 2]>) -> String {
-    match (v, ci) {
-        (Some(v), Some([lo, hi])) => format!("{v:.3} [{lo:.3}, {hi:.3}]"),
-        (v, _) => fmt(v),
-    }
 }
 
 fn input_value(e: &Event) -> String {
@@ -700,7 +580,12 @@ pub fn Review(p: &ReviewProps) -> Html {
 }
 
 /// The rows `reviewer` has labelled for `metric`.
-fn labelled_by(d: &ViewData, events: &[LabelEvent], metric: &str, reviewer: &str) -> Vec<usize> {
+pub(super) fn labelled_by(
+    d: &ViewData,
+    events: &[LabelEvent],
+    metric: &str,
+    reviewer: &str,
+) -> Vec<usize> {
     d.rows
         .iter()
         .enumerate()
@@ -722,260 +607,5 @@ fn merge(all: &mut Vec<LabelEvent>, events: Vec<LabelEvent>) {
         if !all.contains(&e) {
             all.push(e);
         }
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn case_view(
-    lang: Lang,
-    d: &ViewData,
-    s: &Session,
-    events: &[LabelEvent],
-    note: &str,
-    act: &Callback<KeyAction>,
-    on_note: Callback<InputEvent>,
-    stop: Callback<MouseEvent>,
-) -> Html {
-    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    let done = labelled_by(d, events, &s.metric, &s.reviewer);
-    let labelled = s.queue.iter().filter(|(r, _)| done.contains(r)).count();
-    let mine: Vec<&LabelEvent> = events
-        .iter()
-        .filter(|e| e.reviewer == s.reviewer && e.metric == s.metric)
-        .collect();
-    let seconds: Vec<f64> = mine.iter().filter_map(|e| e.seconds).collect();
-    let mean = (!seconds.is_empty()).then(|| seconds.iter().sum::<f64>() / seconds.len() as f64);
-    let (row_i, shown_verdict) = s.queue.get(s.pos).cloned().unwrap_or((0, None));
-    let row = d.rows.get(row_i);
-    let given = row.and_then(|r| {
-        mine.iter()
-            .rev()
-            .find(|e| e.case_id == r.id && e.model == r.model)
-            .map(|e| e.label.clone())
-    });
-    let verdict = shown_verdict.filter(|_| !s.blind);
-    let button = |l: Label| {
-        let act = act.clone();
-        let hint = key_of(&l, &s.scheme);
-        let text = if hint.is_empty() {
-            l.to_string()
-        } else {
-            format!("{l} ({hint})")
-        };
-        let testid = format!("review-label-{l}");
-        html! { <button data-testid={testid} onclick={Callback::from(move |_| act.emit(KeyAction::Give(l.clone())))}>{text}</button> }
-    };
-    let go = |a: KeyAction| {
-        let act = act.clone();
-        Callback::from(move |_: MouseEvent| act.emit(a.clone()))
-    };
-    html! {
-        <div class="review-case" data-testid="review-case">
-            <p data-testid="review-progress">
-                {format!("{labelled} / {} {}", s.queue.len(), t("已标注", "labelled"))}
-                {format!(" · {} {} · {}", t("评审人", "reviewer"), s.reviewer, s.metric)}
-                if s.blind { {format!(" · {}", t("盲评", "blind"))} }
-                if let Some(m) = mean { <span data-testid="review-time">{format!(" · {m:.1} s {}", t("每例", "per case"))}</span> }
-            </p>
-            if labelled == s.queue.len() { <p class="ok" data-testid="review-done">{t("全部已标注。", "Every case is labelled.")}</p> }
-            if let Some(r) = row {
-                <h3 data-testid="review-case-id">{format!("{} {}{}", t("用例", "Case"), r.id, r.model.as_ref().map(|m| format!(" · {m}")).unwrap_or_default())}</h3>
-                if let Some(i) = input_of(d, row_i) { <div><strong>{t("输入", "Input")}</strong><pre data-testid="review-input">{i}</pre></div> }
-                <div><strong>{t("回答", "Answer")}</strong><pre data-testid="review-answer">{r.answer.clone().unwrap_or_default()}</pre></div>
-                if let Some(rf) = reference(d, row_i) { <div><strong>{t("参考", "Reference")}</strong><pre data-testid="review-reference">{rf}</pre></div> }
-                if let Some(v) = &verdict { <p data-testid="review-verdict">{format!("{}: {v}", t("自动判定", "Automatic verdict"))}</p> }
-                if let Some(g) = &given { <p class="muted" data-testid="review-given">{format!("{}: {g}", t("你的标签", "Your label"))}</p> }
-            }
-            <p class="review-labels">{ for s.scheme.scale().into_iter().map(button) }</p>
-            { queue_list(lang, d, s, &done, act) }
-            <label>{t("备注（可选；n 进入，Esc 离开）", "Note (optional; n goes in, Esc leaves)")}
-                <textarea data-testid="review-note" value={note.to_string()} oninput={on_note} rows="2" />
-            </label>
-            <p>
-                <button data-testid="review-previous" onclick={go(KeyAction::Previous)}>{t("上一个 (k)", "Previous (k)")}</button>
-                {" "}<button data-testid="review-skip" onclick={go(KeyAction::Skip)}>{t("跳过 (s)", "Skip (s)")}</button>
-                {" "}<button data-testid="review-next" onclick={go(KeyAction::Next)}>{t("下一个 (j)", "Next (j)")}</button>
-                {" "}<button data-testid="review-stop" onclick={stop}>{t("结束评审", "Stop reviewing")}</button>
-            </p>
-        </div>
-    }
-}
-
-/// How many of the cases still unlabelled the queue lists by name.
-const QUEUE_SHOWN: usize = 30;
-
-/// The cases of the queue still unlabelled, in order from the one shown,
-/// each a button that goes to it.
-fn queue_list(
-    lang: Lang,
-    d: &ViewData,
-    s: &Session,
-    done: &[usize],
-    act: &Callback<KeyAction>,
-) -> Html {
-    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    let len = s.queue.len();
-    let left: Vec<usize> = (0..len)
-        .map(|k| (s.pos + k) % len)
-        .filter(|p| !done.contains(&s.queue[*p].0))
-        .collect();
-    if left.is_empty() {
-        return html! {};
-    }
-    let more = left.len().saturating_sub(QUEUE_SHOWN);
-    html! {
-        <details class="review-queue" data-testid="review-queue">
-            <summary>{format!("{} {}", left.len(), t("例待标注", "cases still unlabelled"))}</summary>
-            <p>{ for left.iter().take(QUEUE_SHOWN).map(|p| {
-                let row = d.rows.get(s.queue[*p].0);
-                let name = row.map(|r| match &r.model {
-                    Some(m) => format!("{} · {m}", r.id),
-                    None => r.id.clone(),
-                }).unwrap_or_default();
-                let (act, p) = (act.clone(), *p);
-                html!{ <button type="button" class="link" data-testid="review-queue-case" aria-current={(p == s.pos).then_some("true")}
-                    onclick={Callback::from(move |_: MouseEvent| act.emit(KeyAction::Go(p)))}>{name}</button> }
-            }) }
-            if more > 0 { <span class="muted">{format!(" {} {more}", t("以及另外", "and"))}{t(" 例", " more")}</span> }
-            </p>
-        </details>
-    }
-}
-
-/// The agreement of the labels with the verdicts, per metric and model.
-fn agreement_table(lang: Lang, a: &Agreed) -> Html {
-    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    if a.metrics.is_empty() {
-        return html! { <p class="muted" data-testid="review-agreement-empty">{t("还没有与本次运行匹配的标签。", "No label of this run yet.")}</p> };
-    }
-    html! {
-        <div data-testid="review-agreement">
-            <h3>{t("与人工标签的一致性", "Agreement with people")}</h3>
-            <table>
-                <thead><tr>
-                    <th>{t("指标", "metric")}</th><th>{t("模型", "model")}</th><th>{"n"}</th><th>{t("一致率", "agreement")}</th>
-                    <th>{"κ"}</th><th>{t("κ（二次加权）", "κ (quadratic)")}</th><th>{"TPR"}</th><th>{"TNR"}</th>
-                    <th>{t("通过率", "pass rate")}</th><th>{t("校正后通过率", "corrected pass rate")}</th><th>{t("α（评审人之间）", "α (reviewers)")}</th>
-                </tr></thead>
-                <tbody>{ for a.metrics.iter().map(|m| {
-                    let f = &m.figures;
-                    html! {
-                        <tr data-testid="agree-row" data-metric={m.metric.clone()}>
-                            <td>{&m.metric}</td><td>{m.model.clone().unwrap_or_default()}</td>
-                            <td data-testid="agree-n">{f.n}</td>
-                            <td data-testid="agree-agreement">{fmt(f.agreement)}</td>
-                            <td data-testid="agree-kappa" title={f.undefined.get("cohen_kappa").cloned().unwrap_or_default()}>{fmt_ci(f.cohen_kappa, f.cohen_kappa_ci95)}</td>
-                            <td data-testid="agree-kappa-quadratic">{fmt(f.cohen_kappa_quadratic)}</td>
-                            <td data-testid="agree-tpr">{fmt_ci(f.tpr, f.tpr_ci95)}</td>
-                            <td data-testid="agree-tnr">{fmt_ci(f.tnr, f.tnr_ci95)}</td>
-                            <td data-testid="agree-pass-rate">{fmt(m.pass_rate)}</td>
-                            <td data-testid="agree-corrected">{fmt_ci(m.corrected_pass_rate, m.corrected_pass_rate_ci95)}</td>
-                            <td data-testid="agree-alpha" title={f.undefined.get("krippendorff_alpha").cloned().unwrap_or_default()}>{fmt(m.krippendorff_alpha)}</td>
-                        </tr>
-                    }
-                }) }</tbody>
-            </table>
-            { for a.metrics.iter().map(|m| agreement_detail(lang, m)) }
-            { for a.metrics.iter().flat_map(|m| m.figures.undefined_shown().into_iter().map(move |(k, why)| html!{
-                <p class="muted" data-testid="agree-undefined">{format!("{} {k}: {why}", m.metric)}</p>
-            })) }
-            if !a.unmatched.is_empty() || !a.off_scale.is_empty() {
-                <p class="warning" data-testid="agree-left-out">{format!("{} {} · {} {}",
-                    a.unmatched.len(), t("个标签不属于本次运行", "labels do not match this run"),
-                    a.off_scale.len(), t("个标签不在刻度上", "are off their metric's scale"))}</p>
-            }
-        </div>
-    }
-}
-
-/// One metric's agreement beyond the table: the confusion table, ties,
-/// ordinal α, each reviewer alone and each two reviewers.
-fn agreement_detail(lang: Lang, m: &Agreement) -> Html {
-    let t = |zh: &'static str, en: &'static str| lang.pick(zh, en);
-    let why = |f: &evalpage_core::review::Figures, k: &str| {
-        f.undefined.get(k).cloned().unwrap_or_default()
-    };
-    let title = match &m.model {
-        Some(model) => format!("{} · {model}", m.metric),
-        None => m.metric.clone(),
-    };
-    html! {
-        <details class="agree-detail" open={true} data-testid="agree-detail" data-metric={m.metric.clone()}>
-            <summary>{format!("{title} · {} · {} {}", m.scheme, m.reviewers.len(), t("位评审人", "reviewers"))}</summary>
-            if let Some(c) = &m.figures.confusion {
-                <table class="confusion" data-testid="agree-confusion">
-                    <caption>{t("人工标签（多数）× 自动判定", "People's label (majority) × automatic verdict")}</caption>
-                    <thead><tr><th></th><th scope="col">{t("判定通过", "verdict pass")}</th><th scope="col">{t("判定不通过", "verdict fail")}</th></tr></thead>
-                    <tbody>
-                        <tr><th scope="row">{t("人工通过", "people pass")}</th>
-                            <td data-testid="confusion-both-pass">{c.both_pass}</td><td data-testid="confusion-label-only-pass">{c.label_only_pass}</td></tr>
-                        <tr><th scope="row">{t("人工不通过", "people fail")}</th>
-                            <td data-testid="confusion-verdict-only-pass">{c.verdict_only_pass}</td><td data-testid="confusion-both-fail">{c.both_fail}</td></tr>
-                    </tbody>
-                </table>
-            }
-            <p class="muted">
-                <span data-testid="agree-ties">{format!("{} {}", m.majority_ties, t("例评审人打平（不计入）", "cases where the reviewers tied (left out)"))}</span>
-                {format!(" · {} {} · {} {}", m.labelled_cases, t("例有标签", "cases labelled"), m.judged_cases, t("例有自动判定", "with an automatic verdict"))}
-                if matches!(Scheme::parse(&m.scheme), Ok(Scheme::Rating { .. })) {
-                    <span data-testid="agree-alpha-ordinal" title={why(&m.figures, "krippendorff_alpha_ordinal")}>{format!(" · α ({}) {}", t("有序", "ordinal"), fmt(m.krippendorff_alpha_ordinal))}</span>
-                }
-            </p>
-            if !m.per_reviewer.is_empty() {
-                <table data-testid="agree-reviewers">
-                    <caption>{t("每位评审人对自动判定", "Each reviewer against the automatic verdict")}</caption>
-                    <thead><tr><th>{t("评审人", "reviewer")}</th><th>{"n"}</th><th>{t("一致率", "agreement")}</th><th>{"κ"}</th>
-                        <th>{t("κ（二次加权）", "κ (quadratic)")}</th><th>{"TPR"}</th><th>{"TNR"}</th></tr></thead>
-                    <tbody>{ for m.per_reviewer.iter().map(|r| { let f = &r.figures; html!{
-                        <tr data-testid="agree-reviewer" data-reviewer={r.reviewer.clone()}>
-                            <td>{&r.reviewer}</td><td data-testid="agree-reviewer-n">{f.n}</td><td>{fmt(f.agreement)}</td>
-                            <td data-testid="agree-reviewer-kappa" title={why(f, "cohen_kappa")}>{fmt_ci(f.cohen_kappa, f.cohen_kappa_ci95)}</td>
-                            <td>{fmt(f.cohen_kappa_quadratic)}</td><td>{fmt_ci(f.tpr, f.tpr_ci95)}</td><td>{fmt_ci(f.tnr, f.tnr_ci95)}</td>
-                        </tr>
-                    } }) }</tbody>
-                </table>
-            }
-            if !m.reviewer_pairs.is_empty() {
-                <table data-testid="agree-pairs">
-                    <caption>{t("评审人两两之间的 κ", "κ between each two reviewers")}</caption>
-                    <thead><tr><th>{t("评审人", "reviewers")}</th><th>{t("共同标注", "both labelled")}</th><th>{"κ"}</th></tr></thead>
-                    <tbody>{ for m.reviewer_pairs.iter().map(|p| html!{
-                        <tr data-testid="agree-pair">
-                            <td>{format!("{} · {}", p.a, p.b)}</td><td data-testid="agree-pair-n">{p.n}</td>
-                            <td data-testid="agree-pair-kappa">{match (p.cohen_kappa, &p.undefined) {
-                                (Some(k), _) => format!("{k:.3}"),
-                                (None, Some(w)) => format!("— ({w})"),
-                                (None, None) => "—".into(),
-                            }}</td>
-                        </tr>
-                    }) }</tbody>
-                </table>
-            }
-        </details>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_give_labels_by_scheme_and_move() {
-        let pf = Scheme::default();
-        assert_eq!(key_action("p", &pf), Some(KeyAction::Give(Label::Pass)));
-        assert_eq!(key_action("f", &pf), Some(KeyAction::Give(Label::Fail)));
-        assert_eq!(key_action("3", &pf), None);
-        assert_eq!(key_action("j", &pf), Some(KeyAction::Next));
-        assert_eq!(key_action("ArrowLeft", &pf), Some(KeyAction::Previous));
-        let r = Scheme::Rating { lo: 1, hi: 5 };
-        assert_eq!(key_action("4", &r), Some(KeyAction::Give(Label::Rating(4))));
-        assert_eq!(key_action("6", &r), None);
-        let c = Scheme::Categories(vec!["good".into(), "bad".into()]);
-        assert_eq!(
-            key_action("2", &c),
-            Some(KeyAction::Give(Label::Category("bad".into())))
-        );
-        assert_eq!(key_action("3", &c), None);
-        assert_eq!(key_of(&Label::Category("bad".into()), &c), "2");
     }
 }
