@@ -2,7 +2,7 @@
 //! label buttons, the note, and the queue of the cases still unlabelled.
 
 use super::keys::{key_of, KeyAction};
-use super::{labelled_by, Session};
+use super::session::{labelled_by, Session};
 use evalpage_core::review::{Label, LabelEvent};
 use evalpage_core::view::ViewData;
 use evalpage_core::Lang;

@@ -20,6 +20,7 @@
 mod agreement;
 mod case;
 mod keys;
+mod session;
 
 use crate::components::chosen_files;
 use crate::effects::{download, files, idb, now_ms, storage};
@@ -33,6 +34,7 @@ use evalpage_core::review::{
 use evalpage_core::view::ViewData;
 use evalpage_core::Lang;
 use keys::{key_action, KeyAction};
+use session::{labelled_by, Session};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -54,21 +56,6 @@ pub struct ReviewProps {
     /// merged with those this browser keeps.
     #[prop_or_default]
     pub extra: Option<Rc<str>>,
-}
-
-/// A review under way.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Session {
-    pub(super) metric: String,
-    pub(super) scheme: Scheme,
-    pub(super) reviewer: String,
-    pub(super) blind: bool,
-    /// Rows of the run to label, in order, each with its automatic verdict.
-    pub(super) queue: Vec<(usize, Option<Label>)>,
-    /// The place in `queue` shown.
-    pub(super) pos: usize,
-    /// When the case was shown, ms.
-    pub(super) shown_at: u64,
 }
 
 /// The metric a review checks first: a judge's (its scores name the judge
@@ -577,28 +564,6 @@ pub fn Review(p: &ReviewProps) -> Html {
             if session.as_ref().is_none_or(|s| !s.blind) { { agreement_table(lang, &agreed) } }
         </section>
     }
-}
-
-/// The rows `reviewer` has labelled for `metric`.
-pub(super) fn labelled_by(
-    d: &ViewData,
-    events: &[LabelEvent],
-    metric: &str,
-    reviewer: &str,
-) -> Vec<usize> {
-    d.rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| {
-            events.iter().any(|e| {
-                e.metric == metric
-                    && e.reviewer == reviewer
-                    && e.case_id == r.id
-                    && e.model == r.model
-            })
-        })
-        .map(|(i, _)| i)
-        .collect()
 }
 
 /// Adds the `events` `all` does not hold yet (a file opened twice adds nothing).
