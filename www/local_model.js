@@ -24,9 +24,11 @@ let described = null;
 let stopped = null;
 let died = null;
 
-// A stopped engine: every later request fails at once with this, which the
-// page reads as the run's end (src/effects/local_model.rs).
-const STOPPED = 'ENGINE_STOPPED: ';
+// A stopped engine: every later request fails at once with this error, its
+// `name` what the page reads as the run's end (src/effects/local_model.rs).
+class EngineStopped extends Error {
+  constructor(why) { super(why); this.name = 'EngineStopped'; }
+}
 
 // Watches the engine's worker: an error there (it crashed, or its code
 // aborted) fails the generation waiting on it instead of leaving it waiting.
@@ -328,7 +330,7 @@ export function chat(body, signal) {
 }
 
 async function answer(body, signal) {
-  if (stopped) throw new Error(`${STOPPED}${stopped}`);
+  if (stopped) throw new EngineStopped(stopped);
   if (!engine) throw new Error('no model file is loaded');
   if (signal?.aborted) throw new DOMException('cancelled', 'AbortError');
   const req = JSON.parse(body);
@@ -346,7 +348,7 @@ async function answer(body, signal) {
     // everything waiting on it): nothing more will come from this engine.
     if (e?.name === 'RuntimeError' || /worker stopped/.test(e?.message || '')) {
       await stop(e.message || String(e));
-      throw new Error(`${STOPPED}${stopped}`);
+      throw new EngineStopped(stopped);
     }
     throw e;
   }

@@ -3,7 +3,9 @@
 //! so the test ids are the same).
 
 use crate::state::keys::{KeyPrompt, TargetLine};
+use crate::state::run::Stopped;
 use crate::state::{RunProgress, RunStatus};
+use evalpage_core::run::StopReason;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -169,17 +171,17 @@ pub fn RunControls(p: &RunControlsProps) -> Html {
             if let (Some(line), false) = (&p.target, running) { {target_view(p.lang, line)} }
             if let (Some(prompt), false) = (&p.key_prompt, running) { {key_prompt_view(p.lang, prompt, &p.on_confirm_key, &p.on_dismiss_key)} }
             if let Some(e) = &p.error { <p class="error" data-testid="start-error">{e.to_string()}</p> }
-            if let Some(e) = stopped.as_ref().filter(|e| e.starts_with(evalpage_core::report::BUDGET_STOP)) {
+            if let Some(Stopped { reason: StopReason::Budget, message: e }) = &stopped {
                 <p class="error" data-testid="stopped">{format!("{} {e}. {}",
                     t("运行达到费用上限而停止：", "The run stopped at its cost cap:"),
                     t("提高费用上限，然后用“从下载的事件日志续跑”只发送没有回答的用例。",
                       "Raise the cap, then use \"Resume from a downloaded event log\": only the cases without an answer are sent."))}</p>
-            } else if let Some(e) = stopped.as_ref().filter(|e| e.starts_with(crate::state::local::ENGINE_STOPPED)) {
+            } else if let Some(Stopped { reason: StopReason::EngineStopped, message: e }) = &stopped {
                 <p class="error" data-testid="stopped">{format!("{} {e}. {}",
                     t("运行停止：", "The run stopped:"),
                     t("运行已保存：刷新页面，重新选择模型文件，然后点击“继续运行”，只会询问没有回答的用例。",
                       "It is saved: reload the page, pick the model file again and press Resume it: only the cases without an answer are asked."))}</p>
-            } else if let Some(e) = stopped { <p class="error" data-testid="stopped">{format!("{} {e}. {}",
+            } else if let Some(Stopped { message: e, .. }) = stopped { <p class="error" data-testid="stopped">{format!("{} {e}. {}",
                 t("运行在致命错误处停止：", "The run stopped at a fatal answer:"),
                 t("请修正（API 密钥、模型名称或端点地址），然后用“从下载的事件日志续跑”只发送没有回答的用例。",
                   "Fix it (the API key, the model name or the endpoint URL), then use \"Resume from a downloaded event log\": only the cases without an answer are sent."))}</p> }

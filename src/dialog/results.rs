@@ -44,7 +44,7 @@ pub fn DialogResultsView(p: &DialogResultsProps) -> Html {
             <p data-testid="dialog-progress">
                 <span class="visually-hidden" data-testid="run-status">{code}</span>
                 {format!("{}/{} {} · {status}", snap.progress.done, snap.progress.total, t("个对话", "dialogs"))}
-                if let Some(why) = &snap.progress.stopped { {format!(" · {why}")} }
+                if let Some(why) = &snap.progress.stopped { {format!(" · {}", why.message)} }
             </p>
         }
     });

@@ -18,8 +18,9 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, File};
 
-/// How `www/local_model.js` starts the error of an engine that stopped.
-const ENGINE_STOPPED: &str = "ENGINE_STOPPED: ";
+/// The `name` of the error `www/local_model.js` throws once its engine
+/// stopped (its worker died or aborted).
+const ENGINE_STOPPED: &str = "EngineStopped";
 
 /// The context the engine is given (prompt and answer together).
 pub const CONTEXT: u32 = 4096;
@@ -31,33 +32,75 @@ fn message(e: JsValue) -> String {
         .unwrap_or_else(|| "an unknown error".into())
 }
 
+/// What the engine's module threw: its engine stopped (with why), or any
+/// other failure (its message).
+enum Thrown {
+    EngineStopped(String),
+    Other(String),
+}
+
+impl Thrown {
+    fn of(e: JsValue) -> Thrown {
+        let stopped = e
+            .dyn_ref::<js_sys::Error>()
+            .is_some_and(|e| e.name() == ENGINE_STOPPED);
+        if stopped {
+            Thrown::EngineStopped(message(e))
+        } else {
+            Thrown::Other(message(e))
+        }
+    }
+}
+
+impl From<Thrown> for String {
+    fn from(t: Thrown) -> String {
+        match t {
+            Thrown::EngineStopped(why) => {
+                format!("{} ({why})", crate::state::local::ENGINE_STOPPED)
+            }
+            Thrown::Other(m) => m,
+        }
+    }
+}
+
 /// Calls `name` of the module with `args` and awaits its promise.
 async fn call(name: &str, args: &[&JsValue]) -> Result<JsValue, String> {
+    call_typed(name, args).await.map_err(String::from)
+}
+
+/// [`call`], saying what was thrown.
+async fn call_typed(name: &str, args: &[&JsValue]) -> Result<JsValue, Thrown> {
+    let other = |e: JsValue| Thrown::Other(message(e));
     let loader: Function = Reflect::get(&js_sys::global(), &"evalpageLocalModel".into())
         .ok()
         .and_then(|f| f.dyn_into().ok())
-        .ok_or("this page has no loader for the model file (init.js)")?;
+        .ok_or_else(|| {
+            Thrown::Other("this page has no loader for the model file (init.js)".into())
+        })?;
     let module: Promise = loader
         .call0(&JsValue::NULL)
-        .map_err(message)?
+        .map_err(other)?
         .dyn_into()
-        .map_err(message)?;
-    let module = JsFuture::from(module)
-        .await
-        .map_err(|e| format!("the in-page engine could not be fetched: {}", message(e)))?;
+        .map_err(other)?;
+    let module = JsFuture::from(module).await.map_err(|e| {
+        Thrown::Other(format!(
+            "the in-page engine could not be fetched: {}",
+            message(e)
+        ))
+    })?;
     let f: Function = Reflect::get(&module, &name.into())
-        .map_err(message)?
+        .map_err(other)?
         .dyn_into()
-        .map_err(message)?;
+        .map_err(other)?;
     let called = match args {
         [a] => f.call1(&module, a),
         [a, b] => f.call2(&module, a, b),
         [a, b, c] => f.call3(&module, a, b, c),
         _ => f.call0(&module),
     }
-    .map_err(message)?;
-    let promise: Promise = called.dyn_into().map_err(message)?;
-    JsFuture::from(promise).await.map_err(message)
+    .map_err(other)?;
+    let promise: Promise = called.dyn_into().map_err(other)?;
+    JsFuture::from(promise).await.map_err(Thrown::of)
 }
 
 /// The SHA-256 of `file`, read 8 MiB at a time (never whole in memory).
@@ -174,25 +217,23 @@ pub async fn chat(
 ) -> CallOutcome {
     // the request an endpoint would get, the task's tools included
     let req = build_chat_request(cfg, messages, tools);
-    let answered = call("chat", &[&JsValue::from_str(&req.body), signal.as_ref()]).await;
+    let answered = call_typed("chat", &[&JsValue::from_str(&req.body), signal.as_ref()]).await;
     match answered.map(|v| v.as_string()) {
         Ok(Some(text)) => parse_response(&req.url, 200, None, &text),
         Ok(None) => CallOutcome::Failed(CallError::new(
             ErrorKind::InvalidResponse,
             "the model in this page gave no answer text",
         )),
-        Err(e) => match e.strip_prefix(ENGINE_STOPPED) {
-            // Every later call would fail the same way: the run stops, and
-            // goes on once the file is loaded again and the run resumed.
-            Some(why) => CallOutcome::Failed(CallError::new(
-                ErrorKind::EngineStopped,
-                format!("{} ({why})", crate::state::local::ENGINE_STOPPED),
-            )),
-            None => CallOutcome::Failed(CallError::new(
-                ErrorKind::Network,
-                format!("the model in this page failed: {e}"),
-            )),
-        },
+        // Every later call would fail the same way: the run stops, and goes
+        // on once the file is loaded again and the run resumed.
+        Err(Thrown::EngineStopped(why)) => CallOutcome::Failed(CallError::new(
+            ErrorKind::EngineStopped,
+            format!("{} ({why})", crate::state::local::ENGINE_STOPPED),
+        )),
+        Err(Thrown::Other(e)) => CallOutcome::Failed(CallError::new(
+            ErrorKind::Network,
+            format!("the model in this page failed: {e}"),
+        )),
     }
 }
 

@@ -359,9 +359,7 @@ fn stopped<V: RunView>(r: &Runner<V>) -> bool {
 
 /// The run stopped because the engine in the page stopped under it.
 fn engine_stopped<V: RunView>(r: &Runner<V>) -> bool {
-    r.engine
-        .stopped()
-        .is_some_and(|e| e.kind == ErrorKind::EngineStopped)
+    r.engine.stop_reason() == Some(run::StopReason::EngineStopped)
 }
 
 /// Moves saved jobs to the page: at once without persistence, otherwise
@@ -657,7 +655,14 @@ fn snapshot<V: RunView>(r: &Runner<V>) -> V::Snapshot {
             .unwrap_or(concurrency),
         concurrency,
         save_error: r.journal.error().cloned(),
-        stopped: r.engine.stopped().map(|e| e.message.clone()),
+        stopped: r
+            .engine
+            .stop_reason()
+            .zip(r.engine.stopped())
+            .map(|(reason, e)| crate::state::run::Stopped {
+                reason,
+                message: e.message.clone(),
+            }),
     };
     r.view.snapshot(&r.engine, status, progress)
 }

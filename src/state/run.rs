@@ -54,8 +54,9 @@ pub struct RunProgress {
     pub concurrency: usize,
     /// Why the run is not being saved in this browser, if it is not.
     pub save_error: Option<String>,
-    /// The fatal answer (401, 403, 404) that stopped the run, if one did.
-    pub stopped: Option<String>,
+    /// Why the run stopped sending (a fatal answer, the engine in the page
+    /// gone, the cost cap, no prompt rendered), if it did.
+    pub stopped: Option<Stopped>,
 }
 
 /// The finished run's downloads.
@@ -88,4 +89,13 @@ pub fn same_each<T>(a: &[Option<Rc<T>>], b: &[Option<Rc<T>>]) -> bool {
             (None, None) => true,
             _ => false,
         })
+}
+
+/// Why a run stopped sending, as the core says it, and its message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stopped {
+    /// What stopped it: what the page advises follows from this.
+    pub reason: evalpage_core::run::StopReason,
+    /// The error that stopped it, as the core wrote it.
+    pub message: String,
 }

@@ -392,6 +392,10 @@ fn a_stopped_engine_stops_the_run_even_when_fatal_answers_do_not_and_its_case_is
     assert_eq!(sends(&step), [], "nothing more is asked");
     let stopped = e.stopped().expect("the run stopped");
     assert_eq!(stopped.kind, ErrorKind::EngineStopped);
+    assert_eq!(
+        e.stop_reason(),
+        Some(evalpage_core::run::StopReason::EngineStopped)
+    );
     assert!(
         step.events
             .iter()

@@ -348,6 +348,10 @@ fn a_fatal_answer_of_one_model_stops_the_whole_task_run_with_an_error_record() {
         }
     });
     assert_eq!(engine.stopped().and_then(|f| f.status_code), Some(404));
+    assert_eq!(
+        engine.stop_reason(),
+        Some(evalpage_core::run::StopReason::Fatal)
+    );
     let errors = events
         .iter()
         .filter(|r| matches!(r, TaskRecord::Error(_)))
@@ -455,6 +459,10 @@ fn a_task_whose_prompt_renders_for_no_sample_stops_before_any_call() {
     assert_eq!(engine.status(), RunStatus::Done);
     let stop = engine.stopped().expect("the run stops");
     assert_eq!(stop.kind, ErrorKind::Prompt);
+    assert_eq!(
+        engine.stop_reason(),
+        Some(evalpage_core::run::StopReason::Prompt)
+    );
     assert!(
         stop.message.starts_with(evalpage_core::task::PROMPT_STOP)
             && stop

@@ -26,7 +26,8 @@ use crate::state::keys::{KeyPrompt, KeyRing};
 use crate::state::local::LocalModel;
 use crate::state::settings::{ModelSettings, Provider};
 use crate::state::{RunFiles, RunProgress, RunStatus};
-use evalpage_core::task::{DatasetFormat, TaskDataset, PRESETS, PROMPT_STOP};
+use evalpage_core::run::StopReason;
+use evalpage_core::task::{DatasetFormat, TaskDataset, PRESETS};
 use evalpage_core::Lang;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -92,8 +93,9 @@ impl TaskSnapshot {
         let why = self
             .progress
             .stopped
-            .as_deref()
-            .filter(|m| is_prompt_stop(m))?;
+            .as_ref()
+            .filter(|s| s.reason == StopReason::Prompt)
+            .map(|s| s.message.as_str())?;
         Some(match lang {
             Lang::Zh => format!(
                 "运行未发送任何请求就停止了：{why}。请给样本补上该字段或修改模板（“提示词预览”显示第一个样本的提示词），然后重新开始评测。"
@@ -109,16 +111,15 @@ impl TaskSnapshot {
     /// the key, model or URL).
     pub fn controls_progress(&self) -> RunProgress {
         let mut progress = self.progress.clone();
-        if progress.stopped.as_deref().is_some_and(is_prompt_stop) {
+        if progress
+            .stopped
+            .as_ref()
+            .is_some_and(|s| s.reason == StopReason::Prompt)
+        {
             progress.stopped = None;
         }
         progress
     }
-}
-
-/// True for the core's message of a run no sample's prompt of which renders.
-fn is_prompt_stop(message: &str) -> bool {
-    message.starts_with(PROMPT_STOP)
 }
 
 /// The whole task mode state.
@@ -680,6 +681,8 @@ impl Reducible for TaskState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::run::Stopped;
+    use evalpage_core::task::PROMPT_STOP;
 
     fn reduce(s: Rc<TaskState>, a: TaskAction) -> Rc<TaskState> {
         s.reduce(a)
@@ -691,10 +694,13 @@ mod tests {
         let Some(task) = s.check.checked.clone() else {
             panic!("the default task is valid")
         };
-        let snapshot = |stopped: &str| TaskSnapshot {
+        let snapshot = |reason: StopReason, stopped: &str| TaskSnapshot {
             status: RunStatus::Done,
             progress: RunProgress {
-                stopped: Some(stopped.to_string()),
+                stopped: Some(Stopped {
+                    reason,
+                    message: stopped.to_string(),
+                }),
                 ..RunProgress::default()
             },
             task: task.clone(),
@@ -705,7 +711,7 @@ mod tests {
             repeats: 1,
         };
         let why = format!("{PROMPT_STOP} (2 sample(s)): template `ie_json` v1 (builtin; reads news_items, ticker): field `ticker` (user) is missing from 2 sample(s), first d.jsonl:1, sample `A`");
-        let stopped = snapshot(&why);
+        let stopped = snapshot(StopReason::Prompt, &why);
         assert_eq!(stopped.controls_progress().stopped, None);
         assert_eq!(
             stopped.prompt_stop(Lang::En),
@@ -717,11 +723,11 @@ mod tests {
             "{zh}"
         );
         // a fatal answer stays the run controls' to show
-        let fatal = snapshot("HTTP 401: invalid key");
+        let fatal = snapshot(StopReason::Fatal, "HTTP 401: invalid key");
         assert_eq!(fatal.prompt_stop(Lang::En), None);
         assert_eq!(
-            fatal.controls_progress().stopped.as_deref(),
-            Some("HTTP 401: invalid key")
+            fatal.controls_progress().stopped.map(|s| s.message),
+            Some("HTTP 401: invalid key".to_string())
         );
     }
 

@@ -267,8 +267,9 @@ impl<K: Console + Finish> Checked<K> {
         if self.engine.status() == RunStatus::Cancelled {
             eprintln!("evalpage: the run stopped before every case settled");
         }
-        if let Some(fatal) = self.engine.stopped() {
+        if let (Some(reason), Some(fatal)) = (self.engine.stop_reason(), self.engine.stopped()) {
             return Err(setup::stopped(
+                reason,
                 fatal,
                 ended.not_run,
                 &out.path(K::NAMES.jsonl),

@@ -11,7 +11,9 @@ use crate::args::{Provider, RunArgs};
 use crate::error::{CliError, NOTHING_SENT, PROMPT_FIX};
 use evalpage_core::events::ReadLog;
 use evalpage_core::report::{Price, Prices};
-use evalpage_core::run::{Pipeline, RunIdentity, RunSettings, Start, StartError, StartSpec};
+use evalpage_core::run::{
+    Pipeline, RunIdentity, RunSettings, Start, StartError, StartSpec, StopReason,
+};
 use evalpage_core::ApiKey;
 use evalpage_core::OpenAiConfig;
 use std::time::Duration;
@@ -228,11 +230,12 @@ pub(super) fn flag_price(args: &RunArgs) -> Option<evalpage_core::report::Price>
 /// prompt renders for no sample stops the same way, before sending anything
 /// (its first line names the missing field; nothing to resume).
 pub(super) fn stopped(
+    reason: StopReason,
     fatal: &evalpage_core::CallError,
     not_run: usize,
     log: &std::path::Path,
 ) -> CliError {
-    if fatal.kind == evalpage_core::ErrorKind::Prompt {
+    if reason == StopReason::Prompt {
         return CliError::Stopped(format!(
             "{NOTHING_SENT}: {}\n{PROMPT_FIX}; every case is recorded \
              as failed, with its cause, in the report and in {}",
@@ -240,10 +243,7 @@ pub(super) fn stopped(
             log.display()
         ));
     }
-    if fatal
-        .message
-        .starts_with(evalpage_core::report::BUDGET_STOP)
-    {
+    if reason == StopReason::Budget {
         return CliError::Stopped(format!(
             "{}\n{not_run} case(s) were not sent (recorded as not_run). Send them with the same \
              command, a higher --max-cost and --resume-from {}",

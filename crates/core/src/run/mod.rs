@@ -15,7 +15,9 @@ mod shard;
 mod start;
 
 pub use end::{finish, run_meta, Ended, Finish, RunEnd};
-pub use pipeline::{prompt_tokens_max, Budget, Call, JobOutcome, Kind, Pipeline, PriorJob};
+pub use pipeline::{
+    prompt_tokens_max, Budget, Call, JobOutcome, Kind, Pipeline, PriorJob, StopReason,
+};
 pub use protocol::{Command, Input, RunStatus, Step};
 pub use result::{AnswerPolicy, RunIdentity, RunInfo, RunSettings};
 pub use scheduler::{Scheduler, Settled};

@@ -229,8 +229,8 @@ pub struct Pipeline<K> {
     status: RunStatus,
     turn: usize,
     policy: AnswerPolicy,
-    /// The fatal answer that stopped the run, once one did.
-    stopped: Option<CallError>,
+    /// Why the run stopped sending, and the error that stopped it, once one did.
+    stopped: Option<(StopReason, CallError)>,
     /// The cost cap, when the run has one.
     budget: Option<Budget>,
     /// What the run's priced calls cost so far.
@@ -355,9 +355,15 @@ impl<K: Kind> Pipeline<K> {
         self.policy
     }
 
-    /// The fatal answer (401, 403, 404) that stopped the run, if one did.
+    /// The error that stopped the run (a fatal answer, the in-page engine
+    /// gone, the cost cap reached), if one did.
     pub fn stopped(&self) -> Option<&CallError> {
-        self.stopped.as_ref()
+        self.stopped.as_ref().map(|(_, e)| e)
+    }
+
+    /// Why the run stopped sending, if it did.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        self.stopped.as_ref().map(|(r, _)| *r)
     }
 
     /// Marks a job as settled by an earlier run, before `start`: it is not
@@ -465,7 +471,7 @@ impl<K: Kind> Pipeline<K> {
             }
         }
         if let Some(e) = self.kind.cannot_run() {
-            self.stop(&e, now_ms, &mut step);
+            self.stop(StopReason::of(&e), &e, now_ms, &mut step);
         }
         // a cap already reached (a cap of 0) sends nothing (simulator seed 33)
         self.check_budget(now_ms, &mut step);
@@ -598,7 +604,7 @@ impl<K: Kind> Pipeline<K> {
                 }
                 self.settle(job, Some(e.clone()), now_ms, step);
                 if fatal {
-                    self.stop(&e, now_ms, step);
+                    self.stop(StopReason::of(&e), &e, now_ms, step);
                 }
                 return;
             }
@@ -616,7 +622,7 @@ impl<K: Kind> Pipeline<K> {
         match self.kind.call(job, &self.answers[job]) {
             // a later call of a job, due after the run stopped: not sent
             Ok(Some(_)) if self.stopped.is_some() => {
-                let e = self.stopped.as_ref().map(not_run);
+                let e = self.stopped.as_ref().map(|(r, e)| not_run(*r, e));
                 self.settle(job, e, now_ms, step)
             }
             Ok(Some(c)) if c.pool < self.pools.len() && self.pools[c.pool].queue(job) => {
@@ -636,12 +642,18 @@ impl<K: Kind> Pipeline<K> {
     /// A fatal answer: stop sending. Every job not in flight settles as not
     /// run; calls in flight finish (without retries); the log gets an
     /// `error` record that says what to fix.
-    fn stop(&mut self, fatal: &CallError, now_ms: u64, step: &mut Step<K::Record>) {
+    fn stop(
+        &mut self,
+        reason: StopReason,
+        fatal: &CallError,
+        now_ms: u64,
+        step: &mut Step<K::Record>,
+    ) {
         if self.stopped.is_some() {
             return;
         }
-        self.stopped = Some(fatal.clone());
-        let e = not_run(fatal);
+        self.stopped = Some((reason, fatal.clone()));
+        let e = not_run(reason, fatal);
         let mut not_sent = 0;
         let mut settled = Vec::new();
         for p in 0..self.pools.len() {
@@ -654,7 +666,10 @@ impl<K: Kind> Pipeline<K> {
             self.settle(s.job, s.outcome.err(), now_ms, &mut rest);
             not_sent += 1;
         }
-        records.extend(self.kind.error(&stop_message(fatal, not_sent), now_ms));
+        records.extend(
+            self.kind
+                .error(&stop_message(reason, fatal, not_sent), now_ms),
+        );
         records.extend(rest.events);
         step.events = records;
         step.finished.extend(rest.finished);
@@ -689,7 +704,7 @@ impl<K: Kind> Pipeline<K> {
                 ErrorKind::NotRun,
                 format!("{BUDGET_STOP} ({:.4} spent of a cap of {cap})", self.spent),
             );
-            self.stop(&e, now_ms, step);
+            self.stop(StopReason::Budget, &e, now_ms, step);
         }
     }
 
@@ -816,24 +831,52 @@ impl<K: Kind> Pipeline<K> {
     }
 }
 
+/// Why a run stopped sending: every shell says what to do by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// A fatal answer (401, 403, 404): the same for every case until the
+    /// key, the model or the URL is fixed.
+    Fatal,
+    /// No sample's prompt renders: nothing was sent; fix the samples or the
+    /// template and run again.
+    Prompt,
+    /// The engine that answers in the page (a model file) stopped: load the
+    /// file again and resume.
+    EngineStopped,
+    /// The run spent its cost cap: resume with a higher one.
+    Budget,
+}
+
+impl StopReason {
+    /// The reason a run stops at the failed call `e` (never the budget: the
+    /// pipeline stops itself for that).
+    pub fn of(e: &CallError) -> StopReason {
+        match e.kind {
+            ErrorKind::EngineStopped => StopReason::EngineStopped,
+            ErrorKind::Prompt => StopReason::Prompt,
+            _ => StopReason::Fatal,
+        }
+    }
+}
+
 /// The `error` record's message of a run stopped at `fatal` with `not_sent`
 /// jobs left unsent: what stopped it and what to do.
-fn stop_message(fatal: &CallError, not_sent: usize) -> String {
-    if fatal.message.starts_with(BUDGET_STOP) {
+fn stop_message(reason: StopReason, fatal: &CallError, not_sent: usize) -> String {
+    if reason == StopReason::Budget {
         return format!(
             "{}; {not_sent} case(s) not sent; resume from this event log with a higher cap \
              to send only the cases without an answer",
             fatal.message
         );
     }
-    if fatal.kind == ErrorKind::Prompt {
+    if reason == StopReason::Prompt {
         return format!(
             "the run stopped before sending anything: {}; add the field to the samples or \
              change the template, then run again",
             fatal.message
         );
     }
-    if fatal.kind == ErrorKind::EngineStopped {
+    if reason == StopReason::EngineStopped {
         return format!(
             "the run stopped, {not_sent} case(s) not asked: {}; load the model file again and \
              resume the run to ask only the cases without an answer",
@@ -854,8 +897,8 @@ fn stop_message(fatal: &CallError, not_sent: usize) -> String {
 
 /// The error of a job that was not sent because the run stopped at `fatal`
 /// (or at its cost cap).
-fn not_run(fatal: &CallError) -> CallError {
-    let message = if fatal.message.starts_with(BUDGET_STOP) {
+fn not_run(reason: StopReason, fatal: &CallError) -> CallError {
+    let message = if reason == StopReason::Budget {
         format!("not run: {}", fatal.message)
     } else {
         format!(
