@@ -11,13 +11,12 @@
 //! (`dialog::launch`).
 
 use crate::dialog::state::{DialogResults, DialogSnapshot, ShownDialog};
-use crate::effects::runner::{Ending, Handle, RunView, Transport, Update};
+use crate::effects::runner::{transport_of, Ending, Handle, RunView, Transport, Update};
 use crate::state::ModelCall;
 use crate::state::{RunProgress, RunStatus};
 use evalpage_core::dialog::{DialogEngine, DialogKind};
-use evalpage_core::events::Record;
 use evalpage_core::report::Prices;
-use evalpage_core::run::{Ended, Finish, Kind};
+use evalpage_core::run::{Ended, Kind};
 use evalpage_core::ChatMessage;
 use std::rc::Rc;
 
@@ -52,13 +51,6 @@ impl RunView for DialogView {
     type Snapshot = DialogSnapshot;
     type Artifacts = Result<Rc<DialogResults>, Rc<str>>;
 
-    fn record(&self, event: &mut Record) -> bool {
-        if let Record::Summary(s) = event {
-            s.final_report_path = Some(<Self::Kind as Finish>::NAMES.report.to_string());
-        }
-        matches!(event, Record::Case(_))
-    }
-
     fn transport(
         &self,
         engine: &DialogEngine,
@@ -70,17 +62,13 @@ impl RunView for DialogView {
             (1, Some(judge)) => (judge, true),
             _ => (&self.model, false),
         };
-        match call {
-            ModelCall::OpenAi(cfg, key_for) => Transport::OpenAi(cfg.clone(), key_for.clone()),
-            ModelCall::InPage(cfg) => Transport::InPage(cfg.clone()),
-            ModelCall::Mock(_) => Transport::Local {
-                answer: match judging {
-                    true => self.judged.borrow_mut().answer(job, messages),
-                    false => engine.kind().mock_answer(job, messages),
-                },
-                latency_ms: MOCK_LATENCY_MS,
+        transport_of(call, |_| Transport::Local {
+            answer: match judging {
+                true => self.judged.borrow_mut().answer(job, messages),
+                false => engine.kind().mock_answer(job, messages),
             },
-        }
+            latency_ms: MOCK_LATENCY_MS,
+        })
     }
 
     fn settled(&self, engine: &DialogEngine, job: usize) -> Option<(usize, Rc<ShownDialog>)> {

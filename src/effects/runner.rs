@@ -18,16 +18,16 @@
 
 use super::journal::{Journal, Take};
 use super::{fetch, now_ms};
+use crate::state::settings::ModelCall;
 use crate::state::stored::StoredRun;
 use crate::state::{RunProgress, RunStatus};
-use evalpage_core::events::{jsonl_to_json_seq, to_jsonl};
+use evalpage_core::events::{jsonl_to_json_seq, to_jsonl, Record};
 use evalpage_core::report::Prices;
 use evalpage_core::run::{self, Command, Input, Kind, Pipeline, RunSettings, Step};
 use evalpage_core::run::{finish as finish_run, Ended, Finish, RunEnd};
 use evalpage_core::{ApiKey, OpenAiConfig};
 use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use gloo_timers::callback::Timeout;
-use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
@@ -65,10 +65,21 @@ pub enum Transport {
     Mcp(Rc<super::mcp::McpSessions>),
 }
 
+/// How a call to `call` goes out: to its endpoint, to the model file in the
+/// page, or answered in the page by the mock `mock` makes (given the mock's
+/// latency factor). Every mode's model calls go out by this one mapping.
+pub fn transport_of(call: &ModelCall, mock: impl FnOnce(f64) -> Transport) -> Transport {
+    match call {
+        ModelCall::Mock(scale) => mock(*scale),
+        ModelCall::OpenAi(cfg, key_for) => Transport::OpenAi(cfg.clone(), key_for.clone()),
+        ModelCall::InPage(cfg) => Transport::InPage(cfg.clone()),
+    }
+}
+
 /// What one kind of evaluation shows of its run, over the engine.
 pub trait RunView: 'static {
     /// The core's kind of evaluation (its records go to the event log).
-    type Kind: Kind<Record: Serialize> + Finish;
+    type Kind: Kind<Record = Record> + Finish;
     /// What a settled job shows once it is saved.
     type Shown: 'static;
     /// What the page gets as progress.
@@ -80,7 +91,12 @@ pub trait RunView: 'static {
     fn launched(&mut self) {}
     /// Readies an event record for the log (the summary names the report
     /// file); true when it is the `case` record of a settled job.
-    fn record(&self, event: &mut <Self::Kind as Kind>::Record) -> bool;
+    fn record(&self, event: &mut Record) -> bool {
+        if let Record::Summary(s) = event {
+            s.final_report_path = Some(<Self::Kind as Finish>::NAMES.report.to_string());
+        }
+        matches!(event, Record::Case(_))
+    }
     /// How the current call of `job` goes out; `pool` is the kind's pool
     /// that answers it (a task's models, then its judge).
     fn transport(

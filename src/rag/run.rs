@@ -5,10 +5,12 @@
 //! case table's results and counts, and at the end `report.json`, the two
 //! event logs, `report.md` and the Notes.
 
-use crate::effects::runner::{Ending, Handle, Launch, Persist, RunView, Transport, Update};
+use crate::effects::runner::{
+    transport_of, Ending, Handle, Launch, Persist, RunView, Transport, Update,
+};
 use crate::rag::state::{Artifacts, RunSnapshot};
 use crate::state::{ModelCall, RunProgress, RunStatus};
-use evalpage_core::events::{PriorCall, Record};
+use evalpage_core::events::PriorCall;
 use evalpage_core::rag::{case_line, notes, start_line, Engine, RagCase, RagKind, RunConfig};
 use evalpage_core::report::RunMetrics;
 use evalpage_core::run::{Ended, Finish, Kind};
@@ -63,13 +65,6 @@ impl RunView for RagView {
         self.log_new_lines();
     }
 
-    fn record(&self, event: &mut Record) -> bool {
-        if let Record::Summary(s) = event {
-            s.final_report_path = Some(<Self::Kind as Finish>::NAMES.report.to_string());
-        }
-        matches!(event, Record::Case(_))
-    }
-
     fn transport(
         &self,
         engine: &Engine,
@@ -77,14 +72,10 @@ impl RunView for RagView {
         _pool: usize,
         messages: &[ChatMessage],
     ) -> Transport {
-        match &self.call {
-            ModelCall::Mock(scale) => Transport::Local {
-                answer: engine.kind().mock_answer(job, messages),
-                latency_ms: (demo::latency_ms(messages) as f64 * scale) as u32,
-            },
-            ModelCall::OpenAi(cfg, key_for) => Transport::OpenAi(cfg.clone(), key_for.clone()),
-            ModelCall::InPage(cfg) => Transport::InPage(cfg.clone()),
-        }
+        transport_of(&self.call, |scale| Transport::Local {
+            answer: engine.kind().mock_answer(job, messages),
+            latency_ms: (demo::latency_ms(messages) as f64 * scale) as u32,
+        })
     }
 
     fn settled(&self, engine: &Engine, job: usize) -> Option<Shown> {

@@ -10,11 +10,10 @@
 use crate::effects::runner::{Ending, Handle, RunView, Transport, Update};
 use crate::retrieval::state::RetrievalSnapshot;
 use crate::state::{RunFiles, RunProgress, RunStatus};
-use evalpage_core::events::Record;
 use evalpage_core::report::Prices;
 pub use evalpage_core::retrieval::RetrievalFiles;
 use evalpage_core::retrieval::{RetrievalEngine, RetrievalKind, Row};
-use evalpage_core::run::{Ended, Finish, Kind};
+use evalpage_core::run::{Ended, Kind};
 use evalpage_core::ApiKey;
 use evalpage_core::ChatMessage;
 use std::rc::Rc;
@@ -42,13 +41,6 @@ impl RunView for RetrievalView {
     type Shown = (usize, Row);
     type Snapshot = RetrievalSnapshot;
     type Artifacts = Result<Rc<RunFiles>, Rc<str>>;
-
-    fn record(&self, event: &mut Record) -> bool {
-        if let Record::Summary(s) = event {
-            s.final_report_path = Some(<Self::Kind as Finish>::NAMES.report.to_string());
-        }
-        matches!(event, Record::Case(_))
-    }
 
     fn transport(
         &self,

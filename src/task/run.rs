@@ -8,7 +8,9 @@
 //! in the `OpenAiConfig`s of `calls`, never in what is stored.
 
 use crate::effects::mcp::McpSessions;
-use crate::effects::runner::{Ending, Handle, Launch, Persist, RunView, Transport, Update};
+use crate::effects::runner::{
+    transport_of, Ending, Handle, Launch, Persist, RunView, Transport, Update,
+};
 use crate::state::{ModelCall, RunFiles, RunProgress, RunStatus};
 use crate::task::state::check::CheckedTask;
 use crate::task::state::data::RunData;
@@ -16,13 +18,11 @@ use crate::task::state::results::{labels, Labels, ResultGrid};
 use crate::task::state::TaskSnapshot;
 use evalpage_core::demo;
 use evalpage_core::events;
-use evalpage_core::run::{Ended, Finish, Pipeline, StartError, StartSpec};
+use evalpage_core::run::{Ended, Pipeline, StartError, StartSpec};
 use evalpage_core::task::TaskFiles;
 
 use evalpage_core::run::Kind;
-use evalpage_core::task::{
-    SampleResult, TaskEngine, TaskJudge, TaskKind, TaskRecord, TaskRunConfig,
-};
+use evalpage_core::task::{SampleResult, TaskEngine, TaskJudge, TaskKind, TaskRunConfig};
 use evalpage_core::ChatMessage;
 use evalpage_core::Lang;
 use evalpage_core::{McpServer, ToolEnvironment};
@@ -99,13 +99,6 @@ impl RunView for TaskView {
     type Snapshot = TaskSnapshot;
     type Artifacts = Result<Rc<RunFiles>, Rc<str>>;
 
-    fn record(&self, event: &mut TaskRecord) -> bool {
-        if let TaskRecord::Summary(s) = event {
-            s.final_report_path = Some(<Self::Kind as Finish>::NAMES.report.to_string());
-        }
-        matches!(event, TaskRecord::Case(_))
-    }
-
     fn transport(
         &self,
         engine: &TaskEngine,
@@ -137,23 +130,19 @@ impl RunView for TaskView {
                 latency_ms: 0,
             };
         };
-        match call {
-            ModelCall::Mock(scale) => {
-                let ms = (demo::latency_ms(messages) / MOCK_LATENCY_DIVISOR) as f64 * scale;
-                let judge = pool == engine.config().models.len();
-                let answer = if judge {
-                    self.judged.borrow_mut().answer(job, messages)
-                } else {
-                    engine.kind().mock_answer(job, messages)
-                };
-                Transport::Local {
-                    answer,
-                    latency_ms: ms as u32,
-                }
+        transport_of(call, |scale| {
+            let ms = (demo::latency_ms(messages) / MOCK_LATENCY_DIVISOR) as f64 * scale;
+            let judge = pool == engine.config().models.len();
+            let answer = if judge {
+                self.judged.borrow_mut().answer(job, messages)
+            } else {
+                engine.kind().mock_answer(job, messages)
+            };
+            Transport::Local {
+                answer,
+                latency_ms: ms as u32,
             }
-            ModelCall::OpenAi(cfg, key_for) => Transport::OpenAi(cfg.clone(), key_for.clone()),
-            ModelCall::InPage(cfg) => Transport::InPage(cfg.clone()),
-        }
+        })
     }
 
     fn settled(&self, engine: &TaskEngine, job: usize) -> Option<Shown> {
