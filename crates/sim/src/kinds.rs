@@ -18,6 +18,7 @@ use evalpage_core::task::{
 };
 use evalpage_core::{demo, Lang, ModelSettings, ScoringConfig};
 use serde_json::Value;
+use std::cell::RefCell;
 
 /// The simulated endpoint's base URL.
 pub(crate) const URL: &str = "http://127.0.0.1:1/v1";
@@ -67,8 +68,20 @@ fn identity(sc: &Scenario) -> RunIdentity {
     }
 }
 
-/// `lines` repeated to `n` samples, each with a fresh `field` id.
-fn repeated(lines: &str, n: usize, field: &str, prefix: char) -> Vec<u8> {
+/// `lines` repeated to `n` samples, each with a fresh `field` id. A seed
+/// builds its dataset several times (its runs, a resume, the final files):
+/// the last few are kept, so the generator runs once per seed.
+fn repeated(lines: &'static str, n: usize, field: &'static str, prefix: char) -> Vec<u8> {
+    type Key = (usize, usize, &'static str);
+    thread_local! {
+        static MEMO: RefCell<Vec<(Key, Vec<u8>)>> = const { RefCell::new(Vec::new()) };
+    }
+    let key = (lines.as_ptr() as usize, n, field);
+    if let Some(hit) =
+        MEMO.with_borrow(|m| m.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()))
+    {
+        return hit;
+    }
     let lines: Vec<&str> = lines.lines().filter(|l| !l.trim().is_empty()).collect();
     let mut out = String::new();
     for i in 0..n {
@@ -77,7 +90,14 @@ fn repeated(lines: &str, n: usize, field: &str, prefix: char) -> Vec<u8> {
         out.push_str(&v.to_string());
         out.push('\n');
     }
-    out.into_bytes()
+    let out = out.into_bytes();
+    MEMO.with_borrow_mut(|m| {
+        if m.len() >= 4 {
+            m.remove(0);
+        }
+        m.push((key, out.clone()));
+    });
+    out
 }
 
 /// The rates of a report's `metrics` over all `jobs`, failed calls included,

@@ -15,6 +15,7 @@
 
 use crate::text::fold;
 use serde::{Deserialize, Serialize};
+use std::sync::LazyLock;
 
 /// `turn_status` (§3.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +104,19 @@ const ALIASES: [(&str, &str); 3] = [
     ("不构成买卖建议", "not_buy_sell_advice"),
 ];
 
+/// The canonical tags' and aliases' keys folded once: `(key, tag)`, each
+/// tag's own name and its Chinese name first, in the spec's order, then the
+/// aliases.
+static TAG_KEYS: LazyLock<Vec<(String, &'static str)>> = LazyLock::new(|| {
+    let mut keys = Vec::new();
+    for (tag, zh) in RISK_TAGS {
+        keys.push((fold(tag), tag));
+        keys.push((fold(zh), tag));
+    }
+    keys.extend(ALIASES.iter().map(|(a, t)| (fold(a), *t)));
+    keys
+});
+
 /// A required risk tag mapped to the canonical set: `Some(tag)` for a
 /// canonical tag or one of its Chinese names, `None` for an unknown one.
 pub fn canonical_tag(raw: &str) -> Option<&'static str> {
@@ -110,16 +124,10 @@ pub fn canonical_tag(raw: &str) -> Option<&'static str> {
     if key.is_empty() {
         return None;
     }
-    RISK_TAGS
+    TAG_KEYS
         .iter()
-        .find(|(tag, zh)| fold(tag) == key || fold(zh) == key)
-        .map(|(tag, _)| *tag)
-        .or_else(|| {
-            ALIASES
-                .iter()
-                .find(|(a, _)| fold(a) == key)
-                .map(|(_, t)| *t)
-        })
+        .find(|(k, _)| *k == key)
+        .map(|(_, tag)| *tag)
 }
 
 /// Cue phrases of each tag (besides `risk_disclosure_present`).
@@ -231,15 +239,32 @@ const GENERIC_CUES: [&str; 5] = [
     "入市需谨慎",
 ];
 
+/// The cue phrases folded once (`text::fold` runs NFKC over each): each
+/// tag's, then the generic ones.
+struct FoldedCues {
+    tags: Vec<(&'static str, Vec<String>)>,
+    generic: Vec<String>,
+}
+
+static FOLDED_CUES: LazyLock<FoldedCues> = LazyLock::new(|| FoldedCues {
+    tags: CUES
+        .iter()
+        .map(|(tag, cues)| (*tag, cues.iter().map(|c| fold(c)).collect()))
+        .collect(),
+    generic: GENERIC_CUES.iter().map(|c| fold(c)).collect(),
+});
+
 /// The canonical tags an answer discloses, by the lexicon, in the order of §3.3.
 pub fn predict_tags(answer: &str) -> Vec<String> {
     let text = fold(answer);
-    let mut tags: Vec<String> = CUES
+    let cues = &*FOLDED_CUES;
+    let mut tags: Vec<String> = cues
+        .tags
         .iter()
-        .filter(|(_, cues)| cues.iter().any(|c| text.contains(&fold(c))))
+        .filter(|(_, cues)| cues.iter().any(|c| text.contains(c.as_str())))
         .map(|(tag, _)| tag.to_string())
         .collect();
-    if !tags.is_empty() || GENERIC_CUES.iter().any(|c| text.contains(&fold(c))) {
+    if !tags.is_empty() || cues.generic.iter().any(|c| text.contains(c.as_str())) {
         tags.push(DISCLOSURE_PRESENT.to_string());
     }
     tags
