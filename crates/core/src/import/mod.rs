@@ -22,11 +22,12 @@
 //!   is a located problem (`report.line_errors`: file, line or entry, field)
 //!   while the rest is kept.
 //!
-//! Which tool wrote a file is decided by [`detect`] from its name and its
-//! first bytes, beside [`crate::RunKind::read`] for evalpage's own files.
+//! Which tool wrote a file is decided by [`detect`] from its name and the
+//! fields of its first bytes, beside [`crate::RunKind::read`] for evalpage's own files.
 
 mod collect;
 mod cursor;
+mod detect;
 mod inspect;
 mod lm_eval;
 mod openai_evals;
@@ -35,10 +36,10 @@ mod zip;
 
 use collect::Collect;
 pub use collect::{input_hash, Imported, SourceAggregate};
+pub use detect::detect;
 
 #[cfg(doc)]
 use crate::report::EvaluationResult;
-use serde_json::Value;
 
 /// The tool that wrote a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -101,67 +102,6 @@ impl Part {
             Part::OaiEvalLog => Tool::OaiEval,
         }
     }
-}
-
-/// How much of a file [`detect`] looks at.
-const HEAD: usize = 64 * 1024;
-
-/// The tool and part a file is, from its name and first bytes; `None` for a
-/// file of evalpage's own or of no tool this reads.
-pub fn detect(name: &str, bytes: &[u8]) -> Option<Part> {
-    let base = crate::dataset::file_name(name);
-    if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
-        return base
-            .ends_with(".eval")
-            .then_some(Part::InspectEval)
-            .or_else(|| zip::has_entry(bytes, "header.json").then_some(Part::InspectEval));
-    }
-    if base.ends_with(".eval") {
-        return Some(Part::InspectEval);
-    }
-    let head = &bytes[..bytes.len().min(HEAD)];
-    let head = String::from_utf8_lossy(head);
-    let first_line = head.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    if base.starts_with("samples_") && base.ends_with(".jsonl") {
-        return Some(Part::LmEvalSamples);
-    }
-    if base.starts_with("results_") && base.ends_with(".json") && head.contains("\"results\"") {
-        return Some(Part::LmEvalResults);
-    }
-    // One JSON value per line: oaieval's log, or output items one per line.
-    if let Ok(v) = serde_json::from_str::<Value>(first_line) {
-        if v.get("spec").is_some_and(Value::is_object) {
-            return Some(Part::OaiEvalLog);
-        }
-        if v.get("object").and_then(Value::as_str) == Some("eval.run.output_item") {
-            return Some(Part::EvalsItems);
-        }
-        if v.get("doc_id").is_some() && v.get("arguments").is_some() {
-            return Some(Part::LmEvalSamples);
-        }
-    }
-    let trimmed = head.trim_start();
-    if !trimmed.starts_with('{') {
-        return None;
-    }
-    // The top-level keys near the start say the rest.
-    if head.contains("\"object\": \"eval.run\"") || head.contains("\"object\":\"eval.run\"") {
-        return Some(Part::EvalsRun);
-    }
-    if head.contains("\"eval.run.output_item\"") {
-        return Some(Part::EvalsItems);
-    }
-    if head.contains("\"evalId\"") || (head.contains("\"results\"") && head.contains("\"promptfoo"))
-    {
-        return Some(Part::Promptfoo);
-    }
-    if head.contains("\"eval\"") && (head.contains("\"task\"") || head.contains("\"plan\"")) {
-        return Some(Part::InspectJson);
-    }
-    if head.contains("\"n-samples\"") || head.contains("\"lm_eval_version\"") {
-        return Some(Part::LmEvalResults);
-    }
-    None
 }
 
 /// Why files cannot be imported at all (a file that is partly readable is

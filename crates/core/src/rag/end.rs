@@ -26,7 +26,7 @@ impl Finish for RagKind {
         let lang = engine.config().info.lang;
         let outputs = rag_outputs(engine, &report, lang, &dataset_bytes, meta);
         let files =
-            render_outputs(&outputs).map_err(|e| format!("could not render summary.csv: {e}"))?;
+            render_outputs(outputs).map_err(|e| format!("could not render summary.csv: {e}"))?;
         let metrics = RunMetrics::from_results(engine.results());
         let cancelled = engine.status() == RunStatus::Cancelled;
         Ok(Ended {

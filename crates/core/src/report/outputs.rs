@@ -158,15 +158,20 @@ pub struct Outputs {
     pub model_snapshot: Value,
 }
 
-/// Renders [`files`] of `o.report_file` as `(name, contents)`, in that order.
-pub fn render(o: &Outputs) -> Result<Vec<(&'static str, String)>, CsvError> {
+/// Renders [`files`] of `o.report_file` as `(name, contents)`, in that order
+/// (`o` is taken: its rendered texts move into the files, uncopied).
+pub fn render(o: Outputs) -> Result<Vec<(&'static str, String)>, CsvError> {
+    let summary_csv = summary_csv(&o)?;
+    let scores = scores_jsonl(&o.report.scores);
+    let report = pretty(&o.report);
+    let summary = pretty(&o.report.report);
     Ok(vec![
-        ("results.jsonl", o.results_jsonl.clone()),
-        ("scores.jsonl", scores_jsonl(&o.report.scores)),
-        ("summary.csv", summary_csv(o)?),
-        ("report.md", o.markdown.clone()),
-        (o.report_file, pretty(&o.report)),
-        ("summary.json", pretty(&o.report.report)),
+        ("results.jsonl", o.results_jsonl),
+        ("scores.jsonl", scores),
+        ("summary.csv", summary_csv),
+        ("report.md", o.markdown),
+        (o.report_file, report),
+        ("summary.json", summary),
         ("run_meta.json", pretty(&o.run_meta)),
         ("dataset_fingerprint.json", pretty(&o.fingerprint)),
         ("model_snapshot.json", pretty(&o.model_snapshot)),
@@ -175,10 +180,14 @@ pub fn render(o: &Outputs) -> Result<Vec<(&'static str, String)>, CsvError> {
 
 /// One `scores.jsonl` line per score.
 pub fn scores_jsonl(scores: &[EvalScore]) -> String {
-    scores
-        .iter()
-        .map(|s| serde_json::to_string(s).unwrap_or_default() + "\n")
-        .collect()
+    let mut out = Vec::with_capacity(scores.len() * 160);
+    for s in scores {
+        // a score is plain data: it always serializes
+        if serde_json::to_writer(&mut out, s).is_ok() {
+            out.push(b'\n');
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Pretty JSON and a newline.

@@ -50,7 +50,7 @@ impl Finish for RetrievalKind {
             meta,
             lang: f.lang,
         };
-        let files = render_outputs(&retrieval_outputs(&evaluated, &inputs))
+        let files = render_outputs(retrieval_outputs(&evaluated, &inputs))
             .map_err(|e| format!("could not render summary.csv: {e}"))?;
         let counts = evaluated.counts();
         let line = format!(

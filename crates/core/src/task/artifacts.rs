@@ -82,7 +82,7 @@ pub fn render(i: &Inputs<'_>) -> Result<Vec<(&'static str, String)>, CsvError> {
             i.info,
         ),
     };
-    outputs::render(&outputs)
+    outputs::render(outputs)
 }
 
 #[cfg(test)]
