@@ -57,7 +57,7 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
         lang: args.lang.into(),
     };
     let out = &args.out;
-    let mut files = render(&retrieval_outputs(&evaluated, &inputs))
+    let mut files = render(retrieval_outputs(&evaluated, &inputs))
         .map_err(|e| CliError::output(&out.join("summary.csv"), std::io::Error::other(e)))?;
     let n_files = files.len();
     let mut records = retrieval_records(&evaluated, &inputs);

@@ -3,9 +3,9 @@
 use super::Tool;
 use crate::dataset::LineError;
 use crate::report::{
-    breakdowns, length_bucket, summaries, CallStat, CaseVerdict, Counts, DatasetMetadata,
-    ErrorCase, EvalScore, EvaluationReport, EvaluationResult, ExperimentMetadata, ModelUsage,
-    ReportMetrics, RunTimes,
+    assemble, length_bucket, summaries, CallStat, CaseVerdict, Counts, DatasetMetadata, ErrorCase,
+    EvalScore, EvaluationResult, ExperimentMetadata, ModelRows, ModelUsage, ReportMetrics,
+    ReportParts, RunTimes,
 };
 use crate::Usage;
 use serde::{Deserialize, Serialize};
@@ -301,7 +301,9 @@ impl Collect {
         }
     }
 
-    /// The report.
+    /// The report, through the one report builder (`report::assemble`) as
+    /// every run's: each model's scores in the order the source gave them,
+    /// model after model, its summaries recomputed from them.
     pub fn finish(self) -> super::Imported {
         let metrics: Vec<String> = {
             let mut seen: Vec<String> = Vec::new();
@@ -313,58 +315,52 @@ impl Collect {
             seen
         };
         let names: Vec<&str> = metrics.iter().map(String::as_str).collect();
-        let mut sums = Vec::new();
-        let mut breaks = Vec::new();
-        // Each model's scores, moved out (not copied: an import can hold
-        // hundreds of thousands) with their places, and put back after.
-        let mut scores = self.scores;
-        let mut parts: Vec<(Vec<usize>, Vec<EvalScore>)> =
-            vec![Default::default(); self.models.len()];
-        let mut other: Vec<(usize, EvalScore)> = Vec::new();
-        for (i, sc) in scores.drain(..).enumerate() {
-            match self
-                .models
-                .iter()
-                .position(|(m, _)| sc.model() == Some(m.as_str()))
-            {
-                Some(k) => {
-                    parts[k].0.push(i);
-                    parts[k].1.push(sc);
-                }
-                None => other.push((i, sc)),
+        let model_of =
+            |m: Option<&str>| self.models.iter().position(|(x, _)| Some(x.as_str()) == m);
+        // Each model's rows; scores and errors are moved (an import can hold
+        // hundreds of thousands), a score of no listed model in a row of its own.
+        let mut rows: Vec<ModelRows> = self
+            .models
+            .iter()
+            .map(|(m, _)| ModelRows {
+                model: Some(m.clone()),
+                ..ModelRows::default()
+            })
+            .collect();
+        let mut other = ModelRows::default();
+        for sc in self.scores {
+            match model_of(sc.model()) {
+                Some(k) => rows[k].scores.push(sc),
+                None => other.scores.push(sc),
             }
         }
-        for ((model, _), (_, mine)) in self.models.iter().zip(&parts) {
+        for e in self.errors {
+            match model_of(e.model.as_deref()) {
+                Some(k) => rows[k].errors.push(e),
+                None => other.errors.push(e),
+            }
+        }
+        for (row, (m, _)) in rows.iter_mut().zip(&self.models) {
             let present: Vec<&str> = names
                 .iter()
                 .copied()
-                .filter(|m| mine.iter().any(|s| s.metric == *m))
+                .filter(|n| row.scores.iter().any(|s| s.metric == *n))
                 .collect();
-            for mut s in summaries(mine, &present) {
-                s.model = Some(model.clone());
-                sums.push(s);
-            }
-            for mut b in breakdowns(mine, &present) {
-                b.model = Some(model.clone());
-                breaks.push(b);
-            }
+            row.summaries = summaries(&row.scores, &present);
+            let mut usage = ModelUsage::of(m, self.calls.get(m).cloned().unwrap_or_default());
+            usage.cost = self.costs.get(m).copied();
+            row.usage = Some(usage);
         }
-        let mut placed: Vec<(usize, EvalScore)> = parts
-            .into_iter()
-            .flat_map(|(at, v)| at.into_iter().zip(v))
-            .chain(other)
-            .collect();
-        placed.sort_unstable_by_key(|(i, _)| *i);
-        let scores: Vec<EvalScore> = placed.into_iter().map(|(_, s)| s).collect();
         let differences: Vec<String> = self
             .aggregates
             .iter()
             .filter(|a| a.is_mean)
             .filter_map(|a| {
-                let ours = sums.iter().find(|s| {
-                    Some(&s.metric) == a.metric.as_ref()
-                        && (a.model.is_none() || s.model == a.model)
-                })?;
+                let ours = rows
+                    .iter()
+                    .filter(|r| a.model.is_none() || r.model == a.model)
+                    .flat_map(|r| &r.summaries)
+                    .find(|s| Some(&s.metric) == a.metric.as_ref())?;
                 let close = (ours.mean - a.value).abs() <= 1e-6 * a.value.abs().max(1.0);
                 (!close).then(|| {
                     format!(
@@ -383,16 +379,14 @@ impl Collect {
                 })
             })
             .collect();
-        let usage: Vec<ModelUsage> = self
-            .models
+        let failed = rows
             .iter()
-            .map(|(m, _)| {
-                let mut row = ModelUsage::of(m, self.calls.get(m).cloned().unwrap_or_default());
-                row.cost = self.costs.get(m).copied();
-                row
-            })
-            .collect();
-        let failed = self.errors.len();
+            .chain([&other])
+            .map(|r| r.errors.len())
+            .sum::<usize>();
+        if !other.scores.is_empty() || !other.errors.is_empty() {
+            rows.push(other);
+        }
         let cases = self.cases.len();
         let dataset = self.dataset.clone().unwrap_or_else(|| {
             self.files
@@ -436,7 +430,7 @@ impl Collect {
             "differences": differences,
             "not_carried": self.not_carried,
         });
-        let report = EvaluationResult {
+        let report = assemble(ReportParts {
             metrics: ReportMetrics {
                 cases,
                 counts: Counts {
@@ -446,36 +440,31 @@ impl Collect {
                 },
             },
             cases: self.cases,
-            scores,
-            report: EvaluationReport {
-                experiment: ExperimentMetadata {
-                    dataset: DatasetMetadata {
-                        dataset_id: dataset.clone(),
-                        version: String::new(),
-                        name: Some(dataset),
-                        counts,
-                        ..DatasetMetadata::default()
-                    },
-                    run_config: Value::Object(run_config),
-                    evaluator_config,
-                    run: self.run_id.as_ref().map(|id| RunTimes {
-                        run_id: id.clone(),
-                        started_at_ms: self.started_at_ms.unwrap_or(0),
-                        elapsed_ms: 0,
-                        status: "done".into(),
-                        latency: usage.iter().map(Into::into).collect(),
-                    }),
-                    report_language: None,
+            models: rows,
+            metric_names: metrics,
+            experiment: ExperimentMetadata {
+                dataset: DatasetMetadata {
+                    dataset_id: dataset.clone(),
+                    version: String::new(),
+                    name: Some(dataset),
+                    counts,
+                    ..DatasetMetadata::default()
                 },
-                summaries: sums,
-                breakdowns: breaks,
-                error_cases: self.errors,
-                llm_judge_details: Vec::new(),
-                line_errors: (!self.problems.is_empty()).then_some(self.problems),
-                usage,
-                repeats: None,
+                run_config: Value::Object(run_config),
+                evaluator_config,
+                // the latency rows are the assembler's, from each model's usage
+                run: self.run_id.as_ref().map(|id| RunTimes {
+                    run_id: id.clone(),
+                    started_at_ms: self.started_at_ms.unwrap_or(0),
+                    elapsed_ms: 0,
+                    status: "done".into(),
+                    latency: Vec::new(),
+                }),
+                report_language: None,
             },
-        };
+            line_errors: (!self.problems.is_empty()).then_some(self.problems),
+            llm_judge_details: Vec::new(),
+        });
         super::Imported {
             tool: self.tool,
             report,
