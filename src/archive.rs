@@ -1,5 +1,5 @@
 //! The task run's downloads as one zip archive, built in memory, and the
-//! viewer's reading of such an archive.
+//! viewer's reading of such an archive (by the core's one zip reader).
 //!
 //! Written with `rawzip` 0.5 (no dependencies; it writes the archive
 //! structure and the CRC and leaves compression to the caller) with stored
@@ -42,33 +42,23 @@ pub fn zip_files(files: &[(String, String)], ended_at_ms: u64) -> Result<Vec<u8>
     Ok(out)
 }
 
-/// The files of a zip archive (name, bytes), for the viewer. Only stored
-/// (uncompressed) entries are read, as the page writes them; a compressed
-/// entry is an error that names it.
+/// The files of a zip archive (name, bytes), for the viewer, read by the
+/// core's one zip reader. Only stored (uncompressed) entries are read, as the
+/// page writes them (so no decompressor is in the page's first load); a
+/// compressed entry is an error that names it.
 pub fn unzip(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let archive =
-        rawzip::ZipArchive::from_slice(bytes).map_err(|e| format!("not a readable zip: {e}"))?;
-    let mut out = Vec::new();
-    let mut entries = archive.entries();
-    while let Some(e) = entries
-        .next_entry()
-        .map_err(|e| format!("a zip entry cannot be read: {e}"))?
-    {
-        if e.is_dir() {
-            continue;
-        }
-        let name = String::from_utf8_lossy(e.file_path().as_ref()).into_owned();
-        if e.compression_method() != CompressionMethod::STORE {
-            return Err(format!(
-                "{name} is compressed in the zip; the viewer reads the page's own (stored) zips: unzip it and open its files"
-            ));
-        }
-        let local = archive
-            .get_entry(e.wayfinder())
-            .map_err(|err| format!("{name}: {err}"))?;
-        out.push((name, local.data().to_vec()));
-    }
-    Ok(out)
+    let entries = evalpage_core::import::zip_entries(bytes)
+        .map_err(|(e, _)| format!("not a readable zip: {e}"))?;
+    entries
+        .into_iter()
+        .map(|e| match e.stored() {
+            Some(data) => Ok((e.name, data.to_vec())),
+            None => Err(format!(
+                "{} is compressed in the zip; the viewer reads the page's own (stored) zips: unzip it and open its files",
+                e.name
+            )),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -13,7 +13,6 @@ use crate::state::local::{LocalModel, LocalModelInfo};
 use evalpage_core::{build_chat_request, parse_response, OpenAiConfig};
 use evalpage_core::{CallError, CallOutcome, ChatMessage, ErrorKind};
 use js_sys::{Function, Promise, Reflect, Uint8Array};
-use sha2::{Digest, Sha256};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, File};
@@ -107,20 +106,16 @@ async fn call_typed(name: &str, args: &[&JsValue]) -> Result<JsValue, Thrown> {
 async fn sha256(file: &File) -> Result<String, String> {
     const CHUNK: f64 = 8.0 * 1024.0 * 1024.0;
     let size = file.size();
-    let mut hasher = Sha256::new();
+    let mut hasher = evalpage_core::Sha256Parts::default();
     let mut at = 0.0;
     while at < size {
         let end = (at + CHUNK).min(size);
         let part = file.slice_with_f64_and_f64(at, end).map_err(message)?;
         let bytes = JsFuture::from(part.array_buffer()).await.map_err(message)?;
-        hasher.update(Uint8Array::new(&bytes).to_vec());
+        hasher.update(&Uint8Array::new(&bytes).to_vec());
         at = end;
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(hasher.hex())
 }
 
 /// Where a model file comes from: picked from disk, or a URL fetched once

@@ -77,7 +77,7 @@ pub use compare::{
     Models as CompareModels, Options as CompareOptions, Pairing, Rule as GateRule,
     SEED as COMPARE_SEED,
 };
-pub use dataset::fingerprint::sha256_hex;
+pub use dataset::fingerprint::{sha256_hex, Sha256Parts};
 pub use dataset::is_parquet;
 #[cfg(feature = "parquet")]
 pub use dataset::parquet::to_jsonl as parquet_to_jsonl;

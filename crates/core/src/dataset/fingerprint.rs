@@ -32,10 +32,30 @@ pub struct Fingerprint {
 
 /// Hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    let mut h = Sha256Parts::default();
+    h.update(bytes);
+    h.hex()
+}
+
+/// The SHA-256 of data given in parts (a file read a chunk at a time, never
+/// whole in memory): the one SHA-256 of the CLI and the page.
+#[derive(Clone, Default)]
+pub struct Sha256Parts(Sha256);
+
+impl Sha256Parts {
+    /// Adds the next part.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The hash of every part given, as lowercase hex.
+    pub fn hex(self) -> String {
+        self.0
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
 }
 
 /// Fingerprints `bytes`; `sample_lines` are the 1-based lines that gave a valid sample.

@@ -37,6 +37,7 @@ mod zip;
 use collect::Collect;
 pub use collect::{input_hash, Imported, SourceAggregate};
 pub use detect::detect;
+pub use zip::{entries as zip_entries, Entry as ZipEntry};
 
 #[cfg(doc)]
 use crate::report::EvaluationResult;

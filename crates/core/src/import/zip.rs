@@ -1,16 +1,20 @@
-//! The entries of a zip (an Inspect `.eval` log): read by its central
-//! directory with rawzip; a zip cut off before its directory is walked by
-//! its local headers instead, so the entries before the cut are kept.
-//! Entries are stored, deflated (miniz_oxide) or zstd-compressed (ruzstd),
-//! each decompressed only when it is read.
+//! The one zip reader of the CLI and the page: the entries of a zip (an
+//! Inspect `.eval` log, the page's own archive of a run's files), read by
+//! its central directory with rawzip; a zip cut off before its directory is
+//! walked by its local headers instead, so the entries before the cut are
+//! kept. Entries are stored, deflated (miniz_oxide) or zstd-compressed
+//! (ruzstd), each decompressed only when it is read: a reader that takes
+//! stored entries only ([`Entry::stored`], the page's first load) links no
+//! decompressor.
 
 use rawzip::{CompressionMethod, ZipArchive};
 use serde_json::Value;
 
 /// One entry, its data still compressed.
-pub(super) struct Entry<'a> {
+pub struct Entry<'a> {
     /// Its position in the zip, 0-based.
     pub index: usize,
+    /// Its path in the zip.
     pub name: String,
     method: CompressionMethod,
     data: &'a [u8],
@@ -21,7 +25,13 @@ pub(super) struct Entry<'a> {
 /// transcript is far below it; a bomb is refused).
 const MAX_ENTRY: u64 = 256 << 20;
 
-impl Entry<'_> {
+impl<'a> Entry<'a> {
+    /// The entry's bytes when it is stored (not compressed); `None` for a
+    /// compressed one.
+    pub fn stored(&self) -> Option<&'a [u8]> {
+        (self.method == CompressionMethod::STORE).then_some(self.data)
+    }
+
     /// The entry's bytes, decompressed.
     pub fn bytes(&self) -> Result<Vec<u8>, String> {
         if self.size > MAX_ENTRY {
@@ -74,7 +84,7 @@ impl Entry<'_> {
 
 /// Every entry; on a damaged zip, what went wrong and the entries read
 /// before it.
-pub(super) fn entries(bytes: &[u8]) -> Result<Vec<Entry<'_>>, (String, Vec<Entry<'_>>)> {
+pub fn entries(bytes: &[u8]) -> Result<Vec<Entry<'_>>, (String, Vec<Entry<'_>>)> {
     match by_directory(bytes) {
         Ok(e) => Ok(e),
         Err(e) => {
