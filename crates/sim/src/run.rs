@@ -4,7 +4,7 @@
 
 use crate::kinds::{Simulated, START_MS, URL};
 use crate::scenario::{draw, Fault, Scenario, PRICE};
-use evalpage_core::events::{read, to_jsonl, ReadLog};
+use evalpage_core::events::{read, to_jsonl};
 use evalpage_core::run::{finish, Command, Input, Pipeline, RunEnd, RunStatus, Step};
 use evalpage_core::{
     parse_json_response, parse_response, Answer, CallError, CallOutcome, ErrorKind,
@@ -47,8 +47,6 @@ pub struct Trace {
     pub simulated_ms: u64,
     /// Calls sent.
     pub calls: u64,
-    /// The final log as read back, when the report was checked against it.
-    pub read_log: Option<ReadLog>,
 }
 
 /// One part of a run (before a crash, or to its end).
@@ -417,10 +415,9 @@ where
                     .and_then(|(_, t)| serde_json::from_str(t).ok());
                 match report {
                     Some(r) => {
-                        let log = read(part.log.as_bytes());
-                        trace.report_problems = K::check_report(jobs, &r, &log);
+                        trace.report_problems =
+                            K::check_report(jobs, &r, &read(part.log.as_bytes()));
                         trace.report = r;
-                        trace.read_log = Some(log);
                     }
                     None => trace.broken.push("the run wrote no report".into()),
                 }
