@@ -56,13 +56,25 @@ async function stop(why) {
 // turn format, for a file that carries no `tokenizer.chat_template`: without
 // one llama.cpp falls back to ChatML, which a Gemma answers with `<|im_end|>`
 // noise. A system message goes first into the first user turn, as Gemma's
-// own template does.
+// own template does. A request with tools offers them in the first user turn
+// in Hermes' format (`<tools>`, then `<tool_call>` JSON), the one most open
+// models are trained on; the engine knows a template by its `<tool_call>`,
+// then parses the answer's calls into OpenAI's `tool_calls`. The assistant's
+// earlier calls and the tools' results are written back the same way, so an
+// agent's loop reads as one conversation.
 const GEMMA = "{{ bos_token }}{% set ns = namespace(prefix='') %}"
-  + "{% for m in messages %}{% if m['role'] == 'system' %}{% set ns.prefix = ns.prefix + m['content'] + '\n\n' %}"
-  + "{% else %}{{ '<start_of_turn>' + ('model' if m['role'] == 'assistant' else 'user') + '\n' }}"
+  + "{% if tools %}{% set ns.prefix = 'You can call these functions, each given in JSON Schema within <tools></tools> tags:\\n<tools>\\n' %}"
+  + "{% for t in tools %}{% set ns.prefix = ns.prefix + (t | tojson) + '\\n' %}{% endfor %}"
+  + "{% set ns.prefix = ns.prefix + '</tools>\\nTo call a function, answer with a JSON object of its name and arguments within <tool_call></tool_call> tags:\\n"
+  + "<tool_call>\\n{\\\"name\\\": <function-name>, \\\"arguments\\\": <args-json-object>}\\n</tool_call>\\n\\n' %}{% endif %}"
+  + "{% for m in messages %}{% if m['role'] == 'system' %}{% set ns.prefix = ns.prefix + m['content'] + '\\n\\n' %}"
+  + "{% else %}{{ '<start_of_turn>' + ('model' if m['role'] == 'assistant' else 'user') + '\\n' }}"
   + "{% if m['role'] == 'user' %}{{ ns.prefix }}{% set ns.prefix = '' %}{% endif %}"
-  + "{{ m['content'] | trim }}{{ '<end_of_turn>\n' }}{% endif %}{% endfor %}"
-  + "{% if add_generation_prompt %}{{ '<start_of_turn>model\n' }}{% endif %}";
+  + "{% if m['role'] == 'tool' %}{{ '<tool_response>\\n' + m['content'] + '\\n</tool_response>' }}"
+  + "{% elif m['role'] == 'assistant' and m['tool_calls'] %}{% for c in m['tool_calls'] %}"
+  + "{{ '<tool_call>\\n' + ({'name': c['function']['name'], 'arguments': c['function']['arguments']} | tojson) + '\\n</tool_call>\\n' }}{% endfor %}"
+  + "{% else %}{{ m['content'] | trim }}{% endif %}{{ '<end_of_turn>\\n' }}{% endif %}{% endfor %}"
+  + "{% if add_generation_prompt %}{{ '<start_of_turn>model\\n' }}{% endif %}";
 const LLAMA3 = "{{ bos_token }}{% for m in messages %}"
   + "{{ '<|start_header_id|>' + m['role'] + '<|end_header_id|>\n\n' + (m['content'] | trim) + '<|eot_id|>' }}{% endfor %}"
   + "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{% endif %}";
@@ -335,7 +347,11 @@ async function answer(body, signal) {
   if (signal?.aborted) throw new DOMException('cancelled', 'AbortError');
   const req = JSON.parse(body);
   const params = { messages: req.messages, stream: false, abortSignal: signal };
-  for (const k of ['temperature', 'top_p', 'max_tokens', 'seed', 'stop', 'presence_penalty', 'frequency_penalty']) {
+  // the task's tools go to the engine as to an endpoint: it offers them
+  // through the chat template (the file's own, or the Gemma turns above) and
+  // reads the calls back into `tool_calls`
+  for (const k of ['temperature', 'top_p', 'max_tokens', 'seed', 'stop', 'presence_penalty', 'frequency_penalty',
+    'tools', 'tool_choice', 'parallel_tool_calls']) {
     if (req[k] !== undefined && req[k] !== null) params[k] = req[k];
   }
   if (params.max_tokens === undefined) params.max_tokens = DEFAULT_MAX_TOKENS;

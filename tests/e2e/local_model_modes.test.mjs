@@ -11,7 +11,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startSite, launch, newPage, waitStatus, download, downloadBytes, readStoredZip, DEMO_DATASET } from './helpers.mjs';
+import {
+  startSite, launch, newPage, waitStatus, download, downloadBytes, readStoredZip, cli, tmpDir, DEMO_DATASET,
+} from './helpers.mjs';
 
 const MODEL = process.env.EVALPAGE_GGUF
   || path.join(os.homedir(), '.cache/evalpage/models/gemma-3-270m-q4_k_m.gguf');
@@ -98,6 +100,82 @@ test('task mode: the model file is a model of the list beside a mock model; noth
     assert.ok(speed.prompt_tokens_per_s > 0 && speed.decode_tokens_per_s > 0, `the engine's own speeds: ${JSON.stringify(speed)}`);
     const row = page.locator('[data-testid=usage-row]', { hasText: FILE });
     assert.match(await row.locator('[data-testid=usage-decode-speed]').textContent(), /^\d+\.\d$/);
+    assert.deepEqual(requests.away(), [], 'nothing leaves the page\'s origin');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    site.stop();
+  }
+});
+
+test('tools: the model file is offered the task\'s tools, answers with calls, and its calls get the CLI\'s verdict', { timeout: 900000 }, async () => {
+  // A BFCL entry with one function; the task asks for a call (tool_choice:
+  // required), so the engine's grammar makes the answer a call, whatever this
+  // small model would say. The file has no chat template: the page's Gemma
+  // turns offer the tools in Hermes' <tool_call> format and the engine reads
+  // the calls back into OpenAI's tool_calls.
+  const dir = tmpDir('evalpage-local-tools');
+  const data = path.join(dir, 'BFCL_v4_simple_python.json');
+  fs.writeFileSync(data, JSON.stringify({
+    id: 'simple_python_0',
+    question: [[{ role: 'user', content: 'What is the weather in Paris?' }]],
+    function: [{
+      name: 'get_weather',
+      description: 'The weather of a city.',
+      parameters: { type: 'dict', properties: { city: { type: 'string', description: 'The city.' } }, required: ['city'] },
+    }],
+    ground_truth: [{ get_weather: { city: ['Paris'] } }],
+  }) + '\n');
+  const yaml = ['name: bfcl', 'version: v1', 'prompt_template: bfcl', 'default_params:', '  temperature: 0', '  max_tokens: 40',
+    '  tool_choice: required', 'tools:', '  field: function', 'metrics:', '  - type: tool_call', '    name: tool_call', ''].join('\n');
+  const site = await startSite('/', { isolated: true });
+  const browser = await launch();
+  const errors = [];
+  try {
+    const page = await newPage(browser, errors);
+    const requests = watchRequests(page, new URL(site.url).origin);
+    await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
+    await page.waitForSelector('[data-testid=task-yaml]');
+    await page.selectOption('[data-testid=task-preset]', 'bfcl');
+    await page.fill('[data-testid=task-yaml]', yaml);
+    await page.setInputFiles('[data-testid=task-dataset-file]', data);
+    await page.click('[data-testid=local-model-summary]');
+    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+    await page.uncheck('[data-testid=model-toggle-mock-a]');
+    await page.uncheck('[data-testid=model-toggle-mock-b]');
+    await page.click('[data-testid=start]');
+    await waitStatus(page, 'done', 600000);
+    assert.equal(await page.textContent('[data-testid=progress]'), '1/1');
+
+    const zip = await downloadBytes(page, 'download-zip');
+    const files = new Map(readStoredZip(zip.bytes));
+    const [row] = files.get('results.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(row.status, 'ok', JSON.stringify(row));
+    assert.ok(Array.isArray(row.tool_calls) && row.tool_calls.length > 0 && row.tool_calls.every((c) => c.name === 'get_weather'),
+      `the answer is calls of get_weather: ${JSON.stringify(row)}`);
+    // the tools were in the prompt: far more tokens than the question alone (16)
+    const usage = JSON.parse(files.get('report.json')).report.usage.find((u) => u.model === FILE);
+    assert.ok(usage.prompt_tokens > 100, JSON.stringify(usage));
+    // the case view shows each call
+    await page.click('[data-testid=sample-row][data-sample="simple_python_0"]');
+    assert.match(await page.locator('[data-testid=sample-detail] [data-testid=cell-call]').first().textContent(), /get_weather/);
+    // the same answer through the CLI's `score` gets the same verdict
+    const page_verdict = JSON.parse(files.get('scores.jsonl').trim().split('\n')[0]);
+    const answers = path.join(dir, 'answers.jsonl');
+    fs.writeFileSync(answers, JSON.stringify({
+      id: 'simple_python_0',
+      response: {
+        role: 'assistant',
+        content: null,
+        tool_calls: row.tool_calls.map((c) => ({ type: 'function', function: { name: c.name, arguments: c.arguments } })),
+      },
+    }) + '\n');
+    const out = path.join(dir, 'out');
+    const scored = cli(['score', '--task', 'bfcl', '--dataset', data, '--responses', answers, '--out', out]);
+    assert.equal(scored.status, 0, scored.stderr);
+    const cli_verdict = JSON.parse(fs.readFileSync(path.join(out, 'scores.jsonl'), 'utf8').trim().split('\n')[0]);
+    assert.deepEqual([page_verdict.value, page_verdict.detail.error_type ?? null], [cli_verdict.value, cli_verdict.detail.error_type ?? null]);
     assert.deepEqual(requests.away(), [], 'nothing leaves the page\'s origin');
     assert.deepEqual(errors, []);
   } finally {
