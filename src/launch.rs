@@ -629,18 +629,34 @@ pub fn offer_buttons<M: ModeLaunch>(
 pub trait EndpointMode: ModeLaunch {
     /// The page's keys (by origin).
     fn shell(&self) -> &UseReducerHandle<crate::state::ShellState>;
+    /// The mode's endpoint form as it is.
+    fn form(&self) -> crate::state::keys::EndpointForm;
+    /// Changes the mode's endpoint form.
+    fn change(&self, action: crate::state::keys::FormAction);
     /// The URL as typed.
-    fn url(&self) -> String;
+    fn url(&self) -> String {
+        self.form().url
+    }
     /// The key field.
-    fn key(&self) -> crate::state::keys::Secret;
+    fn key(&self) -> crate::state::keys::Secret {
+        self.form().api_key
+    }
     /// The prompt of a run waiting for a click before its key is sent.
-    fn prompt(&self) -> Option<Rc<crate::state::keys::KeyPrompt>>;
+    fn prompt(&self) -> Option<Rc<crate::state::keys::KeyPrompt>> {
+        self.form().key_prompt
+    }
     /// Sets the URL.
-    fn set_url(&self, url: String);
+    fn set_url(&self, url: String) {
+        self.change(crate::state::keys::FormAction::SetUrl(url));
+    }
     /// Sets the key field.
-    fn set_key(&self, key: crate::state::keys::Secret);
+    fn set_key(&self, key: crate::state::keys::Secret) {
+        self.change(crate::state::keys::FormAction::SetKey(key));
+    }
     /// Shows (or clears) the prompt.
-    fn set_prompt(&self, prompt: Option<Rc<crate::state::keys::KeyPrompt>>);
+    fn set_prompt(&self, prompt: Option<Rc<crate::state::keys::KeyPrompt>>) {
+        self.change(crate::state::keys::FormAction::PromptKey(prompt));
+    }
 }
 
 /// The URL, key and prompt callbacks of an [`EndpointMode`]'s fields.

@@ -64,12 +64,12 @@ fn input_value(e: &Event) -> Option<String> {
 
 /// Where the next run's requests go, and whether a key goes with them.
 fn target_line(s: &DialogState) -> Option<Rc<TargetLine>> {
-    let base = s.url.trim();
+    let base = s.form.url.trim();
     if base.is_empty() {
         return None;
     }
     Some(Rc::new(TargetLine::Endpoint {
-        with_key: !s.api_key.is_empty(),
+        with_key: !s.form.api_key.is_empty(),
         target: url::target(base)?,
     }))
 }
@@ -228,15 +228,15 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                 if !s.by_file || s.judge == "endpoint" {
                     <label>{t("基础 URL（OpenAI 兼容；留空：页面内的对话模拟模型）",
                               "Base URL (OpenAI-compatible; empty: the dialog mock in the page)")}
-                        <input type="url" data-testid="dialog-url" value={s.url.clone()} disabled={running}
+                        <input type="url" data-testid="dialog-url" value={s.form.url.clone()} disabled={running}
                             placeholder="http://127.0.0.1:8091/v1" oninput={on_url} />
                     </label>
                     <label>{t("模型", "Model")}
                         <input type="text" data-testid="dialog-model" value={s.model.clone()} disabled={running}
                             oninput={typed(DialogAction::SetModel)} />
                     </label>
-                    <KeyField {lang} testid="dialog-key" value={s.api_key.get().to_string()} target={target_line(s)}
-                        disabled={running} {on_key} prompt={s.key_prompt.clone()} {on_confirm} {on_dismiss} />
+                    <KeyField {lang} testid="dialog-key" value={s.form.api_key.get().to_string()} target={target_line(s)}
+                        disabled={running} {on_key} prompt={s.form.key_prompt.clone()} {on_confirm} {on_dismiss} />
                 }
                 <label class="inline">{t("评审（M3/M4/M5） ", "Judge (M3/M4/M5) ")}
                     <select data-testid="dialog-judge" disabled={running} onchange={text(DialogAction::SetJudge)}>

@@ -14,7 +14,7 @@ use crate::launch::{
     endpoint_fields, endpoint_key, start_error, EndpointMode, Event, Fetching, ModeLaunch,
     Prepared, Slot,
 };
-use crate::state::keys::{KeyPrompt, Secret};
+use crate::state::keys::{EndpointForm, FormAction};
 use crate::state::local::{LocalModel, LocalModelInfo};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::settings::in_page;
@@ -49,7 +49,7 @@ pub struct DialogLaunch {
 
 /// The endpoint typed in the mode, checked: `None` for the dialog mock.
 fn endpoint(s: &DialogState, lang: Lang) -> Result<Option<OpenAiConfig>, String> {
-    let base = s.url.trim();
+    let base = s.form.url.trim();
     if base.is_empty() {
         return Ok(None);
     }
@@ -291,7 +291,7 @@ impl ModeLaunch for DialogLaunch {
         };
         let mut key_for = None;
         if let Some(cfg) = endpoint.as_mut() {
-            let bound = endpoint_key::bound(&self.shell, &cfg.base_url, &s.api_key).map_err(|_| {
+            let bound = endpoint_key::bound(&self.shell, &cfg.base_url, &s.form.api_key).map_err(|_| {
                 lang.pick(
                     "密钥框中的密钥不是为该端点的源保存的，请重新输入",
                     "The key in the field is not the one saved for this endpoint's origin: type it again",
@@ -321,7 +321,7 @@ impl ModeLaunch for DialogLaunch {
             total: s.playable(),
             inputs: StoredInputs::of(&s.inputs()),
             shown: format!("{} · {}", s.dataset_name, s.model_shown()),
-            origins: url::origin(&s.url).into_iter().collect(),
+            origins: url::origin(&s.form.url).into_iter().collect(),
         };
         let started_ms = cfg.run.started_at_ms;
         let spec = s.limits.start_spec(&cfg.model_name, s.judge == "endpoint");
@@ -375,22 +375,10 @@ impl EndpointMode for DialogLaunch {
     fn shell(&self) -> &UseReducerHandle<ShellState> {
         &self.shell
     }
-    fn url(&self) -> String {
-        self.state.url.clone()
+    fn form(&self) -> EndpointForm {
+        self.state.form.clone()
     }
-    fn key(&self) -> Secret {
-        self.state.api_key.clone()
-    }
-    fn prompt(&self) -> Option<Rc<KeyPrompt>> {
-        self.state.key_prompt.clone()
-    }
-    fn set_url(&self, url: String) {
-        self.state.dispatch(DialogAction::SetUrl(url));
-    }
-    fn set_key(&self, key: Secret) {
-        self.state.dispatch(DialogAction::SetKey(key));
-    }
-    fn set_prompt(&self, prompt: Option<Rc<KeyPrompt>>) {
-        self.state.dispatch(DialogAction::PromptKey(prompt));
+    fn change(&self, action: FormAction) {
+        self.state.dispatch(DialogAction::Form(action));
     }
 }

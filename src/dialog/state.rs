@@ -5,7 +5,7 @@
 //! is `dialog::run`; scoring a trace is the core's `score_trace`,
 //! with the times passed in.
 
-use crate::state::keys::{KeyPrompt, Secret};
+use crate::state::keys::{EndpointForm, FormAction, Secret};
 use crate::state::limits::Limits;
 use crate::state::local::{LocalModel, LocalModelInfo};
 use crate::state::stored::{DialogInputs, StoredBytes, StoredFile};
@@ -142,8 +142,9 @@ pub struct DialogState {
     pub dataset_bytes: Rc<[u8]>,
     /// A trace to score, if one was picked.
     pub trace: Option<TraceFile>,
-    /// Endpoint base URL (empty: the dialog mock in the page).
-    pub url: String,
+    /// The endpoint's URL (empty: the dialog mock in the page) and key, and
+    /// a run's prompt before its key is sent.
+    pub form: EndpointForm,
     /// Model name sent to the endpoint.
     pub model: String,
     /// Dialogs in progress at most (`workers_dialog`).
@@ -159,10 +160,6 @@ pub struct DialogState {
     pub m1_from_conversation: bool,
     /// The answer policy, the model's price and the cost cap.
     pub limits: Limits,
-    /// The API key of the URL's origin (`keys`: typed for it, or saved for it).
-    pub api_key: Secret,
-    /// A run waiting for a click before its key is sent.
-    pub key_prompt: Option<Rc<KeyPrompt>>,
     /// Why the run or the scoring could not start.
     pub error: Option<Rc<str>>,
     /// Start was pressed while the model file loads: the run waits for it.
@@ -188,15 +185,13 @@ impl Default for DialogState {
             )),
             dataset_bytes: Rc::from(demo::DIALOG_DATASET.as_bytes()),
             trace: None,
-            url: String::new(),
+            form: EndpointForm::default(),
             model: String::new(),
             concurrency: 4,
             max_tokens: None,
             judge: "none".into(),
             m1_from_conversation: false,
             limits: Limits::default(),
-            api_key: Secret::default(),
-            key_prompt: None,
             error: None,
             waiting: false,
             snapshot: None,
@@ -215,7 +210,7 @@ impl DialogState {
                 name: self.dataset_name.clone(),
                 content: StoredBytes::of(&self.dataset_bytes),
             },
-            url: self.url.clone(),
+            url: self.form.url.clone(),
             model: self.model.clone(),
             judge: self.judge.clone(),
             concurrency: self.concurrency,
@@ -293,8 +288,8 @@ pub enum DialogAction {
     LoadDialogs(String, Rc<[u8]>),
     /// A dialog trace was read.
     LoadTrace(String, Rc<[u8]>),
-    /// The endpoint base URL.
-    SetUrl(String),
+    /// A change of the endpoint form (URL, key, prompt).
+    Form(FormAction),
     /// The model name.
     SetModel(String),
     /// `workers_dialog`.
@@ -307,10 +302,6 @@ pub enum DialogAction {
     SetM1FromConversation(bool),
     /// The answer policy, the price and the cap.
     SetLimits(Limits),
-    /// The key field (the URL's origin's key).
-    SetKey(Secret),
-    /// A run waits for a click before its key is sent (or no longer).
-    PromptKey(Option<Rc<KeyPrompt>>),
     /// A stored run's inputs (resumed after a reload).
     Restore(Box<DialogInputs>, Secret),
     /// A run started.
@@ -349,7 +340,7 @@ impl Reducible for DialogState {
                 s.trace = Some(TraceFile { name, bytes });
                 s.error = None;
             }
-            DialogAction::SetUrl(u) => s.url = u,
+            DialogAction::Form(a) => s.form.apply(a),
             DialogAction::SetByFile(on) => s.by_file = on,
             DialogAction::SetLocal(l) => s.local = l,
             DialogAction::SetModel(m) => s.model = m,
@@ -358,17 +349,12 @@ impl Reducible for DialogState {
             DialogAction::SetJudge(j) => s.judge = j,
             DialogAction::SetM1FromConversation(on) => s.m1_from_conversation = on,
             DialogAction::SetLimits(l) => s.limits = l,
-            DialogAction::SetKey(k) => {
-                s.api_key = k;
-                s.key_prompt = None;
-            }
-            DialogAction::PromptKey(p) => s.key_prompt = p,
             DialogAction::Restore(i, key) => {
                 let bytes = i.dialogs.content.bytes();
                 s.set = Rc::new(parse_dialogs(&i.dialogs.name, bytes));
                 s.dataset_bytes = Rc::from(bytes);
                 s.dataset_name = i.dialogs.name;
-                s.url = i.url;
+                s.form.url = i.url;
                 s.model = i.model;
                 s.judge = i.judge;
                 s.m1_from_conversation = i.m1_from_conversation;
@@ -376,13 +362,13 @@ impl Reducible for DialogState {
                 s.limits = i.limits;
                 s.concurrency = i.concurrency.clamp(1, 64);
                 s.max_tokens = i.max_tokens;
-                s.api_key = key;
+                s.form.api_key = key;
                 s.snapshot = None;
                 s.results = None;
                 s.error = None;
             }
             DialogAction::Started => {
-                s.key_prompt = None;
+                s.form.key_prompt = None;
                 s.error = None;
                 s.snapshot = None;
                 s.results = None;

@@ -11,7 +11,7 @@ use crate::launch::{
 };
 use crate::retrieval::run::{RetrievalFiles, RetrievalView};
 use crate::retrieval::state::{RetrievalAction, RetrievalState};
-use crate::state::keys::{KeyPrompt, Secret};
+use crate::state::keys::{EndpointForm, FormAction};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::stored::{RetrievalInputs, StoredInputs, StoredRun};
 use crate::state::{Mode, ShellState};
@@ -108,7 +108,7 @@ impl ModeLaunch for RetrievalLaunch {
                 )
                 .to_string());
         }
-        let url = s.url.trim();
+        let url = s.form.url.trim();
         let demo = url.is_empty();
         let (target, backend) = if demo {
             ("demo-retriever", "mock")
@@ -119,7 +119,7 @@ impl ModeLaunch for RetrievalLaunch {
         let key = if demo {
             None
         } else {
-            endpoint_key::bound(&self.shell, url, &s.api_key).map_err(|_| {
+            endpoint_key::bound(&self.shell, url, &s.form.api_key).map_err(|_| {
                 lang.pick(
                     "密钥框中的密钥不是为该端点的源保存的，请重新输入",
                     "The key in the field is not the one saved for this endpoint's origin: type it again",
@@ -137,7 +137,7 @@ impl ModeLaunch for RetrievalLaunch {
             total: s.cases.len(),
             inputs: StoredInputs::of(&s.inputs()),
             shown: s.dataset_name.clone(),
-            origins: url::origin(&s.url).into_iter().collect(),
+            origins: url::origin(&s.form.url).into_iter().collect(),
         };
         let started_ms = cfg.run.started_at_ms;
         // A retrieval service is not priced: only the answer policy applies.
@@ -200,22 +200,10 @@ impl EndpointMode for RetrievalLaunch {
     fn shell(&self) -> &UseReducerHandle<ShellState> {
         &self.shell
     }
-    fn url(&self) -> String {
-        self.state.url.clone()
+    fn form(&self) -> EndpointForm {
+        self.state.form.clone()
     }
-    fn key(&self) -> Secret {
-        self.state.api_key.clone()
-    }
-    fn prompt(&self) -> Option<Rc<KeyPrompt>> {
-        self.state.key_prompt.clone()
-    }
-    fn set_url(&self, url: String) {
-        self.state.dispatch(RetrievalAction::SetUrl(url));
-    }
-    fn set_key(&self, key: Secret) {
-        self.state.dispatch(RetrievalAction::SetKey(key));
-    }
-    fn set_prompt(&self, prompt: Option<Rc<KeyPrompt>>) {
-        self.state.dispatch(RetrievalAction::PromptKey(prompt));
+    fn change(&self, action: FormAction) {
+        self.state.dispatch(RetrievalAction::Form(action));
     }
 }

@@ -54,12 +54,12 @@ pub fn use_retrieval(
 
 /// Where the next run's requests go, and whether a key goes with them.
 fn target_line(s: &RetrievalState) -> Option<Rc<TargetLine>> {
-    let url = s.url.trim();
+    let url = s.form.url.trim();
     if url.is_empty() {
         return None;
     }
     Some(Rc::new(TargetLine::Endpoint {
-        with_key: !s.api_key.is_empty(),
+        with_key: !s.form.api_key.is_empty(),
         target: effects::url::target(url)?,
     }))
 }
@@ -162,11 +162,11 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
             <section class="panel" data-testid="retrieval-endpoint-panel">
                 <h2>{t("检索端点", "Retrieval endpoint")}</h2>
                 <label>{t("URL（留空：页面内的演示检索器）", "URL (empty: the demo retriever in the page)")}
-                    <input type="url" data-testid="retrieval-url" value={s.url.clone()} disabled={running}
+                    <input type="url" data-testid="retrieval-url" value={s.form.url.clone()} disabled={running}
                         placeholder="http://127.0.0.1:8091/v1/retrieve" oninput={on_url} />
                 </label>
-                <KeyField {lang} testid="retrieval-key" value={s.api_key.get().to_string()} target={target_line(s)}
-                    disabled={running} {on_key} prompt={s.key_prompt.clone()} {on_confirm} {on_dismiss} />
+                <KeyField {lang} testid="retrieval-key" value={s.form.api_key.get().to_string()} target={target_line(s)}
+                    disabled={running} {on_key} prompt={s.form.key_prompt.clone()} {on_confirm} {on_dismiss} />
                 <label>{t("请求体模板（JSON；字符串用 |tojson）", "Request body template (JSON; strings need |tojson)")}
                     <textarea data-testid="retrieval-body" rows="2" disabled={running}
                         value={s.body.clone()} oninput={dispatch(RetrievalAction::SetBody)} />

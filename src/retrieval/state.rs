@@ -3,7 +3,7 @@
 //! and concurrency, and the run's snapshot and files. Pure: the run itself
 //! is `retrieval::run`.
 
-use crate::state::keys::{KeyPrompt, Secret};
+use crate::state::keys::{EndpointForm, FormAction, Secret};
 use crate::state::limits::Limits;
 use crate::state::stored::{RetrievalInputs, StoredBytes, StoredFile};
 use crate::state::{RunFiles, RunProgress, RunStatus};
@@ -59,8 +59,9 @@ pub struct RetrievalState {
     pub cases: Rc<Vec<RetrievalCase>>,
     /// Skipped lines.
     pub line_errors: Rc<Vec<LineError>>,
-    /// Endpoint URL (empty: the demo retriever in the page).
-    pub url: String,
+    /// The endpoint's URL (empty: the demo retriever in the page) and key,
+    /// and a run's prompt before its key is sent.
+    pub form: EndpointForm,
     /// Request body template.
     pub body: String,
     /// Path of the ranked list in the answer.
@@ -71,10 +72,6 @@ pub struct RetrievalState {
     pub concurrency: usize,
     /// The answer policy (a retrieval service is not priced: no cap).
     pub limits: Limits,
-    /// The API key of the URL's origin (`keys`: typed for it, or saved for it).
-    pub api_key: Secret,
-    /// A run waiting for a click before its key is sent.
-    pub key_prompt: Option<Rc<KeyPrompt>>,
     /// Why the run could not start.
     pub error: Option<Rc<str>>,
     /// The run, once started.
@@ -90,14 +87,12 @@ impl Default for RetrievalState {
             dataset_bytes: Rc::from(&[][..]),
             cases: Rc::default(),
             line_errors: Rc::default(),
-            url: String::new(),
+            form: EndpointForm::default(),
             body: DEFAULT_BODY.to_string(),
             path: DEFAULT_PATH.to_string(),
             k: 5,
             concurrency: 4,
             limits: Limits::default(),
-            api_key: Secret::default(),
-            key_prompt: None,
             error: None,
             snapshot: None,
             artifacts: None,
@@ -126,7 +121,7 @@ impl RetrievalState {
                 name: self.dataset_name.clone(),
                 content: StoredBytes::of(&self.dataset_bytes),
             },
-            url: self.url.clone(),
+            url: self.form.url.clone(),
             body: self.body.clone(),
             path: self.path.clone(),
             k: self.k,
@@ -148,8 +143,8 @@ impl RetrievalState {
 pub enum RetrievalAction {
     /// A cases file was read.
     Load(String, Rc<[u8]>),
-    /// The endpoint URL.
-    SetUrl(String),
+    /// A change of the endpoint form (URL, key, prompt).
+    Form(FormAction),
     /// The body template.
     SetBody(String),
     /// The list path.
@@ -160,10 +155,6 @@ pub enum RetrievalAction {
     SetConcurrency(usize),
     /// The answer policy.
     SetLimits(Limits),
-    /// The key field (the URL's origin's key).
-    SetKey(Secret),
-    /// A run waits for a click before its key is sent (or no longer).
-    PromptKey(Option<Rc<KeyPrompt>>),
     /// A stored run's inputs (resumed after a reload).
     Restore(Box<RetrievalInputs>, Secret),
     /// A run started.
@@ -188,29 +179,24 @@ impl Reducible for RetrievalState {
                 s.artifacts = None;
                 s.error = None;
             }
-            RetrievalAction::SetUrl(u) => s.url = u,
+            RetrievalAction::Form(a) => s.form.apply(a),
             RetrievalAction::SetBody(b) => s.body = b,
             RetrievalAction::SetPath(p) => s.path = p,
             RetrievalAction::SetK(k) => s.k = k.max(1),
             RetrievalAction::SetConcurrency(c) => s.concurrency = c.clamp(1, 64),
             RetrievalAction::SetLimits(l) => s.limits = l,
-            RetrievalAction::SetKey(k) => {
-                s.api_key = k;
-                s.key_prompt = None;
-            }
-            RetrievalAction::PromptKey(p) => s.key_prompt = p,
             RetrievalAction::Restore(i, key) => {
                 s.load(&i.cases.name, i.cases.content.bytes());
-                s.url = i.url;
+                s.form.url = i.url;
                 s.body = i.body;
                 s.path = i.path;
                 s.k = i.k.max(1);
                 s.concurrency = i.concurrency.clamp(1, 64);
                 s.limits = i.limits;
-                s.api_key = key;
+                s.form.api_key = key;
             }
             RetrievalAction::Started => {
-                s.key_prompt = None;
+                s.form.key_prompt = None;
                 s.error = None;
                 s.snapshot = None;
                 s.artifacts = None;

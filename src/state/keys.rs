@@ -9,6 +9,7 @@
 use super::{ModelSettings, Provider};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::rc::Rc;
 
 /// Saved keys by origin. `Debug` prints the origins only.
 #[derive(Clone, Default, PartialEq)]
@@ -179,6 +180,45 @@ pub struct KeyPrompt {
     pub origin: String,
     /// The key would go over plain `http://` to a host that is not loopback.
     pub plain_http_remote: bool,
+}
+
+/// The one-endpoint form of a mode whose requests go to one URL (retrieval,
+/// dialogs): the URL as typed, the key field of its origin, and the prompt of
+/// a run waiting for a click before that key is sent. Each such mode keeps
+/// one, changed by [`FormAction`]s only.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EndpointForm {
+    /// The URL as typed.
+    pub url: String,
+    /// The API key of the URL's origin (typed for it, or saved for it).
+    pub api_key: Secret,
+    /// A run waiting for a click before its key is sent.
+    pub key_prompt: Option<Rc<KeyPrompt>>,
+}
+
+/// A change of an [`EndpointForm`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum FormAction {
+    /// The URL typed.
+    SetUrl(String),
+    /// The key typed (or the one of the URL's origin); clears the prompt.
+    SetKey(Secret),
+    /// Shows or clears the prompt.
+    PromptKey(Option<Rc<KeyPrompt>>),
+}
+
+impl EndpointForm {
+    /// The form after `action`.
+    pub fn apply(&mut self, action: FormAction) {
+        match action {
+            FormAction::SetUrl(u) => self.url = u,
+            FormAction::SetKey(k) => {
+                self.api_key = k;
+                self.key_prompt = None;
+            }
+            FormAction::PromptKey(p) => self.key_prompt = p,
+        }
+    }
 }
 
 /// What the origins confirmed in this page load allow.
