@@ -6,7 +6,7 @@
 
 use super::judges;
 use crate::dialog::run::DialogView;
-use crate::dialog::state::{DialogAction, DialogState};
+use crate::dialog::state::{DialogAction, DialogInputs, DialogState};
 use crate::effects::entropy;
 use crate::effects::runner::Update;
 use crate::effects::{now_ms, url};
@@ -18,7 +18,7 @@ use crate::state::keys::{EndpointForm, FormAction};
 use crate::state::local::{LocalModel, LocalModelInfo};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::settings::in_page;
-use crate::state::stored::{DialogInputs, StoredInputs, StoredRun};
+use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::{Mode, ModelCall, ShellState};
 use evalpage_core::dialog::{
     DialogJudge, DialogKind, DialogRunConfig, ScoreOptions, MOCK_MODEL_NAME,

@@ -8,13 +8,15 @@
 use crate::state::keys::{EndpointForm, FormAction, Secret};
 use crate::state::limits::Limits;
 use crate::state::local::{LocalModel, LocalModelInfo};
-use crate::state::stored::{DialogInputs, StoredBytes, StoredFile};
+use crate::state::shell::Mode;
+use crate::state::stored::{ModeInputs, StoredBytes, StoredFile};
 use crate::state::{RunProgress, RunStatus};
 use evalpage_core::dialog::{parse_dialogs, score_trace, DialogSet, OfflineRun};
 use evalpage_core::dialog::{
     render, Artifacts, DialogTrace, Judgements, MetricsSummary, ScoreOptions, TurnEval,
 };
 use evalpage_core::{demo, LineError};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::rc::Rc;
 use yew::Reducible;
@@ -393,6 +395,42 @@ impl Reducible for DialogState {
         }
         Rc::new(s)
     }
+}
+
+/// The inputs of a dialog run (never a key).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DialogInputs {
+    /// The dialogs file.
+    pub dialogs: StoredFile,
+    /// Endpoint base URL (empty: the dialog mock).
+    pub url: String,
+    /// Model name.
+    pub model: String,
+    /// The judge choice (`none`, `mock`, `endpoint`).
+    pub judge: String,
+    /// Dialogs in progress at most.
+    pub concurrency: usize,
+    /// The most tokens of each answer (the model's, and the judge's when it
+    /// is the endpoint or the file): none, the model's own bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// M1 from the conversation sent (no recall trace).
+    #[serde(default)]
+    pub m1_from_conversation: bool,
+    /// The answer policy, the price and the cap.
+    #[serde(default)]
+    pub limits: crate::state::limits::Limits,
+    /// The turns are answered by the model file on this device.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_file: bool,
+    /// The model file the run asks (to answer the turns, or as the judge):
+    /// a resume runs only with the very same file (by SHA-256).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_model: Option<crate::state::local::LocalRef>,
+}
+
+impl ModeInputs for DialogInputs {
+    const MODE: Mode = Mode::Dialog;
 }
 
 #[cfg(test)]

@@ -6,11 +6,11 @@
 use crate::effects::{entropy, now_ms, storage, url};
 use crate::launch::{start_error, start_fresh, Event, ModeLaunch, Prepared, Slot};
 use crate::rag::run::RagView;
-use crate::rag::state::{LoadedDataset, RagAction, RagState};
+use crate::rag::state::{LoadedDataset, RagAction, RagInputs, RagState};
 use crate::state::keys::{self, KeyRing};
 use crate::state::local::LocalModelInfo;
 use crate::state::resume::{Offers, Takeover};
-use crate::state::stored::{RagInputs, StoredInputs, StoredRun};
+use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::{Mode, ModelCall, ModelSettings, Provider, ShellAction, ShellState};
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::rag;

@@ -3,9 +3,12 @@
 //! `rag::launch`.
 
 use crate::state::keys::KeyPrompt;
+use crate::state::shell::Mode;
+use crate::state::stored::ModeInputs;
 use crate::state::{ModelSettings, RunProgress, RunStatus};
 use evalpage_core::rag::{CaseResult, RagCase, RagDataset};
 use evalpage_core::report::{EvaluationResult, RunMetrics};
+use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -201,9 +204,95 @@ impl Reducible for RagState {
     }
 }
 
+/// The inputs of a RAG check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RagInputs {
+    /// Dataset text, to rebuild the cases on resume.
+    pub dataset_text: String,
+    /// Settings of the run (never the key).
+    pub settings: ModelSettings,
+    /// The model file on this device the run asks, when it asks one: a
+    /// resume runs only with the very same file (by SHA-256).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_model: Option<crate::state::local::LocalRef>,
+}
+
+impl ModeInputs for RagInputs {
+    const MODE: Mode = Mode::Rag;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Another mode's inputs, for the test that a record reads as its own mode only.
+    #[derive(Serialize, Deserialize)]
+    struct OtherMode {}
+
+    impl ModeInputs for OtherMode {
+        const MODE: Mode = Mode::Dialog;
+    }
+
+    fn stored_rag() -> crate::state::stored::StoredRun {
+        crate::state::stored::StoredRun {
+            run_id: "r".into(),
+            started_at_ms: 1,
+            status: "running".into(),
+            dataset_name: "d.jsonl".into(),
+            lang: "en".into(),
+            total: 3,
+            inputs: crate::state::stored::StoredInputs::of(&RagInputs {
+                dataset_text: "{}".into(),
+                settings: ModelSettings {
+                    api_key: "sk-never-stored".into(),
+                    ..ModelSettings::default()
+                },
+                local_model: None,
+            }),
+            shown: "d.jsonl".into(),
+            origins: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn one_record_shape_for_every_mode_tagged_by_mode_and_without_the_key() {
+        use crate::state::stored::StoredRun;
+        let json = serde_json::to_string(&stored_rag()).expect("json");
+        assert!(json.contains(r#""mode":"rag""#), "{json}");
+        assert!(!json.contains("sk-never-stored"));
+        let back: StoredRun = serde_json::from_str(&json).expect("parses");
+        assert_eq!(back.mode(), Some(Mode::Rag));
+        assert_eq!(back.run_id, "r");
+        let inputs = back.inputs.read::<RagInputs>().expect("the RAG inputs");
+        assert_eq!(inputs.dataset_text, "{}");
+        assert!(
+            back.inputs.read::<OtherMode>().is_none(),
+            "another mode's record"
+        );
+    }
+
+    #[test]
+    fn a_record_written_before_the_offer_fields_still_reads() {
+        use crate::state::stored::StoredRun;
+        let mut v = serde_json::to_value(stored_rag()).expect("json");
+        let o = v.as_object_mut().expect("an object");
+        o.remove("shown");
+        o.remove("origins");
+        let back: StoredRun = serde_json::from_value(v).expect("parses");
+        assert_eq!(back.mode(), Some(Mode::Rag));
+        assert!(back.shown.is_empty() && back.origins.is_empty());
+        assert!(back.inputs.read::<RagInputs>().is_some());
+    }
+
+    #[test]
+    fn a_record_of_an_unknown_mode_names_none() {
+        use crate::state::stored::StoredRun;
+        let v = serde_json::json!({"run_id": "x", "started_at_ms": 1, "status": "running",
+            "dataset_name": "d", "lang": "en", "total": 1, "inputs": {"mode": "gguf"}});
+        let back: StoredRun = serde_json::from_value(v).expect("parses");
+        assert_eq!(back.mode(), None);
+        assert!(back.inputs.read::<RagInputs>().is_none());
+    }
 
     #[test]
     fn start_error_shows_as_failed_and_a_start_clears_it() {

@@ -10,10 +10,10 @@ use crate::launch::{
     endpoint_fields, endpoint_key, start_error, EndpointMode, Event, ModeLaunch, Prepared, Slot,
 };
 use crate::retrieval::run::{RetrievalFiles, RetrievalView};
-use crate::retrieval::state::{RetrievalAction, RetrievalState};
+use crate::retrieval::state::{RetrievalAction, RetrievalInputs, RetrievalState};
 use crate::state::keys::{EndpointForm, FormAction};
 use crate::state::resume::{Offers, Takeover};
-use crate::state::stored::{RetrievalInputs, StoredInputs, StoredRun};
+use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::{Mode, ShellState};
 use evalpage_core::events::{self, ReadLog};
 use evalpage_core::retrieval::{RetrievalEndpoint, RetrievalKind, RetrievalRunConfig};

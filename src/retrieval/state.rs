@@ -5,12 +5,14 @@
 
 use crate::state::keys::{EndpointForm, FormAction, Secret};
 use crate::state::limits::Limits;
-use crate::state::stored::{RetrievalInputs, StoredBytes, StoredFile};
+use crate::state::shell::Mode;
+use crate::state::stored::{ModeInputs, StoredBytes, StoredFile};
 use crate::state::{RunFiles, RunProgress, RunStatus};
 use evalpage_core::retrieval::{
     bucket_means, parse_cases, RetrievalCase, Row, DEFAULT_BODY, DEFAULT_PATH, METRICS,
 };
 use evalpage_core::{demo, LineError};
+use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -210,4 +212,28 @@ impl Reducible for RetrievalState {
         }
         Rc::new(s)
     }
+}
+
+/// The inputs of a retrieval evaluation (never a key).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RetrievalInputs {
+    /// The cases file.
+    pub cases: StoredFile,
+    /// Endpoint URL (empty: the demo retriever).
+    pub url: String,
+    /// Request body template.
+    pub body: String,
+    /// Path of the ranked list in the answer.
+    pub path: String,
+    /// The cut-off.
+    pub k: usize,
+    /// Requests in flight at most.
+    pub concurrency: usize,
+    /// The answer policy.
+    #[serde(default)]
+    pub limits: crate::state::limits::Limits,
+}
+
+impl ModeInputs for RetrievalInputs {
+    const MODE: Mode = Mode::Retrieval;
 }

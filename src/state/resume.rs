@@ -146,7 +146,8 @@ impl Reducible for Offers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::stored::{RagInputs, StoredInputs};
+    use crate::rag::state::RagInputs;
+    use crate::state::stored::StoredInputs;
     use crate::state::ModelSettings;
     use crate::task::state::TaskState;
 

@@ -1,16 +1,13 @@
 //! What is kept of a run in this browser's IndexedDB so that it can be
-//! resumed after a reload: one record shape for both modes, its identity and
-//! progress, and the inputs of its mode (the RAG check's dataset text and
-//! settings; a task run's task and template YAML, dataset and
-//! `metadata.json` files, registry text, chosen models and scheduling).
-//! Never an API key: `ModelSettings` does not serialize it and task keys live
-//! only in `TaskState::keys`, which has no `Serialize`. Pure data; the effects
-//! that read and write it are `effects::idb` and `effects::runner`.
+//! resumed after a reload: one record shape for every mode, its identity and
+//! progress, and the inputs of its mode, tagged by the mode. Each mode owns
+//! its inputs' type ([`ModeInputs`]: `rag::state::RagInputs`,
+//! `task::state::stored::TaskInputs`, `retrieval::state::RetrievalInputs`,
+//! `dialog::state::DialogInputs`); this file knows none of them. Never an API
+//! key. Pure data; the effects that read and write it are `effects::idb` and
+//! `effects::runner`.
 
-use super::settings::ModelSettings;
 use super::shell::Mode;
-use crate::task::state::models::TaskRunSettings;
-use evalpage_core::task::ModelEntry;
 use serde::{Deserialize, Serialize};
 
 /// A run as kept in IndexedDB (the `runs` store, keyed by run id).
@@ -87,115 +84,6 @@ impl StoredInputs {
     }
 }
 
-impl ModeInputs for RagInputs {
-    const MODE: Mode = Mode::Rag;
-}
-
-impl ModeInputs for TaskInputs {
-    const MODE: Mode = Mode::Task;
-}
-
-impl ModeInputs for RetrievalInputs {
-    const MODE: Mode = Mode::Retrieval;
-}
-
-impl ModeInputs for DialogInputs {
-    const MODE: Mode = Mode::Dialog;
-}
-
-/// The inputs of a retrieval evaluation (never a key).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RetrievalInputs {
-    /// The cases file.
-    pub cases: StoredFile,
-    /// Endpoint URL (empty: the demo retriever).
-    pub url: String,
-    /// Request body template.
-    pub body: String,
-    /// Path of the ranked list in the answer.
-    pub path: String,
-    /// The cut-off.
-    pub k: usize,
-    /// Requests in flight at most.
-    pub concurrency: usize,
-    /// The answer policy.
-    #[serde(default)]
-    pub limits: super::limits::Limits,
-}
-
-/// The inputs of a dialog run (never a key).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DialogInputs {
-    /// The dialogs file.
-    pub dialogs: StoredFile,
-    /// Endpoint base URL (empty: the dialog mock).
-    pub url: String,
-    /// Model name.
-    pub model: String,
-    /// The judge choice (`none`, `mock`, `endpoint`).
-    pub judge: String,
-    /// Dialogs in progress at most.
-    pub concurrency: usize,
-    /// The most tokens of each answer (the model's, and the judge's when it
-    /// is the endpoint or the file): none, the model's own bound.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_tokens: Option<u32>,
-    /// M1 from the conversation sent (no recall trace).
-    #[serde(default)]
-    pub m1_from_conversation: bool,
-    /// The answer policy, the price and the cap.
-    #[serde(default)]
-    pub limits: super::limits::Limits,
-    /// The turns are answered by the model file on this device.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub by_file: bool,
-    /// The model file the run asks (to answer the turns, or as the judge):
-    /// a resume runs only with the very same file (by SHA-256).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub local_model: Option<crate::state::local::LocalRef>,
-}
-
-/// The inputs of a RAG check.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RagInputs {
-    /// Dataset text, to rebuild the cases on resume.
-    pub dataset_text: String,
-    /// Settings of the run (never the key).
-    pub settings: ModelSettings,
-    /// The model file on this device the run asks, when it asks one: a
-    /// resume runs only with the very same file (by SHA-256).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub local_model: Option<crate::state::local::LocalRef>,
-}
-
-/// The inputs of a task run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TaskInputs {
-    /// Task and template.
-    pub task: StoredTask,
-    /// The loaded dataset file; `None` for the built-in demo of the task's format.
-    pub dataset: Option<StoredFile>,
-    /// The `metadata.json`, if one was loaded.
-    pub metadata: Option<StoredFile>,
-    /// The registry text and its file name (empty when none was given).
-    pub registry: StoredFile,
-    /// The ticked models, in run order.
-    pub models: Vec<StoredModel>,
-    /// Scheduling.
-    pub settings: TaskRunSettings,
-    /// The judge of `llm_judge` metrics (`mock` or a model of the list).
-    #[serde(default)]
-    pub judge: Option<String>,
-}
-
-impl TaskInputs {
-    /// Names of the models, comma-separated.
-    pub fn model_names(&self) -> String {
-        let names: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
-        names.join(", ")
-    }
-}
-
 /// A file's content: text when it is UTF-8 (the usual case, compact in
 /// storage), else its bytes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -234,43 +122,6 @@ pub struct StoredFile {
     pub content: StoredBytes,
 }
 
-/// The task as edited.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StoredTask {
-    /// The task's `name` (for the resume offer).
-    pub name: String,
-    /// The preset it came from, if it was not loaded from a file.
-    pub preset: Option<String>,
-    /// File name of the task text.
-    pub file: String,
-    /// The task YAML.
-    pub text: String,
-    /// File name of the template text.
-    pub template_file: String,
-    /// The template YAML (empty for a built-in template).
-    pub template_text: String,
-}
-
-/// One model of a task run: its name and, for an endpoint model, its
-/// registry entry (which names the key's variable, never the key).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StoredModel {
-    /// Name in reports.
-    pub name: String,
-    /// The registry entry; `None` for a built-in mock model.
-    pub entry: Option<ModelEntry>,
-    /// For a model added with the endpoint form: the origin of its base URL.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub endpoint_origin: Option<String>,
-    /// A key was sent to it (never the key itself): resuming asks for it again.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub keyed: bool,
-    /// For the model file on this device: which file (resuming asks for it
-    /// and refuses another).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub local: Option<crate::state::local::LocalRef>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,63 +134,5 @@ mod tests {
         let json = serde_json::to_string(&odd).expect("json");
         let back: StoredBytes = serde_json::from_str(&json).expect("parses");
         assert_eq!(back, odd);
-    }
-
-    fn rag() -> StoredRun {
-        StoredRun {
-            run_id: "r".into(),
-            started_at_ms: 1,
-            status: "running".into(),
-            dataset_name: "d.jsonl".into(),
-            lang: "en".into(),
-            total: 3,
-            inputs: StoredInputs::of(&RagInputs {
-                dataset_text: "{}".into(),
-                settings: ModelSettings {
-                    api_key: "sk-never-stored".into(),
-                    ..ModelSettings::default()
-                },
-                local_model: None,
-            }),
-            shown: "d.jsonl".into(),
-            origins: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn one_record_shape_for_every_mode_tagged_by_mode_and_without_the_key() {
-        let json = serde_json::to_string(&rag()).expect("json");
-        assert!(json.contains(r#""mode":"rag""#), "{json}");
-        assert!(!json.contains("sk-never-stored"));
-        let back: StoredRun = serde_json::from_str(&json).expect("parses");
-        assert_eq!(back.mode(), Some(Mode::Rag));
-        assert_eq!(back.run_id, "r");
-        let inputs = back.inputs.read::<RagInputs>().expect("the RAG inputs");
-        assert_eq!(inputs.dataset_text, "{}");
-        assert!(
-            back.inputs.read::<DialogInputs>().is_none(),
-            "another mode's record"
-        );
-    }
-
-    #[test]
-    fn a_record_written_before_the_offer_fields_still_reads() {
-        let mut v = serde_json::to_value(rag()).expect("json");
-        let o = v.as_object_mut().expect("an object");
-        o.remove("shown");
-        o.remove("origins");
-        let back: StoredRun = serde_json::from_value(v).expect("parses");
-        assert_eq!(back.mode(), Some(Mode::Rag));
-        assert!(back.shown.is_empty() && back.origins.is_empty());
-        assert!(back.inputs.read::<RagInputs>().is_some());
-    }
-
-    #[test]
-    fn a_record_of_an_unknown_mode_names_none() {
-        let v = serde_json::json!({"run_id": "x", "started_at_ms": 1, "status": "running",
-            "dataset_name": "d", "lang": "en", "total": 1, "inputs": {"mode": "gguf"}});
-        let back: StoredRun = serde_json::from_value(v).expect("parses");
-        assert_eq!(back.mode(), None);
-        assert!(back.inputs.read::<RagInputs>().is_none());
     }
 }

@@ -10,7 +10,7 @@ use crate::launch::{start_error, start_fresh};
 use crate::launch::{Event, Fetching, ModeLaunch, Prepared, Slot};
 use crate::state::keys::{self, KeyPrompt};
 use crate::state::resume::{Offers, Takeover};
-use crate::state::stored::{StoredRun, TaskInputs};
+use crate::state::stored::StoredRun;
 use crate::state::Mode;
 use crate::state::ModelSettings;
 use crate::task::code;
@@ -18,6 +18,7 @@ use crate::task::run::{TaskRunSpec, TaskView};
 use crate::task::state::models::{
     backend, endpoint_name, plan, plan_judge, EndpointModel, ModelSource, PlannedModel,
 };
+use crate::task::state::stored::TaskInputs;
 use crate::task::state::{TaskAction, TaskState};
 use crate::NotLoaded;
 use evalpage_core::events::ReadLog;

@@ -4,13 +4,13 @@
 //! (keys typed again: a stored run has none). Pure functions.
 
 use super::data::{LoadedFile, LoadedMetadata};
-use super::models::{EndpointModel, ModelSource};
+use super::models::{EndpointModel, ModelSource, TaskRunSettings};
 use super::{TaskState, DEFAULT_PRESET};
-use crate::state::stored::{
-    StoredBytes, StoredFile, StoredInputs, StoredModel, StoredRun, StoredTask, TaskInputs,
-};
-use evalpage_core::task::PRESETS;
+use crate::state::shell::Mode;
+use crate::state::stored::{ModeInputs, StoredBytes, StoredFile, StoredInputs, StoredRun};
+use evalpage_core::task::{ModelEntry, PRESETS};
 use evalpage_core::Lang;
+use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 
 impl StoredRun {
@@ -236,6 +236,75 @@ impl TaskState {
         }
         None
     }
+}
+
+/// The inputs of a task run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskInputs {
+    /// Task and template.
+    pub task: StoredTask,
+    /// The loaded dataset file; `None` for the built-in demo of the task's format.
+    pub dataset: Option<StoredFile>,
+    /// The `metadata.json`, if one was loaded.
+    pub metadata: Option<StoredFile>,
+    /// The registry text and its file name (empty when none was given).
+    pub registry: StoredFile,
+    /// The ticked models, in run order.
+    pub models: Vec<StoredModel>,
+    /// Scheduling.
+    pub settings: TaskRunSettings,
+    /// The judge of `llm_judge` metrics (`mock` or a model of the list).
+    #[serde(default)]
+    pub judge: Option<String>,
+}
+
+impl TaskInputs {
+    /// Names of the models, comma-separated.
+    pub fn model_names(&self) -> String {
+        let names: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
+        names.join(", ")
+    }
+}
+
+impl ModeInputs for TaskInputs {
+    const MODE: Mode = Mode::Task;
+}
+
+/// The task as edited.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredTask {
+    /// The task's `name` (for the resume offer).
+    pub name: String,
+    /// The preset it came from, if it was not loaded from a file.
+    pub preset: Option<String>,
+    /// File name of the task text.
+    pub file: String,
+    /// The task YAML.
+    pub text: String,
+    /// File name of the template text.
+    pub template_file: String,
+    /// The template YAML (empty for a built-in template).
+    pub template_text: String,
+}
+
+/// One model of a task run: its name and, for an endpoint model, its
+/// registry entry (which names the key's variable, never the key).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredModel {
+    /// Name in reports.
+    pub name: String,
+    /// The registry entry; `None` for a built-in mock model.
+    pub entry: Option<ModelEntry>,
+    /// For a model added with the endpoint form: the origin of its base URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint_origin: Option<String>,
+    /// A key was sent to it (never the key itself): resuming asks for it again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keyed: bool,
+    /// For the model file on this device: which file (resuming asks for it
+    /// and refuses another).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<crate::state::local::LocalRef>,
 }
 
 #[cfg(test)]
