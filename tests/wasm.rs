@@ -178,7 +178,7 @@ fn query(pairs: &[(&'static str, String)]) -> String {
 
 #[wasm_bindgen_test]
 fn a_rag_share_link_restores_the_settings_without_the_key() {
-    use evalpage_web::state::share::{self, DatasetSource};
+    use evalpage_web::rag::share::{self, DatasetSource};
     let s = ModelSettings {
         provider: Provider::Openai,
         base_url: "https://api.example.com/v1".into(),

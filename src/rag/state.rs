@@ -26,8 +26,8 @@ pub struct LoadedDataset {
 
 impl LoadedDataset {
     /// Where it came from, as a share link sees it.
-    pub fn source(&self) -> crate::state::share::DatasetSource {
-        use crate::state::share::DatasetSource;
+    pub fn source(&self) -> super::share::DatasetSource {
+        use super::share::DatasetSource;
         match &self.url {
             Some(u) => DatasetSource::Url(u.to_string()),
             None if self.parsed.name == evalpage_core::demo::DATASET_NAME

@@ -15,6 +15,7 @@ pub mod models_panel;
 pub mod prompt_preview;
 pub mod run;
 pub mod sample_table;
+pub mod share;
 pub mod state;
 pub mod summary;
 
@@ -27,7 +28,7 @@ use crate::effects::{files, url};
 use crate::launch as run_launch;
 use crate::state::keys::TargetLine;
 use crate::state::resume::Offers;
-use crate::state::share;
+use crate::state::share::ShareSpec;
 use crate::state::{Mode, ModelSettings, RunStatus};
 use crate::task::state::data::{LoadedFile, LoadedMetadata};
 use crate::task::state::models::{
@@ -133,7 +134,7 @@ fn initial_state(params: &url::PageParams) -> TaskState {
 }
 
 /// What a share link of the task mode is made of.
-fn share_spec(state: &TaskState, lang: Lang) -> share::ShareSpec {
+fn share_spec(state: &TaskState, lang: Lang) -> ShareSpec {
     let preset = state
         .preset
         .and_then(|n| PRESETS.iter().find(|p| p.name == n));
