@@ -16,7 +16,8 @@ pub fn open_import(
     files: &[(String, Vec<u8>)],
     limit: Option<usize>,
 ) -> Result<ViewData, String> {
-    evalpage_core::view::open_import_first(label, files, limit)
+    // the page shows the error's text
+    evalpage_core::view::open_import_first(label, files, limit).map_err(|e| e.to_string())
 }
 
 /// Files larger than this (in all) show their first [`FIRST`] samples while

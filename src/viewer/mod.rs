@@ -58,9 +58,9 @@ pub fn open(name: &str, bytes: Vec<u8>) -> Result<ViewData, String> {
             .into_iter()
             .map(|(inner, b)| (format!("{name}/{inner}"), b))
             .collect();
-        return view::open_files(name, &files);
+        return view::open_files(name, &files).map_err(|e| e.to_string());
     }
-    view::open_files(name, &[(name.to_string(), bytes)])
+    view::open_files(name, &[(name.to_string(), bytes)]).map_err(|e| e.to_string())
 }
 
 /// Another tool's files (`view::is_import`), opened through the importers
@@ -117,7 +117,7 @@ fn load_many(state: &UseReducerHandle<ViewerState>, read: Result<Vec<(String, Ve
     }
     match view::open_files(&label, &list) {
         Ok(data) => state.dispatch(ViewerAction::Loaded(Shared::new(data), true)),
-        Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),
+        Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.to_string()))),
     }
 }
 

@@ -215,7 +215,7 @@ fn read_run(given: &Path) -> Result<(PathBuf, Vec<EvalScore>, PathBuf), CliError
     let data =
         evalpage_core::view::open_files(&shown, &files).map_err(|message| CliError::Input {
             path: shown.clone(),
-            message,
+            message: message.to_string(),
         })?;
     for note in &data.notes {
         eprintln!("evalpage: {shown}: {note}");

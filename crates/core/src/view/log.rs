@@ -156,12 +156,12 @@ fn log_kind(meta: Option<&Value>, metrics: &[String]) -> String {
         .to_string()
 }
 
-pub(super) fn log_view(name: &str, bytes: &[u8]) -> Result<ViewData, String> {
+pub(super) fn log_view(name: &str, bytes: &[u8]) -> Result<ViewData, super::OpenError> {
     let log = crate::events::read(bytes);
     if log.of_type("meta").next().is_none() && log.of_type("case").next().is_none() {
-        return Err(format!(
-            "{name}: no `meta` or `case` record: not an evalpage event log"
-        ));
+        return Err(super::OpenError::NotAnEventLog {
+            name: name.to_string(),
+        });
     }
     Ok(from_log(&log, name))
 }

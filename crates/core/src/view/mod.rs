@@ -46,7 +46,7 @@ pub use look::{
     rag_case, rag_cases, retrieval_means, retrieval_row, DialogEntry, DialogLook, Look,
     SampleInput, TaskLook,
 };
-pub use open::{is_import, load, open_files, open_import, open_import_first};
+pub use open::{is_import, load, open_files, open_import, open_import_first, OpenError};
 pub use query::{Outcome, Query, Sort};
 
 /// One case × model of a saved run.

@@ -3,6 +3,59 @@
 
 use super::*;
 
+/// Why a saved run could not be opened: each names the file and what was
+/// expected.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum OpenError {
+    /// Several files of which none is a run's report, log or dialog files.
+    #[error("{label}: no report.json (eval_rag_report.json, eval_retrieval_report.json), event log or dialog evaluation files (it has: {has})")]
+    NoRunFile {
+        /// The files as shown.
+        label: String,
+        /// The files' names, comma-separated.
+        has: String,
+    },
+    /// A file that starts with neither a JSON object nor a json-seq record.
+    #[error("{name}: expected a report.json (a JSON object) or an event log (.jsonl / .json-seq)")]
+    NotJsonObject {
+        /// The file.
+        name: String,
+    },
+    /// A report that is not UTF-8 text.
+    #[error("{name}: not UTF-8 text at byte {at}: expected a report.json")]
+    NotUtf8 {
+        /// The file.
+        name: String,
+        /// The first byte that is not.
+        at: usize,
+    },
+    /// A JSON object that is not a report of evalpage's.
+    #[error("{name}: not a report.json of evalpage ({why}); open a report.json, an event log or a run's zip")]
+    NotAReport {
+        /// The file.
+        name: String,
+        /// serde's reason.
+        why: String,
+    },
+    /// JSON lines without a `meta` or `case` record.
+    #[error("{name}: no `meta` or `case` record: not an evalpage event log")]
+    NotAnEventLog {
+        /// The file.
+        name: String,
+    },
+    /// Other tools' files of more than one run.
+    #[error("{label}: {runs} runs; open one run at a time (an lm-evaluation-harness output's samples and results files, or an Evals API run and its output items, are one run)")]
+    SeveralRuns {
+        /// The files as shown.
+        label: String,
+        /// How many runs they hold.
+        runs: usize,
+    },
+    /// Another tool's files the importers could not read.
+    #[error(transparent)]
+    Import(#[from] crate::import::ImportError),
+}
+
 /// Opens a saved run given as several files (a run's zip or folder, or
 /// files picked together), `label` naming them: a dialog evaluation's files
 /// (`dialog_trace.jsonl`, `turn_eval.jsonl`, `metrics_summary.json`, ...)
@@ -10,7 +63,7 @@ use super::*;
 /// `eval_rag_report.json` / `eval_retrieval_report.json`; with `results.jsonl`
 /// for the task grid's view), else its event log. One file opens as
 /// [`load`] reads it.
-pub fn open_files(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, String> {
+pub fn open_files(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, OpenError> {
     if let Some(read) = crate::dialog::artifacts::read_back(files) {
         return Ok(dialog::view(label, read));
     }
@@ -27,14 +80,14 @@ pub fn open_files(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, 
         (Some(f), _) => f,
         (None, [one]) => one,
         (None, _) => {
-            return Err(format!(
-                "{label}: no report.json (eval_rag_report.json, eval_retrieval_report.json), event log or dialog evaluation files (it has: {})",
-                files
+            return Err(OpenError::NoRunFile {
+                label: label.to_string(),
+                has: files
                     .iter()
                     .map(|(n, _)| n.as_str())
                     .collect::<Vec<_>>()
-                    .join(", ")
-            ))
+                    .join(", "),
+            })
         }
     };
     let mut data = load(name, bytes)?;
@@ -58,7 +111,7 @@ pub fn is_import(name: &str, bytes: &[u8]) -> bool {
 /// own figures differ, what it could not carry) among the notes. Apart from
 /// [`open_files`], so that a page links the importers only where it asks for
 /// them (the viewer's split point `import`).
-pub fn open_import(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, String> {
+pub fn open_import(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, OpenError> {
     open_import_first(label, files, None)
 }
 
@@ -67,19 +120,19 @@ pub fn open_import_first(
     label: &str,
     files: &[(String, Vec<u8>)],
     limit: Option<usize>,
-) -> Result<ViewData, String> {
-    let groups = crate::import::group(files).map_err(|e| e.to_string())?;
+) -> Result<ViewData, OpenError> {
+    let groups = crate::import::group(files)?;
     if groups.len() > 1 {
-        return Err(format!(
-            "{label}: {} runs; open one run at a time (an lm-evaluation-harness output's samples and results files, or an Evals API run and its output items, are one run)",
-            groups.len()
-        ));
+        return Err(OpenError::SeveralRuns {
+            label: label.to_string(),
+            runs: groups.len(),
+        });
     }
     let parts: Vec<(&str, &[u8])> = files
         .iter()
         .map(|(n, b)| (n.as_str(), b.as_slice()))
         .collect();
-    let imported = crate::import::import_first(&parts, limit).map_err(|e| e.to_string())?;
+    let imported = crate::import::import_first(&parts, limit)?;
     let r = &imported.report;
     let ec = &r.report.experiment.evaluator_config;
     let mut notes = Vec::new();
@@ -114,25 +167,23 @@ pub fn open_import_first(
 /// Reads a saved run: a `report.json` (spec 003's `EvaluationResult`) or an
 /// event log (JSONL or RFC 7464 json-seq, a cut-off last record tolerated).
 /// The error names the file and what was expected.
-pub fn load(name: &str, bytes: &[u8]) -> Result<ViewData, String> {
+pub fn load(name: &str, bytes: &[u8]) -> Result<ViewData, OpenError> {
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
     let log_name = name.ends_with(".jsonl") || name.ends_with(".json-seq");
     if first == Some(0x1e) || log_name {
         return log_view(name, bytes);
     }
     if first != Some(b'{') {
-        return Err(format!(
-            "{name}: expected a report.json (a JSON object) or an event log (.jsonl / .json-seq)"
-        ));
+        return Err(OpenError::NotJsonObject {
+            name: name.to_string(),
+        });
     }
     // Read as text once: every typed reader below then shares one
     // instantiation of serde_json's reader (a `from_slice` beside the
     // `from_str`s doubled each report type's deserializer in the viewer).
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{name}: not UTF-8 text at byte {}: expected a report.json",
-            e.valid_up_to()
-        )
+    let text = std::str::from_utf8(bytes).map_err(|e| OpenError::NotUtf8 {
+        name: name.to_string(),
+        at: e.valid_up_to(),
     })?;
     if let Ok(r) = serde_json::from_str::<lite::Report<'_>>(text) {
         return Ok(lite::view(text, r, name));
@@ -148,9 +199,10 @@ pub fn load(name: &str, bytes: &[u8]) -> Result<ViewData, String> {
             if record {
                 log_view(name, bytes)
             } else {
-                Err(format!(
-                    "{name}: not a report.json of evalpage ({e}); open a report.json, an event log or a run's zip"
-                ))
+                Err(OpenError::NotAReport {
+                    name: name.to_string(),
+                    why: e.to_string(),
+                })
             }
         }
     }

@@ -125,9 +125,11 @@ fn a_report_read_in_slices_gives_the_one_pass_table() {
 fn load_tells_reports_from_logs_and_refuses_the_rest() {
     assert!(load("x.txt", b"hello")
         .unwrap_err()
+        .to_string()
         .contains("x.txt: expected a report.json"));
     assert!(load("r.json", b"{\"a\": 1}")
         .unwrap_err()
+        .to_string()
         .contains("not a report.json"));
     let line = "{\"record_type\":\"case\",\"case_id\":\"a\",\"metrics\":{\"m\":1.0}}\n";
     assert_eq!(
@@ -141,7 +143,46 @@ fn load_tells_reports_from_logs_and_refuses_the_rest() {
     assert_eq!(load("e", seq.as_bytes()).expect("json-seq").rows.len(), 1);
     assert!(load("e.jsonl", b"{\"x\":1}\n")
         .unwrap_err()
+        .to_string()
         .contains("no `meta` or `case`"));
+}
+
+#[test]
+fn each_refusal_is_its_own_error_naming_the_file() {
+    let e = |name: &str, bytes: &[u8]| load(name, bytes).unwrap_err();
+    assert_eq!(
+        e("x.txt", b"hello"),
+        OpenError::NotJsonObject {
+            name: "x.txt".into()
+        }
+    );
+    assert_eq!(
+        e("r.json", b"{\"a\": \xff}"),
+        OpenError::NotUtf8 {
+            name: "r.json".into(),
+            at: 6
+        }
+    );
+    assert!(
+        matches!(e("r.json", b"{\"a\": 1}"), OpenError::NotAReport { name, .. } if name == "r.json")
+    );
+    assert_eq!(
+        e("e.jsonl", b"{\"x\":1}\n"),
+        OpenError::NotAnEventLog {
+            name: "e.jsonl".into()
+        }
+    );
+    let two = [
+        ("a.md".to_string(), b"# a".to_vec()),
+        ("b.md".to_string(), b"# b".to_vec()),
+    ];
+    assert_eq!(
+        open_files("run", &two).unwrap_err(),
+        OpenError::NoRunFile {
+            label: "run".into(),
+            has: "a.md, b.md".into()
+        }
+    );
 }
 
 #[test]
