@@ -50,6 +50,19 @@ function watchRequests(page, origin) {
   };
 }
 
+// The task mode with `yaml` (edited from `preset`) over the dataset file
+// `data`, and the model file picked and loaded.
+async function taskWithModelFile(page, site, preset, yaml, data) {
+  await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
+  await page.waitForSelector('[data-testid=task-yaml]');
+  await page.selectOption('[data-testid=task-preset]', preset);
+  await page.fill('[data-testid=task-yaml]', yaml);
+  await page.setInputFiles('[data-testid=task-dataset-file]', data);
+  await page.click('[data-testid=local-model-summary]');
+  await page.setInputFiles('[data-testid=local-model-file]', MODEL);
+  await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+}
+
 test('task mode: the model file is a model of the list beside a mock model; nothing leaves the page', { timeout: 900000 }, async () => {
   assert.ok(fs.existsSync(MODEL), `the test model ${MODEL} is missing: scripts/test.sh assembles it`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-task-'));
@@ -69,14 +82,7 @@ test('task mode: the model file is a model of the list beside a mock model; noth
   try {
     const page = await newPage(browser, errors);
     const requests = watchRequests(page, new URL(site.url).origin);
-    await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
-    await page.waitForSelector('[data-testid=task-yaml]');
-    await page.selectOption('[data-testid=task-preset]', 'support_qa');
-    await page.fill('[data-testid=task-yaml]', yaml);
-    await page.setInputFiles('[data-testid=task-dataset-file]', data);
-    await page.click('[data-testid=local-model-summary]');
-    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
-    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+    await taskWithModelFile(page, site, 'support_qa', yaml, data);
     assert.ok(await page.isChecked(`[data-testid="model-toggle-${FILE}"]`), 'the file just loaded is ticked');
     await page.uncheck('[data-testid=model-toggle-mock-b]');
     await page.click('[data-testid=start]');
@@ -134,14 +140,7 @@ test('tools: the model file is offered the task\'s tools, answers with calls, an
   try {
     const page = await newPage(browser, errors);
     const requests = watchRequests(page, new URL(site.url).origin);
-    await page.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
-    await page.waitForSelector('[data-testid=task-yaml]');
-    await page.selectOption('[data-testid=task-preset]', 'bfcl');
-    await page.fill('[data-testid=task-yaml]', yaml);
-    await page.setInputFiles('[data-testid=task-dataset-file]', data);
-    await page.click('[data-testid=local-model-summary]');
-    await page.setInputFiles('[data-testid=local-model-file]', MODEL);
-    await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
+    await taskWithModelFile(page, site, 'bfcl', yaml, data);
     await page.uncheck('[data-testid=model-toggle-mock-a]');
     await page.uncheck('[data-testid=model-toggle-mock-b]');
     await page.click('[data-testid=start]');
