@@ -116,8 +116,7 @@ test('task mode: the model file is a model of the list beside a mock model; noth
 
 test('tools: the model file is offered the task\'s tools, answers with calls, and its calls get the CLI\'s verdict', { timeout: 900000 }, async () => {
   // A BFCL entry with one function; the task asks for a call (tool_choice:
-  // required), so the engine's grammar makes the answer a call, whatever this
-  // small model would say. The file has no chat template: the page's Gemma
+  // required). The file has no chat template: the page's Gemma
   // turns offer the tools in Hermes' <tool_call> format and the engine reads
   // the calls back into OpenAI's tool_calls.
   const dir = tmpDir('evalpage-local-tools');
