@@ -630,20 +630,20 @@ pub trait EndpointMode: ModeLaunch {
     /// The page's keys (by origin).
     fn shell(&self) -> &UseReducerHandle<crate::state::ShellState>;
     /// The mode's endpoint form as it is.
-    fn form(&self) -> crate::state::keys::EndpointForm;
+    fn form(&self) -> &crate::state::keys::EndpointForm;
     /// Changes the mode's endpoint form.
     fn change(&self, action: crate::state::keys::FormAction);
     /// The URL as typed.
     fn url(&self) -> String {
-        self.form().url
+        self.form().url.clone()
     }
     /// The key field.
     fn key(&self) -> crate::state::keys::Secret {
-        self.form().api_key
+        self.form().api_key.clone()
     }
     /// The prompt of a run waiting for a click before its key is sent.
     fn prompt(&self) -> Option<Rc<crate::state::keys::KeyPrompt>> {
-        self.form().key_prompt
+        self.form().key_prompt.clone()
     }
     /// Sets the URL.
     fn set_url(&self, url: String) {

@@ -375,8 +375,8 @@ impl EndpointMode for DialogLaunch {
     fn shell(&self) -> &UseReducerHandle<ShellState> {
         &self.shell
     }
-    fn form(&self) -> EndpointForm {
-        self.state.form.clone()
+    fn form(&self) -> &EndpointForm {
+        &self.state.form
     }
     fn change(&self, action: FormAction) {
         self.state.dispatch(DialogAction::Form(action));

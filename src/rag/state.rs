@@ -224,6 +224,7 @@ impl ModeInputs for RagInputs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::stored::{StoredInputs, StoredRun};
 
     /// Another mode's inputs, for the test that a record reads as its own mode only.
     #[derive(Serialize, Deserialize)]
@@ -233,15 +234,15 @@ mod tests {
         const MODE: Mode = Mode::Dialog;
     }
 
-    fn stored_rag() -> crate::state::stored::StoredRun {
-        crate::state::stored::StoredRun {
+    fn stored_rag() -> StoredRun {
+        StoredRun {
             run_id: "r".into(),
             started_at_ms: 1,
             status: "running".into(),
             dataset_name: "d.jsonl".into(),
             lang: "en".into(),
             total: 3,
-            inputs: crate::state::stored::StoredInputs::of(&RagInputs {
+            inputs: StoredInputs::of(&RagInputs {
                 dataset_text: "{}".into(),
                 settings: ModelSettings {
                     api_key: "sk-never-stored".into(),
@@ -256,7 +257,6 @@ mod tests {
 
     #[test]
     fn one_record_shape_for_every_mode_tagged_by_mode_and_without_the_key() {
-        use crate::state::stored::StoredRun;
         let json = serde_json::to_string(&stored_rag()).expect("json");
         assert!(json.contains(r#""mode":"rag""#), "{json}");
         assert!(!json.contains("sk-never-stored"));
@@ -273,7 +273,6 @@ mod tests {
 
     #[test]
     fn a_record_written_before_the_offer_fields_still_reads() {
-        use crate::state::stored::StoredRun;
         let mut v = serde_json::to_value(stored_rag()).expect("json");
         let o = v.as_object_mut().expect("an object");
         o.remove("shown");
@@ -286,7 +285,6 @@ mod tests {
 
     #[test]
     fn a_record_of_an_unknown_mode_names_none() {
-        use crate::state::stored::StoredRun;
         let v = serde_json::json!({"run_id": "x", "started_at_ms": 1, "status": "running",
             "dataset_name": "d", "lang": "en", "total": 1, "inputs": {"mode": "gguf"}});
         let back: StoredRun = serde_json::from_value(v).expect("parses");

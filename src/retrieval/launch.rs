@@ -200,8 +200,8 @@ impl EndpointMode for RetrievalLaunch {
     fn shell(&self) -> &UseReducerHandle<ShellState> {
         &self.shell
     }
-    fn form(&self) -> EndpointForm {
-        self.state.form.clone()
+    fn form(&self) -> &EndpointForm {
+        &self.state.form
     }
     fn change(&self, action: FormAction) {
         self.state.dispatch(RetrievalAction::Form(action));
