@@ -35,9 +35,12 @@ TARGET_DIR="$(cargo metadata --format-version 1 --no-deps --offline | sed 's/.*"
 # relocations kept (which wasm-split-cli needs; -C link-args reaches only the final
 # link). Every bin has split points now (the viewer's: `import`, the readers of
 # other tools' files).
-SPLIT="rag task retrieval dialog view"
+# The modes are the page crate's bins (Cargo.toml): `evalpage-web` is the RAG
+# check's, `evalpage-<mode>` each other mode's.
+MODES="$(awk '/^\[\[bin\]\]/ { bin = 1; next } bin && /^name = "evalpage-/ { gsub(/^name = "evalpage-|"$/, ""); print ($0 == "web" ? "rag" : $0); bin = 0 }' Cargo.toml | tr '\n' ' ')"
+SPLIT="$MODES"
 bin_of() { if [ "$1" = rag ]; then echo evalpage-web; else echo "evalpage-$1"; fi; }
-for m in rag task retrieval dialog view; do
+for m in $MODES; do
   set -- --offline --target wasm32-unknown-unknown --bin "$(bin_of "$m")"
   case "$PROFILE" in
     release) set -- "$@" --release ;;
@@ -53,7 +56,7 @@ OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 # What Trunk made of index.html's one rust link is not used.
 rm -f "$TRUNK_STAGING_DIR"/evalpage-view-*.js "$TRUNK_STAGING_DIR"/evalpage-view-*_bg.wasm
-for m in rag task retrieval dialog view; do
+for m in $MODES; do
   name="$(bin_of "$m")"
   if [ "$m" = rag ]; then attr=evalpage; else attr="evalpage-$m"; fi
   rm -rf "$OUT/split" "$OUT/bg"

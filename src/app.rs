@@ -22,6 +22,7 @@ use crate::state::resume::{Offers, OffersAction};
 use crate::state::{Mode, ShellAction, ShellState};
 use crate::task::{use_task, TaskApp};
 use evalpage_core::Lang;
+use evalpage_core::RunKind;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -167,7 +168,7 @@ impl Shell {
 /// The RAG check's root (the `evalpage-web` bundle).
 #[component]
 pub fn RagRoot() -> Html {
-    let shell = use_shell(Mode::Rag);
+    let shell = use_shell(Mode::Run(RunKind::Rag));
     let rag = use_rag(
         shell.params.clone(),
         shell.state.clone(),
@@ -179,7 +180,7 @@ pub fn RagRoot() -> Html {
 /// The task mode's root (the `evalpage-task` bundle).
 #[component]
 pub fn TaskRoot() -> Html {
-    let shell = use_shell(Mode::Task);
+    let shell = use_shell(Mode::Run(RunKind::Task));
     let (state, slot) = use_task(shell.params.clone());
     let lang = shell.state.lang;
     shell.page(html! {
@@ -191,7 +192,7 @@ pub fn TaskRoot() -> Html {
 /// The retrieval mode's root (the `evalpage-retrieval` bundle).
 #[component]
 pub fn RetrievalRoot() -> Html {
-    let shell = use_shell(Mode::Retrieval);
+    let shell = use_shell(Mode::Run(RunKind::Retrieval));
     let mode = use_retrieval(shell.offers.clone(), shell.state.clone());
     let lang = shell.state.lang;
     shell.page(html! { <RetrievalApp {lang} {mode} on_mode={shell.on_mode.clone()} /> })
@@ -200,7 +201,7 @@ pub fn RetrievalRoot() -> Html {
 /// The dialog mode's root (the `evalpage-dialog` bundle).
 #[component]
 pub fn DialogRoot() -> Html {
-    let shell = use_shell(Mode::Dialog);
+    let shell = use_shell(Mode::Run(RunKind::Dialog));
     let mode = use_dialog(shell.offers.clone(), shell.state.clone());
     let lang = shell.state.lang;
     shell.page(html! { <DialogApp {lang} {mode} on_mode={shell.on_mode.clone()} /> })

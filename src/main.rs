@@ -1,6 +1,7 @@
 //! Entry point of the RAG check's bundle (`evalpage-web`): the
 //! page's first load when the URL names no other mode.
 
+use evalpage_core::RunKind;
 use evalpage_web::app::{RagRoot, Splits};
 use evalpage_web::components::zip_button::Zipper;
 use evalpage_web::effects::local_model::{self, LocalLoad};
@@ -14,7 +15,7 @@ split_point!(local, local: LocalLoad = local_model::load_boxed);
 
 fn main() {
     evalpage_web::app::start::<RagRoot>(
-        Mode::Rag,
+        Mode::Run(RunKind::Rag),
         Splits {
             run: Some(run),
             zip: Some(zip),

@@ -8,6 +8,7 @@ use evalpage_core::rag::{self, Engine, RunConfig};
 use evalpage_core::run::{Command, Input, RunIdentity, RunInfo, RunSettings};
 use evalpage_core::CallOutcome;
 use evalpage_core::Lang;
+use evalpage_core::RunKind;
 use evalpage_core::ScoringConfig;
 use evalpage_web::effects::idb;
 use evalpage_web::effects::runner::Persist;
@@ -733,7 +734,7 @@ async fn task_cancel_settles_every_job() {
 #[wasm_bindgen_test]
 fn task_mode_comes_from_the_url() {
     let p = url::parse("?mode=task&task=support_qa&demo_latency=0");
-    assert_eq!(p.mode, Some(Mode::Task));
+    assert_eq!(p.mode, Some(Mode::Run(RunKind::Task)));
     assert_eq!(p.task.as_deref(), Some("support_qa"));
     assert_eq!(url::parse("?mode=nope").mode, None);
     let s = TaskState::with_preset(p.task.as_deref().unwrap_or_default());
@@ -852,7 +853,7 @@ async fn a_running_task_run_is_in_indexeddb_without_any_key() {
             .await
             .expect("runs")
             .iter()
-            .filter(|r| r.mode() == Some(Mode::Rag))
+            .filter(|r| r.mode() == Some(Mode::Run(RunKind::Rag)))
             .all(|r| r.run_id != "task-running"),
         "a task record is not read as a RAG run"
     );

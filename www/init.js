@@ -21,7 +21,13 @@
 const tag = document.querySelector('script[data-evalpage-js][data-evalpage-wasm]');
 if (!tag) throw new Error('evalpage: loader <script> with data-evalpage-js / data-evalpage-wasm not found');
 const d = tag.dataset;
-const MODES = ['rag', 'task', 'retrieval', 'dialog', 'view'];
+// The modes are those whose bundle scripts/post_build.sh wrote on the loader
+// tag: data-evalpage-js for the RAG check, data-evalpage-<mode>-js for each
+// other mode.
+const MODES = ['rag', ...Object.keys(d)
+  .map((k) => /^evalpage(\w+)Js$/.exec(k))
+  .filter(Boolean)
+  .map((m) => m[1].toLowerCase())];
 const NAMES = {
   rag: ['RAG 评测', 'RAG check'],
   task: ['任务评测', 'task mode'],

@@ -1,6 +1,7 @@
 //! Entry point of the dialog mode's bundle (`?mode=dialog`), loaded by
 //! `www/init.js` when the mode is first opened: renders that mode only.
 
+use evalpage_core::RunKind;
 use evalpage_web::app::{DialogRoot, Splits};
 use evalpage_web::components::zip_button::Zipper;
 use evalpage_web::dialog::{judges::PromptMaker, launch::DialogLaunch};
@@ -15,7 +16,7 @@ split_point!(local, local: LocalLoad = local_model::load_boxed);
 
 fn main() {
     evalpage_web::app::start::<DialogRoot>(
-        Mode::Dialog,
+        Mode::Run(RunKind::Dialog),
         Splits {
             run: Some(run),
             zip: Some(zip),

@@ -1,6 +1,7 @@
 //! Entry point of the retrieval mode's bundle (`?mode=retrieval`), loaded by
 //! `www/init.js` when the mode is first opened: renders that mode only.
 
+use evalpage_core::RunKind;
 use evalpage_web::app::{RetrievalRoot, Splits};
 use evalpage_web::components::zip_button::Zipper;
 use evalpage_web::launch::{run_code, AnyRunFns};
@@ -12,7 +13,7 @@ split_point!(zip, zip: Zipper = archive::zip_files);
 
 fn main() {
     evalpage_web::app::start::<RetrievalRoot>(
-        Mode::Retrieval,
+        Mode::Run(RunKind::Retrieval),
         Splits {
             run: Some(run),
             zip: Some(zip),

@@ -1,6 +1,7 @@
 //! Entry point of the task mode's bundle (`?mode=task`), loaded by
 //! `www/init.js` when the mode is first opened: renders that mode only.
 
+use evalpage_core::RunKind;
 use evalpage_web::app::{Splits, TaskRoot};
 use evalpage_web::components::zip_button::Zipper;
 use evalpage_web::effects::local_model::{self, LocalLoad};
@@ -17,7 +18,7 @@ split_point!(parquet, parquet: ParquetRead = parquet::to_jsonl);
 
 fn main() {
     evalpage_web::app::start::<TaskRoot>(
-        Mode::Task,
+        Mode::Run(RunKind::Task),
         Splits {
             run: Some(run),
             zip: Some(zip),

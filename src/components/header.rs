@@ -29,23 +29,19 @@ pub fn Header(p: &HeaderProps) -> Html {
         let class = if p.lang == l { "lang active" } else { "lang" };
         html! { <button {class} data-testid={format!("lang-{}", l.code())} onclick={move |_| cb.emit(l)}>{label}</button> }
     };
-    let tab = |m: Mode, zh: &'static str, en: &'static str| {
+    let tab = |m: Mode| {
         let cb = p.on_mode.clone();
         let class = if p.mode == m { "tab active" } else { "tab" };
         html! {
             <button {class} role="tab" aria-selected={(p.mode == m).to_string()}
-                data-testid={format!("mode-{}", m.code())} onclick={move |_| cb.emit(m)}>{p.lang.pick(zh, en)}</button>
+                data-testid={format!("mode-{}", m.code())} onclick={move |_| cb.emit(m)}>{m.title().get(p.lang)}</button>
         }
     };
     html! {
         <header>
             <h1>{"evalpage"}</h1>
             <nav class="tabs" role="tablist">
-                {tab(Mode::Rag, "RAG 评测", "RAG check")}
-                {tab(Mode::Task, "任务评测", "Task")}
-                {tab(Mode::Retrieval, "检索评测", "Retrieval")}
-                {tab(Mode::Dialog, "多轮对话", "Dialogs")}
-                {tab(Mode::View, "查看已保存的运行", "Viewer")}
+                {for Mode::all().map(tab)}
             </nav>
             <p class="tagline">{p.lang.pick(
                 "在浏览器里评测 LLM / RAG：数据留在本机，结果可下载。",

@@ -3,7 +3,6 @@
 //! and the origin its requests go to, and *Resume it* / *Discard* each.
 
 use crate::state::resume::Offer;
-use crate::state::Mode;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -34,13 +33,7 @@ fn offer_view(p: &ResumeBannerProps, o: &Offer) -> Html {
         let id = id.clone();
         move |_: MouseEvent| id.clone()
     });
-    let mode = match o.mode() {
-        Mode::Rag => t("RAG 评测", "RAG check"),
-        Mode::Task => t("任务评测", "Task"),
-        Mode::Retrieval => t("检索评测", "Retrieval"),
-        Mode::Dialog => t("多轮对话", "Dialogs"),
-        Mode::View => t("查看", "Viewer"),
-    };
+    let mode = o.mode().title().get(p.lang);
     html! {
         <div class="warning" data-testid="resume-offer" key={id.clone()} data-run-id={id}
             data-mode={o.mode().code()} data-dataset={o.stored.dataset_name.clone()}>

@@ -233,7 +233,7 @@ fn no_file(lang: Lang) -> String {
 }
 
 impl ModeLaunch for DialogLaunch {
-    const MODE: Mode = Mode::Dialog;
+    const MODE: Mode = Mode::Run(RunKind::Dialog);
     type View = DialogView;
     /// The page as it is, or as restored from a stored run.
     type Page = Rc<DialogState>;

@@ -15,6 +15,7 @@ use evalpage_core::dialog::{parse_dialogs, score_trace, DialogSet, OfflineRun};
 use evalpage_core::dialog::{
     render, Artifacts, DialogTrace, Judgements, MetricsSummary, ScoreOptions, TurnEval,
 };
+use evalpage_core::RunKind;
 use evalpage_core::{demo, LineError};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -430,7 +431,7 @@ pub struct DialogInputs {
 }
 
 impl ModeInputs for DialogInputs {
-    const MODE: Mode = Mode::Dialog;
+    const MODE: Mode = Mode::Run(RunKind::Dialog);
 }
 
 #[cfg(test)]

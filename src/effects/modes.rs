@@ -10,6 +10,7 @@
 use crate::effects::url;
 use crate::state::Mode;
 use evalpage_core::Lang;
+use evalpage_core::RunKind;
 use gloo_events::EventListener;
 use yew::Callback;
 
@@ -46,7 +47,7 @@ pub fn current() -> Mode {
 /// already loaded keep their state.
 pub fn open(mode: Mode, lang: Lang) {
     let mut pairs = vec![("lang", lang.code().to_string())];
-    if mode != Mode::Rag {
+    if mode != Mode::Run(RunKind::Rag) {
         pairs.push(("mode", mode.code().to_string()));
     }
     url::set_params(&["mode", "lang"], &pairs);

@@ -5,8 +5,8 @@
 use crate::components::zip_button::ZipButton;
 use crate::effects::download;
 use crate::rag::state::Artifacts;
-use evalpage_core::report::RAG_NAMES;
 use evalpage_core::Lang;
+use evalpage_core::RunKind;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -43,9 +43,9 @@ pub fn Downloads(p: &DownloadsProps) -> Html {
     html! {
         <section class="panel downloads">
             <h2>{p.lang.pick("下载", "Downloads")}</h2>
-            {button("download-report", RAG_NAMES.report, "application/json", |a| &a.report_json)}
-            {button("download-events", RAG_NAMES.json_seq, "application/json-seq", |a| &a.events_json_seq)}
-            {button("download-events-jsonl", RAG_NAMES.jsonl, "application/jsonl", |a| &a.events_jsonl)}
+            {button("download-report", RunKind::Rag.names().report, "application/json", |a| &a.report_json)}
+            {button("download-events", RunKind::Rag.names().json_seq, "application/json-seq", |a| &a.events_json_seq)}
+            {button("download-events-jsonl", RunKind::Rag.names().jsonl, "application/jsonl", |a| &a.events_jsonl)}
             {button("download-md", "report.md", "text/markdown", |a| &a.markdown)}
             <ZipButton name={ZIP_NAME} files={Rc::new(a.files.clone())} ended_at_ms={a.ended_at_ms} lang={p.lang} />
         </section>

@@ -108,7 +108,7 @@ fn key_origin(ring: &KeyRing, s: &ModelSettings) -> Result<Option<String>, ()> {
 }
 
 impl ModeLaunch for RagLaunch {
-    const MODE: Mode = Mode::Rag;
+    const MODE: Mode = Mode::Run(RunKind::Rag);
     type View = RagView;
     /// The loaded dataset, the settings (with this session's key) and the
     /// model file on this device.
@@ -358,7 +358,7 @@ pub fn forget_keys(m: &RagLaunch) {
 pub fn first_state(p: &url::PageParams, keys: &KeyRing) -> RagState {
     // In task mode the endpoint, model and sampling of the URL are the task's
     // endpoint form (a task share link), not the RAG check's.
-    let task = p.mode == Some(Mode::Task);
+    let task = p.mode == Some(Mode::Run(RunKind::Task));
     let own = url::PageParams {
         endpoint: p.endpoint.clone().filter(|_| !task),
         model: p.model.clone().filter(|_| !task),

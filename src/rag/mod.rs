@@ -31,6 +31,7 @@ use dataset_panel::DatasetPanel;
 use downloads::Downloads;
 use error_summary::ErrorSummary;
 use evalpage_core::demo;
+use evalpage_core::RunKind;
 use metrics::MetricsPanel;
 use model_panel::ModelPanel;
 use share::DatasetSource;
@@ -67,7 +68,7 @@ pub fn use_rag(
     {
         let (state, params) = (state.clone(), params.clone());
         // In task mode `?dataset=` is the task's dataset (see `task::use_task`).
-        let wanted = (params.mode != Some(Mode::Task))
+        let wanted = (params.mode != Some(Mode::Run(RunKind::Task)))
             .then(|| params.dataset.clone())
             .flatten();
         use_effect_with((), move |_| match wanted {
@@ -85,7 +86,7 @@ pub fn use_rag(
     {
         let (rag, done) = (rag.clone(), autorun_done);
         use_effect_with(state.dataset.clone(), move |d| {
-            let here = rag.params.mode != Some(Mode::Task);
+            let here = rag.params.mode != Some(Mode::Run(RunKind::Task));
             if d.is_some() && rag.params.autorun && here && !*done.borrow() {
                 *done.borrow_mut() = true;
                 launch::start_checked(&rag, false, false);

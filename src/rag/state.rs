@@ -8,6 +8,7 @@ use crate::state::stored::ModeInputs;
 use crate::state::{ModelSettings, RunProgress, RunStatus};
 use evalpage_core::rag::{CaseResult, RagCase, RagDataset};
 use evalpage_core::report::{EvaluationResult, RunMetrics};
+use evalpage_core::RunKind;
 use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 use yew::Reducible;
@@ -218,7 +219,7 @@ pub struct RagInputs {
 }
 
 impl ModeInputs for RagInputs {
-    const MODE: Mode = Mode::Rag;
+    const MODE: Mode = Mode::Run(RunKind::Rag);
 }
 
 #[cfg(test)]
@@ -231,7 +232,7 @@ mod tests {
     struct OtherMode {}
 
     impl ModeInputs for OtherMode {
-        const MODE: Mode = Mode::Dialog;
+        const MODE: Mode = Mode::Run(RunKind::Dialog);
     }
 
     fn stored_rag() -> StoredRun {
@@ -261,7 +262,7 @@ mod tests {
         assert!(json.contains(r#""mode":"rag""#), "{json}");
         assert!(!json.contains("sk-never-stored"));
         let back: StoredRun = serde_json::from_str(&json).expect("parses");
-        assert_eq!(back.mode(), Some(Mode::Rag));
+        assert_eq!(back.mode(), Some(Mode::Run(RunKind::Rag)));
         assert_eq!(back.run_id, "r");
         let inputs = back.inputs.read::<RagInputs>().expect("the RAG inputs");
         assert_eq!(inputs.dataset_text, "{}");
@@ -278,7 +279,7 @@ mod tests {
         o.remove("shown");
         o.remove("origins");
         let back: StoredRun = serde_json::from_value(v).expect("parses");
-        assert_eq!(back.mode(), Some(Mode::Rag));
+        assert_eq!(back.mode(), Some(Mode::Run(RunKind::Rag)));
         assert!(back.shown.is_empty() && back.origins.is_empty());
         assert!(back.inputs.read::<RagInputs>().is_some());
     }

@@ -73,7 +73,7 @@ fn run_config(
 }
 
 impl ModeLaunch for RetrievalLaunch {
-    const MODE: Mode = Mode::Retrieval;
+    const MODE: Mode = Mode::Run(RunKind::Retrieval);
     type View = RetrievalView;
     /// The page as it is, or as restored from a stored run.
     type Page = Rc<RetrievalState>;

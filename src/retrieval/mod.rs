@@ -23,9 +23,9 @@ use crate::state::keys::TargetLine;
 use crate::state::resume::Offers;
 use crate::state::{Mode, RunStatus, ShellState};
 use cases::RetrievalCases;
-use evalpage_core::report::RETRIEVAL_NAMES;
 use evalpage_core::retrieval::Row;
 use evalpage_core::Lang;
+use evalpage_core::RunKind;
 use launch::{RetrievalLaunch, RetrievalSlot};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -277,8 +277,11 @@ fn results(lang: Lang, s: &RetrievalState) -> Html {
             let report = {
                 let a = a.clone();
                 Callback::from(move |_: MouseEvent| {
-                    let text = a.file(RETRIEVAL_NAMES.report).unwrap_or_default();
-                    if let Err(e) = download::save(RETRIEVAL_NAMES.report, "application/json", text)
+                    let text = a
+                        .file(RunKind::Retrieval.names().report)
+                        .unwrap_or_default();
+                    if let Err(e) =
+                        download::save(RunKind::Retrieval.names().report, "application/json", text)
                     {
                         web_sys::console::error_1(&format!("download failed: {e}").into());
                     }
@@ -288,7 +291,7 @@ fn results(lang: Lang, s: &RetrievalState) -> Html {
                 <section class="panel downloads">
                     <h2>{t("下载", "Downloads")}</h2>
                     <ZipButton name={ZIP_NAME} files={Rc::new(a.files.clone())} ended_at_ms={a.ended_at_ms} {lang} />
-                    <button data-testid="download-retrieval-report" onclick={report}>{RETRIEVAL_NAMES.report}</button>
+                    <button data-testid="download-retrieval-report" onclick={report}>{RunKind::Retrieval.names().report}</button>
                 </section>
             }
         }

@@ -11,6 +11,7 @@ use crate::state::{RunFiles, RunProgress, RunStatus};
 use evalpage_core::retrieval::{
     bucket_means, parse_cases, RetrievalCase, Row, DEFAULT_BODY, DEFAULT_PATH, METRICS,
 };
+use evalpage_core::RunKind;
 use evalpage_core::{demo, LineError};
 use serde::{Deserialize, Serialize};
 use std::rc::Rc;
@@ -235,5 +236,5 @@ pub struct RetrievalInputs {
 }
 
 impl ModeInputs for RetrievalInputs {
-    const MODE: Mode = Mode::Retrieval;
+    const MODE: Mode = Mode::Run(RunKind::Retrieval);
 }

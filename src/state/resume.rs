@@ -6,6 +6,7 @@
 use super::shell::Mode;
 use super::stored::StoredRun;
 use evalpage_core::Lang;
+use evalpage_core::RunKind;
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -55,24 +56,12 @@ impl Offer {
             let origins = s.origins.join(", ");
             format!(" {} {origins}", lang.pick("请求将发往", "Requests go to"))
         };
-        let (what, unit) = match self.mode {
-            Mode::Rag => (
-                lang.pick("发现未完成的运行", "Unfinished run"),
-                lang.pick("条已完成。", "cases settled."),
-            ),
-            Mode::Retrieval => (
-                lang.pick("发现未完成的检索评测", "Unfinished retrieval run"),
-                lang.pick("条用例已完成。", "cases settled."),
-            ),
-            Mode::Dialog => (
-                lang.pick("发现未完成的对话运行", "Unfinished dialog run"),
-                lang.pick("个对话已完成。", "dialogs settled."),
-            ),
-            Mode::Task | Mode::View => (
-                lang.pick("发现未完成的任务运行", "Unfinished task run"),
-                lang.pick("次调用已完成。", "calls settled."),
-            ),
+        // A stored run is always a kind's (the viewer runs nothing).
+        let decl = match self.mode {
+            Mode::Run(k) => k.decl(),
+            Mode::View => RunKind::Task.decl(),
         };
+        let (what, unit) = (decl.unfinished.get(lang), decl.settled.get(lang));
         let shown = if s.shown.is_empty() {
             &s.dataset_name
         } else {
@@ -153,7 +142,7 @@ mod tests {
 
     fn rag(run_id: &str) -> Offer {
         Offer {
-            mode: Mode::Rag,
+            mode: Mode::Run(RunKind::Rag),
             stored: StoredRun {
                 run_id: run_id.into(),
                 started_at_ms: 1,
@@ -183,12 +172,12 @@ mod tests {
         let stored =
             StoredRun::of_task(&TaskState::default(), "eval_task-1", 1, Lang::En, |_| None);
         let task = Offer {
-            mode: Mode::Task,
+            mode: Mode::Run(RunKind::Task),
             stored,
             events: Rc::from(""),
             done: 5,
         };
-        assert_eq!(task.mode(), Mode::Task);
+        assert_eq!(task.mode(), Mode::Run(RunKind::Task));
         assert_eq!(
             task.summary(Lang::En),
             "Unfinished task run eval_task-1 (event_eval · event_eval.jsonl · mock-a, mock-b): 5/16 calls settled."

@@ -2,47 +2,62 @@
 //! ring and the origins confirmed in this page load, and which mode shows.
 
 use super::keys::{Confirmed, KeyRing};
-use evalpage_core::Lang;
+use evalpage_core::{Lang, RunKind, Words};
 use std::rc::Rc;
 use yew::Reducible;
 
-/// Which evaluation the page shows: the RAG check or a prompt-driven task.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// Which evaluation the page shows: a kind's mode, or the viewer. What a
+/// kind's mode is called and its `?mode=` code are the kind's declaration
+/// (`RunKind::decl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// The RAG check (questions, keypoints, cited documents).
-    #[default]
-    Rag,
-    /// A task (spec 004): YAML contract, several models side by side.
-    Task,
-    /// A retrieval evaluation (spec 000): ranked lists from a retrieval endpoint.
-    Retrieval,
-    /// Multi-turn dialogs (spec 001): played turn by turn, or a trace scored.
-    Dialog,
+    /// The mode that runs a kind of evaluation.
+    Run(RunKind),
     /// The viewer of saved runs (issue 12).
     View,
 }
 
+impl Default for Mode {
+    /// The RAG check, the page's first tab.
+    fn default() -> Self {
+        Mode::Run(RunKind::Rag)
+    }
+}
+
+/// The viewer's name in the tabs.
+const VIEW_TITLE: Words = Words {
+    zh: "查看已保存的运行",
+    en: "Viewer",
+};
+
 impl Mode {
-    /// Parses `rag` / `task` (the `mode` URL parameter).
+    /// Every mode in the order of the page's tabs: each kind's, then the
+    /// viewer.
+    pub fn all() -> impl Iterator<Item = Mode> {
+        RunKind::ALL
+            .into_iter()
+            .map(Mode::Run)
+            .chain(std::iter::once(Mode::View))
+    }
+
+    /// Parses a `?mode=` code (a kind's tag, or `view`).
     pub fn parse(s: &str) -> Option<Mode> {
-        match s {
-            "rag" => Some(Mode::Rag),
-            "task" => Some(Mode::Task),
-            "retrieval" => Some(Mode::Retrieval),
-            "dialog" => Some(Mode::Dialog),
-            "view" => Some(Mode::View),
-            _ => None,
+        Mode::all().find(|m| m.code() == s)
+    }
+
+    /// The `?mode=` code: the kind's tag, or `view`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Mode::Run(k) => k.tag(),
+            Mode::View => "view",
         }
     }
 
-    /// `rag` or `task`.
-    pub fn code(self) -> &'static str {
+    /// The mode's name in the tabs and on a resume offer's badge.
+    pub fn title(self) -> Words {
         match self {
-            Mode::Rag => "rag",
-            Mode::Task => "task",
-            Mode::Retrieval => "retrieval",
-            Mode::Dialog => "dialog",
-            Mode::View => "view",
+            Mode::Run(k) => k.decl().title,
+            Mode::View => VIEW_TITLE,
         }
     }
 }

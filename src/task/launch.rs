@@ -68,7 +68,7 @@ fn argv(state: &TaskState, models: &[PlannedModel], params: &url::PageParams) ->
 }
 
 impl ModeLaunch for TaskLaunch {
-    const MODE: Mode = Mode::Task;
+    const MODE: Mode = Mode::Run(RunKind::Task);
     type View = TaskView;
     /// The task state as it is, or as restored from a stored run.
     type Page = Rc<TaskState>;

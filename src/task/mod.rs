@@ -42,6 +42,7 @@ use editor::TaskEditor;
 use endpoint_panel::EndpointPanel;
 use evalpage_core::task::{ModelEntry, PRESETS};
 use evalpage_core::Lang;
+use evalpage_core::RunKind;
 use models_panel::TaskModelsPanel;
 use prompt_preview::PromptPreview;
 use sample_table::TaskSampleTable;
@@ -192,7 +193,7 @@ pub fn use_task(params: Rc<url::PageParams>) -> (UseReducerHandle<TaskState>, Ta
     let slot = use_memo((), |_| TaskSlot::default());
     {
         let state = state.clone();
-        let wanted = (params.mode == Some(Mode::Task))
+        let wanted = (params.mode == Some(Mode::Run(RunKind::Task)))
             .then(|| params.dataset.clone())
             .flatten();
         use_effect_with((), move |_| {

@@ -18,11 +18,12 @@
 use crate::args::AgreeArgs;
 use crate::error::CliError;
 use crate::report::{pretty, read_report};
-use evalpage_core::report::{EvalScore, REPORT_FILES};
+use evalpage_core::report::EvalScore;
 use evalpage_core::review::{
     agree, agreement_markdown, kappa_below, latest, read_any, to_langfuse, to_phoenix, view_scores,
     AgreeOptions, LabelEvent, Scheme,
 };
+use evalpage_core::RunKind;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -180,7 +181,7 @@ fn read_run(given: &Path) -> Result<(PathBuf, Vec<EvalScore>, PathBuf), CliError
             .then(|| given.parent().unwrap_or(Path::new(".")).to_path_buf())
     };
     let dialog = dir.filter(|d| {
-        !REPORT_FILES.iter().any(|n| d.join(n).is_file())
+        !RunKind::report_files().iter().any(|n| d.join(n).is_file())
             && DIALOG_FILES[..3].iter().any(|n| d.join(n).is_file())
     });
     let Some(dir) = dialog else {

@@ -17,8 +17,8 @@ use crate::error::CliError;
 use crate::run;
 use clap::Parser;
 use evalpage_core::events::{self, ReadLog};
-use evalpage_core::report::EVENT_LOG_FILES;
 use evalpage_core::run::Shard;
+use evalpage_core::RunKind;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -103,14 +103,14 @@ fn read_shard(path: &Path) -> Result<ShardRun, CliError> {
         message,
     };
     let log_path = if path.is_dir() {
-        EVENT_LOG_FILES
+        RunKind::event_log_files()
             .iter()
             .map(|n| path.join(n))
             .find(|p| p.is_file())
             .ok_or_else(|| {
                 input(format!(
                     "no event log in this directory (looked for {})",
-                    EVENT_LOG_FILES.join(", ")
+                    RunKind::event_log_files().join(", ")
                 ))
             })?
     } else {

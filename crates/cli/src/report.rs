@@ -15,8 +15,9 @@
 use crate::args::{ReportArgs, ReportFormat};
 use crate::error::CliError;
 use evalpage_core::dialog::{metric_lines, MetricsSummary};
-use evalpage_core::report::{saved_summary_csv, EvaluationResult, REPORT_FILES};
+use evalpage_core::report::{saved_summary_csv, EvaluationResult, TASK_NAMES};
 use evalpage_core::Lang;
+use evalpage_core::RunKind;
 use std::path::{Path, PathBuf};
 
 /// Renders the report in the asked format into `--out`.
@@ -40,10 +41,10 @@ pub fn execute(args: &ReportArgs) -> Result<(), CliError> {
         ReportFormat::Json => (
             // The name it was read under (spec 000's for a RAG check or a
             // retrieval run), else `report.json`.
-            REPORT_FILES
+            RunKind::report_files()
                 .into_iter()
                 .find(|n| path.file_name().is_some_and(|f| f == *n))
-                .unwrap_or(REPORT_FILES[0]),
+                .unwrap_or(TASK_NAMES.report),
             serde_json::to_string_pretty(&report)
                 .map(|s| s + "\n")
                 .map_err(|e| CliError::Usage(format!("cannot serialize the report: {e}")))?,
@@ -72,7 +73,12 @@ pub fn execute(args: &ReportArgs) -> Result<(), CliError> {
 /// its summary, read.
 fn dialog_summary(given: &Path) -> Result<Option<(PathBuf, MetricsSummary)>, CliError> {
     let path = given.join("metrics_summary.json");
-    if !given.is_dir() || !path.is_file() || REPORT_FILES.iter().any(|n| given.join(n).is_file()) {
+    if !given.is_dir()
+        || !path.is_file()
+        || RunKind::report_files()
+            .iter()
+            .any(|n| given.join(n).is_file())
+    {
         return Ok(None);
     }
     let shown = path.display().to_string();
@@ -173,7 +179,7 @@ pub fn pretty(v: &serde_json::Value) -> Result<String, CliError> {
 /// column of a JSON problem).
 pub fn read_report(given: &Path) -> Result<(PathBuf, EvaluationResult), CliError> {
     let path = if given.is_dir() {
-        let found = REPORT_FILES
+        let found = RunKind::report_files()
             .iter()
             .map(|n| given.join(n))
             .find(|p| p.is_file());
@@ -184,7 +190,7 @@ pub fn read_report(given: &Path) -> Result<(PathBuf, EvaluationResult), CliError
                     path: given.display().to_string(),
                     message: format!(
                         "a directory without a report (looked for {}; give a run's output directory or its report file)",
-                        REPORT_FILES.join(", ")
+                        RunKind::report_files().join(", ")
                     ),
                 })
             }

@@ -10,11 +10,12 @@ use crate::error::CliError;
 use crate::files::{file_name, read_dataset_bytes, read_input, read_metadata};
 use crate::files::{report_skipped, run_meta, write_files, wrote};
 use evalpage_core::events::{to_json_seq, to_jsonl};
-use evalpage_core::report::{render_outputs as render, RETRIEVAL_NAMES};
+use evalpage_core::report::render_outputs as render;
 use evalpage_core::retrieval::{
     evaluate, parse_cases, parse_ranked, retrieval_outputs, retrieval_records, ListsFrom,
     RetrievalInputs, METRICS,
 };
+use evalpage_core::RunKind;
 
 /// Runs `evalpage score --retrieval`.
 pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
@@ -44,7 +45,7 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     };
     let meta = run_meta(args, started_at_ms);
     let line_errors: Vec<_> = case_errors.into_iter().chain(list_errors).collect();
-    let run_id = clock.run_id(evalpage_core::RunKind::Retrieval);
+    let run_id = clock.run_id(RunKind::Retrieval);
     let from = ListsFrom::File(lists_file.clone());
     let inputs = RetrievalInputs {
         cases_file: &cases_file,
@@ -63,14 +64,18 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     let mut records = retrieval_records(&evaluated, &inputs);
     for r in &mut records {
         if let evalpage_core::events::Record::Summary(s) = r {
-            s.final_report_path = Some(out.join(RETRIEVAL_NAMES.report).display().to_string());
+            s.final_report_path = Some(
+                out.join(RunKind::Retrieval.names().report)
+                    .display()
+                    .to_string(),
+            );
         }
     }
     let jsonl: String = records.iter().map(to_jsonl).collect();
     let seq: String = records.iter().map(to_json_seq).collect();
     files.extend([
-        (RETRIEVAL_NAMES.jsonl, jsonl),
-        (RETRIEVAL_NAMES.json_seq, seq),
+        (RunKind::Retrieval.names().jsonl, jsonl),
+        (RunKind::Retrieval.names().json_seq, seq),
     ]);
     write_files(out, &files)?;
     let counts = evaluated.counts();

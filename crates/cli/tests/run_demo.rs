@@ -187,7 +187,7 @@ fn a_rag_run_writes_the_same_files_as_every_run_with_run_records_and_its_metadat
     let meta_arg = meta.display().to_string();
     let out = run_demo(&demo_dataset(), &out_dir, &["--metadata", &meta_arg]);
     assert_ok(&out);
-    let names = evalpage_core::report::files(evalpage_core::report::RAG_NAMES.report);
+    let names = evalpage_core::report::files(evalpage_core::RunKind::Rag.names().report);
     for name in names.iter().chain(&LOGS) {
         assert!(out_dir.join(name).is_file(), "{name} missing");
     }

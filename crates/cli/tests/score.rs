@@ -459,7 +459,7 @@ fn retrieval_lists_score_as_trec_eval_with_every_file_and_a_reconciling_log() {
     let out = finish(cmd);
     assert_ok(&out);
     // Spec 000's names for a retrieval evaluation's report and logs.
-    let names = evalpage_core::report::RETRIEVAL_NAMES;
+    let names = evalpage_core::RunKind::Retrieval.names();
     for name in evalpage_core::report::files(names.report)
         .iter()
         .chain(&names.events())

@@ -43,6 +43,23 @@ impl Lang {
     }
 }
 
+/// A text in both languages, for names a core item declares once and both
+/// shells show (a kind's title, what its unit is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Words {
+    /// Chinese.
+    pub zh: &'static str,
+    /// English.
+    pub en: &'static str,
+}
+
+impl Words {
+    /// The text in `lang`.
+    pub fn get(self, lang: Lang) -> &'static str {
+        lang.pick(self.zh, self.en)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,7 @@ pub mod events;
 pub mod import;
 mod json_path;
 mod judge;
+mod kinds;
 mod lang;
 mod metric;
 mod planted;
@@ -50,7 +51,7 @@ pub use agent::{
     AgentEnd, AgentRecord, AgentSpec, AgentStep, Environment as ToolEnvironment, FaultKind, Faults,
     ScriptedResult, Scripts, ToolStep,
 };
-pub use lang::Lang;
+pub use lang::{Lang, Words};
 #[cfg(feature = "planted")]
 pub use planted::plant;
 pub use planted::Bug as PlantedBug;

@@ -11,6 +11,10 @@
 //!
 //! Each kind also owns the shape of its run ids ([`RunKind::run_id`]): the
 //! shells hand in only the start time and some entropy.
+//!
+//! What else a kind states about itself (its names, its files) is its
+//! declaration in its own room, found by `RunKind::decl` (`kinds.rs`, above
+//! the kinds: this file is below them and knows none).
 
 use crate::timefmt::utc_stamp;
 use serde_json::Value;

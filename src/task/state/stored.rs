@@ -10,6 +10,7 @@ use crate::state::shell::Mode;
 use crate::state::stored::{ModeInputs, StoredBytes, StoredFile, StoredInputs, StoredRun};
 use evalpage_core::task::{ModelEntry, PRESETS};
 use evalpage_core::Lang;
+use evalpage_core::RunKind;
 use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 
@@ -267,7 +268,7 @@ impl TaskInputs {
 }
 
 impl ModeInputs for TaskInputs {
-    const MODE: Mode = Mode::Task;
+    const MODE: Mode = Mode::Run(RunKind::Task);
 }
 
 /// The task as edited.

@@ -110,7 +110,7 @@ mod tests {
     #[test]
     fn records_are_appended_to_both_logs_and_summary_names_the_report() {
         let dir = scratch("output");
-        let names = evalpage_core::report::RAG_NAMES;
+        let names = evalpage_core::RunKind::Rag.names();
         let mut out = Output::create(&dir.join("nested"), names).expect("create");
         out.record(Record::error("r", "boom", 1)).expect("write");
         out.record(Record::Summary(SummaryRecord {

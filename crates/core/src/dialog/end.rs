@@ -5,15 +5,34 @@
 use super::artifacts::render;
 use super::kind::DialogKind;
 use super::summary::MetricsSummary;
+use crate::lang::Words;
 use crate::report::{Prices, ReportNames, RunMeta, TASK_NAMES};
-use crate::run::{Ended, Finish, Pipeline};
+use crate::run::{Ended, Finish, KindDecl, Pipeline};
 
-impl Finish for DialogKind {
-    /// Spec 001's summary; the event logs are named as a task run's.
-    const NAMES: ReportNames = ReportNames {
+/// What this kind states about itself (found by `RunKind::decl`).
+pub(crate) const KIND: KindDecl = KindDecl {
+    title: Words {
+        zh: "多轮对话",
+        en: "Dialogs",
+    },
+    unfinished: Words {
+        zh: "发现未完成的对话运行",
+        en: "Unfinished dialog run",
+    },
+    settled: Words {
+        zh: "个对话已完成。",
+        en: "dialogs settled.",
+    },
+    names: ReportNames {
+        // Spec 001's summary; the event logs are named as a task run's.
         report: "metrics_summary.json",
         ..TASK_NAMES
-    };
+    },
+    evaluation_report: false,
+};
+
+impl Finish for DialogKind {
+    const NAMES: ReportNames = KIND.names;
     /// Everything is in the engine.
     type Inputs = ();
 

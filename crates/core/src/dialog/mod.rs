@@ -19,6 +19,7 @@
 pub(crate) mod artifacts;
 pub(crate) mod dataset;
 mod end;
+pub(crate) use end::KIND;
 pub(crate) mod judge;
 pub(crate) mod kind;
 pub(crate) mod metrics;

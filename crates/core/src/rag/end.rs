@@ -5,13 +5,11 @@
 use super::console::finish_line;
 use super::report::{build, rag_outputs};
 use super::RagKind;
-use crate::report::{
-    render_outputs, set_prices, Prices, ReportNames, RunMeta, RunMetrics, RAG_NAMES,
-};
+use crate::report::{render_outputs, set_prices, Prices, ReportNames, RunMeta, RunMetrics};
 use crate::run::{Ended, Finish, Pipeline, RunStatus};
 
 impl Finish for RagKind {
-    const NAMES: ReportNames = RAG_NAMES;
+    const NAMES: ReportNames = super::report::KIND.names;
     /// The dataset file's bytes (for its fingerprint).
     type Inputs = Vec<u8>;
 

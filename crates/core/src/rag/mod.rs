@@ -6,6 +6,7 @@
 
 pub(crate) mod console;
 mod end;
+pub(crate) use report::KIND;
 
 mod engine;
 mod metrics;

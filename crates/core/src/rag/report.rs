@@ -4,6 +4,7 @@
 use super::{CaseResult, Engine};
 use crate::dataset::fingerprint::fingerprint;
 use crate::dataset::rag::RagCase;
+use crate::lang::Words;
 use crate::rag::console::{accuracy_reason, citation_reason, notes_of};
 use crate::report::metadata::report_metadata;
 use crate::report::outputs::{Outputs, RunMeta};
@@ -11,10 +12,33 @@ use crate::report::ErrorDetail;
 use crate::report::*;
 use crate::report::{length_bucket, summaries};
 use crate::report::{Outcome, RunRecord};
+use crate::run::KindDecl;
 use crate::run::RunStatus;
 use crate::timefmt::rfc3339_ms;
 use crate::Lang;
 use serde_json::{json, Value};
+
+/// What this kind states about itself (found by `RunKind::decl`).
+pub(crate) const KIND: KindDecl = KindDecl {
+    title: Words {
+        zh: "RAG 评测",
+        en: "RAG check",
+    },
+    unfinished: Words {
+        zh: "发现未完成的运行",
+        en: "Unfinished run",
+    },
+    settled: Words {
+        zh: "条已完成。",
+        en: "cases settled.",
+    },
+    names: ReportNames {
+        report: "eval_rag_report.json",
+        jsonl: "eval_rag_report.events.jsonl",
+        json_seq: "eval_rag_report.events.json-seq",
+    },
+    evaluation_report: true,
+};
 
 /// The RAG check's metrics: (name in reports, type in the metric registry).
 pub const RAG_METRICS: [(&str, &str); 2] =
@@ -274,7 +298,7 @@ pub fn rag_outputs(
     written.report.experiment.report_language = Some(lang);
     Outputs {
         report: written,
-        report_file: crate::report::RAG_NAMES.report,
+        report_file: KIND.names.report,
         markdown: rag_markdown(report, &engine.settled(), lang),
         results_jsonl: rag_results(engine, &report.report.experiment.dataset.dataset_id),
         samples: engine.cases().len(),

@@ -25,10 +25,7 @@ pub use metadata::{parse as parse_metadata, DatasetMetadataFile, MetadataError};
 pub use metrics::{Counts, ReportMetrics, RunMetrics};
 pub use model::*;
 pub use outputs::render as render_outputs;
-pub use outputs::{
-    files, Outputs, ReportNames, RunMeta, EVENT_LOG_FILES, FILES, RAG_NAMES, REPORT_FILES,
-    RETRIEVAL_NAMES, TASK_NAMES,
-};
+pub use outputs::{files, Outputs, ReportNames, RunMeta, FILES, TASK_NAMES};
 pub use run_record::{answer_extras, error_value, ErrorDetail, Outcome, RunRecord};
 pub use saved::summary_csv as saved_summary_csv;
 pub use saved::{experiment_lines, report_kind, skipped_lines, with_timings};

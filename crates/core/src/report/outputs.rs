@@ -73,34 +73,6 @@ pub const TASK_NAMES: ReportNames = ReportNames {
     json_seq: "report.events.json-seq",
 };
 
-/// A RAG check's names, as spec 000 lists them.
-pub const RAG_NAMES: ReportNames = ReportNames {
-    report: "eval_rag_report.json",
-    jsonl: "eval_rag_report.events.jsonl",
-    json_seq: "eval_rag_report.events.json-seq",
-};
-
-/// A retrieval run's names, as spec 000 lists them.
-pub const RETRIEVAL_NAMES: ReportNames = ReportNames {
-    report: "eval_retrieval_report.json",
-    jsonl: "eval_retrieval_report.events.jsonl",
-    json_seq: "eval_retrieval_report.events.json-seq",
-};
-
-/// Every name a saved `EvaluationResult` report has, for readers of a run's
-/// folder or zip, in the order they are looked for.
-pub const REPORT_FILES: [&str; 3] = [TASK_NAMES.report, RAG_NAMES.report, RETRIEVAL_NAMES.report];
-
-/// Every event log name of a run, in the order readers look for them.
-pub const EVENT_LOG_FILES: [&str; 6] = [
-    TASK_NAMES.jsonl,
-    TASK_NAMES.json_seq,
-    RAG_NAMES.jsonl,
-    RAG_NAMES.json_seq,
-    RETRIEVAL_NAMES.jsonl,
-    RETRIEVAL_NAMES.json_seq,
-];
-
 /// The files a run writes besides its event logs, its report named `report`.
 pub fn files(report: &'static str) -> [&'static str; 9] {
     let mut names = FILES;

@@ -5,9 +5,7 @@
 use super::engine::RetrievalKind;
 use super::report::{retrieval_outputs, RetrievalInputs};
 use crate::dataset::LineError;
-use crate::report::{
-    render_outputs, DatasetMetadataFile, Prices, ReportNames, RunMeta, RETRIEVAL_NAMES,
-};
+use crate::report::{render_outputs, DatasetMetadataFile, Prices, ReportNames, RunMeta};
 use crate::run::{Ended, Finish, Pipeline};
 use crate::Lang;
 
@@ -27,7 +25,7 @@ pub struct RetrievalFiles {
 }
 
 impl Finish for RetrievalKind {
-    const NAMES: ReportNames = RETRIEVAL_NAMES;
+    const NAMES: ReportNames = super::report::KIND.names;
     type Inputs = RetrievalFiles;
 
     /// A retrieval service is not a priced model: `prices` are not used.

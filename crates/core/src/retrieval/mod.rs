@@ -7,6 +7,7 @@
 
 pub(crate) mod dataset;
 mod end;
+pub(crate) use report::KIND;
 mod engine;
 pub(crate) mod metrics;
 mod report;

@@ -6,14 +6,38 @@
 use super::metrics::{Evaluated, Obtained, Row, METRICS};
 use crate::dataset::fingerprint::fingerprint;
 use crate::events::{CaseRecord, MetaRecord, Record, SummaryRecord};
+use crate::lang::Words;
 use crate::report::metadata::{report_metadata, DatasetMetadataFile as MetadataFile};
 use crate::report::outputs::{Outputs, RunMeta};
 use crate::report::*;
 use crate::report::{Outcome, RunRecord};
+use crate::run::KindDecl;
 use crate::run::{RunIdentity, RunSettings};
 use crate::timefmt::rfc3339_ms;
 use crate::Lang;
 use serde_json::json;
+
+/// What this kind states about itself (found by `RunKind::decl`).
+pub(crate) const KIND: KindDecl = KindDecl {
+    title: Words {
+        zh: "检索评测",
+        en: "Retrieval",
+    },
+    unfinished: Words {
+        zh: "发现未完成的检索评测",
+        en: "Unfinished retrieval run",
+    },
+    settled: Words {
+        zh: "条用例已完成。",
+        en: "cases settled.",
+    },
+    names: ReportNames {
+        report: "eval_retrieval_report.json",
+        jsonl: "eval_retrieval_report.events.jsonl",
+        json_seq: "eval_retrieval_report.events.json-seq",
+    },
+    evaluation_report: true,
+};
 
 /// Where the evaluation's inputs came from.
 #[derive(Clone, Copy, Debug)]
@@ -378,7 +402,7 @@ pub fn retrieval_outputs(e: &Evaluated, i: &RetrievalInputs<'_>) -> Outputs {
     let markdown = retrieval_markdown(&report, i.lang);
     let m = i.meta;
     Outputs {
-        report_file: crate::report::RETRIEVAL_NAMES.report,
+        report_file: KIND.names.report,
         markdown,
         results_jsonl: results,
         samples: e.rows.len(),

@@ -7,6 +7,7 @@
 //! and the CLI write the same files from the same run.
 
 use super::{Kind, Pipeline, RunIdentity};
+use crate::lang::Words;
 use crate::report::{EvaluationResult, Prices, ReportNames, RunMeta};
 
 /// What the shell adds at the end of a run, the same for every kind.
@@ -37,6 +38,24 @@ pub struct Ended {
     pub lines: Vec<String>,
     /// Jobs a fatal answer left unsent (the run stopped early).
     pub not_run: usize,
+}
+
+/// What a kind states about itself, once, in its own room (`rag::KIND`,
+/// ...): what the shells call it and the files it writes. `RunKind::decl`
+/// finds it; its tag is `RunKind::tag`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindDecl {
+    /// Its name: the page's tab, the badge of a run offered for resume.
+    pub title: Words,
+    /// How an unfinished run of it is introduced in a resume offer.
+    pub unfinished: Words,
+    /// What its settled units are, after the count in a resume offer.
+    pub settled: Words,
+    /// Its report and event log file names (its `Finish::NAMES`).
+    pub names: ReportNames,
+    /// Its report is an `EvaluationResult` (a dialog run's is spec 001's
+    /// summary instead).
+    pub evaluation_report: bool,
 }
 
 /// The end of a run of one kind of evaluation.

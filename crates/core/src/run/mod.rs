@@ -14,7 +14,7 @@ pub(crate) mod scheduler;
 mod shard;
 mod start;
 
-pub use end::{finish, run_meta, Ended, Finish, RunEnd};
+pub use end::{finish, run_meta, Ended, Finish, KindDecl, RunEnd};
 pub use pipeline::{
     prompt_tokens_max, Budget, Call, JobOutcome, Kind, Pipeline, PriorJob, StopReason,
 };

@@ -8,10 +8,29 @@ use super::data::TaskDataset;
 use super::engine::TaskKind;
 use super::report::{AnswerSource, RunDescription, TaskInfo, TaskMetrics};
 use super::score::Scored;
+use crate::lang::Words;
 use crate::metric::Aggregate;
 use crate::report::{Prices, ReportNames, RunMeta, TASK_NAMES};
-use crate::run::{Ended, Finish, Pipeline};
+use crate::run::{Ended, Finish, KindDecl, Pipeline};
 use crate::Lang;
+
+/// What this kind states about itself (found by `RunKind::decl`).
+pub(crate) const KIND: KindDecl = KindDecl {
+    title: Words {
+        zh: "任务评测",
+        en: "Task",
+    },
+    unfinished: Words {
+        zh: "发现未完成的任务运行",
+        en: "Unfinished task run",
+    },
+    settled: Words {
+        zh: "次调用已完成。",
+        en: "calls settled.",
+    },
+    names: TASK_NAMES,
+    evaluation_report: true,
+};
 
 /// What a task run's files are rendered from besides the engine.
 #[derive(Clone, Debug)]
@@ -29,7 +48,7 @@ pub struct TaskFiles {
 }
 
 impl Finish for TaskKind {
-    const NAMES: ReportNames = TASK_NAMES;
+    const NAMES: ReportNames = KIND.names;
     type Inputs = TaskFiles;
 
     fn files(

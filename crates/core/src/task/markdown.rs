@@ -5,8 +5,8 @@
 //! report and `results.jsonl`), so `evalpage report` renders a saved run's
 //! file again as the run wrote it.
 
+use super::report::ReportInput;
 use super::score::{ModelRun, SampleResult};
-use super::ReportInput;
 use crate::report::{cell, experiment_lines, more, render_md, skipped_lines};
 use crate::report::{EvaluationResult, MarkdownParts, MAX_LISTED};
 use crate::schema::ParseStatus;

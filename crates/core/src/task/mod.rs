@@ -15,6 +15,7 @@ mod config;
 pub(crate) mod contract;
 pub(crate) mod data;
 mod end;
+pub(crate) use end::KIND;
 pub(crate) mod engine;
 pub(crate) mod events;
 pub(crate) mod file_answers;

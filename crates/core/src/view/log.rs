@@ -32,7 +32,8 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
         .map(|((m, id), (n, r))| (n, m, id, r))
         .collect();
     ordered.sort_by_key(|(n, ..)| *n);
-    let kind = log_kind(meta, &metrics);
+    let run_kind = RunKind::read(&[meta.unwrap_or(&Value::Null)], &metrics);
+    let retrieval = run_kind == Some(RunKind::Retrieval);
     let rows: Vec<ViewRow> = ordered
         .into_iter()
         .map(|(_, model, id, r)| {
@@ -67,15 +68,10 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
             let answer = text_of(r, &["answer", "answer_snippet"]);
             let input = text_of(r, &["query"]);
             let mut details = vec![Detail::None; metrics.len()];
-            if kind == "retrieval" {
+            if retrieval {
                 // What the retrieval mode's row shows, as the report's detail.
                 if let Some(d) = details.first_mut() {
-                    *d = Detail::Value(serde_json::json!({
-                        "query": r.get("query"),
-                        "expected_sources": r.get("expected_sources"),
-                        "topk": r.get("topk"),
-                        "listed": ok,
-                    }));
+                    *d = Detail::Value(super::retrieval::log_detail(r, ok));
                 }
             }
             ViewRow {
@@ -116,21 +112,10 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
             log.skipped.len()
         ));
     }
-    let look = match kind.as_str() {
-        "rag" => Look::Rag,
-        "task" => Look::Task(Default::default()),
-        "retrieval" => Look::Retrieval {
-            k: meta
-                .and_then(|m| m.get("k"))
-                .and_then(Value::as_u64)
-                .unwrap_or(5) as usize,
-        },
-        _ => Look::Generic,
-    };
     let mut data = ViewData {
         source: source.to_string(),
-        kind,
-        look,
+        kind: run_kind.map_or("run", RunKind::tag).to_string(),
+        look: Look::of(run_kind, &[meta.unwrap_or(&Value::Null)]),
         dataset: meta
             .and_then(|m| text_of(m, &["dataset"]))
             .unwrap_or_default(),
@@ -149,13 +134,6 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
 
 /// The kind of a log's run: the one reader's ([`RunKind::read`]) over its
 /// `meta` record and its metrics, else `run`.
-fn log_kind(meta: Option<&Value>, metrics: &[String]) -> String {
-    let meta = meta.unwrap_or(&Value::Null);
-    RunKind::read(&[meta], metrics)
-        .map_or("run", RunKind::tag)
-        .to_string()
-}
-
 pub(super) fn log_view(name: &str, bytes: &[u8]) -> Result<ViewData, super::OpenError> {
     let log = crate::events::read(bytes);
     if log.of_type("meta").next().is_none() && log.of_type("case").next().is_none() {

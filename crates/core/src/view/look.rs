@@ -16,17 +16,12 @@
 //!   `metrics_summary.json` (`view::dialog`).
 
 use super::{text_of, ViewData, ViewRow};
-use crate::dataset::rag::RagCase;
 use crate::dialog::summary::MetricsSummary;
 use crate::dialog::trace::{DialogTrace, RunManifest};
 use crate::dialog::TurnEval;
-use crate::provider::{CallError, ChatMessage, ErrorKind, Usage};
-use crate::rag::CaseResult;
-use crate::rag_rules::accuracy::{AccuracyVerdict, KeypointMatch};
-use crate::rag_rules::citation::{base_name, CitationVerdict};
-use crate::retrieval::RetrievalCase;
-use crate::retrieval::{bucket_means, Obtained, RetrievalScore, Row, METRICS};
+use crate::provider::{CallError, ChatMessage, ErrorKind};
 use crate::task::SampleResult;
+use crate::RunKind;
 use serde_json::{Map, Value};
 use std::rc::Rc;
 
@@ -47,6 +42,25 @@ pub enum Look {
     },
     /// A spec 001 dialog evaluation read from its files.
     Dialog(Rc<DialogLook>),
+}
+
+impl Look {
+    /// The live views of a run of `kind` (read by [`RunKind::read`]), its
+    /// cut-off read from the objects that describe it. A dialog run opens
+    /// from its own files (`view::dialog`), never from a report or a log.
+    pub(crate) fn of(kind: Option<RunKind>, described_by: &[&Value]) -> Look {
+        match kind {
+            Some(RunKind::Rag) => Look::Rag,
+            Some(RunKind::Task) => Look::Task(Default::default()),
+            Some(RunKind::Retrieval) => Look::Retrieval {
+                k: described_by
+                    .iter()
+                    .find_map(|c| c.get("k").and_then(Value::as_u64))
+                    .unwrap_or(5) as usize,
+            },
+            Some(RunKind::Dialog) | None => Look::Generic,
+        }
+    }
 }
 
 /// A sample's input as `results.jsonl` records it: its fields (inputs and
@@ -124,13 +138,13 @@ impl ViewData {
     }
 
     /// A metric's detail on a row, read only when the row has one.
-    fn detail_of(&self, row: &ViewRow, metric: &str) -> Option<Value> {
+    pub(super) fn detail_of(&self, row: &ViewRow, metric: &str) -> Option<Value> {
         let c = self.metric_index(metric)?;
         Some(self.detail(row, c)).filter(|v| v.is_object())
     }
 }
 
-fn strings(v: &Value, key: &str) -> Option<Vec<String>> {
+pub(super) fn strings(v: &Value, key: &str) -> Option<Vec<String>> {
     v.get(key)?
         .as_array()?
         .iter()
@@ -140,7 +154,7 @@ fn strings(v: &Value, key: &str) -> Option<Vec<String>> {
 
 /// The call error of a case that failed, as the report keeps it: the
 /// message of its detail, the kind from its error status.
-fn call_error(row: &ViewRow, detail: &Value) -> Option<CallError> {
+pub(super) fn call_error(row: &ViewRow, detail: &Value) -> Option<CallError> {
     if detail.get("llm_call_ok").and_then(Value::as_bool) != Some(false) {
         return None;
     }
@@ -157,162 +171,13 @@ fn call_error(row: &ViewRow, detail: &Value) -> Option<CallError> {
     Some(CallError::new(kind, message))
 }
 
-/// A RAG check's case as the live page held it: the case (question, gold
-/// keypoints, `doc_hint`) and its result (answer, reasoning, verdicts, the
-/// call error), read back from the report's `accuracy` and `citation`
-/// details. `None` when the row has no such details (an event log, whose
-/// records do not hold the question and the expected documents). Attempts
-/// and time are the row's (the report's error case, or the run's
-/// `results.jsonl`), else 0.
-pub fn rag_case(data: &ViewData, row: &ViewRow) -> Option<(RagCase, CaseResult)> {
-    let acc = data.detail_of(row, "accuracy")?;
-    let cit = data.detail_of(row, "citation")?;
-    let doc_hint = strings(&cit, "expected")?;
-    let keypoints: Option<Vec<KeypointMatch>> = acc
-        .get("keypoints")
-        .and_then(Value::as_array)
-        .map(|ks| ks.iter().filter_map(KeypointMatch::from_json).collect());
-    let gold = match &keypoints {
-        Some(ks) if !ks.is_empty() => ks.iter().map(|k| k.keypoint.clone()).collect(),
-        _ => strings(&acc, "missing").unwrap_or_default(),
-    };
-    let error = call_error(row, &acc);
-    let value = |metric: &str| {
-        data.metric_index(metric)
-            .and_then(|c| row.values.get(c).copied().flatten())
-    };
-    let answered = error.is_none();
-    let accuracy = keypoints
-        .filter(|_| answered)
-        .map(|keypoints| AccuracyVerdict {
-            passed: value("accuracy") == Some(1.0),
-            keypoints,
-        });
-    let citation = answered.then(|| CitationVerdict {
-        passed: value("citation") == Some(1.0),
-        cited: strings(&cit, "cited").unwrap_or_default(),
-        correct: strings(&cit, "correct").unwrap_or_default(),
-        wrong: strings(&cit, "wrong").unwrap_or_default(),
-        expected: doc_hint
-            .iter()
-            .map(|h| base_name(h))
-            .filter(|h| !h.is_empty())
-            .collect(),
-    });
-    let case = RagCase {
-        id: row.id.clone(),
-        line: 0,
-        q: text_of(&acc, &["question"]).unwrap_or_default(),
-        gold,
-        doc_hint,
-        tags: row.tags.clone(),
-        metadata: Default::default(),
-    };
-    let usage: Option<Usage> = acc
-        .get("usage")
-        .and_then(|u| serde_json::from_value(u.clone()).ok());
-    let result = CaseResult {
-        index: 0,
-        case_id: row.id.clone(),
-        answer: text_of(&acc, &["answer"]).filter(|_| answered),
-        reasoning: text_of(&acc, &["reasoning"]),
-        finish_reason: text_of(&acc, &["finish_reason"]),
-        usage,
-        cached: acc
-            .get("cached")
-            .and_then(|c| serde_json::from_value(c.clone()).ok()),
-        error,
-        attempts: row.attempts.unwrap_or(0),
-        elapsed_ms: row.latency_ms.map_or(0, |ms| ms.max(0.0) as u64),
-        accuracy,
-        citation,
-    };
-    Some((case, result))
-}
-
-/// Every case of a RAG check read back with [`rag_case`], in row order,
-/// with its row index.
-pub fn rag_cases(data: &ViewData) -> Vec<(usize, RagCase, CaseResult)> {
-    data.rows
-        .iter()
-        .enumerate()
-        .filter_map(|(i, row)| rag_case(data, row).map(|(c, r)| (i, c, r)))
-        .collect()
-}
-
-/// The values of a row in [`METRICS`] order (a missing one is 0, as a case
-/// without a list scores).
-fn retrieval_values(data: &ViewData, row: &ViewRow) -> [f64; 4] {
-    METRICS.map(|m| {
-        data.metric_index(m)
-            .and_then(|c| row.values.get(c).copied().flatten())
-            .unwrap_or(0.0)
-    })
-}
-
-/// A retrieval case as the live retrieval mode held it: the case, its scores
-/// and whether a list came back, read back from the row's values and the
-/// detail of its first metric (without one: no query, list or expected
-/// sources).
-pub fn retrieval_row(data: &ViewData, row: &ViewRow) -> Row {
-    let detail = METRICS
-        .iter()
-        .find_map(|m| data.detail_of(row, m))
-        .unwrap_or(Value::Null);
-    let [hit, recall_at_k, reciprocal_rank, ndcg_at_k] = retrieval_values(data, row);
-    let listed = detail
-        .get("listed")
-        .and_then(Value::as_bool)
-        .unwrap_or(row.status == "ok");
-    let error = (!listed && row.status == "failed")
-        .then(|| CallError::new(ErrorKind::Http, row.error.clone().unwrap_or_default()));
-    Row {
-        case: RetrievalCase {
-            case_id: row.id.clone(),
-            line: 0,
-            query: text_of(&detail, &["query"])
-                .or_else(|| row.input.clone())
-                .unwrap_or_default(),
-            expected_sources: strings(&detail, "expected_sources").unwrap_or_default(),
-            bucket: row.tags.first().cloned().unwrap_or_else(|| "-".into()),
-        },
-        score: RetrievalScore {
-            hit_at_k: hit >= 1.0,
-            recall_at_k,
-            reciprocal_rank,
-            ndcg_at_k,
-            first_hit_rank: detail
-                .get("first_hit_rank")
-                .and_then(Value::as_u64)
-                .map(|r| r as usize),
-            topk: strings(&detail, "topk").unwrap_or_default(),
-            found: strings(&detail, "found").unwrap_or_default(),
-        },
-        obtained: match (listed, error) {
-            (true, _) => Obtained::Listed,
-            (false, Some(e)) => Obtained::Called {
-                attempts: row.attempts.unwrap_or(0),
-                elapsed_ms: row.latency_ms.map_or(0, |ms| ms.max(0.0) as u64),
-                error: Some(e),
-            },
-            (false, None) => Obtained::Missing,
-        },
-    }
-}
-
-/// The retrieval mode's table of means, overall (bucket `""`) and per
-/// bucket, over the run's rows.
-pub fn retrieval_means(data: &ViewData) -> Vec<(String, usize, [f64; 4])> {
-    bucket_means(data.rows.iter().map(|r| {
-        let bucket = r.tags.first().map_or("-", String::as_str);
-        (bucket, retrieval_values(data, r))
-    }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view::load;
+    use crate::dataset::rag::RagCase;
+    use crate::rag::CaseResult;
+    use crate::retrieval::bucket_means;
+    use crate::view::{load, rag_cases, retrieval_means, retrieval_row};
 
     /// A RAG report of three cases: one right, one citing a wrong document
     /// with no keypoint covered, one failed call.

@@ -27,6 +27,8 @@ pub use dialog::{dialog_columns, dialog_row};
 pub use lite::Slices;
 pub use markdown::{report_md, Rendered};
 pub(crate) mod query;
+mod rag;
+mod retrieval;
 pub(crate) mod task;
 mod timing;
 
@@ -42,12 +44,11 @@ pub use compare::{
 };
 pub use log::from_log;
 use log::log_view;
-pub use look::{
-    rag_case, rag_cases, retrieval_means, retrieval_row, DialogEntry, DialogLook, Look,
-    SampleInput, TaskLook,
-};
+pub use look::{DialogEntry, DialogLook, Look, SampleInput, TaskLook};
 pub use open::{is_import, load, open_files, open_import, open_import_first, OpenError};
 pub use query::{Outcome, Query, Sort};
+pub use rag::{rag_case, rag_cases};
+pub use retrieval::{retrieval_means, retrieval_row};
 
 /// One case × model of a saved run.
 #[derive(Clone, Debug, PartialEq)]
@@ -395,11 +396,12 @@ impl Builder {
         }
         let exp = &report.experiment;
         let rc = &exp.run_config;
-        let kind = kind_of(exp);
+        let described_by = [rc, &exp.evaluator_config];
+        let run_kind = RunKind::read(&described_by, &[]);
         ViewData {
-            look: look_of(&kind, exp),
+            look: Look::of(run_kind, &described_by),
             source: source.to_string(),
-            kind,
+            kind: kind_of(run_kind, rc),
             dataset: exp
                 .dataset
                 .name
@@ -421,31 +423,14 @@ impl Builder {
     }
 }
 
-/// The kind of a report's run: the one reader's ([`RunKind::read`]), else
-/// (another producer's report) its run config's `kind` or `mode`, or `run`.
-fn kind_of(exp: &crate::report::ExperimentMetadata) -> String {
-    let rc = &exp.run_config;
-    match RunKind::read(&[rc, &exp.evaluator_config], &[]) {
+/// The kind of a report's run as shown: its tag, else (another producer's
+/// report) its run config's `kind` or `mode`, or `run`.
+fn kind_of(kind: Option<RunKind>, rc: &Value) -> String {
+    match kind {
         Some(k) => k.tag().into(),
         None => text_of(rc, &["kind"])
             .or_else(|| text_of(rc, &["mode"]))
             .unwrap_or_else(|| "run".into()),
-    }
-}
-
-/// The live views of a kind of run.
-fn look_of(kind: &str, exp: &crate::report::ExperimentMetadata) -> Look {
-    match kind {
-        "rag" => Look::Rag,
-        "task" => Look::Task(Default::default()),
-        "retrieval" => {
-            let k = [&exp.run_config, &exp.evaluator_config]
-                .iter()
-                .find_map(|c| c.get("k").and_then(Value::as_u64))
-                .unwrap_or(5);
-            Look::Retrieval { k: k as usize }
-        }
-        _ => Look::Generic,
     }
 }
 

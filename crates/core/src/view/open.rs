@@ -8,10 +8,14 @@ use super::*;
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum OpenError {
     /// Several files of which none is a run's report, log or dialog files.
-    #[error("{label}: no report.json (eval_rag_report.json, eval_retrieval_report.json), event log or dialog evaluation files (it has: {has})")]
+    #[error(
+        "{label}: no report ({reports}), event log or dialog evaluation files (it has: {has})"
+    )]
     NoRunFile {
         /// The files as shown.
         label: String,
+        /// The report names looked for, comma-separated.
+        reports: String,
         /// The files' names, comma-separated.
         has: String,
     },
@@ -72,16 +76,17 @@ pub fn open_files(label: &str, files: &[(String, Vec<u8>)]) -> Result<ViewData, 
             .iter()
             .find(|(n, _)| crate::dataset::file_name(n) == want)
     };
-    let main = crate::report::REPORT_FILES
-        .iter()
-        .chain(&crate::report::EVENT_LOG_FILES)
-        .find_map(|want| pick(want));
+    let main = RunKind::report_files()
+        .into_iter()
+        .chain(RunKind::event_log_files())
+        .find_map(pick);
     let (name, bytes) = match (main, files) {
         (Some(f), _) => f,
         (None, [one]) => one,
         (None, _) => {
             return Err(OpenError::NoRunFile {
                 label: label.to_string(),
+                reports: RunKind::report_files().join(", "),
                 has: files
                     .iter()
                     .map(|(n, _)| n.as_str())
