@@ -8,21 +8,18 @@
 //! as it was. What every root shares is `use_shell`: the header (modes,
 //! language, *Reuse answers*), the URL's parameters, the key ring and
 //! language (`ShellState`), and the unfinished runs offered after a reload.
-//! [`start`] mounts a bin's root with the loaders of its split points
-//! ([`Splits`]). Served at `/` and `/eval`.
+//! Each mode's root is in its folder (`rag::RagRoot`, `task::TaskRoot`,
+//! `retrieval::RetrievalRoot`, `dialog::DialogRoot`). [`start`] mounts a
+//! bin's root with the loaders of its split points ([`Splits`]). Served at
+//! `/` and `/eval`.
 
 use crate::components::header::{use_document_lang, Header};
-use crate::dialog::{use_dialog, DialogApp};
 use crate::effects::{modes, storage, url};
 use crate::launch;
-use crate::rag::{use_rag, RagApp};
-use crate::retrieval::{use_retrieval, RetrievalApp};
 use crate::split::Loader;
 use crate::state::resume::{Offers, OffersAction};
 use crate::state::{Mode, ShellAction, ShellState};
-use crate::task::{use_task, TaskApp};
 use evalpage_core::Lang;
-use evalpage_core::RunKind;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -163,48 +160,6 @@ impl Shell {
             </div>
         }
     }
-}
-
-/// The RAG check's root (the `evalpage-web` bundle).
-#[component]
-pub fn RagRoot() -> Html {
-    let shell = use_shell(Mode::Run(RunKind::Rag));
-    let rag = use_rag(
-        shell.params.clone(),
-        shell.state.clone(),
-        shell.offers.clone(),
-    );
-    shell.page(html! { <RagApp {rag} on_mode={shell.on_mode.clone()} /> })
-}
-
-/// The task mode's root (the `evalpage-task` bundle).
-#[component]
-pub fn TaskRoot() -> Html {
-    let shell = use_shell(Mode::Run(RunKind::Task));
-    let (state, slot) = use_task(shell.params.clone());
-    let lang = shell.state.lang;
-    shell.page(html! {
-        <TaskApp {lang} {state} {slot} params={shell.params.clone()}
-            offers={shell.offers.clone()} on_mode={shell.on_mode.clone()} />
-    })
-}
-
-/// The retrieval mode's root (the `evalpage-retrieval` bundle).
-#[component]
-pub fn RetrievalRoot() -> Html {
-    let shell = use_shell(Mode::Run(RunKind::Retrieval));
-    let mode = use_retrieval(shell.offers.clone(), shell.state.clone());
-    let lang = shell.state.lang;
-    shell.page(html! { <RetrievalApp {lang} {mode} on_mode={shell.on_mode.clone()} /> })
-}
-
-/// The dialog mode's root (the `evalpage-dialog` bundle).
-#[component]
-pub fn DialogRoot() -> Html {
-    let shell = use_shell(Mode::Run(RunKind::Dialog));
-    let mode = use_dialog(shell.offers.clone(), shell.state.clone());
-    let lang = shell.state.lang;
-    shell.page(html! { <DialogApp {lang} {mode} on_mode={shell.on_mode.clone()} /> })
 }
 
 /// The code a bin fetches after its first load: the loaders of the

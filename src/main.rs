@@ -2,11 +2,12 @@
 //! page's first load when the URL names no other mode.
 
 use evalpage_core::RunKind;
-use evalpage_web::app::{RagRoot, Splits};
+use evalpage_web::app::Splits;
 use evalpage_web::components::zip_button::Zipper;
 use evalpage_web::effects::local_model::{self, LocalLoad};
 use evalpage_web::launch::{run_code, AnyRunFns};
 use evalpage_web::rag::launch::RagLaunch;
+use evalpage_web::rag::RagRoot;
 use evalpage_web::{archive, split_point, state::Mode};
 
 split_point!(run, run: AnyRunFns = run_code::<RagLaunch>());

@@ -2,8 +2,9 @@
 //! `www/init.js` when the mode is first opened: renders that mode only.
 
 use evalpage_core::RunKind;
-use evalpage_web::app::{DialogRoot, Splits};
+use evalpage_web::app::Splits;
 use evalpage_web::components::zip_button::Zipper;
+use evalpage_web::dialog::DialogRoot;
 use evalpage_web::dialog::{judges::PromptMaker, launch::DialogLaunch};
 use evalpage_web::effects::local_model::{self, LocalLoad};
 use evalpage_web::launch::{run_code, AnyRunFns};

@@ -2,11 +2,12 @@
 //! `www/init.js` when the mode is first opened: renders that mode only.
 
 use evalpage_core::RunKind;
-use evalpage_web::app::{Splits, TaskRoot};
+use evalpage_web::app::Splits;
 use evalpage_web::components::zip_button::Zipper;
 use evalpage_web::effects::local_model::{self, LocalLoad};
 use evalpage_web::effects::parquet::{self, ParquetRead};
 use evalpage_web::launch::{run_code, AnyRunFns};
+use evalpage_web::task::TaskRoot;
 use evalpage_web::task::{launch::TaskLaunch, state::code::TaskCode};
 use evalpage_web::{archive, split_point, state::Mode};
 

@@ -1,7 +1,7 @@
 //! The metric types a task can use, with their keys and an example entry,
 //! straight from the core's one metric registry (never a second list).
 
-use evalpage_core::{metrics_of_kind, Lang, MetricKind};
+use evalpage_core::{metrics_of_kind, Lang, RunKind};
 use yew::prelude::*;
 
 /// Metric hints props.
@@ -19,7 +19,7 @@ pub fn MetricHints(p: &MetricHintsProps) -> Html {
         <details class="metric-hints" data-testid="metric-types">
             <summary>{t("可用的指标类型", "Metric types you can use")}</summary>
             <dl>
-                { for metrics_of_kind(MetricKind::Task).map(|m| html! {
+                { for metrics_of_kind(RunKind::Task).map(|m| html! {
                     <>
                         <dt data-testid="metric-type"><code>{m.name}</code></dt>
                         <dd>

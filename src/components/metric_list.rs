@@ -2,7 +2,7 @@
 //! run's), with what each scores and what it needs, straight from the core's
 //! one metric registry.
 
-use evalpage_core::{metrics_of_kind, Lang, MetricKind};
+use evalpage_core::{metrics_of_kind, Lang, RunKind};
 use yew::prelude::*;
 
 /// Metric list props.
@@ -11,7 +11,7 @@ pub struct MetricListProps {
     /// Language.
     pub lang: Lang,
     /// The kind whose metrics are listed.
-    pub kind: MetricKind,
+    pub kind: RunKind,
 }
 
 /// A collapsed list of the kind's metrics: name, description, what it needs.
@@ -19,7 +19,7 @@ pub struct MetricListProps {
 pub fn MetricList(p: &MetricListProps) -> Html {
     let t = |zh: &'static str, en: &'static str| p.lang.pick(zh, en);
     html! {
-        <details class="metric-hints" data-testid={format!("metrics-{}", p.kind.label())}>
+        <details class="metric-hints" data-testid={format!("metrics-{}", p.kind.tag())}>
             <summary>{t("指标说明", "What the metrics mean")}</summary>
             <dl>
                 { for metrics_of_kind(p.kind).map(|m| html! {

@@ -26,6 +26,7 @@ use crate::launch as run_launch;
 use crate::state::resume::Offers;
 use crate::state::{Mode, ShellState};
 use evalpage_core::Lang;
+use evalpage_core::RunKind;
 use launch::{DialogLaunch, DialogSlot};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -100,7 +101,16 @@ pub fn DialogApp(p: &DialogAppProps) -> Html {
             <ResumeBanner {lang} offers={p.mode.offers.list.clone()} disabled={p.mode.state.running()} {on_resume} {on_discard} />
             <inputs::DialogInputs {lang} mode={p.mode.clone()} {on_start} {on_score} {on_cancel} />
             <results::DialogResultsView {lang} state={p.mode.state.clone()} />
-            <crate::components::metric_list::MetricList {lang} kind={evalpage_core::MetricKind::Dialog} />
+            <crate::components::metric_list::MetricList {lang} kind={evalpage_core::RunKind::Dialog} />
         </div>
     }
+}
+
+/// The dialog mode's root (the `evalpage-dialog` bundle).
+#[component]
+pub fn DialogRoot() -> Html {
+    let shell = crate::app::use_shell(Mode::Run(RunKind::Dialog));
+    let mode = use_dialog(shell.offers.clone(), shell.state.clone());
+    let lang = shell.state.lang;
+    shell.page(html! { <DialogApp {lang} {mode} on_mode={shell.on_mode.clone()} /> })
 }

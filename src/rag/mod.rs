@@ -229,3 +229,15 @@ pub fn RagApp(p: &RagAppProps) -> Html {
         </>
     }
 }
+
+/// The RAG check's root (the `evalpage-web` bundle).
+#[component]
+pub fn RagRoot() -> Html {
+    let shell = crate::app::use_shell(Mode::Run(RunKind::Rag));
+    let rag = use_rag(
+        shell.params.clone(),
+        shell.state.clone(),
+        shell.offers.clone(),
+    );
+    shell.page(html! { <RagApp {rag} on_mode={shell.on_mode.clone()} /> })
+}

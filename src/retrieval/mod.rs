@@ -194,7 +194,7 @@ pub fn RetrievalApp(p: &RetrievalAppProps) -> Html {
                 if let Some(e) = &s.error { <p class="error" role="alert" data-testid="retrieval-error">{e.to_string()}</p> }
             </section>
             { results(lang, s) }
-            <crate::components::metric_list::MetricList {lang} kind={evalpage_core::MetricKind::Retrieval} />
+            <crate::components::metric_list::MetricList {lang} kind={evalpage_core::RunKind::Retrieval} />
         </div>
     }
 }
@@ -316,4 +316,13 @@ fn results(lang: Lang, s: &RetrievalState) -> Html {
             { files }
         </>
     }
+}
+
+/// The retrieval mode's root (the `evalpage-retrieval` bundle).
+#[component]
+pub fn RetrievalRoot() -> Html {
+    let shell = crate::app::use_shell(Mode::Run(RunKind::Retrieval));
+    let mode = use_retrieval(shell.offers.clone(), shell.state.clone());
+    let lang = shell.state.lang;
+    shell.page(html! { <RetrievalApp {lang} {mode} on_mode={shell.on_mode.clone()} /> })
 }

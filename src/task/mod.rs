@@ -533,3 +533,15 @@ fn estimate_line(state: &TaskState, lang: Lang) -> Option<AttrValue> {
         parts.join("; ")
     )))
 }
+
+/// The task mode's root (the `evalpage-task` bundle).
+#[component]
+pub fn TaskRoot() -> Html {
+    let shell = crate::app::use_shell(Mode::Run(RunKind::Task));
+    let (state, slot) = use_task(shell.params.clone());
+    let lang = shell.state.lang;
+    shell.page(html! {
+        <TaskApp {lang} {state} {slot} params={shell.params.clone()}
+            offers={shell.offers.clone()} on_mode={shell.on_mode.clone()} />
+    })
+}

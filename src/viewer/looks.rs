@@ -67,7 +67,7 @@ pub fn head(lang: Lang, d: &ViewData) -> Html {
         Look::Retrieval { k } => html! {
             <>{ case_head(lang, *k) }<th>{"ms"}</th></>
         },
-        _ => metric_cells::head(lang, &d.metrics),
+        Look::Generic | Look::Task(_) | Look::Dialog(_) => metric_cells::head(lang, &d.metrics),
     }
 }
 
@@ -76,7 +76,7 @@ pub fn columns(d: &ViewData) -> usize {
     match &d.look {
         Look::Rag => d.metrics.len() + 3,
         Look::Retrieval { .. } => 8,
-        _ => metric_cells::columns(d.metrics.len()),
+        Look::Generic | Look::Task(_) | Look::Dialog(_) => metric_cells::columns(d.metrics.len()),
     }
 }
 
@@ -104,7 +104,7 @@ pub fn cells(lang: Lang, d: &ViewData, r: &ViewRow) -> Html {
         Look::Retrieval { .. } => html! {
             <>{ case_cells(&retrieval_row(d, r)) }{ metric_cells::latency(r) }</>
         },
-        _ => metric_cells::cells(r),
+        Look::Generic | Look::Task(_) | Look::Dialog(_) => metric_cells::cells(r),
     }
 }
 
@@ -116,7 +116,7 @@ pub fn shows_answer(d: &ViewData, i: usize) -> bool {
         Look::Rag => rag_case(d, r).is_some(),
         Look::Task(_) => d.task_result(i).is_some(),
         Look::Dialog(_) => d.dialog(i).is_some_and(|e| e.trace.is_some()),
-        _ => false,
+        Look::Generic | Look::Retrieval { .. } => false,
     }
 }
 
@@ -185,7 +185,7 @@ pub fn drill(lang: Lang, d: &ViewData, i: usize) -> Html {
             }
             None => html! {},
         },
-        _ => html! {},
+        Look::Generic | Look::Retrieval { .. } => html! {},
     }
 }
 
@@ -254,7 +254,7 @@ pub fn LookSummary(p: &LookProps) -> Html {
                     "Each table row holds one dialog's own values (as the event log's case record); the summary above is over all turns (spec 001 §7).")}</p>
             </section>
         },
-        _ => html! {},
+        Look::Generic | Look::Task(_) => html! {},
     }
 }
 

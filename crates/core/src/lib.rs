@@ -87,7 +87,7 @@ pub use dataset::{numbered_lines, LineError};
 pub use judge::mock::{reply as mock_judge_reply, MockJudge};
 pub use judge::prompt::{dialog_builtin as dialog_judge_prompt, JudgePrompt};
 pub use metric::{
-    of_kind as metrics_of_kind, Aggregate, MetricKind, MetricType, RAG_ACCURACY_DESCRIPTION,
+    of_kind as metrics_of_kind, Aggregate, MetricType, RAG_ACCURACY_DESCRIPTION,
     RAG_CITATION_DESCRIPTION, REGISTRY,
 };
 pub use position::{InputError, PathLabel, Position};

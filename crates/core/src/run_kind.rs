@@ -19,17 +19,41 @@
 use crate::timefmt::utc_stamp;
 use serde_json::Value;
 
-/// A kind of evaluation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RunKind {
+/// Declares [`RunKind`] from one list of kinds, each with its tag: the
+/// enum, [`RunKind::ALL`] (in the list's order) and [`RunKind::tag`]. A new
+/// kind is one line here and its `KindDecl` in its room.
+macro_rules! run_kinds {
+    ($($(#[$doc:meta])* $kind:ident = $tag:literal,)+) => {
+        /// A kind of evaluation.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum RunKind {
+            $($(#[$doc])* $kind,)+
+        }
+
+        impl RunKind {
+            /// Every kind, in the order the page lists its modes.
+            pub const ALL: [RunKind; [$($tag),+].len()] = [$(RunKind::$kind),+];
+
+            /// The tag written into files and the page's `?mode=`: `rag`,
+            /// `task`, `retrieval`, `dialog`.
+            pub fn tag(self) -> &'static str {
+                match self {
+                    $(RunKind::$kind => $tag,)+
+                }
+            }
+        }
+    };
+}
+
+run_kinds! {
     /// The RAG accuracy/citation check (spec 002).
-    Rag,
+    Rag = "rag",
     /// A prompt-driven task (spec 004).
-    Task,
+    Task = "task",
     /// Ranked source lists of a retrieval system (spec 000).
-    Retrieval,
+    Retrieval = "retrieval",
     /// Multi-turn dialogs (spec 001).
-    Dialog,
+    Dialog = "dialog",
 }
 
 /// The metric names of a dialog run's summary (spec 001's M1-M5), by which a
@@ -42,24 +66,6 @@ const DIALOG_METRICS: [&str; 4] = [
 ];
 
 impl RunKind {
-    /// Every kind, in the order the page lists its modes.
-    pub const ALL: [RunKind; 4] = [
-        RunKind::Rag,
-        RunKind::Task,
-        RunKind::Retrieval,
-        RunKind::Dialog,
-    ];
-
-    /// The tag written into files: `rag`, `task`, `retrieval`, `dialog`.
-    pub fn tag(self) -> &'static str {
-        match self {
-            RunKind::Rag => "rag",
-            RunKind::Task => "task",
-            RunKind::Retrieval => "retrieval",
-            RunKind::Dialog => "dialog",
-        }
-    }
-
     /// The kind a tag names.
     pub fn parse(tag: &str) -> Option<RunKind> {
         RunKind::ALL.into_iter().find(|k| k.tag() == tag)

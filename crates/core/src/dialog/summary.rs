@@ -37,7 +37,7 @@ use super::metrics::{Aggregate, TurnMetric, NAMES, REGISTRY};
 use super::trace::{Counters, TRACE_VERSION};
 use super::turn_eval::{MetricRun, TurnEval};
 use super::vocab::TurnStatus;
-use crate::metric::kinds;
+use crate::metric::dialog as lines;
 use crate::report::LlmJudgeDetail;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -175,7 +175,7 @@ impl JudgeSummary {
 }
 
 /// The metric names, in order: the dialog metrics' registry
-/// (`metrics::REGISTRY`, their `metric::kinds` lines' order), whose
+/// (`metrics::REGISTRY`, their `metric::dialog` lines' order), whose
 /// descriptions are each one's `definition`.
 pub const METRICS: [&str; NAMES.len()] = NAMES;
 
@@ -299,19 +299,19 @@ pub fn summarize_judged(
 fn part_metric(part: Part) -> (&'static str, &'static str) {
     match part {
         Part::RiskTags => (
-            kinds::M3_RISK_DISCLOSURE_JUDGE.name,
+            lines::M3_RISK_DISCLOSURE_JUDGE.name,
             "which of the turn's required risk tags the answer discloses",
         ),
         Part::ComplianceLabel => (
-            kinds::M4_COMPLIANCE_JUDGE.name,
+            lines::M4_COMPLIANCE_JUDGE.name,
             "the answer's compliance label",
         ),
         Part::RubricHitItems => (
-            kinds::M5_EXPLAINABILITY.name,
+            lines::M5_EXPLAINABILITY.name,
             "which of the turn's rubric items the answer meets",
         ),
         Part::Score1To5 => (
-            kinds::M5_EXPLAINABILITY.name,
+            lines::M5_EXPLAINABILITY.name,
             "how well the answer explains itself, 1 to 5",
         ),
     }

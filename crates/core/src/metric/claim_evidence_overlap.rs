@@ -15,7 +15,7 @@
 
 use super::list_overlap::{aggregate_prf, items, overlap};
 use super::{
-    schema_field, Aggregate, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore,
+    schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore,
     ScoreInput,
 };
 use crate::position::KeyError;
@@ -27,7 +27,7 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "claim_evidence_overlap",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "Claims citing evidence ids in the answer and labelled evidence ids in the sample.",
     description:
         "Precision, recall and F1 of evidence ids cited by claims against labelled evidence.",

@@ -15,7 +15,7 @@
 //! pooled rate, which weights samples by their denominator).
 
 use super::{
-    Aggregate, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+    Aggregate, Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
 use crate::schema::Schema;
@@ -25,7 +25,7 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "custom_ratio",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "Two fields (of the answer or the sample) holding numbers, booleans or lists.",
     description:
         "Numerator field / denominator field per sample (numbers, booleans or list lengths).",

@@ -11,7 +11,7 @@
 //! sample; a missing prediction scores 0. The aggregate mean is the accuracy.
 
 use super::{
-    schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+    schema_field, Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
 use crate::schema::coerce::norm_text;
@@ -22,7 +22,7 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "exact_match",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "An answer field and a label (or a list of acceptable labels) in the sample.",
     description: "Prediction equals the label after folding case, width and whitespace (0/1).",
     description_zh: "折叠大小写、全半角和空白后预测与标签相同（0/1）。",

@@ -9,7 +9,7 @@
 //! Needs no label; the aggregate mean is the average share of filled fields.
 
 use super::{
-    schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+    schema_field, Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
 use crate::schema::{ParseStatus, Schema};
@@ -19,7 +19,7 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "field_completeness",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "The answer's parse_schema fields listed in `fields`.",
     description: "Share of output fields the answer supplied with a non-empty value.",
     description_zh: "回答给出非空值的输出字段所占比例。",

@@ -12,7 +12,7 @@
 //! as every metric scores a failed call or a missing answer, so the rate is
 //! over every case; only a sample without its expected state is skipped.
 
-use super::{Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore, ScoreInput};
 use crate::position::KeyError;
 use crate::schema::Schema;
 use serde_json::Value;
@@ -21,7 +21,7 @@ use std::sync::Arc;
 /// Registry entry of `final_state`.
 pub const TYPE: MetricType = MetricType {
     name: "final_state",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "An agent task on an MCP server whose resource state://world gives the world's state (or saved answers with a final_state), and the sample's expected state.",
     description: "The world's state at the end of the case equals the expected state, or contains it with match: subset (0/1; the differences shown).",
     description_zh: "案例结束时世界状态是否等于期望状态（match: subset 时为包含）（0/1，列出差异）。",

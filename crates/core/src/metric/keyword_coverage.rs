@@ -12,7 +12,7 @@
 //! example: `matched` and `total_keywords`, plus the keyword lists.
 
 use super::{
-    schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+    schema_field, Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
 use crate::schema::coerce::scalar_text;
@@ -24,7 +24,7 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "keyword_coverage",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "An answer text and a list of expected keywords in the sample.",
     description:
         "Share of the expected keywords that appear in the answer (folded substring match).",

@@ -14,7 +14,7 @@
 //! A label string is split like a `list` field (`"a, b"` -> `a`, `b`).
 
 use super::{
-    f1, prf, schema_field, Aggregate, Metric, MetricKey, MetricKind, MetricType, RawMetric,
+    f1, prf, schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, RunKind,
     SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
@@ -27,7 +27,7 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "list_overlap",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "A list field of the answer and a labelled list in the sample.",
     description: "Set precision, recall and F1 of predicted list items against labelled items.",
     description_zh: "预测列表项与标注列表项的集合精确率、召回率和 F1。",

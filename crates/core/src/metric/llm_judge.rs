@@ -29,7 +29,7 @@
 
 use super::ScoreInput;
 use super::{
-    schema_field, Aggregate, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore,
+    schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore,
 };
 use crate::judge::agreement::{cohen_kappa, raw_agreement};
 use crate::judge::prompt::{builtin, JudgePrompt, BUILTIN_IDS};
@@ -42,7 +42,7 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "llm_judge",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "A judge model (`--judge` or the page's judge), its prompt, and the fields the prompt reads.",
     description: "A judge model grades the answer (pass / fail / unscored; unscored left out of the mean).",
     description_zh: "由评审模型给回答评分（通过 / 不通过 / 无法评分；无法评分不计入均值）。",

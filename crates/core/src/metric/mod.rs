@@ -16,12 +16,12 @@
 
 pub mod claim_evidence_overlap;
 pub mod custom_ratio;
+pub mod dialog;
 pub mod exact_match;
 pub mod field_completeness;
 pub mod final_state;
 pub mod judge_flow;
 pub mod keyword_coverage;
-pub mod kinds;
 pub mod list_overlap;
 pub mod llm_judge;
 pub mod numeric_error;
@@ -30,6 +30,7 @@ pub mod rag_citation;
 pub mod raw;
 pub mod reasoning_consistency;
 pub mod reference_rouge;
+pub mod retrieval;
 pub mod token_f1;
 pub mod tool_call;
 pub mod trajectory_match;
@@ -40,6 +41,7 @@ use crate::dataset::sample::Sample;
 use crate::position::KeyError;
 use crate::schema::{ParsedAnswer, Schema, RAW_ANSWER};
 use crate::stats::mean_std;
+use crate::RunKind;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -190,25 +192,23 @@ pub struct MetricKey {
     pub description: &'static str,
 }
 
-/// Which kind of evaluation computes a metric.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MetricKind {
-    /// A metric type a task names in its YAML (`type:`), on its answers.
-    Task,
-    /// A retrieval run's metric, on each case's ranked list.
-    Retrieval,
-    /// A dialog run's metric (spec 001 M1–M5), over its turn evaluations.
-    Dialog,
-}
-
-impl MetricKind {
-    /// How the kind is named in tables and panels.
-    pub fn label(self) -> &'static str {
-        match self {
-            MetricKind::Task => "task",
-            MetricKind::Retrieval => "retrieval",
-            MetricKind::Dialog => "dialog",
-        }
+/// The registry line of a metric another kind computes (no keys, no
+/// example: a task cannot name it).
+const fn fixed(
+    name: &'static str,
+    kind: RunKind,
+    description: &'static str,
+    description_zh: &'static str,
+    needs: &'static str,
+) -> MetricType {
+    MetricType {
+        name,
+        kind,
+        description,
+        description_zh,
+        needs,
+        keys: &[],
+        example: "",
     }
 }
 
@@ -220,7 +220,7 @@ pub struct MetricType {
     /// report or a dialog run's `metrics_summary.json`.
     pub name: &'static str,
     /// Which kind computes it.
-    pub kind: MetricKind,
+    pub kind: RunKind,
     /// One-line description in English (a dialog metric's is its
     /// `definition` in `metrics_summary.json`).
     pub description: &'static str,
@@ -277,21 +277,21 @@ pub const REGISTRY: &[MetricType] = &[
     tool_call::F1_TYPE,
     trajectory_match::TYPE,
     final_state::TYPE,
-    kinds::HIT_AT_K,
-    kinds::RECALL_AT_K,
-    kinds::MRR,
-    kinds::NDCG_AT_K,
-    kinds::M1_MEMORY_RECALL,
-    kinds::M2_CONSTRAINT_CONTRADICTION,
-    kinds::M3_RISK_DISCLOSURE,
-    kinds::M3_RISK_DISCLOSURE_JUDGE,
-    kinds::M4_COMPLIANCE,
-    kinds::M4_COMPLIANCE_JUDGE,
-    kinds::M5_EXPLAINABILITY,
+    retrieval::HIT_AT_K,
+    retrieval::RECALL_AT_K,
+    retrieval::MRR,
+    retrieval::NDCG_AT_K,
+    dialog::M1_MEMORY_RECALL,
+    dialog::M2_CONSTRAINT_CONTRADICTION,
+    dialog::M3_RISK_DISCLOSURE,
+    dialog::M3_RISK_DISCLOSURE_JUDGE,
+    dialog::M4_COMPLIANCE,
+    dialog::M4_COMPLIANCE_JUDGE,
+    dialog::M5_EXPLAINABILITY,
 ];
 
 /// The registry lines of one kind, in registry order.
-pub fn of_kind(kind: MetricKind) -> impl Iterator<Item = &'static MetricType> {
+pub fn of_kind(kind: RunKind) -> impl Iterator<Item = &'static MetricType> {
     REGISTRY.iter().filter(move |t| t.kind == kind)
 }
 
@@ -359,7 +359,7 @@ pub fn metric_type(name: &str) -> Option<&'static MetricType> {
 pub fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyError> {
     let kind = raw.kind.trim();
     let task_types = || {
-        let names: Vec<&str> = of_kind(MetricKind::Task).map(|t| t.name).collect();
+        let names: Vec<&str> = of_kind(RunKind::Task).map(|t| t.name).collect();
         names.join(", ")
     };
     let t = metric_type(kind).ok_or_else(|| {
@@ -376,7 +376,7 @@ pub fn build(raw: &RawMetric, schema: &Schema) -> Result<Arc<dyn Metric>, KeyErr
             "type",
             format!(
                 "`{kind}` is computed by a {} run, not by a task; a task's metric types are {}",
-                t.kind.label(),
+                t.kind.tag(),
                 task_types()
             ),
         ));
@@ -547,11 +547,11 @@ mod tests {
     fn every_kind_s_metrics_are_registered_and_a_task_cannot_name_another_kind_s() {
         let names = |k| of_kind(k).map(|t| t.name).collect::<Vec<_>>();
         assert_eq!(
-            names(MetricKind::Retrieval),
+            names(RunKind::Retrieval),
             crate::retrieval::METRICS.to_vec()
         );
         assert_eq!(
-            names(MetricKind::Dialog),
+            names(RunKind::Dialog),
             crate::dialog::summary::METRICS.to_vec()
         );
         assert!(REGISTRY
@@ -559,8 +559,8 @@ mod tests {
             .all(|t| !t.needs.is_empty() && !t.description_zh.is_empty()));
         assert!(REGISTRY
             .iter()
-            .all(|t| constructor(t.name).is_some() == (t.kind == MetricKind::Task)));
-        assert_eq!(CONSTRUCTORS.len(), of_kind(MetricKind::Task).count());
+            .all(|t| constructor(t.name).is_some() == (t.kind == RunKind::Task)));
+        assert_eq!(CONSTRUCTORS.len(), of_kind(RunKind::Task).count());
         let s = schema("[{field: a, type: str}]");
         let e = build_error("{type: hit_at_k}", &s);
         assert_eq!(e.key, "type");
@@ -603,7 +603,7 @@ mod tests {
     #[test]
     fn every_type_declares_distinct_documented_keys_and_a_working_example() {
         let s = schema(EXAMPLE_SCHEMA);
-        for t in of_kind(MetricKind::Task) {
+        for t in of_kind(RunKind::Task) {
             let mut names = t.key_names();
             names.sort_unstable();
             names.dedup();

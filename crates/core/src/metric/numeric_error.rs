@@ -11,7 +11,7 @@
 //! `abs_error`.
 
 use super::{
-    schema_field, Aggregate, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore,
+    schema_field, Aggregate, Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore,
     ScoreInput,
 };
 use crate::position::KeyError;
@@ -22,7 +22,7 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "numeric_error",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "A numeric answer field and a numeric label in the sample.",
     description: "Absolute error of a number; hit when within tolerance (MAE and hit rate).",
     description_zh: "数值的绝对误差；在容差内记为命中（MAE 与命中率）。",

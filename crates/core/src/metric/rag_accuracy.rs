@@ -11,7 +11,7 @@
 
 use super::keyword_coverage::text_of;
 use super::{
-    schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+    schema_field, Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
 use crate::rag_rules::{accuracy, MatchMode, ScoringConfig};
@@ -23,7 +23,7 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "rag_accuracy",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "An answer text and the gold keypoints of a spec 002 case.",
     description:
         "Spec 002 accuracy: the answer covers at least one gold keypoint (exact or fuzzy).",

@@ -11,7 +11,7 @@
 use super::keyword_coverage::text_of;
 use super::rag_accuracy::strings;
 use super::{
-    schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+    schema_field, Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
 use crate::rag_rules::citation;
@@ -22,7 +22,7 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "rag_citation",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "An answer text and the doc_hint documents of a spec 002 case.",
     description: "Spec 002 citation: the answer cites a doc_hint document and none outside it.",
     description_zh: "回答引用了至少一个 doc_hint 文档，且未引用其外的文档。",

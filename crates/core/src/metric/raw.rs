@@ -13,7 +13,7 @@
 //! exact_match ...), as is any key when the entry was built in code.
 //! A key set to `null` counts as not set.
 
-use super::{metric_type, of_kind, MetricKind, REGISTRY};
+use super::{metric_type, of_kind, RunKind, REGISTRY};
 use crate::position::KeyError;
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -145,7 +145,7 @@ pub fn expected_keys(kind: Option<&str>) -> Vec<&'static str> {
     let mut out = vec!["type", "name"];
     let types: Vec<_> = match kind.and_then(|k| metric_type(k.trim())) {
         Some(t) => vec![t],
-        None => of_kind(MetricKind::Task).collect(),
+        None => of_kind(RunKind::Task).collect(),
     };
     for key in types.iter().flat_map(|t| t.keys).map(|k| k.name) {
         if !out.contains(&key) {

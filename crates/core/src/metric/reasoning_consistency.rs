@@ -20,7 +20,7 @@
 
 use super::reference_rouge::tokenize;
 use super::{
-    schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+    schema_field, Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
 use crate::schema::coerce::scalar_text;
@@ -31,7 +31,7 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "reasoning_consistency",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "An answer field and the answer's reasoning steps (and conclusion, if any).",
     description: "The final answer agrees with the conclusion or last reasoning step (0/1).",
     description_zh: "最终答案与结论或最后一步推理一致（0/1）。",

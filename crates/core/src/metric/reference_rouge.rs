@@ -23,7 +23,7 @@
 //! as rouge-score's `score_multi` does. A missing label skips the sample.
 
 use super::{
-    f1, schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+    f1, schema_field, Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
 use crate::schema::Schema;
@@ -35,7 +35,7 @@ use std::sync::Arc;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "reference_rouge",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "A text field of the answer and a reference text in the sample.",
     description:
         "ROUGE-1/2/L F1 of a text against a reference (rouge-score tokens; CJK by character).",

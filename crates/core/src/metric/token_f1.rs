@@ -34,7 +34,7 @@ use super::keyword_coverage::text_of;
 use super::rag_accuracy::strings;
 use super::reference_rouge::is_cjk;
 use super::{
-    f1, schema_field, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+    f1, schema_field, Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
 use crate::schema::{Schema, RAW_ANSWER};
@@ -45,7 +45,7 @@ use unicode_normalization::char::is_combining_mark;
 /// Registry entry.
 pub const TYPE: MetricType = MetricType {
     name: "token_f1",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "An answer text and one or more acceptable answers in the sample.",
     description: "SQuAD v1.1 token F1 of the answer against the best of the acceptable answers.",
     description_zh: "答案相对最佳可接受答案的 SQuAD v1.1 词级 F1（中日韩按字）。",

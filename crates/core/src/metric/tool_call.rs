@@ -22,7 +22,7 @@
 //! the value is F1 over calls, with `precision` and `recall` as components.
 
 use super::{
-    Aggregate, Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput,
+    Aggregate, Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore, ScoreInput,
 };
 use crate::position::KeyError;
 use crate::schema::Schema;
@@ -36,7 +36,7 @@ use std::sync::Arc;
 /// Registry entry of `tool_call`.
 pub const TYPE: MetricType = MetricType {
     name: "tool_call",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "An answer with function calls, the sample's function declarations and possible answers (BFCL's files, or the same fields in a dataset).",
     description: "The calls are right as BFCL's AST checker decides (name, required and allowed parameters, types, values; any order for parallel calls) (0/1).",
     description_zh: "按 BFCL 的 AST 检查器判定函数调用是否正确（函数名、必需与允许的参数、类型、取值；并行调用不计顺序）（0/1）。",
@@ -64,7 +64,7 @@ pub const TYPE: MetricType = MetricType {
 /// Registry entry of `tool_call_f1`.
 pub const F1_TYPE: MetricType = MetricType {
     name: "tool_call_f1",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "An answer with function calls and the expected calls in the sample.",
     description: "F1 of the calls made against the expected calls, matched one to one by an optimal assignment, by name and arguments (exact, ignore, subset or superset).",
     description_zh: "所做调用与预期调用的 F1：按最优一一匹配，按名称与参数（exact、ignore、subset、superset）比较。",

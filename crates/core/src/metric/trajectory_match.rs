@@ -10,7 +10,7 @@
 //! kind of messages. 1 when they match, else 0 with what did not match in the
 //! detail (`problems`).
 
-use super::{Metric, MetricKey, MetricKind, MetricType, RawMetric, SampleScore, ScoreInput};
+use super::{Metric, MetricKey, MetricType, RawMetric, RunKind, SampleScore, ScoreInput};
 use crate::position::KeyError;
 use crate::schema::Schema;
 use crate::toolcall::f1::ArgsMode;
@@ -23,7 +23,7 @@ use std::sync::Arc;
 /// Registry entry of `trajectory_match`.
 pub const TYPE: MetricType = MetricType {
     name: "trajectory_match",
-    kind: MetricKind::Task,
+    kind: RunKind::Task,
     needs: "An answer that is a conversation (an agent's messages with tool calls) or one message with calls, and the sample's expected trajectory.",
     description: "The trajectory's tool calls match the reference trajectory's as agentevals matches them (strict, unordered, subset or superset; arguments exact, ignore, subset or superset) (0/1).",
     description_zh: "轨迹中的工具调用是否与参考轨迹匹配，规则同 agentevals（strict、unordered、subset、superset；参数 exact、ignore、subset、superset）（0/1）。",

@@ -16,7 +16,7 @@
 //!   `IDCG = Σ_{i≤min(R, k)} 1 / log2(i + 1)`.
 
 use super::dataset::{Ranked, RetrievalCase};
-use crate::metric::kinds;
+use crate::metric::retrieval as lines;
 use crate::provider::CallError;
 use crate::rag_rules::citation::base_name;
 use serde::Serialize;
@@ -178,10 +178,10 @@ mod tests {
 /// The metrics of a retrieval evaluation, in report order: their registry
 /// lines' names.
 pub const METRICS: [&str; 4] = [
-    kinds::HIT_AT_K.name,
-    kinds::RECALL_AT_K.name,
-    kinds::MRR.name,
-    kinds::NDCG_AT_K.name,
+    lines::HIT_AT_K.name,
+    lines::RECALL_AT_K.name,
+    lines::MRR.name,
+    lines::NDCG_AT_K.name,
 ];
 
 /// How a case's ranked list was obtained.

@@ -680,7 +680,7 @@ pub const CALL_TYPES: [&str; 4] = [
 
 /// Every computed task metric type's name (the per-type rounds).
 pub fn metric_types() -> Vec<&'static str> {
-    metric::of_kind(metric::MetricKind::Task)
+    metric::of_kind(crate::RunKind::Task)
         .map(|t| t.name)
         .filter(|n| !JUDGED_TYPES.contains(n) && !CALL_TYPES.contains(n))
         .collect()
@@ -699,7 +699,7 @@ mod tests {
         }
         assert_eq!(
             task().metrics.len() + JUDGED_TYPES.len() + CALL_TYPES.len(),
-            metric::of_kind(metric::MetricKind::Task).count()
+            metric::of_kind(crate::RunKind::Task).count()
         );
         assert!(task_for(&["nope"]).is_none());
     }

@@ -9,7 +9,6 @@
 
 use crate::rag::{rag_markdown, CaseResult};
 use crate::report::{report_kind, with_timings, EvaluationResult};
-use crate::retrieval::retrieval_markdown;
 use crate::task::{render_markdown, ParseProblems};
 use crate::Lang;
 use crate::RunKind;
@@ -55,7 +54,7 @@ pub fn report_md(
                 cases.iter().map(|(_, c, r)| (c, r)).collect();
             rag_markdown(&r, &settled, lang)
         }
-        Some(RunKind::Retrieval) => retrieval_markdown(&r, lang),
+        Some(RunKind::Retrieval) => crate::retrieval::retrieval_markdown(&r, lang),
         // Another producer's report: spec 003's sections from the report.
         Some(RunKind::Dialog) | None => crate::report::render_md(&r, &Default::default(), lang),
     };

@@ -31,12 +31,12 @@ use super::unit::{ratio, Aggregate, TurnInput, TurnMetric};
 use crate::dialog::resolve::{resolve, MemorySources, ResolvedKey};
 use crate::dialog::trace::{conversation_text, DialogTrace, TurnTrace};
 use crate::dialog::turn_eval::{MetricRun, SourceHits, TurnEval};
-use crate::metric::kinds;
+use crate::metric::dialog as lines;
 use serde_json::json;
 
 /// M1's unit.
 pub const M1: TurnMetric = TurnMetric {
-    ty: &kinds::M1_MEMORY_RECALL,
+    ty: &lines::M1_MEMORY_RECALL,
     key: "m1",
     run: |r| (r.eligible_m1, r.m1_status),
     aggregate,

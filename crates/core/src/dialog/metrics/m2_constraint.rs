@@ -16,12 +16,12 @@
 
 use super::unit::{ratio, Aggregate, TurnInput, TurnMetric};
 use crate::dialog::turn_eval::{MetricRun, TurnEval};
-use crate::metric::kinds;
+use crate::metric::dialog as lines;
 use serde_json::{json, Value};
 
 /// M2's unit.
 pub const M2: TurnMetric = TurnMetric {
-    ty: &kinds::M2_CONSTRAINT_CONTRADICTION,
+    ty: &lines::M2_CONSTRAINT_CONTRADICTION,
     key: "m2",
     run: |r| (r.eligible_m2, r.m2_status),
     aggregate,

@@ -23,12 +23,12 @@ use super::unit::NO_JUDGE_MODEL;
 use super::unit::{judge_skip, judged_status, ratio, Aggregate, TurnInput, TurnMetric};
 use crate::dialog::turn_eval::{MetricRun, TurnEval};
 use crate::dialog::vocab::{canonical_tag, predict_tags};
-use crate::metric::kinds;
+use crate::metric::dialog as lines;
 use serde_json::json;
 
 /// M3 by the lexicon.
 pub const M3: TurnMetric = TurnMetric {
-    ty: &kinds::M3_RISK_DISCLOSURE,
+    ty: &lines::M3_RISK_DISCLOSURE,
     key: "m3",
     run: |r| (r.eligible_m3, r.m3_status),
     aggregate: |scored, _| aggregate_by(scored, |r| r.risk_tag_hits),
@@ -37,7 +37,7 @@ pub const M3: TurnMetric = TurnMetric {
 
 /// M3 by the judge.
 pub const M3_JUDGE: TurnMetric = TurnMetric {
-    ty: &kinds::M3_RISK_DISCLOSURE_JUDGE,
+    ty: &lines::M3_RISK_DISCLOSURE_JUDGE,
     key: "m3_judge",
     run: |r| (r.eligible_m3_judge, r.m3_judge_status),
     aggregate: |scored, _| aggregate_by(scored, |r| r.risk_tag_hits_judge.unwrap_or(0)),

@@ -21,13 +21,13 @@ use super::unit::{judge_skip, judged_status, ratio, Aggregate, TurnInput, TurnMe
 use crate::dialog::trace::Compliance;
 use crate::dialog::turn_eval::{MetricRun, TurnEval};
 use crate::dialog::vocab::ComplianceLabel;
-use crate::metric::kinds;
+use crate::metric::dialog as lines;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// M4 from the trace's `compliance`.
 pub const M4: TurnMetric = TurnMetric {
-    ty: &kinds::M4_COMPLIANCE,
+    ty: &lines::M4_COMPLIANCE,
     key: "m4",
     run: |r| (r.eligible_m4, r.m4_status),
     aggregate: |scored, _| aggregate_by(scored, |r| r.pred_compliance_label),
@@ -36,7 +36,7 @@ pub const M4: TurnMetric = TurnMetric {
 
 /// M4 by the judge.
 pub const M4_JUDGE: TurnMetric = TurnMetric {
-    ty: &kinds::M4_COMPLIANCE_JUDGE,
+    ty: &lines::M4_COMPLIANCE_JUDGE,
     key: "m4_judge",
     run: |r| (r.eligible_m4_judge, r.m4_judge_status),
     aggregate: |scored, _| aggregate_by(scored, |r| r.pred_compliance_label_judge),

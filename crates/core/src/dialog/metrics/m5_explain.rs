@@ -18,12 +18,12 @@
 use super::unit::{ratio, Aggregate, TurnInput, TurnMetric};
 use super::unit::{JUDGE_FAILED, NO_JUDGE, NO_JUDGE_MODEL, UNSCORED};
 use crate::dialog::turn_eval::{JudgedPart, MetricRun, TurnEval};
-use crate::metric::kinds;
+use crate::metric::dialog as lines;
 use serde_json::json;
 
 /// M5's unit.
 pub const M5: TurnMetric = TurnMetric {
-    ty: &kinds::M5_EXPLAINABILITY,
+    ty: &lines::M5_EXPLAINABILITY,
     key: "m5",
     run: |r| (r.eligible_m5, r.m5_status),
     aggregate,

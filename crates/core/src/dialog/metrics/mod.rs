@@ -4,7 +4,7 @@
 //! (`m3_risk`), M4 compliance from the trace and by the judge
 //! (`m4_compliance`), M5 explainability (`m5_explain`). Each file declares
 //! its [`TurnMetric`]: the registry line it describes itself with
-//! (`metric::kinds`: name and one-line description), its formula in the
+//! (`metric::dialog`: name and one-line description), its formula in the
 //! doc comment, its §7 eligibility, how it scores one turn (its fields of
 //! the `turn_eval.jsonl` row, its `eligible_*` and `*_status`, its skip
 //! reason), its aggregate for `metrics_summary.json` (value, details, the
@@ -13,7 +13,7 @@
 //! [`REGISTRY`] lists them once, in summary order, and [`SCORERS`] their
 //! scorers in the same order; `score::score_turn` runs the scorers and
 //! `summary::summarize_judged` the aggregates. Adding a dialog metric is one
-//! file here, one line in [`REGISTRY`] and one in [`SCORERS`], its registry line in `metric/kinds.rs`
+//! file here, one line in [`REGISTRY`] and one in [`SCORERS`], its registry line in `metric/dialog.rs`
 //! (which `metric::REGISTRY` lists for the page and the docs) and its fields
 //! in `TurnEval`.
 //!
@@ -32,7 +32,7 @@ mod unit;
 
 pub use unit::{Aggregate, Scorer, TurnInput, TurnMetric};
 
-/// Every dialog metric, in summary order (their `metric::kinds` lines'
+/// Every dialog metric, in summary order (their `metric::dialog` lines'
 /// order): the one list the scoring of a turn and the summary iterate.
 pub const REGISTRY: &[TurnMetric] = &[
     m1_memory::M1,
@@ -77,7 +77,7 @@ mod tests {
     use super::testing::*;
     use super::*;
     use crate::dialog::turn_eval::{JudgedPart, TurnJudgement};
-    use crate::metric::{kinds, of_kind, MetricKind};
+    use crate::metric::{dialog as lines, of_kind, RunKind};
     use std::collections::BTreeMap;
 
     #[test]
@@ -86,18 +86,18 @@ mod tests {
         assert_eq!(
             names,
             [
-                kinds::M1_MEMORY_RECALL.name,
-                kinds::M2_CONSTRAINT_CONTRADICTION.name,
-                kinds::M3_RISK_DISCLOSURE.name,
-                kinds::M3_RISK_DISCLOSURE_JUDGE.name,
-                kinds::M4_COMPLIANCE.name,
-                kinds::M4_COMPLIANCE_JUDGE.name,
-                kinds::M5_EXPLAINABILITY.name,
+                lines::M1_MEMORY_RECALL.name,
+                lines::M2_CONSTRAINT_CONTRADICTION.name,
+                lines::M3_RISK_DISCLOSURE.name,
+                lines::M3_RISK_DISCLOSURE_JUDGE.name,
+                lines::M4_COMPLIANCE.name,
+                lines::M4_COMPLIANCE_JUDGE.name,
+                lines::M5_EXPLAINABILITY.name,
             ]
         );
         assert_eq!(NAMES.to_vec(), names);
         assert_eq!(crate::dialog::summary::METRICS.to_vec(), names);
-        let registered: Vec<&str> = of_kind(MetricKind::Dialog).map(|t| t.name).collect();
+        let registered: Vec<&str> = of_kind(RunKind::Dialog).map(|t| t.name).collect();
         assert_eq!(registered, names, "metric::REGISTRY's dialog lines");
         let keys: Vec<&str> = REGISTRY.iter().map(|m| m.key).collect();
         assert_eq!(keys, ["m1", "m2", "m3", "m3_judge", "m4", "m4_judge", "m5"]);

@@ -61,7 +61,7 @@ pub type Scorer = fn(&TurnInput<'_>, &mut TurnEval) -> Option<&'static str>;
 /// listed once in `metrics::REGISTRY`.
 #[derive(Clone, Copy)]
 pub struct TurnMetric {
-    /// Its registry line (`metric::kinds`): the name in
+    /// Its registry line (`metric::dialog`): the name in
     /// `metrics_summary.json` and the description given as its `definition`.
     pub ty: &'static MetricType,
     /// The key of its row fields: `eligible_<key>`, `<key>_status` and
