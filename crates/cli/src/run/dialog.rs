@@ -57,12 +57,20 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
     let (model, endpoint) = match &backend {
         Backend::Demo => (MOCK_MODEL_NAME.to_string(), None),
         Backend::OpenAi(_) => (
-            args.model.clone().unwrap_or_default().trim().to_string(),
-            args.endpoint.as_deref().map(|e| strip_query(e.trim())),
+            args.endpoint
+                .model
+                .clone()
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
+            args.endpoint
+                .endpoint
+                .as_deref()
+                .map(|e| strip_query(e.trim())),
         ),
     };
     // A resumed run keeps the interrupted run's id (and so its progress file's name).
-    let (log, run_id) = resume::log_and_run_id(args.resume_from.as_deref(), || {
+    let (log, run_id) = resume::log_and_run_id(args.output.resume_from.as_deref(), || {
         clock.run_id(evalpage_core::RunKind::Dialog)
     })?;
     let cfg = DialogRunConfig {
@@ -71,19 +79,23 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         model_name: model.clone(),
         endpoint,
         dataset_name: name,
-        system_prompt: args.system_prompt.clone(),
+        system_prompt: args.request.system_prompt.clone(),
         notes: None,
         scoring: ScoreOptions {
-            m1_from_conversation: args.m1_from_conversation,
+            m1_from_conversation: args.dialog.m1_from_conversation,
         },
     };
-    let judge = match &args.judge {
+    let judge = match &args.judge.judge {
         Some(name) => {
-            let timeout = std::time::Duration::from_secs_f64(args.timeout_s);
-            let j = super::judge::resolve(name, args.model_registry.as_deref(), timeout)?;
+            let timeout = std::time::Duration::from_secs_f64(args.limits.timeout_s);
+            let j = super::judge::resolve(name, args.judge.model_registry.as_deref(), timeout)?;
             let mut settings = setup::settings(args);
-            settings.concurrency = usize::from(args.judge_concurrency.unwrap_or(args.concurrency));
-            let mut judge = DialogJudge::new(j.model, settings, args.lang.into());
+            settings.concurrency = usize::from(
+                args.judge
+                    .judge_concurrency
+                    .unwrap_or(args.limits.concurrency),
+            );
+            let mut judge = DialogJudge::new(j.model, settings, args.output.lang.into());
             judge.price = j.price;
             Some((judge, j.answerer.with_cache(setup::cache(args)?)))
         }
@@ -156,7 +168,7 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         prices: Prices::new(),
         metadata: None,
         spec,
-        max_tokens: vec![args.max_tokens.map(u64::from), None],
+        max_tokens: vec![args.request.max_tokens.map(u64::from), None],
     })
 }
 

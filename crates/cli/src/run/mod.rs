@@ -199,21 +199,27 @@ impl<K: Console + Finish + evalpage_core::run::Start + 'static> Plan for Checked
 
 /// Raw flags to a checked plan: the one place each kind is named.
 pub(crate) fn check(args: &RunArgs) -> Result<RunPlan, CliError> {
-    let judged = args.judge.is_some() || args.judge_concurrency.is_some();
-    if (judged || args.model_registry.is_some()) && args.task.is_none() && args.dialogs.is_none() {
+    let judged = args.judge.judge.is_some() || args.judge.judge_concurrency.is_some();
+    if (judged || args.judge.model_registry.is_some())
+        && args.task.task.is_none()
+        && args.dialog.dialogs.is_none()
+    {
         return Err(CliError::Usage(
             "--judge, --judge-concurrency and --model-registry go with --task or --dialogs".into(),
         ));
     }
-    if args.judge_concurrency.is_some() && args.judge.is_none() && args.task.is_none() {
+    if args.judge.judge_concurrency.is_some()
+        && args.judge.judge.is_none()
+        && args.task.task.is_none()
+    {
         return Err(CliError::Usage(
             "--judge-concurrency goes with --judge".into(),
         ));
     }
-    Ok(match (&args.task, &args.dialogs) {
+    Ok(match (&args.task.task, &args.dialog.dialogs) {
         (_, Some(path)) => Box::new(dialog::plan(args, path)?),
         (Some(spec), None) => Box::new(task::plan(args, spec)?),
-        (None, None) if args.retrieval => Box::new(retrieval::plan(args)?),
+        (None, None) if args.retrieval.retrieval => Box::new(retrieval::plan(args)?),
         (None, None) => Box::new(rag::plan(args)?),
     })
 }
@@ -221,10 +227,10 @@ pub(crate) fn check(args: &RunArgs) -> Result<RunPlan, CliError> {
 /// Runs an evaluation: exit status 0 means it finished, failed cases included.
 pub fn execute(args: &RunArgs) -> Result<(), CliError> {
     let plan = check(args)?;
-    if args.estimate {
-        return plan.estimate(&args.out);
+    if args.output.estimate {
+        return plan.estimate(&args.output.out);
     }
-    plan.run(&args.out)
+    plan.run(&args.output.out)
 }
 
 impl<K: Console + Finish> Checked<K> {

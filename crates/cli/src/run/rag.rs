@@ -31,6 +31,7 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
     let clock = Clock::start();
     let mut plan = config(args, &clock)?;
     let log = args
+        .output
         .resume_from
         .as_deref()
         .map(resume::read_log)
@@ -62,7 +63,7 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
         prices,
         metadata: setup::metadata_name(args),
         spec,
-        max_tokens: vec![args.max_tokens.map(u64::from)],
+        max_tokens: vec![args.request.max_tokens.map(u64::from)],
     })
 }
 
@@ -95,16 +96,17 @@ pub(super) struct Loaded {
 /// Resolves the flags into the RAG check's config, cases and backend.
 fn config(args: &RunArgs, clock: &Clock) -> Result<Plan, CliError> {
     let backend = setup::backend(args)?;
-    let data = load_dataset(args.dataset())?;
+    let data = load_dataset(args.input.dataset())?;
     let config = RunConfig {
         run: setup::identity(args, clock, clock.run_id(evalpage_core::RunKind::Rag)),
         info: run_info(args, &backend, &data),
         scoring: scoring(args),
         system_prompt: args
+            .request
             .system_prompt
             .clone()
             .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_string()),
-        dataset_meta: match &args.metadata {
+        dataset_meta: match &args.input.metadata {
             Some(p) => Some(crate::files::read_metadata(p)?),
             None => None,
         },
@@ -122,16 +124,16 @@ fn run_info(args: &RunArgs, backend: &Backend, data: &Loaded) -> RunInfo {
     let (model, endpoint) = match backend {
         Backend::Demo => (demo::MODEL_NAME.to_string(), None),
         Backend::OpenAi(_) => (
-            args.model.clone().unwrap_or_default(),
-            args.endpoint.as_deref(),
+            args.endpoint.model.clone().unwrap_or_default(),
+            args.endpoint.endpoint.as_deref(),
         ),
     };
     RunInfo {
-        lang: args.lang.into(),
+        lang: args.output.lang.into(),
         backend: backend.name().to_string(),
         model: model.trim().to_string(),
         endpoint: endpoint.map(|e| strip_query(e.trim())),
-        parameters: json!({"temperature": args.temperature, "max_tokens": args.max_tokens}),
+        parameters: json!({"temperature": args.request.temperature, "max_tokens": args.request.max_tokens}),
         dataset_name: data.name.clone(),
         dataset_line_errors: data.skipped,
     }
@@ -164,11 +166,11 @@ pub(super) fn load_dataset(path: &Path) -> Result<Loaded, CliError> {
 
 fn scoring(args: &RunArgs) -> ScoringConfig {
     ScoringConfig {
-        match_mode: match args.match_mode {
+        match_mode: match args.matching.match_mode {
             MatchModeArg::Strict => MatchMode::Strict,
             MatchModeArg::Fuzzy => MatchMode::Fuzzy,
         },
-        fuzzy_threshold: args.fuzzy_threshold,
+        fuzzy_threshold: args.matching.fuzzy_threshold,
     }
 }
 

@@ -42,7 +42,7 @@ impl Console for RetrievalKind {
 /// The request body template: the flag's text, a file's with `@FILE`, or
 /// the default.
 fn body_template(args: &RunArgs) -> Result<String, CliError> {
-    match args.body.as_deref() {
+    match args.retrieval.body.as_deref() {
         None => Ok(DEFAULT_BODY.to_string()),
         Some(b) => match b.strip_prefix('@') {
             Some(path) => {
@@ -61,36 +61,37 @@ fn body_template(args: &RunArgs) -> Result<String, CliError> {
 pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
     let clock = Clock::start();
     let cases_file = args
+        .input
         .dataset()
         .file_name()
-        .map_or(args.dataset().display().to_string(), |n| {
+        .map_or(args.input.dataset().display().to_string(), |n| {
             n.to_string_lossy().into_owned()
         });
-    let cases_bytes = read_dataset_bytes(args.dataset())?;
+    let cases_bytes = read_dataset_bytes(args.input.dataset())?;
     let (cases, line_errors) = parse_cases(&cases_file, &cases_bytes);
     let cases = setup::in_shard(args, cases, |c| c.case_id.as_str());
     report_skipped(&line_errors);
     if cases.is_empty() {
         return Err(CliError::Input {
-            path: args.dataset().display().to_string(),
+            path: args.input.dataset().display().to_string(),
             message: "no valid case line; expected JSONL of {\"case_id\": ..., \"query\": \"...\", \"expected_sources\": [...], \"bucket\": \"...\"}".into(),
         });
     }
-    let (url, backend) = match &args.endpoint {
+    let (url, backend) = match &args.endpoint.endpoint {
         Some(url) => (url.clone(), "http"),
         None => ("demo-retriever".to_string(), "mock"),
     };
-    let list_path = args.list_path.as_deref().unwrap_or(DEFAULT_PATH);
+    let list_path = args.retrieval.list_path.as_deref().unwrap_or(DEFAULT_PATH);
     let endpoint = RetrievalEndpoint::new(&url, backend, &body_template(args)?, list_path)
         .map_err(|e| CliError::Usage(format!("--retrieval: {e}")))?;
-    let key = setup::read_key(args.api_key_env.as_deref())?;
-    let k = usize::try_from(args.retrieval_k).unwrap_or(usize::MAX);
-    let metadata = match &args.metadata {
+    let key = setup::read_key(args.endpoint.api_key_env.as_deref())?;
+    let k = usize::try_from(args.retrieval.retrieval_k).unwrap_or(usize::MAX);
+    let metadata = match &args.input.metadata {
         Some(p) => Some(read_metadata(p)?),
         None => None,
     };
     // A resumed run keeps the interrupted run's id.
-    let (log, run_id) = super::resume::log_and_run_id(args.resume_from.as_deref(), || {
+    let (log, run_id) = super::resume::log_and_run_id(args.output.resume_from.as_deref(), || {
         clock.run_id(evalpage_core::RunKind::Retrieval)
     })?;
     let cfg = RetrievalRunConfig {
@@ -103,7 +104,7 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
     // A retrieval service is not priced: a cap has nothing to count.
     let spec = setup::start_spec(args, Default::default(), None);
     let engine = setup::prepare(args, RetrievalKind::new(cfg, cases), &spec, log.as_ref())?;
-    let timeout = Duration::from_secs_f64(args.timeout_s);
+    let timeout = Duration::from_secs_f64(args.limits.timeout_s);
     let call: Caller = match backend {
         "http" => {
             let http = Arc::new(
@@ -141,7 +142,7 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
             cases_bytes,
             line_errors,
             metadata,
-            lang: args.lang.into(),
+            lang: args.output.lang.into(),
         },
         prices: Prices::new(),
         spec,

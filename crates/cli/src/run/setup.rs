@@ -23,10 +23,11 @@ use std::time::Duration;
 pub fn cache(args: &RunArgs) -> Result<Option<std::sync::Arc<crate::store::Store>>, CliError> {
     use crate::cache::DirCache;
     use crate::store::Store;
-    if let Some(book) = &args.batch {
+    if let Some(book) = &args.output.batch {
         return Ok(Some(std::sync::Arc::new(Store::Batch(book.clone()))));
     }
-    args.cache
+    args.output
+        .cache
         .as_deref()
         .map(|d| DirCache::open(d).map(|c| std::sync::Arc::new(Store::Dir(c))))
         .transpose()
@@ -35,7 +36,7 @@ pub fn cache(args: &RunArgs) -> Result<Option<std::sync::Arc<crate::store::Store
 /// The items of `--shard I/N` (all of them without it), each named by its
 /// sample id; the count kept is said on stderr.
 pub fn in_shard<T>(args: &RunArgs, items: Vec<T>, id: impl Fn(&T) -> &str) -> Vec<T> {
-    let Some(shard) = args.shard else {
+    let Some(shard) = args.output.shard else {
         return items;
     };
     let total = items.len();
@@ -52,9 +53,10 @@ pub fn identity(args: &RunArgs, clock: &Clock, run_id: String) -> RunIdentity {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let dataset = args
+        .dialog
         .dialogs
         .as_deref()
-        .unwrap_or(args.dataset())
+        .unwrap_or(args.input.dataset())
         .display()
         .to_string();
     RunIdentity {
@@ -69,17 +71,20 @@ pub fn identity(args: &RunArgs, clock: &Clock, run_id: String) -> RunIdentity {
 
 /// `--metadata`, as given (the report's run metadata names it).
 pub fn metadata_name(args: &RunArgs) -> Option<String> {
-    args.metadata.as_ref().map(|p| p.display().to_string())
+    args.input
+        .metadata
+        .as_ref()
+        .map(|p| p.display().to_string())
 }
 
 /// Picks the backend: demo, or openai when an endpoint and a model are given.
 pub fn backend(args: &RunArgs) -> Result<Backend, CliError> {
-    let provider = match (args.provider, &args.endpoint) {
+    let provider = match (args.endpoint.provider, &args.endpoint.endpoint) {
         (Some(p), _) => p,
         (None, Some(_)) => Provider::Openai,
         (None, None) => return Err(need_endpoint()),
     };
-    let key = read_key(args.api_key_env.as_deref())?;
+    let key = read_key(args.endpoint.api_key_env.as_deref())?;
     match provider {
         Provider::Demo => Ok(Backend::Demo),
         Provider::Openai => openai(args, key),
@@ -89,11 +94,12 @@ pub fn backend(args: &RunArgs) -> Result<Backend, CliError> {
 /// An OpenAI-compatible backend; needs `--endpoint` (http or https) and `--model`.
 fn openai(args: &RunArgs, key: Option<ApiKey>) -> Result<Backend, CliError> {
     let model = args
+        .endpoint
         .model
         .as_deref()
         .map(str::trim)
         .filter(|m| !m.is_empty());
-    let (Some(endpoint), Some(model)) = (&args.endpoint, model) else {
+    let (Some(endpoint), Some(model)) = (&args.endpoint.endpoint, model) else {
         return Err(need_endpoint());
     };
     let endpoint = endpoint.trim();
@@ -106,11 +112,11 @@ fn openai(args: &RunArgs, key: Option<ApiKey>) -> Result<Backend, CliError> {
         base_url: endpoint.to_string(),
         model: model.to_string(),
         api_key: key,
-        temperature: args.temperature,
-        max_tokens: args.max_tokens,
+        temperature: args.request.temperature,
+        max_tokens: args.request.max_tokens,
         params: Default::default(),
     };
-    let timeout = Duration::from_secs_f64(args.timeout_s);
+    let timeout = Duration::from_secs_f64(args.limits.timeout_s);
     Ok(Backend::OpenAi(
         HttpBackend::new(cfg, timeout).with_cache(cache(args)?),
     ))
@@ -145,9 +151,9 @@ pub fn read_key(var: Option<&str>) -> Result<Option<ApiKey>, CliError> {
 /// Scheduling from the flags (shared by the RAG and task runs).
 pub(super) fn settings(args: &RunArgs) -> RunSettings {
     RunSettings {
-        concurrency: usize::from(args.concurrency),
-        max_attempts: args.max_attempts,
-        timeout_ms: (args.timeout_s * 1000.0).round() as u64,
+        concurrency: usize::from(args.limits.concurrency),
+        max_attempts: args.limits.max_attempts,
+        timeout_ms: (args.limits.timeout_s * 1000.0).round() as u64,
         ..RunSettings::default()
     }
 }
@@ -155,8 +161,8 @@ pub(super) fn settings(args: &RunArgs) -> RunSettings {
 /// What the run does with truncated answers and fatal failures (both kinds).
 pub(super) fn policy(args: &RunArgs) -> evalpage_core::run::AnswerPolicy {
     evalpage_core::run::AnswerPolicy {
-        truncated_as_failure: args.truncated_as_failure,
-        keep_going_on_fatal: args.keep_going_on_fatal,
+        truncated_as_failure: args.limits.truncated_as_failure,
+        keep_going_on_fatal: args.limits.keep_going_on_fatal,
     }
 }
 
@@ -166,7 +172,7 @@ pub(super) fn policy(args: &RunArgs) -> evalpage_core::run::AnswerPolicy {
 pub(super) fn start_spec(args: &RunArgs, prices: Prices, judge_price: Option<Price>) -> StartSpec {
     StartSpec {
         policy: policy(args),
-        max_cost: args.max_cost,
+        max_cost: args.limits.max_cost,
         prices,
         judge_price,
     }
@@ -189,6 +195,7 @@ pub(super) fn prepare<K: Start<Log = ReadLog>>(
     })?;
     if let Some(t) = taken {
         let shown = args
+            .output
             .resume_from
             .as_ref()
             .map(|p| p.display().to_string())
@@ -216,12 +223,12 @@ const NOTES_SHOWN: usize = 5;
 
 /// The price of `--price-in` / `--price-out` (a missing side counts as 0).
 pub(super) fn flag_price(args: &RunArgs) -> Option<evalpage_core::report::Price> {
-    if args.price_in.is_none() && args.price_out.is_none() {
+    if args.limits.price_in.is_none() && args.limits.price_out.is_none() {
         return None;
     }
     Some(evalpage_core::report::Price {
-        in_per_mtok: args.price_in.unwrap_or(0.0),
-        out_per_mtok: args.price_out.unwrap_or(0.0),
+        in_per_mtok: args.limits.price_in.unwrap_or(0.0),
+        out_per_mtok: args.limits.price_out.unwrap_or(0.0),
     })
 }
 
@@ -325,6 +332,6 @@ pub(super) mod tests {
             "en",
         ]);
         assert_eq!(settings(&a).timeout_ms, 1500);
-        assert_eq!(Lang::from(a.lang), Lang::En);
+        assert_eq!(Lang::from(a.output.lang), Lang::En);
     }
 }

@@ -84,20 +84,24 @@ fn judge(
 ) -> Result<Option<(TaskJudge, JudgeAnswerer, Option<Price>)>, CliError> {
     let task = &loaded.task;
     if judged_metrics(task).is_empty() {
-        if let Some(name) = &args.judge {
+        if let Some(name) = &args.judge.judge {
             eprintln!("evalpage: the task has no llm_judge metric; --judge {name} is not used");
         }
         return Ok(None);
     }
-    let name = match (&args.judge, args.mock) {
+    let name = match (&args.judge.judge, args.task.mock) {
         (Some(n), _) => n.clone(),
         (None, true) => "mock".to_string(),
         (None, false) => return Err(loaded.errors(missing_judge(task))),
     };
     let mut settings = setup::settings(args);
-    settings.concurrency = usize::from(args.judge_concurrency.unwrap_or(args.concurrency));
-    let timeout = Duration::from_secs_f64(args.timeout_s);
-    let registry = args.model_registry.as_deref();
+    settings.concurrency = usize::from(
+        args.judge
+            .judge_concurrency
+            .unwrap_or(args.limits.concurrency),
+    );
+    let timeout = Duration::from_secs_f64(args.limits.timeout_s);
+    let registry = args.judge.model_registry.as_deref();
     let (judge, answerer, price) =
         super::judge::task_judge(loaded, &name, registry, settings, timeout)?;
     Ok(Some((judge, answerer.with_cache(cache.clone()), price)))
@@ -113,30 +117,31 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     let cache = setup::cache(args)?;
     let format = DatasetFormat::for_task(&loaded.task);
     let max = args
+        .task
         .max_samples
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let (bytes, mut data) = crate::files::read_dataset_with(
-        args.dataset(),
-        args.metadata.as_deref(),
+        args.input.dataset(),
+        args.input.metadata.as_deref(),
         format,
         max,
-        args.possible_answers.as_deref(),
+        args.task.possible_answers.as_deref(),
     )?;
     data.samples = setup::in_shard(args, std::mem::take(&mut data.samples), |s| {
         s.sample.id.as_str()
     });
     let (models, prices) = models(args, &loaded.task)?;
     let _settings = setup::settings(args);
-    let backend = if args.mock { "mock" } else { "openai" };
+    let backend = if args.task.mock { "mock" } else { "openai" };
     // A resumed run keeps the interrupted run's id.
-    let (log, run_id) = resume::log_and_run_id(args.resume_from.as_deref(), || {
+    let (log, run_id) = resume::log_and_run_id(args.output.resume_from.as_deref(), || {
         clock.run_id(evalpage_core::RunKind::Task)
     })?;
     let model_settings: Vec<ModelSettings> = models.iter().map(|(m, _)| m.clone()).collect();
     let from_task = Repeats::of(&loaded.task);
     let repeats = Repeats::new(
-        args.repeats.unwrap_or(from_task.n),
-        args.pass_k.clone().unwrap_or(from_task.pass_k),
+        args.task.repeats.unwrap_or(from_task.n),
+        args.task.pass_k.clone().unwrap_or(from_task.pass_k),
     )
     .map_err(|message| CliError::Usage(format!("--repeats/--pass-k: {message}")))?;
     let cfg = TaskRunConfig {
@@ -145,7 +150,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         repeats: repeats.clone(),
         models: model_settings.clone(),
     };
-    let agent = http::agent(Duration::from_secs_f64(args.timeout_s));
+    let agent = http::agent(Duration::from_secs_f64(args.limits.timeout_s));
     let (task_judge, judge_answerer, judge_price) = match judge(args, &loaded, &cache)? {
         Some((j, a, p)) => (Some(j), Some(a), p),
         None => (None, None, None),
@@ -179,7 +184,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
                 .file
                 .as_ref()
                 .and_then(|(f, _)| std::path::Path::new(f).parent().map(|p| p.to_path_buf())),
-            Duration::from_secs_f64(args.timeout_s),
+            Duration::from_secs_f64(args.limits.timeout_s),
         ))),
         _ => None,
     };
@@ -194,7 +199,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     let answerers: Vec<Answerer> = models
         .into_iter()
         .map(|(m, key)| {
-            if args.mock {
+            if args.task.mock {
                 Answerer::Mock {
                     task: Arc::clone(&task_arc),
                     samples: Arc::clone(&samples),
@@ -254,7 +259,7 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
             info: info.clone(),
             data,
             dataset_bytes: bytes,
-            lang: args.lang.into(),
+            lang: args.output.lang.into(),
         },
         prices,
         metadata: setup::metadata_name(args),
@@ -282,11 +287,11 @@ fn models(args: &RunArgs, task: &Task) -> Result<(Models, Prices), CliError> {
 type Models = Vec<(ModelSettings, Option<ApiKey>)>;
 
 fn models_and_prices(args: &RunArgs, task: &Task) -> Result<(Models, Prices), CliError> {
-    if args.mock {
-        let names = if args.models.is_empty() {
+    if args.task.mock {
+        let names = if args.task.models.is_empty() {
             vec!["mock".to_string()]
         } else {
-            args.models.clone()
+            args.task.models.clone()
         };
         let models = names
             .into_iter()
@@ -304,14 +309,14 @@ fn models_and_prices(args: &RunArgs, task: &Task) -> Result<(Models, Prices), Cl
             .collect();
         return Ok((models, Prices::new()));
     }
-    let (Some(path), false) = (&args.model_registry, args.models.is_empty()) else {
+    let (Some(path), false) = (&args.judge.model_registry, args.task.models.is_empty()) else {
         return Err(CliError::Usage(
             "with --task give --models A,B --model-registry FILE, or --mock to check the task offline".into(),
         ));
     };
     let registry = read_registry(path)?;
     let entries = registry
-        .select(&args.models)
+        .select(&args.task.models)
         .map_err(|message| CliError::Input {
             path: path.display().to_string(),
             message,
@@ -334,10 +339,10 @@ fn models_and_prices(args: &RunArgs, task: &Task) -> Result<(Models, Prices), Cl
 /// registry's over them, and `--temperature` / `--max-tokens` over both.
 fn settings_of(e: &ModelEntry, task: &Task, args: &RunArgs) -> ModelSettings {
     let mut params: Map<String, Value> = merged_params(&task.default_params, &e.default_params);
-    if let Some(t) = args.temperature {
+    if let Some(t) = args.request.temperature {
         params.insert("temperature".into(), json!(t));
     }
-    if let Some(m) = args.max_tokens {
+    if let Some(m) = args.request.max_tokens {
         params.insert("max_tokens".into(), json!(m));
     }
     ModelSettings {
@@ -365,8 +370,12 @@ fn http_backend(
         max_tokens: None,
         params: m.params.clone(),
     };
-    HttpBackend::with_agent(cfg, agent.clone(), Duration::from_secs_f64(args.timeout_s))
-        .with_cache(cache)
+    HttpBackend::with_agent(
+        cfg,
+        agent.clone(),
+        Duration::from_secs_f64(args.limits.timeout_s),
+    )
+    .with_cache(cache)
 }
 
 /// `[EVAL] model sample_id - ok | parse problem: ... | failed: ...`.
