@@ -676,6 +676,13 @@ impl InputArgs {
     }
 }
 
+impl LimitArgs {
+    /// `--timeout-s`, the time one request is given.
+    pub fn timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.timeout_s)
+    }
+}
+
 impl ScoreArgs {
     /// `--dataset` (clap requires it unless `--dialogs` is given).
     pub fn dataset(&self) -> &std::path::Path {
