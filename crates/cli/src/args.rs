@@ -387,168 +387,281 @@ impl From<LangArg> for evalpage_core::Lang {
 }
 
 /// Options of `evalpage run`: a RAG check (the default), or with `--task` a
-/// spec 004 task over one or more models.
+/// spec 004 task over one or more models, with `--retrieval` a retrieval
+/// evaluation, with `--dialogs` a dialog run. The flags come in parts, one
+/// struct each; a kind's plan (`run::check`) hands each helper only the parts
+/// it reads. A flag's `display_order` is its place in `run --help` (the
+/// parts do not keep the flags in that order); clap ids are global, so a
+/// flag's relations (`requires`, `conflicts_with`) reach across the parts.
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// The input: the dataset and its metadata.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// A dialog run (spec 001): `--dialogs` and what goes with it.
+    #[command(flatten)]
+    pub dialog: DialogArgs,
+    /// A task run (spec 004): `--task` and what goes with it.
+    #[command(flatten)]
+    pub task: TaskArgs,
+    /// A retrieval run (spec 000): `--retrieval` and what goes with it.
+    #[command(flatten)]
+    pub retrieval: RetrievalArgs,
+    /// The model registry and the judge (with `--task` or `--dialogs`): the
+    /// registry also holds the models of `--task --models`.
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+    /// Who answers the RAG check, a dialog run or a retrieval run: the provider,
+    /// the endpoint, the model and the variable of its key.
+    #[command(flatten)]
+    pub endpoint: EndpointArgs,
+    /// The run's limits: requests in flight, timeout and attempts, what a
+    /// truncated or fatal answer does, the prices and the cost cap.
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    /// What each request to the model carries besides the question: sampling
+    /// temperature, answer tokens, system prompt.
+    #[command(flatten)]
+    pub request: RequestArgs,
+    /// The RAG check's keypoint matching.
+    #[command(flatten)]
+    pub matching: MatchArgs,
+    /// Where the run goes and what it starts from: the output directory and
+    /// the report's language, an estimate instead of a run, the resumed log,
+    /// the shard, the response cache (or a batch's answers).
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The input: the dataset and its metadata.
+#[derive(Debug, Args)]
+pub struct InputArgs {
     /// The dataset: JSONL with `q`, `gold`, `doc_hint` per line; with `--task`,
     /// in the format the task reads.
-    #[arg(long, value_name = "FILE", required_unless_present = "dialogs")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "dialogs",
+        display_order = 1
+    )]
     pub dataset: Option<PathBuf>,
+    /// The dataset's spec 003 `metadata.json` (its fields go into the report).
+    #[arg(long, value_name = "FILE", display_order = 15)]
+    pub metadata: Option<PathBuf>,
+}
+
+/// A dialog run (spec 001): `--dialogs` and what goes with it.
+#[derive(Debug, Args)]
+pub struct DialogArgs {
     /// Play spec 001 dialogs (JSONL, one dialog per line) turn by turn against
     /// the endpoint (or --provider demo, the dialog mock) and write spec 001's
     /// five artifacts; --concurrency is workers_dialog.
-    #[arg(long, value_name = "DATASET", conflicts_with_all = ["dataset", "task", "metadata", "price_in", "price_out", "retrieval"])]
+    #[arg(long, value_name = "DATASET", conflicts_with_all = ["dataset", "task", "metadata", "price_in", "price_out", "retrieval"], display_order = 2)]
     pub dialogs: Option<PathBuf>,
     /// With --dialogs: M1 of a turn without a `recall` trace searches the
     /// conversation sent up to the turn (every key the user said is a hit);
     /// without it such a turn is not run for M1 (a plain chat model recalls
     /// nothing). Recorded in run_manifest.json.
-    #[arg(long, requires = "dialogs")]
+    #[arg(long, requires = "dialogs", display_order = 3)]
     pub m1_from_conversation: bool,
+}
+
+/// A task run (spec 004): `--task` and what goes with it.
+#[derive(Debug, Args)]
+pub struct TaskArgs {
     /// Run a task (a task YAML file, a name in bench/tasks/NAME.yaml, or a preset:
     /// event_eval, news_analysis, support_qa, support_judged, rag_qa) instead of the RAG check.
-    #[arg(long, value_name = "NAME|FILE.yaml", conflicts_with_all = ["provider", "endpoint", "model", "api_key_env", "system_prompt", "retrieval"])]
+    #[arg(long, value_name = "NAME|FILE.yaml", conflicts_with_all = ["provider", "endpoint", "model", "api_key_env", "system_prompt", "retrieval"], display_order = 4)]
     pub task: Option<String>,
+    /// With --task: the models to evaluate, comma-separated registry names
+    /// (with --mock, any names: each is a differently seeded mock model).
+    #[arg(
+        long,
+        value_name = "A,B",
+        value_delimiter = ',',
+        requires = "task",
+        display_order = 9
+    )]
+    pub models: Vec<String>,
+    /// With --task: answer with the deterministic offline mock model
+    /// (schema-valid JSON), no endpoint, no key.
+    #[arg(long, requires = "task", display_order = 11)]
+    pub mock: bool,
+    /// With --task: only the first N valid samples.
+    #[arg(long, value_name = "N", requires = "task", value_parser = clap::value_parser!(u64).range(1..), display_order = 14)]
+    pub max_samples: Option<u64>,
+    /// With --task bfcl: BFCL's possible answers for --dataset [default:
+    /// possible_answer/<the dataset's file name> beside it].
+    #[arg(long, value_name = "FILE", requires = "task", display_order = 16)]
+    pub possible_answers: Option<PathBuf>,
+    /// With --task: ask each sample N times (each answer its own call and
+    /// cache entry, each scored; pass@k and pass^k for 0/1 metrics)
+    /// [default: the task file's `repeats`, else 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100), display_order = 36)]
+    pub repeats: Option<u32>,
+    /// With --repeats: the k of pass@k and pass^k, comma-separated, each at
+    /// most N [default: the task file's `pass_k`, else 1 and N].
+    #[arg(long, value_name = "K,...", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..), display_order = 37)]
+    pub pass_k: Option<Vec<u32>>,
+}
+
+/// A retrieval run (spec 000): `--retrieval` and what goes with it.
+#[derive(Debug, Args)]
+pub struct RetrievalArgs {
     /// A retrieval evaluation (spec 000): the dataset holds `{case_id, query,
     /// expected_sources, bucket}` lines and each query is sent to the retrieval
     /// endpoint `--endpoint` (the full URL of its search route; without one, the
     /// offline demo retriever over the bundled documents answers).
-    #[arg(long, conflicts_with_all = ["provider", "model", "system_prompt"])]
+    #[arg(long, conflicts_with_all = ["provider", "model", "system_prompt"], display_order = 5)]
     pub retrieval: bool,
     /// With --retrieval: the JSON request body, as a template over `query`,
     /// `case_id`, `bucket` and `k` (strings need `|tojson`); `@FILE` reads it
     /// from a file. Default: `{"query": {{ query|tojson }}, "top_k": {{ k }}}`.
-    #[arg(long, value_name = "TEMPLATE|@FILE", requires = "retrieval")]
+    #[arg(
+        long,
+        value_name = "TEMPLATE|@FILE",
+        requires = "retrieval",
+        display_order = 6
+    )]
     pub body: Option<String>,
     /// With --retrieval: where the ranked source list is in the answer, e.g.
     /// `results[*].source` (the default) or `$.data.documents[*].file`.
-    #[arg(long, value_name = "PATH", requires = "retrieval")]
+    #[arg(long, value_name = "PATH", requires = "retrieval", display_order = 7)]
     pub list_path: Option<String>,
     /// With --retrieval: the cut-off of hit_at_k, recall_at_k and ndcg_at_k.
-    #[arg(long = "k", value_name = "K", default_value_t = 5, requires = "retrieval", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long = "k", value_name = "K", default_value_t = 5, requires = "retrieval", value_parser = clap::value_parser!(u64).range(1..), display_order = 8)]
     pub retrieval_k: u64,
-    /// With --task: the models to evaluate, comma-separated registry names
-    /// (with --mock, any names: each is a differently seeded mock model).
-    #[arg(long, value_name = "A,B", value_delimiter = ',', requires = "task")]
-    pub models: Vec<String>,
+}
+
+/// The model registry and the judge (with `--task` or `--dialogs`): the
+/// registry also holds the models of `--task --models`.
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
     /// With --task (or a --judge of --dialogs): the model registry JSON
     /// ({"models": [{"name", "base_url", "model", "api_key_env", "default_params"}]}).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", display_order = 10)]
     pub model_registry: Option<PathBuf>,
-    /// With --task: answer with the deterministic offline mock model
-    /// (schema-valid JSON), no endpoint, no key.
-    #[arg(long, requires = "task")]
-    pub mock: bool,
     /// With --task or --dialogs: the judge of the task's llm_judge metrics or
     /// of spec 001's judged metrics, a registry entry name (from
     /// --model-registry) or `mock` (the deterministic mock judge) [default
     /// with --task --mock: mock].
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", display_order = 12)]
     pub judge: Option<String>,
     /// With --judge: most judge requests in flight at once (the judge's own
     /// pool; workers_judge of a dialog run) [default: --concurrency].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256), display_order = 13)]
     pub judge_concurrency: Option<u16>,
-    /// With --task: only the first N valid samples.
-    #[arg(long, value_name = "N", requires = "task", value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_samples: Option<u64>,
-    /// The dataset's spec 003 `metadata.json` (its fields go into the report).
-    #[arg(long, value_name = "FILE")]
-    pub metadata: Option<PathBuf>,
-    /// With --task bfcl: BFCL's possible answers for --dataset [default:
-    /// possible_answer/<the dataset's file name> beside it].
-    #[arg(long, value_name = "FILE", requires = "task")]
-    pub possible_answers: Option<PathBuf>,
+}
+
+/// Who answers the RAG check, a dialog run or a retrieval run: the provider,
+/// the endpoint, the model and the variable of its key.
+#[derive(Debug, Args)]
+pub struct EndpointArgs {
     /// Model provider [default: openai when --endpoint is given].
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, display_order = 17)]
     pub provider: Option<Provider>,
     /// API base URL as OpenAI clients take it, e.g. http://127.0.0.1:8091/v1.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", display_order = 18)]
     pub endpoint: Option<String>,
     /// Model name sent to the endpoint.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", display_order = 19)]
     pub model: Option<String>,
     /// Name of the environment variable holding the API key (the key itself is never a flag).
-    #[arg(long, value_name = "VAR")]
+    #[arg(long, value_name = "VAR", display_order = 20)]
     pub api_key_env: Option<String>,
+}
+
+/// The run's limits: requests in flight, timeout and attempts, what a
+/// truncated or fatal answer does, the prices and the cost cap.
+#[derive(Debug, Args)]
+pub struct LimitArgs {
     /// Most requests in flight at once.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256), display_order = 21)]
     pub concurrency: u16,
     /// Per-request timeout in seconds.
-    #[arg(long = "timeout-s", value_name = "S", default_value_t = 60.0, value_parser = positive_f64)]
+    #[arg(long = "timeout-s", value_name = "S", default_value_t = 60.0, value_parser = positive_f64, display_order = 22)]
     pub timeout_s: f64,
     /// Attempts per case, the first included (retries on network errors, timeouts, 429, 5xx).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20), display_order = 23)]
     pub max_attempts: u32,
-    /// Sampling temperature sent to the model.
-    #[arg(long, value_name = "T")]
-    pub temperature: Option<f64>,
-    /// Maximum answer tokens sent to the model.
-    #[arg(long, value_name = "N")]
-    pub max_tokens: Option<u32>,
-    /// System prompt sent with every question [default: the built-in RAG prompt].
-    #[arg(long, value_name = "TEXT")]
-    pub system_prompt: Option<String>,
-    /// Keypoint matching mode.
-    #[arg(long, value_enum, default_value_t = MatchModeArg::Fuzzy)]
-    pub match_mode: MatchModeArg,
-    /// Minimum bigram recall for a fuzzy keypoint match, in (0, 1].
-    #[arg(long, value_name = "F", default_value_t = 0.6, value_parser = threshold)]
-    pub fuzzy_threshold: f64,
-    /// Language of the console lines and report.md.
-    #[arg(long, value_enum, default_value_t = LangArg::Zh)]
-    pub lang: LangArg,
     /// Count an answer cut off at max_tokens (`finish_reason: "length"`) as a
     /// failed call instead of scoring it as it is.
-    #[arg(long)]
+    #[arg(long, display_order = 30)]
     pub truncated_as_failure: bool,
     /// Keep sending after a fatal answer (HTTP 401, 403, 404) instead of
     /// stopping the run (for endpoints that fail per case).
-    #[arg(long)]
+    #[arg(long, display_order = 31)]
     pub keep_going_on_fatal: bool,
     /// Price per million prompt (input) tokens, for the cost in the report
     /// (a one-model run; with --task, registry entries take `price_in_per_mtok`).
-    #[arg(long, value_name = "PRICE", value_parser = price)]
+    #[arg(long, value_name = "PRICE", value_parser = price, display_order = 32)]
     pub price_in: Option<f64>,
     /// Price per million completion (output) tokens (see --price-in).
-    #[arg(long, value_name = "PRICE", value_parser = price)]
+    #[arg(long, value_name = "PRICE", value_parser = price, display_order = 33)]
     pub price_out: Option<f64>,
+    /// Stop the run once its priced usage reaches this cost (the prices'
+    /// currency): calls in flight finish, the rest are not run (exit 3); a
+    /// resume with a higher cap sends them.
+    #[arg(long, value_name = "COST", value_parser = price, display_order = 39)]
+    pub max_cost: Option<f64>,
+}
+
+/// What each request to the model carries besides the question: sampling
+/// temperature, answer tokens, system prompt.
+#[derive(Debug, Args)]
+pub struct RequestArgs {
+    /// Sampling temperature sent to the model.
+    #[arg(long, value_name = "T", display_order = 24)]
+    pub temperature: Option<f64>,
+    /// Maximum answer tokens sent to the model.
+    #[arg(long, value_name = "N", display_order = 25)]
+    pub max_tokens: Option<u32>,
+    /// System prompt sent with every question [default: the built-in RAG prompt].
+    #[arg(long, value_name = "TEXT", display_order = 26)]
+    pub system_prompt: Option<String>,
+}
+
+/// The RAG check's keypoint matching.
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    /// Keypoint matching mode.
+    #[arg(long, value_enum, default_value_t = MatchModeArg::Fuzzy, display_order = 27)]
+    pub match_mode: MatchModeArg,
+    /// Minimum bigram recall for a fuzzy keypoint match, in (0, 1].
+    #[arg(long, value_name = "F", default_value_t = 0.6, value_parser = threshold, display_order = 28)]
+    pub fuzzy_threshold: f64,
+}
+
+/// Where the run goes and what it starts from: the output directory and
+/// the report's language, an estimate instead of a run, the resumed log,
+/// the shard, the response cache (or a batch's answers).
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Language of the console lines and report.md.
+    #[arg(long, value_enum, default_value_t = LangArg::Zh, display_order = 29)]
+    pub lang: LangArg,
     /// Event log (json-seq or JSONL) of an interrupted run of this dataset (and,
     /// with --task, of these models): its settled cases are taken over and only
     /// the rest is sent; with --dialogs, its settled turns (each dialog goes on
     /// at its first unsettled turn, the judge's settled verdicts kept).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", display_order = 34)]
     pub resume_from: Option<PathBuf>,
     /// Run shard I of N: a deterministic 1/N of the samples (split by sample
     /// id, the same on every machine); `evalpage merge` joins the N shards'
     /// directories into one run.
-    #[arg(long, value_name = "I/N", value_parser = evalpage_core::run::Shard::parse)]
+    #[arg(long, value_name = "I/N", value_parser = evalpage_core::run::Shard::parse, display_order = 35)]
     pub shard: Option<evalpage_core::run::Shard>,
-    /// With --task: ask each sample N times (each answer its own call and
-    /// cache entry, each scored; pass@k and pass^k for 0/1 metrics)
-    /// [default: the task file's `repeats`, else 1].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub repeats: Option<u32>,
-    /// With --repeats: the k of pass@k and pass^k, comma-separated, each at
-    /// most N [default: the task file's `pass_k`, else 1 and N].
-    #[arg(long, value_name = "K,...", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
-    pub pass_k: Option<Vec<u32>>,
     /// Response cache directory: an answer already there for the same
     /// endpoint, body and repeat is used without a request; answered calls
     /// are stored (never a failed call or a truncated answer).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", display_order = 38)]
     pub cache: Option<PathBuf>,
-    /// Stop the run once its priced usage reaches this cost (the prices'
-    /// currency): calls in flight finish, the rest are not run (exit 3); a
-    /// resume with a higher cap sends them.
-    #[arg(long, value_name = "COST", value_parser = price)]
-    pub max_cost: Option<f64>,
     /// Print what the run would send (calls, an upper bound of tokens and
     /// cost per model), write it to estimate.json in --out, and send nothing.
-    #[arg(long)]
+    #[arg(long, display_order = 40)]
     pub estimate: bool,
     /// Output directory (created if missing).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", display_order = 41)]
     pub out: PathBuf,
     /// Set by `evalpage batch`: every endpoint request is answered from the
     /// batch's answers (or written to its next round), none is sent.
@@ -556,10 +669,17 @@ pub struct RunArgs {
     pub batch: Option<std::sync::Arc<crate::store::Book>>,
 }
 
-impl RunArgs {
+impl InputArgs {
     /// `--dataset` (clap requires it unless `--dialogs` is given).
     pub fn dataset(&self) -> &std::path::Path {
         self.dataset.as_deref().unwrap_or(std::path::Path::new(""))
+    }
+}
+
+impl LimitArgs {
+    /// `--timeout-s`, the time one request is given.
+    pub fn timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.timeout_s)
     }
 }
 
@@ -744,9 +864,12 @@ mod tests {
         let Command::Run(a) = cli.command else {
             panic!("expected run")
         };
-        assert_eq!((a.concurrency, a.max_attempts), (4, 3));
-        assert_eq!((a.timeout_s, a.fuzzy_threshold), (60.0, 0.6));
-        assert_eq!(a.lang, LangArg::Zh);
+        assert_eq!((a.limits.concurrency, a.limits.max_attempts), (4, 3));
+        assert_eq!(
+            (a.limits.timeout_s, a.matching.fuzzy_threshold),
+            (60.0, 0.6)
+        );
+        assert_eq!(a.output.lang, LangArg::Zh);
         let bad = ["--fuzzy-threshold", "0", "--concurrency", "0"];
         for pair in bad.chunks(2) {
             let mut argv = vec!["evalpage", "run", "--dataset", "d", "--out", "o"];
@@ -797,8 +920,8 @@ mod tests {
         let Command::Run(a) = cli.command else {
             panic!("expected run")
         };
-        assert_eq!(a.models, ["a", "b"]);
-        assert_eq!(a.max_samples, Some(3));
+        assert_eq!(a.task.models, ["a", "b"]);
+        assert_eq!(a.task.max_samples, Some(3));
         for bad in [
             vec!["--models", "a"],
             vec!["--mock"],
@@ -821,7 +944,10 @@ mod tests {
         let Command::Run(a) = cli.command else {
             panic!("expected run")
         };
-        assert_eq!(a.dialogs.as_deref(), Some(std::path::Path::new("d.jsonl")));
+        assert_eq!(
+            a.dialog.dialogs.as_deref(),
+            Some(std::path::Path::new("d.jsonl"))
+        );
         let cli = Cli::try_parse_from([
             "evalpage",
             "score",

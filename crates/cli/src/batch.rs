@@ -94,13 +94,13 @@ struct Kept {
 pub fn export(args: RunArgs) -> Result<(), CliError> {
     for (given, flag) in [
         (
-            args.retrieval,
+            args.retrieval.retrieval,
             "--retrieval (a retrieval endpoint takes no chat completions)",
         ),
-        (args.resume_from.is_some(), "--resume-from"),
-        (args.estimate, "--estimate"),
-        (args.cache.is_some(), "--cache"),
-        (args.max_cost.is_some(), "--max-cost"),
+        (args.output.resume_from.is_some(), "--resume-from"),
+        (args.output.estimate, "--estimate"),
+        (args.output.cache.is_some(), "--cache"),
+        (args.limits.max_cost.is_some(), "--max-cost"),
     ] {
         if given {
             return Err(CliError::Usage(format!(
@@ -108,7 +108,7 @@ pub fn export(args: RunArgs) -> Result<(), CliError> {
             )));
         }
     }
-    let dir = args.out.clone();
+    let dir = args.output.out.clone();
     if dir.join(MANIFEST).exists() {
         return Err(CliError::Usage(format!(
             "{} is already a batch directory: import its answers with `evalpage batch import {} ANSWERS...`, or export into another --out",
@@ -118,9 +118,10 @@ pub fn export(args: RunArgs) -> Result<(), CliError> {
     }
     let command = run_flags(std::env::args().skip(3).collect());
     let dataset = args
+        .dialog
         .dialogs
         .clone()
-        .or_else(|| args.dataset.clone())
+        .or_else(|| args.input.dataset.clone())
         .unwrap_or_default();
     let manifest = Manifest {
         version: 1,
@@ -281,10 +282,10 @@ pub fn import(a: &BatchImportArgs) -> Result<(), CliError> {
 /// the requests it left waiting.
 fn drive(mut args: RunArgs, dir: &Path, book: Book) -> Result<Vec<Waiting>, CliError> {
     let book = Arc::new(book);
-    args.batch = Some(Arc::clone(&book));
+    args.output.batch = Some(Arc::clone(&book));
     let out = dir.join(DRIVE);
     let _ = std::fs::remove_dir_all(&out);
-    args.out = out.clone();
+    args.output.out = out.clone();
     let mut plan = crate::run::check(&args)?;
     book.name_jobs(plan.for_batch());
     plan.run_quiet(&out)?;

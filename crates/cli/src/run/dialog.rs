@@ -19,7 +19,7 @@ use super::backend::Backend;
 use super::clock::Clock;
 use super::driver::{Caller, Request};
 use super::{resume, setup, Checked, Console};
-use crate::args::RunArgs;
+use crate::args::{JudgeArgs, LimitArgs, OutputArgs, RunArgs};
 use crate::error::CliError;
 use evalpage_core::dialog::{
     mock_reply, parse_dialogs, progress_file, TurnStatus, MOCK_MODEL_NAME,
@@ -31,10 +31,21 @@ use evalpage_core::{strip_query, CallOutcome};
 use std::path::Path;
 use std::sync::Arc;
 
-/// Checks `--dialogs`' flags and dataset into a run ready to go.
+/// Checks `--dialogs`' flags and dataset (`path`) into a run ready to go.
+/// The one place a dialog run reads `RunArgs`: each helper is handed the
+/// parts it reads.
 pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, CliError> {
+    let RunArgs {
+        dialog,
+        judge: judge_flags,
+        endpoint,
+        request,
+        limits,
+        output: out,
+        ..
+    } = args;
     let clock = Clock::start();
-    let backend = setup::backend(args)?;
+    let backend = setup::backend(endpoint, request, limits.timeout(), out)?;
     let bytes = crate::files::read_dataset_bytes(path)?;
     let name = file_name(path);
     let mut set = parse_dialogs(&name, &bytes);
@@ -42,7 +53,7 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
     // `evalpage mock-server --dialogs` and the page do), so a shard's answers
     // are the unsharded run's.
     let all_dialogs = Arc::new(set.dialogs.clone());
-    set.dialogs = setup::in_shard(args, std::mem::take(&mut set.dialogs), |d| {
+    set.dialogs = setup::in_shard(out.shard, std::mem::take(&mut set.dialogs), |d| {
         d.dialog_id.as_str()
     });
     for e in &set.errors {
@@ -54,42 +65,35 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
             skipped: set.errors.len(),
         });
     }
-    let (model, endpoint) = match &backend {
+    let (model, url) = match &backend {
         Backend::Demo => (MOCK_MODEL_NAME.to_string(), None),
         Backend::OpenAi(_) => (
-            args.model.clone().unwrap_or_default().trim().to_string(),
-            args.endpoint.as_deref().map(|e| strip_query(e.trim())),
+            endpoint
+                .model
+                .clone()
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
+            endpoint.endpoint.as_deref().map(|e| strip_query(e.trim())),
         ),
     };
     // A resumed run keeps the interrupted run's id (and so its progress file's name).
-    let (log, run_id) = resume::log_and_run_id(args.resume_from.as_deref(), || {
-        clock.run_id(evalpage_core::RunKind::Dialog)
-    })?;
+    let resume_from = out.resume_from.as_deref();
+    let (log, run_id) =
+        resume::log_and_run_id(resume_from, || clock.run_id(evalpage_core::RunKind::Dialog))?;
     let cfg = DialogRunConfig {
-        run: setup::identity(args, &clock, run_id),
+        run: setup::identity(path, limits, &clock, run_id),
         backend: backend.name().into(),
         model_name: model.clone(),
-        endpoint,
+        endpoint: url,
         dataset_name: name,
-        system_prompt: args.system_prompt.clone(),
+        system_prompt: request.system_prompt.clone(),
         notes: None,
         scoring: ScoreOptions {
-            m1_from_conversation: args.m1_from_conversation,
+            m1_from_conversation: dialog.m1_from_conversation,
         },
     };
-    let judge = match &args.judge {
-        Some(name) => {
-            let timeout = std::time::Duration::from_secs_f64(args.timeout_s);
-            let j = super::judge::resolve(name, args.model_registry.as_deref(), timeout)?;
-            let mut settings = setup::settings(args);
-            settings.concurrency = usize::from(args.judge_concurrency.unwrap_or(args.concurrency));
-            let mut judge = DialogJudge::new(j.model, settings, args.lang.into());
-            judge.price = j.price;
-            Some((judge, j.answerer.with_cache(setup::cache(args)?)))
-        }
-        None => None,
-    };
-    let (judge, judge_answerer) = match judge {
+    let (judge, judge_answerer) = match dialog_judge(judge_flags, limits, out)? {
         Some((j, a)) => (Some(j), Some(Arc::new(a))),
         None => (None, None),
     };
@@ -103,13 +107,13 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         })
         .unwrap_or_default();
     // Pools: the model, then the judge.
-    let prices = setup::flag_price(args)
+    let prices = setup::flag_price(limits)
         .map(|p| (model.clone(), p))
         .into_iter()
         .collect();
-    let spec = setup::start_spec(args, prices, judge.as_ref().and_then(|j| j.price));
+    let spec = setup::start_spec(limits, prices, judge.as_ref().and_then(|j| j.price));
     let kind = DialogKind::judged(cfg, set, judge);
-    let engine = setup::prepare(args, kind, &spec, log.as_ref())?;
+    let engine = setup::prepare(resume_from, kind, &spec, log.as_ref())?;
     let model: Caller = match backend {
         Backend::Demo => Arc::new(move |_, r: &Request| {
             CallOutcome::Answer(mock_reply(&all_dialogs, &r.messages))
@@ -156,8 +160,27 @@ pub(super) fn plan(args: &RunArgs, path: &Path) -> Result<Checked<DialogKind>, C
         prices: Prices::new(),
         metadata: None,
         spec,
-        max_tokens: vec![args.max_tokens.map(u64::from), None],
+        max_tokens: vec![request.max_tokens.map(u64::from), None],
     })
+}
+
+/// The judge of spec 001's judged metrics (`--judge NAME|mock`, from
+/// `--model-registry`), prompting in `--lang`, on its own pool of
+/// `--judge-concurrency` requests, its answers taken from `out`'s cache
+/// first; none without `--judge`.
+fn dialog_judge(
+    flags: &JudgeArgs,
+    limits: &LimitArgs,
+    out: &OutputArgs,
+) -> Result<Option<(DialogJudge, super::judge::JudgeAnswerer)>, CliError> {
+    let Some(name) = &flags.judge else {
+        return Ok(None);
+    };
+    let j = super::judge::resolve(name, flags.model_registry.as_deref(), limits.timeout())?;
+    let settings = setup::judge_settings(limits, flags.judge_concurrency);
+    let mut judge = DialogJudge::new(j.model, settings, out.lang.into());
+    judge.price = j.price;
+    Ok(Some((judge, j.answerer.with_cache(setup::cache(out)?))))
 }
 
 /// `--resume-from`: the interrupted run's settled turns, taken over.

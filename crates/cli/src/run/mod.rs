@@ -197,23 +197,26 @@ impl<K: Console + Finish + evalpage_core::run::Start + 'static> Plan for Checked
     }
 }
 
-/// Raw flags to a checked plan: the one place each kind is named.
+/// Raw flags to a checked plan: the one place each kind is named. Each
+/// kind's plan is handed the flags once and hands its helpers the parts
+/// they read.
 pub(crate) fn check(args: &RunArgs) -> Result<RunPlan, CliError> {
-    let judged = args.judge.is_some() || args.judge_concurrency.is_some();
-    if (judged || args.model_registry.is_some()) && args.task.is_none() && args.dialogs.is_none() {
+    let (task, dialogs, judge) = (&args.task.task, &args.dialog.dialogs, &args.judge);
+    let judged = judge.judge.is_some() || judge.judge_concurrency.is_some();
+    if (judged || judge.model_registry.is_some()) && task.is_none() && dialogs.is_none() {
         return Err(CliError::Usage(
             "--judge, --judge-concurrency and --model-registry go with --task or --dialogs".into(),
         ));
     }
-    if args.judge_concurrency.is_some() && args.judge.is_none() && args.task.is_none() {
+    if judge.judge_concurrency.is_some() && judge.judge.is_none() && task.is_none() {
         return Err(CliError::Usage(
             "--judge-concurrency goes with --judge".into(),
         ));
     }
-    Ok(match (&args.task, &args.dialogs) {
+    Ok(match (task, dialogs) {
         (_, Some(path)) => Box::new(dialog::plan(args, path)?),
         (Some(spec), None) => Box::new(task::plan(args, spec)?),
-        (None, None) if args.retrieval => Box::new(retrieval::plan(args)?),
+        (None, None) if args.retrieval.retrieval => Box::new(retrieval::plan(args)?),
         (None, None) => Box::new(rag::plan(args)?),
     })
 }
@@ -221,10 +224,10 @@ pub(crate) fn check(args: &RunArgs) -> Result<RunPlan, CliError> {
 /// Runs an evaluation: exit status 0 means it finished, failed cases included.
 pub fn execute(args: &RunArgs) -> Result<(), CliError> {
     let plan = check(args)?;
-    if args.estimate {
-        return plan.estimate(&args.out);
+    if args.output.estimate {
+        return plan.estimate(&args.output.out);
     }
-    plan.run(&args.out)
+    plan.run(&args.output.out)
 }
 
 impl<K: Console + Finish> Checked<K> {

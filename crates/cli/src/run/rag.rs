@@ -5,7 +5,7 @@
 use super::backend::Backend;
 use super::clock::Clock;
 use super::{driver, resume, setup, Checked, Console};
-use crate::args::{MatchModeArg, RunArgs};
+use crate::args::{EndpointArgs, LangArg, MatchArgs, MatchModeArg, RequestArgs, RunArgs};
 use crate::error::CliError;
 use evalpage_core::rag::{self, case_line, start_line, Engine, RagCase, RagKind, RunConfig};
 use evalpage_core::run::RunInfo;
@@ -26,30 +26,52 @@ impl Console for RagKind {
 }
 
 /// The RAG check's plan: its config from the flags, its engine started as
-/// they ask, its caller, pools and prices.
+/// they ask, its caller, pools and prices. The one place the RAG check reads
+/// `RunArgs`: each helper is handed the parts it reads.
 pub(super) fn plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
+    let RunArgs {
+        input,
+        endpoint,
+        request,
+        limits,
+        matching,
+        output: out,
+        ..
+    } = args;
     let clock = Clock::start();
-    let mut plan = config(args, &clock)?;
-    let log = args
-        .resume_from
-        .as_deref()
-        .map(resume::read_log)
-        .transpose()?;
+    let backend = setup::backend(endpoint, request, limits.timeout(), out)?;
+    let data = load_dataset(input.dataset())?;
+    let run_id = clock.run_id(evalpage_core::RunKind::Rag);
+    let mut config = RunConfig {
+        run: setup::identity(input.dataset(), limits, &clock, run_id),
+        info: run_info(endpoint, request, out.lang, &backend, &data),
+        scoring: scoring(matching),
+        system_prompt: request
+            .system_prompt
+            .clone()
+            .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_string()),
+        dataset_meta: match &input.metadata {
+            Some(p) => Some(crate::files::read_metadata(p)?),
+            None => None,
+        },
+    };
+    let cases = setup::in_shard(out.shard, data.cases, |c| c.id.as_str());
+    let resume_from = out.resume_from.as_deref();
+    let log = resume_from.map(resume::read_log).transpose()?;
     // A resumed run keeps the interrupted run's id.
     if let Some(run_id) = log.as_ref().and_then(resume::run_id) {
-        plan.config.run.run_id = run_id;
+        config.run.run_id = run_id;
     }
-    let lang = plan.config.info.lang;
-    let dataset_bytes = std::mem::take(&mut plan.dataset_bytes);
-    let prices = setup::flag_price(args)
-        .map(|p| (plan.config.info.model.clone(), p))
+    let lang = config.info.lang;
+    let prices = setup::flag_price(limits)
+        .map(|p| (config.info.model.clone(), p))
         .into_iter()
         .collect();
-    let spec = setup::start_spec(args, prices, None);
-    let kind = evalpage_core::rag::RagKind::new(plan.config, plan.cases);
-    let engine = setup::prepare(args, kind, &spec, log.as_ref())?;
+    let spec = setup::start_spec(limits, prices, None);
+    let kind = RagKind::new(config, cases);
+    let engine = setup::prepare(resume_from, kind, &spec, log.as_ref())?;
     let prices = engine.priced(&spec);
-    let backend = std::sync::Arc::new(plan.backend);
+    let backend = std::sync::Arc::new(backend);
     let call: driver::Caller =
         std::sync::Arc::new(move |job, r: &driver::Request| backend.call(&r.messages, job));
     Ok(Checked {
@@ -58,25 +80,12 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RagKind>, CliError> {
         engine,
         call,
         clock,
-        inputs: dataset_bytes,
+        inputs: data.bytes,
         prices,
-        metadata: setup::metadata_name(args),
+        metadata: setup::metadata_name(input.metadata.as_deref()),
         spec,
-        max_tokens: vec![args.max_tokens.map(u64::from)],
+        max_tokens: vec![request.max_tokens.map(u64::from)],
     })
-}
-
-/// Everything `evalpage run` needs to start the engine.
-#[derive(Debug)]
-struct Plan {
-    /// The engine's configuration.
-    pub config: RunConfig,
-    /// The dataset's valid cases.
-    pub cases: Vec<RagCase>,
-    /// Who answers.
-    pub backend: Backend,
-    /// The dataset file's bytes.
-    pub dataset_bytes: Vec<u8>,
 }
 
 /// The dataset's cases, with the name recorded in the report.
@@ -92,46 +101,27 @@ pub(super) struct Loaded {
     pub bytes: Vec<u8>,
 }
 
-/// Resolves the flags into the RAG check's config, cases and backend.
-fn config(args: &RunArgs, clock: &Clock) -> Result<Plan, CliError> {
-    let backend = setup::backend(args)?;
-    let data = load_dataset(args.dataset())?;
-    let config = RunConfig {
-        run: setup::identity(args, clock, clock.run_id(evalpage_core::RunKind::Rag)),
-        info: run_info(args, &backend, &data),
-        scoring: scoring(args),
-        system_prompt: args
-            .system_prompt
-            .clone()
-            .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_string()),
-        dataset_meta: match &args.metadata {
-            Some(p) => Some(crate::files::read_metadata(p)?),
-            None => None,
-        },
-    };
-    Ok(Plan {
-        config,
-        cases: setup::in_shard(args, data.cases, |c| c.id.as_str()),
-        backend,
-        dataset_bytes: data.bytes,
-    })
-}
-
 /// The RAG check's model and dataset, as recorded in the log and report.
-fn run_info(args: &RunArgs, backend: &Backend, data: &Loaded) -> RunInfo {
-    let (model, endpoint) = match backend {
+fn run_info(
+    endpoint: &EndpointArgs,
+    request: &RequestArgs,
+    lang: LangArg,
+    backend: &Backend,
+    data: &Loaded,
+) -> RunInfo {
+    let (model, url) = match backend {
         Backend::Demo => (demo::MODEL_NAME.to_string(), None),
         Backend::OpenAi(_) => (
-            args.model.clone().unwrap_or_default(),
-            args.endpoint.as_deref(),
+            endpoint.model.clone().unwrap_or_default(),
+            endpoint.endpoint.as_deref(),
         ),
     };
     RunInfo {
-        lang: args.lang.into(),
+        lang: lang.into(),
         backend: backend.name().to_string(),
         model: model.trim().to_string(),
-        endpoint: endpoint.map(|e| strip_query(e.trim())),
-        parameters: json!({"temperature": args.temperature, "max_tokens": args.max_tokens}),
+        endpoint: url.map(|e| strip_query(e.trim())),
+        parameters: json!({"temperature": request.temperature, "max_tokens": request.max_tokens}),
         dataset_name: data.name.clone(),
         dataset_line_errors: data.skipped,
     }
@@ -162,13 +152,14 @@ pub(super) fn load_dataset(path: &Path) -> Result<Loaded, CliError> {
     })
 }
 
-fn scoring(args: &RunArgs) -> ScoringConfig {
+/// Keypoint matching as `--match-mode` and `--fuzzy-threshold` ask.
+fn scoring(matching: &MatchArgs) -> ScoringConfig {
     ScoringConfig {
-        match_mode: match args.match_mode {
+        match_mode: match matching.match_mode {
             MatchModeArg::Strict => MatchMode::Strict,
             MatchModeArg::Fuzzy => MatchMode::Fuzzy,
         },
-        fuzzy_threshold: args.fuzzy_threshold,
+        fuzzy_threshold: matching.fuzzy_threshold,
     }
 }
 
@@ -180,7 +171,7 @@ mod tests {
     #[test]
     fn the_match_flags_make_the_scoring() {
         let a = args(&["--match-mode", "strict"]);
-        assert_eq!(scoring(&a).match_mode, MatchMode::Strict);
+        assert_eq!(scoring(&a.matching).match_mode, MatchMode::Strict);
     }
 
     #[test]

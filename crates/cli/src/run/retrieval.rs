@@ -17,8 +17,8 @@ use evalpage_core::retrieval::{
 };
 use evalpage_core::run::Pipeline;
 use evalpage_core::{CallError, CallOutcome, ErrorKind};
+use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 impl Console for RetrievalKind {
     fn job_line(engine: &Pipeline<Self>, job: usize) -> Option<String> {
@@ -39,14 +39,14 @@ impl Console for RetrievalKind {
     }
 }
 
-/// The request body template: the flag's text, a file's with `@FILE`, or
+/// The request body template: `--body`'s text, a file's with `@FILE`, or
 /// the default.
-fn body_template(args: &RunArgs) -> Result<String, CliError> {
-    match args.body.as_deref() {
+fn body_template(body: Option<&str>) -> Result<String, CliError> {
+    match body {
         None => Ok(DEFAULT_BODY.to_string()),
         Some(b) => match b.strip_prefix('@') {
             Some(path) => {
-                let bytes = read_input(std::path::Path::new(path))?;
+                let bytes = read_input(Path::new(path))?;
                 String::from_utf8(bytes).map_err(|_| CliError::Input {
                     path: path.to_string(),
                     message: "the body template is not UTF-8 text".into(),
@@ -57,57 +57,77 @@ fn body_template(args: &RunArgs) -> Result<String, CliError> {
     }
 }
 
-/// The retrieval run's plan.
+/// The retrieval run's plan. The one place a retrieval run reads
+/// `RunArgs`: each helper is handed the parts it reads.
 pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
+    let RunArgs {
+        input,
+        retrieval,
+        endpoint: flags,
+        limits,
+        output: out,
+        ..
+    } = args;
     let clock = Clock::start();
-    let cases_file = args
-        .dataset()
+    let dataset = input.dataset();
+    let cases_file = dataset
         .file_name()
-        .map_or(args.dataset().display().to_string(), |n| {
+        .map_or(dataset.display().to_string(), |n| {
             n.to_string_lossy().into_owned()
         });
-    let cases_bytes = read_dataset_bytes(args.dataset())?;
+    let cases_bytes = read_dataset_bytes(dataset)?;
     let (cases, line_errors) = parse_cases(&cases_file, &cases_bytes);
-    let cases = setup::in_shard(args, cases, |c| c.case_id.as_str());
+    let cases = setup::in_shard(out.shard, cases, |c| c.case_id.as_str());
     report_skipped(&line_errors);
     if cases.is_empty() {
         return Err(CliError::Input {
-            path: args.dataset().display().to_string(),
+            path: dataset.display().to_string(),
             message: "no valid case line; expected JSONL of {\"case_id\": ..., \"query\": \"...\", \"expected_sources\": [...], \"bucket\": \"...\"}".into(),
         });
     }
-    let (url, backend) = match &args.endpoint {
+    let (url, backend) = match &flags.endpoint {
         Some(url) => (url.clone(), "http"),
         None => ("demo-retriever".to_string(), "mock"),
     };
-    let list_path = args.list_path.as_deref().unwrap_or(DEFAULT_PATH);
-    let endpoint = RetrievalEndpoint::new(&url, backend, &body_template(args)?, list_path)
-        .map_err(|e| CliError::Usage(format!("--retrieval: {e}")))?;
-    let key = setup::read_key(args.api_key_env.as_deref())?;
-    let k = usize::try_from(args.retrieval_k).unwrap_or(usize::MAX);
-    let metadata = match &args.metadata {
+    let list_path = retrieval.list_path.as_deref().unwrap_or(DEFAULT_PATH);
+    let endpoint = RetrievalEndpoint::new(
+        &url,
+        backend,
+        &body_template(retrieval.body.as_deref())?,
+        list_path,
+    )
+    .map_err(|e| CliError::Usage(format!("--retrieval: {e}")))?;
+    let key = setup::read_key(flags.api_key_env.as_deref())?;
+    let k = usize::try_from(retrieval.retrieval_k).unwrap_or(usize::MAX);
+    let metadata = match &input.metadata {
         Some(p) => Some(read_metadata(p)?),
         None => None,
     };
     // A resumed run keeps the interrupted run's id.
-    let (log, run_id) = super::resume::log_and_run_id(args.resume_from.as_deref(), || {
+    let resume_from = out.resume_from.as_deref();
+    let (log, run_id) = super::resume::log_and_run_id(resume_from, || {
         clock.run_id(evalpage_core::RunKind::Retrieval)
     })?;
     let cfg = RetrievalRunConfig {
-        run: setup::identity(args, &clock, run_id),
+        run: setup::identity(dataset, limits, &clock, run_id),
         dataset: cases_file.clone(),
         k,
         endpoint: endpoint.clone(),
     };
     let queries: Vec<String> = cases.iter().map(|c| c.query.clone()).collect();
     // A retrieval service is not priced: a cap has nothing to count.
-    let spec = setup::start_spec(args, Default::default(), None);
-    let engine = setup::prepare(args, RetrievalKind::new(cfg, cases), &spec, log.as_ref())?;
-    let timeout = Duration::from_secs_f64(args.timeout_s);
+    let spec = setup::start_spec(limits, Default::default(), None);
+    let engine = setup::prepare(
+        resume_from,
+        RetrievalKind::new(cfg, cases),
+        &spec,
+        log.as_ref(),
+    )?;
+    let timeout = limits.timeout();
     let call: Caller = match backend {
         "http" => {
             let http = Arc::new(
-                JsonBackend::new(&endpoint.url, key, timeout).with_cache(setup::cache(args)?),
+                JsonBackend::new(&endpoint.url, key, timeout).with_cache(setup::cache(out)?),
             );
             Arc::new(move |_, r: &Request| match &r.body {
                 Some(body) => http.call(body),
@@ -141,11 +161,11 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
             cases_bytes,
             line_errors,
             metadata,
-            lang: args.lang.into(),
+            lang: out.lang.into(),
         },
         prices: Prices::new(),
         spec,
         max_tokens: vec![None],
-        metadata: setup::metadata_name(args),
+        metadata: setup::metadata_name(input.metadata.as_deref()),
     })
 }

@@ -3,30 +3,36 @@
 //! or the demo), the run's identity and scheduling, the shard, the cache,
 //! the start spec every kind is prepared from, and the error of a run that
 //! stopped. Every refusal is a `CliError` that says what to give instead.
+//!
+//! Each helper takes the parts of the flags it reads (`EndpointArgs`,
+//! `LimitArgs`, `OutputArgs`, ...) or a value made from them, never the
+//! whole `RunArgs`: a kind's plan hands them down.
 
 use super::backend::Backend;
 use super::clock::Clock;
 use super::http::HttpBackend;
-use crate::args::{Provider, RunArgs};
+use crate::args::{EndpointArgs, LimitArgs, OutputArgs, Provider, RequestArgs};
 use crate::error::{CliError, NOTHING_SENT, PROMPT_FIX};
 use evalpage_core::events::ReadLog;
 use evalpage_core::report::{Price, Prices};
 use evalpage_core::run::{
-    Pipeline, RunIdentity, RunSettings, Start, StartError, StartSpec, StopReason,
+    AnswerPolicy, Pipeline, RunIdentity, RunSettings, Shard, Start, StartError, StartSpec,
+    StopReason,
 };
 use evalpage_core::ApiKey;
 use evalpage_core::OpenAiConfig;
+use std::path::Path;
 use std::time::Duration;
 
 /// Where the run's endpoint backends take answers from first: `--cache
 /// DIR`, opened, or the answers of `evalpage batch` (which send nothing).
-pub fn cache(args: &RunArgs) -> Result<Option<std::sync::Arc<crate::store::Store>>, CliError> {
+pub fn cache(out: &OutputArgs) -> Result<Option<std::sync::Arc<crate::store::Store>>, CliError> {
     use crate::cache::DirCache;
     use crate::store::Store;
-    if let Some(book) = &args.batch {
+    if let Some(book) = &out.batch {
         return Ok(Some(std::sync::Arc::new(Store::Batch(book.clone()))));
     }
-    args.cache
+    out.cache
         .as_deref()
         .map(|d| DirCache::open(d).map(|c| std::sync::Arc::new(Store::Dir(c))))
         .transpose()
@@ -34,8 +40,8 @@ pub fn cache(args: &RunArgs) -> Result<Option<std::sync::Arc<crate::store::Store
 
 /// The items of `--shard I/N` (all of them without it), each named by its
 /// sample id; the count kept is said on stderr.
-pub fn in_shard<T>(args: &RunArgs, items: Vec<T>, id: impl Fn(&T) -> &str) -> Vec<T> {
-    let Some(shard) = args.shard else {
+pub fn in_shard<T>(shard: Option<Shard>, items: Vec<T>, id: impl Fn(&T) -> &str) -> Vec<T> {
+    let Some(shard) = shard else {
         return items;
     };
     let total = items.len();
@@ -46,54 +52,62 @@ pub fn in_shard<T>(args: &RunArgs, items: Vec<T>, id: impl Fn(&T) -> &str) -> Ve
 
 /// Who runs what, the same for every kind `evalpage run` plays: the run
 /// id, this tool, the start, the command line as given (it holds no key),
-/// the dataset as given and the scheduling flags.
-pub fn identity(args: &RunArgs, clock: &Clock, run_id: String) -> RunIdentity {
+/// the dataset as given (`--dataset`, or a dialog run's `--dialogs`) and
+/// the scheduling flags.
+pub fn identity(dataset: &Path, limits: &LimitArgs, clock: &Clock, run_id: String) -> RunIdentity {
     let argv = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let dataset = args
-        .dialogs
-        .as_deref()
-        .unwrap_or(args.dataset())
-        .display()
-        .to_string();
     RunIdentity {
         run_id,
         tool: "evalpage-cli".into(),
         started_at_ms: clock.started_at_ms(),
         argv,
-        dataset,
-        settings: settings(args),
+        dataset: dataset.display().to_string(),
+        settings: settings(limits),
     }
 }
 
 /// `--metadata`, as given (the report's run metadata names it).
-pub fn metadata_name(args: &RunArgs) -> Option<String> {
-    args.metadata.as_ref().map(|p| p.display().to_string())
+pub fn metadata_name(metadata: Option<&Path>) -> Option<String> {
+    metadata.map(|p| p.display().to_string())
 }
 
-/// Picks the backend: demo, or openai when an endpoint and a model are given.
-pub fn backend(args: &RunArgs) -> Result<Backend, CliError> {
-    let provider = match (args.provider, &args.endpoint) {
+/// Picks the backend: demo, or openai when an endpoint and a model are
+/// given, sent `request`'s parameters, each request given `timeout`, its
+/// answers taken from `out`'s cache first (opened only for an endpoint).
+pub fn backend(
+    endpoint: &EndpointArgs,
+    request: &RequestArgs,
+    timeout: Duration,
+    out: &OutputArgs,
+) -> Result<Backend, CliError> {
+    let provider = match (endpoint.provider, &endpoint.endpoint) {
         (Some(p), _) => p,
         (None, Some(_)) => Provider::Openai,
         (None, None) => return Err(need_endpoint()),
     };
-    let key = read_key(args.api_key_env.as_deref())?;
+    let key = read_key(endpoint.api_key_env.as_deref())?;
     match provider {
         Provider::Demo => Ok(Backend::Demo),
-        Provider::Openai => openai(args, key),
+        Provider::Openai => openai(endpoint, request, key, timeout, out),
     }
 }
 
 /// An OpenAI-compatible backend; needs `--endpoint` (http or https) and `--model`.
-fn openai(args: &RunArgs, key: Option<ApiKey>) -> Result<Backend, CliError> {
-    let model = args
+fn openai(
+    flags: &EndpointArgs,
+    request: &RequestArgs,
+    key: Option<ApiKey>,
+    timeout: Duration,
+    out: &OutputArgs,
+) -> Result<Backend, CliError> {
+    let model = flags
         .model
         .as_deref()
         .map(str::trim)
         .filter(|m| !m.is_empty());
-    let (Some(endpoint), Some(model)) = (&args.endpoint, model) else {
+    let (Some(endpoint), Some(model)) = (&flags.endpoint, model) else {
         return Err(need_endpoint());
     };
     let endpoint = endpoint.trim();
@@ -106,13 +120,12 @@ fn openai(args: &RunArgs, key: Option<ApiKey>) -> Result<Backend, CliError> {
         base_url: endpoint.to_string(),
         model: model.to_string(),
         api_key: key,
-        temperature: args.temperature,
-        max_tokens: args.max_tokens,
+        temperature: request.temperature,
+        max_tokens: request.max_tokens,
         params: Default::default(),
     };
-    let timeout = Duration::from_secs_f64(args.timeout_s);
     Ok(Backend::OpenAi(
-        HttpBackend::new(cfg, timeout).with_cache(cache(args)?),
+        HttpBackend::new(cfg, timeout).with_cache(cache(out)?),
     ))
 }
 
@@ -142,40 +155,55 @@ pub fn read_key(var: Option<&str>) -> Result<Option<ApiKey>, CliError> {
     }
 }
 
-/// Scheduling from the flags (shared by the RAG and task runs).
-pub(super) fn settings(args: &RunArgs) -> RunSettings {
+/// Scheduling from the flags (every kind's): `--concurrency`,
+/// `--max-attempts`, `--timeout-s`.
+pub(super) fn settings(limits: &LimitArgs) -> RunSettings {
     RunSettings {
-        concurrency: usize::from(args.concurrency),
-        max_attempts: args.max_attempts,
-        timeout_ms: (args.timeout_s * 1000.0).round() as u64,
+        concurrency: usize::from(limits.concurrency),
+        max_attempts: limits.max_attempts,
+        timeout_ms: (limits.timeout_s * 1000.0).round() as u64,
         ..RunSettings::default()
     }
 }
 
-/// What the run does with truncated answers and fatal failures (both kinds).
-pub(super) fn policy(args: &RunArgs) -> evalpage_core::run::AnswerPolicy {
-    evalpage_core::run::AnswerPolicy {
-        truncated_as_failure: args.truncated_as_failure,
-        keep_going_on_fatal: args.keep_going_on_fatal,
+/// A judge's scheduling (a task's or a dialog run's): the run's, with at
+/// most `--judge-concurrency` requests in flight (`--concurrency` without it).
+pub(super) fn judge_settings(limits: &LimitArgs, judge_concurrency: Option<u16>) -> RunSettings {
+    RunSettings {
+        concurrency: usize::from(judge_concurrency.unwrap_or(limits.concurrency)),
+        ..settings(limits)
+    }
+}
+
+/// What the run does with truncated answers and fatal failures (every kind).
+fn policy(limits: &LimitArgs) -> AnswerPolicy {
+    AnswerPolicy {
+        truncated_as_failure: limits.truncated_as_failure,
+        keep_going_on_fatal: limits.keep_going_on_fatal,
     }
 }
 
 /// The start of a run as its flags ask: the answer policy, `--max-cost`,
 /// and the models' and the judge's prices. The kind builds its engine from
 /// it ([`prepare`]).
-pub(super) fn start_spec(args: &RunArgs, prices: Prices, judge_price: Option<Price>) -> StartSpec {
+pub(super) fn start_spec(
+    limits: &LimitArgs,
+    prices: Prices,
+    judge_price: Option<Price>,
+) -> StartSpec {
     StartSpec {
-        policy: policy(args),
-        max_cost: args.max_cost,
+        policy: policy(limits),
+        max_cost: limits.max_cost,
         prices,
         judge_price,
     }
 }
 
 /// The engine of `kind`, started as `spec` asks and taking over what `log`
-/// (`--resume-from`) settled, saying on stderr what it took over.
+/// (read from `resume_from`, `--resume-from`) settled, saying on stderr
+/// what it took over.
 pub(super) fn prepare<K: Start<Log = ReadLog>>(
-    args: &RunArgs,
+    resume_from: Option<&Path>,
     kind: K,
     spec: &StartSpec,
     log: Option<&ReadLog>,
@@ -188,9 +216,7 @@ pub(super) fn prepare<K: Start<Log = ReadLog>>(
         ),
     })?;
     if let Some(t) = taken {
-        let shown = args
-            .resume_from
-            .as_ref()
+        let shown = resume_from
             .map(|p| p.display().to_string())
             .unwrap_or_default();
         for note in t.notes.iter().take(NOTES_SHOWN) {
@@ -214,14 +240,15 @@ pub(super) fn prepare<K: Start<Log = ReadLog>>(
 /// rest are counted.
 const NOTES_SHOWN: usize = 5;
 
-/// The price of `--price-in` / `--price-out` (a missing side counts as 0).
-pub(super) fn flag_price(args: &RunArgs) -> Option<evalpage_core::report::Price> {
-    if args.price_in.is_none() && args.price_out.is_none() {
+/// The price of `--price-in` / `--price-out` (a missing side counts as 0),
+/// made once per run.
+pub(super) fn flag_price(limits: &LimitArgs) -> Option<Price> {
+    if limits.price_in.is_none() && limits.price_out.is_none() {
         return None;
     }
-    Some(evalpage_core::report::Price {
-        in_per_mtok: args.price_in.unwrap_or(0.0),
-        out_per_mtok: args.price_out.unwrap_or(0.0),
+    Some(Price {
+        in_per_mtok: limits.price_in.unwrap_or(0.0),
+        out_per_mtok: limits.price_out.unwrap_or(0.0),
     })
 }
 
@@ -269,7 +296,7 @@ pub(super) fn stopped(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::args::{Cli, Command};
+    use crate::args::{Cli, Command, RunArgs};
     use clap::Parser;
     use evalpage_core::Lang;
 
@@ -283,24 +310,25 @@ pub(super) mod tests {
         }
     }
 
+    /// The backend of `evalpage run --dataset d.jsonl --out o` and `extra`.
+    fn backend_of(extra: &[&str]) -> Result<Backend, CliError> {
+        let a = args(extra);
+        backend(&a.endpoint, &a.request, a.limits.timeout(), &a.output)
+    }
+
     #[test]
     fn provider_defaults_to_openai_with_an_endpoint_and_needs_one_otherwise() {
-        let e = backend(&args(&[])).expect_err("no provider");
+        let e = backend_of(&[]).expect_err("no provider");
         assert_eq!(
             e.to_string(),
             "give --endpoint URL --model NAME, or --provider demo"
         );
-        let b = backend(&args(&[
-            "--endpoint",
-            "http://127.0.0.1:9/v1",
-            "--model",
-            "m",
-        ]));
+        let b = backend_of(&["--endpoint", "http://127.0.0.1:9/v1", "--model", "m"]);
         assert_eq!(b.map(|b| b.name()).ok(), Some("openai"));
-        assert!(backend(&args(&["--endpoint", "http://127.0.0.1:9/v1"])).is_err());
-        assert!(backend(&args(&["--endpoint", "http://h/v1", "--model", " "])).is_err());
-        assert!(backend(&args(&["--endpoint", "127.0.0.1:9", "--model", "m"])).is_err());
-        let demo = backend(&args(&["--provider", "demo"]));
+        assert!(backend_of(&["--endpoint", "http://127.0.0.1:9/v1"]).is_err());
+        assert!(backend_of(&["--endpoint", "http://h/v1", "--model", " "]).is_err());
+        assert!(backend_of(&["--endpoint", "127.0.0.1:9", "--model", "m"]).is_err());
+        let demo = backend_of(&["--provider", "demo"]);
         assert_eq!(demo.map(|b| b.name()).ok(), Some("demo"));
     }
 
@@ -324,7 +352,7 @@ pub(super) mod tests {
             "--lang",
             "en",
         ]);
-        assert_eq!(settings(&a).timeout_ms, 1500);
-        assert_eq!(Lang::from(a.lang), Lang::En);
+        assert_eq!(settings(&a.limits).timeout_ms, 1500);
+        assert_eq!(Lang::from(a.output.lang), Lang::En);
     }
 }

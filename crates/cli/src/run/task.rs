@@ -22,7 +22,7 @@ use super::mcp::McpClient;
 use super::registry::{read_key, read_registry};
 use super::Checked;
 use super::{resume, setup};
-use crate::args::RunArgs;
+use crate::args::{JudgeArgs, LimitArgs, RequestArgs, RunArgs, TaskArgs};
 use crate::error::CliError;
 use crate::store::Store;
 use crate::task_file::{self, LoadedTask};
@@ -36,6 +36,7 @@ use evalpage_core::OpenAiConfig;
 use evalpage_core::Sample;
 use evalpage_core::{strip_query, ApiKey, CallOutcome, ChatMessage};
 use serde_json::{json, Map, Value};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -76,77 +77,92 @@ impl Answerer {
 }
 
 /// The judge of a task with judged metrics: its settings for the core and
-/// who answers it. `None` for a task without `llm_judge` metrics.
+/// who answers it. `None` for a task without `llm_judge` metrics. With
+/// `mock` (`--mock`) the judge is the mock judge unless `--judge` names one.
 fn judge(
-    args: &RunArgs,
+    flags: &JudgeArgs,
+    mock: bool,
+    limits: &LimitArgs,
     loaded: &LoadedTask,
     cache: &Option<Arc<Store>>,
 ) -> Result<Option<(TaskJudge, JudgeAnswerer, Option<Price>)>, CliError> {
     let task = &loaded.task;
     if judged_metrics(task).is_empty() {
-        if let Some(name) = &args.judge {
+        if let Some(name) = &flags.judge {
             eprintln!("evalpage: the task has no llm_judge metric; --judge {name} is not used");
         }
         return Ok(None);
     }
-    let name = match (&args.judge, args.mock) {
+    let name = match (&flags.judge, mock) {
         (Some(n), _) => n.clone(),
         (None, true) => "mock".to_string(),
         (None, false) => return Err(loaded.errors(missing_judge(task))),
     };
-    let mut settings = setup::settings(args);
-    settings.concurrency = usize::from(args.judge_concurrency.unwrap_or(args.concurrency));
-    let timeout = Duration::from_secs_f64(args.timeout_s);
-    let registry = args.model_registry.as_deref();
+    let settings = setup::judge_settings(limits, flags.judge_concurrency);
+    let registry = flags.model_registry.as_deref();
     let (judge, answerer, price) =
-        super::judge::task_judge(loaded, &name, registry, settings, timeout)?;
+        super::judge::task_judge(loaded, &name, registry, settings, limits.timeout())?;
     Ok(Some((judge, answerer.with_cache(cache.clone()), price)))
 }
 
 /// Checks `--task`'s flags and inputs into a run ready to go (nothing is
-/// written before every input is read and every model resolved).
+/// written before every input is read and every model resolved). The one
+/// place a task run reads `RunArgs`: each helper is handed the parts it
+/// reads.
 pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>, CliError> {
+    let RunArgs {
+        input,
+        task: flags,
+        judge: judge_flags,
+        request,
+        limits,
+        output: out,
+        ..
+    } = args;
     let clock = Clock::start();
     let loaded = task_file::load(task_spec)?;
     // `--cache DIR`, opened once for every model and the judge (a directory
     // that cannot be made is an error before anything runs).
-    let cache = setup::cache(args)?;
+    let cache = setup::cache(out)?;
     let format = DatasetFormat::for_task(&loaded.task);
-    let max = args
+    let max = flags
         .max_samples
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let (bytes, mut data) = crate::files::read_dataset_with(
-        args.dataset(),
-        args.metadata.as_deref(),
+        input.dataset(),
+        input.metadata.as_deref(),
         format,
         max,
-        args.possible_answers.as_deref(),
+        flags.possible_answers.as_deref(),
     )?;
-    data.samples = setup::in_shard(args, std::mem::take(&mut data.samples), |s| {
+    data.samples = setup::in_shard(out.shard, std::mem::take(&mut data.samples), |s| {
         s.sample.id.as_str()
     });
-    let (models, prices) = models(args, &loaded.task)?;
-    let _settings = setup::settings(args);
-    let backend = if args.mock { "mock" } else { "openai" };
+    let registry = judge_flags.model_registry.as_deref();
+    let price = setup::flag_price(limits);
+    let (models, prices) = models(flags, registry, request, price, &loaded.task)?;
+    let backend = if flags.mock { "mock" } else { "openai" };
     // A resumed run keeps the interrupted run's id.
-    let (log, run_id) = resume::log_and_run_id(args.resume_from.as_deref(), || {
-        clock.run_id(evalpage_core::RunKind::Task)
-    })?;
+    let resume_from = out.resume_from.as_deref();
+    let (log, run_id) =
+        resume::log_and_run_id(resume_from, || clock.run_id(evalpage_core::RunKind::Task))?;
     let model_settings: Vec<ModelSettings> = models.iter().map(|(m, _)| m.clone()).collect();
     let from_task = Repeats::of(&loaded.task);
     let repeats = Repeats::new(
-        args.repeats.unwrap_or(from_task.n),
-        args.pass_k.clone().unwrap_or(from_task.pass_k),
+        flags.repeats.unwrap_or(from_task.n),
+        flags.pass_k.clone().unwrap_or(from_task.pass_k),
     )
     .map_err(|message| CliError::Usage(format!("--repeats/--pass-k: {message}")))?;
     let cfg = TaskRunConfig {
-        run: setup::identity(args, &clock, run_id.clone()),
+        run: setup::identity(input.dataset(), limits, &clock, run_id.clone()),
         backend: backend.into(),
         repeats: repeats.clone(),
         models: model_settings.clone(),
     };
-    let agent = http::agent(Duration::from_secs_f64(args.timeout_s));
-    let (task_judge, judge_answerer, judge_price) = match judge(args, &loaded, &cache)? {
+    let timeout = limits.timeout();
+    let agent = http::agent(timeout);
+    let judged = judge(judge_flags, flags.mock, limits, &loaded, &cache)?;
+    let (task_judge, judge_answerer, judge_price) = match judged {
         Some((j, a, p)) => (Some(j), Some(a), p),
         None => (None, None, None),
     };
@@ -158,8 +174,8 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
         ..
     } = &loaded;
     let kind = TaskKind::judged(cfg, task.clone(), info.clone(), template, &data, task_judge);
-    let spec = setup::start_spec(args, prices, judge_price);
-    let engine = setup::prepare(args, kind, &spec, log.as_ref())?;
+    let spec = setup::start_spec(limits, prices, judge_price);
+    let engine = setup::prepare(resume_from, kind, &spec, log.as_ref())?;
     // Pools: the models in order, then the judge.
     let max_tokens: Vec<Option<u64>> = model_settings
         .iter()
@@ -178,8 +194,8 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
             loaded
                 .file
                 .as_ref()
-                .and_then(|(f, _)| std::path::Path::new(f).parent().map(|p| p.to_path_buf())),
-            Duration::from_secs_f64(args.timeout_s),
+                .and_then(|(f, _)| Path::new(f).parent().map(|p| p.to_path_buf())),
+            timeout,
         ))),
         _ => None,
     };
@@ -194,14 +210,14 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
     let answerers: Vec<Answerer> = models
         .into_iter()
         .map(|(m, key)| {
-            if args.mock {
+            if flags.mock {
                 Answerer::Mock {
                     task: Arc::clone(&task_arc),
                     samples: Arc::clone(&samples),
                     name: m.name.clone(),
                 }
             } else {
-                Answerer::Http(http_backend(&m, key, &agent, args, cache.clone()))
+                Answerer::Http(http_backend(&m, key, &agent, timeout, cache.clone()))
             }
         })
         .collect();
@@ -254,22 +270,30 @@ pub(super) fn plan(args: &RunArgs, task_spec: &str) -> Result<Checked<TaskKind>,
             info: info.clone(),
             data,
             dataset_bytes: bytes,
-            lang: args.lang.into(),
+            lang: out.lang.into(),
         },
         prices,
-        metadata: setup::metadata_name(args),
+        metadata: setup::metadata_name(input.metadata.as_deref()),
         spec,
         max_tokens,
     })
 }
 
-/// The models to run, each with its key (read from its `api_key_env`), and
-/// their prices (registry entries; `--price-in` / `--price-out` for one model).
-fn models(args: &RunArgs, task: &Task) -> Result<(Models, Prices), CliError> {
-    let (models, mut prices) = models_and_prices(args, task)?;
-    if let (Some(p), [(only, _)]) = (setup::flag_price(args), models.as_slice()) {
+/// The models to run (`--models` from `registry`, or mock models with
+/// `--mock`), each with its key (read from its `api_key_env`) and sent
+/// `request`'s parameters, and their prices (registry entries; `price`, of
+/// `--price-in` / `--price-out`, for one model).
+fn models(
+    flags: &TaskArgs,
+    registry: Option<&Path>,
+    request: &RequestArgs,
+    price: Option<Price>,
+    task: &Task,
+) -> Result<(Models, Prices), CliError> {
+    let (models, mut prices) = models_and_prices(flags, registry, request, task)?;
+    if let (Some(p), [(only, _)]) = (price, models.as_slice()) {
         prices.insert(only.name.clone(), p);
-    } else if setup::flag_price(args).is_some() {
+    } else if price.is_some() {
         return Err(CliError::Usage(
             "--price-in / --price-out price a one-model run; with several models put \
              price_in_per_mtok / price_out_per_mtok in each registry entry"
@@ -281,12 +305,17 @@ fn models(args: &RunArgs, task: &Task) -> Result<(Models, Prices), CliError> {
 
 type Models = Vec<(ModelSettings, Option<ApiKey>)>;
 
-fn models_and_prices(args: &RunArgs, task: &Task) -> Result<(Models, Prices), CliError> {
-    if args.mock {
-        let names = if args.models.is_empty() {
+fn models_and_prices(
+    flags: &TaskArgs,
+    registry_file: Option<&Path>,
+    request: &RequestArgs,
+    task: &Task,
+) -> Result<(Models, Prices), CliError> {
+    if flags.mock {
+        let names = if flags.models.is_empty() {
             vec!["mock".to_string()]
         } else {
-            args.models.clone()
+            flags.models.clone()
         };
         let models = names
             .into_iter()
@@ -304,14 +333,14 @@ fn models_and_prices(args: &RunArgs, task: &Task) -> Result<(Models, Prices), Cl
             .collect();
         return Ok((models, Prices::new()));
     }
-    let (Some(path), false) = (&args.model_registry, args.models.is_empty()) else {
+    let (Some(path), false) = (registry_file, flags.models.is_empty()) else {
         return Err(CliError::Usage(
             "with --task give --models A,B --model-registry FILE, or --mock to check the task offline".into(),
         ));
     };
     let registry = read_registry(path)?;
     let entries = registry
-        .select(&args.models)
+        .select(&flags.models)
         .map_err(|message| CliError::Input {
             path: path.display().to_string(),
             message,
@@ -324,7 +353,7 @@ fn models_and_prices(args: &RunArgs, task: &Task) -> Result<(Models, Prices), Cl
         .into_iter()
         .map(|e| {
             let key = read_key(&e, path)?;
-            Ok((settings_of(&e, task, args), key))
+            Ok((settings_of(&e, task, request), key))
         })
         .collect::<Result<Models, CliError>>()?;
     Ok((models, prices))
@@ -332,12 +361,12 @@ fn models_and_prices(args: &RunArgs, task: &Task) -> Result<(Models, Prices), Cl
 
 /// The request settings of a registry model: the task's parameters, the
 /// registry's over them, and `--temperature` / `--max-tokens` over both.
-fn settings_of(e: &ModelEntry, task: &Task, args: &RunArgs) -> ModelSettings {
+fn settings_of(e: &ModelEntry, task: &Task, request: &RequestArgs) -> ModelSettings {
     let mut params: Map<String, Value> = merged_params(&task.default_params, &e.default_params);
-    if let Some(t) = args.temperature {
+    if let Some(t) = request.temperature {
         params.insert("temperature".into(), json!(t));
     }
-    if let Some(m) = args.max_tokens {
+    if let Some(m) = request.max_tokens {
         params.insert("max_tokens".into(), json!(m));
     }
     ModelSettings {
@@ -354,7 +383,7 @@ fn http_backend(
     m: &ModelSettings,
     key: Option<ApiKey>,
     agent: &ureq::Agent,
-    args: &RunArgs,
+    timeout: Duration,
     cache: Option<Arc<Store>>,
 ) -> HttpBackend {
     let cfg = OpenAiConfig {
@@ -365,8 +394,7 @@ fn http_backend(
         max_tokens: None,
         params: m.params.clone(),
     };
-    HttpBackend::with_agent(cfg, agent.clone(), Duration::from_secs_f64(args.timeout_s))
-        .with_cache(cache)
+    HttpBackend::with_agent(cfg, agent.clone(), timeout).with_cache(cache)
 }
 
 /// `[EVAL] model sample_id - ok | parse problem: ... | failed: ...`.
