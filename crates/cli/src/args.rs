@@ -400,13 +400,13 @@ pub struct RunArgs {
     pub input: InputArgs,
     /// A dialog run (spec 001): `--dialogs` and what goes with it.
     #[command(flatten)]
-    pub dialog: DialogArgs,
+    pub dialog: crate::run::DialogArgs,
     /// A task run (spec 004): `--task` and what goes with it.
     #[command(flatten)]
-    pub task: TaskArgs,
+    pub task: crate::run::TaskArgs,
     /// A retrieval run (spec 000): `--retrieval` and what goes with it.
     #[command(flatten)]
-    pub retrieval: RetrievalArgs,
+    pub retrieval: crate::run::RetrievalArgs,
     /// The model registry and the judge (with `--task` or `--dialogs`): the
     /// registry also holds the models of `--task --models`.
     #[command(flatten)]
@@ -448,89 +448,6 @@ pub struct InputArgs {
     /// The dataset's spec 003 `metadata.json` (its fields go into the report).
     #[arg(long, value_name = "FILE", display_order = 15)]
     pub metadata: Option<PathBuf>,
-}
-
-/// A dialog run (spec 001): `--dialogs` and what goes with it.
-#[derive(Debug, Args)]
-pub struct DialogArgs {
-    /// Play spec 001 dialogs (JSONL, one dialog per line) turn by turn against
-    /// the endpoint (or --provider demo, the dialog mock) and write spec 001's
-    /// five artifacts; --concurrency is workers_dialog.
-    #[arg(long, value_name = "DATASET", conflicts_with_all = ["dataset", "task", "metadata", "price_in", "price_out", "retrieval"], display_order = 2)]
-    pub dialogs: Option<PathBuf>,
-    /// With --dialogs: M1 of a turn without a `recall` trace searches the
-    /// conversation sent up to the turn (every key the user said is a hit);
-    /// without it such a turn is not run for M1 (a plain chat model recalls
-    /// nothing). Recorded in run_manifest.json.
-    #[arg(long, requires = "dialogs", display_order = 3)]
-    pub m1_from_conversation: bool,
-}
-
-/// A task run (spec 004): `--task` and what goes with it.
-#[derive(Debug, Args)]
-pub struct TaskArgs {
-    /// Run a task (a task YAML file, a name in bench/tasks/NAME.yaml, or a preset:
-    /// event_eval, news_analysis, support_qa, support_judged, rag_qa) instead of the RAG check.
-    #[arg(long, value_name = "NAME|FILE.yaml", conflicts_with_all = ["provider", "endpoint", "model", "api_key_env", "system_prompt", "retrieval"], display_order = 4)]
-    pub task: Option<String>,
-    /// With --task: the models to evaluate, comma-separated registry names
-    /// (with --mock, any names: each is a differently seeded mock model).
-    #[arg(
-        long,
-        value_name = "A,B",
-        value_delimiter = ',',
-        requires = "task",
-        display_order = 9
-    )]
-    pub models: Vec<String>,
-    /// With --task: answer with the deterministic offline mock model
-    /// (schema-valid JSON), no endpoint, no key.
-    #[arg(long, requires = "task", display_order = 11)]
-    pub mock: bool,
-    /// With --task: only the first N valid samples.
-    #[arg(long, value_name = "N", requires = "task", value_parser = clap::value_parser!(u64).range(1..), display_order = 14)]
-    pub max_samples: Option<u64>,
-    /// With --task bfcl: BFCL's possible answers for --dataset [default:
-    /// possible_answer/<the dataset's file name> beside it].
-    #[arg(long, value_name = "FILE", requires = "task", display_order = 16)]
-    pub possible_answers: Option<PathBuf>,
-    /// With --task: ask each sample N times (each answer its own call and
-    /// cache entry, each scored; pass@k and pass^k for 0/1 metrics)
-    /// [default: the task file's `repeats`, else 1].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100), display_order = 36)]
-    pub repeats: Option<u32>,
-    /// With --repeats: the k of pass@k and pass^k, comma-separated, each at
-    /// most N [default: the task file's `pass_k`, else 1 and N].
-    #[arg(long, value_name = "K,...", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..), display_order = 37)]
-    pub pass_k: Option<Vec<u32>>,
-}
-
-/// A retrieval run (spec 000): `--retrieval` and what goes with it.
-#[derive(Debug, Args)]
-pub struct RetrievalArgs {
-    /// A retrieval evaluation (spec 000): the dataset holds `{case_id, query,
-    /// expected_sources, bucket}` lines and each query is sent to the retrieval
-    /// endpoint `--endpoint` (the full URL of its search route; without one, the
-    /// offline demo retriever over the bundled documents answers).
-    #[arg(long, conflicts_with_all = ["provider", "model", "system_prompt"], display_order = 5)]
-    pub retrieval: bool,
-    /// With --retrieval: the JSON request body, as a template over `query`,
-    /// `case_id`, `bucket` and `k` (strings need `|tojson`); `@FILE` reads it
-    /// from a file. Default: `{"query": {{ query|tojson }}, "top_k": {{ k }}}`.
-    #[arg(
-        long,
-        value_name = "TEMPLATE|@FILE",
-        requires = "retrieval",
-        display_order = 6
-    )]
-    pub body: Option<String>,
-    /// With --retrieval: where the ranked source list is in the answer, e.g.
-    /// `results[*].source` (the default) or `$.data.documents[*].file`.
-    #[arg(long, value_name = "PATH", requires = "retrieval", display_order = 7)]
-    pub list_path: Option<String>,
-    /// With --retrieval: the cut-off of hit_at_k, recall_at_k and ndcg_at_k.
-    #[arg(long = "k", value_name = "K", default_value_t = 5, requires = "retrieval", value_parser = clap::value_parser!(u64).range(1..), display_order = 8)]
-    pub retrieval_k: u64,
 }
 
 /// The model registry and the judge (with `--task` or `--dialogs`): the
