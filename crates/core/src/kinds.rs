@@ -6,7 +6,7 @@
 //! `run_kind.rs`, below the kinds, holds the enum, its tags and the reader of
 //! "which kind wrote this file".
 
-use crate::report::ReportNames;
+use crate::report::{ReportNames, TASK_NAMES};
 use crate::run::KindDecl;
 use crate::RunKind;
 
@@ -28,9 +28,11 @@ impl RunKind {
     }
 
     /// Every name a saved `EvaluationResult` report has, for readers of a
-    /// run's folder or zip, in the order they are looked for (each once).
+    /// run's folder or zip, in the order they are looked for (each once):
+    /// `report.json` (a task run's, and `evalpage score`'s) first, then each
+    /// kind's.
     pub fn report_files() -> Vec<&'static str> {
-        let mut names: Vec<&'static str> = Vec::new();
+        let mut names: Vec<&'static str> = vec![TASK_NAMES.report];
         for k in RunKind::ALL {
             let d = k.decl();
             if d.evaluation_report && !names.contains(&d.names.report) {
@@ -40,10 +42,11 @@ impl RunKind {
         names
     }
 
-    /// Every event log name of a run (JSONL, then json-seq, kind after
-    /// kind), in the order readers look for them (each once).
+    /// Every event log name of a run (JSONL, then json-seq, `report.json`'s
+    /// first, then kind after kind), in the order readers look for them
+    /// (each once).
     pub fn event_log_files() -> Vec<&'static str> {
-        let mut names: Vec<&'static str> = Vec::new();
+        let mut names: Vec<&'static str> = TASK_NAMES.events().to_vec();
         for k in RunKind::ALL {
             for n in k.decl().names.events() {
                 if !names.contains(&n) {
@@ -66,8 +69,8 @@ mod tests {
         assert_eq!(
             RunKind::report_files(),
             [
-                "eval_rag_report.json",
                 "report.json",
+                "eval_rag_report.json",
                 "eval_retrieval_report.json"
             ]
         );

@@ -180,7 +180,7 @@ fn each_refusal_is_its_own_error_naming_the_file() {
         open_files("run", &two).unwrap_err(),
         OpenError::NoRunFile {
             label: "run".into(),
-            reports: "eval_rag_report.json, report.json, eval_retrieval_report.json".into(),
+            reports: "report.json, eval_rag_report.json, eval_retrieval_report.json".into(),
             has: "a.md, b.md".into()
         }
     );

@@ -77,7 +77,8 @@ mod tests {
     use super::testing::*;
     use super::*;
     use crate::dialog::turn_eval::{JudgedPart, TurnJudgement};
-    use crate::metric::{dialog as lines, of_kind, RunKind};
+    use crate::metric::{dialog as lines, of_kind};
+    use crate::RunKind;
     use std::collections::BTreeMap;
 
     #[test]
