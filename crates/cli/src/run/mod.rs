@@ -18,10 +18,6 @@ mod retrieval;
 mod setup;
 mod task;
 
-pub use dialog::DialogArgs;
-pub use retrieval::RetrievalArgs;
-pub use task::TaskArgs;
-
 use crate::args::RunArgs;
 use crate::error::CliError;
 use clock::Clock;

@@ -10,7 +10,6 @@ use super::{setup, Checked, Console};
 use crate::args::RunArgs;
 use crate::error::CliError;
 use crate::files::{read_dataset_bytes, read_input, read_metadata, report_skipped};
-use clap::Args;
 use evalpage_core::report::Prices;
 use evalpage_core::retrieval::{
     parse_cases, RetrievalEndpoint, RetrievalFiles, RetrievalKind, RetrievalRunConfig,
@@ -20,34 +19,6 @@ use evalpage_core::run::Pipeline;
 use evalpage_core::{CallError, CallOutcome, ErrorKind};
 use std::path::Path;
 use std::sync::Arc;
-
-/// A retrieval run (spec 000): `--retrieval` and what goes with it.
-#[derive(Debug, Args)]
-pub struct RetrievalArgs {
-    /// A retrieval evaluation (spec 000): the dataset holds `{case_id, query,
-    /// expected_sources, bucket}` lines and each query is sent to the retrieval
-    /// endpoint `--endpoint` (the full URL of its search route; without one, the
-    /// offline demo retriever over the bundled documents answers).
-    #[arg(long, conflicts_with_all = ["provider", "model", "system_prompt"], display_order = 5)]
-    pub retrieval: bool,
-    /// With --retrieval: the JSON request body, as a template over `query`,
-    /// `case_id`, `bucket` and `k` (strings need `|tojson`); `@FILE` reads it
-    /// from a file. Default: `{"query": {{ query|tojson }}, "top_k": {{ k }}}`.
-    #[arg(
-        long,
-        value_name = "TEMPLATE|@FILE",
-        requires = "retrieval",
-        display_order = 6
-    )]
-    pub body: Option<String>,
-    /// With --retrieval: where the ranked source list is in the answer, e.g.
-    /// `results[*].source` (the default) or `$.data.documents[*].file`.
-    #[arg(long, value_name = "PATH", requires = "retrieval", display_order = 7)]
-    pub list_path: Option<String>,
-    /// With --retrieval: the cut-off of hit_at_k, recall_at_k and ndcg_at_k.
-    #[arg(long = "k", value_name = "K", default_value_t = 5, requires = "retrieval", value_parser = clap::value_parser!(u64).range(1..), display_order = 8)]
-    pub retrieval_k: u64,
-}
 
 impl Console for RetrievalKind {
     fn job_line(engine: &Pipeline<Self>, job: usize) -> Option<String> {
@@ -152,27 +123,12 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
         &spec,
         log.as_ref(),
     )?;
-    let timeout = limits.timeout();
-    let call: Caller = match backend {
+    let call = match backend {
         "http" => {
-            let http = Arc::new(
-                JsonBackend::new(&endpoint.url, key, timeout).with_cache(setup::cache(out)?),
-            );
-            Arc::new(move |_, r: &Request| match &r.body {
-                Some(body) => http.call(body),
-                None => CallOutcome::Failed(CallError::new(
-                    ErrorKind::Prompt,
-                    "no request body was rendered",
-                )),
-            })
+            let cache = setup::cache(out)?;
+            http_caller(JsonBackend::new(&endpoint.url, key, limits.timeout()).with_cache(cache))
         }
-        _ => {
-            let mock = endpoint.clone();
-            Arc::new(move |job, _: &Request| {
-                let q = queries.get(job).map_or("", String::as_str);
-                CallOutcome::text(mock.mock_answer(q, k))
-            })
-        }
+        _ => mock_caller(endpoint.clone(), queries, k),
     };
     let start_line = format!(
         "[EVAL] retrieval: {} cases, k={k}, endpoint {}",
@@ -196,5 +152,25 @@ pub(super) fn plan(args: &RunArgs) -> Result<Checked<RetrievalKind>, CliError> {
         spec,
         max_tokens: vec![None],
         metadata: setup::metadata_name(input.metadata.as_deref()),
+    })
+}
+
+/// Each call POSTs its job's rendered body to the retrieval endpoint.
+fn http_caller(http: JsonBackend) -> Caller {
+    let http = Arc::new(http);
+    Arc::new(move |_, r: &Request| match &r.body {
+        Some(body) => http.call(body),
+        None => CallOutcome::Failed(CallError::new(
+            ErrorKind::Prompt,
+            "no request body was rendered",
+        )),
+    })
+}
+
+/// Each call is answered by the offline demo retriever over its job's query.
+fn mock_caller(endpoint: RetrievalEndpoint, queries: Vec<String>, k: usize) -> Caller {
+    Arc::new(move |job, _: &Request| {
+        let q = queries.get(job).map_or("", String::as_str);
+        CallOutcome::text(endpoint.mock_answer(q, k))
     })
 }

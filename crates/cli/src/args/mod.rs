@@ -4,6 +4,13 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+mod dialog;
+mod retrieval;
+mod task;
+pub use dialog::DialogArgs;
+pub use retrieval::RetrievalArgs;
+pub use task::TaskArgs;
+
 /// `evalpage`: evaluate an LLM or RAG system from a terminal.
 #[derive(Debug, Parser)]
 #[command(name = "evalpage", version, about, long_about = None)]
@@ -400,13 +407,13 @@ pub struct RunArgs {
     pub input: InputArgs,
     /// A dialog run (spec 001): `--dialogs` and what goes with it.
     #[command(flatten)]
-    pub dialog: crate::run::DialogArgs,
+    pub dialog: DialogArgs,
     /// A task run (spec 004): `--task` and what goes with it.
     #[command(flatten)]
-    pub task: crate::run::TaskArgs,
+    pub task: TaskArgs,
     /// A retrieval run (spec 000): `--retrieval` and what goes with it.
     #[command(flatten)]
-    pub retrieval: crate::run::RetrievalArgs,
+    pub retrieval: RetrievalArgs,
     /// The model registry and the judge (with `--task` or `--dialogs`): the
     /// registry also holds the models of `--task --models`.
     #[command(flatten)]
