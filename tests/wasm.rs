@@ -397,7 +397,7 @@ async fn the_page_runs_the_demo_from_the_start_button() {
     evalpage_web::launch::set_run_code(Some(
         evalpage_web::launch::run_here::<evalpage_web::rag::launch::RagLaunch>,
     ));
-    yew::Renderer::<evalpage_web::app::RagRoot>::with_root(root.clone()).render();
+    yew::Renderer::<evalpage_web::rag::RagRoot>::with_root(root.clone()).render();
     let find = |id: &str| {
         root.query_selector(&format!("[data-testid={id}]"))
             .ok()
