@@ -104,9 +104,19 @@ export function cli(args, env = {}) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** A fresh temporary folder. */
+// The temporary folders of this test file, removed when its process exits
+// (EVALPAGE_KEEP_TMP=1 keeps them to look at after a failure).
+const made = [];
+process.on('exit', () => {
+  if (process.env.EVALPAGE_KEEP_TMP === '1') return;
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary folder, removed when the test file's process exits. */
 export function tmpDir(prefix) {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `evalpage-${prefix}-`));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `evalpage-${prefix}-`));
+  made.push(dir);
+  return dir;
 }
 
 /** report.json without what legitimately differs between two runs (ids, timings, transport). */

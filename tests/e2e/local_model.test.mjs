@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startSite, startMock, useEndpoint, launch, newPage, waitStatus, download, DEMO_DATASET } from './helpers.mjs';
+import { startSite, startMock, useEndpoint, launch, newPage, waitStatus, download, tmpDir, DEMO_DATASET } from './helpers.mjs';
 
 const MODEL = process.env.EVALPAGE_GGUF
   || path.join(os.homedir(), '.cache/evalpage/models/gemma-3-270m-q4_k_m.gguf');
@@ -25,7 +25,7 @@ function sha256(file) {
 
 test('a GGUF file on this device answers the RAG check inside the page, and no request leaves its origin', { timeout: 900000 }, async () => {
   assert.ok(fs.existsSync(MODEL), `the test model ${MODEL} is missing: scripts/test.sh assembles it`);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const dir = tmpDir('local');
   const two = path.join(dir, 'two.jsonl');
   fs.writeFileSync(two, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 2).join('\n') + '\n');
   const site = await startSite();
@@ -82,7 +82,7 @@ test('a GGUF file on this device answers the RAG check inside the page, and no r
 });
 
 test('a file that is not GGUF is refused, naming the file, before the engine is fetched', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const dir = tmpDir('local');
   const fake = path.join(dir, 'weights.gguf');
   fs.writeFileSync(fake, 'this is not a model\n');
   const site = await startSite();
@@ -110,7 +110,7 @@ test('a file that is not GGUF is refused, naming the file, before the engine is 
 test('Start pressed while a file loads: Cancel stops the wait; a load that fails ends the run with the load\'s reason', { timeout: 300000 }, async () => {
   // The model cut after 150 MB: a valid GGUF header, tensors missing, so the
   // file is read (seconds for its SHA-256) before the engine refuses it.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const dir = tmpDir('local');
   const cut = path.join(dir, 'cut.gguf');
   const fd = fs.openSync(MODEL, 'r');
   const buf = Buffer.alloc(150 << 20);
@@ -152,7 +152,7 @@ test('Start pressed while a file loads: Cancel stops the wait; a load that fails
 });
 
 test('Cancel stops the model in the page mid-answer, and every case is accounted for', { timeout: 300000 }, async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const dir = tmpDir('local');
   const two = path.join(dir, 'two.jsonl');
   fs.writeFileSync(two, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 2).join('\n') + '\n');
   const site = await startSite();
@@ -190,7 +190,7 @@ test('Cancel stops the model in the page mid-answer, and every case is accounted
 });
 
 test('served cross-origin isolated (as scripts/serve.sh serves it), the model runs on every core, and a run against the mock endpoint still works', { timeout: 600000 }, async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const dir = tmpDir('local');
   const two = path.join(dir, 'two.jsonl');
   fs.writeFileSync(two, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 2).join('\n') + '\n');
   const site = await startSite('/', { isolated: true });
@@ -227,7 +227,7 @@ test('served cross-origin isolated (as scripts/serve.sh serves it), the model ru
 });
 
 test('a run of a model file resumed after a reload goes on only with that very file (by SHA-256)', { timeout: 600000 }, async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const dir = tmpDir('local');
   const two = path.join(dir, 'two.jsonl');
   fs.writeFileSync(two, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 2).join('\n') + '\n');
   // Another file of the same name: the same bytes and one more at the end.
@@ -270,7 +270,7 @@ test('a run of a model file resumed after a reload goes on only with that very f
 });
 
 test('a worker that dies mid-run stops the run with the cases settled so far, and the run resumes with the file picked again', { timeout: 900000 }, async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+  const dir = tmpDir('local');
   const three = path.join(dir, 'three.jsonl');
   fs.writeFileSync(three, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 3).join('\n') + '\n');
   const site = await startSite();
@@ -392,7 +392,7 @@ test('a browser without what the engine needs, and a file of an architecture the
     // A GGUF file of an architecture the engine does not know: the test model
     // with its `general.architecture` renamed. The engine loads it and aborts at
     // the first token, so the page tries one token before calling it loaded.
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-'));
+    const dir = tmpDir('local');
     const strange = path.join(dir, 'strange.gguf');
     fs.copyFileSync(MODEL, strange);
     const fd = fs.openSync(strange, 'r+');

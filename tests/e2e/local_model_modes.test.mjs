@@ -65,7 +65,7 @@ async function taskWithModelFile(page, site, preset, yaml, data) {
 
 test('task mode: the model file is a model of the list beside a mock model; nothing leaves the page', { timeout: 900000 }, async () => {
   assert.ok(fs.existsSync(MODEL), `the test model ${MODEL} is missing: scripts/test.sh assembles it`);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-task-'));
+  const dir = tmpDir('local-task');
   const data = path.join(dir, 'support_two.jsonl');
   fs.writeFileSync(data, JSON.stringify(
     { id: 'pw', messages: [{ role: 'user', content: 'I forgot my password. What do I do?' }], expected: 'Use the reset link sent to your registered email.' },
@@ -183,7 +183,7 @@ test('tools: the model file is offered the task\'s tools, answers with calls, an
 });
 
 test('dialog mode: the model file answers every turn and judges M3-M5; nothing leaves the page', { timeout: 900000 }, async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-dialog-'));
+  const dir = tmpDir('local-dialog');
   const dialogs = path.join(dir, 'one_dialog.jsonl');
   fs.writeFileSync(dialogs, JSON.stringify({
     dialog_id: 'd1',
@@ -252,7 +252,7 @@ test('a model file from a URL is downloaded once and read from this browser\'s s
   });
   await new Promise((r) => host.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${host.address().port}/models/${FILE}`;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evalpage-local-url-'));
+  const dir = tmpDir('local-url');
   const one = path.join(dir, 'one.jsonl');
   fs.writeFileSync(one, fs.readFileSync(DEMO_DATASET, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 1).join('\n') + '\n');
   const site = await startSite();
