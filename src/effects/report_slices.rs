@@ -26,7 +26,7 @@ pub fn read(
                     on_first.emit(s.view());
                 }
                 Ok(false) => {}
-                Err(e) => return on_done.emit(Err(e)),
+                Err(e) => return on_done.emit(Err(e.to_string())),
             }
             gloo_timers::future::TimeoutFuture::new(0).await;
         }

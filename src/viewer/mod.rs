@@ -250,7 +250,9 @@ pub fn use_viewer() -> UseReducerHandle<ViewerState> {
                 let murl = manifest_url(&eval);
                 let state = state.clone();
                 files::fetch_then(murl.clone(), move |read| {
-                    let m = read.and_then(|(_, bytes)| read_manifest(&murl, &bytes));
+                    let m = read.and_then(|(_, bytes)| {
+                        read_manifest(&murl, &bytes).map_err(|e| e.to_string())
+                    });
                     match m {
                         Ok(m) => state.dispatch(ViewerAction::Manifest(Shared::new((murl, m)))),
                         Err(e) => state.dispatch(ViewerAction::Failed(Rc::from(e.as_str()))),

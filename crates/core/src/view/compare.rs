@@ -129,17 +129,41 @@ pub fn manifest_url(eval: &str) -> String {
     }
 }
 
+/// Why a manifest could not be read: each names the manifest's address and
+/// what was expected.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ManifestError {
+    /// Not JSON of a manifest's shape.
+    #[error("{url}: not a manifest ({reason}); expected {{\"title\", \"runs\": [{{\"name\", \"path\"}}], \"datasets\": [...], \"tasks\": [...]}}")]
+    NotAManifest {
+        /// The manifest's address.
+        url: String,
+        /// What the JSON reader said, with the line and column.
+        reason: String,
+    },
+    /// A run without a path.
+    #[error("{url}: runs[{index}].path is empty")]
+    EmptyRunPath {
+        /// The manifest's address.
+        url: String,
+        /// The run's index in `runs`.
+        index: usize,
+    },
+}
+
 /// Reads a manifest; the error says what was expected.
-pub fn read_manifest(url: &str, bytes: &[u8]) -> Result<Manifest, String> {
-    let m: Manifest = serde_json::from_slice(bytes).map_err(|e| {
-        format!("{url}: not a manifest ({e}); expected {{\"title\", \"runs\": [{{\"name\", \"path\"}}], \"datasets\": [...], \"tasks\": [...]}}")
+pub fn read_manifest(url: &str, bytes: &[u8]) -> Result<Manifest, ManifestError> {
+    let m: Manifest = serde_json::from_slice(bytes).map_err(|e| ManifestError::NotAManifest {
+        url: url.to_string(),
+        reason: e.to_string(),
     })?;
-    for (i, r) in m.runs.iter().enumerate() {
-        if r.path.trim().is_empty() {
-            return Err(format!("{url}: runs[{i}].path is empty"));
-        }
+    match m.runs.iter().position(|r| r.path.trim().is_empty()) {
+        Some(index) => Err(ManifestError::EmptyRunPath {
+            url: url.to_string(),
+            index,
+        }),
+        None => Ok(m),
     }
-    Ok(m)
 }
 
 #[cfg(test)]
@@ -214,11 +238,17 @@ mod tests {
         )
         .expect("read");
         assert_eq!(m.runs[0].path, "a/report.json");
-        assert!(read_manifest("m", b"[1]")
-            .unwrap_err()
-            .contains("not a manifest"));
-        assert!(read_manifest("m", br#"{"runs":[{"name":"a","path":" "}]}"#)
-            .unwrap_err()
-            .contains("runs[0].path"));
+        let not = read_manifest("m", b"[1]").unwrap_err();
+        assert!(matches!(&not, ManifestError::NotAManifest { url, .. } if url == "m"));
+        assert!(not.to_string().starts_with("m: not a manifest ("), "{not}");
+        let empty = read_manifest("m", br#"{"runs":[{"name":"a","path":" "}]}"#).unwrap_err();
+        assert_eq!(
+            empty,
+            ManifestError::EmptyRunPath {
+                url: "m".into(),
+                index: 0
+            }
+        );
+        assert_eq!(empty.to_string(), "m: runs[0].path is empty");
     }
 }

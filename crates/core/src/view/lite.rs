@@ -156,6 +156,36 @@ fn top_level_array(text: &str, key: &str) -> Option<usize> {
     None
 }
 
+/// Why a report read a slice at a time could not be read: each names the
+/// file and where.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SliceError {
+    /// A score that is not a score object.
+    #[error("{file}: a score cannot be read at byte {at} ({reason})")]
+    BadScore {
+        /// The file.
+        file: String,
+        /// The byte where the score starts.
+        at: usize,
+        /// What the JSON reader said.
+        reason: String,
+    },
+    /// The file ends inside the scores.
+    #[error("{file}: the scores end without their `]`")]
+    Unclosed {
+        /// The file.
+        file: String,
+    },
+    /// The rest of the file is not an evalpage report.
+    #[error("{file}: not a report.json of evalpage ({reason})")]
+    NotAReport {
+        /// The file.
+        file: String,
+        /// What the JSON reader said.
+        reason: String,
+    },
+}
+
 /// A report read a slice of scores at a time, so the page stays responsive
 /// while a 100,000-case report is read (and can show the first rows at once).
 pub struct Slices {
@@ -185,7 +215,7 @@ impl Slices {
 
     /// Reads up to `n` more scores; `Ok(true)` once every score is read (and
     /// the rest of the report after them).
-    pub fn step(&mut self, n: usize) -> Result<bool, String> {
+    pub fn step(&mut self, n: usize) -> Result<bool, SliceError> {
         if self.report.is_some() {
             return Ok(true);
         }
@@ -209,12 +239,17 @@ impl Slices {
                     self.pos += it.byte_offset();
                 }
                 Some(Err(e)) => {
-                    return Err(format!(
-                        "{}: a score cannot be read at byte {} ({e})",
-                        self.source, self.pos
-                    ))
+                    return Err(SliceError::BadScore {
+                        file: self.source.clone(),
+                        at: self.pos,
+                        reason: e.to_string(),
+                    })
                 }
-                None => return Err(format!("{}: the scores end without their `]`", self.source)),
+                None => {
+                    return Err(SliceError::Unclosed {
+                        file: self.source.clone(),
+                    })
+                }
             }
         }
         Ok(false)
@@ -222,10 +257,12 @@ impl Slices {
 
     /// Everything of the report but the scores (after the scores' `]` at
     /// `self.pos`), and the summaries' metric order for the columns.
-    fn read_rest(&mut self, text: &str) -> Result<(), String> {
+    fn read_rest(&mut self, text: &str) -> Result<(), SliceError> {
         let rest = format!("{}[]{}", &text[..self.begin - 1], &text[self.pos + 1..]);
-        let r: Rest = serde_json::from_str(&rest)
-            .map_err(|e| format!("{}: not a report.json of evalpage ({e})", self.source))?;
+        let r: Rest = serde_json::from_str(&rest).map_err(|e| SliceError::NotAReport {
+            file: self.source.clone(),
+            reason: e.to_string(),
+        })?;
         let report = body(r.report);
         self.builder.order(&report.summaries);
         self.report = Some(report);

@@ -24,7 +24,7 @@ pub use device::DeviceCard;
 mod markdown;
 mod open;
 pub use dialog::{dialog_columns, dialog_row};
-pub use lite::Slices;
+pub use lite::{SliceError, Slices};
 pub use markdown::{report_md, Rendered};
 pub(crate) mod query;
 mod rag;
@@ -40,7 +40,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub use chart::{bar, histogram, Bar};
 pub use compare::{
-    compare_views, manifest_url, read_manifest, Manifest, ManifestFile, ManifestRun,
+    compare_views, manifest_url, read_manifest, Manifest, ManifestError, ManifestFile, ManifestRun,
 };
 pub use log::from_log;
 use log::log_view;

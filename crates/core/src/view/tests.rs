@@ -116,8 +116,30 @@ fn a_report_read_in_slices_gives_the_one_pass_table() {
         }
     };
     assert!(
-        e.starts_with("b.json: a score cannot be read at byte"),
+        matches!(&e, SliceError::BadScore { file, .. } if file == "b.json"),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .starts_with("b.json: a score cannot be read at byte"),
         "{e}"
+    );
+    // A report cut inside its scores, and one whose rest is not a report.
+    let cut = &SAMPLE[..SAMPLE.find("\"value\"").expect("a score")];
+    let mut s = Slices::start("c.json", std::rc::Rc::from(cut)).expect("starts");
+    let mut steps = 0;
+    let e = loop {
+        steps += 1;
+        assert!(steps < 100, "a cut report must end in an error");
+        match s.step(10) {
+            Ok(true) => panic!("a cut report must be an error"),
+            Ok(false) => continue,
+            Err(e) => break e,
+        }
+    };
+    assert!(
+        matches!(&e, SliceError::BadScore { file, .. } | SliceError::Unclosed { file } if file == "c.json"),
+        "{e:?}"
     );
 }
 
