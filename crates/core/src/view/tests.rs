@@ -141,6 +141,19 @@ fn a_report_read_in_slices_gives_the_one_pass_table() {
         matches!(&e, SliceError::BadScore { file, .. } | SliceError::Unclosed { file } if file == "c.json"),
         "{e:?}"
     );
+    let mut s = Slices::start(
+        "d.json",
+        std::rc::Rc::from("{\"scores\": [], \"report\": 3}"),
+    )
+    .expect("starts");
+    let e = s.step(10).expect_err("the rest is no report");
+    assert!(
+        matches!(&e, SliceError::NotAReport { file, .. } if file == "d.json"),
+        "{e:?}"
+    );
+    assert!(e
+        .to_string()
+        .starts_with("d.json: not a report.json of evalpage ("));
 }
 
 #[test]
