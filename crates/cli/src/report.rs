@@ -157,7 +157,7 @@ fn markdown(path: &Path, report: &EvaluationResult, lang: Lang) -> Result<String
         evalpage_core::view::report_md(report, results.as_deref(), lang).map_err(|e| {
             CliError::Input {
                 path: results_path.display().to_string(),
-                message: e,
+                message: e.to_string(),
             }
         })?;
     for what in &rendered.missing {

@@ -38,6 +38,28 @@ pub struct ParseProblems {
     pub listed: Vec<(String, String, String)>,
 }
 
+/// Why a run's `results.jsonl` could not be read for its parse problems:
+/// each names the line.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ResultsError {
+    /// A line that is not JSON.
+    #[error("line {line}: not JSON ({reason})")]
+    NotJson {
+        /// The line, from 1.
+        line: usize,
+        /// What the JSON reader said.
+        reason: String,
+    },
+    /// A line without its model or its sample id.
+    #[error("line {line}: `{key}` missing; a task run's line names its model and sample")]
+    Missing {
+        /// The line, from 1.
+        line: usize,
+        /// `model` or `sample_id`.
+        key: &'static str,
+    },
+}
+
 impl ParseProblems {
     /// The problems of a run's scored answers.
     pub fn of(input: &ReportInput<'_>) -> ParseProblems {
@@ -71,25 +93,22 @@ impl ParseProblems {
     /// `model`, `sample_id`, `status`, `parse_problem`, `json_error` and
     /// `parsed`). A line that is not a JSON object, or lacks `model` or
     /// `sample_id`, is an error naming its line.
-    pub fn from_results(text: &str) -> Result<ParseProblems, String> {
+    pub fn from_results(text: &str) -> Result<ParseProblems, ResultsError> {
         let mut out = ParseProblems::default();
         for (n, line) in text
             .lines()
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
         {
-            let v: Value = serde_json::from_str(line)
-                .map_err(|e| format!("line {}: not JSON ({e})", n + 1))?;
-            let field = |k: &str| {
-                v.get(k)
+            let v: Value = serde_json::from_str(line).map_err(|e| ResultsError::NotJson {
+                line: n + 1,
+                reason: e.to_string(),
+            })?;
+            let field = |key: &'static str| {
+                v.get(key)
                     .and_then(Value::as_str)
                     .map(str::to_string)
-                    .ok_or_else(|| {
-                        format!(
-                            "line {}: `{k}` missing; a task run's line names its model and sample",
-                            n + 1
-                        )
-                    })
+                    .ok_or(ResultsError::Missing { line: n + 1, key })
             };
             let (model, id) = (field("model")?, field("sample_id")?);
             let index = match out.models.iter().position(|m| m.model == model) {
@@ -342,6 +361,26 @@ mod tests {
         assert!(
             md.contains("| m2 | sentiment_acc | - | - | 0 | 2 |"),
             "{md}"
+        );
+    }
+
+    #[test]
+    fn a_results_line_that_cannot_be_read_is_named() {
+        let e = ParseProblems::from_results("{\"model\": \"m\", \"sample_id\": \"a\"}\nnope\n")
+            .expect_err("line 2 is not JSON");
+        assert!(matches!(e, ResultsError::NotJson { line: 2, .. }), "{e:?}");
+        assert!(e.to_string().starts_with("line 2: not JSON ("), "{e}");
+        let e = ParseProblems::from_results("\n{\"model\": \"m\"}\n").expect_err("no sample id");
+        assert_eq!(
+            e,
+            ResultsError::Missing {
+                line: 2,
+                key: "sample_id"
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "line 2: `sample_id` missing; a task run's line names its model and sample"
         );
     }
 }

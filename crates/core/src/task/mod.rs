@@ -56,7 +56,7 @@ pub use judging::TaskJudge;
 pub use judging::{
     judged_metrics, located as locate_errors, missing_judge, setups as judge_setups,
 };
-pub use markdown::{render as render_markdown, ParseProblems};
+pub use markdown::{render as render_markdown, ParseProblems, ResultsError};
 pub use meta::run_meta;
 pub use mock::{answer as mock_answer, text as mock_text};
 pub use prompts::{measure_lengths, render_prompts, template_reads, PROMPT_STOP};

@@ -28,7 +28,7 @@ pub fn report_md(
     report: &EvaluationResult,
     results: Option<&str>,
     lang: Lang,
-) -> Result<Rendered, String> {
+) -> Result<Rendered, crate::task::ResultsError> {
     let r = with_timings(report);
     let mut missing = Vec::new();
     let markdown = match report_kind(&r) {
