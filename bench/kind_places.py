@@ -13,6 +13,8 @@ The rooms of KIND are the folders named KIND (`crates/core/src/KIND/`,
 `src/KIND/`) and the files whose name holds KIND (`src/bin/KIND.rs`,
 `crates/core/src/view/KIND.rs`, `crates/cli/src/score_KIND.rs`,
 `www/demo/demo_KIND.jsonl` ...): what is there is the kind's alone.
+A place that names the kind only in a comment is not seen, and a kind named
+like a word of the code (`echo`, a shell command) also counts that word.
 """
 import os
 import re

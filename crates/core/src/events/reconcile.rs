@@ -3,6 +3,7 @@
 //! must name the same cases with the same verdicts.
 
 use super::ReadLog;
+use crate::RunKind;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -31,7 +32,8 @@ pub struct Reconciliation {
     pub notes: Vec<String>,
 }
 
-const COUNTS: &[(&str, &str)] = &[
+/// The counts of a RAG check.
+const RAG_COUNTS: &[(&str, &str)] = &[
     ("cases_total", "cases"),
     ("passed_cases", "passed_cases"),
     ("accurate_cases", "accurate_cases"),
@@ -45,6 +47,13 @@ const RETRIEVAL_COUNTS: &[(&str, &str)] = &[
     ("passed_cases", "passed_cases"),
     ("failed_calls", "failed_calls"),
     ("hit_cases", "hit_cases"),
+];
+
+/// The counts every report of a run has: of a file of no known kind.
+const COMMON_COUNTS: &[(&str, &str)] = &[
+    ("cases_total", "cases"),
+    ("passed_cases", "passed_cases"),
+    ("failed_calls", "failed_calls"),
 ];
 
 /// The counts of a task run (report with a `cases` list).
@@ -83,12 +92,24 @@ pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
         .or_else(|| log.records.first())
         .and_then(|r| r.get("run_id"));
     checks.push(check("run_id", show(report_run), show(log_run)));
-    let counts = if report.get("cases").is_some() {
-        TASK_COUNTS
-    } else if report.pointer("/metrics/hit_cases").is_some() {
-        RETRIEVAL_COUNTS
-    } else {
-        COUNTS
+    let described: Vec<&Value> = ["run_config", "evaluator_config"]
+        .iter()
+        .filter_map(|k| report.pointer(&format!("/report/experiment/{k}")))
+        .collect();
+    // The kind's counts (a new kind does not compile until it names its
+    // own); a file written before the kind tag is known by its shape.
+    let counts = match RunKind::read(&described, &[]) {
+        Some(RunKind::Task) => TASK_COUNTS,
+        Some(RunKind::Retrieval) => RETRIEVAL_COUNTS,
+        Some(RunKind::Rag) => RAG_COUNTS,
+        Some(RunKind::Dialog) | None if report.get("cases").is_some() => TASK_COUNTS,
+        Some(RunKind::Dialog) | None if report.pointer("/metrics/hit_cases").is_some() => {
+            RETRIEVAL_COUNTS
+        }
+        Some(RunKind::Dialog) | None if report.pointer("/metrics/accurate_cases").is_some() => {
+            RAG_COUNTS
+        }
+        Some(RunKind::Dialog) | None => COMMON_COUNTS,
     };
     for (log_key, report_key) in counts {
         let r = report.pointer(&format!("/metrics/{report_key}"));
