@@ -64,6 +64,29 @@ const TASK_COUNTS: &[(&str, &str)] = &[
     ("parse_problem_cases", "parse_problem_cases"),
 ];
 
+/// The counts a report of its kind has: by an exhaustive match on the kind
+/// it names (a new kind does not compile until it names its own); a file
+/// written before the kind tag is known by its shape.
+fn counts_of(report: &Value) -> &'static [(&'static str, &'static str)] {
+    let described: Vec<&Value> = ["run_config", "evaluator_config"]
+        .iter()
+        .filter_map(|k| report.pointer(&format!("/report/experiment/{k}")))
+        .collect();
+    match RunKind::read(&described, &[]) {
+        Some(RunKind::Task) => TASK_COUNTS,
+        Some(RunKind::Retrieval) => RETRIEVAL_COUNTS,
+        Some(RunKind::Rag) => RAG_COUNTS,
+        Some(RunKind::Dialog) | None if report.get("cases").is_some() => TASK_COUNTS,
+        Some(RunKind::Dialog) | None if report.pointer("/metrics/hit_cases").is_some() => {
+            RETRIEVAL_COUNTS
+        }
+        Some(RunKind::Dialog) | None if report.pointer("/metrics/accurate_cases").is_some() => {
+            RAG_COUNTS
+        }
+        Some(RunKind::Dialog) | None => COMMON_COUNTS,
+    }
+}
+
 /// Compares a final report (`report.json` as JSON, or a dialog run's
 /// `metrics_summary.json`) with an event log.
 pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
@@ -92,25 +115,7 @@ pub fn reconcile(report: &Value, log: &ReadLog) -> Reconciliation {
         .or_else(|| log.records.first())
         .and_then(|r| r.get("run_id"));
     checks.push(check("run_id", show(report_run), show(log_run)));
-    let described: Vec<&Value> = ["run_config", "evaluator_config"]
-        .iter()
-        .filter_map(|k| report.pointer(&format!("/report/experiment/{k}")))
-        .collect();
-    // The kind's counts (a new kind does not compile until it names its
-    // own); a file written before the kind tag is known by its shape.
-    let counts = match RunKind::read(&described, &[]) {
-        Some(RunKind::Task) => TASK_COUNTS,
-        Some(RunKind::Retrieval) => RETRIEVAL_COUNTS,
-        Some(RunKind::Rag) => RAG_COUNTS,
-        Some(RunKind::Dialog) | None if report.get("cases").is_some() => TASK_COUNTS,
-        Some(RunKind::Dialog) | None if report.pointer("/metrics/hit_cases").is_some() => {
-            RETRIEVAL_COUNTS
-        }
-        Some(RunKind::Dialog) | None if report.pointer("/metrics/accurate_cases").is_some() => {
-            RAG_COUNTS
-        }
-        Some(RunKind::Dialog) | None => COMMON_COUNTS,
-    };
+    let counts = counts_of(report);
     for (log_key, report_key) in counts {
         let r = report.pointer(&format!("/metrics/{report_key}"));
         let l = summary.and_then(|s| s.pointer(&format!("/metrics/{log_key}")));
