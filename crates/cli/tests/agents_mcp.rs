@@ -50,7 +50,7 @@ struct Bank {
 
 impl Bank {
     fn start(json: bool) -> Bank {
-        let port = closed_port();
+        let port = free_port();
         let mut cmd = Command::new(python());
         cmd.arg(agent_example("bank_server.py"))
             .args(["--port", &port.to_string()])

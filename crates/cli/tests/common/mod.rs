@@ -136,10 +136,29 @@ pub fn chat_completion(url: &str, body: &Value) -> Value {
     serde_json::from_str(&text).expect("a chat completion")
 }
 
-/// A port with nothing listening on it (bound, then released).
-pub fn closed_port() -> u16 {
+/// A free loopback port for a server a test starts (bound, then released).
+pub fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.local_addr().expect("addr").port()
+}
+
+/// A loopback port nothing listens on, for as long as the test process
+/// lives: a socket is bound to it and never listens, so a connection is
+/// refused and no other server of the suite can be given the port (a port
+/// bound then released was, once, handed to the next test's server).
+pub fn closed_port() -> u16 {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, None).expect("a socket");
+    let any: std::net::SocketAddr = "127.0.0.1:0".parse().expect("an address");
+    socket.bind(&any.into()).expect("bind");
+    let port = socket
+        .local_addr()
+        .ok()
+        .and_then(|a| a.as_socket())
+        .expect("a bound address")
+        .port();
+    std::mem::forget(socket);
+    port
 }
 
 /// Longest a test lets one `evalpage run` take before killing it.
