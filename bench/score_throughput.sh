@@ -3,11 +3,11 @@
 # evalpage_core::testing, over the core's task::synthetic) with every metric type on its own, reading
 # the answers only (parse_only), and with all metrics together; natively
 # (evalpage-score-bench, release) and in headless Chromium (tests/wasm_bench.rs,
-# release Wasm). Prints one line per round: place, round, samples, seconds,
+# the page's Wasm). Prints one line per round: place, round, samples, seconds,
 # samples/s. Measures only, asserts nothing.
 # PLACES="native browser" (default) selects what runs.
-# Both use the workspace release profile as shipped: the CLI crate at opt-level 3,
-# the core and the web crate at opt-level "z" (see Cargo.toml).
+# Both use the profiles as shipped: natively `release` (every crate at opt-level 3),
+# in the browser `page` (opt-level "z", the bundles' profile; see Cargo.toml).
 # Note: wasm-bindgen-test-runner 0.2.130 ignores `--ignored`; `--include-ignored`
 # runs the ignored bench, and `--nocapture` shows its console.log lines.
 set -euo pipefail
@@ -27,7 +27,7 @@ fi
 if ! CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
   WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-1800}" \
   EVALPAGE_BENCH_N="$N" \
-  cargo test -p evalpage-web --release --target wasm32-unknown-unknown \
+  cargo test -p evalpage-web --profile page --target wasm32-unknown-unknown \
     --test wasm_bench -- --include-ignored --nocapture > "$LOG" 2>&1; then
   cat "$LOG" >&2
   echo "browser bench failed" >&2

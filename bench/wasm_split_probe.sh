@@ -10,7 +10,7 @@
 # downloads (main module and its js, the split loader, the mode's split and
 # every shared chunk it needs) and, after the RAG check, what opening each other
 # mode adds. Sizes only: the split page is not run in a browser here.
-# Takes a few minutes (a full release build for wasm32 with other link flags).
+# Takes a few minutes (a full build for wasm32 in the page profile with other link flags).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="$(mktemp -d)"; trap 'rm -rf "$WORK"' EXIT
@@ -37,9 +37,9 @@ open('src/lib.rs', 'a').write(mod)
 open('src/bin/split.rs', 'w').write('fn main() {\n    let mode = evalpage_web::effects::modes::current();\n'
                                     '    wasm_bindgen_futures::spawn_local(evalpage_web::split::mount(mode));\n}\n')
 PY
-RUSTFLAGS="-C link-args=--emit-relocs" cargo build --quiet --release --target wasm32-unknown-unknown --bin evalpage-split >&2
+RUSTFLAGS="-C link-args=--emit-relocs" cargo build --quiet --profile page --target wasm32-unknown-unknown --bin evalpage-split >&2
 "$WORK/tools/bin/wasm-split-cli" --target web --out-name evalpage-split \
-  target/wasm32-unknown-unknown/release/evalpage-split.wasm "$WORK/split" >&2
+  target/wasm32-unknown-unknown/page/evalpage-split.wasm "$WORK/split" >&2
 mkdir -p "$WORK/out"
 wasm-bindgen --target web --no-typescript --out-dir "$WORK/out" --out-name evalpage-split "$WORK/split/evalpage-split.wasm"
 wasm-opt -Oz --quiet -o "$WORK/out/main.wasm" "$WORK/out/evalpage-split_bg.wasm" 2>/dev/null

@@ -24,12 +24,13 @@ set -eu
 : "${TRUNK_STAGING_DIR:?run by trunk as a post_build hook}"
 ROOT="${TRUNK_SOURCE_DIR:-$(pwd)}"
 cd "$ROOT"
-# The cargo profile of the bundles: Trunk's (release with --release, else
-# debug), or the one EVALPAGE_WASM_PROFILE names: scripts/test.sh builds the page
-# of the end-to-end tests with `e2e` (optimised as release is, without its fat
-# LTO, single codegen unit and wasm-opt, which take minutes and change nothing
-# the tests look at).
+# The cargo profile of the bundles: Trunk's (with --release, `page`: release
+# built for size, see Cargo.toml; else debug), or the one EVALPAGE_WASM_PROFILE
+# names: scripts/test.sh builds the page of the end-to-end tests with `e2e`
+# (optimised as `page` is, without its fat LTO, single codegen unit and
+# wasm-opt, which take minutes and change nothing the tests look at).
 PROFILE="${EVALPAGE_WASM_PROFILE:-${TRUNK_PROFILE:-debug}}"
+if [ "$PROFILE" = release ]; then PROFILE=page; fi
 TARGET_DIR="$(cargo metadata --format-version 1 --no-deps --offline | sed 's/.*"target_directory":"\([^"]*\)".*/\1/')"
 # One cargo call per bin, so that only the bins with split points are linked with
 # relocations kept (which wasm-split-cli needs; -C link-args reaches only the final
@@ -43,7 +44,6 @@ bin_of() { if [ "$1" = rag ]; then echo evalpage-web; else echo "evalpage-$1"; f
 for m in $MODES; do
   set -- --offline --target wasm32-unknown-unknown --bin "$(bin_of "$m")"
   case "$PROFILE" in
-    release) set -- "$@" --release ;;
     debug) ;;
     *) set -- "$@" --profile "$PROFILE" ;;
   esac
@@ -72,7 +72,7 @@ for m in $MODES; do
         "$TARGET_DIR/wasm32-unknown-unknown/$PROFILE/$name.wasm" ;;
   esac
   mv "$OUT/bg/${name}_bg.wasm" "$OUT/split/main.wasm"
-  if [ "$PROFILE" = release ]; then
+  if [ "$PROFILE" = page ]; then
     for f in "$OUT"/split/*.wasm; do
       # The split modules declare no features; these are the ones rustc's
       # wasm32 target emits (the main module's come from its target_features section).

@@ -54,8 +54,8 @@ cargo test -p evalpage-web --target wasm32-unknown-unknown
 
 step "the page for the end-to-end tests (they run the CLI the native tests built)"
 cargo build -q -p evalpage-cli
-# The bundles in the `e2e` profile (Cargo.toml): release's code without its fat
-# LTO and wasm-opt, a third of the build time; scripts/serve.sh builds release.
+# The bundles in the `e2e` profile (Cargo.toml): the page profile's code without its fat
+# LTO and wasm-opt, a third of the build time; scripts/serve.sh (trunk --release) builds `page`'s.
 EVALPAGE_WASM_PROFILE=e2e trunk build --offline
 
 step "the GGUF model the end-to-end tests run in the page (once per machine)"
