@@ -10,7 +10,7 @@ kind's rooms are not counted. Usage:
     python3 bench/kind_places.py [KIND]      # default: retrieval
 
 The rooms of KIND are the folders named KIND (`crates/core/src/KIND/`,
-`src/KIND/`) and the files whose name holds KIND (`src/bin/KIND.rs`,
+`src/KIND/`) and the files whose name holds KIND (`src/bin/evalpage-KIND.rs`,
 `crates/core/src/view/KIND.rs`, `crates/cli/src/score_KIND.rs`,
 `www/demo/demo_KIND.jsonl` ...): what is there is the kind's alone.
 A place that names the kind only in a comment is not seen, and a kind named

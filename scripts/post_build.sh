@@ -36,9 +36,9 @@ TARGET_DIR="$(cargo metadata --format-version 1 --no-deps --offline | sed 's/.*"
 # relocations kept (which wasm-split-cli needs; -C link-args reaches only the final
 # link). Every bin has split points now (the viewer's: `import`, the readers of
 # other tools' files).
-# The modes are the page crate's bins (Cargo.toml): `evalpage-web` is the RAG
-# check's, `evalpage-<mode>` each other mode's.
-MODES="$(awk '/^\[\[bin\]\]/ { bin = 1; next } bin && /^name = "evalpage-/ { gsub(/^name = "evalpage-|"$/, ""); print ($0 == "web" ? "rag" : $0); bin = 0 }' Cargo.toml | tr '\n' ' ')"
+# The modes are the page crate's bins, which cargo finds: `src/main.rs`
+# (`evalpage-web`) is the RAG check's, `src/bin/evalpage-<mode>.rs` each other mode's.
+MODES="rag$(for f in src/bin/evalpage-*.rs; do m="${f#src/bin/evalpage-}"; printf ' %s' "${m%.rs}"; done)"
 SPLIT="$MODES"
 bin_of() { if [ "$1" = rag ]; then echo evalpage-web; else echo "evalpage-$1"; fi; }
 for m in $MODES; do

@@ -1,5 +1,5 @@
 //! The viewer's page (`?mode=view`), the root of its own Wasm bundle
-//! (`src/bin/view.rs`): the header and the viewer, nothing of the run modes, so
+//! (`src/bin/evalpage-view.rs`): the header and the viewer, nothing of the run modes, so
 //! opening a saved run loads none of their code. Its other tabs open the run
 //! modes in this page (`effects/modes.rs`), loading their bundles if needed.
 
