@@ -32,6 +32,7 @@ mod inspect;
 mod lm_eval;
 mod openai_evals;
 mod promptfoo;
+mod typed;
 mod zip;
 
 use collect::Collect;
