@@ -80,7 +80,17 @@ impl<T> Field<T> {
 /// One element as `T`, or what was wrong with it (`expected`: what an
 /// element is, for the message).
 pub(super) fn element<T: DeserializeOwned>(v: &Value, expected: &str) -> Result<T, String> {
-    T::deserialize(v).map_err(|e| format!("{e}; expected {expected}"))
+    T::deserialize(v).map_err(|e| {
+        let found = match v {
+            Value::Object(_) => return format!("{e}; expected {expected}"),
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Array(_) => "an array",
+        };
+        format!("{found}: expected {expected}")
+    })
 }
 
 #[cfg(test)]
@@ -104,6 +114,6 @@ mod tests {
         assert!(!el.b.is_present());
         assert_eq!(el.rest.keys().collect::<Vec<_>>(), ["c", "d"]);
         let err = element::<El>(&serde_json::json!(3), "one sample").err();
-        assert!(err.is_some_and(|e| e.ends_with("expected one sample")));
+        assert_eq!(err.as_deref(), Some("a number: expected one sample"));
     }
 }
