@@ -517,3 +517,60 @@ fn a_first_look_reads_only_the_first_samples() {
         );
     }
 }
+
+/// The `not_carried` notes listing the top-level fields a reader left unread.
+fn unread(r: &EvaluationResult) -> Vec<String> {
+    r.report.experiment.evaluator_config["not_carried"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|s| s.starts_with("fields of "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_fields_a_reader_does_not_read_are_listed_once() {
+    let r = run(&[read("promptfoo/out.json")]);
+    assert_eq!(
+        unread(&r),
+        ["fields of results.results[] this import does not read: `id`, `metadata`, `promptId`, `promptIdx`, `vars`"]
+    );
+    for file in ["inspect/log.json", "inspect/log_tools.eval"] {
+        let u = unread(&run(&[read(file)]));
+        assert_eq!(u.len(), 2, "{file}: {u:?}");
+        assert!(
+            u[0].starts_with("fields of a sample this import does not read: `attachments`"),
+            "{file}: {u:?}"
+        );
+        assert!(
+            u[0].contains("`events`") && u[0].contains("`uuid`"),
+            "{file}: {u:?}"
+        );
+        assert!(
+            u[1].starts_with("fields of the log header this import does not read:"),
+            "{file}: {u:?}"
+        );
+        assert!(
+            u[1].contains("`plan`") && u[1].contains("`stats`"),
+            "{file}: {u:?}"
+        );
+    }
+    let r = run(&[
+        read("openai_evals/run.json"),
+        read("openai_evals/output_items.json"),
+    ]);
+    assert_eq!(
+        unread(&r),
+        [
+            "fields of an output item this import does not read: `created_at`, `eval_id`, `object`, `run_id`",
+            "fields of the run object this import does not read: `data_source`, `error`, `metadata`, `object`, `per_model_usage`, `report_url`",
+        ]
+    );
+    let r = run(&[read("openai_evals/oaieval_log.jsonl")]);
+    assert_eq!(
+        unread(&r),
+        ["fields of an oaieval log line this import does not read: `created_at`, `created_by`, `event_id`, `run_id`"]
+    );
+}
