@@ -568,6 +568,24 @@ fn the_fields_a_reader_does_not_read_are_listed_once() {
             "fields of the run object this import does not read: `data_source`, `error`, `metadata`, `object`, `per_model_usage`, `report_url`",
         ]
     );
+    let dir = "lm_eval/fixture-org__tiny-fixture-lm";
+    let mut names: Vec<String> = std::fs::read_dir(data(dir))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let files: Vec<_> = names.iter().map(|n| read(&format!("{dir}/{n}"))).collect();
+    let u = unread(&run(&files));
+    assert_eq!(u.len(), 2, "{u:?}");
+    assert_eq!(
+        u[0],
+        "fields of a samples line this import does not read: `doc`, `doc_hash`, `prompt_hash`, `resps`, `target_hash`"
+    );
+    assert!(
+        u[1].starts_with("fields of results_*.json this import does not read: `chat_template`")
+            && u[1].contains("`versions`"),
+        "{u:?}"
+    );
     let r = run(&[read("openai_evals/oaieval_log.jsonl")]);
     assert_eq!(
         unread(&r),

@@ -175,15 +175,16 @@ impl Collect {
     /// The fields of one `element` (its path with `[]`, as
     /// `results.results[]`) its reader left unread: listed once per import
     /// in `not_carried`, each field once.
-    pub fn unread(&mut self, element: &str, rest: &super::typed::Rest) {
-        if rest.is_empty() {
+    pub fn unread<'a>(&mut self, element: &str, fields: impl IntoIterator<Item = &'a String>) {
+        let mut fields = fields.into_iter().peekable();
+        if fields.peek().is_none() {
             return;
         }
         if !self.unread.contains_key(element) {
             self.unread.insert(element.to_string(), BTreeSet::new());
         }
         if let Some(seen) = self.unread.get_mut(element) {
-            for k in rest.keys() {
+            for k in fields {
                 if !seen.contains(k) {
                     seen.insert(k.clone());
                 }

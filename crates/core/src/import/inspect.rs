@@ -412,7 +412,7 @@ struct Reader {
 impl Reader {
     fn new(c: &mut Collect, h: &Value) -> Reader {
         let h = header(h);
-        c.unread("the log header", &h.rest);
+        c.unread("the log header", h.rest.keys());
         let eval = h.eval.ok();
         let text = |f: fn(&Eval) -> &Field<String>| eval.and_then(|e| f(e).ok()).cloned();
         let full = text(|e| &e.model).unwrap_or_else(|| "unknown".into());
@@ -453,7 +453,7 @@ impl Reader {
                 return;
             }
         };
-        c.unread("a sample", &s.rest);
+        c.unread("a sample", s.rest.keys());
         let Some(id) = s.id.as_ref().and_then(id_text) else {
             c.problem(
                 file,
@@ -564,7 +564,7 @@ impl Reader {
 
     fn finish(&self, c: &mut Collect, file: &str, v: &Value) {
         let h = header(v);
-        c.unread("the log header", &h.rest);
+        c.unread("the log header", h.rest.keys());
         match h.version.ok() {
             Some(v) if VERSIONS.contains(v) => {}
             _ if v.is_null() => {}

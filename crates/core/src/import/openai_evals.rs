@@ -139,11 +139,11 @@ pub(super) fn read_api(
     let mut run_doc = None;
     if let Some((name, bytes)) = run {
         let parsed = serde_json::from_slice::<Value>(bytes)
-            .map_err(|e| (e.line(), e.to_string()))
+            .map_err(|e| (e.line(), format!("{e}: expected an Evals API run object")))
             .and_then(|v| element::<Run>(&v, "an Evals API run object").map_err(|e| (0, e)));
         match parsed {
             Ok(v) => {
-                c.unread("the run object", &v.rest);
+                c.unread("the run object", v.rest.keys());
                 c.run_id = v.id.ok().cloned();
                 c.dataset = v.name.ok().cloned();
                 c.started_at_ms = v.created_at.ok().map(|s| s * 1000);
@@ -152,7 +152,12 @@ pub(super) fn read_api(
                 }
                 run_doc = Some(v);
             }
-            Err((line, e)) => c.problem(name, line, None, format!("{e}: expected an Evals API run object; the items are read without the run's counts")),
+            Err((line, e)) => c.problem(
+                name,
+                line,
+                None,
+                format!("{e}; the items are read without the run's counts"),
+            ),
         }
     }
     if items.is_empty() {
@@ -214,7 +219,7 @@ fn api_item(c: &mut Collect, file: &str, line: usize, v: &Value, run_model: Opti
             return;
         }
     };
-    c.unread("an output item", &item.rest);
+    c.unread("an output item", item.rest.keys());
     let Some(id) = item.datasource_item_id.as_ref().and_then(id_text) else {
         c.problem(
             file,
@@ -433,7 +438,7 @@ pub(super) fn read_log(c: &mut Collect, file: &str, bytes: &[u8]) -> Result<(), 
                 continue;
             }
         };
-        c.unread("an oaieval log line", &v.rest);
+        c.unread("an oaieval log line", v.rest.keys());
         if v.spec.is_present() {
             spec_seen = true;
             let Some(spec) = v.spec.ok() else { continue };

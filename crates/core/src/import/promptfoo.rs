@@ -199,7 +199,7 @@ impl Reader {
                 return;
             }
         };
-        c.unread("results.results[]", &r.rest);
+        c.unread("results.results[]", r.rest.keys());
         if !r.provider.is_present() {
             c.problem(
                 file,
