@@ -535,7 +535,10 @@ fn the_fields_a_reader_does_not_read_are_listed_once() {
     let r = run(&[read("promptfoo/out.json")]);
     assert_eq!(
         unread(&r),
-        ["fields of results.results[] this import does not read: `id`, `metadata`, `promptId`, `promptIdx`, `vars`"]
+        [
+            "fields of results.results[] this import does not read: `id`, `metadata`, `promptId`, `promptIdx`, `vars`",
+            "fields of the output file this import does not read: `runtimeOptions`, `vars`",
+        ]
     );
     for file in ["inspect/log.json", "inspect/log_tools.eval"] {
         let u = unread(&run(&[read(file)]));

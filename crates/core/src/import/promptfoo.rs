@@ -16,9 +16,10 @@ use super::cursor::{find_array, Elements};
 use super::typed::{element, Field, Rest};
 use super::ImportError;
 use crate::Usage;
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 /// The results versions this reads.
 const VERSIONS: [u64; 2] = [2, 3];
@@ -370,9 +371,18 @@ impl Reader {
 
     /// Everything but the results: the version, the run's id and time, and
     /// promptfoo's own totals.
-    fn document(&mut self, c: &mut Collect, file: &str, doc: &Value) {
-        let results = doc.get("results").unwrap_or(&Value::Null);
-        match results.get("version").and_then(Value::as_u64) {
+    fn document(&mut self, c: &mut Collect, file: &str, v: &Value) {
+        let doc: Document = match element(v, "promptfoo's output JSON (an object)") {
+            Ok(d) => d,
+            Err(e) => {
+                c.problem(file, 0, None, e);
+                Document::default()
+            }
+        };
+        c.unread("the output file", doc.rest.keys());
+        let results = doc.results.ok();
+        let version = results.and_then(|r| r.version.as_ref());
+        match version.and_then(Value::as_u64) {
             Some(v) if VERSIONS.contains(&v) => {}
             Some(v) => c.problem(
                 file,
@@ -388,110 +398,178 @@ impl Reader {
             ),
         }
         c.version = doc
-            .pointer("/metadata/promptfooVersion")
-            .or_else(|| doc.get("version"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or_else(|| {
-                results
-                    .get("version")
-                    .map(|v| format!("results version {v}"))
-            });
-        c.run_id = doc
-            .get("evalId")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        c.dataset = doc
-            .pointer("/config/description")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        if let Some(prompts) = results.get("prompts").and_then(Value::as_array) {
-            for p in prompts {
-                let pid = p
-                    .get("provider")
-                    .and_then(Value::as_str)
-                    .unwrap_or("unknown");
-                let mut model = label_for(doc, pid);
-                if self.prompts.len() > 1 {
-                    if let Some(l) = p.get("label").and_then(Value::as_str) {
-                        model = format!("{model} · {}", l.chars().take(40).collect::<String>());
-                    }
+            .metadata
+            .ok()
+            .and_then(|m| m.promptfoo_version.ok())
+            .or_else(|| doc.version.ok())
+            .cloned()
+            .or_else(|| version.map(|v| format!("results version {v}")));
+        c.run_id = doc.eval_id.ok().cloned();
+        let config = doc.config.as_ref().and_then(Field::ok);
+        c.dataset = config.and_then(|c| c.description.ok()).cloned();
+        let prompts = results.and_then(|r| r.prompts.ok());
+        for p in prompts.into_iter().flatten().filter_map(Field::ok) {
+            let pid = p.provider.ok().map_or("unknown", String::as_str);
+            let mut model = label_for(config, pid);
+            if self.prompts.len() > 1 {
+                if let Some(l) = p.label.ok() {
+                    model = format!("{model} · {}", l.chars().take(40).collect::<String>());
                 }
-                let model = Some(model);
-                let Some(m) = p.get("metrics") else { continue };
-                let count = |k: &str| m.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-                let (pass, fail, err) = (
-                    count("testPassCount"),
-                    count("testFailCount"),
-                    count("testErrorCount"),
+            }
+            let model = Some(model);
+            let Some(m) = p.metrics.ok() else { continue };
+            let count = |f: &Field<f64>| f.ok().copied().unwrap_or(0.0);
+            let (pass, fail, err) = (
+                count(&m.test_pass_count),
+                count(&m.test_fail_count),
+                count(&m.test_error_count),
+            );
+            let total = pass + fail + err;
+            if total > 0.0 {
+                let model = model.as_deref();
+                c.aggregate(
+                    model,
+                    Some("pass"),
+                    "testPassCount / (pass + fail + error)",
+                    pass / total,
+                    true,
                 );
-                let total = pass + fail + err;
-                if total > 0.0 {
-                    let model = model.as_deref();
-                    c.aggregate(
-                        model,
-                        Some("pass"),
-                        "testPassCount / (pass + fail + error)",
-                        pass / total,
-                        true,
-                    );
-                    c.aggregate(
-                        model,
-                        Some("score"),
-                        "metrics.score / tests",
-                        count("score") / total,
-                        true,
-                    );
-                    if let (Some(Value::Object(sums)), Some(counts)) =
-                        (m.get("namedScores"), m.get("namedScoresCount"))
-                    {
-                        for (k, v) in sums {
-                            let n = counts.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-                            if let (Some(v), true) = (v.as_f64(), n > 0.0) {
-                                c.aggregate(
-                                    model,
-                                    Some(k),
-                                    &format!("namedScores.{k} / namedScoresCount.{k}"),
-                                    v / n,
-                                    true,
-                                );
-                            }
+                c.aggregate(
+                    model,
+                    Some("score"),
+                    "metrics.score / tests",
+                    count(&m.score) / total,
+                    true,
+                );
+                if let (Some(sums), Some(counts)) = (m.named_scores.ok(), m.named_scores_count.ok())
+                {
+                    for (k, v) in sums {
+                        let n = counts.get(k).map_or(0.0, count);
+                        if let (Some(v), true) = (v.ok(), n > 0.0) {
+                            c.aggregate(
+                                model,
+                                Some(k),
+                                &format!("namedScores.{k} / namedScoresCount.{k}"),
+                                v / n,
+                                true,
+                            );
                         }
                     }
-                    if let Some(cost) = m.get("cost").and_then(Value::as_f64) {
-                        c.aggregate(model, None, "cost", cost, false);
-                    }
+                }
+                if let Some(cost) = m.cost.ok() {
+                    c.aggregate(model, None, "cost", *cost, false);
                 }
             }
         }
-        if let Some(stats) = results.get("stats") {
-            for k in ["successes", "failures", "errors"] {
-                if let Some(v) = stats.get(k).and_then(Value::as_f64) {
-                    c.aggregate(None, None, &format!("stats.{k}"), v, false);
+        if let Some(stats) = results.and_then(|r| r.stats.ok()) {
+            for (k, f) in [
+                ("successes", &stats.successes),
+                ("failures", &stats.failures),
+                ("errors", &stats.errors),
+            ] {
+                if let Some(v) = f.ok() {
+                    c.aggregate(None, None, &format!("stats.{k}"), *v, false);
                 }
             }
         }
-        if doc.get("config").is_some() {
+        if doc.config.is_some() {
             c.not_carried("config: the prompts' templates, the providers' settings and the tests' assertions as written (each result keeps its vars and its assertions' verdicts)");
         }
-        if doc.get("shareableUrl").is_some_and(|v| !v.is_null()) {
+        if doc.shareable_url.is_some() {
             c.not_carried("shareableUrl");
         }
         c.not_carried("each assertion's own token use (gradingResult.tokensUsed) and the response's cache flag");
     }
 }
 
+/// promptfoo's output file less its results: the parts this reads.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct Document {
+    results: Field<Results>,
+    metadata: Field<Metadata>,
+    version: Field<String>,
+    eval_id: Field<String>,
+    /// Whether the file has it (even `null`), and what this reads of it.
+    #[serde(deserialize_with = "present")]
+    config: Option<Field<Config>>,
+    /// Only whether it is there (it is not carried).
+    shareable_url: Option<IgnoredAny>,
+    #[serde(flatten)]
+    rest: Rest,
+}
+
+/// A field that is there, even as `null`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Field<Config>>, D::Error> {
+    Field::deserialize(d).map(Some)
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Results {
+    /// A number; said as written when it is not one this reads.
+    version: Option<Value>,
+    prompts: Field<Vec<Field<PromptSummary>>>,
+    stats: Field<Stats>,
+}
+
+/// One prompt × provider of `results.prompts`, with promptfoo's totals.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct PromptSummary {
+    provider: Field<String>,
+    label: Field<String>,
+    metrics: Field<PromptMetrics>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct PromptMetrics {
+    test_pass_count: Field<f64>,
+    test_fail_count: Field<f64>,
+    test_error_count: Field<f64>,
+    score: Field<f64>,
+    cost: Field<f64>,
+    named_scores: Field<BTreeMap<String, Field<f64>>>,
+    named_scores_count: Field<BTreeMap<String, Field<f64>>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Stats {
+    successes: Field<f64>,
+    failures: Field<f64>,
+    errors: Field<f64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct Metadata {
+    promptfoo_version: Field<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Config {
+    description: Field<String>,
+    /// Each an id, or `{id, label, ...}`.
+    providers: Field<Vec<Field<Provider>>>,
+}
+
 /// The model name of a provider id, as the results name it: the config's
 /// label for that id when it gives one.
-fn label_for(doc: &Value, pid: &str) -> String {
-    let providers = doc.pointer("/config/providers").and_then(Value::as_array);
+fn label_for(config: Option<&Config>, pid: &str) -> String {
+    let providers = config.and_then(|c| c.providers.ok());
     providers
         .into_iter()
         .flatten()
-        .find(|p| p.get("id").and_then(Value::as_str) == Some(pid))
-        .and_then(|p| p.get("label").and_then(Value::as_str))
+        .filter_map(Field::ok)
+        .find_map(|p| match p {
+            Provider::Object(o) if o.id.ok().is_some_and(|id| id == pid) => o.label.ok(),
+            _ => None,
+        })
         .filter(|l| !l.trim().is_empty())
-        .map_or_else(|| short_model(pid, ':'), str::to_string)
+        .map_or_else(|| short_model(pid, ':'), String::clone)
 }
 
 #[cfg(test)]
