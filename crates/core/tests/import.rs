@@ -517,3 +517,81 @@ fn a_first_look_reads_only_the_first_samples() {
         );
     }
 }
+
+/// The `not_carried` notes listing the top-level fields a reader left unread.
+fn unread(r: &EvaluationResult) -> Vec<String> {
+    r.report.experiment.evaluator_config["not_carried"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|s| s.starts_with("fields of "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_fields_a_reader_does_not_read_are_listed_once() {
+    let r = run(&[read("promptfoo/out.json")]);
+    assert_eq!(
+        unread(&r),
+        [
+            "fields of results.results[] this import does not read: `id`, `metadata`, `promptId`, `promptIdx`, `vars`",
+            "fields of the output file this import does not read: `runtimeOptions`, `vars`",
+        ]
+    );
+    for file in ["inspect/log.json", "inspect/log_tools.eval"] {
+        let u = unread(&run(&[read(file)]));
+        assert_eq!(u.len(), 2, "{file}: {u:?}");
+        assert!(
+            u[0].starts_with("fields of a sample this import does not read: `attachments`"),
+            "{file}: {u:?}"
+        );
+        assert!(
+            u[0].contains("`events`") && u[0].contains("`uuid`"),
+            "{file}: {u:?}"
+        );
+        assert!(
+            u[1].starts_with("fields of the log header this import does not read:"),
+            "{file}: {u:?}"
+        );
+        assert!(
+            u[1].contains("`plan`") && u[1].contains("`stats`"),
+            "{file}: {u:?}"
+        );
+    }
+    let r = run(&[
+        read("openai_evals/run.json"),
+        read("openai_evals/output_items.json"),
+    ]);
+    assert_eq!(
+        unread(&r),
+        [
+            "fields of an output item this import does not read: `created_at`, `eval_id`, `object`, `run_id`",
+            "fields of the run object this import does not read: `data_source`, `error`, `metadata`, `object`, `per_model_usage`, `report_url`",
+        ]
+    );
+    let dir = "lm_eval/fixture-org__tiny-fixture-lm";
+    let mut names: Vec<String> = std::fs::read_dir(data(dir))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let files: Vec<_> = names.iter().map(|n| read(&format!("{dir}/{n}"))).collect();
+    let u = unread(&run(&files));
+    assert_eq!(u.len(), 2, "{u:?}");
+    assert_eq!(
+        u[0],
+        "fields of a samples line this import does not read: `doc`, `doc_hash`, `prompt_hash`, `resps`, `target_hash`"
+    );
+    assert!(
+        u[1].starts_with("fields of results_*.json this import does not read: `chat_template`")
+            && u[1].contains("`versions`"),
+        "{u:?}"
+    );
+    let r = run(&[read("openai_evals/oaieval_log.jsonl")]);
+    assert_eq!(
+        unread(&r),
+        ["fields of an oaieval log line this import does not read: `created_at`, `created_by`, `event_id`, `run_id`"]
+    );
+}

@@ -110,6 +110,9 @@ pub(super) struct Collect {
     costs: BTreeMap<String, f64>,
     pub aggregates: Vec<SourceAggregate>,
     not_carried: BTreeSet<String>,
+    /// Per kind of element (`results.results[]`), the top-level fields met
+    /// that its reader does not read.
+    unread: BTreeMap<String, BTreeSet<String>>,
     pub problems: Vec<LineError>,
     /// Answers read (sample × model × epoch).
     samples: usize,
@@ -137,6 +140,7 @@ impl Collect {
             costs: BTreeMap::new(),
             aggregates: Vec::new(),
             not_carried: BTreeSet::new(),
+            unread: BTreeMap::new(),
             problems: Vec::new(),
             samples: 0,
             ids: std::collections::HashSet::new(),
@@ -166,6 +170,26 @@ impl Collect {
     /// Something the source held that the report cannot carry.
     pub fn not_carried(&mut self, what: impl Into<String>) {
         self.not_carried.insert(what.into());
+    }
+
+    /// The fields of one `element` (its path with `[]`, as
+    /// `results.results[]`) its reader left unread: listed once per import
+    /// in `not_carried`, each field once.
+    pub fn unread<'a>(&mut self, element: &str, fields: impl IntoIterator<Item = &'a String>) {
+        let mut fields = fields.into_iter().peekable();
+        if fields.peek().is_none() {
+            return;
+        }
+        if !self.unread.contains_key(element) {
+            self.unread.insert(element.to_string(), BTreeSet::new());
+        }
+        if let Some(seen) = self.unread.get_mut(element) {
+            for k in fields {
+                if !seen.contains(k) {
+                    seen.insert(k.clone());
+                }
+            }
+        }
     }
 
     /// A part that could not be read: `file`, its line (or entry number),
@@ -304,7 +328,14 @@ impl Collect {
     /// The report, through the one report builder (`report::assemble`) as
     /// every run's: each model's scores in the order the source gave them,
     /// model after model, its summaries recomputed from them.
-    pub fn finish(self) -> super::Imported {
+    pub fn finish(mut self) -> super::Imported {
+        for (element, fields) in std::mem::take(&mut self.unread) {
+            let names: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
+            self.not_carried.insert(format!(
+                "fields of {element} this import does not read: {}",
+                names.join(", ")
+            ));
+        }
         let metrics: Vec<String> = {
             let mut seen: Vec<String> = Vec::new();
             for s in &self.scores {

@@ -18,7 +18,10 @@
 //!   aggregates are kept beside them (`evaluator_config.source_aggregates`),
 //!   with a note wherever the two differ (`evaluator_config.differences`);
 //! - what the source held that the report cannot carry is listed
-//!   (`evaluator_config.not_carried`), and every part that could not be read
+//!   (`evaluator_config.not_carried`), among it the top-level fields of each
+//!   kind of element its reader does not read (each reader deserializes its
+//!   elements into typed structs, `typed.rs`, and keeps the other fields'
+//!   names), and every part that could not be read
 //!   is a located problem (`report.line_errors`: file, line or entry, field)
 //!   while the rest is kept.
 //!
@@ -32,6 +35,7 @@ mod inspect;
 mod lm_eval;
 mod openai_evals;
 mod promptfoo;
+mod typed;
 mod zip;
 
 use collect::Collect;
