@@ -8,4 +8,6 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 cargo build --quiet --release -p evalpage-cli --bin evalpage-toolcall-bench
-"$ROOT/target/release/evalpage-toolcall-bench" "$ROOT/crates/core/tests/data/bfcl" "${ROUNDS:-200}"
+# cargo's target directory (CARGO_TARGET_DIR, when set, moves it)
+TARGET="$(cargo metadata --format-version 1 --no-deps --offline | sed 's/.*"target_directory":"\([^"]*\)".*/\1/')"
+"$TARGET/release/evalpage-toolcall-bench" "$ROOT/crates/core/tests/data/bfcl" "${ROUNDS:-200}"
