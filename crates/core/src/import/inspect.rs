@@ -713,6 +713,7 @@ fn as_float(v: &Value) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::import::typed::seen::{listed, problems};
     use crate::import::Tool;
 
     #[test]
@@ -734,13 +735,7 @@ mod tests {
         let read_ok = read(&mut c, "log.json", text.as_bytes(), Part::InspectJson).is_ok();
         assert!(read_ok);
         let r = c.finish().report;
-        let listed: Vec<&str> = r.report.experiment.evaluator_config["not_carried"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .filter(|s| s.starts_with("fields of"))
-            .collect();
+        let listed = listed(&r, "fields of");
         assert_eq!(
             listed,
             [
@@ -748,13 +743,7 @@ mod tests {
                 "fields of the log header this import does not read: `brand_new_header_key`",
             ]
         );
-        let p: Vec<String> = r
-            .report
-            .line_errors
-            .iter()
-            .flatten()
-            .map(ToString::to_string)
-            .collect();
+        let p = problems(&r);
         assert_eq!(p.len(), 1, "{p:?}");
         assert!(p[0].contains("a string: expected a sample"), "{p:?}");
         assert_eq!(r.scores.iter().filter(|s| s.metric == "match").count(), 2);

@@ -376,6 +376,7 @@ fn figures(c: &mut Collect, file: &str, v: &ResultsDoc, model: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::import::typed::seen::{listed, problems};
     use crate::import::Tool;
 
     #[test]
@@ -406,13 +407,7 @@ mod tests {
         .is_ok();
         assert!(read_ok);
         let r = c.finish().report;
-        let listed: Vec<&str> = r.report.experiment.evaluator_config["not_carried"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .filter(|s| s.starts_with("fields of"))
-            .collect();
+        let listed = listed(&r, "fields of");
         assert_eq!(
             listed,
             [
@@ -420,13 +415,7 @@ mod tests {
                 "fields of results_*.json this import does not read: `brand_new`",
             ]
         );
-        let p: Vec<String> = r
-            .report
-            .line_errors
-            .iter()
-            .flatten()
-            .map(ToString::to_string)
-            .collect();
+        let p = problems(&r);
         assert_eq!(p.len(), 1, "{p:?}");
         assert!(
             p[0].contains(":3") && p[0].contains("an array: expected one JSON object"),

@@ -554,28 +554,9 @@ pub(super) fn read_log(c: &mut Collect, file: &str, bytes: &[u8]) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::import::typed::seen::{listed, problems};
     use crate::import::Tool;
     use serde_json::json;
-
-    fn listed(r: &crate::report::EvaluationResult, element: &str) -> Vec<String> {
-        r.report.experiment.evaluator_config["not_carried"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|v| v.as_str())
-            .filter(|s| s.contains(element))
-            .map(str::to_string)
-            .collect()
-    }
-
-    fn problems(r: &crate::report::EvaluationResult) -> Vec<String> {
-        r.report
-            .line_errors
-            .iter()
-            .flatten()
-            .map(ToString::to_string)
-            .collect()
-    }
 
     #[test]
     fn an_unknown_top_level_field_of_an_output_item_is_tolerated_and_listed() {

@@ -575,6 +575,7 @@ fn label_for(config: Option<&Config>, pid: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::import::typed::seen::{listed, problems};
     use crate::import::Tool;
 
     fn import(doc: &Value) -> crate::report::EvaluationResult {
@@ -608,13 +609,7 @@ mod tests {
         let r = import(&doc);
         assert!(r.report.line_errors.is_none(), "{:?}", r.report.line_errors);
         assert_eq!(r.scores.iter().filter(|s| s.metric == "pass").count(), 2);
-        let listed: Vec<&str> = r.report.experiment.evaluator_config["not_carried"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .filter(|s| s.contains("results.results[]"))
-            .collect();
+        let listed = listed(&r, "results.results[]");
         assert_eq!(
             listed,
             ["fields of results.results[] this import does not read: `brandNew`, `promptIdx`"]
@@ -630,13 +625,7 @@ mod tests {
             result(json!({"testIdx": 3})),
         ]}});
         let r = import(&doc);
-        let p: Vec<String> = r
-            .report
-            .line_errors
-            .iter()
-            .flatten()
-            .map(ToString::to_string)
-            .collect();
+        let p = problems(&r);
         assert!(
             p.iter().any(|e| e.contains("results.results[1].provider")),
             "{p:?}"

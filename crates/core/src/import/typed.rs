@@ -93,6 +93,34 @@ pub(super) fn element<T: DeserializeOwned>(v: &Value, expected: &str) -> Result<
     })
 }
 
+/// What the readers' tests look at in an import's report: the fields it
+/// listed as unread (the `not_carried` notes that hold `part`), and its
+/// problems as text.
+#[cfg(test)]
+pub(super) mod seen {
+    use crate::report::EvaluationResult;
+
+    pub fn listed(r: &EvaluationResult, part: &str) -> Vec<String> {
+        r.report.experiment.evaluator_config["not_carried"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str())
+            .filter(|s| s.contains(part))
+            .map(str::to_string)
+            .collect()
+    }
+
+    pub fn problems(r: &EvaluationResult) -> Vec<String> {
+        r.report
+            .line_errors
+            .iter()
+            .flatten()
+            .map(ToString::to_string)
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
