@@ -49,16 +49,33 @@ use std::collections::BTreeMap;
 
 /// Runs `sc` (with faults, or fault-free), its report rendered and checked.
 pub fn simulate(sc: &Scenario, faults: bool) -> Trace {
-    simulate_with(sc, faults, true)
+    fn one<K: Simulated + Clone>(sc: &Scenario, faults: bool) -> Trace
+    where
+        K::Record: serde::Serialize,
+    {
+        simulate_kind(sc, faults, true, &K::build(sc))
+    }
+    match sc.kind {
+        SimKind::Rag => one::<RagKind>(sc, faults),
+        SimKind::Task | SimKind::Agent => one::<TaskKind>(sc, faults),
+        SimKind::Retrieval => one::<RetrievalKind>(sc, faults),
+        SimKind::Dialog => one::<DialogKind>(sc, faults),
+    }
 }
 
-fn simulate_with(sc: &Scenario, faults: bool, report: bool) -> Trace {
-    match sc.kind {
-        SimKind::Rag => simulate_kind::<RagKind>(sc, faults, report),
-        SimKind::Task | SimKind::Agent => simulate_kind::<TaskKind>(sc, faults, report),
-        SimKind::Retrieval => simulate_kind::<RetrievalKind>(sc, faults, report),
-        SimKind::Dialog => simulate_kind::<DialogKind>(sc, faults, report),
-    }
+/// A seed's three runs of its kind, over one build of its dataset: with
+/// faults (its files rendered and checked), the same again (for its log's
+/// hash), and fault-free (for the verdicts).
+fn three_runs<K: Simulated + Clone>(sc: &Scenario) -> [Trace; 3]
+where
+    K::Record: serde::Serialize,
+{
+    let built = K::build(sc);
+    [
+        simulate_kind(sc, true, true, &built),
+        simulate_kind(sc, true, false, &built),
+        simulate_kind(sc, false, false, &built),
+    ]
 }
 
 /// The invariants of a seed's run: each broken one, said.
@@ -169,9 +186,12 @@ pub fn run_seed(seed: u64) -> (Scenario, Vec<String>, u64, u64) {
 /// Runs one scenario as [`run_seed`] runs a seed's (a seed's scenario kept
 /// as it was drawn when the generator changes).
 pub fn run_scenario(sc: Scenario) -> (Scenario, Vec<String>, u64, u64) {
-    let run = simulate_with(&sc, true, true);
-    let again = simulate_with(&sc, true, false);
-    let clean = simulate_with(&sc, false, false);
+    let [run, again, clean] = match sc.kind {
+        SimKind::Rag => three_runs::<RagKind>(&sc),
+        SimKind::Task | SimKind::Agent => three_runs::<TaskKind>(&sc),
+        SimKind::Retrieval => three_runs::<RetrievalKind>(&sc),
+        SimKind::Dialog => three_runs::<DialogKind>(&sc),
+    };
     let broken = check(&sc, &run, &clean, &again);
     (
         sc,

@@ -340,15 +340,23 @@ where
 
 /// Runs `sc` with its kind (with faults, or fault-free) and returns what it
 /// did; the report is rendered and checked only when `report` (a second run
-/// and the fault-free one need their log and verdicts alone).
-pub fn simulate_kind<K: Simulated>(sc: &Scenario, faults: bool, report: bool) -> Trace
+/// and the fault-free one need their log and verdicts alone). `built` is
+/// the kind over the scenario's dataset ([`Simulated::build`]), fresh: each
+/// run (and a resume) starts from a copy of it, so a seed's runs read and
+/// check its task and dataset once.
+pub fn simulate_kind<K: Simulated + Clone>(
+    sc: &Scenario,
+    faults: bool,
+    report: bool,
+    built: &K,
+) -> Trace
 where
     K::Record: serde::Serialize,
 {
     let mut trace = Trace::default();
     let spec = sc.start_spec();
     let mut part = new_part::<K>(sc, faults, START_MS);
-    let mut engine = match Pipeline::prepare(K::build(sc), &spec, None) {
+    let mut engine = match Pipeline::prepare(built.clone(), &spec, None) {
         Ok((engine, _)) => engine,
         Err(e) => {
             trace.broken.push(format!("the run was refused: {e}"));
@@ -382,7 +390,7 @@ where
             })
             .filter_map(record_key)
             .collect();
-        let (mut resumed, _) = match Pipeline::prepare(K::build(sc), &spec, Some(&prior)) {
+        let (mut resumed, _) = match Pipeline::prepare(built.clone(), &spec, Some(&prior)) {
             Ok(x) => x,
             Err(e) => {
                 trace.broken.push(format!("the resume was refused: {e}"));

@@ -96,7 +96,7 @@ pub struct DialogRunConfig {
 }
 
 /// A dialog evaluation as a kind of the one engine.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct DialogKind {
     cfg: DialogRunConfig,
     dialogs: Vec<Dialog>,

@@ -19,7 +19,7 @@ use crate::task::report::TaskInfo;
 
 /// The RAG check as a kind of evaluation: the `rag_qa` task's run with one
 /// model, and the RAG view of each settled case.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct RagKind {
     cfg: RunConfig,
     cases: Vec<RagCase>,

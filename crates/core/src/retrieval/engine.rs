@@ -153,7 +153,7 @@ pub struct RetrievalRunConfig {
 }
 
 /// The retrieval evaluation as a kind: one call per case.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct RetrievalKind {
     cfg: RetrievalRunConfig,
     cases: Vec<RetrievalCase>,

@@ -74,7 +74,7 @@ impl Job {
 
 /// A task (spec 004) as a kind of evaluation: every sample × every model,
 /// one call each, one pool per model.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct TaskKind {
     pub(super) cfg: TaskRunConfig,
     pub(super) task: Task,
