@@ -567,15 +567,16 @@ use evalpage_web::task::state::TaskState;
 fn task_spec(run_id: &str, latency: f64) -> TaskRunSpec {
     let state = TaskState::default();
     let task = state
+        .editors
         .check
         .checked
         .clone()
         .expect("the default preset is valid");
     let planned = plan(
         &task.task,
-        &state.choices,
-        &state.selected,
-        state.key_sources(),
+        &state.models.choices,
+        &state.models.selected,
+        state.models.key_sources(),
         latency,
     )
     .expect("two mock models");
@@ -594,7 +595,7 @@ fn task_spec(run_id: &str, latency: f64) -> TaskRunSpec {
             models: planned.iter().map(|m| m.settings.clone()).collect(),
         },
         task,
-        run_data: state.run_data.clone(),
+        run_data: state.data.run_data.clone(),
         calls: planned.into_iter().map(|m| m.call).collect(),
         judge: None,
         lang: Lang::En,
@@ -738,8 +739,8 @@ fn task_mode_comes_from_the_url() {
     assert_eq!(p.task.as_deref(), Some("support_qa"));
     assert_eq!(url::parse("?mode=nope").mode, None);
     let s = TaskState::with_preset(p.task.as_deref().unwrap_or_default());
-    assert_eq!(s.preset, Some("support_qa"));
-    assert_eq!(s.run_data.data.samples.len(), 8);
+    assert_eq!(s.editors.preset, Some("support_qa"));
+    assert_eq!(s.data.run_data.data.samples.len(), 8);
 }
 
 /// The first `n` records of a JSONL log (a run cut off after them).

@@ -34,7 +34,7 @@ pub fn loaded() -> Option<TaskCode> {
 
 /// `page` checked with the loaded code if it was made before the code came.
 pub fn checked(page: &Rc<TaskState>) -> Rc<TaskState> {
-    match (page.code, loaded()) {
+    match (page.editors.code, loaded()) {
         (None, Some(code)) => Rc::new(page.with_code(code)),
         _ => page.clone(),
     }

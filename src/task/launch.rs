@@ -54,11 +54,11 @@ fn argv(state: &TaskState, models: &[PlannedModel], params: &url::PageParams) ->
     let names: Vec<&str> = models.iter().map(|m| m.settings.name.as_str()).collect();
     let mut argv = vec![
         "mode=task".to_string(),
-        format!("task={}", state.task_file),
-        format!("dataset={}", state.run_data.data.name),
+        format!("task={}", state.editors.task_file),
+        format!("dataset={}", state.data.run_data.data.name),
         format!("models={}", names.join(",")),
     ];
-    if let Some(m) = &state.run_data.metadata {
+    if let Some(m) = &state.data.run_data.metadata {
         argv.push(format!("metadata={m}"));
     }
     if let Some(d) = params.demo_latency {
@@ -91,7 +91,7 @@ impl ModeLaunch for TaskLaunch {
 
     /// The code that checks the task, when *Start* comes before it.
     fn fetch(&self, page: &Rc<TaskState>) -> Option<Fetching> {
-        if page.code.is_some() || code::loaded().is_some() {
+        if page.editors.code.is_some() || code::loaded().is_some() {
             return None;
         }
         let (state, lang) = (self.state.clone(), self.lang);
@@ -109,15 +109,15 @@ impl ModeLaunch for TaskLaunch {
         if let Some((zh, en)) = page.blocker() {
             return Err(lang.pick(zh, en).to_string());
         }
-        let Some(task) = page.check.checked.clone() else {
+        let Some(task) = page.editors.check.checked.clone() else {
             return Err(lang.pick("任务无效", "The task is not valid").to_string());
         };
         let planned = plan(
             &task.task,
-            &page.choices,
-            &page.selected,
-            page.key_sources(),
-            page.settings.mock_latency,
+            &page.models.choices,
+            &page.models.selected,
+            page.models.key_sources(),
+            page.run.settings.mock_latency,
         )?;
         let started = t.started_at_ms.unwrap_or_else(now_ms);
         let run_id = t
@@ -126,11 +126,11 @@ impl ModeLaunch for TaskLaunch {
             .unwrap_or_else(|| RunKind::Task.run_id(started, entropy()));
         let judge = plan_judge(
             &task.task,
-            &page.choices,
-            &page.judge,
-            page.key_sources(),
-            page.settings.mock_latency,
-            page.settings.run_settings(&planned, started),
+            &page.models.choices,
+            &page.models.judge,
+            page.models.key_sources(),
+            page.run.settings.mock_latency,
+            page.run.settings.run_settings(&planned, started),
         )?;
         // The judge's price (a priced registry entry) prices its usage row, as in the CLI.
         let (judge, judge_price) = match judge {
@@ -144,11 +144,11 @@ impl ModeLaunch for TaskLaunch {
                 tool: "evalpage-web".into(),
                 started_at_ms: started,
                 argv: argv(page, &planned, &self.params),
-                settings: page.settings.run_settings(&planned, started),
+                settings: page.run.settings.run_settings(&planned, started),
                 ..RunIdentity::default()
             },
             backend: backend(&planned),
-            repeats: page.settings.repeats(&task.task),
+            repeats: page.run.settings.repeats(&task.task),
             models: planned.iter().map(|m| m.settings.clone()).collect(),
         };
         let prices = planned
@@ -158,17 +158,17 @@ impl ModeLaunch for TaskLaunch {
         let spec = TaskRunSpec {
             cfg,
             task,
-            run_data: page.run_data.clone(),
+            run_data: page.data.run_data.clone(),
             calls: planned.into_iter().map(|m| m.call).collect(),
             judge,
             lang,
             start: StartSpec {
-                policy: page.settings.policy(),
-                max_cost: page.settings.max_cost,
+                policy: page.run.settings.policy(),
+                max_cost: page.run.settings.max_cost,
                 prices,
                 judge_price,
             },
-            batch: page.batch.clone(),
+            batch: page.run.batch.clone(),
             persist: None,
             prior_log: t.log.clone(),
         };
@@ -204,8 +204,8 @@ impl ModeLaunch for TaskLaunch {
                 .to_string(),
             );
         };
-        if page.code.is_none() {
-            let why = match page.code_failed {
+        if page.editors.code.is_none() {
+            let why = match page.editors.code_failed {
                 true => code::not_loaded(lang),
                 false => lang.pick(
                     "任务仍在检查中，请稍后再试",
@@ -215,7 +215,12 @@ impl ModeLaunch for TaskLaunch {
             return Some(why.to_string());
         }
         let field = |k: &str| meta.get(k).and_then(Value::as_str).unwrap_or_default();
-        let task = page.check.checked.as_ref().map(|t| t.info.name.as_str());
+        let task = page
+            .editors
+            .check
+            .checked
+            .as_ref()
+            .map(|t| t.info.name.as_str());
         if meta.get("task").is_none() {
             return Some(
                 lang.pick(
@@ -229,7 +234,7 @@ impl ModeLaunch for TaskLaunch {
         // name is what the page can know of it.
         let file_name = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or(p).to_string();
         if task != Some(field("task"))
-            || file_name(field("dataset")) != file_name(&page.run_data.data.name)
+            || file_name(field("dataset")) != file_name(&page.data.run_data.data.name)
         {
             return Some(format!(
                 "{} {} / {} ({} {} / {})",
@@ -238,7 +243,7 @@ impl ModeLaunch for TaskLaunch {
                 field("dataset"),
                 lang.pick("当前加载的是", "loaded:"),
                 task.unwrap_or("?"),
-                page.run_data.data.name,
+                page.data.run_data.data.name,
             ));
         }
         None
@@ -263,20 +268,21 @@ impl ModeLaunch for TaskLaunch {
 /// run waits with a prompt that names the origin.
 pub fn start_checked(m: &TaskLaunch, confirm: bool) {
     let state = &m.state;
-    let mut agreed = (*state.plain_http_ok).clone();
-    if let (true, Some(p)) = (confirm, &state.key_prompt) {
+    let mut agreed = (*state.models.plain_http_ok).clone();
+    if let (true, Some(p)) = (confirm, &state.models.key_prompt) {
         agreed.insert(p.origin.clone());
         state.dispatch(TaskAction::AllowPlainHttp(p.origin.clone()));
     }
     let ticked = state
+        .models
         .choices
         .iter()
-        .filter(|c| state.selected.contains(&c.name));
+        .filter(|c| state.models.selected.contains(&c.name));
     for c in ticked {
         let ModelSource::Endpoint(e) = &c.source else {
             continue;
         };
-        let keyed = state.ring.get(&e.origin).is_some();
+        let keyed = state.models.ring.get(&e.origin).is_some();
         let target = url::target(&e.entry.base_url);
         if let (true, Some(t)) = (keyed, target) {
             if t.plain_http_remote && !agreed.contains(&t.origin) {
@@ -295,8 +301,8 @@ pub fn start_checked(m: &TaskLaunch, confirm: bool) {
 /// endpoint's origin and a typed key is kept for its origin, in memory only
 /// (`keys::settle`, as in the RAG check).
 pub fn edit_endpoint(state: &UseReducerHandle<TaskState>, new: ModelSettings) {
-    let old = state.endpoint.clone();
-    let mut ring = (*state.ring).clone();
+    let old = state.models.endpoint.clone();
+    let mut ring = (*state.models.ring).clone();
     let old_origin = url::origin(&old.base_url);
     let new_origin = url::origin(&new.base_url);
     let new = ModelSettings {
@@ -317,7 +323,7 @@ pub fn edit_endpoint(state: &UseReducerHandle<TaskState>, new: ModelSettings) {
 /// its model id (made unique), called through the same engine, with the key
 /// kept for its origin.
 pub fn add_endpoint(state: &UseReducerHandle<TaskState>) {
-    let e = &state.endpoint;
+    let e = &state.models.endpoint;
     if e.problem().is_some() {
         return;
     }
@@ -326,7 +332,7 @@ pub fn add_endpoint(state: &UseReducerHandle<TaskState>) {
     };
     let model = e.model.trim();
     let entry = ModelEntry {
-        name: endpoint_name(model, &origin, &state.choices),
+        name: endpoint_name(model, &origin, &state.models.choices),
         base_url: e.base_url.trim().to_string(),
         model: Some(model.to_string()),
         api_key_env: None,

@@ -59,7 +59,7 @@ use yew::prelude::*;
 fn initial_state(params: &url::PageParams) -> TaskState {
     let mut s = TaskState::new(params.task.as_deref().unwrap_or_default(), None);
     let d = TaskRunSettings::default();
-    s.settings = TaskRunSettings {
+    s.run.settings = TaskRunSettings {
         concurrency: params.concurrency.map_or(d.concurrency, |c| c.clamp(1, 64)),
         mock_latency: params.demo_latency.map_or(d.mock_latency, |l| l.max(0.0)),
         timeout_s: params.timeout_s.map_or(d.timeout_s, |t| t.clamp(1, 600)),
@@ -71,8 +71,8 @@ fn initial_state(params: &url::PageParams) -> TaskState {
         repeats: d.repeats,
         max_cost: d.max_cost,
     };
-    let e = &s.endpoint;
-    s.endpoint = Rc::new(ModelSettings {
+    let e = &s.models.endpoint;
+    s.models.endpoint = Rc::new(ModelSettings {
         base_url: params
             .endpoint
             .clone()
@@ -118,7 +118,7 @@ fn initial_state(params: &url::PageParams) -> TaskState {
             continue;
         }
         let entry = ModelEntry {
-            name: endpoint_name(model, &origin, &s.choices),
+            name: endpoint_name(model, &origin, &s.models.choices),
             base_url: base.clone(),
             model: Some(model.clone()),
             api_key_env: None,
@@ -137,12 +137,14 @@ fn initial_state(params: &url::PageParams) -> TaskState {
 /// What a share link of the task mode is made of.
 fn share_spec(state: &TaskState, lang: Lang) -> ShareSpec {
     let preset = state
+        .editors
         .preset
         .and_then(|n| PRESETS.iter().find(|p| p.name == n));
     let ticked = state
+        .models
         .choices
         .iter()
-        .filter(|c| state.selected.contains(&c.name));
+        .filter(|c| state.models.selected.contains(&c.name));
     let (mut mocks, mut endpoints, mut registry) = (Vec::new(), Vec::new(), Vec::new());
     for c in ticked {
         match &c.source {
@@ -160,16 +162,16 @@ fn share_spec(state: &TaskState, lang: Lang) -> ShareSpec {
         &share::TaskShare {
             preset: preset.map(|p| p.name),
             preset_yaml: preset.map(|p| p.yaml),
-            task_text: &state.task_text,
-            template_text: &state.template_text,
-            file: state.file.as_deref(),
-            dataset_url: state.dataset_url.as_deref(),
+            task_text: &state.editors.task_text,
+            template_text: &state.editors.template_text,
+            file: state.data.file.as_deref(),
+            dataset_url: state.data.dataset_url.as_deref(),
             mocks,
             endpoints,
             registry,
-            endpoint: &state.endpoint,
-            settings: state.settings,
-            judge: &state.judge,
+            endpoint: &state.models.endpoint,
+            settings: state.run.settings,
+            judge: &state.models.judge,
         },
         lang,
     )
@@ -178,7 +180,7 @@ fn share_spec(state: &TaskState, lang: Lang) -> ShareSpec {
 /// Where the endpoint form's requests go: its origin, and whether the key
 /// kept for that origin goes with them.
 fn endpoint_target(state: &TaskState) -> Option<Rc<TargetLine>> {
-    let e = &state.endpoint;
+    let e = &state.models.endpoint;
     Some(Rc::new(TargetLine::Endpoint {
         with_key: !e.api_key.trim().is_empty(),
         target: url::target(&e.base_url)?,
@@ -356,7 +358,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
         let then = Callback::from(move |l| state.dispatch(TaskAction::SetLocal(l)));
         crate::effects::local_model::picker(then)
     };
-    let with_key: Rc<BTreeSet<String>> = Rc::new(state.keys.keys().cloned().collect());
+    let with_key: Rc<BTreeSet<String>> = Rc::new(state.models.keys.keys().cloned().collect());
     let blocked = state.blocker().map(|(zh, en)| lang.pick(zh, en));
     let share = Rc::new(share_spec(state, lang));
     // What Start would send, beside it: recomputed when the task, the data,
@@ -365,12 +367,12 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
         let s = state.clone();
         use_memo(
             (
-                state.check.clone(),
-                state.run_data.clone(),
-                state.choices.clone(),
-                state.selected.clone(),
-                state.settings,
-                state.code.is_some(),
+                state.editors.check.clone(),
+                state.data.run_data.clone(),
+                state.models.choices.clone(),
+                state.models.selected.clone(),
+                state.run.settings,
+                state.editors.code.is_some(),
                 lang,
             ),
             move |_| estimate_line(&s, lang),
@@ -411,7 +413,7 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
         })
     };
     // The finished run's report, read once from its report.json.
-    let usage_report = use_memo(state.artifacts.clone(), |a| {
+    let usage_report = use_memo(state.run.artifacts.clone(), |a| {
         a.as_ref()
             .and_then(|a| a.file("report.json"))
             .and_then(|t| serde_json::from_str::<evalpage_core::report::EvaluationResult>(t).ok())
@@ -422,55 +424,55 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
             <ResumeBanner {lang} offers={p.offers.list.clone()} disabled={running} {on_resume} {on_discard} />
             <section class="setup">
                 <div class="column">
-                    <TaskEditor {lang} preset={state.preset} task_text={state.task_text.clone()}
-                        template_text={state.template_text.clone()} check={state.check.clone()}
-                        pending={state.task_pending() && !state.code_failed} disabled={running}
+                    <TaskEditor {lang} preset={state.editors.preset} task_text={state.editors.task_text.clone()}
+                        template_text={state.editors.template_text.clone()} check={state.editors.check.clone()}
+                        pending={state.editors.pending() && !state.editors.code_failed} disabled={running}
                         on_preset={send(state, TaskAction::ChoosePreset)} on_task={send(state, TaskAction::EditTask)}
                         on_template={send(state, TaskAction::EditTemplate)} on_check={send(state, |_: ()| TaskAction::Check)}
                         on_task_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadTask))}
                         on_template_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadTemplate))}
-                        code_failed={state.code_failed} {on_retry} />
+                        code_failed={state.editors.code_failed} {on_retry} />
                     <PromptPreview {lang} preview={state.preview.clone()} />
                 </div>
                 <div class="column">
-                    <TaskDatasetPanel {lang} run_data={state.run_data.clone()} metadata={state.metadata.clone()}
-                        error={state.load_error.clone()} disabled={running}
+                    <TaskDatasetPanel {lang} run_data={state.data.run_data.clone()} metadata={state.data.metadata.clone()}
+                        error={state.data.load_error.clone()} disabled={running}
                         on_file={read_dataset(state)}
                         on_demo={send(state, |_: ()| TaskAction::UseDemo)}
                         on_metadata={read_file(state, |name, b| TaskAction::SetMetadata(Rc::new(LoadedMetadata::read(&name, &b))))}
                         on_clear_metadata={send(state, |_: ()| TaskAction::ClearMetadata)} />
-                    <TaskModelsPanel {lang} choices={state.choices.clone()} selected={state.selected.clone()} {with_key}
-                        registry_text={state.registry_text.clone()} registry={state.registry.clone()}
-                        pending={state.registry_pending()} settings={state.settings} task_repeats={state.task_repeats()} disabled={running}
+                    <TaskModelsPanel {lang} choices={state.models.choices.clone()} selected={state.models.selected.clone()} {with_key}
+                        registry_text={state.models.registry_text.clone()} registry={state.models.registry.clone()}
+                        pending={state.models.pending()} settings={state.run.settings} task_repeats={state.task_repeats()} disabled={running}
                         on_toggle={send(state, |(n, on): (String, bool)| TaskAction::Toggle(n, on))}
                         on_key={send(state, |(n, k): (String, String)| TaskAction::SetKey(n, k))}
                         on_registry={send(state, TaskAction::EditRegistry)}
                         on_registry_check={send(state, |_: ()| TaskAction::CheckRegistry)}
                         on_registry_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadRegistry))}
                         on_settings={send(state, |s: TaskRunSettings| TaskAction::SetSettings(s))}
-                        judged={state.judged()} judge={state.judge.clone()}
+                        judged={state.judged()} judge={state.models.judge.clone()}
                         on_judge={send(state, TaskAction::SetJudge)}
-                        local={state.local.clone()} {on_local} />
-                    <EndpointPanel {lang} settings={state.endpoint.clone()} disabled={running} on_change={on_endpoint}
-                        on_add={on_add_endpoint} key_origins={Rc::new(state.ring.origins())}
+                        local={state.models.local.clone()} {on_local} />
+                    <EndpointPanel {lang} settings={state.models.endpoint.clone()} disabled={running} on_change={on_endpoint}
+                        on_add={on_add_endpoint} key_origins={Rc::new(state.models.ring.origins())}
                         on_forget_keys={send(state, |_: ()| TaskAction::ForgetKeys)} target={endpoint_target(state)} />
                 </div>
             </section>
-            <RunControls {lang} {status} progress={state.run.as_ref().map(|r| r.controls_progress())}
-                blocked={if running { None } else { blocked }} error={state.start_error.clone()}
-                {on_start} {on_cancel} {on_pause} key_prompt={state.key_prompt.clone()} {on_confirm_key}
+            <RunControls {lang} {status} progress={state.run.snapshot.as_ref().map(|r| r.controls_progress())}
+                blocked={if running { None } else { blocked }} error={state.run.start_error.clone()}
+                {on_start} {on_cancel} {on_pause} key_prompt={state.models.key_prompt.clone()} {on_confirm_key}
                 on_dismiss_key={send(state, |_: ()| TaskAction::PromptKey(None))}
                 estimate={(*estimate).clone()} />
-            if let Some(why) = state.run.as_ref().and_then(|r| r.prompt_stop(lang)) {
+            if let Some(why) = state.run.snapshot.as_ref().and_then(|r| r.prompt_stop(lang)) {
                 <section class="panel"><p class="error" data-testid="stopped">{why}</p></section>
             }
-            <TaskBatchPanel {lang} batch={state.batch.clone()} disabled={running} on_export={on_batch_export}
+            <TaskBatchPanel {lang} batch={state.run.batch.clone()} disabled={running} on_export={on_batch_export}
                 on_files={on_batch_files} on_clear={send(state, |_: ()| TaskAction::SetBatch(None))} />
             <ShareLink {lang} spec={share} />
-            <TaskDownloads {lang} artifacts={state.artifacts.clone()} />
+            <TaskDownloads {lang} artifacts={state.run.artifacts.clone()} />
             <crate::components::usage_table::UsageTable {lang} report={(*usage_report).clone()} />
-            <TaskSummary {lang} run={state.run.clone()} />
-            <TaskSampleTable {lang} run={state.run.clone()} />
+            <TaskSummary {lang} run={state.run.snapshot.clone()} />
+            <TaskSampleTable {lang} run={state.run.snapshot.clone()} />
             <ResumeLog {lang} task=true disabled={running} {on_resume_log} />
         </>
     }
@@ -480,14 +482,15 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
 /// model (`task::estimate`, as `evalpage run --estimate` counts them); `None`
 /// until a valid task, data and ticked models are there.
 fn estimate_line(state: &TaskState, lang: Lang) -> Option<AttrValue> {
-    let task = state.check.checked.as_ref()?;
-    if state.run_data.data.samples.is_empty() {
+    let task = state.editors.check.checked.as_ref()?;
+    if state.data.run_data.data.samples.is_empty() {
         return None;
     }
     let models: Vec<(String, Option<evalpage_core::report::Price>, Option<u64>)> = state
+        .models
         .choices
         .iter()
-        .filter(|c| state.selected.contains(&c.name))
+        .filter(|c| state.models.selected.contains(&c.name))
         .map(|c| {
             let (price, params) = c.price_and_params(&task.task.default_params);
             let max_tokens = params.get("max_tokens").and_then(serde_json::Value::as_u64);
@@ -498,7 +501,7 @@ fn estimate_line(state: &TaskState, lang: Lang) -> Option<AttrValue> {
         return None;
     }
     let prompts = state.prompts()?;
-    let settings = &state.settings;
+    let settings = &state.run.settings;
     let repeats = settings.repeats(&task.task).n;
     let parts: Vec<String> = evalpage_core::task::estimate(&prompts, repeats, &models)
         .iter()

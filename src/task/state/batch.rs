@@ -74,22 +74,24 @@ impl BatchAnswers {
 /// The files of a batch export of the run `state` would start: (path, text).
 pub fn export(state: &TaskState) -> Result<Vec<(String, String)>, String> {
     let task = state
+        .editors
         .check
         .checked
         .as_ref()
         .ok_or("the task is not valid")?;
-    let samples = &state.run_data.data.samples;
+    let samples = &state.data.run_data.data.samples;
     let n = samples.len();
-    let settings: &TaskRunSettings = &state.settings;
+    let settings: &TaskRunSettings = &state.run.settings;
     let repeats = settings.repeats(&task.task).n;
     let r = repeats.max(1) as usize;
     let prompts = state
         .prompts()
         .ok_or("the code that checks the task is not loaded yet")?;
     let models: Vec<_> = state
+        .models
         .choices
         .iter()
-        .filter(|c| state.selected.contains(&c.name))
+        .filter(|c| state.models.selected.contains(&c.name))
         .collect();
     let mut requests: Vec<(String, serde_json::Value)> = Vec::new();
     for (m, choice) in models.iter().enumerate() {
@@ -119,14 +121,14 @@ pub fn export(state: &TaskState) -> Result<Vec<(String, String)>, String> {
             .collect();
     let listed: Vec<String> = files.iter().map(|(name, _)| name.clone()).collect();
     if total == 0 {
-        return Err(nothing_to_export(&state.run_data.data, &prompts));
+        return Err(nothing_to_export(&state.data.run_data.data, &prompts));
     }
     let manifest = serde_json::json!({
         "version": 1,
         "made_by": "evalpage page",
         "task": task.info.name,
         "task_version": task.info.version,
-        "dataset": state.run_data.data.name,
+        "dataset": state.data.run_data.data.name,
         "models": models.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
         "repeats": repeats,
         "rounds": [{"round": 1, "requests": total, "files": listed}],

@@ -248,3 +248,60 @@ mod tests {
         assert_eq!(preview(&task, &run.data), Preview::NoSample);
     }
 }
+
+/// The dataset as the user chose it, and as read: one concern of
+/// [`super::TaskState`] (read in the checked task's format, so `TaskState`
+/// reads it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataInputs {
+    /// The file the user loaded (`None`: the demo for the task's format).
+    pub file: Option<Rc<LoadedFile>>,
+    /// The URL `file` was fetched from (`?dataset=`); `None` for a local file.
+    pub dataset_url: Option<Rc<str>>,
+    /// The `metadata.json` the user loaded.
+    pub metadata: Option<Rc<LoadedMetadata>>,
+    /// The dataset as read in the task's format.
+    pub run_data: Rc<RunData>,
+    /// Why a file could not be read.
+    pub load_error: Option<Rc<str>>,
+}
+
+impl Default for DataInputs {
+    /// The demo of the samples format.
+    fn default() -> Self {
+        DataInputs {
+            file: None,
+            dataset_url: None,
+            metadata: None,
+            run_data: Rc::new(read(DatasetFormat::Samples, None, None, None)),
+            load_error: None,
+        }
+    }
+}
+
+impl DataInputs {
+    /// Reads the dataset again in `format` (for the task's `template`).
+    pub fn reload(&mut self, format: DatasetFormat, template: Option<&str>) {
+        self.run_data = Rc::new(read(
+            format,
+            template,
+            self.file.as_deref(),
+            self.metadata.as_deref(),
+        ));
+    }
+
+    /// A file was loaded (from `url`, for `?dataset=`), not read yet.
+    pub fn set_file(&mut self, file: Rc<LoadedFile>, url: Option<Rc<str>>) {
+        self.file = Some(file);
+        self.dataset_url = url;
+        self.load_error = None;
+    }
+
+    /// Back to the built-in demo, without metadata, not read yet.
+    pub fn use_demo(&mut self) {
+        self.file = None;
+        self.dataset_url = None;
+        self.metadata = None;
+        self.load_error = None;
+    }
+}

@@ -34,22 +34,23 @@ impl StoredRun {
         let shown = format!(
             "{} · {} · {}",
             inputs.task.name,
-            state.run_data.data.name,
+            state.data.run_data.data.name,
             inputs.model_names()
         );
         StoredRun {
             run_id: run_id.to_string(),
             started_at_ms,
             status: "running".into(),
-            dataset_name: state.run_data.data.name.clone(),
+            dataset_name: state.data.run_data.data.name.clone(),
             lang: lang.code().into(),
-            total: state.run_data.data.samples.len()
+            total: state.data.run_data.data.samples.len()
                 * inputs.models.len()
                 * state
+                    .editors
                     .check
                     .checked
                     .as_ref()
-                    .map_or(1, |c| state.settings.repeats(&c.task).n as usize),
+                    .map_or(1, |c| state.run.settings.repeats(&c.task).n as usize),
             inputs: StoredInputs::of(&inputs),
             shown,
             origins,
@@ -61,9 +62,10 @@ impl TaskInputs {
     /// What a run of `state` is made of.
     pub fn of(state: &TaskState) -> TaskInputs {
         let models: Vec<StoredModel> = state
+            .models
             .choices
             .iter()
-            .filter(|c| state.selected.contains(&c.name))
+            .filter(|c| state.models.selected.contains(&c.name))
             .map(|c| match &c.source {
                 ModelSource::Mock => StoredModel {
                     name: c.name.clone(),
@@ -83,47 +85,48 @@ impl TaskInputs {
                     name: c.name.clone(),
                     entry: Some(e.clone()),
                     endpoint_origin: None,
-                    keyed: state.keys.contains_key(&c.name),
+                    keyed: state.models.keys.contains_key(&c.name),
                     local: None,
                 },
                 ModelSource::Endpoint(m) => StoredModel {
                     name: c.name.clone(),
                     entry: Some(m.entry.clone()),
                     endpoint_origin: Some(m.origin.clone()),
-                    keyed: state.ring.get(&m.origin).is_some(),
+                    keyed: state.models.ring.get(&m.origin).is_some(),
                     local: None,
                 },
             })
             .collect();
         let task_name = state
+            .editors
             .check
             .checked
             .as_ref()
-            .map_or_else(|| state.task_file.clone(), |t| t.info.name.clone());
+            .map_or_else(|| state.editors.task_file.clone(), |t| t.info.name.clone());
         TaskInputs {
             task: StoredTask {
                 name: task_name,
-                preset: state.preset.map(str::to_string),
-                file: state.task_file.clone(),
-                text: state.task_text.to_string(),
-                template_file: state.template_file.clone(),
-                template_text: state.template_text.to_string(),
+                preset: state.editors.preset.map(str::to_string),
+                file: state.editors.task_file.clone(),
+                text: state.editors.task_text.to_string(),
+                template_file: state.editors.template_file.clone(),
+                template_text: state.editors.template_text.to_string(),
             },
-            dataset: state.file.as_ref().map(|f| StoredFile {
+            dataset: state.data.file.as_ref().map(|f| StoredFile {
                 name: f.name.clone(),
                 content: StoredBytes::of(&f.bytes),
             }),
-            metadata: state.metadata.as_ref().map(|m| StoredFile {
+            metadata: state.data.metadata.as_ref().map(|m| StoredFile {
                 name: m.name.clone(),
                 content: StoredBytes::of(&m.bytes),
             }),
             registry: StoredFile {
-                name: state.registry_file.clone(),
-                content: StoredBytes::Text(state.registry_text.to_string()),
+                name: state.models.registry_file.clone(),
+                content: StoredBytes::Text(state.models.registry_text.to_string()),
             },
             models,
-            settings: state.settings,
-            judge: Some(state.judge.to_string()),
+            settings: state.run.settings,
+            judge: Some(state.models.judge.to_string()),
         }
     }
 }
@@ -139,35 +142,36 @@ impl TaskState {
             .as_deref()
             .and_then(|n| PRESETS.iter().find(|p| p.name == n))
             .map(|p| p.name);
-        let mut next = TaskState::new(preset.unwrap_or(DEFAULT_PRESET), self.code);
-        next.preset = preset;
-        next.task_file = s.task.file.clone();
-        next.task_text = Rc::from(s.task.text.as_str());
-        next.template_file = s.task.template_file.clone();
-        next.template_text = Rc::from(s.task.template_text.as_str());
-        next.file = s.dataset.as_ref().map(|f| {
+        let mut next = TaskState::new(preset.unwrap_or(DEFAULT_PRESET), self.editors.code);
+        next.editors.preset = preset;
+        next.editors.task_file = s.task.file.clone();
+        next.editors.task_text = Rc::from(s.task.text.as_str());
+        next.editors.template_file = s.task.template_file.clone();
+        next.editors.template_text = Rc::from(s.task.template_text.as_str());
+        next.data.file = s.dataset.as_ref().map(|f| {
             Rc::new(LoadedFile {
                 name: f.name.clone(),
                 bytes: Rc::from(f.content.bytes()),
             })
         });
-        next.metadata = s
+        next.data.metadata = s
             .metadata
             .as_ref()
             .map(|m| Rc::new(LoadedMetadata::read(&m.name, m.content.bytes())));
-        next.registry_file = s.registry.name.clone();
-        next.registry_text = Rc::from(String::from_utf8_lossy(s.registry.content.bytes()).as_ref());
-        next.selected = Rc::new(s.models.iter().map(|m| m.name.clone()).collect());
-        next.settings = s.settings;
+        next.models.registry_file = s.registry.name.clone();
+        next.models.registry_text =
+            Rc::from(String::from_utf8_lossy(s.registry.content.bytes()).as_ref());
+        next.models.selected = Rc::new(s.models.iter().map(|m| m.name.clone()).collect());
+        next.run.settings = s.settings;
         if let Some(j) = &s.judge {
-            next.judge = Rc::from(j.as_str());
+            next.models.judge = Rc::from(j.as_str());
         }
-        next.keys = self.keys.clone();
-        next.ring = self.ring.clone();
-        next.endpoint = self.endpoint.clone();
-        next.plain_http_ok = self.plain_http_ok.clone();
-        next.local = self.local.clone();
-        next.endpoints = Rc::new(
+        next.models.keys = self.models.keys.clone();
+        next.models.ring = self.models.ring.clone();
+        next.models.endpoint = self.models.endpoint.clone();
+        next.models.plain_http_ok = self.models.plain_http_ok.clone();
+        next.models.local = self.models.local.clone();
+        next.models.endpoints = Rc::new(
             s.models
                 .iter()
                 .filter_map(|m| {
@@ -188,12 +192,12 @@ impl TaskState {
     pub fn resume_problem(&self, s: &TaskInputs, lang: Lang) -> Option<String> {
         for m in &s.models {
             if let Some(file) = &m.local {
-                match file.refusal(self.local.loaded(), lang) {
+                match file.refusal(self.models.local.loaded(), lang) {
                     Some(why) => return Some(why),
                     None => continue,
                 }
             }
-            let choice = self.choices.iter().find(|c| c.name == m.name);
+            let choice = self.models.choices.iter().find(|c| c.name == m.name);
             let same = match (choice.map(|c| &c.source), &m.entry) {
                 (Some(ModelSource::Mock), None) => true,
                 (Some(ModelSource::Registry(now)), Some(then)) => now == then,
@@ -211,7 +215,7 @@ impl TaskState {
                 ));
             }
             if let Some(var) = m.entry.as_ref().and_then(|e| e.api_key_env.as_deref()) {
-                if !self.keys.contains_key(&m.name) {
+                if !self.models.keys.contains_key(&m.name) {
                     return Some(format!(
                         "{}: {} ({var})",
                         m.name,
@@ -223,7 +227,7 @@ impl TaskState {
                 }
             }
             if let (Some(origin), true) = (&m.endpoint_origin, m.keyed) {
-                if self.ring.get(origin).is_none() {
+                if self.models.ring.get(origin).is_none() {
                     return Some(format!(
                         "{}: {} ({origin})",
                         m.name,
@@ -350,12 +354,12 @@ mod tests {
         let back = &inputs(&back);
         let fresh = TaskState::default();
         let restored = fresh.restored(back);
-        assert_eq!(restored.preset, Some("support_qa"));
-        assert_eq!(restored.run_data.data.name, "mine.jsonl");
-        assert_eq!(restored.run_data.data.samples.len(), 1);
-        assert_eq!(restored.selected, s.selected);
+        assert_eq!(restored.editors.preset, Some("support_qa"));
+        assert_eq!(restored.data.run_data.data.name, "mine.jsonl");
+        assert_eq!(restored.data.run_data.data.samples.len(), 1);
+        assert_eq!(restored.models.selected, s.models.selected);
         assert_eq!(restored.blocker(), None);
-        assert!(restored.keys.is_empty());
+        assert!(restored.models.keys.is_empty());
         let problem = restored.resume_problem(back, Lang::En).expect("no key");
         assert!(
             problem.starts_with("local: type its API key again"),
@@ -364,7 +368,7 @@ mod tests {
         let keyed = Rc::new(restored).reduce(TaskAction::SetKey("local".into(), "sk-2".into()));
         let again = keyed.restored(back);
         assert_eq!(
-            again.keys.get("local").map(|k| k.key.expose()),
+            again.models.keys.get("local").map(|k| k.key.expose()),
             Some("sk-2")
         );
         assert_eq!(again.resume_problem(back, Lang::En), None);
@@ -384,7 +388,7 @@ mod tests {
         let s = Rc::new(TaskState::with_preset("support_qa"))
             .reduce(TaskAction::SetLocal(info("gemma.gguf", "a5fd3b62230aa5ec")));
         assert!(
-            s.selected.contains("gemma.gguf"),
+            s.models.selected.contains("gemma.gguf"),
             "a file just loaded is ticked"
         );
         let stored = StoredRun::of_task(&s, "run-3", 1, Lang::En, |_| None);
@@ -412,7 +416,7 @@ mod tests {
             .reduce(TaskAction::SetLocal(info("gemma.gguf", "a5fd3b62230aa5ec")))
             .restored(&back);
         assert_eq!(same.resume_problem(&back, Lang::En), None);
-        assert!(same.selected.contains("gemma.gguf"));
+        assert!(same.models.selected.contains("gemma.gguf"));
     }
 
     #[test]
@@ -449,7 +453,7 @@ mod tests {
         let mut ring = KeyRing::default();
         ring.set(&origin, "sk-form-never-stored", false);
         let s = Rc::new(TaskState::default());
-        let endpoint = s.endpoint.clone();
+        let endpoint = s.models.endpoint.clone();
         let s = s.reduce(TaskAction::SetEndpoint(endpoint, Rc::new(ring)));
         let added = EndpointModel {
             entry,
@@ -463,8 +467,8 @@ mod tests {
         assert_eq!(inputs.model_names(), "mock-a, mock-b, evalpage-demo");
         let fresh = TaskState::default();
         let restored = fresh.restored(inputs);
-        assert_eq!(restored.choices.len(), 3);
-        assert_eq!(restored.selected.len(), 3);
+        assert_eq!(restored.models.choices.len(), 3);
+        assert_eq!(restored.models.selected.len(), 3);
         let problem = restored.resume_problem(inputs, Lang::En).expect("no key");
         assert!(problem.contains("in the endpoint form"), "{problem}");
         assert!(problem.contains(&origin), "{problem}");
