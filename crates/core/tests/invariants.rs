@@ -8,7 +8,10 @@
 //! - one metric registry: a metric's registry line (`MetricType`) is
 //!   written only in `metric/`;
 //! - a match over the kinds is exhaustive: no `_` arm beside `RunKind::`
-//!   arms, so a new kind does not compile until every such match names it.
+//!   arms, so a new kind does not compile until every such match names it;
+//! - dependencies point inward: the core depends on no other crate of the
+//!   workspace and on no browser, async runtime or HTTP crate; neither shell
+//!   depends on the other (read from `cargo metadata`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -183,4 +186,74 @@ fn matches_over_kinds_name_every_kind() {
     assert_eq!(wildcard_beside_kinds(seeded), vec![3]);
     let whole = "match k {\n    Some(RunKind::Rag) => 1,\n    Some(RunKind::Task) | None => 2,\n}";
     assert!(wildcard_beside_kinds(whole).is_empty());
+}
+
+/// The workspace's packages as `cargo metadata` lists them: (name, the
+/// names of its normal dependencies, the targets' too).
+fn packages() -> Vec<(String, Vec<String>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..");
+    let out = std::process::Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(&root)
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("its JSON");
+    meta["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .map(|p| {
+            let deps = p["dependencies"]
+                .as_array()
+                .expect("dependencies")
+                .iter()
+                .filter(|d| d["kind"].is_null())
+                .filter_map(|d| d["name"].as_str().map(str::to_string))
+                .collect();
+            (p["name"].as_str().unwrap_or_default().to_string(), deps)
+        })
+        .collect()
+}
+
+#[test]
+fn dependencies_point_inward() {
+    let packages = packages();
+    let deps = |name: &str| -> &Vec<String> {
+        &packages
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("package {name} in the workspace"))
+            .1
+    };
+    let browser_or_io = [
+        "yew",
+        "web-sys",
+        "js-sys",
+        "wasm-bindgen",
+        "gloo",
+        "tokio",
+        "reqwest",
+        "ureq",
+    ];
+    for d in deps("evalpage-core") {
+        assert!(
+            !d.starts_with("evalpage") && !browser_or_io.iter().any(|b| d.starts_with(b)),
+            "evalpage-core depends on {d}: the core knows no shell, browser, runtime or HTTP"
+        );
+    }
+    assert!(deps("evalpage-cli").contains(&"evalpage-core".to_string()));
+    assert!(!deps("evalpage-cli").contains(&"evalpage-web".to_string()));
+    assert!(deps("evalpage-web").contains(&"evalpage-core".to_string()));
+    assert!(!deps("evalpage-web").contains(&"evalpage-cli".to_string()));
 }
