@@ -266,7 +266,6 @@ impl DialogState {
             return Err(format!("{}: no valid dialog to score", self.dataset_name));
         }
         let run = OfflineRun {
-            fallback_run_id: format!("scored-{started_at_ms}"),
             dataset_path: self.dataset_name.clone(),
             trace_file: trace.name.clone(),
             model_name: None,

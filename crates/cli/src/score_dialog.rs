@@ -36,7 +36,6 @@ pub fn execute(args: &ScoreArgs) -> Result<(), CliError> {
     }
     let trace_bytes = read_input(trace)?;
     let run = OfflineRun {
-        fallback_run_id: format!("scored-{started_at_ms}"),
         dataset_path: dataset.display().to_string(),
         trace_file: file_name(trace),
         model_name: None,

@@ -83,6 +83,13 @@ impl RunKind {
         )
     }
 
+    /// The run id of files scored without a run of the engine (`evalpage
+    /// score`, the page's scoring of a dialog trace) whose input names none:
+    /// `scored-<start, ms since the epoch>`.
+    pub fn scored_run_id(started_at_ms: u64) -> String {
+        format!("scored-{started_at_ms}")
+    }
+
     /// The kind that wrote a file, from the objects that describe it (a
     /// report's `run_config` and `evaluator_config`; a log's `meta` record;
     /// a dialog run's manifest) and, for a log, the metric names its records

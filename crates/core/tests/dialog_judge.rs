@@ -285,7 +285,6 @@ fn the_mock_judge_plays_every_part_and_a_trace_is_judged_by_judge_only_jobs() {
     let files = render(&a).expect("renders");
     let trace = files[1].1.as_bytes();
     let run = OfflineRun {
-        fallback_run_id: "scored".into(),
         dataset_path: "memfin_dialogs.jsonl".into(),
         trace_file: "dialog_trace.jsonl".into(),
         model_name: None,

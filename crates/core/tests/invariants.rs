@@ -9,6 +9,9 @@
 //!   written only in `metric/`;
 //! - a match over the kinds is exhaustive: no `_` arm beside `RunKind::`
 //!   arms, so a new kind does not compile until every such match names it;
+//! - no shell forms a run id: the CLI's and the page's code (outside tests)
+//!   builds no `run_id` with `format!`; the core's `RunKind::run_id` and
+//!   `RunKind::scored_run_id` make them all;
 //! - dependencies point inward: the core depends on no other crate of the
 //!   workspace and on no browser, async runtime or HTTP crate; neither shell
 //!   depends on the other (read from `cargo metadata`).
@@ -256,4 +259,25 @@ fn dependencies_point_inward() {
     assert!(!deps("evalpage-cli").contains(&"evalpage-web".to_string()));
     assert!(deps("evalpage-web").contains(&"evalpage-core".to_string()));
     assert!(!deps("evalpage-web").contains(&"evalpage-cli".to_string()));
+}
+
+#[test]
+fn no_shell_forms_a_run_id() {
+    let mut found = Vec::new();
+    for krate in ["crates/cli", "."] {
+        for (path, code) in code_of(krate) {
+            // a `run_id` (or `..._run_id`) field or binding given a `format!`
+            let text = code.replace(char::is_whitespace, "");
+            for (at, _) in text
+                .match_indices("run_id:format!")
+                .chain(text.match_indices("run_id=format!"))
+            {
+                found.push(format!("{path}: {}", &text[at.saturating_sub(20)..at + 14]));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "run ids formed outside RunKind::run_id / RunKind::scored_run_id: {found:#?}"
+    );
 }

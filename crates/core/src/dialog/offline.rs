@@ -38,8 +38,6 @@ use std::collections::BTreeMap;
 /// What the caller knows about the scoring run.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OfflineRun {
-    /// The run id when the trace has none.
-    pub fallback_run_id: String,
     /// The dataset as given.
     pub dataset_path: String,
     /// The trace's file name, for problems.
@@ -66,7 +64,7 @@ pub struct Offline {
 /// A trace read and matched to the dataset, not yet scored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Prepared {
-    /// The trace's run id (or the fallback).
+    /// The trace's run id (or, when it names none, `RunKind::scored_run_id`).
     pub run_id: String,
     /// One trace per dataset dialog, in dataset order.
     pub traces: Vec<DialogTrace>,
@@ -88,9 +86,10 @@ pub fn score_trace(
 /// Reads `trace_bytes` and matches it to the dialogs of `set` (see the module doc).
 pub fn prepare(run: &OfflineRun, set: &DialogSet, trace_bytes: &[u8]) -> Prepared {
     let (read, mut problems) = read_traces(&run.trace_file, trace_bytes);
-    let run_id = read
-        .first()
-        .map_or_else(|| run.fallback_run_id.clone(), |t| t.run_id.clone());
+    let run_id = read.first().map_or_else(
+        || crate::RunKind::scored_run_id(run.started_at_ms),
+        |t| t.run_id.clone(),
+    );
     let by_id: BTreeMap<&str, &DialogTrace> =
         read.iter().map(|t| (t.dialog_id.as_str(), t)).collect();
     for t in &read {

@@ -136,7 +136,7 @@ impl FileAnswers {
             .collect();
         let cfg = TaskRunConfig {
             run: RunIdentity {
-                run_id: format!("scored-{started_at_ms}"),
+                run_id: crate::RunKind::scored_run_id(started_at_ms),
                 tool: "evalpage".into(),
                 started_at_ms,
                 argv: Vec::new(),
