@@ -9,7 +9,7 @@
 
 use crate::split::{self, Loader, SplitCode, SplitFuture};
 use crate::task::state::code::TaskCode;
-use crate::task::state::{TaskAction, TaskState};
+use crate::task::state::{EditAction, TaskAction, TaskState};
 use crate::NotLoaded;
 use evalpage_core::Lang;
 use std::rc::Rc;
@@ -45,8 +45,8 @@ pub fn checked(page: &Rc<TaskState>) -> Rc<TaskState> {
 pub async fn load(state: UseReducerHandle<TaskState>) -> Result<(), NotLoaded> {
     let code = split::load(&CODE).await;
     state.dispatch(match code {
-        Ok(code) => TaskAction::CodeLoaded(code),
-        Err(NotLoaded) => TaskAction::CodeFailed,
+        Ok(code) => TaskAction::Edit(EditAction::CodeLoaded(code)),
+        Err(NotLoaded) => TaskAction::Edit(EditAction::CodeFailed),
     });
     code.map(drop)
 }

@@ -19,7 +19,7 @@ use crate::task::state::models::{
     backend, endpoint_name, plan, plan_judge, EndpointModel, ModelSource, PlannedModel,
 };
 use crate::task::state::stored::TaskInputs;
-use crate::task::state::{TaskAction, TaskState};
+use crate::task::state::{ModelAction, RunAction, TaskAction, TaskState};
 use crate::NotLoaded;
 use evalpage_core::events::ReadLog;
 use evalpage_core::run::{RunIdentity, StartSpec};
@@ -251,10 +251,12 @@ impl ModeLaunch for TaskLaunch {
 
     fn tell(&self, event: Event<TaskView>) {
         let action = match event {
-            Event::Started => TaskAction::Started,
-            Event::Failed(why) => TaskAction::StartFailed(why),
-            Event::Update(Update::Progress(snap)) => TaskAction::Progress(snap),
-            Event::Update(Update::Finished(snap, a)) => TaskAction::Finished(snap, a),
+            Event::Started => TaskAction::Run(RunAction::Started),
+            Event::Failed(why) => TaskAction::Run(RunAction::StartFailed(why)),
+            Event::Update(Update::Progress(snap)) => TaskAction::Run(RunAction::Progress(snap)),
+            Event::Update(Update::Finished(snap, a)) => {
+                TaskAction::Run(RunAction::Finished(snap, a))
+            }
             // Its model file is a choice of the list only once loaded: no run waits for it.
             Event::Waiting(_) => return,
         };
@@ -271,7 +273,9 @@ pub fn start_checked(m: &TaskLaunch, confirm: bool) {
     let mut agreed = (*state.models.plain_http_ok).clone();
     if let (true, Some(p)) = (confirm, &state.models.key_prompt) {
         agreed.insert(p.origin.clone());
-        state.dispatch(TaskAction::AllowPlainHttp(p.origin.clone()));
+        state.dispatch(TaskAction::Models(ModelAction::AllowPlainHttp(
+            p.origin.clone(),
+        )));
     }
     let ticked = state
         .models
@@ -290,7 +294,9 @@ pub fn start_checked(m: &TaskLaunch, confirm: bool) {
                     origin: t.origin,
                     plain_http_remote: true,
                 };
-                return state.dispatch(TaskAction::PromptKey(Some(Rc::new(prompt))));
+                return state.dispatch(TaskAction::Models(ModelAction::PromptKey(Some(Rc::new(
+                    prompt,
+                )))));
             }
         }
     }
@@ -316,7 +322,10 @@ pub fn edit_endpoint(state: &UseReducerHandle<TaskState>, new: ModelSettings) {
         new_origin.as_deref(),
         &mut ring,
     );
-    state.dispatch(TaskAction::SetEndpoint(Rc::new(kept), Rc::new(ring)));
+    state.dispatch(TaskAction::Models(ModelAction::SetEndpoint(
+        Rc::new(kept),
+        Rc::new(ring),
+    )));
 }
 
 /// Adds the endpoint of the form as a model of the task (ticked): named by
@@ -340,5 +349,7 @@ pub fn add_endpoint(state: &UseReducerHandle<TaskState>) {
         price_in_per_mtok: None,
         price_out_per_mtok: None,
     };
-    state.dispatch(TaskAction::AddEndpoint(EndpointModel { entry, origin }));
+    state.dispatch(TaskAction::Models(ModelAction::AddEndpoint(
+        EndpointModel { entry, origin },
+    )));
 }

@@ -34,7 +34,7 @@ use crate::task::state::data::{LoadedFile, LoadedMetadata};
 use crate::task::state::models::{
     endpoint_name, EndpointModel, ModelSource, TaskRunSettings, MOCK_MODELS,
 };
-use crate::task::state::{TaskAction, TaskState};
+use crate::task::state::{DataAction, EditAction, ModelAction, RunAction, TaskAction, TaskState};
 use batch_panel::TaskBatchPanel;
 use dataset_panel::TaskDatasetPanel;
 use downloads::TaskDownloads;
@@ -92,22 +92,22 @@ fn initial_state(params: &url::PageParams) -> TaskState {
     };
     let mut edited = false;
     if let Some(t) = &params.task_yaml {
-        s = s.reduce(TaskAction::EditTask(text(t)));
+        s = s.reduce(TaskAction::Edit(EditAction::EditTask(text(t))));
         edited = true;
     }
     if let Some(t) = &params.task_template {
-        s = s.reduce(TaskAction::EditTemplate(text(t)));
+        s = s.reduce(TaskAction::Edit(EditAction::EditTemplate(text(t))));
         edited = true;
     }
     if edited {
-        s = s.reduce(TaskAction::Check);
+        s = s.reduce(TaskAction::Edit(EditAction::Check));
     }
     if let Some(models) = &params.models {
         for m in MOCK_MODELS {
-            s = s.reduce(TaskAction::Toggle(
+            s = s.reduce(TaskAction::Models(ModelAction::Toggle(
                 m.to_string(),
                 models.iter().any(|n| n == m),
-            ));
+            )));
         }
     }
     for (model, base) in &params.endpoint_models {
@@ -126,10 +126,12 @@ fn initial_state(params: &url::PageParams) -> TaskState {
             price_in_per_mtok: None,
             price_out_per_mtok: None,
         };
-        s = s.reduce(TaskAction::AddEndpoint(EndpointModel { entry, origin }));
+        s = s.reduce(TaskAction::Models(ModelAction::AddEndpoint(
+            EndpointModel { entry, origin },
+        )));
     }
     if let Some(j) = &params.judge {
-        s = s.reduce(TaskAction::SetJudge(j.clone()));
+        s = s.reduce(TaskAction::Models(ModelAction::SetJudge(j.clone())));
     }
     (*s).clone()
 }
@@ -207,9 +209,12 @@ pub fn use_task(params: Rc<url::PageParams>) -> (UseReducerHandle<TaskState>, Ta
                             name,
                             bytes: Rc::from(bytes),
                         });
-                        state.dispatch(TaskAction::FetchedFile(file, Rc::from(u.as_str())));
+                        state.dispatch(TaskAction::Data(DataAction::FetchedFile(
+                            file,
+                            Rc::from(u.as_str()),
+                        )));
                     }
-                    Err(e) => state.dispatch(TaskAction::LoadFailed(Rc::from(e))),
+                    Err(e) => state.dispatch(TaskAction::Data(DataAction::LoadFailed(Rc::from(e)))),
                 });
             }
         });
@@ -250,7 +255,7 @@ fn read_file(state: &State, f: fn(String, Vec<u8>) -> TaskAction) -> Callback<we
         let s = s.clone();
         files::read_then(file, move |read| match read {
             Ok((name, bytes)) => s.dispatch(f(name, bytes)),
-            Err(e) => s.dispatch(TaskAction::LoadFailed(Rc::from(e))),
+            Err(e) => s.dispatch(TaskAction::Data(DataAction::LoadFailed(Rc::from(e)))),
         });
     })
 }
@@ -272,11 +277,11 @@ fn read_dataset(state: &State) -> Callback<web_sys::File> {
                 other => other,
             };
             s.dispatch(match loaded {
-                Ok((name, bytes)) => TaskAction::SetFile(Rc::new(LoadedFile {
+                Ok((name, bytes)) => TaskAction::Data(DataAction::SetFile(Rc::new(LoadedFile {
                     name,
                     bytes: Rc::from(bytes),
-                })),
-                Err(e) => TaskAction::LoadFailed(Rc::from(e)),
+                }))),
+                Err(e) => TaskAction::Data(DataAction::LoadFailed(Rc::from(e))),
             });
         });
     })
@@ -286,10 +291,10 @@ fn read_dataset(state: &State) -> Callback<web_sys::File> {
 fn text_action(name: String, bytes: Vec<u8>, ok: fn(String, String) -> TaskAction) -> TaskAction {
     match String::from_utf8(bytes) {
         Ok(text) => ok(name, text.trim_start_matches('\u{feff}').to_string()),
-        Err(e) => TaskAction::LoadFailed(Rc::from(format!(
+        Err(e) => TaskAction::Data(DataAction::LoadFailed(Rc::from(format!(
             "{name}: not UTF-8 text (invalid byte at offset {})",
             e.utf8_error().valid_up_to()
-        ))),
+        )))),
     }
 }
 
@@ -349,13 +354,16 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
             let task = task.clone();
             files::read_then(file, move |read| match read {
                 Ok((_, bytes)) => run_launch::resume_from_log(&task, &bytes),
-                Err(e) => task.state.dispatch(TaskAction::StartFailed(Rc::from(e))),
+                Err(e) => task
+                    .state
+                    .dispatch(TaskAction::Run(RunAction::StartFailed(Rc::from(e)))),
             });
         })
     };
     let on_local = {
         let state = state.clone();
-        let then = Callback::from(move |l| state.dispatch(TaskAction::SetLocal(l)));
+        let then =
+            Callback::from(move |l| state.dispatch(TaskAction::Models(ModelAction::SetLocal(l))));
         crate::effects::local_model::picker(then)
     };
     let with_key: Rc<BTreeSet<String>> = Rc::new(state.models.keys.keys().cloned().collect());
@@ -405,10 +413,10 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
         Callback::from(move |list: Vec<web_sys::File>| {
             let s = s.clone();
             files::read_all_then(list, move |read| match read {
-                Ok(files) => s.dispatch(TaskAction::SetBatch(Some(Rc::new(
+                Ok(files) => s.dispatch(TaskAction::Run(RunAction::SetBatch(Some(Rc::new(
                     crate::task::state::batch::BatchAnswers::read(&files),
-                )))),
-                Err(e) => s.dispatch(TaskAction::LoadFailed(Rc::from(e))),
+                ))))),
+                Err(e) => s.dispatch(TaskAction::Data(DataAction::LoadFailed(Rc::from(e)))),
             });
         })
     };
@@ -427,10 +435,10 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
                     <TaskEditor {lang} preset={state.editors.preset} task_text={state.editors.task_text.clone()}
                         template_text={state.editors.template_text.clone()} check={state.editors.check.clone()}
                         pending={state.editors.pending() && !state.editors.code_failed} disabled={running}
-                        on_preset={send(state, TaskAction::ChoosePreset)} on_task={send(state, TaskAction::EditTask)}
-                        on_template={send(state, TaskAction::EditTemplate)} on_check={send(state, |_: ()| TaskAction::Check)}
-                        on_task_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadTask))}
-                        on_template_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadTemplate))}
+                        on_preset={send(state, |v: String| TaskAction::Edit(EditAction::ChoosePreset(v)))} on_task={send(state, |v: String| TaskAction::Edit(EditAction::EditTask(v)))}
+                        on_template={send(state, |v: String| TaskAction::Edit(EditAction::EditTemplate(v)))} on_check={send(state, |_: ()| TaskAction::Edit(EditAction::Check))}
+                        on_task_file={read_file(state, |n, b| text_action(n, b, |n, t| TaskAction::Edit(EditAction::LoadTask(n, t))))}
+                        on_template_file={read_file(state, |n, b| text_action(n, b, |n, t| TaskAction::Edit(EditAction::LoadTemplate(n, t))))}
                         code_failed={state.editors.code_failed} {on_retry} />
                     <PromptPreview {lang} preview={state.preview.clone()} />
                 </div>
@@ -438,36 +446,36 @@ pub fn TaskApp(p: &TaskAppProps) -> Html {
                     <TaskDatasetPanel {lang} run_data={state.data.run_data.clone()} metadata={state.data.metadata.clone()}
                         error={state.data.load_error.clone()} disabled={running}
                         on_file={read_dataset(state)}
-                        on_demo={send(state, |_: ()| TaskAction::UseDemo)}
-                        on_metadata={read_file(state, |name, b| TaskAction::SetMetadata(Rc::new(LoadedMetadata::read(&name, &b))))}
-                        on_clear_metadata={send(state, |_: ()| TaskAction::ClearMetadata)} />
+                        on_demo={send(state, |_: ()| TaskAction::Data(DataAction::UseDemo))}
+                        on_metadata={read_file(state, |name, b| TaskAction::Data(DataAction::SetMetadata(Rc::new(LoadedMetadata::read(&name, &b)))))}
+                        on_clear_metadata={send(state, |_: ()| TaskAction::Data(DataAction::ClearMetadata))} />
                     <TaskModelsPanel {lang} choices={state.models.choices.clone()} selected={state.models.selected.clone()} {with_key}
                         registry_text={state.models.registry_text.clone()} registry={state.models.registry.clone()}
                         pending={state.models.pending()} settings={state.run.settings} task_repeats={state.task_repeats()} disabled={running}
-                        on_toggle={send(state, |(n, on): (String, bool)| TaskAction::Toggle(n, on))}
-                        on_key={send(state, |(n, k): (String, String)| TaskAction::SetKey(n, k))}
-                        on_registry={send(state, TaskAction::EditRegistry)}
-                        on_registry_check={send(state, |_: ()| TaskAction::CheckRegistry)}
-                        on_registry_file={read_file(state, |n, b| text_action(n, b, TaskAction::LoadRegistry))}
-                        on_settings={send(state, |s: TaskRunSettings| TaskAction::SetSettings(s))}
+                        on_toggle={send(state, |(n, on): (String, bool)| TaskAction::Models(ModelAction::Toggle(n, on)))}
+                        on_key={send(state, |(n, k): (String, String)| TaskAction::Models(ModelAction::SetKey(n, k)))}
+                        on_registry={send(state, |v: String| TaskAction::Models(ModelAction::EditRegistry(v)))}
+                        on_registry_check={send(state, |_: ()| TaskAction::Models(ModelAction::CheckRegistry))}
+                        on_registry_file={read_file(state, |n, b| text_action(n, b, |n, t| TaskAction::Models(ModelAction::LoadRegistry(n, t))))}
+                        on_settings={send(state, |s: TaskRunSettings| TaskAction::Run(RunAction::SetSettings(s)))}
                         judged={state.judged()} judge={state.models.judge.clone()}
-                        on_judge={send(state, TaskAction::SetJudge)}
+                        on_judge={send(state, |v: String| TaskAction::Models(ModelAction::SetJudge(v)))}
                         local={state.models.local.clone()} {on_local} />
                     <EndpointPanel {lang} settings={state.models.endpoint.clone()} disabled={running} on_change={on_endpoint}
                         on_add={on_add_endpoint} key_origins={Rc::new(state.models.ring.origins())}
-                        on_forget_keys={send(state, |_: ()| TaskAction::ForgetKeys)} target={endpoint_target(state)} />
+                        on_forget_keys={send(state, |_: ()| TaskAction::Models(ModelAction::ForgetKeys))} target={endpoint_target(state)} />
                 </div>
             </section>
             <RunControls {lang} {status} progress={state.run.snapshot.as_ref().map(|r| r.controls_progress())}
                 blocked={if running { None } else { blocked }} error={state.run.start_error.clone()}
                 {on_start} {on_cancel} {on_pause} key_prompt={state.models.key_prompt.clone()} {on_confirm_key}
-                on_dismiss_key={send(state, |_: ()| TaskAction::PromptKey(None))}
+                on_dismiss_key={send(state, |_: ()| TaskAction::Models(ModelAction::PromptKey(None)))}
                 estimate={(*estimate).clone()} />
             if let Some(why) = state.run.snapshot.as_ref().and_then(|r| r.prompt_stop(lang)) {
                 <section class="panel"><p class="error" data-testid="stopped">{why}</p></section>
             }
             <TaskBatchPanel {lang} batch={state.run.batch.clone()} disabled={running} on_export={on_batch_export}
-                on_files={on_batch_files} on_clear={send(state, |_: ()| TaskAction::SetBatch(None))} />
+                on_files={on_batch_files} on_clear={send(state, |_: ()| TaskAction::Run(RunAction::SetBatch(None)))} />
             <ShareLink {lang} spec={share} />
             <TaskDownloads {lang} artifacts={state.run.artifacts.clone()} />
             <crate::components::usage_table::UsageTable {lang} report={(*usage_report).clone()} />

@@ -3,7 +3,7 @@
 //! template (the Jinja engine), and rendering prompts (the preview, the
 //! estimate beside *Start*, a batch export). The page fetches it after its
 //! first load (a wasm-split point, `task::code`) and hands it to the state
-//! (`TaskAction::CodeLoaded`); until then the editors say they are checking.
+//! (`TaskAction::Edit(EditAction::CodeLoaded)`); until then the editors say they are checking.
 //! Tests and the run itself use [`TaskCode::HERE`].
 
 use super::check::{check_task, CheckedTask, TaskCheck, TaskSource};

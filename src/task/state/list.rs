@@ -75,7 +75,62 @@ impl Default for ModelList {
     }
 }
 
+/// What changes the model list.
+#[derive(Clone, Debug)]
+pub enum ModelAction {
+    /// The registry editor's text changed (checked on `CheckRegistry`).
+    EditRegistry(String),
+    /// A registry file was loaded: (name, text).
+    LoadRegistry(String, String),
+    /// Check the registry text (debounced after edits).
+    CheckRegistry,
+    /// Tick or untick a model.
+    Toggle(String, bool),
+    /// A key was typed for a registry model (blank removes it).
+    SetKey(String, String),
+    /// The judge of `llm_judge` metrics was chosen.
+    SetJudge(String),
+    /// The endpoint form was edited: its settings and the keys by origin.
+    SetEndpoint(Rc<ModelSettings>, Rc<KeyRing>),
+    /// A model was added with the endpoint form (and ticked).
+    AddEndpoint(EndpointModel),
+    /// Where the model file on this device stands.
+    SetLocal(LocalModel),
+    /// Forget every key typed in the endpoint form.
+    ForgetKeys,
+    /// A run waits for a click before a key goes over plain `http://` (or no longer does).
+    PromptKey(Option<Rc<KeyPrompt>>),
+    /// The user agreed to send a key to this origin over plain `http://`.
+    AllowPlainHttp(String),
+}
+
 impl ModelList {
+    /// Applies `action`.
+    pub fn apply(&mut self, action: ModelAction) {
+        match action {
+            ModelAction::EditRegistry(text) => self.registry_text = Rc::from(text),
+            ModelAction::LoadRegistry(name, text) => {
+                self.registry_file = name;
+                self.registry_text = Rc::from(text);
+                self.recheck();
+            }
+            ModelAction::CheckRegistry => self.recheck(),
+            ModelAction::Toggle(name, on) => self.toggle(name, on),
+            ModelAction::SetKey(name, key) => self.set_key(name, &key),
+            ModelAction::SetJudge(j) => self.judge = Rc::from(j.as_str()),
+            ModelAction::SetEndpoint(settings, ring) => {
+                self.endpoint = settings;
+                self.ring = ring;
+                self.key_prompt = None;
+            }
+            ModelAction::AddEndpoint(m) => self.add_endpoint(m),
+            ModelAction::SetLocal(local) => self.set_local(local),
+            ModelAction::ForgetKeys => self.forget_keys(),
+            ModelAction::PromptKey(prompt) => self.key_prompt = prompt,
+            ModelAction::AllowPlainHttp(origin) => self.allow_plain_http(origin),
+        }
+    }
+
     /// The keys a run may use.
     pub fn key_sources(&self) -> KeySources<'_> {
         KeySources {
@@ -105,7 +160,7 @@ impl ModelList {
     }
 
     /// Checks the registry text and lists its models.
-    pub fn recheck(&mut self) {
+    pub(super) fn recheck(&mut self) {
         self.registry = Rc::new(check_registry(&self.registry_file, &self.registry_text));
         self.registry_checked = self.registry_text.clone();
         self.choices = Rc::new(self.listed());
@@ -113,20 +168,8 @@ impl ModelList {
         self.keys = Rc::new(keys_that_fit(&self.keys, &self.registry.registry));
     }
 
-    /// The registry editor's text changed (checked on [`ModelList::recheck`]).
-    pub fn edit_registry(&mut self, text: String) {
-        self.registry_text = Rc::from(text);
-    }
-
-    /// A registry file was loaded: (name, text), checked.
-    pub fn load_registry(&mut self, name: String, text: String) {
-        self.registry_file = name;
-        self.registry_text = Rc::from(text);
-        self.recheck();
-    }
-
     /// Ticks or unticks a model.
-    pub fn toggle(&mut self, name: String, on: bool) {
+    fn toggle(&mut self, name: String, on: bool) {
         let mut s = (*self.selected).clone();
         if on {
             s.insert(name);
@@ -137,7 +180,7 @@ impl ModelList {
     }
 
     /// A key typed for the registry model `name` (blank removes it).
-    pub fn set_key(&mut self, name: String, key: &str) {
+    fn set_key(&mut self, name: String, key: &str) {
         let mut keys = (*self.keys).clone();
         let entry = self
             .registry
@@ -152,15 +195,8 @@ impl ModelList {
         self.keys = Rc::new(keys);
     }
 
-    /// The endpoint form was edited: its settings and the keys by origin.
-    pub fn set_endpoint(&mut self, settings: Rc<ModelSettings>, ring: Rc<KeyRing>) {
-        self.endpoint = settings;
-        self.ring = ring;
-        self.key_prompt = None;
-    }
-
     /// A model added with the endpoint form, ticked.
-    pub fn add_endpoint(&mut self, m: EndpointModel) {
+    fn add_endpoint(&mut self, m: EndpointModel) {
         let mut selected = (*self.selected).clone();
         selected.insert(m.entry.name.clone());
         self.selected = Rc::new(selected);
@@ -172,7 +208,7 @@ impl ModelList {
 
     /// Where the model file on this device stands; a file just loaded is
     /// ticked, as an endpoint just added is.
-    pub fn set_local(&mut self, local: LocalModel) {
+    fn set_local(&mut self, local: LocalModel) {
         if let LocalModel::Loaded(info) = &local {
             let mut selected = (*self.selected).clone();
             selected.insert(info.file.clone());
@@ -183,7 +219,7 @@ impl ModelList {
     }
 
     /// Forgets every key typed in the endpoint form.
-    pub fn forget_keys(&mut self) {
+    fn forget_keys(&mut self) {
         self.ring = Rc::default();
         self.endpoint = Rc::new(ModelSettings {
             api_key: String::new(),
@@ -192,7 +228,7 @@ impl ModelList {
     }
 
     /// The user agreed to send a key to `origin` over plain `http://`.
-    pub fn allow_plain_http(&mut self, origin: String) {
+    fn allow_plain_http(&mut self, origin: String) {
         let mut ok = (*self.plain_http_ok).clone();
         ok.insert(origin);
         self.plain_http_ok = Rc::new(ok);

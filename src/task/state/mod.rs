@@ -12,137 +12,22 @@ pub mod code;
 pub mod data;
 pub mod list;
 pub mod models;
+pub mod panel;
 pub mod results;
 pub mod stored;
 
 use self::check::{CheckedTask, Editors};
 use self::code::{Prompts, TaskCode};
 use self::data::{DataInputs, LoadedFile, LoadedMetadata, Preview};
+pub use self::list::ModelAction;
 use self::list::ModelList;
-use self::models::{EndpointModel, TaskRunSettings};
-use self::results::{Labels, ResultGrid};
-use crate::state::keys::{KeyPrompt, KeyRing};
-use crate::state::local::LocalModel;
-use crate::state::settings::ModelSettings;
-use crate::state::{RunFiles, RunProgress, RunStatus};
-use evalpage_core::run::StopReason;
-use evalpage_core::task::TaskDataset;
-use evalpage_core::Lang;
+pub use self::panel::{RunAction, RunPanel, TaskSnapshot};
+use crate::state::RunStatus;
 use std::rc::Rc;
 use yew::Reducible;
 
 /// The preset shown when the page opens.
 pub const DEFAULT_PRESET: &str = "event_eval";
-
-/// What the runner reports: progress and the results so far.
-#[derive(Clone, Debug)]
-pub struct TaskSnapshot {
-    /// Status.
-    pub status: RunStatus,
-    /// Counts and times for the progress bar.
-    pub progress: RunProgress,
-    /// The task that runs.
-    pub task: Rc<CheckedTask>,
-    /// Its dataset.
-    pub data: Rc<TaskDataset>,
-    /// Model names, in column order.
-    pub models: Rc<Vec<String>>,
-    /// Results by model, then answer: sample by sample, each sample's
-    /// repeats in order (one per sample when each is asked once).
-    pub results: ResultGrid,
-    /// Each sample's labels as shown (computed once per run).
-    pub labels: Rc<Vec<Labels>>,
-    /// How many times each sample is asked.
-    pub repeats: u32,
-}
-
-/// Equal when they show the same thing: the same run (task, data, models
-/// and labels are made once per run) with the same counts and results, a
-/// result equal to itself only (see `state::same_each`).
-impl PartialEq for TaskSnapshot {
-    fn eq(&self, o: &Self) -> bool {
-        self.status == o.status
-            && self.progress == o.progress
-            && self.repeats == o.repeats
-            && Rc::ptr_eq(&self.task, &o.task)
-            && Rc::ptr_eq(&self.data, &o.data)
-            && Rc::ptr_eq(&self.models, &o.models)
-            && Rc::ptr_eq(&self.labels, &o.labels)
-            && self.results.len() == o.results.len()
-            && self
-                .results
-                .iter()
-                .zip(&o.results)
-                .all(|(a, b)| crate::state::same_each(a, b))
-    }
-}
-
-impl TaskSnapshot {
-    /// Why the run stopped before sending anything, as the task mode shows
-    /// it under the run controls: no sample's prompt renders (the core's
-    /// reason, naming the template and the missing field with the first
-    /// sample's file and line), then what to do. `None` for any other run,
-    /// whose stop (a fatal answer, the cost cap) the run controls show.
-    pub fn prompt_stop(&self, lang: Lang) -> Option<String> {
-        let why = self
-            .progress
-            .stopped
-            .as_ref()
-            .filter(|s| s.reason == StopReason::Prompt)
-            .map(|s| s.message.as_str())?;
-        Some(match lang {
-            Lang::Zh => format!(
-                "运行未发送任何请求就停止了：{why}。请给样本补上该字段或修改模板（“提示词预览”显示第一个样本的提示词），然后重新开始评测。"
-            ),
-            Lang::En => format!(
-                "The run stopped before sending anything: {why}. Add the field to the samples or change the template (the prompt preview shows the first sample's prompt), then start the evaluation again."
-            ),
-        })
-    }
-
-    /// The progress the run controls show: without the stop
-    /// [`TaskSnapshot::prompt_stop`] shows (it is no fatal answer to fix in
-    /// the key, model or URL).
-    pub fn controls_progress(&self) -> RunProgress {
-        let mut progress = self.progress.clone();
-        if progress
-            .stopped
-            .as_ref()
-            .is_some_and(|s| s.reason == StopReason::Prompt)
-        {
-            progress.stopped = None;
-        }
-        progress
-    }
-}
-
-/// The run as the page shows it: its scheduling, the latest snapshot, the
-/// downloads, why it could not start, and the batch answers it scores
-/// instead of calling. One concern of [`TaskState`].
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RunPanel {
-    /// Scheduling.
-    pub settings: TaskRunSettings,
-    /// Latest run snapshot.
-    pub snapshot: Option<Rc<TaskSnapshot>>,
-    /// Downloads of the finished run.
-    pub artifacts: Option<Rc<RunFiles>>,
-    /// Why the run could not start, or its artifacts could not be rendered.
-    pub start_error: Option<Rc<str>>,
-    /// Answers imported from batch files: Start scores them instead of
-    /// calling the models (see `task_batch`).
-    pub batch: Option<Rc<self::batch::BatchAnswers>>,
-}
-
-impl RunPanel {
-    /// The status shown for the run.
-    pub fn status(&self) -> RunStatus {
-        if self.start_error.is_some() && self.snapshot.is_none() {
-            return RunStatus::Failed;
-        }
-        self.snapshot.as_ref().map_or(RunStatus::Idle, |r| r.status)
-    }
-}
 
 /// The whole task mode state, by concern: the editors, the dataset, the
 /// model list and the run. What crosses them (a check reads the dataset in
@@ -168,9 +53,24 @@ impl Default for TaskState {
     }
 }
 
-/// Everything that changes the task state.
+/// Everything that changes the task state, by concern.
 #[derive(Clone, Debug)]
 pub enum TaskAction {
+    /// The task and template editors.
+    Edit(EditAction),
+    /// The dataset.
+    Data(DataAction),
+    /// The models and their keys.
+    Models(ModelAction),
+    /// The run.
+    Run(RunAction),
+    /// The inputs of a stored run replace the page's (see `TaskState::restored`).
+    Restore(Rc<TaskState>),
+}
+
+/// What changes the editors (a check reads the dataset in the task's format).
+#[derive(Clone, Debug)]
+pub enum EditAction {
     /// Fill the editor with a preset's YAML.
     ChoosePreset(String),
     /// The task editor's text changed (checked on `Check`).
@@ -187,12 +87,11 @@ pub enum TaskAction {
     CodeLoaded(TaskCode),
     /// That code could not be fetched.
     CodeFailed,
-    /// The registry editor's text changed (checked on `CheckRegistry`).
-    EditRegistry(String),
-    /// A registry file was loaded: (name, text).
-    LoadRegistry(String, String),
-    /// Check the registry text (debounced after edits).
-    CheckRegistry,
+}
+
+/// What changes the dataset (read again in the checked task's format).
+#[derive(Clone, Debug)]
+pub enum DataAction {
     /// A dataset file was loaded.
     SetFile(Rc<LoadedFile>),
     /// A dataset was fetched from this URL (`?dataset=`).
@@ -205,38 +104,6 @@ pub enum TaskAction {
     ClearMetadata,
     /// A file could not be read.
     LoadFailed(Rc<str>),
-    /// Tick or untick a model.
-    Toggle(String, bool),
-    /// A key was typed for a registry model (blank removes it).
-    SetKey(String, String),
-    /// Scheduling edited.
-    SetSettings(TaskRunSettings),
-    /// The judge of `llm_judge` metrics was chosen.
-    SetJudge(String),
-    /// The endpoint form was edited: its settings and the keys by origin.
-    SetEndpoint(Rc<ModelSettings>, Rc<KeyRing>),
-    /// A model was added with the endpoint form (and ticked).
-    AddEndpoint(EndpointModel),
-    /// Forget every key typed in the endpoint form.
-    ForgetKeys,
-    /// Batch answers were imported (or dropped).
-    SetBatch(Option<Rc<self::batch::BatchAnswers>>),
-    /// A run waits for a click before a key goes over plain `http://` (or no longer does).
-    PromptKey(Option<Rc<KeyPrompt>>),
-    /// The user agreed to send a key to this origin over plain `http://`.
-    AllowPlainHttp(String),
-    /// The run could not start.
-    StartFailed(Rc<str>),
-    /// A run started: clear the previous one.
-    Started,
-    /// The inputs of a stored run replace the page's (see `TaskState::restored`).
-    Restore(Rc<TaskState>),
-    /// Progress from the runner.
-    Progress(Rc<TaskSnapshot>),
-    /// The run stopped, with its artifacts or why they could not be rendered.
-    Finished(Rc<TaskSnapshot>, Result<Rc<RunFiles>, Rc<str>>),
-    /// Where the model file on this device stands.
-    SetLocal(LocalModel),
 }
 
 impl TaskState {
@@ -384,86 +251,64 @@ impl TaskState {
     }
 }
 
+impl TaskState {
+    fn edit(&mut self, action: EditAction) {
+        match action {
+            EditAction::ChoosePreset(name) => {
+                if self.editors.choose_preset(&name) {
+                    self.recheck();
+                }
+            }
+            EditAction::EditTask(text) => self.editors.task_text = Rc::from(text),
+            EditAction::LoadTask(name, text) => {
+                self.editors.preset = None;
+                self.editors.task_file = name;
+                self.editors.task_text = Rc::from(text);
+                self.recheck();
+            }
+            EditAction::EditTemplate(text) => self.editors.template_text = Rc::from(text),
+            EditAction::LoadTemplate(name, text) => {
+                self.editors.template_file = name;
+                self.editors.template_text = Rc::from(text);
+                self.recheck();
+            }
+            EditAction::Check => self.recheck(),
+            EditAction::CodeLoaded(code) => self.take_code(code),
+            EditAction::CodeFailed => self.editors.code_failed = true,
+        }
+    }
+
+    fn change_data(&mut self, action: DataAction) {
+        match action {
+            DataAction::SetFile(f) => self.data.set_file(f, None),
+            DataAction::FetchedFile(f, url) => self.data.set_file(f, Some(url)),
+            DataAction::UseDemo => self.data.use_demo(),
+            DataAction::SetMetadata(m) => self.data.metadata = Some(m),
+            DataAction::ClearMetadata => self.data.metadata = None,
+            DataAction::LoadFailed(e) => {
+                self.data.load_error = Some(e);
+                return;
+            }
+        }
+        self.reload();
+    }
+}
+
 impl Reducible for TaskState {
     type Action = TaskAction;
 
     fn reduce(self: Rc<Self>, action: TaskAction) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            // the editors
-            TaskAction::ChoosePreset(name) => {
-                if next.editors.choose_preset(&name) {
-                    next.recheck();
+            TaskAction::Edit(a) => next.edit(a),
+            TaskAction::Data(a) => next.change_data(a),
+            TaskAction::Models(a) => next.models.apply(a),
+            TaskAction::Run(a) => {
+                if matches!(a, RunAction::Started) {
+                    // a new run asks again where a key goes
+                    next.models.key_prompt = None;
                 }
-            }
-            TaskAction::EditTask(text) => next.editors.task_text = Rc::from(text),
-            TaskAction::LoadTask(name, text) => {
-                next.editors.preset = None;
-                next.editors.task_file = name;
-                next.editors.task_text = Rc::from(text);
-                next.recheck();
-            }
-            TaskAction::EditTemplate(text) => next.editors.template_text = Rc::from(text),
-            TaskAction::LoadTemplate(name, text) => {
-                next.editors.template_file = name;
-                next.editors.template_text = Rc::from(text);
-                next.recheck();
-            }
-            TaskAction::Check => next.recheck(),
-            TaskAction::CodeLoaded(code) => next.take_code(code),
-            TaskAction::CodeFailed => next.editors.code_failed = true,
-            // the dataset
-            TaskAction::SetFile(f) => {
-                next.data.set_file(f, None);
-                next.reload();
-            }
-            TaskAction::FetchedFile(f, url) => {
-                next.data.set_file(f, Some(url));
-                next.reload();
-            }
-            TaskAction::UseDemo => {
-                next.data.use_demo();
-                next.reload();
-            }
-            TaskAction::SetMetadata(m) => {
-                next.data.metadata = Some(m);
-                next.reload();
-            }
-            TaskAction::ClearMetadata => {
-                next.data.metadata = None;
-                next.reload();
-            }
-            TaskAction::LoadFailed(e) => next.data.load_error = Some(e),
-            // the models
-            TaskAction::EditRegistry(text) => next.models.edit_registry(text),
-            TaskAction::LoadRegistry(name, text) => next.models.load_registry(name, text),
-            TaskAction::CheckRegistry => next.models.recheck(),
-            TaskAction::Toggle(name, on) => next.models.toggle(name, on),
-            TaskAction::SetKey(name, key) => next.models.set_key(name, &key),
-            TaskAction::SetJudge(j) => next.models.judge = Rc::from(j.as_str()),
-            TaskAction::SetEndpoint(settings, ring) => next.models.set_endpoint(settings, ring),
-            TaskAction::AddEndpoint(m) => next.models.add_endpoint(m),
-            TaskAction::SetLocal(local) => next.models.set_local(local),
-            TaskAction::ForgetKeys => next.models.forget_keys(),
-            TaskAction::PromptKey(prompt) => next.models.key_prompt = prompt,
-            TaskAction::AllowPlainHttp(origin) => next.models.allow_plain_http(origin),
-            // the run
-            TaskAction::SetSettings(s) => next.run.settings = s,
-            TaskAction::SetBatch(b) => next.run.batch = b,
-            TaskAction::StartFailed(e) => next.run.start_error = Some(e),
-            TaskAction::Started => {
-                next.models.key_prompt = None;
-                next.run.snapshot = None;
-                next.run.artifacts = None;
-                next.run.start_error = None;
-            }
-            TaskAction::Progress(snap) => next.run.snapshot = Some(snap),
-            TaskAction::Finished(snap, artifacts) => {
-                next.run.snapshot = Some(snap);
-                match artifacts {
-                    Ok(a) => next.run.artifacts = Some(a),
-                    Err(e) => next.run.start_error = Some(e),
-                }
+                next.run.apply(a);
             }
             // A stored run's inputs were read with the code this state had
             // then: if the code came since, they are checked with it.
@@ -482,7 +327,10 @@ impl Reducible for TaskState {
 mod tests {
     use super::*;
     use crate::state::run::Stopped;
+    use crate::state::RunProgress;
+    use evalpage_core::run::StopReason;
     use evalpage_core::task::{DatasetFormat, PROMPT_STOP};
+    use evalpage_core::Lang;
 
     fn reduce(s: Rc<TaskState>, a: TaskAction) -> Rc<TaskState> {
         s.reduce(a)
@@ -550,17 +398,20 @@ mod tests {
     fn edits_wait_for_the_check_and_errors_block_the_run() {
         let s = Rc::new(TaskState::default());
         let broken = format!("{}oops: 1\n", s.editors.task_text);
-        let s = reduce(s, TaskAction::EditTask(broken));
+        let s = reduce(s, TaskAction::Edit(EditAction::EditTask(broken)));
         assert!(s.pending());
         assert_eq!(s.blocker().map(|b| b.1), Some("Checking…"));
-        let s = reduce(s, TaskAction::Check);
+        let s = reduce(s, TaskAction::Edit(EditAction::Check));
         assert!(!s.pending());
         assert!(s.editors.check.errors[0]
             .text
             .contains("unknown field `oops`"));
         assert!(s.blocker().is_some());
         assert!(s.preview.is_none());
-        let s = reduce(s, TaskAction::ChoosePreset("event_eval".into()));
+        let s = reduce(
+            s,
+            TaskAction::Edit(EditAction::ChoosePreset("event_eval".into())),
+        );
         assert_eq!(s.blocker(), None);
     }
 
@@ -570,14 +421,20 @@ mod tests {
         assert!(s.editors.check.checked.is_none() && s.editors.check.errors.is_empty());
         assert!(s.editors.pending() && s.preview.is_none() && s.prompts().is_none());
         assert_eq!(s.blocker(), None, "Start fetches the code, then checks");
-        let s = reduce(s, TaskAction::Check);
+        let s = reduce(s, TaskAction::Edit(EditAction::Check));
         assert!(s.editors.pending(), "nothing checks without the code");
-        let none = reduce(s.clone(), TaskAction::Toggle("mock-a".into(), false));
-        let none = reduce(none, TaskAction::Toggle("mock-b".into(), false));
+        let none = reduce(
+            s.clone(),
+            TaskAction::Models(ModelAction::Toggle("mock-a".into(), false)),
+        );
+        let none = reduce(
+            none,
+            TaskAction::Models(ModelAction::Toggle("mock-b".into(), false)),
+        );
         assert_eq!(none.blocker().map(|b| b.1), Some("Tick at least one model"));
-        let s = reduce(s, TaskAction::CodeFailed);
+        let s = reduce(s, TaskAction::Edit(EditAction::CodeFailed));
         assert!(s.editors.code_failed);
-        let s = reduce(s, TaskAction::CodeLoaded(TaskCode::HERE));
+        let s = reduce(s, TaskAction::Edit(EditAction::CodeLoaded(TaskCode::HERE)));
         assert!(!s.editors.code_failed && !s.editors.pending());
         assert_eq!(s.editors.preset, Some("support_qa"));
         assert_eq!(s.data.run_data.data.format, DatasetFormat::TestSamples);
@@ -594,8 +451,8 @@ mod tests {
     fn a_broken_task_edited_before_the_code_came_is_reported_once_it_comes() {
         let s = Rc::new(TaskState::new("event_eval", None));
         let broken = format!("{}oops: 1\n", s.editors.task_text);
-        let s = reduce(s, TaskAction::EditTask(broken));
-        let s = reduce(s, TaskAction::Check);
+        let s = reduce(s, TaskAction::Edit(EditAction::EditTask(broken)));
+        let s = reduce(s, TaskAction::Edit(EditAction::Check));
         assert!(s.editors.check.errors.is_empty());
         // A run's page taken before the code came is checked with it.
         let checked = s.with_code(TaskCode::HERE);
@@ -606,7 +463,7 @@ mod tests {
         // A stored run restored from a state without code, while the code
         // came in between, is checked too.
         let stale = Rc::new(TaskState::new("support_qa", None));
-        let now = reduce(s, TaskAction::CodeLoaded(TaskCode::HERE));
+        let now = reduce(s, TaskAction::Edit(EditAction::CodeLoaded(TaskCode::HERE)));
         let restored = reduce(now, TaskAction::Restore(stale));
         assert!(restored.editors.code.is_some() && restored.editors.check.checked.is_some());
     }
@@ -614,21 +471,33 @@ mod tests {
     #[test]
     fn presets_switch_the_dataset_format_and_demo() {
         let s = Rc::new(TaskState::default());
-        let s = reduce(s, TaskAction::ChoosePreset("support_qa".into()));
+        let s = reduce(
+            s,
+            TaskAction::Edit(EditAction::ChoosePreset("support_qa".into())),
+        );
         assert_eq!(s.data.run_data.data.format, DatasetFormat::TestSamples);
         assert_eq!(s.data.run_data.data.name, "support_qa.jsonl");
-        let s = reduce(s, TaskAction::ChoosePreset("news_analysis".into()));
+        let s = reduce(
+            s,
+            TaskAction::Edit(EditAction::ChoosePreset("news_analysis".into())),
+        );
         assert_eq!(s.data.run_data.data.name, "news_analysis.jsonl");
-        let s = reduce(s, TaskAction::ChoosePreset("event_eval".into()));
+        let s = reduce(
+            s,
+            TaskAction::Edit(EditAction::ChoosePreset("event_eval".into())),
+        );
         assert_eq!(s.data.run_data.data.name, "event_eval.jsonl");
-        let s = reduce(s, TaskAction::ChoosePreset("rag_qa".into()));
+        let s = reduce(
+            s,
+            TaskAction::Edit(EditAction::ChoosePreset("rag_qa".into())),
+        );
         assert_eq!(s.data.run_data.data.format, DatasetFormat::Rag);
         assert_eq!(s.data.run_data.data.samples.len(), 10);
         let file = Rc::new(LoadedFile {
             name: "q.jsonl".into(),
             bytes: Rc::from(&b"{\"q\":\"a?\",\"gold\":[\"b\"]}\n{\"q\":1}\n"[..]),
         });
-        let s = reduce(s, TaskAction::SetFile(file));
+        let s = reduce(s, TaskAction::Data(DataAction::SetFile(file)));
         assert_eq!(
             (
                 s.data.run_data.data.samples.len(),
@@ -636,7 +505,7 @@ mod tests {
             ),
             (1, 1)
         );
-        let s = reduce(s, TaskAction::UseDemo);
+        let s = reduce(s, TaskAction::Data(DataAction::UseDemo));
         assert!(s.data.run_data.is_demo);
     }
 
@@ -645,24 +514,39 @@ mod tests {
         let s = Rc::new(TaskState::default());
         let first =
             r#"[{"name": "local", "base_url": "http://127.0.0.1:1/v1", "api_key_env": "K"}]"#;
-        let s = reduce(s, TaskAction::EditRegistry(first.into()));
-        let s = reduce(s, TaskAction::CheckRegistry);
-        let s = reduce(s, TaskAction::SetKey("local".into(), "sk-one".into()));
+        let s = reduce(
+            s,
+            TaskAction::Models(ModelAction::EditRegistry(first.into())),
+        );
+        let s = reduce(s, TaskAction::Models(ModelAction::CheckRegistry));
+        let s = reduce(
+            s,
+            TaskAction::Models(ModelAction::SetKey("local".into(), "sk-one".into())),
+        );
         assert_eq!(s.models.keys.len(), 1);
         let same = r#"[{"name": "local", "base_url": "http://127.0.0.1:1/v1", "api_key_env": "K", "model": "m2"}]"#;
-        let s = reduce(s, TaskAction::EditRegistry(same.into()));
-        let s = reduce(s, TaskAction::CheckRegistry);
+        let s = reduce(
+            s,
+            TaskAction::Models(ModelAction::EditRegistry(same.into())),
+        );
+        let s = reduce(s, TaskAction::Models(ModelAction::CheckRegistry));
         assert_eq!(s.models.keys.len(), 1, "same base URL: the key stays");
         let other =
             r#"[{"name": "local", "base_url": "https://other.example/v1", "api_key_env": "K"}]"#;
-        let s = reduce(s, TaskAction::EditRegistry(other.into()));
-        let s = reduce(s, TaskAction::CheckRegistry);
+        let s = reduce(
+            s,
+            TaskAction::Models(ModelAction::EditRegistry(other.into())),
+        );
+        let s = reduce(s, TaskAction::Models(ModelAction::CheckRegistry));
         assert!(
             s.models.keys.is_empty(),
             "another base URL under the same name gets no key"
         );
-        let back = reduce(s, TaskAction::EditRegistry(first.into()));
-        let back = reduce(back, TaskAction::CheckRegistry);
+        let back = reduce(
+            s,
+            TaskAction::Models(ModelAction::EditRegistry(first.into())),
+        );
+        let back = reduce(back, TaskAction::Models(ModelAction::CheckRegistry));
         assert!(
             back.models.keys.is_empty(),
             "a dropped key does not come back by itself"
@@ -674,22 +558,40 @@ mod tests {
         let s = Rc::new(TaskState::default());
         let text =
             r#"[{"name": "local", "base_url": "http://127.0.0.1:1/v1", "api_key_env": "K"}]"#;
-        let s = reduce(s, TaskAction::EditRegistry(text.into()));
+        let s = reduce(
+            s,
+            TaskAction::Models(ModelAction::EditRegistry(text.into())),
+        );
         assert!(s.pending());
-        let s = reduce(s, TaskAction::CheckRegistry);
+        let s = reduce(s, TaskAction::Models(ModelAction::CheckRegistry));
         assert_eq!(s.models.choices.len(), 3);
-        let s = reduce(s, TaskAction::SetKey("local".into(), " sk-abc ".into()));
+        let s = reduce(
+            s,
+            TaskAction::Models(ModelAction::SetKey("local".into(), " sk-abc ".into())),
+        );
         assert_eq!(
             s.models.keys.get("local").map(|k| k.key.expose()),
             Some("sk-abc")
         );
         assert!(!format!("{s:?}").contains("sk-abc"));
-        let s = reduce(s, TaskAction::SetKey("local".into(), "".into()));
+        let s = reduce(
+            s,
+            TaskAction::Models(ModelAction::SetKey("local".into(), "".into())),
+        );
         assert!(s.models.keys.is_empty());
-        let s = reduce(s, TaskAction::Toggle("mock-a".into(), false));
-        let s = reduce(s, TaskAction::Toggle("mock-b".into(), false));
+        let s = reduce(
+            s,
+            TaskAction::Models(ModelAction::Toggle("mock-a".into(), false)),
+        );
+        let s = reduce(
+            s,
+            TaskAction::Models(ModelAction::Toggle("mock-b".into(), false)),
+        );
         assert_eq!(s.blocker().map(|b| b.1), Some("Tick at least one model"));
-        let s = reduce(s, TaskAction::LoadRegistry("r.json".into(), "{".into()));
+        let s = reduce(
+            s,
+            TaskAction::Models(ModelAction::LoadRegistry("r.json".into(), "{".into())),
+        );
         assert_eq!(s.models.choices.len(), 2);
         assert!(s.models.registry.errors[0].text.starts_with("r.json:1"));
     }

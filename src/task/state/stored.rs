@@ -315,7 +315,7 @@ pub struct StoredModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task::state::TaskAction;
+    use crate::task::state::{DataAction, ModelAction, TaskAction};
     use yew::Reducible;
 
     const REGISTRY: &str =
@@ -329,11 +329,23 @@ mod tests {
                 &b"{\"id\":\"a\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"expected\":\"hello\"}\n"[..],
             ),
         });
-        let s = s.reduce(TaskAction::SetFile(file));
-        let s = s.reduce(TaskAction::LoadRegistry("r.json".into(), REGISTRY.into()));
-        let s = s.reduce(TaskAction::Toggle("local".into(), true));
-        let s = s.reduce(TaskAction::Toggle("mock-a".into(), false));
-        s.reduce(TaskAction::SetKey("local".into(), "sk-stored-never".into()))
+        let s = s.reduce(TaskAction::Data(DataAction::SetFile(file)));
+        let s = s.reduce(TaskAction::Models(ModelAction::LoadRegistry(
+            "r.json".into(),
+            REGISTRY.into(),
+        )));
+        let s = s.reduce(TaskAction::Models(ModelAction::Toggle(
+            "local".into(),
+            true,
+        )));
+        let s = s.reduce(TaskAction::Models(ModelAction::Toggle(
+            "mock-a".into(),
+            false,
+        )));
+        s.reduce(TaskAction::Models(ModelAction::SetKey(
+            "local".into(),
+            "sk-stored-never".into(),
+        )))
     }
 
     fn inputs(s: &StoredRun) -> TaskInputs {
@@ -365,7 +377,10 @@ mod tests {
             problem.starts_with("local: type its API key again"),
             "{problem}"
         );
-        let keyed = Rc::new(restored).reduce(TaskAction::SetKey("local".into(), "sk-2".into()));
+        let keyed = Rc::new(restored).reduce(TaskAction::Models(ModelAction::SetKey(
+            "local".into(),
+            "sk-2".into(),
+        )));
         let again = keyed.restored(back);
         assert_eq!(
             again.models.keys.get("local").map(|k| k.key.expose()),
@@ -385,8 +400,9 @@ mod tests {
                 .expect("an engine's description"),
             ))
         };
-        let s = Rc::new(TaskState::with_preset("support_qa"))
-            .reduce(TaskAction::SetLocal(info("gemma.gguf", "a5fd3b62230aa5ec")));
+        let s = Rc::new(TaskState::with_preset("support_qa")).reduce(TaskAction::Models(
+            ModelAction::SetLocal(info("gemma.gguf", "a5fd3b62230aa5ec")),
+        ));
         assert!(
             s.models.selected.contains("gemma.gguf"),
             "a file just loaded is ticked"
@@ -408,12 +424,18 @@ mod tests {
         assert!(why.contains("pick it"), "{why}");
         // Another file is refused; the same file goes on.
         let other = Rc::new(TaskState::default())
-            .reduce(TaskAction::SetLocal(info("other.gguf", "ffff")))
+            .reduce(TaskAction::Models(ModelAction::SetLocal(info(
+                "other.gguf",
+                "ffff",
+            ))))
             .restored(&back);
         let why = other.resume_problem(&back, Lang::En).expect("another file");
         assert!(why.contains("other.gguf"), "{why}");
         let same = Rc::new(TaskState::default())
-            .reduce(TaskAction::SetLocal(info("gemma.gguf", "a5fd3b62230aa5ec")))
+            .reduce(TaskAction::Models(ModelAction::SetLocal(info(
+                "gemma.gguf",
+                "a5fd3b62230aa5ec",
+            ))))
             .restored(&back);
         assert_eq!(same.resume_problem(&back, Lang::En), None);
         assert!(same.models.selected.contains("gemma.gguf"));
@@ -454,12 +476,15 @@ mod tests {
         ring.set(&origin, "sk-form-never-stored", false);
         let s = Rc::new(TaskState::default());
         let endpoint = s.models.endpoint.clone();
-        let s = s.reduce(TaskAction::SetEndpoint(endpoint, Rc::new(ring)));
+        let s = s.reduce(TaskAction::Models(ModelAction::SetEndpoint(
+            endpoint,
+            Rc::new(ring),
+        )));
         let added = EndpointModel {
             entry,
             origin: origin.clone(),
         };
-        let s = s.reduce(TaskAction::AddEndpoint(added));
+        let s = s.reduce(TaskAction::Models(ModelAction::AddEndpoint(added)));
         let stored = StoredRun::of_task(&s, "run-3", 1, Lang::En, |_| None);
         let json = serde_json::to_string(&stored).expect("json");
         assert!(!json.contains("sk-form-never-stored"));
