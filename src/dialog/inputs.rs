@@ -11,6 +11,7 @@ use crate::dialog::state::{DialogAction, DialogState};
 use crate::effects::{files, local_model, url};
 use crate::launch::endpoint_fields;
 use crate::state::keys::TargetLine;
+use crate::state::settings::Provider;
 use evalpage_core::Lang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -218,14 +219,14 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                         <option value="local" selected={s.by_file}>{t("本机模型文件（GGUF，在页面内运行）", "a model file on this device (GGUF, run in the page)")}</option>
                     </select>
                 </label>
-                if s.by_file || s.judge == "local" {
+                if s.by_file || s.judge == Some(Provider::Local) {
                     <LocalModelField {lang} local={s.local.clone()} disabled={running}
                         on_file={on_local.reform(local_model::Source::File)}
                         on_url={on_local.reform(local_model::Source::Url)} />
                 }
                 // The model file uses no URL, model name or key: they are shown
                 // only when the endpoint answers the turns or judges them.
-                if !s.by_file || s.judge == "endpoint" {
+                if !s.by_file || s.judge == Some(Provider::Openai) {
                     <label>{t("基础 URL（OpenAI 兼容；留空：页面内的对话模拟模型）",
                               "Base URL (OpenAI-compatible; empty: the dialog mock in the page)")}
                         <input type="url" data-testid="dialog-url" value={s.form.url.clone()} disabled={running}
@@ -239,11 +240,11 @@ pub fn DialogInputs(p: &DialogInputsProps) -> Html {
                         disabled={running} {on_key} prompt={s.form.key_prompt.clone()} {on_confirm} {on_dismiss} />
                 }
                 <label class="inline">{t("评审（M3/M4/M5） ", "Judge (M3/M4/M5) ")}
-                    <select data-testid="dialog-judge" disabled={running} onchange={text(DialogAction::SetJudge)}>
-                        <option value="none" selected={s.judge == "none"}>{t("无（报告为未运行）", "none (reported as not run)")}</option>
-                        <option value="mock" selected={s.judge == "mock"}>{t("内置模拟评审", "built-in mock judge")}</option>
-                        <option value="endpoint" selected={s.judge == "endpoint"}>{t("上面的端点与模型", "the endpoint and model above")}</option>
-                        <option value="local" selected={s.judge == "local"}>{t("本机模型文件", "the model file on this device")}</option>
+                    <select data-testid="dialog-judge" disabled={running} onchange={text(|v| DialogAction::SetJudge(Provider::judge(&v)))}>
+                        <option value="none" selected={s.judge.is_none()}>{t("无（报告为未运行）", "none (reported as not run)")}</option>
+                        <option value={Provider::Demo.judge_code()} selected={s.judge == Some(Provider::Demo)}>{t("内置模拟评审", "built-in mock judge")}</option>
+                        <option value={Provider::Openai.judge_code()} selected={s.judge == Some(Provider::Openai)}>{t("上面的端点与模型", "the endpoint and model above")}</option>
+                        <option value={Provider::Local.judge_code()} selected={s.judge == Some(Provider::Local)}>{t("本机模型文件", "the model file on this device")}</option>
                     </select>
                 </label>
                 <label class="inline">{t("并行对话数（workers_dialog）", "Dialogs at once (workers_dialog)")}

@@ -18,6 +18,7 @@ use crate::state::keys::{EndpointForm, FormAction};
 use crate::state::local::{LocalModel, LocalModelInfo};
 use crate::state::resume::{Offers, Takeover};
 use crate::state::settings::in_page;
+use crate::state::settings::Provider;
 use crate::state::stored::{StoredInputs, StoredRun};
 use crate::state::{Mode, ModelCall, ShellState};
 use evalpage_core::dialog::{
@@ -155,7 +156,7 @@ type Judging = (Option<DialogJudge>, Option<ModelCall>);
 
 /// Whether the page's run is judged (its prompts are then needed).
 fn judged(s: &DialogState) -> bool {
-    matches!(s.judge.as_str(), "mock" | "endpoint" | "local")
+    s.judge.is_some()
 }
 
 fn judging(
@@ -189,13 +190,14 @@ fn judging(
             Some(call),
         )
     };
-    Ok(match (s.judge.as_str(), endpoint) {
-        ("mock", _) => judge(judge_model("mock", None), ModelCall::Mock(1.0)),
-        ("endpoint", Some(c @ ModelCall::OpenAi(cfg, _))) => judge(
+    Ok(match (s.judge, endpoint) {
+        (None, _) => (None, None),
+        (Some(Provider::Demo), _) => judge(judge_model("mock", None), ModelCall::Mock(1.0)),
+        (Some(Provider::Openai), Some(c @ ModelCall::OpenAi(cfg, _))) => judge(
             judge_model(&cfg.model, Some(cfg.base_url.clone())),
             c.clone(),
         ),
-        ("local", _) => {
+        (Some(Provider::Local), _) => {
             let info = s.local.loaded().ok_or_else(|| no_file(lang))?;
             let model = ModelSettings {
                 engine: serde_json::to_value(info).ok(),
@@ -203,7 +205,7 @@ fn judging(
             };
             judge(model, ModelCall::InPage(bounded(in_page(&info.file), s)))
         }
-        ("endpoint", _) => {
+        (Some(Provider::Openai), _) => {
             return Err(lang
                 .pick(
                     "评审选择了端点，但没有填写基础 URL",
@@ -211,7 +213,6 @@ fn judging(
                 )
                 .to_string())
         }
-        _ => (None, None),
     })
 }
 
@@ -255,7 +256,7 @@ impl ModeLaunch for DialogLaunch {
     }
 
     fn awaits_model_file(&self, s: &Rc<DialogState>) -> bool {
-        (s.by_file || s.judge == "local") && matches!(s.local, LocalModel::Loading(_))
+        (s.by_file || s.judge == Some(Provider::Local)) && matches!(s.local, LocalModel::Loading(_))
     }
 
     fn with_model_file(&self, s: Rc<DialogState>, local: LocalModel) -> Rc<DialogState> {
@@ -285,8 +286,8 @@ impl ModeLaunch for DialogLaunch {
             false => None,
         };
         // With the file answering, the endpoint is read only when it judges.
-        let mut endpoint = match (file, s.judge.as_str()) {
-            (Some(_), j) if j != "endpoint" => None,
+        let mut endpoint = match (file, s.judge) {
+            (Some(_), j) if j != Some(Provider::Openai) => None,
             _ => endpoint(s, lang)?,
         };
         let mut key_for = None;
@@ -324,7 +325,9 @@ impl ModeLaunch for DialogLaunch {
             origins: url::origin(&s.form.url).into_iter().collect(),
         };
         let started_ms = cfg.run.started_at_ms;
-        let spec = s.limits.start_spec(&cfg.model_name, s.judge == "endpoint");
+        let spec = s
+            .limits
+            .start_spec(&cfg.model_name, s.judge == Some(Provider::Openai));
         let kind = DialogKind::judged(cfg, s.set.as_ref().clone(), judge);
         let log = t.log.as_ref().map(|log| events::read(log.as_bytes()));
         let (mut engine, _) =

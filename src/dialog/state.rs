@@ -8,6 +8,7 @@
 use crate::state::keys::{EndpointForm, FormAction, Secret};
 use crate::state::limits::Limits;
 use crate::state::local::{LocalModel, LocalModelInfo};
+use crate::state::settings::Provider;
 use crate::state::shell::Mode;
 use crate::state::stored::{ModeInputs, StoredBytes, StoredFile};
 use crate::state::{RunProgress, RunStatus};
@@ -155,9 +156,9 @@ pub struct DialogState {
     /// The most tokens of each answer, the model's and the judge's (none:
     /// the endpoint's own bound, or the model file engine's default).
     pub max_tokens: Option<u32>,
-    /// Who judges M3/M4/M5: `none` (reported as not run), `mock` (the mock
-    /// judge in the page) or `endpoint` (the dialogs' own endpoint and model).
-    pub judge: String,
+    /// Who judges M3/M4/M5: no one (reported as not run), the mock judge in
+    /// the page, the dialogs' own endpoint and model, or the model file.
+    pub judge: Option<Provider>,
     /// M1 of a turn without a recall trace searches the conversation sent
     /// (`--m1-from-conversation`); off: such a turn is not eligible for M1.
     pub m1_from_conversation: bool,
@@ -192,7 +193,7 @@ impl Default for DialogState {
             model: String::new(),
             concurrency: 4,
             max_tokens: None,
-            judge: "none".into(),
+            judge: None,
             m1_from_conversation: false,
             limits: Limits::default(),
             error: None,
@@ -215,13 +216,13 @@ impl DialogState {
             },
             url: self.form.url.clone(),
             model: self.model.clone(),
-            judge: self.judge.clone(),
+            judge: self.judge,
             concurrency: self.concurrency,
             max_tokens: self.max_tokens,
             m1_from_conversation: self.m1_from_conversation,
             limits: self.limits.clone(),
             by_file: self.by_file,
-            local_model: (self.by_file || self.judge == "local")
+            local_model: (self.by_file || self.judge == Some(Provider::Local))
                 .then(|| self.local.loaded())
                 .flatten()
                 .map(LocalModelInfo::reference),
@@ -299,7 +300,7 @@ pub enum DialogAction {
     /// The most tokens of each answer (none: no bound sent).
     SetMaxTokens(Option<u32>),
     /// The judge choice (`none`, `mock`, `endpoint`).
-    SetJudge(String),
+    SetJudge(Option<Provider>),
     /// M1 from the conversation sent (on) or only from recall traces (off).
     SetM1FromConversation(bool),
     /// The answer policy, the price and the cap.
@@ -406,8 +407,9 @@ pub struct DialogInputs {
     pub url: String,
     /// Model name.
     pub model: String,
-    /// The judge choice (`none`, `mock`, `endpoint`).
-    pub judge: String,
+    /// The judge choice, stored as `none`, `mock`, `endpoint` or `local`.
+    #[serde(with = "crate::state::settings::judge_choice")]
+    pub judge: Option<Provider>,
     /// Dialogs in progress at most.
     pub concurrency: usize,
     /// The most tokens of each answer (the model's, and the judge's when it

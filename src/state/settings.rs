@@ -55,6 +55,42 @@ impl Provider {
             Provider::Local => "local",
         }
     }
+
+    /// The word a judge choice names it by (the dialog mode's judge and its
+    /// stored runs): the mock judge, the endpoint typed for the run, the
+    /// model file on this device.
+    pub fn judge_code(self) -> &'static str {
+        match self {
+            Provider::Demo => "mock",
+            Provider::Openai => "endpoint",
+            Provider::Local => "local",
+        }
+    }
+
+    /// The judge choice a word names (`none`, or [`Provider::judge_code`]):
+    /// `None` for no judge.
+    pub fn judge(code: &str) -> Option<Provider> {
+        [Provider::Demo, Provider::Openai, Provider::Local]
+            .into_iter()
+            .find(|p| p.judge_code() == code)
+    }
+}
+
+/// A judge choice (`None`: no judge), kept in a stored run as its word:
+/// `none`, or [`Provider::judge_code`]; a word no provider has reads as no judge.
+pub mod judge_choice {
+    use super::Provider;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes `none` or the provider's judge word.
+    pub fn serialize<S: Serializer>(p: &Option<Provider>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(p.map_or("none", Provider::judge_code))
+    }
+
+    /// Reads what [`serialize`] writes.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Provider>, D::Error> {
+        Ok(Provider::judge(&String::deserialize(d)?))
+    }
 }
 
 /// What the requests of the model file on this device name as their address
@@ -269,6 +305,28 @@ impl ModelSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_judge_choice_is_stored_as_the_word_the_page_always_stored() {
+        #[derive(Serialize, Deserialize, PartialEq, Debug)]
+        struct Stored {
+            #[serde(with = "judge_choice")]
+            judge: Option<Provider>,
+        }
+        for (word, judge) in [
+            ("none", None),
+            ("mock", Some(Provider::Demo)),
+            ("endpoint", Some(Provider::Openai)),
+            ("local", Some(Provider::Local)),
+        ] {
+            let json = format!("{{\"judge\":\"{word}\"}}");
+            let read: Stored = serde_json::from_str(&json).expect("a stored judge");
+            assert_eq!(read, Stored { judge });
+            assert_eq!(serde_json::to_string(&read).ok(), Some(json));
+        }
+        let odd: Stored = serde_json::from_str(r#"{"judge":"gpt"}"#).expect("read");
+        assert_eq!(odd.judge, None, "a word no provider has: no judge");
+    }
 
     #[test]
     fn key_is_not_serialized() {
