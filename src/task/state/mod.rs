@@ -10,15 +10,17 @@ pub mod batch;
 pub mod check;
 pub mod code;
 pub mod data;
+pub mod editors;
 pub mod list;
 pub mod models;
 pub mod panel;
 pub mod results;
 pub mod stored;
 
-use self::check::{CheckedTask, Editors};
+use self::check::CheckedTask;
 use self::code::{Prompts, TaskCode};
 use self::data::{DataInputs, LoadedFile, LoadedMetadata, Preview};
+use self::editors::Editors;
 pub use self::list::ModelAction;
 use self::list::ModelList;
 pub use self::panel::{RunAction, RunPanel, TaskSnapshot};
