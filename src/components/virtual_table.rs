@@ -12,7 +12,8 @@
 //! `key`, a `data-row` (the value `on_select` gets back) and `tabindex="0"`.
 //! The table does the rest for every row: click toggles the row's
 //! drill-down, Enter or Space opens it, and the keyboard focus stays on its
-//! row (or the table) while scrolling re-renders the rows.
+//! row (or the table) while scrolling re-renders the rows; a Tab pressed in
+//! the moment a re-render has dropped the focus moves on from that row.
 
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -164,18 +165,31 @@ pub fn VirtualTable(p: &VirtualTableProps) -> Html {
         });
     }
     {
-        let focused = focused.clone();
+        let (focused, area) = (focused.clone(), area.clone());
         use_effect_with((), move |()| {
-            // A press anywhere (capture phase): the user is choosing where the focus goes.
-            let listener = web_sys::window().and_then(|w| w.document()).map(|doc| {
-                gloo_events::EventListener::new_with_options(
-                    &doc,
-                    "pointerdown",
-                    gloo_events::EventListenerOptions::run_in_capture_phase(),
-                    move |_| *focused.borrow_mut() = None,
-                )
+            let listeners = web_sys::window().and_then(|w| w.document()).map(|doc| {
+                let capture = gloo_events::EventListenerOptions::run_in_capture_phase;
+                let on_press = focused.clone();
+                [
+                    // A press anywhere: the user is choosing where the focus goes.
+                    gloo_events::EventListener::new_with_options(
+                        &doc,
+                        "pointerdown",
+                        capture(),
+                        move |_| *on_press.borrow_mut() = None,
+                    ),
+                    // A Tab pressed while a re-render has dropped the focus
+                    // to <body> (before it is put back) moves on from the
+                    // row the focus was on, as it would have from the row.
+                    gloo_events::EventListener::new_with_options(
+                        &doc,
+                        "keydown",
+                        capture(),
+                        move |e| tab_from_dropped_row(e, *focused.borrow(), &area),
+                    ),
+                ]
             });
-            move || drop(listener)
+            move || drop(listeners)
         });
     }
     let onclick = {
@@ -242,6 +256,42 @@ pub fn VirtualTable(p: &VirtualTableProps) -> Html {
                 </tbody>
             </table>
         </div>
+    }
+}
+
+/// While the focus is on <body> because a re-render dropped it from `row`:
+/// a Tab (Shift+Tab) focuses the row after (before) it, as the browser
+/// would have from the row. Anything else, or a row with no neighbour
+/// rendered, is left to the browser.
+fn tab_from_dropped_row(e: &Event, row: Option<u32>, area: &NodeRef) {
+    let (Some(key), Some(i)) = (e.dyn_ref::<KeyboardEvent>(), row) else {
+        return;
+    };
+    if key.key() != "Tab" || key.alt_key() || key.ctrl_key() || key.meta_key() {
+        return;
+    }
+    let body_has_focus = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.active_element())
+        .is_none_or(|a| a.tag_name() == "BODY");
+    let next = if key.shift_key() {
+        i.checked_sub(1)
+    } else {
+        i.checked_add(1)
+    };
+    let (true, Some(next), Some(table)) =
+        (body_has_focus, next, area.cast::<web_sys::HtmlElement>())
+    else {
+        return;
+    };
+    let target = table
+        .query_selector(&format!("tr[data-row=\"{next}\"]"))
+        .ok()
+        .flatten()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+    if let Some(target) = target {
+        e.prevent_default();
+        let _ = target.focus();
     }
 }
 
