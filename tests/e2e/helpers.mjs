@@ -62,10 +62,19 @@ export async function newPage(browser, errors) {
   return page;
 }
 
-/** Waits until the run status shows `status`. */
+/**
+ * Waits until the run status shows `status`; a wait that times out says what
+ * the page showed instead (the status, the progress, a start error).
+ */
 export async function waitStatus(page, status, timeout = 60000) {
   await page.waitForFunction(
-    (s) => document.querySelector('[data-testid=run-status]')?.textContent === s, status, { timeout });
+    (s) => document.querySelector('[data-testid=run-status]')?.textContent === s, status, { timeout })
+    .catch(async (e) => {
+      const shown = await page.evaluate(() => ['run-status', 'progress', 'start-error']
+        .map((id) => `${id}: ${document.querySelector(`[data-testid=${id}]`)?.textContent ?? '(none)'}`)
+        .join('; ')).catch(() => '(the page could not be read)');
+      throw new Error(`waited ${timeout} ms for the status "${status}"; the page shows ${shown}`, { cause: e });
+    });
 }
 
 /**
