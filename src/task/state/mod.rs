@@ -220,7 +220,8 @@ impl TaskState {
             if task.format != run_data.data.format
                 || (run_data.is_demo && run_data.data.name != demo)
             {
-                self.reload();
+                // reads the dataset and renders the preview from it
+                return self.reload();
             }
         }
         self.preview = self.preview_now();
