@@ -6,7 +6,7 @@
 use super::engine::{Job, TaskKind};
 use super::events::TaskRecord;
 use super::judging::question;
-use super::score::{score_call, AnswerStatus, SampleResult};
+use super::score::{read_call, AnswerStatus, SampleResult};
 use crate::agent::{
     mcp, offered_names, scripted, walk, AgentEnd, AgentRecord, Env, Environment, FaultKind, Next,
     Walk,
@@ -54,7 +54,11 @@ impl TaskKind {
                     Ok(t) => t,
                     Err(why) => return Some(Err(unusable(why))),
                 };
-                let results = match scripts.for_sample(sample) {
+                let read = match self.scripts.get(j.sample) {
+                    Some(read) => read.clone(),
+                    None => scripts.for_sample(sample),
+                };
+                let results = match read {
                     Ok(r) => r,
                     Err(why) => return Some(Err(unusable(why))),
                 };
@@ -185,14 +189,19 @@ impl TaskKind {
             }
         };
         let sample = &self.samples[j.sample];
-        let mut r: SampleResult =
-            score_call(&self.task, sample, j.sample, &answer, attempts, elapsed);
-        r.parsed.trajectory = Some(w.progress.trajectory);
-        r.parsed.state = w.state;
+        // scored once: an answered case with its trajectory and the world's
+        // state, a failed one as its call's outcome says
+        let mut r: SampleResult = read_call(&self.task, j.sample, &answer, attempts, elapsed);
         if end == Some(AgentEnd::StepLimit) {
             r.status = AnswerStatus::StepLimit;
         }
-        if r.status.answered() {
+        let answered = r.status.answered();
+        if !answered {
+            r.scores = self.task.score(&sample.sample, &r.parsed);
+        }
+        r.parsed.trajectory = Some(w.progress.trajectory);
+        r.parsed.state = w.state;
+        if answered {
             r.scores = self.task.score(&sample.sample, &r.parsed);
         }
         r.agent = record.map(Box::new);

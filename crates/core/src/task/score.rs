@@ -268,6 +268,21 @@ pub fn score_call(
     attempts: u32,
     elapsed_ms: u64,
 ) -> SampleResult {
+    let mut r = read_call(task, index, outcome, attempts, elapsed_ms);
+    r.scores = task.score(&s.sample, &r.parsed);
+    r
+}
+
+/// A call's outcome read against the task's schema, not scored yet (its
+/// `scores` empty): for a caller that adds to the parsed answer first, as an
+/// agent's case adds its trajectory.
+pub fn read_call(
+    task: &Task,
+    index: usize,
+    outcome: &Result<Answer, CallError>,
+    attempts: u32,
+    elapsed_ms: u64,
+) -> SampleResult {
     let (status, parsed, raw_answer, error) = match outcome {
         Ok(a) => (
             AnswerStatus::Ok,
@@ -288,7 +303,7 @@ pub fn score_call(
         status,
         response_line: None,
         raw_answer,
-        scores: task.score(&s.sample, &parsed),
+        scores: Vec::new(),
         parsed,
         attempts: Some(attempts),
         elapsed_ms: Some(elapsed_ms),
