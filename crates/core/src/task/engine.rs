@@ -34,11 +34,12 @@ use super::judging::{question, TaskJudge};
 use super::prompts::{measure_with, no_prompt_renders, render_all, template_reads};
 use super::report::{TaskInfo, TaskMetrics};
 use super::score::{aggregate, score_call, ModelRun, SampleResult, Scored};
-use crate::agent::Next;
+use crate::agent::{Environment, Next, ScriptedResult};
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 use crate::run::{Call, JobOutcome, Kind, Pipeline, RunIdentity, RunSettings};
 use crate::task::contract::{PromptTemplate, Task};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// One job: which model answers which sample.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +92,10 @@ pub struct TaskKind {
     /// Agent jobs whose trajectory an earlier run's log cut: run again from
     /// the first step, their first `step` record marked.
     pub(super) restarted: BTreeSet<usize>,
+    /// Each sample's scripted tool results, read once (a case's loop is
+    /// walked again at each of its answers): empty unless the task's tools
+    /// are scripted.
+    pub(super) scripts: Vec<Result<Arc<Vec<ScriptedResult>>, String>>,
 }
 
 impl TaskKind {
@@ -115,7 +120,15 @@ impl TaskKind {
         measure_with(&reads, &mut samples);
         let slots = samples.len() * cfg.repeats.n.max(1) as usize;
         let results = cfg.models.iter().map(|_| vec![None; slots]).collect();
+        let scripts = match task.agent.as_deref().map(|a| &a.env) {
+            Some(Environment::Scripted(scripts)) => samples
+                .iter()
+                .map(|s| scripts.for_sample(&s.sample))
+                .collect(),
+            _ => Vec::new(),
+        };
         TaskKind {
+            scripts,
             task,
             info,
             dataset,
@@ -396,7 +409,7 @@ impl Kind for TaskKind {
         events::summary(
             &self.cfg.run,
             cancelled,
-            TaskMetrics::of(&self.scored().models),
+            TaskMetrics::counting(self.results.iter().flat_map(|rs| rs.iter().flatten())),
             now_ms,
         )
     }

@@ -12,7 +12,7 @@
 //! `results.jsonl` with its reason.
 
 use super::data::{EvalSample, TaskDataset};
-use super::score::{ModelRun, Scored};
+use super::score::{ModelRun, SampleResult, Scored};
 use crate::dataset::LineError;
 use crate::report::{
     assemble, CaseVerdict, ErrorCase, EvalScore, EvaluationResult, ExperimentMetadata,
@@ -141,8 +141,13 @@ impl From<TaskMetrics> for ReportMetrics {
 impl TaskMetrics {
     /// The counts of these runs.
     pub fn of(models: &[ModelRun]) -> TaskMetrics {
+        TaskMetrics::counting(models.iter().flat_map(|m| &m.results))
+    }
+
+    /// The counts of these results (every model's).
+    pub fn counting<'a>(results: impl Iterator<Item = &'a SampleResult>) -> TaskMetrics {
         let mut m = TaskMetrics::default();
-        for r in models.iter().flat_map(|m| &m.results) {
+        for r in results {
             m.cases += 1;
             m.truncated_cases += usize::from(r.truncated());
             m.not_run_cases += usize::from(
