@@ -335,7 +335,10 @@ fn usage_of(v: &Value) -> Option<Usage> {
     Some(Usage {
         prompt_tokens: prompt.unwrap_or(0),
         completion_tokens: completion.unwrap_or(0),
-        reasoning_tokens: count(v.pointer("/completion_tokens_details/reasoning_tokens")),
+        reasoning_tokens: count(
+            v.get("completion_tokens_details")
+                .and_then(|d| d.get("reasoning_tokens")),
+        ),
         timings: None,
     })
 }
