@@ -38,8 +38,8 @@ where
     /// The job's name in the log: its `case_id`, after its model when the
     /// run asks several.
     fn key(engine: &Pipeline<Self>, job: usize) -> String;
-    /// Each settled job's name, verdicts (the scores, as JSON) and answer
-    /// (none when the call failed).
+    /// Each settled job's name, verdicts (the scores, as JSON; empty when
+    /// the call failed) and answer (none when the call failed).
     fn verdicts(engine: &Pipeline<Self>) -> Vec<(String, String, Option<String>)>;
     /// What the final report (its JSON) must hold for the run's `jobs`.
     fn check_report(jobs: usize, report: &Value, log: &ReadLog) -> Vec<String>;
@@ -82,12 +82,30 @@ fn repeated(lines: &'static str, n: usize, field: &'static str, prefix: char) ->
     {
         return hit;
     }
-    let lines: Vec<&str> = lines.lines().filter(|l| !l.trim().is_empty()).collect();
+    // each line written once with a mark for its id, then its text around
+    // the mark copied for each sample it makes (the id needs no escaping)
+    const MARK: &str = "\u{1}id\u{1}";
+    let lines: Vec<(String, String)> = lines
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap_or_default();
+            v[field] = Value::from(MARK);
+            let text = v.to_string();
+            let mark = serde_json::to_string(MARK).unwrap_or_default();
+            let mark = mark.trim_matches('"');
+            match text.split_once(mark) {
+                Some((before, after)) => (before.to_string(), after.to_string()),
+                None => (text, String::new()),
+            }
+        })
+        .collect();
     let mut out = String::new();
     for i in 0..n {
-        let mut v: Value = serde_json::from_str(lines[i % lines.len()]).unwrap_or_default();
-        v[field] = Value::from(format!("{prefix}{i:04}"));
-        out.push_str(&v.to_string());
+        let (before, after) = &lines[i % lines.len()];
+        out.push_str(before);
+        out.push_str(&format!("{prefix}{i:04}"));
+        out.push_str(after);
         out.push('\n');
     }
     let out = out.into_bytes();
@@ -135,6 +153,16 @@ fn rates_over_all(jobs: usize, m: &Value, rates: &[(&str, &str)], log: &ReadLog)
     out
 }
 
+/// A job's verdicts as JSON, where it has an answer (the invariants compare
+/// verdicts only where a run's answer is the fault-free run's); empty where
+/// its call failed.
+fn verdict<T: serde::Serialize + ?Sized>(answer: &Option<String>, scores: &T) -> String {
+    match answer {
+        Some(_) => serde_json::to_string(scores).unwrap_or_default(),
+        None => String::new(),
+    }
+}
+
 fn cases_counted(jobs: usize, m: &Value) -> Option<String> {
     match m["cases"].as_u64() {
         Some(t) if t as usize == jobs => None,
@@ -178,10 +206,11 @@ impl Simulated for RagKind {
             .iter()
             .flatten()
             .map(|r| {
+                let answer = r.error.is_none().then(|| r.answer.clone()).flatten();
                 (
                     r.case_id.clone(),
-                    serde_json::to_string(&(&r.accuracy, &r.citation)).unwrap_or_default(),
-                    r.error.is_none().then(|| r.answer.clone()).flatten(),
+                    verdict(&answer, &(&r.accuracy, &r.citation)),
+                    answer,
                 )
             })
             .collect()
@@ -317,11 +346,7 @@ impl Simulated for TaskKind {
             let answer = r.error.is_none().then(|| {
                 serde_json::to_string(&(&r.raw_answer, &r.parsed.trajectory)).unwrap_or_default()
             });
-            out.push((
-                Self::key(engine, job),
-                serde_json::to_string(&r.scores).unwrap_or_default(),
-                answer,
-            ));
+            out.push((Self::key(engine, job), verdict(&answer, &r.scores), answer));
         }
         out
     }
@@ -380,10 +405,11 @@ impl Simulated for RetrievalKind {
         (0..engine.cases().len())
             .filter_map(|job| {
                 let row = engine.row(job)?;
+                let answer = row.error().is_none().then(|| row.score.topk.join("\n"));
                 Some((
                     row.case.case_id.clone(),
-                    serde_json::to_string(&row.score).unwrap_or_default(),
-                    row.error().is_none().then(|| row.score.topk.join("\n")),
+                    verdict(&answer, &row.score),
+                    answer,
                 ))
             })
             .collect()
@@ -443,11 +469,8 @@ impl Simulated for DialogKind {
                     .map(|t| t.pred_assistant_text.as_deref())
                     .collect();
                 let answered = trace.dialog_error.is_none();
-                Some((
-                    trace.dialog_id.clone(),
-                    serde_json::to_string(rows).unwrap_or_default(),
-                    answered.then(|| serde_json::to_string(&answers).unwrap_or_default()),
-                ))
+                let answer = answered.then(|| serde_json::to_string(&answers).unwrap_or_default());
+                Some((trace.dialog_id.clone(), verdict(&answer, rows), answer))
             })
             .collect()
     }
@@ -491,5 +514,29 @@ impl Simulated for DialogKind {
             _ => out.push("metrics_summary.json has no counters".into()),
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_lines_are_the_lines_with_their_fresh_ids() {
+        for (lines, field, prefix) in [
+            (demo::DATASET, "id", 'c'),
+            (demo::DIALOG_DATASET, "dialog_id", 'd'),
+            (TASK_SAMPLES, "sample_id", 's'),
+        ] {
+            let made = String::from_utf8(repeated(lines, 7, field, prefix)).expect("UTF-8");
+            let sources: Vec<&str> = lines.lines().filter(|l| !l.trim().is_empty()).collect();
+            let mut want = String::new();
+            for i in 0..7 {
+                let mut v: Value = serde_json::from_str(sources[i % sources.len()]).expect("JSON");
+                v[field] = Value::from(format!("{prefix}{i:04}"));
+                want.push_str(&format!("{v}\n"));
+            }
+            assert_eq!(made, want);
+        }
     }
 }

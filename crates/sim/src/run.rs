@@ -4,7 +4,7 @@
 
 use crate::kinds::{Simulated, START_MS, URL};
 use crate::scenario::{draw, Fault, Scenario, PRICE};
-use evalpage_core::events::{read, to_jsonl};
+use evalpage_core::events::{read, to_jsonl, ReadLog};
 use evalpage_core::run::{finish, Command, Input, Pipeline, RunEnd, RunStatus, Step};
 use evalpage_core::{
     parse_json_response, parse_response, Answer, CallError, CallOutcome, ErrorKind,
@@ -12,6 +12,8 @@ use evalpage_core::{
 use serde_json::json;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
 
 /// What a seed's run did, for the invariants.
 #[derive(Clone, Debug, Default)]
@@ -47,6 +49,20 @@ pub struct Trace {
     pub simulated_ms: u64,
     /// Calls sent.
     pub calls: u64,
+    /// The final log as read for the report's checks, with the text it was
+    /// read from (the invariants read `log` again unless it is that text).
+    pub read: Option<(String, ReadLog)>,
+}
+
+impl Trace {
+    /// The final log, read: the copy read for the report's checks when
+    /// `log` is still the text it was read from.
+    pub fn read_log(&self) -> std::borrow::Cow<'_, ReadLog> {
+        match &self.read {
+            Some((text, log)) if *text == self.log => std::borrow::Cow::Borrowed(log),
+            _ => std::borrow::Cow::Owned(read(self.log.as_bytes())),
+        }
+    }
 }
 
 /// One part of a run (before a crash, or to its end).
@@ -217,11 +233,12 @@ where
             };
             (read(URL, status, retry_after.as_deref(), body), latency)
         };
-        let (answer, body) = mock_reply(engine, case, pool, json, messages);
+        let reply = mock_reply(engine, case, pool, json, messages);
+        let (answer, body) = (&reply.0, &reply.1);
         let fault = fault
             .filter(|f| !json || !matches!(f, Fault::Length | Fault::ToolCalls | Fault::Reasoning));
         match fault {
-            None => http(200, None, &body),
+            None => http(200, None, body),
             Some(Fault::Server(s)) => http(s, None, r#"{"error":{"message":"upstream failed"}}"#),
             Some(Fault::RateLimited(after)) => http(
                 429,
@@ -255,19 +272,19 @@ where
                     .take(answer.text.chars().count() / 2)
                     .collect();
                 let message = json!({"role": "assistant", "content": cut});
-                http(200, None, &completion(&answer, message, "length"))
+                http(200, None, &completion(answer, message, "length"))
             }
             Some(Fault::ToolCalls) => {
                 let message = json!({"role": "assistant", "content": null, "tool_calls": [{
                     "id": "call_1", "type": "function",
                     "function": {"name": "search", "arguments": "{\"q\": \"RAG\"}"},
                 }]});
-                http(200, None, &completion(&answer, message, "tool_calls"))
+                http(200, None, &completion(answer, message, "tool_calls"))
             }
             Some(Fault::Reasoning) => {
                 let message = json!({"role": "assistant", "content": answer.text,
                     "reasoning_content": "thinking it over"});
-                http(200, None, &completion(&answer, message, "stop"))
+                http(200, None, &completion(answer, message, "stop"))
             }
         }
     }
@@ -338,16 +355,27 @@ where
     }
 }
 
+/// What a run keeps of itself for the invariants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Its log, its report (rendered and checked) and its verdicts: the
+    /// seed's run with faults.
+    Everything,
+    /// Its log and verdicts: the fault-free run.
+    Verdicts,
+    /// Its log alone: the second run with faults (for determinism).
+    Log,
+}
+
 /// Runs `sc` with its kind (with faults, or fault-free) and returns what it
-/// did; the report is rendered and checked only when `report` (a second run
-/// and the fault-free one need their log and verdicts alone). `built` is
+/// did, as much as `keep` says. `built` is
 /// the kind over the scenario's dataset ([`Simulated::build`]), fresh: each
 /// run (and a resume) starts from a copy of it, so a seed's runs read and
 /// check its task and dataset once.
 pub fn simulate_kind<K: Simulated + Clone>(
     sc: &Scenario,
     faults: bool,
-    report: bool,
+    keep: Keep,
     built: &K,
 ) -> Trace
 where
@@ -413,7 +441,7 @@ where
         ended_at_ms: part.now,
         prices: Default::default(),
     };
-    if report {
+    if keep == Keep::Everything {
         match finish(&engine, K::inputs(sc), &end) {
             Ok(ended) => {
                 let report = ended
@@ -423,9 +451,10 @@ where
                     .and_then(|(_, t)| serde_json::from_str(t).ok());
                 match report {
                     Some(r) => {
-                        trace.report_problems =
-                            K::check_report(jobs, &r, &read(part.log.as_bytes()));
+                        let log = read(part.log.as_bytes());
+                        trace.report_problems = K::check_report(jobs, &r, &log);
                         trace.report = r;
+                        trace.read = Some((part.log.clone(), log));
                     }
                     None => trace.broken.push("the run wrote no report".into()),
                 }
@@ -435,9 +464,11 @@ where
                 .push(format!("the report could not be rendered: {e}")),
         }
     }
-    for (key, verdict, answer) in K::verdicts(&engine) {
-        trace.verdicts.insert(key.clone(), verdict);
-        trace.answers.insert(key, answer);
+    if keep != Keep::Log {
+        for (key, verdict, answer) in K::verdicts(&engine) {
+            trace.verdicts.insert(key.clone(), verdict);
+            trace.answers.insert(key, answer);
+        }
     }
     trace.log = part.log;
     trace
@@ -496,40 +527,54 @@ fn cut_point(sc: &Scenario, log: &str) -> usize {
 /// (what `--mock` answers: the demo model for the RAG check), a pure function
 /// of the pool, the job's sample and the messages, kept per those three so
 /// the transport costs next to nothing and the time measured is the core's.
+/// Kept by a hash of the key, each entry's key compared in full on a hit.
 fn mock_reply<K: Simulated>(
     engine: &Pipeline<K>,
     job: usize,
     pool: usize,
     json: bool,
     messages: &[evalpage_core::ChatMessage],
-) -> (Answer, String)
+) -> Rc<(Answer, String)>
 where
     K::Record: serde::Serialize,
 {
-    thread_local! {
-        static SEEN: std::cell::RefCell<HashMap<String, (Answer, String)>> = std::cell::RefCell::new(HashMap::new());
-    }
-    let key = format!(
-        "{pool}\u{0}{json}\u{0}{}\u{0}{}",
-        K::key(engine, job),
-        serde_json::to_string(messages).unwrap_or_default()
+    type Entry = (
+        usize,
+        bool,
+        String,
+        Vec<evalpage_core::ChatMessage>,
+        Rc<(Answer, String)>,
     );
+    thread_local! {
+        static SEEN: std::cell::RefCell<(usize, HashMap<u64, Vec<Entry>>)> =
+            std::cell::RefCell::new((0, HashMap::new()));
+    }
+    let name = K::key(engine, job);
+    let mut h = std::hash::DefaultHasher::new();
+    (pool, json, &name, messages).hash(&mut h);
+    let hash = h.finish();
     SEEN.with(|seen| {
-        let mut seen = seen.borrow_mut();
-        if seen.len() > 10_000 {
-            seen.clear();
+        let (count, seen) = &mut *seen.borrow_mut();
+        let same = |e: &&Entry| e.0 == pool && e.1 == json && e.2 == name && e.3 == messages;
+        if let Some(e) = seen.get(&hash).and_then(|list| list.iter().find(same)) {
+            return e.4.clone();
         }
-        seen.entry(key)
-            .or_insert_with(|| {
-                let a = engine.kind().mock_answer(job, messages);
-                let body = if json {
-                    a.text.clone()
-                } else {
-                    completion(&a, assistant_message(&a), finish_reason(&a))
-                };
-                (a, body)
-            })
-            .clone()
+        if *count > 10_000 {
+            seen.clear();
+            *count = 0;
+        }
+        let a = engine.kind().mock_answer(job, messages);
+        let body = if json {
+            a.text.clone()
+        } else {
+            completion(&a, assistant_message(&a), finish_reason(&a))
+        };
+        let reply = Rc::new((a, body));
+        *count += 1;
+        seen.entry(hash)
+            .or_default()
+            .push((pool, json, name, messages.to_vec(), reply.clone()));
+        reply
     })
 }
 

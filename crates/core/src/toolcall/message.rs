@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// tool's result (`role: tool`, the `tool_call_id` it answers). Read back
 /// leniently: content that is null (a message of calls only) is empty text,
 /// and content given as parts is their text.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ChatMessage {
     /// `system`, `user`, `assistant` or `tool`.
     pub role: String,

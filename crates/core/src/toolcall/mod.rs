@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One function call a model made.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Call {
     /// The call's id (`tool_calls[].id`, `tool_use.id`, `call_id`), when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
