@@ -173,6 +173,25 @@ fn wildcard_beside_kinds(code: &str) -> Vec<usize> {
     out
 }
 
+/// The lines of `code` that compare a kind with `==` or `!=`: a test a new
+/// kind passes silently (an exhaustive match names it).
+fn kind_compared(code: &str) -> Vec<usize> {
+    code.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            [
+                "== Some(RunKind::",
+                "!= Some(RunKind::",
+                "== RunKind::",
+                "!= RunKind::",
+            ]
+            .iter()
+            .any(|p| l.contains(p))
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
 #[test]
 fn matches_over_kinds_name_every_kind() {
     let mut found = Vec::new();
@@ -181,11 +200,17 @@ fn matches_over_kinds_name_every_kind() {
             for line in wildcard_beside_kinds(&code) {
                 found.push(format!("{path}: a `_` arm at code line {line}"));
             }
+            for line in kind_compared(&code) {
+                found.push(format!("{path}: a kind compared at code line {line}"));
+            }
         }
     }
     assert!(found.is_empty(), "{found:#?}");
     // The check itself finds what it looks for.
     let seeded = "match k {\n    RunKind::Rag => 1,\n    _ => 2,\n}";
+    assert_eq!(kind_compared("let t = k == Some(RunKind::Task);"), vec![1]);
+    assert_eq!(kind_compared("if kind != RunKind::Rag {"), vec![1]);
+    assert!(kind_compared("Some(RunKind::Task) => true,").is_empty());
     assert_eq!(wildcard_beside_kinds(seeded), vec![3]);
     let whole = "match k {\n    Some(RunKind::Rag) => 1,\n    Some(RunKind::Task) | None => 2,\n}";
     assert!(wildcard_beside_kinds(whole).is_empty());

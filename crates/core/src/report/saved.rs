@@ -168,7 +168,11 @@ pub fn experiment_lines(r: &EvaluationResult, lang: Lang) -> Vec<String> {
         dataset.push(')');
     }
     out.push(dataset);
-    let task = report_kind(r) == Some(RunKind::Task);
+    // a task run says where its answers came from; the other kinds their backend
+    let task = match report_kind(r) {
+        Some(RunKind::Task) => true,
+        Some(RunKind::Rag | RunKind::Retrieval | RunKind::Dialog) | None => false,
+    };
     if task {
         // As a task run describes where its answers came from.
         let source = match (rc["mode"].as_str(), &e.run) {

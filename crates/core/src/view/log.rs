@@ -33,7 +33,12 @@ pub fn from_log(log: &ReadLog, source: &str) -> ViewData {
         .collect();
     ordered.sort_by_key(|(n, ..)| *n);
     let run_kind = RunKind::read(&[meta.unwrap_or(&Value::Null)], &metrics);
-    let retrieval = run_kind == Some(RunKind::Retrieval);
+    // a retrieval log's rows show its report's detail; every other kind's
+    // rows their metrics alone
+    let retrieval = match run_kind {
+        Some(RunKind::Retrieval) => true,
+        Some(RunKind::Rag | RunKind::Task | RunKind::Dialog) | None => false,
+    };
     let rows: Vec<ViewRow> = ordered
         .into_iter()
         .map(|(_, model, id, r)| {
