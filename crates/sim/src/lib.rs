@@ -30,7 +30,9 @@
 //! wherever the answer was the same; the log reconciles with the report
 //! (spec 000 section 5); the same seed run twice gives the same trace hash.
 
+mod endpoint;
 mod kinds;
+mod report;
 mod run;
 mod scenario;
 

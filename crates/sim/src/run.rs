@@ -2,18 +2,16 @@
 //! endpoint and clock, to its end or to a crash (the log cut, then resumed)
 //! or a cancel; what it did is its [`Trace`].
 
+use crate::endpoint::{completion, cost, mock_reply};
 use crate::kinds::{Simulated, START_MS, URL};
-use crate::scenario::{draw, Fault, Scenario, PRICE};
+use crate::report::read_report;
+use crate::scenario::{draw, Fault, Scenario};
 use evalpage_core::events::{read, to_jsonl, ReadLog};
 use evalpage_core::run::{finish, Command, Input, Pipeline, RunEnd, RunStatus, Step};
-use evalpage_core::{
-    parse_json_response, parse_response, Answer, CallError, CallOutcome, ErrorKind,
-};
+use evalpage_core::{parse_json_response, parse_response, CallError, CallOutcome, ErrorKind};
 use serde_json::json;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
-use std::hash::{Hash, Hasher};
-use std::rc::Rc;
 
 /// What a seed's run did, for the invariants.
 #[derive(Clone, Debug, Default)]
@@ -435,34 +433,8 @@ where
         (engine, part)
     };
     trace.simulated_ms = part.now - START_MS;
-    let end = RunEnd {
-        version: "sim".into(),
-        metadata: None,
-        ended_at_ms: part.now,
-        prices: Default::default(),
-    };
     if keep == Keep::Everything {
-        match finish(&engine, K::inputs(sc), &end) {
-            Ok(ended) => {
-                let report = ended
-                    .files
-                    .iter()
-                    .find(|(name, _)| name.as_str() == K::NAMES.report)
-                    .and_then(|(_, t)| read_report(t));
-                match report {
-                    Some(r) => {
-                        let log = read(part.log.as_bytes());
-                        trace.report_problems = K::check_report(jobs, &r, &log);
-                        trace.report = r;
-                        trace.read = Some((part.log.clone(), log));
-                    }
-                    None => trace.broken.push("the run wrote no report".into()),
-                }
-            }
-            Err(e) => trace
-                .broken
-                .push(format!("the report could not be rendered: {e}")),
-        }
+        check_files(sc, &engine, jobs, &part, &mut trace);
     }
     if keep != Keep::Log {
         for (key, verdict, answer) in K::verdicts(&engine) {
@@ -474,80 +446,43 @@ where
     trace
 }
 
-/// A report's JSON read as a `serde_json::Value` without its `detail`
-/// members (each score's details for people: its answer, the keypoints it
-/// matched), which no invariant reads: parsed (the text must be whole JSON),
-/// not kept. `None` when the text is not JSON.
-pub(crate) fn read_report(text: &str) -> Option<serde_json::Value> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let v = serde::de::DeserializeSeed::deserialize(Lean, &mut de).ok()?;
-    de.end().ok()?;
-    Some(v)
-}
-
-/// Builds a JSON value as `serde_json::Value`'s own reader does, leaving
-/// out every object member named `detail`.
-struct Lean;
-
-impl<'de> serde::de::DeserializeSeed<'de> for Lean {
-    type Value = serde_json::Value;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for Lean {
-    type Value = serde_json::Value;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Self::Value, E> {
-        Ok(b.into())
-    }
-    fn visit_i64<E>(self, n: i64) -> Result<Self::Value, E> {
-        Ok(n.into())
-    }
-    fn visit_u64<E>(self, n: u64) -> Result<Self::Value, E> {
-        Ok(n.into())
-    }
-    fn visit_f64<E>(self, n: f64) -> Result<Self::Value, E> {
-        Ok(serde_json::Number::from_f64(n).map_or(serde_json::Value::Null, Into::into))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
-        Ok(s.into())
-    }
-    fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
-        Ok(s.into())
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(serde_json::Value::Null)
-    }
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(serde_json::Value::Null)
-    }
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(Lean)? {
-            out.push(v);
+/// Renders the run's files (`run::finish`, as the shells end a run), reads
+/// its report back and checks it against the log: what `trace` keeps of it.
+fn check_files<K: Simulated>(
+    sc: &Scenario,
+    engine: &Pipeline<K>,
+    jobs: usize,
+    part: &Part<'_, K>,
+    trace: &mut Trace,
+) where
+    K::Record: serde::Serialize,
+{
+    let end = RunEnd {
+        version: "sim".into(),
+        metadata: None,
+        ended_at_ms: part.now,
+        prices: Default::default(),
+    };
+    let ended = match finish(engine, K::inputs(sc), &end) {
+        Ok(ended) => ended,
+        Err(e) => {
+            let e = format!("the report could not be rendered: {e}");
+            return trace.broken.push(e);
         }
-        Ok(out.into())
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = serde_json::Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if key == "detail" {
-                map.next_value::<serde::de::IgnoredAny>()?;
-            } else {
-                let v = map.next_value_seed(Lean)?;
-                out.insert(key, v);
-            }
+    };
+    let report = ended
+        .files
+        .iter()
+        .find(|(name, _)| name.as_str() == K::NAMES.report)
+        .and_then(|(_, t)| read_report(t));
+    match report {
+        Some(r) => {
+            let log = read(part.log.as_bytes());
+            trace.report_problems = K::check_report(jobs, &r, &log);
+            trace.report = r;
+            trace.read = Some((part.log.clone(), log));
         }
-        Ok(out.into())
+        None => trace.broken.push("the run wrote no report".into()),
     }
 }
 
@@ -600,143 +535,8 @@ fn cut_point(sc: &Scenario, log: &str) -> usize {
     at
 }
 
-/// The simulated endpoint's answer and its body: the kind's mock model's
-/// (what `--mock` answers: the demo model for the RAG check), a pure function
-/// of the pool, the job's sample and the messages, kept per those three so
-/// the transport costs next to nothing and the time measured is the core's.
-/// Kept by a hash of the key, each entry's key compared in full on a hit.
-fn mock_reply<K: Simulated>(
-    engine: &Pipeline<K>,
-    job: usize,
-    pool: usize,
-    json: bool,
-    messages: &[evalpage_core::ChatMessage],
-) -> Rc<(Answer, String)>
-where
-    K::Record: serde::Serialize,
-{
-    type Entry = (
-        usize,
-        bool,
-        String,
-        Vec<evalpage_core::ChatMessage>,
-        Rc<(Answer, String)>,
-    );
-    thread_local! {
-        static SEEN: std::cell::RefCell<(usize, HashMap<u64, Vec<Entry>>)> =
-            std::cell::RefCell::new((0, HashMap::new()));
-    }
-    let name = K::key(engine, job);
-    let mut h = std::hash::DefaultHasher::new();
-    (pool, json, &name, messages).hash(&mut h);
-    let hash = h.finish();
-    SEEN.with(|seen| {
-        let (count, seen) = &mut *seen.borrow_mut();
-        let same = |e: &&Entry| e.0 == pool && e.1 == json && e.2 == name && e.3 == messages;
-        if let Some(e) = seen.get(&hash).and_then(|list| list.iter().find(same)) {
-            return e.4.clone();
-        }
-        if *count > 10_000 {
-            seen.clear();
-            *count = 0;
-        }
-        let a = engine.kind().mock_answer(job, messages);
-        let body = if json {
-            a.text.clone()
-        } else {
-            completion(&a, assistant_message(&a), finish_reason(&a))
-        };
-        let reply = Rc::new((a, body));
-        *count += 1;
-        seen.entry(hash)
-            .or_default()
-            .push((pool, json, name, messages.to_vec(), reply.clone()));
-        reply
-    })
-}
-
 /// A call's turn: the assistant messages its request carries (a dialog's
 /// answers so far, an agent's steps so far; 0 for a first call).
 fn turn_of(messages: &[evalpage_core::ChatMessage]) -> usize {
     messages.iter().filter(|m| m.role == "assistant").count()
-}
-
-/// The mock's answer as a chat completion's message: its text, and its tool
-/// calls in OpenAI's form when it made any (an agent's step).
-fn assistant_message(a: &Answer) -> serde_json::Value {
-    match a.calls.as_deref() {
-        Some(calls) if !calls.is_empty() => {
-            let calls: Vec<serde_json::Value> = calls
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    json!({
-                        "id": c.id.clone().unwrap_or_else(|| format!("call_{i}")),
-                        "type": "function",
-                        "function": {"name": c.name, "arguments": c.arguments},
-                    })
-                })
-                .collect();
-            json!({"role": "assistant", "content": a.text, "tool_calls": calls})
-        }
-        _ => json!({"role": "assistant", "content": a.text}),
-    }
-}
-
-fn finish_reason(a: &Answer) -> &'static str {
-    match a.calls.as_deref() {
-        Some(calls) if !calls.is_empty() => "tool_calls",
-        _ => "stop",
-    }
-}
-
-/// What an outcome's usage costs at [`PRICE`] (the core's formula).
-fn cost(outcome: &CallOutcome) -> f64 {
-    let usage = match outcome {
-        CallOutcome::Answer(a) => a.usage.as_ref(),
-        CallOutcome::Failed(e) => e.usage.as_deref(),
-    };
-    usage.map_or(0.0, |u| {
-        u.prompt_tokens as f64 * PRICE.in_per_mtok / 1e6
-            + u.completion_tokens as f64 * PRICE.out_per_mtok / 1e6
-    })
-}
-
-/// A chat completion's body: `message`, `finish_reason` and the answer's usage.
-fn completion(a: &Answer, message: serde_json::Value, finish: &str) -> String {
-    let (p, c) = a
-        .usage
-        .as_ref()
-        .map_or((0, 0), |u| (u.prompt_tokens, u.completion_tokens));
-    json!({
-        "id": "sim",
-        "object": "chat.completion",
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c},
-    })
-    .to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::read_report;
-    use serde_json::json;
-
-    #[test]
-    fn a_report_is_read_whole_but_its_details() {
-        let report = json!({"metrics": {"cases": 2, "pass_rate": 0.5, "x": null, "neg": -3},
-            "scores": [{"sample_id": "a", "value": 1.0, "detail": {"answer": "long"}}],
-            "list": [true, "s", 1.5e300]});
-        let mut want = report.clone();
-        want["scores"][0]
-            .as_object_mut()
-            .map(|o| o.remove("detail"));
-        assert_eq!(read_report(&report.to_string()), Some(want.clone()));
-        assert_eq!(
-            read_report(&serde_json::to_string_pretty(&report).unwrap_or_default()),
-            Some(want)
-        );
-        assert_eq!(read_report("{\"cut\": "), None);
-        assert_eq!(read_report("{} {}"), None);
-    }
 }
