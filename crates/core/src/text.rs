@@ -48,9 +48,9 @@ pub fn nfkc(s: &str) -> Cow<'_, str> {
 }
 
 /// Characters that are their own NFKC and never compose with a neighbour
-/// of this set: below U+00A0, the CJK brackets and full stops (U+3001,
-/// U+3002, U+3008 to U+3011), kana letters, CJK Unified Ideographs, Hangul
-/// syllables. (A test checks each against the tables.)
+/// of this set: below U+00A0, the ideographic comma and full stop (U+3001,
+/// U+3002), the CJK brackets (U+3008 to U+3011), kana letters, CJK Unified
+/// Ideographs, Hangul syllables. (A test checks each against the tables.)
 fn stable(c: char) -> bool {
     matches!(c as u32,
         0..=0x9F | 0x3001..=0x3002 | 0x3008..=0x3011 | 0x3041..=0x3096 | 0x30A1..=0x30FA

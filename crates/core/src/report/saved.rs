@@ -168,7 +168,6 @@ pub fn experiment_lines(r: &EvaluationResult, lang: Lang) -> Vec<String> {
         dataset.push(')');
     }
     out.push(dataset);
-    // a task run says where its answers came from; the other kinds their backend
     let task = match report_kind(r) {
         Some(RunKind::Task) => true,
         Some(RunKind::Rag | RunKind::Retrieval | RunKind::Dialog) | None => false,
