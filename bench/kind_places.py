@@ -20,6 +20,8 @@ import os
 import re
 import sys
 
+from places import count, show
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 kind = sys.argv[1] if len(sys.argv) > 1 else "retrieval"
 word = re.compile(re.escape(kind), re.IGNORECASE)
@@ -35,18 +37,8 @@ SCAN = ["crates", "src", "www", "scripts", "Cargo.toml", "index.html", "Trunk.to
 EXT = (".rs", ".js", ".mjs", ".sh", ".toml", ".html")
 
 
-def in_tests(rel, lines, i):
-    if "/tests/" in rel or rel.endswith("_tests.rs") or rel.endswith("tests.rs"):
-        return True
-    return False
-
-
-def test_start(lines):
-    """Line index of the first `#[cfg(test)]` (the rest of a Rust file is tests)."""
-    for i, l in enumerate(lines):
-        if l.strip() == "#[cfg(test)]":
-            return i
-    return len(lines)
+def in_tests(rel):
+    return "/tests/" in rel or rel.endswith("_tests.rs") or rel.endswith("tests.rs")
 
 
 def comment(line):
@@ -54,32 +46,11 @@ def comment(line):
     return s.startswith("//") or s.startswith("#") and not s.startswith("#[") or s.startswith("*") or s.startswith("/*")
 
 
-places = {}
-for top in SCAN:
-    path = os.path.join(ROOT, top)
-    files = [path] if os.path.isfile(path) else [
-        os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs
-    ]
-    for f in files:
-        rel = os.path.relpath(f, ROOT)
-        if not rel.endswith(EXT) or "/vendor/" in rel or "/target/" in rel or "node_modules" in rel:
-            continue
-        if room(rel) or in_tests(rel, None, 0):
-            continue
-        with open(f, encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().split("\n")
-        end = test_start(lines) if rel.endswith(".rs") else len(lines)
-        hits = [i for i in range(end) if word.search(lines[i]) and not comment(lines[i])]
-        runs = []
-        for i in hits:
-            if runs and i - runs[-1][1] <= 3:
-                runs[-1][1] = i
-            else:
-                runs.append([i, i])
-        if runs:
-            places[rel] = runs
-
-total = sum(len(r) for r in places.values())
-for rel in sorted(places, key=lambda r: (-len(places[r]), r)):
-    print(f"{len(places[rel]):3}  {rel}  (lines {', '.join(str(a + 1) for a, _ in places[rel])})")
-print(f"{kind}: {total} places in {len(places)} files outside its rooms")
+places = count(
+    ROOT,
+    SCAN,
+    EXT,
+    lambda rel: room(rel) or in_tests(rel),
+    lambda line: bool(word.search(line)) and not comment(line),
+)
+show(places, kind, "its rooms")

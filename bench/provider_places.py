@@ -26,6 +26,8 @@ import os
 import re
 import sys
 
+from places import count, show
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PROVIDERS = {
@@ -53,48 +55,18 @@ def own(rel):
     return stem in os.path.basename(rel).lower()
 
 
-def test_start(lines):
-    """Line index of the first `#[cfg(test)]` (the rest of a Rust file is tests)."""
-    for i, l in enumerate(lines):
-        if l.strip() == "#[cfg(test)]":
-            return i
-    return len(lines)
-
-
 def comment(line):
     s = line.strip()
     return s.startswith("//") or s.startswith("*") or s.startswith("/*")
 
 
-places = {}
-for top in SCAN:
-    for d, _, fs in os.walk(os.path.join(ROOT, top)):
-        for f in fs:
-            rel = os.path.relpath(os.path.join(d, f), ROOT)
-            if not rel.endswith(EXT) or "/target/" in rel or "node_modules" in rel:
-                continue
-            if own(rel) or "/tests/" in rel or rel.endswith("tests.rs"):
-                continue
-            with open(os.path.join(d, f), encoding="utf-8", errors="replace") as fh:
-                lines = fh.read().split("\n")
-            end = test_start(lines) if rel.endswith(".rs") else len(lines)
-            hits = [
-                i
-                for i in range(end)
-                if word.search(lines[i])
-                and not comment(lines[i])
-                and not lines[i].strip().startswith("use ")
-            ]
-            runs = []
-            for i in hits:
-                if runs and i - runs[-1][1] <= 3:
-                    runs[-1][1] = i
-                else:
-                    runs.append([i, i])
-            if runs:
-                places[rel] = runs
-
-total = sum(len(r) for r in places.values())
-for rel in sorted(places, key=lambda r: (-len(places[r]), r)):
-    print(f"{len(places[rel]):3}  {rel}  (lines {', '.join(str(a + 1) for a, _ in places[rel])})")
-print(f"{name}: {total} places in {len(places)} files outside its own files")
+places = count(
+    ROOT,
+    SCAN,
+    EXT,
+    lambda rel: own(rel) or "/tests/" in rel or rel.endswith("tests.rs"),
+    lambda line: bool(word.search(line))
+    and not comment(line)
+    and not line.strip().startswith("use "),
+)
+show(places, name, "its own files")
