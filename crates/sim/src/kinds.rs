@@ -85,6 +85,8 @@ fn repeated(lines: &'static str, n: usize, field: &'static str, prefix: char) ->
     // each line written once with a mark for its id, then its text around
     // the mark copied for each sample it makes (the id needs no escaping)
     const MARK: &str = "\u{1}id\u{1}";
+    let written = Value::from(MARK).to_string();
+    let mark = written.trim_matches('"');
     let lines: Vec<(String, String)> = lines
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -92,8 +94,6 @@ fn repeated(lines: &'static str, n: usize, field: &'static str, prefix: char) ->
             let mut v: Value = serde_json::from_str(l).unwrap_or_default();
             v[field] = Value::from(MARK);
             let text = v.to_string();
-            let mark = serde_json::to_string(MARK).unwrap_or_default();
-            let mark = mark.trim_matches('"');
             match text.split_once(mark) {
                 Some((before, after)) => (before.to_string(), after.to_string()),
                 None => (text, String::new()),
