@@ -241,7 +241,10 @@ test('a run of a model file resumed after a reload goes on only with that very f
   const errors = [];
   try {
     const page = await newPage(browser, errors);
-    await page.goto(`${site.url}/?lang=en&max_tokens=64`);
+    // 8 tokens an answer: the run is still on when the page reloads (its
+    // cases' prompts alone take seconds on one thread), and what is tested
+    // is the file the resume asks for, not the answers.
+    await page.goto(`${site.url}/?lang=en&max_tokens=8`);
     await page.setInputFiles('[data-testid=dataset-file]', two);
     await page.selectOption('[data-testid=provider]', 'local');
     await page.setInputFiles('[data-testid=local-model-file]', MODEL);
@@ -287,7 +290,9 @@ test('a worker that dies mid-run stops the run with the cases settled so far, an
         constructor(...args) { super(...args); window.__workers.push(this); }
       };
     });
-    await page.goto(`${site.url}/?lang=en&max_tokens=32`);
+    // 8 tokens an answer: the worker is killed as the first case settles,
+    // with the second in flight (its prompt alone takes seconds on one thread).
+    await page.goto(`${site.url}/?lang=en&max_tokens=8`);
     await page.setInputFiles('[data-testid=dataset-file]', three);
     await page.selectOption('[data-testid=provider]', 'local');
     await page.setInputFiles('[data-testid=local-model-file]', MODEL);

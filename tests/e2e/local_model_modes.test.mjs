@@ -208,7 +208,7 @@ test('dialog mode: the model file answers every turn and judges M3-M5; nothing l
     await page.selectOption('[data-testid=dialog-provider]', 'local');
     await page.selectOption('[data-testid=dialog-judge]', 'local');
     // the answers bounded, the model's and the judge's (a CPU takes minutes on unbounded ones)
-    await page.fill('[data-testid=dialog-max-tokens]', '32');
+    await page.fill('[data-testid=dialog-max-tokens]', '16');
     await page.setInputFiles('[data-testid=local-model-file]', MODEL);
     await page.waitForSelector('[data-testid=local-model-status][data-state=loaded]', { timeout: 300000 });
     await page.click('[data-testid=dialog-start]');
@@ -218,7 +218,7 @@ test('dialog mode: the model file answers every turn and judges M3-M5; nothing l
     const trace = files.get('dialog_trace.jsonl');
     const line = JSON.parse(trace.trim().split('\n')[0]);
     assert.equal(line.turns.length, 2, 'both user turns were answered');
-    assert.ok(line.turns.every((t) => t.usage.completion_tokens <= 32), JSON.stringify(line.turns.map((t) => t.usage)));
+    assert.ok(line.turns.every((t) => t.usage.completion_tokens <= 16), JSON.stringify(line.turns.map((t) => t.usage)));
     assert.ok(line.turns.every((t) => (t.pred_assistant_text ?? '').trim().length > 0),
       JSON.stringify(line.turns.map((t) => [t.turn_status, t.error, (t.pred_assistant_text ?? '').slice(0, 80)])));
     const manifest = JSON.parse(files.get('run_manifest.json'));
