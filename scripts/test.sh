@@ -24,11 +24,14 @@ step "format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 
-step "core purity: no browser, async runtime or HTTP crates; builds for wasm32"
+step "core purity: no browser, async runtime or HTTP crates"
+# (that the core builds for wasm32 the Wasm tests and the page's build below
+# show: both compile it for wasm32 as the page uses it; a build of the core
+# alone, with its own features, was 40 s of a fresh clone's run shared with
+# no other stage)
 if cargo tree -p evalpage-core -e normal --prefix none | grep -E '^(yew|web-sys|js-sys|gloo[a-z-]*|tokio|reqwest|ureq|wasm-bindgen) '; then
   echo "evalpage-core depends on a crate it must not use" >&2; exit 1
 fi
-cargo build -q -p evalpage-core --target wasm32-unknown-unknown
 
 step "the MCP Python SDK the agent tests' MCP server runs on (once per machine)"
 EVALPAGE_MCP_PYTHON="$(bash scripts/test_mcp.sh)"
@@ -56,7 +59,10 @@ step "the page for the end-to-end tests (they run the CLI the native tests built
 cargo build -q -p evalpage-cli
 # The bundles in the `e2e` profile (Cargo.toml): the page profile's code without its fat
 # LTO and wasm-opt, a third of the build time; scripts/serve.sh (trunk --release) builds `page`'s.
-EVALPAGE_WASM_PROFILE=e2e trunk build --offline
+# Trunk's own build of index.html's rust link (which scripts/post_build.sh
+# replaces) in that profile too, so that it shares the bundles' compiled crates
+# instead of compiling the page crate once more in the dev profile.
+EVALPAGE_WASM_PROFILE=e2e trunk build --offline --cargo-profile e2e
 
 step "the GGUF model the end-to-end tests run in the page (once per machine)"
 EVALPAGE_GGUF="$(bash scripts/test_model.sh)"
