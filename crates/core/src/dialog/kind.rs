@@ -675,9 +675,12 @@ impl Kind for DialogKind {
         let d = &self.dialogs[i];
         let split = self.split(d, &outcome.answers);
         let judge_calls = outcome.answers.len() - split.turns.len();
+        // the turns' answers, without a copy of every answer first
         let turns = JobOutcome {
             answers: split.turns,
-            ..outcome.clone()
+            error: outcome.error.clone(),
+            calls: outcome.calls.clone(),
+            ..outcome
         };
         let mut trace = self.trace(d, &turns, &split.starts);
         let mut judgements: BTreeMap<usize, TurnJudgement> = BTreeMap::new();
