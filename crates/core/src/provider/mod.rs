@@ -3,6 +3,7 @@
 
 pub mod batch;
 pub(crate) mod cache;
+mod completion;
 pub(crate) mod openai;
 
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,7 @@
 //! OpenAI-compatible chat completions (`POST {base}/chat/completions`), as served
 //! by OpenAI, vLLM, Ollama (`/v1`), llama.cpp's server and LiteLLM.
 
+use super::completion::Fields;
 use super::{strip_query, Answer, ApiKey, CallError, CallOutcome, ChatMessage, ErrorKind, Usage};
 use crate::json_path::kind;
 use crate::text::truncate_chars;
@@ -204,11 +205,16 @@ pub fn parse_response(
         e.response_snippet = snippet();
         CallOutcome::Failed(e)
     };
-    let value: Value = match serde_json::from_str(body) {
-        Ok(v) => v,
-        Err(e) => return invalid(not_json(status, body, &e)),
+    // the usual shape read in one pass; anything else through a `Value`,
+    // which says what is wrong (the same answer or error either way)
+    let read = match super::completion::fields(body) {
+        Some(fields) => answer_from(fields),
+        None => match serde_json::from_str(body) {
+            Ok(value) => answer_of(value),
+            Err(e) => return invalid(not_json(status, body, &e)),
+        },
     };
-    match answer_of(value) {
+    match read {
         Ok(answer) => CallOutcome::Answer(answer),
         Err(msg) => invalid(msg),
     }
@@ -233,49 +239,70 @@ fn not_json(status: u16, body: &str, e: &serde_json::Error) -> String {
 /// choice's `finish_reason` and the top-level `usage`; or what the JSON holds
 /// instead.
 fn answer_of(value: Value) -> Result<Answer, String> {
-    let Value::Object(top) = value else {
+    let Value::Object(mut top) = value else {
         return Err(format!(
             "the answer is {}, expected a chat completion object",
             kind(&value)
         ));
     };
-    let usage = top.get("usage").and_then(usage_of).map(|mut u| {
-        u.timings = top.get("timings").and_then(timings_of).map(Box::new);
-        u
-    });
-    let trace = top.get("evalpage_trace").filter(|t| t.is_object()).cloned();
-    let choice = first_choice(top)?;
-    let finish_reason = choice
-        .get("finish_reason")
-        .and_then(Value::as_str)
-        .map(|r| truncate_chars(r, 64));
-    let message = match choice.get("message") {
+    let usage = top.remove("usage");
+    let timings = top.remove("timings");
+    let trace = top.remove("evalpage_trace");
+    let mut choice = first_choice(top)?;
+    let finish_reason = choice.remove("finish_reason");
+    let mut message = match choice.remove("message") {
         Some(Value::Object(m)) => m,
         None | Some(Value::Null) => return Err(no_message(&choice)),
         Some(v) => {
             return Err(format!(
                 "choices[0].message is {}, expected an object",
-                kind(v)
+                kind(&v)
             ))
         }
     };
-    let field = ["reasoning_content", "reasoning"]
-        .iter()
-        .find_map(|k| message.get(*k).and_then(Value::as_str))
+    answer_from(Fields {
+        usage,
+        timings,
+        trace,
+        finish_reason,
+        content: message.remove("content"),
+        reasoning_content: message.remove("reasoning_content"),
+        reasoning: message.remove("reasoning"),
+        tool_calls: message.remove("tool_calls"),
+        refusal: message.remove("refusal"),
+    })
+}
+
+/// The answer from the fields read of a chat completion whose first choice
+/// has a message (a `null` field counts as absent).
+fn answer_from(f: Fields) -> Result<Answer, String> {
+    let usage = f.usage.as_ref().and_then(usage_of).map(|mut u| {
+        u.timings = f.timings.as_ref().and_then(timings_of).map(Box::new);
+        u
+    });
+    let trace = f.trace.filter(Value::is_object);
+    let finish_reason = f
+        .finish_reason
+        .as_ref()
+        .and_then(Value::as_str)
+        .map(|r| truncate_chars(r, 64));
+    let field = [&f.reasoning_content, &f.reasoning]
+        .into_iter()
+        .find_map(|v| v.as_ref().and_then(Value::as_str))
         .filter(|r| !r.trim().is_empty());
-    let calls = match message.get("tool_calls") {
+    let calls = match &f.tool_calls {
         None | Some(Value::Null) => None,
         Some(list) => Some(crate::toolcall::read_openai_calls(
             list,
             "choices[0].message.tool_calls",
         )?),
     };
-    let content = match message.get("content") {
+    let content = match &f.content {
         Some(Value::String(text)) => text.as_str(),
         // a reasoning model cut off while thinking has reasoning and no
         // content; an answer of calls only has none either
         None | Some(Value::Null) if field.is_some() || calls.is_some() => "",
-        None | Some(Value::Null) => return Err(no_content(message)),
+        None | Some(Value::Null) => return Err(no_content(f.refusal.as_ref())),
         Some(v) => {
             return Err(format!(
                 "choices[0].message.content is {}, expected a string",
@@ -387,8 +414,8 @@ fn no_message(choice: &Object) -> String {
 }
 
 /// A message without text or calls: a refusal, or nothing.
-fn no_content(message: &Object) -> String {
-    if let Some(r) = message.get("refusal").and_then(Value::as_str) {
+fn no_content(refusal: Option<&Value>) -> String {
+    if let Some(r) = refusal.and_then(Value::as_str) {
         format!("the model refused: {}", truncate_chars(r, 200))
     } else {
         "missing field choices[0].message.content".into()
@@ -436,6 +463,59 @@ fn http_message(status: u16, body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_one_pass_reader_and_the_value_reader_agree_on_every_body() {
+        let bodies = [
+            r#"{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Paris"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}"#,
+            r#"{"choices":[{"message":{"content":"<think>hm</think> 42","reasoning_content":"first"}}],"timings":{"prompt_n":1,"prompt_ms":2.5,"predicted_n":3,"predicted_ms":4},"usage":{"prompt_tokens":1}}"#,
+            r#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}"#,
+            r#"{"choices":[{"message":{"content":"a","reasoning_content":7,"reasoning":"r"}},{"nope":[1,2]}],"evalpage_trace":{"k":1}}"#,
+            r#"{"choices":[{"message":{"content":"a"},"message":{"content":"b"}}],"usage":null,"evalpage_trace":[1]}"#,
+            r#"{"choices":[{"message":{"content":null,"refusal":"no"}}]}"#,
+            r#"{"choices":[{"message":{"content":null}}]}"#,
+            r#"{"choices":[{"message":{"content":5}}]}"#,
+            r#"{"choices":[{"message":{"content":"x","tool_calls":"bad"}}]}"#,
+            r#"{"choices":[{"message":{"content":"x"},"finish_reason":3}],"usage":{"prompt_tokens":-1,"completion_tokens":2.5}}"#,
+            r#"{"choices":[{"message":{"content":"a"}}],"choices":[{"message":{"content":"b"}}]}"#,
+            // shapes only the `Value` reader reads (it says what is wrong)
+            r#"{"choices":[{"message":null,"text":"legacy"}]}"#,
+            r#"{"choices":[{"message":{"content":"a"},"message":null}]}"#,
+            r#"{"choices":[[{"content":"an array for a choice"}]]}"#,
+            r#"{"choices":[{"message":[null,"an array for a message"]}]}"#,
+            r#"{"choices":[]}"#,
+            r#"{"choices":null,"error":{"message":"quota"}}"#,
+            r#"{"error":"bad"}"#,
+            r#"[{"message":{"content":"top-level array"}}]"#,
+            r#"{"choices":[{"message":{"content":"a"}}]} trailing"#,
+            r#"{"choices":[{"message":{"content":"a"}}]"#,
+        ];
+        for (i, body) in bodies.into_iter().enumerate() {
+            let by_value = serde_json::from_str(body)
+                .map_err(|e| e.to_string())
+                .map(answer_of);
+            let fields = super::super::completion::fields(body);
+            // the first eleven have the usual shape
+            assert_eq!(fields.is_some(), i < 11, "{body}");
+            match fields {
+                Some(fields) => assert_eq!(Ok(answer_from(fields)), by_value, "{body}"),
+                None => assert!(
+                    by_value.as_ref().map_or(true, |r| r.is_err()),
+                    "{body}: read as a Value but not in one pass: {by_value:?}"
+                ),
+            }
+            // and `parse_response` gives what the `Value` reader gives
+            let outcome = parse_response("http://h/v1/chat/completions", 200, None, body);
+            match (&outcome, &by_value) {
+                (CallOutcome::Answer(a), Ok(Ok(b))) => assert_eq!(a, b, "{body}"),
+                (CallOutcome::Failed(e), Ok(Err(msg))) => assert_eq!(&e.message, msg, "{body}"),
+                (CallOutcome::Failed(e), Err(_)) => {
+                    assert_eq!(e.kind, ErrorKind::InvalidResponse, "{body}")
+                }
+                _ => panic!("{body}: {outcome:?} against {by_value:?}"),
+            }
+        }
+    }
 
     #[test]
     fn an_agent_conversation_goes_out_in_openai_s_form_and_reads_back() {
