@@ -19,6 +19,7 @@
 //! eligible or not scored.
 
 use super::dataset::{Dialog, TurnPair};
+use super::metrics::m2_constraint::forbidden_terms;
 use super::metrics::{TurnInput, REGISTRY, SCORERS};
 use super::trace::{DialogTrace, TurnTrace, TRACE_VERSION};
 use super::turn_eval::{Judgements, ScoreOptions, TurnEval, TurnJudgement};
@@ -28,6 +29,7 @@ use std::collections::BTreeMap;
 /// Scores one turn pair of a valid dialog: its ground truth `pair`, the
 /// trace's `turn` (`None`: the trace has no such turn, scored as failed) and
 /// the judge's verdict.
+#[cfg(test)]
 pub fn score_turn(
     dialog: &Dialog,
     pair: &TurnPair,
@@ -36,9 +38,24 @@ pub fn score_turn(
     judged: Option<&TurnJudgement>,
     options: ScoreOptions,
 ) -> TurnEval {
+    let forbidden = forbidden_terms(&dialog.profile_gt);
+    score_pair(dialog, &forbidden, pair, trace, (turn, judged), options)
+}
+
+/// [`score_turn`] with the profile's forbidden terms (M2) read once per
+/// dialog by the caller.
+fn score_pair(
+    dialog: &Dialog,
+    forbidden: &[String],
+    pair: &TurnPair,
+    trace: &DialogTrace,
+    (turn, judged): (Option<&TurnTrace>, Option<&TurnJudgement>),
+    options: ScoreOptions,
+) -> TurnEval {
     let status = turn.map_or(TurnStatus::Error, |t| t.turn_status);
     let input = TurnInput {
         dialog,
+        forbidden,
         pair,
         trace,
         turn,
@@ -143,6 +160,7 @@ pub fn score_dialog(
     if !trace.valid_dialog || dialog.skip_reason().is_some() {
         return Vec::new();
     }
+    let forbidden = forbidden_terms(&dialog.profile_gt);
     dialog
         .pairs()
         .iter()
@@ -152,7 +170,7 @@ pub fn score_dialog(
                 .iter()
                 .find(|t| t.turn_pair_id == p.turn_pair_id);
             let j = judged.and_then(|m| m.get(&p.turn_pair_id));
-            score_turn(dialog, p, trace, turn, j, options)
+            score_pair(dialog, &forbidden, p, trace, (turn, j), options)
         })
         .collect()
 }

@@ -139,9 +139,9 @@ pub fn forbidden_hits(answer: &str, terms: &[String]) -> Vec<String> {
 }
 
 pub(super) fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static str> {
-    let terms = forbidden_terms(&t.dialog.profile_gt);
+    let terms = t.forbidden;
     let hits = if t.ok() {
-        forbidden_hits(t.answer, &terms)
+        forbidden_hits(t.answer, terms)
     } else {
         Vec::new()
     };
@@ -154,7 +154,7 @@ pub(super) fn score(t: &TurnInput<'_>, row: &mut TurnEval) -> Option<&'static st
     };
     row.constraint_contradiction = u8::from(!hits.is_empty());
     let none = terms.is_empty();
-    row.forbidden_terms = terms;
+    row.forbidden_terms = terms.to_vec();
     row.forbidden_hits = hits;
     none.then_some("the profile's constraints name no forbidden term")
 }

@@ -14,6 +14,9 @@ use serde_json::Value;
 pub struct TurnInput<'a> {
     /// The dialog (its `profile_gt` and turns).
     pub dialog: &'a Dialog,
+    /// The terms its profile forbids (M2's `forbidden_terms`, read once per
+    /// dialog).
+    pub forbidden: &'a [String],
     /// The pair's ground truth (`pair.tags`).
     pub pair: &'a TurnPair,
     /// The dialog's trace.
