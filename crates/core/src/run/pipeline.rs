@@ -216,6 +216,11 @@ pub struct Pipeline<K> {
     /// Jobs that go on from taken-over answers (see `restore_calls`).
     resumed: Vec<bool>,
     answers: Vec<Vec<Answer>>,
+    /// The next call of a job queued after an answer, as `next_call` made it
+    /// to choose its pool, kept for its first send (the kind is not asked
+    /// twice for the same call: an agent's loop is walked again, a prompt
+    /// rendered again, each time it is asked).
+    queued_call: Vec<Option<Call>>,
     attempts: Vec<u32>,
     elapsed: Vec<u64>,
     calls: Vec<Vec<(u32, u64)>>,
@@ -292,6 +297,7 @@ impl<K: Kind> Pipeline<K> {
             at_start,
             resumed: vec![false; n],
             answers: vec![Vec::new(); n],
+            queued_call: vec![None; n],
             attempts: vec![0; n],
             elapsed: vec![0; n],
             calls: vec![Vec::new(); n],
@@ -627,6 +633,7 @@ impl<K: Kind> Pipeline<K> {
             }
             Ok(Some(c)) if c.pool < self.pools.len() && self.pools[c.pool].queue(job) => {
                 self.active[job] = Some(c.pool);
+                self.queued_call[job] = Some(c);
             }
             Ok(Some(_)) => {
                 let why = "engine invariant broken: the next call names no usable pool";
@@ -727,6 +734,7 @@ impl<K: Kind> Pipeline<K> {
         }
         self.settled[job] = true;
         self.active[job] = None;
+        self.queued_call[job] = None;
         self.n_settled += 1;
         let outcome = JobOutcome {
             answers: std::mem::take(&mut self.answers[job]),
@@ -749,8 +757,11 @@ impl<K: Kind> Pipeline<K> {
             let p = (self.turn + k) % n;
             for (job, attempt) in self.pools[p].dispatch(now_ms) {
                 self.take_worker(job);
-                let (messages, body, repeat, tools) = match self.kind.call(job, &self.answers[job])
-                {
+                let call = match self.queued_call[job].take() {
+                    Some(c) => Ok(Some(c)),
+                    None => self.kind.call(job, &self.answers[job]),
+                };
+                let (messages, body, repeat, tools) = match call {
                     Ok(Some(c)) => (c.messages, c.body, c.repeat, c.tools),
                     _ => (Vec::new(), None, 0, None),
                 };
