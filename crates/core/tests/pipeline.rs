@@ -14,6 +14,8 @@ struct AnswerThenJudge {
     judge: RunSettings,
     settled: Vec<(usize, JobOutcome)>,
     run: RunIdentity,
+    /// Every `call` asked of the kind: (job, answers so far).
+    asked: std::cell::RefCell<Vec<(usize, usize)>>,
 }
 
 const ANSWER: usize = 0;
@@ -35,6 +37,7 @@ impl Kind for AnswerThenJudge {
     }
 
     fn call(&self, job: usize, answers: &[Answer]) -> Result<Option<Call>, CallError> {
+        self.asked.borrow_mut().push((job, answers.len()));
         let (pool, text) = match answers {
             [] => (ANSWER, format!("q{job}")),
             [answer] => (JUDGE, format!("judge: {}", answer.text)),
@@ -83,6 +86,7 @@ fn engine(cases: usize) -> Pipeline<AnswerThenJudge> {
         judge: settings(1),
         settled: Vec::new(),
         run: RunIdentity::default(),
+        asked: Default::default(),
     })
 }
 
@@ -403,4 +407,38 @@ fn a_stopped_engine_stops_the_run_even_when_fatal_answers_do_not_and_its_case_is
         "{:?}",
         step.events
     );
+}
+
+#[test]
+fn the_call_that_chose_a_job_s_pool_is_the_one_sent_and_a_retry_asks_the_kind_again() {
+    let mut e = engine(1);
+    let step = e.start(0);
+    assert_eq!(sends(&step), [(0, "q0".to_string())]);
+    let judge_asks = |e: &Pipeline<AnswerThenJudge>| {
+        e.kind()
+            .asked
+            .borrow()
+            .iter()
+            .filter(|&&(job, n)| (job, n) == (0, 1))
+            .count()
+    };
+    let step = e.handle(outcome(0, answer("A")), 10);
+    assert_eq!(sends(&step), [(0, "judge: A".to_string())]);
+    assert_eq!(
+        judge_asks(&e),
+        1,
+        "asked once for the judge's call: to queue it and to send it"
+    );
+    // a rate-limited judge call is sent again, built again
+    let mut limited = CallError::new(ErrorKind::Http, "HTTP 429".to_string());
+    limited.status_code = Some(429);
+    let step = e.handle(outcome(0, CallOutcome::Failed(limited)), 20);
+    assert!(sends(&step).is_empty());
+    let wake = step.wake_at.expect("a back-off wake-up");
+    let step = e.handle(Input::Tick, wake);
+    assert_eq!(sends(&step), [(0, "judge: A".to_string())]);
+    assert_eq!(judge_asks(&e), 2);
+    let step = e.handle(outcome(0, answer("good")), wake + 10);
+    assert!(sends(&step).is_empty());
+    assert_eq!(e.status(), RunStatus::Done);
 }
