@@ -180,6 +180,22 @@ pub trait Kind {
         let _ = (job, answers, calls, now_ms);
         Vec::new()
     }
+    /// [`answered`](Kind::answered), then [`call`](Kind::call) over the
+    /// same answers: what the engine asks after each answer of a job that
+    /// goes on. A kind that derives both from one piece of work (an agent's
+    /// loop walked over the answers) does it once here.
+    fn answered_then_call(
+        &self,
+        job: usize,
+        answers: &[Answer],
+        calls: &[(u32, u64)],
+        now_ms: u64,
+    ) -> (Vec<Self::Record>, Result<Option<Call>, CallError>) {
+        (
+            self.answered(job, answers, calls, now_ms),
+            self.call(job, answers),
+        )
+    }
     /// The id of the case (sample, question, dialog) `job` asks about, for
     /// names a person reads (a batch request's `custom_id`); `None` by
     /// default.
@@ -621,11 +637,11 @@ impl<K: Kind> Pipeline<K> {
 
     /// Queues a job's next call after its answers so far, or settles it.
     fn next_call(&mut self, job: usize, now_ms: u64, step: &mut Step<K::Record>) {
-        let records = self
-            .kind
-            .answered(job, &self.answers[job], &self.calls[job], now_ms);
+        let (records, next) =
+            self.kind
+                .answered_then_call(job, &self.answers[job], &self.calls[job], now_ms);
         step.events.extend(records);
-        match self.kind.call(job, &self.answers[job]) {
+        match next {
             // a later call of a job, due after the run stopped: not sent
             Ok(Some(_)) if self.stopped.is_some() => {
                 let e = self.stopped.as_ref().map(|(r, e)| not_run(*r, e));

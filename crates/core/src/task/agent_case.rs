@@ -220,10 +220,21 @@ impl TaskKind {
         now_ms: u64,
     ) -> Option<TaskRecord> {
         let j = self.job(job)?;
-        let w = self
-            .agent_walk(j, answers)?
-            .ok()
-            .filter(|w| w.failed.is_none())?;
+        let walked = self.agent_walk(j, answers);
+        self.step_record_walked((job, j), walked.as_ref(), answers, calls, now_ms)
+    }
+
+    /// [`step_record`](Self::step_record) given the job's loop walked over
+    /// `answers` (`None` for a task that is not an agent's).
+    pub(super) fn step_record_walked(
+        &self,
+        (job, j): (usize, Job),
+        walked: Option<&Result<Walk, CallError>>,
+        answers: &[Answer],
+        calls: &[(u32, u64)],
+        now_ms: u64,
+    ) -> Option<TaskRecord> {
+        let w = walked?.as_ref().ok().filter(|w| w.failed.is_none())?;
         let n = answers.len();
         if w.step_end.last() != Some(&(n.checked_sub(1)?)) {
             return None;

@@ -34,7 +34,7 @@ use super::judging::{question, TaskJudge};
 use super::prompts::{measure_with, no_prompt_renders, render_all, template_reads};
 use super::report::{TaskInfo, TaskMetrics};
 use super::score::{aggregate, score_call, ModelRun, SampleResult, Scored};
-use crate::agent::{Environment, Next, ScriptedResult};
+use crate::agent::{Environment, Next, ScriptedResult, Walk};
 use crate::provider::{Answer, CallError, ChatMessage, ErrorKind};
 use crate::run::{Call, JobOutcome, Kind, Pipeline, RunIdentity, RunSettings};
 use crate::task::contract::{PromptTemplate, Task};
@@ -253,81 +253,7 @@ impl Kind for TaskKind {
         let Some(j) = self.job(job) else {
             return Ok(None);
         };
-        // An agent's case: the model is asked again while it calls tools,
-        // the MCP server sent each call; the judge reads its final answer.
-        let judged: Vec<Answer>;
-        let mut answers = answers;
-        if let Some(walked) = self.agent_walk(j, answers) {
-            let w = walked?;
-            if let Some(why) = &w.failed {
-                return Err(super::agent_case::server_fault(why));
-            }
-            match w.next {
-                Some(Next::Model(messages)) => {
-                    let tools = match w.listed {
-                        Some(t) => Some(t),
-                        None => self
-                            .task
-                            .tools_for(&self.samples[j.sample].sample)
-                            .ok()
-                            .flatten(),
-                    };
-                    return Ok(Some(
-                        Call::chat(j.model, messages)
-                            .repeat(j.repeat)
-                            .with_tools(tools),
-                    ));
-                }
-                Some(Next::Server(body)) => {
-                    let Some(pool) = self.mcp_pool() else {
-                        return Ok(None);
-                    };
-                    return Ok(Some(Call::json(pool, body).repeat(j.repeat)));
-                }
-                // ended: the judge reads from the final answer on
-                None => {
-                    let last = w.model_at.last().and_then(|&i| answers.get(i));
-                    judged = last
-                        .into_iter()
-                        .chain(answers.get(w.read..).unwrap_or_default())
-                        .cloned()
-                        .collect();
-                    answers = &judged;
-                }
-            }
-        }
-        if !answers.is_empty() {
-            let (Some(judge), Ok(prompt)) = (&self.judge, &self.prompts[j.sample]) else {
-                return Ok(None);
-            };
-            let sample = &self.samples[j.sample].sample;
-            let next = judge.next_call(&self.task, sample, question(prompt), answers);
-            return Ok(
-                next.map(|messages| Call::chat(self.cfg.models.len(), messages).repeat(j.repeat))
-            );
-        }
-        match &self.prompts[j.sample] {
-            Ok(messages) => {
-                let tools = self
-                    .task
-                    .tools_for(&self.samples[j.sample].sample)
-                    .map_err(|why| {
-                        CallError::new(
-                            ErrorKind::Prompt,
-                            format!("the tools could not be offered, nothing was sent: {why}"),
-                        )
-                    })?;
-                Ok(Some(
-                    Call::chat(j.model, messages.clone())
-                        .repeat(j.repeat)
-                        .with_tools(tools),
-                ))
-            }
-            Err(why) => Err(CallError::new(
-                ErrorKind::Prompt,
-                format!("the prompt could not be rendered, nothing was sent: {why}"),
-            )),
-        }
+        self.call_walked(j, self.agent_walk(j, answers), answers)
     }
 
     fn settle(&mut self, job: usize, outcome: JobOutcome, now_ms: u64) -> Vec<TaskRecord> {
@@ -381,6 +307,25 @@ impl Kind for TaskKind {
         self.step_record(job, answers, calls, now_ms)
             .into_iter()
             .collect()
+    }
+
+    fn answered_then_call(
+        &self,
+        job: usize,
+        answers: &[Answer],
+        calls: &[(u32, u64)],
+        now_ms: u64,
+    ) -> (Vec<TaskRecord>, Result<Option<Call>, CallError>) {
+        let Some(j) = self.job(job) else {
+            return (Vec::new(), Ok(None));
+        };
+        // an agent's loop walked once for both
+        let walked = self.agent_walk(j, answers);
+        let step = self.step_record_walked((job, j), walked.as_ref(), answers, calls, now_ms);
+        (
+            step.into_iter().collect(),
+            self.call_walked(j, walked, answers),
+        )
     }
 
     fn case_id(&self, job: usize) -> Option<String> {
@@ -625,5 +570,92 @@ impl Pipeline<TaskKind> {
     /// Unsettled samples (a report of a cancelled or unfinished run) are left out.
     pub fn scored(&self) -> Scored {
         self.kind().scored()
+    }
+}
+
+impl TaskKind {
+    /// [`Kind::call`] for job `j` over its `answers`, given its agent's
+    /// loop walked over them (`None` for a task that is not an agent's).
+    fn call_walked(
+        &self,
+        j: Job,
+        walked: Option<Result<Walk, CallError>>,
+        answers: &[Answer],
+    ) -> Result<Option<Call>, CallError> {
+        // An agent's case: the model is asked again while it calls tools,
+        // the MCP server sent each call; the judge reads its final answer.
+        let judged: Vec<Answer>;
+        let mut answers = answers;
+        if let Some(walked) = walked {
+            let w = walked?;
+            if let Some(why) = &w.failed {
+                return Err(super::agent_case::server_fault(why));
+            }
+            match w.next {
+                Some(Next::Model(messages)) => {
+                    let tools = match w.listed {
+                        Some(t) => Some(t),
+                        None => self
+                            .task
+                            .tools_for(&self.samples[j.sample].sample)
+                            .ok()
+                            .flatten(),
+                    };
+                    return Ok(Some(
+                        Call::chat(j.model, messages)
+                            .repeat(j.repeat)
+                            .with_tools(tools),
+                    ));
+                }
+                Some(Next::Server(body)) => {
+                    let Some(pool) = self.mcp_pool() else {
+                        return Ok(None);
+                    };
+                    return Ok(Some(Call::json(pool, body).repeat(j.repeat)));
+                }
+                // ended: the judge reads from the final answer on
+                None => {
+                    let last = w.model_at.last().and_then(|&i| answers.get(i));
+                    judged = last
+                        .into_iter()
+                        .chain(answers.get(w.read..).unwrap_or_default())
+                        .cloned()
+                        .collect();
+                    answers = &judged;
+                }
+            }
+        }
+        if !answers.is_empty() {
+            let (Some(judge), Ok(prompt)) = (&self.judge, &self.prompts[j.sample]) else {
+                return Ok(None);
+            };
+            let sample = &self.samples[j.sample].sample;
+            let next = judge.next_call(&self.task, sample, question(prompt), answers);
+            return Ok(
+                next.map(|messages| Call::chat(self.cfg.models.len(), messages).repeat(j.repeat))
+            );
+        }
+        match &self.prompts[j.sample] {
+            Ok(messages) => {
+                let tools = self
+                    .task
+                    .tools_for(&self.samples[j.sample].sample)
+                    .map_err(|why| {
+                        CallError::new(
+                            ErrorKind::Prompt,
+                            format!("the tools could not be offered, nothing was sent: {why}"),
+                        )
+                    })?;
+                Ok(Some(
+                    Call::chat(j.model, messages.clone())
+                        .repeat(j.repeat)
+                        .with_tools(tools),
+                ))
+            }
+            Err(why) => Err(CallError::new(
+                ErrorKind::Prompt,
+                format!("the prompt could not be rendered, nothing was sent: {why}"),
+            )),
+        }
     }
 }
