@@ -59,7 +59,7 @@ struct Line<'a> {
     json_error: Option<&'a str>,
     parsed: &'a [ParsedField],
     parse_problem: bool,
-    metrics: Map<String, Value>,
+    metrics: std::collections::BTreeMap<&'a str, Sorted<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     elapsed_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -183,7 +183,7 @@ fn line_of(
         metrics: r
             .scores
             .iter()
-            .map(|(name, score)| (name.clone(), metric_value(score)))
+            .map(|(name, score)| (name.as_str(), Sorted(score)))
             .collect(),
         elapsed_ms: r.elapsed_ms,
         messages: prompt.and_then(|p| p.as_ref().ok()).map(Vec::as_slice),
@@ -193,14 +193,52 @@ fn line_of(
     serde_json::to_string(&line).ok()
 }
 
-fn metric_value(s: &SampleScore) -> Value {
-    serde_json::to_value(s).unwrap_or(Value::Null)
+/// A score as `results.jsonl` has always written it: its keys in
+/// alphabetical order (`components` when there are any, `detail`, `value`),
+/// as a score turned into a JSON object has them, without building that
+/// object.
+struct Sorted<'a>(&'a SampleScore);
+
+impl Serialize for Sorted<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let score = self.0;
+        let mut m = s.serialize_map(None)?;
+        if !score.components.is_empty() {
+            m.serialize_entry("components", &score.components)?;
+        }
+        m.serialize_entry("detail", &score.detail)?;
+        m.serialize_entry("value", &score.value)?;
+        m.end()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::testing::fixture;
     use super::*;
+
+    #[test]
+    fn a_score_is_written_as_its_json_object_is() {
+        let mut with = SampleScore::new(0.5).detail("why", "because");
+        with.components.insert("precision".into(), 0.25);
+        with.components.insert("nan".into(), f64::NAN);
+        let scores = [
+            with,
+            SampleScore::skipped("no label".to_string()),
+            SampleScore {
+                value: Some(f64::INFINITY),
+                ..SampleScore::default()
+            },
+        ];
+        for score in &scores {
+            let via_value = serde_json::to_value(score)
+                .expect("a score is JSON")
+                .to_string();
+            let direct = serde_json::to_string(&Sorted(score)).expect("a score is JSON");
+            assert_eq!(direct, via_value);
+        }
+    }
 
     #[test]
     fn one_line_per_sample_and_model_with_parse_status() {
