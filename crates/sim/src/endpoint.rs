@@ -12,13 +12,14 @@ use std::rc::Rc;
 
 /// The simulated endpoint's answer and its body: the kind's mock model's
 /// (what `--mock` answers: the demo model for the RAG check), a pure function
-/// of the pool, the job's sample and the messages, kept per those three so
+/// of the pool, the job's sample (`name`, its key in the log: see
+/// `Simulated::key`) and the messages, kept per those three so
 /// the transport costs next to nothing and the time measured is the core's.
 /// Kept by a hash of part of the key, each entry's key compared in full on
 /// a hit.
 pub(crate) fn mock_reply<K: Simulated>(
     engine: &Pipeline<K>,
-    job: usize,
+    (job, name): (usize, &str),
     pool: usize,
     json: bool,
     messages: &[evalpage_core::ChatMessage],
@@ -37,7 +38,6 @@ where
         static SEEN: std::cell::RefCell<(usize, HashMap<u64, Vec<Entry>>)> =
             std::cell::RefCell::new((0, HashMap::new()));
     }
-    let name = K::key(engine, job);
     // the hash takes the last message and the count alone (a job's calls
     // differ there); a hit is checked against the whole key
     let mut h = std::hash::DefaultHasher::new();
@@ -61,9 +61,13 @@ where
         };
         let reply = Rc::new((a, body));
         *count += 1;
-        seen.entry(hash)
-            .or_default()
-            .push((pool, json, name, messages.to_vec(), reply.clone()));
+        seen.entry(hash).or_default().push((
+            pool,
+            json,
+            name.to_string(),
+            messages.to_vec(),
+            reply.clone(),
+        ));
         reply
     })
 }

@@ -172,8 +172,9 @@ where
                         }
                     }
                     let json = body.is_some();
+                    let name = trace.keys.get(case).map_or("", String::as_str);
                     let (outcome, after) =
-                        self.outcome(engine, (case, turn, attempt), pool, json, &messages);
+                        self.outcome(engine, (case, turn, attempt), pool, json, &messages, name);
                     // the pause the endpoint asked for, as it sent it (not as
                     // the core read it)
                     let asked = match self
@@ -216,6 +217,7 @@ where
         pool: usize,
         json: bool,
         messages: &[evalpage_core::ChatMessage],
+        name: &str,
     ) -> (CallOutcome, u64) {
         let latency = self.sc.latency_ms(case, turn, attempt);
         let fault = if self.faults {
@@ -231,7 +233,7 @@ where
             };
             (read(URL, status, retry_after.as_deref(), body), latency)
         };
-        let reply = mock_reply(engine, case, pool, json, messages);
+        let reply = mock_reply(engine, (case, name), pool, json, messages);
         let (answer, body) = (&reply.0, &reply.1);
         let fault = fault
             .filter(|f| !json || !matches!(f, Fault::Length | Fault::ToolCalls | Fault::Reasoning));
