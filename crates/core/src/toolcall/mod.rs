@@ -84,6 +84,39 @@ pub struct AnswerParts {
 /// items itself); or a BFCL result (a list of `{name: arguments}`). An error
 /// names the field (under `field`) and what was expected.
 pub fn read_answer(v: &Value, field: &str) -> Result<AnswerParts, String> {
+    read_answer_at(v, At::Field(field))
+}
+
+/// Where a value sits in what is being read (`response.messages[3]`), put
+/// in words only when an error names it.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Field(&'a str),
+    Key(&'a At<'a>, &'static str),
+    Index(&'a At<'a>, usize),
+}
+
+impl<'a> At<'a> {
+    fn key(&'a self, key: &'static str) -> At<'a> {
+        At::Key(self, key)
+    }
+
+    fn index(&'a self, i: usize) -> At<'a> {
+        At::Index(self, i)
+    }
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            At::Field(field) => f.write_str(field),
+            At::Key(parent, key) => write!(f, "{parent}.{key}"),
+            At::Index(parent, i) => write!(f, "{parent}[{i}]"),
+        }
+    }
+}
+
+fn read_answer_at(v: &Value, field: At<'_>) -> Result<AnswerParts, String> {
     match v {
         Value::String(s) => Ok(AnswerParts {
             text: s.clone(),
@@ -95,17 +128,17 @@ pub fn read_answer(v: &Value, field: &str) -> Result<AnswerParts, String> {
                     .get(0)
                     .and_then(|c| c.get("message"))
                     .ok_or_else(|| format!("{field}.choices[0].message: missing (a chat completion holds its answer there)"))?;
-                return read_answer(msg, &format!("{field}.choices[0].message"));
+                return read_answer_at(msg, field.key("choices[0].message"));
             }
             if let Some(output) = o.get("output") {
-                return read_responses_output(output, &format!("{field}.output"));
+                return read_responses_output(output, field.key("output"));
             }
             if let Some(Value::Array(messages)) = o.get("messages") {
-                return read_conversation(messages, &format!("{field}.messages"));
+                return read_conversation(messages, field.key("messages"));
             }
             match o.get("content") {
                 Some(Value::Array(blocks)) if o.get("tool_calls").is_none() => {
-                    read_anthropic(blocks, &format!("{field}.content"))
+                    read_anthropic(blocks, field.key("content"))
                 }
                 content => {
                     let text = match content {
@@ -121,7 +154,7 @@ pub fn read_answer(v: &Value, field: &str) -> Result<AnswerParts, String> {
                         Some(Value::Array(list)) => Some(
                             list.iter()
                                 .enumerate()
-                                .map(|(i, c)| read_openai_call(c, &format!("{field}.tool_calls[{i}]")))
+                                .map(|(i, c)| read_openai_call(c, field.key("tool_calls").index(i)))
                                 .collect::<Result<Vec<_>, _>>()?,
                         ),
                         Some(other) => {
@@ -183,12 +216,12 @@ pub fn read_answer(v: &Value, field: &str) -> Result<AnswerParts, String> {
 /// message's in order (`None` when no assistant message holds a call list),
 /// and the messages are kept as the trajectory. Each message is read as an
 /// assistant message is, so an error names it (`response[3].tool_calls`).
-fn read_conversation(items: &[Value], field: &str) -> Result<AnswerParts, String> {
+fn read_conversation(items: &[Value], field: At<'_>) -> Result<AnswerParts, String> {
     let mut messages = Vec::with_capacity(items.len());
     let mut calls: Option<Vec<Call>> = None;
     let mut text = String::new();
     for (i, item) in items.iter().enumerate() {
-        let at = format!("{field}[{i}]");
+        let at = field.index(i);
         let role = match item.get("role") {
             Some(Value::String(r)) => r.clone(),
             other => {
@@ -198,7 +231,7 @@ fn read_conversation(items: &[Value], field: &str) -> Result<AnswerParts, String
                 ))
             }
         };
-        let parts = read_answer(item, &at)?;
+        let parts = read_answer_at(item, at)?;
         if role == "assistant" || role == "ai" {
             text = parts.text.clone();
             if let Some(c) = &parts.calls {
@@ -249,7 +282,7 @@ fn text_parts(parts: &[Value]) -> String {
         .join("")
 }
 
-fn name_of(v: &Value, field: &str) -> Result<String, String> {
+fn name_of(v: &Value, field: At<'_>) -> Result<String, String> {
     match v.get("name") {
         Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
         Some(other) => Err(format!(
@@ -266,11 +299,12 @@ fn id_of(v: &Value, key: &str) -> Option<String> {
 
 /// An OpenAI `tool_calls` list (`field` names it in errors).
 pub fn read_openai_calls(list: &Value, field: &str) -> Result<Vec<Call>, String> {
+    let field = At::Field(field);
     match list {
         Value::Array(items) => items
             .iter()
             .enumerate()
-            .map(|(i, c)| read_openai_call(c, &format!("{field}[{i}]")))
+            .map(|(i, c)| read_openai_call(c, field.index(i)))
             .collect(),
         other => Err(format!(
             "{field}: expected a list of calls, found {}",
@@ -279,11 +313,11 @@ pub fn read_openai_calls(list: &Value, field: &str) -> Result<Vec<Call>, String>
     }
 }
 
-fn read_openai_call(c: &Value, field: &str) -> Result<Call, String> {
+fn read_openai_call(c: &Value, field: At<'_>) -> Result<Call, String> {
     let f = c
         .get("function")
         .ok_or_else(|| format!("{field}.function: missing (a tool call is {{id, type: \"function\", function: {{name, arguments}}}})"))?;
-    let name = name_of(f, &format!("{field}.function"))?;
+    let name = name_of(f, field.key("function"))?;
     Ok(Call {
         id: id_of(c, "id"),
         name,
@@ -294,7 +328,7 @@ fn read_openai_call(c: &Value, field: &str) -> Result<Call, String> {
     })
 }
 
-fn read_anthropic(blocks: &[Value], field: &str) -> Result<AnswerParts, String> {
+fn read_anthropic(blocks: &[Value], field: At<'_>) -> Result<AnswerParts, String> {
     let mut text = String::new();
     let mut calls = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
@@ -317,12 +351,12 @@ fn item_call(
     item: &Value,
     id: Option<String>,
     args_key: &str,
-    field: &str,
+    field: At<'_>,
     i: usize,
 ) -> Result<Call, String> {
     Ok(Call {
         id,
-        name: name_of(item, &format!("{field}[{i}]"))?,
+        name: name_of(item, field.index(i))?,
         arguments: item
             .get(args_key)
             .map(arguments_text)
@@ -330,7 +364,7 @@ fn item_call(
     })
 }
 
-fn read_responses_output(output: &Value, field: &str) -> Result<AnswerParts, String> {
+fn read_responses_output(output: &Value, field: At<'_>) -> Result<AnswerParts, String> {
     let Value::Array(items) = output else {
         return Err(format!(
             "{field}: expected the list of output items, found {}",
@@ -454,5 +488,16 @@ mod tests {
         );
         let e = read_answer(&json!(3), "response").unwrap_err();
         assert!(e.contains("found a number"), "{e}");
+        // a path several levels down, spelled out only for the error
+        let e = read_answer(
+            &json!({"messages": [{"role": "user", "content": "q"},
+                {"role": "assistant", "tool_calls": [{"function": {"arguments": "{}"}}]}]}),
+            "line 7: trajectory",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "line 7: trajectory.messages[1].tool_calls[0].function.name: missing"
+        );
     }
 }
