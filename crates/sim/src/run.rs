@@ -16,7 +16,8 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap};
 /// What a seed's run did, for the invariants.
 #[derive(Clone, Debug, Default)]
 pub struct Trace {
-    /// The final event log (JSONL).
+    /// The final event log (JSONL; empty for the fault-free run, kept for
+    /// its verdicts alone: see [`Keep::Verdicts`]).
     pub log: String,
     /// The final report (the kind's report file, as JSON).
     pub report: serde_json::Value,
@@ -79,6 +80,9 @@ where
     in_flight: HashMap<usize, (u64, usize)>,
     retry_not_before: HashMap<usize, u64>,
     log: String,
+    /// Whether the records are written to `log` (a run whose log nothing
+    /// reads, the fault-free one, leaves it empty).
+    write_log: bool,
     cases_logged: usize,
     wake: Option<u64>,
     /// What the answers delivered so far cost (at [`PRICE`]).
@@ -120,7 +124,7 @@ where
         trace: &mut Trace,
         resumed: bool,
     ) {
-        for e in &step.events {
+        for e in step.events.iter().filter(|_| self.write_log) {
             let line = to_jsonl(e);
             if line.starts_with("{\"record_type\":\"case\"") {
                 self.cases_logged += 1;
@@ -361,7 +365,7 @@ pub enum Keep {
     /// Its log, its report (rendered and checked) and its verdicts: the
     /// seed's run with faults.
     Everything,
-    /// Its log and verdicts: the fault-free run.
+    /// Its verdicts: the fault-free run (its log is not written).
     Verdicts,
     /// Its log alone: the second run with faults (for determinism).
     Log,
@@ -398,6 +402,8 @@ where
         (true, None, Some(k)) => (Some(k), true),
         _ => (None, false),
     };
+    // a crash or a cancel is counted in the log's case records
+    part.write_log = keep != Keep::Verdicts || stop.is_some();
     let crashed = part.drive(&mut engine, &mut trace, false, stop, cancel);
     let (engine, part) = if crashed {
         // the log cut inside its last record (a torn write) or before it (a
@@ -516,6 +522,7 @@ where
         in_flight: HashMap::new(),
         retry_not_before: HashMap::new(),
         log: String::new(),
+        write_log: true,
         cases_logged: 0,
         wake: None,
         spent: 0.0,
