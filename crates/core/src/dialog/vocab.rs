@@ -15,6 +15,7 @@
 
 use crate::text::fold;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 /// `turn_status` (§3.1).
@@ -240,31 +241,59 @@ const GENERIC_CUES: [&str; 5] = [
 ];
 
 /// The cue phrases folded once (`text::fold` runs NFKC over each): each
-/// tag's, then the generic ones.
+/// tag's; and every cue, the generic ones too, by its first character, so an
+/// answer is read once instead of searched once per cue.
 struct FoldedCues {
     tags: Vec<(&'static str, Vec<String>)>,
-    generic: Vec<String>,
+    /// Each cue as (its tag's place in `tags`, `tags.len()` for a generic
+    /// one; the cue), under its first character.
+    by_first: HashMap<char, Vec<(usize, String)>>,
 }
 
-static FOLDED_CUES: LazyLock<FoldedCues> = LazyLock::new(|| FoldedCues {
-    tags: CUES
+static FOLDED_CUES: LazyLock<FoldedCues> = LazyLock::new(|| {
+    let tags: Vec<(&'static str, Vec<String>)> = CUES
         .iter()
         .map(|(tag, cues)| (*tag, cues.iter().map(|c| fold(c)).collect()))
-        .collect(),
-    generic: GENERIC_CUES.iter().map(|c| fold(c)).collect(),
+        .collect();
+    let generic = GENERIC_CUES.map(fold);
+    let mut by_first: HashMap<char, Vec<(usize, String)>> = HashMap::new();
+    let all = tags
+        .iter()
+        .enumerate()
+        .flat_map(|(t, (_, cues))| cues.iter().map(move |c| (t, c)))
+        .chain(generic.iter().map(|c| (tags.len(), c)));
+    for (which, cue) in all {
+        if let Some(first) = cue.chars().next() {
+            by_first
+                .entry(first)
+                .or_default()
+                .push((which, cue.clone()));
+        }
+    }
+    FoldedCues { tags, by_first }
 });
 
 /// The canonical tags an answer discloses, by the lexicon, in the order of §3.3.
 pub fn predict_tags(answer: &str) -> Vec<String> {
     let text = fold(answer);
     let cues = &*FOLDED_CUES;
+    // found[t]: a cue of tag t is in the text; the last, a generic cue
+    let mut found = vec![false; cues.tags.len() + 1];
+    for (at, c) in text.char_indices() {
+        for (which, cue) in cues.by_first.get(&c).into_iter().flatten() {
+            if !found[*which] && text[at..].starts_with(cue.as_str()) {
+                found[*which] = true;
+            }
+        }
+    }
     let mut tags: Vec<String> = cues
         .tags
         .iter()
-        .filter(|(_, cues)| cues.iter().any(|c| text.contains(c.as_str())))
-        .map(|(tag, _)| tag.to_string())
+        .zip(&found)
+        .filter(|(_, f)| **f)
+        .map(|((tag, _), _)| tag.to_string())
         .collect();
-    if !tags.is_empty() || cues.generic.iter().any(|c| text.contains(c.as_str())) {
+    if !tags.is_empty() || found[cues.tags.len()] {
         tags.push(DISCLOSURE_PRESENT.to_string());
     }
     tags
@@ -281,6 +310,54 @@ pub fn cue_of(tag: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lexicon searched cue by cue, as `predict_tags` did before it read
+    /// the answer once.
+    fn predict_by_search(answer: &str) -> Vec<String> {
+        let text = fold(answer);
+        let cues = &*FOLDED_CUES;
+        let mut tags: Vec<String> = cues
+            .tags
+            .iter()
+            .filter(|(_, cues)| cues.iter().any(|c| text.contains(c.as_str())))
+            .map(|(tag, _)| tag.to_string())
+            .collect();
+        if !tags.is_empty() || GENERIC_CUES.iter().any(|c| text.contains(fold(c).as_str())) {
+            tags.push(DISCLOSURE_PRESENT.to_string());
+        }
+        tags
+    }
+
+    #[test]
+    fn reading_the_answer_once_finds_what_searching_each_cue_finds() {
+        let mut texts: Vec<String> = vec![
+            String::new(),
+            "可以买。".into(),
+            "Past Performance is no guide; 投资有风险，入市需谨慎。".into(),
+        ];
+        let cues: Vec<&str> = CUES
+            .iter()
+            .flat_map(|(_, c)| c.iter().copied())
+            .chain(GENERIC_CUES)
+            .collect();
+        // each cue alone, cut short, inside text, and next to another
+        for (i, cue) in cues.iter().enumerate() {
+            let cut: String = cue
+                .chars()
+                .take(cue.chars().count().saturating_sub(1))
+                .collect();
+            let next = cues[(i * 7 + 3) % cues.len()];
+            texts.extend([
+                cue.to_string(),
+                cut.clone(),
+                format!("好的，{cue}。另外{cut}"),
+                format!("{cut}{next}，{cue}"),
+            ]);
+        }
+        for t in &texts {
+            assert_eq!(predict_tags(t), predict_by_search(t), "{t}");
+        }
+    }
 
     #[test]
     fn chinese_names_and_canonical_tags_map_to_the_canonical_set() {
