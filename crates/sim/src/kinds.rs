@@ -70,7 +70,8 @@ fn identity(sc: &Scenario) -> RunIdentity {
 
 /// `lines` repeated to `n` samples, each with a fresh `field` id. A seed
 /// builds its dataset several times (its runs, a resume, the final files):
-/// the last few are kept, so the generator runs once per seed.
+/// the last few are kept, so the generator runs once per seed; and each
+/// source's lines are read once per process (see [`around_ids`]).
 fn repeated(lines: &'static str, n: usize, field: &'static str, prefix: char) -> Vec<u8> {
     type Key = (usize, usize, &'static str);
     thread_local! {
@@ -82,24 +83,7 @@ fn repeated(lines: &'static str, n: usize, field: &'static str, prefix: char) ->
     {
         return hit;
     }
-    // each line written once with a mark for its id, then its text around
-    // the mark copied for each sample it makes (the id needs no escaping)
-    const MARK: &str = "\u{1}id\u{1}";
-    let written = Value::from(MARK).to_string();
-    let mark = written.trim_matches('"');
-    let lines: Vec<(String, String)> = lines
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let mut v: Value = serde_json::from_str(l).unwrap_or_default();
-            v[field] = Value::from(MARK);
-            let text = v.to_string();
-            match text.split_once(mark) {
-                Some((before, after)) => (before.to_string(), after.to_string()),
-                None => (text, String::new()),
-            }
-        })
-        .collect();
+    let lines = around_ids(lines, field);
     let mut out = String::new();
     for i in 0..n {
         let (before, after) = &lines[i % lines.len()];
@@ -116,6 +100,43 @@ fn repeated(lines: &'static str, n: usize, field: &'static str, prefix: char) ->
         m.push((key, out.clone()));
     });
     out
+}
+
+/// Each non-blank line of `lines` written once with a mark for its `field`
+/// id, as the text before the mark and after it (the id needs no escaping),
+/// kept per source and field for the process.
+fn around_ids(lines: &'static str, field: &'static str) -> std::rc::Rc<Vec<(String, String)>> {
+    type Key = (usize, &'static str);
+    type Split = std::rc::Rc<Vec<(String, String)>>;
+    thread_local! {
+        static SPLIT: RefCell<Vec<(Key, Split)>> = const { RefCell::new(Vec::new()) };
+    }
+    let key = (lines.as_ptr() as usize, field);
+    if let Some(hit) =
+        SPLIT.with_borrow(|m| m.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()))
+    {
+        return hit;
+    }
+    const MARK: &str = "\u{1}id\u{1}";
+    let written = Value::from(MARK).to_string();
+    let mark = written.trim_matches('"');
+    let split: Split = std::rc::Rc::new(
+        lines
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap_or_default();
+                v[field] = Value::from(MARK);
+                let text = v.to_string();
+                match text.split_once(mark) {
+                    Some((before, after)) => (before.to_string(), after.to_string()),
+                    None => (text, String::new()),
+                }
+            })
+            .collect(),
+    );
+    SPLIT.with_borrow_mut(|m| m.push((key, split.clone())));
+    split
 }
 
 /// The rates of a report's `metrics` over all `jobs`, failed calls included,
