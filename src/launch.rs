@@ -476,8 +476,24 @@ pub fn resume_pending<M: ModeLaunch>(m: &M) {
     }
 }
 
-/// Resumes from a downloaded event log over what the page holds.
+/// Resumes from a downloaded event log over what the page holds; code the
+/// run needs that is not loaded yet (the task mode's, which the log is
+/// checked against) is fetched first, as *Start* does.
 pub fn resume_from_log<M: ModeLaunch>(m: &M, bytes: &[u8]) {
+    let Some(fetching) = m.fetch(&m.page()) else {
+        return resume_from_read(m, bytes);
+    };
+    let (m, bytes) = (m.clone(), bytes.to_vec());
+    crate::effects::spawn(async move {
+        match fetching.await {
+            Ok(()) => resume_from_read(&m, &bytes),
+            Err(why) => m.tell(Event::Failed(Rc::from(why))),
+        }
+    });
+}
+
+/// [`resume_from_log`] once the code is here.
+fn resume_from_read<M: ModeLaunch>(m: &M, bytes: &[u8]) {
     let log = events::read(bytes);
     if let Some(p) = m.log_problem(&log) {
         return m.tell(Event::Failed(Rc::from(p)));

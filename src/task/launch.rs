@@ -194,7 +194,9 @@ impl ModeLaunch for TaskLaunch {
     }
 
     fn log_problem(&self, log: &ReadLog) -> Option<String> {
-        let (lang, page) = (self.lang, &*self.state);
+        // a page made before the task's code came is checked with it now
+        let page = code::checked(&self.page());
+        let (lang, page) = (self.lang, &*page);
         let Some(meta) = log.of_type("meta").next() else {
             return Some(
                 lang.pick(

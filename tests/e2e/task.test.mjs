@@ -383,9 +383,17 @@ test('a task run is resumed from its downloaded event log; an offered run can be
   const logPath = path.join(dir, 'report.events.json-seq');
   fs.writeFileSync(logPath, cut.get('report.events.json-seq'));
 
-  const fresh = await openTask();
-  await startEnabled(fresh);
+  // the log picked while the code that checks the task is still on its way
+  // (held back here): the resume fetches it first, as Start does
+  const fresh = await newPage(browser, []);
+  const held = [];
+  let hold = true;
+  await fresh.route('**/*.split_task_code.wasm', (route) => (hold ? held.push(route) : route.continue()));
+  await fresh.goto(`${site.url}/?mode=task&lang=en&demo_latency=0`);
+  await fresh.waitForSelector('[data-testid=task-yaml]');
   await fresh.setInputFiles('[data-testid=resume-log-file]', logPath);
+  hold = false;
+  for (const r of held.splice(0)) await r.continue();
   await waitStatus(fresh, 'done');
   assert.equal(await fresh.textContent('[data-testid=progress]'), '16/16');
   const files = await zipFiles(fresh);
