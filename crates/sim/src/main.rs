@@ -120,8 +120,9 @@ fn main() -> ExitCode {
         _ => secs,
     };
     let simulated = simulated_ms as f64 / 1000.0;
+    // the seconds too, so that runs side by side can be summed (scripts/test.sh)
     println!(
-        "{n} seeds, {failures} failures, {:.0} seeds/s, {:.0}x simulated time ({:.0}x over the wall clock, {calls} calls)",
+        "{n} seeds, {failures} failures, {:.0} seeds/s, {:.0}x simulated time ({:.0}x over the wall clock, {calls} calls, {simulated:.0} s simulated in {cpu:.2} s of CPU time)",
         n as f64 / secs,
         simulated / cpu,
         simulated / secs
