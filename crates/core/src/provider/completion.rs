@@ -16,7 +16,7 @@ use serde_json::Value;
 use std::fmt;
 
 /// What `parse_response` reads of a chat completion.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug)]
 pub(super) struct Fields {
     pub usage: Option<Value>,
     pub timings: Option<Value>,
